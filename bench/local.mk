@@ -1,0 +1,1 @@
+# bench: rules for this area

@@ -1,0 +1,1 @@
+# doc: rules for this area

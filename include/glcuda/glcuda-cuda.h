@@ -1,0 +1,103 @@
+/*
+ * glcuda — typed CUDA accessors and the GL <-> CUDA hand-off.
+ *
+ * SPDX-License-Identifier: MIT
+ *
+ * Include after <cuda.h> (the CUDA driver API header of the toolkit). The
+ * program does not need to link libcuda: these functions return objects
+ * glcuda created through the driver it loaded at run time, and any CUDA
+ * call the program makes itself needs the driver API, linked or loaded.
+ */
+#ifndef GLCUDA_CUDA_H
+#define GLCUDA_CUDA_H
+
+#include <cuda.h>
+#include <glcuda/glcuda.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The CUDA context glcuda uses (the primary context of the matching device
+ *  unless the options gave one). Push it with cuCtxPushCurrent around your
+ *  own CUDA calls, or make it current on your thread. @since 0.1 */
+CUcontext glcuda_device_cuda_context(const struct glcuda_device *dev);
+
+/** The CUDA device that matches the GL context. @since 0.1 */
+CUdevice glcuda_device_cuda_device(const struct glcuda_device *dev);
+
+/** Level 0 of the image as a CUDA array. Owned by the image. @since 0.1 */
+CUarray glcuda_image_cuda_array(const struct glcuda_image *img);
+
+/** A surface object for kernels that read and write the image
+ *  (surf2Dread/surf2Dwrite; x in bytes). Owned by the image. @since 0.1 */
+CUsurfObject glcuda_image_cuda_surface(const struct glcuda_image *img);
+
+/** A texture object for kernels that sample the image (normalised reads
+ *  for UNORM formats, unnormalised coordinates, clamp to edge); 0 if the
+ *  image was made with GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE. @since 0.1 */
+CUtexObject glcuda_image_cuda_texture(const struct glcuda_image *img);
+
+/**
+ * Hand images from GL to CUDA, on the GPU.
+ *
+ * GL stops using the images: GL signals the images' GL→CUDA semaphore after
+ * every GL command issued so far, and flushes; @p stream waits for that
+ * signal before any work enqueued on it afterwards. In the timeline and
+ * binary modes nothing blocks the calling thread. In the CPU mode this
+ * waits for GL to finish (a GL fence) before returning.
+ *
+ * Every image must be owned by GL (new, or handed back with
+ * glcuda_handoff_to_gl()).
+ *
+ * GL: the device's context must be current. The CUDA context need not be.
+ * @param stream the stream that will use the images (0 = the NULL stream)
+ * @return 0, -EINVAL, GLCUDA_ERROR_WRONG_DEVICE, GLCUDA_ERROR_BAD_STATE
+ *   (an image already owned by CUDA), GLCUDA_ERROR_NO_CURRENT_CONTEXT,
+ *   GLCUDA_ERROR_GL, GLCUDA_ERROR_CUDA, GLCUDA_ERROR_DEVICE_LOST.
+ * @since 0.1
+ */
+int glcuda_handoff_to_cuda(struct glcuda_device *dev,
+			   struct glcuda_image *const *images, unsigned int count,
+			   CUstream stream);
+
+/**
+ * Hand images from CUDA back to GL, on the GPU.
+ *
+ * @p stream signals the images' CUDA→GL semaphore after the work enqueued
+ * on it so far; GL's command stream waits for it before any GL command
+ * issued afterwards. In the timeline and binary modes nothing blocks the
+ * calling thread. In the CPU mode this synchronises @p stream.
+ *
+ * GL: the device's context must be current.
+ * @return as glcuda_handoff_to_cuda(); GLCUDA_ERROR_BAD_STATE if an image is
+ *   owned by GL.
+ * @since 0.1
+ */
+int glcuda_handoff_to_gl(struct glcuda_device *dev,
+			 struct glcuda_image *const *images, unsigned int count,
+			 CUstream stream);
+
+/** The CUDA stream of a ring frame (the ring's own, or the caller's).
+ *  @since 0.1 */
+CUstream glcuda_frame_stream(const struct glcuda_frame *frame);
+
+/** @since 0.1 */
+static inline CUsurfObject
+glcuda_frame_input_surface(const struct glcuda_frame *frame)
+{
+	return glcuda_image_cuda_surface(glcuda_frame_input(frame));
+}
+
+/** @since 0.1 */
+static inline CUsurfObject
+glcuda_frame_output_surface(const struct glcuda_frame *frame)
+{
+	return glcuda_image_cuda_surface(glcuda_frame_output(frame));
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GLCUDA_CUDA_H */

@@ -1,0 +1,610 @@
+/*
+ * glcuda — zero-copy, GPU-synchronised hand-off of OpenGL / OpenGL ES frames
+ * to CUDA and back.
+ *
+ * SPDX-License-Identifier: MIT
+ *
+ * This is the core header. It uses no CUDA and no Vulkan types: a program
+ * that only renders with GL and hands images to code in another module can
+ * include it alone. The typed CUDA accessors (CUarray, CUsurfObject,
+ * CUtexObject, CUstream) are in <glcuda/glcuda-cuda.h>.
+ *
+ * Conventions used throughout:
+ *  - Functions that can fail return 0 on success or a negative error code
+ *    (enum glcuda_error, or a negative errno value such as -EINVAL, -ENOMEM,
+ *    -EAGAIN). Output pointers are left untouched on failure.
+ *  - Every failure also leaves a detailed message — what failed, the raw
+ *    EGL/GL/Vulkan/CUDA code, and what to do — retrievable with
+ *    glcuda_device_last_error() (per device) or glcuda_last_error()
+ *    (per thread, for calls made before a device exists).
+ *  - Calls marked "GL:" touch GL and need the device's EGL context current on
+ *    the calling thread. glcuda never changes which context is current and
+ *    restores every GL binding it changes.
+ *  - _destroy functions accept NULL.
+ *
+ * Thread safety: a glcuda_device and everything made from it (images,
+ * rings, frames) must be used from one thread at a time — the thread on
+ * which its GL context is current. Different devices may be used
+ * concurrently from different threads. glcuda_strerror(),
+ * glcuda_error_name(), glcuda_version() and glcuda_last_error() are
+ * thread-safe.
+ */
+#ifndef GLCUDA_H
+#define GLCUDA_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <EGL/egl.h>
+
+#include <glcuda/glcuda-version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GLCUDA_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define GLCUDA_PRINTF(f, a)
+#endif
+
+/**
+ * Error codes. Generic failures are negative errno values (-EINVAL for a bad
+ * argument, -ENOMEM when host memory runs out, -EAGAIN when a ring has no
+ * free slot, -ETIMEDOUT when a timed wait expires); the codes below name the
+ * root causes specific to GL/Vulkan/CUDA interop. All are negative.
+ * @since 0.1
+ */
+enum glcuda_error {
+	GLCUDA_SUCCESS = 0,
+	/** libcuda.so.1 could not be loaded, or cuInit failed: no NVIDIA driver. */
+	GLCUDA_ERROR_NO_CUDA_DRIVER = -1000,
+	/** No CUDA device has the device UUID of the GL context (PRIME laptop,
+	 *  or GL running on Mesa while CUDA runs on NVIDIA). */
+	GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE = -1001,
+	/** No Vulkan physical device has the device UUID of the GL context. */
+	GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE = -1002,
+	/** GL and Vulkan report the same device but different driver UUIDs:
+	 *  memory cannot be shared between them. */
+	GLCUDA_ERROR_DRIVER_MISMATCH = -1003,
+	/** An EGL extension glcuda needs is missing (named in the message). */
+	GLCUDA_ERROR_MISSING_EGL_EXTENSION = -1004,
+	/** A GL extension glcuda needs is missing (named in the message). */
+	GLCUDA_ERROR_MISSING_GL_EXTENSION = -1005,
+	/** A Vulkan extension or feature glcuda needs is missing (named). */
+	GLCUDA_ERROR_MISSING_VULKAN_EXTENSION = -1006,
+	/** The driver cannot export or import the external handle type
+	 *  (OPAQUE_FD memory or semaphore) for this object. */
+	GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE = -1007,
+	/** The driver cannot share images of this format. */
+	GLCUDA_ERROR_UNSUPPORTED_FORMAT = -1008,
+	/** The GL context is older than GL 4.5 core / GLES 3.0. */
+	GLCUDA_ERROR_GL_TOO_OLD = -1009,
+	/** The device's EGL context is not current on the calling thread. */
+	GLCUDA_ERROR_NO_CURRENT_CONTEXT = -1010,
+	/** The Vulkan loader or a Vulkan driver is not available. */
+	GLCUDA_ERROR_NO_VULKAN = -1011,
+	/** A GL call failed (the GL error is in the message). */
+	GLCUDA_ERROR_GL = -1012,
+	/** A Vulkan call failed (the VkResult is in the message). */
+	GLCUDA_ERROR_VULKAN = -1013,
+	/** A CUDA call failed (the CUresult is in the message). */
+	GLCUDA_ERROR_CUDA = -1014,
+	/** An EGL call failed (the EGL error is in the message). */
+	GLCUDA_ERROR_EGL = -1015,
+	/** An object was used in a state that does not allow the call
+	 *  (a frame submitted twice, released before completion, ...). */
+	GLCUDA_ERROR_BAD_STATE = -1016,
+	/** An object belongs to another glcuda_device. */
+	GLCUDA_ERROR_WRONG_DEVICE = -1017,
+	/** The GPU was lost or reset. Every later call on the device returns
+	 *  this; destroy everything made from it and create a new device. */
+	GLCUDA_ERROR_DEVICE_LOST = -1018,
+	/** No EGL device or GL context that glcuda can use was found. */
+	GLCUDA_ERROR_NO_DISPLAY = -1019,
+};
+
+/**
+ * Short description of an error code (a glcuda_error or a negative errno).
+ * Never NULL; unknown codes get a generic text.
+ * @since 0.1
+ */
+const char *glcuda_strerror(int error);
+
+/**
+ * Symbolic name of an error code, e.g. "GLCUDA_ERROR_NO_CUDA_DRIVER" or
+ * "EAGAIN". Never NULL.
+ * @since 0.1
+ */
+const char *glcuda_error_name(int error);
+
+/**
+ * The detailed message of the last failure of a glcuda call on this thread:
+ * what failed, the raw driver code, and what to do. Use it for failures that
+ * happen before a device exists (glcuda_device_new, glcuda_headless_new).
+ * Empty string if nothing failed yet. Valid until the next glcuda call on
+ * this thread.
+ * @since 0.1
+ */
+const char *glcuda_last_error(void);
+
+/** Runtime version, e.g. "0.1.0". @since 0.1 */
+const char *glcuda_version(void);
+
+/* ---------------------------------------------------------------------- */
+/* Logging                                                                  */
+
+/** Log priorities. @since 0.1 */
+enum glcuda_log_priority {
+	GLCUDA_LOG_PRIORITY_DEBUG = 10,
+	GLCUDA_LOG_PRIORITY_INFO = 20,
+	GLCUDA_LOG_PRIORITY_ERROR = 30,
+};
+
+/**
+ * Log handler. The message is a printf format with its arguments; it ends in
+ * a newline.
+ * @since 0.1
+ */
+typedef void (*glcuda_log_func)(enum glcuda_log_priority priority,
+				void *user_data, const char *format,
+				va_list args) GLCUDA_PRINTF(3, 0);
+
+/* ---------------------------------------------------------------------- */
+/* Device                                                                   */
+
+struct glcuda_device;
+
+/** How hand-offs are synchronised. @since 0.1 */
+enum glcuda_sync_mode {
+	/** Options only: choose the best mode the drivers allow. */
+	GLCUDA_SYNC_AUTO = 0,
+	/** Timeline semaphores (GL_NV_timeline_semaphore + CUDA timeline
+	 *  fd): GPU-side waits, no CPU blocking. */
+	GLCUDA_SYNC_TIMELINE = 1,
+	/** Binary semaphore pairs (GL_EXT_semaphore_fd): GPU-side waits,
+	 *  no CPU blocking. */
+	GLCUDA_SYNC_BINARY = 2,
+	/** GL has no semaphores: GL→CUDA waits on a GL fence on the CPU,
+	 *  CUDA→GL synchronises the stream on the CPU. Blocks. */
+	GLCUDA_SYNC_CPU = 3,
+};
+
+/** Name of a sync mode ("timeline", "binary", "cpu", "auto"). @since 0.1 */
+const char *glcuda_sync_mode_name(enum glcuda_sync_mode mode);
+
+/** Flags for struct glcuda_device_options. @since 0.1 */
+enum glcuda_device_flags {
+	GLCUDA_DEVICE_FLAG_NONE = 0,
+	/** Enable the Vulkan validation layer if it is installed (debugging). */
+	GLCUDA_DEVICE_FLAG_VULKAN_VALIDATION = 1 << 0,
+};
+
+/**
+ * Options for glcuda_device_new(). Zero-initialise, then set what you need;
+ * a NULL options pointer means all defaults.
+ * @since 0.1
+ */
+struct glcuda_device_options {
+	/** Force a sync mode (GLCUDA_SYNC_AUTO = best available). Forcing a
+	 *  mode the drivers do not support fails with the missing extension. */
+	enum glcuda_sync_mode sync_mode;
+	/** A CUcontext to use instead of the device's primary context. It must
+	 *  belong to the CUDA device that matches the GL context. NULL: glcuda
+	 *  retains the primary context of the matching device. */
+	void *cuda_context;
+	/** Log handler; NULL: stderr. */
+	glcuda_log_func log_func;
+	void *log_user_data;
+	/** Lowest priority logged; 0: GLCUDA_LOG_PRIORITY_ERROR, or what the
+	 *  GLCUDA_LOG environment variable says ("debug", "info", "error"). */
+	enum glcuda_log_priority log_priority;
+	/** enum glcuda_device_flags */
+	uint32_t flags;
+};
+
+/** Which GL API a context implements. @since 0.1 */
+enum glcuda_gl_api {
+	GLCUDA_GL_API_GL = 1,   /**< desktop OpenGL, core profile */
+	GLCUDA_GL_API_GLES = 2, /**< OpenGL ES */
+};
+
+/**
+ * What a device can do, filled by glcuda_device_new().
+ * @since 0.1
+ */
+struct glcuda_caps {
+	/** The sync mode hand-offs use. */
+	enum glcuda_sync_mode sync_mode;
+	/** Modes the drivers support (bit 1 << enum glcuda_sync_mode). */
+	uint32_t sync_modes_supported;
+	enum glcuda_gl_api gl_api;
+	int gl_major, gl_minor;
+	char gl_vendor[128];
+	char gl_renderer[128];
+	char gl_version[128];
+	/** GL_DEVICE_UUID_EXT == Vulkan deviceUUID == cuDeviceGetUuid. */
+	uint8_t device_uuid[16];
+	/** GL_DRIVER_UUID_EXT == Vulkan driverUUID. */
+	uint8_t driver_uuid[16];
+	char vulkan_device_name[256];
+	uint32_t vulkan_api_version;
+	char cuda_device_name[256];
+	int cuda_ordinal;
+	/** cuDriverGetVersion, e.g. 13000. */
+	int cuda_driver_version;
+	/** Largest image side (min of GL_MAX_TEXTURE_SIZE and Vulkan). */
+	uint32_t max_image_size;
+	/** Formats that can be shared (bit 1 << enum glcuda_format). */
+	uint32_t formats_supported;
+};
+
+/**
+ * Bind glcuda to the caller's EGL display and context.
+ *
+ * GL: @p context must be current on the calling thread (it is checked), and
+ * be GL >= 4.5 core or GLES >= 3.0 with GL_EXT_memory_object_fd. glcuda
+ * finds the Vulkan physical device and the CUDA device whose device UUID
+ * equals GL's GL_DEVICE_UUID_EXT, loads libcuda.so.1 (only now, never at
+ * library load), and picks the best sync mode. The context stays current;
+ * no GL state changes.
+ *
+ * @param display the caller's EGLDisplay
+ * @param context the caller's EGLContext, current on this thread
+ * @param options NULL for defaults
+ * @param[out] out the new device, owned by the caller
+ * @return 0, or -EINVAL (NULL argument), -ENOMEM,
+ *   GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_GL_TOO_OLD,
+ *   GLCUDA_ERROR_MISSING_GL_EXTENSION, GLCUDA_ERROR_NO_VULKAN,
+ *   GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+ *   GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE, GLCUDA_ERROR_DRIVER_MISMATCH,
+ *   GLCUDA_ERROR_NO_CUDA_DRIVER, GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
+ *   GLCUDA_ERROR_CUDA, GLCUDA_ERROR_VULKAN. glcuda_last_error() says more.
+ * @since 0.1
+ */
+int glcuda_device_new(EGLDisplay display, EGLContext context,
+		      const struct glcuda_device_options *options,
+		      struct glcuda_device **out);
+
+/**
+ * Destroy a device. Every image and ring made from it must be destroyed
+ * first. GL: the device's context must be current. NULL is a no-op.
+ * @since 0.1
+ */
+void glcuda_device_destroy(struct glcuda_device *dev);
+
+/** The device's capabilities. Never NULL. @since 0.1 */
+const struct glcuda_caps *glcuda_device_get_caps(const struct glcuda_device *dev);
+
+/** Detailed message of the device's last failure ("" if none). @since 0.1 */
+const char *glcuda_device_last_error(const struct glcuda_device *dev);
+
+/** Replace the device's log handler (NULL: stderr). @since 0.1 */
+void glcuda_device_set_log_handler(struct glcuda_device *dev,
+				   glcuda_log_func func, void *user_data);
+
+/** Set the lowest priority that reaches the handler. @since 0.1 */
+void glcuda_device_set_log_priority(struct glcuda_device *dev,
+				    enum glcuda_log_priority priority);
+
+/** The lowest priority that reaches the handler. @since 0.1 */
+enum glcuda_log_priority
+glcuda_device_get_log_priority(const struct glcuda_device *dev);
+
+/* ---------------------------------------------------------------------- */
+/* Shared images                                                            */
+
+struct glcuda_image;
+
+/**
+ * Pixel formats of shared images. Each names the GL internal format, and
+ * the layout CUDA sees through the surface object (per pixel):
+ * @since 0.1
+ */
+enum glcuda_format {
+	GLCUDA_FORMAT_INVALID = 0,
+	GLCUDA_FORMAT_RGBA8 = 1,    /**< GL_RGBA8; CUDA uchar4 */
+	GLCUDA_FORMAT_SRGB8_A8 = 2, /**< GL_SRGB8_ALPHA8; CUDA uchar4 (encoded) */
+	GLCUDA_FORMAT_RGB10_A2 = 3, /**< GL_RGB10_A2; CUDA uint, R in bits 0-9 */
+	GLCUDA_FORMAT_RGBA16F = 4,  /**< GL_RGBA16F; CUDA 4 x half (ushort4) */
+	GLCUDA_FORMAT_RGBA32F = 5,  /**< GL_RGBA32F; CUDA float4 */
+	GLCUDA_FORMAT_R8 = 6,       /**< GL_R8; CUDA uchar (NV12 luma plane) */
+	GLCUDA_FORMAT_RG8 = 7,      /**< GL_RG8; CUDA uchar2 (NV12 chroma) */
+	GLCUDA_FORMAT_R16 = 8,      /**< GL_R16; CUDA ushort (P010 luma) */
+	GLCUDA_FORMAT_RG16 = 9,     /**< GL_RG16; CUDA ushort2 (P010 chroma) */
+	GLCUDA_FORMAT_R32F = 10,    /**< GL_R32F; CUDA float */
+};
+#define GLCUDA_FORMAT_COUNT 11
+
+/** Name of a format ("RGBA8", ...), or "INVALID". @since 0.1 */
+const char *glcuda_format_name(enum glcuda_format format);
+
+/** Bytes per pixel of a format, 0 for an invalid one. @since 0.1 */
+unsigned int glcuda_format_bytes_per_pixel(enum glcuda_format format);
+
+/** The GL sized internal format of a format (GL_RGBA8, ...), 0 if invalid.
+ *  @since 0.1 */
+unsigned int glcuda_format_gl_internal_format(enum glcuda_format format);
+
+/** Flags for glcuda_image_new(). @since 0.1 */
+enum glcuda_image_flags {
+	GLCUDA_IMAGE_FLAG_NONE = 0,
+	/** Do not create the CUDA texture object (only the surface object). */
+	GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE = 1 << 0,
+	/** CUDA texture object samples with linear filtering (float formats
+	 *  and normalised integer formats). Default: point sampling. */
+	GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER = 1 << 1,
+};
+
+/**
+ * Allocate a 2D image shared by GL and CUDA: one Vulkan allocation, imported
+ * into GL as a texture (glTexStorageMem2DEXT; usable as a framebuffer colour
+ * attachment and for sampling) and into CUDA as a level-0 CUarray with a
+ * surface object (read/write) and a texture object (sampling).
+ *
+ * The image starts owned by GL. Hand it to CUDA with
+ * glcuda_handoff_to_cuda() and back with glcuda_handoff_to_gl().
+ *
+ * GL: the device's context must be current.
+ * @return 0, -EINVAL (zero or oversized dimensions, unknown format, NULL),
+ *   -ENOMEM, GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_UNSUPPORTED_FORMAT
+ *   (the message names the format and the API that refused it),
+ *   GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE, GLCUDA_ERROR_VULKAN,
+ *   GLCUDA_ERROR_GL, GLCUDA_ERROR_CUDA, GLCUDA_ERROR_DEVICE_LOST.
+ * @since 0.1
+ */
+int glcuda_image_new(struct glcuda_device *dev, uint32_t width,
+		     uint32_t height, enum glcuda_format format, uint32_t flags,
+		     struct glcuda_image **out);
+
+/**
+ * Destroy an image. Safe with hand-offs still in flight: GL objects are
+ * deleted at once (GL keeps them alive until its queued commands finish),
+ * and the CUDA and Vulkan parts are released after the GPU work queued on
+ * the image has completed (glcuda waits for the CUDA work that touches the
+ * image, which can block if such work is still running).
+ * GL: the device's context must be current. NULL is a no-op.
+ * @since 0.1
+ */
+void glcuda_image_destroy(struct glcuda_image *img);
+
+/** The GL texture name (GL_TEXTURE_2D). Owned by the image. @since 0.1 */
+unsigned int glcuda_image_gl_texture(const struct glcuda_image *img);
+/** @since 0.1 */
+uint32_t glcuda_image_width(const struct glcuda_image *img);
+/** @since 0.1 */
+uint32_t glcuda_image_height(const struct glcuda_image *img);
+/** @since 0.1 */
+enum glcuda_format glcuda_image_format(const struct glcuda_image *img);
+/** The device the image belongs to. @since 0.1 */
+struct glcuda_device *glcuda_image_device(const struct glcuda_image *img);
+
+/* ---------------------------------------------------------------------- */
+/* Frame ring                                                               */
+
+struct glcuda_ring;
+struct glcuda_frame;
+
+/** Flags for struct glcuda_ring_desc. @since 0.1 */
+enum glcuda_ring_flags {
+	GLCUDA_RING_FLAG_NONE = 0,
+	/** One image per slot, processed in place: the output is the input. */
+	GLCUDA_RING_FLAG_IN_PLACE = 1 << 0,
+	/** Measure per-frame GPU timings (GL timer queries, CUDA events). */
+	GLCUDA_RING_FLAG_TIMINGS = 1 << 1,
+};
+
+/**
+ * Description of a ring. Zero-initialise and fill.
+ * @since 0.1
+ */
+struct glcuda_ring_desc {
+	uint32_t width, height;
+	/** Number of slots, 2..4 (0: 3). */
+	uint32_t slots;
+	enum glcuda_format input_format;
+	/** Output format (ignored with GLCUDA_RING_FLAG_IN_PLACE;
+	 *  GLCUDA_FORMAT_INVALID: same as input). */
+	enum glcuda_format output_format;
+	/** enum glcuda_ring_flags */
+	uint32_t flags;
+	/** A CUstream every slot uses instead of its own (NULL: one stream
+	 *  per slot, created by the ring). */
+	void *cuda_stream;
+};
+
+/**
+ * Create a ring of frames for GL → CUDA → GL processing.
+ * GL: the device's context must be current.
+ * @return 0, -EINVAL, -ENOMEM, and the errors of glcuda_image_new().
+ * @since 0.1
+ */
+int glcuda_ring_new(struct glcuda_device *dev,
+		    const struct glcuda_ring_desc *desc,
+		    struct glcuda_ring **out);
+
+/**
+ * Destroy a ring, with frames in flight or not. GL: context current.
+ * NULL is a no-op.
+ * @since 0.1
+ */
+void glcuda_ring_destroy(struct glcuda_ring *ring);
+
+/**
+ * Take the next free slot, in order. Never blocks.
+ * If the slot's previous frame is still waiting for GL, GL's wait on it is
+ * enqueued now (on the GPU).
+ * GL: context current.
+ * @return 0, or -EAGAIN when every slot is in flight (acquired, submitted,
+ *   completed or presented but not released), -EINVAL.
+ * @since 0.1
+ */
+int glcuda_ring_acquire(struct glcuda_ring *ring, struct glcuda_frame **out);
+
+/**
+ * A pollable file descriptor (an eventfd) that becomes readable when a
+ * frame's CUDA stage has finished on the GPU. Add it to an epoll or
+ * wl_event_loop; call glcuda_ring_dispatch() when it fires. Owned by the
+ * ring.
+ * @since 0.1
+ */
+int glcuda_ring_get_fd(const struct glcuda_ring *ring);
+
+/**
+ * Drain the ready fd and update which frames are ready. Never blocks.
+ * @return the number of frames whose CUDA stage is done and that were not
+ *   yet taken (>= 0), or a negative error.
+ * @since 0.1
+ */
+int glcuda_ring_dispatch(struct glcuda_ring *ring);
+
+/**
+ * The newest frame whose CUDA stage is done, or NULL if none is. Older ready
+ * frames that were never taken are dropped: they become free for reuse
+ * without being presented (their GL waits are still enqueued so that the
+ * semaphores stay balanced). Enqueues GL's GPU-side wait for the returned
+ * frame, so GL commands issued afterwards see CUDA's output. The frame is
+ * then "presented" until glcuda_frame_release().
+ * GL: context current.
+ * @since 0.1
+ */
+struct glcuda_frame *glcuda_ring_take_newest(struct glcuda_ring *ring);
+
+/** Number of frames dropped by glcuda_ring_take_newest() so far. @since 0.1 */
+uint64_t glcuda_ring_dropped(const struct glcuda_ring *ring);
+
+/**
+ * Hand the frame's input image to CUDA: GL signals and flushes, the frame's
+ * stream waits on the GPU. Call after rendering into the input.
+ * GL: context current.
+ * @return 0, GLCUDA_ERROR_BAD_STATE if the frame is not acquired, or a
+ *   driver error.
+ * @since 0.1
+ */
+int glcuda_frame_submit(struct glcuda_frame *frame);
+
+/**
+ * Mark the frame's CUDA work as enqueued: CUDA signals the hand-off back to
+ * GL on the frame's stream and the ready fd will fire when the work is done.
+ * Nothing waits. GL's wait is enqueued by glcuda_ring_take_newest() or
+ * glcuda_frame_wait_gl().
+ * @return 0, GLCUDA_ERROR_BAD_STATE if the frame was not submitted.
+ * @since 0.1
+ */
+int glcuda_frame_complete(struct glcuda_frame *frame);
+
+/**
+ * Enqueue GL's GPU-side wait for this frame's CUDA work now, and mark the
+ * frame presented (the explicit alternative to glcuda_ring_take_newest()).
+ * GL: context current.
+ * @return 0, GLCUDA_ERROR_BAD_STATE if the frame was not completed.
+ * @since 0.1
+ */
+int glcuda_frame_wait_gl(struct glcuda_frame *frame);
+
+/**
+ * Return the frame's slot to the ring. GL may still be reading the output:
+ * the slot's next submit is ordered after it on the GPU. A completed frame
+ * that GL never waited for has its wait enqueued.
+ * GL: context current.
+ * @return 0, GLCUDA_ERROR_BAD_STATE if the frame was not completed.
+ * @since 0.1
+ */
+int glcuda_frame_release(struct glcuda_frame *frame);
+
+/** Monotonic frame number (0, 1, 2, ...) of the frame's current use.
+ *  @since 0.1 */
+uint64_t glcuda_frame_number(const struct glcuda_frame *frame);
+/** Slot index 0..slots-1. @since 0.1 */
+uint32_t glcuda_frame_slot(const struct glcuda_frame *frame);
+/** The image GL renders into. @since 0.1 */
+struct glcuda_image *glcuda_frame_input(const struct glcuda_frame *frame);
+/** The image GL presents (== input for in-place rings). @since 0.1 */
+struct glcuda_image *glcuda_frame_output(const struct glcuda_frame *frame);
+/** A framebuffer object with the input texture as GL_COLOR_ATTACHMENT0,
+ *  made in the device's context. @since 0.1 */
+unsigned int glcuda_frame_input_fbo(const struct glcuda_frame *frame);
+/** The output GL texture name. @since 0.1 */
+unsigned int glcuda_frame_output_texture(const struct glcuda_frame *frame);
+
+/**
+ * Per-frame GPU timings in nanoseconds. Stages:
+ *  - gl_render: GL commands between acquire and submit (GL timer query);
+ *  - handoff_to_cuda: from the end of GL's render to the start of the CUDA
+ *    stage;
+ *  - cuda: the caller's CUDA work between submit and complete (events);
+ *  - handoff_to_gl: from the end of the CUDA stage to GL passing its wait;
+ *  - total: from the start of GL's render to GL passing its wait.
+ * @since 0.1
+ */
+struct glcuda_frame_timings {
+	uint64_t frame_number;
+	uint64_t gl_render_ns;
+	uint64_t handoff_to_cuda_ns;
+	uint64_t cuda_ns;
+	uint64_t handoff_to_gl_ns;
+	uint64_t total_ns;
+};
+
+/**
+ * Fetch the timings of the oldest finished frame not yet fetched, without
+ * stalling: results are available a frame or two after the frame was
+ * presented. The ring needs GLCUDA_RING_FLAG_TIMINGS.
+ * GL: context current.
+ * @return 1 and fills @p out, 0 if none is available yet, or a negative
+ *   error (-EINVAL without GLCUDA_RING_FLAG_TIMINGS).
+ * @since 0.1
+ */
+int glcuda_ring_get_timings(struct glcuda_ring *ring,
+			    struct glcuda_frame_timings *out);
+
+/* ---------------------------------------------------------------------- */
+/* Headless helper                                                          */
+
+struct glcuda_headless;
+
+/** Flags for glcuda_headless_new(). @since 0.1 */
+enum glcuda_headless_flags {
+	GLCUDA_HEADLESS_FLAG_NONE = 0,
+	/** Create an OpenGL ES 3.x context instead of GL 4.x core. */
+	GLCUDA_HEADLESS_FLAG_GLES = 1 << 0,
+	/** Request a debug context. */
+	GLCUDA_HEADLESS_FLAG_DEBUG = 1 << 1,
+};
+
+/**
+ * Open an EGL display without a window system and create a surfaceless
+ * context on it, current on the calling thread.
+ *
+ * With @p cuda_ordinal >= 0, the EGL device whose CUDA device is that
+ * ordinal is used (EGL_NV_device_cuda, or the device UUID otherwise);
+ * with -1 the first EGL device that can make the context, then Mesa's
+ * surfaceless platform.
+ *
+ * @return 0, -EINVAL, -ENOMEM, GLCUDA_ERROR_NO_DISPLAY,
+ *   GLCUDA_ERROR_MISSING_EGL_EXTENSION, GLCUDA_ERROR_EGL,
+ *   GLCUDA_ERROR_GL_TOO_OLD.
+ * @since 0.1
+ */
+int glcuda_headless_new(int cuda_ordinal, uint32_t flags,
+			struct glcuda_headless **out);
+
+/** Release the context (if current on this thread) and display. NULL is a
+ *  no-op. @since 0.1 */
+void glcuda_headless_destroy(struct glcuda_headless *hl);
+
+/** @since 0.1 */
+EGLDisplay glcuda_headless_display(const struct glcuda_headless *hl);
+/** @since 0.1 */
+EGLContext glcuda_headless_context(const struct glcuda_headless *hl);
+/** Make the headless context current on the calling thread. @since 0.1 */
+int glcuda_headless_make_current(const struct glcuda_headless *hl);
+/** A description of the EGL device or platform used. @since 0.1 */
+const char *glcuda_headless_description(const struct glcuda_headless *hl);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GLCUDA_H */

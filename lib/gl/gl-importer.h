@@ -1,0 +1,90 @@
+/*
+ * The GL importer: context checks, extension checks, memory objects,
+ * textures on imported memory, semaphores (EXT binary and NV timeline), and
+ * saving/restoring the GL state glcuda touches. GL and GLES alike; entry
+ * points through libepoxy, GL_NV_timeline_semaphore through
+ * eglGetProcAddress (epoxy lacks it).
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_GL_IMPORTER_H
+#define GLCUDA_GL_IMPORTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <epoxy/gl.h>
+
+struct glcuda_device;
+struct format_info;
+
+#define GLCUDA_GL_TIMELINE_SEMAPHORE_VALUE_NV 0x9595
+#define GLCUDA_GL_SEMAPHORE_TYPE_NV 0x95B3
+#define GLCUDA_GL_SEMAPHORE_TYPE_BINARY_NV 0x95B4
+#define GLCUDA_GL_SEMAPHORE_TYPE_TIMELINE_NV 0x95B5
+
+typedef void (*glcuda_PFNGLCREATESEMAPHORESNV)(GLsizei n, GLuint *semaphores);
+typedef void (*glcuda_PFNGLSEMAPHOREPARAMETERIVNV)(GLuint semaphore, GLenum pname, const GLint *params);
+
+struct gl_state {
+	bool is_gles;
+	int major, minor;
+	bool core_profile;
+	bool has_memory_object_fd;  /* GL_EXT_memory_object(_fd) */
+	bool has_semaphore_fd;      /* GL_EXT_semaphore(_fd) */
+	bool has_timeline_nv;       /* GL_NV_timeline_semaphore */
+	bool has_timer_query;       /* GL 3.3 / GL_EXT_disjoint_timer_query */
+	bool has_robustness;        /* glGetGraphicsResetStatus available */
+	GLint max_texture_size;
+	glcuda_PFNGLCREATESEMAPHORESNV CreateSemaphoresNV;
+	glcuda_PFNGLSEMAPHOREPARAMETERIVNV SemaphoreParameterivNV;
+};
+
+/* Query the current context: version, profile, extensions, limits, vendor
+ * strings and GL_DEVICE_UUID_EXT / GL_DRIVER_UUID_EXT into dev->caps.
+ * Errors: GLCUDA_ERROR_GL_TOO_OLD, GLCUDA_ERROR_MISSING_GL_EXTENSION. */
+int gl_state_init(struct glcuda_device *dev, struct gl_state *gl);
+
+/* Drain glGetError; if anything was pending, record GLCUDA_ERROR_GL naming
+ * `what` (and GLCUDA_ERROR_DEVICE_LOST on GL_CONTEXT_LOST). */
+int gl_check_error(struct glcuda_device *dev, const char *what);
+/* Discard pending GL errors (the caller's) before glcuda's own calls. */
+GLenum gl_take_error(void);
+
+/* Import an image's memory (fd from Vulkan, OPAQUE_FD) and make a
+ * GL_TEXTURE_2D with glTexStorageMem2DEXT, optimal tiling, dedicated as
+ * Vulkan allocated. The fd is consumed in every case (GL owns it on
+ * success; it is closed on failure). Texture bindings are restored. */
+int gl_import_texture(struct glcuda_device *dev, int fd, uint64_t size,
+		      bool dedicated, const struct format_info *fmt,
+		      uint32_t width, uint32_t height, GLuint *texture,
+		      GLuint *memory_object);
+void gl_delete_texture(GLuint *texture, GLuint *memory_object);
+
+/* Import a semaphore fd (binary with glGenSemaphoresEXT, timeline with
+ * glCreateSemaphoresNV + GL_SEMAPHORE_TYPE_TIMELINE_NV set before the
+ * import). The fd is consumed in every case. */
+int gl_import_semaphore(struct glcuda_device *dev, int fd, bool timeline,
+			GLuint *semaphore);
+void gl_delete_semaphore(GLuint *semaphore);
+
+/* Signal after all GL commands so far, with the textures in
+ * GL_LAYOUT_GENERAL_EXT; value is the timeline value (ignored for binary).
+ * Does not flush. */
+void gl_signal_semaphore(GLuint semaphore, bool timeline, uint64_t value,
+			 const GLuint *textures, unsigned int count);
+/* Make GL's later commands wait for the semaphore (value for timelines). */
+void gl_wait_semaphore(GLuint semaphore, bool timeline, uint64_t value,
+		       const GLuint *textures, unsigned int count);
+
+/* GL state glcuda may change, saved and restored around its work. */
+struct gl_saved_state {
+	GLint active_texture;
+	GLint texture_2d;
+	GLint draw_fbo, read_fbo;
+	GLint pack_alignment, unpack_alignment;
+	GLint pack_row_length, unpack_row_length;
+	GLint pixel_pack_buffer, pixel_unpack_buffer;
+};
+void gl_save_state(struct gl_saved_state *s);
+void gl_restore_state(const struct gl_saved_state *s);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * The CUDA driver API, loaded at run time.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glcuda/glcuda.h>
+#include "cuda-loader.h"
+
+struct glcuda_cuda glcuda_cuda;
+
+static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int loader_refs;
+
+unsigned long cuda_fault_armed;
+static unsigned long fault_at;
+static unsigned long fault_count;
+static CUresult fault_error;
+static CUresult fault_pending;
+
+void
+cuda_fault_inject(unsigned long n, CUresult err)
+{
+	fault_at = n;
+	fault_count = 0;
+	fault_error = err;
+	cuda_fault_armed = 1;
+	if (n == 0)
+		fault_at = (unsigned long)-1; /* count only */
+}
+
+unsigned long
+cuda_fault_calls(void)
+{
+	return fault_count;
+}
+
+CUresult
+cuda_fault_check(const char *name)
+{
+	(void)name;
+	fault_count++;
+	if (fault_count == fault_at) {
+		fault_pending = fault_error;
+		return fault_error;
+	}
+	return CUDA_SUCCESS;
+}
+
+CUresult
+cuda_fault_return(void)
+{
+	return fault_pending;
+}
+
+static const char *
+fallback_result_name(CUresult res)
+{
+	switch (res) {
+	case CUDA_SUCCESS: return "CUDA_SUCCESS";
+	case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
+	case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
+	case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
+	case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
+	case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
+	case CUDA_ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
+	case CUDA_ERROR_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
+	case CUDA_ERROR_UNKNOWN: return "CUDA_ERROR_UNKNOWN";
+	default: return "CUDA error";
+	}
+}
+
+const char *
+cuda_result_string(CUresult res, char *buf, size_t size)
+{
+	const char *name = NULL, *desc = NULL;
+
+	if (glcuda_cuda.cuGetErrorName)
+		glcuda_cuda.cuGetErrorName(res, &name);
+	if (glcuda_cuda.cuGetErrorString)
+		glcuda_cuda.cuGetErrorString(res, &desc);
+	if (!name)
+		name = fallback_result_name(res);
+	snprintf(buf, size, "%s (%d)%s%s", name, (int)res, desc ? ": " : "",
+		 desc ? desc : "");
+	return buf;
+}
+
+static int
+resolve_all(void *handle, char *buf, size_t bufsize)
+{
+	/* cuda.h maps cuGetProcAddress to cuGetProcAddress_v2 (CUDA 12+). */
+	__typeof__(cuGetProcAddress) *get_proc;
+	CUdriverProcAddressQueryResult status;
+	CUresult res;
+
+	get_proc = (__typeof__(get_proc))dlsym(handle, "cuGetProcAddress_v2");
+	if (!get_proc) {
+		snprintf(buf, bufsize,
+			 "libcuda.so.1 has no cuGetProcAddress_v2: the NVIDIA driver is "
+			 "older than CUDA 12. Install driver 525 or newer.");
+		return GLCUDA_ERROR_NO_CUDA_DRIVER;
+	}
+
+#define RESOLVE(name)                                                          \
+	res = get_proc(#name, (void **)&glcuda_cuda.name, CUDA_VERSION,      \
+		       CU_GET_PROC_ADDRESS_DEFAULT, &status);                  \
+	if (res != CUDA_SUCCESS || !glcuda_cuda.name) {                        \
+		snprintf(buf, bufsize,                                         \
+			 "cuGetProcAddress(\"%s\", version %d) failed: result %d, " \
+			 "status %d. The NVIDIA driver is older than the CUDA "    \
+			 "%d.%d toolkit glcuda was built with; update the driver.", \
+			 #name, CUDA_VERSION, (int)res, (int)status,           \
+			 CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);       \
+		return GLCUDA_ERROR_NO_CUDA_DRIVER;                            \
+	}
+	GLCUDA_CUDA_FUNCTIONS(RESOLVE)
+	RESOLVE(cuGraphicsGLRegisterImage)
+#undef RESOLVE
+	return 0;
+}
+
+int
+cuda_loader_load(char *buf, size_t bufsize)
+{
+	const char *path = getenv("GLCUDA_LIBCUDA");
+	char resbuf[160];
+	void *handle;
+	CUresult res;
+	int ret = 0;
+
+	pthread_mutex_lock(&loader_lock);
+	if (loader_refs > 0) {
+		loader_refs++;
+		goto out;
+	}
+
+	if (!path || !*path)
+		path = "libcuda.so.1";
+	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!handle) {
+		const char *why = dlerror();
+		snprintf(buf, bufsize,
+			 "no CUDA driver: dlopen(\"%s\") failed: %s. Install the "
+			 "NVIDIA driver (it provides libcuda.so.1), or check that "
+			 "the loader can find it (ldconfig -p | grep libcuda).",
+			 path, why ? why : "unknown error");
+		ret = GLCUDA_ERROR_NO_CUDA_DRIVER;
+		goto out;
+	}
+
+	memset(&glcuda_cuda, 0, sizeof(glcuda_cuda));
+	ret = resolve_all(handle, buf, bufsize);
+	if (ret < 0)
+		goto fail;
+
+	res = CU(cuInit)(0);
+	if (res != CUDA_SUCCESS) {
+		snprintf(buf, bufsize,
+			 "cuInit failed: %s. %s", cuda_result_string(res, resbuf, sizeof(resbuf)),
+			 res == CUDA_ERROR_NO_DEVICE
+				 ? "No CUDA-capable GPU is visible (check CUDA_VISIBLE_DEVICES and /dev/nvidia*)."
+				 : "The NVIDIA kernel module and libcuda.so.1 may not match; reload the driver.");
+		ret = res == CUDA_ERROR_NO_DEVICE ? GLCUDA_ERROR_NO_CUDA_DRIVER
+						  : GLCUDA_ERROR_CUDA;
+		goto fail;
+	}
+	res = CU(cuDriverGetVersion)(&glcuda_cuda.driver_version);
+	if (res != CUDA_SUCCESS)
+		glcuda_cuda.driver_version = 0;
+
+	glcuda_cuda.handle = handle;
+	loader_refs = 1;
+	goto out;
+
+fail:
+	memset(&glcuda_cuda, 0, sizeof(glcuda_cuda));
+	dlclose(handle);
+out:
+	pthread_mutex_unlock(&loader_lock);
+	return ret;
+}
+
+void
+cuda_loader_unload(void)
+{
+	pthread_mutex_lock(&loader_lock);
+	if (loader_refs > 0 && --loader_refs == 0) {
+		/* libcuda is never dlclose()d: the driver keeps threads and
+		 * atexit handlers that would then point at unmapped code. */
+		glcuda_cuda.handle = NULL;
+	}
+	pthread_mutex_unlock(&loader_lock);
+}
+
+bool
+cuda_loader_is_loaded(void)
+{
+	return loader_refs > 0;
+}

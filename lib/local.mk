@@ -1,0 +1,37 @@
+# libglcuda: every layer is built into a convenience library that the tests
+# link directly (they reach internals); the shared library adds the symbol
+# version script on top of it.
+noinst_LTLIBRARIES += lib/libglcuda-internal.la
+lib_libglcuda_internal_la_SOURCES = \
+	lib/private.h \
+	lib/error.c \
+	lib/log.c \
+	lib/format.c \
+	lib/loader/cuda-loader.c \
+	lib/loader/cuda-loader.h \
+	lib/vk/vk-exporter.c \
+	lib/vk/vk-exporter.h \
+	lib/gl/gl-importer.c \
+	lib/gl/gl-importer.h \
+	lib/cuda/cuda-importer.c \
+	lib/cuda/cuda-importer.h \
+	lib/device.c \
+	lib/image.c \
+	lib/image.h \
+	lib/sync.c \
+	lib/sync.h \
+	lib/ring.c \
+	lib/headless.c
+lib_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
+
+lib_LTLIBRARIES += lib/libglcuda.la
+lib_libglcuda_la_SOURCES =
+lib_libglcuda_la_LIBADD = lib/libglcuda-internal.la
+lib_libglcuda_la_LDFLAGS = -version-info $(LIBGLCUDA_LT_VERSION) \
+	-Wl,--version-script=$(top_srcdir)/lib/glcuda.sym -no-undefined
+EXTRA_lib_libglcuda_la_DEPENDENCIES = lib/glcuda.sym
+EXTRA_DIST += lib/glcuda.sym
+
+glcudaincludedir = $(includedir)/glcuda
+glcudainclude_HEADERS = include/glcuda/glcuda.h include/glcuda/glcuda-cuda.h
+nodist_glcudainclude_HEADERS = include/glcuda/glcuda-version.h

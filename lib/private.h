@@ -1,0 +1,118 @@
+/*
+ * Internal declarations shared by the layers of libglcuda.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_PRIVATE_H
+#define GLCUDA_PRIVATE_H
+
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+
+#include <glcuda/glcuda.h>
+
+#include "loader/cuda-loader.h"
+#include "gl/gl-importer.h"
+
+#define GLCUDA_EXPORT __attribute__((visibility("default")))
+#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
+
+struct vk_exporter;
+
+/* A device: the caller's EGL context bound to one Vulkan device and one
+ * CUDA device with the same UUID. */
+struct glcuda_device {
+	EGLDisplay display;
+	EGLContext context;
+	struct glcuda_caps caps;
+
+	glcuda_log_func log_func;
+	void *log_user_data;
+	enum glcuda_log_priority log_priority;
+	char last_error[1024];
+	/* Set once a device loss was seen; every later call fails. */
+	bool lost;
+
+	struct gl_state gl;
+	struct vk_exporter *vk;
+
+	/* CUDA. has_cuda is false only for the GL+Vulkan devices that the
+	 * CUDA-free internal tests make (device_new_internal). */
+	bool has_cuda;
+	CUdevice cu_device;
+	CUcontext cu_context;
+	bool cu_context_is_primary;
+
+	unsigned int live_images;
+	unsigned int live_rings;
+};
+
+/* error.c ---------------------------------------------------------------- */
+
+/* Record a failure: formats the message into the thread's last error and
+ * (when dev is not NULL) the device's, logs it at error priority and returns
+ * code. Messages say what failed, the raw code, and what to do. */
+int glcuda_fail(struct glcuda_device *dev, int code, const char *fmt, ...)
+	GLCUDA_PRINTF(3, 4);
+/* Clear the thread's last error at the start of a public call. */
+void glcuda_clear_error(void);
+
+const char *gl_error_name(GLenum err);
+const char *egl_error_name(EGLint err);
+
+/* log.c ------------------------------------------------------------------ */
+
+void glcuda_log(struct glcuda_device *dev, enum glcuda_log_priority prio,
+		const char *fmt, ...) GLCUDA_PRINTF(3, 4);
+/* The priority GLCUDA_LOG asks for, or fallback. */
+enum glcuda_log_priority glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
+void glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
+			const char *fmt, va_list args) GLCUDA_PRINTF(3, 0);
+
+#define log_debug(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
+#define log_info(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
+#define log_error(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
+
+/* device.c --------------------------------------------------------------- */
+
+/* glcuda_device_new with the CUDA part optional: want_cuda=false makes a
+ * GL+Vulkan device for the internal tests that run without a CUDA driver.
+ * Public callers always get want_cuda=true. */
+int device_new_internal(EGLDisplay display, EGLContext context,
+			const struct glcuda_device_options *options,
+			bool want_cuda, struct glcuda_device **out);
+
+/* Check the device's context is current and the device usable. Returns 0 or
+ * a recorded error. Every public call that touches GL starts with it. */
+int device_check_gl(struct glcuda_device *dev, const char *what);
+
+/* Push/pop the device's CUDA context around CUDA calls. */
+int device_push_cuda(struct glcuda_device *dev, const char *what);
+void device_pop_cuda(struct glcuda_device *dev);
+
+/* Record a CUDA failure: maps CUDA_ERROR_ILLEGAL_ADDRESS & co. to device
+ * loss, names the call and the code. Returns the glcuda error. */
+int device_cuda_fail(struct glcuda_device *dev, CUresult res, const char *call,
+		     const char *hint);
+
+/* format.c --------------------------------------------------------------- */
+
+struct format_info {
+	enum glcuda_format format;
+	const char *name;
+	GLenum gl_internal_format;
+	/* GL format/type for glReadPixels/glTexSubImage2D of this format. */
+	GLenum gl_format, gl_type;
+	int vk_format; /* VkFormat */
+	CUarray_format cu_format;
+	unsigned int cu_channels;
+	unsigned int bytes_per_pixel;
+	bool is_float, is_srgb;
+};
+
+const struct format_info *format_info(enum glcuda_format format);
+
+#endif

@@ -1,0 +1,1 @@
+# tests: rules for this area
