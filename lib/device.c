@@ -1,2 +1,455 @@
-/* SPDX-License-Identifier: MIT */
+/*
+ * Device binding: the caller's EGL context, the Vulkan device and the CUDA
+ * device with the same UUID, and the capabilities they share.
+ * SPDX-License-Identifier: MIT
+ */
 #include "private.h"
+#include "vk/vk-exporter.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_CUDA_TIMELINE_VERSION 11020 /* TIMELINE_SEMAPHORE_FD */
+
+static void
+format_uuid(const uint8_t uuid[16], char out[37])
+{
+	static const char hex[] = "0123456789abcdef";
+	int o = 0;
+
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = hex[uuid[i] >> 4];
+		out[o++] = hex[uuid[i] & 15];
+	}
+	out[o] = '\0';
+}
+
+GLCUDA_EXPORT const char *
+glcuda_sync_mode_name(enum glcuda_sync_mode mode)
+{
+	switch (mode) {
+	case GLCUDA_SYNC_AUTO: return "auto";
+	case GLCUDA_SYNC_TIMELINE: return "timeline";
+	case GLCUDA_SYNC_BINARY: return "binary";
+	case GLCUDA_SYNC_CPU: return "cpu";
+	}
+	return "invalid";
+}
+
+/* CUDA errors after which the context is unusable ("sticky" errors). */
+static bool
+cuda_result_is_fatal(CUresult res)
+{
+	switch (res) {
+	case CUDA_ERROR_ILLEGAL_ADDRESS:
+	case CUDA_ERROR_LAUNCH_FAILED:
+	case CUDA_ERROR_ECC_UNCORRECTABLE:
+	case CUDA_ERROR_HARDWARE_STACK_ERROR:
+	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+	case CUDA_ERROR_MISALIGNED_ADDRESS:
+	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+	case CUDA_ERROR_INVALID_PC:
+	case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int
+device_cuda_fail(struct glcuda_device *dev, CUresult res, const char *call,
+		 const char *hint)
+{
+	char buf[256];
+
+	cuda_result_string(res, buf, sizeof(buf));
+	if (cuda_result_is_fatal(res))
+		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
+				   "%s: %s. The CUDA context is unusable (a kernel "
+				   "faulted or the GPU was reset): destroy every glcuda "
+				   "object and the device, then create them again.",
+				   call, buf);
+	if (res == CUDA_ERROR_OUT_OF_MEMORY)
+		return glcuda_fail(dev, GLCUDA_ERROR_CUDA,
+				   "%s: %s. The GPU is out of memory: free images or use "
+				   "smaller ones.", call, buf);
+	return glcuda_fail(dev, GLCUDA_ERROR_CUDA, "%s: %s%s%s", call, buf,
+			   hint ? ". " : "", hint ? hint : "");
+}
+
+int
+device_check_gl(struct glcuda_device *dev, const char *what)
+{
+	if (dev->lost)
+		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
+				   "%s: the device was lost earlier; destroy it and "
+				   "create a new one", what);
+	if (eglGetCurrentContext() != dev->context)
+		return glcuda_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
+				   "%s needs the device's EGL context %p current on this "
+				   "thread, but %p is current. Call eglMakeCurrent first.",
+				   what, (void *)dev->context, (void *)eglGetCurrentContext());
+	if (dev->gl.has_robustness) {
+		/* Cheap: no round trip to the GPU. */
+		GLenum status = glGetGraphicsResetStatus();
+		if (status != GL_NO_ERROR)
+			return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
+					   "%s: glGetGraphicsResetStatus returned 0x%04x: the "
+					   "GL context was reset. Destroy every glcuda object "
+					   "and the context, then create them again.",
+					   what, status);
+	}
+	return 0;
+}
+
+int
+device_push_cuda(struct glcuda_device *dev, const char *what)
+{
+	CUresult res;
+
+	if (!dev->has_cuda)
+		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+				   "%s needs CUDA, and this device was made without it", what);
+	res = CU(cuCtxPushCurrent)(dev->cu_context);
+	if (res != CUDA_SUCCESS)
+		return device_cuda_fail(dev, res, "cuCtxPushCurrent", what);
+	return 0;
+}
+
+void
+device_pop_cuda(struct glcuda_device *dev)
+{
+	CUcontext ctx;
+	CU(cuCtxPopCurrent)(&ctx);
+}
+
+/* Find the CUDA device with the GL context's UUID, or check the caller's
+ * context is on it. */
+static int
+bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options)
+{
+	char msg[2048], gl_uuid[37], uuid[37];
+	int count = 0, ret, len;
+	CUresult res;
+	CUuuid cu_uuid;
+
+	ret = cuda_loader_load(msg, sizeof(msg));
+	if (ret < 0)
+		return glcuda_fail(dev, ret, "%s", msg);
+	dev->caps.cuda_driver_version = glcuda_cuda.driver_version;
+	format_uuid(dev->caps.device_uuid, gl_uuid);
+
+	if (options && options->cuda_context) {
+		CUcontext ctx = options->cuda_context, popped;
+		res = CU(cuCtxPushCurrent)(ctx);
+		if (res == CUDA_SUCCESS) {
+			res = CU(cuCtxGetDevice)(&dev->cu_device);
+			CU(cuCtxPopCurrent)(&popped);
+		}
+		if (res != CUDA_SUCCESS) {
+			ret = device_cuda_fail(dev, res, "cuCtxGetDevice on options.cuda_context",
+					       "Pass a valid CUcontext or NULL.");
+			goto fail;
+		}
+		res = CU(cuDeviceGetUuid)(&cu_uuid, dev->cu_device);
+		if (res != CUDA_SUCCESS) {
+			ret = device_cuda_fail(dev, res, "cuDeviceGetUuid", NULL);
+			goto fail;
+		}
+		if (memcmp(cu_uuid.bytes, dev->caps.device_uuid, 16) != 0) {
+			format_uuid((const uint8_t *)cu_uuid.bytes, uuid);
+			ret = glcuda_fail(dev, GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
+					  "options.cuda_context is on CUDA device %d (UUID %s), "
+					  "but the GL context renders on \"%s\" (UUID %s). Pass a "
+					  "context of the CUDA device with GL's UUID, or NULL.",
+					  (int)dev->cu_device, uuid, dev->caps.gl_renderer, gl_uuid);
+			goto fail;
+		}
+		dev->cu_context = ctx;
+		dev->cu_context_is_primary = false;
+	} else {
+		res = CU(cuDeviceGetCount)(&count);
+		if (res != CUDA_SUCCESS) {
+			ret = device_cuda_fail(dev, res, "cuDeviceGetCount", NULL);
+			goto fail;
+		}
+		len = snprintf(msg, sizeof(msg),
+			       "the GL context renders on \"%s\" (device UUID %s), and no "
+			       "CUDA device has that UUID. CUDA devices:",
+			       dev->caps.gl_renderer, gl_uuid);
+		dev->cu_device = -1;
+		for (int i = 0; i < count; i++) {
+			CUdevice d;
+			char name[256] = "?";
+			if (CU(cuDeviceGet)(&d, i) != CUDA_SUCCESS ||
+			    CU(cuDeviceGetUuid)(&cu_uuid, d) != CUDA_SUCCESS)
+				continue;
+			CU(cuDeviceGetName)(name, sizeof(name), d);
+			format_uuid((const uint8_t *)cu_uuid.bytes, uuid);
+			if (len < (int)sizeof(msg))
+				len += snprintf(msg + len, sizeof(msg) - len, " %d \"%s\" (%s);",
+						i, name, uuid);
+			if (memcmp(cu_uuid.bytes, dev->caps.device_uuid, 16) == 0) {
+				dev->cu_device = d;
+				break;
+			}
+		}
+		if (dev->cu_device < 0) {
+			if (len < (int)sizeof(msg))
+				snprintf(msg + len, sizeof(msg) - len, "%s",
+					 count == 0 ? " none."
+						    : " On a PRIME laptop, run GL on the NVIDIA GPU "
+						      "(__NV_PRIME_RENDER_OFFLOAD=1 "
+						      "__GLX_VENDOR_LIBRARY_NAME=nvidia, or the EGL "
+						      "device with EGL_NV_device_cuda); GL on Mesa "
+						      "cannot share memory with CUDA on NVIDIA.");
+			ret = glcuda_fail(dev, GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE, "%s", msg);
+			goto fail;
+		}
+		/* Blocking sync: the CPU fallback's waits sleep instead of
+		 * spinning. Fails harmlessly if the context is already active
+		 * with other flags. */
+		CU(cuDevicePrimaryCtxSetFlags)(dev->cu_device, CU_CTX_SCHED_BLOCKING_SYNC);
+		res = CU(cuDevicePrimaryCtxRetain)(&dev->cu_context, dev->cu_device);
+		if (res != CUDA_SUCCESS) {
+			ret = device_cuda_fail(dev, res, "cuDevicePrimaryCtxRetain", NULL);
+			goto fail;
+		}
+		dev->cu_context_is_primary = true;
+	}
+
+	dev->caps.cuda_ordinal = (int)dev->cu_device;
+	CU(cuDeviceGetName)(dev->caps.cuda_device_name, sizeof(dev->caps.cuda_device_name),
+			    dev->cu_device);
+	dev->has_cuda = true;
+	return 0;
+
+fail:
+	cuda_loader_unload();
+	return ret;
+}
+
+static int
+choose_sync_mode(struct glcuda_device *dev, enum glcuda_sync_mode requested)
+{
+	struct glcuda_caps *caps = &dev->caps;
+	bool cuda_timeline = dev->has_cuda &&
+			     caps->cuda_driver_version >= MIN_CUDA_TIMELINE_VERSION;
+
+	caps->sync_modes_supported = 1u << GLCUDA_SYNC_CPU;
+	if (dev->gl.has_semaphore_fd && vk_exporter_has_binary(dev->vk))
+		caps->sync_modes_supported |= 1u << GLCUDA_SYNC_BINARY;
+	if (dev->gl.has_timeline_nv && vk_exporter_has_timeline(dev->vk) && cuda_timeline)
+		caps->sync_modes_supported |= 1u << GLCUDA_SYNC_TIMELINE;
+
+	if (requested == GLCUDA_SYNC_AUTO) {
+		if (caps->sync_modes_supported & (1u << GLCUDA_SYNC_TIMELINE))
+			caps->sync_mode = GLCUDA_SYNC_TIMELINE;
+		else if (caps->sync_modes_supported & (1u << GLCUDA_SYNC_BINARY))
+			caps->sync_mode = GLCUDA_SYNC_BINARY;
+		else
+			caps->sync_mode = GLCUDA_SYNC_CPU;
+		if (caps->sync_mode == GLCUDA_SYNC_CPU)
+			log_info(dev, "GL has no GL_EXT_semaphore_fd: hand-offs wait on "
+				 "the CPU (sync mode \"cpu\")\n");
+		return 0;
+	}
+	if (requested < GLCUDA_SYNC_TIMELINE || requested > GLCUDA_SYNC_CPU)
+		return glcuda_fail(dev, -EINVAL, "options.sync_mode %d is not a sync mode",
+				   (int)requested);
+	if (!(caps->sync_modes_supported & (1u << requested))) {
+		if (!dev->gl.has_semaphore_fd)
+			return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+					   "sync mode \"%s\" needs GL_EXT_semaphore_fd, which "
+					   "\"%s\" lacks. Use GLCUDA_SYNC_AUTO or GLCUDA_SYNC_CPU.",
+					   glcuda_sync_mode_name(requested), caps->gl_renderer);
+		if (requested == GLCUDA_SYNC_TIMELINE && !dev->gl.has_timeline_nv)
+			return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+					   "sync mode \"timeline\" needs GL_NV_timeline_semaphore, "
+					   "which \"%s\" lacks. Use GLCUDA_SYNC_BINARY.",
+					   caps->gl_renderer);
+		if (requested == GLCUDA_SYNC_TIMELINE && !cuda_timeline && dev->has_cuda)
+			return glcuda_fail(dev, GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
+					   "sync mode \"timeline\" needs CUDA 11.2 timeline "
+					   "semaphore fds; the driver is CUDA %d.%d. Update the "
+					   "driver or use GLCUDA_SYNC_BINARY.",
+					   caps->cuda_driver_version / 1000,
+					   caps->cuda_driver_version % 1000 / 10);
+		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+				   "sync mode \"%s\": the Vulkan driver cannot export %s "
+				   "semaphores as OPAQUE_FD. Use GLCUDA_SYNC_AUTO.",
+				   glcuda_sync_mode_name(requested),
+				   requested == GLCUDA_SYNC_TIMELINE ? "timeline" : "binary");
+	}
+	caps->sync_mode = requested;
+	return 0;
+}
+
+static void
+fill_formats(struct glcuda_device *dev)
+{
+	dev->caps.formats_supported = 0;
+	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
+		const struct format_info *fmt = format_info((enum glcuda_format)f);
+		if (fmt && vk_exporter_check_format(dev->vk, fmt, 64, 64, false) == 0)
+			dev->caps.formats_supported |= 1u << f;
+	}
+}
+
+int
+device_new_internal(EGLDisplay display, EGLContext context,
+		    const struct glcuda_device_options *options, bool want_cuda,
+		    struct glcuda_device **out)
+{
+	struct glcuda_device *dev;
+	const struct vk_physical_info *vkinfo;
+	enum glcuda_log_priority prio;
+	int ret;
+
+	glcuda_clear_error();
+	if (!out)
+		return glcuda_fail(NULL, -EINVAL, "glcuda_device_new: out is NULL");
+	if (display == EGL_NO_DISPLAY || context == EGL_NO_CONTEXT)
+		return glcuda_fail(NULL, -EINVAL,
+				   "glcuda_device_new: %s is EGL_NO_%s; pass the display "
+				   "and context you render with",
+				   display == EGL_NO_DISPLAY ? "display" : "context",
+				   display == EGL_NO_DISPLAY ? "DISPLAY" : "CONTEXT");
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return glcuda_fail(NULL, -ENOMEM, "glcuda_device_new: out of memory");
+	dev->display = display;
+	dev->context = context;
+	prio = options && options->log_priority ? options->log_priority
+						: GLCUDA_LOG_PRIORITY_ERROR;
+	dev->log_priority = glcuda_log_priority_from_env(prio);
+	if (options) {
+		dev->log_func = options->log_func;
+		dev->log_user_data = options->log_user_data;
+	}
+
+	if (eglGetCurrentContext() != context || eglGetCurrentDisplay() != display) {
+		ret = glcuda_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
+				  "glcuda_device_new: the context %p of display %p must be "
+				  "current on the calling thread (current: context %p, "
+				  "display %p). Call eglMakeCurrent first.",
+				  (void *)context, (void *)display,
+				  (void *)eglGetCurrentContext(), (void *)eglGetCurrentDisplay());
+		goto fail;
+	}
+
+	ret = gl_state_init(dev, &dev->gl);
+	if (ret < 0)
+		goto fail;
+	log_debug(dev, "GL: %s %d.%d, \"%s\", \"%s\"\n",
+		  dev->gl.is_gles ? "OpenGL ES" : "OpenGL", dev->gl.major, dev->gl.minor,
+		  dev->caps.gl_renderer, dev->caps.gl_version);
+
+	ret = vk_exporter_new(dev, dev->caps.device_uuid, dev->caps.driver_uuid,
+			      options && (options->flags & GLCUDA_DEVICE_FLAG_VULKAN_VALIDATION),
+			      &dev->vk);
+	if (ret < 0)
+		goto fail;
+	vkinfo = vk_exporter_info(dev->vk);
+	snprintf(dev->caps.vulkan_device_name, sizeof(dev->caps.vulkan_device_name), "%s",
+		 vkinfo->name);
+	dev->caps.vulkan_api_version = vkinfo->api_version;
+	dev->caps.max_image_size = vk_exporter_max_image_size(dev->vk);
+	if ((uint32_t)dev->gl.max_texture_size < dev->caps.max_image_size)
+		dev->caps.max_image_size = (uint32_t)dev->gl.max_texture_size;
+	fill_formats(dev);
+
+	dev->caps.cuda_ordinal = -1;
+	if (want_cuda) {
+		ret = bind_cuda(dev, options);
+		if (ret < 0)
+			goto fail;
+	}
+
+	ret = choose_sync_mode(dev, options ? options->sync_mode : GLCUDA_SYNC_AUTO);
+	if (ret < 0)
+		goto fail;
+
+	{
+		char uuid[37];
+		format_uuid(dev->caps.device_uuid, uuid);
+		log_info(dev, "bound \"%s\" (GL) = \"%s\" (Vulkan) = \"%s\" (CUDA %d), "
+			 "UUID %s, sync mode %s\n",
+			 dev->caps.gl_renderer, dev->caps.vulkan_device_name,
+			 dev->has_cuda ? dev->caps.cuda_device_name : "none",
+			 dev->caps.cuda_ordinal, uuid,
+			 glcuda_sync_mode_name(dev->caps.sync_mode));
+	}
+	*out = dev;
+	return 0;
+
+fail:
+	if (dev->has_cuda) {
+		if (dev->cu_context_is_primary)
+			CU(cuDevicePrimaryCtxRelease)(dev->cu_device);
+		cuda_loader_unload();
+	}
+	vk_exporter_destroy(dev->vk);
+	free(dev);
+	return ret;
+}
+
+GLCUDA_EXPORT int
+glcuda_device_new(EGLDisplay display, EGLContext context,
+		  const struct glcuda_device_options *options, struct glcuda_device **out)
+{
+	return device_new_internal(display, context, options, true, out);
+}
+
+GLCUDA_EXPORT void
+glcuda_device_destroy(struct glcuda_device *dev)
+{
+	if (!dev)
+		return;
+	if (dev->live_images || dev->live_rings) {
+		/* Freeing now would leave those objects pointing at freed
+		 * memory; leak the device instead and say so. */
+		log_error(dev, "glcuda_device_destroy: %u images and %u rings of this "
+			  "device are still alive; destroy them first. The device is "
+			  "not destroyed.\n", dev->live_images, dev->live_rings);
+		return;
+	}
+	if (dev->has_cuda) {
+		if (dev->cu_context_is_primary)
+			CU(cuDevicePrimaryCtxRelease)(dev->cu_device);
+		cuda_loader_unload();
+	}
+	vk_exporter_destroy(dev->vk);
+	free(dev);
+}
+
+GLCUDA_EXPORT const struct glcuda_caps *
+glcuda_device_get_caps(const struct glcuda_device *dev)
+{
+	static const struct glcuda_caps empty;
+	return dev ? &dev->caps : &empty;
+}
+
+GLCUDA_EXPORT const char *
+glcuda_device_last_error(const struct glcuda_device *dev)
+{
+	return dev ? dev->last_error : "";
+}
+
+GLCUDA_EXPORT CUcontext
+glcuda_device_cuda_context(const struct glcuda_device *dev)
+{
+	return dev && dev->has_cuda ? dev->cu_context : NULL;
+}
+
+GLCUDA_EXPORT CUdevice
+glcuda_device_cuda_device(const struct glcuda_device *dev)
+{
+	return dev && dev->has_cuda ? dev->cu_device : -1;
+}

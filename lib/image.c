@@ -1,2 +1,239 @@
-/* SPDX-License-Identifier: MIT */
-#include "private.h"
+/*
+ * Shared images.
+ * SPDX-License-Identifier: MIT
+ */
+#include "image.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+handoff_semaphore_init(struct glcuda_device *dev, struct handoff_semaphore *s,
+		       bool timeline)
+{
+	int fd = -1, ret;
+
+	ret = vk_semaphore_create(dev->vk, timeline, &s->vk);
+	if (ret < 0)
+		return ret;
+	ret = vk_semaphore_export_fd(dev->vk, &s->vk, &fd);
+	if (ret < 0)
+		return ret;
+	ret = gl_import_semaphore(dev, fd, timeline, &s->gl);
+	if (ret < 0)
+		return ret;
+	ret = vk_semaphore_export_fd(dev->vk, &s->vk, &fd);
+	if (ret < 0)
+		return ret;
+	return cuda_import_semaphore(dev, fd, timeline, &s->cu);
+}
+
+static void
+handoff_semaphore_fini(struct glcuda_device *dev, struct handoff_semaphore *s,
+		       bool gl_current)
+{
+	if (gl_current)
+		gl_delete_semaphore(&s->gl);
+	cuda_destroy_semaphore(&s->cu);
+	vk_semaphore_destroy(dev->vk, &s->vk);
+}
+
+/* Tear down in dependency order: GL names (GL defers the release until its
+ * queued commands are done), then CUDA objects once CUDA work on the image
+ * has finished, then the Vulkan memory both imported. */
+static void
+image_free(struct glcuda_image *img, bool gl_current)
+{
+	struct glcuda_device *dev = img->dev;
+	bool cuda_pushed = false;
+
+	if (gl_current)
+		gl_delete_texture(&img->texture, &img->memory_object);
+
+	if (dev->has_cuda && (img->cu.memory || img->to_cuda.cu || img->to_gl.cu)) {
+		cuda_pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
+		if (cuda_pushed && img->used_by_cuda) {
+			/* Never free memory a queue may still use: wait for the
+			 * last stream that touched the image. Not a per-frame
+			 * path. */
+			CUresult res = CU(cuStreamSynchronize)(img->last_stream);
+			if (res != CUDA_SUCCESS)
+				CU(cuCtxSynchronize)();
+		}
+		cuda_destroy_image(&img->cu);
+	}
+	handoff_semaphore_fini(dev, &img->to_cuda, gl_current);
+	handoff_semaphore_fini(dev, &img->to_gl, gl_current);
+	if (cuda_pushed)
+		device_pop_cuda(dev);
+	vk_image_destroy(dev->vk, &img->vk);
+	free(img);
+}
+
+int
+image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
+		   enum glcuda_format format, uint32_t flags, struct glcuda_image **out)
+{
+	const struct format_info *fmt = format_info(format);
+	struct glcuda_image *img;
+	bool pushed = false;
+	int fd = -1, ret;
+
+	if (!fmt)
+		return glcuda_fail(dev, -EINVAL,
+				   "glcuda_image_new: %d is not a glcuda_format", (int)format);
+	if (width == 0 || height == 0 || width > dev->caps.max_image_size ||
+	    height > dev->caps.max_image_size)
+		return glcuda_fail(dev, -EINVAL,
+				   "glcuda_image_new: %ux%u is not a valid size: each side "
+				   "must be 1..%u (the smaller of GL_MAX_TEXTURE_SIZE and "
+				   "Vulkan's maxImageDimension2D)",
+				   width, height, dev->caps.max_image_size);
+	if (flags & ~(uint32_t)(GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE |
+				GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER))
+		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: unknown flags 0x%x", flags);
+	ret = device_check_gl(dev, "glcuda_image_new");
+	if (ret < 0)
+		return ret;
+
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return glcuda_fail(dev, -ENOMEM, "glcuda_image_new: out of memory");
+	img->dev = dev;
+	img->fmt = fmt;
+	img->width = width;
+	img->height = height;
+	img->flags = flags;
+
+	ret = vk_image_create(dev->vk, fmt, width, height, &img->vk);
+	if (ret < 0)
+		goto fail;
+
+	/* One fd per importer: each import takes ownership of its own. */
+	ret = vk_image_export_fd(dev->vk, &img->vk, &fd);
+	if (ret < 0)
+		goto fail;
+	ret = gl_import_texture(dev, fd, img->vk.size, img->vk.dedicated, fmt, width,
+				height, &img->texture, &img->memory_object);
+	if (ret < 0)
+		goto fail;
+
+	if (dev->has_cuda) {
+		ret = device_push_cuda(dev, "glcuda_image_new");
+		if (ret < 0)
+			goto fail;
+		pushed = true;
+		ret = vk_image_export_fd(dev->vk, &img->vk, &fd);
+		if (ret < 0)
+			goto fail;
+		ret = cuda_import_image(dev, fd, img->vk.size, img->vk.dedicated, fmt, width,
+					height, !(flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
+					flags & GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER, &img->cu);
+		if (ret < 0)
+			goto fail;
+
+		if (dev->caps.sync_mode != GLCUDA_SYNC_CPU) {
+			bool timeline = dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE;
+			ret = handoff_semaphore_init(dev, &img->to_cuda, timeline);
+			if (ret < 0)
+				goto fail;
+			ret = handoff_semaphore_init(dev, &img->to_gl, timeline);
+			if (ret < 0)
+				goto fail;
+		}
+		device_pop_cuda(dev);
+		pushed = false;
+	}
+
+	dev->live_images++;
+	log_debug(dev, "image %p: %ux%u %s, %llu bytes%s, texture %u\n", (void *)img,
+		  width, height, fmt->name, (unsigned long long)img->vk.size,
+		  img->vk.dedicated ? " (dedicated)" : "", img->texture);
+	*out = img;
+	return 0;
+
+fail:
+	if (pushed)
+		device_pop_cuda(dev);
+	image_free(img, true);
+	return ret;
+}
+
+GLCUDA_EXPORT int
+glcuda_image_new(struct glcuda_device *dev, uint32_t width, uint32_t height,
+		 enum glcuda_format format, uint32_t flags, struct glcuda_image **out)
+{
+	glcuda_clear_error();
+	if (!dev || !out)
+		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: %s is NULL",
+				   dev ? "out" : "dev");
+	return image_new_internal(dev, width, height, format, flags, out);
+}
+
+GLCUDA_EXPORT void
+glcuda_image_destroy(struct glcuda_image *img)
+{
+	struct glcuda_device *dev;
+	bool gl_current;
+
+	if (!img)
+		return;
+	dev = img->dev;
+	gl_current = eglGetCurrentContext() == dev->context;
+	if (!gl_current)
+		log_error(dev, "glcuda_image_destroy: the device's context is not current; "
+			  "the GL texture %u and its memory object leak. Make the "
+			  "context current before destroying images.\n", img->texture);
+	dev->live_images--;
+	image_free(img, gl_current);
+}
+
+GLCUDA_EXPORT unsigned int
+glcuda_image_gl_texture(const struct glcuda_image *img)
+{
+	return img ? img->texture : 0;
+}
+
+GLCUDA_EXPORT uint32_t
+glcuda_image_width(const struct glcuda_image *img)
+{
+	return img ? img->width : 0;
+}
+
+GLCUDA_EXPORT uint32_t
+glcuda_image_height(const struct glcuda_image *img)
+{
+	return img ? img->height : 0;
+}
+
+GLCUDA_EXPORT enum glcuda_format
+glcuda_image_format(const struct glcuda_image *img)
+{
+	return img ? img->fmt->format : GLCUDA_FORMAT_INVALID;
+}
+
+GLCUDA_EXPORT struct glcuda_device *
+glcuda_image_device(const struct glcuda_image *img)
+{
+	return img ? img->dev : NULL;
+}
+
+GLCUDA_EXPORT CUarray
+glcuda_image_cuda_array(const struct glcuda_image *img)
+{
+	return img ? img->cu.array : NULL;
+}
+
+GLCUDA_EXPORT CUsurfObject
+glcuda_image_cuda_surface(const struct glcuda_image *img)
+{
+	return img ? img->cu.surface : 0;
+}
+
+GLCUDA_EXPORT CUtexObject
+glcuda_image_cuda_texture(const struct glcuda_image *img)
+{
+	return img ? img->cu.texture : 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * A shared image: one Vulkan allocation seen as a GL texture and as CUDA
+ * arrays, plus the per-image semaphores of the hand-off.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_IMAGE_H
+#define GLCUDA_IMAGE_H
+
+#include "private.h"
+#include "vk/vk-exporter.h"
+#include "cuda/cuda-importer.h"
+
+/* Who may touch the image. */
+enum image_owner {
+	IMAGE_OWNER_GL = 0,       /* GL renders/samples it */
+	IMAGE_OWNER_CUDA,         /* handed to CUDA; CUDA work may be queued */
+	IMAGE_OWNER_CUDA_DONE,    /* CUDA signalled; GL has not waited yet */
+};
+
+/* One direction of the hand-off: a Vulkan semaphore imported into GL and
+ * CUDA. Each direction has a single signaller (GL for to_cuda, CUDA for
+ * to_gl), so timeline values arrive in order (DESIGN.md §3). */
+struct handoff_semaphore {
+	struct vk_semaphore vk;
+	GLuint gl;
+	CUexternalSemaphore cu;
+	uint64_t value; /* last value signalled (timeline) */
+};
+
+struct glcuda_image {
+	struct glcuda_device *dev;
+	const struct format_info *fmt;
+	uint32_t width, height;
+	uint32_t flags;
+
+	struct vk_image vk;
+	GLuint texture;
+	GLuint memory_object;
+	struct cuda_image cu;
+
+	/* Hand-off state (sync.c). */
+	enum image_owner owner;
+	struct handoff_semaphore to_cuda, to_gl;
+	/* The stream that last used the image; destroy waits for it. */
+	CUstream last_stream;
+	bool used_by_cuda;
+	/* A hand-off failed half-way: binary semaphores are out of step. */
+	bool broken;
+};
+
+/* glcuda_image_new without the argument checks the public call does. */
+int image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
+		       enum glcuda_format format, uint32_t flags,
+		       struct glcuda_image **out);
+
+#endif

@@ -1,2 +1,277 @@
-/* SPDX-License-Identifier: MIT */
-#include "private.h"
+/*
+ * The GL <-> CUDA hand-off, on the GPU where the drivers allow it.
+ * SPDX-License-Identifier: MIT
+ *
+ * Timeline mode: each image has two timelines, one per direction, each with
+ * a single signaller — GL signals to_cuda, CUDA signals to_gl — so values
+ * on a timeline always arrive in increasing order. (One timeline shared by
+ * both directions hung once two hand-offs were in flight: GL's and CUDA's
+ * signals then reach it out of value order.)
+ * Binary mode: the same pair of semaphores, binary; every signal is matched
+ * by exactly one wait before the next signal.
+ * CPU mode: GL has no semaphores; GL->CUDA waits for a GL fence on the CPU,
+ * CUDA->GL synchronises the stream on the CPU. The only mode that blocks.
+ */
+#include "sync.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <errno.h>
+#include <string.h>
+
+static const char *
+owner_name(enum image_owner o)
+{
+	switch (o) {
+	case IMAGE_OWNER_GL: return "owned by GL";
+	case IMAGE_OWNER_CUDA: return "owned by CUDA";
+	case IMAGE_OWNER_CUDA_DONE: return "handed back by CUDA, GL not waiting yet";
+	}
+	return "?";
+}
+
+static int
+check_images(struct glcuda_device *dev, struct glcuda_image *const *images,
+	     unsigned int count, enum image_owner expected, const char *what)
+{
+	if (!images || count == 0 || count > SYNC_MAX_IMAGES)
+		return glcuda_fail(dev, -EINVAL, "%s: %s (1..%d images per hand-off)", what,
+				   !images ? "images is NULL" : "bad image count",
+				   SYNC_MAX_IMAGES);
+	for (unsigned int i = 0; i < count; i++) {
+		const struct glcuda_image *img = images[i];
+		if (!img)
+			return glcuda_fail(dev, -EINVAL, "%s: images[%u] is NULL", what, i);
+		if (img->dev != dev)
+			return glcuda_fail(dev, GLCUDA_ERROR_WRONG_DEVICE,
+					   "%s: images[%u] belongs to another glcuda device",
+					   what, i);
+		if (img->broken)
+			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+					   "%s: images[%u]: an earlier hand-off of this image "
+					   "failed half-way and its semaphores are out of step; "
+					   "destroy and recreate the image", what, i);
+		if (img->owner != expected)
+			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+					   "%s: images[%u] is %s, expected %s", what, i,
+					   owner_name(img->owner), owner_name(expected));
+		for (unsigned int j = 0; j < i; j++)
+			if (images[j] == img)
+				return glcuda_fail(dev, -EINVAL,
+						   "%s: images[%u] and images[%u] are the same image",
+						   what, j, i);
+	}
+	return 0;
+}
+
+static void
+mark_broken(struct glcuda_image *const *images, unsigned int count, bool binary)
+{
+	/* A timeline tolerates a signal nobody waited for (the next wait uses
+	 * a higher value); a binary semaphore does not. */
+	if (!binary)
+		return;
+	for (unsigned int i = 0; i < count; i++)
+		images[i]->broken = true;
+}
+
+static int
+gl_fence_wait(struct glcuda_device *dev)
+{
+	GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+	GLenum r;
+
+	if (!fence)
+		return gl_check_error(dev, "glFenceSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
+									  "glFenceSync returned 0");
+	/* The CPU mode's one blocking wait. FLUSH_COMMANDS on the first
+	 * call so the fence is guaranteed to signal. */
+	r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(5000000000));
+	while (r == GL_TIMEOUT_EXPIRED)
+		r = glClientWaitSync(fence, 0, UINT64_C(5000000000));
+	glDeleteSync(fence);
+	if (r == GL_WAIT_FAILED)
+		return gl_check_error(dev, "glClientWaitSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
+									       "glClientWaitSync failed");
+	return 0;
+}
+
+int
+sync_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *images,
+	     unsigned int count, CUstream stream)
+{
+	CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params[SYNC_MAX_IMAGES];
+	CUexternalSemaphore sems[SYNC_MAX_IMAGES];
+	enum glcuda_sync_mode mode = dev->caps.sync_mode;
+	bool timeline = mode == GLCUDA_SYNC_TIMELINE;
+	CUresult res;
+	int ret;
+
+	gl_take_error();
+	if (mode == GLCUDA_SYNC_CPU) {
+		ret = gl_fence_wait(dev);
+		if (ret < 0)
+			return ret;
+		log_debug(dev, "hand-off to CUDA: waited for GL on the CPU (sync mode cpu)\n");
+	} else {
+		for (unsigned int i = 0; i < count; i++) {
+			struct glcuda_image *img = images[i];
+			gl_signal_semaphore(img->to_cuda.gl, timeline, img->to_cuda.value + 1,
+					    &img->texture, 1);
+		}
+		/* Nothing is signalled until GL's command stream is flushed;
+		 * without this CUDA waits forever. */
+		glFlush();
+		ret = gl_check_error(dev, "glSignalSemaphoreEXT");
+		if (ret < 0) {
+			mark_broken(images, count, !timeline);
+			return ret;
+		}
+		memset(params, 0, sizeof(params[0]) * count);
+		for (unsigned int i = 0; i < count; i++) {
+			struct glcuda_image *img = images[i];
+			img->to_cuda.value++;
+			sems[i] = img->to_cuda.cu;
+			params[i].params.fence.value = img->to_cuda.value;
+		}
+		ret = device_push_cuda(dev, "glcuda_handoff_to_cuda");
+		if (ret < 0) {
+			mark_broken(images, count, !timeline);
+			return ret;
+		}
+		res = CU(cuWaitExternalSemaphoresAsync)(sems, params, count, stream);
+		device_pop_cuda(dev);
+		if (res != CUDA_SUCCESS) {
+			mark_broken(images, count, !timeline);
+			return device_cuda_fail(dev, res, "cuWaitExternalSemaphoresAsync",
+						"Check that the stream is valid and belongs to "
+						"the device's CUDA context.");
+		}
+	}
+	for (unsigned int i = 0; i < count; i++) {
+		images[i]->owner = IMAGE_OWNER_CUDA;
+		images[i]->last_stream = stream;
+		images[i]->used_by_cuda = true;
+	}
+	return 0;
+}
+
+int
+sync_cuda_signal(struct glcuda_device *dev, struct glcuda_image *const *images,
+		 unsigned int count, CUstream stream)
+{
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params[SYNC_MAX_IMAGES];
+	CUexternalSemaphore sems[SYNC_MAX_IMAGES];
+	enum glcuda_sync_mode mode = dev->caps.sync_mode;
+	CUresult res;
+	int ret;
+
+	if (mode != GLCUDA_SYNC_CPU) {
+		memset(params, 0, sizeof(params[0]) * count);
+		for (unsigned int i = 0; i < count; i++) {
+			sems[i] = images[i]->to_gl.cu;
+			params[i].params.fence.value = images[i]->to_gl.value + 1;
+		}
+		ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
+		if (ret < 0)
+			return ret;
+		res = CU(cuSignalExternalSemaphoresAsync)(sems, params, count, stream);
+		device_pop_cuda(dev);
+		if (res != CUDA_SUCCESS)
+			return device_cuda_fail(dev, res, "cuSignalExternalSemaphoresAsync",
+						"Check that the stream is valid and belongs to "
+						"the device's CUDA context.");
+		for (unsigned int i = 0; i < count; i++)
+			images[i]->to_gl.value++;
+	}
+	for (unsigned int i = 0; i < count; i++) {
+		images[i]->owner = IMAGE_OWNER_CUDA_DONE;
+		images[i]->last_stream = stream;
+	}
+	return 0;
+}
+
+int
+sync_gl_wait(struct glcuda_device *dev, struct glcuda_image *const *images,
+	     unsigned int count)
+{
+	enum glcuda_sync_mode mode = dev->caps.sync_mode;
+	bool timeline = mode == GLCUDA_SYNC_TIMELINE;
+	int ret;
+
+	if (mode == GLCUDA_SYNC_CPU) {
+		ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
+		if (ret < 0)
+			return ret;
+		for (unsigned int i = 0; i < count; i++) {
+			CUresult res;
+			bool seen = false;
+			for (unsigned int j = 0; j < i; j++)
+				seen |= images[j]->last_stream == images[i]->last_stream;
+			if (seen)
+				continue;
+			/* The CPU mode's blocking wait in this direction. */
+			res = CU(cuStreamSynchronize)(images[i]->last_stream);
+			if (res != CUDA_SUCCESS) {
+				device_pop_cuda(dev);
+				return device_cuda_fail(dev, res, "cuStreamSynchronize", NULL);
+			}
+		}
+		device_pop_cuda(dev);
+		log_debug(dev, "hand-off to GL: synchronised the stream on the CPU "
+			  "(sync mode cpu)\n");
+	} else {
+		gl_take_error();
+		for (unsigned int i = 0; i < count; i++) {
+			struct glcuda_image *img = images[i];
+			gl_wait_semaphore(img->to_gl.gl, timeline, img->to_gl.value,
+					  &img->texture, 1);
+		}
+		ret = gl_check_error(dev, "glWaitSemaphoreEXT");
+		if (ret < 0) {
+			mark_broken(images, count, !timeline);
+			return ret;
+		}
+	}
+	for (unsigned int i = 0; i < count; i++)
+		images[i]->owner = IMAGE_OWNER_GL;
+	return 0;
+}
+
+GLCUDA_EXPORT int
+glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *images,
+		       unsigned int count, CUstream stream)
+{
+	int ret;
+
+	glcuda_clear_error();
+	if (!dev)
+		return glcuda_fail(NULL, -EINVAL, "glcuda_handoff_to_cuda: dev is NULL");
+	ret = device_check_gl(dev, "glcuda_handoff_to_cuda");
+	if (ret < 0)
+		return ret;
+	ret = check_images(dev, images, count, IMAGE_OWNER_GL, "glcuda_handoff_to_cuda");
+	if (ret < 0)
+		return ret;
+	return sync_to_cuda(dev, images, count, stream);
+}
+
+GLCUDA_EXPORT int
+glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *images,
+		     unsigned int count, CUstream stream)
+{
+	int ret;
+
+	glcuda_clear_error();
+	if (!dev)
+		return glcuda_fail(NULL, -EINVAL, "glcuda_handoff_to_gl: dev is NULL");
+	ret = device_check_gl(dev, "glcuda_handoff_to_gl");
+	if (ret < 0)
+		return ret;
+	ret = check_images(dev, images, count, IMAGE_OWNER_CUDA, "glcuda_handoff_to_gl");
+	if (ret < 0)
+		return ret;
+	ret = sync_cuda_signal(dev, images, count, stream);
+	if (ret < 0)
+		return ret;
+	return sync_gl_wait(dev, images, count);
+}

@@ -1,2 +1,146 @@
-/* SPDX-License-Identifier: MIT */
+/*
+ * The CUDA importer.
+ * SPDX-License-Identifier: MIT
+ */
 #include "private.h"
+#include "cuda/cuda-importer.h"
+
+#include <string.h>
+#include <unistd.h>
+
+int
+cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicated,
+		  const struct format_info *fmt, uint32_t width, uint32_t height,
+		  bool with_texture, bool linear, struct cuda_image *out)
+{
+	CUDA_EXTERNAL_MEMORY_HANDLE_DESC mem_desc;
+	CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC array_desc;
+	CUDA_RESOURCE_DESC res_desc;
+	struct cuda_image img;
+	CUresult res;
+	int ret;
+
+	memset(&img, 0, sizeof(img));
+	memset(&mem_desc, 0, sizeof(mem_desc));
+	mem_desc.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+	mem_desc.handle.fd = fd;
+	mem_desc.size = size;
+	/* Must match how Vulkan allocated (VkMemoryDedicatedRequirements). */
+	mem_desc.flags = dedicated ? CUDA_EXTERNAL_MEMORY_DEDICATED : 0;
+	res = CU(cuImportExternalMemory)(&img.memory, &mem_desc);
+	if (res != CUDA_SUCCESS) {
+		close(fd); /* CUDA owns the fd only on success */
+		return device_cuda_fail(dev, res, "cuImportExternalMemory (OPAQUE_FD)",
+					"The memory was exported by a Vulkan device that is "
+					"not this CUDA device, or the driver cannot import it.");
+	}
+
+	/* The array must describe the Vulkan image exactly: format, channel
+	 * count, size, one level. SURFACE_LDST for kernels that write;
+	 * COLOR_ATTACHMENT because the memory is also a render target. */
+	memset(&array_desc, 0, sizeof(array_desc));
+	array_desc.offset = 0;
+	array_desc.numLevels = 1;
+	array_desc.arrayDesc.Width = width;
+	array_desc.arrayDesc.Height = height;
+	array_desc.arrayDesc.Depth = 0;
+	array_desc.arrayDesc.Format = fmt->cu_format;
+	array_desc.arrayDesc.NumChannels = fmt->cu_channels;
+	array_desc.arrayDesc.Flags = CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_COLOR_ATTACHMENT;
+	res = CU(cuExternalMemoryGetMappedMipmappedArray)(&img.mipmapped, img.memory, &array_desc);
+	if (res != CUDA_SUCCESS) {
+		ret = device_cuda_fail(dev, res, "cuExternalMemoryGetMappedMipmappedArray",
+				       fmt->name);
+		goto fail;
+	}
+	res = CU(cuMipmappedArrayGetLevel)(&img.array, img.mipmapped, 0);
+	if (res != CUDA_SUCCESS) {
+		ret = device_cuda_fail(dev, res, "cuMipmappedArrayGetLevel", NULL);
+		goto fail;
+	}
+
+	memset(&res_desc, 0, sizeof(res_desc));
+	res_desc.resType = CU_RESOURCE_TYPE_ARRAY;
+	res_desc.res.array.hArray = img.array;
+	res = CU(cuSurfObjectCreate)(&img.surface, &res_desc);
+	if (res != CUDA_SUCCESS) {
+		ret = device_cuda_fail(dev, res, "cuSurfObjectCreate", NULL);
+		goto fail;
+	}
+
+	if (with_texture) {
+		CUDA_TEXTURE_DESC tex_desc;
+		bool normalized = !fmt->is_float && fmt->format != GLCUDA_FORMAT_RGB10_A2;
+
+		memset(&tex_desc, 0, sizeof(tex_desc));
+		tex_desc.addressMode[0] = CU_TR_ADDRESS_MODE_CLAMP;
+		tex_desc.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+		/* UNORM formats read as normalised floats, like GL samples
+		 * them; RGB10_A2 is one packed word and reads as an integer. */
+		tex_desc.filterMode = linear && (normalized || fmt->is_float)
+					      ? CU_TR_FILTER_MODE_LINEAR
+					      : CU_TR_FILTER_MODE_POINT;
+		tex_desc.flags = normalized ? 0 : CU_TRSF_READ_AS_INTEGER;
+		if (fmt->is_srgb)
+			tex_desc.flags |= CU_TRSF_SRGB;
+		res = CU(cuTexObjectCreate)(&img.texture, &res_desc, &tex_desc, NULL);
+		if (res != CUDA_SUCCESS) {
+			ret = device_cuda_fail(dev, res, "cuTexObjectCreate", NULL);
+			goto fail;
+		}
+	}
+
+	*out = img;
+	return 0;
+
+fail:
+	cuda_destroy_image(&img);
+	return ret;
+}
+
+void
+cuda_destroy_image(struct cuda_image *img)
+{
+	/* Objects before the array, the array before the memory. */
+	if (img->texture)
+		CU(cuTexObjectDestroy)(img->texture);
+	if (img->surface)
+		CU(cuSurfObjectDestroy)(img->surface);
+	if (img->mipmapped)
+		CU(cuMipmappedArrayDestroy)(img->mipmapped);
+	if (img->memory)
+		CU(cuDestroyExternalMemory)(img->memory);
+	memset(img, 0, sizeof(*img));
+}
+
+int
+cuda_import_semaphore(struct glcuda_device *dev, int fd, bool timeline,
+		      CUexternalSemaphore *out)
+{
+	CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+	CUresult res;
+
+	memset(&desc, 0, sizeof(desc));
+	desc.type = timeline ? CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD
+			     : CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
+	desc.handle.fd = fd;
+	res = CU(cuImportExternalSemaphore)(out, &desc);
+	if (res != CUDA_SUCCESS) {
+		close(fd);
+		return device_cuda_fail(dev, res,
+					timeline ? "cuImportExternalSemaphore (TIMELINE_SEMAPHORE_FD)"
+						 : "cuImportExternalSemaphore (OPAQUE_FD)",
+					timeline ? "Force binary semaphores with "
+						   "options.sync_mode = GLCUDA_SYNC_BINARY."
+						 : NULL);
+	}
+	return 0;
+}
+
+void
+cuda_destroy_semaphore(CUexternalSemaphore *sem)
+{
+	if (*sem)
+		CU(cuDestroyExternalSemaphore)(*sem);
+	*sem = NULL;
+}

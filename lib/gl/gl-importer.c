@@ -1,2 +1,318 @@
-/* SPDX-License-Identifier: MIT */
+/*
+ * The GL importer.
+ * SPDX-License-Identifier: MIT
+ */
 #include "private.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+GLenum
+gl_take_error(void)
+{
+	GLenum first = GL_NO_ERROR, err;
+	int guard = 0;
+
+	/* glGetError returns one flag per call; drain them all (bounded: a
+	 * lost context may return GL_CONTEXT_LOST forever). */
+	while ((err = glGetError()) != GL_NO_ERROR && guard++ < 16)
+		if (first == GL_NO_ERROR)
+			first = err;
+	return first;
+}
+
+int
+gl_check_error(struct glcuda_device *dev, const char *what)
+{
+	GLenum err = gl_take_error();
+
+	if (err == GL_NO_ERROR)
+		return 0;
+	if (err == GL_CONTEXT_LOST)
+		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
+				   "%s: GL_CONTEXT_LOST (0x%04x): the GL context was lost "
+				   "(GPU reset). Destroy every glcuda object and the "
+				   "context, then create them again.",
+				   what, err);
+	return glcuda_fail(dev, GLCUDA_ERROR_GL, "%s failed: %s (0x%04x)%s", what,
+			   gl_error_name(err), err,
+			   err == GL_OUT_OF_MEMORY ? ". The GPU is out of memory: free "
+						     "images or use smaller ones." : "");
+}
+
+static bool
+has_ext(const char *name)
+{
+	return epoxy_has_gl_extension(name);
+}
+
+int
+gl_state_init(struct glcuda_device *dev, struct gl_state *gl)
+{
+	struct glcuda_caps *caps = &dev->caps;
+	const char *s;
+	int version;
+
+	memset(gl, 0, sizeof(*gl));
+	gl_take_error();
+
+	gl->is_gles = !epoxy_is_desktop_gl();
+	version = epoxy_gl_version();
+	gl->major = version / 10;
+	gl->minor = version % 10;
+	caps->gl_api = gl->is_gles ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL;
+	caps->gl_major = gl->major;
+	caps->gl_minor = gl->minor;
+	s = (const char *)glGetString(GL_VENDOR);
+	snprintf(caps->gl_vendor, sizeof(caps->gl_vendor), "%s", s ? s : "?");
+	s = (const char *)glGetString(GL_RENDERER);
+	snprintf(caps->gl_renderer, sizeof(caps->gl_renderer), "%s", s ? s : "?");
+	s = (const char *)glGetString(GL_VERSION);
+	snprintf(caps->gl_version, sizeof(caps->gl_version), "%s", s ? s : "?");
+
+	if (gl->is_gles ? version < 30 : version < 45)
+		return glcuda_fail(dev, GLCUDA_ERROR_GL_TOO_OLD,
+				   "the context is %s %d.%d (\"%s\"); glcuda needs "
+				   "OpenGL 4.5 core or OpenGL ES 3.0. Create the context "
+				   "with EGL_CONTEXT_MAJOR_VERSION 4 / MINOR 5 (or ES 3).",
+				   gl->is_gles ? "OpenGL ES" : "OpenGL", gl->major,
+				   gl->minor, caps->gl_version);
+	if (!gl->is_gles) {
+		GLint mask = 0;
+		glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
+		gl->core_profile = mask & GL_CONTEXT_CORE_PROFILE_BIT;
+	}
+
+	gl->has_memory_object_fd = has_ext("GL_EXT_memory_object") &&
+				   has_ext("GL_EXT_memory_object_fd");
+	gl->has_semaphore_fd = has_ext("GL_EXT_semaphore") &&
+			       has_ext("GL_EXT_semaphore_fd");
+	gl->has_timeline_nv = gl->has_semaphore_fd &&
+			      has_ext("GL_NV_timeline_semaphore");
+	gl->has_timer_query = gl->is_gles ? has_ext("GL_EXT_disjoint_timer_query")
+					  : true; /* core since 3.3 */
+	gl->has_robustness = gl->is_gles ? version >= 32 || has_ext("GL_EXT_robustness") ||
+						   has_ext("GL_KHR_robustness")
+					 : true; /* core since 4.5 */
+
+	if (!gl->has_memory_object_fd)
+		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+				   "%s lacks GL_EXT_memory_object_fd%s: GL cannot import "
+				   "shared memory. Use a driver that has it (NVIDIA 418+, "
+				   "Mesa 20+ radeonsi/iris/llvmpipe).",
+				   caps->gl_renderer,
+				   has_ext("GL_EXT_memory_object") ? "" : " and GL_EXT_memory_object");
+
+	if (gl->has_timeline_nv) {
+		gl->CreateSemaphoresNV = (glcuda_PFNGLCREATESEMAPHORESNV)
+			eglGetProcAddress("glCreateSemaphoresNV");
+		gl->SemaphoreParameterivNV = (glcuda_PFNGLSEMAPHOREPARAMETERIVNV)
+			eglGetProcAddress("glSemaphoreParameterivNV");
+		if (!gl->CreateSemaphoresNV || !gl->SemaphoreParameterivNV) {
+			log_info(dev, "GL_NV_timeline_semaphore is listed but "
+				 "glCreateSemaphoresNV is not exported; timelines off\n");
+			gl->has_timeline_nv = false;
+		}
+	}
+
+	glGetIntegerv(GL_MAX_TEXTURE_SIZE, &gl->max_texture_size);
+
+	/* GL_EXT_memory_object: the UUIDs of the device and driver the context
+	 * runs on. memcmp'd against Vulkan's and CUDA's (a UUID may hold a
+	 * zero byte). */
+	{
+		GLint n = 0;
+		glGetIntegerv(GL_NUM_DEVICE_UUIDS_EXT, &n);
+		glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, caps->device_uuid);
+		glGetUnsignedBytevEXT(GL_DRIVER_UUID_EXT, caps->driver_uuid);
+		if (n > 1)
+			log_info(dev, "the GL context spans %d devices; using the first\n", n);
+	}
+	return gl_check_error(dev, "querying the GL context (glGetUnsignedBytei_vEXT GL_DEVICE_UUID_EXT)");
+}
+
+int
+gl_import_texture(struct glcuda_device *dev, int fd, uint64_t size, bool dedicated,
+		  const struct format_info *fmt, uint32_t width, uint32_t height,
+		  GLuint *texture, GLuint *memory_object)
+{
+	GLuint mem = 0, tex = 0;
+	GLint dedicated_flag = dedicated ? GL_TRUE : GL_FALSE;
+	GLint prev_tex = 0;
+	GLboolean is_mem;
+	int ret;
+
+	gl_take_error();
+	glCreateMemoryObjectsEXT(1, &mem);
+	/* Must match Vulkan's allocation, and be set before the import. */
+	glMemoryObjectParameterivEXT(mem, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated_flag);
+	glImportMemoryFdEXT(mem, size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+	is_mem = glIsMemoryObjectEXT(mem);
+	ret = gl_check_error(dev, "glImportMemoryFdEXT (GL_HANDLE_TYPE_OPAQUE_FD_EXT)");
+	if (ret < 0 || !is_mem) {
+		/* GL owns the fd only once the import succeeded. */
+		close(fd);
+		glDeleteMemoryObjectsEXT(1, &mem);
+		if (ret == 0)
+			ret = glcuda_fail(dev, GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
+					  "glImportMemoryFdEXT did not create a memory object "
+					  "for an OPAQUE_FD of %llu bytes",
+					  (unsigned long long)size);
+		return ret;
+	}
+
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &prev_tex);
+	glGenTextures(1, &tex);
+	glBindTexture(GL_TEXTURE_2D, tex);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_TILING_EXT, GL_OPTIMAL_TILING_EXT);
+	glTexStorageMem2DEXT(GL_TEXTURE_2D, 1, fmt->gl_internal_format, (GLsizei)width,
+			     (GLsizei)height, mem, 0);
+	/* Sampling defaults that work for every format (integer-like float
+	 * formats cannot be linearly filtered on every driver). */
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+	glBindTexture(GL_TEXTURE_2D, (GLuint)prev_tex);
+	{
+		GLenum err = gl_take_error();
+		if (err != GL_NO_ERROR) {
+			glDeleteTextures(1, &tex);
+			glDeleteMemoryObjectsEXT(1, &mem);
+			if (err == GL_CONTEXT_LOST)
+				return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
+						   "glTexStorageMem2DEXT: GL_CONTEXT_LOST");
+			return glcuda_fail(dev, err == GL_INVALID_ENUM || err == GL_INVALID_OPERATION
+						       ? GLCUDA_ERROR_UNSUPPORTED_FORMAT
+						       : GLCUDA_ERROR_GL,
+					   "glTexStorageMem2DEXT(%s 0x%04x, %ux%u) on imported "
+					   "memory failed: %s (0x%04x). The GL driver cannot "
+					   "use shared memory for this format; pick another "
+					   "format (glcuda_device_get_caps()->formats_supported).",
+					   fmt->name, fmt->gl_internal_format, width, height,
+					   gl_error_name(err), err);
+		}
+	}
+	*texture = tex;
+	*memory_object = mem;
+	return 0;
+}
+
+void
+gl_delete_texture(GLuint *texture, GLuint *memory_object)
+{
+	if (*texture)
+		glDeleteTextures(1, texture);
+	if (*memory_object)
+		glDeleteMemoryObjectsEXT(1, memory_object);
+	*texture = 0;
+	*memory_object = 0;
+}
+
+int
+gl_import_semaphore(struct glcuda_device *dev, int fd, bool timeline, GLuint *semaphore)
+{
+	GLuint sem = 0;
+	int ret;
+
+	gl_take_error();
+	if (timeline) {
+		/* GL_NV_timeline_semaphore: the type is fixed at creation and
+		 * must be set before the import. */
+		GLint type = GLCUDA_GL_SEMAPHORE_TYPE_TIMELINE_NV;
+		dev->gl.CreateSemaphoresNV(1, &sem);
+		dev->gl.SemaphoreParameterivNV(sem, GLCUDA_GL_SEMAPHORE_TYPE_NV, &type);
+	} else {
+		glGenSemaphoresEXT(1, &sem);
+	}
+	glImportSemaphoreFdEXT(sem, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+	ret = gl_check_error(dev, timeline ? "glImportSemaphoreFdEXT (timeline, OPAQUE_FD)"
+					   : "glImportSemaphoreFdEXT (binary, OPAQUE_FD)");
+	if (ret < 0) {
+		close(fd);
+		glDeleteSemaphoresEXT(1, &sem);
+		return ret;
+	}
+	*semaphore = sem;
+	return 0;
+}
+
+void
+gl_delete_semaphore(GLuint *semaphore)
+{
+	if (*semaphore)
+		glDeleteSemaphoresEXT(1, semaphore);
+	*semaphore = 0;
+}
+
+#define GLCUDA_MAX_LAYOUTS 64
+
+static void
+fill_layouts(GLenum *layouts, unsigned int count)
+{
+	/* GENERAL on both sides, always: CUDA does not know layouts and the
+	 * image is never used by Vulkan itself. */
+	for (unsigned int i = 0; i < count; i++)
+		layouts[i] = GL_LAYOUT_GENERAL_EXT;
+}
+
+void
+gl_signal_semaphore(GLuint semaphore, bool timeline, uint64_t value,
+		    const GLuint *textures, unsigned int count)
+{
+	GLenum layouts[GLCUDA_MAX_LAYOUTS];
+
+	if (count > GLCUDA_MAX_LAYOUTS)
+		count = GLCUDA_MAX_LAYOUTS;
+	fill_layouts(layouts, count);
+	if (timeline)
+		glSemaphoreParameterui64vEXT(semaphore, GLCUDA_GL_TIMELINE_SEMAPHORE_VALUE_NV,
+					     &value);
+	glSignalSemaphoreEXT(semaphore, 0, NULL, count, textures, layouts);
+}
+
+void
+gl_wait_semaphore(GLuint semaphore, bool timeline, uint64_t value,
+		  const GLuint *textures, unsigned int count)
+{
+	GLenum layouts[GLCUDA_MAX_LAYOUTS];
+
+	if (count > GLCUDA_MAX_LAYOUTS)
+		count = GLCUDA_MAX_LAYOUTS;
+	fill_layouts(layouts, count);
+	if (timeline)
+		glSemaphoreParameterui64vEXT(semaphore, GLCUDA_GL_TIMELINE_SEMAPHORE_VALUE_NV,
+					     &value);
+	glWaitSemaphoreEXT(semaphore, 0, NULL, count, textures, layouts);
+}
+
+void
+gl_save_state(struct gl_saved_state *s)
+{
+	glGetIntegerv(GL_ACTIVE_TEXTURE, &s->active_texture);
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->texture_2d);
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &s->draw_fbo);
+	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &s->read_fbo);
+	glGetIntegerv(GL_PACK_ALIGNMENT, &s->pack_alignment);
+	glGetIntegerv(GL_UNPACK_ALIGNMENT, &s->unpack_alignment);
+	glGetIntegerv(GL_PACK_ROW_LENGTH, &s->pack_row_length);
+	glGetIntegerv(GL_UNPACK_ROW_LENGTH, &s->unpack_row_length);
+	glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &s->pixel_pack_buffer);
+	glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &s->pixel_unpack_buffer);
+}
+
+void
+gl_restore_state(const struct gl_saved_state *s)
+{
+	glActiveTexture((GLenum)s->active_texture);
+	glBindTexture(GL_TEXTURE_2D, (GLuint)s->texture_2d);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)s->draw_fbo);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)s->read_fbo);
+	glPixelStorei(GL_PACK_ALIGNMENT, s->pack_alignment);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, s->unpack_alignment);
+	glPixelStorei(GL_PACK_ROW_LENGTH, s->pack_row_length);
+	glPixelStorei(GL_UNPACK_ROW_LENGTH, s->unpack_row_length);
+	glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)s->pixel_pack_buffer);
+	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)s->pixel_unpack_buffer);
+}
