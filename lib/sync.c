@@ -252,6 +252,9 @@ glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *im
 	ret = check_images(dev, images, count, IMAGE_OWNER_GL, "glcuda_handoff_to_cuda");
 	if (ret < 0)
 		return ret;
+	if (!dev->has_cuda)
+		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+				   "%s: this device was made without CUDA", __func__);
 	return sync_to_cuda(dev, images, count, stream);
 }
 
@@ -270,6 +273,9 @@ glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *imag
 	ret = check_images(dev, images, count, IMAGE_OWNER_CUDA, "glcuda_handoff_to_gl");
 	if (ret < 0)
 		return ret;
+	if (!dev->has_cuda)
+		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+				   "%s: this device was made without CUDA", __func__);
 	ret = sync_cuda_signal(dev, images, count, stream);
 	if (ret < 0)
 		return ret;

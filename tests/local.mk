@@ -1,1 +1,36 @@
-# tests: rules for this area
+# Check suites. test-device and test-image run everywhere (Mesa on CI, the
+# NVIDIA driver on the GPU machine); test-cuda and test-ring need CUDA and
+# exit 77 (skip) without it.
+if HAVE_CHECK
+check_LTLIBRARIES += tests/libtestcommon.la
+tests_libtestcommon_la_SOURCES = tests/test-common.c tests/test-common.h
+tests_libtestcommon_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_libtestcommon_la_LIBADD = lib/libglcuda-internal.la $(CHECK_LIBS)
+
+test_ldadd = tests/libtestcommon.la lib/libglcuda-internal.la $(CHECK_LIBS) \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
+
+check_PROGRAMS += tests/test-device tests/test-image
+TESTS += tests/test-device tests/test-image
+tests_test_device_SOURCES = tests/test-device.c
+tests_test_device_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_device_LDADD = $(test_ldadd)
+tests_test_image_SOURCES = tests/test-image.c
+tests_test_image_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_image_LDADD = $(test_ldadd)
+
+# GPU suites: kernels from nvcc, embedded in the test programs.
+if HAVE_NVCC
+check_PROGRAMS += tests/test-cuda
+TESTS += tests/test-cuda
+gpu_test_sources = tests/test-gpu.c tests/test-gpu.h
+tests_test_cuda_SOURCES = tests/test-cuda.c $(gpu_test_sources)
+nodist_tests_test_cuda_SOURCES = tests/test-kernels.S
+tests_test_cuda_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_cuda_LDADD = $(test_ldadd)
+tests/test-kernels.S: tests/test-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_test_fatbin tests/test-kernels.fatbin > $@
+CLEANFILES += tests/test-kernels.S tests/test-kernels.fatbin
+endif
+EXTRA_DIST += tests/test-kernels.cu
+endif

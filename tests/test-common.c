@@ -1,0 +1,244 @@
+/*
+ * Helpers shared by the Check suites.
+ * SPDX-License-Identifier: MIT
+ */
+#include "test-common.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int
+test_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the directory stream itself */
+}
+
+void
+test_count_gl_names(struct gl_names *out, unsigned int limit)
+{
+	memset(out, 0, sizeof(*out));
+	for (GLuint i = 1; i <= limit; i++) {
+		out->textures += glIsTexture(i) ? 1 : 0;
+		out->framebuffers += glIsFramebuffer(i) ? 1 : 0;
+		out->queries += glIsQuery(i) ? 1 : 0;
+		if (epoxy_has_gl_extension("GL_EXT_memory_object"))
+			out->memory_objects += glIsMemoryObjectEXT(i) ? 1 : 0;
+		if (epoxy_has_gl_extension("GL_EXT_semaphore"))
+			out->semaphores += glIsSemaphoreEXT(i) ? 1 : 0;
+	}
+}
+
+void
+ck_assert_gl_names_eq(const struct gl_names *a, const struct gl_names *b)
+{
+	ck_assert_int_eq(a->textures, b->textures);
+	ck_assert_int_eq(a->memory_objects, b->memory_objects);
+	ck_assert_int_eq(a->semaphores, b->semaphores);
+	ck_assert_int_eq(a->framebuffers, b->framebuffers);
+	ck_assert_int_eq(a->queries, b->queries);
+}
+
+struct glcuda_headless *
+test_headless(bool gles)
+{
+	struct glcuda_headless *hl = NULL;
+	int ret = glcuda_headless_new(-1, gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
+
+	if (ret < 0) {
+		printf("SKIP: no EGL display/context: %s: %s\n", glcuda_error_name(ret),
+		       glcuda_last_error());
+		exit(77);
+	}
+	return hl;
+}
+
+bool
+test_have_cuda(void)
+{
+	/* dlopen only; cuInit would make CUDA unusable in forked tests. */
+	void *h = dlopen(getenv("GLCUDA_LIBCUDA") ? getenv("GLCUDA_LIBCUDA") : "libcuda.so.1",
+			 RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return false;
+	dlclose(h);
+	return true;
+}
+
+static uint16_t
+half_from_small(unsigned int v)
+{
+	/* v in 0..2047 exactly representable: build the half by hand. */
+	if (v == 0)
+		return 0;
+	int e = 31 - __builtin_clz(v);
+	unsigned int mant = (v << (10 - e)) & 0x3ff;
+	return (uint16_t)(((e + 15) << 10) | mant);
+}
+
+void
+test_fill_pattern(const struct format_info *fmt, uint32_t w, uint32_t h, uint32_t seed,
+		  void *out)
+{
+	uint8_t *p = out;
+
+	for (uint32_t y = 0; y < h; y++) {
+		for (uint32_t x = 0; x < w; x++) {
+			/* Different per channel, position and seed, so a
+			 * swapped channel, a transposed or tiled layout, or a
+			 * stale frame shows. */
+			uint32_t base = x * 7u + y * 131u + seed * 977u;
+			size_t o = ((size_t)y * w + x) * fmt->bytes_per_pixel;
+			switch (fmt->format) {
+			case GLCUDA_FORMAT_RGBA8:
+			case GLCUDA_FORMAT_SRGB8_A8:
+			case GLCUDA_FORMAT_R8:
+			case GLCUDA_FORMAT_RG8:
+				for (unsigned int c = 0; c < fmt->cu_channels; c++)
+					p[o + c] = (uint8_t)(base + c * 61u);
+				break;
+			case GLCUDA_FORMAT_R16:
+			case GLCUDA_FORMAT_RG16:
+				for (unsigned int c = 0; c < fmt->cu_channels; c++) {
+					uint16_t v = (uint16_t)(base * 257u + c * 4099u);
+					memcpy(p + o + 2 * c, &v, 2);
+				}
+				break;
+			case GLCUDA_FORMAT_RGB10_A2: {
+				uint32_t r = base & 1023, g = (base + 341) & 1023,
+					 b = (base + 682) & 1023, a = (base >> 3) & 3;
+				uint32_t v = r | g << 10 | b << 20 | a << 30;
+				memcpy(p + o, &v, 4);
+				break;
+			}
+			case GLCUDA_FORMAT_RGBA16F:
+				for (unsigned int c = 0; c < 4; c++) {
+					uint16_t v = half_from_small((base + c * 61u) & 2047);
+					memcpy(p + o + 2 * c, &v, 2);
+				}
+				break;
+			case GLCUDA_FORMAT_RGBA32F:
+			case GLCUDA_FORMAT_R32F:
+				for (unsigned int c = 0; c < fmt->cu_channels; c++) {
+					float v = (float)((base + c * 61u) & 0xffff) / 64.0f;
+					memcpy(p + o + 4 * c, &v, 4);
+				}
+				break;
+			default:
+				ck_abort_msg("no pattern for %s", fmt->name);
+			}
+		}
+	}
+}
+
+bool
+test_gl_upload(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h,
+	       const void *data)
+{
+	struct gl_saved_state saved;
+	GLenum err;
+
+	gl_take_error();
+	gl_save_state(&saved);
+	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+	glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+	glBindTexture(GL_TEXTURE_2D, tex);
+	glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)w, (GLsizei)h, fmt->gl_format,
+			fmt->gl_type, data);
+	gl_restore_state(&saved);
+	err = gl_take_error();
+	if (err != GL_NO_ERROR)
+		fprintf(stderr, "glTexSubImage2D(%s): %s\n", fmt->name, gl_error_name(err));
+	return err == GL_NO_ERROR;
+}
+
+bool
+test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h,
+		 void *out)
+{
+	size_t size = (size_t)w * h * fmt->bytes_per_pixel;
+	struct gl_saved_state saved;
+	GLenum err;
+
+	gl_take_error();
+	gl_save_state(&saved);
+	glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+	glPixelStorei(GL_PACK_ALIGNMENT, 1);
+	glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+	if (epoxy_is_desktop_gl()) {
+		glGetTextureImage(tex, 0, fmt->gl_format, fmt->gl_type, (GLsizei)size, out);
+	} else {
+		GLuint fbo;
+		glGenFramebuffers(1, &fbo);
+		glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+		glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+		glReadPixels(0, 0, (GLsizei)w, (GLsizei)h, fmt->gl_format, fmt->gl_type, out);
+		glDeleteFramebuffers(1, &fbo);
+	}
+	gl_restore_state(&saved);
+	err = gl_take_error();
+	if (err != GL_NO_ERROR)
+		fprintf(stderr, "readback(%s): %s\n", fmt->name, gl_error_name(err));
+	return err == GL_NO_ERROR;
+}
+
+long
+test_first_mismatch(const void *a, const void *b, const struct format_info *fmt,
+		    uint32_t w, uint32_t h)
+{
+	size_t bpp = fmt->bytes_per_pixel;
+	for (size_t i = 0; i < (size_t)w * h; i++)
+		if (memcmp((const uint8_t *)a + i * bpp, (const uint8_t *)b + i * bpp, bpp))
+			return (long)i;
+	return -1;
+}
+
+void
+test_require_egl(void)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid == 0) {
+		struct glcuda_headless *hl = NULL;
+		int ret = glcuda_headless_new(-1, 0, &hl);
+		if (ret < 0) {
+			printf("SKIP: no EGL display or GL context: %s: %s\n",
+			       glcuda_error_name(ret), glcuda_last_error());
+			fflush(stdout);
+			_exit(77);
+		}
+		glcuda_headless_destroy(hl);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		exit(99);
+	if (WEXITSTATUS(status) != 0)
+		exit(WEXITSTATUS(status) == 77 ? 77 : 99);
+}
+
+int
+test_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,61 @@
+/*
+ * Helpers shared by the Check suites.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_TEST_COMMON_H
+#define GLCUDA_TEST_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <check.h>
+
+#include "private.h"
+
+/* Open file descriptors of this process (entries of /proc/self/fd). */
+int test_count_fds(void);
+
+/* GL object names alive in the current context among 1..limit. */
+struct gl_names {
+	int textures, memory_objects, semaphores, framebuffers, queries;
+};
+void test_count_gl_names(struct gl_names *out, unsigned int limit);
+void ck_assert_gl_names_eq(const struct gl_names *a, const struct gl_names *b);
+
+/* A headless context (GL core or GLES), current. Exits 77 with a line if
+ * no EGL display works at all. */
+struct glcuda_headless *test_headless(bool gles);
+
+/* true if libcuda.so.1 can be loaded (checked without initialising CUDA
+ * in this process: in a forked child). */
+bool test_have_cuda(void);
+
+/* Make a deterministic pattern of w*h pixels of fmt, valid values for the
+ * format (no NaNs), different for each seed. */
+void test_fill_pattern(const struct format_info *fmt, uint32_t w, uint32_t h,
+		       uint32_t seed, void *out);
+
+/* Upload a tightly packed pattern into a texture (glTexSubImage2D) and read
+ * a texture back exactly (desktop GL: glGetTextureImage; GLES: glReadPixels
+ * through a framebuffer). Bindings and pixel-store state restored. Return
+ * false when GL cannot do it for this format (GL error). */
+bool test_gl_upload(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h,
+		    const void *data);
+bool test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h,
+		      void *out);
+
+/* First differing pixel of two images, or -1. */
+long test_first_mismatch(const void *a, const void *b, const struct format_info *fmt,
+			 uint32_t w, uint32_t h);
+
+
+/* In main(), before running suites: exit 77 with one line if no EGL
+ * display/context can be made. Probes in a child process, so that the
+ * parent never initialises EGL or CUDA before Check forks. */
+void test_require_egl(void);
+
+/* Run a suite (fork mode unless CK_FORK says otherwise); returns the exit
+ * status for main. */
+int test_run_suite(Suite *s);
+
+#endif

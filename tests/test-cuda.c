@@ -1,0 +1,431 @@
+/*
+ * GL <-> CUDA hand-off on the GPU: every format in every sync mode, several
+ * hand-offs in flight, proof that nothing blocks the CPU, leaks, bad input.
+ * Needs an NVIDIA GPU; exits 77 without a CUDA driver.
+ * SPDX-License-Identifier: MIT
+ */
+#include "test-gpu.h"
+#include "image.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *
+api_name(bool gles)
+{
+	return gles ? "GLES" : "GL";
+}
+
+/* GL writes A -> CUDA checks A exactly and writes B -> GL reads B exactly;
+ * twice, with new patterns, so a stale frame or a missing wait fails. */
+static void
+roundtrip_one(struct gpu *g, const struct format_info *fmt, bool gles, CUstream stream,
+	      int *passed)
+{
+	const uint32_t w = 61, h = 37;
+	size_t size = (size_t)w * h * fmt->bytes_per_pixel;
+	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
+	struct glcuda_image *img = NULL;
+	CUdeviceptr da, db, dcount;
+	uint32_t count[2];
+	int ret;
+
+	ret = glcuda_image_new(g->dev, w, h, fmt->format, 0, &img);
+	ck_assert_msg(ret == 0, "%s %s: %s: %s", api_name(gles), fmt->name,
+		      glcuda_error_name(ret), glcuda_last_error());
+	for (uint32_t round = 0; round < 2; round++) {
+		test_fill_pattern(fmt, w, h, 10 + round * 2, a);
+		test_fill_pattern(fmt, w, h, 11 + round * 2, b);
+		da = gpu_upload(a, size);
+		db = gpu_upload(b, size);
+		dcount = gpu_upload(NULL, 8);
+		ck_assert_msg(test_gl_upload(img->texture, fmt, w, h, a), "%s upload", fmt->name);
+
+		ck_ok(glcuda_handoff_to_cuda(g->dev, &img, 1, stream));
+		gpu_check_and_fill(g, img, da, db, dcount, stream);
+		ck_ok(glcuda_handoff_to_gl(g->dev, &img, 1, stream));
+
+		if (test_gl_readback(img->texture, fmt, w, h, got)) {
+			long bad = test_first_mismatch(b, got, fmt, w, h);
+			ck_assert_msg(bad < 0, "%s %s %s round %u: GL read pixel %ld wrong",
+				      api_name(gles), fmt->name,
+				      glcuda_sync_mode_name(glcuda_device_get_caps(g->dev)->sync_mode),
+				      round, bad);
+		} else {
+			/* GLES cannot read every format back: check the memory
+			 * through Vulkan instead, after GL is done. */
+			glFinish();
+			ck_assert_int_eq(vk_image_read(g->dev->vk, &img->vk, fmt, got, size), 0);
+			ck_assert_msg(test_first_mismatch(b, got, fmt, w, h) < 0,
+				      "%s %s: Vulkan read wrong", api_name(gles), fmt->name);
+		}
+		ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
+		ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount, 8));
+		ck_assert_msg(count[0] == 0, "%s %s %s round %u: CUDA saw %u wrong pixels, first %u",
+			      api_name(gles), fmt->name,
+			      glcuda_sync_mode_name(glcuda_device_get_caps(g->dev)->sync_mode),
+			      round, count[0], count[1]);
+		glcuda_cuda.cuMemFree(da);
+		glcuda_cuda.cuMemFree(db);
+		glcuda_cuda.cuMemFree(dcount);
+	}
+	glcuda_image_destroy(img);
+	free(a);
+	free(b);
+	free(got);
+	(*passed)++;
+}
+
+/* _i: 0..5 = {GL, GLES} x {timeline, binary, cpu} */
+START_TEST(formats_x_modes)
+{
+	bool gles = _i >= 3;
+	enum glcuda_sync_mode mode = (enum glcuda_sync_mode)(GLCUDA_SYNC_TIMELINE + _i % 3);
+	struct gpu g;
+	CUstream stream;
+	int passed = 0;
+
+	gpu_setup(&g, gles, mode);
+	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
+		const struct format_info *fmt = format_info((enum glcuda_format)f);
+		ck_assert_msg(glcuda_device_get_caps(g.dev)->formats_supported & (1u << f),
+			      "%s not exportable", fmt->name);
+		roundtrip_one(&g, fmt, gles, stream, &passed);
+	}
+	printf("%s %s: %d/%d formats exact both ways\n", api_name(gles),
+	       glcuda_sync_mode_name(mode), passed, GLCUDA_FORMAT_COUNT - 1);
+	ck_cu(glcuda_cuda.cuStreamDestroy(stream));
+	gpu_teardown(&g);
+}
+END_TEST
+
+/* Three images in flight, pipelined: GL renders and hands off image i+1
+ * before it waits for image i; 30 rounds, separate streams or one. A
+ * deadlock fails by the test timeout. */
+START_TEST(in_flight)
+{
+	enum glcuda_sync_mode mode = (enum glcuda_sync_mode)(GLCUDA_SYNC_TIMELINE + _i % 3);
+	bool one_stream = _i >= 3;
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	const uint32_t w = 256, h = 128, n = 3;
+	size_t size = (size_t)w * h * 4;
+	struct glcuda_image *img[3];
+	CUstream stream[3];
+	CUdeviceptr da[3], db[3], dcount[3];
+	uint8_t *a[3], *b[3], *got = malloc(size);
+	struct gpu g;
+
+	gpu_setup(&g, false, mode);
+	for (uint32_t i = 0; i < n; i++) {
+		ck_ok(glcuda_image_new(g.dev, w, h, fmt->format, 0, &img[i]));
+		if (one_stream && i > 0)
+			stream[i] = stream[0];
+		else
+			ck_cu(glcuda_cuda.cuStreamCreate(&stream[i], CU_STREAM_NON_BLOCKING));
+		a[i] = malloc(size);
+		b[i] = malloc(size);
+		da[i] = gpu_upload(NULL, size);
+		db[i] = gpu_upload(NULL, size);
+		dcount[i] = gpu_upload(NULL, 8);
+	}
+	for (uint32_t round = 0; round < 30; round++) {
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t seed = round * 10 + i;
+			test_fill_pattern(fmt, w, h, seed, a[i]);
+			test_fill_pattern(fmt, w, h, seed + 1000, b[i]);
+			/* The previous round's kernels have finished (checked
+			 * below), so the buffers may be rewritten. */
+			ck_cu(glcuda_cuda.cuMemcpyHtoD(da[i], a[i], size));
+			ck_cu(glcuda_cuda.cuMemcpyHtoD(db[i], b[i], size));
+			ck_assert(test_gl_upload(img[i]->texture, fmt, w, h, a[i]));
+			ck_ok(glcuda_handoff_to_cuda(g.dev, &img[i], 1, stream[i]));
+			gpu_check_and_fill(&g, img[i], da[i], db[i], dcount[i], stream[i]);
+		}
+		for (uint32_t i = 0; i < n; i++)
+			ck_ok(glcuda_handoff_to_gl(g.dev, &img[i], 1, stream[i]));
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t count[2];
+			ck_assert(test_gl_readback(img[i]->texture, fmt, w, h, got));
+			ck_assert_msg(test_first_mismatch(b[i], got, fmt, w, h) < 0,
+				      "%s round %u image %u: GL read stale or wrong pixels",
+				      glcuda_sync_mode_name(mode), round, i);
+			ck_cu(glcuda_cuda.cuStreamSynchronize(stream[i]));
+			ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount[i], 8));
+			ck_assert_msg(count[0] == 0, "%s round %u image %u: CUDA saw %u wrong pixels",
+				      glcuda_sync_mode_name(mode), round, i, count[0]);
+		}
+	}
+	/* Several images in one hand-off. */
+	for (uint32_t round = 0; round < 10; round++) {
+		ck_ok(glcuda_handoff_to_cuda(g.dev, img, n, stream[0]));
+		for (uint32_t i = 0; i < n; i++)
+			gpu_check_and_fill(&g, img[i], 0, db[i], dcount[i], stream[0]);
+		ck_ok(glcuda_handoff_to_gl(g.dev, img, n, stream[0]));
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert(test_gl_readback(img[i]->texture, fmt, w, h, got));
+		ck_assert(test_first_mismatch(b[i], got, fmt, w, h) < 0);
+	}
+	printf("%s, %s: 3 images in flight x 30 rounds + 10 batched hand-offs: exact\n",
+	       glcuda_sync_mode_name(mode), one_stream ? "one stream" : "three streams");
+	for (uint32_t i = 0; i < n; i++) {
+		glcuda_image_destroy(img[i]);
+		if (!(one_stream && i > 0))
+			glcuda_cuda.cuStreamDestroy(stream[i]);
+		glcuda_cuda.cuMemFree(da[i]);
+		glcuda_cuda.cuMemFree(db[i]);
+		glcuda_cuda.cuMemFree(dcount[i]);
+		free(a[i]);
+		free(b[i]);
+	}
+	free(got);
+	gpu_teardown(&g);
+}
+END_TEST
+
+/* Gate the stream on the GPU, issue the whole GL -> CUDA -> GL round trip,
+ * and check every glcuda call returned while the gate was closed: had any
+ * of them waited for the stream on the CPU, this test would hang and fail
+ * by its timeout. Then open the gate and check the result. */
+START_TEST(no_cpu_blocking)
+{
+	enum glcuda_sync_mode mode = (enum glcuda_sync_mode)(GLCUDA_SYNC_TIMELINE + _i);
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	const uint32_t w = 128, h = 64;
+	size_t size = (size_t)w * h * 4;
+	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
+	volatile unsigned int *gate;
+	struct glcuda_image *img;
+	CUdeviceptr dgate, da, db, dcount;
+	CUstream stream;
+	GLsync fence;
+	struct gpu g;
+	void *args[1];
+
+	gpu_setup(&g, false, mode);
+	ck_ok(glcuda_image_new(g.dev, w, h, fmt->format, 0, &img));
+	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(glcuda_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+					 CU_MEMHOSTALLOC_PORTABLE));
+	*gate = 0;
+	ck_cu(glcuda_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
+	test_fill_pattern(fmt, w, h, 5, a);
+	test_fill_pattern(fmt, w, h, 6, b);
+	da = gpu_upload(a, size);
+	db = gpu_upload(b, size);
+	dcount = gpu_upload(NULL, 8);
+
+	ck_assert(test_gl_upload(img->texture, fmt, w, h, a));
+	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
+	args[0] = &dgate;
+	ck_cu(glcuda_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
+	gpu_check_and_fill(&g, img, da, db, dcount, stream);
+	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
+	/* GL work after the hand-off is queued behind the GPU-side wait. */
+	fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+	glFlush();
+
+	/* Every call above returned; the gate is still closed. */
+	ck_assert_int_eq(glcuda_cuda.cuStreamQuery(stream), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(glClientWaitSync(fence, 0, 0), GL_TIMEOUT_EXPIRED);
+
+	*gate = 1;
+	__sync_synchronize();
+	ck_assert(test_gl_readback(img->texture, fmt, w, h, got));
+	ck_assert(test_first_mismatch(b, got, fmt, w, h) < 0);
+	ck_assert_int_ne(glClientWaitSync(fence, 0, 0), GL_TIMEOUT_EXPIRED);
+	glDeleteSync(fence);
+	printf("%s: the GL->CUDA->GL round trip was issued with the stream gated; "
+	       "no call waited\n", glcuda_sync_mode_name(mode));
+
+	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
+	glcuda_image_destroy(img);
+	glcuda_cuda.cuStreamDestroy(stream);
+	glcuda_cuda.cuMemFreeHost((void *)gate);
+	glcuda_cuda.cuMemFree(da);
+	glcuda_cuda.cuMemFree(db);
+	glcuda_cuda.cuMemFree(dcount);
+	free(a);
+	free(b);
+	free(got);
+	gpu_teardown(&g);
+}
+END_TEST
+
+static size_t
+cuda_free_memory(void)
+{
+	size_t free_b = 0, total = 0;
+	ck_cu(glcuda_cuda.cuMemGetInfo(&free_b, &total));
+	return free_b;
+}
+
+/* 1000 images of mixed formats and sizes, some handed to CUDA and back,
+ * some destroyed with hand-offs in flight: nothing left behind. */
+START_TEST(no_leaks)
+{
+	static const enum glcuda_format mix[] = {
+		GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_RGBA16F, GLCUDA_FORMAT_R8,
+		GLCUDA_FORMAT_RG16, GLCUDA_FORMAT_R32F, GLCUDA_FORMAT_RGB10_A2,
+		GLCUDA_FORMAT_SRGB8_A8, GLCUDA_FORMAT_RGBA32F, GLCUDA_FORMAT_RG8,
+		GLCUDA_FORMAT_R16,
+	};
+	struct gl_names before, after;
+	size_t mem_before, mem_after;
+	GLuint max_name = 0;
+	CUstream stream;
+	struct gpu g;
+	int fds;
+
+	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
+	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	for (int i = 0; i < 3; i++) { /* driver first-use allocations */
+		struct glcuda_image *img;
+		ck_ok(glcuda_image_new(g.dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &img));
+		ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
+		ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
+		glcuda_image_destroy(img);
+	}
+	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
+	fds = test_count_fds();
+	mem_before = cuda_free_memory();
+	test_count_gl_names(&before, 20000);
+	for (int i = 0; i < 1000; i++) {
+		struct glcuda_image *img;
+		enum glcuda_format f = mix[i % ARRAY_LENGTH(mix)];
+		uint32_t w = 16 + (uint32_t)(i * 37) % 700, h = 8 + (uint32_t)(i * 53) % 500;
+		ck_ok(glcuda_image_new(g.dev, w, h, f, 0, &img));
+		if (img->texture > max_name)
+			max_name = img->texture;
+		switch (i % 5) {
+		case 1: /* a full round trip */
+			ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
+			gpu_check_and_fill(&g, img, 0, 0, 0, stream);
+			ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
+			break;
+		case 2: { /* destroyed while CUDA still works on it */
+			unsigned int iters = 200;
+			void *args[] = { &iters };
+			ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
+			ck_cu(glcuda_cuda.cuLaunchKernel(g.busy, 1, 1, 1, 1, 1, 1, 0, stream,
+							 args, NULL));
+			break;
+		}
+		case 3: /* handed back, GL's wait still pending on the GPU */
+			ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
+			ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
+			break;
+		default:
+			break;
+		}
+		glcuda_image_destroy(img);
+	}
+	glFinish();
+	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
+	ck_assert_int_eq(test_count_fds(), fds);
+	mem_after = cuda_free_memory();
+	printf("1000 images: fds %d -> %d, CUDA free memory %zu -> %zu MiB, names up to %u\n",
+	       fds, test_count_fds(), mem_before >> 20, mem_after >> 20, max_name);
+	ck_assert_msg(mem_after + mem_before / 100 >= mem_before,
+		      "CUDA free memory dropped from %zu to %zu", mem_before, mem_after);
+	ck_assert_uint_lt(max_name, 20000);
+	test_count_gl_names(&after, 20000);
+	ck_assert_gl_names_eq(&before, &after);
+	ck_assert_uint_eq(g.dev->live_images, 0);
+	glcuda_cuda.cuStreamDestroy(stream);
+	gpu_teardown(&g);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+	struct glcuda_image *img, *img2, *other, *many[65];
+	struct glcuda_device *dev2 = NULL;
+	CUstream stream;
+	struct gpu g;
+
+	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
+	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_ok(glcuda_image_new(g.dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(glcuda_image_new(g.dev, 32, 32, GLCUDA_FORMAT_R8, 0, &img2));
+	ck_ok(glcuda_device_new(glcuda_headless_display(g.hl), glcuda_headless_context(g.hl),
+				NULL, &dev2));
+	ck_ok(glcuda_image_new(dev2, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &other));
+
+	/* An image of another device. */
+	ck_assert_int_eq(glcuda_handoff_to_cuda(g.dev, &other, 1, stream),
+			 GLCUDA_ERROR_WRONG_DEVICE);
+	/* Wrong direction, twice the same image, too many, NULL. */
+	ck_assert_int_eq(glcuda_handoff_to_gl(g.dev, &img, 1, stream), GLCUDA_ERROR_BAD_STATE);
+	{
+		struct glcuda_image *dup[2] = { img, img };
+		ck_assert_int_eq(glcuda_handoff_to_cuda(g.dev, dup, 2, stream), -EINVAL);
+	}
+	for (int i = 0; i < 65; i++)
+		many[i] = img;
+	ck_assert_int_eq(glcuda_handoff_to_cuda(g.dev, many, 65, stream), -EINVAL);
+	{
+		struct glcuda_image *nul[2] = { img, NULL };
+		ck_assert_int_eq(glcuda_handoff_to_cuda(g.dev, nul, 2, stream), -EINVAL);
+	}
+	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
+	ck_assert_int_eq(glcuda_handoff_to_cuda(g.dev, &img, 1, stream), GLCUDA_ERROR_BAD_STATE);
+	/* Without the context current: an error, nothing changes. */
+	ck_assert(eglMakeCurrent(glcuda_headless_display(g.hl), EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
+	ck_assert_int_eq(glcuda_handoff_to_gl(g.dev, &img, 1, stream),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(glcuda_handoff_to_cuda(g.dev, &img2, 1, stream),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	ck_ok(glcuda_headless_make_current(g.hl));
+	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
+	/* Oversized images. */
+	ck_assert_int_eq(glcuda_image_new(g.dev, glcuda_device_get_caps(g.dev)->max_image_size + 1,
+					  4, GLCUDA_FORMAT_RGBA8, 0, &img2), -EINVAL);
+	/* Destroying a device with images alive refuses and says so. */
+	glcuda_device_destroy(dev2);
+	ck_assert_uint_eq(dev2->live_images, 1);
+	glcuda_image_destroy(other);
+	glcuda_device_destroy(dev2);
+
+	glcuda_image_destroy(img);
+	glcuda_image_destroy(img2);
+	glcuda_cuda.cuStreamDestroy(stream);
+	gpu_teardown(&g);
+}
+END_TEST
+
+static Suite *
+glcuda_cuda_suite(void)
+{
+	Suite *s = suite_create("cuda");
+	TCase *tc = tcase_create("formats");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, formats_x_modes, 0, 6);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("in-flight");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, in_flight, 0, 6);
+	tcase_add_loop_test(tc, no_cpu_blocking, 0, 2);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hygiene");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, no_leaks);
+	tcase_add_test(tc, bad_input);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	gpu_require_cuda();
+	test_require_egl();
+	return test_run_suite(glcuda_cuda_suite());
+}

@@ -1,0 +1,356 @@
+/*
+ * Device binding: bad input, context checks, the missing-CUDA path (CI) and
+ * the full binding with UUIDs across GL, Vulkan and CUDA (GPU machine).
+ * SPDX-License-Identifier: MIT
+ */
+#include "test-common.h"
+#include "vk/vk-exporter.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct log_counts {
+	int debug, info, error;
+	char last[512];
+};
+
+static void
+count_log(enum glcuda_log_priority prio, void *user_data, const char *fmt, va_list args)
+{
+	struct log_counts *c = user_data;
+
+	if (prio == GLCUDA_LOG_PRIORITY_DEBUG)
+		c->debug++;
+	else if (prio == GLCUDA_LOG_PRIORITY_INFO)
+		c->info++;
+	else if (prio == GLCUDA_LOG_PRIORITY_ERROR)
+		c->error++;
+	vsnprintf(c->last, sizeof(c->last), fmt, args);
+}
+
+START_TEST(null_arguments)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLContext ctx = glcuda_headless_context(hl);
+	struct glcuda_device *dev = (void *)0x1;
+
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_ptr_eq(dev, (void *)0x1); /* untouched on failure */
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "display"));
+	ck_assert_int_eq(glcuda_device_new(dpy, EGL_NO_CONTEXT, NULL, &dev), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "context"));
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, NULL), -EINVAL);
+	glcuda_device_destroy(NULL); /* no-op */
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+START_TEST(context_not_current)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLContext ctx = glcuda_headless_context(hl);
+	struct glcuda_device *dev = NULL;
+
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_ptr_null(dev);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "eglMakeCurrent"));
+	/* glcuda never makes a context current itself. */
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+static EGLContext
+make_context(EGLDisplay dpy, EGLenum api, int major, int minor)
+{
+	EGLint attribs[] = {
+		EGL_CONTEXT_MAJOR_VERSION, major,
+		EGL_CONTEXT_MINOR_VERSION, minor,
+		api == EGL_OPENGL_API ? EGL_CONTEXT_OPENGL_PROFILE_MASK : EGL_NONE,
+		EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+		EGL_NONE,
+	};
+	eglBindAPI(api);
+	return eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
+}
+
+START_TEST(gl_too_old)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	EGLDisplay dpy = glcuda_headless_display(hl);
+	struct glcuda_device *dev = NULL;
+	EGLContext old = make_context(dpy, EGL_OPENGL_API, 3, 3);
+
+	ck_assert_ptr_ne(old, EGL_NO_CONTEXT);
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, old));
+	if (epoxy_gl_version() >= 45) {
+		/* Some drivers hand out a newer context for a 3.3 request. */
+		printf("GL 3.3 request returned %d: GL_TOO_OLD not testable here\n",
+		       epoxy_gl_version());
+	} else {
+		ck_assert_int_eq(glcuda_device_new(dpy, old, NULL, &dev), GLCUDA_ERROR_GL_TOO_OLD);
+		ck_assert_ptr_null(dev);
+		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "4.5"));
+	}
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	eglDestroyContext(dpy, old);
+	eglBindAPI(EGL_OPENGL_API);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+START_TEST(gles2_context)
+{
+	struct glcuda_headless *hl = test_headless(true);
+	EGLDisplay dpy = glcuda_headless_display(hl);
+	struct glcuda_device *dev = NULL;
+	EGLContext es2 = make_context(dpy, EGL_OPENGL_ES_API, 2, 0);
+
+	ck_assert_ptr_ne(es2, EGL_NO_CONTEXT);
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, es2));
+	if (epoxy_gl_version() >= 30) {
+		/* Mesa and NVIDIA return ES 3.x for an ES 2.0 request. */
+		printf("ES 2.0 request returned ES %d.%d: nothing to reject\n",
+		       epoxy_gl_version() / 10, epoxy_gl_version() % 10);
+	} else {
+		ck_assert_int_eq(glcuda_device_new(dpy, es2, NULL, &dev), GLCUDA_ERROR_GL_TOO_OLD);
+	}
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	eglDestroyContext(dpy, es2);
+	eglBindAPI(EGL_OPENGL_API);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* GL state glcuda must leave alone. */
+struct some_gl_state {
+	GLint tex, fbo, active, align;
+};
+
+static void
+set_unusual_gl_state(struct some_gl_state *s, GLuint *tex, GLuint *fbo)
+{
+	glGenTextures(1, tex);
+	glActiveTexture(GL_TEXTURE3);
+	glBindTexture(GL_TEXTURE_2D, *tex);
+	glGenFramebuffers(1, fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->tex);
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &s->fbo);
+	glGetIntegerv(GL_ACTIVE_TEXTURE, &s->active);
+	glGetIntegerv(GL_UNPACK_ALIGNMENT, &s->align);
+}
+
+static void
+check_gl_state(const struct some_gl_state *s)
+{
+	struct some_gl_state now;
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &now.tex);
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &now.fbo);
+	glGetIntegerv(GL_ACTIVE_TEXTURE, &now.active);
+	glGetIntegerv(GL_UNPACK_ALIGNMENT, &now.align);
+	ck_assert_int_eq(now.tex, s->tex);
+	ck_assert_int_eq(now.fbo, s->fbo);
+	ck_assert_int_eq(now.active, s->active);
+	ck_assert_int_eq(now.align, s->align);
+}
+
+/* Without a CUDA driver: the documented error, nothing leaked, state kept. */
+static void
+no_cuda_driver(bool gles)
+{
+	struct glcuda_headless *hl = test_headless(gles);
+	struct glcuda_device *dev = NULL;
+	struct gl_names before, after;
+	struct some_gl_state state;
+	struct log_counts logs = { 0 };
+	struct glcuda_device_options opts = {
+		.log_func = count_log,
+		.log_user_data = &logs,
+		.log_priority = GLCUDA_LOG_PRIORITY_DEBUG,
+	};
+	GLuint tex, fbo;
+	int fds;
+
+	if (test_have_cuda()) {
+		glcuda_headless_destroy(hl);
+		return; /* covered by the GPU tests */
+	}
+	unsetenv("GLCUDA_LOG");
+	set_unusual_gl_state(&state, &tex, &fbo);
+	fds = test_count_fds();
+	test_count_gl_names(&before, 256);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(glcuda_device_new(glcuda_headless_display(hl),
+						   glcuda_headless_context(hl), &opts, &dev),
+				 GLCUDA_ERROR_NO_CUDA_DRIVER);
+		ck_assert_ptr_null(dev);
+	}
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "libcuda.so.1"));
+	ck_assert_str_eq(glcuda_error_name(GLCUDA_ERROR_NO_CUDA_DRIVER),
+			 "GLCUDA_ERROR_NO_CUDA_DRIVER");
+	/* The debug line about the GL context, and the error. */
+	ck_assert_int_ge(logs.debug, 3);
+	ck_assert_int_eq(logs.error, 3);
+	ck_assert_ptr_nonnull(strstr(logs.last, "GLCUDA_ERROR_NO_CUDA_DRIVER"));
+	ck_assert_int_eq(test_count_fds(), fds);
+	test_count_gl_names(&after, 256);
+	ck_assert_gl_names_eq(&before, &after);
+	check_gl_state(&state);
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+
+	/* Raising the threshold keeps debug lines out. */
+	memset(&logs, 0, sizeof(logs));
+	opts.log_priority = GLCUDA_LOG_PRIORITY_ERROR;
+	glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), &opts, &dev);
+	ck_assert_int_eq(logs.debug, 0);
+	ck_assert_int_eq(logs.info, 0);
+	ck_assert_int_eq(logs.error, 1);
+	/* GLCUDA_LOG=debug raises it again. */
+	memset(&logs, 0, sizeof(logs));
+	setenv("GLCUDA_LOG", "debug", 1);
+	glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), &opts, &dev);
+	unsetenv("GLCUDA_LOG");
+	ck_assert_int_ge(logs.debug, 1);
+
+	glDeleteTextures(1, &tex);
+	glDeleteFramebuffers(1, &fbo);
+	glcuda_headless_destroy(hl);
+}
+
+START_TEST(no_cuda_driver_gl)
+{
+	no_cuda_driver(false);
+}
+END_TEST
+
+START_TEST(no_cuda_driver_gles)
+{
+	no_cuda_driver(true);
+}
+END_TEST
+
+/* The GL + Vulkan half of the binding works without CUDA (internal). */
+START_TEST(gl_vulkan_binding)
+{
+	struct glcuda_headless *hl = test_headless(_i == 1);
+	struct glcuda_device *dev = NULL;
+	const struct glcuda_caps *caps;
+	int ret;
+
+	ret = device_new_internal(glcuda_headless_display(hl), glcuda_headless_context(hl),
+				  NULL, false, &dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	caps = glcuda_device_get_caps(dev);
+	ck_assert_int_eq(caps->gl_api, _i == 1 ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL);
+	ck_assert_int_ge(caps->gl_major * 10 + caps->gl_minor, _i == 1 ? 30 : 45);
+	ck_assert(memcmp(caps->device_uuid, vk_exporter_info(dev->vk)->device_uuid, 16) == 0);
+	ck_assert(memcmp(caps->driver_uuid, vk_exporter_info(dev->vk)->driver_uuid, 16) == 0);
+	ck_assert_str_eq(caps->vulkan_device_name, vk_exporter_info(dev->vk)->name);
+	ck_assert_uint_ne(caps->formats_supported & (1u << GLCUDA_FORMAT_RGBA8), 0);
+	ck_assert_uint_gt(caps->max_image_size, 1024);
+	ck_assert_uint_ne(caps->sync_modes_supported & (1u << GLCUDA_SYNC_CPU), 0);
+	if (!dev->gl.has_semaphore_fd)
+		ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_CPU);
+	glcuda_device_destroy(dev);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* GPU machine: the whole binding. */
+static void
+full_binding(bool gles)
+{
+	struct glcuda_headless *hl = test_headless(gles);
+	struct glcuda_device *dev = NULL;
+	const struct glcuda_caps *caps;
+	struct some_gl_state state;
+	GLuint tex, fbo;
+	CUuuid uuid;
+	int ret;
+
+	set_unusual_gl_state(&state, &tex, &fbo);
+	ret = glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl),
+				NULL, &dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	caps = glcuda_device_get_caps(dev);
+	printf("%s %d.%d on \"%s\"; Vulkan \"%s\"; CUDA %d \"%s\" (driver %d); sync %s\n",
+	       gles ? "GLES" : "GL", caps->gl_major, caps->gl_minor, caps->gl_renderer,
+	       caps->vulkan_device_name, caps->cuda_ordinal, caps->cuda_device_name,
+	       caps->cuda_driver_version, glcuda_sync_mode_name(caps->sync_mode));
+	ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_TIMELINE);
+	ck_assert_int_ge(caps->cuda_ordinal, 0);
+	ck_assert_int_eq(glcuda_cuda.cuDeviceGetUuid(&uuid, glcuda_device_cuda_device(dev)),
+			 CUDA_SUCCESS);
+	ck_assert(memcmp(uuid.bytes, caps->device_uuid, 16) == 0);
+	ck_assert(memcmp(vk_exporter_info(dev->vk)->device_uuid, caps->device_uuid, 16) == 0);
+	ck_assert_ptr_nonnull(glcuda_device_cuda_context(dev));
+	check_gl_state(&state);
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	glcuda_device_destroy(dev);
+
+	/* Forced modes. */
+	for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++) {
+		struct glcuda_device_options opts = { .sync_mode = (enum glcuda_sync_mode)m };
+		ret = glcuda_device_new(glcuda_headless_display(hl),
+					glcuda_headless_context(hl), &opts, &dev);
+		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+		ck_assert_int_eq(glcuda_device_get_caps(dev)->sync_mode, m);
+		glcuda_device_destroy(dev);
+	}
+	glDeleteTextures(1, &tex);
+	glDeleteFramebuffers(1, &fbo);
+	glcuda_headless_destroy(hl);
+}
+
+START_TEST(cuda_binding_gl)
+{
+	full_binding(false);
+}
+END_TEST
+
+START_TEST(cuda_binding_gles)
+{
+	full_binding(true);
+}
+END_TEST
+
+static Suite *
+glcuda_device_suite(void)
+{
+	Suite *s = suite_create("device");
+	TCase *tc = tcase_create("arguments");
+	tcase_add_test(tc, null_arguments);
+	tcase_add_test(tc, context_not_current);
+	tcase_add_test(tc, gl_too_old);
+	tcase_add_test(tc, gles2_context);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("binding");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, gl_vulkan_binding, 0, 2);
+	if (test_have_cuda()) {
+		tcase_add_test(tc, cuda_binding_gl);
+		tcase_add_test(tc, cuda_binding_gles);
+	} else {
+		tcase_add_test(tc, no_cuda_driver_gl);
+		tcase_add_test(tc, no_cuda_driver_gles);
+	}
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	test_require_egl();
+	return test_run_suite(glcuda_device_suite());
+}

@@ -1,0 +1,43 @@
+/*
+ * Shared set-up of the GPU suites: a headless context, a glcuda device in a
+ * given sync mode, and the test kernels.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_TEST_GPU_H
+#define GLCUDA_TEST_GPU_H
+
+#include "test-common.h"
+#include <glcuda/glcuda-cuda.h>
+
+extern const unsigned char glcuda_test_fatbin[];
+extern const unsigned long glcuda_test_fatbin_size;
+
+struct gpu {
+	struct glcuda_headless *hl;
+	struct glcuda_device *dev;
+	CUmodule module;
+	CUfunction check_and_fill[17]; /* by bytes per pixel */
+	CUfunction spin_gate, ring_transform, busy;
+};
+
+/* Everything set up, the CUDA context pushed on this thread. */
+void gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode);
+void gpu_teardown(struct gpu *g);
+
+#define ck_cu(call) do { CUresult r_ = (call); \
+	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
+#define ck_ok(call) do { int r_ = (call); \
+	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_name(r_), glcuda_last_error()); } while (0)
+
+/* Launch check_and_fill for the image: compare with expect (device
+ * pointer or 0) and write fill (or 0); counters at dcount[0..1]. */
+void gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr expect,
+			CUdeviceptr fill, CUdeviceptr dcount, CUstream stream);
+
+/* Device copy of a host buffer. */
+CUdeviceptr gpu_upload(const void *data, size_t size);
+
+/* Exit 77 with one line unless libcuda.so.1 is present. */
+void gpu_require_cuda(void);
+
+#endif

@@ -1,0 +1,314 @@
+/*
+ * Shared images without CUDA: the Vulkan exporter and the GL importer for
+ * every format, checked through the other API's view of the same memory;
+ * GL state hygiene, leaks, bad input. Runs on Mesa (CI) and NVIDIA.
+ * SPDX-License-Identifier: MIT
+ */
+#include "test-common.h"
+#include "image.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct glcuda_headless *hl;
+static struct glcuda_device *dev;
+
+static void
+setup(bool gles)
+{
+	int ret;
+
+	hl = test_headless(gles);
+	ret = device_new_internal(glcuda_headless_display(hl), glcuda_headless_context(hl),
+				  NULL, false, &dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+}
+
+static void
+teardown(void)
+{
+	glcuda_device_destroy(dev);
+	glcuda_headless_destroy(hl);
+	dev = NULL;
+	hl = NULL;
+}
+
+/* GL writes -> Vulkan reads the same memory; Vulkan writes -> GL reads. */
+static void
+roundtrip(bool gles)
+{
+	const uint32_t w = 67, h = 45; /* odd sizes catch row-pitch mistakes */
+	int tested = 0;
+
+	setup(gles);
+	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
+		const struct format_info *fmt = format_info((enum glcuda_format)f);
+		size_t size = (size_t)w * h * fmt->bytes_per_pixel;
+		uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
+		struct glcuda_image *img = NULL;
+		long bad;
+		int ret;
+
+		ret = glcuda_image_new(dev, w, h, fmt->format, 0, &img);
+		if (!(glcuda_device_get_caps(dev)->formats_supported & (1u << f))) {
+			/* Not exportable here: a clear error, not an image. */
+			ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
+			ck_assert_ptr_nonnull(strstr(glcuda_last_error(), fmt->name));
+			printf("%s: not exportable here (%s)\n", fmt->name, glcuda_last_error());
+			goto next;
+		}
+		if (ret == GLCUDA_ERROR_UNSUPPORTED_FORMAT) {
+			printf("%s: GL refused it: %s\n", fmt->name, glcuda_last_error());
+			ck_assert_ptr_nonnull(strstr(glcuda_last_error(), fmt->name));
+			goto next;
+		}
+		ck_assert_msg(ret == 0, "%s: %s: %s", fmt->name, glcuda_error_name(ret),
+			      glcuda_last_error());
+		ck_assert_uint_ne(glcuda_image_gl_texture(img), 0);
+		ck_assert_uint_eq(glcuda_image_width(img), w);
+		ck_assert_uint_eq(glcuda_image_format(img), fmt->format);
+
+		test_fill_pattern(fmt, w, h, 1, a);
+		test_fill_pattern(fmt, w, h, 2, b);
+		if (!test_gl_upload(img->texture, fmt, w, h, a)) {
+			printf("%s: GL cannot upload this format here\n", fmt->name);
+			glcuda_image_destroy(img);
+			goto next;
+		}
+		glFinish();
+		ck_assert_int_eq(vk_image_read(dev->vk, &img->vk, fmt, got, size), 0);
+		bad = test_first_mismatch(a, got, fmt, w, h);
+		ck_assert_msg(bad < 0, "%s: GL write, Vulkan read: pixel %ld differs", fmt->name, bad);
+
+		ck_assert_int_eq(vk_image_write(dev->vk, &img->vk, fmt, b, size), 0);
+		if (test_gl_readback(img->texture, fmt, w, h, got)) {
+			bad = test_first_mismatch(b, got, fmt, w, h);
+			ck_assert_msg(bad < 0, "%s: Vulkan write, GL read: pixel %ld differs",
+				      fmt->name, bad);
+		} else {
+			printf("%s: GL cannot read this format back here\n", fmt->name);
+		}
+		glcuda_image_destroy(img);
+		tested++;
+		printf("%s %s: GL->Vulkan and Vulkan->GL exact\n", gles ? "GLES" : "GL", fmt->name);
+next:
+		free(a);
+		free(b);
+		free(got);
+	}
+	/* RGBA8 works everywhere. */
+	ck_assert_int_ge(tested, 1);
+	teardown();
+}
+
+START_TEST(formats_gl)
+{
+	roundtrip(false);
+}
+END_TEST
+
+START_TEST(formats_gles)
+{
+	roundtrip(true);
+}
+END_TEST
+
+/* The image can be rendered to and sampled: an FBO with it is complete. */
+START_TEST(render_target)
+{
+	struct glcuda_image *img = NULL;
+	GLuint fbo;
+	uint8_t px[4];
+
+	setup(false);
+	ck_assert_int_eq(glcuda_image_new(dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	glGenFramebuffers(1, &fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+			       glcuda_image_gl_texture(img), 0);
+	ck_assert_int_eq(glCheckFramebufferStatus(GL_FRAMEBUFFER), GL_FRAMEBUFFER_COMPLETE);
+	glClearColor(1.0f, 0.0f, 1.0f, 0.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glReadPixels(3, 5, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
+	ck_assert_int_eq(px[0], 255);
+	ck_assert_int_eq(px[1], 0);
+	ck_assert_int_eq(px[2], 255);
+	ck_assert_int_eq(px[3], 0);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	glDeleteFramebuffers(1, &fbo);
+	glcuda_image_destroy(img);
+	teardown();
+}
+END_TEST
+
+START_TEST(gl_state_restored)
+{
+	struct glcuda_image *img = NULL;
+	GLuint tex, fbo, pbo;
+	GLint v;
+
+	setup(false);
+	glGenTextures(1, &tex);
+	glActiveTexture(GL_TEXTURE5);
+	glBindTexture(GL_TEXTURE_2D, tex);
+	glGenFramebuffers(1, &fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+	glGenBuffers(1, &pbo);
+	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+
+	ck_assert_int_eq(glcuda_image_new(dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	glcuda_image_destroy(img);
+
+	glGetIntegerv(GL_ACTIVE_TEXTURE, &v);
+	ck_assert_int_eq(v, GL_TEXTURE5);
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &v);
+	ck_assert_int_eq(v, (GLint)tex);
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &v);
+	ck_assert_int_eq(v, (GLint)fbo);
+	glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &v);
+	ck_assert_int_eq(v, (GLint)pbo);
+	glGetIntegerv(GL_UNPACK_ALIGNMENT, &v);
+	ck_assert_int_eq(v, 2);
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+
+	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+	glDeleteBuffers(1, &pbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	glDeleteFramebuffers(1, &fbo);
+	glDeleteTextures(1, &tex);
+	teardown();
+}
+END_TEST
+
+START_TEST(no_leaks)
+{
+	static const enum glcuda_format mix[] = {
+		GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_R8, GLCUDA_FORMAT_RGBA16F,
+		GLCUDA_FORMAT_RG8, GLCUDA_FORMAT_R32F, GLCUDA_FORMAT_RGBA32F,
+	};
+	struct gl_names before, after;
+	int fds;
+
+	setup(false);
+	/* Warm the drivers up first: their own first-use allocations are not
+	 * leaks. */
+	for (int i = 0; i < 2; i++) {
+		struct glcuda_image *img = NULL;
+		ck_assert_int_eq(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+		glcuda_image_destroy(img);
+	}
+	fds = test_count_fds();
+	test_count_gl_names(&before, 2048);
+	for (int i = 0; i < 300; i++) {
+		struct glcuda_image *img = NULL;
+		enum glcuda_format f = mix[i % ARRAY_LENGTH(mix)];
+		uint32_t w = 16 + (uint32_t)(i * 37) % 500, h = 8 + (uint32_t)(i * 53) % 300;
+		if (!(glcuda_device_get_caps(dev)->formats_supported & (1u << f)))
+			continue;
+		ck_assert_int_eq(glcuda_image_new(dev, w, h, f, 0, &img), 0);
+		glcuda_image_destroy(img);
+	}
+	ck_assert_int_eq(test_count_fds(), fds);
+	test_count_gl_names(&after, 2048);
+	ck_assert_gl_names_eq(&before, &after);
+	ck_assert_uint_eq(dev->live_images, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+	struct glcuda_image *img = (void *)0x1;
+	uint32_t max;
+	int fds;
+
+	setup(false);
+	max = glcuda_device_get_caps(dev)->max_image_size;
+	fds = test_count_fds();
+	ck_assert_int_eq(glcuda_image_new(NULL, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, NULL), -EINVAL);
+	ck_assert_int_eq(glcuda_image_new(dev, 0, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_assert_int_eq(glcuda_image_new(dev, 4, 0, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_assert_int_eq(glcuda_image_new(dev, max + 1, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "GL_MAX_TEXTURE_SIZE"));
+	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, (enum glcuda_format)99, 0, &img), -EINVAL);
+	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_INVALID, 0, &img), -EINVAL);
+	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 1u << 30, &img), -EINVAL);
+	ck_assert_ptr_eq(img, (void *)0x1);
+	ck_assert_str_ne(glcuda_device_last_error(dev), "");
+
+	/* Without the context current. */
+	ck_assert(eglMakeCurrent(glcuda_headless_display(hl), EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
+	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
+	ck_assert_int_eq(test_count_fds(), fds);
+
+	glcuda_image_destroy(NULL);
+	ck_assert_uint_eq(glcuda_image_gl_texture(NULL), 0);
+	ck_assert_int_eq(glcuda_format_bytes_per_pixel(GLCUDA_FORMAT_RGBA16F), 8);
+	ck_assert_str_eq(glcuda_format_name(GLCUDA_FORMAT_RG16), "RG16");
+	ck_assert_str_eq(glcuda_format_name((enum glcuda_format)42), "INVALID");
+	teardown();
+}
+END_TEST
+
+/* Without CUDA, the hand-off and ring calls say so instead of crashing. */
+START_TEST(needs_cuda)
+{
+	struct glcuda_image *img = NULL;
+	struct glcuda_ring *ring = NULL;
+	struct glcuda_ring_desc desc = { .width = 64, .height = 64,
+					 .input_format = GLCUDA_FORMAT_RGBA8 };
+
+	setup(false);
+	ck_assert_int_eq(glcuda_image_new(dev, 8, 8, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	ck_assert_int_eq(glcuda_handoff_to_cuda(dev, &img, 1, NULL), GLCUDA_ERROR_NO_CUDA_DRIVER);
+	/* Still owned by GL: handing it back is a state error. */
+	ck_assert_int_eq(glcuda_handoff_to_gl(dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
+	ck_assert_int_eq(glcuda_handoff_to_cuda(dev, NULL, 1, NULL), -EINVAL);
+	ck_assert_int_eq(glcuda_handoff_to_cuda(dev, &img, 0, NULL), -EINVAL);
+	ck_assert_int_eq(glcuda_handoff_to_cuda(NULL, &img, 1, NULL), -EINVAL);
+	ck_assert_int_eq(glcuda_ring_new(dev, &desc, &ring), GLCUDA_ERROR_NO_CUDA_DRIVER);
+	ck_assert_ptr_null(ring);
+	desc.slots = 7;
+	ck_assert_int_eq(glcuda_ring_new(dev, &desc, &ring), -EINVAL);
+	ck_assert_ptr_null(glcuda_device_cuda_context(dev));
+	glcuda_image_destroy(img);
+	teardown();
+}
+END_TEST
+
+static Suite *
+glcuda_image_suite(void)
+{
+	Suite *s = suite_create("image");
+	TCase *tc = tcase_create("formats");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, formats_gl);
+	tcase_add_test(tc, formats_gles);
+	tcase_add_test(tc, render_target);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hygiene");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, gl_state_restored);
+	tcase_add_test(tc, no_leaks);
+	tcase_add_test(tc, bad_input);
+	tcase_add_test(tc, needs_cuda);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	test_require_egl();
+	return test_run_suite(glcuda_image_suite());
+}
