@@ -575,16 +575,47 @@ enum glcuda_headless_flags {
 
 /**
  * Open an EGL display without a window system and create a surfaceless
- * context on it, current on the calling thread.
+ * context on it, current on the calling thread (this replaces whatever was
+ * current there; on failure the previous context is current again).
+ *
+ * The context is OpenGL 4.6 or 4.5 core profile, or with
+ * GLCUDA_HEADLESS_FLAG_GLES OpenGL ES 3.2, 3.1 or 3.0 (the newest the driver
+ * gives), made with EGL_KHR_no_config_context and current without a surface
+ * (EGL_KHR_surfaceless_context). The EGL API bound on the thread is left set
+ * to the context's.
  *
  * With @p cuda_ordinal >= 0, the EGL device whose CUDA device is that
- * ordinal is used (EGL_NV_device_cuda, or the device UUID otherwise);
- * with -1 the first EGL device that can make the context, then Mesa's
- * surfaceless platform.
+ * ordinal is used: the device that says so through EGL_NV_device_cuda, or,
+ * for EGL devices without that extension, the one whose GL context reports
+ * the CUDA device's UUID as GL_DEVICE_UUID_EXT (this loads libcuda.so.1 for
+ * the duration of the call).
+ * With -1: the first EGL device (EGL_EXT_platform_device) on which the
+ * context can be made, then Mesa's surfaceless platform.
  *
- * @return 0, -EINVAL, -ENOMEM, GLCUDA_ERROR_NO_DISPLAY,
- *   GLCUDA_ERROR_MISSING_EGL_EXTENSION, GLCUDA_ERROR_EGL,
- *   GLCUDA_ERROR_GL_TOO_OLD.
+ * The display is initialised if it was not, and terminated by
+ * glcuda_headless_destroy() only if this helper initialised it. EGL displays
+ * are per-process singletons: do not keep using the same display after the
+ * headless object is destroyed unless you initialised it yourself first.
+ *
+ * @param cuda_ordinal a CUDA device ordinal, or -1 for any display
+ * @param flags enum glcuda_headless_flags
+ * @param[out] out the new helper, owned by the caller
+ * @return 0, or
+ *   -EINVAL (NULL @p out, @p cuda_ordinal < -1, unknown flags), -ENOMEM;
+ *   GLCUDA_ERROR_NO_CUDA_DRIVER: @p cuda_ordinal >= 0, no EGL device
+ *     identifies itself through EGL_NV_device_cuda, and libcuda.so.1 cannot
+ *     be loaded to match by UUID (a machine without the NVIDIA driver);
+ *   GLCUDA_ERROR_CUDA: libcuda.so.1 loaded but cuInit failed;
+ *   GLCUDA_ERROR_NO_DISPLAY: no EGL device is that CUDA device (or, with
+ *     -1, no display could make the context); the message lists every
+ *     device and platform tried and why each failed;
+ *   GLCUDA_ERROR_MISSING_EGL_EXTENSION: the EGL library lacks
+ *     EGL_EXT_platform_base, or (@p cuda_ordinal >= 0) EGL device
+ *     enumeration, or the matching device's display lacks
+ *     EGL_KHR_surfaceless_context;
+ *   GLCUDA_ERROR_EGL, GLCUDA_ERROR_GL_TOO_OLD: the matching CUDA device's
+ *     display could not make the context.
+ *   glcuda_last_error() says more.
  * @since 0.1
  */
 int glcuda_headless_new(int cuda_ordinal, uint32_t flags,

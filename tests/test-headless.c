@@ -1,0 +1,368 @@
+/*
+ * The headless EGL helper: GL and GLES contexts without a window system,
+ * errors, the CUDA-device path without a CUDA driver, and no leaks.
+ * Runs on any machine with an EGL display (Mesa llvmpipe in CI); exits 77
+ * when none can be opened.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+
+#include <glcuda/glcuda.h>
+
+static int
+count_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(dir);
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+static bool
+egl_has_cuda_device(void)
+{
+	const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+	EGLDeviceEXT devices[32];
+	EGLint n = 0;
+
+	if (!client || !strstr(client, "EGL_EXT_device_enumeration"))
+		return false;
+	if (!eglQueryDevicesEXT(32, devices, &n))
+		return false;
+	for (EGLint i = 0; i < n; i++) {
+		const char *exts = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+
+		if (exts && strstr(exts, "EGL_NV_device_cuda"))
+			return true;
+	}
+	return false;
+}
+
+static int
+egl_device_count(void)
+{
+	const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+	EGLDeviceEXT devices[32];
+	EGLint n = 0;
+
+	if (!client || !strstr(client, "EGL_EXT_device_enumeration"))
+		return 0;
+	if (!eglQueryDevicesEXT(32, devices, &n))
+		return 0;
+	return n;
+}
+
+START_TEST(test_gl_context)
+{
+	struct glcuda_headless *hl = NULL;
+	const char *renderer;
+	GLint profile = 0;
+	int ret;
+
+	ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_NONE, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	ck_assert_ptr_nonnull(hl);
+	ck_assert_ptr_ne(glcuda_headless_display(hl), EGL_NO_DISPLAY);
+	ck_assert_ptr_ne(glcuda_headless_context(hl), EGL_NO_CONTEXT);
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentDisplay(), glcuda_headless_display(hl));
+	ck_assert_ptr_eq(eglGetCurrentSurface(EGL_DRAW), EGL_NO_SURFACE);
+
+	ck_assert(epoxy_is_desktop_gl());
+	ck_assert_int_ge(epoxy_gl_version(), 45);
+	glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &profile);
+	ck_assert(profile & GL_CONTEXT_CORE_PROFILE_BIT);
+	renderer = (const char *)glGetString(GL_RENDERER);
+	ck_assert_ptr_nonnull(renderer);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+
+	/* The description names the display and ends with the renderer. */
+	ck_assert_int_gt(strlen(glcuda_headless_description(hl)), strlen(renderer));
+	ck_assert_ptr_nonnull(strstr(glcuda_headless_description(hl), renderer));
+	ck_assert_str_eq(glcuda_last_error(), "");
+
+	glcuda_headless_destroy(hl);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+}
+END_TEST
+
+START_TEST(test_gles_context)
+{
+	struct glcuda_headless *hl = NULL;
+	int ret;
+
+	ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_int_eq(eglQueryAPI(), EGL_OPENGL_ES_API);
+	ck_assert(!epoxy_is_desktop_gl());
+	ck_assert_int_ge(epoxy_gl_version(), 30);
+	ck_assert_ptr_nonnull(glGetString(GL_VERSION));
+	ck_assert_ptr_nonnull(strstr((const char *)glGetString(GL_VERSION), "OpenGL ES"));
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+
+	glcuda_headless_destroy(hl);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+}
+END_TEST
+
+START_TEST(test_debug_context)
+{
+	struct glcuda_headless *hl = NULL;
+	GLint flags = 0;
+	int ret;
+
+	ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_DEBUG, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	glGetIntegerv(GL_CONTEXT_FLAGS, &flags);
+	ck_assert(flags & GL_CONTEXT_FLAG_DEBUG_BIT);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+START_TEST(test_make_current)
+{
+	struct glcuda_headless *hl = NULL;
+	EGLDisplay dpy;
+
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
+	dpy = glcuda_headless_display(hl);
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+
+	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_nonnull(glGetString(GL_RENDERER));
+
+	/* Destroying a context that is not current leaves the thread alone. */
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	glcuda_headless_destroy(hl);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+
+	ck_assert_int_eq(glcuda_headless_make_current(NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_two_at_once)
+{
+	struct glcuda_headless *a = NULL, *b = NULL;
+
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &a), 0);
+	ck_assert_int_eq(glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &b), 0);
+	ck_assert_ptr_ne(glcuda_headless_context(a), glcuda_headless_context(b));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(b));
+
+	/* Both may live on the same display (a per-platform singleton):
+	 * destroying one must not terminate it under the other. */
+	glcuda_headless_destroy(a);
+	ck_assert_int_eq(glcuda_headless_make_current(b), 0);
+	ck_assert_ptr_nonnull(glGetString(GL_RENDERER));
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+	glcuda_headless_destroy(b);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+}
+END_TEST
+
+/* The helper terminates a display it initialised, and leaves alone one the
+ * caller had initialised (EGL displays are per-platform singletons). */
+START_TEST(test_display_ownership)
+{
+	struct glcuda_headless *hl = NULL;
+	EGLDisplay dpy;
+	EGLint major, minor;
+
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
+	dpy = glcuda_headless_display(hl);
+	ck_assert_ptr_nonnull(eglQueryString(dpy, EGL_VENDOR));
+	glcuda_headless_destroy(hl);
+	ck_assert_ptr_null(eglQueryString(dpy, EGL_VENDOR));
+	ck_assert_int_eq(eglGetError(), EGL_NOT_INITIALIZED);
+
+	ck_assert(eglInitialize(dpy, &major, &minor));
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
+	ck_assert_ptr_eq(glcuda_headless_display(hl), dpy);
+	glcuda_headless_destroy(hl);
+	ck_assert_ptr_nonnull(eglQueryString(dpy, EGL_VENDOR));
+	ck_assert(eglTerminate(dpy));
+}
+END_TEST
+
+START_TEST(test_invalid_arguments)
+{
+	struct glcuda_headless *hl = (struct glcuda_headless *)0x1;
+
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, NULL), -EINVAL);
+	ck_assert_str_ne(glcuda_last_error(), "");
+	ck_assert_int_eq(glcuda_headless_new(-2, 0, &hl), -EINVAL);
+	ck_assert_ptr_eq(hl, (struct glcuda_headless *)0x1);
+	ck_assert_int_eq(glcuda_headless_new(-1, 1u << 30, &hl), -EINVAL);
+	ck_assert_ptr_eq(hl, (struct glcuda_headless *)0x1);
+
+	/* NULL is accepted everywhere else. */
+	glcuda_headless_destroy(NULL);
+	ck_assert_ptr_eq(glcuda_headless_display(NULL), EGL_NO_DISPLAY);
+	ck_assert_ptr_eq(glcuda_headless_context(NULL), EGL_NO_CONTEXT);
+	ck_assert_str_eq(glcuda_headless_description(NULL), "");
+}
+END_TEST
+
+/*
+ * A CUDA ordinal on a machine where no EGL device says it is a CUDA device
+ * and libcuda.so.1 cannot be loaded: GLCUDA_ERROR_NO_CUDA_DRIVER (or
+ * GLCUDA_ERROR_NO_DISPLAY when there is no EGL device at all), as
+ * documented, and whatever was current stays current.
+ */
+START_TEST(test_cuda_ordinal_without_cuda)
+{
+	struct glcuda_headless *current = NULL, *hl = (struct glcuda_headless *)0x1;
+	int ret, expected;
+
+	if (egl_has_cuda_device()) {
+		fprintf(stderr, "test_cuda_ordinal_without_cuda: an EGL device is a "
+			"CUDA device here, nothing to test\n");
+		return;
+	}
+	setenv("GLCUDA_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+	expected = egl_device_count() > 0 ? GLCUDA_ERROR_NO_CUDA_DRIVER
+					  : GLCUDA_ERROR_NO_DISPLAY;
+
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &current), 0);
+	ret = glcuda_headless_new(0, 0, &hl);
+	ck_assert_msg(ret == expected, "got %s: %s", glcuda_error_name(ret),
+		      glcuda_last_error());
+	ck_assert_ptr_eq(hl, (struct glcuda_headless *)0x1);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "CUDA device 0"));
+	if (expected == GLCUDA_ERROR_NO_CUDA_DRIVER)
+		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "libcuda.so.1"));
+
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(current));
+	ck_assert_int_eq(eglQueryAPI(), EGL_OPENGL_API);
+	glcuda_headless_destroy(current);
+	unsetenv("GLCUDA_LIBCUDA");
+}
+END_TEST
+
+START_TEST(test_no_fd_leak)
+{
+	struct glcuda_headless *hl;
+	int before, after;
+
+	/* The first context loads the driver, which may keep fds open for
+	 * the life of the process. */
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
+	glcuda_headless_destroy(hl);
+	ck_assert_int_eq(glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl), 0);
+	glcuda_headless_destroy(hl);
+
+	before = count_fds();
+	for (int i = 0; i < 50; i++) {
+		uint32_t flags = i % 2 ? GLCUDA_HEADLESS_FLAG_GLES : 0;
+
+		ck_assert_int_eq(glcuda_headless_new(-1, flags, &hl), 0);
+		ck_assert_ptr_nonnull(glGetString(GL_VERSION));
+		glcuda_headless_destroy(hl);
+	}
+	after = count_fds();
+	ck_assert_int_eq(after, before);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+}
+END_TEST
+
+Suite *glcuda_headless_suite(void);
+
+Suite *
+glcuda_headless_suite(void)
+{
+	Suite *s = suite_create("headless");
+	TCase *tc;
+
+	tc = tcase_create("contexts");
+	tcase_add_test(tc, test_gl_context);
+	tcase_add_test(tc, test_gles_context);
+	tcase_add_test(tc, test_debug_context);
+	tcase_add_test(tc, test_make_current);
+	tcase_add_test(tc, test_two_at_once);
+	tcase_add_test(tc, test_display_ownership);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_add_test(tc, test_invalid_arguments);
+	tcase_add_test(tc, test_cuda_ordinal_without_cuda);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("leaks");
+	tcase_add_test(tc, test_no_fd_leak);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+/* Exit 77 (skip) if no EGL display can be opened at all. Probed in a child:
+ * EGL driver state made before fork() must not leak into the test children. */
+static void
+skip_without_display(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		struct glcuda_headless *hl;
+		int ret;
+
+		/* The parent prints the one line that says why. */
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(1);
+		ret = glcuda_headless_new(-1, 0, &hl);
+
+		if (ret == GLCUDA_ERROR_NO_DISPLAY || ret == GLCUDA_ERROR_MISSING_EGL_EXTENSION)
+			_exit(77);
+		if (ret == 0)
+			glcuda_headless_destroy(hl);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		perror("waitpid");
+		exit(1);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		printf("SKIP: no EGL display can be opened (no EGL device, no Mesa "
+		       "surfaceless platform)\n");
+		exit(77);
+	}
+}
+
+int
+main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	skip_without_display();
+	sr = srunner_create(glcuda_headless_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,85 @@
+/*
+ * glcuda-info: says whether GL/GLES <-> CUDA interop works on this machine,
+ * with which sync mode, or exactly why not and what to change.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "info-report.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: glcuda-info [--json] [--gles] [--device N]\n"
+		"\n"
+		"Reports what EGL, OpenGL, Vulkan and CUDA offer for zero-copy\n"
+		"GL <-> CUDA interop, which devices match by UUID, and whether glcuda\n"
+		"works here (and with which sync mode) or why not.\n"
+		"\n"
+		"  --json       one JSON object with the same facts\n"
+		"  --gles       judge an OpenGL ES 3 context instead of OpenGL 4.5 core\n"
+		"  --device N   use the EGL device of CUDA device N (default: the first\n"
+		"               EGL display that works)\n"
+		"  --help       this text\n"
+		"\n"
+		"Exit status: 0 when interop works, 1 when it cannot, 2 on bad usage.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "gles", no_argument, NULL, 'g' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false, gles = false;
+	int ordinal = -1;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "jgd:h", options, NULL)) != -1) {
+		char *end;
+		long value;
+
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'g':
+			gles = true;
+			break;
+		case 'd':
+			errno = 0;
+			value = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || value < 0 || value > INT_MAX) {
+				fprintf(stderr, "glcuda-info: --device wants a CUDA device "
+					"ordinal (0, 1, ...), not '%s'\n", optarg);
+				return 2;
+			}
+			ordinal = (int)value;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "glcuda-info: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return glcuda_info_report(stdout, json, gles, ordinal);
+}
