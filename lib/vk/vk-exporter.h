@@ -52,7 +52,13 @@ int vk_list_physical_devices(struct vk_physical_info *out, unsigned int max,
  * its UUID next to GL's), GLCUDA_ERROR_DRIVER_MISMATCH (same deviceUUID,
  * different driverUUID), GLCUDA_ERROR_MISSING_VULKAN_EXTENSION (named),
  * GLCUDA_ERROR_VULKAN. validation: enable VK_LAYER_KHRONOS_validation when
- * present.
+ * present. driver_uuid may be NULL: then only the device UUID is compared.
+ *
+ * Only VK_KHR_external_memory_fd is required. VK_KHR_external_semaphore_fd
+ * and timelines are used when present; without them (lavapipe in Mesa 22.3)
+ * the exporter still shares images, vk_exporter_has_binary/_has_timeline
+ * return false and vk_semaphore_create fails with
+ * GLCUDA_ERROR_MISSING_VULKAN_EXTENSION: callers fall back to CPU sync.
  */
 int vk_exporter_new(struct glcuda_device *dev, const uint8_t device_uuid[16],
 		    const uint8_t driver_uuid[16], bool validation,
@@ -102,7 +108,9 @@ struct vk_semaphore {
 	bool timeline;
 };
 
-/* An exportable (OPAQUE_FD) semaphore, binary or timeline (initial 0). */
+/* An exportable (OPAQUE_FD) semaphore, binary or timeline (initial 0).
+ * GLCUDA_ERROR_MISSING_VULKAN_EXTENSION or GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE
+ * when that kind cannot be exported (see vk_exporter_has_binary/_timeline). */
 int vk_semaphore_create(struct vk_exporter *vk, bool timeline,
 			struct vk_semaphore *out);
 int vk_semaphore_export_fd(struct vk_exporter *vk, const struct vk_semaphore *sem,
@@ -116,14 +124,21 @@ int vk_semaphore_get_value(struct vk_exporter *vk, const struct vk_semaphore *se
  * packed rows of width * bytes_per_pixel, via a buffer and a one-off
  * command buffer; or upload src into it. The image is treated as being in
  * VK_IMAGE_LAYOUT_GENERAL (what GL leaves it in with GL_LAYOUT_GENERAL_EXT)
- * and left in GENERAL. */
+ * and left in GENERAL. vk_image_write replaces every pixel, so it discards
+ * the old contents (barrier from UNDEFINED): it is valid on a new image too.
+ * vk_image_read needs the image written before (by GL, CUDA or a write).
+ * Both check that fmt is the image's format and that size is at least
+ * width * height * bytes_per_pixel (-EINVAL otherwise). */
 int vk_image_read(struct vk_exporter *vk, const struct vk_image *img,
 		  const struct format_info *fmt, void *dst, size_t size);
 int vk_image_write(struct vk_exporter *vk, const struct vk_image *img,
 		   const struct format_info *fmt, const void *src, size_t size);
 
 /* Fault injection (tests): the n-th Vulkan call from now (1-based) fails
- * with err; n = 0 only counts. vk_fault_calls() returns the count. */
+ * with err, once; n = 0 only counts. vk_fault_calls() returns the count.
+ * Only calls that return a VkResult are counted and can fail: void ones
+ * (destroy, free, property queries) cannot fail in Vulkan either. The state
+ * is process-wide, for single-threaded tests. */
 void vk_fault_inject(unsigned long n, VkResult err);
 unsigned long vk_fault_calls(void);
 void vk_fault_disarm(void);

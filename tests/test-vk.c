@@ -1,0 +1,667 @@
+/*
+ * The Vulkan exporter on whatever Vulkan device the machine has (lavapipe in
+ * CI, the NVIDIA GPU on the GPU machine): device matching and its errors,
+ * exportable images of every glcuda format with exact pixel round trips,
+ * exportable semaphores, fd accounting, and every error path through fault
+ * injection.
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <check.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "private.h"
+#include "vk/vk-exporter.h"
+
+#define MAX_DEVICES 16
+
+static struct vk_physical_info devices[MAX_DEVICES];
+static unsigned int ndevices;
+/* The device the tests export from: the first that can export RGBA8. */
+static const struct vk_physical_info *chosen;
+
+static int
+count_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(dir);
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n - 1; /* the directory's own fd */
+}
+
+static struct glcuda_device *
+quiet_device(void)
+{
+	struct glcuda_device *dev = calloc(1, sizeof(*dev));
+
+	ck_assert_ptr_nonnull(dev);
+	/* Above every priority: the errors the tests provoke stay quiet. */
+	dev->log_priority = GLCUDA_LOG_PRIORITY_ERROR + 1;
+	return dev;
+}
+
+static void
+format_uuid(char out[37], const uint8_t *u)
+{
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* Does msg name a Vulkan entry point ("vkCreateImage")? */
+static bool
+names_vk_call(const char *msg)
+{
+	for (const char *p = strstr(msg, "vk"); p; p = strstr(p + 1, "vk"))
+		if (isupper((unsigned char)p[2]))
+			return true;
+	return false;
+}
+
+static struct vk_exporter *
+exporter_new(struct glcuda_device *dev)
+{
+	struct vk_exporter *vk = NULL;
+	int ret = vk_exporter_new(dev, chosen->device_uuid, chosen->driver_uuid,
+				  false, &vk);
+
+	ck_assert_msg(ret == 0, "vk_exporter_new: %s: %s", glcuda_error_name(ret),
+		      glcuda_last_error());
+	ck_assert_ptr_nonnull(vk);
+	return vk;
+}
+
+/* A pattern that differs per byte, per row and per format, so that a wrong
+ * row pitch, a swapped channel or a stale image shows. Every bit pattern is
+ * fine, NaNs included: copies between buffers and images are bit-exact. */
+static void
+fill_pattern(uint8_t *p, size_t n, unsigned int seed)
+{
+	uint32_t x = 0x9e3779b9u * (seed + 1);
+
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		p[i] = (uint8_t)x;
+	}
+}
+
+START_TEST(test_list_devices)
+{
+	struct vk_physical_info again[MAX_DEVICES];
+	char err[256];
+	int n;
+
+	ck_assert_uint_gt(ndevices, 0);
+	n = vk_list_physical_devices(NULL, 0, err, sizeof(err));
+	ck_assert_int_eq(n, (int)ndevices);
+	n = vk_list_physical_devices(again, MAX_DEVICES, err, sizeof(err));
+	ck_assert_int_eq(n, (int)ndevices);
+	for (unsigned int i = 0; i < ndevices && i < MAX_DEVICES; i++) {
+		static const uint8_t zero[VK_UUID_SIZE];
+		char uuid[37];
+
+		ck_assert_str_ne(devices[i].name, "");
+		ck_assert_uint_ge(VK_API_VERSION_MINOR(devices[i].api_version) +
+				  10 * VK_API_VERSION_MAJOR(devices[i].api_version), 10);
+		ck_assert(memcmp(devices[i].device_uuid, zero, VK_UUID_SIZE) != 0);
+		ck_assert_mem_eq(again[i].device_uuid, devices[i].device_uuid,
+				 VK_UUID_SIZE);
+		ck_assert_mem_eq(again[i].driver_uuid, devices[i].driver_uuid,
+				 VK_UUID_SIZE);
+		format_uuid(uuid, devices[i].device_uuid);
+		printf("vulkan device %u: %s (%s, %s) deviceUUID %s api %u.%u "
+		       "mem_fd %d sem_fd %d timeline %d/%d binary %d rgba8 %d\n",
+		       i, devices[i].name, devices[i].driver_name,
+		       devices[i].driver_info, uuid,
+		       VK_API_VERSION_MAJOR(devices[i].api_version),
+		       VK_API_VERSION_MINOR(devices[i].api_version),
+		       devices[i].has_external_memory_fd,
+		       devices[i].has_external_semaphore_fd,
+		       devices[i].has_timeline_semaphore,
+		       devices[i].timeline_exportable,
+		       devices[i].binary_exportable, devices[i].rgba8_exportable);
+	}
+}
+END_TEST
+
+START_TEST(test_new_matching)
+{
+	int fds = count_fds();
+	struct glcuda_device *dev = quiet_device();
+	struct vk_exporter *vk = exporter_new(dev);
+	const struct vk_physical_info *info = vk_exporter_info(vk);
+
+	ck_assert_mem_eq(info->device_uuid, chosen->device_uuid, VK_UUID_SIZE);
+	ck_assert_mem_eq(info->driver_uuid, chosen->driver_uuid, VK_UUID_SIZE);
+	ck_assert_str_eq(info->name, chosen->name);
+	ck_assert(info->has_external_memory_fd);
+	ck_assert(info->rgba8_exportable);
+	ck_assert_uint_ge(vk_exporter_max_image_size(vk), 4096);
+	ck_assert_int_eq(vk_exporter_has_binary(vk), info->binary_exportable);
+	ck_assert_int_eq(vk_exporter_has_timeline(vk),
+			 info->has_timeline_semaphore && info->timeline_exportable);
+	ck_assert_str_eq(dev->last_error, "");
+	vk_exporter_destroy(vk);
+	vk_exporter_destroy(NULL);
+	free(dev);
+	ck_assert_int_eq(count_fds(), fds);
+}
+END_TEST
+
+START_TEST(test_wrong_device)
+{
+	struct glcuda_device *dev = quiet_device();
+	struct vk_exporter *vk = (struct vk_exporter *)&dev; /* must stay */
+	uint8_t uuid[VK_UUID_SIZE];
+	char text[37];
+	int fds = count_fds();
+	int ret;
+
+	/* A UUID no device has; byte 5 zero to prove memcmp is used. */
+	memcpy(uuid, chosen->device_uuid, sizeof(uuid));
+	for (unsigned int i = 0; i < sizeof(uuid); i++)
+		uuid[i] ^= 0xa5;
+	uuid[5] = 0;
+	ret = vk_exporter_new(dev, uuid, chosen->driver_uuid, false, &vk);
+	ck_assert_int_eq(ret, GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE);
+	ck_assert_ptr_eq(vk, (struct vk_exporter *)&dev);
+	ck_assert_str_eq(dev->last_error, glcuda_last_error());
+
+	format_uuid(text, uuid);
+	ck_assert_msg(strstr(dev->last_error, text), "GL's UUID %s missing: %s",
+		      text, dev->last_error);
+	for (unsigned int i = 0; i < ndevices && i < MAX_DEVICES; i++) {
+		format_uuid(text, devices[i].device_uuid);
+		ck_assert_msg(strstr(dev->last_error, devices[i].name),
+			      "device %s missing: %s", devices[i].name, dev->last_error);
+		ck_assert_msg(strstr(dev->last_error, text),
+			      "UUID %s missing: %s", text, dev->last_error);
+	}
+	ck_assert_ptr_nonnull(strstr(dev->last_error, "__NV_PRIME_RENDER_OFFLOAD"));
+	ck_assert_ptr_nonnull(strstr(dev->last_error, "VK_DRIVER_FILES"));
+	ck_assert_int_eq(count_fds(), fds);
+	free(dev);
+}
+END_TEST
+
+START_TEST(test_driver_mismatch)
+{
+	struct glcuda_device *dev = quiet_device();
+	struct vk_exporter *vk = NULL;
+	uint8_t driver[VK_UUID_SIZE];
+	char text[37];
+	int fds = count_fds();
+	int ret;
+
+	memcpy(driver, chosen->driver_uuid, sizeof(driver));
+	driver[15] ^= 0x01;
+	ret = vk_exporter_new(dev, chosen->device_uuid, driver, false, &vk);
+	ck_assert_int_eq(ret, GLCUDA_ERROR_DRIVER_MISMATCH);
+	ck_assert_ptr_null(vk);
+	format_uuid(text, driver);
+	ck_assert_msg(strstr(dev->last_error, text), "GL driver UUID missing: %s",
+		      dev->last_error);
+	format_uuid(text, chosen->driver_uuid);
+	ck_assert_msg(strstr(dev->last_error, text), "Vulkan driver UUID missing: %s",
+		      dev->last_error);
+	ck_assert_int_eq(count_fds(), fds);
+
+	/* No driver UUID to compare with: the device alone decides. */
+	ret = vk_exporter_new(dev, chosen->device_uuid, NULL, false, &vk);
+	ck_assert_int_eq(ret, 0);
+	vk_exporter_destroy(vk);
+	free(dev);
+	ck_assert_int_eq(count_fds(), fds);
+}
+END_TEST
+
+START_TEST(test_formats)
+{
+	enum glcuda_format format = (enum glcuda_format)_i;
+	const struct format_info *fmt = format_info(format);
+	/* Odd sizes: rows whose pitch is no power of two. */
+	const uint32_t w = 67, h = 33;
+	struct glcuda_device *dev = quiet_device();
+	struct vk_exporter *vk;
+	struct vk_image img = { 0 };
+	size_t size;
+	uint8_t *src, *dst;
+	int fds = count_fds();
+	int fd[2], ret;
+
+	ck_assert_ptr_nonnull(fmt);
+	size = (size_t)w * h * fmt->bytes_per_pixel;
+	vk = exporter_new(dev);
+
+	ret = vk_exporter_check_format(vk, fmt, w, h, true);
+	ck_assert_msg(ret == 0, "%s: %s", fmt->name, glcuda_last_error());
+	ret = vk_image_create(vk, fmt, w, h, &img);
+	ck_assert_msg(ret == 0, "%s: %s", fmt->name, glcuda_last_error());
+	ck_assert(img.image != VK_NULL_HANDLE);
+	ck_assert(img.memory != VK_NULL_HANDLE);
+	ck_assert_uint_ge(img.size, size);
+	ck_assert_int_eq(img.format, fmt->vk_format);
+	ck_assert_uint_eq(img.width, w);
+	ck_assert_uint_eq(img.height, h);
+
+	/* One fd per importer, each a new one. */
+	int before = count_fds();
+	ck_assert_int_eq(vk_image_export_fd(vk, &img, &fd[0]), 0);
+	ck_assert_int_eq(vk_image_export_fd(vk, &img, &fd[1]), 0);
+	ck_assert_int_ge(fd[0], 0);
+	ck_assert_int_ge(fd[1], 0);
+	ck_assert_int_ne(fd[0], fd[1]);
+	ck_assert_int_eq(count_fds(), before + 2);
+	close(fd[0]);
+	close(fd[1]);
+	ck_assert_int_eq(count_fds(), before);
+
+	src = malloc(size);
+	dst = malloc(size);
+	ck_assert_ptr_nonnull(src);
+	ck_assert_ptr_nonnull(dst);
+	fill_pattern(src, size, (unsigned int)format);
+	memset(dst, 0xcd, size);
+	ck_assert_msg(vk_image_write(vk, &img, fmt, src, size) == 0, "%s",
+		      glcuda_last_error());
+	ck_assert_msg(vk_image_read(vk, &img, fmt, dst, size) == 0, "%s",
+		      glcuda_last_error());
+	ck_assert_msg(memcmp(src, dst, size) == 0, "%s: pixels differ", fmt->name);
+
+	/* A second upload replaces every pixel. */
+	fill_pattern(src, size, (unsigned int)format + 100);
+	ck_assert_int_eq(vk_image_write(vk, &img, fmt, src, size), 0);
+	ck_assert_int_eq(vk_image_read(vk, &img, fmt, dst, size), 0);
+	ck_assert_msg(memcmp(src, dst, size) == 0, "%s: pixels differ", fmt->name);
+
+	/* Too small a buffer is refused before any copy. */
+	ret = vk_image_read(vk, &img, fmt, dst, size - 1);
+	ck_assert_int_eq(ret, -EINVAL);
+
+	vk_image_destroy(vk, &img);
+	ck_assert(img.image == VK_NULL_HANDLE && img.memory == VK_NULL_HANDLE);
+	vk_image_destroy(vk, &img); /* zeroed: harmless */
+	vk_exporter_destroy(vk);
+	free(src);
+	free(dst);
+	free(dev);
+	ck_assert_int_eq(count_fds(), fds);
+}
+END_TEST
+
+START_TEST(test_format_errors)
+{
+	/* A depth format cannot be a colour attachment anywhere. */
+	static const struct format_info depth = {
+		.format = GLCUDA_FORMAT_INVALID,
+		.name = "TEST_D32",
+		.vk_format = VK_FORMAT_D32_SFLOAT,
+		.bytes_per_pixel = 4,
+	};
+	const struct format_info *rgba8 = format_info(GLCUDA_FORMAT_RGBA8);
+	struct glcuda_device *dev = quiet_device();
+	struct vk_exporter *vk = exporter_new(dev);
+	struct vk_image img = { 0 };
+	uint32_t big;
+	char number[32];
+	int ret;
+
+	ret = vk_exporter_check_format(vk, &depth, 16, 16, true);
+	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
+	snprintf(number, sizeof(number), "VkFormat %d", VK_FORMAT_D32_SFLOAT);
+	ck_assert_ptr_nonnull(strstr(dev->last_error, "TEST_D32"));
+	ck_assert_ptr_nonnull(strstr(dev->last_error, number));
+	ck_assert_ptr_nonnull(strstr(dev->last_error,
+				     "vkGetPhysicalDeviceImageFormatProperties2"));
+
+	ret = vk_image_create(vk, &depth, 16, 16, &img);
+	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
+	ck_assert(img.image == VK_NULL_HANDLE);
+
+	/* Without record, nothing is written. */
+	glcuda_clear_error();
+	dev->last_error[0] = '\0';
+	ret = vk_exporter_check_format(vk, &depth, 16, 16, false);
+	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
+	ck_assert_str_eq(glcuda_last_error(), "");
+	ck_assert_str_eq(dev->last_error, "");
+
+	/* Larger than the device allows. */
+	big = vk_exporter_max_image_size(vk);
+	ck_assert_uint_gt(big, 0);
+	if (big < UINT32_MAX / 2) {
+		ret = vk_exporter_check_format(vk, rgba8, big * 2 + 1, 1, true);
+		ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
+		ck_assert_ptr_nonnull(strstr(dev->last_error, "RGBA8"));
+	}
+	ck_assert_int_eq(vk_exporter_check_format(vk, rgba8, 0, 16, true), -EINVAL);
+
+	/* Copies check the format and size they are given. */
+	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, &img), 0);
+	uint8_t buf[8 * 8 * 4];
+	ck_assert_int_eq(vk_image_write(vk, &img, format_info(GLCUDA_FORMAT_R8),
+					buf, sizeof(buf)), -EINVAL);
+	ck_assert_int_eq(vk_image_write(vk, &img, rgba8, buf, sizeof(buf) - 4),
+			 -EINVAL);
+	vk_image_destroy(vk, &img);
+	vk_exporter_destroy(vk);
+	free(dev);
+}
+END_TEST
+
+START_TEST(test_semaphores)
+{
+	struct glcuda_device *dev = quiet_device();
+	int fds = count_fds();
+	struct vk_exporter *vk = exporter_new(dev);
+	struct vk_semaphore sem = { 0 };
+	uint64_t value = 1234;
+	int fd[2], ret;
+
+	if (vk_exporter_has_binary(vk)) {
+		ck_assert_int_eq(vk_semaphore_create(vk, false, &sem), 0);
+		ck_assert(sem.semaphore != VK_NULL_HANDLE);
+		ck_assert(!sem.timeline);
+		int before = count_fds();
+		ck_assert_int_eq(vk_semaphore_export_fd(vk, &sem, &fd[0]), 0);
+		ck_assert_int_eq(count_fds(), before + 1);
+		close(fd[0]);
+		/* Only timelines have a value. */
+		ck_assert_int_eq(vk_semaphore_get_value(vk, &sem, &value), -EINVAL);
+		vk_semaphore_destroy(vk, &sem);
+		ck_assert(sem.semaphore == VK_NULL_HANDLE);
+	} else {
+		ret = vk_semaphore_create(vk, false, &sem);
+		ck_assert(ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
+			  ret == GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE);
+		ck_assert_ptr_nonnull(strstr(dev->last_error, "OPAQUE_FD"));
+		ck_assert(sem.semaphore == VK_NULL_HANDLE);
+		printf("%s: binary semaphores not exportable: %s\n",
+		       vk_exporter_info(vk)->name, dev->last_error);
+	}
+
+	if (vk_exporter_has_timeline(vk)) {
+		ck_assert_int_eq(vk_semaphore_create(vk, true, &sem), 0);
+		ck_assert(sem.timeline);
+		ck_assert_int_eq(vk_semaphore_get_value(vk, &sem, &value), 0);
+		ck_assert_uint_eq(value, 0);
+		int before = count_fds();
+		ck_assert_int_eq(vk_semaphore_export_fd(vk, &sem, &fd[0]), 0);
+		ck_assert_int_eq(vk_semaphore_export_fd(vk, &sem, &fd[1]), 0);
+		ck_assert_int_ne(fd[0], fd[1]);
+		ck_assert_int_eq(count_fds(), before + 2);
+		close(fd[0]);
+		close(fd[1]);
+		vk_semaphore_destroy(vk, &sem);
+	} else {
+		ret = vk_semaphore_create(vk, true, &sem);
+		ck_assert(ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
+			  ret == GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE);
+		ck_assert_ptr_nonnull(strstr(dev->last_error, "timeline"));
+		printf("%s: timeline semaphores not exportable: %s\n",
+		       vk_exporter_info(vk)->name, dev->last_error);
+	}
+	vk_semaphore_destroy(vk, &sem); /* zeroed: harmless */
+	vk_exporter_destroy(vk);
+	free(dev);
+	ck_assert_int_eq(count_fds(), fds);
+}
+END_TEST
+
+START_TEST(test_result_names)
+{
+	ck_assert_str_eq(vk_result_name(VK_ERROR_OUT_OF_DEVICE_MEMORY),
+			 "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)");
+	ck_assert_str_eq(vk_result_name(VK_SUCCESS), "VK_SUCCESS (0)");
+	ck_assert_str_eq(vk_result_name((VkResult)-424242), "VkResult (-424242)");
+}
+END_TEST
+
+/* Specific mappings of results to glcuda errors, found by counting the
+ * calls of a clean run first. */
+START_TEST(test_error_mapping)
+{
+	struct glcuda_device *dev = quiet_device();
+	struct vk_exporter *vk = NULL;
+	const struct format_info *rgba8 = format_info(GLCUDA_FORMAT_RGBA8);
+	struct vk_image img = { 0 };
+	int ret;
+
+	/* vkCreateInstance is the 2nd call (after vkEnumerateInstanceVersion). */
+	vk_fault_inject(2, VK_ERROR_INCOMPATIBLE_DRIVER);
+	ret = vk_exporter_new(dev, chosen->device_uuid, chosen->driver_uuid, false, &vk);
+	vk_fault_disarm();
+	ck_assert_int_eq(ret, GLCUDA_ERROR_NO_VULKAN);
+	ck_assert_ptr_nonnull(strstr(dev->last_error, "vkCreateInstance"));
+	ck_assert_ptr_nonnull(strstr(dev->last_error, "VK_ERROR_INCOMPATIBLE_DRIVER (-9)"));
+
+	vk_fault_inject(3, VK_ERROR_INITIALIZATION_FAILED);
+	ret = vk_exporter_new(dev, chosen->device_uuid, chosen->driver_uuid, false, &vk);
+	vk_fault_disarm();
+	ck_assert_int_eq(ret, GLCUDA_ERROR_NO_VULKAN);
+	ck_assert_ptr_nonnull(strstr(dev->last_error, "vkEnumeratePhysicalDevices"));
+
+	vk = exporter_new(dev);
+	/* vk_image_create: the format query, then vkCreateImage. */
+	vk_fault_inject(0, VK_SUCCESS);
+	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, &img), 0);
+	ck_assert_uint_eq(vk_fault_calls(), 4); /* query, create, allocate, bind */
+	vk_image_destroy(vk, &img);
+
+	vk_fault_inject(2, VK_ERROR_OUT_OF_DEVICE_MEMORY);
+	ret = vk_image_create(vk, rgba8, 8, 8, &img);
+	ck_assert_int_eq(ret, GLCUDA_ERROR_VULKAN);
+	ck_assert_ptr_nonnull(strstr(dev->last_error, "vkCreateImage"));
+	ck_assert_ptr_nonnull(strstr(dev->last_error, "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)"));
+	ck_assert(!dev->lost);
+
+	vk_fault_inject(3, VK_ERROR_DEVICE_LOST);
+	ret = vk_image_create(vk, rgba8, 8, 8, &img);
+	ck_assert_int_eq(ret, GLCUDA_ERROR_DEVICE_LOST);
+	ck_assert_ptr_nonnull(strstr(dev->last_error, "vkAllocateMemory"));
+	ck_assert(dev->lost);
+	ck_assert(img.image == VK_NULL_HANDLE);
+	vk_fault_disarm();
+
+	vk_exporter_destroy(vk);
+	free(dev);
+}
+END_TEST
+
+/* Everything the exporter does, in order; the first failure stops it and
+ * what was made is destroyed. Returns 0 or the first error. */
+static int
+run_everything(struct glcuda_device *dev, bool semaphores)
+{
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	struct vk_exporter *vk = NULL;
+	struct vk_image img = { 0 };
+	struct vk_semaphore bin = { 0 }, tl = { 0 };
+	uint8_t pixels[16 * 8 * 4], back[sizeof(pixels)];
+	uint64_t value;
+	int ret, fd = -1;
+
+	ret = vk_exporter_new(dev, chosen->device_uuid, chosen->driver_uuid, false, &vk);
+	if (ret)
+		return ret;
+	ret = vk_image_create(vk, fmt, 16, 8, &img);
+	if (!ret)
+		ret = vk_image_export_fd(vk, &img, &fd);
+	if (!ret) {
+		close(fd);
+		fill_pattern(pixels, sizeof(pixels), 7);
+		ret = vk_image_write(vk, &img, fmt, pixels, sizeof(pixels));
+	}
+	if (!ret)
+		ret = vk_image_read(vk, &img, fmt, back, sizeof(back));
+	if (!ret)
+		ck_assert_mem_eq(pixels, back, sizeof(pixels));
+	if (!ret && semaphores && vk_exporter_has_binary(vk)) {
+		ret = vk_semaphore_create(vk, false, &bin);
+		if (!ret)
+			ret = vk_semaphore_export_fd(vk, &bin, &fd);
+		if (!ret)
+			close(fd);
+	}
+	if (!ret && semaphores && vk_exporter_has_timeline(vk)) {
+		ret = vk_semaphore_create(vk, true, &tl);
+		if (!ret)
+			ret = vk_semaphore_export_fd(vk, &tl, &fd);
+		if (!ret) {
+			close(fd);
+			ret = vk_semaphore_get_value(vk, &tl, &value);
+		}
+	}
+	vk_semaphore_destroy(vk, &tl);
+	vk_semaphore_destroy(vk, &bin);
+	vk_image_destroy(vk, &img);
+	vk_exporter_destroy(vk);
+	return ret;
+}
+
+START_TEST(test_fd_balance)
+{
+	struct glcuda_device *dev = quiet_device();
+	int fds = count_fds();
+
+	for (int i = 0; i < 3; i++) {
+		int ret = run_everything(dev, true);
+		ck_assert_msg(ret == 0, "%s", glcuda_last_error());
+		ck_assert_int_eq(count_fds(), fds);
+	}
+	free(dev);
+}
+END_TEST
+
+START_TEST(test_fault_injection)
+{
+	static const char injected[] = "VK_ERROR_OUT_OF_HOST_MEMORY (-1)";
+	struct glcuda_device *dev = quiet_device();
+	int fds = count_fds();
+	unsigned long n, clean_calls;
+	int ret;
+
+	/* How many calls a clean run makes: every one of them must fail
+	 * cleanly when it is made to fail. */
+	vk_fault_inject(0, VK_SUCCESS);
+	ret = run_everything(dev, true);
+	ck_assert_msg(ret == 0, "%s", glcuda_last_error());
+	clean_calls = vk_fault_calls();
+	ck_assert_uint_gt(clean_calls, 5);
+
+	for (n = 1;; n++) {
+		glcuda_clear_error();
+		dev->last_error[0] = '\0';
+		vk_fault_inject(n, VK_ERROR_OUT_OF_HOST_MEMORY);
+		ret = run_everything(dev, true);
+		bool fired = vk_fault_calls() >= n;
+		vk_fault_disarm();
+
+		if (!fired) {
+			ck_assert_msg(ret == 0, "run without injection failed: %s",
+				      glcuda_last_error());
+			break;
+		}
+		ck_assert_msg(ret == GLCUDA_ERROR_VULKAN,
+			      "call %lu failed but the run returned %d (%s): %s", n,
+			      ret, glcuda_error_name(ret), glcuda_last_error());
+		ck_assert_msg(strstr(glcuda_last_error(), injected),
+			      "call %lu: message lacks the result: %s", n,
+			      glcuda_last_error());
+		ck_assert_msg(names_vk_call(glcuda_last_error()),
+			      "call %lu: message names no Vulkan call: %s", n,
+			      glcuda_last_error());
+		ck_assert_str_eq(dev->last_error, glcuda_last_error());
+		ck_assert_msg(count_fds() == fds, "call %lu: fds leaked (%d, was %d)",
+			      n, count_fds(), fds);
+	}
+	ck_assert_uint_eq(n - 1, clean_calls);
+	printf("vk fault injection: %lu injection points, each failed cleanly\n",
+	       n - 1);
+	free(dev);
+}
+END_TEST
+
+Suite *glcuda_vk_suite(void);
+
+Suite *
+glcuda_vk_suite(void)
+{
+	Suite *s = suite_create("vk");
+	TCase *tc;
+
+	tc = tcase_create("devices");
+	tcase_add_test(tc, test_list_devices);
+	tcase_add_test(tc, test_new_matching);
+	tcase_add_test(tc, test_wrong_device);
+	tcase_add_test(tc, test_driver_mismatch);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("images");
+	tcase_add_loop_test(tc, test_formats, GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_COUNT);
+	tcase_add_test(tc, test_format_errors);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("semaphores");
+	tcase_add_test(tc, test_semaphores);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_add_test(tc, test_result_names);
+	tcase_add_test(tc, test_error_mapping);
+	tcase_add_test(tc, test_fd_balance);
+	tcase_add_test(tc, test_fault_injection);
+	tcase_set_timeout(tc, 300);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int
+main(void)
+{
+	char err[512];
+	SRunner *sr;
+	int n, failed;
+
+	n = vk_list_physical_devices(devices, MAX_DEVICES, err, sizeof(err));
+	if (n <= 0) {
+		printf("test-vk: SKIP: no Vulkan device: %s\n", err);
+		return 77;
+	}
+	ndevices = (unsigned int)n;
+	for (unsigned int i = 0; i < ndevices && i < MAX_DEVICES && !chosen; i++)
+		if (devices[i].has_external_memory_fd && devices[i].rgba8_exportable)
+			chosen = &devices[i];
+	if (!chosen) {
+		printf("test-vk: SKIP: no Vulkan device exports images as OPAQUE_FD "
+		       "(%s)\n", devices[0].name);
+		return 77;
+	}
+
+	sr = srunner_create(glcuda_vk_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
