@@ -186,9 +186,13 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 		for (int i = 0; i < count; i++) {
 			CUdevice d;
 			char name[256] = "?";
-			if (CU(cuDeviceGet)(&d, i) != CUDA_SUCCESS ||
-			    CU(cuDeviceGetUuid)(&cu_uuid, d) != CUDA_SUCCESS)
-				continue;
+			res = CU(cuDeviceGet)(&d, i);
+			if (res == CUDA_SUCCESS)
+				res = CU(cuDeviceGetUuid)(&cu_uuid, d);
+			if (res != CUDA_SUCCESS) {
+				ret = device_cuda_fail(dev, res, "cuDeviceGet/cuDeviceGetUuid", NULL);
+				goto fail;
+			}
 			CU(cuDeviceGetName)(name, sizeof(name), d);
 			format_uuid((const uint8_t *)cu_uuid.bytes, uuid);
 			if (len < (int)sizeof(msg))

@@ -226,6 +226,17 @@ timing_queue(struct glcuda_ring *ring, struct timing_record *r)
 	ring->pending_tail = r;
 }
 
+/* A frame whose timing events could not be recorded is not measured;
+ * timings are a diagnostic, not a reason to fail the frame. */
+static void
+frame_drop_timing(struct glcuda_frame *f)
+{
+	log_debug(f->ring->dev, "frame %llu: timing event not recorded; not measured\n",
+		  (unsigned long long)f->number);
+	timing_put(f->timing);
+	f->timing = NULL;
+}
+
 /* Ring ------------------------------------------------------------------ */
 
 static void
@@ -495,13 +506,16 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	ret = sync_to_cuda(dev, f->handoff, f->handoff_count, f->stream);
 	if (ret < 0)
 		return ret;
+	f->state = FRAME_SUBMITTED;
 	if (f->timing) {
+		CUresult res = CUDA_ERROR_INVALID_CONTEXT;
 		if (device_push_cuda(dev, "glcuda_frame_submit") == 0) {
-			CU(cuEventRecord)(f->timing->ev_start, f->stream);
+			res = CU(cuEventRecord)(f->timing->ev_start, f->stream);
 			device_pop_cuda(dev);
 		}
+		if (res != CUDA_SUCCESS)
+			frame_drop_timing(f);
 	}
-	f->state = FRAME_SUBMITTED;
 	return 0;
 }
 
@@ -523,8 +537,8 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
 	if (ret < 0)
 		return ret;
-	if (f->timing)
-		CU(cuEventRecord)(f->timing->ev_end, f->stream);
+	if (f->timing && CU(cuEventRecord)(f->timing->ev_end, f->stream) != CUDA_SUCCESS)
+		frame_drop_timing(f);
 	device_pop_cuda(dev);
 	ret = sync_cuda_signal(dev, f->handoff, f->handoff_count, f->stream);
 	if (ret < 0)
@@ -669,6 +683,7 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 	GLuint available = 0;
 	GLuint64 t_start = 0, t_submit = 0, t_waited = 0;
 	float ms_ref_start = 0, ms_cuda = 0, ms_ref_end = 0;
+	const char *call;
 	CUresult res;
 	CUevent tmp;
 	int ret;
@@ -694,11 +709,13 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 	ret = device_push_cuda(dev, "glcuda_ring_get_timings");
 	if (ret < 0)
 		return ret;
+	call = "cuEventQuery";
 	res = CU(cuEventQuery)(r->ev_end);
 	if (res == CUDA_ERROR_NOT_READY) {
 		device_pop_cuda(dev);
 		return 0;
 	}
+	call = "cuEventElapsedTime";
 	if (res == CUDA_SUCCESS)
 		res = CU(cuEventElapsedTime)(&ms_ref_start, ring->ref_event, r->ev_start);
 	if (res == CUDA_SUCCESS)
@@ -706,8 +723,15 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 	if (res == CUDA_SUCCESS)
 		res = CU(cuEventElapsedTime)(&ms_ref_end, ring->ref_event, r->ev_end);
 	device_pop_cuda(dev);
-	if (res != CUDA_SUCCESS)
-		return device_cuda_fail(dev, res, "cuEventElapsedTime", NULL);
+	if (res != CUDA_SUCCESS) {
+		/* Drop the record, or every later call would fail on it. */
+		ring->pending_head = r->next;
+		if (!ring->pending_head)
+			ring->pending_tail = NULL;
+		r->next = NULL;
+		timing_put(r);
+		return device_cuda_fail(dev, res, call, NULL);
+	}
 
 	glGetQueryObjectui64v(r->q_start, GL_QUERY_RESULT, &t_start);
 	glGetQueryObjectui64v(r->q_submit, GL_QUERY_RESULT, &t_submit);

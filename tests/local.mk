@@ -21,11 +21,19 @@ tests_test_image_LDADD = $(test_ldadd)
 
 # GPU suites: kernels from nvcc, embedded in the test programs.
 if HAVE_NVCC
-check_PROGRAMS += tests/test-cuda
-TESTS += tests/test-cuda
+check_PROGRAMS += tests/test-cuda tests/test-ring tests/test-faults
+TESTS += tests/test-cuda tests/test-ring tests/test-faults
 gpu_test_sources = tests/test-gpu.c tests/test-gpu.h
 tests_test_cuda_SOURCES = tests/test-cuda.c $(gpu_test_sources)
 nodist_tests_test_cuda_SOURCES = tests/test-kernels.S
+tests_test_ring_SOURCES = tests/test-ring.c $(gpu_test_sources)
+tests_test_ring_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_ring_LDADD = $(test_ldadd)
+nodist_tests_test_ring_SOURCES = tests/test-kernels.S
+tests_test_faults_SOURCES = tests/test-faults.c $(gpu_test_sources)
+tests_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_faults_LDADD = $(test_ldadd)
+nodist_tests_test_faults_SOURCES = tests/test-kernels.S
 tests_test_cuda_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_cuda_LDADD = $(test_ldadd)
 tests/test-kernels.S: tests/test-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh

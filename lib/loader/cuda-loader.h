@@ -118,6 +118,7 @@ bool cuda_loader_is_loaded(void);
  * fail with err; n = 0 turns injection off. cuda_fault_calls() counts the
  * calls made through CU() since the last cuda_fault_inject(). */
 void cuda_fault_inject(unsigned long n, CUresult err);
+void cuda_fault_disarm(void);
 unsigned long cuda_fault_calls(void);
 CUresult cuda_fault_check(const char *name);
 extern unsigned long cuda_fault_armed;

@@ -1,0 +1,406 @@
+/*
+ * The frame ring on the GPU: 1000 frames with every frame verified, -EAGAIN,
+ * misuse, the ready fd, destroy with frames in flight, timings. GL and GLES.
+ * Needs an NVIDIA GPU; exits 77 without a CUDA driver.
+ * SPDX-License-Identifier: MIT
+ */
+#include "test-gpu.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 320
+#define H 180
+
+/* What GL renders for frame n, and what the kernel makes of it. */
+static void
+frame_color(uint64_t n, uint8_t rgba[4])
+{
+	rgba[0] = (uint8_t)(n & 255);
+	rgba[1] = (uint8_t)((n >> 8) & 255);
+	rgba[2] = 0x5a;
+	rgba[3] = 0xff;
+}
+
+static void
+render_frame(struct glcuda_frame *f)
+{
+	uint8_t c[4];
+	GLint prev;
+
+	frame_color(glcuda_frame_number(f), c);
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glViewport(0, 0, W, H);
+	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)prev);
+}
+
+static void
+launch_transform(struct gpu *g, struct glcuda_frame *f)
+{
+	CUsurfObject in = glcuda_frame_input_surface(f), out = glcuda_frame_output_surface(f);
+	int w = W, h = H;
+	void *args[] = { &in, &out, &w, &h };
+	ck_cu(glcuda_cuda.cuLaunchKernel(g->ring_transform, (W + 15) / 16, (H + 15) / 16, 1,
+					 16, 16, 1, 0, glcuda_frame_stream(f), args, NULL));
+}
+
+/* Read a few pixels of the output (test only: this waits for GL). */
+static void
+verify_output(struct glcuda_frame *f, GLuint fbo)
+{
+	static const int xs[] = { 0, W - 1, W / 2, 17 }, ys[] = { 0, H - 1, H / 3, 101 };
+	uint8_t c[4], px[4];
+	GLint prev;
+
+	frame_color(glcuda_frame_number(f), c);
+	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+			       glcuda_frame_output_texture(f), 0);
+	const unsigned int want[4] = { 255u - c[0], 255u - c[1], 0xffu - c[2], c[3] };
+	for (size_t i = 0; i < ARRAY_LENGTH(xs); i++) {
+		glReadPixels(xs[i], ys[i], 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
+		ck_assert_msg(px[0] == want[0] && px[1] == want[1] && px[2] == want[2] &&
+			      px[3] == want[3],
+			      "frame %llu pixel (%d,%d): got %u,%u,%u,%u",
+			      (unsigned long long)glcuda_frame_number(f), xs[i], ys[i], px[0],
+			      px[1], px[2], px[3]);
+	}
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev);
+}
+
+static struct glcuda_ring *
+make_ring(struct gpu *g, uint32_t slots, uint32_t flags)
+{
+	struct glcuda_ring_desc desc = {
+		.width = W, .height = H, .slots = slots,
+		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
+	};
+	struct glcuda_ring *ring = NULL;
+	ck_ok(glcuda_ring_new(g->dev, &desc, &ring));
+	return ring;
+}
+
+static bool
+fd_readable(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+/* 1000 frames through 3 slots, pipelined (GL renders the next frame before
+ * it waits for the oldest), every frame's output checked in order. */
+START_TEST(thousand_frames)
+{
+	bool gles = _i == 1;
+	struct glcuda_frame *queue[4];
+	unsigned int queued = 0, verified = 0;
+	struct glcuda_ring *ring;
+	struct gpu g;
+	GLuint fbo;
+
+	gpu_setup(&g, gles, GLCUDA_SYNC_AUTO);
+	ring = make_ring(&g, 3, 0);
+	glGenFramebuffers(1, &fbo);
+	for (uint64_t n = 0; n < 1000;) {
+		struct glcuda_frame *f;
+		int ret = glcuda_ring_acquire(ring, &f);
+		if (ret == -EAGAIN) {
+			/* All slots in flight: present the oldest. */
+			ck_assert_uint_eq(queued, 3);
+			f = queue[0];
+			memmove(queue, queue + 1, sizeof(queue[0]) * --queued);
+			ck_ok(glcuda_frame_wait_gl(f));
+			verify_output(f, fbo);
+			ck_ok(glcuda_frame_release(f));
+			verified++;
+			continue;
+		}
+		ck_ok(ret);
+		ck_assert_uint_eq(glcuda_frame_number(f), n);
+		ck_assert_uint_eq(glcuda_frame_slot(f), n % 3);
+		render_frame(f);
+		ck_ok(glcuda_frame_submit(f));
+		launch_transform(&g, f);
+		ck_ok(glcuda_frame_complete(f));
+		queue[queued++] = f;
+		n++;
+	}
+	while (queued) {
+		struct glcuda_frame *f = queue[0];
+		memmove(queue, queue + 1, sizeof(queue[0]) * --queued);
+		ck_ok(glcuda_frame_wait_gl(f));
+		verify_output(f, fbo);
+		ck_ok(glcuda_frame_release(f));
+		verified++;
+	}
+	ck_assert_uint_eq(verified, 1000);
+	printf("%s %s: 1000 frames through 3 slots, all verified\n", gles ? "GLES" : "GL",
+	       glcuda_sync_mode_name(glcuda_device_get_caps(g.dev)->sync_mode));
+	glDeleteFramebuffers(1, &fbo);
+	glcuda_ring_destroy(ring);
+	gpu_teardown(&g);
+}
+END_TEST
+
+/* Latch the newest: older ready frames are dropped, the newest shown. */
+START_TEST(take_newest_drops_older)
+{
+	struct glcuda_frame *f, *got;
+	struct glcuda_ring *ring;
+	struct gpu g;
+	GLuint fbo;
+
+	gpu_setup(&g, false, GLCUDA_SYNC_AUTO);
+	ring = make_ring(&g, 4, 0);
+	glGenFramebuffers(1, &fbo);
+	for (int round = 0; round < 50; round++) {
+		uint64_t last = 0;
+		for (int i = 0; i < 3; i++) {
+			ck_ok(glcuda_ring_acquire(ring, &f));
+			render_frame(f);
+			ck_ok(glcuda_frame_submit(f));
+			launch_transform(&g, f);
+			ck_ok(glcuda_frame_complete(f));
+			last = glcuda_frame_number(f);
+		}
+		/* Wait until all three are done (test only). */
+		ck_cu(glcuda_cuda.cuCtxSynchronize());
+		while (glcuda_ring_dispatch(ring) < 3)
+			ck_assert(fd_readable(glcuda_ring_get_fd(ring), 5000));
+		got = glcuda_ring_take_newest(ring);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_uint_eq(glcuda_frame_number(got), last);
+		verify_output(got, fbo);
+		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_ok(glcuda_frame_release(got));
+	}
+	ck_assert_uint_eq(glcuda_ring_dropped(ring), 100);
+	glDeleteFramebuffers(1, &fbo);
+	glcuda_ring_destroy(ring);
+	gpu_teardown(&g);
+}
+END_TEST
+
+START_TEST(eagain_and_misuse)
+{
+	struct glcuda_frame *f[4], *extra;
+	struct glcuda_ring *ring;
+	struct gpu g;
+
+	gpu_setup(&g, false, GLCUDA_SYNC_AUTO);
+	ring = make_ring(&g, 3, 0);
+	for (int i = 0; i < 3; i++)
+		ck_ok(glcuda_ring_acquire(ring, &f[i]));
+	ck_assert_int_eq(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+
+	/* Out of order calls. */
+	ck_assert_int_eq(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_assert_int_eq(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_assert_int_eq(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "acquired"));
+	ck_ok(glcuda_frame_submit(f[0]));
+	ck_assert_int_eq(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_assert_int_eq(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_ok(glcuda_frame_complete(f[0]));
+	ck_assert_int_eq(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_assert_int_eq(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+	/* Released without presenting: the GL wait is enqueued, slot free. */
+	ck_ok(glcuda_frame_release(f[0]));
+	ck_assert_int_eq(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_ok(glcuda_ring_acquire(ring, &extra));
+	ck_assert_ptr_eq(extra, f[0]);
+	ck_assert_uint_eq(glcuda_frame_number(extra), 3);
+	ck_assert_int_eq(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+	ck_assert_int_eq(glcuda_ring_acquire(NULL, &extra), -EINVAL);
+	ck_assert_int_eq(glcuda_frame_submit(NULL), -EINVAL);
+	/* Destroy with frames acquired, submitted and completed. */
+	ck_ok(glcuda_frame_submit(f[1]));
+	ck_ok(glcuda_frame_submit(f[2]));
+	ck_ok(glcuda_frame_complete(f[2]));
+	glcuda_ring_destroy(ring);
+	gpu_teardown(&g);
+}
+END_TEST
+
+/* The fd is readable exactly when a frame's CUDA work is done. */
+START_TEST(ready_fd)
+{
+	volatile unsigned int *gate;
+	CUdeviceptr dgate;
+	struct glcuda_frame *f;
+	struct glcuda_ring *ring;
+	struct gpu g;
+	void *args[1];
+	int fd;
+
+	gpu_setup(&g, _i == 1, GLCUDA_SYNC_AUTO);
+	ring = make_ring(&g, 2, 0);
+	fd = glcuda_ring_get_fd(ring);
+	ck_assert_int_ge(fd, 0);
+	ck_cu(glcuda_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+					 CU_MEMHOSTALLOC_PORTABLE));
+	ck_cu(glcuda_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
+	for (int round = 0; round < 20; round++) {
+		*gate = 0;
+		ck_assert(!fd_readable(fd, 0));
+		ck_ok(glcuda_ring_acquire(ring, &f));
+		render_frame(f);
+		ck_ok(glcuda_frame_submit(f));
+		args[0] = &dgate;
+		ck_cu(glcuda_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
+						 glcuda_frame_stream(f), args, NULL));
+		launch_transform(&g, f);
+		ck_ok(glcuda_frame_complete(f));
+		/* Gated: not ready, nothing to take. */
+		ck_assert(!fd_readable(fd, 20));
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		*gate = 1;
+		__sync_synchronize();
+		ck_assert(fd_readable(fd, 5000));
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
+		ck_assert(!fd_readable(fd, 0)); /* drained */
+		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_ok(glcuda_frame_release(f));
+	}
+	glcuda_cuda.cuMemFreeHost((void *)gate);
+	glcuda_ring_destroy(ring);
+	gpu_teardown(&g);
+}
+END_TEST
+
+START_TEST(destroy_in_flight_no_leaks)
+{
+	struct gl_names before, after;
+	size_t free0, free1, total;
+	struct gpu g;
+	int fds;
+
+	gpu_setup(&g, false, GLCUDA_SYNC_AUTO);
+	/* warm-up */
+	glcuda_ring_destroy(make_ring(&g, 3, GLCUDA_RING_FLAG_TIMINGS));
+	fds = test_count_fds();
+	test_count_gl_names(&before, 4096);
+	ck_cu(glcuda_cuda.cuMemGetInfo(&free0, &total));
+	for (int i = 0; i < 50; i++) {
+		struct glcuda_ring *ring = make_ring(&g, 2 + i % 3, i % 2 ? GLCUDA_RING_FLAG_TIMINGS : 0);
+		struct glcuda_frame *f;
+		for (int k = 0; k < i % 4; k++) {
+			if (glcuda_ring_acquire(ring, &f) < 0)
+				break;
+			render_frame(f);
+			if (k == 0)
+				continue; /* leave one acquired */
+			ck_ok(glcuda_frame_submit(f));
+			launch_transform(&g, f);
+			if (k == 2)
+				ck_ok(glcuda_frame_complete(f));
+		}
+		glcuda_ring_destroy(ring);
+	}
+	ck_cu(glcuda_cuda.cuCtxSynchronize());
+	ck_assert_int_eq(test_count_fds(), fds);
+	test_count_gl_names(&after, 4096);
+	ck_assert_gl_names_eq(&before, &after);
+	ck_cu(glcuda_cuda.cuMemGetInfo(&free1, &total));
+	ck_assert_msg(free1 + free0 / 100 >= free0, "CUDA free memory %zu -> %zu", free0, free1);
+	ck_assert_uint_eq(g.dev->live_rings, 0);
+	ck_assert_uint_eq(g.dev->live_images, 0);
+	gpu_teardown(&g);
+}
+END_TEST
+
+START_TEST(timings)
+{
+	struct glcuda_frame_timings t;
+	struct glcuda_ring *ring;
+	struct glcuda_frame *f;
+	double sum[5] = { 0 };
+	int got = 0;
+	struct gpu g;
+
+	gpu_setup(&g, _i == 1, GLCUDA_SYNC_AUTO);
+	ring = make_ring(&g, 3, GLCUDA_RING_FLAG_TIMINGS);
+	/* Nothing measured yet: nothing to fetch, and no stall. */
+	ck_assert_int_eq(glcuda_ring_get_timings(ring, &t), 0);
+	for (int n = 0; n < 60; n++) {
+		struct glcuda_frame *done;
+		ck_ok(glcuda_ring_acquire(ring, &f));
+		render_frame(f);
+		ck_ok(glcuda_frame_submit(f));
+		launch_transform(&g, f);
+		ck_ok(glcuda_frame_complete(f));
+		ck_ok(glcuda_frame_wait_gl(f));
+		ck_ok(glcuda_frame_release(f));
+		(void)done;
+		while (glcuda_ring_get_timings(ring, &t) == 1)
+			got++;
+	}
+	glFinish();
+	ck_cu(glcuda_cuda.cuCtxSynchronize());
+	for (;;) {
+		int r = glcuda_ring_get_timings(ring, &t);
+		ck_assert_int_ge(r, 0);
+		if (r == 0)
+			break;
+		got++;
+		ck_assert_uint_gt(t.gl_render_ns, 0);
+		ck_assert_uint_gt(t.cuda_ns, 0);
+		ck_assert_uint_gt(t.total_ns, 0);
+		{
+			uint64_t parts = t.gl_render_ns + t.handoff_to_cuda_ns + t.cuda_ns +
+					 t.handoff_to_gl_ns;
+			int64_t diff = (int64_t)parts - (int64_t)t.total_ns;
+			if (diff < 0)
+				diff = -diff;
+			ck_assert_msg(diff <= 100000 + (int64_t)t.total_ns / 10,
+				      "frame %llu: parts %llu ns vs total %llu ns",
+				      (unsigned long long)t.frame_number,
+				      (unsigned long long)parts, (unsigned long long)t.total_ns);
+		}
+		sum[0] += t.gl_render_ns;
+		sum[1] += t.handoff_to_cuda_ns;
+		sum[2] += t.cuda_ns;
+		sum[3] += t.handoff_to_gl_ns;
+		sum[4] += t.total_ns;
+	}
+	ck_assert_int_ge(got, 40);
+	printf("%s timings over the last frames (us): render %.1f, to CUDA %.1f, CUDA %.1f, "
+	       "to GL %.1f, total %.1f (%d frames measured)\n", _i ? "GLES" : "GL",
+	       sum[0] / 1e3 / 30, sum[1] / 1e3 / 30, sum[2] / 1e3 / 30, sum[3] / 1e3 / 30,
+	       sum[4] / 1e3 / 30, got);
+	glcuda_ring_destroy(ring);
+	gpu_teardown(&g);
+}
+END_TEST
+
+static Suite *
+glcuda_ring_suite(void)
+{
+	Suite *s = suite_create("ring");
+	TCase *tc = tcase_create("frames");
+	tcase_set_timeout(tc, 180);
+	tcase_add_loop_test(tc, thousand_frames, 0, 2);
+	tcase_add_test(tc, take_newest_drops_older);
+	tcase_add_test(tc, eagain_and_misuse);
+	tcase_add_loop_test(tc, ready_fd, 0, 2);
+	tcase_add_test(tc, destroy_in_flight_no_leaks);
+	tcase_add_loop_test(tc, timings, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	gpu_require_cuda();
+	test_require_egl();
+	return test_run_suite(glcuda_ring_suite());
+}
