@@ -1,1 +1,30 @@
-# tools: rules for this area
+# tools: glcuda-demo, the main job (GL scene -> CUDA filter -> GL composite,
+# through the frame ring), and the CUDA filters it shares with the examples
+# and the benchmarks (a convenience library).
+
+noinst_LTLIBRARIES += tools/libfilters.la
+tools_libfilters_la_SOURCES = tools/filters.c tools/filters.h
+tools_libfilters_la_CFLAGS = $(AM_CFLAGS)
+EXTRA_DIST += tools/filters.cu
+
+# The kernels: nvcc builds tools/filters.fatbin (the .cu.fatbin rule in
+# Makefile.am), embedded with .incbin as glcuda_filters_fatbin. Without
+# nvcc, filters.c builds without kernels and only the "none" filter exists.
+if HAVE_NVCC
+nodist_tools_libfilters_la_SOURCES = tools/filters-fatbin.S
+tools/filters-fatbin.S: tools/filters.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_filters_fatbin tools/filters.fatbin > $@
+CLEANFILES += tools/filters-fatbin.S tools/filters.fatbin
+endif
+
+bin_PROGRAMS += tools/glcuda-demo
+tools_glcuda_demo_SOURCES = tools/glcuda-demo.c
+tools_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+tools_glcuda_demo_LDADD = tools/libfilters.la tools/libinforeport.la \
+	lib/libglcuda-internal.la $(LIBPNG_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) \
+	$(VULKAN_LIBS) -lm
+
+# Without a CUDA driver: a clear message and the diagnosis, exit 1. With
+# one: every filter for 30 frames, a PNG and a timing summary each.
+TESTS += tests/test-demo.sh
+dist_check_SCRIPTS += tests/test-demo.sh

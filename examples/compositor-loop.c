@@ -1,0 +1,470 @@
+/*
+ * compositor-loop: how a Wayland compositor drives glcuda's frame ring from
+ * its event loop. Copy from here.
+ *
+ * The shape is a compositor's, without a display or clients:
+ *
+ *   - libwayland-server's wl_event_loop is the main loop (a compositor
+ *     already has one: wl_display_get_event_loop());
+ *   - a timerfd at --hz (default 60) stands in for the output's vblank: at
+ *     each tick the compositor latches the newest finished frame and
+ *     "presents" it (a blit into a screen framebuffer, where a real
+ *     compositor would page-flip or scan out);
+ *   - the ring's fd (an eventfd glcuda writes when a frame's CUDA work has
+ *     finished on the GPU) sits in the same loop, so the compositor learns
+ *     about finished frames without ever waiting on the GPU;
+ *   - a producer renders frames with GL as fast as the ring lets it, and
+ *     each frame goes through a CUDA filter (invert, from tools/filters.c).
+ *     When every slot is in flight, acquire returns -EAGAIN and the producer
+ *     simply skips: the compositor never blocks on the GPU.
+ *
+ * Nothing here waits on the CPU for the GPU: GL hands the frame to CUDA
+ * with a semaphore, CUDA hands it back with another, and GL's wait for it
+ * is enqueued only when the compositor takes the frame at the vblank.
+ *
+ * Run:  examples/compositor-loop [--hz N] [--seconds N] [--size WxH] [--gles]
+ *                                [--device N]
+ * At the end it prints frames produced, presented and dropped (frames that
+ * finished but were overtaken by a newer one before the vblank), and the
+ * mean latency from the start of rendering to the vblank that showed it.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+/* epoxy's EGL/GL headers first: glcuda.h includes <EGL/egl.h>. */
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <wayland-server-core.h>
+
+/* glcuda-cuda.h: the CUDA side of the ring (streams, surfaces). */
+#include <glcuda/glcuda-cuda.h>
+
+/* The project's CUDA filters: loaded from an embedded fat binary through
+ * glcuda's run-time CUDA loader, so this program does not link libcuda. */
+#include "filters.h"
+
+#define MAX_SLOTS 4
+
+struct compositor {
+	struct glcuda_headless *headless;
+	struct glcuda_device *dev;
+	struct glcuda_ring *ring;
+	struct filters *filters;
+	enum filter_kind filter;
+	uint32_t width, height;
+
+	/* The "screen": what the output would scan out. */
+	GLuint screen_tex, screen_fbo;
+	/* A framebuffer to read a frame's output texture from, for the blit. */
+	GLuint read_fbo;
+
+	/* When each slot's current frame was acquired (its render started). */
+	double acquired_at[MAX_SLOTS];
+
+	uint64_t produced, presented, vblanks, missed_vblanks;
+	double latency_sum;
+	bool running;
+	int status; /* exit status once something failed */
+};
+
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Report a glcuda failure: every call leaves a detailed message (what
+ * failed, the raw GL/Vulkan/CUDA code, what to do) in glcuda_last_error(). */
+static void
+fail(struct compositor *c, const char *call, int err)
+{
+	fprintf(stderr, "compositor-loop: %s: %s\n  %s\n", call, glcuda_error_name(err),
+		glcuda_last_error());
+	c->status = 1;
+	c->running = false;
+}
+
+/* The producer ------------------------------------------------------------ */
+
+/* The client's GL content: a background whose colour cycles and a bar that
+ * sweeps across. Kept to clears so that the example stays about the loop. */
+static void
+render(struct compositor *c, struct glcuda_frame *f)
+{
+	uint64_t n = glcuda_frame_number(f);
+	float t = (float)(n % 240) / 240.f;
+	int bar = (int)(t * (float)c->width);
+
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glViewport(0, 0, (GLsizei)c->width, (GLsizei)c->height);
+	glDisable(GL_SCISSOR_TEST);
+	glClearColor(0.2f + 0.6f * t, 0.3f, 0.8f - 0.6f * t, 1.f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glEnable(GL_SCISSOR_TEST);
+	glScissor(bar, 0, (GLsizei)(c->width / 16 + 1), (GLsizei)c->height);
+	glClearColor(1.f, 1.f, 1.f, 1.f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glDisable(GL_SCISSOR_TEST);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+/* Make one frame if the ring has a free slot. Returns false when it has
+ * none (or on failure): the caller then sleeps in the event loop. */
+static bool
+produce(struct compositor *c)
+{
+	struct glcuda_frame *f;
+	int ret;
+
+	/* Never blocks. -EAGAIN: every slot is in flight (rendering, in
+	 * CUDA, finished but not yet latched, or on screen): skip. */
+	ret = glcuda_ring_acquire(c->ring, &f);
+	if (ret == -EAGAIN)
+		return false;
+	if (ret < 0) {
+		fail(c, "glcuda_ring_acquire", ret);
+		return false;
+	}
+	c->acquired_at[glcuda_frame_slot(f)] = now();
+
+	/* 1. GL renders into the slot's input image. */
+	render(c, f);
+
+	/* 2. Hand it to CUDA: GL signals a semaphore and flushes; the slot's
+	 *    CUDA stream waits for it on the GPU. The CPU goes on at once. */
+	ret = glcuda_frame_submit(f);
+	if (ret < 0) {
+		fail(c, "glcuda_frame_submit", ret);
+		return false;
+	}
+
+	/* 3. Enqueue the CUDA work on the frame's stream: input surface in,
+	 *    output surface out. Any kernel works here, launched through the
+	 *    driver API on glcuda_frame_stream(f). */
+	ret = filters_run(c->filters, c->filter, glcuda_frame_stream(f), glcuda_frame_input(f),
+			  glcuda_frame_output(f));
+	if (ret < 0) {
+		fprintf(stderr, "compositor-loop: filter: %s\n", filters_last_error());
+		c->status = 1;
+		c->running = false;
+		/* Complete anyway: the ring gets the slot back. */
+		glcuda_frame_complete(f);
+		return false;
+	}
+
+	/* 4. Done enqueuing: CUDA signals the hand-off back to GL after the
+	 *    filter, and the ring's fd becomes readable when it has run.
+	 *    Nothing waits yet: GL waits only when the frame is latched. */
+	ret = glcuda_frame_complete(f);
+	if (ret < 0) {
+		fail(c, "glcuda_frame_complete", ret);
+		return false;
+	}
+	c->produced++;
+	return true;
+}
+
+/* Event sources ---------------------------------------------------------- */
+
+/* The ring's fd: a frame's CUDA stage has finished. Drain the fd and let
+ * the ring mark the frames ready. A compositor would schedule a repaint for
+ * the next vblank here (and may even skip it when nothing is ready); the
+ * latch itself waits for the deadline, so that the newest frame wins. */
+static int
+on_ring_ready(int fd, uint32_t mask, void *data)
+{
+	struct compositor *c = data;
+	int ready = glcuda_ring_dispatch(c->ring);
+
+	if (ready < 0)
+		fail(c, "glcuda_ring_dispatch", ready);
+	return 0;
+}
+
+/* The "vblank": latch the newest finished frame and present it. */
+static int
+on_vblank(int fd, uint32_t mask, void *data)
+{
+	struct compositor *c = data;
+	struct glcuda_frame *f;
+	uint64_t expirations = 0;
+	int ret;
+
+	/* A timerfd counts the ticks since the last read: more than one means
+	 * the loop was late and vblanks went by. */
+	if (read(fd, &expirations, sizeof(expirations)) != (ssize_t)sizeof(expirations))
+		return 0;
+	c->vblanks += expirations;
+	c->missed_vblanks += expirations - 1;
+
+	/* The newest frame whose CUDA stage is done. Older finished frames
+	 * are dropped (their slots become free at once). This enqueues GL's
+	 * wait for CUDA on the GPU: GL commands issued from now on see the
+	 * filter's output. NULL: nothing new; keep showing the last frame. */
+	f = glcuda_ring_take_newest(c->ring);
+	if (!f) {
+		if (glcuda_last_error()[0]) {
+			fprintf(stderr, "compositor-loop: glcuda_ring_take_newest: %s\n",
+				glcuda_last_error());
+			c->status = 1;
+			c->running = false;
+		}
+		return 0;
+	}
+
+	/* Composite: here a blit of the frame's output onto the screen. A
+	 * real compositor samples glcuda_frame_output_texture(f) in its
+	 * scene like any client buffer. */
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+			       glcuda_frame_output_texture(f), 0);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, c->screen_fbo);
+	glBlitFramebuffer(0, 0, (GLint)c->width, (GLint)c->height, 0, 0, (GLint)c->width,
+			  (GLint)c->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+	/* "Present": a page flip would go here; flush so the GPU starts. */
+	glFlush();
+
+	c->presented++;
+	c->latency_sum += now() - c->acquired_at[glcuda_frame_slot(f)];
+
+	/* Give the slot back. GL may still be reading the output: the ring
+	 * orders the slot's next use after this blit on the GPU, so there is
+	 * no need to wait for it here. */
+	ret = glcuda_frame_release(f);
+	if (ret < 0)
+		fail(c, "glcuda_frame_release", ret);
+	return 0;
+}
+
+static int
+on_end(void *data)
+{
+	struct compositor *c = data;
+	c->running = false;
+	return 0;
+}
+
+/* Setup ------------------------------------------------------------------ */
+
+static int
+setup_gl(struct compositor *c)
+{
+	glGenTextures(1, &c->screen_tex);
+	glBindTexture(GL_TEXTURE_2D, c->screen_tex);
+	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, (GLsizei)c->width, (GLsizei)c->height);
+	glBindTexture(GL_TEXTURE_2D, 0);
+	glGenFramebuffers(1, &c->screen_fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, c->screen_fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+			       c->screen_tex, 0);
+	if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+		fprintf(stderr, "compositor-loop: the screen framebuffer is incomplete\n");
+		return 1;
+	}
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	glGenFramebuffers(1, &c->read_fbo);
+	if (glGetError() != GL_NO_ERROR) {
+		fprintf(stderr, "compositor-loop: GL error while creating the screen\n");
+		return 1;
+	}
+	return 0;
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out, "Usage: compositor-loop [--hz N] [--seconds N] [--size WxH] [--gles] "
+		     "[--device N]\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	struct compositor c = { .width = 1920, .height = 1080, .filter = FILTER_INVERT,
+				.running = true };
+	struct glcuda_ring_desc desc = { 0 };
+	struct wl_event_loop *loop = NULL;
+	struct wl_event_source *ring_src = NULL, *vblank_src = NULL, *end_src = NULL;
+	struct itimerspec its = { 0 };
+	int hz = 60, seconds = 3, device = -1, timer_fd = -1, ret;
+	uint32_t headless_flags = GLCUDA_HEADLESS_FLAG_NONE;
+	double t0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(arg, "--gles") == 0) {
+			headless_flags |= GLCUDA_HEADLESS_FLAG_GLES;
+		} else if (strcmp(arg, "--hz") == 0 && val) {
+			hz = atoi(val);
+			i++;
+		} else if (strcmp(arg, "--seconds") == 0 && val) {
+			seconds = atoi(val);
+			i++;
+		} else if (strcmp(arg, "--device") == 0 && val) {
+			device = atoi(val);
+			i++;
+		} else if (strcmp(arg, "--size") == 0 && val &&
+			   sscanf(val, "%ux%u", &c.width, &c.height) == 2) {
+			i++;
+		} else if (strcmp(arg, "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (hz < 1 || hz > 1000 || seconds < 1 || device < -1 || c.width == 0 ||
+	    c.height == 0 || c.width > 16384 || c.height > 16384) {
+		usage(stderr);
+		return 2;
+	}
+
+	/* A compositor has its own EGLDisplay and context; this example makes
+	 * a headless one. glcuda binds to whichever context is current. */
+	ret = glcuda_headless_new(device, headless_flags, &c.headless);
+	if (ret < 0) {
+		fail(&c, "glcuda_headless_new", ret);
+		return 1;
+	}
+	ret = glcuda_device_new(glcuda_headless_display(c.headless),
+				glcuda_headless_context(c.headless), NULL, &c.dev);
+	if (ret < 0) {
+		fail(&c, "glcuda_device_new", ret);
+		goto out;
+	}
+
+	/* Three slots: one on screen, one latched or in CUDA, one rendering. */
+	desc.width = c.width;
+	desc.height = c.height;
+	desc.slots = 3;
+	desc.input_format = GLCUDA_FORMAT_RGBA8;
+	desc.output_format = GLCUDA_FORMAT_RGBA8;
+	ret = glcuda_ring_new(c.dev, &desc, &c.ring);
+	if (ret < 0) {
+		fail(&c, "glcuda_ring_new", ret);
+		goto out;
+	}
+	if (!filter_available(c.filter)) {
+		fprintf(stderr, "compositor-loop: built without nvcc: the CUDA stage is a plain "
+				"copy instead of invert\n");
+		c.filter = FILTER_NONE;
+	}
+	ret = filters_new(c.dev, c.width, c.height, NULL, &c.filters);
+	if (ret < 0) {
+		fprintf(stderr, "compositor-loop: filters: %s\n", filters_last_error());
+		c.status = 1;
+		goto out;
+	}
+	if (setup_gl(&c)) {
+		c.status = 1;
+		goto out;
+	}
+
+	/* The event loop and its three sources. */
+	loop = wl_event_loop_create();
+	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (!loop || timer_fd < 0) {
+		fprintf(stderr, "compositor-loop: cannot create the event loop or timerfd: %s\n",
+			strerror(errno));
+		c.status = 1;
+		goto out;
+	}
+	its.it_interval.tv_nsec = 1000000000L / hz;
+	if (hz == 1)
+		its.it_interval = (struct timespec){ .tv_sec = 1 };
+	its.it_value = its.it_interval;
+	if (timerfd_settime(timer_fd, 0, &its, NULL) < 0) {
+		fprintf(stderr, "compositor-loop: timerfd_settime: %s\n", strerror(errno));
+		c.status = 1;
+		goto out;
+	}
+	/* The ring's fd is owned by the ring: never close or read it yourself;
+	 * glcuda_ring_dispatch() drains it. */
+	ring_src = wl_event_loop_add_fd(loop, glcuda_ring_get_fd(c.ring), WL_EVENT_READABLE,
+					on_ring_ready, &c);
+	vblank_src = wl_event_loop_add_fd(loop, timer_fd, WL_EVENT_READABLE, on_vblank, &c);
+	end_src = wl_event_loop_add_timer(loop, on_end, &c);
+	if (!ring_src || !vblank_src || !end_src ||
+	    wl_event_source_timer_update(end_src, seconds * 1000) < 0) {
+		fprintf(stderr, "compositor-loop: cannot add the event sources\n");
+		c.status = 1;
+		goto out;
+	}
+
+	printf("compositor-loop: %ux%u, %d Hz for %d s, CUDA stage: %s, sync %s\n", c.width,
+	       c.height, hz, seconds, filter_name(c.filter),
+	       glcuda_sync_mode_name(glcuda_device_get_caps(c.dev)->sync_mode));
+	t0 = now();
+	while (c.running) {
+		/* Produce while the ring has room, handling whatever events are
+		 * pending in between (timeout 0). When it is full, sleep in the
+		 * loop (timeout -1) until a frame finishes or the vblank comes:
+		 * both free slots, and neither wastes the CPU. */
+		bool made = produce(&c);
+		if (!c.running)
+			break;
+		if (wl_event_loop_dispatch(loop, made ? 0 : -1) < 0 && errno != EINTR) {
+			fprintf(stderr, "compositor-loop: wl_event_loop_dispatch: %s\n",
+				strerror(errno));
+			c.status = 1;
+			break;
+		}
+	}
+
+	if (c.status == 0) {
+		uint64_t dropped = glcuda_ring_dropped(c.ring);
+		double secs = now() - t0;
+		printf("frames produced:  %" PRIu64 " (%.1f/s)\n", c.produced, c.produced / secs);
+		printf("frames presented: %" PRIu64 " of %" PRIu64 " vblanks (%" PRIu64
+		       " missed)\n", c.presented, c.vblanks, c.missed_vblanks);
+		printf("frames dropped:   %" PRIu64 " (finished, then overtaken before a vblank)\n",
+		       dropped);
+		printf("in flight at exit: %" PRIu64 "\n", c.produced - c.presented - dropped);
+		if (c.presented)
+			printf("mean latency:     %.2f ms from the start of rendering to the "
+			       "vblank that showed it\n", 1e3 * c.latency_sum / c.presented);
+	}
+
+out:
+	if (end_src)
+		wl_event_source_remove(end_src);
+	if (vblank_src)
+		wl_event_source_remove(vblank_src);
+	if (ring_src)
+		wl_event_source_remove(ring_src);
+	if (loop)
+		wl_event_loop_destroy(loop);
+	if (timer_fd >= 0)
+		close(timer_fd);
+	/* Teardown with the context current: GL objects first, then the
+	 * filters (waits for their GPU work), the ring (safe with frames in
+	 * flight), the device, the context. */
+	if (c.read_fbo)
+		glDeleteFramebuffers(1, &c.read_fbo);
+	if (c.screen_fbo)
+		glDeleteFramebuffers(1, &c.screen_fbo);
+	if (c.screen_tex)
+		glDeleteTextures(1, &c.screen_tex);
+	filters_destroy(c.filters);
+	glcuda_ring_destroy(c.ring);
+	glcuda_device_destroy(c.dev);
+	glcuda_headless_destroy(c.headless);
+	return c.status;
+}
