@@ -1,1 +1,24 @@
-# bench: rules for this area
+# bench: glcuda against the legacy CUDA-GL registration and a PBO readback,
+# on the GPU machine (bench/run.sh). Built by `make` (and `make bench`), never
+# run by `make check`. The kernels need nvcc.
+if HAVE_NVCC
+noinst_PROGRAMS += bench/glcuda-bench
+bench_glcuda_bench_SOURCES = bench/glcuda-bench.c
+nodist_bench_glcuda_bench_SOURCES = bench/bench-kernels.S
+bench_glcuda_bench_LDADD = lib/libglcuda-internal.la \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) -lm
+
+# nvcc writes into bench/ before any object file has made it.
+bench/bench-kernels.fatbin: bench/$(am__dirstamp)
+bench/bench-kernels.S: bench/bench-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin bench/bench-kernels.fatbin > $@
+CLEANFILES += bench/bench-kernels.S bench/bench-kernels.fatbin
+
+bench: bench/glcuda-bench
+else
+bench:
+	@echo "bench: nvcc was not found at configure time; the benchmark needs it (--with-cuda=DIR)"
+endif
+.PHONY: bench
+
+EXTRA_DIST += bench/bench-kernels.cu bench/run.sh bench/plot.sh bench/README.md
