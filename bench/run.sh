@@ -73,7 +73,11 @@ write_report() {
 		echo "From the project root on the GPU machine:"
 		echo
 		echo '```'
-		if [ -f "$dir/commands.txt" ]; then cat "$dir/commands.txt"; fi
+		# One file per invocation, so that runs made apart (each into its
+		# own output folder) can be copied together.
+		for f in "$dir"/commands-*.txt; do
+			[ -f "$f" ] && cat "$f"
+		done
 		echo '```'
 		ext=png
 		if ! ls "$dir"/fps-*.png > /dev/null 2>&1; then ext=svg; fi
@@ -157,9 +161,10 @@ for ((i = 0; i < ${#bench_args[@]}; i++)); do
 	esac
 done
 part=$(echo "$part" | tr -c 'A-Za-z0-9.\n_-' '_')
+commands=$out/commands-$part-$yields.txt
 
 echo "bench/run.sh $preset --yield $yields --out $out${bench_args[*]:+ -- ${bench_args[*]}}" \
-	>> "$out/commands.txt"
+	>> "$commands"
 
 start=$(date +%s)
 status=0
@@ -184,7 +189,7 @@ for y in "${list[@]}"; do
 	args=("$bin" "$preset" --out "$out" --label "$label" --time-limit $((share - 15))
 	      "${bench_args[@]}")
 	echo "${envs[*]} ${args[*]}" | sed 's/^env -u __GL_YIELD /(__GL_YIELD unset) /; s/^env //' \
-		>> "$out/commands.txt"
+		>> "$commands"
 	echo "== __GL_YIELD=${y}: ${args[*]}"
 	"${envs[@]}" "${args[@]}" 2>&1 | tee "$out/log-$label.txt"
 	rc=${PIPESTATUS[0]}
