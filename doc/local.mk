@@ -1,1 +1,2 @@
-# doc: rules for this area
+# doc: guides, shipped in the tarball.
+EXTRA_DIST += doc/README.md doc/gpu-testing.md

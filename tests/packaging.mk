@@ -1,1 +1,38 @@
-# tests: rules for this area
+# tests: packaging checks — exported symbols, no link-time CUDA dependency,
+# the installed pkg-config file and headers.
+
+# The environment of every test (the one definition in the build: fragments
+# that need more add to it with +=, after this file is included, or use
+# TESTS_ENVIRONMENT on the command line). Scripts find the source and build
+# trees and the configured tools here, so they work in VPATH builds and
+# under `make distcheck`.
+AM_TESTS_ENVIRONMENT = \
+	top_srcdir="$(top_srcdir)" top_builddir="$(top_builddir)" \
+	abs_top_srcdir="$(abs_top_srcdir)" abs_top_builddir="$(abs_top_builddir)" \
+	CC="$(CC)" CXX="$(CXX)" CFLAGS="$(CFLAGS)" CXXFLAGS="$(CXXFLAGS)" \
+	LDFLAGS="$(LDFLAGS)" NM="$(NM)" PKG_CONFIG="$(PKG_CONFIG)" MAKE="$(MAKE)" \
+	CUDA_CFLAGS="$(CUDA_CFLAGS)" EGL_CFLAGS="$(EGL_CFLAGS)" \
+	PACKAGE_VERSION="$(PACKAGE_VERSION)" \
+	glcuda_prefix="$(prefix)" glcuda_libdir="$(libdir)" \
+	glcuda_includedir="$(includedir)"; \
+	export top_srcdir top_builddir abs_top_srcdir abs_top_builddir \
+	CC CXX CFLAGS CXXFLAGS LDFLAGS NM PKG_CONFIG MAKE CUDA_CFLAGS EGL_CFLAGS \
+	PACKAGE_VERSION glcuda_prefix glcuda_libdir glcuda_includedir;
+
+packaging_tests = \
+	tests/test-symbols.sh \
+	tests/test-no-libcuda.sh \
+	tests/test-pkgconfig.sh \
+	tests/test-headers.sh
+TESTS += $(packaging_tests)
+dist_check_SCRIPTS += $(packaging_tests)
+EXTRA_DIST += .ci/packages
+
+# The tests that mean something on the GPU machine: every test but the
+# packaging checks above, which need the build tools. scripts/gpu-build.sh
+# records this list for scripts/gpu-test.sh.
+print-gpu-tests:
+	@for t in $(TESTS); do \
+		case " $(packaging_tests) " in *" $$t "*) ;; *) echo "$$t" ;; esac; \
+	done
+.PHONY: print-gpu-tests

@@ -1,0 +1,84 @@
+#!/bin/sh
+# The public headers compile on their own, warning-free, as strict C99 and
+# as C++11: <glcuda/glcuda.h> with the EGL headers only, <glcuda/glcuda-cuda.h>
+# with the CUDA toolkit's <cuda.h> too.
+set -eu
+
+: "${top_srcdir:?run from make check}" "${top_builddir:?run from make check}"
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-headers.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Third-party headers are included as system headers: their own pedantic
+# warnings are not ours to fix. -I becomes -isystem.
+system_includes=
+for flag in ${EGL_CFLAGS:-} ${CUDA_CFLAGS:-}; do
+	case $flag in
+	-I*) system_includes="$system_includes -isystem ${flag#-I}" ;;
+	*) system_includes="$system_includes $flag" ;;
+	esac
+done
+includes="-I$top_srcdir/include -I$top_builddir/include $system_includes"
+
+write_source() # FILE HEADER
+{
+	cat > "$1" <<SOURCE
+#include <glcuda/$2>
+#include <glcuda/$2> /* include guard */
+
+#if !defined(GLCUDA_VERSION_MAJOR) || !GLCUDA_CHECK_VERSION(0, 0, 0)
+#error glcuda-version.h missing
+#endif
+
+int use_header(void);
+int
+use_header(void)
+{
+	const char *(*strerror_fn)(int) = glcuda_strerror;
+	struct glcuda_device_options options;
+
+	options.sync_mode = GLCUDA_SYNC_AUTO;
+	options.flags = GLCUDA_DEVICE_FLAG_NONE;
+	return strerror_fn != 0 && options.sync_mode == GLCUDA_SYNC_AUTO &&
+	       options.flags == 0;
+}
+SOURCE
+}
+
+status=0
+compile() # DESCRIPTION COMPILER FLAGS... FILE
+{
+	what=$1
+	shift
+	# shellcheck disable=SC2086
+	if "$@" > "$tmp/out" 2>&1; then
+		echo "ok: $what"
+	else
+		echo "FAIL: $what"
+		echo "  $*"
+		sed 's/^/  /' "$tmp/out"
+		status=1
+	fi
+}
+
+c_flags="-std=c99 -pedantic -Werror -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wundef"
+cxx_flags="-std=c++11 -pedantic -Werror -Wall -Wextra -Wshadow -Wundef"
+
+for header in glcuda.h glcuda-cuda.h; do
+	write_source "$tmp/$header.c" "$header"
+	cp "$tmp/$header.c" "$tmp/$header.cpp"
+	# shellcheck disable=SC2086
+	compile "<glcuda/$header> as C99" \
+		$CC $c_flags $includes -c -o "$tmp/c.o" "$tmp/$header.c"
+	if command -v "${CXX%% *}" > /dev/null 2>&1; then
+		# shellcheck disable=SC2086
+		compile "<glcuda/$header> as C++11" \
+			$CXX $cxx_flags $includes -c -o "$tmp/cxx.o" "$tmp/$header.cpp"
+	else
+		echo "FAIL: no C++ compiler ($CXX)"
+		status=1
+	fi
+done
+exit $status
