@@ -305,6 +305,65 @@ fill_formats(struct glcuda_device *dev)
 	}
 }
 
+/*
+ * The EGL binding of the calling thread. Tearing down the Vulkan device and
+ * instance or the CUDA primary context can leave the caller's EGL context
+ * no longer current on NVIDIA's driver (seen with driver 580: after
+ * glcuda_device_destroy, eglGetCurrentContext() returned EGL_NO_CONTEXT).
+ * glcuda never changes which context is current, so it puts it back.
+ */
+struct egl_binding {
+	EGLenum api;
+	EGLDisplay display;
+	EGLSurface draw, read;
+	EGLContext context;
+};
+
+static void
+egl_binding_save(struct egl_binding *b)
+{
+	b->api = eglQueryAPI();
+	b->display = eglGetCurrentDisplay();
+	b->draw = eglGetCurrentSurface(EGL_DRAW);
+	b->read = eglGetCurrentSurface(EGL_READ);
+	b->context = eglGetCurrentContext();
+}
+
+static void
+egl_binding_restore(struct glcuda_device *dev, const struct egl_binding *b,
+		    const char *what)
+{
+	if (eglQueryAPI() != b->api)
+		eglBindAPI(b->api);
+	if (b->context == EGL_NO_CONTEXT || eglGetCurrentContext() == b->context)
+		return;
+	if (eglMakeCurrent(b->display, b->draw, b->read, b->context))
+		log_debug(dev, "%s released the current EGL context; made it current "
+			  "again\n", what);
+	else
+		log_error(dev, "%s released the current EGL context, and eglMakeCurrent "
+			  "failed: %s (0x%04x). Make the context current again.\n", what,
+			  egl_error_name(eglGetError()), (unsigned)eglGetError());
+}
+
+/* Release the CUDA and Vulkan parts of a device (not the struct). */
+static void
+device_release_drivers(struct glcuda_device *dev)
+{
+	struct egl_binding b;
+
+	egl_binding_save(&b);
+	if (dev->has_cuda) {
+		if (dev->cu_context_is_primary)
+			CU(cuDevicePrimaryCtxRelease)(dev->cu_device);
+		cuda_loader_unload();
+		egl_binding_restore(dev, &b, "releasing the CUDA primary context");
+	}
+	vk_exporter_destroy(dev->vk);
+	dev->vk = NULL;
+	egl_binding_restore(dev, &b, "destroying the Vulkan device");
+}
+
 int
 device_new_internal(EGLDisplay display, EGLContext context,
 		    const struct glcuda_device_options *options, bool want_cuda,
@@ -394,12 +453,7 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	return 0;
 
 fail:
-	if (dev->has_cuda) {
-		if (dev->cu_context_is_primary)
-			CU(cuDevicePrimaryCtxRelease)(dev->cu_device);
-		cuda_loader_unload();
-	}
-	vk_exporter_destroy(dev->vk);
+	device_release_drivers(dev);
 	free(dev);
 	return ret;
 }
@@ -424,12 +478,7 @@ glcuda_device_destroy(struct glcuda_device *dev)
 			  "not destroyed.\n", dev->live_images, dev->live_rings);
 		return;
 	}
-	if (dev->has_cuda) {
-		if (dev->cu_context_is_primary)
-			CU(cuDevicePrimaryCtxRelease)(dev->cu_device);
-		cuda_loader_unload();
-	}
-	vk_exporter_destroy(dev->vk);
+	device_release_drivers(dev);
 	free(dev);
 }
 

@@ -428,10 +428,10 @@ static int
 query_devices(EGLDeviceEXT *devices, EGLint *count, char *why, size_t whysize)
 {
 	*count = 0;
-	if (!has_client_extension("EGL_EXT_device_enumeration") ||
+	if (!(has_client_extension("EGL_EXT_device_enumeration") || has_client_extension("EGL_EXT_device_base")) ||
 	    !has_client_extension("EGL_EXT_platform_device")) {
 		snprintf(why, whysize, "the EGL library lacks %s",
-			 has_client_extension("EGL_EXT_device_enumeration")
+			 (has_client_extension("EGL_EXT_device_enumeration") || has_client_extension("EGL_EXT_device_base"))
 			 ? "EGL_EXT_platform_device" : "EGL_EXT_device_enumeration");
 		return GLCUDA_ERROR_MISSING_EGL_EXTENSION;
 	}

@@ -170,7 +170,6 @@ bool
 test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h,
 		 void *out)
 {
-	size_t size = (size_t)w * h * fmt->bytes_per_pixel;
 	struct gl_saved_state saved;
 	GLenum err;
 
@@ -179,9 +178,12 @@ test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t
 	glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
 	glPixelStorei(GL_PACK_ALIGNMENT, 1);
 	glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-	if (epoxy_is_desktop_gl()) {
-		glGetTextureImage(tex, 0, fmt->gl_format, fmt->gl_type, (GLsizei)size, out);
-	} else {
+	{
+		/* Through a framebuffer, as GL samples it. glGetTextureImage is
+		 * not used: NVIDIA's GL answers it from its own copy of the
+		 * last glTexSubImage2D upload and misses what CUDA wrote into
+		 * the shared memory since (seen with driver 580), while
+		 * glReadPixels and sampling read the memory. */
 		GLuint fbo;
 		glGenFramebuffers(1, &fbo);
 		glBindFramebuffer(GL_FRAMEBUFFER, fbo);

@@ -296,6 +296,8 @@ full_binding(bool gles)
 	check_gl_state(&state);
 	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
 	glcuda_device_destroy(dev);
+	/* Tearing down the drivers leaves the caller's context current. */
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
 
 	/* Forced modes. */
 	for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++) {

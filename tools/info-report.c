@@ -29,6 +29,7 @@ struct ext_info {
 static const struct ext_info egl_client_exts[] = {
 	{ "EGL_EXT_platform_base", "displays without a window system" },
 	{ "EGL_EXT_platform_device", "headless display on a GPU" },
+	{ "EGL_EXT_device_base", "list and query EGL devices" },
 	{ "EGL_EXT_device_enumeration", "list EGL devices" },
 	{ "EGL_EXT_device_query", "query EGL devices" },
 	{ "EGL_MESA_platform_surfaceless", "Mesa headless display" },
@@ -167,7 +168,7 @@ collect_egl(struct report *r)
 	for (size_t i = 0; i < ARRAY_LENGTH(egl_client_exts); i++)
 		r->client_ext[i] = has_extension(client, egl_client_exts[i].name);
 
-	if (!has_extension(client, "EGL_EXT_device_enumeration")) {
+	if (!(has_extension(client, "EGL_EXT_device_enumeration") || has_extension(client, "EGL_EXT_device_base"))) {
 		r->egl_device_error = GLCUDA_ERROR_MISSING_EGL_EXTENSION;
 		copy_string(r->egl_device_message, sizeof(r->egl_device_message),
 			    "the EGL library lacks EGL_EXT_device_enumeration");

@@ -106,6 +106,26 @@ cuda_result_string(CUresult res, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * The version to ask cuGetProcAddress for, so that it returns the ABI the
+ * header's declaration describes. Usually CUDA_VERSION: where an ABI
+ * changed, cuda.h #defines the name to the newest variant. But CUDA 13 added
+ * cuCtxSynchronize_v2(CUcontext) and cuCtxGetDevice_v2(CUdevice *, CUcontext)
+ * without redirecting the plain names, so asking for 13000 returns a
+ * function that takes a context the caller never passes (seen as
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED from cuCtxSynchronize()).
+ */
+static int
+abi_version(const char *name)
+{
+	static const char *const pre13[] = { "cuCtxSynchronize", "cuCtxGetDevice" };
+
+	for (size_t i = 0; i < sizeof(pre13) / sizeof(pre13[0]); i++)
+		if (!strcmp(name, pre13[i]))
+			return CUDA_VERSION < 12000 ? CUDA_VERSION : 12000;
+	return CUDA_VERSION;
+}
+
 static int
 resolve_all(void *handle, char *buf, size_t bufsize)
 {
@@ -123,14 +143,14 @@ resolve_all(void *handle, char *buf, size_t bufsize)
 	}
 
 #define RESOLVE(name)                                                          \
-	res = get_proc(#name, (void **)&glcuda_cuda.name, CUDA_VERSION,      \
+	res = get_proc(#name, (void **)&glcuda_cuda.name, abi_version(#name), \
 		       CU_GET_PROC_ADDRESS_DEFAULT, &status);                  \
 	if (res != CUDA_SUCCESS || !glcuda_cuda.name) {                        \
 		snprintf(buf, bufsize,                                         \
 			 "cuGetProcAddress(\"%s\", version %d) failed: result %d, " \
 			 "status %d. The NVIDIA driver is older than the CUDA "    \
 			 "%d.%d toolkit glcuda was built with; update the driver.", \
-			 #name, CUDA_VERSION, (int)res, (int)status,           \
+			 #name, abi_version(#name), (int)res, (int)status,     \
 			 CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);       \
 		return GLCUDA_ERROR_NO_CUDA_DRIVER;                            \
 	}
