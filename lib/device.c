@@ -341,9 +341,12 @@ egl_binding_restore(struct glcuda_device *dev, const struct egl_binding *b,
 		log_debug(dev, "%s released the current EGL context; made it current "
 			  "again\n", what);
 	else
+	{
+		EGLint err = eglGetError();
 		log_error(dev, "%s released the current EGL context, and eglMakeCurrent "
 			  "failed: %s (0x%04x). Make the context current again.\n", what,
-			  egl_error_name(eglGetError()), (unsigned)eglGetError());
+			  egl_error_name(err), (unsigned)err);
+	}
 }
 
 /* Release the CUDA and Vulkan parts of a device (not the struct). */

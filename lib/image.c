@@ -52,17 +52,23 @@ image_free(struct glcuda_image *img, bool gl_current)
 	if (gl_current)
 		gl_delete_texture(&img->texture, &img->memory_object);
 
-	if (dev->has_cuda && (img->cu.memory || img->to_cuda.cu || img->to_gl.cu)) {
+	if (dev->has_cuda && (img->cu.memory || img->to_cuda.cu || img->to_gl.cu ||
+			      img->cuda_done)) {
 		cuda_pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
-		if (cuda_pushed && img->used_by_cuda) {
-			/* Never free memory a queue may still use: wait for the
-			 * last stream that touched the image. Not a per-frame
-			 * path. */
-			CUresult res = CU(cuStreamSynchronize)(img->last_stream);
-			if (res != CUDA_SUCCESS)
+		/* Never free memory a queue may still use. Not a per-frame
+		 * path, so waiting is acceptable here. */
+		if (cuda_pushed && img->owner == IMAGE_OWNER_CUDA) {
+			/* Kernels may be queued after the hand-off on a stream
+			 * glcuda does not know: wait for the whole context. */
+			CU(cuCtxSynchronize)();
+		} else if (cuda_pushed && img->cuda_done_recorded) {
+			if (CU(cuEventSynchronize)(img->cuda_done) != CUDA_SUCCESS)
 				CU(cuCtxSynchronize)();
 		}
 		cuda_destroy_image(&img->cu);
+		if (img->cuda_done)
+			CU(cuEventDestroy)(img->cuda_done);
+		img->cuda_done = NULL;
 	}
 	handoff_semaphore_fini(dev, &img->to_cuda, gl_current);
 	handoff_semaphore_fini(dev, &img->to_gl, gl_current);
@@ -134,6 +140,17 @@ image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 		if (ret < 0)
 			goto fail;
 
+		{
+			/* Blocking sync: the CPU mode's waits sleep. */
+			CUresult res = CU(cuEventCreate)(&img->cuda_done,
+							 CU_EVENT_DISABLE_TIMING |
+								 CU_EVENT_BLOCKING_SYNC);
+			if (res != CUDA_SUCCESS) {
+				img->cuda_done = NULL;
+				ret = device_cuda_fail(dev, res, "cuEventCreate", NULL);
+				goto fail;
+			}
+		}
 		if (dev->caps.sync_mode != GLCUDA_SYNC_CPU) {
 			bool timeline = dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE;
 			ret = handoff_semaphore_init(dev, &img->to_cuda, timeline);

@@ -41,9 +41,11 @@ struct glcuda_image {
 	/* Hand-off state (sync.c). */
 	enum image_owner owner;
 	struct handoff_semaphore to_cuda, to_gl;
-	/* The stream that last used the image; destroy waits for it. */
-	CUstream last_stream;
-	bool used_by_cuda;
+	/* Recorded on the stream after each CUDA->GL signal: destroy (and the
+	 * CPU mode's GL wait) wait for it. An event rather than the stream,
+	 * which the caller may destroy before the image. */
+	CUevent cuda_done;
+	bool cuda_done_recorded;
 	/* A hand-off failed half-way: binary semaphores are out of step. */
 	bool broken;
 };

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #define RING_MAX_SLOTS 4
-#define TIMING_RECORDS (RING_MAX_SLOTS * 4)
+#define TIMING_RECORDS (RING_MAX_SLOTS * 8)
 
 enum frame_state {
 	FRAME_FREE = 0,

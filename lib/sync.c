@@ -147,11 +147,8 @@ sync_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *images,
 						"the device's CUDA context.");
 		}
 	}
-	for (unsigned int i = 0; i < count; i++) {
+	for (unsigned int i = 0; i < count; i++)
 		images[i]->owner = IMAGE_OWNER_CUDA;
-		images[i]->last_stream = stream;
-		images[i]->used_by_cuda = true;
-	}
 	return 0;
 }
 
@@ -165,28 +162,38 @@ sync_cuda_signal(struct glcuda_device *dev, struct glcuda_image *const *images,
 	CUresult res;
 	int ret;
 
+	ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
+	if (ret < 0)
+		return ret;
 	if (mode != GLCUDA_SYNC_CPU) {
 		memset(params, 0, sizeof(params[0]) * count);
 		for (unsigned int i = 0; i < count; i++) {
 			sems[i] = images[i]->to_gl.cu;
 			params[i].params.fence.value = images[i]->to_gl.value + 1;
 		}
-		ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
-		if (ret < 0)
-			return ret;
 		res = CU(cuSignalExternalSemaphoresAsync)(sems, params, count, stream);
-		device_pop_cuda(dev);
-		if (res != CUDA_SUCCESS)
+		if (res != CUDA_SUCCESS) {
+			device_pop_cuda(dev);
 			return device_cuda_fail(dev, res, "cuSignalExternalSemaphoresAsync",
 						"Check that the stream is valid and belongs to "
 						"the device's CUDA context.");
+		}
 		for (unsigned int i = 0; i < count; i++)
 			images[i]->to_gl.value++;
 	}
+	/* After the signal: destroy, and the CPU mode's wait, wait for this. */
 	for (unsigned int i = 0; i < count; i++) {
+		res = CU(cuEventRecord)(images[i]->cuda_done, stream);
+		images[i]->cuda_done_recorded = res == CUDA_SUCCESS;
 		images[i]->owner = IMAGE_OWNER_CUDA_DONE;
-		images[i]->last_stream = stream;
+		if (res != CUDA_SUCCESS) {
+			/* The signal is queued: the hand-off itself went
+			 * through. The CPU mode cannot wait for it, though. */
+			device_pop_cuda(dev);
+			return device_cuda_fail(dev, res, "cuEventRecord", NULL);
+		}
 	}
+	device_pop_cuda(dev);
 	return 0;
 }
 
@@ -203,17 +210,11 @@ sync_gl_wait(struct glcuda_device *dev, struct glcuda_image *const *images,
 		if (ret < 0)
 			return ret;
 		for (unsigned int i = 0; i < count; i++) {
-			CUresult res;
-			bool seen = false;
-			for (unsigned int j = 0; j < i; j++)
-				seen |= images[j]->last_stream == images[i]->last_stream;
-			if (seen)
-				continue;
 			/* The CPU mode's blocking wait in this direction. */
-			res = CU(cuStreamSynchronize)(images[i]->last_stream);
+			CUresult res = CU(cuEventSynchronize)(images[i]->cuda_done);
 			if (res != CUDA_SUCCESS) {
 				device_pop_cuda(dev);
-				return device_cuda_fail(dev, res, "cuStreamSynchronize", NULL);
+				return device_cuda_fail(dev, res, "cuEventSynchronize", NULL);
 			}
 		}
 		device_pop_cuda(dev);

@@ -42,7 +42,8 @@ egl_has_cuda_device(void)
 	EGLDeviceEXT devices[32];
 	EGLint n = 0;
 
-	if (!client || !strstr(client, "EGL_EXT_device_enumeration"))
+	if (!client || (!strstr(client, "EGL_EXT_device_enumeration") &&
+			!strstr(client, "EGL_EXT_device_base")))
 		return false;
 	if (!eglQueryDevicesEXT(32, devices, &n))
 		return false;
@@ -62,7 +63,8 @@ egl_device_count(void)
 	EGLDeviceEXT devices[32];
 	EGLint n = 0;
 
-	if (!client || !strstr(client, "EGL_EXT_device_enumeration"))
+	if (!client || (!strstr(client, "EGL_EXT_device_enumeration") &&
+			!strstr(client, "EGL_EXT_device_base")))
 		return 0;
 	if (!eglQueryDevicesEXT(32, devices, &n))
 		return 0;

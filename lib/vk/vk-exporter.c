@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,6 +314,42 @@ have_layer(struct vk_exporter *vk, const char *name)
 	return found;
 }
 
+/*
+ * Keep the Vulkan driver loaded for the life of the process. The loader
+ * dlclose()s an ICD when the last instance goes away, and NVIDIA's ICD is
+ * its GL driver library: unloading it released the caller's current EGL
+ * context (seen with driver 580: eglGetCurrentContext() returned
+ * EGL_NO_CONTEXT after glcuda_device_destroy), and after a few dozen
+ * load/unload cycles vkCreateInstance failed with
+ * VK_ERROR_INCOMPATIBLE_DRIVER. One small instance that is never destroyed
+ * keeps the driver's reference count above zero. It is made through the
+ * loader directly, outside the fault-injection table.
+ */
+static pthread_once_t anchor_once = PTHREAD_ONCE_INIT;
+static VkInstance anchor_instance;
+
+static void
+anchor_create(void)
+{
+	VkApplicationInfo app = {
+		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+		.pApplicationName = "glcuda (driver anchor)",
+		.apiVersion = VK_API_VERSION_1_1,
+	};
+	VkInstanceCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+		.pApplicationInfo = &app,
+	};
+	if (vkCreateInstance(&info, NULL, &anchor_instance) != VK_SUCCESS)
+		anchor_instance = VK_NULL_HANDLE; /* no driver: nothing to keep */
+}
+
+static void
+keep_driver_loaded(void)
+{
+	pthread_once(&anchor_once, anchor_create);
+}
+
 static int
 instance_create(struct vk_exporter *vk, bool validation)
 {
@@ -366,6 +403,7 @@ instance_create(struct vk_exporter *vk, bool validation)
 		info.ppEnabledLayerNames = layers;
 	}
 
+	keep_driver_loaded();
 	res = VK(vk, CreateInstance, &info, NULL, &vk->instance);
 	if (res == VK_ERROR_INITIALIZATION_FAILED || res == VK_ERROR_INCOMPATIBLE_DRIVER)
 		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
