@@ -314,44 +314,47 @@ have_layer(struct vk_exporter *vk, const char *name)
 	return found;
 }
 
-/*
- * Keep the Vulkan driver loaded for the life of the process. The loader
- * dlclose()s an ICD when the last instance goes away, and NVIDIA's ICD is
- * its GL driver library: unloading it released the caller's current EGL
- * context (seen with driver 580: eglGetCurrentContext() returned
- * EGL_NO_CONTEXT after glcuda_device_destroy), and after a few dozen
- * load/unload cycles vkCreateInstance failed with
- * VK_ERROR_INCOMPATIBLE_DRIVER. One small instance that is never destroyed
- * keeps the driver's reference count above zero. It is made through the
- * loader directly, outside the fault-injection table.
- */
-static pthread_once_t anchor_once = PTHREAD_ONCE_INIT;
-static VkInstance anchor_instance;
-
-static void
-anchor_create(void)
+/* Instance-level entry points of vk->instance into vk->fn. */
+static int
+instance_load_functions(struct vk_exporter *vk)
 {
-	VkApplicationInfo app = {
-		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-		.pApplicationName = "glcuda (driver anchor)",
-		.apiVersion = VK_API_VERSION_1_1,
-	};
-	VkInstanceCreateInfo info = {
-		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-		.pApplicationInfo = &app,
-	};
-	if (vkCreateInstance(&info, NULL, &anchor_instance) != VK_SUCCESS)
-		anchor_instance = VK_NULL_HANDLE; /* no driver: nothing to keep */
-}
+	LOAD_INSTANCE(vk, DestroyInstance);
+	LOAD_INSTANCE(vk, EnumeratePhysicalDevices);
+	LOAD_INSTANCE(vk, GetPhysicalDeviceProperties2);
+	LOAD_INSTANCE(vk, GetPhysicalDeviceFeatures2);
+	LOAD_INSTANCE(vk, GetPhysicalDeviceQueueFamilyProperties);
+	LOAD_INSTANCE(vk, GetPhysicalDeviceMemoryProperties);
+	LOAD_INSTANCE(vk, GetPhysicalDeviceFormatProperties);
+	LOAD_INSTANCE(vk, GetPhysicalDeviceImageFormatProperties2);
+	LOAD_INSTANCE(vk, GetPhysicalDeviceExternalSemaphoreProperties);
+	LOAD_INSTANCE(vk, EnumerateDeviceExtensionProperties);
+	LOAD_INSTANCE(vk, CreateDevice);
+	LOAD_INSTANCE(vk, GetDeviceProcAddr);
 
-static void
-keep_driver_loaded(void)
-{
-	pthread_once(&anchor_once, anchor_create);
+	if (!vk->fn.DestroyInstance) {
+		/* Nothing can destroy the instance: leak it rather than crash. */
+		vk->instance = VK_NULL_HANDLE;
+		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
+			       "the Vulkan loader returned no vkDestroyInstance; "
+			       "reinstall the Vulkan loader");
+	}
+	if (!vk->fn.EnumeratePhysicalDevices || !vk->fn.GetPhysicalDeviceProperties2 ||
+	    !vk->fn.GetPhysicalDeviceFeatures2 ||
+	    !vk->fn.GetPhysicalDeviceQueueFamilyProperties ||
+	    !vk->fn.GetPhysicalDeviceMemoryProperties ||
+	    !vk->fn.GetPhysicalDeviceFormatProperties ||
+	    !vk->fn.GetPhysicalDeviceImageFormatProperties2 ||
+	    !vk->fn.GetPhysicalDeviceExternalSemaphoreProperties ||
+	    !vk->fn.EnumerateDeviceExtensionProperties || !vk->fn.CreateDevice ||
+	    !vk->fn.GetDeviceProcAddr)
+		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
+			       "the Vulkan loader lacks Vulkan 1.1 instance functions; "
+			       "update the Vulkan loader (libvulkan.so.1)");
+	return 0;
 }
 
 static int
-instance_create(struct vk_exporter *vk, bool validation)
+instance_create_new(struct vk_exporter *vk, bool validation)
 {
 	static const char validation_layer[] = "VK_LAYER_KHRONOS_validation";
 	const char *layers[1];
@@ -403,7 +406,6 @@ instance_create(struct vk_exporter *vk, bool validation)
 		info.ppEnabledLayerNames = layers;
 	}
 
-	keep_driver_loaded();
 	res = VK(vk, CreateInstance, &info, NULL, &vk->instance);
 	if (res == VK_ERROR_INITIALIZATION_FAILED || res == VK_ERROR_INCOMPATIBLE_DRIVER)
 		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
@@ -419,39 +421,54 @@ instance_create(struct vk_exporter *vk, bool validation)
 		return vk_call_fail(vk, res, "vkCreateInstance", NULL);
 	}
 
-	LOAD_INSTANCE(vk, DestroyInstance);
-	LOAD_INSTANCE(vk, EnumeratePhysicalDevices);
-	LOAD_INSTANCE(vk, GetPhysicalDeviceProperties2);
-	LOAD_INSTANCE(vk, GetPhysicalDeviceFeatures2);
-	LOAD_INSTANCE(vk, GetPhysicalDeviceQueueFamilyProperties);
-	LOAD_INSTANCE(vk, GetPhysicalDeviceMemoryProperties);
-	LOAD_INSTANCE(vk, GetPhysicalDeviceFormatProperties);
-	LOAD_INSTANCE(vk, GetPhysicalDeviceImageFormatProperties2);
-	LOAD_INSTANCE(vk, GetPhysicalDeviceExternalSemaphoreProperties);
-	LOAD_INSTANCE(vk, EnumerateDeviceExtensionProperties);
-	LOAD_INSTANCE(vk, CreateDevice);
-	LOAD_INSTANCE(vk, GetDeviceProcAddr);
+	return instance_load_functions(vk);
+}
 
-	if (!vk->fn.DestroyInstance) {
-		/* Nothing can destroy the instance: leak it rather than crash. */
-		vk->instance = VK_NULL_HANDLE;
-		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
-			       "the Vulkan loader returned no vkDestroyInstance; "
-			       "reinstall the Vulkan loader");
+/*
+ * One Vulkan instance per process, shared by every exporter and never
+ * destroyed. The loader dlclose()s an ICD when the last instance goes away,
+ * and NVIDIA's ICD is its GL driver library: unloading it released the
+ * caller's current EGL context (seen with driver 580: eglGetCurrentContext()
+ * returned EGL_NO_CONTEXT after glcuda_device_destroy), and after a few
+ * dozen load/unload cycles vkCreateInstance failed with
+ * VK_ERROR_INCOMPATIBLE_DRIVER. A second, concurrent instance failed the
+ * same way in a process without a GL context. Each exporter still has its
+ * own VkDevice. The first caller's validation choice holds for the process.
+ */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static VkInstance shared_instance;
+static uint32_t shared_api;
+
+static int
+instance_create(struct vk_exporter *vk, bool validation)
+{
+	int ret;
+
+	pthread_mutex_lock(&shared_lock);
+	if (shared_instance) {
+		LOAD_GLOBAL(vk, CreateInstance);
+		vk->instance = shared_instance;
+		vk->instance_api = shared_api;
+		ret = instance_load_functions(vk);
+	} else {
+		ret = instance_create_new(vk, validation);
+		if (ret == 0) {
+			shared_instance = vk->instance;
+			shared_api = vk->instance_api;
+		}
 	}
-	if (!vk->fn.EnumeratePhysicalDevices || !vk->fn.GetPhysicalDeviceProperties2 ||
-	    !vk->fn.GetPhysicalDeviceFeatures2 ||
-	    !vk->fn.GetPhysicalDeviceQueueFamilyProperties ||
-	    !vk->fn.GetPhysicalDeviceMemoryProperties ||
-	    !vk->fn.GetPhysicalDeviceFormatProperties ||
-	    !vk->fn.GetPhysicalDeviceImageFormatProperties2 ||
-	    !vk->fn.GetPhysicalDeviceExternalSemaphoreProperties ||
-	    !vk->fn.EnumerateDeviceExtensionProperties || !vk->fn.CreateDevice ||
-	    !vk->fn.GetDeviceProcAddr)
-		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
-			       "the Vulkan loader lacks Vulkan 1.1 instance functions; "
-			       "update the Vulkan loader (libvulkan.so.1)");
-	return 0;
+	pthread_mutex_unlock(&shared_lock);
+	return ret;
+}
+
+static void
+instance_release(struct vk_exporter *vk)
+{
+	/* The shared instance stays; one that never became shared (its
+	 * set-up failed half-way) is destroyed. */
+	if (vk->instance && vk->instance != shared_instance && vk->fn.DestroyInstance)
+		vk->fn.DestroyInstance(vk->instance, NULL);
+	vk->instance = VK_NULL_HANDLE;
 }
 
 /* The physical devices; *out is malloc'ed, *count may be 0. */
@@ -743,8 +760,7 @@ vk_list_physical_devices(struct vk_physical_info *out, unsigned int max,
 	ret = (int)count;
 out:
 	free(list);
-	if (vk.instance)
-		vk.fn.DestroyInstance(vk.instance, NULL);
+	instance_release(&vk);
 	return ret;
 }
 
@@ -1077,8 +1093,7 @@ vk_exporter_destroy(struct vk_exporter *vk)
 		return;
 	if (vk->device)
 		vk->fn.DestroyDevice(vk->device, NULL);
-	if (vk->instance)
-		vk->fn.DestroyInstance(vk->instance, NULL);
+	instance_release(vk);
 	free(vk);
 }
 
