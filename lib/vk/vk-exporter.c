@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vk/vk-exporter.h"
 
@@ -438,6 +439,10 @@ instance_create_new(struct vk_exporter *vk, bool validation)
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static VkInstance shared_instance;
 static uint32_t shared_api;
+/* Driver state does not survive fork(): a child never uses its parent's
+ * instance (seen: vkCreateDevice failed with VK_ERROR_INITIALIZATION_FAILED
+ * on an instance inherited across fork). */
+static pid_t shared_pid;
 
 static int
 instance_create(struct vk_exporter *vk, bool validation)
@@ -445,6 +450,8 @@ instance_create(struct vk_exporter *vk, bool validation)
 	int ret;
 
 	pthread_mutex_lock(&shared_lock);
+	if (shared_instance && shared_pid != getpid())
+		shared_instance = VK_NULL_HANDLE; /* the parent's; leave it be */
 	if (shared_instance) {
 		LOAD_GLOBAL(vk, CreateInstance);
 		vk->instance = shared_instance;
@@ -455,6 +462,7 @@ instance_create(struct vk_exporter *vk, bool validation)
 		if (ret == 0) {
 			shared_instance = vk->instance;
 			shared_api = vk->instance_api;
+			shared_pid = getpid();
 		}
 	}
 	pthread_mutex_unlock(&shared_lock);
@@ -739,7 +747,17 @@ vk_list_physical_devices(struct vk_physical_info *out, unsigned int max,
 
 	if (vk.errsize)
 		vk.errbuf[0] = '\0';
-	ret = instance_create(&vk, false);
+	/* Reuse the process's instance if glcuda made one; otherwise a
+	 * temporary one, so that listing devices (glcuda-info, before a
+	 * fork) leaves no driver state behind. */
+	pthread_mutex_lock(&shared_lock);
+	if (shared_instance && shared_pid == getpid()) {
+		pthread_mutex_unlock(&shared_lock);
+		ret = instance_create(&vk, false);
+	} else {
+		ret = instance_create_new(&vk, false);
+		pthread_mutex_unlock(&shared_lock);
+	}
 	if (ret)
 		goto out;
 	ret = enumerate_physical(&vk, &list, &count);
