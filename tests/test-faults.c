@@ -81,9 +81,8 @@ START_TEST(every_cuda_call)
 	ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_name(ret),
 		      glcuda_last_error());
 	glFinish();
-	fds = test_count_fds();
-	test_count_gl_names(&before, 4096);
-	/* Keep the primary context alive across runs to read free memory. */
+	/* Keep the primary context alive across runs to read free memory
+	 * (and count fds after it: the context holds some of its own). */
 	{
 		CUdevice d;
 		ck_cu(glcuda_cuda.cuDeviceGet(&d, 0));
@@ -92,6 +91,8 @@ START_TEST(every_cuda_call)
 		ck_cu(glcuda_cuda.cuMemGetInfo(&free0, &total));
 		glcuda_cuda.cuCtxPopCurrent(&ctx);
 	}
+	fds = test_count_fds();
+	test_count_gl_names(&before, 4096);
 
 	for (unsigned long n = 1;; n++) {
 		CUresult err = injected[n % ARRAY_LENGTH(injected)];
