@@ -2,43 +2,12 @@
  * Shared images.
  * SPDX-License-Identifier: MIT
  */
-#include "image.h"
+#include "sync.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int
-handoff_semaphore_init(struct glcuda_device *dev, struct handoff_semaphore *s,
-		       bool timeline)
-{
-	int fd = -1, ret;
-
-	ret = vk_semaphore_create(dev->vk, timeline, &s->vk);
-	if (ret < 0)
-		return ret;
-	ret = vk_semaphore_export_fd(dev->vk, &s->vk, &fd);
-	if (ret < 0)
-		return ret;
-	ret = gl_import_semaphore(dev, fd, timeline, &s->gl);
-	if (ret < 0)
-		return ret;
-	ret = vk_semaphore_export_fd(dev->vk, &s->vk, &fd);
-	if (ret < 0)
-		return ret;
-	return cuda_import_semaphore(dev, fd, timeline, &s->cu);
-}
-
-static void
-handoff_semaphore_fini(struct glcuda_device *dev, struct handoff_semaphore *s,
-		       bool gl_current)
-{
-	if (gl_current)
-		gl_delete_semaphore(&s->gl);
-	cuda_destroy_semaphore(&s->cu);
-	vk_semaphore_destroy(dev->vk, &s->vk);
-}
 
 /* Tear down in dependency order: GL names (GL defers the release until its
  * queued commands are done), then CUDA objects once CUDA work on the image
@@ -52,8 +21,7 @@ image_free(struct glcuda_image *img, bool gl_current)
 	if (gl_current)
 		gl_delete_texture(&img->texture, &img->memory_object);
 
-	if (dev->has_cuda && (img->cu.memory || img->to_cuda.cu || img->to_gl.cu ||
-			      img->cuda_done)) {
+	if (dev->has_cuda && (img->cu.memory || img->sync.cuda_done)) {
 		cuda_pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
 		/* Never free memory a queue may still use. Not a per-frame
 		 * path, so waiting is acceptable here. */
@@ -61,17 +29,12 @@ image_free(struct glcuda_image *img, bool gl_current)
 			/* Kernels may be queued after the hand-off on a stream
 			 * glcuda does not know: wait for the whole context. */
 			CU(cuCtxSynchronize)();
-		} else if (cuda_pushed && img->cuda_done_recorded) {
-			if (CU(cuEventSynchronize)(img->cuda_done) != CUDA_SUCCESS)
-				CU(cuCtxSynchronize)();
+		} else if (cuda_pushed) {
+			handoff_sync_drain(&img->sync);
 		}
 		cuda_destroy_image(&img->cu);
-		if (img->cuda_done)
-			CU(cuEventDestroy)(img->cuda_done);
-		img->cuda_done = NULL;
+		handoff_sync_fini(dev, &img->sync, gl_current);
 	}
-	handoff_semaphore_fini(dev, &img->to_cuda, gl_current);
-	handoff_semaphore_fini(dev, &img->to_gl, gl_current);
 	if (cuda_pushed)
 		device_pop_cuda(dev);
 	vk_image_destroy(dev->vk, &img->vk);
@@ -98,7 +61,7 @@ image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 				   "Vulkan's maxImageDimension2D)",
 				   width, height, dev->caps.max_image_size);
 	if (flags & ~(uint32_t)(GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE |
-				GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER))
+				GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER | IMAGE_FLAG_RING_MANAGED))
 		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: unknown flags 0x%x", flags);
 	ret = device_check_gl(dev, "glcuda_image_new");
 	if (ret < 0)
@@ -112,6 +75,7 @@ image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 	img->width = width;
 	img->height = height;
 	img->flags = flags;
+	img->ring_managed = flags & IMAGE_FLAG_RING_MANAGED;
 
 	ret = vk_image_create(dev->vk, fmt, width, height, &img->vk);
 	if (ret < 0)
@@ -140,23 +104,8 @@ image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 		if (ret < 0)
 			goto fail;
 
-		{
-			/* Blocking sync: the CPU mode's waits sleep. */
-			CUresult res = CU(cuEventCreate)(&img->cuda_done,
-							 CU_EVENT_DISABLE_TIMING |
-								 CU_EVENT_BLOCKING_SYNC);
-			if (res != CUDA_SUCCESS) {
-				img->cuda_done = NULL;
-				ret = device_cuda_fail(dev, res, "cuEventCreate", NULL);
-				goto fail;
-			}
-		}
-		if (dev->caps.sync_mode != GLCUDA_SYNC_CPU) {
-			bool timeline = dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE;
-			ret = handoff_semaphore_init(dev, &img->to_cuda, timeline);
-			if (ret < 0)
-				goto fail;
-			ret = handoff_semaphore_init(dev, &img->to_gl, timeline);
+		if (!(flags & IMAGE_FLAG_RING_MANAGED)) {
+			ret = handoff_sync_init(dev, &img->sync);
 			if (ret < 0)
 				goto fail;
 		}

@@ -27,6 +27,19 @@ struct handoff_semaphore {
 	uint64_t value; /* last value signalled (timeline) */
 };
 
+/* The synchronisation of one hand-off unit: a shared image, or a ring slot
+ * whose input and output travel together under one pair of semaphores. */
+struct handoff_sync {
+	struct handoff_semaphore to_cuda, to_gl;
+	/* Recorded on the stream after each CUDA->GL signal: destroy (and the
+	 * CPU mode's GL wait) wait for it. An event rather than the stream,
+	 * which the caller may destroy first. */
+	CUevent cuda_done;
+	bool cuda_done_recorded;
+	/* A hand-off failed half-way: binary semaphores are out of step. */
+	bool broken;
+};
+
 struct glcuda_image {
 	struct glcuda_device *dev;
 	const struct format_info *fmt;
@@ -40,15 +53,14 @@ struct glcuda_image {
 
 	/* Hand-off state (sync.c). */
 	enum image_owner owner;
-	struct handoff_semaphore to_cuda, to_gl;
-	/* Recorded on the stream after each CUDA->GL signal: destroy (and the
-	 * CPU mode's GL wait) wait for it. An event rather than the stream,
-	 * which the caller may destroy before the image. */
-	CUevent cuda_done;
-	bool cuda_done_recorded;
-	/* A hand-off failed half-way: binary semaphores are out of step. */
-	bool broken;
+	struct handoff_sync sync;
+	/* Part of a ring slot: the ring hands it off with the slot's sync. */
+	bool ring_managed;
 };
+
+/* Private flag of image_new_internal: an image of a ring slot, without
+ * semaphores of its own. */
+#define IMAGE_FLAG_RING_MANAGED (1u << 31)
 
 /* glcuda_image_new without the argument checks the public call does. */
 int image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,

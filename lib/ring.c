@@ -50,8 +50,11 @@ struct glcuda_frame {
 	 * host function on a driver thread. */
 	_Atomic uint64_t done_marker;
 	struct glcuda_image *input, *output;
-	struct glcuda_image *handoff[2];
-	unsigned int handoff_count;
+	/* The slot's input and output travel together under one pair of
+	 * semaphores: one GL signal and one GL wait per frame. */
+	GLuint textures[2];
+	struct handoff_sync sync;
+	struct handoff_unit unit;
 	GLuint fbo;
 	CUstream stream;
 	bool own_stream;
@@ -258,6 +261,9 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 		CU(cuStreamSynchronize)((CUstream)ring->desc.cuda_stream);
 	if (gl_current && ring->timings)
 		timing_fini(ring);
+	for (uint32_t i = 0; i < ring->slot_count; i++)
+		if (pushed)
+			handoff_sync_fini(dev, &ring->frames[i].sync, gl_current);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		if (gl_current && f->fbo)
@@ -337,21 +343,25 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		f->ring = ring;
 		f->slot = i;
 		ret = image_new_internal(dev, desc->width, desc->height, desc->input_format,
-					 0, &f->input);
+					 IMAGE_FLAG_RING_MANAGED, &f->input);
 		if (ret < 0)
 			goto fail;
 		if (desc->flags & GLCUDA_RING_FLAG_IN_PLACE) {
 			f->output = f->input;
 		} else {
-			ret = image_new_internal(dev, desc->width, desc->height, out_fmt, 0,
-						 &f->output);
+			ret = image_new_internal(dev, desc->width, desc->height, out_fmt,
+						 IMAGE_FLAG_RING_MANAGED, &f->output);
 			if (ret < 0)
 				goto fail;
 		}
-		f->handoff[0] = f->input;
-		f->handoff_count = 1;
+		/* The output goes to CUDA too: CUDA's writes must wait until GL
+		 * has finished sampling it in the slot's previous use. */
+		f->textures[0] = f->input->texture;
+		f->unit.texture_count = 1;
 		if (f->output != f->input)
-			f->handoff[f->handoff_count++] = f->output;
+			f->textures[f->unit.texture_count++] = f->output->texture;
+		f->unit.sync = &f->sync;
+		f->unit.textures = f->textures;
 
 		glGenFramebuffers(1, &f->fbo);
 		glBindFramebuffer(GL_FRAMEBUFFER, f->fbo);
@@ -379,6 +389,9 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	pushed = true;
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
+		ret = handoff_sync_init(dev, &f->sync);
+		if (ret < 0)
+			goto fail;
 		if (desc->cuda_stream) {
 			f->stream = (CUstream)desc->cuda_stream;
 		} else {
@@ -499,11 +512,14 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	ret = device_check_gl(dev, "glcuda_frame_submit");
 	if (ret < 0)
 		return ret;
+	if (f->sync.broken)
+		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+				   "glcuda_frame_submit: an earlier hand-off of slot %u failed "
+				   "half-way and its semaphores are out of step; destroy and "
+				   "recreate the ring", f->slot);
 	if (f->timing)
 		glQueryCounter(f->timing->q_submit, GL_TIMESTAMP);
-	/* The output goes to CUDA too: CUDA's writes must wait until GL has
-	 * finished sampling it in the slot's previous use. */
-	ret = sync_to_cuda(dev, f->handoff, f->handoff_count, f->stream);
+	ret = sync_to_cuda(dev, &f->unit, 1, f->stream);
 	if (ret < 0)
 		return ret;
 	f->state = FRAME_SUBMITTED;
@@ -540,7 +556,7 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	if (f->timing && CU(cuEventRecord)(f->timing->ev_end, f->stream) != CUDA_SUCCESS)
 		frame_drop_timing(f);
 	device_pop_cuda(dev);
-	ret = sync_cuda_signal(dev, f->handoff, f->handoff_count, f->stream);
+	ret = sync_cuda_signal(dev, &f->unit, 1, f->stream);
 	if (ret < 0)
 		return ret;
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
@@ -589,7 +605,7 @@ glcuda_ring_dispatch(struct glcuda_ring *ring)
 static int
 frame_gl_wait(struct glcuda_frame *f)
 {
-	int ret = sync_gl_wait(f->ring->dev, f->handoff, f->handoff_count);
+	int ret = sync_gl_wait(f->ring->dev, &f->unit, 1);
 	if (ret < 0)
 		return ret;
 	f->state = FRAME_PRESENTED;
@@ -625,7 +641,7 @@ glcuda_ring_take_newest(struct glcuda_ring *ring)
 			continue;
 		/* An older frame nobody will present: keep the semaphores
 		 * balanced and free the slot. */
-		if (sync_gl_wait(ring->dev, f->handoff, f->handoff_count) == 0) {
+		if (sync_gl_wait(ring->dev, &f->unit, 1) == 0) {
 			timing_put(f->timing);
 			f->timing = NULL;
 			f->state = FRAME_FREE;

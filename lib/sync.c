@@ -2,7 +2,7 @@
  * The GL <-> CUDA hand-off, on the GPU where the drivers allow it.
  * SPDX-License-Identifier: MIT
  *
- * Timeline mode: each image has two timelines, one per direction, each with
+ * Timeline mode: each unit has two timelines, one per direction, each with
  * a single signaller — GL signals to_cuda, CUDA signals to_gl — so values
  * on a timeline always arrive in increasing order. (One timeline shared by
  * both directions hung once two hand-offs were in flight: GL's and CUDA's
@@ -10,13 +10,246 @@
  * Binary mode: the same pair of semaphores, binary; every signal is matched
  * by exactly one wait before the next signal.
  * CPU mode: GL has no semaphores; GL->CUDA waits for a GL fence on the CPU,
- * CUDA->GL synchronises the stream on the CPU. The only mode that blocks.
+ * CUDA->GL waits for a CUDA event on the CPU. The only mode that blocks.
  */
 #include "sync.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Semaphores ------------------------------------------------------------ */
+
+static int
+semaphore_init(struct glcuda_device *dev, struct handoff_semaphore *s, bool timeline)
+{
+	int fd = -1, ret;
+
+	/* One exported fd per importer; each import takes its own. */
+	ret = vk_semaphore_create(dev->vk, timeline, &s->vk);
+	if (ret < 0)
+		return ret;
+	ret = vk_semaphore_export_fd(dev->vk, &s->vk, &fd);
+	if (ret < 0)
+		return ret;
+	ret = gl_import_semaphore(dev, fd, timeline, &s->gl);
+	if (ret < 0)
+		return ret;
+	ret = vk_semaphore_export_fd(dev->vk, &s->vk, &fd);
+	if (ret < 0)
+		return ret;
+	return cuda_import_semaphore(dev, fd, timeline, &s->cu);
+}
+
+static void
+semaphore_fini(struct glcuda_device *dev, struct handoff_semaphore *s, bool gl_current)
+{
+	if (gl_current)
+		gl_delete_semaphore(&s->gl);
+	cuda_destroy_semaphore(&s->cu);
+	vk_semaphore_destroy(dev->vk, &s->vk);
+}
+
+int
+handoff_sync_init(struct glcuda_device *dev, struct handoff_sync *s)
+{
+	/* Blocking sync: the CPU mode's waits sleep instead of spinning. */
+	CUresult res = CU(cuEventCreate)(&s->cuda_done,
+					 CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
+	int ret;
+
+	if (res != CUDA_SUCCESS) {
+		s->cuda_done = NULL;
+		return device_cuda_fail(dev, res, "cuEventCreate", NULL);
+	}
+	if (dev->caps.sync_mode == GLCUDA_SYNC_CPU)
+		return 0;
+	ret = semaphore_init(dev, &s->to_cuda, dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE);
+	if (ret < 0)
+		return ret;
+	return semaphore_init(dev, &s->to_gl, dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE);
+}
+
+void
+handoff_sync_drain(struct handoff_sync *s)
+{
+	if (s->cuda_done_recorded && CU(cuEventSynchronize)(s->cuda_done) != CUDA_SUCCESS)
+		CU(cuCtxSynchronize)();
+	s->cuda_done_recorded = false;
+}
+
+void
+handoff_sync_fini(struct glcuda_device *dev, struct handoff_sync *s, bool gl_current)
+{
+	semaphore_fini(dev, &s->to_cuda, gl_current);
+	semaphore_fini(dev, &s->to_gl, gl_current);
+	if (s->cuda_done)
+		CU(cuEventDestroy)(s->cuda_done);
+	s->cuda_done = NULL;
+}
+
+/* The hand-off ------------------------------------------------------------ */
+
+static void
+mark_broken(const struct handoff_unit *units, unsigned int count, bool binary)
+{
+	/* A timeline tolerates a signal nobody waited for (the next wait uses
+	 * a higher value); a binary semaphore does not. */
+	if (!binary)
+		return;
+	for (unsigned int i = 0; i < count; i++)
+		units[i].sync->broken = true;
+}
+
+static int
+gl_fence_wait(struct glcuda_device *dev)
+{
+	GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+	GLenum r;
+
+	if (!fence)
+		return gl_check_error(dev, "glFenceSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
+									  "glFenceSync returned 0");
+	/* The CPU mode's one blocking wait in this direction.
+	 * FLUSH_COMMANDS on the first call so the fence is sure to signal. */
+	r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(5000000000));
+	while (r == GL_TIMEOUT_EXPIRED)
+		r = glClientWaitSync(fence, 0, UINT64_C(5000000000));
+	glDeleteSync(fence);
+	if (r == GL_WAIT_FAILED)
+		return gl_check_error(dev, "glClientWaitSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
+									       "glClientWaitSync failed");
+	return 0;
+}
+
+int
+sync_to_cuda(struct glcuda_device *dev, const struct handoff_unit *units,
+	     unsigned int count, CUstream stream)
+{
+	CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params[SYNC_MAX_IMAGES];
+	CUexternalSemaphore sems[SYNC_MAX_IMAGES];
+	enum glcuda_sync_mode mode = dev->caps.sync_mode;
+	bool timeline = mode == GLCUDA_SYNC_TIMELINE;
+	CUresult res;
+	int ret;
+
+	gl_take_error();
+	if (mode == GLCUDA_SYNC_CPU) {
+		ret = gl_fence_wait(dev);
+		if (ret == 0)
+			log_debug(dev, "hand-off to CUDA: waited for GL on the CPU (sync mode cpu)\n");
+		return ret;
+	}
+
+	for (unsigned int i = 0; i < count; i++)
+		gl_signal_semaphore(units[i].sync->to_cuda.gl, timeline,
+				    units[i].sync->to_cuda.value + 1, units[i].textures,
+				    units[i].texture_count);
+	/* Nothing is signalled until GL's command stream is flushed; without
+	 * this CUDA waits forever. */
+	glFlush();
+	ret = gl_check_error(dev, "glSignalSemaphoreEXT");
+	if (ret < 0) {
+		mark_broken(units, count, !timeline);
+		return ret;
+	}
+	memset(params, 0, sizeof(params[0]) * count);
+	for (unsigned int i = 0; i < count; i++) {
+		units[i].sync->to_cuda.value++;
+		sems[i] = units[i].sync->to_cuda.cu;
+		params[i].params.fence.value = units[i].sync->to_cuda.value;
+	}
+	ret = device_push_cuda(dev, "the hand-off to CUDA");
+	if (ret < 0) {
+		mark_broken(units, count, !timeline);
+		return ret;
+	}
+	res = CU(cuWaitExternalSemaphoresAsync)(sems, params, count, stream);
+	device_pop_cuda(dev);
+	if (res != CUDA_SUCCESS) {
+		mark_broken(units, count, !timeline);
+		return device_cuda_fail(dev, res, "cuWaitExternalSemaphoresAsync",
+					"Check that the stream is valid and belongs to "
+					"the device's CUDA context.");
+	}
+	return 0;
+}
+
+int
+sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
+		 unsigned int count, CUstream stream)
+{
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params[SYNC_MAX_IMAGES];
+	CUexternalSemaphore sems[SYNC_MAX_IMAGES];
+	CUresult res = CUDA_SUCCESS;
+	int ret;
+
+	ret = device_push_cuda(dev, "the hand-off to GL");
+	if (ret < 0)
+		return ret;
+	if (dev->caps.sync_mode != GLCUDA_SYNC_CPU) {
+		memset(params, 0, sizeof(params[0]) * count);
+		for (unsigned int i = 0; i < count; i++) {
+			sems[i] = units[i].sync->to_gl.cu;
+			params[i].params.fence.value = units[i].sync->to_gl.value + 1;
+		}
+		res = CU(cuSignalExternalSemaphoresAsync)(sems, params, count, stream);
+		if (res != CUDA_SUCCESS) {
+			device_pop_cuda(dev);
+			return device_cuda_fail(dev, res, "cuSignalExternalSemaphoresAsync",
+						"Check that the stream is valid and belongs to "
+						"the device's CUDA context.");
+		}
+		for (unsigned int i = 0; i < count; i++)
+			units[i].sync->to_gl.value++;
+	}
+	/* After the signal: teardown, and the CPU mode's wait, wait for it. */
+	for (unsigned int i = 0; i < count && res == CUDA_SUCCESS; i++) {
+		res = CU(cuEventRecord)(units[i].sync->cuda_done, stream);
+		units[i].sync->cuda_done_recorded = res == CUDA_SUCCESS;
+	}
+	device_pop_cuda(dev);
+	if (res != CUDA_SUCCESS)
+		return device_cuda_fail(dev, res, "cuEventRecord", NULL);
+	return 0;
+}
+
+int
+sync_gl_wait(struct glcuda_device *dev, const struct handoff_unit *units, unsigned int count)
+{
+	bool timeline = dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE;
+	int ret;
+
+	if (dev->caps.sync_mode == GLCUDA_SYNC_CPU) {
+		ret = device_push_cuda(dev, "the hand-off to GL");
+		if (ret < 0)
+			return ret;
+		for (unsigned int i = 0; i < count; i++) {
+			/* The CPU mode's blocking wait in this direction. */
+			CUresult res = units[i].sync->cuda_done_recorded
+					       ? CU(cuEventSynchronize)(units[i].sync->cuda_done)
+					       : CUDA_SUCCESS;
+			if (res != CUDA_SUCCESS) {
+				device_pop_cuda(dev);
+				return device_cuda_fail(dev, res, "cuEventSynchronize", NULL);
+			}
+		}
+		device_pop_cuda(dev);
+		log_debug(dev, "hand-off to GL: waited for CUDA on the CPU (sync mode cpu)\n");
+		return 0;
+	}
+	gl_take_error();
+	for (unsigned int i = 0; i < count; i++)
+		gl_wait_semaphore(units[i].sync->to_gl.gl, timeline, units[i].sync->to_gl.value,
+				  units[i].textures, units[i].texture_count);
+	ret = gl_check_error(dev, "glWaitSemaphoreEXT");
+	if (ret < 0)
+		mark_broken(units, count, !timeline);
+	return ret;
+}
+
+/* The public calls: one unit per image ------------------------------------- */
 
 static const char *
 owner_name(enum image_owner o)
@@ -45,7 +278,11 @@ check_images(struct glcuda_device *dev, struct glcuda_image *const *images,
 			return glcuda_fail(dev, GLCUDA_ERROR_WRONG_DEVICE,
 					   "%s: images[%u] belongs to another glcuda device",
 					   what, i);
-		if (img->broken)
+		if (img->ring_managed)
+			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+					   "%s: images[%u] belongs to a ring, which hands it "
+					   "off itself (glcuda_frame_submit/complete)", what, i);
+		if (img->sync.broken)
 			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
 					   "%s: images[%u]: an earlier hand-off of this image "
 					   "failed half-way and its semaphores are out of step; "
@@ -60,188 +297,28 @@ check_images(struct glcuda_device *dev, struct glcuda_image *const *images,
 						   "%s: images[%u] and images[%u] are the same image",
 						   what, j, i);
 	}
+	if (!dev->has_cuda)
+		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+				   "%s: this device was made without CUDA", what);
 	return 0;
 }
 
 static void
-mark_broken(struct glcuda_image *const *images, unsigned int count, bool binary)
+image_units(struct glcuda_image *const *images, unsigned int count,
+	    struct handoff_unit *units)
 {
-	/* A timeline tolerates a signal nobody waited for (the next wait uses
-	 * a higher value); a binary semaphore does not. */
-	if (!binary)
-		return;
-	for (unsigned int i = 0; i < count; i++)
-		images[i]->broken = true;
-}
-
-static int
-gl_fence_wait(struct glcuda_device *dev)
-{
-	GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-	GLenum r;
-
-	if (!fence)
-		return gl_check_error(dev, "glFenceSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
-									  "glFenceSync returned 0");
-	/* The CPU mode's one blocking wait. FLUSH_COMMANDS on the first
-	 * call so the fence is guaranteed to signal. */
-	r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(5000000000));
-	while (r == GL_TIMEOUT_EXPIRED)
-		r = glClientWaitSync(fence, 0, UINT64_C(5000000000));
-	glDeleteSync(fence);
-	if (r == GL_WAIT_FAILED)
-		return gl_check_error(dev, "glClientWaitSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
-									       "glClientWaitSync failed");
-	return 0;
-}
-
-int
-sync_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *images,
-	     unsigned int count, CUstream stream)
-{
-	CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params[SYNC_MAX_IMAGES];
-	CUexternalSemaphore sems[SYNC_MAX_IMAGES];
-	enum glcuda_sync_mode mode = dev->caps.sync_mode;
-	bool timeline = mode == GLCUDA_SYNC_TIMELINE;
-	CUresult res;
-	int ret;
-
-	gl_take_error();
-	if (mode == GLCUDA_SYNC_CPU) {
-		ret = gl_fence_wait(dev);
-		if (ret < 0)
-			return ret;
-		log_debug(dev, "hand-off to CUDA: waited for GL on the CPU (sync mode cpu)\n");
-	} else {
-		for (unsigned int i = 0; i < count; i++) {
-			struct glcuda_image *img = images[i];
-			gl_signal_semaphore(img->to_cuda.gl, timeline, img->to_cuda.value + 1,
-					    &img->texture, 1);
-		}
-		/* Nothing is signalled until GL's command stream is flushed;
-		 * without this CUDA waits forever. */
-		glFlush();
-		ret = gl_check_error(dev, "glSignalSemaphoreEXT");
-		if (ret < 0) {
-			mark_broken(images, count, !timeline);
-			return ret;
-		}
-		memset(params, 0, sizeof(params[0]) * count);
-		for (unsigned int i = 0; i < count; i++) {
-			struct glcuda_image *img = images[i];
-			img->to_cuda.value++;
-			sems[i] = img->to_cuda.cu;
-			params[i].params.fence.value = img->to_cuda.value;
-		}
-		ret = device_push_cuda(dev, "glcuda_handoff_to_cuda");
-		if (ret < 0) {
-			mark_broken(images, count, !timeline);
-			return ret;
-		}
-		res = CU(cuWaitExternalSemaphoresAsync)(sems, params, count, stream);
-		device_pop_cuda(dev);
-		if (res != CUDA_SUCCESS) {
-			mark_broken(images, count, !timeline);
-			return device_cuda_fail(dev, res, "cuWaitExternalSemaphoresAsync",
-						"Check that the stream is valid and belongs to "
-						"the device's CUDA context.");
-		}
-	}
-	for (unsigned int i = 0; i < count; i++)
-		images[i]->owner = IMAGE_OWNER_CUDA;
-	return 0;
-}
-
-int
-sync_cuda_signal(struct glcuda_device *dev, struct glcuda_image *const *images,
-		 unsigned int count, CUstream stream)
-{
-	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params[SYNC_MAX_IMAGES];
-	CUexternalSemaphore sems[SYNC_MAX_IMAGES];
-	enum glcuda_sync_mode mode = dev->caps.sync_mode;
-	CUresult res;
-	int ret;
-
-	ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
-	if (ret < 0)
-		return ret;
-	if (mode != GLCUDA_SYNC_CPU) {
-		memset(params, 0, sizeof(params[0]) * count);
-		for (unsigned int i = 0; i < count; i++) {
-			sems[i] = images[i]->to_gl.cu;
-			params[i].params.fence.value = images[i]->to_gl.value + 1;
-		}
-		res = CU(cuSignalExternalSemaphoresAsync)(sems, params, count, stream);
-		if (res != CUDA_SUCCESS) {
-			device_pop_cuda(dev);
-			return device_cuda_fail(dev, res, "cuSignalExternalSemaphoresAsync",
-						"Check that the stream is valid and belongs to "
-						"the device's CUDA context.");
-		}
-		for (unsigned int i = 0; i < count; i++)
-			images[i]->to_gl.value++;
-	}
-	/* After the signal: destroy, and the CPU mode's wait, wait for this. */
 	for (unsigned int i = 0; i < count; i++) {
-		res = CU(cuEventRecord)(images[i]->cuda_done, stream);
-		images[i]->cuda_done_recorded = res == CUDA_SUCCESS;
-		images[i]->owner = IMAGE_OWNER_CUDA_DONE;
-		if (res != CUDA_SUCCESS) {
-			/* The signal is queued: the hand-off itself went
-			 * through. The CPU mode cannot wait for it, though. */
-			device_pop_cuda(dev);
-			return device_cuda_fail(dev, res, "cuEventRecord", NULL);
-		}
+		units[i].sync = &images[i]->sync;
+		units[i].textures = &images[i]->texture;
+		units[i].texture_count = 1;
 	}
-	device_pop_cuda(dev);
-	return 0;
-}
-
-int
-sync_gl_wait(struct glcuda_device *dev, struct glcuda_image *const *images,
-	     unsigned int count)
-{
-	enum glcuda_sync_mode mode = dev->caps.sync_mode;
-	bool timeline = mode == GLCUDA_SYNC_TIMELINE;
-	int ret;
-
-	if (mode == GLCUDA_SYNC_CPU) {
-		ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
-		if (ret < 0)
-			return ret;
-		for (unsigned int i = 0; i < count; i++) {
-			/* The CPU mode's blocking wait in this direction. */
-			CUresult res = CU(cuEventSynchronize)(images[i]->cuda_done);
-			if (res != CUDA_SUCCESS) {
-				device_pop_cuda(dev);
-				return device_cuda_fail(dev, res, "cuEventSynchronize", NULL);
-			}
-		}
-		device_pop_cuda(dev);
-		log_debug(dev, "hand-off to GL: synchronised the stream on the CPU "
-			  "(sync mode cpu)\n");
-	} else {
-		gl_take_error();
-		for (unsigned int i = 0; i < count; i++) {
-			struct glcuda_image *img = images[i];
-			gl_wait_semaphore(img->to_gl.gl, timeline, img->to_gl.value,
-					  &img->texture, 1);
-		}
-		ret = gl_check_error(dev, "glWaitSemaphoreEXT");
-		if (ret < 0) {
-			mark_broken(images, count, !timeline);
-			return ret;
-		}
-	}
-	for (unsigned int i = 0; i < count; i++)
-		images[i]->owner = IMAGE_OWNER_GL;
-	return 0;
 }
 
 GLCUDA_EXPORT int
 glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *images,
 		       unsigned int count, CUstream stream)
 {
+	struct handoff_unit units[SYNC_MAX_IMAGES] = { { 0 } };
 	int ret;
 
 	glcuda_clear_error();
@@ -253,16 +330,20 @@ glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *im
 	ret = check_images(dev, images, count, IMAGE_OWNER_GL, "glcuda_handoff_to_cuda");
 	if (ret < 0)
 		return ret;
-	if (!dev->has_cuda)
-		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
-				   "%s: this device was made without CUDA", __func__);
-	return sync_to_cuda(dev, images, count, stream);
+	image_units(images, count, units);
+	ret = sync_to_cuda(dev, units, count, stream);
+	if (ret < 0)
+		return ret;
+	for (unsigned int i = 0; i < count; i++)
+		images[i]->owner = IMAGE_OWNER_CUDA;
+	return 0;
 }
 
 GLCUDA_EXPORT int
 glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *images,
 		     unsigned int count, CUstream stream)
 {
+	struct handoff_unit units[SYNC_MAX_IMAGES] = { { 0 } };
 	int ret;
 
 	glcuda_clear_error();
@@ -274,11 +355,16 @@ glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *imag
 	ret = check_images(dev, images, count, IMAGE_OWNER_CUDA, "glcuda_handoff_to_gl");
 	if (ret < 0)
 		return ret;
-	if (!dev->has_cuda)
-		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
-				   "%s: this device was made without CUDA", __func__);
-	ret = sync_cuda_signal(dev, images, count, stream);
+	image_units(images, count, units);
+	ret = sync_cuda_signal(dev, units, count, stream);
 	if (ret < 0)
 		return ret;
-	return sync_gl_wait(dev, images, count);
+	for (unsigned int i = 0; i < count; i++)
+		images[i]->owner = IMAGE_OWNER_CUDA_DONE;
+	ret = sync_gl_wait(dev, units, count);
+	if (ret < 0)
+		return ret;
+	for (unsigned int i = 0; i < count; i++)
+		images[i]->owner = IMAGE_OWNER_GL;
+	return 0;
 }
