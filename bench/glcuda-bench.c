@@ -1235,8 +1235,10 @@ glcuda_present_newest(struct run_ctx *c)
 		if (glcuda_last_error()[0])
 			return fail("glcuda_ring_take_newest: %s", glcuda_last_error());
 		/* Nothing ready: a compositor would sleep in its event loop on
-		 * the ring's fd; so do we (counted as blocked). */
-		METER(interop_meter, pr = poll(&pfd, 1, 10000));
+		 * the ring's fd; so do we. That sleep is the application's
+		 * (its event loop), not time inside a glcuda call: it is
+		 * counted with the frame pacing, not as interop. */
+		METER(pacing_meter, pr = poll(&pfd, 1, 10000));
 		if (pr == 0)
 			return fail("no frame became ready within 10 s (GPU hang?)");
 		if (pr < 0 && errno != EINTR)
