@@ -117,12 +117,12 @@ frame_done_host_fn(void *data)
 /* Timing records ------------------------------------------------------- */
 
 static void
-timing_fini(struct glcuda_ring *ring)
+timing_fini(struct glcuda_ring *ring, bool gl_current)
 {
 	for (int i = 0; i < TIMING_RECORDS; i++) {
 		struct timing_record *r = &ring->records[i];
 		GLuint q[3] = { r->q_start, r->q_submit, r->q_waited };
-		if (q[0])
+		if (q[0] && gl_current)
 			glDeleteQueries(3, q);
 		if (r->ev_start)
 			CU(cuEventDestroy)(r->ev_start);
@@ -259,10 +259,12 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 	}
 	if (pushed && ring->desc.cuda_stream)
 		CU(cuStreamSynchronize)((CUstream)ring->desc.cuda_stream);
-	if (gl_current && ring->timings)
-		timing_fini(ring);
+	if (ring->timings)
+		timing_fini(ring, gl_current);
+	/* Destroy calls take explicit handles: make them even if the push
+	 * failed, or the semaphores and streams would leak. */
 	for (uint32_t i = 0; i < ring->slot_count; i++)
-		if (pushed)
+		if (dev->has_cuda)
 			handoff_sync_fini(dev, &ring->frames[i].sync, gl_current);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
@@ -271,7 +273,7 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 		if (f->output != f->input)
 			glcuda_image_destroy(f->output);
 		glcuda_image_destroy(f->input);
-		if (pushed && f->own_stream && f->stream)
+		if (f->own_stream && f->stream)
 			CU(cuStreamDestroy)(f->stream);
 	}
 	if (pushed)
