@@ -518,7 +518,9 @@ int glcuda_frame_release(struct glcuda_frame *frame);
 uint64_t glcuda_frame_number(const struct glcuda_frame *frame);
 /** Slot index 0..slots-1. @since 0.1 */
 uint32_t glcuda_frame_slot(const struct glcuda_frame *frame);
-/** The image GL renders into. @since 0.1 */
+/** The image GL renders into. Owned by the ring, which hands it off with
+ *  the frame (glcuda_handoff_to_cuda/_to_gl refuse ring images with
+ *  GLCUDA_ERROR_BAD_STATE). @since 0.1 */
 struct glcuda_image *glcuda_frame_input(const struct glcuda_frame *frame);
 /** The image GL presents (== input for in-place rings). @since 0.1 */
 struct glcuda_image *glcuda_frame_output(const struct glcuda_frame *frame);
