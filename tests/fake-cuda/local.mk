@@ -1,0 +1,15 @@
+# A fake CUDA driver (libfakecuda.so, loaded through GLCUDA_LIBCUDA) and the
+# suite that drives glcuda's public API with it in the "cpu" sync mode: the
+# ring, images and hand-offs run on CI without a GPU. Never installed.
+if HAVE_CHECK
+check_LTLIBRARIES += tests/fake-cuda/libfakecuda.la
+tests_fake_cuda_libfakecuda_la_SOURCES = tests/fake-cuda/fake-cuda.c \
+	tests/fake-cuda/fake-cuda.h
+tests_fake_cuda_libfakecuda_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+
+check_PROGRAMS += tests/test-ring-cpu
+TESTS += tests/test-ring-cpu
+tests_test_ring_cpu_SOURCES = tests/test-ring-cpu.c
+tests_test_ring_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_ring_cpu_LDADD = $(test_ldadd) -ldl
+endif

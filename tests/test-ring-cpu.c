@@ -1,0 +1,947 @@
+/*
+ * glcuda's public API end to end without a GPU: the fake CUDA driver
+ * (tests/fake-cuda) stands in for libcuda.so.1, GL and Vulkan are whatever
+ * the machine has (Mesa llvmpipe and lavapipe on CI), and hand-offs use the
+ * "cpu" sync mode. Covers the device binding, images of every supported
+ * format, hand-offs, and the frame ring: bookkeeping over 200 frames,
+ * -EAGAIN, misuse errors, the ready fd (with the fake's gate modelling work
+ * in flight), take_newest, destroy with frames in flight, timings, and
+ * failures of driver calls. Runs anywhere; a real libcuda.so.1 is ignored.
+ * SPDX-License-Identifier: MIT
+ */
+#include "test-common.h"
+#include "fake-cuda/fake-cuda.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define W 64
+#define H 48
+#define FAKE_LIB "fake-cuda/.libs/libfakecuda.so"
+
+#define ck_ok(call) do { int r_ = (call); \
+	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_name(r_), glcuda_last_error()); } while (0)
+#define ck_err(call, err) do { int r_ = (call); \
+	ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, glcuda_error_name(r_), \
+		      glcuda_error_name(err), glcuda_last_error()); } while (0)
+
+static char fake_path[PATH_MAX];
+
+/* The fake's controls, resolved once it is loaded. */
+static struct {
+	void (*gate)(int closed);
+	unsigned int (*live_objects)(void);
+	unsigned int (*primary_refs)(void);
+	unsigned int (*pending)(void);
+	unsigned int (*host_fns_run)(void);
+} fake;
+
+struct env {
+	struct glcuda_headless *hl;
+	struct glcuda_device *dev;
+	bool gles;
+};
+
+/* tests/fake-cuda/.libs/libfakecuda.so next to this program (tests run
+ * from top_builddir; the program may be libtool's lt- copy in .libs). */
+static bool
+find_fake_lib(void)
+{
+	char exe[PATH_MAX], cand[PATH_MAX + 64];
+	const char *env = getenv("GLCUDA_FAKE_CUDA_LIB");
+	ssize_t n;
+
+	if (env && realpath(env, fake_path))
+		return true;
+	if (realpath("tests/" FAKE_LIB, fake_path))
+		return true;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(cand, sizeof(cand), "%s/%s", exe, FAKE_LIB);
+	if (realpath(cand, fake_path))
+		return true;
+	snprintf(cand, sizeof(cand), "%s/../%s", exe, FAKE_LIB);
+	return realpath(cand, fake_path) != NULL;
+}
+
+static void
+format_uuid(const uint8_t u[16], char out[33])
+{
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", u[i]);
+}
+
+/* Give the fake device GL's device UUID (read where the GL context is
+ * current), so that glcuda binds it to the context. */
+static void
+set_fake_uuid_from_gl(void)
+{
+	uint8_t uuid[GL_UUID_SIZE_EXT] = { 0 };
+	char hex[33];
+
+	ck_assert_msg(epoxy_has_gl_extension("GL_EXT_memory_object"),
+		      "GL has no GL_EXT_memory_object");
+	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+	format_uuid(uuid, hex);
+	setenv("GLCUDA_FAKE_CUDA_UUID", hex, 1);
+}
+
+static void
+resolve_fake(void)
+{
+	void *h = dlopen(fake_path, RTLD_NOW | RTLD_NOLOAD);
+
+	ck_assert_msg(h, "the fake CUDA driver %s is not loaded: %s", fake_path, dlerror());
+	fake.gate = (void (*)(int))dlsym(h, "fake_cuda_gate");
+	fake.live_objects = (unsigned int (*)(void))dlsym(h, "fake_cuda_live_objects");
+	fake.primary_refs = (unsigned int (*)(void))dlsym(h, "fake_cuda_primary_refs");
+	fake.pending = (unsigned int (*)(void))dlsym(h, "fake_cuda_pending");
+	fake.host_fns_run = (unsigned int (*)(void))dlsym(h, "fake_cuda_host_fns_run");
+	ck_assert(fake.gate && fake.live_objects && fake.primary_refs && fake.pending &&
+		  fake.host_fns_run);
+	/* glcuda's loader keeps its own reference; this one is not needed. */
+	dlclose(h);
+}
+
+static void
+env_setup_mode(struct env *e, bool gles, enum glcuda_sync_mode mode)
+{
+	struct glcuda_device_options opts = { .sync_mode = mode };
+
+	memset(e, 0, sizeof(*e));
+	e->gles = gles;
+	e->hl = test_headless(gles);
+	set_fake_uuid_from_gl();
+	ck_ok(glcuda_device_new(glcuda_headless_display(e->hl), glcuda_headless_context(e->hl),
+				&opts, &e->dev));
+	resolve_fake();
+	fake.gate(0);
+}
+
+/* The CPU mode, whatever GL offers. */
+static void
+env_setup(struct env *e, bool gles)
+{
+	env_setup_mode(e, gles, GLCUDA_SYNC_CPU);
+}
+
+static void
+env_teardown(struct env *e)
+{
+	glcuda_device_destroy(e->dev);
+	ck_assert_uint_eq(fake.primary_refs(), 0);
+	glcuda_headless_destroy(e->hl);
+}
+
+static void
+frame_color(uint64_t n, uint8_t rgba[4])
+{
+	rgba[0] = (uint8_t)(n & 255);
+	rgba[1] = (uint8_t)((n >> 8) & 255);
+	rgba[2] = 0x5a;
+	rgba[3] = 0xff;
+}
+
+static void
+render_frame(struct glcuda_frame *f)
+{
+	uint8_t c[4];
+	GLint prev;
+
+	frame_color(glcuda_frame_number(f), c);
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glViewport(0, 0, W, H);
+	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)prev);
+}
+
+/* GL rendered the frame's colour into its input (test only: waits for GL). */
+static void
+verify_input(struct glcuda_frame *f)
+{
+	uint8_t c[4], px[4] = { 0 };
+	GLint prev;
+
+	frame_color(glcuda_frame_number(f), c);
+	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glReadPixels(W / 2, H / 3, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev);
+	ck_assert_msg(!memcmp(px, c, 4), "frame %llu: input %u,%u,%u,%u, rendered %u,%u,%u,%u",
+		      (unsigned long long)glcuda_frame_number(f), px[0], px[1], px[2], px[3],
+		      c[0], c[1], c[2], c[3]);
+}
+
+static struct glcuda_ring *
+make_ring(struct env *e, uint32_t slots, uint32_t flags)
+{
+	struct glcuda_ring_desc desc = {
+		.width = W, .height = H, .slots = slots,
+		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
+	};
+	struct glcuda_ring *ring = NULL;
+	ck_ok(glcuda_ring_new(e->dev, &desc, &ring));
+	return ring;
+}
+
+static bool
+fd_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+static void
+run_frame(struct glcuda_ring *ring, struct glcuda_frame **out)
+{
+	struct glcuda_frame *f;
+	ck_ok(glcuda_ring_acquire(ring, &f));
+	render_frame(f);
+	ck_ok(glcuda_frame_submit(f));
+	ck_ok(glcuda_frame_complete(f));
+	*out = f;
+}
+
+/* Device ----------------------------------------------------------------- */
+
+START_TEST(device_binds_fake_cuda)
+{
+	const struct glcuda_caps *caps;
+	struct env e;
+	bool gl_semaphores;
+
+	e.hl = test_headless(_i == 1);
+	gl_semaphores = epoxy_has_gl_extension("GL_EXT_semaphore_fd");
+	set_fake_uuid_from_gl();
+	ck_ok(glcuda_device_new(glcuda_headless_display(e.hl), glcuda_headless_context(e.hl),
+				NULL, &e.dev));
+	resolve_fake();
+	caps = glcuda_device_get_caps(e.dev);
+	ck_assert_uint_ne(caps->sync_modes_supported & (1u << GLCUDA_SYNC_CPU), 0);
+	if (!gl_semaphores) {
+		/* Mesa without GL_EXT_semaphore_fd: the CPU mode is all there is. */
+		ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_CPU);
+		ck_assert_str_eq(glcuda_sync_mode_name(caps->sync_mode), "cpu");
+		ck_assert_uint_eq(caps->sync_modes_supported, 1u << GLCUDA_SYNC_CPU);
+	}
+	ck_assert_str_eq(caps->cuda_device_name, "glcuda fake CUDA device");
+	ck_assert_int_eq(caps->cuda_ordinal, 0);
+	ck_assert_int_eq(caps->cuda_driver_version, 13000);
+	ck_assert_ptr_nonnull(glcuda_device_cuda_context(e.dev));
+	ck_assert_int_eq(glcuda_device_cuda_device(e.dev), 0);
+	ck_assert_uint_eq(fake.primary_refs(), 1);
+	printf("%s: \"%s\" bound to \"%s\", sync mode %s\n", _i ? "GLES" : "GL",
+	       caps->gl_renderer, caps->cuda_device_name, glcuda_sync_mode_name(caps->sync_mode));
+	glcuda_device_destroy(e.dev);
+	ck_assert_uint_eq(fake.primary_refs(), 0);
+
+	/* Forcing the CPU mode works everywhere. */
+	{
+		struct glcuda_device_options opts = { .sync_mode = GLCUDA_SYNC_CPU };
+		ck_ok(glcuda_device_new(glcuda_headless_display(e.hl),
+					glcuda_headless_context(e.hl), &opts, &e.dev));
+		ck_assert_int_eq(glcuda_device_get_caps(e.dev)->sync_mode, GLCUDA_SYNC_CPU);
+		glcuda_device_destroy(e.dev);
+	}
+	glcuda_headless_destroy(e.hl);
+}
+END_TEST
+
+START_TEST(device_uuid_mismatch)
+{
+	struct glcuda_device *dev = NULL;
+	struct glcuda_headless *hl = test_headless(false);
+	int fds;
+
+	set_fake_uuid_from_gl();
+	/* Load the fake once, so the fd count below is steady. */
+	ck_ok(glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), NULL,
+				&dev));
+	resolve_fake();
+	glcuda_device_destroy(dev);
+	dev = NULL;
+	fds = test_count_fds();
+	setenv("GLCUDA_FAKE_CUDA_UUID", "00112233-4455-6677-8899-aabbccddeeff", 1);
+	ck_err(glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), NULL,
+				 &dev), GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE);
+	ck_assert_ptr_null(dev);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "glcuda fake CUDA device"));
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "00112233-4455-6677-8899-aabbccddeeff"));
+	ck_assert_uint_eq(fake.primary_refs(), 0);
+	ck_assert_int_eq(test_count_fds(), fds);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* Images ------------------------------------------------------------------ */
+
+START_TEST(images_every_format)
+{
+	static const uint32_t flag_sets[] = { 0, GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE,
+					      GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER };
+	struct gl_names before, after;
+	struct glcuda_image *img;
+	unsigned int live0, formats = 0;
+	uint32_t supported;
+	struct env e;
+	int fds;
+
+	env_setup(&e, _i == 1);
+	supported = glcuda_device_get_caps(e.dev)->formats_supported;
+	ck_assert_uint_ne(supported & (1u << GLCUDA_FORMAT_RGBA8), 0);
+	/* warm-up */
+	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	glcuda_image_destroy(img);
+	fds = test_count_fds();
+	live0 = fake.live_objects();
+	test_count_gl_names(&before, 1024);
+	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
+		if (!(supported & (1u << f)))
+			continue;
+		formats++;
+		for (size_t k = 0; k < ARRAY_LENGTH(flag_sets); k++) {
+			bool tex = !(flag_sets[k] & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE);
+			int ret = glcuda_image_new(e.dev, W + (uint32_t)f, H, (enum glcuda_format)f,
+						   flag_sets[k], &img);
+			ck_assert_msg(ret == 0, "%s flags 0x%x: %s: %s",
+				      glcuda_format_name((enum glcuda_format)f), flag_sets[k],
+				      glcuda_error_name(ret), glcuda_last_error());
+			ck_assert_uint_eq(glcuda_image_width(img), W + (uint32_t)f);
+			ck_assert_uint_eq(glcuda_image_height(img), H);
+			ck_assert_int_eq(glcuda_image_format(img), f);
+			ck_assert_ptr_eq(glcuda_image_device(img), e.dev);
+			ck_assert_uint_ne(glcuda_image_gl_texture(img), 0);
+			ck_assert_ptr_nonnull(glcuda_image_cuda_array(img));
+			ck_assert_uint_ne(glcuda_image_cuda_surface(img), 0);
+			ck_assert(tex == (glcuda_image_cuda_texture(img) != 0));
+			/* Memory, mipmapped array, its level, surface, the
+			 * hand-off event, and the texture object if any. */
+			ck_assert_uint_eq(fake.live_objects() - live0, tex ? 6 : 5);
+			glcuda_image_destroy(img);
+			ck_assert_uint_eq(fake.live_objects(), live0);
+		}
+	}
+	ck_assert_uint_ge(formats, 1);
+	ck_assert_int_eq(test_count_fds(), fds);
+	test_count_gl_names(&after, 1024);
+	ck_assert_gl_names_eq(&before, &after);
+	/* Bad arguments. */
+	ck_err(glcuda_image_new(NULL, W, H, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_err(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, NULL), -EINVAL);
+	ck_err(glcuda_image_new(e.dev, 0, H, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_err(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_INVALID, 0, &img), -EINVAL);
+	ck_err(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0x80000000u, &img), -EINVAL);
+	ck_assert_uint_eq(fake.live_objects(), live0);
+	printf("%s: %u formats created and destroyed without leaks\n", _i ? "GLES" : "GL",
+	       formats);
+	env_teardown(&e);
+}
+END_TEST
+
+START_TEST(handoff_roundtrip)
+{
+	struct glcuda_image *img, *img2, *both[2], *same[2];
+	struct glcuda_ring *ring;
+	struct glcuda_frame *f;
+	unsigned int live0;
+	struct env e;
+	int fds;
+
+	env_setup(&e, _i == 1);
+	fds = test_count_fds();
+	live0 = fake.live_objects();
+	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
+	/* Owned by GL: handing back to GL is a state error. */
+	ck_err(glcuda_handoff_to_gl(e.dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
+	for (int i = 0; i < 20; i++) {
+		CUstream s = i % 2 ? NULL : CU_STREAM_LEGACY;
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, s));
+		ck_err(glcuda_handoff_to_cuda(e.dev, &img, 1, s), GLCUDA_ERROR_BAD_STATE);
+		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "owned by CUDA"));
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, s));
+		ck_err(glcuda_handoff_to_gl(e.dev, &img, 1, s), GLCUDA_ERROR_BAD_STATE);
+		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "owned by GL"));
+	}
+	/* Two at once. */
+	both[0] = img;
+	both[1] = img2;
+	ck_ok(glcuda_handoff_to_cuda(e.dev, both, 2, NULL));
+	ck_ok(glcuda_handoff_to_gl(e.dev, both, 2, NULL));
+	/* Misuse. */
+	same[0] = same[1] = img;
+	ck_err(glcuda_handoff_to_cuda(e.dev, same, 2, NULL), -EINVAL);
+	ck_err(glcuda_handoff_to_cuda(NULL, &img, 1, NULL), -EINVAL);
+	ck_err(glcuda_handoff_to_cuda(e.dev, NULL, 1, NULL), -EINVAL);
+	ck_err(glcuda_handoff_to_cuda(e.dev, &img, 0, NULL), -EINVAL);
+	ck_err(glcuda_handoff_to_gl(NULL, &img, 1, NULL), -EINVAL);
+	ck_err(glcuda_handoff_to_gl(e.dev, NULL, 1, NULL), -EINVAL);
+	/* Ring images are handed off by the ring. */
+	ring = make_ring(&e, 2, 0);
+	ck_ok(glcuda_ring_acquire(ring, &f));
+	{
+		struct glcuda_image *in = glcuda_frame_input(f);
+		ck_err(glcuda_handoff_to_cuda(e.dev, &in, 1, NULL), GLCUDA_ERROR_BAD_STATE);
+	}
+	glcuda_ring_destroy(ring);
+	/* Destroyed while CUDA owns it. */
+	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, NULL));
+	glcuda_image_destroy(img);
+	glcuda_image_destroy(img2);
+	ck_assert_uint_eq(fake.live_objects(), live0);
+	ck_assert_int_eq(test_count_fds(), fds);
+	env_teardown(&e);
+}
+END_TEST
+
+/* Ring ------------------------------------------------------------------------ */
+
+/* 200 frames through 3 slots, pipelined; frames presented in order. */
+START_TEST(ring_200_frames)
+{
+	struct glcuda_frame *queue[4];
+	unsigned int queued = 0, presented = 0, host0;
+	struct glcuda_ring *ring;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, 3, 0);
+	host0 = fake.host_fns_run();
+	for (uint64_t n = 0; n < 200;) {
+		struct glcuda_frame *f;
+		int ret = glcuda_ring_acquire(ring, &f);
+		if (ret == -EAGAIN) {
+			/* All slots in flight: present the oldest. */
+			ck_assert_uint_eq(queued, 3);
+			f = queue[0];
+			memmove(queue, queue + 1, sizeof(queue[0]) * --queued);
+			ck_assert_uint_eq(glcuda_frame_number(f), presented);
+			/* Every slot is completed, and ready: the fake ran
+			 * each frame's work when it was enqueued. */
+			ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
+			/* Present, then release; or release directly (which
+			 * enqueues GL's wait itself). */
+			if (presented % 2)
+				ck_ok(glcuda_frame_wait_gl(f));
+			if (presented % 10 == 1)
+				verify_input(f);
+			ck_ok(glcuda_frame_release(f));
+			presented++;
+			continue;
+		}
+		ck_ok(ret);
+		ck_assert_uint_eq(glcuda_frame_number(f), n);
+		ck_assert_uint_eq(glcuda_frame_slot(f), n % 3);
+		ck_assert_ptr_nonnull(glcuda_frame_input(f));
+		ck_assert_ptr_nonnull(glcuda_frame_output(f));
+		ck_assert_ptr_ne(glcuda_frame_input(f), glcuda_frame_output(f));
+		ck_assert_uint_ne(glcuda_frame_input_fbo(f), 0);
+		ck_assert_uint_eq(glcuda_frame_output_texture(f),
+				  glcuda_image_gl_texture(glcuda_frame_output(f)));
+		ck_assert_ptr_nonnull(glcuda_frame_stream(f));
+		ck_assert_uint_ne(glcuda_frame_input_surface(f), 0);
+		ck_assert_uint_ne(glcuda_frame_output_surface(f), 0);
+		render_frame(f);
+		ck_ok(glcuda_frame_submit(f));
+		ck_ok(glcuda_frame_complete(f));
+		queue[queued++] = f;
+		n++;
+	}
+	while (queued) {
+		struct glcuda_frame *f = queue[0];
+		memmove(queue, queue + 1, sizeof(queue[0]) * --queued);
+		ck_assert_uint_eq(glcuda_frame_number(f), presented);
+		ck_ok(glcuda_frame_wait_gl(f));
+		ck_ok(glcuda_frame_release(f));
+		presented++;
+	}
+	ck_assert_uint_eq(presented, 200);
+	ck_assert_uint_eq(fake.host_fns_run() - host0, 200);
+	ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+	ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+	ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+START_TEST(eagain_and_misuse)
+{
+	struct glcuda_ring_desc desc = { .width = W, .height = H,
+					 .input_format = GLCUDA_FORMAT_RGBA8 };
+	struct glcuda_frame_timings t;
+	struct glcuda_frame *f[4], *extra;
+	struct glcuda_ring *ring = NULL;
+	struct env e;
+
+	env_setup(&e, false);
+	/* Creation. */
+	ck_err(glcuda_ring_new(NULL, &desc, &ring), -EINVAL);
+	ck_err(glcuda_ring_new(e.dev, NULL, &ring), -EINVAL);
+	ck_err(glcuda_ring_new(e.dev, &desc, NULL), -EINVAL);
+	desc.slots = 1;
+	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
+	desc.slots = 5;
+	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
+	desc.slots = 3;
+	desc.flags = 0x100;
+	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
+	desc.flags = 0;
+	desc.input_format = GLCUDA_FORMAT_INVALID;
+	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
+	ck_assert_ptr_null(ring);
+
+	ring = make_ring(&e, 3, 0);
+	/* NULLs. */
+	ck_err(glcuda_ring_acquire(NULL, &extra), -EINVAL);
+	ck_err(glcuda_ring_acquire(ring, NULL), -EINVAL);
+	ck_err(glcuda_frame_submit(NULL), -EINVAL);
+	ck_err(glcuda_frame_complete(NULL), -EINVAL);
+	ck_err(glcuda_frame_wait_gl(NULL), -EINVAL);
+	ck_err(glcuda_frame_release(NULL), -EINVAL);
+	ck_err(glcuda_ring_dispatch(NULL), -EINVAL);
+	ck_assert_ptr_null(glcuda_ring_take_newest(NULL));
+	ck_err(glcuda_ring_get_timings(NULL, &t), -EINVAL);
+	ck_err(glcuda_ring_get_timings(ring, NULL), -EINVAL);
+	/* Timings were not asked for. */
+	ck_err(glcuda_ring_get_timings(ring, &t), -EINVAL);
+	ck_assert_int_eq(glcuda_ring_get_fd(NULL), -1);
+	ck_assert_uint_eq(glcuda_ring_dropped(NULL), 0);
+	ck_assert_uint_eq(glcuda_frame_number(NULL), 0);
+	ck_assert_ptr_null(glcuda_frame_input(NULL));
+	ck_assert_ptr_null(glcuda_frame_stream(NULL));
+	glcuda_ring_destroy(NULL);
+
+	/* -EAGAIN exactly when every slot is in flight. */
+	for (int i = 0; i < 3; i++) {
+		ck_ok(glcuda_ring_acquire(ring, &f[i]));
+		ck_assert_uint_eq(glcuda_frame_slot(f[i]), (uint32_t)i);
+		ck_assert_uint_eq(glcuda_frame_number(f[i]), (uint64_t)i);
+	}
+	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+
+	/* Out of order calls on an acquired frame. */
+	ck_err(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "acquired"));
+	ck_ok(glcuda_frame_submit(f[0]));
+	/* Submitted. */
+	ck_err(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "submitted"));
+	ck_ok(glcuda_frame_complete(f[0]));
+	/* Completed. */
+	ck_err(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+	ck_ok(glcuda_frame_wait_gl(f[0]));
+	/* Presented. */
+	ck_err(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+	ck_ok(glcuda_frame_release(f[0]));
+	/* Free. */
+	ck_err(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
+	ck_ok(glcuda_ring_acquire(ring, &extra));
+	ck_assert_ptr_eq(extra, f[0]);
+	ck_assert_uint_eq(glcuda_frame_number(extra), 3);
+	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+
+	/* Released without presenting: GL's wait is enqueued, the slot free. */
+	ck_ok(glcuda_frame_submit(f[1]));
+	ck_ok(glcuda_frame_complete(f[1]));
+	ck_ok(glcuda_frame_release(f[1]));
+	ck_ok(glcuda_ring_acquire(ring, &extra));
+	ck_assert_ptr_eq(extra, f[1]);
+	ck_assert_uint_eq(glcuda_frame_number(extra), 4);
+	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+	ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
+
+	/* Destroy with frames acquired, submitted and completed. */
+	ck_ok(glcuda_frame_submit(f[1]));
+	ck_ok(glcuda_frame_submit(f[2]));
+	ck_ok(glcuda_frame_complete(f[2]));
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* The fd is readable exactly when a frame's CUDA work is done: the fake's
+ * gate holds the work back like a busy GPU. */
+START_TEST(ready_fd)
+{
+	struct glcuda_frame *f;
+	struct glcuda_ring *ring;
+	struct env e;
+	int fd;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, 2, 0);
+	fd = glcuda_ring_get_fd(ring);
+	ck_assert_int_ge(fd, 0);
+	for (int round = 0; round < 20; round++) {
+		ck_assert(!fd_readable(fd));
+		fake.gate(1);
+		run_frame(ring, &f);
+		ck_assert_uint_gt(fake.pending(), 0);
+		/* Gated: not ready, nothing to take. */
+		ck_assert(!fd_readable(fd));
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
+		fake.gate(0);
+		ck_assert_uint_eq(fake.pending(), 0);
+		ck_assert(fd_readable(fd));
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
+		ck_assert(!fd_readable(fd)); /* drained */
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1); /* still ready */
+		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+		ck_ok(glcuda_frame_release(f));
+	}
+	/* Two frames, the second held back: take_newest returns the first
+	 * and drops nothing; the second comes when its work is done. */
+	{
+		struct glcuda_frame *a, *b;
+		run_frame(ring, &a);
+		fake.gate(1);
+		run_frame(ring, &b);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
+		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), a);
+		ck_ok(glcuda_frame_release(a));
+		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		fake.gate(0);
+		ck_assert(fd_readable(fd));
+		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), b);
+		ck_ok(glcuda_frame_release(b));
+		ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
+	}
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* Latch the newest: older ready frames are dropped and counted. */
+START_TEST(take_newest_drops_older)
+{
+	struct glcuda_frame *f, *got;
+	struct glcuda_ring *ring;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, 4, 0);
+	for (int round = 0; round < 50; round++) {
+		uint64_t last = 0;
+		for (int i = 0; i < 3; i++) {
+			run_frame(ring, &f);
+			last = glcuda_frame_number(f);
+		}
+		ck_assert(fd_readable(glcuda_ring_get_fd(ring)));
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
+		got = glcuda_ring_take_newest(ring);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_uint_eq(glcuda_frame_number(got), last);
+		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_assert_uint_eq(glcuda_ring_dropped(ring), 2 * (uint64_t)(round + 1));
+		/* The dropped slots are free again: 3 more fit. */
+		ck_ok(glcuda_frame_release(got));
+	}
+	ck_assert_uint_eq(glcuda_ring_dropped(ring), 100);
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+START_TEST(destroy_in_flight_no_leaks)
+{
+	struct gl_names before, after;
+	unsigned int live0;
+	struct env e;
+	int fds;
+
+	env_setup(&e, _i == 1);
+	/* warm-up */
+	glcuda_ring_destroy(make_ring(&e, 3, GLCUDA_RING_FLAG_TIMINGS));
+	fds = test_count_fds();
+	live0 = fake.live_objects();
+	test_count_gl_names(&before, 4096);
+	for (int i = 0; i < 48; i++) {
+		uint32_t flags = (i % 2 ? GLCUDA_RING_FLAG_TIMINGS : 0) |
+				 (i % 3 == 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
+		struct glcuda_ring *ring = make_ring(&e, 2 + i % 3, flags);
+		struct glcuda_frame *f;
+		bool gated = i % 4 >= 2;
+
+		if (gated)
+			fake.gate(1);
+		for (int k = 0; k < 1 + i % 4; k++) {
+			if (glcuda_ring_acquire(ring, &f) < 0)
+				break;
+			render_frame(f);
+			if (k == 0)
+				continue; /* leave one acquired */
+			ck_ok(glcuda_frame_submit(f));
+			if (k >= 2)
+				ck_ok(glcuda_frame_complete(f));
+		}
+		/* Gated: completed frames' work is still queued. */
+		glcuda_ring_destroy(ring);
+		ck_assert_uint_eq(fake.pending(), 0);
+		fake.gate(0);
+	}
+	ck_assert_int_eq(test_count_fds(), fds);
+	ck_assert_uint_eq(fake.live_objects(), live0);
+	test_count_gl_names(&after, 4096);
+	ck_assert_gl_names_eq(&before, &after);
+	glcuda_device_destroy(e.dev);
+	/* Everything the device made is gone, its context too. */
+	ck_assert_uint_eq(fake.live_objects(), 0);
+	ck_assert_uint_eq(fake.primary_refs(), 0);
+	glcuda_headless_destroy(e.hl);
+}
+END_TEST
+
+START_TEST(timings)
+{
+	struct glcuda_frame_timings t;
+	struct glcuda_ring *ring;
+	struct glcuda_frame *f;
+	int got = 0;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, 3, GLCUDA_RING_FLAG_TIMINGS);
+	/* Nothing measured yet: nothing to fetch, and no stall. */
+	ck_assert_int_eq(glcuda_ring_get_timings(ring, &t), 0);
+	for (int n = 0; n < 60; n++) {
+		run_frame(ring, &f);
+		ck_ok(glcuda_frame_wait_gl(f));
+		ck_ok(glcuda_frame_release(f));
+		for (;;) {
+			int r = glcuda_ring_get_timings(ring, &t);
+			ck_assert_msg(r >= 0, "%s", glcuda_last_error());
+			if (r == 0)
+				break;
+			got++;
+		}
+		if (n % 2)
+			glFinish();
+	}
+	glFinish();
+	for (uint64_t prev = 0;;) {
+		int r = glcuda_ring_get_timings(ring, &t);
+		ck_assert_msg(r >= 0, "%s", glcuda_last_error());
+		if (r == 0)
+			break;
+		got++;
+		ck_assert_uint_ge(t.frame_number, prev);
+		prev = t.frame_number;
+		/* The fake clock: 100 us from the submit's event to the
+		 * complete's. */
+		ck_assert_uint_ge(t.cuda_ns, 99000);
+		ck_assert_uint_le(t.cuda_ns, 101000);
+		ck_assert_uint_gt(t.total_ns, 0);
+		ck_assert_uint_ge(t.total_ns, t.gl_render_ns);
+	}
+	ck_assert_int_ge(got, 40);
+	/* Timings are a diagnostic: with the work held back, nothing comes
+	 * and nothing stalls. */
+	fake.gate(1);
+	run_frame(ring, &f);
+	ck_assert_int_eq(glcuda_ring_get_timings(ring, &t), 0);
+	fake.gate(0);
+	ck_ok(glcuda_frame_wait_gl(f));
+	ck_ok(glcuda_frame_release(f));
+	glFinish();
+	ck_assert_int_eq(glcuda_ring_get_timings(ring, &t), 1);
+	ck_assert_uint_ge(t.cuda_ns, 99000);
+	printf("%s: %d frames measured\n", _i ? "GLES" : "GL", got);
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* Driver calls that fail: clean errors, nothing leaked, and the device
+ * works afterwards. */
+START_TEST(driver_failures)
+{
+	static const struct {
+		const char *fail;
+		bool ring, timings;
+	} cases[] = {
+		{ "cuImportExternalMemory:1", false, false },
+		{ "cuExternalMemoryGetMappedMipmappedArray:1", false, false },
+		{ "cuSurfObjectCreate:1", false, false },
+		{ "cuTexObjectCreate:1", false, false },
+		{ "cuEventCreate:1", false, false },
+		{ "cuImportExternalMemory:4", true, false },
+		{ "cuStreamCreate:2", true, false },
+		{ "cuEventCreate:2", true, false },
+		{ "cuEventCreate:9", true, true },
+		{ "cuEventRecord:2", true, true },
+	};
+	struct gl_names before, after;
+	unsigned int live0;
+	struct env e;
+	int fds;
+
+	env_setup(&e, false);
+	glcuda_ring_destroy(make_ring(&e, 3, GLCUDA_RING_FLAG_TIMINGS));
+	fds = test_count_fds();
+	live0 = fake.live_objects();
+	test_count_gl_names(&before, 4096);
+	for (size_t i = 0; i < ARRAY_LENGTH(cases); i++) {
+		struct glcuda_ring_desc desc = { .width = W, .height = H, .slots = 3,
+						 .input_format = GLCUDA_FORMAT_RGBA8,
+						 .flags = cases[i].timings ? GLCUDA_RING_FLAG_TIMINGS : 0 };
+		struct glcuda_image *img = NULL;
+		struct glcuda_ring *ring = NULL;
+		int ret;
+
+		setenv("GLCUDA_FAKE_CUDA_FAIL", cases[i].fail, 1);
+		if (cases[i].ring)
+			ret = glcuda_ring_new(e.dev, &desc, &ring);
+		else
+			ret = glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img);
+		unsetenv("GLCUDA_FAKE_CUDA_FAIL");
+		ck_assert_msg(ret == GLCUDA_ERROR_CUDA, "%s: %s: %s", cases[i].fail,
+			      glcuda_error_name(ret), glcuda_last_error());
+		ck_assert_msg(strstr(glcuda_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"), "%s: %s",
+			      cases[i].fail, glcuda_last_error());
+		ck_assert_ptr_null(img);
+		ck_assert_ptr_null(ring);
+		ck_assert_msg(fake.live_objects() == live0, "%s: %u fake objects leaked",
+			      cases[i].fail, fake.live_objects() - live0);
+		ck_assert_msg(test_count_fds() == fds, "%s: %d fds leaked", cases[i].fail,
+			      test_count_fds() - fds);
+	}
+	test_count_gl_names(&after, 4096);
+	ck_assert_gl_names_eq(&before, &after);
+
+	/* A failed host function launch: the frame is completed but never
+	 * ready; releasing it frees the slot. */
+	{
+		struct glcuda_ring *ring = make_ring(&e, 2, 0);
+		struct glcuda_frame *f;
+		ck_ok(glcuda_ring_acquire(ring, &f));
+		ck_ok(glcuda_frame_submit(f));
+		setenv("GLCUDA_FAKE_CUDA_FAIL", "cuLaunchHostFunc:1", 1);
+		ck_err(glcuda_frame_complete(f), GLCUDA_ERROR_CUDA);
+		unsetenv("GLCUDA_FAKE_CUDA_FAIL");
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+		ck_ok(glcuda_frame_release(f));
+		run_frame(ring, &f);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
+		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_ok(glcuda_frame_release(f));
+		glcuda_ring_destroy(ring);
+	}
+	ck_assert_uint_eq(fake.live_objects(), live0);
+	ck_assert_int_eq(test_count_fds(), fds);
+	env_teardown(&e);
+}
+END_TEST
+
+static Suite *
+ring_cpu_suite(void)
+{
+	Suite *s = suite_create("ring-cpu");
+	TCase *tc = tcase_create("fake-cuda");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, device_binds_fake_cuda, 0, 2);
+	tcase_add_test(tc, device_uuid_mismatch);
+	tcase_add_loop_test(tc, images_every_format, 0, 2);
+	tcase_add_loop_test(tc, handoff_roundtrip, 0, 2);
+	tcase_add_loop_test(tc, ring_200_frames, 0, 2);
+	tcase_add_test(tc, eagain_and_misuse);
+	tcase_add_loop_test(tc, ready_fd, 0, 2);
+	tcase_add_loop_test(tc, take_newest_drops_older, 0, 2);
+	tcase_add_loop_test(tc, destroy_in_flight_no_leaks, 0, 2);
+	tcase_add_loop_test(tc, timings, 0, 2);
+	tcase_add_test(tc, driver_failures);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* Skip (77) where glcuda cannot make a device at all (no Vulkan, GL without
+ * GL_EXT_memory_object_fd): probed in a child, like test_require_egl. */
+static void
+require_device(void)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid == 0) {
+		struct glcuda_headless *hl = NULL;
+		struct glcuda_device *dev = NULL;
+		int ret = glcuda_headless_new(-1, 0, &hl);
+		if (ret == 0 && !epoxy_has_gl_extension("GL_EXT_memory_object")) {
+			printf("SKIP: GL has no GL_EXT_memory_object\n");
+			_exit(77);
+		}
+		if (ret == 0) {
+			uint8_t uuid[GL_UUID_SIZE_EXT];
+			char hex[33];
+			glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
+			format_uuid(uuid, hex);
+			setenv("GLCUDA_FAKE_CUDA_UUID", hex, 1);
+			ret = glcuda_device_new(glcuda_headless_display(hl),
+						glcuda_headless_context(hl), NULL, &dev);
+		}
+		if (ret < 0) {
+			bool skip = ret == GLCUDA_ERROR_MISSING_GL_EXTENSION ||
+				    ret == GLCUDA_ERROR_GL_TOO_OLD ||
+				    ret == GLCUDA_ERROR_NO_VULKAN ||
+				    ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
+				    ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE ||
+				    ret == GLCUDA_ERROR_DRIVER_MISMATCH;
+			printf("%s: glcuda_device_new with the fake CUDA driver: %s: %s\n",
+			       skip ? "SKIP" : "FAIL", glcuda_error_name(ret),
+			       glcuda_last_error());
+			fflush(stdout);
+			_exit(skip ? 77 : 1);
+		}
+		glcuda_device_destroy(dev);
+		glcuda_headless_destroy(hl);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		exit(99);
+	if (WEXITSTATUS(status) != 0)
+		exit(WEXITSTATUS(status) == 77 ? 77 : 99);
+}
+
+int
+main(void)
+{
+	if (!find_fake_lib()) {
+		fprintf(stderr, "FAIL: the fake CUDA driver tests/%s was not found (build it "
+			"with make check, or set GLCUDA_FAKE_CUDA_LIB)\n", FAKE_LIB);
+		return 99;
+	}
+	/* Before anything loads CUDA: Check's children inherit it. */
+	setenv("GLCUDA_LIBCUDA", fake_path, 1);
+	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
+	test_require_egl();
+	require_device();
+	return test_run_suite(ring_cpu_suite());
+}
