@@ -84,14 +84,15 @@ glcuda_error_name(int error)
 
 	if (e)
 		return e->name;
-	switch (-error) {
-	case EINVAL: return "EINVAL";
-	case ENOMEM: return "ENOMEM";
-	case EAGAIN: return "EAGAIN";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EBADF: return "EBADF";
-	case EBUSY: return "EBUSY";
-	case EMFILE: return "EMFILE";
+	/* Not switch (-error): -INT_MIN overflows. */
+	switch (error) {
+	case -EINVAL: return "EINVAL";
+	case -ENOMEM: return "ENOMEM";
+	case -EAGAIN: return "EAGAIN";
+	case -ETIMEDOUT: return "ETIMEDOUT";
+	case -EBADF: return "EBADF";
+	case -EBUSY: return "EBUSY";
+	case -EMFILE: return "EMFILE";
 	default: return "UNKNOWN";
 	}
 }

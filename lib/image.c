@@ -135,6 +135,10 @@ glcuda_image_new(struct glcuda_device *dev, uint32_t width, uint32_t height,
 	if (!dev || !out)
 		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: %s is NULL",
 				   dev ? "out" : "dev");
+	/* IMAGE_FLAG_RING_MANAGED is the rings' own: an image made with it
+	 * has no semaphores and could never be handed off. */
+	if (flags & IMAGE_FLAG_RING_MANAGED)
+		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: unknown flags 0x%x", flags);
 	return image_new_internal(dev, width, height, format, flags, out);
 }
 

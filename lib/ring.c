@@ -591,7 +591,7 @@ glcuda_ring_dispatch(struct glcuda_ring *ring)
 	int n = 0;
 
 	if (!ring)
-		return -EINVAL;
+		return glcuda_fail(NULL, -EINVAL, "glcuda_ring_dispatch: ring is NULL");
 	/* Drain first, then look: a completion after the read leaves the fd
 	 * readable for the next round. */
 	while (read(ring->efd, &count, sizeof(count)) == (ssize_t)sizeof(count))

@@ -5,7 +5,9 @@
 # that need more add to it with +=, after this file is included, or use
 # TESTS_ENVIRONMENT on the command line). Scripts find the source and build
 # trees and the configured tools here, so they work in VPATH builds and
-# under `make distcheck`.
+# under `make distcheck`. The sanitizer build (--enable-sanitizers) adds
+# ASAN_OPTIONS, LSAN_OPTIONS (with the suppressions of tests/lsan.supp) and
+# UBSAN_OPTIONS; other builds add nothing.
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir="$(top_srcdir)" top_builddir="$(top_builddir)" \
 	abs_top_srcdir="$(abs_top_srcdir)" abs_top_builddir="$(abs_top_builddir)" \
@@ -17,7 +19,8 @@ AM_TESTS_ENVIRONMENT = \
 	glcuda_includedir="$(includedir)"; \
 	export top_srcdir top_builddir abs_top_srcdir abs_top_builddir \
 	CC CXX CFLAGS CXXFLAGS LDFLAGS NM PKG_CONFIG MAKE CUDA_CFLAGS EGL_CFLAGS \
-	PACKAGE_VERSION glcuda_prefix glcuda_libdir glcuda_includedir;
+	PACKAGE_VERSION glcuda_prefix glcuda_libdir glcuda_includedir; \
+	$(SANITIZER_TESTS_ENVIRONMENT)
 
 packaging_tests = \
 	tests/test-symbols.sh \
@@ -26,7 +29,7 @@ packaging_tests = \
 	tests/test-headers.sh
 TESTS += $(packaging_tests)
 dist_check_SCRIPTS += $(packaging_tests)
-EXTRA_DIST += .ci/packages
+EXTRA_DIST += .ci/packages tests/lsan.supp
 
 # The tests that mean something on the GPU machine: every test but the
 # packaging checks above, which need the build tools. scripts/gpu-build.sh
