@@ -244,3 +244,27 @@ test_run_suite(Suite *s)
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+void
+test_frame_color(uint64_t n, uint8_t rgba[4])
+{
+	rgba[0] = (uint8_t)(n & 255);
+	rgba[1] = (uint8_t)((n >> 8) & 255);
+	rgba[2] = 0x5a;
+	rgba[3] = 0xff;
+}
+
+void
+test_render_frame(struct glcuda_frame *f, uint32_t w, uint32_t h)
+{
+	uint8_t c[4];
+	GLint prev;
+
+	test_frame_color(glcuda_frame_number(f), c);
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glViewport(0, 0, (GLsizei)w, (GLsizei)h);
+	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)prev);
+}

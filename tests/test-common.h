@@ -49,6 +49,12 @@ long test_first_mismatch(const void *a, const void *b, const struct format_info 
 			 uint32_t w, uint32_t h);
 
 
+/* The ring suites' frame content: GL clears frame n's input to
+ * (n & 255, (n >> 8) & 255, 0x5a, 0xff), so a stale or skipped frame shows.
+ * test_render_frame restores the framebuffer binding. */
+void test_frame_color(uint64_t n, uint8_t rgba[4]);
+void test_render_frame(struct glcuda_frame *f, uint32_t w, uint32_t h);
+
 /* In main(), before running suites: exit 77 with one line if no EGL
  * display/context can be made. Probes in a child process, so that the
  * parent never initialises EGL or CUDA before Check forks. */

@@ -145,29 +145,6 @@ env_teardown(struct env *e)
 	glcuda_headless_destroy(e->hl);
 }
 
-static void
-frame_color(uint64_t n, uint8_t rgba[4])
-{
-	rgba[0] = (uint8_t)(n & 255);
-	rgba[1] = (uint8_t)((n >> 8) & 255);
-	rgba[2] = 0x5a;
-	rgba[3] = 0xff;
-}
-
-static void
-render_frame(struct glcuda_frame *f)
-{
-	uint8_t c[4];
-	GLint prev;
-
-	frame_color(glcuda_frame_number(f), c);
-	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
-	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
-	glViewport(0, 0, W, H);
-	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f);
-	glClear(GL_COLOR_BUFFER_BIT);
-	glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)prev);
-}
 
 /* GL rendered the frame's colour into its input (test only: waits for GL). */
 static void
@@ -176,7 +153,7 @@ verify_input(struct glcuda_frame *f)
 	uint8_t c[4], px[4] = { 0 };
 	GLint prev;
 
-	frame_color(glcuda_frame_number(f), c);
+	test_frame_color(glcuda_frame_number(f), c);
 	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, glcuda_frame_input_fbo(f));
 	glReadPixels(W / 2, H / 3, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
@@ -210,7 +187,7 @@ run_frame(struct glcuda_ring *ring, struct glcuda_frame **out)
 {
 	struct glcuda_frame *f;
 	ck_ok(glcuda_ring_acquire(ring, &f));
-	render_frame(f);
+	test_render_frame(f, W, H);
 	ck_ok(glcuda_frame_submit(f));
 	ck_ok(glcuda_frame_complete(f));
 	*out = f;
@@ -455,7 +432,7 @@ START_TEST(ring_200_frames)
 		ck_assert_ptr_nonnull(glcuda_frame_stream(f));
 		ck_assert_uint_ne(glcuda_frame_input_surface(f), 0);
 		ck_assert_uint_ne(glcuda_frame_output_surface(f), 0);
-		render_frame(f);
+		test_render_frame(f, W, H);
 		ck_ok(glcuda_frame_submit(f));
 		ck_ok(glcuda_frame_complete(f));
 		queue[queued++] = f;
@@ -695,7 +672,7 @@ START_TEST(destroy_in_flight_no_leaks)
 		for (int k = 0; k < 1 + i % 4; k++) {
 			if (glcuda_ring_acquire(ring, &f) < 0)
 				break;
-			render_frame(f);
+			test_render_frame(f, W, H);
 			if (k == 0)
 				continue; /* leave one acquired */
 			ck_ok(glcuda_frame_submit(f));

@@ -15,30 +15,8 @@
 #define W 320
 #define H 180
 
-/* What GL renders for frame n, and what the kernel makes of it. */
-static void
-frame_color(uint64_t n, uint8_t rgba[4])
-{
-	rgba[0] = (uint8_t)(n & 255);
-	rgba[1] = (uint8_t)((n >> 8) & 255);
-	rgba[2] = 0x5a;
-	rgba[3] = 0xff;
-}
-
-static void
-render_frame(struct glcuda_frame *f)
-{
-	uint8_t c[4];
-	GLint prev;
-
-	frame_color(glcuda_frame_number(f), c);
-	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
-	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
-	glViewport(0, 0, W, H);
-	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f);
-	glClear(GL_COLOR_BUFFER_BIT);
-	glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)prev);
-}
+/* GL renders test_frame_color(n) into frame n (test-common.c); the kernel
+ * inverts R and G and flips B. */
 
 static void
 launch_transform(struct gpu *g, struct glcuda_frame *f)
@@ -58,7 +36,7 @@ verify_output(struct glcuda_frame *f, GLuint fbo)
 	uint8_t c[4], px[4];
 	GLint prev;
 
-	frame_color(glcuda_frame_number(f), c);
+	test_frame_color(glcuda_frame_number(f), c);
 	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
 	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
@@ -125,7 +103,7 @@ START_TEST(thousand_frames)
 		ck_ok(ret);
 		ck_assert_uint_eq(glcuda_frame_number(f), n);
 		ck_assert_uint_eq(glcuda_frame_slot(f), n % 3);
-		render_frame(f);
+		test_render_frame(f, W, H);
 		ck_ok(glcuda_frame_submit(f));
 		launch_transform(&g, f);
 		ck_ok(glcuda_frame_complete(f));
@@ -164,7 +142,7 @@ START_TEST(take_newest_drops_older)
 		uint64_t last = 0;
 		for (int i = 0; i < 3; i++) {
 			ck_ok(glcuda_ring_acquire(ring, &f));
-			render_frame(f);
+			test_render_frame(f, W, H);
 			ck_ok(glcuda_frame_submit(f));
 			launch_transform(&g, f);
 			ck_ok(glcuda_frame_complete(f));
@@ -251,7 +229,7 @@ START_TEST(ready_fd)
 		*gate = 0;
 		ck_assert(!fd_readable(fd, 0));
 		ck_ok(glcuda_ring_acquire(ring, &f));
-		render_frame(f);
+		test_render_frame(f, W, H);
 		ck_ok(glcuda_frame_submit(f));
 		args[0] = &dgate;
 		ck_cu(glcuda_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
@@ -295,7 +273,7 @@ START_TEST(destroy_in_flight_no_leaks)
 		for (int k = 0; k < i % 4; k++) {
 			if (glcuda_ring_acquire(ring, &f) < 0)
 				break;
-			render_frame(f);
+			test_render_frame(f, W, H);
 			if (k == 0)
 				continue; /* leave one acquired */
 			ck_ok(glcuda_frame_submit(f));
@@ -333,7 +311,7 @@ START_TEST(timings)
 	for (int n = 0; n < 60; n++) {
 		struct glcuda_frame *done;
 		ck_ok(glcuda_ring_acquire(ring, &f));
-		render_frame(f);
+		test_render_frame(f, W, H);
 		ck_ok(glcuda_frame_submit(f));
 		launch_transform(&g, f);
 		ck_ok(glcuda_frame_complete(f));
