@@ -303,15 +303,36 @@ check_images(struct glcuda_device *dev, struct glcuda_image *const *images,
 	return 0;
 }
 
-static void
-image_units(struct glcuda_image *const *images, unsigned int count,
-	    struct handoff_unit *units)
+/* The checks every public hand-off starts with, then one unit per image. */
+static int
+begin_image_handoff(struct glcuda_device *dev, struct glcuda_image *const *images,
+		    unsigned int count, enum image_owner expected, const char *what,
+		    struct handoff_unit *units)
 {
+	int ret;
+
+	glcuda_clear_error();
+	if (!dev)
+		return glcuda_fail(NULL, -EINVAL, "%s: dev is NULL", what);
+	ret = device_check_gl(dev, what);
+	if (ret < 0)
+		return ret;
+	ret = check_images(dev, images, count, expected, what);
+	if (ret < 0)
+		return ret;
 	for (unsigned int i = 0; i < count; i++) {
 		units[i].sync = &images[i]->sync;
 		units[i].textures = &images[i]->texture;
 		units[i].texture_count = 1;
 	}
+	return 0;
+}
+
+static void
+set_owner(struct glcuda_image *const *images, unsigned int count, enum image_owner owner)
+{
+	for (unsigned int i = 0; i < count; i++)
+		images[i]->owner = owner;
 }
 
 GLCUDA_EXPORT int
@@ -321,22 +342,13 @@ glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *im
 	struct handoff_unit units[SYNC_MAX_IMAGES] = { { 0 } };
 	int ret;
 
-	glcuda_clear_error();
-	if (!dev)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_handoff_to_cuda: dev is NULL");
-	ret = device_check_gl(dev, "glcuda_handoff_to_cuda");
-	if (ret < 0)
-		return ret;
-	ret = check_images(dev, images, count, IMAGE_OWNER_GL, "glcuda_handoff_to_cuda");
-	if (ret < 0)
-		return ret;
-	image_units(images, count, units);
-	ret = sync_to_cuda(dev, units, count, stream);
-	if (ret < 0)
-		return ret;
-	for (unsigned int i = 0; i < count; i++)
-		images[i]->owner = IMAGE_OWNER_CUDA;
-	return 0;
+	ret = begin_image_handoff(dev, images, count, IMAGE_OWNER_GL,
+				  "glcuda_handoff_to_cuda", units);
+	if (ret == 0)
+		ret = sync_to_cuda(dev, units, count, stream);
+	if (ret == 0)
+		set_owner(images, count, IMAGE_OWNER_CUDA);
+	return ret;
 }
 
 GLCUDA_EXPORT int
@@ -346,25 +358,17 @@ glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *imag
 	struct handoff_unit units[SYNC_MAX_IMAGES] = { { 0 } };
 	int ret;
 
-	glcuda_clear_error();
-	if (!dev)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_handoff_to_gl: dev is NULL");
-	ret = device_check_gl(dev, "glcuda_handoff_to_gl");
+	ret = begin_image_handoff(dev, images, count, IMAGE_OWNER_CUDA,
+				  "glcuda_handoff_to_gl", units);
+	if (ret == 0)
+		ret = sync_cuda_signal(dev, units, count, stream);
 	if (ret < 0)
 		return ret;
-	ret = check_images(dev, images, count, IMAGE_OWNER_CUDA, "glcuda_handoff_to_gl");
-	if (ret < 0)
-		return ret;
-	image_units(images, count, units);
-	ret = sync_cuda_signal(dev, units, count, stream);
-	if (ret < 0)
-		return ret;
-	for (unsigned int i = 0; i < count; i++)
-		images[i]->owner = IMAGE_OWNER_CUDA_DONE;
+	/* CUDA has signalled: even if GL's wait fails below, the image is no
+	 * longer CUDA's to hand back. */
+	set_owner(images, count, IMAGE_OWNER_CUDA_DONE);
 	ret = sync_gl_wait(dev, units, count);
-	if (ret < 0)
-		return ret;
-	for (unsigned int i = 0; i < count; i++)
-		images[i]->owner = IMAGE_OWNER_GL;
-	return 0;
+	if (ret == 0)
+		set_owner(images, count, IMAGE_OWNER_GL);
+	return ret;
 }
