@@ -63,3 +63,25 @@ glcuda_format_gl_internal_format(enum glcuda_format format)
 	const struct format_info *f = format_info(format);
 	return f ? f->gl_internal_format : 0;
 }
+
+const struct format_info *
+format_info_from_gl(GLenum internal_format)
+{
+	for (size_t i = 0; i < ARRAY_LENGTH(formats); i++)
+		if (formats[i].gl_internal_format == internal_format)
+			return &formats[i];
+	return NULL;
+}
+
+const struct format_info *
+format_info_from_cuda(CUarray_format format, unsigned int channels)
+{
+	/* The first match is the plain UNORM or float format: a CUDA array
+	 * does not say whether its bytes are sRGB-encoded, and one 32-bit
+	 * channel need not be RGB10_A2. */
+	for (size_t i = 0; i < ARRAY_LENGTH(formats); i++)
+		if (formats[i].cu_format == format && formats[i].cu_channels == channels &&
+		    !formats[i].is_srgb && formats[i].format != GLCUDA_FORMAT_RGB10_A2)
+			return &formats[i];
+	return NULL;
+}

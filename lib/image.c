@@ -154,10 +154,13 @@ glcuda_image_destroy(struct glcuda_image *img)
 	gl_current = eglGetCurrentContext() == dev->context;
 	if (!gl_current)
 		log_error(dev, "glcuda_image_destroy: the device's context is not current; "
-			  "the GL texture %u and its memory object leak. Make the "
-			  "context current before destroying images.\n", img->texture);
+			  "the image's GL objects leak. Make the context current "
+			  "before destroying images.\n");
 	dev->live_images--;
-	image_free(img, gl_current);
+	if (img->kind != GLCUDA_IMAGE_KIND_SHARED)
+		wrap_free(img, gl_current);
+	else
+		image_free(img, gl_current);
 }
 
 GLCUDA_EXPORT unsigned int
@@ -181,7 +184,7 @@ glcuda_image_height(const struct glcuda_image *img)
 GLCUDA_EXPORT enum glcuda_format
 glcuda_image_format(const struct glcuda_image *img)
 {
-	return img ? img->fmt->format : GLCUDA_FORMAT_INVALID;
+	return img && img->fmt ? img->fmt->format : GLCUDA_FORMAT_INVALID;
 }
 
 GLCUDA_EXPORT struct glcuda_device *
@@ -193,17 +196,23 @@ glcuda_image_device(const struct glcuda_image *img)
 GLCUDA_EXPORT CUarray
 glcuda_image_cuda_array(const struct glcuda_image *img)
 {
-	return img ? img->cu.array : NULL;
+	if (!img)
+		return NULL;
+	return img->kind == GLCUDA_IMAGE_KIND_SHARED ? img->cu.array : img->planes[0].array;
 }
 
 GLCUDA_EXPORT CUsurfObject
 glcuda_image_cuda_surface(const struct glcuda_image *img)
 {
-	return img ? img->cu.surface : 0;
+	if (!img)
+		return 0;
+	return img->kind == GLCUDA_IMAGE_KIND_SHARED ? img->cu.surface : img->planes[0].surface;
 }
 
 GLCUDA_EXPORT CUtexObject
 glcuda_image_cuda_texture(const struct glcuda_image *img)
 {
-	return img ? img->cu.texture : 0;
+	if (!img)
+		return 0;
+	return img->kind == GLCUDA_IMAGE_KIND_SHARED ? img->cu.texture : img->planes[0].texture;
 }

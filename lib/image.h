@@ -9,6 +9,7 @@
 #include "private.h"
 #include "vk/vk-exporter.h"
 #include "cuda/cuda-importer.h"
+#include "cuda/cuda-interop.h"
 
 /* Who may touch the image. */
 enum image_owner {
@@ -42,7 +43,8 @@ struct handoff_sync {
 
 struct glcuda_image {
 	struct glcuda_device *dev;
-	const struct format_info *fmt;
+	enum glcuda_image_kind kind;
+	const struct format_info *fmt; /* NULL: a wrapped layout glcuda has no name for */
 	uint32_t width, height;
 	uint32_t flags;
 
@@ -56,6 +58,16 @@ struct glcuda_image {
 	struct handoff_sync sync;
 	/* Part of a ring slot: the ring hands it off with the slot's sync. */
 	bool ring_managed;
+
+	/* Wrapped images (wrap.c): the caller's GL texture (texture, target)
+	 * or EGLImage, registered with CUDA. The image owns the registration
+	 * and the CUDA objects of each plane, never the texture or EGLImage.
+	 * GL textures are handed off by map/unmap; EGLImages, which CUDA
+	 * cannot map, with the semaphores of `sync`. */
+	CUgraphicsResource resource;
+	GLenum target;
+	unsigned int plane_count;
+	struct cuda_plane planes[CUDA_MAX_PLANES];
 };
 
 /* Private flag of image_new_internal: an image of a ring slot, without
@@ -66,5 +78,12 @@ struct glcuda_image {
 int image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 		       enum glcuda_format format, uint32_t flags,
 		       struct glcuda_image **out);
+
+/* wrap.c: release a wrapped image (called by glcuda_image_destroy). */
+void wrap_free(struct glcuda_image *img, bool gl_current);
+/* After the map of wrapped GL textures: pick up a new array if the driver
+ * moved the texture (never seen; the objects are made again then). The
+ * CUDA context must be pushed. */
+int wrap_refresh_mapped(struct glcuda_image *img);
 
 #endif

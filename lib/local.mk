@@ -15,12 +15,15 @@ lib_libglcuda_internal_la_SOURCES = \
 	lib/gl/gl-importer.h \
 	lib/cuda/cuda-importer.c \
 	lib/cuda/cuda-importer.h \
+	lib/cuda/cuda-interop.c \
+	lib/cuda/cuda-interop.h \
 	lib/device.c \
 	lib/image.c \
 	lib/image.h \
 	lib/sync.c \
 	lib/sync.h \
 	lib/ring.c \
+	lib/wrap.c \
 	lib/headless.c
 lib_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
 

@@ -114,5 +114,10 @@ struct format_info {
 };
 
 const struct format_info *format_info(enum glcuda_format format);
+/* The format of a GL sized internal format, or of a CUDA array layout
+ * (never sRGB or RGB10_A2, which CUDA arrays cannot tell apart); NULL if
+ * glcuda has no name for it. */
+const struct format_info *format_info_from_gl(GLenum internal_format);
+const struct format_info *format_info_from_cuda(CUarray_format format, unsigned int channels);
 
 #endif

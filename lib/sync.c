@@ -303,11 +303,22 @@ check_images(struct glcuda_device *dev, struct glcuda_image *const *images,
 	return 0;
 }
 
-/* The checks every public hand-off starts with, then one unit per image. */
+/* The images of one public hand-off, split by how they travel: units
+ * (shared images and wrapped EGLImages, by semaphores) and wrapped GL
+ * textures (by map/unmap). */
+struct image_handoff {
+	struct handoff_unit units[SYNC_MAX_IMAGES];
+	unsigned int unit_count;
+	struct glcuda_image *mapped[SYNC_MAX_IMAGES];
+	CUgraphicsResource resources[SYNC_MAX_IMAGES];
+	unsigned int mapped_count;
+};
+
+/* The checks every public hand-off starts with, then the split. */
 static int
 begin_image_handoff(struct glcuda_device *dev, struct glcuda_image *const *images,
 		    unsigned int count, enum image_owner expected, const char *what,
-		    struct handoff_unit *units)
+		    struct image_handoff *h)
 {
 	int ret;
 
@@ -321,54 +332,122 @@ begin_image_handoff(struct glcuda_device *dev, struct glcuda_image *const *image
 	if (ret < 0)
 		return ret;
 	for (unsigned int i = 0; i < count; i++) {
-		units[i].sync = &images[i]->sync;
-		units[i].textures = &images[i]->texture;
-		units[i].texture_count = 1;
+		struct glcuda_image *img = images[i];
+
+		if (img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE) {
+			h->mapped[h->mapped_count] = img;
+			h->resources[h->mapped_count++] = img->resource;
+			continue;
+		}
+		struct handoff_unit *u = &h->units[h->unit_count++];
+		u->sync = &img->sync;
+		/* An EGLImage has no texture of glcuda's to name. */
+		u->textures = img->kind == GLCUDA_IMAGE_KIND_SHARED ? &img->texture : NULL;
+		u->texture_count = img->kind == GLCUDA_IMAGE_KIND_SHARED ? 1 : 0;
 	}
 	return 0;
 }
 
 static void
-set_owner(struct glcuda_image *const *images, unsigned int count, enum image_owner owner)
+set_owner(struct glcuda_image *const *images, unsigned int count, enum image_owner owner,
+	  bool mapped)
 {
 	for (unsigned int i = 0; i < count; i++)
-		images[i]->owner = owner;
+		if ((images[i]->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE) == mapped)
+			images[i]->owner = owner;
+}
+
+/* Map the wrapped GL textures on the stream; their arrays are checked. */
+static int
+map_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream)
+{
+	int ret;
+
+	if (h->mapped_count == 0)
+		return 0;
+	ret = device_push_cuda(dev, "glcuda_handoff_to_cuda");
+	if (ret < 0)
+		return ret;
+	ret = cuda_map(dev, h->resources, h->mapped_count, stream);
+	for (unsigned int i = 0; ret == 0 && i < h->mapped_count; i++)
+		ret = wrap_refresh_mapped(h->mapped[i]);
+	device_pop_cuda(dev);
+	return ret;
+}
+
+static int
+unmap_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream)
+{
+	int ret;
+
+	if (h->mapped_count == 0)
+		return 0;
+	ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
+	if (ret < 0)
+		return ret;
+	ret = cuda_unmap(dev, h->resources, h->mapped_count, stream);
+	device_pop_cuda(dev);
+	return ret;
 }
 
 GLCUDA_EXPORT int
 glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *images,
 		       unsigned int count, CUstream stream)
 {
-	struct handoff_unit units[SYNC_MAX_IMAGES] = { { 0 } };
+	struct image_handoff h;
 	int ret;
 
+	memset(&h, 0, sizeof(h));
 	ret = begin_image_handoff(dev, images, count, IMAGE_OWNER_GL,
-				  "glcuda_handoff_to_cuda", units);
-	if (ret == 0)
-		ret = sync_to_cuda(dev, units, count, stream);
-	if (ret == 0)
-		set_owner(images, count, IMAGE_OWNER_CUDA);
-	return ret;
+				  "glcuda_handoff_to_cuda", &h);
+	if (ret < 0)
+		return ret;
+	/* The map first: it fails with nothing signalled. */
+	ret = map_textures(dev, &h, stream);
+	if (ret < 0)
+		return ret;
+	if (h.unit_count > 0) {
+		ret = sync_to_cuda(dev, h.units, h.unit_count, stream);
+		if (ret < 0) {
+			if (h.mapped_count > 0)
+				unmap_textures(dev, &h, stream);
+			return ret;
+		}
+	}
+	set_owner(images, count, IMAGE_OWNER_CUDA, false);
+	set_owner(images, count, IMAGE_OWNER_CUDA, true);
+	return 0;
 }
 
 GLCUDA_EXPORT int
 glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *images,
 		     unsigned int count, CUstream stream)
 {
-	struct handoff_unit units[SYNC_MAX_IMAGES] = { { 0 } };
+	struct image_handoff h;
 	int ret;
 
+	memset(&h, 0, sizeof(h));
 	ret = begin_image_handoff(dev, images, count, IMAGE_OWNER_CUDA,
-				  "glcuda_handoff_to_gl", units);
-	if (ret == 0)
-		ret = sync_cuda_signal(dev, units, count, stream);
+				  "glcuda_handoff_to_gl", &h);
 	if (ret < 0)
 		return ret;
-	/* CUDA has signalled: even if GL's wait fails below, the image is no
-	 * longer CUDA's to hand back. */
-	set_owner(images, count, IMAGE_OWNER_CUDA_DONE);
-	ret = sync_gl_wait(dev, units, count);
-	if (ret == 0)
-		set_owner(images, count, IMAGE_OWNER_GL);
-	return ret;
+	if (h.unit_count > 0) {
+		ret = sync_cuda_signal(dev, h.units, h.unit_count, stream);
+		if (ret < 0)
+			return ret;
+		/* CUDA has signalled: even if what follows fails, these
+		 * images are no longer CUDA's to hand back. */
+		set_owner(images, count, IMAGE_OWNER_CUDA_DONE, false);
+	}
+	ret = unmap_textures(dev, &h, stream);
+	if (ret < 0)
+		return ret;
+	set_owner(images, count, IMAGE_OWNER_GL, true);
+	if (h.unit_count > 0) {
+		ret = sync_gl_wait(dev, h.units, h.unit_count);
+		if (ret < 0)
+			return ret;
+		set_owner(images, count, IMAGE_OWNER_GL, false);
+	}
+	return 0;
 }

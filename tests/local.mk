@@ -21,8 +21,8 @@ tests_test_image_LDADD = $(test_ldadd)
 
 # GPU suites: kernels from nvcc, embedded in the test programs.
 if HAVE_NVCC
-check_PROGRAMS += tests/test-cuda tests/test-ring tests/test-faults
-TESTS += tests/test-cuda tests/test-ring tests/test-faults
+check_PROGRAMS += tests/test-cuda tests/test-ring tests/test-faults tests/test-wrap
+TESTS += tests/test-cuda tests/test-ring tests/test-faults tests/test-wrap
 gpu_test_sources = tests/test-gpu.c tests/test-gpu.h
 tests_test_cuda_SOURCES = tests/test-cuda.c $(gpu_test_sources)
 nodist_tests_test_cuda_SOURCES = tests/test-kernels.S
@@ -34,6 +34,10 @@ tests_test_faults_SOURCES = tests/test-faults.c $(gpu_test_sources)
 tests_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_faults_LDADD = $(test_ldadd)
 nodist_tests_test_faults_SOURCES = tests/test-kernels.S
+tests_test_wrap_SOURCES = tests/test-wrap.c $(gpu_test_sources)
+tests_test_wrap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_wrap_LDADD = $(test_ldadd)
+nodist_tests_test_wrap_SOURCES = tests/test-kernels.S
 tests_test_cuda_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_cuda_LDADD = $(test_ldadd)
 tests/test-kernels.S: tests/test-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh

@@ -55,6 +55,9 @@ long test_first_mismatch(const void *a, const void *b, const struct format_info 
 void test_frame_color(uint64_t n, uint8_t rgba[4]);
 void test_render_frame(struct glcuda_frame *f, uint32_t w, uint32_t h);
 
+/* Monotonic clock in seconds (for printed measurements, never asserted). */
+double test_now(void);
+
 /* In main(), before running suites: exit 77 with one line if no EGL
  * display/context can be made. Probes in a child process, so that the
  * parent never initialises EGL or CUDA before Check forks. */

@@ -24,57 +24,19 @@ static void
 roundtrip_one(struct gpu *g, const struct format_info *fmt, bool gles, CUstream stream,
 	      int *passed)
 {
-	const uint32_t w = 61, h = 37;
-	size_t size = (size_t)w * h * fmt->bytes_per_pixel;
-	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
 	struct glcuda_image *img = NULL;
-	CUdeviceptr da, db, dcount;
-	uint32_t count[2];
+	char tag[96];
 	int ret;
 
-	ret = glcuda_image_new(g->dev, w, h, fmt->format, 0, &img);
+	ret = glcuda_image_new(g->dev, 61, 37, fmt->format, 0, &img);
 	ck_assert_msg(ret == 0, "%s %s: %s: %s", api_name(gles), fmt->name,
 		      glcuda_error_name(ret), glcuda_last_error());
 	for (uint32_t round = 0; round < 2; round++) {
-		test_fill_pattern(fmt, w, h, 10 + round * 2, a);
-		test_fill_pattern(fmt, w, h, 11 + round * 2, b);
-		da = gpu_upload(a, size);
-		db = gpu_upload(b, size);
-		dcount = gpu_upload(NULL, 8);
-		ck_assert_msg(test_gl_upload(img->texture, fmt, w, h, a), "%s upload", fmt->name);
-
-		ck_ok(glcuda_handoff_to_cuda(g->dev, &img, 1, stream));
-		gpu_check_and_fill(g, img, da, db, dcount, stream);
-		ck_ok(glcuda_handoff_to_gl(g->dev, &img, 1, stream));
-
-		if (test_gl_readback(img->texture, fmt, w, h, got)) {
-			long bad = test_first_mismatch(b, got, fmt, w, h);
-			ck_assert_msg(bad < 0, "%s %s %s round %u: GL read pixel %ld wrong",
-				      api_name(gles), fmt->name,
-				      glcuda_sync_mode_name(glcuda_device_get_caps(g->dev)->sync_mode),
-				      round, bad);
-		} else {
-			/* GLES cannot read every format back: check the memory
-			 * through Vulkan instead, after GL is done. */
-			glFinish();
-			ck_assert_int_eq(vk_image_read(g->dev->vk, &img->vk, fmt, got, size), 0);
-			ck_assert_msg(test_first_mismatch(b, got, fmt, w, h) < 0,
-				      "%s %s: Vulkan read wrong", api_name(gles), fmt->name);
-		}
-		ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-		ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount, 8));
-		ck_assert_msg(count[0] == 0, "%s %s %s round %u: CUDA saw %u wrong pixels, first %u",
-			      api_name(gles), fmt->name,
-			      glcuda_sync_mode_name(glcuda_device_get_caps(g->dev)->sync_mode),
-			      round, count[0], count[1]);
-		glcuda_cuda.cuMemFree(da);
-		glcuda_cuda.cuMemFree(db);
-		glcuda_cuda.cuMemFree(dcount);
+		snprintf(tag, sizeof(tag), "%s %s %s round %u", api_name(gles), fmt->name,
+			 glcuda_sync_mode_name(glcuda_device_get_caps(g->dev)->sync_mode), round);
+		gpu_roundtrip(g, img, img->texture, fmt, 10 + round * 2, stream, tag);
 	}
 	glcuda_image_destroy(img);
-	free(a);
-	free(b);
-	free(got);
 	(*passed)++;
 }
 

@@ -82,3 +82,56 @@ gpu_upload(const void *data, size_t size)
 		ck_cu(glcuda_cuda.cuMemsetD8(p, 0, size));
 	return p;
 }
+
+void
+gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
+	      const struct format_info *fmt, uint32_t seed, CUstream stream, const char *tag)
+{
+	const uint32_t w = glcuda_image_width(img), h = glcuda_image_height(img);
+	size_t size = (size_t)w * h * fmt->bytes_per_pixel;
+	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
+	CUdeviceptr da, db, dcount;
+	uint32_t count[2];
+
+	test_fill_pattern(fmt, w, h, seed, a);
+	test_fill_pattern(fmt, w, h, seed + 1, b);
+	da = gpu_upload(a, size);
+	db = gpu_upload(b, size);
+	dcount = gpu_upload(NULL, 16);
+	ck_assert_msg(test_gl_upload(tex, fmt, w, h, a), "%s: upload", tag);
+
+	ck_ok(glcuda_handoff_to_cuda(g->dev, &img, 1, stream));
+	gpu_check_and_fill(g, img, da, db, dcount, stream);
+	ck_ok(glcuda_handoff_to_gl(g->dev, &img, 1, stream));
+
+	if (test_gl_readback(tex, fmt, w, h, got)) {
+		long bad = test_first_mismatch(b, got, fmt, w, h);
+		ck_assert_msg(bad < 0, "%s: GL read pixel %ld wrong", tag, bad);
+	} else if (img->kind == GLCUDA_IMAGE_KIND_SHARED) {
+		/* GLES cannot read every format back: check the memory
+		 * through Vulkan instead, after GL is done. */
+		glFinish();
+		ck_assert_int_eq(vk_image_read(g->dev->vk, &img->vk, fmt, got, size), 0);
+		ck_assert_msg(test_first_mismatch(b, got, fmt, w, h) < 0, "%s: Vulkan read wrong",
+			      tag);
+	} else {
+		/* A wrapped image has no Vulkan view: hand it to CUDA once
+		 * more and check there that GL's copy is what CUDA wrote. */
+		ck_ok(glcuda_handoff_to_cuda(g->dev, &img, 1, stream));
+		gpu_check_and_fill(g, img, db, 0, dcount + 8, stream);
+		ck_ok(glcuda_handoff_to_gl(g->dev, &img, 1, stream));
+	}
+	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
+	ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount, 8));
+	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels, first %u", tag, count[0],
+		      count[1]);
+	ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount + 8, 8));
+	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels of its own write, first %u",
+		      tag, count[0], count[1]);
+	glcuda_cuda.cuMemFree(da);
+	glcuda_cuda.cuMemFree(db);
+	glcuda_cuda.cuMemFree(dcount);
+	free(a);
+	free(b);
+	free(got);
+}

@@ -34,6 +34,14 @@ void gpu_teardown(struct gpu *g);
 void gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr expect,
 			CUdeviceptr fill, CUdeviceptr dcount, CUstream stream);
 
+/* GL uploads a pattern into tex (the image's texture, or the one a wrapped
+ * EGLImage was made from) -> CUDA checks it exactly and writes another ->
+ * GL reads that back exactly (where GL cannot read the format: Vulkan for
+ * shared images, one more CUDA check for wrapped ones). */
+void gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
+		   const struct format_info *fmt, uint32_t seed, CUstream stream,
+		   const char *tag);
+
 /* Device copy of a host buffer. */
 CUdeviceptr gpu_upload(const void *data, size_t size);
 

@@ -285,6 +285,117 @@ START_TEST(needs_cuda)
 }
 END_TEST
 
+/* Wrapping textures and EGLImages: the checks that need no CUDA, then the
+ * no-CUDA error itself. Nothing leaks, and the texture binding is restored. */
+START_TEST(wrap_without_cuda)
+{
+	struct glcuda_image *img = NULL, *shared = NULL;
+	struct glcuda_cuda_plane plane;
+	struct glcuda_headless *other;
+	struct gl_names names0, names1;
+	GLuint tex, gone, bare, marker, foreign = 0;
+	EGLImage eimg;
+	GLint bound;
+	int fds0;
+
+	setup(false);
+	fds0 = test_count_fds();
+	test_count_gl_names(&names0, 4096);
+	glGenTextures(1, &tex);
+	glBindTexture(GL_TEXTURE_2D, tex);
+	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 16, 16);
+	glGenTextures(1, &marker);
+	glBindTexture(GL_TEXTURE_2D, marker);
+
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(NULL, tex, GL_TEXTURE_2D, 0, &img), -EINVAL);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D, 0, NULL), -EINVAL);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, 0, GL_TEXTURE_2D, 0, &img), -EINVAL);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_3D, 0, &img), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "target"));
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D, 1u << 20, &img),
+			 -EINVAL);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D,
+						      GLCUDA_WRAP_FLAG_READ_ONLY |
+						      GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img),
+			 -EINVAL);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_RECTANGLE, 0, &img),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "not a GL_TEXTURE_RECTANGLE texture"));
+
+	glGenTextures(1, &gone);
+	glBindTexture(GL_TEXTURE_2D, gone);
+	glDeleteTextures(1, &gone);
+	glBindTexture(GL_TEXTURE_2D, marker);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, gone, GL_TEXTURE_2D, 0, &img), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "not a texture of the current GL context"));
+
+	glGenTextures(1, &bare);
+	glBindTexture(GL_TEXTURE_2D, bare);
+	glBindTexture(GL_TEXTURE_2D, marker);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, bare, GL_TEXTURE_2D, 0, &img), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "no storage"));
+	glDeleteTextures(1, &bare);
+
+	/* A texture of another context that shares nothing with this one. */
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &other), 0);
+	for (int i = 0; i < 64; i++) {
+		GLuint t;
+		glGenTextures(1, &t);
+		glBindTexture(GL_TEXTURE_2D, t);
+		if (foreign)
+			glDeleteTextures(1, &foreign);
+		foreign = t;
+	}
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, foreign, GL_TEXTURE_2D, 0, &img),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
+	ck_assert(!glIsTexture(foreign));
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, foreign, GL_TEXTURE_2D, 0, &img),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "share objects"));
+	glcuda_headless_destroy(other);
+	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
+
+	/* A good texture: the one thing missing is CUDA. */
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D, 0, &img),
+			 GLCUDA_ERROR_NO_CUDA_DRIVER);
+	ck_assert_ptr_null(img);
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &bound);
+	ck_assert_int_eq(bound, (GLint)marker);
+
+	ck_assert_int_eq(glcuda_image_wrap_egl_image(dev, EGL_NO_IMAGE, 0, &img), -EINVAL);
+	eimg = eglCreateImage(glcuda_headless_display(hl), glcuda_headless_context(hl),
+			      EGL_GL_TEXTURE_2D, (EGLClientBuffer)(uintptr_t)tex, NULL);
+	if (eimg != EGL_NO_IMAGE) {
+		ck_assert_int_eq(glcuda_image_wrap_egl_image(dev, eimg, 0, &img),
+				 GLCUDA_ERROR_NO_CUDA_DRIVER);
+		eglDestroyImage(glcuda_headless_display(hl), eimg);
+	}
+
+	/* A shared image describes its one plane. */
+	ck_assert_int_eq(glcuda_image_new(dev, 8, 4, GLCUDA_FORMAT_RG16, 0, &shared), 0);
+	ck_assert_int_eq(glcuda_image_kind(shared), GLCUDA_IMAGE_KIND_SHARED);
+	ck_assert_uint_eq(glcuda_image_plane_count(shared), 1);
+	ck_assert_int_eq(glcuda_image_cuda_plane(shared, 0, &plane), 0);
+	ck_assert_uint_eq(plane.width, 8);
+	ck_assert_uint_eq(plane.height, 4);
+	ck_assert_int_eq(plane.format, CU_AD_FORMAT_UNSIGNED_INT16);
+	ck_assert_uint_eq(plane.channels, 2);
+	ck_assert_int_eq(glcuda_image_cuda_plane(shared, 1, &plane), -EINVAL);
+	ck_assert_int_eq(glcuda_image_cuda_plane(NULL, 0, &plane), -EINVAL);
+	ck_assert_uint_eq(glcuda_image_plane_count(NULL), 0);
+	glcuda_image_destroy(shared);
+
+	glBindTexture(GL_TEXTURE_2D, 0);
+	glDeleteTextures(1, &tex);
+	glDeleteTextures(1, &marker);
+	test_count_gl_names(&names1, 4096);
+	ck_assert_gl_names_eq(&names0, &names1);
+	ck_assert_int_eq(test_count_fds(), fds0);
+	teardown();
+}
+END_TEST
+
 static Suite *
 glcuda_image_suite(void)
 {
@@ -302,6 +413,7 @@ glcuda_image_suite(void)
 	tcase_add_test(tc, no_leaks);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, needs_cuda);
+	tcase_add_test(tc, wrap_without_cuda);
 	suite_add_tcase(s, tc);
 	return s;
 }

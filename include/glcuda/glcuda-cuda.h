@@ -38,6 +38,36 @@ CUsurfObject glcuda_image_cuda_surface(const struct glcuda_image *img);
  *  image was made with GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE. @since 0.1 */
 CUtexObject glcuda_image_cuda_texture(const struct glcuda_image *img);
 
+/** One plane of an image as CUDA sees it. @since 0.2 */
+struct glcuda_cuda_plane {
+	/** The plane's CUDA array, or NULL for a pitch-linear EGLImage plane
+	 *  (then pointer and pitch). */
+	CUarray array;
+	/** Read/write surface object; 0 with GLCUDA_WRAP_FLAG_READ_ONLY or
+	 *  for pitch-linear planes. */
+	CUsurfObject surface;
+	/** Sampling texture object; 0 with GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE
+	 *  or for pitch-linear planes. */
+	CUtexObject texture;
+	/** Pitch-linear planes: device address of the first row, and bytes
+	 *  per row. */
+	CUdeviceptr pointer;
+	size_t pitch;
+	uint32_t width, height;
+	/** Channel type and count (e.g. CU_AD_FORMAT_UNSIGNED_INT8, 4). */
+	CUarray_format format;
+	unsigned int channels;
+};
+
+/**
+ * Describe plane @p plane of an image (0 .. glcuda_image_plane_count() - 1).
+ * For a wrapped GL texture the array and objects are valid while the image
+ * is handed to CUDA; read them after each glcuda_handoff_to_cuda().
+ * @return 0, -EINVAL (NULL, plane out of range). @since 0.2
+ */
+int glcuda_image_cuda_plane(const struct glcuda_image *img, unsigned int plane,
+			    struct glcuda_cuda_plane *out);
+
 /**
  * Hand images from GL to CUDA, on the GPU.
  *
@@ -49,6 +79,11 @@ CUtexObject glcuda_image_cuda_texture(const struct glcuda_image *img);
  *
  * Every image must be owned by GL (new, or handed back with
  * glcuda_handoff_to_gl()).
+ *
+ * Wrapped GL textures are mapped on @p stream instead (the driver orders
+ * GL's earlier work ahead of the stream on the GPU, whatever the sync
+ * mode); wrapped EGLImages use semaphores like shared images. Images of
+ * all kinds can be mixed in one call.
  *
  * GL: the device's context must be current. The CUDA context need not be.
  * @param stream the stream that will use the images (0 = the NULL stream)
@@ -68,6 +103,7 @@ int glcuda_handoff_to_cuda(struct glcuda_device *dev,
  * on it so far; GL's command stream waits for it before any GL command
  * issued afterwards. In the timeline and binary modes nothing blocks the
  * calling thread. In the CPU mode this synchronises @p stream.
+ * Wrapped GL textures are unmapped on @p stream instead.
  *
  * GL: the device's context must be current.
  * @return as glcuda_handoff_to_cuda(); GLCUDA_ERROR_BAD_STATE if an image is

@@ -369,7 +369,9 @@ int glcuda_image_new(struct glcuda_device *dev, uint32_t width,
  */
 void glcuda_image_destroy(struct glcuda_image *img);
 
-/** The GL texture name (GL_TEXTURE_2D). Owned by the image. @since 0.1 */
+/** The GL texture name (GL_TEXTURE_2D). Owned by the image, except for a
+ *  wrapped texture (the caller's own name); 0 for a wrapped EGLImage.
+ *  @since 0.1 */
 unsigned int glcuda_image_gl_texture(const struct glcuda_image *img);
 /** @since 0.1 */
 uint32_t glcuda_image_width(const struct glcuda_image *img);
@@ -379,6 +381,109 @@ uint32_t glcuda_image_height(const struct glcuda_image *img);
 enum glcuda_format glcuda_image_format(const struct glcuda_image *img);
 /** The device the image belongs to. @since 0.1 */
 struct glcuda_device *glcuda_image_device(const struct glcuda_image *img);
+
+/* ---------------------------------------------------------------------- */
+/* Wrapped textures and EGLImages                                           */
+
+/** What an image is made of. @since 0.2 */
+enum glcuda_image_kind {
+	/** glcuda_image_new(): memory glcuda allocated and shares. */
+	GLCUDA_IMAGE_KIND_SHARED = 0,
+	/** glcuda_image_wrap_gl_texture(): the caller's GL texture. */
+	GLCUDA_IMAGE_KIND_GL_TEXTURE = 1,
+	/** glcuda_image_wrap_egl_image(): the caller's EGLImage. */
+	GLCUDA_IMAGE_KIND_EGL_IMAGE = 2,
+};
+
+/** Flags for the wrap calls, besides GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE and
+ *  GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER. @since 0.2 */
+enum glcuda_wrap_flags {
+	/** CUDA only reads the image: no surface object is made, only the
+	 *  texture object. The driver may skip write-backs. */
+	GLCUDA_WRAP_FLAG_READ_ONLY = 1 << 8,
+	/** CUDA overwrites the whole image and never reads what GL left in
+	 *  it: the driver may skip preserving the contents. */
+	GLCUDA_WRAP_FLAG_WRITE_DISCARD = 1 << 9,
+};
+
+/**
+ * Hand an existing GL texture to CUDA through glcuda: registers it with
+ * CUDA (cuGraphicsGLRegisterImage) and returns an image with the same CUDA
+ * accessors and hand-off calls as a shared image. Neither copy nor CPU wait:
+ * glcuda_handoff_to_cuda() maps the texture on the stream and
+ * glcuda_handoff_to_gl() unmaps it, and the driver orders GL and CUDA work
+ * on the GPU (measured: neither call waits for a busy GPU; see
+ * doc/which-path.md).
+ *
+ * The image does not own the texture: glcuda_image_destroy() unregisters
+ * it only, and the caller must destroy the image before deleting the
+ * texture. While the image is handed to CUDA, GL must not use the texture.
+ * CUDA's array and the surface/texture objects are valid while the image is
+ * handed to CUDA; read them after each glcuda_handoff_to_cuda() (glcuda
+ * makes new ones in the unlikely case the driver moves the texture).
+ *
+ * The texture needs storage (glTexStorage2D or glTexImage2D) and an
+ * internal format CUDA registers (doc/which-path.md has the table; e.g.
+ * not GL_RGB10_A2, GL_RGB565 or depth formats). glcuda_image_format()
+ * names the format where glcuda has a name for it and returns
+ * GLCUDA_FORMAT_INVALID otherwise (glcuda_image_cuda_plane() still
+ * describes the layout).
+ *
+ * GL: the device's context must be current; @p texture must be a texture
+ * of that context (or of one sharing objects with it).
+ * @param texture a GL texture name
+ * @param target GL_TEXTURE_2D, or GL_TEXTURE_RECTANGLE on desktop GL
+ * @param flags GLCUDA_WRAP_FLAG_* and GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE,
+ *   GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER
+ * @return 0, -EINVAL (NULL, texture 0, unknown flags or target, a name that
+ *   is not a texture of the current context, a texture of another target
+ *   or without storage), -ENOMEM, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
+ *   GLCUDA_ERROR_NO_CUDA_DRIVER (a device made without CUDA),
+ *   GLCUDA_ERROR_CUDA (the message names the CUDA call and its code, e.g.
+ *   CUDA_ERROR_INVALID_VALUE for a format CUDA cannot register),
+ *   GLCUDA_ERROR_GL, GLCUDA_ERROR_DEVICE_LOST.
+ * @since 0.2
+ */
+int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
+				 unsigned int target, uint32_t flags,
+				 struct glcuda_image **out);
+
+/**
+ * Hand an existing EGLImage to CUDA through glcuda: registers it with CUDA
+ * (cuGraphicsEGLRegisterImage) and returns an image with the CUDA accessors
+ * and hand-off calls of a shared image. CUDA accesses the EGLImage's memory
+ * directly (no map: the desktop driver refuses to map EGL resources, and
+ * needs none), so glcuda orders the two APIs itself with the device's
+ * semaphores, as for shared images: no copy, and no CPU wait except in the
+ * cpu sync mode.
+ *
+ * Planar EGLImages (NV12, P010 from dma-bufs) have one CUDA plane per
+ * image plane: glcuda_image_plane_count() and glcuda_image_cuda_plane().
+ * glcuda_image_gl_texture() is 0: the EGLImage may back any number of GL
+ * textures, or none.
+ *
+ * The image does not own the EGLImage: destroy the image before
+ * eglDestroyImage(). While the image is handed to CUDA, GL must not use
+ * textures made from the EGLImage.
+ *
+ * GL: the device's context must be current.
+ * @param image an EGLImage of the device's display
+ * @param flags as for glcuda_image_wrap_gl_texture()
+ * @return as glcuda_image_wrap_gl_texture(); -EINVAL for EGL_NO_IMAGE;
+ *   GLCUDA_ERROR_CUDA with CUDA_ERROR_INVALID_VALUE or
+ *   CUDA_ERROR_NOT_SUPPORTED for formats CUDA cannot register;
+ *   GLCUDA_ERROR_UNSUPPORTED_FORMAT for more than 3 planes.
+ * @since 0.2
+ */
+int glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t flags,
+				struct glcuda_image **out);
+
+/** What the image is made of. @since 0.2 */
+enum glcuda_image_kind glcuda_image_kind(const struct glcuda_image *img);
+
+/** Planes of the image: 1, or 2-3 for planar EGLImages; 0 for NULL.
+ *  @since 0.2 */
+unsigned int glcuda_image_plane_count(const struct glcuda_image *img);
 
 /* ---------------------------------------------------------------------- */
 /* Frame ring                                                               */

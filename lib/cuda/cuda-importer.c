@@ -15,7 +15,6 @@ cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicat
 {
 	CUDA_EXTERNAL_MEMORY_HANDLE_DESC mem_desc;
 	CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC array_desc;
-	CUDA_RESOURCE_DESC res_desc;
 	struct cuda_image img;
 	CUresult res;
 	int ret;
@@ -59,36 +58,11 @@ cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicat
 		goto fail;
 	}
 
-	memset(&res_desc, 0, sizeof(res_desc));
-	res_desc.resType = CU_RESOURCE_TYPE_ARRAY;
-	res_desc.res.array.hArray = img.array;
-	res = CU(cuSurfObjectCreate)(&img.surface, &res_desc);
-	if (res != CUDA_SUCCESS) {
-		ret = device_cuda_fail(dev, res, "cuSurfObjectCreate", NULL);
+	ret = cuda_array_objects(dev, img.array, fmt->is_float, !fmt->is_float &&
+				 fmt->format != GLCUDA_FORMAT_RGB10_A2, fmt->is_srgb, true,
+				 with_texture, linear, &img.surface, &img.texture);
+	if (ret < 0)
 		goto fail;
-	}
-
-	if (with_texture) {
-		CUDA_TEXTURE_DESC tex_desc;
-		bool normalized = !fmt->is_float && fmt->format != GLCUDA_FORMAT_RGB10_A2;
-
-		memset(&tex_desc, 0, sizeof(tex_desc));
-		tex_desc.addressMode[0] = CU_TR_ADDRESS_MODE_CLAMP;
-		tex_desc.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
-		/* UNORM formats read as normalised floats, like GL samples
-		 * them; RGB10_A2 is one packed word and reads as an integer. */
-		tex_desc.filterMode = linear && (normalized || fmt->is_float)
-					      ? CU_TR_FILTER_MODE_LINEAR
-					      : CU_TR_FILTER_MODE_POINT;
-		tex_desc.flags = normalized ? 0 : CU_TRSF_READ_AS_INTEGER;
-		if (fmt->is_srgb)
-			tex_desc.flags |= CU_TRSF_SRGB;
-		res = CU(cuTexObjectCreate)(&img.texture, &res_desc, &tex_desc, NULL);
-		if (res != CUDA_SUCCESS) {
-			ret = device_cuda_fail(dev, res, "cuTexObjectCreate", NULL);
-			goto fail;
-		}
-	}
 
 	*out = img;
 	return 0;
@@ -96,6 +70,52 @@ cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicat
 fail:
 	cuda_destroy_image(&img);
 	return ret;
+}
+
+int
+cuda_array_objects(struct glcuda_device *dev, CUarray array, bool is_float, bool normalized,
+		   bool srgb, bool with_surface, bool with_texture, bool linear,
+		   CUsurfObject *surface, CUtexObject *texture)
+{
+	CUDA_RESOURCE_DESC res_desc;
+	CUresult res;
+
+	*surface = 0;
+	*texture = 0;
+	memset(&res_desc, 0, sizeof(res_desc));
+	res_desc.resType = CU_RESOURCE_TYPE_ARRAY;
+	res_desc.res.array.hArray = array;
+	if (with_surface) {
+		res = CU(cuSurfObjectCreate)(surface, &res_desc);
+		if (res != CUDA_SUCCESS) {
+			*surface = 0;
+			return device_cuda_fail(dev, res, "cuSurfObjectCreate", NULL);
+		}
+	}
+	if (with_texture) {
+		CUDA_TEXTURE_DESC tex_desc;
+
+		memset(&tex_desc, 0, sizeof(tex_desc));
+		tex_desc.addressMode[0] = CU_TR_ADDRESS_MODE_CLAMP;
+		tex_desc.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+		/* UNORM formats read as normalised floats, like GL samples
+		 * them; packed and integer formats read as integers. */
+		tex_desc.filterMode = linear && (normalized || is_float)
+					      ? CU_TR_FILTER_MODE_LINEAR
+					      : CU_TR_FILTER_MODE_POINT;
+		tex_desc.flags = normalized || is_float ? 0 : CU_TRSF_READ_AS_INTEGER;
+		if (srgb)
+			tex_desc.flags |= CU_TRSF_SRGB;
+		res = CU(cuTexObjectCreate)(texture, &res_desc, &tex_desc, NULL);
+		if (res != CUDA_SUCCESS) {
+			*texture = 0;
+			if (*surface)
+				CU(cuSurfObjectDestroy)(*surface);
+			*surface = 0;
+			return device_cuda_fail(dev, res, "cuTexObjectCreate", NULL);
+		}
+	}
+	return 0;
 }
 
 void

@@ -32,6 +32,14 @@ int cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size,
 		      bool linear, struct cuda_image *out);
 void cuda_destroy_image(struct cuda_image *img);
 
+/* A surface object (with_surface) and a texture object (with_texture) on an
+ * array. The texture object reads normalised floats for UNORM layouts
+ * (normalized), floats for float layouts, integers otherwise; srgb decodes;
+ * linear filters where the layout allows. On failure neither is left. */
+int cuda_array_objects(struct glcuda_device *dev, CUarray array, bool is_float,
+		       bool normalized, bool srgb, bool with_surface, bool with_texture,
+		       bool linear, CUsurfObject *surface, CUtexObject *texture);
+
 /* Import a semaphore fd (binary: OPAQUE_FD, timeline: TIMELINE_SEMAPHORE_FD).
  * The fd is consumed in every case. */
 int cuda_import_semaphore(struct glcuda_device *dev, int fd, bool timeline,

@@ -4,6 +4,7 @@
  */
 #include "private.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -315,4 +316,52 @@ gl_restore_state(const struct gl_saved_state *s)
 	glPixelStorei(GL_UNPACK_ROW_LENGTH, s->unpack_row_length);
 	glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)s->pixel_pack_buffer);
 	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)s->pixel_unpack_buffer);
+}
+
+int
+gl_inspect_texture(struct glcuda_device *dev, GLuint texture, GLenum target, uint32_t *width,
+		   uint32_t *height, GLenum *internal_format)
+{
+	GLenum binding = target == GL_TEXTURE_2D ? GL_TEXTURE_BINDING_2D
+						 : GL_TEXTURE_BINDING_RECTANGLE;
+	GLint prev = 0, w = 0, h = 0, ifmt = 0;
+	bool can_query = !dev->gl.is_gles || dev->gl.major > 3 ||
+			 (dev->gl.major == 3 && dev->gl.minor >= 1);
+	GLenum err;
+
+	*width = *height = 0;
+	*internal_format = 0;
+	gl_take_error();
+	if (!glIsTexture(texture))
+		return glcuda_fail(dev, -EINVAL,
+				   "texture %u is not a texture of the current GL context: "
+				   "deleted, never bound, or made in a context that does not "
+				   "share objects with this one", texture);
+	glGetIntegerv(binding, &prev);
+	glBindTexture(target, texture);
+	err = glGetError();
+	if (err != GL_NO_ERROR) {
+		gl_take_error();
+		return glcuda_fail(dev, -EINVAL,
+				   "texture %u is not a %s texture (glBindTexture: %s); pass "
+				   "the target it was created with", texture,
+				   target == GL_TEXTURE_2D ? "GL_TEXTURE_2D" : "GL_TEXTURE_RECTANGLE",
+				   gl_error_name(err));
+	}
+	if (can_query) {
+		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &w);
+		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_HEIGHT, &h);
+		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT, &ifmt);
+	}
+	glBindTexture(target, (GLuint)prev);
+	if (gl_check_error(dev, "glGetTexLevelParameteriv") < 0)
+		return GLCUDA_ERROR_GL;
+	if (can_query && (w <= 0 || h <= 0))
+		return glcuda_fail(dev, -EINVAL,
+				   "texture %u has no storage at level 0: allocate it "
+				   "(glTexStorage2D or glTexImage2D) before wrapping it", texture);
+	*width = (uint32_t)w;
+	*height = (uint32_t)h;
+	*internal_format = (GLenum)ifmt;
+	return 0;
 }

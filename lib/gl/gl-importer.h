@@ -75,6 +75,13 @@ void gl_signal_semaphore(GLuint semaphore, bool timeline, uint64_t value,
 void gl_wait_semaphore(GLuint semaphore, bool timeline, uint64_t value,
 		       const GLuint *textures, unsigned int count);
 
+/* Check that `texture` names a texture of `target` (GL_TEXTURE_2D or
+ * GL_TEXTURE_RECTANGLE) in the current context, with storage; its level-0
+ * size and internal format (all 0 on GLES 3.0, which cannot say). The
+ * binding it changes is restored. Errors: -EINVAL, GLCUDA_ERROR_GL. */
+int gl_inspect_texture(struct glcuda_device *dev, GLuint texture, GLenum target,
+		       uint32_t *width, uint32_t *height, GLenum *internal_format);
+
 /* GL state glcuda may change, saved and restored around its work. */
 struct gl_saved_state {
 	GLint active_texture;

@@ -157,6 +157,14 @@ resolve_all(void *handle, char *buf, size_t bufsize)
 	GLCUDA_CUDA_FUNCTIONS(RESOLVE)
 	RESOLVE(cuGraphicsGLRegisterImage)
 #undef RESOLVE
+#define RESOLVE_OPTIONAL(name)                                                  \
+	if (get_proc(#name, (void **)&glcuda_cuda.name, abi_version(#name),     \
+		     CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS)      \
+		glcuda_cuda.name = NULL;
+	RESOLVE_OPTIONAL(cuGraphicsEGLRegisterImage)
+	RESOLVE_OPTIONAL(cuGraphicsResourceGetMappedEglFrame)
+	RESOLVE_OPTIONAL(cuArray3DGetDescriptor)
+#undef RESOLVE_OPTIONAL
 	return 0;
 }
 

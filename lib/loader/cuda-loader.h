@@ -92,12 +92,20 @@
 /* Functions declared in cudaGL.h / cudaEGL.h, resolved the same way but
  * typed by hand so this header needs no GL headers. */
 typedef CUresult (*glcuda_PFN_cuGraphicsGLRegisterImage)(CUgraphicsResource *, unsigned int, unsigned int, unsigned int);
+typedef CUresult (*glcuda_PFN_cuGraphicsEGLRegisterImage)(CUgraphicsResource *, void *, unsigned int);
+struct CUeglFrame_st;
+typedef CUresult (*glcuda_PFN_cuGraphicsResourceGetMappedEglFrame)(struct CUeglFrame_st *, CUgraphicsResource, unsigned int, unsigned int);
 
 struct glcuda_cuda {
 #define GLCUDA_CUDA_MEMBER(name) __typeof__(name) *name;
 	GLCUDA_CUDA_FUNCTIONS(GLCUDA_CUDA_MEMBER)
 #undef GLCUDA_CUDA_MEMBER
 	glcuda_PFN_cuGraphicsGLRegisterImage cuGraphicsGLRegisterImage;
+	/* Optional: NULL when the driver lacks them (wrapping EGLImages and
+	 * describing wrapped arrays then fail with a message saying so). */
+	glcuda_PFN_cuGraphicsEGLRegisterImage cuGraphicsEGLRegisterImage;
+	glcuda_PFN_cuGraphicsResourceGetMappedEglFrame cuGraphicsResourceGetMappedEglFrame;
+	__typeof__(cuArray3DGetDescriptor) *cuArray3DGetDescriptor;
 
 	void *handle;
 	int driver_version;

@@ -1,0 +1,322 @@
+/*
+ * Wrapped images: GL textures and EGLImages the caller owns, handed to CUDA
+ * through the image and hand-off API.
+ * SPDX-License-Identifier: MIT
+ *
+ * GL textures are registered with cuGraphicsGLRegisterImage and handed off
+ * by mapping (to CUDA) and unmapping (to GL) on the caller's stream: the
+ * driver orders the two APIs on the GPU. EGLImages are registered with
+ * cuGraphicsEGLRegisterImage, which the desktop driver does not let CUDA map
+ * (cuGraphicsMapResources returns CUDA_ERROR_UNKNOWN) and for which it
+ * gives no ordering: the image's semaphores (sync.c) order GL and CUDA, as
+ * for a shared image.
+ */
+#include "sync.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WRAP_FLAGS (GLCUDA_WRAP_FLAG_READ_ONLY | GLCUDA_WRAP_FLAG_WRITE_DISCARD | \
+		    GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE | GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER)
+
+static void
+destroy_planes(struct glcuda_image *img)
+{
+	for (unsigned int i = 0; i < img->plane_count; i++)
+		cuda_plane_destroy_objects(&img->planes[i]);
+}
+
+void
+wrap_free(struct glcuda_image *img, bool gl_current)
+{
+	struct glcuda_device *dev = img->dev;
+	bool pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
+
+	if (pushed) {
+		/* Never unregister what queued work may still use. Not a
+		 * per-frame path, so waiting is acceptable here. */
+		if (img->owner == IMAGE_OWNER_CUDA)
+			CU(cuCtxSynchronize)();
+		else
+			handoff_sync_drain(&img->sync);
+		if (img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE && img->owner == IMAGE_OWNER_CUDA &&
+		    img->resource)
+			CU(cuGraphicsUnmapResources)(1, &img->resource, NULL);
+	}
+	destroy_planes(img);
+	cuda_unregister(&img->resource);
+	handoff_sync_fini(dev, &img->sync, gl_current);
+	if (pushed)
+		device_pop_cuda(dev);
+	free(img);
+}
+
+int
+wrap_refresh_mapped(struct glcuda_image *img)
+{
+	struct cuda_plane *p = &img->planes[0];
+	CUarray array;
+	CUresult res;
+
+	res = CU(cuGraphicsSubResourceGetMappedArray)(&array, img->resource, 0, 0);
+	if (res != CUDA_SUCCESS)
+		return device_cuda_fail(img->dev, res, "cuGraphicsSubResourceGetMappedArray",
+					NULL);
+	if (array == p->array)
+		return 0;
+	log_debug(img->dev, "image %p: texture %u moved (CUDA array %p -> %p): new surface "
+		  "and texture objects\n", (void *)img, img->texture, (void *)p->array,
+		  (void *)array);
+	cuda_plane_destroy_objects(p);
+	p->array = array;
+	return cuda_plane_objects(img->dev, p, img->fmt, !(img->flags & GLCUDA_WRAP_FLAG_READ_ONLY),
+				  !(img->flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
+				  img->flags & GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER);
+}
+
+/* The checks both wrap calls start with. */
+static int
+begin_wrap(struct glcuda_device *dev, uint32_t flags, struct glcuda_image **out,
+	   const char *what)
+{
+	glcuda_clear_error();
+	if (!dev || !out)
+		return glcuda_fail(dev, -EINVAL, "%s: %s is NULL", what, dev ? "out" : "dev");
+	*out = NULL;
+	if (flags & ~(uint32_t)WRAP_FLAGS)
+		return glcuda_fail(dev, -EINVAL, "%s: unknown flags 0x%x", what,
+				   flags & ~(uint32_t)WRAP_FLAGS);
+	if ((flags & GLCUDA_WRAP_FLAG_READ_ONLY) && (flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD))
+		return glcuda_fail(dev, -EINVAL,
+				   "%s: GLCUDA_WRAP_FLAG_READ_ONLY and "
+				   "GLCUDA_WRAP_FLAG_WRITE_DISCARD exclude each other", what);
+	return device_check_gl(dev, what);
+}
+
+/* After the checks that need no CUDA, so that they say what is wrong with
+ * the arguments first. */
+static int
+require_cuda(struct glcuda_device *dev, const char *what)
+{
+	if (!dev->has_cuda)
+		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+				   "%s: this device was made without CUDA", what);
+	return 0;
+}
+
+static struct glcuda_image *
+wrap_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind, uint32_t flags)
+{
+	struct glcuda_image *img = calloc(1, sizeof(*img));
+
+	if (!img)
+		return NULL;
+	img->dev = dev;
+	img->kind = kind;
+	img->flags = flags;
+	img->owner = IMAGE_OWNER_GL;
+	return img;
+}
+
+static int
+make_objects(struct glcuda_image *img)
+{
+	for (unsigned int i = 0; i < img->plane_count; i++) {
+		int ret = cuda_plane_objects(img->dev, &img->planes[i],
+					     img->plane_count == 1 ? img->fmt : NULL,
+					     !(img->flags & GLCUDA_WRAP_FLAG_READ_ONLY),
+					     !(img->flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
+					     img->flags & GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void
+wrap_done(struct glcuda_image *img, const char *what)
+{
+	img->dev->live_images++;
+	log_debug(img->dev, "%s: image %p: %ux%u %s, %u plane%s\n", what, (void *)img,
+		  img->width, img->height, img->fmt ? img->fmt->name : "(no glcuda format)",
+		  img->plane_count, img->plane_count == 1 ? "" : "s");
+}
+
+GLCUDA_EXPORT int
+glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
+			     unsigned int target, uint32_t flags, struct glcuda_image **out)
+{
+	static const char what[] = "glcuda_image_wrap_gl_texture";
+	struct glcuda_image *img;
+	uint32_t width, height;
+	GLenum ifmt;
+	int ret;
+
+	ret = begin_wrap(dev, flags, out, what);
+	if (ret < 0)
+		return ret;
+	if (texture == 0)
+		return glcuda_fail(dev, -EINVAL, "%s: texture 0 is not a texture", what);
+	if (target != GL_TEXTURE_2D && (target != GL_TEXTURE_RECTANGLE || dev->gl.is_gles))
+		return glcuda_fail(dev, -EINVAL,
+				   "%s: target 0x%04x: glcuda wraps GL_TEXTURE_2D%s textures",
+				   what, target, dev->gl.is_gles ? "" : " and GL_TEXTURE_RECTANGLE");
+	ret = gl_inspect_texture(dev, texture, target, &width, &height, &ifmt);
+	if (ret == 0)
+		ret = require_cuda(dev, what);
+	if (ret < 0)
+		return ret;
+
+	img = wrap_alloc(dev, GLCUDA_IMAGE_KIND_GL_TEXTURE, flags);
+	if (!img)
+		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
+	img->texture = texture;
+	img->target = target;
+	img->plane_count = 1;
+	ret = device_push_cuda(dev, what);
+	if (ret < 0) {
+		free(img);
+		return ret;
+	}
+	ret = cuda_register_gl_texture(dev, texture, target, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
+				       flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img->resource);
+	if (ret < 0)
+		goto fail;
+	/* Map once to learn the array and make the objects; the hand-offs
+	 * map it again and check it did not move. */
+	ret = cuda_map(dev, &img->resource, 1, NULL);
+	if (ret < 0)
+		goto fail;
+	ret = cuda_gl_resource_plane(dev, img->resource, &img->planes[0]);
+	if (ret == 0) {
+		img->fmt = ifmt ? format_info_from_gl(ifmt)
+				: format_info_from_cuda(img->planes[0].format,
+							img->planes[0].channels);
+		ret = make_objects(img);
+	}
+	if (ret < 0) {
+		CU(cuGraphicsUnmapResources)(1, &img->resource, NULL);
+		goto fail;
+	}
+	ret = cuda_unmap(dev, &img->resource, 1, NULL);
+	if (ret < 0)
+		goto fail;
+	device_pop_cuda(dev);
+	img->width = width ? width : img->planes[0].width;
+	img->height = height ? height : img->planes[0].height;
+	wrap_done(img, what);
+	*out = img;
+	return 0;
+
+fail:
+	destroy_planes(img);
+	cuda_unregister(&img->resource);
+	device_pop_cuda(dev);
+	free(img);
+	return ret;
+}
+
+GLCUDA_EXPORT int
+glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t flags,
+			    struct glcuda_image **out)
+{
+	static const char what[] = "glcuda_image_wrap_egl_image";
+	struct glcuda_image *img;
+	int ret;
+
+	ret = begin_wrap(dev, flags, out, what);
+	if (ret < 0)
+		return ret;
+	if (image == EGL_NO_IMAGE)
+		return glcuda_fail(dev, -EINVAL, "%s: image is EGL_NO_IMAGE", what);
+	ret = require_cuda(dev, what);
+	if (ret < 0)
+		return ret;
+
+	img = wrap_alloc(dev, GLCUDA_IMAGE_KIND_EGL_IMAGE, flags);
+	if (!img)
+		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
+	ret = device_push_cuda(dev, what);
+	if (ret < 0) {
+		free(img);
+		return ret;
+	}
+	ret = cuda_register_egl_image(dev, image, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
+				      flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img->resource);
+	if (ret == 0)
+		ret = cuda_egl_resource_planes(dev, img->resource, img->planes, &img->plane_count);
+	if (ret == 0) {
+		if (img->plane_count == 1)
+			img->fmt = format_info_from_cuda(img->planes[0].format,
+							 img->planes[0].channels);
+		ret = make_objects(img);
+	}
+	if (ret == 0)
+		ret = handoff_sync_init(dev, &img->sync);
+	if (ret < 0) {
+		destroy_planes(img);
+		cuda_unregister(&img->resource);
+		handoff_sync_fini(dev, &img->sync, true);
+		device_pop_cuda(dev);
+		free(img);
+		return ret;
+	}
+	device_pop_cuda(dev);
+	img->width = img->planes[0].width;
+	img->height = img->planes[0].height;
+	wrap_done(img, what);
+	*out = img;
+	return 0;
+}
+
+GLCUDA_EXPORT enum glcuda_image_kind
+glcuda_image_kind(const struct glcuda_image *img)
+{
+	return img ? img->kind : GLCUDA_IMAGE_KIND_SHARED;
+}
+
+GLCUDA_EXPORT unsigned int
+glcuda_image_plane_count(const struct glcuda_image *img)
+{
+	if (!img)
+		return 0;
+	return img->kind == GLCUDA_IMAGE_KIND_SHARED ? 1 : img->plane_count;
+}
+
+GLCUDA_EXPORT int
+glcuda_image_cuda_plane(const struct glcuda_image *img, unsigned int plane,
+			struct glcuda_cuda_plane *out)
+{
+	glcuda_clear_error();
+	if (!img || !out)
+		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
+				   "glcuda_image_cuda_plane: %s is NULL", img ? "out" : "img");
+	if (plane >= glcuda_image_plane_count(img))
+		return glcuda_fail(img->dev, -EINVAL,
+				   "glcuda_image_cuda_plane: plane %u of an image with %u", plane,
+				   glcuda_image_plane_count(img));
+	memset(out, 0, sizeof(*out));
+	if (img->kind == GLCUDA_IMAGE_KIND_SHARED) {
+		out->array = img->cu.array;
+		out->surface = img->cu.surface;
+		out->texture = img->cu.texture;
+		out->width = img->width;
+		out->height = img->height;
+		out->format = img->fmt->cu_format;
+		out->channels = img->fmt->cu_channels;
+		return 0;
+	}
+	const struct cuda_plane *p = &img->planes[plane];
+	out->array = p->array;
+	out->surface = p->surface;
+	out->texture = p->texture;
+	out->pointer = p->pointer;
+	out->pitch = p->pitch;
+	out->width = p->width;
+	out->height = p->height;
+	out->format = p->format;
+	out->channels = p->channels;
+	return 0;
+}
