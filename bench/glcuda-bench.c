@@ -14,6 +14,10 @@
  *                   GL after CUDA): the strongest form of the legacy path
  *   readback        glReadPixels into a PBO, map, copy to CUDA, kernel, copy
  *                   back to pinned memory, glTexSubImage2D
+ *   wrap-gl         the legacy path's GL textures wrapped by glcuda
+ *                   (glcuda_image_wrap_gl_texture): hand-offs map and unmap
+ *   wrap-egl        EGLImages of those textures wrapped by glcuda
+ *                   (glcuda_image_wrap_egl_image): hand-offs by semaphores
  *
  * A frame: GL clears and draws into the input texture, the path hands it to
  * CUDA, the kernel writes the output, the path hands that back, and GL draws
@@ -72,12 +76,14 @@ enum path_kind {
 	PATH_LEGACY,
 	PATH_LEGACY_NOSYNC,
 	PATH_READBACK,
+	PATH_WRAP_GL,
+	PATH_WRAP_EGL,
 	PATH_GLCUDA,
 	PATH_COUNT,
 };
 
 static const char *const path_names[PATH_COUNT] = {
-	"gl", "cuda", "legacy", "legacy-nosync", "readback", "glcuda",
+	"gl", "cuda", "legacy", "legacy-nosync", "readback", "wrap-gl", "wrap-egl", "glcuda",
 };
 
 enum kernel_kind { KERNEL_INVERT, KERNEL_BLUR, KERNEL_COUNT };
@@ -143,7 +149,8 @@ usage(FILE *f)
 		"Selection (comma-separated lists):\n"
 		"  --sizes LIST       1080p, 4k, 1080p-f16, 4k-f16 or WxH[-f16] (RGBA8 or RGBA16F)\n"
 		"  --kernels LIST     invert, blur\n"
-		"  --paths LIST       gl, cuda, glcuda, legacy, legacy-nosync, readback\n"
+		"  --paths LIST       gl, cuda, glcuda, legacy, legacy-nosync, readback,\n"
+		"                     wrap-gl, wrap-egl\n"
 		"  --modes LIST       timeline, binary, cpu (glcuda sync modes; each gets a\n"
 		"                     device with options.sync_mode forced)\n"
 		"  --depths LIST      frames in flight for glcuda, 1..4 (1 = GL waits at once;\n"
@@ -191,7 +198,8 @@ set_preset(const char *name)
 	opt.group_count = 0;
 	opt.kernels = (1u << KERNEL_INVERT) | (1u << KERNEL_BLUR);
 	opt.paths = (1u << PATH_GL) | (1u << PATH_CUDA) | (1u << PATH_LEGACY) |
-		    (1u << PATH_READBACK) | (1u << PATH_GLCUDA);
+		    (1u << PATH_READBACK) | (1u << PATH_WRAP_GL) | (1u << PATH_WRAP_EGL) |
+		    (1u << PATH_GLCUDA);
 	if (!quick)
 		opt.paths |= 1u << PATH_LEGACY_NOSYNC;
 	opt.modes = (1u << GLCUDA_SYNC_TIMELINE) | (1u << GLCUDA_SYNC_BINARY) |
@@ -1035,6 +1043,7 @@ struct mode_device {
 };
 
 static struct glcuda_device *main_dev;
+static EGLDisplay main_dpy;
 static struct mode_device mode_devs[ARRAY_LENGTH(all_modes)];
 
 static struct glcuda_device *
@@ -1088,6 +1097,12 @@ config_label(const struct config *c, char *buf, size_t size)
 	case PATH_READBACK:
 		snprintf(buf, size, "readback: PBO, host, CUDA, host, glTexSubImage2D");
 		break;
+	case PATH_WRAP_GL:
+		snprintf(buf, size, "glcuda, wrapped GL textures (map/unmap)");
+		break;
+	case PATH_WRAP_EGL:
+		snprintf(buf, size, "glcuda, wrapped EGLImages (timeline semaphores)");
+		break;
 	case PATH_GLCUDA:
 		if (c->depth == 1 && c->policy == POLICY_WAIT)
 			snprintf(buf, size, "glcuda %s, GL waits at once", mode_name(c->mode));
@@ -1121,8 +1136,10 @@ struct run_ctx {
 	CUsurfObject cached_surface[2];
 
 	/* readback and cuda: CUDA-side images (shared images used as plain
-	 * CUDA arrays: handed to CUDA once, never back) */
+	 * CUDA arrays: handed to CUDA once, never back); wrap-*: the wrapped
+	 * textures or EGLImages */
 	struct glcuda_image *img[2];
+	EGLImage egl_image[2];
 	bool img_on_cuda;
 	GLuint pbo;
 	void *pinned;
@@ -1531,6 +1548,87 @@ legacy_teardown(struct run_ctx *c)
 	gl_teardown(c);
 }
 
+/* wrap-gl, wrap-egl ---------------------------------------------------------- */
+
+/* The legacy path's two GL textures, wrapped by glcuda (or EGLImages made
+ * from them, wrapped), handed off both at once each way per frame. */
+static int
+wrap_setup(struct run_ctx *c)
+{
+	GLuint tex[2];
+	int r;
+
+	c->dev = main_dev;
+	if (gl_make_target(c->g, c->g->internal_format, &c->in_tex, &c->in_fbo) < 0 ||
+	    gl_make_target(c->g, c->g->internal_format, &c->out_tex, NULL) < 0)
+		return -1;
+	CU_TRY(cuStreamCreate, &c->stream, CU_STREAM_NON_BLOCKING);
+	tex[0] = c->in_tex;
+	tex[1] = c->out_tex;
+	for (int i = 0; i < 2; i++) {
+		if (c->cfg.path == PATH_WRAP_EGL) {
+			c->egl_image[i] = eglCreateImage(main_dpy, eglGetCurrentContext(),
+							 EGL_GL_TEXTURE_2D,
+							 (EGLClientBuffer)(uintptr_t)tex[i], NULL);
+			if (c->egl_image[i] == EGL_NO_IMAGE)
+				return fail("eglCreateImage (EGL_GL_TEXTURE_2D): EGL error 0x%x",
+					    eglGetError());
+			r = glcuda_image_wrap_egl_image(main_dev, c->egl_image[i],
+							GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE, &c->img[i]);
+		} else {
+			r = glcuda_image_wrap_gl_texture(main_dev, tex[i], GL_TEXTURE_2D,
+							 GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE,
+							 &c->img[i]);
+		}
+		if (r < 0)
+			return glcuda_check(r, c->cfg.path == PATH_WRAP_EGL
+						       ? "glcuda_image_wrap_egl_image"
+						       : "glcuda_image_wrap_gl_texture");
+	}
+	return 0;
+}
+
+static int
+wrap_frame_fn(struct run_ctx *c, uint64_t n)
+{
+	int r;
+
+	if (pace_wait() < 0)
+		return -1;
+	gl_render(c->in_fbo, c->g, n);
+	METER(interop_meter, r = glcuda_handoff_to_cuda(main_dev, c->img, 2, c->stream));
+	if (r < 0)
+		return glcuda_check(r, "glcuda_handoff_to_cuda");
+	/* Read after the hand-off: valid while the images are CUDA's. */
+	if (run_kernel(c->g, c->kernel, glcuda_image_cuda_surface(c->img[0]),
+		       glcuda_image_cuda_surface(c->img[1]), 0, c->stream) < 0)
+		return -1;
+	METER(interop_meter, r = glcuda_handoff_to_gl(main_dev, c->img, 2, c->stream));
+	if (r < 0)
+		return glcuda_check(r, "glcuda_handoff_to_gl");
+	gl_composite(c->out_tex, c->g);
+	pace_push();
+	return 0;
+}
+
+static void
+wrap_teardown(struct run_ctx *c)
+{
+	if (c->stream)
+		CU(cuStreamSynchronize)(c->stream);
+	for (int i = 0; i < 2; i++) {
+		glcuda_image_destroy(c->img[i]);
+		c->img[i] = NULL;
+		if (c->egl_image[i] != EGL_NO_IMAGE)
+			eglDestroyImage(main_dpy, c->egl_image[i]);
+		c->egl_image[i] = EGL_NO_IMAGE;
+	}
+	if (c->stream)
+		CU(cuStreamDestroy)(c->stream);
+	c->stream = NULL;
+	gl_teardown(c);
+}
+
 /* readback ------------------------------------------------------------------ */
 
 static size_t
@@ -1667,6 +1765,8 @@ static const struct path_ops path_ops[PATH_COUNT] = {
 	[PATH_LEGACY] = { legacy_setup, legacy_frame_fn, NULL, legacy_teardown },
 	[PATH_LEGACY_NOSYNC] = { legacy_setup, legacy_frame_fn, NULL, legacy_teardown },
 	[PATH_READBACK] = { readback_setup, readback_frame_fn, NULL, readback_teardown },
+	[PATH_WRAP_GL] = { wrap_setup, wrap_frame_fn, NULL, wrap_teardown },
+	[PATH_WRAP_EGL] = { wrap_setup, wrap_frame_fn, NULL, wrap_teardown },
 	[PATH_GLCUDA] = { glcuda_setup, glcuda_frame_fn, glcuda_drain, glcuda_teardown },
 };
 
@@ -1870,6 +1970,7 @@ plan_rows(const struct group *g, enum kernel_kind k)
 {
 	static const enum path_kind order[] = {
 		PATH_GL, PATH_CUDA, PATH_READBACK, PATH_LEGACY, PATH_LEGACY_NOSYNC,
+		PATH_WRAP_GL, PATH_WRAP_EGL,
 	};
 
 	for (unsigned int i = 0; i < ARRAY_LENGTH(order); i++)
@@ -2430,6 +2531,7 @@ make_devices(struct glcuda_headless *hl)
 	const struct glcuda_caps *caps;
 	int r;
 
+	main_dpy = dpy;
 	r = glcuda_device_new(dpy, ctx, NULL, &main_dev);
 	if (r < 0) {
 		fprintf(stderr, "glcuda-bench: glcuda_device_new: %s: %s\n", glcuda_error_name(r),

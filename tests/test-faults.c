@@ -1,7 +1,8 @@
 /*
  * Fault injection at every CUDA driver call glcuda makes: for N = 1, 2, ...
  * the N-th call fails, and the scenario (device -> images of two formats ->
- * ring of 3 -> 20 frames -> destroy everything) must return an error from
+ * a wrapped GL texture and a wrapped EGLImage -> ring of 3 -> 20 frames ->
+ * destroy everything) must return an error from
  * the public call that hit it, name the failing call and its code, and
  * leave fds, GL names and CUDA memory where they were. GPU machine only.
  * SPDX-License-Identifier: MIT
@@ -22,7 +23,10 @@ static int
 scenario(struct glcuda_headless *hl, const char **failed_call)
 {
 	struct glcuda_device *dev = NULL;
-	struct glcuda_image *a = NULL, *b = NULL;
+	struct glcuda_image *a = NULL, *b = NULL, *wt = NULL, *we = NULL;
+	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLImage eimg = EGL_NO_IMAGE;
+	GLuint tex[2];
 	struct glcuda_ring *ring = NULL;
 	struct glcuda_ring_desc desc = { .width = 128, .height = 72, .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8,
@@ -36,6 +40,23 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 	STEP(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA16F, 0, &b));
 	{
 		struct glcuda_image *both[2] = { a, b };
+		STEP(glcuda_handoff_to_cuda(dev, both, 2, NULL));
+		STEP(glcuda_handoff_to_gl(dev, both, 2, NULL));
+	}
+	/* The caller's own texture and EGLImage, wrapped. */
+	glGenTextures(2, tex);
+	for (int i = 0; i < 2; i++) {
+		glBindTexture(GL_TEXTURE_2D, tex[i]);
+		glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 32, 32);
+	}
+	glBindTexture(GL_TEXTURE_2D, 0);
+	eimg = eglCreateImage(dpy, glcuda_headless_context(hl), EGL_GL_TEXTURE_2D,
+			      (EGLClientBuffer)(uintptr_t)tex[1], NULL);
+	ck_assert_ptr_ne(eimg, EGL_NO_IMAGE);
+	STEP(glcuda_image_wrap_gl_texture(dev, tex[0], GL_TEXTURE_2D, 0, &wt));
+	STEP(glcuda_image_wrap_egl_image(dev, eimg, 0, &we));
+	{
+		struct glcuda_image *both[2] = { wt, we };
 		STEP(glcuda_handoff_to_cuda(dev, both, 2, NULL));
 		STEP(glcuda_handoff_to_gl(dev, both, 2, NULL));
 	}
@@ -60,6 +81,12 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 out:
 #undef STEP
 	glcuda_ring_destroy(ring);
+	glcuda_image_destroy(we);
+	glcuda_image_destroy(wt);
+	if (eimg != EGL_NO_IMAGE) {
+		eglDestroyImage(dpy, eimg);
+		glDeleteTextures(2, tex);
+	}
 	glcuda_image_destroy(b);
 	glcuda_image_destroy(a);
 	glcuda_device_destroy(dev);
