@@ -4,7 +4,8 @@
  * without CUDA so that images are really made where no CUDA driver is),
  * images of random sizes, formats and flags, hand-offs of random image
  * subsets, rings from random descriptions, frame calls in any order, NULLs,
- * calls without the context current, and the error and format getters on
+ * calls without the context current, wrapping textures and EGLImages (good
+ * and bad names, targets, flags), and the error and format getters on
  * random values. Every misuse must return an error (the checks below abort
  * when one does not, which the fuzzer reports as a crash); the sanitizers
  * catch the rest. Everything an input made is destroyed before the next one.
@@ -303,6 +304,52 @@ op_image_new(struct input *in, struct pool *p)
 	p->images[slot] = img;
 }
 
+/* Wrapping: textures of the pool's images, names that are not textures,
+ * wrong targets, unknown flags, EGL_NO_IMAGE and EGLImages of the pool's
+ * textures. A device without CUDA must refuse every one; a wrapped image
+ * is destroyed at once (before its EGLImage). */
+static void
+op_wrap(struct input *in, struct pool *p)
+{
+	static const unsigned int targets[] = { GL_TEXTURE_2D, GL_TEXTURE_RECTANGLE,
+						GL_TEXTURE_3D, 0 };
+	struct glcuda_device *dev = pick_device(in, p);
+	uint8_t how = take8(in);
+	struct glcuda_image *src = p->images[take8(in) % MAX_IMAGES];
+	unsigned int tex = (how & 2) ? take8(in) : glcuda_image_gl_texture(src);
+	unsigned int target = targets[(how >> 2) % 4];
+	uint32_t flags = (how & 16) ? take32(in) : 0;
+	struct glcuda_image *img = NULL;
+	EGLImage eimg = EGL_NO_IMAGE;
+	const char *what;
+	int ret;
+
+	if (how & 1) {
+		what = "glcuda_image_wrap_egl_image";
+		if (tex && (how & 32))
+			eimg = eglCreateImage(glcuda_headless_display(headless),
+					      glcuda_headless_context(headless), EGL_GL_TEXTURE_2D,
+					      (EGLClientBuffer)(uintptr_t)tex, NULL);
+		ret = glcuda_image_wrap_egl_image(dev, eimg, flags, (how & 64) ? NULL : &img);
+	} else {
+		what = "glcuda_image_wrap_gl_texture";
+		ret = glcuda_image_wrap_gl_texture(dev, tex, target, flags,
+						   (how & 64) ? NULL : &img);
+	}
+	if (!dev || (how & 64))
+		expect(ret == -EINVAL, "%s(NULL): %s", what, glcuda_error_name(ret));
+	if (ret < 0) {
+		expect_failure(ret, what);
+		expect(img == NULL, "%s wrote *out on failure", what);
+	} else {
+		expect(img != NULL && glcuda_image_device(img) == dev, "%s: no image", what);
+		expect(glcuda_device_cuda_context(dev) != NULL, "%s succeeded without CUDA", what);
+		glcuda_image_destroy(img);
+	}
+	if (eimg != EGL_NO_IMAGE)
+		eglDestroyImage(glcuda_headless_display(headless), eimg);
+}
+
 static void
 op_handoff(struct input *in, struct pool *p, bool to_cuda)
 {
@@ -595,7 +642,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&pool, 0, sizeof(pool));
 	for (int ops = 0; ops < MAX_OPS && in.pos < in.size; ops++) {
-		switch (take8(&in) % 13) {
+		switch (take8(&in) % 14) {
 		case 0: op_device_new(&in, &pool, true); break;
 		case 1:
 		case 2: op_device_new(&in, &pool, false); break;
@@ -609,6 +656,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 10: op_ring_call(&in, &pool); op_frame_call(&in, &pool); break;
 		case 11: op_getters(&in, &pool); break;
 		case 12: op_without_context(&in, &pool); break;
+		case 13: op_wrap(&in, &pool); break;
 		}
 	}
 	for (int d = 0; d < MAX_DEVICES; d++)
