@@ -294,6 +294,26 @@ choose_sync_mode(struct glcuda_device *dev, enum glcuda_sync_mode requested)
 	return 0;
 }
 
+/* What each kind of image costs here (doc/which-path.md): the semaphore
+ * kinds wait on the CPU only in the cpu mode; map/unmap never does. */
+static void
+fill_image_kinds(struct glcuda_device *dev)
+{
+	struct glcuda_caps *caps = &dev->caps;
+
+	caps->image_kinds_supported = 1u << GLCUDA_IMAGE_KIND_SHARED;
+	if (dev->has_cuda && glcuda_cuda.cuGraphicsGLRegisterImage &&
+	    glcuda_cuda.cuArray3DGetDescriptor)
+		caps->image_kinds_supported |= 1u << GLCUDA_IMAGE_KIND_GL_TEXTURE;
+	if (dev->has_cuda && glcuda_cuda.cuGraphicsEGLRegisterImage &&
+	    glcuda_cuda.cuGraphicsResourceGetMappedEglFrame && glcuda_cuda.cuArray3DGetDescriptor)
+		caps->image_kinds_supported |= 1u << GLCUDA_IMAGE_KIND_EGL_IMAGE;
+	caps->image_kinds_cpu_wait = 0;
+	if (caps->sync_mode == GLCUDA_SYNC_CPU)
+		caps->image_kinds_cpu_wait = (1u << GLCUDA_IMAGE_KIND_SHARED) |
+					     (1u << GLCUDA_IMAGE_KIND_EGL_IMAGE);
+}
+
 static void
 fill_formats(struct glcuda_device *dev)
 {
@@ -441,6 +461,7 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	ret = choose_sync_mode(dev, options ? options->sync_mode : GLCUDA_SYNC_AUTO);
 	if (ret < 0)
 		goto fail;
+	fill_image_kinds(dev);
 
 	{
 		char uuid[37];

@@ -95,10 +95,22 @@ struct cuda_device_facts {
 	bool has_uuid;
 };
 
+static const char *
+image_kind_name(int kind)
+{
+	switch (kind) {
+	case GLCUDA_IMAGE_KIND_SHARED: return "shared images";
+	case GLCUDA_IMAGE_KIND_GL_TEXTURE: return "wrapped GL textures";
+	case GLCUDA_IMAGE_KIND_EGL_IMAGE: return "wrapped EGLImages";
+	}
+	return "?";
+}
+
 struct verdict {
 	bool ok;
 	enum glcuda_sync_mode sync_mode;
 	uint32_t sync_modes_supported;
+	uint32_t image_kinds_supported, image_kinds_cpu_wait;
 	int error;
 	char message[1024];
 	const char *advice;
@@ -392,6 +404,8 @@ collect_verdict(struct report *r)
 		v->ok = true;
 		v->sync_mode = caps->sync_mode;
 		v->sync_modes_supported = caps->sync_modes_supported;
+		v->image_kinds_supported = caps->image_kinds_supported;
+		v->image_kinds_cpu_wait = caps->image_kinds_cpu_wait;
 		glcuda_device_destroy(dev);
 	}
 	glcuda_headless_destroy(hl);
@@ -609,6 +623,13 @@ print_text(FILE *out, const struct report *r)
 		else
 			fprintf(out, " (GPU-side waits, no CPU blocking)");
 		fprintf(out, "\n");
+		for (int k = GLCUDA_IMAGE_KIND_SHARED; k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++)
+			fprintf(out, "    %s: %s\n", image_kind_name(k),
+				!(v->image_kinds_supported & (1u << k))
+					? "not available (the CUDA driver lacks the interop)"
+				: v->image_kinds_cpu_wait & (1u << k)
+					? "no copy; hand-offs wait on the CPU"
+					: "no copy, no CPU wait");
 		if (r->cuda_ordinal >= 0)
 			fprintf(out, "    CUDA device %d\n", r->cuda_ordinal);
 	} else {
@@ -900,6 +921,13 @@ print_json(FILE *out, const struct report *r)
 			if (v->sync_modes_supported & (1u << m))
 				json_str(&j, NULL, glcuda_sync_mode_name(m));
 		json_close(&j, ']');
+		json_open(&j, "image_kinds", '{');
+		for (int k = GLCUDA_IMAGE_KIND_SHARED; k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++)
+			json_str(&j, k == GLCUDA_IMAGE_KIND_SHARED ? "shared"
+				     : k == GLCUDA_IMAGE_KIND_GL_TEXTURE ? "gl_texture" : "egl_image",
+				 !(v->image_kinds_supported & (1u << k)) ? "unavailable"
+				 : v->image_kinds_cpu_wait & (1u << k) ? "cpu-wait" : "gpu");
+		json_close(&j, '}');
 		json_null(&j, "error");
 		json_null(&j, "message");
 		json_null(&j, "advice");

@@ -238,6 +238,15 @@ struct glcuda_caps {
 	uint32_t max_image_size;
 	/** Formats that can be shared (bit 1 << enum glcuda_format). */
 	uint32_t formats_supported;
+	/** Kinds of images this device makes (bit 1 << enum glcuda_image_kind):
+	 *  shared always; wrapped GL textures and EGLImages with a CUDA driver
+	 *  that has the GL and EGL interop. @since 0.2 */
+	uint32_t image_kinds_supported;
+	/** Kinds whose hand-offs wait on the CPU in this device's sync mode
+	 *  (bit 1 << enum glcuda_image_kind): shared images and wrapped
+	 *  EGLImages in the cpu mode, nothing otherwise; wrapped GL textures
+	 *  never. No kind copies pixels. @since 0.2 */
+	uint32_t image_kinds_cpu_wait;
 };
 
 /**
