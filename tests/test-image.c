@@ -362,7 +362,9 @@ START_TEST(wrap_without_cuda)
 	glcuda_headless_destroy(other);
 	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
 
-	/* A good texture: the one thing missing is CUDA. */
+	/* A good texture: the one thing missing is CUDA, as the caps say. */
+	ck_assert_uint_eq(glcuda_device_get_caps(dev)->image_kinds_supported,
+			  1u << GLCUDA_IMAGE_KIND_SHARED);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D, 0, &img),
 			 GLCUDA_ERROR_NO_CUDA_DRIVER);
 	ck_assert_ptr_null(img);

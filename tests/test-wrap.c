@@ -56,6 +56,14 @@ START_TEST(gl_texture_formats)
 
 	gpu_setup(&g, gles, mode);
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	{
+		const struct glcuda_caps *caps = glcuda_device_get_caps(g.dev);
+		ck_assert_uint_eq(caps->image_kinds_supported, 7);
+		ck_assert_uint_eq(caps->image_kinds_cpu_wait,
+				  mode == GLCUDA_SYNC_CPU ? (1u << GLCUDA_IMAGE_KIND_SHARED) |
+								    (1u << GLCUDA_IMAGE_KIND_EGL_IMAGE)
+							  : 0u);
+	}
 	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
 		const struct format_info *fmt = format_info((enum glcuda_format)f);
 		GLuint tex = make_texture(fmt->gl_internal_format, W, H);
