@@ -341,6 +341,7 @@ set_fake_uuid_from_gl(void)
 	glcuda_headless_destroy(hl);
 }
 
+/* A counter of the fake; 0 before glcuda first loads it. */
 static unsigned int
 fake_count(const char *name)
 {
@@ -348,7 +349,8 @@ fake_count(const char *name)
 	unsigned int (*fn)(void);
 	unsigned int n;
 
-	ck_assert_msg(h, "the fake CUDA driver is not loaded: %s", dlerror());
+	if (!h)
+		return 0;
 	fn = (unsigned int (*)(void))dlsym(h, name);
 	ck_assert_ptr_nonnull(fn);
 	n = fn();
@@ -372,10 +374,12 @@ setup_workers(struct worker *ws, bool mixed, unsigned int frames)
 START_TEST(two_devices_two_threads)
 {
 	struct worker ws[THREADS];
+	unsigned int host_fns;
 	int fds;
 
 	setup_workers(ws, _i == 1, FRAMES);
 	fds = test_count_fds();
+	host_fns = fake_count("fake_cuda_host_fns_run");
 	run_workers(ws, THREADS);
 	for (int i = 0; i < THREADS; i++) {
 		ck_assert_uint_eq(ws[i].verified, FRAMES);
@@ -384,7 +388,7 @@ START_TEST(two_devices_two_threads)
 		       i, ws[i].renderer, ws[i].device_ordinal, ws[i].sync_mode, ws[i].verified);
 	}
 	/* One completion per frame of both rings, and nothing left behind. */
-	ck_assert_uint_eq(fake_count("fake_cuda_host_fns_run"), THREADS * FRAMES);
+	ck_assert_uint_eq(fake_count("fake_cuda_host_fns_run") - host_fns, THREADS * FRAMES);
 	ck_assert_uint_eq(fake_count("fake_cuda_live_objects"), 0);
 	ck_assert_uint_eq(fake_count("fake_cuda_primary_refs"), 0);
 	ck_assert_uint_eq(fake_count("fake_cuda_pending"), 0);
