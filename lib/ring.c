@@ -46,9 +46,16 @@ struct glcuda_frame {
 	enum frame_state state;
 	uint64_t number;
 	bool ready;
-	/* number + 1 once the frame's CUDA work is done; written by the
-	 * host function on a driver thread. */
-	_Atomic uint64_t done_marker;
+	/* Host functions of this slot that have run, counted on a CUDA driver
+	 * thread; the current use is done when the count reaches done_target
+	 * (0: no host function was launched for it). A count, not the frame
+	 * number: a slot can be released and acquired again before the host
+	 * function of its previous use runs, and f->number then already
+	 * belongs to the next use. The slot's host functions all run on its
+	 * stream, in launch order. */
+	_Atomic uint64_t host_fns_done;
+	uint64_t host_fns_launched;
+	uint64_t done_target;
 	struct glcuda_image *input, *output;
 	/* The slot's input and output travel together under one pair of
 	 * semaphores: one GL signal and one GL wait per frame. */
@@ -107,8 +114,9 @@ frame_done_host_fn(void *data)
 	struct glcuda_frame *f = data;
 	uint64_t one = 1;
 
-	/* Runs on a CUDA driver thread: no CUDA calls here. */
-	atomic_store(&f->done_marker, f->number + 1);
+	/* Runs on a CUDA driver thread: no CUDA calls here, and nothing of
+	 * the frame that the caller's thread writes is read. */
+	atomic_fetch_add(&f->host_fns_done, 1);
 	if (write(f->ring->efd, &one, sizeof(one)) < 0) {
 		/* The counter cannot overflow in practice; nothing to do. */
 	}
@@ -566,6 +574,7 @@ glcuda_frame_complete(struct glcuda_frame *f)
 		return ret;
 	res = CU(cuLaunchHostFunc)(f->stream, frame_done_host_fn, f);
 	device_pop_cuda(dev);
+	f->done_target = res == CUDA_SUCCESS ? ++f->host_fns_launched : 0;
 	/* The hand-off back is enqueued whatever happens next. */
 	f->state = FRAME_COMPLETED;
 	if (res != CUDA_SUCCESS)
@@ -578,8 +587,8 @@ update_ready(struct glcuda_ring *ring)
 {
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
-		if (f->state == FRAME_COMPLETED && !f->ready &&
-		    atomic_load(&f->done_marker) == f->number + 1)
+		if (f->state == FRAME_COMPLETED && !f->ready && f->done_target &&
+		    atomic_load(&f->host_fns_done) >= f->done_target)
 			f->ready = true;
 	}
 }

@@ -21,8 +21,10 @@ tests_test_image_LDADD = $(test_ldadd)
 
 # GPU suites: kernels from nvcc, embedded in the test programs.
 if HAVE_NVCC
-check_PROGRAMS += tests/test-cuda tests/test-ring tests/test-faults tests/test-wrap
-TESTS += tests/test-cuda tests/test-ring tests/test-faults tests/test-wrap
+check_PROGRAMS += tests/test-cuda tests/test-ring tests/test-faults tests/test-wrap \
+	tests/test-threads
+TESTS += tests/test-cuda tests/test-ring tests/test-faults tests/test-wrap \
+	tests/test-threads
 gpu_test_sources = tests/test-gpu.c tests/test-gpu.h
 tests_test_cuda_SOURCES = tests/test-cuda.c $(gpu_test_sources)
 nodist_tests_test_cuda_SOURCES = tests/test-kernels.S
@@ -38,6 +40,12 @@ tests_test_wrap_SOURCES = tests/test-wrap.c $(gpu_test_sources)
 tests_test_wrap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_wrap_LDADD = $(test_ldadd)
 nodist_tests_test_wrap_SOURCES = tests/test-kernels.S
+# Two devices on two threads (on two GPUs when there are two); the same
+# source runs on the fake CUDA driver as tests/test-threads-cpu.
+tests_test_threads_SOURCES = tests/test-threads.c $(gpu_test_sources)
+tests_test_threads_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_threads_LDADD = $(test_ldadd)
+nodist_tests_test_threads_SOURCES = tests/test-kernels.S
 tests_test_cuda_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_cuda_LDADD = $(test_ldadd)
 tests/test-kernels.S: tests/test-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh

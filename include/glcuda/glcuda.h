@@ -22,12 +22,29 @@
  *    restores every GL binding it changes.
  *  - _destroy functions accept NULL.
  *
- * Thread safety: a glcuda_device and everything made from it (images,
- * rings, frames) must be used from one thread at a time — the thread on
- * which its GL context is current. Different devices may be used
- * concurrently from different threads. glcuda_strerror(),
- * glcuda_error_name(), glcuda_version() and glcuda_last_error() are
- * thread-safe.
+ * Thread safety:
+ *  - Per device: a glcuda_device and everything made from it (images,
+ *    rings, frames) are used from one thread at a time: the thread on
+ *    which the device's EGL context is current. Another thread may take
+ *    over once the context is released on the first and made current on
+ *    it, with the hand-over synchronised by the caller (glcuda keeps no
+ *    CUDA context current between calls). The device's last error and its
+ *    log handler belong to that thread too: the handler is called on the
+ *    thread making the glcuda call, never on a driver thread.
+ *  - Per ring: a ring is its device's, as above; only its ready fd
+ *    (glcuda_ring_get_fd()) may be polled from any thread.
+ *  - Across devices: different devices may be used concurrently from
+ *    different threads, on different GPUs or on the same one (they then
+ *    share the CUDA primary context, and their headless helpers share the
+ *    EGL display). glcuda_device_new(), glcuda_device_destroy(),
+ *    glcuda_headless_new() and glcuda_headless_destroy() may run on
+ *    several threads at once: the process-wide state behind them (the
+ *    CUDA driver loader, the one Vulkan instance, the headless helper's
+ *    display references) is locked.
+ *  - Global functions: glcuda_strerror(), glcuda_error_name(),
+ *    glcuda_version(), glcuda_sync_mode_name() and the glcuda_format_*()
+ *    queries are thread-safe; glcuda_last_error() is per thread (each
+ *    thread reads the message of its own last failed call).
  */
 #ifndef GLCUDA_H
 #define GLCUDA_H

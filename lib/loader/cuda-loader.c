@@ -18,34 +18,48 @@ struct glcuda_cuda glcuda_cuda;
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int loader_refs;
 
+/* Fault injection is process-wide: it counts the CU() calls of every
+ * thread. CU() reads cuda_fault_armed on every call (atomically, relaxed:
+ * free on x86-64 and AArch64); the rest is only touched while armed, under
+ * fault_lock, so devices on other threads may keep calling CUDA while a
+ * test arms or disarms it. */
 unsigned long cuda_fault_armed;
+static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long fault_at;
 static unsigned long fault_count;
 static CUresult fault_error;
-static CUresult fault_pending;
+/* The error the stub returns, on the thread whose call was failed. */
+static __thread CUresult fault_pending;
 
 void
 cuda_fault_inject(unsigned long n, CUresult err)
 {
-	fault_at = n;
+	pthread_mutex_lock(&fault_lock);
+	fault_at = n == 0 ? (unsigned long)-1 : n; /* 0: count only */
 	fault_count = 0;
 	fault_error = err;
-	cuda_fault_armed = 1;
-	if (n == 0)
-		fault_at = (unsigned long)-1; /* count only */
+	__atomic_store_n(&cuda_fault_armed, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&fault_lock);
 }
 
 void
 cuda_fault_disarm(void)
 {
-	cuda_fault_armed = 0;
+	pthread_mutex_lock(&fault_lock);
+	__atomic_store_n(&cuda_fault_armed, 0, __ATOMIC_RELEASE);
 	fault_at = 0;
+	pthread_mutex_unlock(&fault_lock);
 }
 
 unsigned long
 cuda_fault_calls(void)
 {
-	return fault_count;
+	unsigned long n;
+
+	pthread_mutex_lock(&fault_lock);
+	n = fault_count;
+	pthread_mutex_unlock(&fault_lock);
+	return n;
 }
 
 CUresult
@@ -56,15 +70,19 @@ cuda_fault_check(const char *name)
 	static const char *const never[] = { "Destroy", "Free", "Unload", "PopCurrent",
 					     "Release", "Unregister", "GetErrorName",
 					     "GetErrorString" };
+	CUresult res = CUDA_SUCCESS;
+
 	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
 		if (strstr(name, never[i]))
 			return CUDA_SUCCESS;
-	fault_count++;
-	if (fault_count == fault_at) {
+	pthread_mutex_lock(&fault_lock);
+	/* Disarmed between CU()'s check and here: not counted. */
+	if (fault_at != 0 && ++fault_count == fault_at) {
 		fault_pending = fault_error;
-		return fault_error;
+		res = fault_error;
 	}
-	return CUDA_SUCCESS;
+	pthread_mutex_unlock(&fault_lock);
+	return res;
 }
 
 CUresult
@@ -127,7 +145,7 @@ abi_version(const char *name)
 }
 
 static int
-resolve_all(void *handle, char *buf, size_t bufsize)
+resolve_all(struct glcuda_cuda *table, void *handle, char *buf, size_t bufsize)
 {
 	/* cuda.h maps cuGetProcAddress to cuGetProcAddress_v2 (CUDA 12+). */
 	__typeof__(cuGetProcAddress) *get_proc;
@@ -143,9 +161,9 @@ resolve_all(void *handle, char *buf, size_t bufsize)
 	}
 
 #define RESOLVE(name)                                                          \
-	res = get_proc(#name, (void **)&glcuda_cuda.name, abi_version(#name), \
+	res = get_proc(#name, (void **)&table->name, abi_version(#name),      \
 		       CU_GET_PROC_ADDRESS_DEFAULT, &status);                  \
-	if (res != CUDA_SUCCESS || !glcuda_cuda.name) {                        \
+	if (res != CUDA_SUCCESS || !table->name) {                             \
 		snprintf(buf, bufsize,                                         \
 			 "cuGetProcAddress(\"%s\", version %d) failed: result %d, " \
 			 "status %d. The NVIDIA driver is older than the CUDA "    \
@@ -158,9 +176,9 @@ resolve_all(void *handle, char *buf, size_t bufsize)
 	RESOLVE(cuGraphicsGLRegisterImage)
 #undef RESOLVE
 #define RESOLVE_OPTIONAL(name)                                                  \
-	if (get_proc(#name, (void **)&glcuda_cuda.name, abi_version(#name),     \
+	if (get_proc(#name, (void **)&table->name, abi_version(#name),          \
 		     CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS)      \
-		glcuda_cuda.name = NULL;
+		table->name = NULL;
 	RESOLVE_OPTIONAL(cuGraphicsEGLRegisterImage)
 	RESOLVE_OPTIONAL(cuGraphicsResourceGetMappedEglFrame)
 	RESOLVE_OPTIONAL(cuArray3DGetDescriptor)
@@ -172,8 +190,10 @@ int
 cuda_loader_load(char *buf, size_t bufsize)
 {
 	const char *path = getenv("GLCUDA_LIBCUDA");
+	struct glcuda_cuda table;
 	char resbuf[160];
 	void *handle;
+	int version;
 	CUresult res;
 	int ret = 0;
 
@@ -197,10 +217,20 @@ cuda_loader_load(char *buf, size_t bufsize)
 		goto out;
 	}
 
-	memset(&glcuda_cuda, 0, sizeof(glcuda_cuda));
-	ret = resolve_all(handle, buf, bufsize);
-	if (ret < 0)
-		goto fail;
+	memset(&table, 0, sizeof(table));
+	ret = resolve_all(&table, handle, buf, bufsize);
+	if (ret < 0) {
+		dlclose(handle);
+		goto out;
+	}
+	table.handle = glcuda_cuda.handle;
+	table.driver_version = glcuda_cuda.driver_version;
+	/* A load after the last unload resolves the same functions (libcuda
+	 * is never unloaded): leave the table as it is then, so that a thread
+	 * still calling through it (code holding a CUDA context of its own)
+	 * never sees it rewritten. */
+	if (memcmp(&table, &glcuda_cuda, sizeof(table)) != 0)
+		memcpy(&glcuda_cuda, &table, sizeof(table));
 
 	res = CU(cuInit)(0);
 	if (res != CUDA_SUCCESS) {
@@ -215,17 +245,14 @@ cuda_loader_load(char *buf, size_t bufsize)
 		 * that holds a CUDA context of its own may still use it. */
 		goto out;
 	}
-	res = CU(cuDriverGetVersion)(&glcuda_cuda.driver_version);
+	res = CU(cuDriverGetVersion)(&version);
 	if (res != CUDA_SUCCESS)
-		glcuda_cuda.driver_version = 0;
-
-	glcuda_cuda.handle = handle;
+		version = 0;
+	if (glcuda_cuda.driver_version != version)
+		glcuda_cuda.driver_version = version;
+	if (glcuda_cuda.handle != handle)
+		glcuda_cuda.handle = handle;
 	loader_refs = 1;
-	goto out;
-
-fail:
-	memset(&glcuda_cuda, 0, sizeof(glcuda_cuda));
-	dlclose(handle);
 out:
 	pthread_mutex_unlock(&loader_lock);
 	return ret;
@@ -237,8 +264,8 @@ cuda_loader_unload(void)
 	pthread_mutex_lock(&loader_lock);
 	if (loader_refs > 0 && --loader_refs == 0) {
 		/* libcuda is never dlclose()d: the driver keeps threads and
-		 * atexit handlers that would then point at unmapped code. */
-		glcuda_cuda.handle = NULL;
+		 * atexit handlers that would then point at unmapped code. The
+		 * table stays as it is (see cuda_loader_load). */
 	}
 	pthread_mutex_unlock(&loader_lock);
 }
@@ -246,5 +273,10 @@ cuda_loader_unload(void)
 bool
 cuda_loader_is_loaded(void)
 {
-	return loader_refs > 0;
+	bool loaded;
+
+	pthread_mutex_lock(&loader_lock);
+	loaded = loader_refs > 0;
+	pthread_mutex_unlock(&loader_lock);
+	return loaded;
 }

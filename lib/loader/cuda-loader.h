@@ -123,8 +123,10 @@ void cuda_loader_unload(void);
 bool cuda_loader_is_loaded(void);
 
 /* Fault injection (tests): make the n-th CUDA call from now on (1-based)
- * fail with err; n = 0 turns injection off. cuda_fault_calls() counts the
- * calls made through CU() since the last cuda_fault_inject(). */
+ * fail with err; n = 0 only counts. cuda_fault_calls() counts the calls
+ * made through CU() from the last cuda_fault_inject() to
+ * cuda_fault_disarm(). Process-wide and locked: the calls of every thread
+ * count. */
 void cuda_fault_inject(unsigned long n, CUresult err);
 void cuda_fault_disarm(void);
 unsigned long cuda_fault_calls(void);
@@ -136,7 +138,8 @@ extern unsigned long cuda_fault_armed;
  * instead (it ignores its arguments, which the x86-64 and AArch64 calling
  * conventions allow). */
 CUresult cuda_fault_return(void);
-#define CU(name) ((cuda_fault_armed && cuda_fault_check(#name) != CUDA_SUCCESS) \
+#define CU(name) ((__atomic_load_n(&cuda_fault_armed, __ATOMIC_RELAXED) && \
+			  cuda_fault_check(#name) != CUDA_SUCCESS) \
 	? (__typeof__(glcuda_cuda.name))(void *)cuda_fault_return : glcuda_cuda.name)
 
 /* "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" into buf. Works without a

@@ -120,40 +120,68 @@ struct vk_exporter {
 
 /* Fault injection ---------------------------------------------------------- */
 
-/* Process-wide: the tests that use it run one exporter at a time. */
-static unsigned long fault_at;    /* 0: disarmed */
+/* Process-wide: counts the VK() calls of every thread. Every VK() call
+ * reads fault_armed (atomically, relaxed: free on x86-64 and AArch64); the
+ * rest is only touched while armed, under fault_lock, so that exporters on
+ * other threads may run while a test arms or disarms injection. */
+static int fault_armed;
+static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long fault_at; /* 0: count only */
 static unsigned long fault_count;
 static VkResult fault_error;
+/* The error of the call failed on this thread. */
+static __thread VkResult fault_result;
 
 void
 vk_fault_inject(unsigned long n, VkResult err)
 {
+	pthread_mutex_lock(&fault_lock);
 	fault_at = n;
 	fault_count = 0;
 	fault_error = err;
+	__atomic_store_n(&fault_armed, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&fault_lock);
 }
 
 unsigned long
 vk_fault_calls(void)
 {
-	return fault_count;
+	unsigned long n;
+
+	pthread_mutex_lock(&fault_lock);
+	n = fault_count;
+	pthread_mutex_unlock(&fault_lock);
+	return n;
 }
 
 void
 vk_fault_disarm(void)
 {
+	pthread_mutex_lock(&fault_lock);
+	__atomic_store_n(&fault_armed, 0, __ATOMIC_RELEASE);
 	fault_at = 0;
+	pthread_mutex_unlock(&fault_lock);
 }
 
 static bool
 vk_fault_hit(void)
 {
-	fault_count++;
-	if (fault_at && fault_count == fault_at) {
-		fault_at = 0;
-		return true;
+	bool hit = false;
+
+	if (!__atomic_load_n(&fault_armed, __ATOMIC_RELAXED))
+		return false;
+	pthread_mutex_lock(&fault_lock);
+	/* Disarmed between the check and here: not counted. */
+	if (__atomic_load_n(&fault_armed, __ATOMIC_RELAXED)) {
+		fault_count++;
+		if (fault_at && fault_count == fault_at) {
+			fault_at = 0;
+			fault_result = fault_error;
+			hit = true;
+		}
 	}
-	return false;
+	pthread_mutex_unlock(&fault_lock);
+	return hit;
 }
 
 /* Call a VkResult-returning entry point through the table; the n-th call
@@ -161,7 +189,7 @@ vk_fault_hit(void)
  * (destroy/free/get) are called directly as vk->fn.Name(...): they cannot
  * fail, and an error path must never be skipped by a fake failure. */
 #define VK(vk, name, ...) \
-	(vk_fault_hit() ? fault_error : (vk)->fn.name(__VA_ARGS__))
+	(vk_fault_hit() ? fault_result : (vk)->fn.name(__VA_ARGS__))
 
 /* Errors ------------------------------------------------------------------- */
 
@@ -472,9 +500,14 @@ instance_create(struct vk_exporter *vk, bool validation)
 static void
 instance_release(struct vk_exporter *vk)
 {
+	bool shared;
+
 	/* The shared instance stays; one that never became shared (its
 	 * set-up failed half-way) is destroyed. */
-	if (vk->instance && vk->instance != shared_instance && vk->fn.DestroyInstance)
+	pthread_mutex_lock(&shared_lock);
+	shared = vk->instance == shared_instance;
+	pthread_mutex_unlock(&shared_lock);
+	if (vk->instance && !shared && vk->fn.DestroyInstance)
 		vk->fn.DestroyInstance(vk->instance, NULL);
 	vk->instance = VK_NULL_HANDLE;
 }

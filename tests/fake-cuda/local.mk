@@ -8,10 +8,16 @@ tests_fake_cuda_libfakecuda_la_SOURCES = tests/fake-cuda/fake-cuda.c \
 tests_fake_cuda_libfakecuda_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
-fake_cuda_tests = tests/test-ring-cpu
+fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu
 check_PROGRAMS += $(fake_cuda_tests)
 TESTS += $(fake_cuda_tests)
 tests_test_ring_cpu_SOURCES = tests/test-ring-cpu.c
 tests_test_ring_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_ring_cpu_LDADD = $(test_ldadd) -ldl
+
+# tests/test-threads.c on the fake: two devices on two threads, cpu mode.
+tests_test_threads_cpu_SOURCES = tests/test-threads.c
+tests_test_threads_cpu_CPPFLAGS = $(AM_CPPFLAGS) -DTHREADS_FAKE_CUDA
+tests_test_threads_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_threads_cpu_LDADD = $(test_ldadd) -ldl
 endif

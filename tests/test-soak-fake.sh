@@ -1,0 +1,45 @@
+#!/bin/sh
+# A short run of bench/glcuda-soak on the fake CUDA driver (tests/fake-cuda),
+# in the "cpu" sync mode without a kernel: the ring's bookkeeping, the
+# soak's sampling and its verdict (fds, CUDA memory and RSS flat; frames
+# verified on the input) on a machine without a GPU. Run from the build
+# directory, after make check has built the fake.
+# SPDX-License-Identifier: MIT
+set -u
+
+soak=./bench/glcuda-soak
+info=./tools/glcuda-info
+fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
+for f in "$soak" "$info" "$fake"; do
+	if [ ! -e "$f" ]; then
+		echo "FAIL: $f not found; run from the build directory after make check" >&2
+		exit 1
+	fi
+done
+
+# The fake CUDA device claims the GL context's device UUID, so that glcuda
+# binds it to whatever GL renders on here (Mesa's llvmpipe on CI).
+uuid=$(GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$info" 2>/dev/null |
+	awk '/device UUID/ { print $3; exit }')
+if [ -z "$uuid" ]; then
+	echo "SKIP: GL reports no device UUID (no GL_EXT_memory_object)"
+	exit 77
+fi
+
+# Timing on a shared CI machine is noisy: the p99 rule gets a wide margin.
+# Under AddressSanitizer (the sanitizer build sets ASAN_OPTIONS) freed memory
+# sits in its quarantine, so RSS grows by design: the RSS rule is relaxed
+# there; fds and CUDA memory keep their exact limits everywhere.
+rss_slack=1024
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+	rss_slack=1048576
+fi
+GLCUDA_LIBCUDA=$fake GLCUDA_FAKE_CUDA_UUID=$uuid "$soak" --cuda-device -1 --sync cpu \
+	--kernel none --size 320x180 --frames 2000 --sample-every 400 --verify-every 10 \
+	--p99-ratio 50 --rss-slack-kib $rss_slack
+rc=$?
+case $rc in
+0) exit 0 ;;
+77) exit 77 ;;
+*) echo "FAIL: glcuda-soak exited $rc" >&2; exit 1 ;;
+esac
