@@ -114,8 +114,14 @@ gl_fence_wait(struct glcuda_device *dev)
 	/* The CPU mode's one blocking wait in this direction.
 	 * FLUSH_COMMANDS on the first call so the fence is sure to signal. */
 	r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(5000000000));
-	while (r == GL_TIMEOUT_EXPIRED)
+	while (r == GL_TIMEOUT_EXPIRED) {
+		/* A reset context may never signal: never wait forever on it. */
+		if (gl_reset_status(&dev->gl) != GL_NO_ERROR) {
+			glDeleteSync(fence);
+			return device_check_gl(dev, "glClientWaitSync");
+		}
 		r = glClientWaitSync(fence, 0, UINT64_C(5000000000));
+	}
 	glDeleteSync(fence);
 	if (r == GL_WAIT_FAILED)
 		return gl_check_error(dev, "glClientWaitSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
@@ -356,11 +362,17 @@ glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *imag
 		     unsigned int count, CUstream stream)
 {
 	struct handoff_unit units[SYNC_MAX_IMAGES] = { { 0 } };
+	enum image_owner from = IMAGE_OWNER_CUDA;
 	int ret;
 
-	ret = begin_image_handoff(dev, images, count, IMAGE_OWNER_CUDA,
-				  "glcuda_handoff_to_gl", units);
-	if (ret == 0)
+	/* Images left "handed back, GL not waiting" by a call whose GL half
+	 * failed (the CPU mode's cuEventSynchronize, a GL error): this call
+	 * retries that half only. */
+	if (images && count > 0 && count <= SYNC_MAX_IMAGES && images[0] &&
+	    images[0]->owner == IMAGE_OWNER_CUDA_DONE)
+		from = IMAGE_OWNER_CUDA_DONE;
+	ret = begin_image_handoff(dev, images, count, from, "glcuda_handoff_to_gl", units);
+	if (ret == 0 && from == IMAGE_OWNER_CUDA)
 		ret = sync_cuda_signal(dev, units, count, stream);
 	if (ret < 0)
 		return ret;

@@ -1,6 +1,7 @@
 # A fake CUDA driver (libfakecuda.so, loaded through GLCUDA_LIBCUDA) and the
-# suite that drives glcuda's public API with it in the "cpu" sync mode: the
-# ring, images and hand-offs run on CI without a GPU. Never installed.
+# suites that drive glcuda's public API with it in the "cpu" sync mode: the
+# ring, images and hand-offs (test-ring-cpu), device loss and teardown on
+# failure (test-loss) run on CI without a GPU. Never installed.
 if HAVE_CHECK
 check_LTLIBRARIES += tests/fake-cuda/libfakecuda.la
 tests_fake_cuda_libfakecuda_la_SOURCES = tests/fake-cuda/fake-cuda.c \
@@ -12,4 +13,10 @@ TESTS += tests/test-ring-cpu
 tests_test_ring_cpu_SOURCES = tests/test-ring-cpu.c
 tests_test_ring_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_ring_cpu_LDADD = $(test_ldadd) -ldl
+
+check_PROGRAMS += tests/test-loss
+TESTS += tests/test-loss
+tests_test_loss_SOURCES = tests/test-loss.c
+tests_test_loss_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_loss_LDADD = $(test_ldadd) -ldl
 endif
