@@ -32,10 +32,12 @@ dist_check_SCRIPTS += $(packaging_tests)
 EXTRA_DIST += .ci/packages tests/lsan.supp
 
 # The tests that mean something on the GPU machine: every test but the
-# packaging checks above, which need the build tools. scripts/gpu-build.sh
-# records this list for scripts/gpu-test.sh.
+# packaging checks above, which need the build tools, and the suites on the
+# fake CUDA driver (tests/fake-cuda/local.mk; fake_cuda_scripts: the
+# scripts that use it), which a static build cannot make. scripts/gpu-build.sh records this list for scripts/gpu-test.sh.
 print-gpu-tests:
 	@for t in $(TESTS); do \
-		case " $(packaging_tests) " in *" $$t "*) ;; *) echo "$$t" ;; esac; \
+		case " $(packaging_tests) $(fake_cuda_tests) $(fake_cuda_scripts) " in \
+		*" $$t "*) ;; *) echo "$$t" ;; esac; \
 	done
 .PHONY: print-gpu-tests

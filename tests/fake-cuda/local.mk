@@ -8,14 +8,13 @@ tests_fake_cuda_libfakecuda_la_SOURCES = tests/fake-cuda/fake-cuda.c \
 	tests/fake-cuda/fake-cuda.h
 tests_fake_cuda_libfakecuda_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
-check_PROGRAMS += tests/test-ring-cpu
-TESTS += tests/test-ring-cpu
+# Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
+fake_cuda_tests = tests/test-ring-cpu tests/test-loss
+check_PROGRAMS += $(fake_cuda_tests)
+TESTS += $(fake_cuda_tests)
 tests_test_ring_cpu_SOURCES = tests/test-ring-cpu.c
 tests_test_ring_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_ring_cpu_LDADD = $(test_ldadd) -ldl
-
-check_PROGRAMS += tests/test-loss
-TESTS += tests/test-loss
 tests_test_loss_SOURCES = tests/test-loss.c
 tests_test_loss_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_loss_LDADD = $(test_ldadd) -ldl
