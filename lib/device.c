@@ -41,13 +41,17 @@ glcuda_sync_mode_name(enum glcuda_sync_mode mode)
 	return "invalid";
 }
 
-/* CUDA errors after which the context is unusable ("sticky" errors). */
+/* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
+ * says "any further CUDA work will return the same error" for each). */
 static bool
 cuda_result_is_fatal(CUresult res)
 {
 	switch (res) {
 	case CUDA_ERROR_ILLEGAL_ADDRESS:
 	case CUDA_ERROR_LAUNCH_FAILED:
+	case CUDA_ERROR_LAUNCH_TIMEOUT:
+	case CUDA_ERROR_ASSERT:
+	case CUDA_ERROR_CONTAINED:
 	case CUDA_ERROR_ECC_UNCORRECTABLE:
 	case CUDA_ERROR_HARDWARE_STACK_ERROR:
 	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
@@ -83,27 +87,37 @@ device_cuda_fail(struct glcuda_device *dev, CUresult res, const char *call,
 }
 
 int
+device_check_lost(struct glcuda_device *dev, const char *what)
+{
+	if (!dev->lost)
+		return 0;
+	return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
+			   "%s: the device was lost earlier (%s). Destroy its rings, "
+			   "images and the device (after a GL reset, the GL context "
+			   "too), then create them again.", what, dev->lost_reason);
+}
+
+int
 device_check_gl(struct glcuda_device *dev, const char *what)
 {
+	GLenum status;
+
 	if (dev->lost)
-		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
-				   "%s: the device was lost earlier; destroy it and "
-				   "create a new one", what);
+		return device_check_lost(dev, what);
 	if (eglGetCurrentContext() != dev->context)
 		return glcuda_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
 				   "%s needs the device's EGL context %p current on this "
 				   "thread, but %p is current. Call eglMakeCurrent first.",
 				   what, (void *)dev->context, (void *)eglGetCurrentContext());
-	if (dev->gl.has_robustness) {
-		/* Cheap: no round trip to the GPU. */
-		GLenum status = glGetGraphicsResetStatus();
-		if (status != GL_NO_ERROR)
-			return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
-					   "%s: glGetGraphicsResetStatus returned 0x%04x: the "
-					   "GL context was reset. Destroy every glcuda object "
-					   "and the context, then create them again.",
-					   what, status);
-	}
+	/* Cheap: no round trip to the GPU. GL_NO_ERROR without reset
+	 * notification (gl_reset_status). */
+	status = gl_reset_status(&dev->gl);
+	if (status != GL_NO_ERROR)
+		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
+				   "%s: glGetGraphicsResetStatus returned %s (0x%04x): the "
+				   "GL context was reset. Destroy every glcuda object, the "
+				   "device and the GL context, then create them again.",
+				   what, gl_reset_status_name(status), status);
 	return 0;
 }
 
@@ -377,8 +391,37 @@ device_release_drivers(struct glcuda_device *dev)
 
 	egl_binding_save(&b);
 	if (dev->has_cuda) {
-		if (dev->cu_context_is_primary)
+		bool context_gone = false;
+
+		if (dev->ring_orphans && !dev->lost) {
+			/* Let the host functions of destroyed rings run, so that
+			 * their blocks can go. Destroy may wait; not on a lost
+			 * device, where the wait might never return. */
+			if (CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS) {
+				CU(cuCtxSynchronize)();
+				device_pop_cuda(dev);
+			}
+		}
+		ring_orphans_reap(dev, false);
+		if (dev->cu_context_is_primary) {
+			unsigned int flags;
+			int active = 1;
 			CU(cuDevicePrimaryCtxRelease)(dev->cu_device);
+			/* Inactive: the context is destroyed, and with it every
+			 * host function still queued (none will ever run). */
+			if (dev->ring_orphans &&
+			    CU(cuDevicePrimaryCtxGetState)(dev->cu_device, &flags, &active) ==
+				    CUDA_SUCCESS)
+				context_gone = !active;
+		}
+		if (dev->ring_orphans && ring_orphans_reap(dev, context_gone) > 0)
+			/* The context lives on (the caller's, or a primary
+			 * context the program retains too): its host functions
+			 * may still run and use the blocks. */
+			log_error(dev, "glcuda_device_destroy: the CUDA context outlives the "
+				  "device and still has host functions of destroyed rings "
+				  "queued; their completion blocks (and eventfds) are left "
+				  "allocated for them.\n");
 		cuda_loader_unload();
 		egl_binding_restore(dev, &b, "releasing the CUDA primary context");
 	}

@@ -125,8 +125,15 @@ glcuda_fail(struct glcuda_device *dev, int code, const char *fmt, ...)
 	va_end(args);
 	if (dev) {
 		memcpy(dev->last_error, thread_last_error, sizeof(dev->last_error));
-		if (code == GLCUDA_ERROR_DEVICE_LOST)
+		if (code == GLCUDA_ERROR_DEVICE_LOST && !dev->lost) {
+			/* Later calls quote the first sentence: what failed. */
+			const char *end = strstr(thread_last_error, ". ");
+			int len = end ? (int)(end - thread_last_error)
+				      : (int)strlen(thread_last_error);
+			snprintf(dev->lost_reason, sizeof(dev->lost_reason), "%.*s", len,
+				 thread_last_error);
 			dev->lost = true;
+		}
 	}
 	glcuda_log(dev, GLCUDA_LOG_PRIORITY_ERROR, "%s: %s\n",
 		   glcuda_error_name(code), thread_last_error);

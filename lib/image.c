@@ -11,7 +11,10 @@
 
 /* Tear down in dependency order: GL names (GL defers the release until its
  * queued commands are done), then CUDA objects once CUDA work on the image
- * has finished, then the Vulkan memory both imported. */
+ * has finished, then the Vulkan memory both imported. On a lost device
+ * nothing waits: the work may never finish (a CUDA stream waiting for a
+ * signal from a reset GL context), and on a broken CUDA context the
+ * destroy calls fail and its objects go with the context instead. */
 static void
 image_free(struct glcuda_image *img, bool gl_current)
 {
@@ -24,12 +27,13 @@ image_free(struct glcuda_image *img, bool gl_current)
 	if (dev->has_cuda && (img->cu.memory || img->sync.cuda_done)) {
 		cuda_pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
 		/* Never free memory a queue may still use. Not a per-frame
-		 * path, so waiting is acceptable here. */
-		if (cuda_pushed && img->owner == IMAGE_OWNER_CUDA) {
+		 * path, so waiting is acceptable here (but not when lost). */
+		bool wait = cuda_pushed && !dev->lost;
+		if (wait && img->owner == IMAGE_OWNER_CUDA) {
 			/* Kernels may be queued after the hand-off on a stream
 			 * glcuda does not know: wait for the whole context. */
 			CU(cuCtxSynchronize)();
-		} else if (cuda_pushed) {
+		} else if (wait) {
 			handoff_sync_drain(&img->sync);
 		}
 		cuda_destroy_image(&img->cu);

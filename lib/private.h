@@ -21,6 +21,7 @@
 #define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
 
 struct vk_exporter;
+struct ring_done;
 
 /* A device: the caller's EGL context bound to one Vulkan device and one
  * CUDA device with the same UUID. */
@@ -35,6 +36,8 @@ struct glcuda_device {
 	char last_error[1024];
 	/* Set once a device loss was seen; every later call fails. */
 	bool lost;
+	/* What was lost, from the first failure that said so. */
+	char lost_reason[512];
 
 	struct gl_state gl;
 	struct vk_exporter *vk;
@@ -48,6 +51,9 @@ struct glcuda_device {
 
 	unsigned int live_images;
 	unsigned int live_rings;
+	/* Completion blocks of destroyed rings whose host functions had not
+	 * all run (ring.c): freed once they have, or with the context. */
+	struct ring_done *ring_orphans;
 };
 
 /* error.c ---------------------------------------------------------------- */
@@ -88,6 +94,9 @@ int device_new_internal(EGLDisplay display, EGLContext context,
 /* Check the device's context is current and the device usable. Returns 0 or
  * a recorded error. Every public call that touches GL starts with it. */
 int device_check_gl(struct glcuda_device *dev, const char *what);
+/* GLCUDA_ERROR_DEVICE_LOST (recorded) once the device was lost, else 0:
+ * for the public calls that do work without GL. */
+int device_check_lost(struct glcuda_device *dev, const char *what);
 
 /* Push/pop the device's CUDA context around CUDA calls. */
 int device_push_cuda(struct glcuda_device *dev, const char *what);
@@ -97,6 +106,13 @@ void device_pop_cuda(struct glcuda_device *dev);
  * loss, names the call and the code. Returns the glcuda error. */
 int device_cuda_fail(struct glcuda_device *dev, CUresult res, const char *call,
 		     const char *hint);
+
+/* ring.c ----------------------------------------------------------------- */
+
+/* Free the orphaned completion blocks whose host functions have all run;
+ * with context_gone (the CUDA context was destroyed, so none ever will),
+ * free them all. Returns how many remain. */
+unsigned int ring_orphans_reap(struct glcuda_device *dev, bool context_gone);
 
 /* format.c --------------------------------------------------------------- */
 

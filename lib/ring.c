@@ -40,21 +40,37 @@ struct timing_record {
 	struct timing_record *next; /* pending FIFO */
 };
 
+/*
+ * What the host functions touch, apart from the ring: one that runs after
+ * glcuda_ring_destroy — whose stream synchronisation failed, or was skipped
+ * on a lost device — must not touch freed memory, nor write to an fd number
+ * that was closed and reused. Its owner (the ring, then the device if host
+ * functions were still queued when the ring went) frees it, eventfd
+ * included, once `pending` is 0. A host function's decrement of `pending`
+ * is its last access.
+ */
+struct ring_done {
+	_Atomic unsigned int pending; /* host functions launched, not yet run */
+	int efd;
+	struct ring_done *next_orphan;
+	struct ring_done_slot {
+		struct ring_done *done;
+		/* Host functions run on the slot's frames. They run in launch
+		 * order (one stream per slot, or one for all), so frame n's
+		 * work is done once the count reaches its launch number. */
+		_Atomic uint64_t count;
+	} slots[RING_MAX_SLOTS];
+};
+
 struct glcuda_frame {
 	struct glcuda_ring *ring;
 	uint32_t slot;
 	enum frame_state state;
 	uint64_t number;
 	bool ready;
-	/* Host functions of this slot that have run, counted on a CUDA driver
-	 * thread; the current use is done when the count reaches done_target
-	 * (0: no host function was launched for it). A count, not the frame
-	 * number: a slot can be released and acquired again before the host
-	 * function of its previous use runs, and f->number then already
-	 * belongs to the next use. The slot's host functions all run on its
-	 * stream, in launch order. */
-	_Atomic uint64_t host_fns_done;
-	uint64_t host_fns_launched;
+	/* Host functions launched on this slot so far, and the launch number
+	 * of this frame's (0: none was launched). */
+	uint64_t launched;
 	uint64_t done_target;
 	struct glcuda_image *input, *output;
 	/* The slot's input and output travel together under one pair of
@@ -76,7 +92,7 @@ struct glcuda_ring {
 	uint32_t next_slot;
 	uint64_t next_number;
 	uint64_t dropped;
-	int efd;
+	struct ring_done *done;
 
 	bool timings;
 	struct timing_record records[TIMING_RECORDS];
@@ -111,15 +127,57 @@ bad_state(struct glcuda_frame *f, const char *call, const char *expected)
 static void CUDA_CB
 frame_done_host_fn(void *data)
 {
-	struct glcuda_frame *f = data;
+	struct ring_done_slot *slot = data;
+	struct ring_done *done = slot->done;
 	uint64_t one = 1;
 
-	/* Runs on a CUDA driver thread: no CUDA calls here, and nothing of
-	 * the frame that the caller's thread writes is read. */
-	atomic_fetch_add(&f->host_fns_done, 1);
-	if (write(f->ring->efd, &one, sizeof(one)) < 0) {
+	/* Runs on a CUDA driver thread: no CUDA calls here. */
+	atomic_fetch_add(&slot->count, 1);
+	if (write(done->efd, &one, sizeof(one)) < 0) {
 		/* The counter cannot overflow in practice; nothing to do. */
 	}
+	atomic_fetch_sub(&done->pending, 1); /* the last access */
+}
+
+static void
+ring_done_free(struct ring_done *done)
+{
+	if (done->efd >= 0)
+		close(done->efd);
+	free(done);
+}
+
+/* The ring lets go of its block: freed now if no host function is queued,
+ * else handed to the device until they have run (or cannot any more). */
+static void
+ring_done_release(struct glcuda_device *dev, struct ring_done *done)
+{
+	if (atomic_load(&done->pending) == 0) {
+		ring_done_free(done);
+		return;
+	}
+	log_debug(dev, "ring destroyed with %u host functions queued; their block "
+		  "stays until they have run\n", atomic_load(&done->pending));
+	done->next_orphan = dev->ring_orphans;
+	dev->ring_orphans = done;
+}
+
+unsigned int
+ring_orphans_reap(struct glcuda_device *dev, bool context_gone)
+{
+	struct ring_done **pp = &dev->ring_orphans, *done;
+	unsigned int left = 0;
+
+	while ((done = *pp)) {
+		if (context_gone || atomic_load(&done->pending) == 0) {
+			*pp = done->next_orphan;
+			ring_done_free(done);
+		} else {
+			pp = &done->next_orphan;
+			left++;
+		}
+	}
+	return left;
 }
 
 /* Timing records ------------------------------------------------------- */
@@ -255,17 +313,20 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 {
 	struct glcuda_device *dev = ring->dev;
 	bool pushed = dev->has_cuda && CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
+	/* Let queued work finish before its semaphores and images go; destroy
+	 * is not a per-frame path. Not on a lost device, where the wait might
+	 * never return. Whether these succeed or not, host functions still
+	 * queued only touch ring->done (ring_done_release). */
+	bool wait = pushed && !dev->lost;
 
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
-		/* Host functions reference the frame: let them run before
-		 * the memory goes away. Destroy is not a per-frame path. */
-		if (pushed && f->stream && (f->state == FRAME_SUBMITTED ||
-					    f->state == FRAME_COMPLETED ||
-					    f->state == FRAME_PRESENTED))
+		if (wait && f->stream && (f->state == FRAME_SUBMITTED ||
+					  f->state == FRAME_COMPLETED ||
+					  f->state == FRAME_PRESENTED))
 			CU(cuStreamSynchronize)(f->stream);
 	}
-	if (pushed && ring->desc.cuda_stream)
+	if (wait && ring->desc.cuda_stream)
 		CU(cuStreamSynchronize)((CUstream)ring->desc.cuda_stream);
 	if (ring->timings)
 		timing_fini(ring, gl_current);
@@ -286,8 +347,8 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 	}
 	if (pushed)
 		device_pop_cuda(dev);
-	if (ring->efd >= 0)
-		close(ring->efd);
+	if (ring->done)
+		ring_done_release(dev, ring->done);
 	free(ring);
 }
 
@@ -321,6 +382,7 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	ret = device_check_gl(dev, "glcuda_ring_new");
 	if (ret < 0)
 		return ret;
+	ring_orphans_reap(dev, false);
 	if ((desc->flags & GLCUDA_RING_FLAG_TIMINGS) && !dev->gl.has_timer_query)
 		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
 				   "glcuda_ring_new: GLCUDA_RING_FLAG_TIMINGS needs GL timer "
@@ -337,9 +399,17 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	ring->desc = *desc;
 	ring->slot_count = desc->slots ? desc->slots : 3;
 	ring->timings = desc->flags & GLCUDA_RING_FLAG_TIMINGS;
-	ring->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (ring->efd < 0) {
+	ring->done = calloc(1, sizeof(*ring->done));
+	if (!ring->done) {
+		free(ring);
+		return glcuda_fail(dev, -ENOMEM, "glcuda_ring_new: out of memory");
+	}
+	for (uint32_t i = 0; i < RING_MAX_SLOTS; i++)
+		ring->done->slots[i].done = ring->done;
+	ring->done->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ring->done->efd < 0) {
 		ret = glcuda_fail(dev, -errno, "glcuda_ring_new: eventfd: %s", strerror(errno));
+		free(ring->done);
 		free(ring);
 		return ret;
 	}
@@ -443,22 +513,25 @@ fail:
 GLCUDA_EXPORT void
 glcuda_ring_destroy(struct glcuda_ring *ring)
 {
+	struct glcuda_device *dev;
 	bool gl_current;
 
 	if (!ring)
 		return;
-	gl_current = eglGetCurrentContext() == ring->dev->context;
+	dev = ring->dev;
+	gl_current = eglGetCurrentContext() == dev->context;
 	if (!gl_current)
-		log_error(ring->dev, "glcuda_ring_destroy: the device's context is not "
+		log_error(dev, "glcuda_ring_destroy: the device's context is not "
 			  "current; GL framebuffers and queries of the ring leak\n");
-	ring->dev->live_rings--;
+	dev->live_rings--;
 	ring_free(ring, gl_current);
+	ring_orphans_reap(dev, false);
 }
 
 GLCUDA_EXPORT int
 glcuda_ring_get_fd(const struct glcuda_ring *ring)
 {
-	return ring ? ring->efd : -1;
+	return ring ? ring->done->efd : -1;
 }
 
 GLCUDA_EXPORT uint64_t
@@ -477,6 +550,12 @@ glcuda_ring_acquire(struct glcuda_ring *ring, struct glcuda_frame **out)
 	if (!ring || !out)
 		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
 				   "glcuda_ring_acquire: %s is NULL", ring ? "out" : "ring");
+	/* First, so that a lost device is reported even when every slot is
+	 * in flight (-EAGAIN would have the caller wait for frames that never
+	 * complete). */
+	ret = device_check_gl(ring->dev, "glcuda_ring_acquire");
+	if (ret < 0)
+		return ret;
 	/* Slots in order; the first free one from where the last left off. */
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *cand =
@@ -488,13 +567,11 @@ glcuda_ring_acquire(struct glcuda_ring *ring, struct glcuda_frame **out)
 	}
 	if (!f)
 		return -EAGAIN; /* not an error worth a message: the caller skips */
-	ret = device_check_gl(ring->dev, "glcuda_ring_acquire");
-	if (ret < 0)
-		return ret;
 
 	ring->next_slot = (f->slot + 1) % ring->slot_count;
 	f->number = ring->next_number++;
 	f->ready = false;
+	f->done_target = 0;
 	f->state = FRAME_ACQUIRED;
 	if (ring->timings) {
 		f->timing = timing_get(ring);
@@ -517,6 +594,10 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	if (!f)
 		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_submit: frame is NULL");
 	dev = f->ring->dev;
+	/* A lost device first: the caller's recovery keys on that code. */
+	ret = device_check_lost(dev, "glcuda_frame_submit");
+	if (ret < 0)
+		return ret;
 	if (f->state != FRAME_ACQUIRED)
 		return bad_state(f, "glcuda_frame_submit", "acquired");
 	ret = device_check_gl(dev, "glcuda_frame_submit");
@@ -556,10 +637,11 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	if (!f)
 		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_complete: frame is NULL");
 	dev = f->ring->dev;
+	ret = device_check_lost(dev, "glcuda_frame_complete");
+	if (ret < 0)
+		return ret;
 	if (f->state != FRAME_SUBMITTED)
 		return bad_state(f, "glcuda_frame_complete", "submitted");
-	if (dev->lost)
-		return device_check_gl(dev, "glcuda_frame_complete");
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
 	if (ret < 0)
 		return ret;
@@ -572,13 +654,19 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
 	if (ret < 0)
 		return ret;
-	res = CU(cuLaunchHostFunc)(f->stream, frame_done_host_fn, f);
+	/* Counted before the launch: the host function may run (and
+	 * uncount itself) before cuLaunchHostFunc returns. */
+	atomic_fetch_add(&f->ring->done->pending, 1);
+	res = CU(cuLaunchHostFunc)(f->stream, frame_done_host_fn,
+				   &f->ring->done->slots[f->slot]);
 	device_pop_cuda(dev);
-	f->done_target = res == CUDA_SUCCESS ? ++f->host_fns_launched : 0;
 	/* The hand-off back is enqueued whatever happens next. */
 	f->state = FRAME_COMPLETED;
-	if (res != CUDA_SUCCESS)
+	if (res != CUDA_SUCCESS) {
+		atomic_fetch_sub(&f->ring->done->pending, 1);
 		return device_cuda_fail(dev, res, "cuLaunchHostFunc", NULL);
+	}
+	f->done_target = ++f->launched;
 	return 0;
 }
 
@@ -588,7 +676,7 @@ update_ready(struct glcuda_ring *ring)
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		if (f->state == FRAME_COMPLETED && !f->ready && f->done_target &&
-		    atomic_load(&f->host_fns_done) >= f->done_target)
+		    atomic_load(&ring->done->slots[i].count) >= f->done_target)
 			f->ready = true;
 	}
 }
@@ -597,13 +685,16 @@ GLCUDA_EXPORT int
 glcuda_ring_dispatch(struct glcuda_ring *ring)
 {
 	uint64_t count;
-	int n = 0;
+	int n = 0, ret;
 
 	if (!ring)
 		return glcuda_fail(NULL, -EINVAL, "glcuda_ring_dispatch: ring is NULL");
+	ret = device_check_lost(ring->dev, "glcuda_ring_dispatch");
+	if (ret < 0)
+		return ret;
 	/* Drain first, then look: a completion after the read leaves the fd
 	 * readable for the next round. */
-	while (read(ring->efd, &count, sizeof(count)) == (ssize_t)sizeof(count))
+	while (read(ring->done->efd, &count, sizeof(count)) == (ssize_t)sizeof(count))
 		;
 	update_ready(ring);
 	for (uint32_t i = 0; i < ring->slot_count; i++)
@@ -672,6 +763,9 @@ glcuda_frame_wait_gl(struct glcuda_frame *f)
 	glcuda_clear_error();
 	if (!f)
 		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_wait_gl: frame is NULL");
+	ret = device_check_lost(f->ring->dev, "glcuda_frame_wait_gl");
+	if (ret < 0)
+		return ret;
 	if (f->state != FRAME_COMPLETED)
 		return bad_state(f, "glcuda_frame_wait_gl", "completed");
 	ret = device_check_gl(f->ring->dev, "glcuda_frame_wait_gl");
@@ -688,6 +782,9 @@ glcuda_frame_release(struct glcuda_frame *f)
 	glcuda_clear_error();
 	if (!f)
 		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_release: frame is NULL");
+	ret = device_check_lost(f->ring->dev, "glcuda_frame_release");
+	if (ret < 0)
+		return ret;
 	if (f->state != FRAME_COMPLETED && f->state != FRAME_PRESENTED)
 		return bad_state(f, "glcuda_frame_release", "completed or presented");
 	ret = device_check_gl(f->ring->dev, "glcuda_frame_release");

@@ -114,8 +114,14 @@ gl_fence_wait(struct glcuda_device *dev)
 	/* The CPU mode's one blocking wait in this direction.
 	 * FLUSH_COMMANDS on the first call so the fence is sure to signal. */
 	r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(5000000000));
-	while (r == GL_TIMEOUT_EXPIRED)
+	while (r == GL_TIMEOUT_EXPIRED) {
+		/* A reset context may never signal: never wait forever on it. */
+		if (gl_reset_status(&dev->gl) != GL_NO_ERROR) {
+			glDeleteSync(fence);
+			return device_check_gl(dev, "glClientWaitSync");
+		}
 		r = glClientWaitSync(fence, 0, UINT64_C(5000000000));
+	}
 	glDeleteSync(fence);
 	if (r == GL_WAIT_FAILED)
 		return gl_check_error(dev, "glClientWaitSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
@@ -423,26 +429,35 @@ GLCUDA_EXPORT int
 glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *images,
 		     unsigned int count, CUstream stream)
 {
+	enum image_owner from = IMAGE_OWNER_CUDA;
 	struct image_handoff h;
 	int ret;
 
+	/* Images left "handed back, GL not waiting" by a call whose GL half
+	 * failed (the CPU mode's cuEventSynchronize, a GL error): this call
+	 * retries that half only. (Wrapped GL textures never stop there:
+	 * the unmap is their whole hand-back.) */
+	if (images && count > 0 && count <= SYNC_MAX_IMAGES && images[0] &&
+	    images[0]->owner == IMAGE_OWNER_CUDA_DONE)
+		from = IMAGE_OWNER_CUDA_DONE;
 	memset(&h, 0, sizeof(h));
-	ret = begin_image_handoff(dev, images, count, IMAGE_OWNER_CUDA,
-				  "glcuda_handoff_to_gl", &h);
+	ret = begin_image_handoff(dev, images, count, from, "glcuda_handoff_to_gl", &h);
 	if (ret < 0)
 		return ret;
-	if (h.unit_count > 0) {
-		ret = sync_cuda_signal(dev, h.units, h.unit_count, stream);
+	if (from == IMAGE_OWNER_CUDA) {
+		if (h.unit_count > 0) {
+			ret = sync_cuda_signal(dev, h.units, h.unit_count, stream);
+			if (ret < 0)
+				return ret;
+			/* CUDA has signalled: even if what follows fails,
+			 * these images are no longer CUDA's to hand back. */
+			set_owner(images, count, IMAGE_OWNER_CUDA_DONE, false);
+		}
+		ret = unmap_textures(dev, &h, stream);
 		if (ret < 0)
 			return ret;
-		/* CUDA has signalled: even if what follows fails, these
-		 * images are no longer CUDA's to hand back. */
-		set_owner(images, count, IMAGE_OWNER_CUDA_DONE, false);
+		set_owner(images, count, IMAGE_OWNER_GL, true);
 	}
-	ret = unmap_textures(dev, &h, stream);
-	if (ret < 0)
-		return ret;
-	set_owner(images, count, IMAGE_OWNER_GL, true);
 	if (h.unit_count > 0) {
 		ret = sync_gl_wait(dev, h.units, h.unit_count);
 		if (ret < 0)

@@ -5,7 +5,7 @@
 # are suppressed by tests/valgrind.supp (each entry says why). It fails on
 # the first report; tests/<test>.valgrind.log has the full output.
 VALGRIND_TESTS = tests/test-device tests/test-image tests/test-vk \
-	tests/test-headless tests/fuzz/replay
+	tests/test-headless tests/fuzz/replay tests/test-ring-cpu tests/test-loss
 VALGRIND_FLAGS = --leak-check=full --error-exitcode=1 --num-callers=40 \
 	--errors-for-leak-kinds=definite,indirect \
 	--suppressions=$(abs_top_srcdir)/tests/valgrind.supp

@@ -105,9 +105,18 @@ int glcuda_handoff_to_cuda(struct glcuda_device *dev,
  * calling thread. In the CPU mode this synchronises @p stream.
  * Wrapped GL textures are unmapped on @p stream instead.
  *
+ * If CUDA's half succeeded but GL's failed (in the CPU mode, the
+ * cuEventSynchronize that waits for the stream; otherwise a GL error), the
+ * call returns that error and the images stay "handed back by CUDA, GL not
+ * waiting": call glcuda_handoff_to_gl() again with the same images to retry
+ * GL's half only (@p stream is then not used), or destroy them. Images
+ * whose binary semaphores are out of step fail with GLCUDA_ERROR_BAD_STATE
+ * and must be destroyed.
+ *
  * GL: the device's context must be current.
  * @return as glcuda_handoff_to_cuda(); GLCUDA_ERROR_BAD_STATE if an image is
- *   owned by GL.
+ *   owned by GL, or if some images are owned by CUDA and others await the
+ *   retry.
  * @since 0.1
  */
 int glcuda_handoff_to_gl(struct glcuda_device *dev,

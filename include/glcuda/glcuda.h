@@ -115,8 +115,18 @@ enum glcuda_error {
 	GLCUDA_ERROR_BAD_STATE = -1016,
 	/** An object belongs to another glcuda_device. */
 	GLCUDA_ERROR_WRONG_DEVICE = -1017,
-	/** The GPU was lost or reset. Every later call on the device returns
-	 *  this; destroy everything made from it and create a new device. */
+	/** The GPU was lost or reset: a sticky CUDA error (a kernel faulted:
+	 *  CUDA_ERROR_ILLEGAL_ADDRESS, _LAUNCH_FAILED, ...), a GL context reset
+	 *  (glGetGraphicsResetStatus, GL_CONTEXT_LOST; reported only for a
+	 *  context made with reset notification, see glcuda_device_new()), or
+	 *  VK_ERROR_DEVICE_LOST. The message names the failing call and its
+	 *  code. From then on every call on the device, its images and its
+	 *  rings that does work returns this (getters keep returning what they
+	 *  hold). To recover: destroy the rings, the images and the device
+	 *  (nothing waits on the lost GPU, and they free what they own); after
+	 *  a GL reset also destroy the GL context (GL_KHR_robustness: a reset
+	 *  context stays unusable) and make a new one; then create the device
+	 *  again. */
 	GLCUDA_ERROR_DEVICE_LOST = -1018,
 	/** No EGL device or GL context that glcuda can use was found. */
 	GLCUDA_ERROR_NO_DISPLAY = -1019,
@@ -276,6 +286,14 @@ struct glcuda_caps {
  * library load), and picks the best sync mode. The context stays current;
  * no GL state changes.
  *
+ * GPU resets that GL sees are detected only if @p context was made with
+ * reset notification: EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY (EGL
+ * 1.5; for GLES, EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT of
+ * EGL_EXT_create_context_robustness) set to EGL_LOSE_CONTEXT_ON_RESET.
+ * glcuda then checks glGetGraphicsResetStatus in every call that touches GL
+ * and reports GLCUDA_ERROR_DEVICE_LOST; without it the reset goes unnoticed
+ * until a later failure (glcuda logs this at info priority).
+ *
  * @param display the caller's EGLDisplay
  * @param context the caller's EGLContext, current on this thread
  * @param options NULL for defaults
@@ -296,6 +314,15 @@ int glcuda_device_new(EGLDisplay display, EGLContext context,
 /**
  * Destroy a device. Every image and ring made from it must be destroyed
  * first. GL: the device's context must be current. NULL is a no-op.
+ *
+ * After GLCUDA_ERROR_DEVICE_LOST it does not wait on the GPU. It releases
+ * the CUDA primary context it retained: when that was the last reference,
+ * the broken context is destroyed, and with it the CUDA objects of the
+ * device's images and rings that a broken context does not let glcuda
+ * destroy one by one. A program that retains the primary context itself
+ * must release it too (or call cuDevicePrimaryCtxReset) before CUDA works
+ * again; with options.cuda_context, destroying that context is the
+ * caller's job.
  * @since 0.1
  */
 void glcuda_device_destroy(struct glcuda_device *dev);
@@ -389,7 +416,10 @@ int glcuda_image_new(struct glcuda_device *dev, uint32_t width,
  * deleted at once (GL keeps them alive until its queued commands finish),
  * and the CUDA and Vulkan parts are released after the GPU work queued on
  * the image has completed (glcuda waits for the CUDA work that touches the
- * image, which can block if such work is still running).
+ * image, which can block if such work is still running). After
+ * GLCUDA_ERROR_DEVICE_LOST nothing waits (the work may never finish) and
+ * everything is released at once; on a broken CUDA context the CUDA
+ * objects go with the context (glcuda_device_destroy()).
  * GL: the device's context must be current. NULL is a no-op.
  * @since 0.1
  */
@@ -558,6 +588,14 @@ int glcuda_ring_new(struct glcuda_device *dev,
 /**
  * Destroy a ring, with frames in flight or not. GL: context current.
  * NULL is a no-op.
+ *
+ * It waits for the ring's CUDA work to finish, except after
+ * GLCUDA_ERROR_DEVICE_LOST. Work that has not finished when it returns
+ * (the wait failed, or was skipped) is safe: the ring's completion
+ * callbacks only touch a small block that glcuda frees, with the ready fd,
+ * once they have run or their CUDA context is gone (at the next ring call
+ * on the device or at glcuda_device_destroy()). Until then the ready fd
+ * stays open: remove it from your event loop before destroying the ring.
  * @since 0.1
  */
 void glcuda_ring_destroy(struct glcuda_ring *ring);
@@ -568,7 +606,9 @@ void glcuda_ring_destroy(struct glcuda_ring *ring);
  * enqueued now (on the GPU).
  * GL: context current.
  * @return 0, or -EAGAIN when every slot is in flight (acquired, submitted,
- *   completed or presented but not released), -EINVAL.
+ *   completed or presented but not released), -EINVAL,
+ *   GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_DEVICE_LOST (also when
+ *   every slot is in flight: their frames will never complete).
  * @since 0.1
  */
 int glcuda_ring_acquire(struct glcuda_ring *ring, struct glcuda_frame **out);
@@ -585,7 +625,8 @@ int glcuda_ring_get_fd(const struct glcuda_ring *ring);
 /**
  * Drain the ready fd and update which frames are ready. Never blocks.
  * @return the number of frames whose CUDA stage is done and that were not
- *   yet taken (>= 0), or a negative error.
+ *   yet taken (>= 0), or a negative error (-EINVAL,
+ *   GLCUDA_ERROR_DEVICE_LOST).
  * @since 0.1
  */
 int glcuda_ring_dispatch(struct glcuda_ring *ring);
@@ -596,7 +637,9 @@ int glcuda_ring_dispatch(struct glcuda_ring *ring);
  * without being presented (their GL waits are still enqueued so that the
  * semaphores stay balanced). Enqueues GL's GPU-side wait for the returned
  * frame, so GL commands issued afterwards see CUDA's output. The frame is
- * then "presented" until glcuda_frame_release().
+ * then "presented" until glcuda_frame_release(). NULL also on failure
+ * (GLCUDA_ERROR_DEVICE_LOST, GLCUDA_ERROR_NO_CURRENT_CONTEXT): see
+ * glcuda_device_last_error().
  * GL: context current.
  * @since 0.1
  */
@@ -610,7 +653,8 @@ uint64_t glcuda_ring_dropped(const struct glcuda_ring *ring);
  * stream waits on the GPU. Call after rendering into the input.
  * GL: context current.
  * @return 0, GLCUDA_ERROR_BAD_STATE if the frame is not acquired, or a
- *   driver error.
+ *   driver error. Once the device is lost, GLCUDA_ERROR_DEVICE_LOST
+ *   whatever the frame's state (so for the frame calls below too).
  * @since 0.1
  */
 int glcuda_frame_submit(struct glcuda_frame *frame);

@@ -42,6 +42,32 @@ gl_check_error(struct glcuda_device *dev, const char *what)
 						     "images or use smaller ones." : "");
 }
 
+static GLenum
+gl_reset_status_default(void)
+{
+	return glGetGraphicsResetStatus();
+}
+
+GLenum (*gl_reset_status_hook)(void) = gl_reset_status_default;
+
+GLenum
+gl_reset_status(const struct gl_state *gl)
+{
+	return gl->reset_notification ? gl_reset_status_hook() : GL_NO_ERROR;
+}
+
+const char *
+gl_reset_status_name(GLenum status)
+{
+	switch (status) {
+	case GL_NO_ERROR: return "GL_NO_ERROR";
+	case GL_GUILTY_CONTEXT_RESET: return "GL_GUILTY_CONTEXT_RESET";
+	case GL_INNOCENT_CONTEXT_RESET: return "GL_INNOCENT_CONTEXT_RESET";
+	case GL_UNKNOWN_CONTEXT_RESET: return "GL_UNKNOWN_CONTEXT_RESET";
+	default: return "an unknown reset status";
+	}
+}
+
 static bool
 has_ext(const char *name)
 {
@@ -96,6 +122,17 @@ gl_state_init(struct glcuda_device *dev, struct gl_state *gl)
 	gl->has_robustness = gl->is_gles ? version >= 32 || has_ext("GL_EXT_robustness") ||
 						   has_ext("GL_KHR_robustness")
 					 : true; /* core since 4.5 */
+	if (gl->has_robustness) {
+		GLint strategy = GL_NO_RESET_NOTIFICATION;
+		glGetIntegerv(GL_RESET_NOTIFICATION_STRATEGY, &strategy);
+		gl->reset_notification = strategy == GL_LOSE_CONTEXT_ON_RESET;
+	}
+	if (!gl->reset_notification)
+		log_info(dev, "the GL context was made without reset notification: a GPU "
+			 "reset that only GL sees is not detected. Create it with "
+			 "EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY (GLES: "
+			 "EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT) = "
+			 "EGL_LOSE_CONTEXT_ON_RESET to have glcuda report it.\n");
 
 	if (!gl->has_memory_object_fd)
 		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,

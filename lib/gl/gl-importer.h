@@ -33,6 +33,10 @@ struct gl_state {
 	bool has_timeline_nv;       /* GL_NV_timeline_semaphore */
 	bool has_timer_query;       /* GL 3.3 / GL_EXT_disjoint_timer_query */
 	bool has_robustness;        /* glGetGraphicsResetStatus available */
+	/* The context reports resets: made with reset notification
+	 * (GL_RESET_NOTIFICATION_STRATEGY is GL_LOSE_CONTEXT_ON_RESET). Without
+	 * it glGetGraphicsResetStatus always returns GL_NO_ERROR. */
+	bool reset_notification;
 	GLint max_texture_size;
 	glcuda_PFNGLCREATESEMAPHORESNV CreateSemaphoresNV;
 	glcuda_PFNGLSEMAPHOREPARAMETERIVNV SemaphoreParameterivNV;
@@ -42,6 +46,13 @@ struct gl_state {
  * strings and GL_DEVICE_UUID_EXT / GL_DRIVER_UUID_EXT into dev->caps.
  * Errors: GLCUDA_ERROR_GL_TOO_OLD, GLCUDA_ERROR_MISSING_GL_EXTENSION. */
 int gl_state_init(struct glcuda_device *dev, struct gl_state *gl);
+
+/* glGetGraphicsResetStatus where the context reports resets, else
+ * GL_NO_ERROR. It calls through gl_reset_status_hook: the seam the
+ * device-loss tests use, since no driver resets a context on demand. */
+GLenum gl_reset_status(const struct gl_state *gl);
+extern GLenum (*gl_reset_status_hook)(void);
+const char *gl_reset_status_name(GLenum status);
 
 /* Drain glGetError; if anything was pending, record GLCUDA_ERROR_GL naming
  * `what` (and GLCUDA_ERROR_DEVICE_LOST on GL_CONTEXT_LOST). */

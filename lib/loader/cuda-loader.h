@@ -33,6 +33,7 @@
 	X(cuDevicePrimaryCtxRetain) \
 	X(cuDevicePrimaryCtxRelease) \
 	X(cuDevicePrimaryCtxSetFlags) \
+	X(cuDevicePrimaryCtxGetState) \
 	X(cuCtxPushCurrent) \
 	X(cuCtxPopCurrent) \
 	X(cuCtxGetCurrent) \

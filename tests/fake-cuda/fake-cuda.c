@@ -12,6 +12,13 @@
  * record. Imports take ownership of their fd and close it on destroy, like
  * the real driver, so fd accounting in tests stays meaningful.
  *
+ * Like the real driver, an injected "sticky" error (CUDA_ERROR_ILLEGAL_ADDRESS,
+ * CUDA_ERROR_LAUNCH_FAILED, ...) breaks the context: every later call that
+ * uses it returns the same error, its objects can no longer be destroyed one
+ * by one, and queued host functions never run. Releasing the last reference
+ * to the primary context destroys it with everything it still holds; the
+ * next retain gets a fresh, working context.
+ *
  * Only cuGetProcAddress_v2 (what glcuda's loader looks up) and the test
  * controls are exported; every entry point has the ABI the loader's
  * __typeof__ of the cuda.h declaration expects.
@@ -137,6 +144,13 @@ static bool draining;
 static uint64_t clock_us;
 static unsigned int launches, host_fns_run;
 static size_t device_bytes;
+/* The context's sticky error (CUDA_SUCCESS: healthy), and the objects
+ * freed by the destruction of a context that still held them. */
+static CUresult sticky;
+static unsigned int reclaimed;
+/* Work of a destroyed stream still runs (as with the real driver); its ops
+ * point here so that a new stream at the same address is not busy. */
+static struct CUstream_st destroyed_stream;
 
 static __thread CUcontext ctx_stack[32];
 static __thread int ctx_depth;
@@ -192,22 +206,37 @@ alloc_find(uintptr_t addr, size_t n)
 
 static char fail_env[128], fail_name[64];
 static unsigned long fail_at, fail_calls;
+static CUresult fail_code;
 
-/* GLCUDA_FAKE_CUDA_FAIL=name:N, read at every call so that a test can
- * change it between calls; the call count restarts when it changes. */
+static CUresult result_from_name(const char *name);
+
+/* GLCUDA_FAKE_CUDA_FAIL=name:N[:code], read at every call so that a test
+ * can change it between calls; the call count restarts when it changes.
+ * code is a CUresult name (CUDA_ERROR_LAUNCH_FAILED) or number; default
+ * CUDA_ERROR_OUT_OF_MEMORY. */
 static void
 fail_parse(const char *env)
 {
-	const char *colon = strchr(env, ':');
+	const char *colon = strchr(env, ':'), *code;
+	char *end;
 
 	snprintf(fail_env, sizeof(fail_env), "%s", env);
 	fail_calls = 0;
 	fail_at = 0;
+	fail_code = CUDA_ERROR_OUT_OF_MEMORY;
 	if (!colon || (size_t)(colon - env) >= sizeof(fail_name))
 		return;
 	memcpy(fail_name, env, (size_t)(colon - env));
 	fail_name[colon - env] = '\0';
-	fail_at = strtoul(colon + 1, NULL, 10);
+	fail_at = strtoul(colon + 1, &end, 10);
+	if (*end != ':')
+		return;
+	code = end + 1;
+	fail_code = (CUresult)strtoul(code, &end, 10);
+	if (end == code || *end)
+		fail_code = result_from_name(code);
+	if (fail_code == CUDA_SUCCESS)
+		fail_at = 0; /* unknown code: inject nothing rather than success */
 }
 
 /* Called with the lock held. */
@@ -225,13 +254,61 @@ fail_now(const char *name)
 	return ++fail_calls == fail_at;
 }
 
+/* Errors after which the real driver's context is unusable: every later
+ * call on it returns the same error (cuda.h: "any further CUDA work will
+ * return the same error"). */
+static bool
+result_is_sticky(CUresult res)
+{
+	switch (res) {
+	case CUDA_ERROR_ECC_UNCORRECTABLE:
+	case CUDA_ERROR_CONTAINED:
+	case CUDA_ERROR_ILLEGAL_ADDRESS:
+	case CUDA_ERROR_LAUNCH_TIMEOUT:
+	case CUDA_ERROR_ASSERT:
+	case CUDA_ERROR_HARDWARE_STACK_ERROR:
+	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+	case CUDA_ERROR_MISALIGNED_ADDRESS:
+	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+	case CUDA_ERROR_INVALID_PC:
+	case CUDA_ERROR_LAUNCH_FAILED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Calls that do not use a context keep working on a broken one: the
+ * driver, the device, the context stack and the primary context's
+ * reference count (releasing it is how a program recovers). */
+static bool
+call_needs_context(const char *name)
+{
+	static const char *const free_calls[] = {
+		"cuInit", "cuDriverGetVersion", "cuCtxPushCurrent", "cuCtxPopCurrent",
+		"cuCtxGetCurrent", "cuCtxGetDevice",
+	};
+
+	if (!strncmp(name, "cuDevice", 8))
+		return false;
+	for (size_t i = 0; i < sizeof(free_calls) / sizeof(free_calls[0]); i++)
+		if (!strcmp(name, free_calls[i]))
+			return false;
+	return true;
+}
+
 static CUresult
 enter(const char *name)
 {
 	if (!initialized)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (fail_now(name))
-		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (sticky != CUDA_SUCCESS && call_needs_context(name))
+		return sticky;
+	if (fail_now(name)) {
+		if (result_is_sticky(fail_code) && call_needs_context(name))
+			sticky = fail_code;
+		return fail_code;
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -376,17 +453,16 @@ stream_busy(CUstream s)
 	return false;
 }
 
-/* Drop queued work that refers to an object being destroyed: a stream
- * destroyed behind the closed gate loses its work (glcuda synchronises
- * before destroying, so it never relies on it running later). */
+/* Drop the queued records of an event being destroyed (they would touch
+ * it; nothing else observes them). */
 static void
-queue_purge(CUstream s, CUevent ev)
+queue_purge_event(CUevent ev)
 {
 	struct op **pp = &queue_head, *op;
 
 	queue_tail = NULL;
 	while ((op = *pp)) {
-		if ((s && op->stream == s) || (ev && op->kind == OP_EVENT && op->event == ev)) {
+		if (op->kind == OP_EVENT && op->event == ev) {
 			*pp = op->next;
 			if (op->kind == OP_EVENT)
 				op->event->pending--;
@@ -414,7 +490,7 @@ fake_cuInit(unsigned int flags)
 {
 	pthread_mutex_lock(&lock);
 	if (fail_now("cuInit"))
-		LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+		LEAVE(fail_code);
 	if (flags != 0)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	initialized = true;
@@ -446,9 +522,27 @@ static const struct {
 	{ CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready" },
 	{ CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT",
 	  "the launch timed out and was terminated" },
+	{ CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+	  "an illegal memory access was encountered" },
+	{ CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED",
+	  "unspecified launch failure" },
+	{ CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT", "device-side assert triggered" },
+	{ CUDA_ERROR_ECC_UNCORRECTABLE, "CUDA_ERROR_ECC_UNCORRECTABLE",
+	  "uncorrectable ECC error encountered" },
+	{ CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED",
+	  "context is destroyed" },
 	{ CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
 	{ CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error" },
 };
+
+static CUresult
+result_from_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(error_table) / sizeof(error_table[0]); i++)
+		if (!strcmp(error_table[i].name, name))
+			return error_table[i].res;
+	return CUDA_SUCCESS;
+}
 
 static CUresult
 fake_cuGetErrorName(CUresult error, const char **str)
@@ -602,6 +696,67 @@ fake_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	LEAVE(CUDA_SUCCESS);
 }
 
+/* Free an object of a context being destroyed, as its destroy call would
+ * (fds of imports closed; a mipmapped array's level goes with it). */
+static void
+obj_reclaim(struct obj *o)
+{
+	obj_remove(o);
+	reclaimed++;
+	switch (o->kind) {
+	case K_EXT_MEMORY: {
+		struct CUextMemory_st *m = (struct CUextMemory_st *)o;
+		device_bytes -= m->size;
+		close(m->fd);
+		break;
+	}
+	case K_MIPMAP: {
+		struct CUmipmappedArray_st *a = (struct CUmipmappedArray_st *)o;
+		if (a->level0)
+			a->level0->parent = NULL;
+		break;
+	}
+	case K_ARRAY: {
+		struct CUarray_st *a = (struct CUarray_st *)o;
+		if (a->parent)
+			a->parent->level0 = NULL;
+		break;
+	}
+	case K_SEMAPHORE:
+		close(((struct CUextSemaphore_st *)o)->fd);
+		break;
+	case K_DEVICE_MEM:
+	case K_HOST_MEM: {
+		struct alloc *a = (struct alloc *)o;
+		if (o->kind == K_DEVICE_MEM)
+			device_bytes -= a->size;
+		free(a->ptr);
+		break;
+	}
+	default:
+		break;
+	}
+	free(o);
+}
+
+/* The last reference to the primary context is gone: the context is
+ * destroyed with its queued work (which never runs) and every object it
+ * still holds, and the next retain makes a fresh one. Lock held. */
+static void
+primary_destroy(void)
+{
+	while (queue_head) {
+		struct op *op = queue_head;
+		queue_head = op->next;
+		free(op);
+	}
+	queue_tail = NULL;
+	queue_len = 0;
+	while (live.next != &live)
+		obj_reclaim(live.next);
+	sticky = CUDA_SUCCESS;
+}
+
 static CUresult
 fake_cuDevicePrimaryCtxRelease(CUdevice dev)
 {
@@ -610,7 +765,21 @@ fake_cuDevicePrimaryCtxRelease(CUdevice dev)
 		LEAVE(CUDA_ERROR_INVALID_DEVICE);
 	if (primary.refs == 0)
 		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
-	primary.refs--;
+	if (--primary.refs == 0)
+		primary_destroy();
+	LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult
+fake_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+	ENTER("cuDevicePrimaryCtxGetState");
+	if (!flags || !active)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	if (dev != 0)
+		LEAVE(CUDA_ERROR_INVALID_DEVICE);
+	*flags = primary.flags;
+	*active = primary.refs > 0;
 	LEAVE(CUDA_SUCCESS);
 }
 
@@ -691,7 +860,7 @@ ctx_synchronize(CUcontext ctx)
 	if (ctx != &primary || primary.refs == 0)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	queue_drain();
-	return queue_head ? CUDA_ERROR_LAUNCH_TIMEOUT : CUDA_SUCCESS;
+	return queue_head ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 }
 
 static CUresult
@@ -1003,7 +1172,12 @@ fake_cuStreamDestroy(CUstream stream)
 	ENTER("cuStreamDestroy");
 	if (!obj_is_live(stream, K_STREAM))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
-	queue_purge(stream, NULL);
+	/* The real driver returns at once and runs the stream's queued work
+	 * later ("resources ... released automatically once the device has
+	 * completed all work in hStream"): so does the fake. */
+	for (struct op *op = queue_head; op; op = op->next)
+		if (op->stream == stream)
+			op->stream = &destroyed_stream;
 	obj_remove(&stream->o);
 	free(stream);
 	LEAVE(CUDA_SUCCESS);
@@ -1017,7 +1191,7 @@ fake_cuStreamSynchronize(CUstream stream)
 	if (!stream_ok(stream))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	queue_drain();
-	LEAVE(stream_busy(stream) ? CUDA_ERROR_LAUNCH_TIMEOUT : CUDA_SUCCESS);
+	LEAVE(stream_busy(stream) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS);
 }
 
 static CUresult
@@ -1107,7 +1281,7 @@ fake_cuEventDestroy(CUevent event)
 	ENTER("cuEventDestroy");
 	if (!obj_is_live(event, K_EVENT))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
-	queue_purge(NULL, event);
+	queue_purge_event(event);
 	obj_remove(&event->o);
 	free(event);
 	LEAVE(CUDA_SUCCESS);
@@ -1139,7 +1313,7 @@ fake_cuEventSynchronize(CUevent event)
 	if (!obj_is_live(event, K_EVENT))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	queue_drain();
-	LEAVE(event->pending ? CUDA_ERROR_LAUNCH_TIMEOUT : CUDA_SUCCESS);
+	LEAVE(event->pending ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS);
 }
 
 static CUresult
@@ -1528,6 +1702,26 @@ fake_cuda_live_objects(void)
 	unsigned int n;
 	pthread_mutex_lock(&lock);
 	n = live_count;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+FAKE_EXPORT unsigned int
+fake_cuda_reclaimed_objects(void)
+{
+	unsigned int n;
+	pthread_mutex_lock(&lock);
+	n = reclaimed;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+FAKE_EXPORT int
+fake_cuda_sticky_error(void)
+{
+	int n;
+	pthread_mutex_lock(&lock);
+	n = (int)sticky;
 	pthread_mutex_unlock(&lock);
 	return n;
 }

@@ -1,6 +1,7 @@
 # A fake CUDA driver (libfakecuda.so, loaded through GLCUDA_LIBCUDA) and the
-# suite that drives glcuda's public API with it in the "cpu" sync mode: the
-# ring, images and hand-offs run on CI without a GPU. Never installed.
+# suites that drive glcuda's public API with it in the "cpu" sync mode: the
+# ring, images and hand-offs (test-ring-cpu), device loss and teardown on
+# failure (test-loss) run on CI without a GPU. Never installed.
 if HAVE_CHECK
 check_LTLIBRARIES += tests/fake-cuda/libfakecuda.la
 tests_fake_cuda_libfakecuda_la_SOURCES = tests/fake-cuda/fake-cuda.c \
@@ -8,7 +9,7 @@ tests_fake_cuda_libfakecuda_la_SOURCES = tests/fake-cuda/fake-cuda.c \
 tests_fake_cuda_libfakecuda_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
-fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu
+fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu tests/test-loss
 check_PROGRAMS += $(fake_cuda_tests)
 TESTS += $(fake_cuda_tests)
 tests_test_ring_cpu_SOURCES = tests/test-ring-cpu.c
@@ -20,4 +21,8 @@ tests_test_threads_cpu_SOURCES = tests/test-threads.c
 tests_test_threads_cpu_CPPFLAGS = $(AM_CPPFLAGS) -DTHREADS_FAKE_CUDA
 tests_test_threads_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_threads_cpu_LDADD = $(test_ldadd) -ldl
+
+tests_test_loss_SOURCES = tests/test-loss.c
+tests_test_loss_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_loss_LDADD = $(test_ldadd) -ldl
 endif
