@@ -34,9 +34,10 @@ wrap_free(struct glcuda_image *img, bool gl_current)
 	struct glcuda_device *dev = img->dev;
 	bool pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
 
-	if (pushed) {
-		/* Never unregister what queued work may still use. Not a
-		 * per-frame path, so waiting is acceptable here. */
+	/* Never unregister what queued work may still use. Not a per-frame
+	 * path, so waiting is acceptable here, but not on a lost device,
+	 * whose work may never finish (image.c). */
+	if (pushed && !dev->lost) {
 		if (img->owner == IMAGE_OWNER_CUDA)
 			CU(cuCtxSynchronize)();
 		else
