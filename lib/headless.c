@@ -74,6 +74,7 @@ display_acquire(EGLDisplay dpy, char *why, size_t whysize)
 	struct display_ref *slot = NULL;
 	EGLint major, minor;
 	bool was_initialized;
+	EGLBoolean ok;
 
 	pthread_mutex_lock(&display_lock);
 	for (size_t i = 0; i < ARRAY_LENGTH(display_refs); i++) {
@@ -91,7 +92,10 @@ display_acquire(EGLDisplay dpy, char *why, size_t whysize)
 		return -ENOMEM;
 	}
 	was_initialized = display_is_initialized(dpy);
-	if (!eglInitialize(dpy, &major, &minor)) {
+	driver_lifecycle_lock();
+	ok = eglInitialize(dpy, &major, &minor);
+	driver_lifecycle_unlock();
+	if (!ok) {
 		EGLint err = eglGetError();
 
 		pthread_mutex_unlock(&display_lock);
@@ -116,8 +120,11 @@ display_release(EGLDisplay dpy)
 		if (!ref->refs || ref->display != dpy)
 			continue;
 		if (--ref->refs == 0) {
-			if (ref->owned)
+			if (ref->owned) {
+				driver_lifecycle_lock();
 				eglTerminate(dpy);
+				driver_lifecycle_unlock();
+			}
 			ref->display = EGL_NO_DISPLAY;
 		}
 		break;
@@ -208,7 +215,9 @@ context_discard(EGLDisplay dpy, EGLContext ctx)
 {
 	if (eglGetCurrentContext() == ctx)
 		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	driver_lifecycle_lock();
 	eglDestroyContext(dpy, ctx);
+	driver_lifecycle_unlock();
 	(void)eglGetError();
 }
 
@@ -300,7 +309,9 @@ context_create(EGLDisplay dpy, uint32_t flags, EGLContext *out,
 			attribs[n++] = EGL_CONTEXT_OPENGL_DEBUG_BIT_KHR;
 		}
 		attribs[n++] = EGL_NONE;
+		driver_lifecycle_lock();
 		ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attribs);
+		driver_lifecycle_unlock();
 		if (ctx == EGL_NO_CONTEXT)
 			err = eglGetError();
 	}
@@ -315,7 +326,9 @@ context_create(EGLDisplay dpy, uint32_t flags, EGLContext *out,
 
 	if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
 		err = eglGetError();
+		driver_lifecycle_lock();
 		eglDestroyContext(dpy, ctx);
+		driver_lifecycle_unlock();
 		snprintf(why, whysize, "eglMakeCurrent(EGL_NO_SURFACE) failed: %s (0x%04x)",
 			 egl_error_name(err), (unsigned)err);
 		return GLCUDA_ERROR_EGL;
@@ -671,7 +684,9 @@ glcuda_headless_destroy(struct glcuda_headless *hl)
 		eglMakeCurrent(hl->display, EGL_NO_SURFACE, EGL_NO_SURFACE,
 			       EGL_NO_CONTEXT);
 	eglBindAPI(api);
+	driver_lifecycle_lock();
 	eglDestroyContext(hl->display, hl->context);
+	driver_lifecycle_unlock();
 	(void)eglGetError();
 	display_release(hl->display);
 	free(hl);

@@ -69,6 +69,13 @@ void glcuda_clear_error(void);
 const char *gl_error_name(GLenum err);
 const char *egl_error_name(EGLint err);
 
+/* driver-lock.c ---------------------------------------------------------- */
+
+/* Around the driver calls that create or destroy EGL displays, EGL
+ * contexts and Vulkan devices (driver-lock.c says why). */
+void driver_lifecycle_lock(void);
+void driver_lifecycle_unlock(void);
+
 /* log.c ------------------------------------------------------------------ */
 
 void glcuda_log(struct glcuda_device *dev, enum glcuda_log_priority prio,

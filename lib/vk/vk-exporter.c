@@ -913,7 +913,9 @@ device_create(struct vk_exporter *vk)
 		.ppEnabledExtensionNames = exts,
 	};
 
+	driver_lifecycle_lock();
 	res = VK(vk, CreateDevice, vk->physical, &info, NULL, &vk->device);
+	driver_lifecycle_unlock();
 	if (res != VK_SUCCESS) {
 		vk->device = VK_NULL_HANDLE;
 		if (res == VK_ERROR_EXTENSION_NOT_PRESENT ||
@@ -1142,8 +1144,11 @@ vk_exporter_destroy(struct vk_exporter *vk)
 {
 	if (!vk)
 		return;
-	if (vk->device)
+	if (vk->device) {
+		driver_lifecycle_lock();
 		vk->fn.DestroyDevice(vk->device, NULL);
+		driver_lifecycle_unlock();
+	}
 	instance_release(vk);
 	free(vk);
 }
