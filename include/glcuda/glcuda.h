@@ -43,9 +43,9 @@
  *    display references) is locked, and glcuda never makes two of the
  *    driver calls that create or destroy EGL displays, EGL contexts or
  *    Vulkan devices at once. With devices on two GPUs, NVIDIA's driver 580
- *    still hung now and then when two threads tore their devices and
- *    contexts down at the same moment (doc/nvidia-notes.md): tear down
- *    from one thread at a time there.
+ *    hung when two threads tore their devices and contexts down at the same
+ *    moment, and may still (doc/nvidia-notes.md): tear down from one
+ *    thread at a time there.
  *  - Global functions: glcuda_strerror(), glcuda_error_name(),
  *    glcuda_version(), glcuda_sync_mode_name() and the glcuda_format_*()
  *    queries are thread-safe; glcuda_last_error() is per thread (each
