@@ -17,6 +17,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"
+#include "fake-cuda/fake-cuda-test.h"
 #include "fake-cuda/fake-cuda.h"
 #include <glcuda/glcuda-cuda.h>
 
@@ -31,7 +32,6 @@
 
 #define W 64
 #define H 48
-#define FAKE_LIB "fake-cuda/.libs/libfakecuda.so"
 
 #define ck_ok(call) do { int r_ = (call); \
 	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_name(r_), glcuda_last_error()); } while (0)
@@ -45,8 +45,6 @@
 		      strstr(glcuda_last_error(), what) && strstr(glcuda_last_error(), code), \
 		      "%s: %s", #call, glcuda_last_error()); \
 	} while (0)
-
-static char fake_path[PATH_MAX];
 
 static struct {
 	void (*gate)(int closed);
@@ -65,63 +63,19 @@ struct baseline {
 	struct gl_names names;
 };
 
-static bool
-find_fake_lib(void)
-{
-	char exe[PATH_MAX], cand[PATH_MAX + 64];
-	const char *env = getenv("GLCUDA_FAKE_CUDA_LIB");
-	ssize_t n;
-
-	if (env && realpath(env, fake_path))
-		return true;
-	if (realpath("tests/" FAKE_LIB, fake_path))
-		return true;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	snprintf(cand, sizeof(cand), "%s/%s", exe, FAKE_LIB);
-	if (realpath(cand, fake_path))
-		return true;
-	snprintf(cand, sizeof(cand), "%s/../%s", exe, FAKE_LIB);
-	return realpath(cand, fake_path) != NULL;
-}
-
-/* Give the fake device the current GL context's device UUID. Returns the
- * GL error, if any. */
-static GLenum
-set_fake_uuid_from_gl(void)
-{
-	uint8_t uuid[GL_UUID_SIZE_EXT] = { 0 };
-	char hex[33];
-	GLenum err;
-
-	glGetError();
-	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
-	err = glGetError();
-	for (int i = 0; i < 16; i++)
-		snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
-	setenv("GLCUDA_FAKE_CUDA_UUID", hex, 1);
-	return err;
-}
-
 static void
 resolve_fake(void)
 {
-	void *h = dlopen(fake_path, RTLD_NOW | RTLD_NOLOAD);
-
-	ck_assert_msg(h, "the fake CUDA driver %s is not loaded: %s", fake_path, dlerror());
-	fake.gate = (void (*)(int))dlsym(h, "fake_cuda_gate");
-	fake.live_objects = (unsigned int (*)(void))dlsym(h, "fake_cuda_live_objects");
-	fake.primary_refs = (unsigned int (*)(void))dlsym(h, "fake_cuda_primary_refs");
-	fake.pending = (unsigned int (*)(void))dlsym(h, "fake_cuda_pending");
-	fake.host_fns_run = (unsigned int (*)(void))dlsym(h, "fake_cuda_host_fns_run");
-	fake.reclaimed = (unsigned int (*)(void))dlsym(h, "fake_cuda_reclaimed_objects");
-	fake.sticky_error = (int (*)(void))dlsym(h, "fake_cuda_sticky_error");
-	ck_assert(fake.gate && fake.live_objects && fake.primary_refs && fake.pending &&
-		  fake.host_fns_run && fake.reclaimed && fake.sticky_error);
-	dlclose(h);
+	fake.gate = (void (*)(int))fake_cuda_control("fake_cuda_gate");
+	fake.live_objects = (unsigned int (*)(void))fake_cuda_control("fake_cuda_live_objects");
+	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control("fake_cuda_primary_refs");
+	fake.pending = (unsigned int (*)(void))fake_cuda_control("fake_cuda_pending");
+	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
+	fake.reclaimed = (unsigned int (*)(void))fake_cuda_control("fake_cuda_reclaimed_objects");
+	fake.sticky_error = (int (*)(void))fake_cuda_control("fake_cuda_sticky_error");
+	ck_assert_msg(fake.gate && fake.live_objects && fake.primary_refs && fake.pending &&
+		      fake.host_fns_run && fake.reclaimed && fake.sticky_error,
+		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
 }
 
 static struct glcuda_device *
@@ -132,7 +86,7 @@ device_new(EGLDisplay display, EGLContext context, const struct glcuda_device_op
 
 	if (!opts)
 		opts = &cpu;
-	ck_assert_int_eq(set_fake_uuid_from_gl(), GL_NO_ERROR);
+	ck_assert_int_eq(fake_cuda_set_uuid_from_gl(), GL_NO_ERROR);
 	ck_ok(glcuda_device_new(display, context, opts, &dev));
 	resolve_fake();
 	fake.gate(0);
@@ -666,62 +620,9 @@ loss_suite(void)
 	return s;
 }
 
-/* Skip (77) where glcuda cannot make a device at all (no Vulkan, GL without
- * GL_EXT_memory_object_fd): probed in a child. */
-static void
-require_device(void)
-{
-	pid_t pid = fork();
-	int status = 0;
-
-	if (pid == 0) {
-		struct glcuda_headless *hl = NULL;
-		struct glcuda_device *dev = NULL;
-		int ret = glcuda_headless_new(-1, 0, &hl);
-		if (ret == 0 && !epoxy_has_gl_extension("GL_EXT_memory_object")) {
-			printf("SKIP: GL has no GL_EXT_memory_object\n");
-			_exit(77);
-		}
-		if (ret == 0) {
-			set_fake_uuid_from_gl();
-			ret = glcuda_device_new(glcuda_headless_display(hl),
-						glcuda_headless_context(hl), NULL, &dev);
-		}
-		if (ret < 0) {
-			bool skip = ret == GLCUDA_ERROR_MISSING_GL_EXTENSION ||
-				    ret == GLCUDA_ERROR_GL_TOO_OLD ||
-				    ret == GLCUDA_ERROR_NO_VULKAN ||
-				    ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
-				    ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE ||
-				    ret == GLCUDA_ERROR_DRIVER_MISMATCH;
-			printf("%s: glcuda_device_new with the fake CUDA driver: %s: %s\n",
-			       skip ? "SKIP" : "FAIL", glcuda_error_name(ret),
-			       glcuda_last_error());
-			fflush(stdout);
-			_exit(skip ? 77 : 1);
-		}
-		glcuda_device_destroy(dev);
-		glcuda_headless_destroy(hl);
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		exit(99);
-	if (WEXITSTATUS(status) != 0)
-		exit(WEXITSTATUS(status) == 77 ? 77 : 99);
-}
-
 int
 main(void)
 {
-	if (!find_fake_lib()) {
-		fprintf(stderr, "FAIL: the fake CUDA driver tests/%s was not found (build it "
-			"with make check, or set GLCUDA_FAKE_CUDA_LIB)\n", FAKE_LIB);
-		return 99;
-	}
-	/* Before anything loads CUDA: Check's children inherit it. */
-	setenv("GLCUDA_LIBCUDA", fake_path, 1);
-	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
-	test_require_egl();
-	require_device();
+	fake_cuda_test_setup();
 	return test_run_suite(loss_suite());
 }

@@ -22,6 +22,7 @@
 #include <glcuda/glcuda-cuda.h>
 #ifdef THREADS_FAKE_CUDA
 #include "fake-cuda/fake-cuda.h"
+#include "fake-cuda/fake-cuda-test.h"
 #else
 #include "test-gpu.h"
 #endif
@@ -293,32 +294,6 @@ run_workers(struct worker *ws, unsigned int count)
 
 #ifdef THREADS_FAKE_CUDA
 
-#define FAKE_LIB "fake-cuda/.libs/libfakecuda.so"
-static char fake_path[PATH_MAX];
-
-static bool
-find_fake_lib(void)
-{
-	char exe[PATH_MAX], cand[PATH_MAX + 64];
-	const char *env = getenv("GLCUDA_FAKE_CUDA_LIB");
-	ssize_t n;
-
-	if (env && realpath(env, fake_path))
-		return true;
-	if (realpath("tests/" FAKE_LIB, fake_path))
-		return true;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	snprintf(cand, sizeof(cand), "%s/%s", exe, FAKE_LIB);
-	if (realpath(cand, fake_path))
-		return true;
-	snprintf(cand, sizeof(cand), "%s/../%s", exe, FAKE_LIB);
-	return realpath(cand, fake_path) != NULL;
-}
-
 /* The fake device takes GL's device UUID, so that glcuda binds it to the
  * contexts the threads make on the same display. Set before any thread
  * starts: the fake reads the environment on every call. */
@@ -326,16 +301,10 @@ static void
 set_fake_uuid_from_gl(void)
 {
 	struct glcuda_headless *hl = test_headless(false);
-	uint8_t uuid[GL_UUID_SIZE_EXT] = { 0 };
-	char hex[33];
 
 	ck_assert_msg(epoxy_has_gl_extension("GL_EXT_memory_object"),
 		      "GL has no GL_EXT_memory_object");
-	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
-	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
-	for (int i = 0; i < 16; i++)
-		snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
-	setenv("GLCUDA_FAKE_CUDA_UUID", hex, 1);
+	ck_assert_int_eq(fake_cuda_set_uuid_from_gl(), GL_NO_ERROR);
 	/* Released before the threads start, so that they initialise the
 	 * display concurrently. */
 	glcuda_headless_destroy(hl);
@@ -345,17 +314,9 @@ set_fake_uuid_from_gl(void)
 static unsigned int
 fake_count(const char *name)
 {
-	void *h = dlopen(fake_path, RTLD_NOW | RTLD_NOLOAD);
-	unsigned int (*fn)(void);
-	unsigned int n;
+	unsigned int (*fn)(void) = (unsigned int (*)(void))fake_cuda_control(name);
 
-	if (!h)
-		return 0;
-	fn = (unsigned int (*)(void))dlsym(h, name);
-	ck_assert_ptr_nonnull(fn);
-	n = fn();
-	dlclose(h);
-	return n;
+	return fn ? fn() : 0;
 }
 
 static void
@@ -491,69 +452,10 @@ threads_suite(void)
 }
 
 #ifdef THREADS_FAKE_CUDA
-/* Skip (77) where glcuda cannot make a device at all (no Vulkan, GL without
- * GL_EXT_memory_object_fd): probed in a child, so the parent initialises
- * neither EGL nor CUDA before Check forks. */
-static void
-require_device(void)
-{
-	pid_t pid = fork();
-	int status = 0;
-
-	if (pid == 0) {
-		struct glcuda_headless *hl = NULL;
-		struct glcuda_device *dev = NULL;
-		int ret = glcuda_headless_new(-1, 0, &hl);
-		if (ret == 0 && !epoxy_has_gl_extension("GL_EXT_memory_object")) {
-			printf("SKIP: GL has no GL_EXT_memory_object\n");
-			_exit(77);
-		}
-		if (ret == 0) {
-			uint8_t uuid[GL_UUID_SIZE_EXT];
-			char hex[33];
-			glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
-			for (int i = 0; i < 16; i++)
-				snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
-			setenv("GLCUDA_FAKE_CUDA_UUID", hex, 1);
-			ret = glcuda_device_new(glcuda_headless_display(hl),
-						glcuda_headless_context(hl), NULL, &dev);
-		}
-		if (ret < 0) {
-			bool skip = ret == GLCUDA_ERROR_MISSING_GL_EXTENSION ||
-				    ret == GLCUDA_ERROR_GL_TOO_OLD ||
-				    ret == GLCUDA_ERROR_NO_VULKAN ||
-				    ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
-				    ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE ||
-				    ret == GLCUDA_ERROR_DRIVER_MISMATCH;
-			printf("%s: glcuda_device_new with the fake CUDA driver: %s: %s\n",
-			       skip ? "SKIP" : "FAIL", glcuda_error_name(ret),
-			       glcuda_last_error());
-			fflush(stdout);
-			_exit(skip ? 77 : 1);
-		}
-		glcuda_device_destroy(dev);
-		glcuda_headless_destroy(hl);
-		_exit(0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		exit(99);
-	if (WEXITSTATUS(status) != 0)
-		exit(WEXITSTATUS(status) == 77 ? 77 : 99);
-}
-
 int
 main(void)
 {
-	if (!find_fake_lib()) {
-		fprintf(stderr, "FAIL: the fake CUDA driver tests/%s was not found (build it "
-			"with make check, or set GLCUDA_FAKE_CUDA_LIB)\n", FAKE_LIB);
-		return 99;
-	}
-	/* Before anything loads CUDA: Check's children inherit it. */
-	setenv("GLCUDA_LIBCUDA", fake_path, 1);
-	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
-	test_require_egl();
-	require_device();
+	fake_cuda_test_setup();
 	return test_run_suite(threads_suite());
 }
 #else
