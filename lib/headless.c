@@ -134,8 +134,8 @@ display_release(EGLDisplay dpy)
 
 /* ---------------------------------------------------------------------- */
 
-static bool
-has_extension(const char *list, const char *name)
+bool
+extension_list_has(const char *list, const char *name)
 {
 	size_t len = strlen(name);
 	const char *p = list;
@@ -160,7 +160,7 @@ has_client_extension(const char *name)
 		(void)eglGetError();
 		return false;
 	}
-	return has_extension(exts, name);
+	return extension_list_has(exts, name);
 }
 
 /* Append "; " and a formatted text to a bounded string. */
@@ -249,19 +249,19 @@ context_create(EGLDisplay dpy, uint32_t flags, EGLContext *out,
 		sscanf(ver, "%d.%d", &egl_major, &egl_minor);
 	egl15 = egl_major > 1 || (egl_major == 1 && egl_minor >= 5);
 
-	if (!has_extension(exts, "EGL_KHR_surfaceless_context")) {
+	if (!extension_list_has(exts, "EGL_KHR_surfaceless_context")) {
 		snprintf(why, whysize, "the display lacks EGL_KHR_surfaceless_context "
 			 "(needed for a context without a window)");
 		return GLCUDA_ERROR_MISSING_EGL_EXTENSION;
 	}
-	if (!egl15 && !has_extension(exts, "EGL_KHR_create_context")) {
+	if (!egl15 && !extension_list_has(exts, "EGL_KHR_create_context")) {
 		snprintf(why, whysize, "the display is EGL %d.%d without "
 			 "EGL_KHR_create_context: cannot ask for a GL version",
 			 egl_major, egl_minor);
 		return GLCUDA_ERROR_MISSING_EGL_EXTENSION;
 	}
-	if (!has_extension(exts, "EGL_KHR_no_config_context") &&
-	    !has_extension(exts, "EGL_MESA_configless_context")) {
+	if (!extension_list_has(exts, "EGL_KHR_no_config_context") &&
+	    !extension_list_has(exts, "EGL_MESA_configless_context")) {
 		/* Without configless contexts any config of the right API
 		 * will do: the context never gets a surface. */
 		const EGLint attribs[] = {
@@ -416,14 +416,14 @@ device_label(EGLDeviceEXT dev, int index, char *buf, size_t size)
 	EGLAttrib cuda = -1;
 	char info[96] = "";
 
-	if (has_extension(exts, "EGL_NV_device_cuda") &&
+	if (extension_list_has(exts, "EGL_NV_device_cuda") &&
 	    eglQueryDeviceAttribEXT(dev, EGL_CUDA_DEVICE_NV, &cuda))
 		append(info, sizeof(info), "EGL_NV_device_cuda, CUDA %ld", (long)cuda);
-	else if (has_extension(exts, "EGL_MESA_device_software"))
+	else if (extension_list_has(exts, "EGL_MESA_device_software"))
 		append(info, sizeof(info), "EGL_MESA_device_software");
-	if (has_extension(exts, "EGL_EXT_device_drm_render_node"))
+	if (extension_list_has(exts, "EGL_EXT_device_drm_render_node"))
 		node = eglQueryDeviceStringEXT(dev, EGL_DRM_RENDER_NODE_FILE_EXT);
-	if (!node && has_extension(exts, "EGL_EXT_device_drm"))
+	if (!node && extension_list_has(exts, "EGL_EXT_device_drm"))
 		node = eglQueryDeviceStringEXT(dev, EGL_DRM_DEVICE_FILE_EXT);
 	(void)eglGetError();
 	if (node)
@@ -485,7 +485,7 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 		EGLAttrib value = -1;
 
 		device_label(devices[i], i, label, sizeof(label));
-		if (!has_extension(exts, "EGL_NV_device_cuda")) {
+		if (!extension_list_has(exts, "EGL_NV_device_cuda")) {
 			candidate[i] = true;
 			ncandidates++;
 			continue;

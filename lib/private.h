@@ -69,6 +69,11 @@ void glcuda_clear_error(void);
 const char *gl_error_name(GLenum err);
 const char *egl_error_name(EGLint err);
 
+/* headless.c ------------------------------------------------------------- */
+
+/* Whether a space-separated extension string (EGL or GL) lists name. */
+bool extension_list_has(const char *list, const char *name);
+
 /* driver-lock.c ---------------------------------------------------------- */
 
 /* Around the driver calls that create or destroy EGL displays, EGL

@@ -146,22 +146,6 @@ struct report {
 /* ---------------------------------------------------------------------- */
 /* Gathering                                                                */
 
-static bool
-has_extension(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-	const char *p = list;
-
-	if (!list)
-		return false;
-	while ((p = strstr(p, name))) {
-		if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
-			return true;
-		p += len;
-	}
-	return false;
-}
-
 static void
 copy_string(char *dst, size_t size, const char *src)
 {
@@ -178,9 +162,9 @@ collect_egl(struct report *r)
 	if (!client)
 		(void)eglGetError();
 	for (size_t i = 0; i < ARRAY_LENGTH(egl_client_exts); i++)
-		r->client_ext[i] = has_extension(client, egl_client_exts[i].name);
+		r->client_ext[i] = extension_list_has(client, egl_client_exts[i].name);
 
-	if (!(has_extension(client, "EGL_EXT_device_enumeration") || has_extension(client, "EGL_EXT_device_base"))) {
+	if (!(extension_list_has(client, "EGL_EXT_device_enumeration") || extension_list_has(client, "EGL_EXT_device_base"))) {
 		r->egl_device_error = GLCUDA_ERROR_MISSING_EGL_EXTENSION;
 		copy_string(r->egl_device_message, sizeof(r->egl_device_message),
 			    "the EGL library lacks EGL_EXT_device_enumeration");
@@ -201,15 +185,15 @@ collect_egl(struct report *r)
 		EGLAttrib value;
 
 		copy_string(d->extensions, sizeof(d->extensions), exts);
-		if (has_extension(exts, "EGL_NV_device_cuda") &&
+		if (extension_list_has(exts, "EGL_NV_device_cuda") &&
 		    eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &value)) {
 			d->has_cuda = true;
 			d->cuda_ordinal = (long)value;
 		}
-		if (has_extension(exts, "EGL_EXT_device_drm"))
+		if (extension_list_has(exts, "EGL_EXT_device_drm"))
 			copy_string(d->drm_node, sizeof(d->drm_node),
 				    eglQueryDeviceStringEXT(devices[i], EGL_DRM_DEVICE_FILE_EXT));
-		if (has_extension(exts, "EGL_EXT_device_drm_render_node"))
+		if (extension_list_has(exts, "EGL_EXT_device_drm_render_node"))
 			copy_string(d->render_node, sizeof(d->render_node),
 				    eglQueryDeviceStringEXT(devices[i],
 							    EGL_DRM_RENDER_NODE_FILE_EXT));
@@ -239,7 +223,7 @@ collect_context(struct context_facts *f, bool gles, int cuda_ordinal)
 	copy_string(f->egl_version, sizeof(f->egl_version), eglQueryString(dpy, EGL_VERSION));
 	exts = eglQueryString(dpy, EGL_EXTENSIONS);
 	for (size_t i = 0; i < ARRAY_LENGTH(egl_display_exts); i++)
-		f->egl_ext[i] = has_extension(exts, egl_display_exts[i].name);
+		f->egl_ext[i] = extension_list_has(exts, egl_display_exts[i].name);
 
 	copy_string(f->gl_version, sizeof(f->gl_version),
 		    (const char *)glGetString(GL_VERSION));
