@@ -15,7 +15,7 @@ bench_glcuda_soak_LDADD = lib/libglcuda-internal.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
 
 # nvcc writes into bench/ before any object file has made it.
-bench/bench-kernels.fatbin: bench/$(am__dirstamp)
+bench/bench-kernels.fatbin: bench/$(am__dirstamp) $(top_srcdir)/tools/pixel.cuh
 bench/bench-kernels.S: bench/bench-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
 	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin bench/bench-kernels.fatbin > $@
 CLEANFILES += bench/bench-kernels.S bench/bench-kernels.fatbin

@@ -5,7 +5,9 @@
 noinst_LTLIBRARIES += tools/libfilters.la
 tools_libfilters_la_SOURCES = tools/filters.c tools/filters.h
 tools_libfilters_la_CFLAGS = $(AM_CFLAGS)
-EXTRA_DIST += tools/filters.cu
+EXTRA_DIST += tools/filters.cu tools/pixel.cuh
+# The kernels' shared device code (the .cu.fatbin rule tracks no headers).
+tools/filters.fatbin: $(top_srcdir)/tools/pixel.cuh
 
 # The kernels: nvcc builds tools/filters.fatbin (the .cu.fatbin rule in
 # Makefile.am), embedded with .incbin as glcuda_filters_fatbin. Without
