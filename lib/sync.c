@@ -420,8 +420,8 @@ glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *im
 			return ret;
 		}
 	}
-	set_owner(images, count, IMAGE_OWNER_CUDA, false);
-	set_owner(images, count, IMAGE_OWNER_CUDA, true);
+	for (unsigned int i = 0; i < count; i++)
+		images[i]->owner = IMAGE_OWNER_CUDA;
 	return 0;
 }
 
