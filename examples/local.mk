@@ -6,7 +6,7 @@ EXTRA_DIST += examples/README.md
 # kernel is PTX text loaded through glcuda's run-time CUDA loader, so it
 # needs neither nvcc nor libcuda at build time.
 noinst_PROGRAMS += examples/handoff
-examples_handoff_SOURCES = examples/handoff.c
+examples_handoff_SOURCES = examples/handoff.c $(sanitizer_sources)
 examples_handoff_LDADD = lib/libglcuda-internal.la $(EGL_LIBS) $(EPOXY_LIBS) \
 	$(VULKAN_LIBS)
 
@@ -14,7 +14,7 @@ examples_handoff_LDADD = lib/libglcuda-internal.la $(EGL_LIBS) $(EPOXY_LIBS) \
 # the vblank, the ring's fd for finished frames, an invert filter in CUDA.
 if HAVE_WAYLAND_SERVER
 noinst_PROGRAMS += examples/compositor-loop
-examples_compositor_loop_SOURCES = examples/compositor-loop.c
+examples_compositor_loop_SOURCES = examples/compositor-loop.c $(sanitizer_sources)
 examples_compositor_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 examples_compositor_loop_CFLAGS = $(AM_CFLAGS) $(WAYLAND_SERVER_CFLAGS)
 examples_compositor_loop_LDADD = tools/libfilters.la lib/libglcuda-internal.la \

@@ -29,18 +29,11 @@ fi
 # Timing on a shared CI machine is noisy: the p99 rule gets a wide margin.
 # Under AddressSanitizer (the sanitizer build sets ASAN_OPTIONS) freed memory
 # sits in its quarantine, so RSS grows by design: the RSS rule is relaxed
-# there; fds and CUDA memory keep their exact limits everywhere.
-# LeakSanitizer is off for this program: at its exit it reports two 56-byte
-# objects allocated from a module that is gone by then ("<unknown module>":
-# the GL driver, which eglTerminate unloads), which no suppression in
-# tests/lsan.supp can name. glcuda's own teardown is leak-checked by the
-# Check suites on the same fake driver (test-ring-cpu, test-loss,
-# test-threads-cpu), which run under LeakSanitizer too.
+# there; fds and CUDA memory keep their exact limits everywhere, and
+# LeakSanitizer checks the run at exit like every other test.
 rss_slack=1024
 if [ -n "${ASAN_OPTIONS:-}" ]; then
 	rss_slack=1048576
-	ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
-	export ASAN_OPTIONS
 fi
 GLCUDA_LIBCUDA=$fake GLCUDA_FAKE_CUDA_UUID=$uuid "$soak" --cuda-device -1 --sync cpu \
 	--kernel none --size 320x180 --frames 2000 --sample-every 400 --verify-every 10 \

@@ -20,7 +20,7 @@ CLEANFILES += tools/filters-fatbin.S tools/filters.fatbin
 endif
 
 bin_PROGRAMS += tools/glcuda-demo
-tools_glcuda_demo_SOURCES = tools/glcuda-demo.c
+tools_glcuda_demo_SOURCES = tools/glcuda-demo.c $(sanitizer_sources)
 tools_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 tools_glcuda_demo_LDADD = tools/libfilters.la tools/libinforeport.la \
 	lib/libglcuda-internal.la $(LIBPNG_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) \

@@ -13,14 +13,14 @@ fuzz_api_ldadd = lib/libglcuda-internal.la $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LI
 
 check_PROGRAMS += tests/fuzz/replay
 TESTS += tests/fuzz/replay
-tests_fuzz_replay_SOURCES = tests/fuzz/replay.c $(fuzz_api_sources)
+tests_fuzz_replay_SOURCES = tests/fuzz/replay.c $(fuzz_api_sources) $(sanitizer_sources)
 tests_fuzz_replay_LDADD = $(fuzz_api_ldadd)
 EXTRA_DIST += tests/fuzz/corpus
 
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz-api
-tests_fuzz_fuzz_api_SOURCES = $(fuzz_api_sources)
-tests_fuzz_fuzz_api_LDFLAGS = $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_api_SOURCES = $(fuzz_api_sources) $(sanitizer_sources)
+tests_fuzz_fuzz_api_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 tests_fuzz_fuzz_api_LDADD = $(fuzz_api_ldadd)
 
 FUZZ_TIME = 600
