@@ -29,7 +29,7 @@ packaging_tests = \
 	tests/test-headers.sh
 TESTS += $(packaging_tests)
 dist_check_SCRIPTS += $(packaging_tests)
-EXTRA_DIST += .ci/packages tests/lsan.supp
+EXTRA_DIST += .ci/packages tests/lsan.supp tests/expected-skips
 
 # The tests that mean something on the GPU machine: every test but the
 # packaging checks above, which need the build tools, and the suites on the
