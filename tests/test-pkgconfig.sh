@@ -28,7 +28,7 @@ if [ ! -f "$pcdir/glcuda.pc" ]; then
 	echo "FAIL: glcuda.pc not installed in $glcuda_libdir/pkgconfig"
 	exit 1
 fi
-for h in glcuda.h glcuda-cuda.h glcuda-version.h; do
+for h in glcuda.h glcuda-cuda.h glcuda-diag.h glcuda-version.h; do
 	if [ ! -f "$stage$glcuda_includedir/glcuda/$h" ]; then
 		echo "FAIL: $h not installed in $glcuda_includedir/glcuda"
 		exit 1
