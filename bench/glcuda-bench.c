@@ -1,7 +1,8 @@
 /*
  * glcuda-bench: the same GL -> CUDA -> GL frame pipeline through every way
  * of getting GL pixels to CUDA and back, one after another in one process,
- * with the same GL work and the same CUDA kernel (issue 5, DESIGN.md §7).
+ * with the same GL work and the same CUDA kernel (doc/which-path.md says
+ * what the results mean for a program choosing a path).
  *
  * Paths:
  *   gl              GL work alone (render + composite): half of the floor
@@ -26,8 +27,9 @@
  * driver's own throttling does not land inside the calls being measured;
  * that wait is reported on its own.
  *
- * The program never links libcuda: every CUDA call goes through glcuda's
- * run-time loader table (CU(name)), loaded by the first glcuda device.
+ * The program never links libcuda: its CUDA calls go through the tools'
+ * run-time table (CU(name), tools/common/cuda-table.h), loaded once the
+ * first glcuda device has found the driver.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -54,7 +56,11 @@
 
 #include <glcuda/glcuda.h>
 #include <glcuda/glcuda-cuda.h>
-#include "loader/cuda-loader.h"
+#include "clock.h"
+#include "cuda-table.h"
+#include "parse.h"
+#include "shader.h"
+#include "stats.h"
 
 /* bench/bench-kernels.cu, embedded by scripts/embed-fatbin.sh. */
 extern const unsigned char glcuda_bench_fatbin[];
@@ -297,35 +303,23 @@ parse_names(const char *list, const char *const *names, unsigned int count,
 }
 
 static int
-parse_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *out,
-	   const char *what)
+option_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *out,
+	    const char *what)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
+	if (!parse_uint(s, lo, hi, out)) {
 		fprintf(stderr, "glcuda-bench: %s must be %u..%u, not \"%s\"\n", what, lo, hi, s);
 		return -1;
 	}
-	*out = (unsigned int)v;
 	return 0;
 }
 
 static int
-parse_double(const char *s, double lo, double hi, double *out, const char *what)
+option_double(const char *s, double lo, double hi, double *out, const char *what)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+	if (!parse_double(s, lo, hi, out)) {
 		fprintf(stderr, "glcuda-bench: %s must be %g..%g, not \"%s\"\n", what, lo, hi, s);
 		return -1;
 	}
-	*out = v;
 	return 0;
 }
 
@@ -418,39 +412,39 @@ parse_options(int argc, char **argv)
 				return -1;
 			break;
 		case OPT_FRAMES:
-			if (parse_uint(optarg, 1, 1000000, &opt.frames, "--frames") < 0)
+			if (option_uint(optarg, 1, 1000000, &opt.frames, "--frames") < 0)
 				return -1;
 			break;
 		case OPT_WARMUP:
-			if (parse_uint(optarg, 0, 100000, &opt.warmup, "--warmup") < 0)
+			if (option_uint(optarg, 0, 100000, &opt.warmup, "--warmup") < 0)
 				return -1;
 			break;
 		case OPT_REPS:
-			if (parse_uint(optarg, 1, MAX_REPS, &opt.reps, "--reps") < 0)
+			if (option_uint(optarg, 1, MAX_REPS, &opt.reps, "--reps") < 0)
 				return -1;
 			break;
 		case OPT_MAX_SECONDS:
-			if (parse_double(optarg, 0.01, 3600, &opt.max_seconds, "--max-seconds") < 0)
+			if (option_double(optarg, 0.01, 3600, &opt.max_seconds, "--max-seconds") < 0)
 				return -1;
 			break;
 		case OPT_MIN_FRAMES:
-			if (parse_uint(optarg, 1, 1000000, &opt.min_frames, "--min-frames") < 0)
+			if (option_uint(optarg, 1, 1000000, &opt.min_frames, "--min-frames") < 0)
 				return -1;
 			break;
 		case OPT_TIME_LIMIT:
-			if (parse_double(optarg, 1, 1e6, &opt.time_limit, "--time-limit") < 0)
+			if (option_double(optarg, 1, 1e6, &opt.time_limit, "--time-limit") < 0)
 				return -1;
 			break;
 		case OPT_QUEUE:
-			if (parse_uint(optarg, 0, MAX_QUEUE, &opt.queue, "--queue") < 0)
+			if (option_uint(optarg, 0, MAX_QUEUE, &opt.queue, "--queue") < 0)
 				return -1;
 			break;
 		case OPT_TIMING_FRAMES:
-			if (parse_uint(optarg, 0, 1000000, &opt.timing_frames, "--timing-frames") < 0)
+			if (option_uint(optarg, 0, 1000000, &opt.timing_frames, "--timing-frames") < 0)
 				return -1;
 			break;
 		case OPT_BLUR_SIGMA:
-			if (parse_double(optarg, 0, 20, &opt.blur_sigma, "--blur-sigma") < 0)
+			if (option_double(optarg, 0, 20, &opt.blur_sigma, "--blur-sigma") < 0)
 				return -1;
 			break;
 		case OPT_OUT:
@@ -466,7 +460,7 @@ parse_options(int argc, char **argv)
 			snprintf(opt.label, sizeof(opt.label), "%s", optarg);
 			break;
 		case OPT_CUDA_DEVICE:
-			if (parse_uint(optarg, 0, 64, &v, "--cuda-device") < 0)
+			if (option_uint(optarg, 0, 64, &v, "--cuda-device") < 0)
 				return -1;
 			opt.cuda_device = (int)v;
 			break;
@@ -532,31 +526,6 @@ parse_options(int argc, char **argv)
 /* ---------------------------------------------------------------------- */
 /* Clocks, meters, errors                                                   */
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
-thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
-process_cpu_ns(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
-	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
-}
-
 /* Wall and thread-CPU time spent inside a class of calls. */
 struct meter {
 	uint64_t wall_ns, cpu_ns;
@@ -568,10 +537,10 @@ static struct meter interop_meter, pacing_meter;
 
 #define METER(m, ...)                                          \
 	do {                                                   \
-		uint64_t w0_ = now_ns(), c0_ = thread_cpu_ns(); \
+		uint64_t w0_ = clock_now_ns(), c0_ = clock_thread_cpu_ns(); \
 		__VA_ARGS__;                                   \
-		(m).cpu_ns += thread_cpu_ns() - c0_;           \
-		(m).wall_ns += now_ns() - w0_;                 \
+		(m).cpu_ns += clock_thread_cpu_ns() - c0_;           \
+		(m).wall_ns += clock_now_ns() - w0_;                 \
 	} while (0)
 
 static char run_error[1024];
@@ -592,7 +561,7 @@ cu_check(CUresult res, const char *call)
 	char buf[256];
 	if (res == CUDA_SUCCESS)
 		return 0;
-	return fail("%s: %s", call, cuda_result_string(res, buf, sizeof(buf)));
+	return fail("%s: %s", call, tools_cuda_result(res, buf, sizeof(buf)));
 }
 
 static int
@@ -656,50 +625,22 @@ static const char composite_fs[] =
 	"}\n";
 
 static GLuint
-compile_shader(GLenum type, const char *src)
-{
-	GLuint s = glCreateShader(type);
-	GLint ok = 0;
-	glShaderSource(s, 1, &src, NULL);
-	glCompileShader(s);
-	glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		char log[1024] = "";
-		glGetShaderInfoLog(s, sizeof(log), NULL, log);
-		fail("compiling a shader: %s", log);
-		glDeleteShader(s);
-		return 0;
-	}
-	return s;
-}
-
-static GLuint
 link_program(const char *vs_src, const char *fs_src)
 {
-	GLuint vs = compile_shader(GL_VERTEX_SHADER, vs_src);
-	GLuint fs = vs ? compile_shader(GL_FRAGMENT_SHADER, fs_src) : 0;
+	char log[1024];
+	GLuint vs = shader_compile(GL_VERTEX_SHADER, &vs_src, 1, log, sizeof(log));
+	GLuint fs = vs ? shader_compile(GL_FRAGMENT_SHADER, &fs_src, 1, log, sizeof(log)) : 0;
 	GLuint prog;
-	GLint ok = 0;
 
 	if (!fs) {
 		if (vs)
 			glDeleteShader(vs);
+		fail("compiling a shader: %s", log);
 		return 0;
 	}
-	prog = glCreateProgram();
-	glAttachShader(prog, vs);
-	glAttachShader(prog, fs);
-	glLinkProgram(prog);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-	if (!ok) {
-		char log[1024] = "";
-		glGetProgramInfoLog(prog, sizeof(log), NULL, log);
+	prog = shader_link(vs, fs, log, sizeof(log));
+	if (!prog)
 		fail("linking a program: %s", log);
-		glDeleteProgram(prog);
-		return 0;
-	}
 	return prog;
 }
 
@@ -921,7 +862,7 @@ cuda_free_scratch(void)
 static void
 cuda_fini(void)
 {
-	if (!cuda_loader_is_loaded())
+	if (!tools_cuda_loaded())
 		return;
 	if (cu.pushed)
 		CU(cuCtxSynchronize)();
@@ -1770,35 +1711,12 @@ static const struct path_ops path_ops[PATH_COUNT] = {
 	[PATH_GLCUDA] = { glcuda_setup, glcuda_frame_fn, glcuda_drain, glcuda_teardown },
 };
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static double
-percentile(const double *sorted, unsigned int n, double p)
-{
-	unsigned int rank;
-
-	if (n == 0)
-		return NAN;
-	rank = (unsigned int)ceil(p / 100.0 * n);
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return sorted[rank - 1];
-}
-
 /* Wait for everything queued on both sides: between runs, never measured. */
 static int
 settle(void)
 {
 	glFinish();
-	if (cuda_loader_is_loaded() && cu.pushed)
+	if (tools_cuda_loaded() && cu.pushed)
 		if (cu_check(CU(cuCtxSynchronize)(), "cuCtxSynchronize") < 0)
 			return -1;
 	return 0;
@@ -1807,9 +1725,9 @@ settle(void)
 static void
 frame_stats(double *ft, unsigned int n, struct run_result *out)
 {
-	qsort(ft, n, sizeof(*ft), cmp_double);
-	out->p50_us = percentile(ft, n, 50);
-	out->p99_us = percentile(ft, n, 99);
+	qsort(ft, n, sizeof(*ft), stats_cmp_double);
+	out->p50_us = stats_percentile(ft, n, 50);
+	out->p99_us = stats_percentile(ft, n, 99);
 }
 
 static int
@@ -1853,12 +1771,12 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	if (cfg->path == PATH_CUDA)
 		frames = frames < c.event_count - 1 ? frames : c.event_count - 1;
 	max_ns = (uint64_t)(opt.max_seconds * 1e9);
-	cpu0 = process_cpu_ns();
-	t_start = t_prev = now_ns();
+	cpu0 = clock_process_cpu_ns();
+	t_start = t_prev = clock_now_ns();
 	while (n < frames) {
 		if (ops->frame(&c, opt.warmup + n) < 0)
 			goto out;
-		t = now_ns();
+		t = clock_now_ns();
 		ft[n++] = (double)(t - t_prev) / 1e3;
 		t_prev = t;
 		if (n >= opt.min_frames && t - t_start > max_ns)
@@ -1866,7 +1784,7 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	}
 	out->frames = n;
 	out->seconds = (double)(t_prev - t_start) / 1e9;
-	out->process_cpu_us = (double)(process_cpu_ns() - cpu0) / 1e3 / n;
+	out->process_cpu_us = (double)(clock_process_cpu_ns() - cpu0) / 1e3 / n;
 	out->interop_cpu_us = (double)interop_meter.cpu_ns / 1e3 / n;
 	out->interop_wall_us = (double)interop_meter.wall_ns / 1e3 / n;
 	out->blocked_us = out->interop_wall_us > out->interop_cpu_us
@@ -2046,15 +1964,6 @@ estimate_seconds(void)
 /* ---------------------------------------------------------------------- */
 /* Aggregation and output                                                   */
 
-static double
-median_of(double *v, unsigned int n)
-{
-	if (n == 0)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 #define MEDIAN_FIELD(row, field)                                         \
 	do {                                                             \
 		double v_[MAX_REPS];                                      \
@@ -2062,7 +1971,7 @@ median_of(double *v, unsigned int n)
 		for (unsigned int i_ = 0; i_ < (row)->rep_count; i_++)   \
 			if ((row)->reps[i_].ok)                          \
 				v_[k_++] = (row)->reps[i_].field;        \
-		(row)->med.field = median_of(v_, k_);                    \
+		(row)->med.field = stats_median(v_, k_);                    \
 	} while (0)
 
 static void
@@ -2529,6 +2438,7 @@ make_devices(struct glcuda_headless *hl)
 	EGLDisplay dpy = glcuda_headless_display(hl);
 	EGLContext ctx = glcuda_headless_context(hl);
 	const struct glcuda_caps *caps;
+	char msg[512];
 	int r;
 
 	main_dpy = dpy;
@@ -2536,6 +2446,11 @@ make_devices(struct glcuda_headless *hl)
 	if (r < 0) {
 		fprintf(stderr, "glcuda-bench: glcuda_device_new: %s: %s\n", glcuda_error_name(r),
 			glcuda_last_error());
+		return -1;
+	}
+	/* The device found the driver: load the bench's own CUDA table. */
+	if (tools_cuda_load(msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "glcuda-bench: %s\n", msg);
 		return -1;
 	}
 	caps = glcuda_device_get_caps(main_dev);
@@ -2595,7 +2510,7 @@ run_row(struct row *r, unsigned int rep, bool timing, unsigned int *done, unsign
 	if (r->failed)
 		return;
 	config_label(&r->cfg, label, sizeof(label));
-	if (opt.time_limit > 0 && (double)(now_ns() - start_ns) / 1e9 > opt.time_limit) {
+	if (opt.time_limit > 0 && (double)(clock_now_ns() - start_ns) / 1e9 > opt.time_limit) {
 		r->failed = r->skipped = true;
 		snprintf(r->error, sizeof(r->error), "skipped: --time-limit %.0f s reached",
 			 opt.time_limit);
@@ -2632,7 +2547,7 @@ main(int argc, char **argv)
 {
 	struct glcuda_headless *hl = NULL;
 	unsigned int done = 0, total = 0;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_now_ns();
 	bool any_failed = false;
 
 	start_ns = t0;
@@ -2755,7 +2670,7 @@ main(int argc, char **argv)
 		}
 		gl_delete_target(&g->screen_tex, &g->screen_fbo);
 	}
-	md("\nTotal time: %.0f s.\n", (double)(now_ns() - t0) / 1e9);
+	md("\nTotal time: %.0f s.\n", (double)(clock_now_ns() - t0) / 1e9);
 
 	if (md_file)
 		fclose(md_file);

@@ -35,8 +35,12 @@
 
 #include <glcuda/glcuda-cuda.h>
 
+#include "clock.h"
 #include "filters.h"
 #include "info-report.h"
+#include "parse.h"
+#include "shader.h"
+#include "stats.h"
 
 #define DEFAULT_OUTPUT "./glcuda-demo-out"
 /* How long poll() waits for a frame before the GPU is presumed hung. */
@@ -99,43 +103,6 @@ usage(FILE *out)
 }
 
 static bool
-parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool
-parse_float(const char *s, float min, float max, float *out)
-{
-	char *end;
-	float v;
-
-	errno = 0;
-	v = strtof(s, &end);
-	if (errno || end == s || *end || !(v >= min && v <= max))
-		return false;
-	*out = v;
-	return true;
-}
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static bool
 parse_png_frames(const char *s, struct options *o)
 {
 	char *copy = strdup(s), *tok, *save = NULL;
@@ -174,7 +141,7 @@ parse_png_frames(const char *s, struct options *o)
 		o->png_frames[o->png_frame_count++] = n;
 	}
 	free(copy);
-	qsort(o->png_frames, o->png_frame_count, sizeof(uint64_t), cmp_u64);
+	qsort(o->png_frames, o->png_frame_count, sizeof(uint64_t), stats_cmp_u64);
 	return true;
 }
 
@@ -468,11 +435,6 @@ static const char header_gles[] =
 
 /* Demo state ------------------------------------------------------------- */
 
-struct stats {
-	double *v;
-	size_t n, cap;
-};
-
 struct demo {
 	struct options opt;
 	struct glcuda_headless *hl;
@@ -504,70 +466,6 @@ struct demo {
 	bool progress_tty;
 	double t_progress;
 };
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double
-cpu_s(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
-
-static bool
-stats_add(struct stats *s, double v)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		double *p = realloc(s->v, cap * sizeof(*p));
-		if (!p)
-			return false;
-		s->v = p;
-		s->cap = cap;
-	}
-	s->v[s->n++] = v;
-	return true;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Mean, median and 99th percentile (nearest rank). */
-static void
-stats_summary(struct stats *s, double *mean, double *p50, double *p99)
-{
-	double sum = 0;
-
-	*mean = *p50 = *p99 = 0;
-	if (s->n == 0)
-		return;
-	qsort(s->v, s->n, sizeof(double), cmp_double);
-	for (size_t i = 0; i < s->n; i++)
-		sum += s->v[i];
-	*mean = sum / s->n;
-	*p50 = s->v[(s->n - 1) / 2];
-	*p99 = s->v[(size_t)ceil(0.99 * s->n) - 1];
-}
-
-static void
-stats_free(struct stats *s)
-{
-	free(s->v);
-	s->v = NULL;
-	s->n = s->cap = 0;
-}
 
 /* Errors ----------------------------------------------------------------- */
 
@@ -662,19 +560,11 @@ static GLuint
 compile(GLenum type, const char *header, const char *body, const char *name)
 {
 	const char *src[2] = { header, body };
-	GLuint sh = glCreateShader(type);
-	GLint ok = 0;
+	char log[4096];
+	GLuint sh = shader_compile(type, src, 2, log, sizeof(log));
 
-	glShaderSource(sh, 2, src, NULL);
-	glCompileShader(sh);
-	glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		char log[4096] = "";
-		glGetShaderInfoLog(sh, sizeof(log), NULL, log);
+	if (!sh)
 		fprintf(stderr, "glcuda-demo: the %s shader does not compile:\n%s\n", name, log);
-		glDeleteShader(sh);
-		return 0;
-	}
 	return sh;
 }
 
@@ -683,28 +573,17 @@ link_program(const char *header, const char *fragment_body, const char *name)
 {
 	GLuint vs = compile(GL_VERTEX_SHADER, header, vertex_body, "vertex");
 	GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, header, fragment_body, name) : 0;
+	char log[4096];
 	GLuint prog;
-	GLint ok = 0;
 
 	if (!fs) {
 		if (vs)
 			glDeleteShader(vs);
 		return 0;
 	}
-	prog = glCreateProgram();
-	glAttachShader(prog, vs);
-	glAttachShader(prog, fs);
-	glLinkProgram(prog);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-	if (!ok) {
-		char log[4096] = "";
-		glGetProgramInfoLog(prog, sizeof(log), NULL, log);
+	prog = shader_link(vs, fs, log, sizeof(log));
+	if (!prog)
 		fprintf(stderr, "glcuda-demo: the %s program does not link:\n%s\n", name, log);
-		glDeleteProgram(prog);
-		return 0;
-	}
 	return prog;
 }
 
@@ -1055,7 +934,7 @@ wait_for_frame(struct demo *d)
 static void
 progress(struct demo *d, bool final)
 {
-	double t = now_s();
+	double t = clock_now_s();
 
 	if (d->opt.quiet)
 		return;
@@ -1102,7 +981,7 @@ produce_frame(struct demo *d, struct glcuda_frame *f)
 	if (d->produced == 0 && gl_failed_check("in the first frame"))
 		return 1;
 
-	t = now_s();
+	t = clock_now_s();
 	if (d->produced > d->warmup && !stats_add(&d->wall, (t - d->t_prev_complete) * 1e6)) {
 		fprintf(stderr, "glcuda-demo: out of memory\n");
 		return 1;
@@ -1115,7 +994,7 @@ produce_frame(struct demo *d, struct glcuda_frame *f)
 static int
 run_frames(struct demo *d, double *wall_s, double *cpu_per_frame_s)
 {
-	double t0 = now_s(), c0 = cpu_s();
+	double t0 = clock_now_s(), c0 = clock_process_cpu_s();
 	bool presented, measuring = false;
 	int ret;
 
@@ -1124,8 +1003,8 @@ run_frames(struct demo *d, double *wall_s, double *cpu_per_frame_s)
 
 		if (!measuring && d->produced == d->warmup) {
 			/* Warm-up over: the clocks of the summary start. */
-			t0 = now_s();
-			c0 = cpu_s();
+			t0 = clock_now_s();
+			c0 = clock_process_cpu_s();
 			measuring = true;
 		}
 		ret = glcuda_ring_acquire(d->ring, &f);
@@ -1157,8 +1036,8 @@ run_frames(struct demo *d, double *wall_s, double *cpu_per_frame_s)
 		if (!presented && wait_for_frame(d))
 			return 1;
 	}
-	*wall_s = now_s() - t0;
-	*cpu_per_frame_s = (cpu_s() - c0) / (double)(d->produced - d->warmup);
+	*wall_s = clock_now_s() - t0;
+	*cpu_per_frame_s = (clock_process_cpu_s() - c0) / (double)(d->produced - d->warmup);
 	progress(d, true);
 
 	/* Write the last frame, then let the GPU finish so that the timings
