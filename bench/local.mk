@@ -5,7 +5,10 @@
 # kernels need nvcc.
 if HAVE_NVCC
 noinst_PROGRAMS += bench/glcuda-bench bench/glcuda-soak
-bench_glcuda_bench_SOURCES = bench/glcuda-bench.c $(sanitizer_sources)
+bench_glcuda_bench_SOURCES = bench/glcuda-bench.c bench/bench.h \
+	bench/bench-options.c bench/bench-gl.c bench/bench-cuda.c \
+	bench/bench-paths.c bench/bench-harness.c bench/bench-report.c \
+	$(sanitizer_sources)
 nodist_bench_glcuda_bench_SOURCES = bench/bench-kernels.S
 bench_glcuda_bench_CPPFLAGS = $(tools_cppflags)
 bench_glcuda_bench_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
