@@ -21,7 +21,8 @@ CLEANFILES += tools/filters-fatbin.S tools/filters.fatbin
 endif
 
 bin_PROGRAMS += tools/glcuda-demo
-tools_glcuda_demo_SOURCES = tools/glcuda-demo.c $(sanitizer_sources)
+tools_glcuda_demo_SOURCES = tools/glcuda-demo.c tools/demo.h tools/demo-options.c \
+	tools/demo-gl.c tools/demo-png.c tools/demo-run.c $(sanitizer_sources)
 tools_glcuda_demo_CPPFLAGS = $(tools_cppflags)
 tools_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 tools_glcuda_demo_LDADD = tools/libfilters.la tools/libinforeport.la \
