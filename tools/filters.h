@@ -58,8 +58,8 @@ bool filters_have_kernels(void);
  * Load the kernels into dev's CUDA context and allocate what the filters
  * need for images up to max_width x max_height (the blur's scratch buffer,
  * the Gaussian taps, the grading LUT). params may be NULL (defaults).
- * Returns 0, -EINVAL, -ENOMEM, GLCUDA_ERROR_NO_CUDA_DRIVER or GLCUDA_ERROR_CUDA; filters_last_error()
- * says what failed.
+ * Returns 0, -EINVAL, -ENOMEM, GLCUDA_ERROR_NO_CUDA_DRIVER or
+ * GLCUDA_ERROR_CUDA; filters_last_error() says what failed.
  */
 int filters_new(struct glcuda_device *dev, uint32_t max_width, uint32_t max_height,
 		const struct filter_params *params, struct filters **out);
