@@ -39,8 +39,10 @@
  * PASS/FAIL per criterion; the exit status is 0 when all pass, 1 when one
  * fails, 2 for bad options, 77 when there is no CUDA driver or NVIDIA GPU.
  *
- * The program never links libcuda: CUDA calls go through glcuda's run-time
- * loader table, loaded by the glcuda device.
+ * The program never links libcuda: its CUDA calls go through the tools'
+ * run-time table (tools/common/cuda-table.h), loaded once the glcuda device
+ * has found the driver; GLCUDA_LIBCUDA names the fake driver of the tests
+ * for both.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -49,6 +51,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,7 +65,10 @@
 
 #include <glcuda/glcuda.h>
 #include <glcuda/glcuda-cuda.h>
-#include "loader/cuda-loader.h"
+#include "clock.h"
+#include "cuda-table.h"
+#include "parse.h"
+#include "stats.h"
 
 /* bench/bench-kernels.cu, embedded by scripts/embed-fatbin.sh. */
 extern const unsigned char glcuda_bench_fatbin[];
@@ -134,14 +141,6 @@ static struct {
 	uint64_t start_ns;
 } s;
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---------------------------------------------------------------------- */
 /* Options                                                                  */
 
@@ -169,20 +168,6 @@ usage(FILE *f)
 		"  --help\n\n"
 		"Exit status: 0 all criteria pass, 1 one fails or an error, 2 bad options,\n"
 		"77 no CUDA driver or NVIDIA GPU.\n");
-}
-
-static bool
-parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-')
-		return false;
-	*out = v;
-	return true;
 }
 
 static int
@@ -214,7 +199,7 @@ parse_options(int argc, char **argv)
 
 		switch (c) {
 		case O_FRAMES:
-			if (!parse_u64(optarg, &opt.frames) || opt.frames == 0)
+			if (!parse_u64(optarg, 0, UINT64_MAX, &opt.frames) || opt.frames == 0)
 				goto bad;
 			break;
 		case O_SIZE: {
@@ -230,22 +215,21 @@ parse_options(int argc, char **argv)
 			break;
 		}
 		case O_VERIFY:
-			if (!parse_u64(optarg, &opt.verify_every))
+			if (!parse_u64(optarg, 0, UINT64_MAX, &opt.verify_every))
 				goto bad;
 			break;
 		case O_NO_VERIFY:
 			opt.verify_every = 0;
 			break;
 		case O_SAMPLE:
-			if (!parse_u64(optarg, &opt.sample_every) || opt.sample_every == 0)
+			if (!parse_u64(optarg, 0, UINT64_MAX, &opt.sample_every) || opt.sample_every == 0)
 				goto bad;
 			break;
 		case O_CSV:
 			opt.csv_path = optarg;
 			break;
 		case O_DEVICE:
-			opt.cuda_device = (int)strtol(optarg, &end, 10);
-			if (*end || opt.cuda_device < -1)
+			if (!parse_int(optarg, -1, INT_MAX, &opt.cuda_device))
 				goto bad;
 			break;
 		case O_GLES:
@@ -272,12 +256,11 @@ parse_options(int argc, char **argv)
 				goto bad;
 			break;
 		case O_P99:
-			opt.p99_ratio = strtod(optarg, &end);
-			if (*end || !(opt.p99_ratio >= 1.0))
+			if (!parse_double(optarg, 1.0, HUGE_VAL, &opt.p99_ratio))
 				goto bad;
 			break;
 		case O_RSS:
-			if (!parse_u64(optarg, &v) || v > 1u << 30)
+			if (!parse_u64(optarg, 0, UINT64_MAX, &v) || v > 1u << 30)
 				goto bad;
 			opt.rss_slack_kib = (long)v;
 			break;
@@ -444,27 +427,11 @@ rss_kib(void)
 	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Nearest-rank percentile of the sorted times, in us. */
 static double
 percentile_us(const uint64_t *sorted, uint64_t n, double pct)
 {
-	uint64_t rank;
-
-	if (n == 0)
-		return 0;
-	rank = (uint64_t)((pct / 100.0) * (double)n + 0.999999);
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return (double)sorted[rank - 1] / 1e3;
+	return n == 0 ? 0 : (double)sorted[stats_rank(n, pct) - 1] / 1e3;
 }
 
 static void
@@ -493,17 +460,17 @@ take_sample(uint64_t frames)
 	x = &s.samples[s.sample_count++];
 	memset(x, 0, sizeof(*x));
 	x->frames = frames;
-	x->elapsed_s = (double)(now_ns() - s.start_ns) / 1e9;
+	x->elapsed_s = (double)(clock_now_ns() - s.start_ns) / 1e9;
 	x->fds = count_fds();
 	x->rss_kib = rss_kib();
 	res = CU(cuMemGetInfo)(&x->cuda_free, &total);
 	if (res != CUDA_SUCCESS) {
 		char buf[160];
 		fprintf(stderr, "glcuda-soak: cuMemGetInfo: %s\n",
-			cuda_result_string(res, buf, sizeof(buf)));
+			tools_cuda_result(res, buf, sizeof(buf)));
 		return -1;
 	}
-	qsort(s.times, s.time_count, sizeof(s.times[0]), cmp_u64);
+	qsort(s.times, s.time_count, sizeof(s.times[0]), stats_cmp_u64);
 	x->intervals = s.time_count;
 	x->p50_us = percentile_us(s.times, s.time_count, 50);
 	x->p99_us = percentile_us(s.times, s.time_count, 99);
@@ -559,7 +526,7 @@ launch_kernel(struct glcuda_frame *f)
 	if (res != CUDA_SUCCESS) {
 		char buf[160];
 		fprintf(stderr, "glcuda-soak: cuLaunchKernel: %s\n",
-			cuda_result_string(res, buf, sizeof(buf)));
+			tools_cuda_result(res, buf, sizeof(buf)));
 		return -1;
 	}
 	return 0;
@@ -577,16 +544,16 @@ present(struct glcuda_frame *f, uint64_t *released)
 	if (ret < 0)
 		return fail_glcuda("glcuda_frame_wait_gl", ret);
 	if (opt.verify_every && n % opt.verify_every == opt.verify_every - 1) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = clock_now_ns();
 		verify_frame(f);
-		s.readback_ns += now_ns() - t0;
+		s.readback_ns += clock_now_ns() - t0;
 		s.readback_count++;
 		s.paused = true;
 	}
 	ret = glcuda_frame_release(f);
 	if (ret < 0)
 		return fail_glcuda("glcuda_frame_release", ret);
-	t = now_ns();
+	t = clock_now_ns();
 	if (s.last_release_ns && !s.paused)
 		s.times[s.time_count++] = t - s.last_release_ns;
 	s.last_release_ns = t;
@@ -726,7 +693,7 @@ setup(void)
 	};
 	const struct glcuda_caps *caps;
 	CUresult res;
-	char buf[160];
+	char buf[512];
 	int ret;
 
 	ret = glcuda_headless_new(opt.cuda_device, opt.gles ? GLCUDA_HEADLESS_FLAG_GLES : 0,
@@ -751,12 +718,17 @@ setup(void)
 			glcuda_error_name(ret), glcuda_last_error());
 		return 1;
 	}
+	/* The device found the driver: load the soak's own CUDA table. */
+	if (tools_cuda_load(buf, sizeof(buf)) < 0) {
+		fprintf(stderr, "glcuda-soak: %s\n", buf);
+		return 1;
+	}
 	caps = glcuda_device_get_caps(s.dev);
 	s.ctx = glcuda_device_cuda_context(s.dev);
 	res = CU(cuCtxPushCurrent)(s.ctx);
 	if (res != CUDA_SUCCESS) {
 		fprintf(stderr, "glcuda-soak: cuCtxPushCurrent: %s\n",
-			cuda_result_string(res, buf, sizeof(buf)));
+			tools_cuda_result(res, buf, sizeof(buf)));
 		return 1;
 	}
 	s.pushed = true;
@@ -767,7 +739,7 @@ setup(void)
 		if (res != CUDA_SUCCESS) {
 			fprintf(stderr, "glcuda-soak: loading the invert kernel "
 				"(bench/bench-kernels.cu): %s\n",
-				cuda_result_string(res, buf, sizeof(buf)));
+				tools_cuda_result(res, buf, sizeof(buf)));
 			return 1;
 		}
 	}
@@ -836,7 +808,7 @@ main(int argc, char **argv)
 	status = setup();
 	if (status == 0) {
 		print_header();
-		s.start_ns = now_ns();
+		s.start_ns = clock_now_ns();
 		if (run() < 0)
 			status = 1;
 		else

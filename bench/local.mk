@@ -5,14 +5,19 @@
 # kernels need nvcc.
 if HAVE_NVCC
 noinst_PROGRAMS += bench/glcuda-bench bench/glcuda-soak
-bench_glcuda_bench_SOURCES = bench/glcuda-bench.c $(sanitizer_sources)
+bench_glcuda_bench_SOURCES = bench/glcuda-bench.c bench/bench.h \
+	bench/bench-options.c bench/bench-gl.c bench/bench-cuda.c \
+	bench/bench-paths.c bench/bench-harness.c bench/bench-report.c \
+	$(sanitizer_sources)
 nodist_bench_glcuda_bench_SOURCES = bench/bench-kernels.S
-bench_glcuda_bench_LDADD = lib/libglcuda-internal.la \
-	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) -lm
+bench_glcuda_bench_CPPFLAGS = $(tools_cppflags)
+bench_glcuda_bench_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
+	$(EGL_LIBS) $(EPOXY_LIBS) -lm
 bench_glcuda_soak_SOURCES = bench/glcuda-soak.c $(sanitizer_sources)
 nodist_bench_glcuda_soak_SOURCES = bench/bench-kernels.S
-bench_glcuda_soak_LDADD = lib/libglcuda-internal.la \
-	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
+bench_glcuda_soak_CPPFLAGS = $(tools_cppflags)
+bench_glcuda_soak_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
+	$(EGL_LIBS) $(EPOXY_LIBS) -lm
 
 # nvcc writes into bench/ before any object file has made it.
 bench/bench-kernels.fatbin: bench/$(am__dirstamp) $(top_srcdir)/tools/pixel.cuh

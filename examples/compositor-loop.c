@@ -14,7 +14,7 @@
  *     finished on the GPU) sits in the same loop, so the compositor learns
  *     about finished frames without ever waiting on the GPU;
  *   - a producer renders frames with GL as fast as the ring lets it, and
- *     each frame goes through a CUDA filter (invert, from tools/filters.c).
+ *     each frame goes through a CUDA kernel (invert, PTX text below).
  *     When every slot is in flight, acquire returns -EAGAIN and the producer
  *     simply skips: the compositor never blocks on the GPU.
  *
@@ -30,7 +30,9 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "config.h"
+/* timerfd, clock_gettime and getopt_long are GNU/POSIX, not C99. */
+#define _GNU_SOURCE
+
 
 /* epoxy's EGL/GL headers first: glcuda.h includes <EGL/egl.h>. */
 #include <epoxy/egl.h>
@@ -51,9 +53,32 @@
 /* glcuda-cuda.h: the CUDA side of the ring (streams, surfaces). */
 #include <glcuda/glcuda-cuda.h>
 
-/* The project's CUDA filters: loaded from an embedded fat binary through
- * glcuda's run-time CUDA loader, so this program does not link libcuda. */
-#include "filters.h"
+/* The program's own CUDA calls, through libcuda opened at run time like
+ * glcuda opens it (example-cuda.h says why; -lcuda works too). */
+#include "example-cuda.h"
+
+/* invert(in, out, width, height): out.RGB = 255 - in.RGB, alpha kept, for
+ * RGBA8 surfaces. Hand-written PTX: the driver compiles it for the GPU when
+ * it is loaded, so the program needs no nvcc; a kernel built with nvcc
+ * (a fat binary, or its PTX) loads the same way. */
+static const char invert_ptx[] =
+	".version 6.0\n.target sm_52\n.address_size 64\n"
+	".visible .entry invert(.param .u64 in, .param .u64 out, .param .u32 w,"
+	" .param .u32 h)\n{\n"
+	"  .reg .pred %p<3>; .reg .b16 %rs<5>; .reg .b32 %r<8>; .reg .b64 %rd<3>;\n"
+	"  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
+	"  ld.param.u32 %r1, [w]; ld.param.u32 %r2, [h];\n"
+	"  mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mov.u32 %r5, %tid.x;\n"
+	"  mad.lo.s32 %r6, %r3, %r4, %r5;\n"                    /* x */
+	"  mov.u32 %r3, %ctaid.y; mov.u32 %r4, %ntid.y; mov.u32 %r5, %tid.y;\n"
+	"  mad.lo.s32 %r7, %r3, %r4, %r5;\n"                    /* y */
+	"  setp.ge.u32 %p1, %r6, %r1; setp.ge.u32 %p2, %r7, %r2;\n"
+	"  or.pred %p1, %p1, %p2; @%p1 bra DONE;\n"
+	"  shl.b32 %r6, %r6, 2;\n"                              /* x in bytes */
+	"  suld.b.2d.v4.b8.trap {%rs1, %rs2, %rs3, %rs4}, [%rd1, {%r6, %r7}];\n"
+	"  xor.b16 %rs1, %rs1, 255; xor.b16 %rs2, %rs2, 255; xor.b16 %rs3, %rs3, 255;\n"
+	"  sust.b.2d.v4.b8.trap [%rd2, {%r6, %r7}], {%rs1, %rs2, %rs3, %rs4};\n"
+	"DONE:\n  ret;\n}\n";
 
 #define MAX_SLOTS 4
 
@@ -61,8 +86,8 @@ struct compositor {
 	struct glcuda_headless *headless;
 	struct glcuda_device *dev;
 	struct glcuda_ring *ring;
-	struct filters *filters;
-	enum filter_kind filter;
+	CUmodule module;
+	CUfunction invert;
 	uint32_t width, height;
 
 	/* The "screen": what the output would scan out. */
@@ -124,6 +149,40 @@ render(struct compositor *c, struct glcuda_frame *f)
 
 /* Make one frame if the ring has a free slot. Returns false when it has
  * none (or on failure): the caller then sleeps in the event loop. */
+/* Load the kernel into glcuda's CUDA context (the device's primary
+ * context), where every CUDA call on its images and streams must run. */
+static bool
+load_kernel(struct compositor *c)
+{
+	bool ok;
+
+	if (CU(cuCtxPushCurrent)(glcuda_device_cuda_context(c->dev)) != CUDA_SUCCESS)
+		return false;
+	ok = CU(cuModuleLoadData)(&c->module, invert_ptx) == CUDA_SUCCESS &&
+	     CU(cuModuleGetFunction)(&c->invert, c->module, "invert") == CUDA_SUCCESS;
+	CU(cuCtxPopCurrent)(NULL);
+	return ok;
+}
+
+/* Enqueue the kernel on the frame's stream: its input surface in, its
+ * output surface out. */
+static bool
+launch_invert(struct compositor *c, struct glcuda_frame *f)
+{
+	CUsurfObject in = glcuda_frame_input_surface(f);
+	CUsurfObject out = glcuda_frame_output_surface(f);
+	unsigned int w = c->width, h = c->height;
+	void *args[] = { &in, &out, &w, &h };
+	CUresult res;
+
+	if (CU(cuCtxPushCurrent)(glcuda_device_cuda_context(c->dev)) != CUDA_SUCCESS)
+		return false;
+	res = CU(cuLaunchKernel)(c->invert, (w + 15) / 16, (h + 15) / 16, 1, 16, 16, 1, 0,
+				 glcuda_frame_stream(f), args, NULL);
+	CU(cuCtxPopCurrent)(NULL);
+	return res == CUDA_SUCCESS;
+}
+
 static bool
 produce(struct compositor *c)
 {
@@ -155,10 +214,8 @@ produce(struct compositor *c)
 	/* 3. Enqueue the CUDA work on the frame's stream: input surface in,
 	 *    output surface out. Any kernel works here, launched through the
 	 *    driver API on glcuda_frame_stream(f). */
-	ret = filters_run(c->filters, c->filter, glcuda_frame_stream(f), glcuda_frame_input(f),
-			  glcuda_frame_output(f));
-	if (ret < 0) {
-		fprintf(stderr, "compositor-loop: filter: %s\n", filters_last_error());
+	if (!launch_invert(c, f)) {
+		fprintf(stderr, "compositor-loop: cuLaunchKernel failed\n");
 		c->status = 1;
 		c->running = false;
 		/* Complete anyway: the ring gets the slot back. */
@@ -296,8 +353,7 @@ usage(FILE *out)
 int
 main(int argc, char **argv)
 {
-	struct compositor c = { .width = 1920, .height = 1080, .filter = FILTER_INVERT,
-				.running = true };
+	struct compositor c = { .width = 1920, .height = 1080, .running = true };
 	struct glcuda_ring_desc desc = { 0 };
 	struct wl_event_loop *loop = NULL;
 	struct wl_event_source *ring_src = NULL, *vblank_src = NULL, *end_src = NULL;
@@ -361,14 +417,10 @@ main(int argc, char **argv)
 		fail(&c, "glcuda_ring_new", ret);
 		goto out;
 	}
-	if (!filter_available(c.filter)) {
-		fprintf(stderr, "compositor-loop: built without nvcc: the CUDA stage is a plain "
-				"copy instead of invert\n");
-		c.filter = FILTER_NONE;
-	}
-	ret = filters_new(c.dev, c.width, c.height, NULL, &c.filters);
-	if (ret < 0) {
-		fprintf(stderr, "compositor-loop: filters: %s\n", filters_last_error());
+	/* glcuda has loaded the driver: open it for this program's calls, and
+	 * load the kernel into glcuda's CUDA context. */
+	if (example_cuda_open() < 0 || !load_kernel(&c)) {
+		fprintf(stderr, "compositor-loop: cannot load the CUDA kernel\n");
 		c.status = 1;
 		goto out;
 	}
@@ -409,7 +461,7 @@ main(int argc, char **argv)
 	}
 
 	printf("compositor-loop: %ux%u, %d Hz for %d s, CUDA stage: %s, sync %s\n", c.width,
-	       c.height, hz, seconds, filter_name(c.filter),
+	       c.height, hz, seconds, "invert",
 	       glcuda_sync_mode_name(glcuda_device_get_caps(c.dev)->sync_mode));
 	t0 = now();
 	while (c.running) {
@@ -453,17 +505,22 @@ out:
 		wl_event_loop_destroy(loop);
 	if (timer_fd >= 0)
 		close(timer_fd);
-	/* Teardown with the context current: GL objects first, then the
-	 * filters (waits for their GPU work), the ring (safe with frames in
-	 * flight), the device, the context. */
+	/* Teardown with the context current: GL objects first, then the ring
+	 * (safe with frames in flight: it waits for the CUDA work on its
+	 * streams), the kernel's module (no work uses it any more), the device,
+	 * the context. */
 	if (c.read_fbo)
 		glDeleteFramebuffers(1, &c.read_fbo);
 	if (c.screen_fbo)
 		glDeleteFramebuffers(1, &c.screen_fbo);
 	if (c.screen_tex)
 		glDeleteTextures(1, &c.screen_tex);
-	filters_destroy(c.filters);
 	glcuda_ring_destroy(c.ring);
+	if (c.module) {
+		CU(cuCtxPushCurrent)(glcuda_device_cuda_context(c.dev));
+		CU(cuModuleUnload)(c.module);
+		CU(cuCtxPopCurrent)(NULL);
+	}
 	glcuda_device_destroy(c.dev);
 	glcuda_headless_destroy(c.headless);
 	return c.status;

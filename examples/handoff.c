@@ -5,21 +5,23 @@
  * waits on the CPU for the GPU except the final glReadPixels.
  *
  * The kernel is hand-written PTX (the driver compiles it for the GPU at
- * load time), loaded through glcuda's run-time CUDA loader: CU(name) is the
- * driver API function `name`, so this program links no CUDA library. A
- * program of your own would link -lcuda and call cuModuleLoadData() etc.
+ * load time), so the program needs no nvcc. Its CUDA calls go through
+ * example-cuda.h, which opens libcuda at run time like glcuda does: CU(name)
+ * is the driver API function `name`. A program of your own may link -lcuda
+ * and call cuModuleLoadData() etc. directly.
+ *
+ * Build:  cc handoff.c $(pkg-config --cflags --libs glcuda epoxy) \
+ *             -I/usr/local/cuda/include -ldl
  *
  * Run: examples/handoff   (exits 1 with the reason where CUDA is missing)
  * SPDX-License-Identifier: MIT
  */
-#include "config.h"
-
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
 #include <stdio.h>
 
 #include <glcuda/glcuda-cuda.h>
-#include "loader/cuda-loader.h"
+#include "example-cuda.h"
 
 /* invert(surface, width, height): RGB = 255 - RGB for an RGBA8 image. */
 static const char invert_ptx[] =
@@ -69,6 +71,9 @@ main(void)
 		goto out;
 	}
 	surf = glcuda_image_cuda_surface(img);
+	/* glcuda has loaded the driver: open it for this program's calls. */
+	if (example_cuda_open() < 0)
+		goto out;
 
 	/* CUDA calls need glcuda's CUDA context current on this thread. */
 	CU(cuCtxPushCurrent)(glcuda_device_cuda_context(dev));

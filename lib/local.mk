@@ -25,7 +25,8 @@ lib_libglcuda_internal_la_SOURCES = \
 	lib/sync.h \
 	lib/ring.c \
 	lib/wrap.c \
-	lib/headless.c
+	lib/headless.c \
+	lib/diag.c
 lib_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
 
 lib_LTLIBRARIES += lib/libglcuda.la
@@ -37,5 +38,6 @@ EXTRA_lib_libglcuda_la_DEPENDENCIES = lib/glcuda.sym
 EXTRA_DIST += lib/glcuda.sym
 
 glcudaincludedir = $(includedir)/glcuda
-glcudainclude_HEADERS = include/glcuda/glcuda.h include/glcuda/glcuda-cuda.h
+glcudainclude_HEADERS = include/glcuda/glcuda.h include/glcuda/glcuda-cuda.h \
+	include/glcuda/glcuda-diag.h
 nodist_glcudainclude_HEADERS = include/glcuda/glcuda-version.h

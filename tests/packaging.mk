@@ -1,5 +1,6 @@
 # tests: packaging checks — exported symbols, no link-time CUDA dependency,
-# the installed pkg-config file and headers.
+# the installed pkg-config file, headers and programs, and the examples
+# built against the installed tree.
 
 # The environment of every test (the one definition in the build: fragments
 # that need more add to it with +=, after this file is included, or use
@@ -26,6 +27,7 @@ packaging_tests = \
 	tests/test-symbols.sh \
 	tests/test-no-libcuda.sh \
 	tests/test-pkgconfig.sh \
+	tests/test-examples.sh \
 	tests/test-headers.sh
 TESTS += $(packaging_tests)
 dist_check_SCRIPTS += $(packaging_tests)

@@ -66,7 +66,7 @@ compile() # DESCRIPTION COMPILER FLAGS... FILE
 c_flags="-std=c99 -pedantic -Werror -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wundef"
 cxx_flags="-std=c++11 -pedantic -Werror -Wall -Wextra -Wshadow -Wundef"
 
-for header in glcuda.h glcuda-cuda.h; do
+for header in glcuda.h glcuda-cuda.h glcuda-diag.h; do
 	write_source "$tmp/$header.c" "$header"
 	cp "$tmp/$header.c" "$tmp/$header.cpp"
 	# shellcheck disable=SC2086

@@ -28,7 +28,7 @@ if [ ! -f "$pcdir/glcuda.pc" ]; then
 	echo "FAIL: glcuda.pc not installed in $glcuda_libdir/pkgconfig"
 	exit 1
 fi
-for h in glcuda.h glcuda-cuda.h glcuda-version.h; do
+for h in glcuda.h glcuda-cuda.h glcuda-diag.h glcuda-version.h; do
 	if [ ! -f "$stage$glcuda_includedir/glcuda/$h" ]; then
 		echo "FAIL: $h not installed in $glcuda_includedir/glcuda"
 		exit 1
@@ -106,5 +106,24 @@ if [ -z "$static" ] && command -v ldd > /dev/null; then
 	"$stage"/*) ;;
 	*) echo "FAIL: the program loaded libglcuda from '$lib', not from $stage"; exit 1 ;;
 	esac
+fi
+# Installed programs use the installed library: glcuda-info and glcuda-demo
+# need libglcuda's soname, not a static copy of their own.
+if [ -z "$static" ] && command -v readelf > /dev/null; then
+	soname=$(readelf -d "$stage$glcuda_libdir/libglcuda.so" |
+		sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+	for prog in glcuda-info glcuda-demo; do
+		bin=$stage$glcuda_prefix/bin/$prog
+		if [ ! -e "$bin" ]; then
+			echo "FAIL: $prog is not installed in $glcuda_prefix/bin"
+			exit 1
+		fi
+		if ! readelf -d "$bin" | grep -q "(NEEDED).*\[$soname\]"; then
+			readelf -d "$bin"
+			echo "FAIL: the installed $prog does not link $soname"
+			exit 1
+		fi
+		echo "ok: the installed $prog links $soname"
+	done
 fi
 echo "ok: installed, built with pkg-config ${static:+(static) }and ran"

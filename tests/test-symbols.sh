@@ -29,7 +29,7 @@ status=0
 # Functions declared (not defined: static inline helpers stay out) in the
 # public headers, from GCC's -aux-info prototypes.
 if "$CC" --version 2>/dev/null | grep -qi -e gcc -e 'free software foundation'; then
-	printf '#include <glcuda/glcuda-cuda.h>\n' > "$tmp/decls.c"
+	printf '#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n' > "$tmp/decls.c"
 	# shellcheck disable=SC2086
 	if "$CC" -std=gnu99 -fsyntax-only -aux-info "$tmp/aux" \
 		-I"$top_srcdir/include" -I"$top_builddir/include" \

@@ -1,11 +1,12 @@
 /*
- * CUDA filters for glcuda-demo, the examples and the benchmarks: copy,
+ * CUDA filters for glcuda-demo: copy,
  * invert, separable Gaussian blur, unsharp mask and a 3D-LUT colour grade,
  * from one shared image's surface to another's, enqueued on a stream.
  *
  * The kernels (tools/filters.cu) are a fat binary embedded in the program
  * and loaded with cuModuleLoadData in the device's CUDA context. Every CUDA
- * call goes through glcuda's run-time loader: nothing links libcuda. Built
+ * call goes through the tools' run-time table (tools/common/cuda-table.h),
+ * loaded by filters_new(): nothing links libcuda. Built
  * without nvcc, only FILTER_NONE exists (an array-to-array copy).
  *
  * Formats: GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_RGBA16F and
@@ -57,8 +58,8 @@ bool filters_have_kernels(void);
  * Load the kernels into dev's CUDA context and allocate what the filters
  * need for images up to max_width x max_height (the blur's scratch buffer,
  * the Gaussian taps, the grading LUT). params may be NULL (defaults).
- * Returns 0, -EINVAL, -ENOMEM or GLCUDA_ERROR_CUDA; filters_last_error()
- * says what failed.
+ * Returns 0, -EINVAL, -ENOMEM, GLCUDA_ERROR_NO_CUDA_DRIVER or
+ * GLCUDA_ERROR_CUDA; filters_last_error() says what failed.
  */
 int filters_new(struct glcuda_device *dev, uint32_t max_width, uint32_t max_height,
 		const struct filter_params *params, struct filters **out);

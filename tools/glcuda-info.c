@@ -5,14 +5,13 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "info-report.h"
+#include "parse.h"
 
 static void
 usage(FILE *out)
@@ -48,9 +47,6 @@ main(int argc, char **argv)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "jgd:h", options, NULL)) != -1) {
-		char *end;
-		long value;
-
 		switch (c) {
 		case 'j':
 			json = true;
@@ -59,14 +55,11 @@ main(int argc, char **argv)
 			gles = true;
 			break;
 		case 'd':
-			errno = 0;
-			value = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || value < 0 || value > INT_MAX) {
+			if (!parse_int(optarg, 0, INT_MAX, &ordinal)) {
 				fprintf(stderr, "glcuda-info: --device wants a CUDA device "
 					"ordinal (0, 1, ...), not '%s'\n", optarg);
 				return 2;
 			}
-			ordinal = (int)value;
 			break;
 		case 'h':
 			usage(stdout);
