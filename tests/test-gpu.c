@@ -71,6 +71,17 @@ gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr expect,
 					 NULL));
 }
 
+size_t
+gpu_free_memory(void)
+{
+	size_t free_b = 0, total = 0;
+
+	glFinish();
+	ck_cu(glcuda_cuda.cuCtxSynchronize());
+	ck_cu(glcuda_cuda.cuMemGetInfo(&free_b, &total));
+	return free_b;
+}
+
 CUdeviceptr
 gpu_upload(const void *data, size_t size)
 {

@@ -42,6 +42,13 @@ void gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
 		   const struct format_info *fmt, uint32_t seed, CUstream stream,
 		   const char *tag);
 
+/* CUDA's free device memory once GL and the current CUDA context are idle
+ * (glFinish: GL releases what it deleted only when its work is done). The
+ * leak checks compare it exactly, before and after, with the baseline taken
+ * after the measured cycle has already run (the drivers grow their pools
+ * on first use, and keep them). */
+size_t gpu_free_memory(void);
+
 /* Device copy of a host buffer. */
 CUdeviceptr gpu_upload(const void *data, size_t size);
 
