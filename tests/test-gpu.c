@@ -42,6 +42,7 @@ gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode)
 	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->spin_gate, g->module, "spin_gate"));
 	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->ring_transform, g->module, "ring_transform"));
 	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->busy, g->module, "busy"));
+	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->xor_rgba8, g->module, "xor_rgba8"));
 }
 
 void

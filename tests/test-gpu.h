@@ -17,7 +17,7 @@ struct gpu {
 	struct glcuda_device *dev;
 	CUmodule module;
 	CUfunction check_and_fill[17]; /* by bytes per pixel */
-	CUfunction spin_gate, ring_transform, busy;
+	CUfunction spin_gate, ring_transform, busy, xor_rgba8;
 };
 
 /* Everything set up, the CUDA context pushed on this thread. */
