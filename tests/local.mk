@@ -35,6 +35,8 @@ nodist_tests_test_ring_SOURCES = tests/test-kernels.S
 tests_test_faults_SOURCES = tests/test-faults.c $(gpu_test_sources) $(sanitizer_sources)
 tests_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_faults_LDADD = $(test_ldadd)
+# The suite sees which CUDA call each injection failed (test-faults.c).
+tests_test_faults_LDFLAGS = -Wl,--wrap=cuda_fault_check
 nodist_tests_test_faults_SOURCES = tests/test-kernels.S
 tests_test_wrap_SOURCES = tests/test-wrap.c $(gpu_test_sources) $(sanitizer_sources)
 tests_test_wrap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -9,14 +9,53 @@
  */
 #include "test-gpu.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Which call the injection failed. glcuda's CU() asks cuda_fault_check()
+ * about every CUDA call it makes, by the entry point's name; this program
+ * is linked with --wrap=cuda_fault_check (tests/local.mk), so every such
+ * question from the library passes through here first. The one answered
+ * with the injected error is the call that failed. (The loader's own
+ * calls, cuInit and cuDriverGetVersion, are made from the object that
+ * defines cuda_fault_check and so bypass the wrapper: a failure that
+ * fired with no name recorded is one of those.) */
+CUresult __real_cuda_fault_check(const char *name);
+CUresult __wrap_cuda_fault_check(const char *name);
+static const char *failed_cuda_call;
+
+CUresult
+__wrap_cuda_fault_check(const char *name)
+{
+	CUresult res = __real_cuda_fault_check(name);
+
+	if (res != CUDA_SUCCESS)
+		failed_cuda_call = name;
+	return res;
+}
+
 static const CUresult injected[] = {
 	CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE,
 };
+
+/* msg names the CUDA call: the name as a whole word ("cuDeviceGet" is not
+ * named by "cuDeviceGetCount: ..."). */
+static bool
+names_call(const char *msg, const char *call)
+{
+	size_t len = strlen(call);
+
+	for (const char *p = strstr(msg, call); p; p = strstr(p + 1, call)) {
+		char before = p == msg ? ' ' : p[-1], after = p[len];
+		if (!isalnum((unsigned char)before) && before != '_' &&
+		    !isalnum((unsigned char)after) && after != '_')
+			return true;
+	}
+	return false;
+}
 
 /* Returns the first failing public call's error, or 0 if all succeeded. */
 static int
@@ -97,45 +136,56 @@ START_TEST(every_cuda_call)
 {
 	struct glcuda_headless *hl = test_headless(_i == 1);
 	struct gl_names before, after;
-	size_t free0 = 0, free1 = 0, total;
+	size_t free0, free1;
 	unsigned long points = 0;
 	const char *call = NULL;
 	CUcontext ctx;
 	int fds, ret;
 
-	/* Baseline: one clean run (also warms the drivers up). */
+	/* One clean run loads the CUDA driver (the test's calls below go
+	 * through glcuda's table of it). */
 	ret = scenario(hl, &call);
 	ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_name(ret),
 		      glcuda_last_error());
-	glFinish();
 	/* Keep the primary context alive across runs to read free memory
 	 * (and count fds after it: the context holds some of its own). */
 	{
 		CUdevice d;
 		ck_cu(glcuda_cuda.cuDeviceGet(&d, 0));
 		ck_cu(glcuda_cuda.cuDevicePrimaryCtxRetain(&ctx, d));
-		ck_cu(glcuda_cuda.cuCtxPushCurrent(ctx));
-		ck_cu(glcuda_cuda.cuMemGetInfo(&free0, &total));
-		glcuda_cuda.cuCtxPopCurrent(&ctx);
 	}
+	/* Then the scenario twice more in that context, before the baseline:
+	 * the drivers' first-use allocations in it (pools that grow and are
+	 * kept) are made by now, so the baseline can be compared exactly. */
+	for (int warm = 0; warm < 2; warm++) {
+		ret = scenario(hl, &call);
+		ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_name(ret),
+			      glcuda_last_error());
+	}
+	ck_cu(glcuda_cuda.cuCtxPushCurrent(ctx));
+	free0 = gpu_free_memory();
+	glcuda_cuda.cuCtxPopCurrent(&ctx);
 	fds = test_count_fds();
 	test_count_gl_names(&before, 4096);
 
 	for (unsigned long n = 1;; n++) {
 		CUresult err = injected[n % ARRAY_LENGTH(injected)];
 		call = NULL;
+		failed_cuda_call = NULL;
 		cuda_fault_inject(n, err);
 		ret = scenario(hl, &call);
 		cuda_fault_disarm();
 		if (cuda_fault_calls() < n) {
 			/* The scenario made fewer than n calls: all covered. */
 			ck_assert_int_eq(ret, 0);
+			ck_assert_ptr_null(failed_cuda_call);
 			break;
 		}
 		points++;
 		/* Calls whose failure glcuda tolerates by design (e.g. a
 		 * flag that is already set) may let the run succeed. */
 		if (ret < 0) {
+			const char *cu_call = failed_cuda_call ? failed_cuda_call : "cuInit";
 			char code[64];
 			snprintf(code, sizeof(code), "(%d)", (int)err);
 			ck_assert_msg(strstr(glcuda_last_error(), code) ||
@@ -143,8 +193,13 @@ START_TEST(every_cuda_call)
 				      "N=%lu: %s failed with %s but the message does not name "
 				      "the CUDA code %s: %s", n, call, glcuda_error_name(ret),
 				      code, glcuda_last_error());
-			ck_assert_msg(strstr(glcuda_last_error(), "cu"),
-				      "N=%lu: the message names no CUDA call: %s", n,
+			/* The entry point that was made to fail, by name
+			 * (glcuda's messages start "cuEventCreate: ..."). */
+			ck_assert_msg(names_call(glcuda_last_error(), cu_call) ||
+				      (!failed_cuda_call &&
+				       names_call(glcuda_last_error(), "cuDriverGetVersion")),
+				      "N=%lu: %s failed, but the message does not name the "
+				      "failed CUDA call %s: %s", n, call, cu_call,
 				      glcuda_last_error());
 		}
 		glFinish();
@@ -159,11 +214,11 @@ START_TEST(every_cuda_call)
 			      after.semaphores, before.framebuffers, after.framebuffers,
 			      before.queries, after.queries);
 		ck_cu(glcuda_cuda.cuCtxPushCurrent(ctx));
-		ck_cu(glcuda_cuda.cuCtxSynchronize());
-		ck_cu(glcuda_cuda.cuMemGetInfo(&free1, &total));
+		free1 = gpu_free_memory();
 		glcuda_cuda.cuCtxPopCurrent(&ctx);
-		ck_assert_msg(free1 + free0 / 100 >= free0, "N=%lu (%s): CUDA free %zu -> %zu",
-			      n, call ? call : "-", free0, free1);
+		ck_assert_msg(free1 == free0, "N=%lu (%s, %s failed): CUDA free %zu -> %zu", n,
+			      call ? call : "-", failed_cuda_call ? failed_cuda_call : "-",
+			      free0, free1);
 	}
 	printf("%s: %lu CUDA injection points covered; every failure unwound cleanly\n",
 	       _i ? "GLES" : "GL", points);

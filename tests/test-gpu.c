@@ -42,6 +42,7 @@ gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode)
 	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->spin_gate, g->module, "spin_gate"));
 	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->ring_transform, g->module, "ring_transform"));
 	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->busy, g->module, "busy"));
+	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->xor_rgba8, g->module, "xor_rgba8"));
 }
 
 void
@@ -69,6 +70,17 @@ gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr expect,
 	ck_cu(glcuda_cuda.cuLaunchKernel(g->check_and_fill[bpp], (unsigned)(w + 15) / 16,
 					 (unsigned)(h + 15) / 16, 1, 16, 16, 1, 0, stream, args,
 					 NULL));
+}
+
+size_t
+gpu_free_memory(void)
+{
+	size_t free_b = 0, total = 0;
+
+	glFinish();
+	ck_cu(glcuda_cuda.cuCtxSynchronize());
+	ck_cu(glcuda_cuda.cuMemGetInfo(&free_b, &total));
+	return free_b;
 }
 
 CUdeviceptr

@@ -17,7 +17,7 @@ struct gpu {
 	struct glcuda_device *dev;
 	CUmodule module;
 	CUfunction check_and_fill[17]; /* by bytes per pixel */
-	CUfunction spin_gate, ring_transform, busy;
+	CUfunction spin_gate, ring_transform, busy, xor_rgba8;
 };
 
 /* Everything set up, the CUDA context pushed on this thread. */
@@ -41,6 +41,13 @@ void gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr exp
 void gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
 		   const struct format_info *fmt, uint32_t seed, CUstream stream,
 		   const char *tag);
+
+/* CUDA's free device memory once GL and the current CUDA context are idle
+ * (glFinish: GL releases what it deleted only when its work is done). The
+ * leak checks compare it exactly, before and after, with the baseline taken
+ * after the measured cycle has already run (the drivers grow their pools
+ * on first use, and keep them). */
+size_t gpu_free_memory(void);
 
 /* Device copy of a host buffer. */
 CUdeviceptr gpu_upload(const void *data, size_t size);

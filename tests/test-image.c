@@ -36,7 +36,51 @@ teardown(void)
 	hl = NULL;
 }
 
-/* GL writes -> Vulkan reads the same memory; Vulkan writes -> GL reads. */
+/* GLES accepts fewer glReadPixels format/type pairs than desktop GL: a
+ * 16-bit normalised colour buffer reads as RGBA/UNSIGNED_SHORT, not as RG
+ * (Mesa refuses RG16 read as GL_RG). Read RGBA with the format's component
+ * type and keep the channels the format has. Formats of equal,
+ * byte-aligned components only. */
+static bool
+gl_readback_rgba(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h, void *out)
+{
+	size_t csize = fmt->bytes_per_pixel / fmt->cu_channels, npix = (size_t)w * h;
+	uint8_t *rgba;
+	struct gl_saved_state saved;
+	GLuint fbo;
+	GLenum err;
+
+	if (fmt->gl_type != GL_UNSIGNED_BYTE && fmt->gl_type != GL_UNSIGNED_SHORT &&
+	    fmt->gl_type != GL_HALF_FLOAT && fmt->gl_type != GL_FLOAT)
+		return false;
+	rgba = malloc(npix * 4 * csize);
+	ck_assert_ptr_nonnull(rgba);
+	gl_take_error();
+	gl_save_state(&saved);
+	glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+	glPixelStorei(GL_PACK_ALIGNMENT, 1);
+	glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+	glGenFramebuffers(1, &fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+	glReadPixels(0, 0, (GLsizei)w, (GLsizei)h, GL_RGBA, fmt->gl_type, rgba);
+	glDeleteFramebuffers(1, &fbo);
+	gl_restore_state(&saved);
+	err = gl_take_error();
+	if (err == GL_NO_ERROR)
+		for (size_t i = 0; i < npix; i++)
+			memcpy((uint8_t *)out + i * fmt->bytes_per_pixel, rgba + i * 4 * csize,
+			       fmt->bytes_per_pixel);
+	else
+		fprintf(stderr, "readback(%s) as RGBA: %s\n", fmt->name, gl_error_name(err));
+	free(rgba);
+	return err == GL_NO_ERROR;
+}
+
+/* GL writes -> Vulkan reads the same memory; Vulkan writes -> GL reads.
+ * Every one of glcuda's formats, on every driver it supports: Mesa 22.3
+ * (llvmpipe + lavapipe, CI) and NVIDIA export and import all ten, so a
+ * format that is not exportable, refused or inexact fails. */
 static void
 roundtrip(bool gles)
 {
@@ -52,55 +96,40 @@ roundtrip(bool gles)
 		long bad;
 		int ret;
 
+		ck_assert_msg(glcuda_device_get_caps(dev)->formats_supported & (1u << f),
+			      "%s %s: not exportable here", gles ? "GLES" : "GL", fmt->name);
 		ret = glcuda_image_new(dev, w, h, fmt->format, 0, &img);
-		if (!(glcuda_device_get_caps(dev)->formats_supported & (1u << f))) {
-			/* Not exportable here: a clear error, not an image. */
-			ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
-			ck_assert_ptr_nonnull(strstr(glcuda_last_error(), fmt->name));
-			printf("%s: not exportable here (%s)\n", fmt->name, glcuda_last_error());
-			goto next;
-		}
-		if (ret == GLCUDA_ERROR_UNSUPPORTED_FORMAT) {
-			printf("%s: GL refused it: %s\n", fmt->name, glcuda_last_error());
-			ck_assert_ptr_nonnull(strstr(glcuda_last_error(), fmt->name));
-			goto next;
-		}
-		ck_assert_msg(ret == 0, "%s: %s: %s", fmt->name, glcuda_error_name(ret),
-			      glcuda_last_error());
+		ck_assert_msg(ret == 0, "%s %s: %s: %s", gles ? "GLES" : "GL", fmt->name,
+			      glcuda_error_name(ret), glcuda_last_error());
 		ck_assert_uint_ne(glcuda_image_gl_texture(img), 0);
 		ck_assert_uint_eq(glcuda_image_width(img), w);
 		ck_assert_uint_eq(glcuda_image_format(img), fmt->format);
 
 		test_fill_pattern(fmt, w, h, 1, a);
 		test_fill_pattern(fmt, w, h, 2, b);
-		if (!test_gl_upload(img->texture, fmt, w, h, a)) {
-			printf("%s: GL cannot upload this format here\n", fmt->name);
-			glcuda_image_destroy(img);
-			goto next;
-		}
+		ck_assert_msg(test_gl_upload(img->texture, fmt, w, h, a), "%s %s: GL upload",
+			      gles ? "GLES" : "GL", fmt->name);
 		glFinish();
 		ck_assert_int_eq(vk_image_read(dev->vk, &img->vk, fmt, got, size), 0);
 		bad = test_first_mismatch(a, got, fmt, w, h);
 		ck_assert_msg(bad < 0, "%s: GL write, Vulkan read: pixel %ld differs", fmt->name, bad);
 
 		ck_assert_int_eq(vk_image_write(dev->vk, &img->vk, fmt, b, size), 0);
-		if (test_gl_readback(img->texture, fmt, w, h, got)) {
-			bad = test_first_mismatch(b, got, fmt, w, h);
-			ck_assert_msg(bad < 0, "%s: Vulkan write, GL read: pixel %ld differs",
-				      fmt->name, bad);
-		} else {
-			printf("%s: GL cannot read this format back here\n", fmt->name);
-		}
+		ck_assert_msg(test_gl_readback(img->texture, fmt, w, h, got) ||
+			      gl_readback_rgba(img->texture, fmt, w, h, got),
+			      "%s %s: GL cannot read the image back", gles ? "GLES" : "GL",
+			      fmt->name);
+		bad = test_first_mismatch(b, got, fmt, w, h);
+		ck_assert_msg(bad < 0, "%s: Vulkan write, GL read: pixel %ld differs", fmt->name,
+			      bad);
 		glcuda_image_destroy(img);
 		tested++;
 		printf("%s %s: GL->Vulkan and Vulkan->GL exact\n", gles ? "GLES" : "GL", fmt->name);
-next:
 		free(a);
 		free(b);
 		free(got);
 	}
-	/* RGBA8 works everywhere. */
-	ck_assert_int_ge(tested, 1);
+	ck_assert_int_eq(tested, GLCUDA_FORMAT_COUNT - 1);
 	teardown();
 }
 
@@ -207,8 +236,6 @@ START_TEST(no_leaks)
 		struct glcuda_image *img = NULL;
 		enum glcuda_format f = mix[i % ARRAY_LENGTH(mix)];
 		uint32_t w = 16 + (uint32_t)(i * 37) % 500, h = 8 + (uint32_t)(i * 53) % 300;
-		if (!(glcuda_device_get_caps(dev)->formats_supported & (1u << f)))
-			continue;
 		ck_assert_int_eq(glcuda_image_new(dev, w, h, f, 0, &img), 0);
 		glcuda_image_destroy(img);
 	}

@@ -72,6 +72,22 @@ extern "C" __global__ void ring_transform(CUsurfObject in, CUsurfObject out, int
 	surf2Dwrite(make_uchar4(255 - v.x, 255 - v.y, v.z ^ 0xff, v.w), out, x * 4, y);
 }
 
+// Batched hand-off test: each RGBA8 pixel, in place, XOR the image's own
+// key (byte i of key for channel i). The result depends on what CUDA read
+// (GL's content of this round) and on which image the key was meant for.
+extern "C" __global__ void xor_rgba8(CUsurfObject surf, int w, int h, unsigned int key)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= w || y >= h)
+		return;
+	uchar4 v;
+	surf2Dread(&v, surf, x * 4, y);
+	surf2Dwrite(make_uchar4(v.x ^ (key & 0xff), v.y ^ ((key >> 8) & 0xff),
+				v.z ^ ((key >> 16) & 0xff), v.w ^ (key >> 24)),
+		    surf, x * 4, y);
+}
+
 // A kernel that runs for a while (about `iters` microseconds), to keep
 // work in flight while a test destroys objects.
 extern "C" __global__ void busy(unsigned int iters)
