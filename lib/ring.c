@@ -839,9 +839,11 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 		device_pop_cuda(dev);
 		return 0;
 	}
-	call = "cuEventElapsedTime";
-	if (res == CUDA_SUCCESS)
+	if (res == CUDA_SUCCESS) {
+		/* Only now: a failed cuEventQuery is reported as itself. */
+		call = "cuEventElapsedTime";
 		res = CU(cuEventElapsedTime)(&ms_ref_start, ring->ref_event, r->ev_start);
+	}
 	if (res == CUDA_SUCCESS)
 		res = CU(cuEventElapsedTime)(&ms_cuda, r->ev_start, r->ev_end);
 	if (res == CUDA_SUCCESS)
