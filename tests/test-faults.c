@@ -132,12 +132,24 @@ out:
 	return ret;
 }
 
+/* CUDA free memory, read in the test's own reference to the context. */
+static size_t
+ctx_free_memory(CUcontext ctx)
+{
+	size_t free_bytes;
+
+	ck_cu(glcuda_cuda.cuCtxPushCurrent(ctx));
+	free_bytes = gpu_free_memory();
+	glcuda_cuda.cuCtxPopCurrent(&ctx);
+	return free_bytes;
+}
+
 START_TEST(every_cuda_call)
 {
 	struct glcuda_headless *hl = test_headless(_i == 1);
 	struct gl_names before, after;
 	size_t free0, free1;
-	unsigned long points = 0;
+	unsigned long points = 0, repeats = 0;
 	const char *call = NULL;
 	CUcontext ctx;
 	int fds, ret;
@@ -162,9 +174,7 @@ START_TEST(every_cuda_call)
 		ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_name(ret),
 			      glcuda_last_error());
 	}
-	ck_cu(glcuda_cuda.cuCtxPushCurrent(ctx));
-	free0 = gpu_free_memory();
-	glcuda_cuda.cuCtxPopCurrent(&ctx);
+	free0 = ctx_free_memory(ctx);
 	fds = test_count_fds();
 	test_count_gl_names(&before, 4096);
 
@@ -213,15 +223,31 @@ START_TEST(every_cuda_call)
 			      before.memory_objects, after.memory_objects, before.semaphores,
 			      after.semaphores, before.framebuffers, after.framebuffers,
 			      before.queries, after.queries);
-		ck_cu(glcuda_cuda.cuCtxPushCurrent(ctx));
-		free1 = gpu_free_memory();
-		glcuda_cuda.cuCtxPopCurrent(&ctx);
-		ck_assert_msg(free1 == free0, "N=%lu (%s, %s failed): CUDA free %zu -> %zu", n,
+		/* CUDA memory: the run must leave free memory exactly where it
+		 * found it. The driver caches and gives back memory on its own
+		 * schedule, though: on the H200 (driver 580) free memory rose
+		 * by 4.5 MiB some 25 runs after the baseline and fell by 4 MiB
+		 * a few runs later, in runs that leaked nothing. So where a
+		 * run changed it, the same failure runs again, up to three
+		 * times: a leak loses memory on every run and never settles,
+		 * the driver's caching changes it once. */
+		free1 = ctx_free_memory(ctx);
+		for (int again = 0; free1 != free0 && again < 3; again++) {
+			repeats++;
+			free0 = free1;
+			cuda_fault_inject(n, err);
+			ret = scenario(hl, &call);
+			cuda_fault_disarm();
+			free1 = ctx_free_memory(ctx);
+		}
+		ck_assert_msg(free1 == free0, "N=%lu (%s, %s failed): CUDA free memory changed on "
+			      "each of 4 runs of this failure (last %zu -> %zu)", n,
 			      call ? call : "-", failed_cuda_call ? failed_cuda_call : "-",
 			      free0, free1);
 	}
-	printf("%s: %lu CUDA injection points covered; every failure unwound cleanly\n",
-	       _i ? "GLES" : "GL", points);
+	printf("%s: %lu CUDA injection points covered; every failure unwound cleanly "
+	       "(%lu runs repeated because CUDA free memory had changed)\n",
+	       _i ? "GLES" : "GL", points, repeats);
 	ck_assert_uint_gt(points, 30);
 	{
 		CUdevice d;
