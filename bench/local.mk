@@ -5,11 +5,14 @@
 # kernels need nvcc.
 if HAVE_NVCC
 noinst_PROGRAMS += bench/glcuda-bench bench/glcuda-soak
+# The benchmarks include the toolkit's <cuda.h> (built only with nvcc).
 bench_glcuda_bench_SOURCES = bench/glcuda-bench.c
+bench_glcuda_bench_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 nodist_bench_glcuda_bench_SOURCES = bench/bench-kernels.S
 bench_glcuda_bench_LDADD = lib/libglcuda-internal.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) -lm
 bench_glcuda_soak_SOURCES = bench/glcuda-soak.c
+bench_glcuda_soak_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 nodist_bench_glcuda_soak_SOURCES = bench/bench-kernels.S
 bench_glcuda_soak_LDADD = lib/libglcuda-internal.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)

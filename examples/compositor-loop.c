@@ -48,7 +48,10 @@
 
 #include <wayland-server-core.h>
 
-/* glcuda-cuda.h: the CUDA side of the ring (streams, surfaces). */
+/* glcuda-cuda.h: the CUDA side of the ring (streams, surfaces). A program
+ * of your own includes <cuda.h> first; this one builds without the CUDA
+ * toolkit, on glcuda's declarations of the driver API. */
+#include "loader/cuda-types.h"
 #include <glcuda/glcuda-cuda.h>
 
 /* The project's CUDA filters: loaded from an embedded fat binary through

@@ -18,8 +18,10 @@
 #include <epoxy/gl.h>
 #include <stdio.h>
 
-#include <glcuda/glcuda-cuda.h>
+/* glcuda's run-time CUDA loader, with its declarations of the driver API
+ * (a program of your own includes <cuda.h> instead), then glcuda-cuda.h. */
 #include "loader/cuda-loader.h"
+#include <glcuda/glcuda-cuda.h>
 
 /* invert(surface, width, height): RGB = 255 - RGB for an RGBA8 image. */
 static const char invert_ptx[] =

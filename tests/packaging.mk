@@ -1,5 +1,6 @@
 # tests: packaging checks — exported symbols, no link-time CUDA dependency,
-# the installed pkg-config file and headers.
+# the installed pkg-config file and headers, glcuda's declarations of the
+# CUDA driver API against the toolkit's (skipped without the toolkit).
 
 # The environment of every test (the one definition in the build: fragments
 # that need more add to it with +=, after this file is included, or use
@@ -13,12 +14,14 @@ AM_TESTS_ENVIRONMENT = \
 	abs_top_srcdir="$(abs_top_srcdir)" abs_top_builddir="$(abs_top_builddir)" \
 	CC="$(CC)" CXX="$(CXX)" CFLAGS="$(CFLAGS)" CXXFLAGS="$(CXXFLAGS)" \
 	LDFLAGS="$(LDFLAGS)" NM="$(NM)" PKG_CONFIG="$(PKG_CONFIG)" MAKE="$(MAKE)" \
-	CUDA_CFLAGS="$(CUDA_CFLAGS)" EGL_CFLAGS="$(EGL_CFLAGS)" \
+	CUDA_CFLAGS="$(CUDA_CFLAGS)" HAVE_CUDA_TOOLKIT="$(HAVE_CUDA_TOOLKIT)" \
+	EGL_CFLAGS="$(EGL_CFLAGS)" \
 	PACKAGE_VERSION="$(PACKAGE_VERSION)" \
 	glcuda_prefix="$(prefix)" glcuda_libdir="$(libdir)" \
 	glcuda_includedir="$(includedir)"; \
 	export top_srcdir top_builddir abs_top_srcdir abs_top_builddir \
-	CC CXX CFLAGS CXXFLAGS LDFLAGS NM PKG_CONFIG MAKE CUDA_CFLAGS EGL_CFLAGS \
+	CC CXX CFLAGS CXXFLAGS LDFLAGS NM PKG_CONFIG MAKE CUDA_CFLAGS \
+	HAVE_CUDA_TOOLKIT EGL_CFLAGS \
 	PACKAGE_VERSION glcuda_prefix glcuda_libdir glcuda_includedir; \
 	$(SANITIZER_TESTS_ENVIRONMENT)
 
@@ -26,10 +29,11 @@ packaging_tests = \
 	tests/test-symbols.sh \
 	tests/test-no-libcuda.sh \
 	tests/test-pkgconfig.sh \
-	tests/test-headers.sh
+	tests/test-headers.sh \
+	tests/test-cuda-abi.sh
 TESTS += $(packaging_tests)
 dist_check_SCRIPTS += $(packaging_tests)
-EXTRA_DIST += .ci/packages tests/lsan.supp
+EXTRA_DIST += .ci/packages tests/lsan.supp tests/cuda-abi.c tests/cuda-abi.def
 
 # The tests that mean something on the GPU machine: every test but the
 # packaging checks above, which need the build tools, and the suites on the

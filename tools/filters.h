@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* glcuda's declarations of the CUDA driver API, in place of <cuda.h>. */
+#include "loader/cuda-types.h"
 #include <glcuda/glcuda-cuda.h>
 
 enum filter_kind {

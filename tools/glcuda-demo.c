@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+/* glcuda's declarations of the CUDA driver API, in place of <cuda.h>. */
+#include "loader/cuda-types.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include "filters.h"

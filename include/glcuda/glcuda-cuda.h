@@ -11,7 +11,11 @@
 #ifndef GLCUDA_CUDA_H
 #define GLCUDA_CUDA_H
 
+/* glcuda's own sources declare the part of the driver API they use
+ * (GLCUDA_CUDA_TYPES_H) and build without the CUDA toolkit. */
+#ifndef GLCUDA_CUDA_TYPES_H
 #include <cuda.h>
+#endif
 #include <glcuda/glcuda.h>
 
 #ifdef __cplusplus
