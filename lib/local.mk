@@ -10,6 +10,7 @@ lib_libglcuda_internal_la_SOURCES = \
 	lib/format.c \
 	lib/loader/cuda-loader.c \
 	lib/loader/cuda-loader.h \
+	lib/loader/cuda-types.h \
 	lib/vk/vk-exporter.c \
 	lib/vk/vk-exporter.h \
 	lib/gl/gl-importer.c \
