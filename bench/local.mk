@@ -4,26 +4,26 @@
 # soak only briefly, on the fake CUDA driver (tests/test-soak-fake.sh). The
 # kernels need nvcc.
 if HAVE_NVCC
-noinst_PROGRAMS += bench/glcuda-bench bench/glcuda-soak
+noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak
 # The benchmarks include the toolkit's <cuda.h> (built only with nvcc).
-bench_glcuda_bench_SOURCES = bench/glcuda-bench.c
-bench_glcuda_bench_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
-nodist_bench_glcuda_bench_SOURCES = bench/bench-kernels.S
-bench_glcuda_bench_LDADD = lib/libglcuda-internal.la \
+%canon_reldir%_glcuda_bench_SOURCES = %reldir%/glcuda-bench.c
+%canon_reldir%_glcuda_bench_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+nodist_%canon_reldir%_glcuda_bench_SOURCES = %reldir%/bench-kernels.S
+%canon_reldir%_glcuda_bench_LDADD = lib/libglcuda-internal.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) -lm
-bench_glcuda_soak_SOURCES = bench/glcuda-soak.c
-bench_glcuda_soak_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
-nodist_bench_glcuda_soak_SOURCES = bench/bench-kernels.S
-bench_glcuda_soak_LDADD = lib/libglcuda-internal.la \
+%canon_reldir%_glcuda_soak_SOURCES = %reldir%/glcuda-soak.c
+%canon_reldir%_glcuda_soak_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+nodist_%canon_reldir%_glcuda_soak_SOURCES = %reldir%/bench-kernels.S
+%canon_reldir%_glcuda_soak_LDADD = lib/libglcuda-internal.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
 
 # nvcc writes into bench/ before any object file has made it.
-bench/bench-kernels.fatbin: bench/$(am__dirstamp) $(top_srcdir)/tools/pixel.cuh
-bench/bench-kernels.S: bench/bench-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
-	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin bench/bench-kernels.fatbin > $@
-CLEANFILES += bench/bench-kernels.S bench/bench-kernels.fatbin
+%reldir%/bench-kernels.fatbin: %reldir%/$(am__dirstamp) $(top_srcdir)/tools/pixel.cuh
+%reldir%/bench-kernels.S: %reldir%/bench-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin %reldir%/bench-kernels.fatbin > $@
+CLEANFILES += %reldir%/bench-kernels.S %reldir%/bench-kernels.fatbin
 
-bench: bench/glcuda-bench bench/glcuda-soak
+bench: %reldir%/glcuda-bench %reldir%/glcuda-soak
 
 # The soak, briefly, on the fake CUDA driver (built with the Check suites;
 # CI's, not the GPU machine's: see print-gpu-tests).
@@ -38,4 +38,4 @@ bench:
 endif
 .PHONY: bench
 
-EXTRA_DIST += bench/bench-kernels.cu bench/run.sh bench/plot.sh bench/soak.sh bench/README.md
+EXTRA_DIST += %reldir%/bench-kernels.cu %reldir%/run.sh %reldir%/plot.sh %reldir%/soak.sh %reldir%/README.md

@@ -1,7 +1,7 @@
 # doc: guides, shipped in the tarball.
-EXTRA_DIST += doc/README.md doc/guide.md doc/nvidia-notes.md doc/gpu-testing.md \
-	doc/which-path.md
+EXTRA_DIST += %reldir%/README.md %reldir%/guide.md %reldir%/nvidia-notes.md %reldir%/gpu-testing.md \
+	%reldir%/which-path.md
 # The frames of glcuda-demo shown in README.md.
-EXTRA_DIST += doc/images/demo-none.png doc/images/demo-blur.png \
-	doc/images/demo-unsharp.png doc/images/demo-grade.png \
-	doc/images/demo-invert.png
+EXTRA_DIST += %reldir%/images/demo-none.png %reldir%/images/demo-blur.png \
+	%reldir%/images/demo-unsharp.png %reldir%/images/demo-grade.png \
+	%reldir%/images/demo-invert.png

@@ -26,14 +26,14 @@ AM_TESTS_ENVIRONMENT = \
 	$(SANITIZER_TESTS_ENVIRONMENT)
 
 packaging_tests = \
-	tests/test-symbols.sh \
-	tests/test-no-libcuda.sh \
-	tests/test-pkgconfig.sh \
-	tests/test-headers.sh \
-	tests/test-cuda-abi.sh
+	%reldir%/test-symbols.sh \
+	%reldir%/test-no-libcuda.sh \
+	%reldir%/test-pkgconfig.sh \
+	%reldir%/test-headers.sh \
+	%reldir%/test-cuda-abi.sh
 TESTS += $(packaging_tests)
 dist_check_SCRIPTS += $(packaging_tests)
-EXTRA_DIST += .ci/packages tests/lsan.supp tests/cuda-abi.c tests/cuda-abi.def
+EXTRA_DIST += .ci/packages %reldir%/lsan.supp %reldir%/cuda-abi.c %reldir%/cuda-abi.def
 
 # The tests that mean something on the GPU machine: every test but the
 # packaging checks above, which need the build tools, and the suites on the

@@ -2,27 +2,27 @@
 # through the frame ring), and the CUDA filters it shares with the examples
 # and the benchmarks (a convenience library).
 
-noinst_LTLIBRARIES += tools/libfilters.la
-tools_libfilters_la_SOURCES = tools/filters.c tools/filters.h
-tools_libfilters_la_CFLAGS = $(AM_CFLAGS)
-EXTRA_DIST += tools/filters.cu tools/pixel.cuh
+noinst_LTLIBRARIES += %reldir%/libfilters.la
+%canon_reldir%_libfilters_la_SOURCES = %reldir%/filters.c %reldir%/filters.h
+%canon_reldir%_libfilters_la_CFLAGS = $(AM_CFLAGS)
+EXTRA_DIST += %reldir%/filters.cu %reldir%/pixel.cuh
 # The kernels' shared device code (the .cu.fatbin rule tracks no headers).
-tools/filters.fatbin: $(top_srcdir)/tools/pixel.cuh
+%reldir%/filters.fatbin: $(top_srcdir)/%reldir%/pixel.cuh
 
 # The kernels: nvcc builds tools/filters.fatbin (the .cu.fatbin rule in
 # Makefile.am), embedded with .incbin as glcuda_filters_fatbin. Without
 # nvcc, filters.c builds without kernels and only the "none" filter exists.
 if HAVE_NVCC
-nodist_tools_libfilters_la_SOURCES = tools/filters-fatbin.S
-tools/filters-fatbin.S: tools/filters.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
-	$(AM_V_GEN)$(embed_fatbin) glcuda_filters_fatbin tools/filters.fatbin > $@
-CLEANFILES += tools/filters-fatbin.S tools/filters.fatbin
+nodist_%canon_reldir%_libfilters_la_SOURCES = %reldir%/filters-fatbin.S
+%reldir%/filters-fatbin.S: %reldir%/filters.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_filters_fatbin %reldir%/filters.fatbin > $@
+CLEANFILES += %reldir%/filters-fatbin.S %reldir%/filters.fatbin
 endif
 
-bin_PROGRAMS += tools/glcuda-demo
-tools_glcuda_demo_SOURCES = tools/glcuda-demo.c
-tools_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
-tools_glcuda_demo_LDADD = tools/libfilters.la tools/libinforeport.la \
+bin_PROGRAMS += %reldir%/glcuda-demo
+%canon_reldir%_glcuda_demo_SOURCES = %reldir%/glcuda-demo.c
+%canon_reldir%_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+%canon_reldir%_glcuda_demo_LDADD = %reldir%/libfilters.la %reldir%/libinforeport.la \
 	lib/libglcuda-internal.la $(LIBPNG_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) \
 	$(VULKAN_LIBS) -lm
 
