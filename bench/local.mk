@@ -10,7 +10,7 @@ noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak
 %canon_reldir%_glcuda_bench_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 nodist_%canon_reldir%_glcuda_bench_SOURCES = %reldir%/bench-kernels.S
 %canon_reldir%_glcuda_bench_LDADD = lib/libglcuda-internal.la \
-	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) -lm
+	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(LIBM)
 %canon_reldir%_glcuda_soak_SOURCES = %reldir%/glcuda-soak.c
 %canon_reldir%_glcuda_soak_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 nodist_%canon_reldir%_glcuda_soak_SOURCES = %reldir%/bench-kernels.S

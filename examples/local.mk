@@ -18,5 +18,5 @@ noinst_PROGRAMS += %reldir%/compositor-loop
 %canon_reldir%_compositor_loop_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 %canon_reldir%_compositor_loop_CFLAGS = $(AM_CFLAGS) $(WAYLAND_SERVER_CFLAGS)
 %canon_reldir%_compositor_loop_LDADD = tools/libfilters.la lib/libglcuda-internal.la \
-	$(WAYLAND_SERVER_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) -lm
+	$(WAYLAND_SERVER_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(LIBM)
 endif

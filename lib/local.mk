@@ -27,7 +27,8 @@ noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la
 	%reldir%/ring.c \
 	%reldir%/wrap.c \
 	%reldir%/headless.c
-%canon_reldir%_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
+%canon_reldir%_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) \
+	$(DLOPEN_LIBS) $(PTHREAD_LIBS)
 
 %canon_reldir%_LTLIBRARIES += %reldir%/libglcuda.la
 %canon_reldir%_libglcuda_la_SOURCES =

@@ -8,7 +8,7 @@ check_LTLIBRARIES += %reldir%/libtestcommon.la
 %canon_reldir%_libtestcommon_la_LIBADD = lib/libglcuda-internal.la $(CHECK_LIBS)
 
 test_ldadd = %reldir%/libtestcommon.la lib/libglcuda-internal.la $(CHECK_LIBS) \
-	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
+	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(PTHREAD_LIBS)
 
 check_PROGRAMS += %reldir%/test-device %reldir%/test-image
 TESTS += %reldir%/test-device %reldir%/test-image

@@ -24,7 +24,7 @@ bin_PROGRAMS += %reldir%/glcuda-demo
 %canon_reldir%_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 %canon_reldir%_glcuda_demo_LDADD = %reldir%/libfilters.la %reldir%/libinforeport.la \
 	lib/libglcuda-internal.la $(LIBPNG_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) \
-	$(VULKAN_LIBS) -lm
+	$(VULKAN_LIBS) $(LIBM)
 
 # Without a CUDA driver: a clear message and the diagnosis, exit 1. With
 # one: every filter for 30 frames, a PNG and a timing summary each.

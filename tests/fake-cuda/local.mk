@@ -15,15 +15,15 @@ TESTS += $(fake_cuda_tests)
 fake_cuda_test_sources = %reldir%/fake-cuda-test.c %reldir%/fake-cuda-test.h
 tests_test_ring_cpu_SOURCES = tests/test-ring-cpu.c $(fake_cuda_test_sources)
 tests_test_ring_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_ring_cpu_LDADD = $(test_ldadd) -ldl
+tests_test_ring_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 
 # tests/test-threads.c on the fake: two devices on two threads, cpu mode.
 tests_test_threads_cpu_SOURCES = tests/test-threads.c $(fake_cuda_test_sources)
 tests_test_threads_cpu_CPPFLAGS = $(AM_CPPFLAGS) -DTHREADS_FAKE_CUDA
 tests_test_threads_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_threads_cpu_LDADD = $(test_ldadd) -ldl
+tests_test_threads_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 
 tests_test_loss_SOURCES = tests/test-loss.c $(fake_cuda_test_sources)
 tests_test_loss_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_loss_LDADD = $(test_ldadd) -ldl
+tests_test_loss_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 endif
