@@ -6,14 +6,17 @@
 # that need more add to it with +=, after this file is included, or use
 # TESTS_ENVIRONMENT on the command line). Scripts find the source and build
 # trees and the configured tools here, so they work in VPATH builds and
-# under `make distcheck`. The sanitizer build (--enable-sanitizers) adds
-# ASAN_OPTIONS, LSAN_OPTIONS (with the suppressions of tests/lsan.supp) and
-# UBSAN_OPTIONS; other builds add nothing.
+# under `make distcheck`; CFLAGS and LDFLAGS are the user's with the
+# sanitizers' (the programs they build link the instrumented library). The
+# sanitizer build (--enable-sanitizers) adds ASAN_OPTIONS, LSAN_OPTIONS
+# (with the suppressions of tests/lsan.supp) and UBSAN_OPTIONS; other
+# builds add nothing.
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir="$(top_srcdir)" top_builddir="$(top_builddir)" \
 	abs_top_srcdir="$(abs_top_srcdir)" abs_top_builddir="$(abs_top_builddir)" \
-	CC="$(CC)" CXX="$(CXX)" CFLAGS="$(CFLAGS)" CXXFLAGS="$(CXXFLAGS)" \
-	LDFLAGS="$(LDFLAGS)" NM="$(NM)" PKG_CONFIG="$(PKG_CONFIG)" MAKE="$(MAKE)" \
+	CC="$(CC)" CXX="$(CXX)" CFLAGS="$(SANITIZER_CFLAGS) $(CFLAGS)" \
+	CXXFLAGS="$(CXXFLAGS)" LDFLAGS="$(SANITIZER_LDFLAGS) $(LDFLAGS)" \
+	NM="$(NM)" PKG_CONFIG="$(PKG_CONFIG)" MAKE="$(MAKE)" \
 	CUDA_CFLAGS="$(CUDA_CFLAGS)" HAVE_CUDA_TOOLKIT="$(HAVE_CUDA_TOOLKIT)" \
 	EGL_CFLAGS="$(EGL_CFLAGS)" \
 	PACKAGE_VERSION="$(PACKAGE_VERSION)" \

@@ -6,7 +6,7 @@ if HAVE_CHECK
 check_LTLIBRARIES += %reldir%/libfakecuda.la
 %canon_reldir%_libfakecuda_la_SOURCES = %reldir%/fake-cuda.c \
 	%reldir%/fake-cuda.h
-%canon_reldir%_libfakecuda_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+%canon_reldir%_libfakecuda_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
 fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu tests/test-loss

@@ -20,7 +20,7 @@ EXTRA_DIST += %reldir%/corpus
 if ENABLE_FUZZING
 noinst_PROGRAMS += %reldir%/fuzz-api
 %canon_reldir%_fuzz_api_SOURCES = $(fuzz_api_sources)
-%canon_reldir%_fuzz_api_LDFLAGS = $(FUZZ_LDFLAGS)
+%canon_reldir%_fuzz_api_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 %canon_reldir%_fuzz_api_LDADD = $(fuzz_api_ldadd)
 
 FUZZ_TIME = 600
