@@ -19,6 +19,10 @@ nodist_%canon_reldir%_libfilters_la_SOURCES = %reldir%/filters-fatbin.S
 CLEANFILES += %reldir%/filters-fatbin.S %reldir%/filters.fatbin
 endif
 
+# glcuda-demo writes its frames as PNG (the last one by default): without
+# libpng it is not built (configure says so), rather than built without
+# its output.
+if HAVE_LIBPNG
 bin_PROGRAMS += %reldir%/glcuda-demo
 %canon_reldir%_glcuda_demo_SOURCES = %reldir%/glcuda-demo.c
 %canon_reldir%_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
@@ -30,3 +34,4 @@ bin_PROGRAMS += %reldir%/glcuda-demo
 # one: every filter for 30 frames, a PNG and a timing summary each.
 TESTS += tests/test-demo.sh
 dist_check_SCRIPTS += tests/test-demo.sh
+endif
