@@ -18,10 +18,13 @@ nodist_%canon_reldir%_glcuda_soak_SOURCES = %reldir%/bench-kernels.S
 	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
 
 # nvcc writes into bench/ before any object file has made it.
-%reldir%/bench-kernels.fatbin: %reldir%/$(am__dirstamp) $(top_srcdir)/tools/pixel.cuh
+%reldir%/bench-kernels.fatbin: %reldir%/$(am__dirstamp)
 %reldir%/bench-kernels.S: %reldir%/bench-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
 	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin %reldir%/bench-kernels.fatbin > $@
-CLEANFILES += %reldir%/bench-kernels.S %reldir%/bench-kernels.fatbin
+CLEANFILES += %reldir%/bench-kernels.S %reldir%/bench-kernels.fatbin \
+	%reldir%/bench-kernels.fatbin.d
+# The headers nvcc read (the .cu.fatbin rule in Makefile.am).
+-include %reldir%/bench-kernels.fatbin.d
 
 bench: %reldir%/glcuda-bench %reldir%/glcuda-soak
 

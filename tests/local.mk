@@ -50,7 +50,10 @@ nodist_%canon_reldir%_test_threads_SOURCES = %reldir%/test-kernels.S
 %canon_reldir%_test_cuda_LDADD = $(test_ldadd)
 %reldir%/test-kernels.S: %reldir%/test-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
 	$(AM_V_GEN)$(embed_fatbin) glcuda_test_fatbin %reldir%/test-kernels.fatbin > $@
-CLEANFILES += %reldir%/test-kernels.S %reldir%/test-kernels.fatbin
+CLEANFILES += %reldir%/test-kernels.S %reldir%/test-kernels.fatbin \
+	%reldir%/test-kernels.fatbin.d
+# The headers nvcc read (the .cu.fatbin rule in Makefile.am).
+-include %reldir%/test-kernels.fatbin.d
 endif
 EXTRA_DIST += %reldir%/test-kernels.cu
 endif

@@ -6,8 +6,6 @@ noinst_LTLIBRARIES += %reldir%/libfilters.la
 %canon_reldir%_libfilters_la_SOURCES = %reldir%/filters.c %reldir%/filters.h
 %canon_reldir%_libfilters_la_CFLAGS = $(AM_CFLAGS)
 EXTRA_DIST += %reldir%/filters.cu %reldir%/pixel.cuh
-# The kernels' shared device code (the .cu.fatbin rule tracks no headers).
-%reldir%/filters.fatbin: $(top_srcdir)/%reldir%/pixel.cuh
 
 # The kernels: nvcc builds tools/filters.fatbin (the .cu.fatbin rule in
 # Makefile.am), embedded with .incbin as glcuda_filters_fatbin. Without
@@ -16,7 +14,10 @@ if HAVE_NVCC
 nodist_%canon_reldir%_libfilters_la_SOURCES = %reldir%/filters-fatbin.S
 %reldir%/filters-fatbin.S: %reldir%/filters.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
 	$(AM_V_GEN)$(embed_fatbin) glcuda_filters_fatbin %reldir%/filters.fatbin > $@
-CLEANFILES += %reldir%/filters-fatbin.S %reldir%/filters.fatbin
+CLEANFILES += %reldir%/filters-fatbin.S %reldir%/filters.fatbin \
+	%reldir%/filters.fatbin.d
+# The headers nvcc read (the .cu.fatbin rule in Makefile.am).
+-include %reldir%/filters.fatbin.d
 endif
 
 # glcuda-demo writes its frames as PNG (the last one by default): without
