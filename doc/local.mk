@@ -5,3 +5,23 @@ EXTRA_DIST += %reldir%/README.md %reldir%/guide.md %reldir%/nvidia-notes.md %rel
 EXTRA_DIST += %reldir%/images/demo-none.png %reldir%/images/demo-blur.png \
 	%reldir%/images/demo-unsharp.png %reldir%/images/demo-grade.png \
 	%reldir%/images/demo-invert.png
+
+# The API reference: `make doc` runs Doxygen on the public headers
+# (%reldir%/Doxyfile, configured from %reldir%/Doxyfile.in) into
+# %reldir%/api/html in the build tree. A public symbol without
+# documentation fails it; tests/test-doc.sh runs the same check in
+# `make check`.
+EXTRA_DIST += %reldir%/Doxyfile.in
+if HAVE_DOXYGEN
+doc: %reldir%/Doxyfile $(glcudainclude_HEADERS) $(nodist_glcudainclude_HEADERS)
+	$(AM_V_at)rm -rf %reldir%/api && $(MKDIR_P) %reldir%/api
+	$(AM_V_GEN)$(DOXYGEN) %reldir%/Doxyfile
+	@echo "doc: the API reference is in %reldir%/api/html/index.html"
+else
+doc:
+	@echo "doc: doxygen was not found when configure ran (apt-get install doxygen)" >&2; exit 1
+endif
+clean-local: clean-doc
+clean-doc:
+	rm -rf %reldir%/api
+.PHONY: doc clean-doc

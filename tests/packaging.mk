@@ -1,6 +1,8 @@
 # tests: packaging checks — exported symbols, no link-time CUDA dependency,
 # the installed pkg-config file and headers, glcuda's declarations of the
-# CUDA driver API against the toolkit's (skipped without the toolkit).
+# CUDA driver API against the toolkit's (skipped without the toolkit), the
+# API reference with every public symbol documented (skipped without
+# Doxygen).
 
 # The environment of every test (the one definition in the build: fragments
 # that need more add to it with +=, after this file is included, or use
@@ -18,13 +20,13 @@ AM_TESTS_ENVIRONMENT = \
 	CXXFLAGS="$(CXXFLAGS)" LDFLAGS="$(SANITIZER_LDFLAGS) $(LDFLAGS)" \
 	NM="$(NM)" PKG_CONFIG="$(PKG_CONFIG)" MAKE="$(MAKE)" \
 	CUDA_CFLAGS="$(CUDA_CFLAGS)" HAVE_CUDA_TOOLKIT="$(HAVE_CUDA_TOOLKIT)" \
-	EGL_CFLAGS="$(EGL_CFLAGS)" \
+	DOXYGEN="$(DOXYGEN)" EGL_CFLAGS="$(EGL_CFLAGS)" \
 	PACKAGE_VERSION="$(PACKAGE_VERSION)" \
 	glcuda_prefix="$(prefix)" glcuda_libdir="$(libdir)" \
 	glcuda_includedir="$(includedir)"; \
 	export top_srcdir top_builddir abs_top_srcdir abs_top_builddir \
 	CC CXX CFLAGS CXXFLAGS LDFLAGS NM PKG_CONFIG MAKE CUDA_CFLAGS \
-	HAVE_CUDA_TOOLKIT EGL_CFLAGS \
+	HAVE_CUDA_TOOLKIT DOXYGEN EGL_CFLAGS \
 	PACKAGE_VERSION glcuda_prefix glcuda_libdir glcuda_includedir; \
 	$(SANITIZER_TESTS_ENVIRONMENT)
 
@@ -33,7 +35,8 @@ packaging_tests = \
 	%reldir%/test-no-libcuda.sh \
 	%reldir%/test-pkgconfig.sh \
 	%reldir%/test-headers.sh \
-	%reldir%/test-cuda-abi.sh
+	%reldir%/test-cuda-abi.sh \
+	%reldir%/test-doc.sh
 TESTS += $(packaging_tests)
 dist_check_SCRIPTS += $(packaging_tests)
 EXTRA_DIST += .ci/packages %reldir%/lsan.supp %reldir%/cuda-abi.c %reldir%/cuda-abi.def
