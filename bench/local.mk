@@ -4,28 +4,31 @@
 # soak only briefly, on the fake CUDA driver (tests/test-soak-fake.sh). The
 # kernels need nvcc.
 if HAVE_NVCC
-noinst_PROGRAMS += bench/glcuda-bench bench/glcuda-soak
-bench_glcuda_bench_SOURCES = bench/glcuda-bench.c bench/bench.h \
-	bench/bench-options.c bench/bench-gl.c bench/bench-cuda.c \
-	bench/bench-paths.c bench/bench-harness.c bench/bench-report.c \
+noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak
+%canon_reldir%_glcuda_bench_SOURCES = %reldir%/glcuda-bench.c %reldir%/bench.h \
+	%reldir%/bench-options.c %reldir%/bench-gl.c %reldir%/bench-cuda.c \
+	%reldir%/bench-paths.c %reldir%/bench-harness.c %reldir%/bench-report.c \
 	$(sanitizer_sources)
-nodist_bench_glcuda_bench_SOURCES = bench/bench-kernels.S
-bench_glcuda_bench_CPPFLAGS = $(tools_cppflags)
-bench_glcuda_bench_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
-	$(EGL_LIBS) $(EPOXY_LIBS) -lm
-bench_glcuda_soak_SOURCES = bench/glcuda-soak.c $(sanitizer_sources)
-nodist_bench_glcuda_soak_SOURCES = bench/bench-kernels.S
-bench_glcuda_soak_CPPFLAGS = $(tools_cppflags)
-bench_glcuda_soak_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
-	$(EGL_LIBS) $(EPOXY_LIBS) -lm
+nodist_%canon_reldir%_glcuda_bench_SOURCES = %reldir%/bench-kernels.S
+%canon_reldir%_glcuda_bench_CPPFLAGS = $(tools_cppflags)
+%canon_reldir%_glcuda_bench_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
+%canon_reldir%_glcuda_soak_SOURCES = %reldir%/glcuda-soak.c $(sanitizer_sources)
+nodist_%canon_reldir%_glcuda_soak_SOURCES = %reldir%/bench-kernels.S
+%canon_reldir%_glcuda_soak_CPPFLAGS = $(tools_cppflags)
+%canon_reldir%_glcuda_soak_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 
 # nvcc writes into bench/ before any object file has made it.
-bench/bench-kernels.fatbin: bench/$(am__dirstamp) $(top_srcdir)/tools/pixel.cuh
-bench/bench-kernels.S: bench/bench-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
-	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin bench/bench-kernels.fatbin > $@
-CLEANFILES += bench/bench-kernels.S bench/bench-kernels.fatbin
+%reldir%/bench-kernels.fatbin: %reldir%/$(am__dirstamp)
+%reldir%/bench-kernels.S: %reldir%/bench-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin %reldir%/bench-kernels.fatbin > $@
+CLEANFILES += %reldir%/bench-kernels.S %reldir%/bench-kernels.fatbin \
+	%reldir%/bench-kernels.fatbin.d
+# The headers nvcc read (the .cu.fatbin rule in Makefile.am).
+-include %reldir%/bench-kernels.fatbin.d
 
-bench: bench/glcuda-bench bench/glcuda-soak
+bench: %reldir%/glcuda-bench %reldir%/glcuda-soak
 
 # The soak, briefly, on the fake CUDA driver (built with the Check suites;
 # CI's, not the GPU machine's: see print-gpu-tests).
@@ -40,4 +43,4 @@ bench:
 endif
 .PHONY: bench
 
-EXTRA_DIST += bench/bench-kernels.cu bench/run.sh bench/plot.sh bench/soak.sh bench/README.md
+EXTRA_DIST += %reldir%/bench-kernels.cu %reldir%/run.sh %reldir%/plot.sh %reldir%/soak.sh %reldir%/README.md

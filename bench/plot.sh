@@ -1,5 +1,5 @@
 #!/bin/bash
-# Plots of a benchmark run, from its CSVs, with gnuplot (SVG):
+# Plots of a benchmark run, from its CSVs, with gnuplot (PNG, or SVG):
 #
 #     bench/plot.sh DIR
 #

@@ -2,59 +2,62 @@
 # NVIDIA driver on the GPU machine); test-cuda and test-ring need CUDA and
 # exit 77 (skip) without it.
 if HAVE_CHECK
-check_LTLIBRARIES += tests/libtestcommon.la
-tests_libtestcommon_la_SOURCES = tests/test-common.c tests/test-common.h
-tests_libtestcommon_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_libtestcommon_la_LIBADD = lib/libglcuda-internal.la $(CHECK_LIBS)
+check_LTLIBRARIES += %reldir%/libtestcommon.la
+%canon_reldir%_libtestcommon_la_SOURCES = %reldir%/test-common.c %reldir%/test-common.h
+%canon_reldir%_libtestcommon_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_libtestcommon_la_LIBADD = lib/libglcuda-internal.la $(CHECK_LIBS)
 
-test_ldadd = tests/libtestcommon.la lib/libglcuda-internal.la $(CHECK_LIBS) \
-	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
+test_ldadd = %reldir%/libtestcommon.la lib/libglcuda-internal.la $(CHECK_LIBS) \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(PTHREAD_LIBS)
 
-check_PROGRAMS += tests/test-device tests/test-image
-TESTS += tests/test-device tests/test-image
-tests_test_device_SOURCES = tests/test-device.c $(sanitizer_sources)
-tests_test_device_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_device_LDADD = $(test_ldadd)
-tests_test_image_SOURCES = tests/test-image.c $(sanitizer_sources)
-tests_test_image_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_image_LDADD = $(test_ldadd)
+check_PROGRAMS += %reldir%/test-device %reldir%/test-image
+TESTS += %reldir%/test-device %reldir%/test-image
+%canon_reldir%_test_device_SOURCES = %reldir%/test-device.c $(sanitizer_sources)
+%canon_reldir%_test_device_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_device_LDADD = $(test_ldadd)
+%canon_reldir%_test_image_SOURCES = %reldir%/test-image.c $(sanitizer_sources)
+%canon_reldir%_test_image_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_image_LDADD = $(test_ldadd)
 
 # GPU suites: kernels from nvcc, embedded in the test programs.
 if HAVE_NVCC
-check_PROGRAMS += tests/test-cuda tests/test-ring tests/test-faults tests/test-wrap \
-	tests/test-threads
-TESTS += tests/test-cuda tests/test-ring tests/test-faults tests/test-wrap \
-	tests/test-threads
-gpu_test_sources = tests/test-gpu.c tests/test-gpu.h
-tests_test_cuda_SOURCES = tests/test-cuda.c $(gpu_test_sources) $(sanitizer_sources)
-nodist_tests_test_cuda_SOURCES = tests/test-kernels.S
-tests_test_ring_SOURCES = tests/test-ring.c $(gpu_test_sources) $(sanitizer_sources)
-tests_test_ring_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_ring_LDADD = $(test_ldadd)
-nodist_tests_test_ring_SOURCES = tests/test-kernels.S
-tests_test_faults_SOURCES = tests/test-faults.c $(gpu_test_sources) $(sanitizer_sources)
-tests_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_faults_LDADD = $(test_ldadd)
+check_PROGRAMS += %reldir%/test-cuda %reldir%/test-ring %reldir%/test-faults %reldir%/test-wrap \
+	%reldir%/test-threads
+TESTS += %reldir%/test-cuda %reldir%/test-ring %reldir%/test-faults %reldir%/test-wrap \
+	%reldir%/test-threads
+gpu_test_sources = %reldir%/test-gpu.c %reldir%/test-gpu.h
+%canon_reldir%_test_cuda_SOURCES = %reldir%/test-cuda.c $(gpu_test_sources) $(sanitizer_sources)
+nodist_%canon_reldir%_test_cuda_SOURCES = %reldir%/test-kernels.S
+%canon_reldir%_test_ring_SOURCES = %reldir%/test-ring.c $(gpu_test_sources) $(sanitizer_sources)
+%canon_reldir%_test_ring_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_ring_LDADD = $(test_ldadd)
+nodist_%canon_reldir%_test_ring_SOURCES = %reldir%/test-kernels.S
+%canon_reldir%_test_faults_SOURCES = %reldir%/test-faults.c $(gpu_test_sources) $(sanitizer_sources)
+%canon_reldir%_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_faults_LDADD = $(test_ldadd)
 # The suite sees which CUDA call each injection failed (test-faults.c).
-tests_test_faults_LDFLAGS = -Wl,--wrap=cuda_fault_check
-nodist_tests_test_faults_SOURCES = tests/test-kernels.S
-tests_test_wrap_SOURCES = tests/test-wrap.c $(gpu_test_sources) $(sanitizer_sources)
-tests_test_wrap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_wrap_LDADD = $(test_ldadd)
-nodist_tests_test_wrap_SOURCES = tests/test-kernels.S
+%canon_reldir%_test_faults_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=cuda_fault_check
+nodist_%canon_reldir%_test_faults_SOURCES = %reldir%/test-kernels.S
+%canon_reldir%_test_wrap_SOURCES = %reldir%/test-wrap.c $(gpu_test_sources) $(sanitizer_sources)
+%canon_reldir%_test_wrap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_wrap_LDADD = $(test_ldadd)
+nodist_%canon_reldir%_test_wrap_SOURCES = %reldir%/test-kernels.S
 # Two devices on two threads (on two GPUs when there are two); the same
 # source runs on the fake CUDA driver as tests/test-threads-cpu.
-tests_test_threads_SOURCES = tests/test-threads.c $(gpu_test_sources) $(sanitizer_sources)
-tests_test_threads_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_threads_LDADD = $(test_ldadd)
-nodist_tests_test_threads_SOURCES = tests/test-kernels.S
-tests_test_cuda_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_cuda_LDADD = $(test_ldadd)
-tests/test-kernels.S: tests/test-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
-	$(AM_V_GEN)$(embed_fatbin) glcuda_test_fatbin tests/test-kernels.fatbin > $@
-CLEANFILES += tests/test-kernels.S tests/test-kernels.fatbin
+%canon_reldir%_test_threads_SOURCES = %reldir%/test-threads.c $(gpu_test_sources) $(sanitizer_sources)
+%canon_reldir%_test_threads_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_threads_LDADD = $(test_ldadd)
+nodist_%canon_reldir%_test_threads_SOURCES = %reldir%/test-kernels.S
+%canon_reldir%_test_cuda_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_cuda_LDADD = $(test_ldadd)
+%reldir%/test-kernels.S: %reldir%/test-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_test_fatbin %reldir%/test-kernels.fatbin > $@
+CLEANFILES += %reldir%/test-kernels.S %reldir%/test-kernels.fatbin \
+	%reldir%/test-kernels.fatbin.d
+# The headers nvcc read (the .cu.fatbin rule in Makefile.am).
+-include %reldir%/test-kernels.fatbin.d
 endif
-EXTRA_DIST += tests/test-kernels.cu
+EXTRA_DIST += %reldir%/test-kernels.cu
 else
 check-local:
 	@echo "make check: the tests were disabled at configure time (--disable-tests)" >&2; exit 1

@@ -1,37 +1,47 @@
 # tests: packaging checks — exported symbols, no link-time CUDA dependency,
-# the installed pkg-config file, headers and programs, and the examples
-# built against the installed tree.
+# the installed pkg-config file, headers and programs, the examples built
+# against the installed tree, glcuda's declarations of the CUDA driver API
+# against the toolkit's (skipped without the toolkit), the API reference
+# with every public symbol documented (skipped without Doxygen).
 
 # The environment of every test (the one definition in the build: fragments
 # that need more add to it with +=, after this file is included, or use
 # TESTS_ENVIRONMENT on the command line). Scripts find the source and build
 # trees and the configured tools here, so they work in VPATH builds and
-# under `make distcheck`. The sanitizer build (--enable-sanitizers) adds
-# ASAN_OPTIONS, LSAN_OPTIONS (with the suppressions of tests/lsan.supp) and
-# UBSAN_OPTIONS; other builds add nothing.
+# under `make distcheck`; CFLAGS and LDFLAGS are the user's with the
+# sanitizers' (the programs they build link the instrumented library). The
+# sanitizer build (--enable-sanitizers) adds ASAN_OPTIONS, LSAN_OPTIONS
+# (with the suppressions of tests/lsan.supp) and UBSAN_OPTIONS; other
+# builds add nothing.
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir="$(top_srcdir)" top_builddir="$(top_builddir)" \
 	abs_top_srcdir="$(abs_top_srcdir)" abs_top_builddir="$(abs_top_builddir)" \
-	CC="$(CC)" CXX="$(CXX)" CFLAGS="$(CFLAGS)" CXXFLAGS="$(CXXFLAGS)" \
-	LDFLAGS="$(LDFLAGS)" NM="$(NM)" PKG_CONFIG="$(PKG_CONFIG)" MAKE="$(MAKE)" \
-	CUDA_CFLAGS="$(CUDA_CFLAGS)" EGL_CFLAGS="$(EGL_CFLAGS)" \
+	CC="$(CC)" CXX="$(CXX)" CFLAGS="$(SANITIZER_CFLAGS) $(CFLAGS)" \
+	CXXFLAGS="$(CXXFLAGS)" LDFLAGS="$(SANITIZER_LDFLAGS) $(LDFLAGS)" \
+	NM="$(NM)" PKG_CONFIG="$(PKG_CONFIG)" MAKE="$(MAKE)" \
+	CUDA_CFLAGS="$(CUDA_CFLAGS)" HAVE_CUDA_TOOLKIT="$(HAVE_CUDA_TOOLKIT)" \
+	DOXYGEN="$(DOXYGEN)" EGL_CFLAGS="$(EGL_CFLAGS)" \
 	PACKAGE_VERSION="$(PACKAGE_VERSION)" \
 	glcuda_prefix="$(prefix)" glcuda_libdir="$(libdir)" \
 	glcuda_includedir="$(includedir)"; \
 	export top_srcdir top_builddir abs_top_srcdir abs_top_builddir \
-	CC CXX CFLAGS CXXFLAGS LDFLAGS NM PKG_CONFIG MAKE CUDA_CFLAGS EGL_CFLAGS \
+	CC CXX CFLAGS CXXFLAGS LDFLAGS NM PKG_CONFIG MAKE CUDA_CFLAGS \
+	HAVE_CUDA_TOOLKIT DOXYGEN EGL_CFLAGS \
 	PACKAGE_VERSION glcuda_prefix glcuda_libdir glcuda_includedir; \
 	$(SANITIZER_TESTS_ENVIRONMENT)
 
 packaging_tests = \
-	tests/test-symbols.sh \
-	tests/test-no-libcuda.sh \
-	tests/test-pkgconfig.sh \
-	tests/test-examples.sh \
-	tests/test-headers.sh
+	%reldir%/test-symbols.sh \
+	%reldir%/test-no-libcuda.sh \
+	%reldir%/test-pkgconfig.sh \
+	%reldir%/test-examples.sh \
+	%reldir%/test-headers.sh \
+	%reldir%/test-cuda-abi.sh \
+	%reldir%/test-doc.sh
 TESTS += $(packaging_tests)
 dist_check_SCRIPTS += $(packaging_tests)
-EXTRA_DIST += .ci/packages tests/lsan.supp tests/expected-skips
+EXTRA_DIST += .ci/packages %reldir%/lsan.supp %reldir%/expected-skips \
+	%reldir%/cuda-abi.c %reldir%/cuda-abi.def
 
 # The tests that mean something on the GPU machine: every test but the
 # packaging checks above, which need the build tools, and the suites on the

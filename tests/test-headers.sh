@@ -1,7 +1,10 @@
 #!/bin/sh
 # The public headers compile on their own, warning-free, as strict C99 and
 # as C++11: <glcuda/glcuda.h> with the EGL headers only, <glcuda/glcuda-cuda.h>
-# with the CUDA toolkit's <cuda.h> too.
+# with the CUDA toolkit's <cuda.h> too (included by it, or by the program
+# first), and after glcuda's own declarations of the driver API
+# (lib/loader/cuda-types.h, what glcuda's sources use). Without the toolkit,
+# the checks with <cuda.h> are skipped (and said so).
 set -eu
 
 : "${top_srcdir:?run from make check}" "${top_builddir:?run from make check}"
@@ -22,9 +25,10 @@ for flag in ${EGL_CFLAGS:-} ${CUDA_CFLAGS:-}; do
 done
 includes="-I$top_srcdir/include -I$top_builddir/include $system_includes"
 
-write_source() # FILE HEADER
+write_source() # FILE HEADER [FIRST-INCLUDE]
 {
 	cat > "$1" <<SOURCE
+${3:+#include $3}
 #include <glcuda/$2>
 #include <glcuda/$2> /* include guard */
 
@@ -66,19 +70,32 @@ compile() # DESCRIPTION COMPILER FLAGS... FILE
 c_flags="-std=c99 -pedantic -Werror -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wundef"
 cxx_flags="-std=c++11 -pedantic -Werror -Wall -Wextra -Wshadow -Wundef"
 
-for header in glcuda.h glcuda-cuda.h glcuda-diag.h; do
-	write_source "$tmp/$header.c" "$header"
-	cp "$tmp/$header.c" "$tmp/$header.cpp"
+check_header() # DESCRIPTION HEADER [FIRST-INCLUDE]
+{
+	write_source "$tmp/test.c" "$2" "${3:-}"
+	cp "$tmp/test.c" "$tmp/test.cpp"
 	# shellcheck disable=SC2086
-	compile "<glcuda/$header> as C99" \
-		$CC $c_flags $includes -c -o "$tmp/c.o" "$tmp/$header.c"
+	compile "$1 as C99" \
+		$CC $c_flags $includes -c -o "$tmp/c.o" "$tmp/test.c"
 	if command -v "${CXX%% *}" > /dev/null 2>&1; then
 		# shellcheck disable=SC2086
-		compile "<glcuda/$header> as C++11" \
-			$CXX $cxx_flags $includes -c -o "$tmp/cxx.o" "$tmp/$header.cpp"
+		compile "$1 as C++11" \
+			$CXX $cxx_flags $includes -c -o "$tmp/cxx.o" "$tmp/test.cpp"
 	else
 		echo "FAIL: no C++ compiler ($CXX)"
 		status=1
 	fi
-done
+}
+
+check_header "<glcuda/glcuda.h>" glcuda.h
+check_header "<glcuda/glcuda-diag.h>" glcuda-diag.h
+if [ "${HAVE_CUDA_TOOLKIT:-no}" = yes ]; then
+	check_header "<glcuda/glcuda-cuda.h> (it includes <cuda.h>)" glcuda-cuda.h
+	check_header "<glcuda/glcuda-cuda.h> after <cuda.h>" glcuda-cuda.h "<cuda.h>"
+else
+	echo "skip: <glcuda/glcuda-cuda.h> with the toolkit's <cuda.h>: configured without the CUDA toolkit"
+fi
+includes="$includes -I$top_srcdir/lib"
+check_header "<glcuda/glcuda-cuda.h> after lib/loader/cuda-types.h" glcuda-cuda.h \
+	'"loader/cuda-types.h"'
 exit $status

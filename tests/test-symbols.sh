@@ -29,10 +29,15 @@ status=0
 # Functions declared (not defined: static inline helpers stay out) in the
 # public headers, from GCC's -aux-info prototypes.
 if "$CC" --version 2>/dev/null | grep -qi -e gcc -e 'free software foundation'; then
-	printf '#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n' > "$tmp/decls.c"
+	# <cuda.h> from the toolkit; without it, glcuda's own declarations.
+	if [ "${HAVE_CUDA_TOOLKIT:-no}" = yes ]; then
+		printf '#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n' > "$tmp/decls.c"
+	else
+		printf '#include "loader/cuda-types.h"\n#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n' > "$tmp/decls.c"
+	fi
 	# shellcheck disable=SC2086
 	if "$CC" -std=gnu99 -fsyntax-only -aux-info "$tmp/aux" \
-		-I"$top_srcdir/include" -I"$top_builddir/include" \
+		-I"$top_srcdir/include" -I"$top_builddir/include" -I"$top_srcdir/lib" \
 		${EGL_CFLAGS:-} ${CUDA_CFLAGS:-} "$tmp/decls.c" 2> "$tmp/cc.err"; then
 		grep 'include/glcuda/[^:]*:[0-9]*:.C \*/' "$tmp/aux" |
 			sed -n 's/.*[^A-Za-z0-9_]\(glcuda_[A-Za-z0-9_]*\) *(.*/\1/p' |

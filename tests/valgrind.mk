@@ -4,12 +4,12 @@
 # invalid access of glcuda is seen. Mesa's, the drivers' and the loaders' own
 # are suppressed by tests/valgrind.supp (each entry says why). It fails on
 # the first report; tests/<test>.valgrind.log has the full output.
-VALGRIND_TESTS = tests/test-device tests/test-image tests/test-vk \
-	tests/test-headless tests/fuzz/replay tests/test-ring-cpu tests/test-loss
+VALGRIND_TESTS = %reldir%/test-device %reldir%/test-image %reldir%/test-vk \
+	%reldir%/test-headless tests/fuzz/replay %reldir%/test-ring-cpu %reldir%/test-loss
 VALGRIND_FLAGS = --leak-check=full --error-exitcode=1 --num-callers=40 \
 	--errors-for-leak-kinds=definite,indirect \
-	--suppressions=$(abs_top_srcdir)/tests/valgrind.supp
-EXTRA_DIST += tests/valgrind.supp
+	--suppressions=$(abs_top_srcdir)/%reldir%/valgrind.supp
+EXTRA_DIST += %reldir%/valgrind.supp
 
 if HAVE_VALGRIND
 check-valgrind: $(check_PROGRAMS)

@@ -1,10 +1,10 @@
 # tests: the Vulkan exporter (lib/vk). Runs on any Vulkan driver, lavapipe
 # included; exits 77 (skip) where there is none.
 if HAVE_CHECK
-check_PROGRAMS += tests/test-vk
-TESTS += tests/test-vk
-tests_test_vk_SOURCES = tests/test-vk.c $(sanitizer_sources)
-tests_test_vk_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_vk_LDADD = lib/libglcuda-internal.la $(CHECK_LIBS) $(VULKAN_LIBS) \
+check_PROGRAMS += %reldir%/test-vk
+TESTS += %reldir%/test-vk
+%canon_reldir%_test_vk_SOURCES = %reldir%/test-vk.c $(sanitizer_sources)
+%canon_reldir%_test_vk_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_vk_LDADD = lib/libglcuda-internal.la $(CHECK_LIBS) $(VULKAN_LIBS) \
 	$(EPOXY_LIBS) $(EGL_LIBS)
 endif

@@ -3,33 +3,40 @@
 # links the shared library and uses the public headers only; its own CUDA
 # calls go through the tools' table (tools/common/cuda-table.h).
 
-noinst_LTLIBRARIES += tools/libfilters.la
-tools_libfilters_la_SOURCES = tools/filters.c tools/filters.h
-tools_libfilters_la_CPPFLAGS = $(tools_cppflags)
-EXTRA_DIST += tools/filters.cu tools/pixel.cuh
-# The kernels' shared device code (the .cu.fatbin rule tracks no headers).
-tools/filters.fatbin: $(top_srcdir)/tools/pixel.cuh
+noinst_LTLIBRARIES += %reldir%/libfilters.la
+%canon_reldir%_libfilters_la_SOURCES = %reldir%/filters.c %reldir%/filters.h
+%canon_reldir%_libfilters_la_CPPFLAGS = $(tools_cppflags)
+EXTRA_DIST += %reldir%/filters.cu %reldir%/pixel.cuh
 
 # The kernels: nvcc builds tools/filters.fatbin (the .cu.fatbin rule in
 # Makefile.am), embedded with .incbin as glcuda_filters_fatbin. Without
 # nvcc, filters.c builds without kernels and only the "none" filter exists.
 if HAVE_NVCC
-nodist_tools_libfilters_la_SOURCES = tools/filters-fatbin.S
-tools/filters-fatbin.S: tools/filters.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
-	$(AM_V_GEN)$(embed_fatbin) glcuda_filters_fatbin tools/filters.fatbin > $@
-CLEANFILES += tools/filters-fatbin.S tools/filters.fatbin
+nodist_%canon_reldir%_libfilters_la_SOURCES = %reldir%/filters-fatbin.S
+%reldir%/filters-fatbin.S: %reldir%/filters.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_filters_fatbin %reldir%/filters.fatbin > $@
+CLEANFILES += %reldir%/filters-fatbin.S %reldir%/filters.fatbin \
+	%reldir%/filters.fatbin.d
+# The headers nvcc read (the .cu.fatbin rule in Makefile.am).
+-include %reldir%/filters.fatbin.d
 endif
 
-bin_PROGRAMS += tools/glcuda-demo
-tools_glcuda_demo_SOURCES = tools/glcuda-demo.c tools/demo.h tools/demo-options.c \
-	tools/demo-gl.c tools/demo-png.c tools/demo-run.c $(sanitizer_sources)
-tools_glcuda_demo_CPPFLAGS = $(tools_cppflags)
-tools_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
-tools_glcuda_demo_LDADD = tools/libfilters.la tools/libinforeport.la \
+# glcuda-demo writes its frames as PNG (the last one by default): without
+# libpng it is not built (configure says so), rather than built without
+# its output.
+if HAVE_LIBPNG
+bin_PROGRAMS += %reldir%/glcuda-demo
+%canon_reldir%_glcuda_demo_SOURCES = %reldir%/glcuda-demo.c %reldir%/demo.h \
+	%reldir%/demo-options.c %reldir%/demo-gl.c %reldir%/demo-png.c \
+	%reldir%/demo-run.c $(sanitizer_sources)
+%canon_reldir%_glcuda_demo_CPPFLAGS = $(tools_cppflags)
+%canon_reldir%_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+%canon_reldir%_glcuda_demo_LDADD = %reldir%/libfilters.la %reldir%/libinforeport.la \
 	tools/common/libtools-common.la lib/libglcuda.la $(LIBPNG_LIBS) \
-	$(EGL_LIBS) $(EPOXY_LIBS) -lm
+	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 
 # Without a CUDA driver: a clear message and the diagnosis, exit 1. With
 # one: every filter for 30 frames, a PNG and a timing summary each.
 TESTS += tests/test-demo.sh
 dist_check_SCRIPTS += tests/test-demo.sh
+endif

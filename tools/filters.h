@@ -21,6 +21,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The CUDA driver API's declarations (<cuda.h>, or glcuda's own without
+ * the toolkit), then glcuda's CUDA accessors. */
+#include "cuda-table.h"
 #include <glcuda/glcuda-cuda.h>
 
 enum filter_kind {

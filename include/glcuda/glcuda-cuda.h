@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * glcuda — typed CUDA accessors and the GL <-> CUDA hand-off.
  *
  * SPDX-License-Identifier: MIT
@@ -11,7 +12,11 @@
 #ifndef GLCUDA_CUDA_H
 #define GLCUDA_CUDA_H
 
+/* glcuda's own sources declare the part of the driver API they use
+ * (GLCUDA_CUDA_TYPES_H) and build without the CUDA toolkit. */
+#ifndef GLCUDA_CUDA_TYPES_H
 #include <cuda.h>
+#endif
 #include <glcuda/glcuda.h>
 
 #ifdef __cplusplus
@@ -49,13 +54,15 @@ struct glcuda_cuda_plane {
 	/** Sampling texture object; 0 with GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE
 	 *  or for pitch-linear planes. */
 	CUtexObject texture;
-	/** Pitch-linear planes: device address of the first row, and bytes
-	 *  per row. */
+	/** Pitch-linear planes: device address of the first row. */
 	CUdeviceptr pointer;
+	/** Pitch-linear planes: bytes per row. */
 	size_t pitch;
-	uint32_t width, height;
-	/** Channel type and count (e.g. CU_AD_FORMAT_UNSIGNED_INT8, 4). */
+	uint32_t width,  /**< Width of the plane, in pixels. */
+		 height; /**< Height of the plane, in pixels. */
+	/** Channel type (e.g. CU_AD_FORMAT_UNSIGNED_INT8). */
 	CUarray_format format;
+	/** Channel count (e.g. 4). */
 	unsigned int channels;
 };
 

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * glcuda — zero-copy, GPU-synchronised hand-off of OpenGL / OpenGL ES frames
  * to CUDA and back.
  *
@@ -65,6 +66,8 @@
 extern "C" {
 #endif
 
+/** Marks a printf-like function (format string argument f, first value
+ *  argument a) for the compiler's format checks; empty for other compilers. */
 #if defined(__GNUC__)
 #define GLCUDA_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
@@ -228,6 +231,7 @@ struct glcuda_device_options {
 	void *cuda_context;
 	/** Log handler; NULL: stderr. */
 	glcuda_log_func log_func;
+	/** Passed to log_func as is. */
 	void *log_user_data;
 	/** Lowest priority logged; 0: GLCUDA_LOG_PRIORITY_ERROR, or what the
 	 *  GLCUDA_LOG environment variable says ("debug", "info", "error"). */
@@ -251,18 +255,27 @@ struct glcuda_caps {
 	enum glcuda_sync_mode sync_mode;
 	/** Modes the drivers support (bit 1 << enum glcuda_sync_mode). */
 	uint32_t sync_modes_supported;
+	/** Desktop GL or GLES: the API of the device's GL context. */
 	enum glcuda_gl_api gl_api;
-	int gl_major, gl_minor;
+	int gl_major, /**< GL version of the context: major */
+	    gl_minor; /**< GL version of the context: minor */
+	/** GL_VENDOR. */
 	char gl_vendor[128];
+	/** GL_RENDERER. */
 	char gl_renderer[128];
+	/** GL_VERSION. */
 	char gl_version[128];
 	/** GL_DEVICE_UUID_EXT == Vulkan deviceUUID == cuDeviceGetUuid. */
 	uint8_t device_uuid[16];
 	/** GL_DRIVER_UUID_EXT == Vulkan driverUUID. */
 	uint8_t driver_uuid[16];
+	/** The Vulkan physical device's deviceName. */
 	char vulkan_device_name[256];
+	/** Its apiVersion (VK_MAKE_API_VERSION encoding). */
 	uint32_t vulkan_api_version;
+	/** cuDeviceGetName of the matching CUDA device. */
 	char cuda_device_name[256];
+	/** The matching CUDA device's ordinal (cuDeviceGet). */
 	int cuda_ordinal;
 	/** cuDriverGetVersion, e.g. 13000. */
 	int cuda_driver_version;
@@ -373,6 +386,8 @@ enum glcuda_format {
 	GLCUDA_FORMAT_RG16 = 9,     /**< GL_RG16; CUDA ushort2 (P010 chroma) */
 	GLCUDA_FORMAT_R32F = 10,    /**< GL_R32F; CUDA float */
 };
+/** The number of enum glcuda_format values (GLCUDA_FORMAT_INVALID included):
+ *  one more than the largest. @since 0.1 */
 #define GLCUDA_FORMAT_COUNT 11
 
 /** Name of a format ("RGBA8", ...), or "INVALID". @since 0.1 */
@@ -566,9 +581,11 @@ enum glcuda_ring_flags {
  * @since 0.1
  */
 struct glcuda_ring_desc {
-	uint32_t width, height;
+	uint32_t width,  /**< Width of the frames, in pixels. */
+		 height; /**< Height of the frames, in pixels. */
 	/** Number of slots, 2..4 (0: 3). */
 	uint32_t slots;
+	/** Format of the input images (what GL renders into). */
 	enum glcuda_format input_format;
 	/** Output format (ignored with GLCUDA_RING_FLAG_IN_PLACE;
 	 *  GLCUDA_FORMAT_INVALID: same as input). */
@@ -721,11 +738,17 @@ unsigned int glcuda_frame_output_texture(const struct glcuda_frame *frame);
  * @since 0.1
  */
 struct glcuda_frame_timings {
+	/** The frame these timings are of (glcuda_frame_number()). */
 	uint64_t frame_number;
+	/** gl_render stage. */
 	uint64_t gl_render_ns;
+	/** handoff_to_cuda stage. */
 	uint64_t handoff_to_cuda_ns;
+	/** cuda stage. */
 	uint64_t cuda_ns;
+	/** handoff_to_gl stage. */
 	uint64_t handoff_to_gl_ns;
+	/** total, first to last stage. */
 	uint64_t total_ns;
 };
 

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <cuda.h>
+#include "loader/cuda-types.h"
 
 struct glcuda_device;
 struct format_info;

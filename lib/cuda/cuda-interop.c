@@ -6,7 +6,6 @@
 #include "cuda/cuda-importer.h"
 #include "cuda/cuda-interop.h"
 
-#include <cudaEGL.h>
 #include <string.h>
 
 int

@@ -125,9 +125,9 @@ cuda_result_string(CUresult res, char *buf, size_t size)
 }
 
 /*
- * The version to ask cuGetProcAddress for, so that it returns the ABI the
- * header's declaration describes. Usually CUDA_VERSION: where an ABI
- * changed, cuda.h #defines the name to the newest variant. But CUDA 13 added
+ * The version to ask cuGetProcAddress for, so that it returns the ABI that
+ * cuda-types.h declares: GLCUDA_CUDA_API_VERSION (where an ABI changed,
+ * cuda-types.h #defines the name to that variant, as cuda.h does). CUDA 13 added
  * cuCtxSynchronize_v2(CUcontext) and cuCtxGetDevice_v2(CUdevice *, CUcontext)
  * without redirecting the plain names, so asking for 13000 returns a
  * function that takes a context the caller never passes (seen as
@@ -140,14 +140,14 @@ abi_version(const char *name)
 
 	for (size_t i = 0; i < sizeof(pre13) / sizeof(pre13[0]); i++)
 		if (!strcmp(name, pre13[i]))
-			return CUDA_VERSION < 12000 ? CUDA_VERSION : 12000;
-	return CUDA_VERSION;
+			return GLCUDA_CUDA_API_VERSION < 12000 ? GLCUDA_CUDA_API_VERSION : 12000;
+	return GLCUDA_CUDA_API_VERSION;
 }
 
 static int
 resolve_all(struct glcuda_cuda *table, void *handle, char *buf, size_t bufsize)
 {
-	/* cuda.h maps cuGetProcAddress to cuGetProcAddress_v2 (CUDA 12+). */
+	/* cuGetProcAddress is cuGetProcAddress_v2 (CUDA 12+). */
 	__typeof__(cuGetProcAddress) *get_proc;
 	CUdriverProcAddressQueryResult status;
 	CUresult res;
@@ -166,10 +166,11 @@ resolve_all(struct glcuda_cuda *table, void *handle, char *buf, size_t bufsize)
 	if (res != CUDA_SUCCESS || !table->name) {                             \
 		snprintf(buf, bufsize,                                         \
 			 "cuGetProcAddress(\"%s\", version %d) failed: result %d, " \
-			 "status %d. The NVIDIA driver is older than the CUDA "    \
-			 "%d.%d toolkit glcuda was built with; update the driver.", \
+			 "status %d. The NVIDIA driver is older than CUDA %d.%d, "  \
+			 "whose driver API glcuda uses; update the driver.",   \
 			 #name, abi_version(#name), (int)res, (int)status,     \
-			 CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);       \
+			 GLCUDA_CUDA_API_VERSION / 1000,                       \
+			 GLCUDA_CUDA_API_VERSION % 1000 / 10);                 \
 		return GLCUDA_ERROR_NO_CUDA_DRIVER;                            \
 	}
 	GLCUDA_CUDA_FUNCTIONS(RESOLVE)

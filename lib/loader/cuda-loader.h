@@ -5,9 +5,9 @@
  * libcuda.so.1 is opened with dlopen() when the first device is created,
  * never at library load, so a program linked with glcuda starts on a machine
  * without an NVIDIA driver. Entry points are resolved with cuGetProcAddress
- * for the CUDA_VERSION of the toolkit headers we build against, which hands
- * back the ABI version the header's declaration describes (a plain
- * dlsym("cuMemAlloc") would return the legacy v1 ABI).
+ * for GLCUDA_CUDA_API_VERSION, which hands back the ABI that glcuda's
+ * declarations describe (cuda-types.h; a plain dlsym("cuMemAlloc") would
+ * return the legacy v1 ABI). No CUDA toolkit is needed to build it.
  *
  * Every call goes through CU(name)(args): the function table is the seam
  * the fault-injection tests use.
@@ -16,9 +16,9 @@
 #define GLCUDA_CUDA_LOADER_H
 
 #include <stdbool.h>
-#include <cuda.h>
+#include "cuda-types.h"
 
-/* name: the API name as the header spells it (cuda.h maps it to the
+/* name: the API name as <cuda.h> spells it (cuda-types.h maps it to the
  * versioned symbol, and __typeof__ picks that declaration's type). */
 #define GLCUDA_CUDA_FUNCTIONS(X) \
 	X(cuInit) \
@@ -90,12 +90,12 @@
 	X(cuGraphicsSubResourceGetMappedArray) \
 	X(cuGraphicsUnregisterResource)
 
-/* Functions declared in cudaGL.h / cudaEGL.h, resolved the same way but
- * typed by hand so this header needs no GL headers. */
-typedef CUresult (*glcuda_PFN_cuGraphicsGLRegisterImage)(CUgraphicsResource *, unsigned int, unsigned int, unsigned int);
-typedef CUresult (*glcuda_PFN_cuGraphicsEGLRegisterImage)(CUgraphicsResource *, void *, unsigned int);
-struct CUeglFrame_st;
-typedef CUresult (*glcuda_PFN_cuGraphicsResourceGetMappedEglFrame)(struct CUeglFrame_st *, CUgraphicsResource, unsigned int, unsigned int);
+/* Functions of cudaGL.h / cudaEGL.h, resolved the same way (cuda-types.h
+ * declares them with GL's and EGL's types spelt out, so this header needs
+ * no GL headers). */
+typedef __typeof__(cuGraphicsGLRegisterImage) *glcuda_PFN_cuGraphicsGLRegisterImage;
+typedef __typeof__(cuGraphicsEGLRegisterImage) *glcuda_PFN_cuGraphicsEGLRegisterImage;
+typedef __typeof__(cuGraphicsResourceGetMappedEglFrame) *glcuda_PFN_cuGraphicsResourceGetMappedEglFrame;
 
 struct glcuda_cuda {
 #define GLCUDA_CUDA_MEMBER(name) __typeof__(name) *name;

@@ -3,27 +3,27 @@
 # ring, images and hand-offs (test-ring-cpu), device loss and teardown on
 # failure (test-loss) run on CI without a GPU. Never installed.
 if HAVE_CHECK
-check_LTLIBRARIES += tests/fake-cuda/libfakecuda.la
-tests_fake_cuda_libfakecuda_la_SOURCES = tests/fake-cuda/fake-cuda.c \
-	tests/fake-cuda/fake-cuda.h
-tests_fake_cuda_libfakecuda_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+check_LTLIBRARIES += %reldir%/libfakecuda.la
+%canon_reldir%_libfakecuda_la_SOURCES = %reldir%/fake-cuda.c \
+	%reldir%/fake-cuda.h
+%canon_reldir%_libfakecuda_la_LDFLAGS = $(SANITIZER_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
 fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu tests/test-loss
 check_PROGRAMS += $(fake_cuda_tests)
 TESTS += $(fake_cuda_tests)
-fake_cuda_test_sources = tests/fake-cuda/fake-cuda-test.c tests/fake-cuda/fake-cuda-test.h
+fake_cuda_test_sources = %reldir%/fake-cuda-test.c %reldir%/fake-cuda-test.h
 tests_test_ring_cpu_SOURCES = tests/test-ring-cpu.c $(fake_cuda_test_sources) $(sanitizer_sources)
 tests_test_ring_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_ring_cpu_LDADD = $(test_ldadd) -ldl
+tests_test_ring_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 
 # tests/test-threads.c on the fake: two devices on two threads, cpu mode.
 tests_test_threads_cpu_SOURCES = tests/test-threads.c $(fake_cuda_test_sources) $(sanitizer_sources)
 tests_test_threads_cpu_CPPFLAGS = $(AM_CPPFLAGS) -DTHREADS_FAKE_CUDA
 tests_test_threads_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_threads_cpu_LDADD = $(test_ldadd) -ldl
+tests_test_threads_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 
 tests_test_loss_SOURCES = tests/test-loss.c $(fake_cuda_test_sources) $(sanitizer_sources)
 tests_test_loss_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_loss_LDADD = $(test_ldadd) -ldl
+tests_test_loss_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 endif

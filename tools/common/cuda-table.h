@@ -15,7 +15,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+/* The toolkit's <cuda.h> where configure found it; without the toolkit,
+ * glcuda's own declarations of the driver API (lib/loader/cuda-types.h),
+ * which the library itself builds with. */
+#ifdef GLCUDA_TOOLS_OWN_CUDA_DECLS
+#include "cuda-types.h"
+#else
 #include <cuda.h>
+#endif
 
 /* name: the API name as the header spells it (cuda.h maps it to the
  * versioned symbol, and __typeof__ picks that declaration's type). */

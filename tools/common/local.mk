@@ -11,10 +11,17 @@ tools_common_libtools_common_la_SOURCES = \
 	tools/common/stats.c tools/common/stats.h \
 	tools/common/uuid.c tools/common/uuid.h
 tools_common_libtools_common_la_CPPFLAGS = $(tools_cppflags)
-tools_common_libtools_common_la_LIBADD = $(EPOXY_LIBS) -ldl -lm
+tools_common_libtools_common_la_LIBADD = $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
 
 # The tools build the way a user's program does: the public headers, not
 # lib/ (AM_CPPFLAGS has -I lib for the library and its tests).
 tools_cppflags = -I$(top_srcdir)/include -I$(top_builddir)/include \
 	-I$(top_srcdir)/tools/common -I$(top_builddir) \
-	$(EGL_CFLAGS) $(EPOXY_CFLAGS) $(CUDA_CFLAGS)
+	$(EGL_CFLAGS) $(EPOXY_CFLAGS) $(tools_cuda_cppflags)
+if HAVE_CUDA_TOOLKIT
+tools_cuda_cppflags = $(CUDA_CFLAGS)
+else
+# No toolkit: tools/common/cuda-table.h takes glcuda's own declarations of
+# the CUDA driver API instead of <cuda.h>.
+tools_cuda_cppflags = -I$(top_srcdir)/lib/loader -DGLCUDA_TOOLS_OWN_CUDA_DECLS
+endif
