@@ -22,6 +22,14 @@
  *    restores every GL binding it changes.
  *  - _destroy functions accept NULL.
  *
+ * EGL types: this header includes no EGL header, so that it can come before
+ * or after <EGL/egl.h> or <epoxy/egl.h> (epoxy refuses to follow
+ * <EGL/egl.h>, and C99 forbids declaring EGLDisplay a second time). The
+ * EGL handles it takes and returns are written void *: EGLDisplay,
+ * EGLContext and EGLImage are typedefs of void * in every EGL header, so
+ * they pass and convert without casts, in C and C++. Include the EGL
+ * header you use (<EGL/egl.h> or <epoxy/egl.h>) yourself.
+ *
  * Thread safety:
  *  - Per device: a glcuda_device and everything made from it (images,
  *    rings, frames) are used from one thread at a time: the thread on
@@ -57,7 +65,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <EGL/egl.h>
 
 #include <glcuda/glcuda-version.h>
 
@@ -312,7 +319,7 @@ struct glcuda_caps {
  *   GLCUDA_ERROR_CUDA, GLCUDA_ERROR_VULKAN. glcuda_last_error() says more.
  * @since 0.1
  */
-int glcuda_device_new(EGLDisplay display, EGLContext context,
+int glcuda_device_new(void *display /* EGLDisplay */, void *context /* EGLContext */,
 		      const struct glcuda_device_options *options,
 		      struct glcuda_device **out);
 
@@ -536,8 +543,8 @@ int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture
  *   GLCUDA_ERROR_UNSUPPORTED_FORMAT for more than 3 planes.
  * @since 0.2
  */
-int glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t flags,
-				struct glcuda_image **out);
+int glcuda_image_wrap_egl_image(struct glcuda_device *dev, void *image /* EGLImage */,
+				uint32_t flags, struct glcuda_image **out);
 
 /** What the image is made of. @since 0.2 */
 enum glcuda_image_kind glcuda_image_kind(const struct glcuda_image *img);
@@ -808,9 +815,9 @@ int glcuda_headless_new(int cuda_ordinal, uint32_t flags,
 void glcuda_headless_destroy(struct glcuda_headless *hl);
 
 /** @since 0.1 */
-EGLDisplay glcuda_headless_display(const struct glcuda_headless *hl);
+void *glcuda_headless_display(const struct glcuda_headless *hl);
 /** @since 0.1 */
-EGLContext glcuda_headless_context(const struct glcuda_headless *hl);
+void *glcuda_headless_context(const struct glcuda_headless *hl);
 /** Make the headless context current on the calling thread. @since 0.1 */
 int glcuda_headless_make_current(const struct glcuda_headless *hl);
 /** A description of the EGL device or platform used. @since 0.1 */
