@@ -8,9 +8,12 @@
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct log_counts {
 	int debug, info, error;
@@ -45,6 +48,111 @@ START_TEST(null_arguments)
 	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "context"));
 	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, NULL), -EINVAL);
 	glcuda_device_destroy(NULL); /* no-op */
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* stderr goes to a file between the two calls; stderr_end returns how many
+ * bytes were written to it meanwhile. */
+static int
+stderr_begin(void)
+{
+	char path[] = "/tmp/glcuda-stderr.XXXXXX";
+	int fd = mkstemp(path), saved;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_eq(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	close(fd);
+	return saved;
+}
+
+static long
+stderr_end(int saved)
+{
+	struct stat st;
+
+	fflush(stderr);
+	ck_assert_int_eq(fstat(STDERR_FILENO, &st), 0);
+	ck_assert_int_eq(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	return (long)st.st_size;
+}
+
+/* The process-wide handler gets what happens before a device exists, and
+ * the messages of devices without a handler; a device's handler wins. */
+START_TEST(global_log_handler)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLContext ctx = glcuda_headless_context(hl);
+	struct glcuda_device *dev = NULL;
+	struct log_counts global = { 0 }, own = { 0 };
+	struct glcuda_device_options opts = {
+		.log_func = count_log,
+		.log_user_data = &own,
+	};
+	int saved;
+
+	unsetenv("GLCUDA_LOG");
+	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR);
+
+	/* Without a handler, an early failure goes to stderr. */
+	saved = stderr_begin();
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_gt(stderr_end(saved), 0);
+
+	/* With one, to the handler only. */
+	glcuda_set_log_handler(count_log, &global);
+	saved = stderr_begin();
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(stderr_end(saved), 0);
+	ck_assert_int_eq(global.error, 2);
+	ck_assert_ptr_nonnull(strstr(global.last, "EINVAL"));
+	ck_assert_ptr_null(dev);
+
+	/* A device without a handler of its own fails through the global one
+	 * (its context is not current: the device exists by then). */
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	memset(&global, 0, sizeof(global));
+	saved = stderr_begin();
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(stderr_end(saved), 0);
+	ck_assert_int_eq(global.error, 1);
+	ck_assert_ptr_nonnull(strstr(global.last, "GLCUDA_ERROR_NO_CURRENT_CONTEXT"));
+
+	/* A device's own handler wins. */
+	memset(&global, 0, sizeof(global));
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(global.error, 0);
+	ck_assert_int_eq(own.error, 1);
+
+	/* The priority filters messages without a device. */
+	glcuda_set_log_priority(GLCUDA_LOG_PRIORITY_ERROR + 1);
+	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR + 1);
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(global.error, 0);
+	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "display")); /* still recorded */
+	glcuda_set_log_priority(0);
+	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR);
+	setenv("GLCUDA_LOG", "debug", 1);
+	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_DEBUG);
+	unsetenv("GLCUDA_LOG");
+
+	/* NULL puts stderr back. */
+	glcuda_set_log_handler(NULL, NULL);
+	saved = stderr_begin();
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_gt(stderr_end(saved), 0);
+	ck_assert_int_eq(global.error, 0);
+
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx));
 	glcuda_headless_destroy(hl);
 }
 END_TEST
@@ -332,6 +440,7 @@ glcuda_device_suite(void)
 	TCase *tc = tcase_create("arguments");
 	tcase_add_test(tc, null_arguments);
 	tcase_add_test(tc, context_not_current);
+	tcase_add_test(tc, global_log_handler);
 	tcase_add_test(tc, gl_too_old);
 	tcase_add_test(tc, gles2_context);
 	suite_add_tcase(s, tc);

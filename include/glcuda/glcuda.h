@@ -55,9 +55,11 @@
  *    moment, and may still (doc/nvidia-notes.md): tear down from one
  *    thread at a time there.
  *  - Global functions: glcuda_strerror(), glcuda_error_name(),
- *    glcuda_version(), glcuda_sync_mode_name() and the glcuda_format_*()
- *    queries are thread-safe; glcuda_last_error() is per thread (each
- *    thread reads the message of its own last failed call).
+ *    glcuda_version(), glcuda_sync_mode_name(), the glcuda_format_*()
+ *    queries and the process-wide log handler and priority
+ *    (glcuda_set_log_handler() & co.) are thread-safe; glcuda_last_error()
+ *    is per thread (each thread reads the message of its own last failed
+ *    call).
  */
 #ifndef GLCUDA_H
 #define GLCUDA_H
@@ -190,6 +192,40 @@ typedef void (*glcuda_log_func)(enum glcuda_log_priority priority,
 				void *user_data, const char *format,
 				va_list args) GLCUDA_PRINTF(3, 0);
 
+/**
+ * Set the process-wide log handler: it receives the messages that have no
+ * device (the failures of glcuda_device_new() before the device exists,
+ * the headless helper's) and those of devices without a handler of their
+ * own (glcuda_device_set_log_handler(), options.log_func). A device's own
+ * handler wins for that device's messages.
+ *
+ * Thread-safe. glcuda calls the handler on the thread making the glcuda
+ * call, and on one thread at a time (a lock is held around the call): the
+ * handler need not be thread-safe itself, and may call glcuda. Once this
+ * returns, the previous handler is not running and will not be called
+ * again, so its @p user_data may be freed.
+ *
+ * @param func the handler; NULL: stderr (the default)
+ * @param user_data passed to @p func
+ * @since 0.3
+ */
+void glcuda_set_log_handler(glcuda_log_func func, void *user_data);
+
+/**
+ * Set the lowest priority of the messages without a device that reach the
+ * process-wide handler (devices have their own,
+ * glcuda_device_set_log_priority()). Thread-safe.
+ * @param priority a priority; 0 restores the default: what the GLCUDA_LOG
+ *   environment variable says ("debug", "info", "error"), or
+ *   GLCUDA_LOG_PRIORITY_ERROR
+ * @since 0.3
+ */
+void glcuda_set_log_priority(enum glcuda_log_priority priority);
+
+/** The lowest priority of messages without a device that are logged
+ *  (glcuda_set_log_priority()). Thread-safe. @since 0.3 */
+enum glcuda_log_priority glcuda_get_log_priority(void);
+
 /* ---------------------------------------------------------------------- */
 /* Device                                                                   */
 
@@ -233,7 +269,8 @@ struct glcuda_device_options {
 	 *  belong to the CUDA device that matches the GL context. NULL: glcuda
 	 *  retains the primary context of the matching device. */
 	void *cuda_context;
-	/** Log handler; NULL: stderr. */
+	/** Log handler; NULL: the process-wide one (glcuda_set_log_handler(),
+	 *  by default stderr). */
 	glcuda_log_func log_func;
 	void *log_user_data;
 	/** Lowest priority logged; 0: GLCUDA_LOG_PRIORITY_ERROR, or what the
@@ -345,7 +382,8 @@ const struct glcuda_caps *glcuda_device_get_caps(const struct glcuda_device *dev
 /** Detailed message of the device's last failure ("" if none). @since 0.1 */
 const char *glcuda_device_last_error(const struct glcuda_device *dev);
 
-/** Replace the device's log handler (NULL: stderr). @since 0.1 */
+/** Replace the device's log handler (NULL: the process-wide handler of
+ *  glcuda_set_log_handler(), by default stderr). @since 0.1 */
 void glcuda_device_set_log_handler(struct glcuda_device *dev,
 				   glcuda_log_func func, void *user_data);
 
