@@ -1242,14 +1242,14 @@ glcuda_present_newest(struct run_ctx *c)
 	for (;;) {
 		uint64_t dropped = glcuda_ring_dropped(c->ring);
 		struct glcuda_frame *f;
-		int pr;
+		int pr, ret;
 
-		METER(interop_meter, f = glcuda_ring_take_newest(c->ring));
-		if (f) {
+		METER(interop_meter, ret = glcuda_ring_take_newest(c->ring, &f));
+		if (ret == 0) {
 			c->pending -= 1 + (unsigned int)(glcuda_ring_dropped(c->ring) - dropped);
 			return glcuda_present(c, f);
 		}
-		if (glcuda_last_error()[0])
+		if (ret != -EAGAIN)
 			return fail("glcuda_ring_take_newest: %s", glcuda_last_error());
 		/* Nothing ready: a compositor would sleep in its event loop on
 		 * the ring's fd; so do we. That sleep is the application's

@@ -214,15 +214,16 @@ on_vblank(int fd, uint32_t mask, void *data)
 	/* The newest frame whose CUDA stage is done. Older finished frames
 	 * are dropped (their slots become free at once). This enqueues GL's
 	 * wait for CUDA on the GPU: GL commands issued from now on see the
-	 * filter's output. NULL: nothing new; keep showing the last frame. */
-	f = glcuda_ring_take_newest(c->ring);
-	if (!f) {
-		if (glcuda_last_error()[0]) {
-			fprintf(stderr, "compositor-loop: glcuda_ring_take_newest: %s\n",
-				glcuda_last_error());
-			c->status = 1;
-			c->running = false;
-		}
+	 * filter's output. -EAGAIN: nothing new; keep showing the last
+	 * frame. */
+	ret = glcuda_ring_take_newest(c->ring, &f);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret < 0) {
+		fprintf(stderr, "compositor-loop: glcuda_ring_take_newest: %s\n",
+			glcuda_last_error());
+		c->status = 1;
+		c->running = false;
 		return 0;
 	}
 

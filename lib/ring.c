@@ -719,14 +719,19 @@ frame_gl_wait(struct glcuda_frame *f)
 	return 0;
 }
 
-GLCUDA_EXPORT struct glcuda_frame *
-glcuda_ring_take_newest(struct glcuda_ring *ring)
+GLCUDA_EXPORT int
+glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 {
 	struct glcuda_frame *newest = NULL;
+	int ret;
 
 	glcuda_clear_error();
-	if (!ring || device_check_gl(ring->dev, "glcuda_ring_take_newest") < 0)
-		return NULL;
+	if (!ring || !out)
+		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
+				   "glcuda_ring_take_newest: %s is NULL", ring ? "out" : "ring");
+	ret = device_check_gl(ring->dev, "glcuda_ring_take_newest");
+	if (ret < 0)
+		return ret;
 	glcuda_ring_dispatch(ring);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
@@ -734,8 +739,9 @@ glcuda_ring_take_newest(struct glcuda_ring *ring)
 		    (!newest || f->number > newest->number))
 			newest = f;
 	}
+	/* Not a failure: nothing is recorded, as for glcuda_ring_acquire(). */
 	if (!newest)
-		return NULL;
+		return -EAGAIN;
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		if (f == newest || f->state != FRAME_COMPLETED || !f->ready ||
@@ -750,9 +756,11 @@ glcuda_ring_take_newest(struct glcuda_ring *ring)
 			ring->dropped++;
 		}
 	}
-	if (frame_gl_wait(newest) < 0)
-		return NULL;
-	return newest;
+	ret = frame_gl_wait(newest);
+	if (ret < 0)
+		return ret;
+	*out = newest;
+	return 0;
 }
 
 GLCUDA_EXPORT int

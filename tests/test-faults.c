@@ -66,9 +66,11 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 		struct glcuda_frame_timings tm;
 		ret = glcuda_ring_acquire(ring, &f);
 		if (ret == -EAGAIN) {
-			t = glcuda_ring_take_newest(ring);
-			if (t)
+			ret = glcuda_ring_take_newest(ring, &t);
+			if (ret != -EAGAIN) {
+				STEP(ret);
 				STEP(glcuda_frame_release(t));
+			}
 			n--;
 			continue;
 		}

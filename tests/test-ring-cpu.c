@@ -345,7 +345,7 @@ END_TEST
 /* 200 frames through 3 slots, pipelined; frames presented in order. */
 START_TEST(ring_200_frames)
 {
-	struct glcuda_frame *queue[4];
+	struct glcuda_frame *queue[4], *taken;
 	unsigned int queued = 0, presented = 0, host0;
 	struct glcuda_ring *ring;
 	struct env e;
@@ -404,7 +404,7 @@ START_TEST(ring_200_frames)
 	ck_assert_uint_eq(presented, 200);
 	ck_assert_uint_eq(fake.host_fns_run() - host0, 200);
 	ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
-	ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+	ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
 	ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
 	glcuda_ring_destroy(ring);
 	env_teardown(&e);
@@ -446,7 +446,8 @@ START_TEST(eagain_and_misuse)
 	ck_err(glcuda_frame_wait_gl(NULL), -EINVAL);
 	ck_err(glcuda_frame_release(NULL), -EINVAL);
 	ck_err(glcuda_ring_dispatch(NULL), -EINVAL);
-	ck_assert_ptr_null(glcuda_ring_take_newest(NULL));
+	ck_err(glcuda_ring_take_newest(NULL, &extra), -EINVAL);
+	ck_err(glcuda_ring_take_newest(ring, NULL), -EINVAL);
 	ck_err(glcuda_ring_get_timings(NULL, &t), -EINVAL);
 	ck_err(glcuda_ring_get_timings(ring, NULL), -EINVAL);
 	/* Timings were not asked for. */
@@ -520,7 +521,7 @@ END_TEST
  * gate holds the work back like a busy GPU. */
 START_TEST(ready_fd)
 {
-	struct glcuda_frame *f;
+	struct glcuda_frame *f, *taken;
 	struct glcuda_ring *ring;
 	struct env e;
 	int fd;
@@ -537,7 +538,7 @@ START_TEST(ready_fd)
 		/* Gated: not ready, nothing to take. */
 		ck_assert(!fd_readable(fd));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
 		ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
 		fake.gate(0);
 		ck_assert_uint_eq(fake.pending(), 0);
@@ -545,7 +546,8 @@ START_TEST(ready_fd)
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
 		ck_assert(!fd_readable(fd)); /* drained */
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1); /* still ready */
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, f);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
 		ck_ok(glcuda_frame_release(f));
 	}
@@ -557,12 +559,14 @@ START_TEST(ready_fd)
 		fake.gate(1);
 		run_frame(ring, &b);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), a);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, a);
 		ck_ok(glcuda_frame_release(a));
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
 		fake.gate(0);
 		ck_assert(fd_readable(fd));
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), b);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, b);
 		ck_ok(glcuda_frame_release(b));
 		ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
 	}
@@ -588,10 +592,9 @@ START_TEST(take_newest_drops_older)
 		}
 		ck_assert(fd_readable(glcuda_ring_get_fd(ring)));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
-		got = glcuda_ring_take_newest(ring);
-		ck_assert_ptr_nonnull(got);
+		ck_ok(glcuda_ring_take_newest(ring, &got));
 		ck_assert_uint_eq(glcuda_frame_number(got), last);
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_err(glcuda_ring_take_newest(ring, &got), -EAGAIN);
 		ck_assert_uint_eq(glcuda_ring_dropped(ring), 2 * (uint64_t)(round + 1));
 		/* The dropped slots are free again: 3 more fit. */
 		ck_ok(glcuda_frame_release(got));
@@ -778,7 +781,7 @@ START_TEST(driver_failures)
 	 * ready; releasing it frees the slot. */
 	{
 		struct glcuda_ring *ring = make_ring(&e, 2, 0);
-		struct glcuda_frame *f;
+		struct glcuda_frame *f, *taken;
 		ck_ok(glcuda_ring_acquire(ring, &f));
 		ck_ok(glcuda_frame_submit(f));
 		setenv("GLCUDA_FAKE_CUDA_FAIL", "cuLaunchHostFunc:1", 1);
@@ -788,7 +791,8 @@ START_TEST(driver_failures)
 		ck_ok(glcuda_frame_release(f));
 		run_frame(ring, &f);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, f);
 		ck_ok(glcuda_frame_release(f));
 		glcuda_ring_destroy(ring);
 	}

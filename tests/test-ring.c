@@ -152,11 +152,10 @@ START_TEST(take_newest_drops_older)
 		ck_cu(glcuda_cuda.cuCtxSynchronize());
 		while (glcuda_ring_dispatch(ring) < 3)
 			ck_assert(fd_readable(glcuda_ring_get_fd(ring), 5000));
-		got = glcuda_ring_take_newest(ring);
-		ck_assert_ptr_nonnull(got);
+		ck_ok(glcuda_ring_take_newest(ring, &got));
 		ck_assert_uint_eq(glcuda_frame_number(got), last);
 		verify_output(got, fbo);
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_assert_int_eq(glcuda_ring_take_newest(ring, &got), -EAGAIN);
 		ck_ok(glcuda_frame_release(got));
 	}
 	ck_assert_uint_eq(glcuda_ring_dropped(ring), 100);
@@ -212,7 +211,7 @@ START_TEST(ready_fd)
 {
 	volatile unsigned int *gate;
 	CUdeviceptr dgate;
-	struct glcuda_frame *f;
+	struct glcuda_frame *f, *got;
 	struct glcuda_ring *ring;
 	struct gpu g;
 	void *args[1];
@@ -239,13 +238,14 @@ START_TEST(ready_fd)
 		/* Gated: not ready, nothing to take. */
 		ck_assert(!fd_readable(fd, 20));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_assert_int_eq(glcuda_ring_take_newest(ring, &got), -EAGAIN);
 		*gate = 1;
 		__sync_synchronize();
 		ck_assert(fd_readable(fd, 5000));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
 		ck_assert(!fd_readable(fd, 0)); /* drained */
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_ok(glcuda_ring_take_newest(ring, &got));
+		ck_assert_ptr_eq(got, f);
 		ck_ok(glcuda_frame_release(f));
 	}
 	glcuda_cuda.cuMemFreeHost((void *)gate);

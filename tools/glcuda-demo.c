@@ -998,20 +998,16 @@ collect_timings(struct demo *d)
 static int
 present_newest(struct demo *d, bool *presented)
 {
-	struct glcuda_frame *f = glcuda_ring_take_newest(d->ring);
+	struct glcuda_frame *f;
 	uint64_t number;
 	int ret;
 
 	*presented = false;
-	if (!f) {
-		/* NULL is "nothing ready" unless an error was recorded. */
-		if (glcuda_last_error()[0]) {
-			fprintf(stderr, "glcuda-demo: glcuda_ring_take_newest failed: %s\n",
-				glcuda_last_error());
-			return 1;
-		}
-		return 0;
-	}
+	ret = glcuda_ring_take_newest(d->ring, &f);
+	if (ret == -EAGAIN)
+		return 0; /* nothing ready */
+	if (ret < 0)
+		return glcuda_failed("glcuda_ring_take_newest", ret);
 	number = glcuda_frame_number(f);
 	composite(d, f);
 	ret = glcuda_frame_release(f);

@@ -682,18 +682,24 @@ int glcuda_ring_get_fd(const struct glcuda_ring *ring);
 int glcuda_ring_dispatch(struct glcuda_ring *ring);
 
 /**
- * The newest frame whose CUDA stage is done, or NULL if none is. Older ready
- * frames that were never taken are dropped: they become free for reuse
- * without being presented (their GL waits are still enqueued so that the
- * semaphores stay balanced). Enqueues GL's GPU-side wait for the returned
- * frame, so GL commands issued afterwards see CUDA's output. The frame is
- * then "presented" until glcuda_frame_release(). NULL also on failure
- * (GLCUDA_ERROR_DEVICE_LOST, GLCUDA_ERROR_NO_CURRENT_CONTEXT): see
- * glcuda_device_last_error().
+ * Take the newest frame whose CUDA stage is done. Older ready frames that
+ * were never taken are dropped: they become free for reuse without being
+ * presented (their GL waits are still enqueued so that the semaphores stay
+ * balanced). Enqueues GL's GPU-side wait for the frame taken, so GL
+ * commands issued afterwards see CUDA's output. The frame is then
+ * "presented" until glcuda_frame_release(). Never blocks.
  * GL: context current.
- * @since 0.1
+ * @param[out] out the frame, owned by the ring; untouched unless 0 is
+ *   returned
+ * @return 0; -EAGAIN when no frame is ready (not a failure: nothing is
+ *   recorded as the last error; wait for the ready fd); or -EINVAL (NULL
+ *   argument), GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_DEVICE_LOST,
+ *   GLCUDA_ERROR_GL (GL's wait failed), GLCUDA_ERROR_CUDA (the cpu sync
+ *   mode's wait failed): glcuda_device_get_last_error() says more.
+ * @since 0.1; returns an error code and the frame in @p out since 0.3
+ *   (it returned the frame, or NULL for both "none ready" and failures)
  */
-struct glcuda_frame *glcuda_ring_take_newest(struct glcuda_ring *ring);
+int glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out);
 
 /** Number of frames dropped by glcuda_ring_take_newest() so far. @since 0.1 */
 uint64_t glcuda_ring_dropped(const struct glcuda_ring *ring);

@@ -458,10 +458,15 @@ op_ring_call(struct input *in, struct pool *p)
 			expect_failure(ret, "glcuda_ring_dispatch(NULL)");
 		break;
 	case 2:
-		frame = glcuda_ring_take_newest(ring);
-		if (!ring)
-			expect(frame == NULL, "glcuda_ring_take_newest(NULL) returned a frame");
-		else if (frame) {
+		ret = glcuda_ring_take_newest(ring, (b & 0x40) ? NULL : &frame);
+		if (!ring || (b & 0x40))
+			expect(ret == -EINVAL, "glcuda_ring_take_newest(NULL): %d", ret);
+		if (ret < 0) {
+			/* -EAGAIN (nothing ready) is no failure: no message. */
+			if (ret != -EAGAIN)
+				expect_failure(ret, "glcuda_ring_take_newest");
+			expect(frame == sentinel, "glcuda_ring_take_newest wrote *out on failure");
+		} else {
 			p->frames[slot] = frame;
 			p->frame_ring[slot] = r;
 		}
