@@ -600,8 +600,8 @@ glcuda_check(int ret, const char *call)
 {
 	if (ret >= 0)
 		return 0;
-	return fail("%s: %s (%s): %s", call, glcuda_error_name(ret), glcuda_strerror(ret),
-		    glcuda_last_error());
+	return fail("%s: %s (%s): %s", call, glcuda_error_get_name(ret), glcuda_strerror(ret),
+		    glcuda_get_last_error());
 }
 
 static int
@@ -881,7 +881,7 @@ cuda_init(struct glcuda_device *dev)
 	static const char *const suffix[2] = { "u8", "f16" };
 	CUresult res;
 
-	cu.ctx = glcuda_device_cuda_context(dev);
+	cu.ctx = glcuda_device_get_cuda_context(dev);
 	/* Every CUDA call of the bench runs in the context glcuda uses (the
 	 * device's primary context, shared by all the devices made here). */
 	CU_TRY(cuCtxPushCurrent, cu.ctx);
@@ -1063,7 +1063,7 @@ device_for_mode(enum glcuda_sync_mode mode, const char **why)
 static const char *
 mode_name(enum glcuda_sync_mode m)
 {
-	return glcuda_sync_mode_name(m);
+	return glcuda_sync_mode_get_name(m);
 }
 
 /* A short id for CSVs and plots: no spaces, no commas. */
@@ -1215,7 +1215,7 @@ glcuda_present(struct run_ctx *c, struct glcuda_frame *f)
 {
 	int r;
 
-	gl_composite(glcuda_frame_output_texture(f), c->g);
+	gl_composite(glcuda_frame_get_output_texture(f), c->g);
 	METER(interop_meter, r = glcuda_frame_release(f));
 	return glcuda_check(r, "glcuda_frame_release");
 }
@@ -1240,17 +1240,17 @@ glcuda_present_newest(struct run_ctx *c)
 	struct pollfd pfd = { .fd = glcuda_ring_get_fd(c->ring), .events = POLLIN };
 
 	for (;;) {
-		uint64_t dropped = glcuda_ring_dropped(c->ring);
+		uint64_t dropped = glcuda_ring_get_dropped(c->ring);
 		struct glcuda_frame *f;
 		int pr, ret;
 
 		METER(interop_meter, ret = glcuda_ring_take_newest(c->ring, &f));
 		if (ret == 0) {
-			c->pending -= 1 + (unsigned int)(glcuda_ring_dropped(c->ring) - dropped);
+			c->pending -= 1 + (unsigned int)(glcuda_ring_get_dropped(c->ring) - dropped);
 			return glcuda_present(c, f);
 		}
 		if (ret != -EAGAIN)
-			return fail("glcuda_ring_take_newest: %s", glcuda_last_error());
+			return fail("glcuda_ring_take_newest: %s", glcuda_get_last_error());
 		/* Nothing ready: a compositor would sleep in its event loop on
 		 * the ring's fd; so do we. That sleep is the application's
 		 * (its event loop), not time inside a glcuda call: it is
@@ -1277,13 +1277,13 @@ glcuda_frame_fn(struct run_ctx *c, uint64_t n)
 			    c->cfg.depth);
 	if (r < 0)
 		return glcuda_check(r, "glcuda_ring_acquire");
-	gl_render(glcuda_frame_input_fbo(f), c->g, n);
+	gl_render(glcuda_frame_get_input_fbo(f), c->g, n);
 	METER(interop_meter, r = glcuda_frame_submit(f));
 	if (r < 0)
 		return glcuda_check(r, "glcuda_frame_submit");
-	if (run_kernel(c->g, c->kernel, glcuda_frame_input_surface(f),
-		       glcuda_frame_output_surface(f), glcuda_frame_slot(f),
-		       glcuda_frame_stream(f)) < 0)
+	if (run_kernel(c->g, c->kernel, glcuda_frame_get_input_surface(f),
+		       glcuda_frame_get_output_surface(f), glcuda_frame_get_slot(f),
+		       glcuda_frame_get_stream(f)) < 0)
 		return -1;
 	METER(interop_meter, r = glcuda_frame_complete(f));
 	if (r < 0)
@@ -1415,8 +1415,8 @@ cuda_frame_fn(struct run_ctx *c, uint64_t n)
 		      CU_TRY(cuEventSynchronize, c->pace_events[(n - np / 2) % np]));
 	if (c->measuring && c->event_next == 0)
 		CU_TRY(cuEventRecord, c->events[c->event_next++], c->stream);
-	if (run_kernel(c->g, c->kernel, glcuda_image_cuda_surface(c->img[0]),
-		       glcuda_image_cuda_surface(c->img[1]), 0, c->stream) < 0)
+	if (run_kernel(c->g, c->kernel, glcuda_image_get_cuda_surface(c->img[0]),
+		       glcuda_image_get_cuda_surface(c->img[1]), 0, c->stream) < 0)
 		return -1;
 	if (c->measuring && c->event_next < c->event_count)
 		CU_TRY(cuEventRecord, c->events[c->event_next++], c->stream);
@@ -1600,8 +1600,8 @@ wrap_frame_fn(struct run_ctx *c, uint64_t n)
 	if (r < 0)
 		return glcuda_check(r, "glcuda_handoff_to_cuda");
 	/* Read after the hand-off: valid while the images are CUDA's. */
-	if (run_kernel(c->g, c->kernel, glcuda_image_cuda_surface(c->img[0]),
-		       glcuda_image_cuda_surface(c->img[1]), 0, c->stream) < 0)
+	if (run_kernel(c->g, c->kernel, glcuda_image_get_cuda_surface(c->img[0]),
+		       glcuda_image_get_cuda_surface(c->img[1]), 0, c->stream) < 0)
 		return -1;
 	METER(interop_meter, r = glcuda_handoff_to_gl(main_dev, c->img, 2, c->stream));
 	if (r < 0)
@@ -1674,12 +1674,12 @@ readback_frame_fn(struct run_ctx *c, uint64_t n)
 	up.srcMemoryType = CU_MEMORYTYPE_HOST;
 	up.srcPitch = (size_t)g->width * g->bpp;
 	up.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-	up.dstArray = glcuda_image_cuda_array(c->img[0]);
+	up.dstArray = glcuda_image_get_cuda_array(c->img[0]);
 	up.WidthInBytes = (size_t)g->width * g->bpp;
 	up.Height = g->height;
 	down = up;
 	down.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-	down.srcArray = glcuda_image_cuda_array(c->img[1]);
+	down.srcArray = glcuda_image_get_cuda_array(c->img[1]);
 	down.srcHost = NULL;
 	down.dstMemoryType = CU_MEMORYTYPE_HOST;
 	down.dstArray = NULL;
@@ -1706,8 +1706,8 @@ readback_frame_fn(struct run_ctx *c, uint64_t n)
 	if (res != CUDA_SUCCESS)
 		r = cu_check(res, "cuMemcpy2DAsync (host to array)");
 	if (r == 0)
-		r = run_kernel(g, c->kernel, glcuda_image_cuda_surface(c->img[0]),
-			       glcuda_image_cuda_surface(c->img[1]), 0, c->stream);
+		r = run_kernel(g, c->kernel, glcuda_image_get_cuda_surface(c->img[0]),
+			       glcuda_image_get_cuda_surface(c->img[1]), 0, c->stream);
 	METER(interop_meter, {
 		if (r == 0) {
 			res = CU(cuMemcpy2DAsync)(&down, c->stream);
@@ -1849,7 +1849,7 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	memset(&pacing_meter, 0, sizeof(pacing_meter));
 	c.measuring = true;
 	if (c.ring)
-		c.dropped_at_start = glcuda_ring_dropped(c.ring);
+		c.dropped_at_start = glcuda_ring_get_dropped(c.ring);
 	if (cfg->path == PATH_CUDA)
 		frames = frames < c.event_count - 1 ? frames : c.event_count - 1;
 	max_ns = (uint64_t)(opt.max_seconds * 1e9);
@@ -1875,7 +1875,7 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	out->mean_us = (double)(t_prev - t_start) / 1e3 / n;
 	out->fps = 1e6 / out->mean_us;
 	if (c.ring)
-		out->dropped = glcuda_ring_dropped(c.ring) - c.dropped_at_start;
+		out->dropped = glcuda_ring_get_dropped(c.ring) - c.dropped_at_start;
 
 	if (ops->drain && ops->drain(&c) < 0)
 		goto out;
@@ -2233,7 +2233,7 @@ csv_summary_row(const struct row *r, double floor, const struct row *legacy,
 	config_id(&r->cfg, id, sizeof(id));
 	fprintf(summary_csv,
 		"%s,%s,%s,%s,%u,%u,%s,%s,%s,%s,%s,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-		opt.label, gl_yield(), r->group->name, glcuda_format_name(r->group->format),
+		opt.label, gl_yield(), r->group->name, glcuda_format_get_name(r->group->format),
 		r->group->width,
 		r->group->height, kernel_names[r->kernel], id, path_names[r->cfg.path],
 		r->cfg.path == PATH_GLCUDA ? mode_name(r->cfg.mode) : "",
@@ -2274,7 +2274,7 @@ csv_run_row(const struct row *r, const struct run_result *x, const char *rep)
 	config_id(&r->cfg, id, sizeof(id));
 	fprintf(runs_csv,
 		"%s,%s,%s,%s,%s,%s,%s,%u,%.4f,%.2f,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%.2f,%.2f,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%llu\n",
-		opt.label, gl_yield(), r->group->name, glcuda_format_name(r->group->format),
+		opt.label, gl_yield(), r->group->name, glcuda_format_get_name(r->group->format),
 		kernel_names[r->kernel], id, rep, x->frames, x->seconds, x->fps, x->mean_us,
 		x->p50_us, x->p99_us, x->interop_cpu_us, x->interop_wall_us, x->blocked_us,
 		x->pacing_us, x->process_cpu_us, x->timing_count, x->to_cuda_us, x->to_gl_us,
@@ -2290,7 +2290,7 @@ print_table(const struct group *g, enum kernel_kind k)
 	bool noisy = false;
 	char b[12][32];
 
-	md("\n### %ux%u %s, %s", g->width, g->height, glcuda_format_name(g->format),
+	md("\n### %ux%u %s, %s", g->width, g->height, glcuda_format_get_name(g->format),
 	   kernel_names[k]);
 	if (k == KERNEL_BLUR && cu.radius > 0)
 		md(" (sigma %.1f px, radius %d)", cu.sigma, cu.radius);
@@ -2426,14 +2426,14 @@ print_system(const struct glcuda_headless *hl)
 	md("- date: %s\n", date);
 	md("- __GL_YIELD: %s\n", yield && *yield ? yield : "(unset: NVIDIA's default, the driver "
 	   "may spin the CPU while GL waits)");
-	md("- glcuda %s; kernels built with the CUDA %d.%d headers\n", glcuda_version(),
+	md("- glcuda %s; kernels built with the CUDA %d.%d headers\n", glcuda_get_version(),
 	   CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
 	md("- GL: %s; %s; %s\n", (const char *)glGetString(GL_VENDOR),
 	   (const char *)glGetString(GL_RENDERER), (const char *)glGetString(GL_VERSION));
-	md("- EGL: %s\n", glcuda_headless_description(hl));
+	md("- EGL: %s\n", glcuda_headless_get_description(hl));
 	if (main_dev) {
 		const struct glcuda_caps *caps = glcuda_device_get_caps(main_dev);
-		CUdevice d = glcuda_device_cuda_device(main_dev);
+		CUdevice d = glcuda_device_get_cuda_device(main_dev);
 		if (CU(cuDeviceGetName)(gpu, sizeof(gpu), d) != CUDA_SUCCESS)
 			snprintf(gpu, sizeof(gpu), "%s", caps->cuda_device_name);
 		if (CU(cuDriverGetVersion)(&driver) != CUDA_SUCCESS)
@@ -2526,16 +2526,16 @@ print_plan(void)
 static int
 make_devices(struct glcuda_headless *hl)
 {
-	EGLDisplay dpy = glcuda_headless_display(hl);
-	EGLContext ctx = glcuda_headless_context(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
 	const struct glcuda_caps *caps;
 	int r;
 
 	main_dpy = dpy;
 	r = glcuda_device_new(dpy, ctx, NULL, &main_dev);
 	if (r < 0) {
-		fprintf(stderr, "glcuda-bench: glcuda_device_new: %s: %s\n", glcuda_error_name(r),
-			glcuda_last_error());
+		fprintf(stderr, "glcuda-bench: glcuda_device_new: %s: %s\n", glcuda_error_get_name(r),
+			glcuda_get_last_error());
 		return -1;
 	}
 	caps = glcuda_device_get_caps(main_dev);
@@ -2555,7 +2555,7 @@ make_devices(struct glcuda_headless *hl)
 			snprintf(md_->error, sizeof(md_->error), "%s%s: %s",
 				 caps->sync_modes_supported & (1u << all_modes[i])
 					 ? "" : "not supported by the drivers; ",
-				 glcuda_error_name(r), glcuda_last_error());
+				 glcuda_error_get_name(r), glcuda_get_last_error());
 			md_->dev = NULL;
 			fprintf(stderr, "glcuda-bench: no device in %s mode: %s\n",
 				mode_name(all_modes[i]), md_->error);
@@ -2661,7 +2661,7 @@ main(int argc, char **argv)
 	r = glcuda_headless_new(opt.gl_only ? -1 : opt.cuda_device, GLCUDA_HEADLESS_FLAG_NONE, &hl);
 	if (r < 0) {
 		fprintf(stderr, "glcuda-bench: no GL context for CUDA device %d: %s: %s\n",
-			opt.cuda_device, glcuda_error_name(r), glcuda_last_error());
+			opt.cuda_device, glcuda_error_get_name(r), glcuda_get_last_error());
 		if (r == GLCUDA_ERROR_NO_CUDA_DRIVER)
 			fprintf(stderr, "glcuda-bench: this benchmark needs an NVIDIA GPU with "
 				"its driver (libcuda.so.1, EGL device platform); --gl-only runs "

@@ -88,12 +88,12 @@ now(void)
 }
 
 /* Report a glcuda failure: every call leaves a detailed message (what
- * failed, the raw GL/Vulkan/CUDA code, what to do) in glcuda_last_error(). */
+ * failed, the raw GL/Vulkan/CUDA code, what to do) in glcuda_get_last_error(). */
 static void
 fail(struct compositor *c, const char *call, int err)
 {
-	fprintf(stderr, "compositor-loop: %s: %s\n  %s\n", call, glcuda_error_name(err),
-		glcuda_last_error());
+	fprintf(stderr, "compositor-loop: %s: %s\n  %s\n", call, glcuda_error_get_name(err),
+		glcuda_get_last_error());
 	c->status = 1;
 	c->running = false;
 }
@@ -105,11 +105,11 @@ fail(struct compositor *c, const char *call, int err)
 static void
 render(struct compositor *c, struct glcuda_frame *f)
 {
-	uint64_t n = glcuda_frame_number(f);
+	uint64_t n = glcuda_frame_get_number(f);
 	float t = (float)(n % 240) / 240.f;
 	int bar = (int)(t * (float)c->width);
 
-	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
 	glViewport(0, 0, (GLsizei)c->width, (GLsizei)c->height);
 	glDisable(GL_SCISSOR_TEST);
 	glClearColor(0.2f + 0.6f * t, 0.3f, 0.8f - 0.6f * t, 1.f);
@@ -139,7 +139,7 @@ produce(struct compositor *c)
 		fail(c, "glcuda_ring_acquire", ret);
 		return false;
 	}
-	c->acquired_at[glcuda_frame_slot(f)] = now();
+	c->acquired_at[glcuda_frame_get_slot(f)] = now();
 
 	/* 1. GL renders into the slot's input image. */
 	render(c, f);
@@ -154,9 +154,9 @@ produce(struct compositor *c)
 
 	/* 3. Enqueue the CUDA work on the frame's stream: input surface in,
 	 *    output surface out. Any kernel works here, launched through the
-	 *    driver API on glcuda_frame_stream(f). */
-	ret = filters_run(c->filters, c->filter, glcuda_frame_stream(f), glcuda_frame_input(f),
-			  glcuda_frame_output(f));
+	 *    driver API on glcuda_frame_get_stream(f). */
+	ret = filters_run(c->filters, c->filter, glcuda_frame_get_stream(f), glcuda_frame_get_input(f),
+			  glcuda_frame_get_output(f));
 	if (ret < 0) {
 		fprintf(stderr, "compositor-loop: filter: %s\n", filters_last_error());
 		c->status = 1;
@@ -221,18 +221,18 @@ on_vblank(int fd, uint32_t mask, void *data)
 		return 0;
 	if (ret < 0) {
 		fprintf(stderr, "compositor-loop: glcuda_ring_take_newest: %s\n",
-			glcuda_last_error());
+			glcuda_get_last_error());
 		c->status = 1;
 		c->running = false;
 		return 0;
 	}
 
 	/* Composite: here a blit of the frame's output onto the screen. A
-	 * real compositor samples glcuda_frame_output_texture(f) in its
+	 * real compositor samples glcuda_frame_get_output_texture(f) in its
 	 * scene like any client buffer. */
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
 	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       glcuda_frame_output_texture(f), 0);
+			       glcuda_frame_get_output_texture(f), 0);
 	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, c->screen_fbo);
 	glBlitFramebuffer(0, 0, (GLint)c->width, (GLint)c->height, 0, 0, (GLint)c->width,
 			  (GLint)c->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
@@ -242,7 +242,7 @@ on_vblank(int fd, uint32_t mask, void *data)
 	glFlush();
 
 	c->presented++;
-	c->latency_sum += now() - c->acquired_at[glcuda_frame_slot(f)];
+	c->latency_sum += now() - c->acquired_at[glcuda_frame_get_slot(f)];
 
 	/* Give the slot back. GL may still be reading the output: the ring
 	 * orders the slot's next use after this blit on the GPU, so there is
@@ -344,8 +344,8 @@ main(int argc, char **argv)
 		fail(&c, "glcuda_headless_new", ret);
 		return 1;
 	}
-	ret = glcuda_device_new(glcuda_headless_display(c.headless),
-				glcuda_headless_context(c.headless), NULL, &c.dev);
+	ret = glcuda_device_new(glcuda_headless_get_display(c.headless),
+				glcuda_headless_get_context(c.headless), NULL, &c.dev);
 	if (ret < 0) {
 		fail(&c, "glcuda_device_new", ret);
 		goto out;
@@ -411,7 +411,7 @@ main(int argc, char **argv)
 
 	printf("compositor-loop: %ux%u, %d Hz for %d s, CUDA stage: %s, sync %s\n", c.width,
 	       c.height, hz, seconds, filter_name(c.filter),
-	       glcuda_sync_mode_name(glcuda_device_get_caps(c.dev)->sync_mode));
+	       glcuda_sync_mode_get_name(glcuda_device_get_caps(c.dev)->sync_mode));
 	t0 = now();
 	while (c.running) {
 		/* Produce while the ring has room, handling whatever events are
@@ -430,7 +430,7 @@ main(int argc, char **argv)
 	}
 
 	if (c.status == 0) {
-		uint64_t dropped = glcuda_ring_dropped(c.ring);
+		uint64_t dropped = glcuda_ring_get_dropped(c.ring);
 		double secs = now() - t0;
 		printf("frames produced:  %" PRIu64 " (%.1f/s)\n", c.produced, c.produced / secs);
 		printf("frames presented: %" PRIu64 " of %" PRIu64 " vblanks (%" PRIu64

@@ -495,8 +495,8 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	dev->live_rings++;
 	log_debug(dev, "ring %p: %u slots of %ux%u %s -> %s%s\n", (void *)ring,
 		  ring->slot_count, desc->width, desc->height,
-		  glcuda_format_name(desc->input_format),
-		  desc->flags & GLCUDA_RING_FLAG_IN_PLACE ? "(in place)" : glcuda_format_name(out_fmt),
+		  glcuda_format_get_name(desc->input_format),
+		  desc->flags & GLCUDA_RING_FLAG_IN_PLACE ? "(in place)" : glcuda_format_get_name(out_fmt),
 		  ring->timings ? ", timings" : "");
 	*out = ring;
 	return 0;
@@ -535,7 +535,7 @@ glcuda_ring_get_fd(const struct glcuda_ring *ring)
 }
 
 GLCUDA_EXPORT uint64_t
-glcuda_ring_dropped(const struct glcuda_ring *ring)
+glcuda_ring_get_dropped(const struct glcuda_ring *ring)
 {
 	return ring ? ring->dropped : 0;
 }
@@ -901,43 +901,43 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 /* Accessors -------------------------------------------------------------- */
 
 GLCUDA_EXPORT uint64_t
-glcuda_frame_number(const struct glcuda_frame *f)
+glcuda_frame_get_number(const struct glcuda_frame *f)
 {
 	return f ? f->number : 0;
 }
 
 GLCUDA_EXPORT uint32_t
-glcuda_frame_slot(const struct glcuda_frame *f)
+glcuda_frame_get_slot(const struct glcuda_frame *f)
 {
 	return f ? f->slot : 0;
 }
 
 GLCUDA_EXPORT struct glcuda_image *
-glcuda_frame_input(const struct glcuda_frame *f)
+glcuda_frame_get_input(const struct glcuda_frame *f)
 {
 	return f ? f->input : NULL;
 }
 
 GLCUDA_EXPORT struct glcuda_image *
-glcuda_frame_output(const struct glcuda_frame *f)
+glcuda_frame_get_output(const struct glcuda_frame *f)
 {
 	return f ? f->output : NULL;
 }
 
 GLCUDA_EXPORT unsigned int
-glcuda_frame_input_fbo(const struct glcuda_frame *f)
+glcuda_frame_get_input_fbo(const struct glcuda_frame *f)
 {
 	return f ? f->fbo : 0;
 }
 
 GLCUDA_EXPORT unsigned int
-glcuda_frame_output_texture(const struct glcuda_frame *f)
+glcuda_frame_get_output_texture(const struct glcuda_frame *f)
 {
 	return f && f->output ? f->output->texture : 0;
 }
 
 GLCUDA_EXPORT CUstream
-glcuda_frame_stream(const struct glcuda_frame *f)
+glcuda_frame_get_stream(const struct glcuda_frame *f)
 {
 	return f ? f->stream : NULL;
 }

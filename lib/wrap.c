@@ -273,13 +273,13 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 }
 
 GLCUDA_EXPORT enum glcuda_image_kind
-glcuda_image_kind(const struct glcuda_image *img)
+glcuda_image_get_kind(const struct glcuda_image *img)
 {
 	return img ? img->kind : GLCUDA_IMAGE_KIND_SHARED;
 }
 
 GLCUDA_EXPORT unsigned int
-glcuda_image_plane_count(const struct glcuda_image *img)
+glcuda_image_get_plane_count(const struct glcuda_image *img)
 {
 	if (!img)
 		return 0;
@@ -287,17 +287,17 @@ glcuda_image_plane_count(const struct glcuda_image *img)
 }
 
 GLCUDA_EXPORT int
-glcuda_image_cuda_plane(const struct glcuda_image *img, unsigned int plane,
+glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
 			struct glcuda_cuda_plane *out)
 {
 	glcuda_clear_error();
 	if (!img || !out)
 		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
-				   "glcuda_image_cuda_plane: %s is NULL", img ? "out" : "img");
-	if (plane >= glcuda_image_plane_count(img))
+				   "glcuda_image_get_cuda_plane: %s is NULL", img ? "out" : "img");
+	if (plane >= glcuda_image_get_plane_count(img))
 		return glcuda_fail(img->dev, -EINVAL,
-				   "glcuda_image_cuda_plane: plane %u of an image with %u", plane,
-				   glcuda_image_plane_count(img));
+				   "glcuda_image_get_cuda_plane: plane %u of an image with %u", plane,
+				   glcuda_image_get_plane_count(img));
 	memset(out, 0, sizeof(*out));
 	if (img->kind == GLCUDA_IMAGE_KIND_SHARED) {
 		out->array = img->cu.array;

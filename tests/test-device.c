@@ -37,15 +37,15 @@ count_log(enum glcuda_log_priority prio, void *user_data, const char *fmt, va_li
 START_TEST(null_arguments)
 {
 	struct glcuda_headless *hl = test_headless(false);
-	EGLDisplay dpy = glcuda_headless_display(hl);
-	EGLContext ctx = glcuda_headless_context(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
 	struct glcuda_device *dev = (void *)0x1;
 
 	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
 	ck_assert_ptr_eq(dev, (void *)0x1); /* untouched on failure */
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "display"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "display"));
 	ck_assert_int_eq(glcuda_device_new(dpy, EGL_NO_CONTEXT, NULL, &dev), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "context"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "context"));
 	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, NULL), -EINVAL);
 	glcuda_device_destroy(NULL); /* no-op */
 	glcuda_headless_destroy(hl);
@@ -87,8 +87,8 @@ stderr_end(int saved)
 START_TEST(global_log_handler)
 {
 	struct glcuda_headless *hl = test_headless(false);
-	EGLDisplay dpy = glcuda_headless_display(hl);
-	EGLContext ctx = glcuda_headless_context(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
 	struct glcuda_device *dev = NULL;
 	struct log_counts global = { 0 }, own = { 0 };
 	struct glcuda_device_options opts = {
@@ -138,7 +138,7 @@ START_TEST(global_log_handler)
 	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR + 1);
 	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
 	ck_assert_int_eq(global.error, 0);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "display")); /* still recorded */
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "display")); /* still recorded */
 	glcuda_set_log_priority(0);
 	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR);
 	setenv("GLCUDA_LOG", "debug", 1);
@@ -160,15 +160,15 @@ END_TEST
 START_TEST(context_not_current)
 {
 	struct glcuda_headless *hl = test_headless(false);
-	EGLDisplay dpy = glcuda_headless_display(hl);
-	EGLContext ctx = glcuda_headless_context(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
 	struct glcuda_device *dev = NULL;
 
 	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
 	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, &dev),
 			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
 	ck_assert_ptr_null(dev);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "eglMakeCurrent"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "eglMakeCurrent"));
 	/* glcuda never makes a context current itself. */
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
 	glcuda_headless_destroy(hl);
@@ -192,7 +192,7 @@ make_context(EGLDisplay dpy, EGLenum api, int major, int minor)
 START_TEST(gl_too_old)
 {
 	struct glcuda_headless *hl = test_headless(false);
-	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	struct glcuda_device *dev = NULL;
 	EGLContext old = make_context(dpy, EGL_OPENGL_API, 3, 3);
 
@@ -205,7 +205,7 @@ START_TEST(gl_too_old)
 	} else {
 		ck_assert_int_eq(glcuda_device_new(dpy, old, NULL, &dev), GLCUDA_ERROR_GL_TOO_OLD);
 		ck_assert_ptr_null(dev);
-		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "4.5"));
+		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "4.5"));
 	}
 	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
 	eglDestroyContext(dpy, old);
@@ -217,7 +217,7 @@ END_TEST
 START_TEST(gles2_context)
 {
 	struct glcuda_headless *hl = test_headless(true);
-	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	struct glcuda_device *dev = NULL;
 	EGLContext es2 = make_context(dpy, EGL_OPENGL_ES_API, 2, 0);
 
@@ -297,13 +297,13 @@ no_cuda_driver(bool gles)
 	fds = test_count_fds();
 	test_count_gl_names(&before, 256);
 	for (int i = 0; i < 3; i++) {
-		ck_assert_int_eq(glcuda_device_new(glcuda_headless_display(hl),
-						   glcuda_headless_context(hl), &opts, &dev),
+		ck_assert_int_eq(glcuda_device_new(glcuda_headless_get_display(hl),
+						   glcuda_headless_get_context(hl), &opts, &dev),
 				 GLCUDA_ERROR_NO_CUDA_DRIVER);
 		ck_assert_ptr_null(dev);
 	}
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "libcuda.so.1"));
-	ck_assert_str_eq(glcuda_error_name(GLCUDA_ERROR_NO_CUDA_DRIVER),
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "libcuda.so.1"));
+	ck_assert_str_eq(glcuda_error_get_name(GLCUDA_ERROR_NO_CUDA_DRIVER),
 			 "GLCUDA_ERROR_NO_CUDA_DRIVER");
 	/* The debug line about the GL context, and the error. */
 	ck_assert_int_ge(logs.debug, 3);
@@ -313,19 +313,19 @@ no_cuda_driver(bool gles)
 	test_count_gl_names(&after, 256);
 	ck_assert_gl_names_eq(&before, &after);
 	check_gl_state(&state);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
 
 	/* Raising the threshold keeps debug lines out. */
 	memset(&logs, 0, sizeof(logs));
 	opts.log_priority = GLCUDA_LOG_PRIORITY_ERROR;
-	glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), &opts, &dev);
+	glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), &opts, &dev);
 	ck_assert_int_eq(logs.debug, 0);
 	ck_assert_int_eq(logs.info, 0);
 	ck_assert_int_eq(logs.error, 1);
 	/* GLCUDA_LOG=debug raises it again. */
 	memset(&logs, 0, sizeof(logs));
 	setenv("GLCUDA_LOG", "debug", 1);
-	glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), &opts, &dev);
+	glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), &opts, &dev);
 	unsetenv("GLCUDA_LOG");
 	ck_assert_int_ge(logs.debug, 1);
 
@@ -354,9 +354,9 @@ START_TEST(gl_vulkan_binding)
 	const struct glcuda_caps *caps;
 	int ret;
 
-	ret = device_new_internal(glcuda_headless_display(hl), glcuda_headless_context(hl),
+	ret = device_new_internal(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
 				  NULL, false, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 	caps = glcuda_device_get_caps(dev);
 	ck_assert_int_eq(caps->gl_api, _i == 1 ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL);
 	ck_assert_int_ge(caps->gl_major * 10 + caps->gl_minor, _i == 1 ? 30 : 45);
@@ -386,33 +386,33 @@ full_binding(bool gles)
 	int ret;
 
 	set_unusual_gl_state(&state, &tex, &fbo);
-	ret = glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl),
+	ret = glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
 				NULL, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 	caps = glcuda_device_get_caps(dev);
 	printf("%s %d.%d on \"%s\"; Vulkan \"%s\"; CUDA %d \"%s\" (driver %d); sync %s\n",
 	       gles ? "GLES" : "GL", caps->gl_major, caps->gl_minor, caps->gl_renderer,
 	       caps->vulkan_device_name, caps->cuda_ordinal, caps->cuda_device_name,
-	       caps->cuda_driver_version, glcuda_sync_mode_name(caps->sync_mode));
+	       caps->cuda_driver_version, glcuda_sync_mode_get_name(caps->sync_mode));
 	ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_TIMELINE);
 	ck_assert_int_ge(caps->cuda_ordinal, 0);
-	ck_assert_int_eq(glcuda_cuda.cuDeviceGetUuid(&uuid, glcuda_device_cuda_device(dev)),
+	ck_assert_int_eq(glcuda_cuda.cuDeviceGetUuid(&uuid, glcuda_device_get_cuda_device(dev)),
 			 CUDA_SUCCESS);
 	ck_assert(memcmp(uuid.bytes, caps->device_uuid, 16) == 0);
 	ck_assert(memcmp(vk_exporter_info(dev->vk)->device_uuid, caps->device_uuid, 16) == 0);
-	ck_assert_ptr_nonnull(glcuda_device_cuda_context(dev));
+	ck_assert_ptr_nonnull(glcuda_device_get_cuda_context(dev));
 	check_gl_state(&state);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
 	glcuda_device_destroy(dev);
 	/* Tearing down the drivers leaves the caller's context current. */
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
 
 	/* Forced modes. */
 	for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++) {
 		struct glcuda_device_options opts = { .sync_mode = (enum glcuda_sync_mode)m };
-		ret = glcuda_device_new(glcuda_headless_display(hl),
-					glcuda_headless_context(hl), &opts, &dev);
-		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+		ret = glcuda_device_new(glcuda_headless_get_display(hl),
+					glcuda_headless_get_context(hl), &opts, &dev);
+		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 		ck_assert_int_eq(glcuda_device_get_caps(dev)->sync_mode, m);
 		glcuda_device_destroy(dev);
 	}

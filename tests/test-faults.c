@@ -24,7 +24,7 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 {
 	struct glcuda_device *dev = NULL;
 	struct glcuda_image *a = NULL, *b = NULL, *wt = NULL, *we = NULL;
-	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	EGLImage eimg = EGL_NO_IMAGE;
 	GLuint tex[2];
 	struct glcuda_ring *ring = NULL;
@@ -34,7 +34,7 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 	int ret;
 
 #define STEP(call) do { ret = (call); if (ret < 0) { *failed_call = #call; goto out; } } while (0)
-	STEP(glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), NULL,
+	STEP(glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), NULL,
 			       &dev));
 	STEP(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &a));
 	STEP(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA16F, 0, &b));
@@ -50,7 +50,7 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 		glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 32, 32);
 	}
 	glBindTexture(GL_TEXTURE_2D, 0);
-	eimg = eglCreateImage(dpy, glcuda_headless_context(hl), EGL_GL_TEXTURE_2D,
+	eimg = eglCreateImage(dpy, glcuda_headless_get_context(hl), EGL_GL_TEXTURE_2D,
 			      (EGLClientBuffer)(uintptr_t)tex[1], NULL);
 	ck_assert_ptr_ne(eimg, EGL_NO_IMAGE);
 	STEP(glcuda_image_wrap_gl_texture(dev, tex[0], GL_TEXTURE_2D, 0, &wt));
@@ -107,8 +107,8 @@ START_TEST(every_cuda_call)
 
 	/* Baseline: one clean run (also warms the drivers up). */
 	ret = scenario(hl, &call);
-	ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_name(ret),
-		      glcuda_last_error());
+	ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	glFinish();
 	/* Keep the primary context alive across runs to read free memory
 	 * (and count fds after it: the context holds some of its own). */
@@ -140,14 +140,14 @@ START_TEST(every_cuda_call)
 		if (ret < 0) {
 			char code[64];
 			snprintf(code, sizeof(code), "(%d)", (int)err);
-			ck_assert_msg(strstr(glcuda_last_error(), code) ||
+			ck_assert_msg(strstr(glcuda_get_last_error(), code) ||
 				      ret == GLCUDA_ERROR_DEVICE_LOST,
 				      "N=%lu: %s failed with %s but the message does not name "
-				      "the CUDA code %s: %s", n, call, glcuda_error_name(ret),
-				      code, glcuda_last_error());
-			ck_assert_msg(strstr(glcuda_last_error(), "cu"),
+				      "the CUDA code %s: %s", n, call, glcuda_error_get_name(ret),
+				      code, glcuda_get_last_error());
+			ck_assert_msg(strstr(glcuda_get_last_error(), "cu"),
 				      "N=%lu: the message names no CUDA call: %s", n,
-				      glcuda_last_error());
+				      glcuda_get_last_error());
 		}
 		glFinish();
 		ck_assert_msg(test_count_fds() == fds, "N=%lu (%s): fds %d -> %d", n,

@@ -80,9 +80,9 @@ use_egl_types(void)
 	int (*wrap_fn)(struct glcuda_device *, EGLImage, uint32_t,
 		       struct glcuda_image **) = glcuda_image_wrap_egl_image;
 	EGLDisplay (*display_fn)(const struct glcuda_headless *) =
-		glcuda_headless_display;
+		glcuda_headless_get_display;
 	EGLContext (*context_fn)(const struct glcuda_headless *) =
-		glcuda_headless_context;
+		glcuda_headless_get_context;
 	EGLDisplay display = EGL_NO_DISPLAY;
 
 	return device_new_fn != 0 && wrap_fn != 0 && display_fn != 0 &&

@@ -574,9 +574,9 @@ stats_free(struct stats *s)
 static int
 glcuda_failed(const char *call, int err)
 {
-	fprintf(stderr, "glcuda-demo: %s failed: %s (%s)\n  %s\n", call, glcuda_error_name(err),
+	fprintf(stderr, "glcuda-demo: %s failed: %s (%s)\n  %s\n", call, glcuda_error_get_name(err),
 		glcuda_strerror(err),
-		glcuda_last_error()[0] ? glcuda_last_error() : "(no further detail)");
+		glcuda_get_last_error()[0] ? glcuda_get_last_error() : "(no further detail)");
 	return 1;
 }
 
@@ -635,14 +635,14 @@ setup_failed(struct demo *d, const char *call, int err)
 	char detail[2048];
 
 	snprintf(detail, sizeof(detail), "%s",
-		 glcuda_last_error()[0] ? glcuda_last_error() : "(no further detail)");
+		 glcuda_get_last_error()[0] ? glcuda_get_last_error() : "(no further detail)");
 	glcuda_device_destroy(d->dev);
 	d->dev = NULL;
 	glcuda_headless_destroy(d->hl);
 	d->hl = NULL;
 
 	fprintf(stderr, "glcuda-demo: cannot run here: %s.\n", missing_what(err));
-	fprintf(stderr, "glcuda-demo: %s failed with %s: %s\n", call, glcuda_error_name(err),
+	fprintf(stderr, "glcuda-demo: %s failed with %s: %s\n", call, glcuda_error_get_name(err),
 		detail);
 	if (d->opt.device >= 0)
 		snprintf(detail, sizeof(detail), " --device %d", d->opt.device);
@@ -775,9 +775,9 @@ gl_teardown(struct demo *d)
 static void
 render_scene(struct demo *d, struct glcuda_frame *f)
 {
-	uint64_t n = glcuda_frame_number(f);
+	uint64_t n = glcuda_frame_get_number(f);
 
-	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
 	glViewport(0, 0, (GLsizei)d->opt.width, (GLsizei)d->opt.height);
 	glDisable(GL_SCISSOR_TEST);
 	glDisable(GL_BLEND);
@@ -817,7 +817,7 @@ composite(struct demo *d, struct glcuda_frame *f)
 	int pw = w / 4, ph = h / 4, border = w >= 640 ? 3 : 1;
 	int px = w - pw - w / 40, py = h - ph - h / 40;
 	int bar = h / 90 > 3 ? h / 90 : 3;
-	double progress = (double)(glcuda_frame_number(f) + 1) / (double)d->opt.frames;
+	double progress = (double)(glcuda_frame_get_number(f) + 1) / (double)d->opt.frames;
 
 	glBindFramebuffer(GL_FRAMEBUFFER, d->screen_fbo);
 	glDisable(GL_SCISSOR_TEST);
@@ -827,13 +827,13 @@ composite(struct demo *d, struct glcuda_frame *f)
 	glActiveTexture(GL_TEXTURE0);
 	glBindSampler(0, d->sampler);
 	glBindVertexArray(d->vao);
-	draw_texture(glcuda_frame_output_texture(f), 0, 0, w, h);
+	draw_texture(glcuda_frame_get_output_texture(f), 0, 0, w, h);
 
 	if (pw >= 16 && ph >= 16) {
 		glEnable(GL_SCISSOR_TEST);
 		fill_rect(px - border, py - border, pw + 2 * border, ph + 2 * border, 1.f, 1.f, 1.f);
 		glDisable(GL_SCISSOR_TEST);
-		draw_texture(glcuda_image_gl_texture(glcuda_frame_input(f)), px, py, pw, ph);
+		draw_texture(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), px, py, pw, ph);
 	}
 
 	glEnable(GL_SCISSOR_TEST);
@@ -1008,7 +1008,7 @@ present_newest(struct demo *d, bool *presented)
 		return 0; /* nothing ready */
 	if (ret < 0)
 		return glcuda_failed("glcuda_ring_take_newest", ret);
-	number = glcuda_frame_number(f);
+	number = glcuda_frame_get_number(f);
 	composite(d, f);
 	ret = glcuda_frame_release(f);
 	if (ret < 0)
@@ -1039,7 +1039,7 @@ wait_for_frame(struct demo *d)
 	if (n == 0) {
 		fprintf(stderr, "glcuda-demo: no frame finished within %d s: the GPU is hung or "
 			"a hand-off never signalled (sync mode %s)\n", FRAME_TIMEOUT_MS / 1000,
-			glcuda_sync_mode_name(d->caps->sync_mode));
+			glcuda_sync_mode_get_name(d->caps->sync_mode));
 		return 1;
 	}
 	ret = glcuda_ring_dispatch(d->ring);
@@ -1062,7 +1062,7 @@ progress(struct demo *d, bool final)
 		fprintf(stderr, "\r\033[Kframe %llu/%llu, presented %llu, dropped %llu",
 			(unsigned long long)d->produced, (unsigned long long)d->opt.frames,
 			(unsigned long long)d->presented,
-			(unsigned long long)glcuda_ring_dropped(d->ring));
+			(unsigned long long)glcuda_ring_get_dropped(d->ring));
 		if (final)
 			fputc('\n', stderr);
 		return;
@@ -1083,8 +1083,8 @@ produce_frame(struct demo *d, struct glcuda_frame *f)
 	ret = glcuda_frame_submit(f);
 	if (ret < 0)
 		return glcuda_failed("glcuda_frame_submit", ret);
-	ret = filters_run(d->filters, d->opt.filter, glcuda_frame_stream(f), glcuda_frame_input(f),
-			  glcuda_frame_output(f));
+	ret = filters_run(d->filters, d->opt.filter, glcuda_frame_get_stream(f), glcuda_frame_get_input(f),
+			  glcuda_frame_get_output(f));
 	if (ret < 0) {
 		fprintf(stderr, "glcuda-demo: filter %s failed: %s\n", filter_name(d->opt.filter),
 			filters_last_error());
@@ -1188,7 +1188,7 @@ print_summary(struct demo *d, double wall_s, double cpu_per_frame_s)
 
 	printf("\nglcuda-demo summary: %llu frames produced, %llu presented, %llu dropped",
 	       (unsigned long long)d->produced, (unsigned long long)d->presented,
-	       (unsigned long long)glcuda_ring_dropped(d->ring));
+	       (unsigned long long)glcuda_ring_get_dropped(d->ring));
 	if (d->warmup)
 		printf(" (statistics leave out the first %llu as warm-up)",
 		       (unsigned long long)d->warmup);
@@ -1229,7 +1229,7 @@ run(struct demo *d)
 				  &d->hl);
 	if (ret < 0)
 		return setup_failed(d, "glcuda_headless_new", ret);
-	ret = glcuda_device_new(glcuda_headless_display(d->hl), glcuda_headless_context(d->hl),
+	ret = glcuda_device_new(glcuda_headless_get_display(d->hl), glcuda_headless_get_context(d->hl),
 				&dopt, &d->dev);
 	if (ret < 0)
 		return setup_failed(d, "glcuda_device_new", ret);
@@ -1242,7 +1242,7 @@ run(struct demo *d)
 	}
 	if (!(d->caps->formats_supported & (1u << d->opt.format))) {
 		fprintf(stderr, "glcuda-demo: the drivers cannot share %s images\n",
-			glcuda_format_name(d->opt.format));
+			glcuda_format_get_name(d->opt.format));
 		return 1;
 	}
 	if (!filter_available(d->opt.filter)) {
@@ -1269,7 +1269,7 @@ run(struct demo *d)
 	if (ret == GLCUDA_ERROR_MISSING_GL_EXTENSION) {
 		/* No timer queries (GLES without GL_EXT_disjoint_timer_query):
 		 * run without the GPU timings. */
-		fprintf(stderr, "glcuda-demo: no GPU timings: %s\n", glcuda_last_error());
+		fprintf(stderr, "glcuda-demo: no GPU timings: %s\n", glcuda_get_last_error());
 		desc.flags &= ~(uint32_t)GLCUDA_RING_FLAG_TIMINGS;
 		ret = glcuda_ring_new(d->dev, &desc, &d->ring);
 	}
@@ -1291,16 +1291,16 @@ run(struct demo *d)
 	d->progress_tty = isatty(STDERR_FILENO);
 	if (!d->opt.quiet) {
 		const struct filter_params *p = filters_params(d->filters);
-		fprintf(stderr, "glcuda-demo: %s\n", glcuda_headless_description(d->hl));
+		fprintf(stderr, "glcuda-demo: %s\n", glcuda_headless_get_description(d->hl));
 		fprintf(stderr, "glcuda-demo: %s %d.%d on %s; CUDA device %d (%s); sync %s%s\n",
 			d->caps->gl_api == GLCUDA_GL_API_GLES ? "OpenGL ES" : "OpenGL",
 			d->caps->gl_major, d->caps->gl_minor, d->caps->gl_renderer,
 			d->caps->cuda_ordinal, d->caps->cuda_device_name,
-			glcuda_sync_mode_name(d->caps->sync_mode),
+			glcuda_sync_mode_get_name(d->caps->sync_mode),
 			d->caps->sync_mode == GLCUDA_SYNC_CPU ? " (CPU fallback: hand-offs block)" : "");
 		fprintf(stderr, "glcuda-demo: %llu frames of %ux%u %s, filter %s",
 			(unsigned long long)d->opt.frames, d->opt.width, d->opt.height,
-			glcuda_format_name(d->opt.format), filter_name(d->opt.filter));
+			glcuda_format_get_name(d->opt.format), filter_name(d->opt.filter));
 		if (d->opt.filter == FILTER_BLUR || d->opt.filter == FILTER_UNSHARP)
 			fprintf(stderr, " (sigma %.2f px", p->sigma);
 		if (d->opt.filter == FILTER_UNSHARP)

@@ -213,12 +213,12 @@ collect_context(struct context_facts *f, bool gles, int cuda_ordinal)
 	f->error = glcuda_headless_new(cuda_ordinal,
 				       gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
 	if (f->error) {
-		copy_string(f->message, sizeof(f->message), glcuda_last_error());
+		copy_string(f->message, sizeof(f->message), glcuda_get_last_error());
 		return;
 	}
 	copy_string(f->description, sizeof(f->description),
-		    glcuda_headless_description(hl));
-	dpy = glcuda_headless_display(hl);
+		    glcuda_headless_get_description(hl));
+	dpy = glcuda_headless_get_display(hl);
 	copy_string(f->egl_vendor, sizeof(f->egl_vendor), eglQueryString(dpy, EGL_VENDOR));
 	copy_string(f->egl_version, sizeof(f->egl_version), eglQueryString(dpy, EGL_VERSION));
 	exts = eglQueryString(dpy, EGL_EXTENSIONS);
@@ -369,18 +369,18 @@ collect_verdict(struct report *r)
 				  r->gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
 	if (ret) {
 		v->error = ret;
-		copy_string(v->message, sizeof(v->message), glcuda_last_error());
+		copy_string(v->message, sizeof(v->message), glcuda_get_last_error());
 		v->advice = advice_for(ret);
 		return;
 	}
 	v->stage = "glcuda_device_new";
 	memset(&options, 0, sizeof(options));
 	options.log_func = quiet_log;
-	ret = glcuda_device_new(glcuda_headless_display(hl),
-				glcuda_headless_context(hl), &options, &dev);
+	ret = glcuda_device_new(glcuda_headless_get_display(hl),
+				glcuda_headless_get_context(hl), &options, &dev);
 	if (ret) {
 		v->error = ret;
-		copy_string(v->message, sizeof(v->message), glcuda_last_error());
+		copy_string(v->message, sizeof(v->message), glcuda_get_last_error());
 		v->advice = advice_for(ret);
 	} else {
 		const struct glcuda_caps *caps = glcuda_device_get_caps(dev);
@@ -458,7 +458,7 @@ print_context_text(FILE *out, const struct report *r, const struct context_facts
 	fprintf(out, "\n%s context", api);
 	if (f->error) {
 		fprintf(out, ": cannot be made\n    %s: %s\n",
-			glcuda_error_name(f->error), f->message);
+			glcuda_error_get_name(f->error), f->message);
 		return;
 	}
 	fprintf(out, ": %d.%d\n", f->major, f->minor);
@@ -524,7 +524,7 @@ print_text(FILE *out, const struct report *r)
 	const struct verdict *v = &r->verdict;
 	char u[37], d[37];
 
-	fprintf(out, "glcuda %s\n", glcuda_version());
+	fprintf(out, "glcuda %s\n", glcuda_get_version());
 
 	fprintf(out, "\nEGL client extensions\n");
 	print_exts(out, 4, egl_client_exts, r->client_ext, ARRAY_LENGTH(egl_client_exts));
@@ -553,7 +553,7 @@ print_text(FILE *out, const struct report *r)
 	print_context_text(out, r, &r->gles_ctx, "OpenGL ES", r->gl.error != 0);
 
 	if (r->vk_error)
-		fprintf(out, "\nVulkan: %s: %s\n", glcuda_error_name(r->vk_error),
+		fprintf(out, "\nVulkan: %s: %s\n", glcuda_error_get_name(r->vk_error),
 			r->vk_message);
 	else
 		fprintf(out, "\nVulkan physical devices: %d\n", r->vk_count);
@@ -580,7 +580,7 @@ print_text(FILE *out, const struct report *r)
 	if (r->cuda_error) {
 		fprintf(out, "\nCUDA: %s\n    %s\n",
 			r->cuda_error == GLCUDA_ERROR_NO_CUDA_DRIVER
-			? "no CUDA driver found" : glcuda_error_name(r->cuda_error),
+			? "no CUDA driver found" : glcuda_error_get_name(r->cuda_error),
 			r->cuda_message);
 	} else {
 		fprintf(out, "\nCUDA driver %d.%d: %d device%s\n",
@@ -600,7 +600,7 @@ print_text(FILE *out, const struct report *r)
 	fprintf(out, "\nVerdict (%s context%s): ", r->gles ? "OpenGL ES" : "OpenGL",
 		r->cuda_ordinal >= 0 ? ", requested CUDA device" : "");
 	if (v->ok) {
-		fprintf(out, "interop works, sync mode %s", glcuda_sync_mode_name(v->sync_mode));
+		fprintf(out, "interop works, sync mode %s", glcuda_sync_mode_get_name(v->sync_mode));
 		if (v->sync_mode == GLCUDA_SYNC_CPU)
 			fprintf(out, " (GL has no semaphores: hand-offs wait on the CPU; "
 				"a driver with GL_EXT_semaphore_fd avoids that)");
@@ -618,7 +618,7 @@ print_text(FILE *out, const struct report *r)
 			fprintf(out, "    CUDA device %d\n", r->cuda_ordinal);
 	} else {
 		fprintf(out, "interop cannot work\n");
-		fprintf(out, "    %s: %s\n", v->stage, glcuda_error_name(v->error));
+		fprintf(out, "    %s: %s\n", v->stage, glcuda_error_get_name(v->error));
 		fprintf(out, "    %s\n", v->message[0] ? v->message : glcuda_strerror(v->error));
 		fprintf(out, "    What to do: %s\n", v->advice);
 	}
@@ -743,7 +743,7 @@ json_exts(struct json *j, const char *key, const struct ext_info *exts,
 static void
 json_error(struct json *j, int error, const char *message)
 {
-	json_str(j, "error", glcuda_error_name(error));
+	json_str(j, "error", glcuda_error_get_name(error));
 	json_str(j, "message", message);
 }
 
@@ -786,7 +786,7 @@ print_json(FILE *out, const struct report *r)
 	struct json j = { .out = out };
 
 	json_open(&j, NULL, '{');
-	json_str(&j, "glcuda_version", glcuda_version());
+	json_str(&j, "glcuda_get_version", glcuda_get_version());
 	json_str(&j, "api", r->gles ? "gles" : "gl");
 	if (r->cuda_ordinal >= 0)
 		json_int(&j, "requested_cuda_device", r->cuda_ordinal);
@@ -899,11 +899,11 @@ print_json(FILE *out, const struct report *r)
 	json_open(&j, "verdict", '{');
 	json_bool(&j, "ok", v->ok);
 	if (v->ok) {
-		json_str(&j, "sync_mode", glcuda_sync_mode_name(v->sync_mode));
+		json_str(&j, "sync_mode", glcuda_sync_mode_get_name(v->sync_mode));
 		json_open(&j, "sync_modes_supported", '[');
 		for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++)
 			if (v->sync_modes_supported & (1u << m))
-				json_str(&j, NULL, glcuda_sync_mode_name(m));
+				json_str(&j, NULL, glcuda_sync_mode_get_name(m));
 		json_close(&j, ']');
 		json_open(&j, "image_kinds", '{');
 		for (int k = GLCUDA_IMAGE_KIND_SHARED; k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++)
@@ -918,7 +918,7 @@ print_json(FILE *out, const struct report *r)
 	} else {
 		json_null(&j, "sync_mode");
 		json_str(&j, "stage", v->stage);
-		json_str(&j, "error", glcuda_error_name(v->error));
+		json_str(&j, "error", glcuda_error_get_name(v->error));
 		json_str(&j, "message", v->message[0] ? v->message
 						     : glcuda_strerror(v->error));
 		json_str(&j, "advice", v->advice);

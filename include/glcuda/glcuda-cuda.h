@@ -20,23 +20,23 @@ extern "C" {
 
 /** The CUDA context glcuda uses (the primary context of the matching device
  *  unless the options gave one). Push it with cuCtxPushCurrent around your
- *  own CUDA calls, or make it current on your thread. @since 0.1 */
-CUcontext glcuda_device_cuda_context(const struct glcuda_device *dev);
+ *  own CUDA calls, or make it current on your thread. @since 0.3 (0.1 to 0.2: glcuda_device_cuda_context) */
+CUcontext glcuda_device_get_cuda_context(const struct glcuda_device *dev);
 
-/** The CUDA device that matches the GL context. @since 0.1 */
-CUdevice glcuda_device_cuda_device(const struct glcuda_device *dev);
+/** The CUDA device that matches the GL context. @since 0.3 (0.1 to 0.2: glcuda_device_cuda_device) */
+CUdevice glcuda_device_get_cuda_device(const struct glcuda_device *dev);
 
-/** Level 0 of the image as a CUDA array. Owned by the image. @since 0.1 */
-CUarray glcuda_image_cuda_array(const struct glcuda_image *img);
+/** Level 0 of the image as a CUDA array. Owned by the image. @since 0.3 (0.1 to 0.2: glcuda_image_cuda_array) */
+CUarray glcuda_image_get_cuda_array(const struct glcuda_image *img);
 
 /** A surface object for kernels that read and write the image
- *  (surf2Dread/surf2Dwrite; x in bytes). Owned by the image. @since 0.1 */
-CUsurfObject glcuda_image_cuda_surface(const struct glcuda_image *img);
+ *  (surf2Dread/surf2Dwrite; x in bytes). Owned by the image. @since 0.3 (0.1 to 0.2: glcuda_image_cuda_surface) */
+CUsurfObject glcuda_image_get_cuda_surface(const struct glcuda_image *img);
 
 /** A texture object for kernels that sample the image (normalised reads
  *  for UNORM formats, unnormalised coordinates, clamp to edge); 0 if the
- *  image was made with GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE. @since 0.1 */
-CUtexObject glcuda_image_cuda_texture(const struct glcuda_image *img);
+ *  image was made with GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE. @since 0.3 (0.1 to 0.2: glcuda_image_cuda_texture) */
+CUtexObject glcuda_image_get_cuda_texture(const struct glcuda_image *img);
 
 /** One plane of an image as CUDA sees it. @since 0.2 */
 struct glcuda_cuda_plane {
@@ -60,12 +60,12 @@ struct glcuda_cuda_plane {
 };
 
 /**
- * Describe plane @p plane of an image (0 .. glcuda_image_plane_count() - 1).
+ * Describe plane @p plane of an image (0 .. glcuda_image_get_plane_count() - 1).
  * For a wrapped GL texture the array and objects are valid while the image
  * is handed to CUDA; read them after each glcuda_handoff_to_cuda().
- * @return 0, -EINVAL (NULL, plane out of range). @since 0.2
+ * @return 0, -EINVAL (NULL, plane out of range). @since 0.3 (0.2: glcuda_image_cuda_plane)
  */
-int glcuda_image_cuda_plane(const struct glcuda_image *img, unsigned int plane,
+int glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
 			    struct glcuda_cuda_plane *out);
 
 /**
@@ -124,21 +124,21 @@ int glcuda_handoff_to_gl(struct glcuda_device *dev,
 			 CUstream stream);
 
 /** The CUDA stream of a ring frame (the ring's own, or the caller's).
- *  @since 0.1 */
-CUstream glcuda_frame_stream(const struct glcuda_frame *frame);
+ *  @since 0.3 (0.1 to 0.2: glcuda_frame_stream) */
+CUstream glcuda_frame_get_stream(const struct glcuda_frame *frame);
 
-/** @since 0.1 */
+/** @since 0.3 (0.1 to 0.2: glcuda_frame_input_surface) */
 static inline CUsurfObject
-glcuda_frame_input_surface(const struct glcuda_frame *frame)
+glcuda_frame_get_input_surface(const struct glcuda_frame *frame)
 {
-	return glcuda_image_cuda_surface(glcuda_frame_input(frame));
+	return glcuda_image_get_cuda_surface(glcuda_frame_get_input(frame));
 }
 
-/** @since 0.1 */
+/** @since 0.3 (0.1 to 0.2: glcuda_frame_output_surface) */
 static inline CUsurfObject
-glcuda_frame_output_surface(const struct glcuda_frame *frame)
+glcuda_frame_get_output_surface(const struct glcuda_frame *frame)
 {
-	return glcuda_image_cuda_surface(glcuda_frame_output(frame));
+	return glcuda_image_get_cuda_surface(glcuda_frame_get_output(frame));
 }
 
 #ifdef __cplusplus

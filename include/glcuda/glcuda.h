@@ -15,12 +15,19 @@
  *    -EAGAIN). Output pointers are left untouched on failure.
  *  - Every failure also leaves a detailed message — what failed, the raw
  *    EGL/GL/Vulkan/CUDA code, and what to do — retrievable with
- *    glcuda_device_last_error() (per device) or glcuda_last_error()
+ *    glcuda_device_get_last_error() (per device) or glcuda_get_last_error()
  *    (per thread, for calls made before a device exists).
  *  - Calls marked "GL:" touch GL and need the device's EGL context current on
  *    the calling thread. glcuda never changes which context is current and
  *    restores every GL binding it changes.
  *  - _destroy functions accept NULL.
+ *  - Names: glcuda_<object>_<verb>(). A function that returns what an
+ *    object, the thread or the library holds, without doing work, is a
+ *    getter named _get_ (glcuda_image_get_width(),
+ *    glcuda_get_last_error()), and pairs with a _set_ where the value can
+ *    be changed (glcuda_device_set_log_priority()), as in libinput and
+ *    libevdev. Getters accept NULL (and return an empty value).
+ *    glcuda_strerror() keeps the name of the C library function it mirrors.
  *
  * EGL types: this header includes no EGL header, so that it can come before
  * or after <EGL/egl.h> or <epoxy/egl.h> (epoxy refuses to follow
@@ -54,10 +61,10 @@
  *    hung when two threads tore their devices and contexts down at the same
  *    moment, and may still (doc/nvidia-notes.md): tear down from one
  *    thread at a time there.
- *  - Global functions: glcuda_strerror(), glcuda_error_name(),
- *    glcuda_version(), glcuda_sync_mode_name(), the glcuda_format_*()
+ *  - Global functions: glcuda_strerror(), glcuda_error_get_name(),
+ *    glcuda_get_version(), glcuda_sync_mode_get_name(), the glcuda_format_*()
  *    queries and the process-wide log handler and priority
- *    (glcuda_set_log_handler() & co.) are thread-safe; glcuda_last_error()
+ *    (glcuda_set_log_handler() & co.) are thread-safe; glcuda_get_last_error()
  *    is per thread (each thread reads the message of its own last failed
  *    call).
  */
@@ -156,9 +163,9 @@ const char *glcuda_strerror(int error);
 /**
  * Symbolic name of an error code, e.g. "GLCUDA_ERROR_NO_CUDA_DRIVER" or
  * "EAGAIN". Never NULL.
- * @since 0.1
+ * @since 0.3 (0.1 to 0.2: glcuda_error_name)
  */
-const char *glcuda_error_name(int error);
+const char *glcuda_error_get_name(int error);
 
 /**
  * The detailed message of the last failure of a glcuda call on this thread:
@@ -166,12 +173,12 @@ const char *glcuda_error_name(int error);
  * happen before a device exists (glcuda_device_new, glcuda_headless_new).
  * Empty string if nothing failed yet. Valid until the next glcuda call on
  * this thread.
- * @since 0.1
+ * @since 0.3 (0.1 to 0.2: glcuda_last_error)
  */
-const char *glcuda_last_error(void);
+const char *glcuda_get_last_error(void);
 
-/** Runtime version, e.g. "0.1.0". @since 0.1 */
-const char *glcuda_version(void);
+/** Runtime version, e.g. "0.1.0". @since 0.3 (0.1 to 0.2: glcuda_version) */
+const char *glcuda_get_version(void);
 
 /* ---------------------------------------------------------------------- */
 /* Logging                                                                  */
@@ -246,8 +253,8 @@ enum glcuda_sync_mode {
 	GLCUDA_SYNC_CPU = 3,
 };
 
-/** Name of a sync mode ("timeline", "binary", "cpu", "auto"). @since 0.1 */
-const char *glcuda_sync_mode_name(enum glcuda_sync_mode mode);
+/** Name of a sync mode ("timeline", "binary", "cpu", "auto"). @since 0.3 (0.1 to 0.2: glcuda_sync_mode_name) */
+const char *glcuda_sync_mode_get_name(enum glcuda_sync_mode mode);
 
 /** Flags for struct glcuda_device_options. @since 0.1 */
 enum glcuda_device_flags {
@@ -353,7 +360,7 @@ struct glcuda_caps {
  *   GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
  *   GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE, GLCUDA_ERROR_DRIVER_MISMATCH,
  *   GLCUDA_ERROR_NO_CUDA_DRIVER, GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
- *   GLCUDA_ERROR_CUDA, GLCUDA_ERROR_VULKAN. glcuda_last_error() says more.
+ *   GLCUDA_ERROR_CUDA, GLCUDA_ERROR_VULKAN. glcuda_get_last_error() says more.
  * @since 0.1
  */
 int glcuda_device_new(void *display /* EGLDisplay */, void *context /* EGLContext */,
@@ -379,8 +386,8 @@ void glcuda_device_destroy(struct glcuda_device *dev);
 /** The device's capabilities. Never NULL. @since 0.1 */
 const struct glcuda_caps *glcuda_device_get_caps(const struct glcuda_device *dev);
 
-/** Detailed message of the device's last failure ("" if none). @since 0.1 */
-const char *glcuda_device_last_error(const struct glcuda_device *dev);
+/** Detailed message of the device's last failure ("" if none). @since 0.3 (0.1 to 0.2: glcuda_device_last_error) */
+const char *glcuda_device_get_last_error(const struct glcuda_device *dev);
 
 /** Replace the device's log handler (NULL: the process-wide handler of
  *  glcuda_set_log_handler(), by default stderr). @since 0.1 */
@@ -420,15 +427,15 @@ enum glcuda_format {
 };
 #define GLCUDA_FORMAT_COUNT 11
 
-/** Name of a format ("RGBA8", ...), or "INVALID". @since 0.1 */
-const char *glcuda_format_name(enum glcuda_format format);
+/** Name of a format ("RGBA8", ...), or "INVALID". @since 0.3 (0.1 to 0.2: glcuda_format_name) */
+const char *glcuda_format_get_name(enum glcuda_format format);
 
-/** Bytes per pixel of a format, 0 for an invalid one. @since 0.1 */
-unsigned int glcuda_format_bytes_per_pixel(enum glcuda_format format);
+/** Bytes per pixel of a format, 0 for an invalid one. @since 0.3 (0.1 to 0.2: glcuda_format_bytes_per_pixel) */
+unsigned int glcuda_format_get_bytes_per_pixel(enum glcuda_format format);
 
 /** The GL sized internal format of a format (GL_RGBA8, ...), 0 if invalid.
- *  @since 0.1 */
-unsigned int glcuda_format_gl_internal_format(enum glcuda_format format);
+ *  @since 0.3 (0.1 to 0.2: glcuda_format_gl_internal_format) */
+unsigned int glcuda_format_get_gl_internal_format(enum glcuda_format format);
 
 /** Flags for glcuda_image_new(). @since 0.1 */
 enum glcuda_image_flags {
@@ -477,16 +484,16 @@ void glcuda_image_destroy(struct glcuda_image *img);
 
 /** The GL texture name (GL_TEXTURE_2D). Owned by the image, except for a
  *  wrapped texture (the caller's own name); 0 for a wrapped EGLImage.
- *  @since 0.1 */
-unsigned int glcuda_image_gl_texture(const struct glcuda_image *img);
-/** @since 0.1 */
-uint32_t glcuda_image_width(const struct glcuda_image *img);
-/** @since 0.1 */
-uint32_t glcuda_image_height(const struct glcuda_image *img);
-/** @since 0.1 */
-enum glcuda_format glcuda_image_format(const struct glcuda_image *img);
-/** The device the image belongs to. @since 0.1 */
-struct glcuda_device *glcuda_image_device(const struct glcuda_image *img);
+ *  @since 0.3 (0.1 to 0.2: glcuda_image_gl_texture) */
+unsigned int glcuda_image_get_gl_texture(const struct glcuda_image *img);
+/** @since 0.3 (0.1 to 0.2: glcuda_image_width) */
+uint32_t glcuda_image_get_width(const struct glcuda_image *img);
+/** @since 0.3 (0.1 to 0.2: glcuda_image_height) */
+uint32_t glcuda_image_get_height(const struct glcuda_image *img);
+/** @since 0.3 (0.1 to 0.2: glcuda_image_format) */
+enum glcuda_format glcuda_image_get_format(const struct glcuda_image *img);
+/** The device the image belongs to. @since 0.3 (0.1 to 0.2: glcuda_image_device) */
+struct glcuda_device *glcuda_image_get_device(const struct glcuda_image *img);
 
 /* ---------------------------------------------------------------------- */
 /* Wrapped textures and EGLImages                                           */
@@ -530,9 +537,9 @@ enum glcuda_wrap_flags {
  *
  * The texture needs storage (glTexStorage2D or glTexImage2D) and an
  * internal format CUDA registers (doc/which-path.md has the table; e.g.
- * not GL_RGB10_A2, GL_RGB565 or depth formats). glcuda_image_format()
+ * not GL_RGB10_A2, GL_RGB565 or depth formats). glcuda_image_get_format()
  * names the format where glcuda has a name for it and returns
- * GLCUDA_FORMAT_INVALID otherwise (glcuda_image_cuda_plane() still
+ * GLCUDA_FORMAT_INVALID otherwise (glcuda_image_get_cuda_plane() still
  * describes the layout).
  *
  * GL: the device's context must be current; @p texture must be a texture
@@ -564,8 +571,8 @@ int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture
  * cpu sync mode.
  *
  * Planar EGLImages (NV12, P010 from dma-bufs) have one CUDA plane per
- * image plane: glcuda_image_plane_count() and glcuda_image_cuda_plane().
- * glcuda_image_gl_texture() is 0: the EGLImage may back any number of GL
+ * image plane: glcuda_image_get_plane_count() and glcuda_image_get_cuda_plane().
+ * glcuda_image_get_gl_texture() is 0: the EGLImage may back any number of GL
  * textures, or none.
  *
  * The image does not own the EGLImage: destroy the image before
@@ -584,12 +591,12 @@ int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture
 int glcuda_image_wrap_egl_image(struct glcuda_device *dev, void *image /* EGLImage */,
 				uint32_t flags, struct glcuda_image **out);
 
-/** What the image is made of. @since 0.2 */
-enum glcuda_image_kind glcuda_image_kind(const struct glcuda_image *img);
+/** What the image is made of. @since 0.3 (0.2: glcuda_image_kind) */
+enum glcuda_image_kind glcuda_image_get_kind(const struct glcuda_image *img);
 
 /** Planes of the image: 1, or 2-3 for planar EGLImages; 0 for NULL.
- *  @since 0.2 */
-unsigned int glcuda_image_plane_count(const struct glcuda_image *img);
+ *  @since 0.3 (0.2: glcuda_image_plane_count) */
+unsigned int glcuda_image_get_plane_count(const struct glcuda_image *img);
 
 /* ---------------------------------------------------------------------- */
 /* Frame ring                                                               */
@@ -701,8 +708,8 @@ int glcuda_ring_dispatch(struct glcuda_ring *ring);
  */
 int glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out);
 
-/** Number of frames dropped by glcuda_ring_take_newest() so far. @since 0.1 */
-uint64_t glcuda_ring_dropped(const struct glcuda_ring *ring);
+/** Number of frames dropped by glcuda_ring_take_newest() so far. @since 0.3 (0.1 to 0.2: glcuda_ring_dropped) */
+uint64_t glcuda_ring_get_dropped(const struct glcuda_ring *ring);
 
 /**
  * Hand the frame's input image to CUDA: GL signals and flushes, the frame's
@@ -745,21 +752,21 @@ int glcuda_frame_wait_gl(struct glcuda_frame *frame);
 int glcuda_frame_release(struct glcuda_frame *frame);
 
 /** Monotonic frame number (0, 1, 2, ...) of the frame's current use.
- *  @since 0.1 */
-uint64_t glcuda_frame_number(const struct glcuda_frame *frame);
-/** Slot index 0..slots-1. @since 0.1 */
-uint32_t glcuda_frame_slot(const struct glcuda_frame *frame);
+ *  @since 0.3 (0.1 to 0.2: glcuda_frame_number) */
+uint64_t glcuda_frame_get_number(const struct glcuda_frame *frame);
+/** Slot index 0..slots-1. @since 0.3 (0.1 to 0.2: glcuda_frame_slot) */
+uint32_t glcuda_frame_get_slot(const struct glcuda_frame *frame);
 /** The image GL renders into. Owned by the ring, which hands it off with
  *  the frame (glcuda_handoff_to_cuda/_to_gl refuse ring images with
- *  GLCUDA_ERROR_BAD_STATE). @since 0.1 */
-struct glcuda_image *glcuda_frame_input(const struct glcuda_frame *frame);
-/** The image GL presents (== input for in-place rings). @since 0.1 */
-struct glcuda_image *glcuda_frame_output(const struct glcuda_frame *frame);
+ *  GLCUDA_ERROR_BAD_STATE). @since 0.3 (0.1 to 0.2: glcuda_frame_input) */
+struct glcuda_image *glcuda_frame_get_input(const struct glcuda_frame *frame);
+/** The image GL presents (== input for in-place rings). @since 0.3 (0.1 to 0.2: glcuda_frame_output) */
+struct glcuda_image *glcuda_frame_get_output(const struct glcuda_frame *frame);
 /** A framebuffer object with the input texture as GL_COLOR_ATTACHMENT0,
- *  made in the device's context. @since 0.1 */
-unsigned int glcuda_frame_input_fbo(const struct glcuda_frame *frame);
-/** The output GL texture name. @since 0.1 */
-unsigned int glcuda_frame_output_texture(const struct glcuda_frame *frame);
+ *  made in the device's context. @since 0.3 (0.1 to 0.2: glcuda_frame_input_fbo) */
+unsigned int glcuda_frame_get_input_fbo(const struct glcuda_frame *frame);
+/** The output GL texture name. @since 0.3 (0.1 to 0.2: glcuda_frame_output_texture) */
+unsigned int glcuda_frame_get_output_texture(const struct glcuda_frame *frame);
 
 /**
  * Per-frame GPU timings in nanoseconds. Stages:
@@ -848,7 +855,7 @@ enum glcuda_headless_flags {
  *     EGL_KHR_surfaceless_context;
  *   GLCUDA_ERROR_EGL, GLCUDA_ERROR_GL_TOO_OLD: the matching CUDA device's
  *     display could not make the context.
- *   glcuda_last_error() says more.
+ *   glcuda_get_last_error() says more.
  * @since 0.1
  */
 int glcuda_headless_new(int cuda_ordinal, uint32_t flags,
@@ -858,14 +865,14 @@ int glcuda_headless_new(int cuda_ordinal, uint32_t flags,
  *  no-op. @since 0.1 */
 void glcuda_headless_destroy(struct glcuda_headless *hl);
 
-/** @since 0.1 */
-void *glcuda_headless_display(const struct glcuda_headless *hl);
-/** @since 0.1 */
-void *glcuda_headless_context(const struct glcuda_headless *hl);
+/** @since 0.3 (0.1 to 0.2: glcuda_headless_display) */
+void *glcuda_headless_get_display(const struct glcuda_headless *hl);
+/** @since 0.3 (0.1 to 0.2: glcuda_headless_context) */
+void *glcuda_headless_get_context(const struct glcuda_headless *hl);
 /** Make the headless context current on the calling thread. @since 0.1 */
 int glcuda_headless_make_current(const struct glcuda_headless *hl);
-/** A description of the EGL device or platform used. @since 0.1 */
-const char *glcuda_headless_description(const struct glcuda_headless *hl);
+/** A description of the EGL device or platform used. @since 0.3 (0.1 to 0.2: glcuda_headless_description) */
+const char *glcuda_headless_get_description(const struct glcuda_headless *hl);
 
 #ifdef __cplusplus
 }
