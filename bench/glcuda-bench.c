@@ -1195,7 +1195,7 @@ glcuda_setup(struct run_ctx *c)
 	c->dev = device_for_mode(c->cfg.mode, &why);
 	if (!c->dev)
 		return fail("no glcuda device in %s mode: %s", mode_name(c->cfg.mode), why);
-	memset(&desc, 0, sizeof(desc));
+	glcuda_ring_desc_init(&desc);
 	desc.width = c->g->width;
 	desc.height = c->g->height;
 	desc.slots = c->cfg.depth < 2 ? 2 : c->cfg.depth;
@@ -2548,7 +2548,7 @@ make_devices(struct glcuda_headless *hl)
 		if (!(opt.modes & (1u << all_modes[i])))
 			continue;
 		md_->mode = all_modes[i];
-		memset(&o, 0, sizeof(o));
+		glcuda_device_options_init(&o);
 		o.sync_mode = all_modes[i];
 		r = glcuda_device_new(dpy, ctx, &o, &md_->dev);
 		if (r < 0) {

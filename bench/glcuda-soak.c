@@ -719,8 +719,9 @@ is_no_cuda(int ret)
 static int
 setup(void)
 {
-	struct glcuda_device_options dopts = { .sync_mode = opt.sync_mode };
+	struct glcuda_device_options dopts = { .size = sizeof(dopts), .sync_mode = opt.sync_mode };
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = opt.width, .height = opt.height, .slots = SLOTS,
 		.input_format = GLCUDA_FORMAT_RGBA8,
 	};

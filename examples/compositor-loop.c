@@ -299,7 +299,7 @@ main(int argc, char **argv)
 {
 	struct compositor c = { .width = 1920, .height = 1080, .filter = FILTER_INVERT,
 				.running = true };
-	struct glcuda_ring_desc desc = { 0 };
+	struct glcuda_ring_desc desc = { .size = sizeof(desc) };
 	struct wl_event_loop *loop = NULL;
 	struct wl_event_source *ring_src = NULL, *vblank_src = NULL, *end_src = NULL;
 	struct itimerspec its = { 0 };

@@ -45,7 +45,7 @@ static const char invert_ptx[] =
 int
 main(void)
 {
-	struct glcuda_device_options opts = { .sync_mode = GLCUDA_SYNC_TIMELINE };
+	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_TIMELINE };
 	struct glcuda_headless *hl = NULL;
 	struct glcuda_device *dev = NULL;
 	struct glcuda_image *img = NULL;

@@ -438,11 +438,20 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	struct glcuda_device *dev;
 	const struct vk_physical_info *vkinfo;
 	enum glcuda_log_priority prio;
+	struct glcuda_device_options copied;
 	int ret;
 
 	glcuda_clear_error();
 	if (!out)
 		return glcuda_fail(NULL, -EINVAL, "glcuda_device_new: out is NULL");
+	/* From here on options is a struct of this glcuda's size, whatever
+	 * the size the caller was built with. */
+	if (options) {
+		ret = device_options_copy(options, &copied);
+		if (ret < 0)
+			return ret;
+		options = &copied;
+	}
 	if (display == EGL_NO_DISPLAY || context == EGL_NO_CONTEXT)
 		return glcuda_fail(NULL, -EINVAL,
 				   "glcuda_device_new: %s is EGL_NO_%s; pass the display "

@@ -25,7 +25,8 @@ lib_libglcuda_internal_la_SOURCES = \
 	lib/sync.h \
 	lib/ring.c \
 	lib/wrap.c \
-	lib/headless.c
+	lib/headless.c \
+	lib/struct-size.c
 lib_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
 
 lib_LTLIBRARIES += lib/libglcuda.la

@@ -360,12 +360,19 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	struct gl_saved_state saved;
 	bool pushed = false, saved_state = false;
 	enum glcuda_format out_fmt;
+	struct glcuda_ring_desc copied;
 	int ret;
 
 	glcuda_clear_error();
 	if (!dev || !desc || !out)
 		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %s is NULL",
 				   !dev ? "dev" : !desc ? "desc" : "out");
+	/* From here on desc is a struct of this glcuda's size, whatever the
+	 * size the caller was built with. */
+	ret = ring_desc_copy(dev, desc, &copied);
+	if (ret < 0)
+		return ret;
+	desc = &copied;
 	if (desc->slots != 0 && (desc->slots < 2 || desc->slots > RING_MAX_SLOTS))
 		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %u slots; a ring has 2..%d",
 				   desc->slots, RING_MAX_SLOTS);

@@ -92,6 +92,7 @@ START_TEST(global_log_handler)
 	struct glcuda_device *dev = NULL;
 	struct log_counts global = { 0 }, own = { 0 };
 	struct glcuda_device_options opts = {
+		.size = sizeof(opts),
 		.log_func = count_log,
 		.log_user_data = &own,
 	};
@@ -152,6 +153,68 @@ START_TEST(global_log_handler)
 	ck_assert_int_gt(stderr_end(saved), 0);
 	ck_assert_int_eq(global.error, 0);
 
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx));
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* options.size: older sizes work, with the members past them at their
+ * defaults; sizes that are no version of the struct fail. The context is
+ * not current, so every call that gets past the options fails with
+ * GLCUDA_ERROR_NO_CURRENT_CONTEXT, logged through the handler in use. */
+START_TEST(options_size)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
+	struct glcuda_device *dev = (void *)0x1;
+	struct log_counts global = { 0 }, own = { 0 };
+	struct glcuda_device_options opts;
+	const size_t bad[] = {
+		0,                                     /* not set */
+		sizeof(opts) + sizeof(void *),         /* a newer glcuda's */
+		offsetof(struct glcuda_device_options, cuda_context) + 4, /* inside */
+		sizeof(size_t),                        /* nothing but size */
+	};
+
+	glcuda_device_options_init(&opts);
+	ck_assert_uint_eq(opts.size, sizeof(opts));
+	ck_assert_int_eq(opts.sync_mode, GLCUDA_SYNC_AUTO);
+	ck_assert_ptr_null(opts.log_func);
+	glcuda_set_log_handler(count_log, &global);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		opts.size = bad[i];
+		ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev), -EINVAL);
+		ck_assert_ptr_eq(dev, (void *)0x1);
+		ck_assert_msg(strstr(glcuda_get_last_error(), "glcuda_device_options.size"),
+			      "size %zu: %s", bad[i], glcuda_get_last_error());
+	}
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "sizeof"));
+
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	opts.log_func = count_log;
+	opts.log_user_data = &own;
+	/* The current size, and an older one that has the handler: it is
+	 * used. */
+	opts.size = sizeof(opts);
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	opts.size = offsetof(struct glcuda_device_options, log_priority);
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(own.error, 2);
+	/* A caller built before log_func existed: the handler it cannot have
+	 * set is not read, the default (the global handler) is used. */
+	memset(&global, 0, sizeof(global));
+	opts.size = offsetof(struct glcuda_device_options, log_func);
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(own.error, 2);
+	ck_assert_int_eq(global.error, 1);
+	ck_assert_ptr_eq(dev, (void *)0x1);
+
+	glcuda_set_log_handler(NULL, NULL);
 	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx));
 	glcuda_headless_destroy(hl);
 }
@@ -281,6 +344,7 @@ no_cuda_driver(bool gles)
 	struct some_gl_state state;
 	struct log_counts logs = { 0 };
 	struct glcuda_device_options opts = {
+		.size = sizeof(opts),
 		.log_func = count_log,
 		.log_user_data = &logs,
 		.log_priority = GLCUDA_LOG_PRIORITY_DEBUG,
@@ -409,7 +473,7 @@ full_binding(bool gles)
 
 	/* Forced modes. */
 	for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++) {
-		struct glcuda_device_options opts = { .sync_mode = (enum glcuda_sync_mode)m };
+		struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = (enum glcuda_sync_mode)m };
 		ret = glcuda_device_new(glcuda_headless_get_display(hl),
 					glcuda_headless_get_context(hl), &opts, &dev);
 		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
@@ -441,6 +505,7 @@ glcuda_device_suite(void)
 	tcase_add_test(tc, null_arguments);
 	tcase_add_test(tc, context_not_current);
 	tcase_add_test(tc, global_log_handler);
+	tcase_add_test(tc, options_size);
 	tcase_add_test(tc, gl_too_old);
 	tcase_add_test(tc, gles2_context);
 	suite_add_tcase(s, tc);

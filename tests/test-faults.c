@@ -28,7 +28,7 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 	EGLImage eimg = EGL_NO_IMAGE;
 	GLuint tex[2];
 	struct glcuda_ring *ring = NULL;
-	struct glcuda_ring_desc desc = { .width = 128, .height = 72, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 128, .height = 72, .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8,
 					 .flags = GLCUDA_RING_FLAG_TIMINGS };
 	int ret;

@@ -21,7 +21,7 @@ gpu_require_cuda(void)
 void
 gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode)
 {
-	struct glcuda_device_options opts = { .sync_mode = mode };
+	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = mode };
 	static const int sizes[] = { 1, 2, 4, 8, 16 };
 	int ret;
 

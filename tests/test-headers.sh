@@ -52,7 +52,12 @@ use_header(void)
 {
 	const char *(*strerror_fn)(int) = glcuda_strerror;
 	struct glcuda_device_options options;
+	struct glcuda_ring_desc desc;
 
+	glcuda_device_options_init(&options);
+	glcuda_ring_desc_init(&desc);
+	if (options.size != sizeof(options) || desc.size != sizeof(desc))
+		return 0;
 	options.sync_mode = GLCUDA_SYNC_AUTO;
 	options.flags = GLCUDA_DEVICE_FLAG_NONE;
 	return strerror_fn != 0 && options.sync_mode == GLCUDA_SYNC_AUTO &&

@@ -264,7 +264,7 @@ START_TEST(needs_cuda)
 {
 	struct glcuda_image *img = NULL;
 	struct glcuda_ring *ring = NULL;
-	struct glcuda_ring_desc desc = { .width = 64, .height = 64,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 64, .height = 64,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 
 	setup(false);
@@ -384,12 +384,37 @@ START_TEST(wrap_without_cuda)
 	ck_assert_int_eq(glcuda_image_new(dev, 8, 4, GLCUDA_FORMAT_RG16, 0, &shared), 0);
 	ck_assert_int_eq(glcuda_image_get_kind(shared), GLCUDA_IMAGE_KIND_SHARED);
 	ck_assert_uint_eq(glcuda_image_get_plane_count(shared), 1);
+	glcuda_cuda_plane_init(&plane);
 	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0, &plane), 0);
+	ck_assert_uint_eq(plane.size, sizeof(plane));
 	ck_assert_uint_eq(plane.width, 8);
 	ck_assert_uint_eq(plane.height, 4);
 	ck_assert_int_eq(plane.format, CU_AD_FORMAT_UNSIGNED_INT16);
 	ck_assert_uint_eq(plane.channels, 2);
 	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 1, &plane), -EINVAL);
+	/* A caller built when the struct ended before format: the members
+	 * past its size are not written. */
+	memset(&plane, 0xa5, sizeof(plane));
+	plane.size = offsetof(struct glcuda_cuda_plane, format);
+	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0, &plane), 0);
+	ck_assert_uint_eq(plane.size, offsetof(struct glcuda_cuda_plane, format));
+	ck_assert_uint_eq(plane.width, 8);
+	ck_assert_uint_eq(plane.height, 4);
+	ck_assert_uint_eq(plane.channels, 0xa5a5a5a5u);
+	/* Sizes that are no version of the struct: not set, newer than this
+	 * glcuda, inside a member. Nothing is written. */
+	{
+		const size_t bad[] = { 0, sizeof(plane) + 8,
+				       offsetof(struct glcuda_cuda_plane, width) + 2, 3 };
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			memset(&plane, 0xa5, sizeof(plane));
+			plane.size = bad[i];
+			ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0, &plane), -EINVAL);
+			ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda_cuda_plane.size"));
+			ck_assert_uint_eq(plane.width, 0xa5a5a5a5u);
+		}
+	}
+	glcuda_cuda_plane_init(&plane);
 	ck_assert_int_eq(glcuda_image_get_cuda_plane(NULL, 0, &plane), -EINVAL);
 	ck_assert_uint_eq(glcuda_image_get_plane_count(NULL), 0);
 	glcuda_image_destroy(shared);

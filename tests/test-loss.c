@@ -81,7 +81,7 @@ resolve_fake(void)
 static struct glcuda_device *
 device_new(EGLDisplay display, EGLContext context, const struct glcuda_device_options *opts)
 {
-	struct glcuda_device_options cpu = { .sync_mode = GLCUDA_SYNC_CPU };
+	struct glcuda_device_options cpu = { .size = sizeof(cpu), .sync_mode = GLCUDA_SYNC_CPU };
 	struct glcuda_device *dev = NULL;
 
 	if (!opts)
@@ -104,7 +104,7 @@ hl_device_new(struct glcuda_headless *hl)
 static void
 baseline_take(struct glcuda_device *warm_up, struct baseline *b)
 {
-	struct glcuda_ring_desc desc = { .width = W, .height = H, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8,
 					 .flags = GLCUDA_RING_FLAG_TIMINGS };
 	struct glcuda_ring *ring;
@@ -139,6 +139,7 @@ static struct glcuda_ring *
 make_ring(struct glcuda_device *dev, uint32_t slots, uint32_t flags, void *stream)
 {
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = W, .height = H, .slots = slots,
 		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags, .cuda_stream = stream,
 	};
@@ -211,7 +212,7 @@ static const struct {
 
 START_TEST(cuda_sticky_error)
 {
-	struct glcuda_ring_desc desc = { .width = W, .height = H, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_headless *hl = test_headless(false);
 	struct glcuda_frame *f0, *f1, *f2, *got;
@@ -368,6 +369,7 @@ START_TEST(gl_reset)
 	struct glcuda_headless *hl = test_headless(_i == 1);
 	EGLDisplay display = glcuda_headless_get_display(hl);
 	struct glcuda_device_options opts = {
+		.size = sizeof(opts),
 		.sync_mode = GLCUDA_SYNC_CPU, .log_func = log_capture,
 		.log_priority = GLCUDA_LOG_PRIORITY_INFO,
 	};

@@ -73,7 +73,7 @@ resolve_fake(void)
 static void
 env_setup_mode(struct env *e, bool gles, enum glcuda_sync_mode mode)
 {
-	struct glcuda_device_options opts = { .sync_mode = mode };
+	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = mode };
 
 	memset(e, 0, sizeof(*e));
 	e->gles = gles;
@@ -122,6 +122,7 @@ static struct glcuda_ring *
 make_ring(struct env *e, uint32_t slots, uint32_t flags)
 {
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = W, .height = H, .slots = slots,
 		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
 	};
@@ -183,7 +184,7 @@ START_TEST(device_binds_fake_cuda)
 
 	/* Forcing the CPU mode works everywhere. */
 	{
-		struct glcuda_device_options opts = { .sync_mode = GLCUDA_SYNC_CPU };
+		struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_CPU };
 		ck_ok(glcuda_device_new(glcuda_headless_get_display(e.hl),
 					glcuda_headless_get_context(e.hl), &opts, &e.dev));
 		ck_assert_int_eq(glcuda_device_get_caps(e.dev)->sync_mode, GLCUDA_SYNC_CPU);
@@ -413,7 +414,7 @@ END_TEST
 
 START_TEST(eagain_and_misuse)
 {
-	struct glcuda_ring_desc desc = { .width = W, .height = H,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_frame_timings t;
 	struct glcuda_frame *f[4], *extra;
@@ -436,6 +437,39 @@ START_TEST(eagain_and_misuse)
 	desc.input_format = GLCUDA_FORMAT_INVALID;
 	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
 	ck_assert_ptr_null(ring);
+	desc.input_format = GLCUDA_FORMAT_RGBA8;
+	/* desc.size: not set, a newer glcuda's, inside a member. */
+	{
+		const size_t bad[] = { 0, sizeof(desc) + 8,
+				       offsetof(struct glcuda_ring_desc, height) + 1 };
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			desc.size = bad[i];
+			ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
+			ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+						     "glcuda_ring_desc.size"));
+		}
+		ck_assert_ptr_null(ring);
+	}
+	/* Older sizes: the members past them are not read, their defaults
+	 * apply (here an unknown flag and a stream that is no stream). */
+	desc.flags = 0x100;
+	desc.cuda_stream = (void *)0x1;
+	desc.size = offsetof(struct glcuda_ring_desc, flags);
+	ck_ok(glcuda_ring_new(e.dev, &desc, &ring));
+	ck_ok(glcuda_ring_acquire(ring, &extra));
+	ck_assert_ptr_ne(glcuda_frame_get_stream(extra), (CUstream)0x1);
+	ck_ok(glcuda_frame_submit(extra));
+	ck_ok(glcuda_frame_complete(extra));
+	ck_ok(glcuda_frame_release(extra));
+	glcuda_ring_destroy(ring);
+	ring = NULL;
+	desc.flags = 0;
+	desc.size = offsetof(struct glcuda_ring_desc, cuda_stream);
+	ck_ok(glcuda_ring_new(e.dev, &desc, &ring));
+	glcuda_ring_destroy(ring);
+	ring = NULL;
+	desc.cuda_stream = NULL;
+	desc.size = sizeof(desc);
 
 	ring = make_ring(&e, 3, 0);
 	/* NULLs. */
@@ -750,7 +784,7 @@ START_TEST(driver_failures)
 	live0 = fake.live_objects();
 	test_count_gl_names(&before, 4096);
 	for (size_t i = 0; i < ARRAY_LENGTH(cases); i++) {
-		struct glcuda_ring_desc desc = { .width = W, .height = H, .slots = 3,
+		struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
 						 .input_format = GLCUDA_FORMAT_RGBA8,
 						 .flags = cases[i].timings ? GLCUDA_RING_FLAG_TIMINGS : 0 };
 		struct glcuda_image *img = NULL;

@@ -57,6 +57,7 @@ static struct glcuda_ring *
 make_ring(struct gpu *g, uint32_t slots, uint32_t flags)
 {
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = W, .height = H, .slots = slots,
 		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
 	};

@@ -164,8 +164,9 @@ static void *
 worker_run(void *data)
 {
 	struct worker *w = data;
-	struct glcuda_device_options opts = { .log_func = quiet_log };
+	struct glcuda_device_options opts = { .size = sizeof(opts), .log_func = quiet_log };
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = W, .height = H, .slots = SLOTS, .input_format = GLCUDA_FORMAT_RGBA8,
 	};
 	struct glcuda_headless *hl = NULL;

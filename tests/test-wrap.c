@@ -550,6 +550,7 @@ START_TEST(bad_input)
 	 * state machine like any image. */
 	ck_ok(glcuda_image_wrap_gl_texture(g.dev, tex, GL_TEXTURE_2D, GLCUDA_WRAP_FLAG_READ_ONLY,
 					   &img));
+	glcuda_cuda_plane_init(&plane);
 	ck_ok(glcuda_image_get_cuda_plane(img, 0, &plane));
 	ck_assert_uint_eq(plane.surface, 0);
 	ck_assert_uint_ne(plane.texture, 0);

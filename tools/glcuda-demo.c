@@ -1217,7 +1217,7 @@ print_summary(struct demo *d, double wall_s, double cpu_per_frame_s)
 static int
 run(struct demo *d)
 {
-	struct glcuda_device_options dopt = { .sync_mode = d->opt.sync };
+	struct glcuda_device_options dopt = { .size = sizeof(dopt), .sync_mode = d->opt.sync };
 	struct glcuda_ring_desc desc;
 	struct filter_params fp = { .sigma = d->opt.sigma, .amount = d->opt.amount };
 	struct stat st;
@@ -1258,7 +1258,7 @@ run(struct demo *d)
 			d->opt.output[strlen(d->opt.output) - 1] == '/' ||
 			(stat(d->opt.output, &st) == 0 && S_ISDIR(st.st_mode));
 
-	memset(&desc, 0, sizeof(desc));
+	glcuda_ring_desc_init(&desc);
 	desc.width = d->opt.width;
 	desc.height = d->opt.height;
 	desc.slots = d->opt.in_flight;

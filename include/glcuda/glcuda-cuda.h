@@ -38,8 +38,17 @@ CUsurfObject glcuda_image_get_cuda_surface(const struct glcuda_image *img);
  *  image was made with GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE. @since 0.3 (0.1 to 0.2: glcuda_image_cuda_texture) */
 CUtexObject glcuda_image_get_cuda_texture(const struct glcuda_image *img);
 
-/** One plane of an image as CUDA sees it. @since 0.2 */
+/**
+ * One plane of an image as CUDA sees it, filled by
+ * glcuda_image_get_cuda_plane(). The caller allocates it and sets size
+ * (glcuda_cuda_plane_init()); glcuda fills the members that size covers.
+ * @since 0.2; the size member since 0.3
+ */
 struct glcuda_cuda_plane {
+	/** sizeof(struct glcuda_cuda_plane), as the caller was compiled with:
+	 *  see "Structs the caller allocates" in <glcuda/glcuda.h>.
+	 *  @since 0.3 */
+	size_t size;
 	/** The plane's CUDA array, or NULL for a pitch-linear EGLImage plane
 	 *  (then pointer and pitch). */
 	CUarray array;
@@ -60,10 +69,28 @@ struct glcuda_cuda_plane {
 };
 
 /**
- * Describe plane @p plane of an image (0 .. glcuda_image_get_plane_count() - 1).
+ * Zero @p plane and set its size. Inline, so that the size is the one the
+ * caller was compiled with.
+ * @since 0.3
+ */
+static inline void
+glcuda_cuda_plane_init(struct glcuda_cuda_plane *plane)
+{
+	memset(plane, 0, sizeof(*plane));
+	plane->size = sizeof(*plane);
+}
+
+/**
+ * Describe plane @p plane of an image (0 ..
+ * glcuda_image_get_plane_count() - 1). The objects are owned by the image.
  * For a wrapped GL texture the array and objects are valid while the image
  * is handed to CUDA; read them after each glcuda_handoff_to_cuda().
- * @return 0, -EINVAL (NULL, plane out of range). @since 0.3 (0.2: glcuda_image_cuda_plane)
+ * Touches neither GL nor CUDA: no context need be current.
+ * @param[in,out] out the caller's struct, with size set
+ *   (glcuda_cuda_plane_init()); the members its size covers are filled
+ * @return 0, -EINVAL (NULL, plane out of range, out->size not set or
+ *   unknown).
+ * @since 0.3 (0.2: glcuda_image_cuda_plane, without the size member)
  */
 int glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
 			    struct glcuda_cuda_plane *out);

@@ -21,6 +21,16 @@
  *    the calling thread. glcuda never changes which context is current and
  *    restores every GL binding it changes.
  *  - _destroy functions accept NULL.
+ *  - Structs the caller allocates and glcuda reads or fills
+ *    (struct glcuda_device_options, struct glcuda_ring_desc,
+ *    struct glcuda_cuda_plane) start with a size member: set it to
+ *    sizeof the struct, or initialise the struct with its _init() function
+ *    (glcuda_device_options_init(), ...), which zeroes it and sets the
+ *    size. New members are only ever appended, so a program built against
+ *    an older glcuda keeps working with a newer one: the members its size
+ *    does not cover take their defaults. A size of 0 (not set), of a newer
+ *    glcuda's struct, or that ends inside a member fails with -EINVAL and a
+ *    message saying so.
  *  - Names: glcuda_<object>_<verb>(). A function that returns what an
  *    object, the thread or the library holds, without doing work, is a
  *    getter named _get_ (glcuda_image_get_width(),
@@ -74,6 +84,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <glcuda/glcuda-version.h>
 
@@ -264,11 +275,17 @@ enum glcuda_device_flags {
 };
 
 /**
- * Options for glcuda_device_new(). Zero-initialise, then set what you need;
- * a NULL options pointer means all defaults.
- * @since 0.1
+ * Options for glcuda_device_new(): initialise with
+ * glcuda_device_options_init() (or zero it and set size), then set what you
+ * need; every member's zero is its default, and a NULL options pointer
+ * means all defaults. The caller owns the struct; glcuda copies what it
+ * needs during glcuda_device_new().
+ * @since 0.1; the size member since 0.3
  */
 struct glcuda_device_options {
+	/** sizeof(struct glcuda_device_options), as the caller was compiled
+	 *  with: see "Structs the caller allocates" at the top. @since 0.3 */
+	size_t size;
 	/** Force a sync mode (GLCUDA_SYNC_AUTO = best available). Forcing a
 	 *  mode the drivers do not support fails with the missing extension. */
 	enum glcuda_sync_mode sync_mode;
@@ -286,6 +303,18 @@ struct glcuda_device_options {
 	/** enum glcuda_device_flags */
 	uint32_t flags;
 };
+
+/**
+ * Zero @p options and set its size: all defaults. Inline, so that the size
+ * is the one the caller was compiled with.
+ * @since 0.3
+ */
+static inline void
+glcuda_device_options_init(struct glcuda_device_options *options)
+{
+	memset(options, 0, sizeof(*options));
+	options->size = sizeof(*options);
+}
 
 /** Which GL API a context implements. @since 0.1 */
 enum glcuda_gl_api {
@@ -614,10 +643,15 @@ enum glcuda_ring_flags {
 };
 
 /**
- * Description of a ring. Zero-initialise and fill.
- * @since 0.1
+ * Description of a ring: initialise with glcuda_ring_desc_init() (or zero
+ * it and set size), then fill width, height and input_format at least. The
+ * caller owns the struct; glcuda_ring_new() copies it.
+ * @since 0.1; the size member since 0.3
  */
 struct glcuda_ring_desc {
+	/** sizeof(struct glcuda_ring_desc), as the caller was compiled with:
+	 *  see "Structs the caller allocates" at the top. @since 0.3 */
+	size_t size;
 	uint32_t width, height;
 	/** Number of slots, 2..4 (0: 3). */
 	uint32_t slots;
@@ -633,9 +667,28 @@ struct glcuda_ring_desc {
 };
 
 /**
- * Create a ring of frames for GL → CUDA → GL processing.
+ * Zero @p desc and set its size. Inline, so that the size is the one the
+ * caller was compiled with.
+ * @since 0.3
+ */
+static inline void
+glcuda_ring_desc_init(struct glcuda_ring_desc *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->size = sizeof(*desc);
+}
+
+/**
+ * Create a ring of frames for GL → CUDA → GL processing: desc->slots
+ * slots, each with an input image (and an output image unless
+ * GLCUDA_RING_FLAG_IN_PLACE), a framebuffer and a CUDA stream.
  * GL: the device's context must be current.
- * @return 0, -EINVAL, -ENOMEM, and the errors of glcuda_image_new().
+ * @param desc read during the call only
+ * @param[out] out the new ring, owned by the caller (glcuda_ring_destroy())
+ * @return 0, -EINVAL (NULL argument, desc->size not set or unknown, bad
+ *   slots, formats or flags), -ENOMEM, GLCUDA_ERROR_NO_CUDA_DRIVER (a device
+ *   without CUDA), GLCUDA_ERROR_MISSING_GL_EXTENSION (timings without GL
+ *   timer queries), and the errors of glcuda_image_new().
  * @since 0.1
  */
 int glcuda_ring_new(struct glcuda_device *dev,

@@ -207,7 +207,7 @@ destroy_device(struct pool *p, int d)
 static void
 op_device_new(struct input *in, struct pool *p, bool public_call)
 {
-	struct glcuda_device_options opts = { 0 };
+	struct glcuda_device_options opts = { .size = sizeof(opts) };
 	struct glcuda_device *dev = (struct glcuda_device *)&opts; /* sentinel */
 	struct glcuda_device *const sentinel = dev;
 	EGLDisplay display = glcuda_headless_get_display(headless);
@@ -391,7 +391,7 @@ static void
 op_ring_new(struct input *in, struct pool *p)
 {
 	struct glcuda_device *dev = pick_device(in, p);
-	struct glcuda_ring_desc desc = { 0 };
+	struct glcuda_ring_desc desc = { .size = sizeof(desc) };
 	struct glcuda_ring *ring = (struct glcuda_ring *)&desc, *const sentinel = ring;
 	uint8_t how = take8(in);
 	int slot = slot_of(in, MAX_RINGS);
@@ -589,7 +589,8 @@ op_without_context(struct input *in, struct pool *p)
 {
 	struct glcuda_device *dev = p->devices[take8(in) % MAX_DEVICES];
 	struct glcuda_image *img = (struct glcuda_image *)&dev, *const sentinel = img;
-	struct glcuda_ring_desc desc = { 16, 16, 0, GLCUDA_FORMAT_RGBA8, 0, 0, 0 };
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 16, .height = 16,
+					 .input_format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_ring *ring = (struct glcuda_ring *)&desc;
 	int ret;
 
