@@ -82,6 +82,7 @@ struct glcuda_frame {
 	CUstream stream;
 	bool own_stream;
 	struct timing_record *timing;
+	void *user_data;
 };
 
 struct glcuda_ring {
@@ -100,6 +101,8 @@ struct glcuda_ring {
 	/* Clock link: CUDA event `ref_event` completed at GL time ref_gl_ns. */
 	CUevent ref_event;
 	int64_t ref_gl_ns;
+
+	void *user_data;
 };
 
 static const char *
@@ -947,4 +950,30 @@ GLCUDA_EXPORT CUstream
 glcuda_frame_get_stream(const struct glcuda_frame *f)
 {
 	return f ? f->stream : NULL;
+}
+
+GLCUDA_EXPORT void
+glcuda_ring_set_user_data(struct glcuda_ring *ring, void *user_data)
+{
+	if (ring)
+		ring->user_data = user_data;
+}
+
+GLCUDA_EXPORT void *
+glcuda_ring_get_user_data(const struct glcuda_ring *ring)
+{
+	return ring ? ring->user_data : NULL;
+}
+
+GLCUDA_EXPORT void
+glcuda_frame_set_user_data(struct glcuda_frame *f, void *user_data)
+{
+	if (f)
+		f->user_data = user_data;
+}
+
+GLCUDA_EXPORT void *
+glcuda_frame_get_user_data(const struct glcuda_frame *f)
+{
+	return f ? f->user_data : NULL;
 }

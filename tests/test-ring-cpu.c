@@ -609,6 +609,51 @@ START_TEST(ready_fd)
 }
 END_TEST
 
+/* The caller's pointers on rings and frames: kept per object, across a
+ * frame's uses, and handed back with the frame take_newest returns. */
+START_TEST(user_data)
+{
+	int tags[3], ring_tag;
+	struct glcuda_frame *f, *got;
+	struct glcuda_ring *ring;
+	struct env e;
+
+	env_setup(&e, false);
+	ring = make_ring(&e, 3, 0);
+	ck_assert_ptr_null(glcuda_ring_get_user_data(ring));
+	glcuda_ring_set_user_data(ring, &ring_tag);
+	ck_assert_ptr_eq(glcuda_ring_get_user_data(ring), &ring_tag);
+	glcuda_ring_set_user_data(NULL, &ring_tag); /* no-op */
+	ck_assert_ptr_null(glcuda_ring_get_user_data(NULL));
+	ck_assert_ptr_null(glcuda_frame_get_user_data(NULL));
+	glcuda_frame_set_user_data(NULL, &ring_tag); /* no-op */
+
+	/* Three frames, one per slot, each tagged when acquired. */
+	for (int i = 0; i < 3; i++) {
+		run_frame(ring, &f);
+		ck_assert_ptr_null(glcuda_frame_get_user_data(f));
+		glcuda_frame_set_user_data(f, &tags[i]);
+	}
+	ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
+	/* The newest comes back with its own tag; the others are dropped. */
+	ck_ok(glcuda_ring_take_newest(ring, &got));
+	ck_assert_ptr_eq(glcuda_frame_get_user_data(got), &tags[2]);
+	ck_ok(glcuda_frame_release(got));
+	/* Slots are used again in order: the pointers stayed with them. */
+	for (int i = 0; i < 3; i++) {
+		run_frame(ring, &f);
+		ck_assert_ptr_eq(glcuda_frame_get_user_data(f), &tags[i]);
+		glcuda_frame_set_user_data(f, NULL);
+		ck_assert_ptr_null(glcuda_frame_get_user_data(f));
+		ck_ok(glcuda_frame_wait_gl(f));
+		ck_ok(glcuda_frame_release(f));
+	}
+	ck_assert_ptr_eq(glcuda_ring_get_user_data(ring), &ring_tag);
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
 /* Latch the newest: older ready frames are dropped and counted. */
 START_TEST(take_newest_drops_older)
 {
@@ -851,6 +896,7 @@ ring_cpu_suite(void)
 	tcase_add_test(tc, eagain_and_misuse);
 	tcase_add_loop_test(tc, ready_fd, 0, 2);
 	tcase_add_loop_test(tc, take_newest_drops_older, 0, 2);
+	tcase_add_test(tc, user_data);
 	tcase_add_loop_test(tc, destroy_in_flight_no_leaks, 0, 2);
 	tcase_add_loop_test(tc, timings, 0, 2);
 	tcase_add_test(tc, driver_failures);

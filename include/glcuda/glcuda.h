@@ -822,6 +822,34 @@ unsigned int glcuda_frame_get_input_fbo(const struct glcuda_frame *frame);
 unsigned int glcuda_frame_get_output_texture(const struct glcuda_frame *frame);
 
 /**
+ * Attach a pointer of the caller's to the ring (NULL when the ring is
+ * made), e.g. the output or surface it serves, to find it again from the
+ * ring in an event handler. glcuda never reads or frees it. Touches
+ * neither GL nor CUDA. NULL @p ring is a no-op.
+ * @since 0.3
+ */
+void glcuda_ring_set_user_data(struct glcuda_ring *ring, void *user_data);
+
+/** The ring's user data (glcuda_ring_set_user_data()); NULL for a NULL
+ *  ring. @since 0.3 */
+void *glcuda_ring_get_user_data(const struct glcuda_ring *ring);
+
+/**
+ * Attach a pointer of the caller's to a frame (NULL when the ring is
+ * made), e.g. the client buffer or the metadata of the picture in it. A
+ * frame is its ring's slot and is used again after glcuda_frame_release():
+ * the pointer stays with the frame across its uses until set again, and
+ * goes with the ring. glcuda never reads or frees it. Touches neither GL
+ * nor CUDA. NULL @p frame is a no-op.
+ * @since 0.3
+ */
+void glcuda_frame_set_user_data(struct glcuda_frame *frame, void *user_data);
+
+/** The frame's user data (glcuda_frame_set_user_data()); NULL for a NULL
+ *  frame. @since 0.3 */
+void *glcuda_frame_get_user_data(const struct glcuda_frame *frame);
+
+/**
  * Per-frame GPU timings in nanoseconds. Stages:
  *  - gl_render: GL commands between acquire and submit (GL timer query);
  *  - handoff_to_cuda: from the end of GL's render to the start of the CUDA
