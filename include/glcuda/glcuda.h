@@ -36,7 +36,10 @@
  *    getter named _get_ (glcuda_image_get_width(),
  *    glcuda_get_last_error()), and pairs with a _set_ where the value can
  *    be changed (glcuda_device_set_log_priority()), as in libinput and
- *    libevdev. Getters accept NULL (and return an empty value).
+ *    libevdev. Getters accept NULL (and return an empty value), do no
+ *    work, and touch neither GL nor CUDA: no context need be current.
+ *    What a getter returns is owned by the object it came from and lives
+ *    as long as it, unless its documentation says otherwise.
  *    glcuda_strerror() keeps the name of the C library function it mirrors.
  *
  * EGL types: this header includes no EGL header, so that it can come before
@@ -166,14 +169,16 @@ enum glcuda_error {
 
 /**
  * Short description of an error code (a glcuda_error or a negative errno).
- * Never NULL; unknown codes get a generic text.
+ * Never NULL; unknown codes get a generic text. A static string;
+ * thread-safe.
  * @since 0.1
  */
 const char *glcuda_strerror(int error);
 
 /**
  * Symbolic name of an error code, e.g. "GLCUDA_ERROR_NO_CUDA_DRIVER" or
- * "EAGAIN". Never NULL.
+ * "EAGAIN". Never NULL ("UNKNOWN" for codes glcuda does not return). A
+ * static string; thread-safe.
  * @since 0.3 (0.1 to 0.2: glcuda_error_name)
  */
 const char *glcuda_error_get_name(int error);
@@ -182,19 +187,26 @@ const char *glcuda_error_get_name(int error);
  * The detailed message of the last failure of a glcuda call on this thread:
  * what failed, the raw driver code, and what to do. Use it for failures that
  * happen before a device exists (glcuda_device_new, glcuda_headless_new).
- * Empty string if nothing failed yet. Valid until the next glcuda call on
- * this thread.
+ * Empty string if nothing failed yet. Owned by glcuda, per thread; valid
+ * until the next glcuda call on this thread (calls that can fail clear it
+ * when they start).
  * @since 0.3 (0.1 to 0.2: glcuda_last_error)
  */
 const char *glcuda_get_last_error(void);
 
-/** Runtime version, e.g. "0.1.0". @since 0.3 (0.1 to 0.2: glcuda_version) */
+/**
+ * The version of the library that runs, e.g. "0.3.0" (GLCUDA_VERSION_STRING
+ * is the version of the headers a program was built with). A static
+ * string; thread-safe.
+ * @since 0.3 (0.1 to 0.2: glcuda_version)
+ */
 const char *glcuda_get_version(void);
 
 /* ---------------------------------------------------------------------- */
 /* Logging                                                                  */
 
-/** Log priorities. @since 0.1 */
+/** Log priorities: a handler receives the messages at or above the
+ *  priority set. @since 0.1 */
 enum glcuda_log_priority {
 	GLCUDA_LOG_PRIORITY_DEBUG = 10,
 	GLCUDA_LOG_PRIORITY_INFO = 20,
@@ -264,7 +276,9 @@ enum glcuda_sync_mode {
 	GLCUDA_SYNC_CPU = 3,
 };
 
-/** Name of a sync mode ("timeline", "binary", "cpu", "auto"). @since 0.3 (0.1 to 0.2: glcuda_sync_mode_name) */
+/** Name of a sync mode ("timeline", "binary", "cpu", "auto"; "invalid"
+ *  otherwise). A static string; thread-safe.
+ *  @since 0.3 (0.1 to 0.2: glcuda_sync_mode_name) */
 const char *glcuda_sync_mode_get_name(enum glcuda_sync_mode mode);
 
 /** Flags for struct glcuda_device_options. @since 0.1 */
@@ -412,22 +426,31 @@ int glcuda_device_new(void *display /* EGLDisplay */, void *context /* EGLContex
  */
 void glcuda_device_destroy(struct glcuda_device *dev);
 
-/** The device's capabilities. Never NULL. @since 0.1 */
+/** The device's capabilities, owned by the device and fixed for its
+ *  life. Never NULL (all zero for a NULL device). @since 0.1 */
 const struct glcuda_caps *glcuda_device_get_caps(const struct glcuda_device *dev);
 
-/** Detailed message of the device's last failure ("" if none). @since 0.3 (0.1 to 0.2: glcuda_device_last_error) */
+/** Detailed message of the last failure of a call on the device, its
+ *  images or its rings ("" if none); unlike glcuda_get_last_error(), a
+ *  later call that succeeds does not clear it. Owned by the device; the
+ *  text changes at the next failure. @since 0.3 (0.1 to 0.2:
+ *  glcuda_device_last_error) */
 const char *glcuda_device_get_last_error(const struct glcuda_device *dev);
 
 /** Replace the device's log handler (NULL: the process-wide handler of
- *  glcuda_set_log_handler(), by default stderr). @since 0.1 */
+ *  glcuda_set_log_handler(), by default stderr). Called on the thread that
+ *  uses the device (see Thread safety). NULL @p dev is a no-op.
+ *  @since 0.1 */
 void glcuda_device_set_log_handler(struct glcuda_device *dev,
 				   glcuda_log_func func, void *user_data);
 
-/** Set the lowest priority that reaches the handler. @since 0.1 */
+/** Set the lowest priority of the device's messages that reach its
+ *  handler (overrides GLCUDA_LOG). NULL @p dev is a no-op. @since 0.1 */
 void glcuda_device_set_log_priority(struct glcuda_device *dev,
 				    enum glcuda_log_priority priority);
 
-/** The lowest priority that reaches the handler. @since 0.1 */
+/** The lowest priority of the device's messages that reach its handler;
+ *  GLCUDA_LOG_PRIORITY_ERROR for a NULL device. @since 0.1 */
 enum glcuda_log_priority
 glcuda_device_get_log_priority(const struct glcuda_device *dev);
 
@@ -456,13 +479,16 @@ enum glcuda_format {
 };
 #define GLCUDA_FORMAT_COUNT 11
 
-/** Name of a format ("RGBA8", ...), or "INVALID". @since 0.3 (0.1 to 0.2: glcuda_format_name) */
+/** Name of a format ("RGBA8", ...), or "INVALID". A static string;
+ *  thread-safe. @since 0.3 (0.1 to 0.2: glcuda_format_name) */
 const char *glcuda_format_get_name(enum glcuda_format format);
 
-/** Bytes per pixel of a format, 0 for an invalid one. @since 0.3 (0.1 to 0.2: glcuda_format_bytes_per_pixel) */
+/** Bytes per pixel of a format, 0 for an invalid one. Thread-safe.
+ *  @since 0.3 (0.1 to 0.2: glcuda_format_bytes_per_pixel) */
 unsigned int glcuda_format_get_bytes_per_pixel(enum glcuda_format format);
 
-/** The GL sized internal format of a format (GL_RGBA8, ...), 0 if invalid.
+/** The GL sized internal format of a format (GL_RGBA8, ...), 0 if
+ *  invalid. Thread-safe.
  *  @since 0.3 (0.1 to 0.2: glcuda_format_gl_internal_format) */
 unsigned int glcuda_format_get_gl_internal_format(enum glcuda_format format);
 
@@ -515,13 +541,19 @@ void glcuda_image_destroy(struct glcuda_image *img);
  *  wrapped texture (the caller's own name); 0 for a wrapped EGLImage.
  *  @since 0.3 (0.1 to 0.2: glcuda_image_gl_texture) */
 unsigned int glcuda_image_get_gl_texture(const struct glcuda_image *img);
-/** @since 0.3 (0.1 to 0.2: glcuda_image_width) */
+/** Width in pixels (of plane 0 for planar EGLImages).
+ *  @since 0.3 (0.1 to 0.2: glcuda_image_width) */
 uint32_t glcuda_image_get_width(const struct glcuda_image *img);
-/** @since 0.3 (0.1 to 0.2: glcuda_image_height) */
+/** Height in pixels (of plane 0 for planar EGLImages).
+ *  @since 0.3 (0.1 to 0.2: glcuda_image_height) */
 uint32_t glcuda_image_get_height(const struct glcuda_image *img);
-/** @since 0.3 (0.1 to 0.2: glcuda_image_format) */
+/** The image's format; GLCUDA_FORMAT_INVALID for a wrapped texture or
+ *  EGLImage whose format glcuda has no name for (see
+ *  glcuda_image_wrap_gl_texture()). @since 0.3 (0.1 to 0.2:
+ *  glcuda_image_format) */
 enum glcuda_format glcuda_image_get_format(const struct glcuda_image *img);
-/** The device the image belongs to. @since 0.3 (0.1 to 0.2: glcuda_image_device) */
+/** The device the image belongs to (not a reference: the device must
+ *  outlive its images). @since 0.3 (0.1 to 0.2: glcuda_image_device) */
 struct glcuda_device *glcuda_image_get_device(const struct glcuda_image *img);
 
 /* ---------------------------------------------------------------------- */
@@ -600,9 +632,9 @@ int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture
  * cpu sync mode.
  *
  * Planar EGLImages (NV12, P010 from dma-bufs) have one CUDA plane per
- * image plane: glcuda_image_get_plane_count() and glcuda_image_get_cuda_plane().
- * glcuda_image_get_gl_texture() is 0: the EGLImage may back any number of GL
- * textures, or none.
+ * image plane: glcuda_image_get_plane_count() and
+ * glcuda_image_get_cuda_plane(). glcuda_image_get_gl_texture() is 0: the
+ * EGLImage may back any number of GL textures, or none.
  *
  * The image does not own the EGLImage: destroy the image before
  * eglDestroyImage(). While the image is handed to CUDA, GL must not use
@@ -620,7 +652,8 @@ int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture
 int glcuda_image_wrap_egl_image(struct glcuda_device *dev, void *image /* EGLImage */,
 				uint32_t flags, struct glcuda_image **out);
 
-/** What the image is made of. @since 0.3 (0.2: glcuda_image_kind) */
+/** What the image is made of; GLCUDA_IMAGE_KIND_SHARED for NULL.
+ *  @since 0.3 (0.2: glcuda_image_kind) */
 enum glcuda_image_kind glcuda_image_get_kind(const struct glcuda_image *img);
 
 /** Planes of the image: 1, or 2-3 for planar EGLImages; 0 for NULL.
@@ -761,7 +794,8 @@ int glcuda_ring_dispatch(struct glcuda_ring *ring);
  */
 int glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out);
 
-/** Number of frames dropped by glcuda_ring_take_newest() so far. @since 0.3 (0.1 to 0.2: glcuda_ring_dropped) */
+/** Number of frames dropped by glcuda_ring_take_newest() since the ring
+ *  was made. @since 0.3 (0.1 to 0.2: glcuda_ring_dropped) */
 uint64_t glcuda_ring_get_dropped(const struct glcuda_ring *ring);
 
 /**
@@ -804,21 +838,31 @@ int glcuda_frame_wait_gl(struct glcuda_frame *frame);
  */
 int glcuda_frame_release(struct glcuda_frame *frame);
 
-/** Monotonic frame number (0, 1, 2, ...) of the frame's current use.
+/** Frame number of the frame's current use: 0, 1, 2, ... in the order
+ *  of glcuda_ring_acquire() on the ring.
  *  @since 0.3 (0.1 to 0.2: glcuda_frame_number) */
 uint64_t glcuda_frame_get_number(const struct glcuda_frame *frame);
-/** Slot index 0..slots-1. @since 0.3 (0.1 to 0.2: glcuda_frame_slot) */
+/** The frame's slot index, 0..slots-1: a frame is its slot, used again
+ *  after glcuda_frame_release(). @since 0.3 (0.1 to 0.2:
+ *  glcuda_frame_slot) */
 uint32_t glcuda_frame_get_slot(const struct glcuda_frame *frame);
 /** The image GL renders into. Owned by the ring, which hands it off with
  *  the frame (glcuda_handoff_to_cuda/_to_gl refuse ring images with
  *  GLCUDA_ERROR_BAD_STATE). @since 0.3 (0.1 to 0.2: glcuda_frame_input) */
 struct glcuda_image *glcuda_frame_get_input(const struct glcuda_frame *frame);
-/** The image GL presents (== input for in-place rings). @since 0.3 (0.1 to 0.2: glcuda_frame_output) */
+/** The image CUDA writes and GL presents (the input for in-place
+ *  rings). Owned by the ring, like the input. @since 0.3 (0.1 to 0.2:
+ *  glcuda_frame_output) */
 struct glcuda_image *glcuda_frame_get_output(const struct glcuda_frame *frame);
 /** A framebuffer object with the input texture as GL_COLOR_ATTACHMENT0,
- *  made in the device's context. @since 0.3 (0.1 to 0.2: glcuda_frame_input_fbo) */
+ *  made in the device's context and owned by the ring: bind it there to
+ *  render the frame while it is acquired.
+ *  @since 0.3 (0.1 to 0.2: glcuda_frame_input_fbo) */
 unsigned int glcuda_frame_get_input_fbo(const struct glcuda_frame *frame);
-/** The output GL texture name. @since 0.3 (0.1 to 0.2: glcuda_frame_output_texture) */
+/** The output image's GL texture name (GL_TEXTURE_2D), owned by the
+ *  ring: sample it in the device's context (or one sharing objects with
+ *  it) while the frame is presented. @since 0.3 (0.1 to 0.2:
+ *  glcuda_frame_output_texture) */
 unsigned int glcuda_frame_get_output_texture(const struct glcuda_frame *frame);
 
 /**
@@ -946,13 +990,21 @@ int glcuda_headless_new(int cuda_ordinal, uint32_t flags,
  *  no-op. @since 0.1 */
 void glcuda_headless_destroy(struct glcuda_headless *hl);
 
-/** @since 0.3 (0.1 to 0.2: glcuda_headless_display) */
+/** The helper's EGLDisplay (as void *, see "EGL types" at the top),
+ *  owned by the helper. @since 0.3 (0.1 to 0.2: glcuda_headless_display) */
 void *glcuda_headless_get_display(const struct glcuda_headless *hl);
-/** @since 0.3 (0.1 to 0.2: glcuda_headless_context) */
+/** The helper's EGLContext (as void *), owned by the helper.
+ *  @since 0.3 (0.1 to 0.2: glcuda_headless_context) */
 void *glcuda_headless_get_context(const struct glcuda_headless *hl);
-/** Make the headless context current on the calling thread. @since 0.1 */
+/** Make the headless context current on the calling thread, without a
+ *  surface (it replaces what was current there).
+ *  @return 0, -EINVAL (NULL), GLCUDA_ERROR_EGL (eglMakeCurrent failed:
+ *    the message has the EGL error, e.g. the context is current on
+ *    another thread). @since 0.1 */
 int glcuda_headless_make_current(const struct glcuda_headless *hl);
-/** A description of the EGL device or platform used. @since 0.3 (0.1 to 0.2: glcuda_headless_description) */
+/** A description of the EGL device or platform used, owned by the
+ *  helper; "" for NULL. @since 0.3 (0.1 to 0.2:
+ *  glcuda_headless_description) */
 const char *glcuda_headless_get_description(const struct glcuda_headless *hl);
 
 #ifdef __cplusplus
