@@ -393,11 +393,13 @@ struct glcuda_caps {
  * and reports GLCUDA_ERROR_DEVICE_LOST; without it the reset goes unnoticed
  * until a later failure (glcuda logs this at info priority).
  *
- * @param display the caller's EGLDisplay
+ * @param display the caller's EGLDisplay (see "EGL types" at the top)
  * @param context the caller's EGLContext, current on this thread
- * @param options NULL for defaults
+ * @param options NULL for defaults; read during the call only
  * @param[out] out the new device, owned by the caller
- * @return 0, or -EINVAL (NULL argument), -ENOMEM,
+ *   (glcuda_device_destroy())
+ * @return 0, or -EINVAL (NULL argument, options->size not set or unknown,
+ *   options->sync_mode not a mode), -ENOMEM,
  *   GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_GL_TOO_OLD,
  *   GLCUDA_ERROR_MISSING_GL_EXTENSION, GLCUDA_ERROR_NO_VULKAN,
  *   GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
