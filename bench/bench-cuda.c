@@ -14,7 +14,7 @@ cuda_init(struct glcuda_device *dev)
 	static const char *const suffix[2] = { "u8", "f16" };
 	CUresult res;
 
-	cu.ctx = glcuda_device_cuda_context(dev);
+	cu.ctx = glcuda_device_get_cuda_context(dev);
 	/* Every CUDA call of the bench runs in the context glcuda uses (the
 	 * device's primary context, shared by all the devices made here). */
 	CU_TRY(cuCtxPushCurrent, cu.ctx);

@@ -36,8 +36,8 @@ glcuda_check(int ret, const char *call)
 {
 	if (ret >= 0)
 		return 0;
-	return fail("%s: %s (%s): %s", call, glcuda_error_name(ret), glcuda_strerror(ret),
-		    glcuda_last_error());
+	return fail("%s: %s (%s): %s", call, glcuda_error_get_name(ret), glcuda_strerror(ret),
+		    glcuda_get_last_error());
 }
 
 int
@@ -75,7 +75,7 @@ device_for_mode(enum glcuda_sync_mode mode, const char **why)
 const char *
 mode_name(enum glcuda_sync_mode m)
 {
-	return glcuda_sync_mode_name(m);
+	return glcuda_sync_mode_get_name(m);
 }
 
 /* A short id for CSVs and plots: no spaces, no commas. */
@@ -188,7 +188,7 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	memset(&pacing_meter, 0, sizeof(pacing_meter));
 	c.measuring = true;
 	if (c.ring)
-		c.dropped_at_start = glcuda_ring_dropped(c.ring);
+		c.dropped_at_start = glcuda_ring_get_dropped(c.ring);
 	if (cfg->path == PATH_CUDA)
 		frames = frames < c.event_count - 1 ? frames : c.event_count - 1;
 	max_ns = (uint64_t)(opt.max_seconds * 1e9);
@@ -214,7 +214,7 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	out->mean_us = (double)(t_prev - t_start) / 1e3 / n;
 	out->fps = 1e6 / out->mean_us;
 	if (c.ring)
-		out->dropped = glcuda_ring_dropped(c.ring) - c.dropped_at_start;
+		out->dropped = glcuda_ring_get_dropped(c.ring) - c.dropped_at_start;
 
 	if (ops->drain && ops->drain(&c) < 0)
 		goto out;

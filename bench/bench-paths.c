@@ -56,7 +56,7 @@ glcuda_present(struct run_ctx *c, struct glcuda_frame *f)
 {
 	int r;
 
-	gl_composite(glcuda_frame_output_texture(f), c->g);
+	gl_composite(glcuda_frame_get_output_texture(f), c->g);
 	METER(interop_meter, r = glcuda_frame_release(f));
 	return glcuda_check(r, "glcuda_frame_release");
 }
@@ -81,17 +81,17 @@ glcuda_present_newest(struct run_ctx *c)
 	struct pollfd pfd = { .fd = glcuda_ring_get_fd(c->ring), .events = POLLIN };
 
 	for (;;) {
-		uint64_t dropped = glcuda_ring_dropped(c->ring);
+		uint64_t dropped = glcuda_ring_get_dropped(c->ring);
 		struct glcuda_frame *f;
-		int pr;
+		int pr, ret;
 
-		METER(interop_meter, f = glcuda_ring_take_newest(c->ring));
-		if (f) {
-			c->pending -= 1 + (unsigned int)(glcuda_ring_dropped(c->ring) - dropped);
+		METER(interop_meter, ret = glcuda_ring_take_newest(c->ring, &f));
+		if (ret == 0) {
+			c->pending -= 1 + (unsigned int)(glcuda_ring_get_dropped(c->ring) - dropped);
 			return glcuda_present(c, f);
 		}
-		if (glcuda_last_error()[0])
-			return fail("glcuda_ring_take_newest: %s", glcuda_last_error());
+		if (ret != -EAGAIN)
+			return fail("glcuda_ring_take_newest: %s", glcuda_get_last_error());
 		/* Nothing ready: a compositor would sleep in its event loop on
 		 * the ring's fd; so do we. That sleep is the application's
 		 * (its event loop), not time inside a glcuda call: it is
@@ -118,13 +118,13 @@ glcuda_frame_fn(struct run_ctx *c, uint64_t n)
 			    c->cfg.depth);
 	if (r < 0)
 		return glcuda_check(r, "glcuda_ring_acquire");
-	gl_render(glcuda_frame_input_fbo(f), c->g, n);
+	gl_render(glcuda_frame_get_input_fbo(f), c->g, n);
 	METER(interop_meter, r = glcuda_frame_submit(f));
 	if (r < 0)
 		return glcuda_check(r, "glcuda_frame_submit");
-	if (run_kernel(c->g, c->kernel, glcuda_frame_input_surface(f),
-		       glcuda_frame_output_surface(f), glcuda_frame_slot(f),
-		       glcuda_frame_stream(f)) < 0)
+	if (run_kernel(c->g, c->kernel, glcuda_frame_get_input_surface(f),
+		       glcuda_frame_get_output_surface(f), glcuda_frame_get_slot(f),
+		       glcuda_frame_get_stream(f)) < 0)
 		return -1;
 	METER(interop_meter, r = glcuda_frame_complete(f));
 	if (r < 0)
@@ -256,8 +256,8 @@ cuda_frame_fn(struct run_ctx *c, uint64_t n)
 		      CU_TRY(cuEventSynchronize, c->pace_events[(n - np / 2) % np]));
 	if (c->measuring && c->event_next == 0)
 		CU_TRY(cuEventRecord, c->events[c->event_next++], c->stream);
-	if (run_kernel(c->g, c->kernel, glcuda_image_cuda_surface(c->img[0]),
-		       glcuda_image_cuda_surface(c->img[1]), 0, c->stream) < 0)
+	if (run_kernel(c->g, c->kernel, glcuda_image_get_cuda_surface(c->img[0]),
+		       glcuda_image_get_cuda_surface(c->img[1]), 0, c->stream) < 0)
 		return -1;
 	if (c->measuring && c->event_next < c->event_count)
 		CU_TRY(cuEventRecord, c->events[c->event_next++], c->stream);
@@ -441,8 +441,8 @@ wrap_frame_fn(struct run_ctx *c, uint64_t n)
 	if (r < 0)
 		return glcuda_check(r, "glcuda_handoff_to_cuda");
 	/* Read after the hand-off: valid while the images are CUDA's. */
-	if (run_kernel(c->g, c->kernel, glcuda_image_cuda_surface(c->img[0]),
-		       glcuda_image_cuda_surface(c->img[1]), 0, c->stream) < 0)
+	if (run_kernel(c->g, c->kernel, glcuda_image_get_cuda_surface(c->img[0]),
+		       glcuda_image_get_cuda_surface(c->img[1]), 0, c->stream) < 0)
 		return -1;
 	METER(interop_meter, r = glcuda_handoff_to_gl(main_dev, c->img, 2, c->stream));
 	if (r < 0)
@@ -515,12 +515,12 @@ readback_frame_fn(struct run_ctx *c, uint64_t n)
 	up.srcMemoryType = CU_MEMORYTYPE_HOST;
 	up.srcPitch = (size_t)g->width * g->bpp;
 	up.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-	up.dstArray = glcuda_image_cuda_array(c->img[0]);
+	up.dstArray = glcuda_image_get_cuda_array(c->img[0]);
 	up.WidthInBytes = (size_t)g->width * g->bpp;
 	up.Height = g->height;
 	down = up;
 	down.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-	down.srcArray = glcuda_image_cuda_array(c->img[1]);
+	down.srcArray = glcuda_image_get_cuda_array(c->img[1]);
 	down.srcHost = NULL;
 	down.dstMemoryType = CU_MEMORYTYPE_HOST;
 	down.dstArray = NULL;
@@ -547,8 +547,8 @@ readback_frame_fn(struct run_ctx *c, uint64_t n)
 	if (res != CUDA_SUCCESS)
 		r = cu_check(res, "cuMemcpy2DAsync (host to array)");
 	if (r == 0)
-		r = run_kernel(g, c->kernel, glcuda_image_cuda_surface(c->img[0]),
-			       glcuda_image_cuda_surface(c->img[1]), 0, c->stream);
+		r = run_kernel(g, c->kernel, glcuda_image_get_cuda_surface(c->img[0]),
+			       glcuda_image_get_cuda_surface(c->img[1]), 0, c->stream);
 	METER(interop_meter, {
 		if (r == 0) {
 			res = CU(cuMemcpy2DAsync)(&down, c->stream);

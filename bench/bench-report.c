@@ -174,7 +174,7 @@ csv_summary_row(const struct row *r, double floor, const struct row *legacy,
 	config_id(&r->cfg, id, sizeof(id));
 	fprintf(summary_csv,
 		"%s,%s,%s,%s,%u,%u,%s,%s,%s,%s,%s,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-		opt.label, gl_yield(), r->group->name, glcuda_format_name(r->group->format),
+		opt.label, gl_yield(), r->group->name, glcuda_format_get_name(r->group->format),
 		r->group->width,
 		r->group->height, kernel_names[r->kernel], id, path_names[r->cfg.path],
 		r->cfg.path == PATH_GLCUDA ? mode_name(r->cfg.mode) : "",
@@ -215,7 +215,7 @@ csv_run_row(const struct row *r, const struct run_result *x, const char *rep)
 	config_id(&r->cfg, id, sizeof(id));
 	fprintf(runs_csv,
 		"%s,%s,%s,%s,%s,%s,%s,%u,%.4f,%.2f,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%.2f,%.2f,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%llu\n",
-		opt.label, gl_yield(), r->group->name, glcuda_format_name(r->group->format),
+		opt.label, gl_yield(), r->group->name, glcuda_format_get_name(r->group->format),
 		kernel_names[r->kernel], id, rep, x->frames, x->seconds, x->fps, x->mean_us,
 		x->p50_us, x->p99_us, x->interop_cpu_us, x->interop_wall_us, x->blocked_us,
 		x->pacing_us, x->process_cpu_us, x->timing_count, x->to_cuda_us, x->to_gl_us,
@@ -231,7 +231,7 @@ print_table(const struct group *g, enum kernel_kind k)
 	bool noisy = false;
 	char b[12][32];
 
-	md("\n### %ux%u %s, %s", g->width, g->height, glcuda_format_name(g->format),
+	md("\n### %ux%u %s, %s", g->width, g->height, glcuda_format_get_name(g->format),
 	   kernel_names[k]);
 	if (k == KERNEL_BLUR && cu.radius > 0)
 		md(" (sigma %.1f px, radius %d)", cu.sigma, cu.radius);
@@ -367,14 +367,14 @@ print_system(const struct glcuda_headless *hl)
 	md("- date: %s\n", date);
 	md("- __GL_YIELD: %s\n", yield && *yield ? yield : "(unset: NVIDIA's default, the driver "
 	   "may spin the CPU while GL waits)");
-	md("- glcuda %s; kernels built with the CUDA %d.%d headers\n", glcuda_version(),
+	md("- glcuda %s; kernels built with the CUDA %d.%d headers\n", glcuda_get_version(),
 	   CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
 	md("- GL: %s; %s; %s\n", (const char *)glGetString(GL_VENDOR),
 	   (const char *)glGetString(GL_RENDERER), (const char *)glGetString(GL_VERSION));
-	md("- EGL: %s\n", glcuda_headless_description(hl));
+	md("- EGL: %s\n", glcuda_headless_get_description(hl));
 	if (main_dev) {
 		const struct glcuda_caps *caps = glcuda_device_get_caps(main_dev);
-		CUdevice d = glcuda_device_cuda_device(main_dev);
+		CUdevice d = glcuda_device_get_cuda_device(main_dev);
 		if (CU(cuDeviceGetName)(gpu, sizeof(gpu), d) != CUDA_SUCCESS)
 			snprintf(gpu, sizeof(gpu), "%s", caps->cuda_device_name);
 		if (CU(cuDriverGetVersion)(&driver) != CUDA_SUCCESS)

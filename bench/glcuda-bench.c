@@ -100,8 +100,8 @@ print_plan(void)
 int
 make_devices(struct glcuda_headless *hl)
 {
-	EGLDisplay dpy = glcuda_headless_display(hl);
-	EGLContext ctx = glcuda_headless_context(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
 	const struct glcuda_caps *caps;
 	char msg[512];
 	int r;
@@ -109,8 +109,8 @@ make_devices(struct glcuda_headless *hl)
 	main_dpy = dpy;
 	r = glcuda_device_new(dpy, ctx, NULL, &main_dev);
 	if (r < 0) {
-		fprintf(stderr, "glcuda-bench: glcuda_device_new: %s: %s\n", glcuda_error_name(r),
-			glcuda_last_error());
+		fprintf(stderr, "glcuda-bench: glcuda_device_new: %s: %s\n", glcuda_error_get_name(r),
+			glcuda_get_last_error());
 		return -1;
 	}
 	/* The device found the driver: load the bench's own CUDA table. */
@@ -128,14 +128,14 @@ make_devices(struct glcuda_headless *hl)
 		if (!(opt.modes & (1u << all_modes[i])))
 			continue;
 		md_->mode = all_modes[i];
-		memset(&o, 0, sizeof(o));
+		glcuda_device_options_init(&o);
 		o.sync_mode = all_modes[i];
 		r = glcuda_device_new(dpy, ctx, &o, &md_->dev);
 		if (r < 0) {
 			snprintf(md_->error, sizeof(md_->error), "%s%s: %s",
 				 caps->sync_modes_supported & (1u << all_modes[i])
 					 ? "" : "not supported by the drivers; ",
-				 glcuda_error_name(r), glcuda_last_error());
+				 glcuda_error_get_name(r), glcuda_get_last_error());
 			md_->dev = NULL;
 			fprintf(stderr, "glcuda-bench: no device in %s mode: %s\n",
 				mode_name(all_modes[i]), md_->error);
@@ -241,7 +241,7 @@ main(int argc, char **argv)
 	r = glcuda_headless_new(opt.gl_only ? -1 : opt.cuda_device, GLCUDA_HEADLESS_FLAG_NONE, &hl);
 	if (r < 0) {
 		fprintf(stderr, "glcuda-bench: no GL context for CUDA device %d: %s: %s\n",
-			opt.cuda_device, glcuda_error_name(r), glcuda_last_error());
+			opt.cuda_device, glcuda_error_get_name(r), glcuda_get_last_error());
 		if (r == GLCUDA_ERROR_NO_CUDA_DRIVER)
 			fprintf(stderr, "glcuda-bench: this benchmark needs an NVIDIA GPU with "
 				"its driver (libcuda.so.1, EGL device platform); --gl-only runs "

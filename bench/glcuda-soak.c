@@ -320,8 +320,8 @@ render_frame(struct glcuda_frame *f)
 {
 	struct pattern p;
 
-	frame_pattern(glcuda_frame_number(f), &p);
-	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	frame_pattern(glcuda_frame_get_number(f), &p);
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
 	glViewport(0, 0, (GLsizei)opt.width, (GLsizei)opt.height);
 	clear_to(p.background);
 	glEnable(GL_SCISSOR_TEST);
@@ -337,7 +337,7 @@ render_frame(struct glcuda_frame *f)
 static bool
 verify_frame(struct glcuda_frame *f)
 {
-	const uint64_t n = glcuda_frame_number(f);
+	const uint64_t n = glcuda_frame_get_number(f);
 	const int w = (int)opt.width, h = (int)opt.height;
 	struct pattern p;
 	struct {
@@ -358,8 +358,8 @@ verify_frame(struct glcuda_frame *f)
 
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, s.read_fbo);
 	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       opt.kernel ? glcuda_frame_output_texture(f)
-					  : glcuda_image_gl_texture(glcuda_frame_input(f)),
+			       opt.kernel ? glcuda_frame_get_output_texture(f)
+					  : glcuda_image_get_gl_texture(glcuda_frame_get_input(f)),
 			       0);
 	glPixelStorei(GL_PACK_ALIGNMENT, 1);
 	for (size_t i = 0; i < ARRAY_LENGTH(pts); i++) {
@@ -508,21 +508,21 @@ take_sample(uint64_t frames)
 static int
 fail_glcuda(const char *call, int ret)
 {
-	fprintf(stderr, "glcuda-soak: %s: %s: %s\n", call, glcuda_error_name(ret),
-		glcuda_device_last_error(s.dev));
+	fprintf(stderr, "glcuda-soak: %s: %s: %s\n", call, glcuda_error_get_name(ret),
+		glcuda_device_get_last_error(s.dev));
 	return -1;
 }
 
 static int
 launch_kernel(struct glcuda_frame *f)
 {
-	CUsurfObject in = glcuda_frame_input_surface(f), out = glcuda_frame_output_surface(f);
+	CUsurfObject in = glcuda_frame_get_input_surface(f), out = glcuda_frame_get_output_surface(f);
 	int w = (int)opt.width, h = (int)opt.height;
 	void *args[] = { &in, &out, &w, &h };
 	CUresult res;
 
 	res = CU(cuLaunchKernel)(s.invert, (opt.width + 15) / 16, (opt.height + 15) / 16, 1, 16,
-				 16, 1, 0, glcuda_frame_stream(f), args, NULL);
+				 16, 1, 0, glcuda_frame_get_stream(f), args, NULL);
 	if (res != CUDA_SUCCESS) {
 		char buf[160];
 		fprintf(stderr, "glcuda-soak: cuLaunchKernel: %s\n",
@@ -537,7 +537,7 @@ launch_kernel(struct glcuda_frame *f)
 static int
 present(struct glcuda_frame *f, uint64_t *released)
 {
-	uint64_t n = glcuda_frame_number(f), t;
+	uint64_t n = glcuda_frame_get_number(f), t;
 	int ret;
 
 	ret = glcuda_frame_wait_gl(f);
@@ -592,9 +592,9 @@ run(void)
 		}
 		if (ret < 0)
 			return fail_glcuda("glcuda_ring_acquire", ret);
-		if (glcuda_frame_number(f) != n) {
+		if (glcuda_frame_get_number(f) != n) {
 			fprintf(stderr, "glcuda-soak: acquired frame %llu, expected %llu\n",
-				(unsigned long long)glcuda_frame_number(f),
+				(unsigned long long)glcuda_frame_get_number(f),
 				(unsigned long long)n);
 			return -1;
 		}
@@ -686,8 +686,9 @@ is_no_cuda(int ret)
 static int
 setup(void)
 {
-	struct glcuda_device_options dopts = { .sync_mode = opt.sync_mode };
+	struct glcuda_device_options dopts = { .size = sizeof(dopts), .sync_mode = opt.sync_mode };
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = opt.width, .height = opt.height, .slots = SLOTS,
 		.input_format = GLCUDA_FORMAT_RGBA8,
 	};
@@ -700,22 +701,22 @@ setup(void)
 				  &s.hl);
 	if (ret < 0) {
 		if (is_no_cuda(ret)) {
-			printf("SKIP: no CUDA driver or NVIDIA GPU: %s\n", glcuda_last_error());
+			printf("SKIP: no CUDA driver or NVIDIA GPU: %s\n", glcuda_get_last_error());
 			return EXIT_SKIP;
 		}
 		fprintf(stderr, "glcuda-soak: no GL context for CUDA device %d: %s: %s\n",
-			opt.cuda_device, glcuda_error_name(ret), glcuda_last_error());
+			opt.cuda_device, glcuda_error_get_name(ret), glcuda_get_last_error());
 		return 1;
 	}
-	ret = glcuda_device_new(glcuda_headless_display(s.hl), glcuda_headless_context(s.hl),
+	ret = glcuda_device_new(glcuda_headless_get_display(s.hl), glcuda_headless_get_context(s.hl),
 				&dopts, &s.dev);
 	if (ret < 0) {
 		if (is_no_cuda(ret)) {
-			printf("SKIP: no CUDA driver or NVIDIA GPU: %s\n", glcuda_last_error());
+			printf("SKIP: no CUDA driver or NVIDIA GPU: %s\n", glcuda_get_last_error());
 			return EXIT_SKIP;
 		}
 		fprintf(stderr, "glcuda-soak: glcuda_device_new: %s: %s\n",
-			glcuda_error_name(ret), glcuda_last_error());
+			glcuda_error_get_name(ret), glcuda_get_last_error());
 		return 1;
 	}
 	/* The device found the driver: load the soak's own CUDA table. */
@@ -724,7 +725,7 @@ setup(void)
 		return 1;
 	}
 	caps = glcuda_device_get_caps(s.dev);
-	s.ctx = glcuda_device_cuda_context(s.dev);
+	s.ctx = glcuda_device_get_cuda_context(s.dev);
 	res = CU(cuCtxPushCurrent)(s.ctx);
 	if (res != CUDA_SUCCESS) {
 		fprintf(stderr, "glcuda-soak: cuCtxPushCurrent: %s\n",
@@ -755,7 +756,7 @@ setup(void)
 	       (unsigned long long)opt.sample_every);
 	printf("GL: %s (%s); CUDA device %d: %s, driver %d; sync mode %s; __GL_YIELD=%s\n",
 	       caps->gl_renderer, caps->gl_version, caps->cuda_ordinal, caps->cuda_device_name,
-	       caps->cuda_driver_version, glcuda_sync_mode_name(caps->sync_mode),
+	       caps->cuda_driver_version, glcuda_sync_mode_get_name(caps->sync_mode),
 	       getenv("__GL_YIELD") ? getenv("__GL_YIELD") : "(unset)");
 	printf("frame time: wall time between successive glcuda_frame_release() calls, "
 	       "intervals with a verification readback left out\n\n");

@@ -113,12 +113,12 @@ now(void)
 }
 
 /* Report a glcuda failure: every call leaves a detailed message (what
- * failed, the raw GL/Vulkan/CUDA code, what to do) in glcuda_last_error(). */
+ * failed, the raw GL/Vulkan/CUDA code, what to do) in glcuda_get_last_error(). */
 static void
 fail(struct compositor *c, const char *call, int err)
 {
-	fprintf(stderr, "compositor-loop: %s: %s\n  %s\n", call, glcuda_error_name(err),
-		glcuda_last_error());
+	fprintf(stderr, "compositor-loop: %s: %s\n  %s\n", call, glcuda_error_get_name(err),
+		glcuda_get_last_error());
 	c->status = 1;
 	c->running = false;
 }
@@ -130,11 +130,11 @@ fail(struct compositor *c, const char *call, int err)
 static void
 render(struct compositor *c, struct glcuda_frame *f)
 {
-	uint64_t n = glcuda_frame_number(f);
+	uint64_t n = glcuda_frame_get_number(f);
 	float t = (float)(n % 240) / 240.f;
 	int bar = (int)(t * (float)c->width);
 
-	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
 	glViewport(0, 0, (GLsizei)c->width, (GLsizei)c->height);
 	glDisable(GL_SCISSOR_TEST);
 	glClearColor(0.2f + 0.6f * t, 0.3f, 0.8f - 0.6f * t, 1.f);
@@ -156,7 +156,7 @@ load_kernel(struct compositor *c)
 {
 	bool ok;
 
-	if (CU(cuCtxPushCurrent)(glcuda_device_cuda_context(c->dev)) != CUDA_SUCCESS)
+	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
 		return false;
 	ok = CU(cuModuleLoadData)(&c->module, invert_ptx) == CUDA_SUCCESS &&
 	     CU(cuModuleGetFunction)(&c->invert, c->module, "invert") == CUDA_SUCCESS;
@@ -169,16 +169,16 @@ load_kernel(struct compositor *c)
 static bool
 launch_invert(struct compositor *c, struct glcuda_frame *f)
 {
-	CUsurfObject in = glcuda_frame_input_surface(f);
-	CUsurfObject out = glcuda_frame_output_surface(f);
+	CUsurfObject in = glcuda_frame_get_input_surface(f);
+	CUsurfObject out = glcuda_frame_get_output_surface(f);
 	unsigned int w = c->width, h = c->height;
 	void *args[] = { &in, &out, &w, &h };
 	CUresult res;
 
-	if (CU(cuCtxPushCurrent)(glcuda_device_cuda_context(c->dev)) != CUDA_SUCCESS)
+	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
 		return false;
 	res = CU(cuLaunchKernel)(c->invert, (w + 15) / 16, (h + 15) / 16, 1, 16, 16, 1, 0,
-				 glcuda_frame_stream(f), args, NULL);
+				 glcuda_frame_get_stream(f), args, NULL);
 	CU(cuCtxPopCurrent)(NULL);
 	return res == CUDA_SUCCESS;
 }
@@ -198,7 +198,7 @@ produce(struct compositor *c)
 		fail(c, "glcuda_ring_acquire", ret);
 		return false;
 	}
-	c->acquired_at[glcuda_frame_slot(f)] = now();
+	c->acquired_at[glcuda_frame_get_slot(f)] = now();
 
 	/* 1. GL renders into the slot's input image. */
 	render(c, f);
@@ -213,7 +213,7 @@ produce(struct compositor *c)
 
 	/* 3. Enqueue the CUDA work on the frame's stream: input surface in,
 	 *    output surface out. Any kernel works here, launched through the
-	 *    driver API on glcuda_frame_stream(f). */
+	 *    driver API on glcuda_frame_get_stream(f). */
 	if (!launch_invert(c, f)) {
 		fprintf(stderr, "compositor-loop: cuLaunchKernel failed\n");
 		c->status = 1;
@@ -271,24 +271,25 @@ on_vblank(int fd, uint32_t mask, void *data)
 	/* The newest frame whose CUDA stage is done. Older finished frames
 	 * are dropped (their slots become free at once). This enqueues GL's
 	 * wait for CUDA on the GPU: GL commands issued from now on see the
-	 * filter's output. NULL: nothing new; keep showing the last frame. */
-	f = glcuda_ring_take_newest(c->ring);
-	if (!f) {
-		if (glcuda_last_error()[0]) {
-			fprintf(stderr, "compositor-loop: glcuda_ring_take_newest: %s\n",
-				glcuda_last_error());
-			c->status = 1;
-			c->running = false;
-		}
+	 * filter's output. -EAGAIN: nothing new; keep showing the last
+	 * frame. */
+	ret = glcuda_ring_take_newest(c->ring, &f);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret < 0) {
+		fprintf(stderr, "compositor-loop: glcuda_ring_take_newest: %s\n",
+			glcuda_get_last_error());
+		c->status = 1;
+		c->running = false;
 		return 0;
 	}
 
 	/* Composite: here a blit of the frame's output onto the screen. A
-	 * real compositor samples glcuda_frame_output_texture(f) in its
+	 * real compositor samples glcuda_frame_get_output_texture(f) in its
 	 * scene like any client buffer. */
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
 	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       glcuda_frame_output_texture(f), 0);
+			       glcuda_frame_get_output_texture(f), 0);
 	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, c->screen_fbo);
 	glBlitFramebuffer(0, 0, (GLint)c->width, (GLint)c->height, 0, 0, (GLint)c->width,
 			  (GLint)c->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
@@ -298,7 +299,7 @@ on_vblank(int fd, uint32_t mask, void *data)
 	glFlush();
 
 	c->presented++;
-	c->latency_sum += now() - c->acquired_at[glcuda_frame_slot(f)];
+	c->latency_sum += now() - c->acquired_at[glcuda_frame_get_slot(f)];
 
 	/* Give the slot back. GL may still be reading the output: the ring
 	 * orders the slot's next use after this blit on the GPU, so there is
@@ -399,8 +400,8 @@ main(int argc, char **argv)
 		fail(&c, "glcuda_headless_new", ret);
 		return 1;
 	}
-	ret = glcuda_device_new(glcuda_headless_display(c.headless),
-				glcuda_headless_context(c.headless), NULL, &c.dev);
+	ret = glcuda_device_new(glcuda_headless_get_display(c.headless),
+				glcuda_headless_get_context(c.headless), NULL, &c.dev);
 	if (ret < 0) {
 		fail(&c, "glcuda_device_new", ret);
 		goto out;
@@ -462,7 +463,7 @@ main(int argc, char **argv)
 
 	printf("compositor-loop: %ux%u, %d Hz for %d s, CUDA stage: %s, sync %s\n", c.width,
 	       c.height, hz, seconds, "invert",
-	       glcuda_sync_mode_name(glcuda_device_get_caps(c.dev)->sync_mode));
+	       glcuda_sync_mode_get_name(glcuda_device_get_caps(c.dev)->sync_mode));
 	t0 = now();
 	while (c.running) {
 		/* Produce while the ring has room, handling whatever events are
@@ -481,7 +482,7 @@ main(int argc, char **argv)
 	}
 
 	if (c.status == 0) {
-		uint64_t dropped = glcuda_ring_dropped(c.ring);
+		uint64_t dropped = glcuda_ring_get_dropped(c.ring);
 		double secs = now() - t0;
 		printf("frames produced:  %" PRIu64 " (%.1f/s)\n", c.produced, c.produced / secs);
 		printf("frames presented: %" PRIu64 " of %" PRIu64 " vblanks (%" PRIu64
@@ -517,7 +518,7 @@ out:
 		glDeleteTextures(1, &c.screen_tex);
 	glcuda_ring_destroy(c.ring);
 	if (c.module) {
-		CU(cuCtxPushCurrent)(glcuda_device_cuda_context(c.dev));
+		CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c.dev));
 		CU(cuModuleUnload)(c.module);
 		CU(cuCtxPopCurrent)(NULL);
 	}

@@ -47,7 +47,7 @@ static const char invert_ptx[] =
 int
 main(void)
 {
-	struct glcuda_device_options opts = { .sync_mode = GLCUDA_SYNC_TIMELINE };
+	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_TIMELINE };
 	struct glcuda_headless *hl = NULL;
 	struct glcuda_device *dev = NULL;
 	struct glcuda_image *img = NULL;
@@ -64,19 +64,19 @@ main(void)
 	/* A compositor passes its own display and context; AUTO (the default)
 	 * picks the best sync mode, TIMELINE insists on timeline semaphores. */
 	if ((ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_NONE, &hl)) < 0 ||
-	    (ret = glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl),
+	    (ret = glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
 				     &opts, &dev)) < 0 ||
 	    (ret = glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img)) < 0) {
-		fprintf(stderr, "handoff: %s\n%s\n", glcuda_error_name(ret), glcuda_last_error());
+		fprintf(stderr, "handoff: %s\n%s\n", glcuda_error_get_name(ret), glcuda_get_last_error());
 		goto out;
 	}
-	surf = glcuda_image_cuda_surface(img);
+	surf = glcuda_image_get_cuda_surface(img);
 	/* glcuda has loaded the driver: open it for this program's calls. */
 	if (example_cuda_open() < 0)
 		goto out;
 
 	/* CUDA calls need glcuda's CUDA context current on this thread. */
-	CU(cuCtxPushCurrent)(glcuda_device_cuda_context(dev));
+	CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev));
 	if (CU(cuModuleLoadData)(&module, invert_ptx) != CUDA_SUCCESS ||
 	    CU(cuModuleGetFunction)(&invert, module, "invert") != CUDA_SUCCESS ||
 	    CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
@@ -88,7 +88,7 @@ main(void)
 	glGenFramebuffers(1, &fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
 	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       glcuda_image_gl_texture(img), 0);
+			       glcuda_image_get_gl_texture(img), 0);
 	glClearColor(64 / 255.f, 128 / 255.f, 191 / 255.f, 1.f);
 	glClear(GL_COLOR_BUFFER_BIT);
 
@@ -109,11 +109,11 @@ main(void)
 	 *    doc/nvidia-notes.md). Expect (191, 127, 64, 255). */
 	glReadPixels(0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
 	printf("pixel (0,0) after CUDA: %u %u %u %u, sync mode %s\n", px[0], px[1], px[2],
-	       px[3], glcuda_sync_mode_name(glcuda_device_get_caps(dev)->sync_mode));
+	       px[3], glcuda_sync_mode_get_name(glcuda_device_get_caps(dev)->sync_mode));
 	status = px[0] == 191 && px[1] == 127 && px[2] == 64 && px[3] == 255 ? 0 : 1;
 	goto out_cuda;
 fail:
-	fprintf(stderr, "handoff: %s\n%s\n", glcuda_error_name(ret), glcuda_device_last_error(dev));
+	fprintf(stderr, "handoff: %s\n%s\n", glcuda_error_get_name(ret), glcuda_device_get_last_error(dev));
 out_cuda:
 	/* Teardown, context current: GL objects, the image (it waits for the
 	 * CUDA work on it), CUDA objects, then the device and the context. */

@@ -30,7 +30,7 @@ format_uuid(const uint8_t uuid[16], char out[37])
 }
 
 GLCUDA_EXPORT const char *
-glcuda_sync_mode_name(enum glcuda_sync_mode mode)
+glcuda_sync_mode_get_name(enum glcuda_sync_mode mode)
 {
 	switch (mode) {
 	case GLCUDA_SYNC_AUTO: return "auto";
@@ -285,7 +285,7 @@ choose_sync_mode(struct glcuda_device *dev, enum glcuda_sync_mode requested)
 			return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
 					   "sync mode \"%s\" needs GL_EXT_semaphore_fd, which "
 					   "\"%s\" lacks. Use GLCUDA_SYNC_AUTO or GLCUDA_SYNC_CPU.",
-					   glcuda_sync_mode_name(requested), caps->gl_renderer);
+					   glcuda_sync_mode_get_name(requested), caps->gl_renderer);
 		if (requested == GLCUDA_SYNC_TIMELINE && !dev->gl.has_timeline_nv)
 			return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
 					   "sync mode \"timeline\" needs GL_NV_timeline_semaphore, "
@@ -301,7 +301,7 @@ choose_sync_mode(struct glcuda_device *dev, enum glcuda_sync_mode requested)
 		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
 				   "sync mode \"%s\": the Vulkan driver cannot export %s "
 				   "semaphores as OPAQUE_FD. Use GLCUDA_SYNC_AUTO.",
-				   glcuda_sync_mode_name(requested),
+				   glcuda_sync_mode_get_name(requested),
 				   requested == GLCUDA_SYNC_TIMELINE ? "timeline" : "binary");
 	}
 	caps->sync_mode = requested;
@@ -438,11 +438,20 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	struct glcuda_device *dev;
 	const struct vk_physical_info *vkinfo;
 	enum glcuda_log_priority prio;
+	struct glcuda_device_options copied;
 	int ret;
 
 	glcuda_clear_error();
 	if (!out)
 		return glcuda_fail(NULL, -EINVAL, "glcuda_device_new: out is NULL");
+	/* From here on options is a struct of this glcuda's size, whatever
+	 * the size the caller was built with. */
+	if (options) {
+		ret = device_options_copy(options, &copied);
+		if (ret < 0)
+			return ret;
+		options = &copied;
+	}
 	if (display == EGL_NO_DISPLAY || context == EGL_NO_CONTEXT)
 		return glcuda_fail(NULL, -EINVAL,
 				   "glcuda_device_new: %s is EGL_NO_%s; pass the display "
@@ -514,7 +523,7 @@ device_new_internal(EGLDisplay display, EGLContext context,
 			 dev->caps.gl_renderer, dev->caps.vulkan_device_name,
 			 dev->has_cuda ? dev->caps.cuda_device_name : "none",
 			 dev->caps.cuda_ordinal, uuid,
-			 glcuda_sync_mode_name(dev->caps.sync_mode));
+			 glcuda_sync_mode_get_name(dev->caps.sync_mode));
 	}
 	*out = dev;
 	return 0;
@@ -557,19 +566,19 @@ glcuda_device_get_caps(const struct glcuda_device *dev)
 }
 
 GLCUDA_EXPORT const char *
-glcuda_device_last_error(const struct glcuda_device *dev)
+glcuda_device_get_last_error(const struct glcuda_device *dev)
 {
 	return dev ? dev->last_error : "";
 }
 
 GLCUDA_EXPORT CUcontext
-glcuda_device_cuda_context(const struct glcuda_device *dev)
+glcuda_device_get_cuda_context(const struct glcuda_device *dev)
 {
 	return dev && dev->has_cuda ? dev->cu_context : NULL;
 }
 
 GLCUDA_EXPORT CUdevice
-glcuda_device_cuda_device(const struct glcuda_device *dev)
+glcuda_device_get_cuda_device(const struct glcuda_device *dev)
 {
 	return dev && dev->has_cuda ? dev->cu_device : -1;
 }

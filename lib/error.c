@@ -78,7 +78,7 @@ glcuda_strerror(int error)
 }
 
 GLCUDA_EXPORT const char *
-glcuda_error_name(int error)
+glcuda_error_get_name(int error)
 {
 	const struct error_text *e = find_error(error);
 
@@ -98,13 +98,13 @@ glcuda_error_name(int error)
 }
 
 GLCUDA_EXPORT const char *
-glcuda_last_error(void)
+glcuda_get_last_error(void)
 {
 	return thread_last_error;
 }
 
 GLCUDA_EXPORT const char *
-glcuda_version(void)
+glcuda_get_version(void)
 {
 	return GLCUDA_VERSION_STRING;
 }
@@ -136,7 +136,7 @@ glcuda_fail(struct glcuda_device *dev, int code, const char *fmt, ...)
 		}
 	}
 	glcuda_log(dev, GLCUDA_LOG_PRIORITY_ERROR, "%s: %s\n",
-		   glcuda_error_name(code), thread_last_error);
+		   glcuda_error_get_name(code), thread_last_error);
 	return code;
 }
 

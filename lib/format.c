@@ -44,21 +44,21 @@ format_info(enum glcuda_format format)
 }
 
 GLCUDA_EXPORT const char *
-glcuda_format_name(enum glcuda_format format)
+glcuda_format_get_name(enum glcuda_format format)
 {
 	const struct format_info *f = format_info(format);
 	return f ? f->name : "INVALID";
 }
 
 GLCUDA_EXPORT unsigned int
-glcuda_format_bytes_per_pixel(enum glcuda_format format)
+glcuda_format_get_bytes_per_pixel(enum glcuda_format format)
 {
 	const struct format_info *f = format_info(format);
 	return f ? f->bytes_per_pixel : 0;
 }
 
 GLCUDA_EXPORT unsigned int
-glcuda_format_gl_internal_format(enum glcuda_format format)
+glcuda_format_get_gl_internal_format(enum glcuda_format format)
 {
 	const struct format_info *f = format_info(format);
 	return f ? f->gl_internal_format : 0;

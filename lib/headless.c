@@ -693,13 +693,13 @@ glcuda_headless_destroy(struct glcuda_headless *hl)
 }
 
 GLCUDA_EXPORT EGLDisplay
-glcuda_headless_display(const struct glcuda_headless *hl)
+glcuda_headless_get_display(const struct glcuda_headless *hl)
 {
 	return hl ? hl->display : EGL_NO_DISPLAY;
 }
 
 GLCUDA_EXPORT EGLContext
-glcuda_headless_context(const struct glcuda_headless *hl)
+glcuda_headless_get_context(const struct glcuda_headless *hl)
 {
 	return hl ? hl->context : EGL_NO_CONTEXT;
 }
@@ -724,7 +724,7 @@ glcuda_headless_make_current(const struct glcuda_headless *hl)
 }
 
 GLCUDA_EXPORT const char *
-glcuda_headless_description(const struct glcuda_headless *hl)
+glcuda_headless_get_description(const struct glcuda_headless *hl)
 {
 	return hl ? hl->description : "";
 }

@@ -168,37 +168,37 @@ glcuda_image_destroy(struct glcuda_image *img)
 }
 
 GLCUDA_EXPORT unsigned int
-glcuda_image_gl_texture(const struct glcuda_image *img)
+glcuda_image_get_gl_texture(const struct glcuda_image *img)
 {
 	return img ? img->texture : 0;
 }
 
 GLCUDA_EXPORT uint32_t
-glcuda_image_width(const struct glcuda_image *img)
+glcuda_image_get_width(const struct glcuda_image *img)
 {
 	return img ? img->width : 0;
 }
 
 GLCUDA_EXPORT uint32_t
-glcuda_image_height(const struct glcuda_image *img)
+glcuda_image_get_height(const struct glcuda_image *img)
 {
 	return img ? img->height : 0;
 }
 
 GLCUDA_EXPORT enum glcuda_format
-glcuda_image_format(const struct glcuda_image *img)
+glcuda_image_get_format(const struct glcuda_image *img)
 {
 	return img && img->fmt ? img->fmt->format : GLCUDA_FORMAT_INVALID;
 }
 
 GLCUDA_EXPORT struct glcuda_device *
-glcuda_image_device(const struct glcuda_image *img)
+glcuda_image_get_device(const struct glcuda_image *img)
 {
 	return img ? img->dev : NULL;
 }
 
 GLCUDA_EXPORT CUarray
-glcuda_image_cuda_array(const struct glcuda_image *img)
+glcuda_image_get_cuda_array(const struct glcuda_image *img)
 {
 	if (!img)
 		return NULL;
@@ -206,7 +206,7 @@ glcuda_image_cuda_array(const struct glcuda_image *img)
 }
 
 GLCUDA_EXPORT CUsurfObject
-glcuda_image_cuda_surface(const struct glcuda_image *img)
+glcuda_image_get_cuda_surface(const struct glcuda_image *img)
 {
 	if (!img)
 		return 0;
@@ -214,7 +214,7 @@ glcuda_image_cuda_surface(const struct glcuda_image *img)
 }
 
 GLCUDA_EXPORT CUtexObject
-glcuda_image_cuda_texture(const struct glcuda_image *img)
+glcuda_image_get_cuda_texture(const struct glcuda_image *img)
 {
 	if (!img)
 		return 0;

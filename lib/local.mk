@@ -27,7 +27,8 @@ noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la
 	%reldir%/ring.c \
 	%reldir%/wrap.c \
 	%reldir%/headless.c \
-	%reldir%/diag.c
+	%reldir%/diag.c \
+	%reldir%/struct-size.c
 %canon_reldir%_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) \
 	$(DLOPEN_LIBS) $(PTHREAD_LIBS)
 

@@ -119,6 +119,22 @@ void device_pop_cuda(struct glcuda_device *dev);
 int device_cuda_fail(struct glcuda_device *dev, CUresult res, const char *call,
 		     const char *hint);
 
+/* struct-size.c ---------------------------------------------------------- */
+
+/* Check the size member of a caller's struct (struct-size.c says which
+ * sizes are accepted) and copy it into *out, a struct of this glcuda's
+ * size whose members past the caller's are zero. Returns 0 or a recorded
+ * -EINVAL. */
+int device_options_copy(const struct glcuda_device_options *in,
+			struct glcuda_device_options *out);
+int ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
+		   struct glcuda_ring_desc *out);
+/* The same check for a struct glcuda filled for the caller, and the copy of
+ * the members its size covers. */
+struct glcuda_cuda_plane;
+int cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out);
+void cuda_plane_copy_out(struct glcuda_cuda_plane *out, const struct glcuda_cuda_plane *full);
+
 /* ring.c ----------------------------------------------------------------- */
 
 /* Free the orphaned completion blocks whose host functions have all run;

@@ -82,6 +82,7 @@ struct glcuda_frame {
 	CUstream stream;
 	bool own_stream;
 	struct timing_record *timing;
+	void *user_data;
 };
 
 struct glcuda_ring {
@@ -100,6 +101,8 @@ struct glcuda_ring {
 	/* Clock link: CUDA event `ref_event` completed at GL time ref_gl_ns. */
 	CUevent ref_event;
 	int64_t ref_gl_ns;
+
+	void *user_data;
 };
 
 static const char *
@@ -360,12 +363,19 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	struct gl_saved_state saved;
 	bool pushed = false, saved_state = false;
 	enum glcuda_format out_fmt;
+	struct glcuda_ring_desc copied;
 	int ret;
 
 	glcuda_clear_error();
 	if (!dev || !desc || !out)
 		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %s is NULL",
 				   !dev ? "dev" : !desc ? "desc" : "out");
+	/* From here on desc is a struct of this glcuda's size, whatever the
+	 * size the caller was built with. */
+	ret = ring_desc_copy(dev, desc, &copied);
+	if (ret < 0)
+		return ret;
+	desc = &copied;
 	if (desc->slots != 0 && (desc->slots < 2 || desc->slots > RING_MAX_SLOTS))
 		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %u slots; a ring has 2..%d",
 				   desc->slots, RING_MAX_SLOTS);
@@ -495,8 +505,8 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	dev->live_rings++;
 	log_debug(dev, "ring %p: %u slots of %ux%u %s -> %s%s\n", (void *)ring,
 		  ring->slot_count, desc->width, desc->height,
-		  glcuda_format_name(desc->input_format),
-		  desc->flags & GLCUDA_RING_FLAG_IN_PLACE ? "(in place)" : glcuda_format_name(out_fmt),
+		  glcuda_format_get_name(desc->input_format),
+		  desc->flags & GLCUDA_RING_FLAG_IN_PLACE ? "(in place)" : glcuda_format_get_name(out_fmt),
 		  ring->timings ? ", timings" : "");
 	*out = ring;
 	return 0;
@@ -535,7 +545,7 @@ glcuda_ring_get_fd(const struct glcuda_ring *ring)
 }
 
 GLCUDA_EXPORT uint64_t
-glcuda_ring_dropped(const struct glcuda_ring *ring)
+glcuda_ring_get_dropped(const struct glcuda_ring *ring)
 {
 	return ring ? ring->dropped : 0;
 }
@@ -719,14 +729,19 @@ frame_gl_wait(struct glcuda_frame *f)
 	return 0;
 }
 
-GLCUDA_EXPORT struct glcuda_frame *
-glcuda_ring_take_newest(struct glcuda_ring *ring)
+GLCUDA_EXPORT int
+glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 {
 	struct glcuda_frame *newest = NULL;
+	int ret;
 
 	glcuda_clear_error();
-	if (!ring || device_check_gl(ring->dev, "glcuda_ring_take_newest") < 0)
-		return NULL;
+	if (!ring || !out)
+		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
+				   "glcuda_ring_take_newest: %s is NULL", ring ? "out" : "ring");
+	ret = device_check_gl(ring->dev, "glcuda_ring_take_newest");
+	if (ret < 0)
+		return ret;
 	glcuda_ring_dispatch(ring);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
@@ -734,8 +749,9 @@ glcuda_ring_take_newest(struct glcuda_ring *ring)
 		    (!newest || f->number > newest->number))
 			newest = f;
 	}
+	/* Not a failure: nothing is recorded, as for glcuda_ring_acquire(). */
 	if (!newest)
-		return NULL;
+		return -EAGAIN;
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		if (f == newest || f->state != FRAME_COMPLETED || !f->ready ||
@@ -750,9 +766,11 @@ glcuda_ring_take_newest(struct glcuda_ring *ring)
 			ring->dropped++;
 		}
 	}
-	if (frame_gl_wait(newest) < 0)
-		return NULL;
-	return newest;
+	ret = frame_gl_wait(newest);
+	if (ret < 0)
+		return ret;
+	*out = newest;
+	return 0;
 }
 
 GLCUDA_EXPORT int
@@ -895,43 +913,69 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 /* Accessors -------------------------------------------------------------- */
 
 GLCUDA_EXPORT uint64_t
-glcuda_frame_number(const struct glcuda_frame *f)
+glcuda_frame_get_number(const struct glcuda_frame *f)
 {
 	return f ? f->number : 0;
 }
 
 GLCUDA_EXPORT uint32_t
-glcuda_frame_slot(const struct glcuda_frame *f)
+glcuda_frame_get_slot(const struct glcuda_frame *f)
 {
 	return f ? f->slot : 0;
 }
 
 GLCUDA_EXPORT struct glcuda_image *
-glcuda_frame_input(const struct glcuda_frame *f)
+glcuda_frame_get_input(const struct glcuda_frame *f)
 {
 	return f ? f->input : NULL;
 }
 
 GLCUDA_EXPORT struct glcuda_image *
-glcuda_frame_output(const struct glcuda_frame *f)
+glcuda_frame_get_output(const struct glcuda_frame *f)
 {
 	return f ? f->output : NULL;
 }
 
 GLCUDA_EXPORT unsigned int
-glcuda_frame_input_fbo(const struct glcuda_frame *f)
+glcuda_frame_get_input_fbo(const struct glcuda_frame *f)
 {
 	return f ? f->fbo : 0;
 }
 
 GLCUDA_EXPORT unsigned int
-glcuda_frame_output_texture(const struct glcuda_frame *f)
+glcuda_frame_get_output_texture(const struct glcuda_frame *f)
 {
 	return f && f->output ? f->output->texture : 0;
 }
 
 GLCUDA_EXPORT CUstream
-glcuda_frame_stream(const struct glcuda_frame *f)
+glcuda_frame_get_stream(const struct glcuda_frame *f)
 {
 	return f ? f->stream : NULL;
+}
+
+GLCUDA_EXPORT void
+glcuda_ring_set_user_data(struct glcuda_ring *ring, void *user_data)
+{
+	if (ring)
+		ring->user_data = user_data;
+}
+
+GLCUDA_EXPORT void *
+glcuda_ring_get_user_data(const struct glcuda_ring *ring)
+{
+	return ring ? ring->user_data : NULL;
+}
+
+GLCUDA_EXPORT void
+glcuda_frame_set_user_data(struct glcuda_frame *f, void *user_data)
+{
+	if (f)
+		f->user_data = user_data;
+}
+
+GLCUDA_EXPORT void *
+glcuda_frame_get_user_data(const struct glcuda_frame *f)
+{
+	return f ? f->user_data : NULL;
 }

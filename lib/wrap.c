@@ -273,13 +273,13 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 }
 
 GLCUDA_EXPORT enum glcuda_image_kind
-glcuda_image_kind(const struct glcuda_image *img)
+glcuda_image_get_kind(const struct glcuda_image *img)
 {
 	return img ? img->kind : GLCUDA_IMAGE_KIND_SHARED;
 }
 
 GLCUDA_EXPORT unsigned int
-glcuda_image_plane_count(const struct glcuda_image *img)
+glcuda_image_get_plane_count(const struct glcuda_image *img)
 {
 	if (!img)
 		return 0;
@@ -287,37 +287,46 @@ glcuda_image_plane_count(const struct glcuda_image *img)
 }
 
 GLCUDA_EXPORT int
-glcuda_image_cuda_plane(const struct glcuda_image *img, unsigned int plane,
+glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
 			struct glcuda_cuda_plane *out)
 {
+	struct glcuda_cuda_plane full;
+	int ret;
+
 	glcuda_clear_error();
 	if (!img || !out)
 		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
-				   "glcuda_image_cuda_plane: %s is NULL", img ? "out" : "img");
-	if (plane >= glcuda_image_plane_count(img))
+				   "glcuda_image_get_cuda_plane: %s is NULL", img ? "out" : "img");
+	if (plane >= glcuda_image_get_plane_count(img))
 		return glcuda_fail(img->dev, -EINVAL,
-				   "glcuda_image_cuda_plane: plane %u of an image with %u", plane,
-				   glcuda_image_plane_count(img));
-	memset(out, 0, sizeof(*out));
+				   "glcuda_image_get_cuda_plane: plane %u of an image with %u", plane,
+				   glcuda_image_get_plane_count(img));
+	ret = cuda_plane_check(img->dev, out);
+	if (ret < 0)
+		return ret;
+	/* Filled in full here, then copied out as far as the caller's size
+	 * reaches. */
+	memset(&full, 0, sizeof(full));
 	if (img->kind == GLCUDA_IMAGE_KIND_SHARED) {
-		out->array = img->cu.array;
-		out->surface = img->cu.surface;
-		out->texture = img->cu.texture;
-		out->width = img->width;
-		out->height = img->height;
-		out->format = img->fmt->cu_format;
-		out->channels = img->fmt->cu_channels;
-		return 0;
+		full.array = img->cu.array;
+		full.surface = img->cu.surface;
+		full.texture = img->cu.texture;
+		full.width = img->width;
+		full.height = img->height;
+		full.format = img->fmt->cu_format;
+		full.channels = img->fmt->cu_channels;
+	} else {
+		const struct cuda_plane *p = &img->planes[plane];
+		full.array = p->array;
+		full.surface = p->surface;
+		full.texture = p->texture;
+		full.pointer = p->pointer;
+		full.pitch = p->pitch;
+		full.width = p->width;
+		full.height = p->height;
+		full.format = p->format;
+		full.channels = p->channels;
 	}
-	const struct cuda_plane *p = &img->planes[plane];
-	out->array = p->array;
-	out->surface = p->surface;
-	out->texture = p->texture;
-	out->pointer = p->pointer;
-	out->pitch = p->pitch;
-	out->width = p->width;
-	out->height = p->height;
-	out->format = p->format;
-	out->channels = p->channels;
+	cuda_plane_copy_out(out, &full);
 	return 0;
 }

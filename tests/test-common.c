@@ -60,8 +60,8 @@ test_headless(bool gles)
 	int ret = glcuda_headless_new(-1, gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
 
 	if (ret < 0) {
-		printf("SKIP: no EGL display/context: %s: %s\n", glcuda_error_name(ret),
-		       glcuda_last_error());
+		printf("SKIP: no EGL display/context: %s: %s\n", glcuda_error_get_name(ret),
+		       glcuda_get_last_error());
 		exit(77);
 	}
 	return hl;
@@ -221,7 +221,7 @@ test_require_egl(void)
 		int ret = glcuda_headless_new(-1, 0, &hl);
 		if (ret < 0) {
 			printf("SKIP: no EGL display or GL context: %s: %s\n",
-			       glcuda_error_name(ret), glcuda_last_error());
+			       glcuda_error_get_name(ret), glcuda_get_last_error());
 			fflush(stdout);
 			_exit(77);
 		}
@@ -261,9 +261,9 @@ test_render_frame(struct glcuda_frame *f, uint32_t w, uint32_t h)
 	uint8_t c[4];
 	GLint prev;
 
-	test_frame_color(glcuda_frame_number(f), c);
+	test_frame_color(glcuda_frame_get_number(f), c);
 	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
-	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
 	glViewport(0, 0, (GLsizei)w, (GLsizei)h);
 	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f);
 	glClear(GL_COLOR_BUFFER_BIT);

@@ -30,10 +30,10 @@ roundtrip_one(struct gpu *g, const struct format_info *fmt, bool gles, CUstream 
 
 	ret = glcuda_image_new(g->dev, 61, 37, fmt->format, 0, &img);
 	ck_assert_msg(ret == 0, "%s %s: %s: %s", api_name(gles), fmt->name,
-		      glcuda_error_name(ret), glcuda_last_error());
+		      glcuda_error_get_name(ret), glcuda_get_last_error());
 	for (uint32_t round = 0; round < 2; round++) {
 		snprintf(tag, sizeof(tag), "%s %s %s round %u", api_name(gles), fmt->name,
-			 glcuda_sync_mode_name(glcuda_device_get_caps(g->dev)->sync_mode), round);
+			 glcuda_sync_mode_get_name(glcuda_device_get_caps(g->dev)->sync_mode), round);
 		gpu_roundtrip(g, img, img->texture, fmt, 10 + round * 2, stream, tag);
 	}
 	glcuda_image_destroy(img);
@@ -58,7 +58,7 @@ START_TEST(formats_x_modes)
 		roundtrip_one(&g, fmt, gles, stream, &passed);
 	}
 	printf("%s %s: %d/%d formats exact both ways\n", api_name(gles),
-	       glcuda_sync_mode_name(mode), passed, GLCUDA_FORMAT_COUNT - 1);
+	       glcuda_sync_mode_get_name(mode), passed, GLCUDA_FORMAT_COUNT - 1);
 	ck_cu(glcuda_cuda.cuStreamDestroy(stream));
 	gpu_teardown(&g);
 }
@@ -151,7 +151,7 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 		}
 		ck_ok(glcuda_handoff_to_cuda(g->dev, img, n, stream));
 		for (uint32_t i = 0; i < n; i++) {
-			CUsurfObject surf = glcuda_image_cuda_surface(img[i]);
+			CUsurfObject surf = glcuda_image_get_cuda_surface(img[i]);
 			int iw = (int)w, ih = (int)h;
 			unsigned int key = batch_key(i);
 			void *args[] = { &surf, &iw, &ih, &key };
@@ -164,7 +164,7 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 			 * waiting for GL's signals. */
 			ck_assert_msg(glcuda_cuda.cuStreamQuery(stream) == CUDA_ERROR_NOT_READY,
 				      "%s round %u: CUDA ran ahead of GL's batch of %u images",
-				      glcuda_sync_mode_name(mode), round, n);
+				      glcuda_sync_mode_get_name(mode), round, n);
 			*gate = 1;
 			__sync_synchronize();
 		}
@@ -180,7 +180,7 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 			bad = test_first_mismatch(want, got, fmt, w, h);
 			ck_assert_msg(bad < 0, "%s batched round %u image %u/%u: pixel %ld is "
 				      "%02x%02x%02x%02x, want %02x%02x%02x%02x (GL's colour "
-				      "%02x%02x%02x%02x ^ key %08x)", glcuda_sync_mode_name(mode),
+				      "%02x%02x%02x%02x ^ key %08x)", glcuda_sync_mode_get_name(mode),
 				      round, i, n, bad, got[bad * 4], got[bad * 4 + 1],
 				      got[bad * 4 + 2], got[bad * 4 + 3], want[0], want[1], want[2],
 				      want[3], c[0], c[1], c[2], c[3], key);
@@ -248,16 +248,16 @@ START_TEST(in_flight)
 			ck_assert(test_gl_readback(img[i]->texture, fmt, w, h, got));
 			ck_assert_msg(test_first_mismatch(b[i], got, fmt, w, h) < 0,
 				      "%s round %u image %u: GL read stale or wrong pixels",
-				      glcuda_sync_mode_name(mode), round, i);
+				      glcuda_sync_mode_get_name(mode), round, i);
 			ck_cu(glcuda_cuda.cuStreamSynchronize(stream[i]));
 			ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount[i], 8));
 			ck_assert_msg(count[0] == 0, "%s round %u image %u: CUDA saw %u wrong pixels",
-				      glcuda_sync_mode_name(mode), round, i, count[0]);
+				      glcuda_sync_mode_get_name(mode), round, i, count[0]);
 		}
 	}
 	batched_handoffs(&g, img, n, w, h, stream[0], mode);
 	printf("%s, %s: 3 images in flight x 30 rounds + 10 batched hand-offs: exact\n",
-	       glcuda_sync_mode_name(mode), one_stream ? "one stream" : "three streams");
+	       glcuda_sync_mode_get_name(mode), one_stream ? "one stream" : "three streams");
 	for (uint32_t i = 0; i < n; i++) {
 		glcuda_image_destroy(img[i]);
 		if (!(one_stream && i > 0))
@@ -326,7 +326,7 @@ START_TEST(no_cpu_blocking)
 	ck_assert_int_ne(glClientWaitSync(fence, 0, 0), GL_TIMEOUT_EXPIRED);
 	glDeleteSync(fence);
 	printf("%s: the GL->CUDA->GL round trip was issued with the stream gated; "
-	       "no call waited\n", glcuda_sync_mode_name(mode));
+	       "no call waited\n", glcuda_sync_mode_get_name(mode));
 
 	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
 	glcuda_image_destroy(img);
@@ -436,7 +436,7 @@ START_TEST(bad_input)
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 	ck_ok(glcuda_image_new(g.dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &img));
 	ck_ok(glcuda_image_new(g.dev, 32, 32, GLCUDA_FORMAT_R8, 0, &img2));
-	ck_ok(glcuda_device_new(glcuda_headless_display(g.hl), glcuda_headless_context(g.hl),
+	ck_ok(glcuda_device_new(glcuda_headless_get_display(g.hl), glcuda_headless_get_context(g.hl),
 				NULL, &dev2));
 	ck_ok(glcuda_image_new(dev2, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &other));
 
@@ -459,7 +459,7 @@ START_TEST(bad_input)
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 	ck_assert_int_eq(glcuda_handoff_to_cuda(g.dev, &img, 1, stream), GLCUDA_ERROR_BAD_STATE);
 	/* Without the context current: an error, nothing changes. */
-	ck_assert(eglMakeCurrent(glcuda_headless_display(g.hl), EGL_NO_SURFACE, EGL_NO_SURFACE,
+	ck_assert(eglMakeCurrent(glcuda_headless_get_display(g.hl), EGL_NO_SURFACE, EGL_NO_SURFACE,
 				 EGL_NO_CONTEXT));
 	ck_assert_int_eq(glcuda_handoff_to_gl(g.dev, &img, 1, stream),
 			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);

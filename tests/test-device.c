@@ -8,9 +8,12 @@
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct log_counts {
 	int debug, info, error;
@@ -34,17 +37,185 @@ count_log(enum glcuda_log_priority prio, void *user_data, const char *fmt, va_li
 START_TEST(null_arguments)
 {
 	struct glcuda_headless *hl = test_headless(false);
-	EGLDisplay dpy = glcuda_headless_display(hl);
-	EGLContext ctx = glcuda_headless_context(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
 	struct glcuda_device *dev = (void *)0x1;
 
 	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
 	ck_assert_ptr_eq(dev, (void *)0x1); /* untouched on failure */
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "display"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "display"));
 	ck_assert_int_eq(glcuda_device_new(dpy, EGL_NO_CONTEXT, NULL, &dev), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "context"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "context"));
 	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, NULL), -EINVAL);
 	glcuda_device_destroy(NULL); /* no-op */
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* stderr goes to a file between the two calls; stderr_end returns how many
+ * bytes were written to it meanwhile. */
+static int
+stderr_begin(void)
+{
+	char path[] = "/tmp/glcuda-stderr.XXXXXX";
+	int fd = mkstemp(path), saved;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_eq(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	close(fd);
+	return saved;
+}
+
+static long
+stderr_end(int saved)
+{
+	struct stat st;
+
+	fflush(stderr);
+	ck_assert_int_eq(fstat(STDERR_FILENO, &st), 0);
+	ck_assert_int_eq(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	return (long)st.st_size;
+}
+
+/* The process-wide handler gets what happens before a device exists, and
+ * the messages of devices without a handler; a device's handler wins. */
+START_TEST(global_log_handler)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
+	struct glcuda_device *dev = NULL;
+	struct log_counts global = { 0 }, own = { 0 };
+	struct glcuda_device_options opts = {
+		.size = sizeof(opts),
+		.log_func = count_log,
+		.log_user_data = &own,
+	};
+	int saved;
+
+	unsetenv("GLCUDA_LOG");
+	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR);
+
+	/* Without a handler, an early failure goes to stderr. */
+	saved = stderr_begin();
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_gt(stderr_end(saved), 0);
+
+	/* With one, to the handler only. */
+	glcuda_set_log_handler(count_log, &global);
+	saved = stderr_begin();
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(stderr_end(saved), 0);
+	ck_assert_int_eq(global.error, 2);
+	ck_assert_ptr_nonnull(strstr(global.last, "EINVAL"));
+	ck_assert_ptr_null(dev);
+
+	/* A device without a handler of its own fails through the global one
+	 * (its context is not current: the device exists by then). */
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	memset(&global, 0, sizeof(global));
+	saved = stderr_begin();
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(stderr_end(saved), 0);
+	ck_assert_int_eq(global.error, 1);
+	ck_assert_ptr_nonnull(strstr(global.last, "GLCUDA_ERROR_NO_CURRENT_CONTEXT"));
+
+	/* A device's own handler wins. */
+	memset(&global, 0, sizeof(global));
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(global.error, 0);
+	ck_assert_int_eq(own.error, 1);
+
+	/* The priority filters messages without a device. */
+	glcuda_set_log_priority(GLCUDA_LOG_PRIORITY_ERROR + 1);
+	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR + 1);
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(global.error, 0);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "display")); /* still recorded */
+	glcuda_set_log_priority(0);
+	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR);
+	setenv("GLCUDA_LOG", "debug", 1);
+	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_DEBUG);
+	unsetenv("GLCUDA_LOG");
+
+	/* NULL puts stderr back. */
+	glcuda_set_log_handler(NULL, NULL);
+	saved = stderr_begin();
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_gt(stderr_end(saved), 0);
+	ck_assert_int_eq(global.error, 0);
+
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx));
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* options.size: older sizes work, with the members past them at their
+ * defaults; sizes that are no version of the struct fail. The context is
+ * not current, so every call that gets past the options fails with
+ * GLCUDA_ERROR_NO_CURRENT_CONTEXT, logged through the handler in use. */
+START_TEST(options_size)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
+	struct glcuda_device *dev = (void *)0x1;
+	struct log_counts global = { 0 }, own = { 0 };
+	struct glcuda_device_options opts;
+	const size_t bad[] = {
+		0,                                     /* not set */
+		sizeof(opts) + sizeof(void *),         /* a newer glcuda's */
+		offsetof(struct glcuda_device_options, cuda_context) + 4, /* inside */
+		sizeof(size_t),                        /* nothing but size */
+	};
+
+	glcuda_device_options_init(&opts);
+	ck_assert_uint_eq(opts.size, sizeof(opts));
+	ck_assert_int_eq(opts.sync_mode, GLCUDA_SYNC_AUTO);
+	ck_assert_ptr_null(opts.log_func);
+	glcuda_set_log_handler(count_log, &global);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		opts.size = bad[i];
+		ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev), -EINVAL);
+		ck_assert_ptr_eq(dev, (void *)0x1);
+		ck_assert_msg(strstr(glcuda_get_last_error(), "glcuda_device_options.size"),
+			      "size %zu: %s", bad[i], glcuda_get_last_error());
+	}
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "sizeof"));
+
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	opts.log_func = count_log;
+	opts.log_user_data = &own;
+	/* The current size, and an older one that has the handler: it is
+	 * used. */
+	opts.size = sizeof(opts);
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	opts.size = offsetof(struct glcuda_device_options, log_priority);
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(own.error, 2);
+	/* A caller built before log_func existed: the handler it cannot have
+	 * set is not read, the default (the global handler) is used. */
+	memset(&global, 0, sizeof(global));
+	opts.size = offsetof(struct glcuda_device_options, log_func);
+	ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev),
+			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
+	ck_assert_int_eq(own.error, 2);
+	ck_assert_int_eq(global.error, 1);
+	ck_assert_ptr_eq(dev, (void *)0x1);
+
+	glcuda_set_log_handler(NULL, NULL);
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx));
 	glcuda_headless_destroy(hl);
 }
 END_TEST
@@ -52,15 +223,15 @@ END_TEST
 START_TEST(context_not_current)
 {
 	struct glcuda_headless *hl = test_headless(false);
-	EGLDisplay dpy = glcuda_headless_display(hl);
-	EGLContext ctx = glcuda_headless_context(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
 	struct glcuda_device *dev = NULL;
 
 	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
 	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, &dev),
 			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
 	ck_assert_ptr_null(dev);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "eglMakeCurrent"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "eglMakeCurrent"));
 	/* glcuda never makes a context current itself. */
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
 	glcuda_headless_destroy(hl);
@@ -84,7 +255,7 @@ make_context(EGLDisplay dpy, EGLenum api, int major, int minor)
 START_TEST(gl_too_old)
 {
 	struct glcuda_headless *hl = test_headless(false);
-	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	struct glcuda_device *dev = NULL;
 	EGLContext old = make_context(dpy, EGL_OPENGL_API, 3, 3);
 
@@ -97,7 +268,7 @@ START_TEST(gl_too_old)
 	} else {
 		ck_assert_int_eq(glcuda_device_new(dpy, old, NULL, &dev), GLCUDA_ERROR_GL_TOO_OLD);
 		ck_assert_ptr_null(dev);
-		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "4.5"));
+		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "4.5"));
 	}
 	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
 	eglDestroyContext(dpy, old);
@@ -109,7 +280,7 @@ END_TEST
 START_TEST(gles2_context)
 {
 	struct glcuda_headless *hl = test_headless(true);
-	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	struct glcuda_device *dev = NULL;
 	EGLContext es2 = make_context(dpy, EGL_OPENGL_ES_API, 2, 0);
 
@@ -173,6 +344,7 @@ no_cuda_driver(bool gles)
 	struct some_gl_state state;
 	struct log_counts logs = { 0 };
 	struct glcuda_device_options opts = {
+		.size = sizeof(opts),
 		.log_func = count_log,
 		.log_user_data = &logs,
 		.log_priority = GLCUDA_LOG_PRIORITY_DEBUG,
@@ -189,13 +361,13 @@ no_cuda_driver(bool gles)
 	fds = test_count_fds();
 	test_count_gl_names(&before, 256);
 	for (int i = 0; i < 3; i++) {
-		ck_assert_int_eq(glcuda_device_new(glcuda_headless_display(hl),
-						   glcuda_headless_context(hl), &opts, &dev),
+		ck_assert_int_eq(glcuda_device_new(glcuda_headless_get_display(hl),
+						   glcuda_headless_get_context(hl), &opts, &dev),
 				 GLCUDA_ERROR_NO_CUDA_DRIVER);
 		ck_assert_ptr_null(dev);
 	}
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "libcuda.so.1"));
-	ck_assert_str_eq(glcuda_error_name(GLCUDA_ERROR_NO_CUDA_DRIVER),
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "libcuda.so.1"));
+	ck_assert_str_eq(glcuda_error_get_name(GLCUDA_ERROR_NO_CUDA_DRIVER),
 			 "GLCUDA_ERROR_NO_CUDA_DRIVER");
 	/* The debug line about the GL context, and the error. */
 	ck_assert_int_ge(logs.debug, 3);
@@ -205,19 +377,19 @@ no_cuda_driver(bool gles)
 	test_count_gl_names(&after, 256);
 	ck_assert_gl_names_eq(&before, &after);
 	check_gl_state(&state);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
 
 	/* Raising the threshold keeps debug lines out. */
 	memset(&logs, 0, sizeof(logs));
 	opts.log_priority = GLCUDA_LOG_PRIORITY_ERROR;
-	glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), &opts, &dev);
+	glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), &opts, &dev);
 	ck_assert_int_eq(logs.debug, 0);
 	ck_assert_int_eq(logs.info, 0);
 	ck_assert_int_eq(logs.error, 1);
 	/* GLCUDA_LOG=debug raises it again. */
 	memset(&logs, 0, sizeof(logs));
 	setenv("GLCUDA_LOG", "debug", 1);
-	glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), &opts, &dev);
+	glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), &opts, &dev);
 	unsetenv("GLCUDA_LOG");
 	ck_assert_int_ge(logs.debug, 1);
 
@@ -246,9 +418,9 @@ START_TEST(gl_vulkan_binding)
 	const struct glcuda_caps *caps;
 	int ret;
 
-	ret = device_new_internal(glcuda_headless_display(hl), glcuda_headless_context(hl),
+	ret = device_new_internal(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
 				  NULL, false, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 	caps = glcuda_device_get_caps(dev);
 	ck_assert_int_eq(caps->gl_api, _i == 1 ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL);
 	ck_assert_int_ge(caps->gl_major * 10 + caps->gl_minor, _i == 1 ? 30 : 45);
@@ -278,33 +450,33 @@ full_binding(bool gles)
 	int ret;
 
 	set_unusual_gl_state(&state, &tex, &fbo);
-	ret = glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl),
+	ret = glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
 				NULL, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 	caps = glcuda_device_get_caps(dev);
 	printf("%s %d.%d on \"%s\"; Vulkan \"%s\"; CUDA %d \"%s\" (driver %d); sync %s\n",
 	       gles ? "GLES" : "GL", caps->gl_major, caps->gl_minor, caps->gl_renderer,
 	       caps->vulkan_device_name, caps->cuda_ordinal, caps->cuda_device_name,
-	       caps->cuda_driver_version, glcuda_sync_mode_name(caps->sync_mode));
+	       caps->cuda_driver_version, glcuda_sync_mode_get_name(caps->sync_mode));
 	ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_TIMELINE);
 	ck_assert_int_ge(caps->cuda_ordinal, 0);
-	ck_assert_int_eq(glcuda_cuda.cuDeviceGetUuid(&uuid, glcuda_device_cuda_device(dev)),
+	ck_assert_int_eq(glcuda_cuda.cuDeviceGetUuid(&uuid, glcuda_device_get_cuda_device(dev)),
 			 CUDA_SUCCESS);
 	ck_assert(memcmp(uuid.bytes, caps->device_uuid, 16) == 0);
 	ck_assert(memcmp(vk_exporter_info(dev->vk)->device_uuid, caps->device_uuid, 16) == 0);
-	ck_assert_ptr_nonnull(glcuda_device_cuda_context(dev));
+	ck_assert_ptr_nonnull(glcuda_device_get_cuda_context(dev));
 	check_gl_state(&state);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
 	glcuda_device_destroy(dev);
 	/* Tearing down the drivers leaves the caller's context current. */
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
 
 	/* Forced modes. */
 	for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++) {
-		struct glcuda_device_options opts = { .sync_mode = (enum glcuda_sync_mode)m };
-		ret = glcuda_device_new(glcuda_headless_display(hl),
-					glcuda_headless_context(hl), &opts, &dev);
-		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+		struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = (enum glcuda_sync_mode)m };
+		ret = glcuda_device_new(glcuda_headless_get_display(hl),
+					glcuda_headless_get_context(hl), &opts, &dev);
+		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 		ck_assert_int_eq(glcuda_device_get_caps(dev)->sync_mode, m);
 		glcuda_device_destroy(dev);
 	}
@@ -332,6 +504,8 @@ glcuda_device_suite(void)
 	TCase *tc = tcase_create("arguments");
 	tcase_add_test(tc, null_arguments);
 	tcase_add_test(tc, context_not_current);
+	tcase_add_test(tc, global_log_handler);
+	tcase_add_test(tc, options_size);
 	tcase_add_test(tc, gl_too_old);
 	tcase_add_test(tc, gles2_context);
 	suite_add_tcase(s, tc);

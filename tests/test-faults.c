@@ -63,17 +63,17 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 {
 	struct glcuda_device *dev = NULL;
 	struct glcuda_image *a = NULL, *b = NULL, *wt = NULL, *we = NULL;
-	EGLDisplay dpy = glcuda_headless_display(hl);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	EGLImage eimg = EGL_NO_IMAGE;
 	GLuint tex[2];
 	struct glcuda_ring *ring = NULL;
-	struct glcuda_ring_desc desc = { .width = 128, .height = 72, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 128, .height = 72, .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8,
 					 .flags = GLCUDA_RING_FLAG_TIMINGS };
 	int ret;
 
 #define STEP(call) do { ret = (call); if (ret < 0) { *failed_call = #call; goto out; } } while (0)
-	STEP(glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), NULL,
+	STEP(glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), NULL,
 			       &dev));
 	STEP(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &a));
 	STEP(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA16F, 0, &b));
@@ -89,7 +89,7 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 		glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 32, 32);
 	}
 	glBindTexture(GL_TEXTURE_2D, 0);
-	eimg = eglCreateImage(dpy, glcuda_headless_context(hl), EGL_GL_TEXTURE_2D,
+	eimg = eglCreateImage(dpy, glcuda_headless_get_context(hl), EGL_GL_TEXTURE_2D,
 			      (EGLClientBuffer)(uintptr_t)tex[1], NULL);
 	ck_assert_ptr_ne(eimg, EGL_NO_IMAGE);
 	STEP(glcuda_image_wrap_gl_texture(dev, tex[0], GL_TEXTURE_2D, 0, &wt));
@@ -105,9 +105,11 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 		struct glcuda_frame_timings tm;
 		ret = glcuda_ring_acquire(ring, &f);
 		if (ret == -EAGAIN) {
-			t = glcuda_ring_take_newest(ring);
-			if (t)
+			ret = glcuda_ring_take_newest(ring, &t);
+			if (ret != -EAGAIN) {
+				STEP(ret);
 				STEP(glcuda_frame_release(t));
+			}
 			n--;
 			continue;
 		}
@@ -157,8 +159,9 @@ START_TEST(every_cuda_call)
 	/* One clean run loads the CUDA driver (the test's calls below go
 	 * through glcuda's table of it). */
 	ret = scenario(hl, &call);
-	ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_name(ret),
-		      glcuda_last_error());
+	ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
+	glFinish();
 	/* Keep the primary context alive across runs to read free memory
 	 * (and count fds after it: the context holds some of its own). */
 	{
@@ -171,8 +174,8 @@ START_TEST(every_cuda_call)
 	 * kept) are made by now, so the baseline can be compared exactly. */
 	for (int warm = 0; warm < 2; warm++) {
 		ret = scenario(hl, &call);
-		ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_name(ret),
-			      glcuda_last_error());
+		ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
 	}
 	free0 = ctx_free_memory(ctx);
 	fds = test_count_fds();
@@ -198,19 +201,19 @@ START_TEST(every_cuda_call)
 			const char *cu_call = failed_cuda_call ? failed_cuda_call : "cuInit";
 			char code[64];
 			snprintf(code, sizeof(code), "(%d)", (int)err);
-			ck_assert_msg(strstr(glcuda_last_error(), code) ||
+			ck_assert_msg(strstr(glcuda_get_last_error(), code) ||
 				      ret == GLCUDA_ERROR_DEVICE_LOST,
 				      "N=%lu: %s failed with %s but the message does not name "
-				      "the CUDA code %s: %s", n, call, glcuda_error_name(ret),
-				      code, glcuda_last_error());
+				      "the CUDA code %s: %s", n, call, glcuda_error_get_name(ret),
+				      code, glcuda_get_last_error());
 			/* The entry point that was made to fail, by name
 			 * (glcuda's messages start "cuEventCreate: ..."). */
-			ck_assert_msg(names_call(glcuda_last_error(), cu_call) ||
+			ck_assert_msg(names_call(glcuda_get_last_error(), cu_call) ||
 				      (!failed_cuda_call &&
-				       names_call(glcuda_last_error(), "cuDriverGetVersion")),
+				       names_call(glcuda_get_last_error(), "cuDriverGetVersion")),
 				      "N=%lu: %s failed, but the message does not name the "
 				      "failed CUDA call %s: %s", n, call, cu_call,
-				      glcuda_last_error());
+				      glcuda_get_last_error());
 		}
 		glFinish();
 		ck_assert_msg(test_count_fds() == fds, "N=%lu (%s): fds %d -> %d", n,

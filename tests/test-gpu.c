@@ -21,18 +21,18 @@ gpu_require_cuda(void)
 void
 gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode)
 {
-	struct glcuda_device_options opts = { .sync_mode = mode };
+	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = mode };
 	static const int sizes[] = { 1, 2, 4, 8, 16 };
 	int ret;
 
 	memset(g, 0, sizeof(*g));
 	g->hl = test_headless(gles);
-	ret = glcuda_device_new(glcuda_headless_display(g->hl), glcuda_headless_context(g->hl),
+	ret = glcuda_device_new(glcuda_headless_get_display(g->hl), glcuda_headless_get_context(g->hl),
 				&opts, &g->dev);
 	ck_assert_msg(ret == 0, "glcuda_device_new (%s, %s): %s: %s",
-		      gles ? "GLES" : "GL", glcuda_sync_mode_name(mode),
-		      glcuda_error_name(ret), glcuda_last_error());
-	ck_cu(glcuda_cuda.cuCtxPushCurrent(glcuda_device_cuda_context(g->dev)));
+		      gles ? "GLES" : "GL", glcuda_sync_mode_get_name(mode),
+		      glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_cu(glcuda_cuda.cuCtxPushCurrent(glcuda_device_get_cuda_context(g->dev)));
 	ck_cu(glcuda_cuda.cuModuleLoadData(&g->module, glcuda_test_fatbin));
 	for (size_t i = 0; i < ARRAY_LENGTH(sizes); i++) {
 		char name[32];
@@ -61,11 +61,11 @@ void
 gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr expect,
 		   CUdeviceptr fill, CUdeviceptr dcount, CUstream stream)
 {
-	CUsurfObject surf = glcuda_image_cuda_surface(img);
-	int w = (int)glcuda_image_width(img), h = (int)glcuda_image_height(img);
+	CUsurfObject surf = glcuda_image_get_cuda_surface(img);
+	int w = (int)glcuda_image_get_width(img), h = (int)glcuda_image_get_height(img);
 	CUdeviceptr first = dcount + 4;
 	void *args[] = { &surf, &w, &h, &expect, &fill, &dcount, &first };
-	unsigned int bpp = glcuda_format_bytes_per_pixel(glcuda_image_format(img));
+	unsigned int bpp = glcuda_format_get_bytes_per_pixel(glcuda_image_get_format(img));
 
 	ck_cu(glcuda_cuda.cuLaunchKernel(g->check_and_fill[bpp], (unsigned)(w + 15) / 16,
 					 (unsigned)(h + 15) / 16, 1, 16, 16, 1, 0, stream, args,
@@ -99,7 +99,7 @@ void
 gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
 	      const struct format_info *fmt, uint32_t seed, CUstream stream, const char *tag)
 {
-	const uint32_t w = glcuda_image_width(img), h = glcuda_image_height(img);
+	const uint32_t w = glcuda_image_get_width(img), h = glcuda_image_get_height(img);
 	size_t size = (size_t)w * h * fmt->bytes_per_pixel;
 	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
 	CUdeviceptr da, db, dcount;

@@ -5,6 +5,9 @@
 # first), and after glcuda's own declarations of the driver API
 # (lib/loader/cuda-types.h, what glcuda's sources use). Without the toolkit,
 # the checks with <cuda.h> are skipped (and said so).
+# They also compile before and after <EGL/egl.h> and <epoxy/egl.h> (which
+# refuses to follow <EGL/egl.h>), and their EGL handles are the EGL headers'
+# own types.
 set -eu
 
 : "${top_srcdir:?run from make check}" "${top_builddir:?run from make check}"
@@ -18,6 +21,18 @@ trap 'rm -rf "$tmp"' EXIT
 # warnings are not ours to fix. -I becomes -isystem.
 system_includes=
 for flag in ${EGL_CFLAGS:-} ${CUDA_CFLAGS:-}; do
+	case $flag in
+	-I*) system_includes="$system_includes -isystem ${flag#-I}" ;;
+	*) system_includes="$system_includes $flag" ;;
+	esac
+done
+# libepoxy's flags, for the include-order checks (configure requires it).
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+epoxy_cflags=$($PKG_CONFIG --cflags epoxy) || {
+	echo "FAIL: $PKG_CONFIG --cflags epoxy"
+	exit 1
+}
+for flag in $epoxy_cflags; do
 	case $flag in
 	-I*) system_includes="$system_includes -isystem ${flag#-I}" ;;
 	*) system_includes="$system_includes $flag" ;;
@@ -42,11 +57,46 @@ use_header(void)
 {
 	const char *(*strerror_fn)(int) = glcuda_strerror;
 	struct glcuda_device_options options;
+	struct glcuda_ring_desc desc;
 
+	glcuda_device_options_init(&options);
+	glcuda_ring_desc_init(&desc);
+	if (options.size != sizeof(options) || desc.size != sizeof(desc))
+		return 0;
 	options.sync_mode = GLCUDA_SYNC_AUTO;
 	options.flags = GLCUDA_DEVICE_FLAG_NONE;
 	return strerror_fn != 0 && options.sync_mode == GLCUDA_SYNC_AUTO &&
 	       options.flags == 0;
+}
+SOURCE
+}
+
+# An EGL header and a glcuda header, in the order given. Function pointers
+# typed with EGL's own handle types must take glcuda's functions unchanged:
+# a mismatch is an error in C++ and a warning (-Werror) in C.
+write_order_source() # FILE FIRST SECOND
+{
+	cat > "$1" <<SOURCE
+#include <$2>
+#include <$3>
+
+int use_egl_types(void);
+int
+use_egl_types(void)
+{
+	int (*device_new_fn)(EGLDisplay, EGLContext,
+			     const struct glcuda_device_options *,
+			     struct glcuda_device **) = glcuda_device_new;
+	int (*wrap_fn)(struct glcuda_device *, EGLImage, uint32_t,
+		       struct glcuda_image **) = glcuda_image_wrap_egl_image;
+	EGLDisplay (*display_fn)(const struct glcuda_headless *) =
+		glcuda_headless_get_display;
+	EGLContext (*context_fn)(const struct glcuda_headless *) =
+		glcuda_headless_get_context;
+	EGLDisplay display = EGL_NO_DISPLAY;
+
+	return device_new_fn != 0 && wrap_fn != 0 && display_fn != 0 &&
+	       context_fn != 0 && display == EGL_NO_DISPLAY;
 }
 SOURCE
 }
@@ -98,4 +148,29 @@ fi
 includes="$includes -I$top_srcdir/lib"
 check_header "<glcuda/glcuda-cuda.h> after lib/loader/cuda-types.h" glcuda-cuda.h \
 	'"loader/cuda-types.h"'
+
+n=0
+order_headers="glcuda.h"
+[ "${HAVE_CUDA_TOOLKIT:-no}" = yes ] && order_headers="$order_headers glcuda-cuda.h"
+for header in $order_headers; do
+	for egl in EGL/egl.h epoxy/egl.h; do
+		for order in before after; do
+			n=$((n + 1))
+			if [ $order = before ]; then
+				write_order_source "$tmp/order$n.c" "$egl" "glcuda/$header"
+			else
+				write_order_source "$tmp/order$n.c" "glcuda/$header" "$egl"
+			fi
+			cp "$tmp/order$n.c" "$tmp/order$n.cpp"
+			# shellcheck disable=SC2086
+			compile "<$egl> $order <glcuda/$header> as C99" \
+				$CC $c_flags $includes -c -o "$tmp/c.o" "$tmp/order$n.c"
+			if command -v "${CXX%% *}" > /dev/null 2>&1; then
+				# shellcheck disable=SC2086
+				compile "<$egl> $order <glcuda/$header> as C++11" \
+					$CXX $cxx_flags $includes -c -o "$tmp/cxx.o" "$tmp/order$n.cpp"
+			fi
+		done
+	done
+done
 exit $status

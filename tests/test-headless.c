@@ -79,12 +79,12 @@ START_TEST(test_gl_context)
 	int ret;
 
 	ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_NONE, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 	ck_assert_ptr_nonnull(hl);
-	ck_assert_ptr_ne(glcuda_headless_display(hl), EGL_NO_DISPLAY);
-	ck_assert_ptr_ne(glcuda_headless_context(hl), EGL_NO_CONTEXT);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
-	ck_assert_ptr_eq(eglGetCurrentDisplay(), glcuda_headless_display(hl));
+	ck_assert_ptr_ne(glcuda_headless_get_display(hl), EGL_NO_DISPLAY);
+	ck_assert_ptr_ne(glcuda_headless_get_context(hl), EGL_NO_CONTEXT);
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentDisplay(), glcuda_headless_get_display(hl));
 	ck_assert_ptr_eq(eglGetCurrentSurface(EGL_DRAW), EGL_NO_SURFACE);
 
 	ck_assert(epoxy_is_desktop_gl());
@@ -96,9 +96,9 @@ START_TEST(test_gl_context)
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
 
 	/* The description names the display and ends with the renderer. */
-	ck_assert_int_gt(strlen(glcuda_headless_description(hl)), strlen(renderer));
-	ck_assert_ptr_nonnull(strstr(glcuda_headless_description(hl), renderer));
-	ck_assert_str_eq(glcuda_last_error(), "");
+	ck_assert_int_gt(strlen(glcuda_headless_get_description(hl)), strlen(renderer));
+	ck_assert_ptr_nonnull(strstr(glcuda_headless_get_description(hl), renderer));
+	ck_assert_str_eq(glcuda_get_last_error(), "");
 
 	glcuda_headless_destroy(hl);
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
@@ -111,8 +111,8 @@ START_TEST(test_gles_context)
 	int ret;
 
 	ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
 	ck_assert_int_eq(eglQueryAPI(), EGL_OPENGL_ES_API);
 	ck_assert(!epoxy_is_desktop_gl());
 	ck_assert_int_ge(epoxy_gl_version(), 30);
@@ -132,7 +132,7 @@ START_TEST(test_debug_context)
 	int ret;
 
 	ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_DEBUG, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 	glGetIntegerv(GL_CONTEXT_FLAGS, &flags);
 	ck_assert(flags & GL_CONTEXT_FLAG_DEBUG_BIT);
 	glcuda_headless_destroy(hl);
@@ -145,12 +145,12 @@ START_TEST(test_make_current)
 	EGLDisplay dpy;
 
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
-	dpy = glcuda_headless_display(hl);
+	dpy = glcuda_headless_get_display(hl);
 	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
 
 	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
 	ck_assert_ptr_nonnull(glGetString(GL_RENDERER));
 
 	/* Destroying a context that is not current leaves the thread alone. */
@@ -168,8 +168,8 @@ START_TEST(test_two_at_once)
 
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &a), 0);
 	ck_assert_int_eq(glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &b), 0);
-	ck_assert_ptr_ne(glcuda_headless_context(a), glcuda_headless_context(b));
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(b));
+	ck_assert_ptr_ne(glcuda_headless_get_context(a), glcuda_headless_get_context(b));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(b));
 
 	/* Both may live on the same display (a per-platform singleton):
 	 * destroying one must not terminate it under the other. */
@@ -191,7 +191,7 @@ START_TEST(test_display_ownership)
 	EGLint major, minor;
 
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
-	dpy = glcuda_headless_display(hl);
+	dpy = glcuda_headless_get_display(hl);
 	ck_assert_ptr_nonnull(eglQueryString(dpy, EGL_VENDOR));
 	glcuda_headless_destroy(hl);
 	ck_assert_ptr_null(eglQueryString(dpy, EGL_VENDOR));
@@ -199,7 +199,7 @@ START_TEST(test_display_ownership)
 
 	ck_assert(eglInitialize(dpy, &major, &minor));
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
-	ck_assert_ptr_eq(glcuda_headless_display(hl), dpy);
+	ck_assert_ptr_eq(glcuda_headless_get_display(hl), dpy);
 	glcuda_headless_destroy(hl);
 	ck_assert_ptr_nonnull(eglQueryString(dpy, EGL_VENDOR));
 	ck_assert(eglTerminate(dpy));
@@ -211,7 +211,7 @@ START_TEST(test_invalid_arguments)
 	struct glcuda_headless *hl = (struct glcuda_headless *)0x1;
 
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, NULL), -EINVAL);
-	ck_assert_str_ne(glcuda_last_error(), "");
+	ck_assert_str_ne(glcuda_get_last_error(), "");
 	ck_assert_int_eq(glcuda_headless_new(-2, 0, &hl), -EINVAL);
 	ck_assert_ptr_eq(hl, (struct glcuda_headless *)0x1);
 	ck_assert_int_eq(glcuda_headless_new(-1, 1u << 30, &hl), -EINVAL);
@@ -219,9 +219,9 @@ START_TEST(test_invalid_arguments)
 
 	/* NULL is accepted everywhere else. */
 	glcuda_headless_destroy(NULL);
-	ck_assert_ptr_eq(glcuda_headless_display(NULL), EGL_NO_DISPLAY);
-	ck_assert_ptr_eq(glcuda_headless_context(NULL), EGL_NO_CONTEXT);
-	ck_assert_str_eq(glcuda_headless_description(NULL), "");
+	ck_assert_ptr_eq(glcuda_headless_get_display(NULL), EGL_NO_DISPLAY);
+	ck_assert_ptr_eq(glcuda_headless_get_context(NULL), EGL_NO_CONTEXT);
+	ck_assert_str_eq(glcuda_headless_get_description(NULL), "");
 }
 END_TEST
 
@@ -247,14 +247,14 @@ START_TEST(test_cuda_ordinal_without_cuda)
 
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &current), 0);
 	ret = glcuda_headless_new(0, 0, &hl);
-	ck_assert_msg(ret == expected, "got %s: %s", glcuda_error_name(ret),
-		      glcuda_last_error());
+	ck_assert_msg(ret == expected, "got %s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	ck_assert_ptr_eq(hl, (struct glcuda_headless *)0x1);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "CUDA device 0"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "CUDA device 0"));
 	if (expected == GLCUDA_ERROR_NO_CUDA_DRIVER)
-		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "libcuda.so.1"));
+		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "libcuda.so.1"));
 
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(current));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(current));
 	ck_assert_int_eq(eglQueryAPI(), EGL_OPENGL_API);
 	glcuda_headless_destroy(current);
 	unsetenv("GLCUDA_LIBCUDA");

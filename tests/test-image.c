@@ -22,9 +22,9 @@ setup(bool gles)
 	int ret;
 
 	hl = test_headless(gles);
-	ret = device_new_internal(glcuda_headless_display(hl), glcuda_headless_context(hl),
+	ret = device_new_internal(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
 				  NULL, false, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_name(ret), glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 }
 
 static void
@@ -100,10 +100,10 @@ roundtrip(bool gles)
 			      "%s %s: not exportable here", gles ? "GLES" : "GL", fmt->name);
 		ret = glcuda_image_new(dev, w, h, fmt->format, 0, &img);
 		ck_assert_msg(ret == 0, "%s %s: %s: %s", gles ? "GLES" : "GL", fmt->name,
-			      glcuda_error_name(ret), glcuda_last_error());
-		ck_assert_uint_ne(glcuda_image_gl_texture(img), 0);
-		ck_assert_uint_eq(glcuda_image_width(img), w);
-		ck_assert_uint_eq(glcuda_image_format(img), fmt->format);
+			      glcuda_error_get_name(ret), glcuda_get_last_error());
+		ck_assert_uint_ne(glcuda_image_get_gl_texture(img), 0);
+		ck_assert_uint_eq(glcuda_image_get_width(img), w);
+		ck_assert_uint_eq(glcuda_image_get_format(img), fmt->format);
 
 		test_fill_pattern(fmt, w, h, 1, a);
 		test_fill_pattern(fmt, w, h, 2, b);
@@ -157,7 +157,7 @@ START_TEST(render_target)
 	glGenFramebuffers(1, &fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
 	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       glcuda_image_gl_texture(img), 0);
+			       glcuda_image_get_gl_texture(img), 0);
 	ck_assert_int_eq(glCheckFramebufferStatus(GL_FRAMEBUFFER), GL_FRAMEBUFFER_COMPLETE);
 	glClearColor(1.0f, 0.0f, 1.0f, 0.0f);
 	glClear(GL_COLOR_BUFFER_BIT);
@@ -202,7 +202,7 @@ START_TEST(gl_state_restored)
 	ck_assert_int_eq(v, (GLint)pbo);
 	glGetIntegerv(GL_UNPACK_ALIGNMENT, &v);
 	ck_assert_int_eq(v, 2);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
 
 	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 	glDeleteBuffers(1, &pbo);
@@ -261,15 +261,15 @@ START_TEST(bad_input)
 	ck_assert_int_eq(glcuda_image_new(dev, 0, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
 	ck_assert_int_eq(glcuda_image_new(dev, 4, 0, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
 	ck_assert_int_eq(glcuda_image_new(dev, max + 1, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "GL_MAX_TEXTURE_SIZE"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "GL_MAX_TEXTURE_SIZE"));
 	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, (enum glcuda_format)99, 0, &img), -EINVAL);
 	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_INVALID, 0, &img), -EINVAL);
 	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 1u << 30, &img), -EINVAL);
 	ck_assert_ptr_eq(img, (void *)0x1);
-	ck_assert_str_ne(glcuda_device_last_error(dev), "");
+	ck_assert_str_ne(glcuda_device_get_last_error(dev), "");
 
 	/* Without the context current. */
-	ck_assert(eglMakeCurrent(glcuda_headless_display(hl), EGL_NO_SURFACE, EGL_NO_SURFACE,
+	ck_assert(eglMakeCurrent(glcuda_headless_get_display(hl), EGL_NO_SURFACE, EGL_NO_SURFACE,
 				 EGL_NO_CONTEXT));
 	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img),
 			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
@@ -278,10 +278,10 @@ START_TEST(bad_input)
 	ck_assert_int_eq(test_count_fds(), fds);
 
 	glcuda_image_destroy(NULL);
-	ck_assert_uint_eq(glcuda_image_gl_texture(NULL), 0);
-	ck_assert_int_eq(glcuda_format_bytes_per_pixel(GLCUDA_FORMAT_RGBA16F), 8);
-	ck_assert_str_eq(glcuda_format_name(GLCUDA_FORMAT_RG16), "RG16");
-	ck_assert_str_eq(glcuda_format_name((enum glcuda_format)42), "INVALID");
+	ck_assert_uint_eq(glcuda_image_get_gl_texture(NULL), 0);
+	ck_assert_int_eq(glcuda_format_get_bytes_per_pixel(GLCUDA_FORMAT_RGBA16F), 8);
+	ck_assert_str_eq(glcuda_format_get_name(GLCUDA_FORMAT_RG16), "RG16");
+	ck_assert_str_eq(glcuda_format_get_name((enum glcuda_format)42), "INVALID");
 	teardown();
 }
 END_TEST
@@ -291,7 +291,7 @@ START_TEST(needs_cuda)
 {
 	struct glcuda_image *img = NULL;
 	struct glcuda_ring *ring = NULL;
-	struct glcuda_ring_desc desc = { .width = 64, .height = 64,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 64, .height = 64,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 
 	setup(false);
@@ -306,7 +306,7 @@ START_TEST(needs_cuda)
 	ck_assert_ptr_null(ring);
 	desc.slots = 7;
 	ck_assert_int_eq(glcuda_ring_new(dev, &desc, &ring), -EINVAL);
-	ck_assert_ptr_null(glcuda_device_cuda_context(dev));
+	ck_assert_ptr_null(glcuda_device_get_cuda_context(dev));
 	glcuda_image_destroy(img);
 	teardown();
 }
@@ -338,7 +338,7 @@ START_TEST(wrap_without_cuda)
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D, 0, NULL), -EINVAL);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, 0, GL_TEXTURE_2D, 0, &img), -EINVAL);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_3D, 0, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "target"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "target"));
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D, 1u << 20, &img),
 			 -EINVAL);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D,
@@ -347,20 +347,20 @@ START_TEST(wrap_without_cuda)
 			 -EINVAL);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_RECTANGLE, 0, &img),
 			 -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "not a GL_TEXTURE_RECTANGLE texture"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "not a GL_TEXTURE_RECTANGLE texture"));
 
 	glGenTextures(1, &gone);
 	glBindTexture(GL_TEXTURE_2D, gone);
 	glDeleteTextures(1, &gone);
 	glBindTexture(GL_TEXTURE_2D, marker);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, gone, GL_TEXTURE_2D, 0, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "not a texture of the current GL context"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "not a texture of the current GL context"));
 
 	glGenTextures(1, &bare);
 	glBindTexture(GL_TEXTURE_2D, bare);
 	glBindTexture(GL_TEXTURE_2D, marker);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, bare, GL_TEXTURE_2D, 0, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "no storage"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "no storage"));
 	glDeleteTextures(1, &bare);
 
 	/* A texture of another context that shares nothing with this one. */
@@ -379,7 +379,7 @@ START_TEST(wrap_without_cuda)
 	if (!glIsTexture(foreign)) {
 		ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, foreign, GL_TEXTURE_2D, 0,
 							      &img), -EINVAL);
-		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "share objects"));
+		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "share objects"));
 	} else {
 		/* Some drivers hand out names from one pool for all contexts
 		 * of a display: the name then means a texture here too. */
@@ -399,26 +399,51 @@ START_TEST(wrap_without_cuda)
 	ck_assert_int_eq(bound, (GLint)marker);
 
 	ck_assert_int_eq(glcuda_image_wrap_egl_image(dev, EGL_NO_IMAGE, 0, &img), -EINVAL);
-	eimg = eglCreateImage(glcuda_headless_display(hl), glcuda_headless_context(hl),
+	eimg = eglCreateImage(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
 			      EGL_GL_TEXTURE_2D, (EGLClientBuffer)(uintptr_t)tex, NULL);
 	if (eimg != EGL_NO_IMAGE) {
 		ck_assert_int_eq(glcuda_image_wrap_egl_image(dev, eimg, 0, &img),
 				 GLCUDA_ERROR_NO_CUDA_DRIVER);
-		eglDestroyImage(glcuda_headless_display(hl), eimg);
+		eglDestroyImage(glcuda_headless_get_display(hl), eimg);
 	}
 
 	/* A shared image describes its one plane. */
 	ck_assert_int_eq(glcuda_image_new(dev, 8, 4, GLCUDA_FORMAT_RG16, 0, &shared), 0);
-	ck_assert_int_eq(glcuda_image_kind(shared), GLCUDA_IMAGE_KIND_SHARED);
-	ck_assert_uint_eq(glcuda_image_plane_count(shared), 1);
-	ck_assert_int_eq(glcuda_image_cuda_plane(shared, 0, &plane), 0);
+	ck_assert_int_eq(glcuda_image_get_kind(shared), GLCUDA_IMAGE_KIND_SHARED);
+	ck_assert_uint_eq(glcuda_image_get_plane_count(shared), 1);
+	glcuda_cuda_plane_init(&plane);
+	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0, &plane), 0);
+	ck_assert_uint_eq(plane.size, sizeof(plane));
 	ck_assert_uint_eq(plane.width, 8);
 	ck_assert_uint_eq(plane.height, 4);
 	ck_assert_int_eq(plane.format, CU_AD_FORMAT_UNSIGNED_INT16);
 	ck_assert_uint_eq(plane.channels, 2);
-	ck_assert_int_eq(glcuda_image_cuda_plane(shared, 1, &plane), -EINVAL);
-	ck_assert_int_eq(glcuda_image_cuda_plane(NULL, 0, &plane), -EINVAL);
-	ck_assert_uint_eq(glcuda_image_plane_count(NULL), 0);
+	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 1, &plane), -EINVAL);
+	/* A caller built when the struct ended before format: the members
+	 * past its size are not written. */
+	memset(&plane, 0xa5, sizeof(plane));
+	plane.size = offsetof(struct glcuda_cuda_plane, format);
+	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0, &plane), 0);
+	ck_assert_uint_eq(plane.size, offsetof(struct glcuda_cuda_plane, format));
+	ck_assert_uint_eq(plane.width, 8);
+	ck_assert_uint_eq(plane.height, 4);
+	ck_assert_uint_eq(plane.channels, 0xa5a5a5a5u);
+	/* Sizes that are no version of the struct: not set, newer than this
+	 * glcuda, inside a member. Nothing is written. */
+	{
+		const size_t bad[] = { 0, sizeof(plane) + 8,
+				       offsetof(struct glcuda_cuda_plane, width) + 2, 3 };
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			memset(&plane, 0xa5, sizeof(plane));
+			plane.size = bad[i];
+			ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0, &plane), -EINVAL);
+			ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda_cuda_plane.size"));
+			ck_assert_uint_eq(plane.width, 0xa5a5a5a5u);
+		}
+	}
+	glcuda_cuda_plane_init(&plane);
+	ck_assert_int_eq(glcuda_image_get_cuda_plane(NULL, 0, &plane), -EINVAL);
+	ck_assert_uint_eq(glcuda_image_get_plane_count(NULL), 0);
 	glcuda_image_destroy(shared);
 
 	glBindTexture(GL_TEXTURE_2D, 0);

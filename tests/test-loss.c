@@ -34,16 +34,16 @@
 #define H 48
 
 #define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_name(r_), glcuda_last_error()); } while (0)
+	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
 #define ck_err(call, err) do { int r_ = (call); \
-	ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, glcuda_error_name(r_), \
-		      glcuda_error_name(err), glcuda_last_error()); } while (0)
+	ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, glcuda_error_get_name(r_), \
+		      glcuda_error_get_name(err), glcuda_get_last_error()); } while (0)
 /* A call after the loss: DEVICE_LOST, and the message says what was lost
  * (`what` and `code`: the first failure's call and code). */
 #define ck_lost(call) do { ck_err(call, GLCUDA_ERROR_DEVICE_LOST); \
-	ck_assert_msg(strstr(glcuda_last_error(), "lost earlier") && \
-		      strstr(glcuda_last_error(), what) && strstr(glcuda_last_error(), code), \
-		      "%s: %s", #call, glcuda_last_error()); \
+	ck_assert_msg(strstr(glcuda_get_last_error(), "lost earlier") && \
+		      strstr(glcuda_get_last_error(), what) && strstr(glcuda_get_last_error(), code), \
+		      "%s: %s", #call, glcuda_get_last_error()); \
 	} while (0)
 
 static struct {
@@ -81,7 +81,7 @@ resolve_fake(void)
 static struct glcuda_device *
 device_new(EGLDisplay display, EGLContext context, const struct glcuda_device_options *opts)
 {
-	struct glcuda_device_options cpu = { .sync_mode = GLCUDA_SYNC_CPU };
+	struct glcuda_device_options cpu = { .size = sizeof(cpu), .sync_mode = GLCUDA_SYNC_CPU };
 	struct glcuda_device *dev = NULL;
 
 	if (!opts)
@@ -96,7 +96,7 @@ device_new(EGLDisplay display, EGLContext context, const struct glcuda_device_op
 static struct glcuda_device *
 hl_device_new(struct glcuda_headless *hl)
 {
-	return device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), NULL);
+	return device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), NULL);
 }
 
 /* Create and destroy once (the fake gets loaded, the drivers warm up), then
@@ -104,7 +104,7 @@ hl_device_new(struct glcuda_headless *hl)
 static void
 baseline_take(struct glcuda_device *warm_up, struct baseline *b)
 {
-	struct glcuda_ring_desc desc = { .width = W, .height = H, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8,
 					 .flags = GLCUDA_RING_FLAG_TIMINGS };
 	struct glcuda_ring *ring;
@@ -139,6 +139,7 @@ static struct glcuda_ring *
 make_ring(struct glcuda_device *dev, uint32_t slots, uint32_t flags, void *stream)
 {
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = W, .height = H, .slots = slots,
 		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags, .cuda_stream = stream,
 	};
@@ -165,7 +166,7 @@ device_works(struct glcuda_device *dev)
 {
 	struct glcuda_ring *ring = make_ring(dev, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
 	struct glcuda_image *img;
-	struct glcuda_frame *f;
+	struct glcuda_frame *f, *taken;
 
 	ck_ok(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	ck_ok(glcuda_handoff_to_cuda(dev, &img, 1, NULL));
@@ -173,7 +174,8 @@ device_works(struct glcuda_device *dev)
 	for (int n = 0; n < 6; n++) {
 		f = frame_to(ring, true);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, f);
 		ck_ok(glcuda_frame_release(f));
 	}
 	glFinish();
@@ -210,7 +212,7 @@ static const struct {
 
 START_TEST(cuda_sticky_error)
 {
-	struct glcuda_ring_desc desc = { .width = W, .height = H, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_headless *hl = test_headless(false);
 	struct glcuda_frame *f0, *f1, *f2, *got;
@@ -248,16 +250,16 @@ START_TEST(cuda_sticky_error)
 	}
 	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
 	ck_assert_msg(ret == GLCUDA_ERROR_DEVICE_LOST, "%s: %s: %s", sticky_cases[_i].fail,
-		      glcuda_error_name(ret), glcuda_last_error());
+		      glcuda_error_get_name(ret), glcuda_get_last_error());
 	ck_assert_ptr_null(c);
 	/* The message names the call and the code, and says what to do. */
-	ck_assert_msg(strstr(glcuda_last_error(), sticky_cases[_i].call) &&
-		      strstr(glcuda_last_error(), sticky_cases[_i].code) &&
-		      strstr(glcuda_last_error(), "destroy"),
-		      "%s", glcuda_last_error());
-	ck_assert_str_eq(glcuda_device_last_error(dev), glcuda_last_error());
+	ck_assert_msg(strstr(glcuda_get_last_error(), sticky_cases[_i].call) &&
+		      strstr(glcuda_get_last_error(), sticky_cases[_i].code) &&
+		      strstr(glcuda_get_last_error(), "destroy"),
+		      "%s", glcuda_get_last_error());
+	ck_assert_str_eq(glcuda_device_get_last_error(dev), glcuda_get_last_error());
 	ck_assert_int_eq(fake.sticky_error(), sticky_cases[_i].sticky);
-	printf("%s -> %s\n", sticky_cases[_i].fail, glcuda_last_error());
+	printf("%s -> %s\n", sticky_cases[_i].fail, glcuda_get_last_error());
 
 	/* Every later call that does work: lost, whatever the object's state
 	 * (a state error would hide the loss from the caller). */
@@ -278,16 +280,14 @@ START_TEST(cuda_sticky_error)
 	ck_lost(glcuda_frame_release(f1));
 	ck_lost(glcuda_ring_dispatch(ring));
 	ck_lost(glcuda_ring_get_timings(ring, &t));
-	glcuda_clear_error();
-	ck_assert_ptr_null(glcuda_ring_take_newest(ring));
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "lost earlier"));
+	ck_lost(glcuda_ring_take_newest(ring, &got));
 	/* Getters keep returning what they hold; they do no work. */
 	ck_assert_int_ge(glcuda_ring_get_fd(ring), 0);
-	ck_assert_uint_eq(glcuda_frame_number(f2), 2);
-	ck_assert_uint_ne(glcuda_image_gl_texture(b), 0);
-	ck_assert_ptr_eq(glcuda_image_device(a), dev);
+	ck_assert_uint_eq(glcuda_frame_get_number(f2), 2);
+	ck_assert_uint_ne(glcuda_image_get_gl_texture(b), 0);
+	ck_assert_ptr_eq(glcuda_image_get_device(a), dev);
 	ck_assert_int_eq(glcuda_device_get_caps(dev)->sync_mode, GLCUDA_SYNC_CPU);
-	ck_assert_ptr_nonnull(glcuda_device_cuda_context(dev));
+	ck_assert_ptr_nonnull(glcuda_device_get_cuda_context(dev));
 
 	/* Destroy everything: nothing waits on the broken context, nothing
 	 * crashes. Its objects cannot be destroyed one by one (every call on
@@ -367,8 +367,9 @@ START_TEST(gl_reset)
 {
 	const char *what = "glGetGraphicsResetStatus", *code = "GL_GUILTY_CONTEXT_RESET";
 	struct glcuda_headless *hl = test_headless(_i == 1);
-	EGLDisplay display = glcuda_headless_display(hl);
+	EGLDisplay display = glcuda_headless_get_display(hl);
 	struct glcuda_device_options opts = {
+		.size = sizeof(opts),
 		.sync_mode = GLCUDA_SYNC_CPU, .log_func = log_capture,
 		.log_priority = GLCUDA_LOG_PRIORITY_INFO,
 	};
@@ -384,7 +385,7 @@ START_TEST(gl_reset)
 	/* Without reset notification, glGetGraphicsResetStatus says nothing:
 	 * glcuda says so at creation and does not ask it. */
 	log_text[0] = '\0';
-	dev = device_new(display, glcuda_headless_context(hl), &opts);
+	dev = device_new(display, glcuda_headless_get_context(hl), &opts);
 	ck_assert_ptr_nonnull(strstr(log_text, "without reset notification"));
 	gl_reset_status_hook = reset_status_guilty;
 	ck_ok(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
@@ -398,13 +399,13 @@ START_TEST(gl_reset)
 		 * make such contexts, GL and GLES). */
 		printf("%s: no context with reset notification (EGL 0x%04x)\n",
 		       _i ? "GLES" : "GL", eglGetError());
-		ctx = glcuda_headless_context(hl);
+		ctx = glcuda_headless_get_context(hl);
 		glcuda_headless_make_current(hl);
 	}
 	baseline_take(device_new(display, ctx, NULL), &base);
 	log_text[0] = '\0';
 	dev = device_new(display, ctx, &opts);
-	if (ctx != glcuda_headless_context(hl)) {
+	if (ctx != glcuda_headless_get_context(hl)) {
 		ck_assert_msg(!strstr(log_text, "without reset notification"), "%s", log_text);
 		ck_assert(dev->gl.reset_notification);
 	} else {
@@ -420,9 +421,9 @@ START_TEST(gl_reset)
 	/* The GPU resets. The next call that touches GL sees it. */
 	gl_reset_status_hook = reset_status_guilty;
 	ck_err(glcuda_ring_acquire(ring, &got), GLCUDA_ERROR_DEVICE_LOST);
-	ck_assert_msg(strstr(glcuda_last_error(), what) && strstr(glcuda_last_error(), code) &&
-		      strstr(glcuda_last_error(), "GL context"), "%s", glcuda_last_error());
-	printf("%s: %s\n", _i ? "GLES" : "GL", glcuda_last_error());
+	ck_assert_msg(strstr(glcuda_get_last_error(), what) && strstr(glcuda_get_last_error(), code) &&
+		      strstr(glcuda_get_last_error(), "GL context"), "%s", glcuda_get_last_error());
+	printf("%s: %s\n", _i ? "GLES" : "GL", glcuda_get_last_error());
 	/* Later calls, with GL or without. */
 	ck_lost(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
 	ck_lost(glcuda_handoff_to_gl(dev, &img, 1, NULL));
@@ -430,7 +431,7 @@ START_TEST(gl_reset)
 	ck_lost(glcuda_frame_release(f1));
 	ck_lost(glcuda_ring_dispatch(ring));
 	ck_lost(glcuda_ring_get_timings(ring, &(struct glcuda_frame_timings){ 0 }));
-	ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+	ck_lost(glcuda_ring_take_newest(ring, &got));
 	/* CUDA itself is fine here: its objects are destroyed one by one, and
 	 * nothing waits on work a reset GL might never let finish. */
 	glcuda_image_destroy(img);
@@ -443,7 +444,7 @@ START_TEST(gl_reset)
 
 	/* Rebuild: a new context (GL_KHR_robustness: a reset one stays
 	 * unusable), a new device. */
-	if (ctx != glcuda_headless_context(hl)) {
+	if (ctx != glcuda_headless_get_context(hl)) {
 		eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 		eglDestroyContext(display, ctx);
 		ctx = robust_context_new(display, _i == 1);
@@ -452,7 +453,7 @@ START_TEST(gl_reset)
 	dev = device_new(display, ctx, NULL);
 	device_works(dev);
 	glcuda_device_destroy(dev);
-	if (ctx != glcuda_headless_context(hl)) {
+	if (ctx != glcuda_headless_get_context(hl)) {
 		eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 		eglDestroyContext(display, ctx);
 		glcuda_headless_make_current(hl);
@@ -483,7 +484,7 @@ START_TEST(ring_destroy_host_functions_queued)
 	dev = hl_device_new(hl);
 	fds = test_count_fds();
 	if (!own_stream) {
-		ck_assert_int_eq(glcuda_cuda.cuCtxPushCurrent(glcuda_device_cuda_context(dev)), 0);
+		ck_assert_int_eq(glcuda_cuda.cuCtxPushCurrent(glcuda_device_get_cuda_context(dev)), 0);
 		ck_assert_int_eq(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), 0);
 		glcuda_cuda.cuCtxPopCurrent(&popped);
 	}
@@ -501,7 +502,7 @@ START_TEST(ring_destroy_host_functions_queued)
 	ck_assert_uint_ge(fake.pending(), 2);
 	ck_assert_uint_eq(fake.host_fns_run(), host0);
 	if (!own_stream) {
-		glcuda_cuda.cuCtxPushCurrent(glcuda_device_cuda_context(dev));
+		glcuda_cuda.cuCtxPushCurrent(glcuda_device_get_cuda_context(dev));
 		glcuda_cuda.cuStreamDestroy(stream);
 		glcuda_cuda.cuCtxPopCurrent(&popped);
 	}
@@ -550,11 +551,11 @@ START_TEST(cpu_wait_failure)
 	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuEventSynchronize:1", 1);
 	ck_err(glcuda_handoff_to_gl(dev, &img, 1, NULL), GLCUDA_ERROR_CUDA);
 	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "cuEventSynchronize"));
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "cuEventSynchronize"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"));
 	/* Not GL's yet, nor CUDA's to hand over again. */
 	ck_err(glcuda_handoff_to_cuda(dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "handed back by CUDA"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "handed back by CUDA"));
 	/* With an image in another state: refused, nothing changes. */
 	ck_ok(glcuda_handoff_to_cuda(dev, &img2, 1, NULL));
 	both[0] = img;
@@ -571,7 +572,7 @@ START_TEST(cpu_wait_failure)
 	ck_ok(glcuda_handoff_to_cuda(dev, both, 2, NULL));
 	fake.gate(1);
 	ck_err(glcuda_handoff_to_gl(dev, both, 2, NULL), GLCUDA_ERROR_CUDA);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "CUDA_ERROR_NOT_READY"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "CUDA_ERROR_NOT_READY"));
 	fake.gate(0);
 	ck_ok(glcuda_handoff_to_gl(dev, both, 2, NULL));
 

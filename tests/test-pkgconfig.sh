@@ -70,9 +70,9 @@ main(void)
 {
 	const char *msg = glcuda_strerror(GLCUDA_ERROR_NO_CUDA_DRIVER);
 
-	printf("version %s\n", glcuda_version());
+	printf("version %s\n", glcuda_get_version());
 	printf("strerror %s\n", msg);
-	if (strcmp(glcuda_version(), GLCUDA_VERSION_STRING) != 0)
+	if (strcmp(glcuda_get_version(), GLCUDA_VERSION_STRING) != 0)
 		return 1;
 	if (msg == NULL || msg[0] == '\0')
 		return 1;
@@ -96,7 +96,7 @@ if ! LD_LIBRARY_PATH=$stage$glcuda_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 fi
 cat "$tmp/out"
 if ! grep -qx "version $PACKAGE_VERSION" "$tmp/out"; then
-	echo "FAIL: glcuda_version() does not say $PACKAGE_VERSION"
+	echo "FAIL: glcuda_get_version() does not say $PACKAGE_VERSION"
 	exit 1
 fi
 if [ -z "$static" ] && command -v ldd > /dev/null; then

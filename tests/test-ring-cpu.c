@@ -28,10 +28,10 @@
 #define H 48
 
 #define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_name(r_), glcuda_last_error()); } while (0)
+	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
 #define ck_err(call, err) do { int r_ = (call); \
-	ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, glcuda_error_name(r_), \
-		      glcuda_error_name(err), glcuda_last_error()); } while (0)
+	ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, glcuda_error_get_name(r_), \
+		      glcuda_error_get_name(err), glcuda_get_last_error()); } while (0)
 
 /* The fake's controls, resolved once it is loaded. */
 static struct {
@@ -73,13 +73,13 @@ resolve_fake(void)
 static void
 env_setup_mode(struct env *e, bool gles, enum glcuda_sync_mode mode)
 {
-	struct glcuda_device_options opts = { .sync_mode = mode };
+	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = mode };
 
 	memset(e, 0, sizeof(*e));
 	e->gles = gles;
 	e->hl = test_headless(gles);
 	set_fake_uuid_from_gl();
-	ck_ok(glcuda_device_new(glcuda_headless_display(e->hl), glcuda_headless_context(e->hl),
+	ck_ok(glcuda_device_new(glcuda_headless_get_display(e->hl), glcuda_headless_get_context(e->hl),
 				&opts, &e->dev));
 	resolve_fake();
 	fake.gate(0);
@@ -108,13 +108,13 @@ verify_input(struct glcuda_frame *f)
 	uint8_t c[4], px[4] = { 0 };
 	GLint prev;
 
-	test_frame_color(glcuda_frame_number(f), c);
+	test_frame_color(glcuda_frame_get_number(f), c);
 	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
-	glBindFramebuffer(GL_READ_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
 	glReadPixels(W / 2, H / 3, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev);
 	ck_assert_msg(!memcmp(px, c, 4), "frame %llu: input %u,%u,%u,%u, rendered %u,%u,%u,%u",
-		      (unsigned long long)glcuda_frame_number(f), px[0], px[1], px[2], px[3],
+		      (unsigned long long)glcuda_frame_get_number(f), px[0], px[1], px[2], px[3],
 		      c[0], c[1], c[2], c[3]);
 }
 
@@ -122,6 +122,7 @@ static struct glcuda_ring *
 make_ring(struct env *e, uint32_t slots, uint32_t flags)
 {
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = W, .height = H, .slots = slots,
 		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
 	};
@@ -159,7 +160,7 @@ START_TEST(device_binds_fake_cuda)
 	e.hl = test_headless(_i == 1);
 	gl_semaphores = epoxy_has_gl_extension("GL_EXT_semaphore_fd");
 	set_fake_uuid_from_gl();
-	ck_ok(glcuda_device_new(glcuda_headless_display(e.hl), glcuda_headless_context(e.hl),
+	ck_ok(glcuda_device_new(glcuda_headless_get_display(e.hl), glcuda_headless_get_context(e.hl),
 				NULL, &e.dev));
 	resolve_fake();
 	caps = glcuda_device_get_caps(e.dev);
@@ -167,25 +168,25 @@ START_TEST(device_binds_fake_cuda)
 	if (!gl_semaphores) {
 		/* Mesa without GL_EXT_semaphore_fd: the CPU mode is all there is. */
 		ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_CPU);
-		ck_assert_str_eq(glcuda_sync_mode_name(caps->sync_mode), "cpu");
+		ck_assert_str_eq(glcuda_sync_mode_get_name(caps->sync_mode), "cpu");
 		ck_assert_uint_eq(caps->sync_modes_supported, 1u << GLCUDA_SYNC_CPU);
 	}
 	ck_assert_str_eq(caps->cuda_device_name, "glcuda fake CUDA device");
 	ck_assert_int_eq(caps->cuda_ordinal, 0);
 	ck_assert_int_eq(caps->cuda_driver_version, 13000);
-	ck_assert_ptr_nonnull(glcuda_device_cuda_context(e.dev));
-	ck_assert_int_eq(glcuda_device_cuda_device(e.dev), 0);
+	ck_assert_ptr_nonnull(glcuda_device_get_cuda_context(e.dev));
+	ck_assert_int_eq(glcuda_device_get_cuda_device(e.dev), 0);
 	ck_assert_uint_eq(fake.primary_refs(), 1);
 	printf("%s: \"%s\" bound to \"%s\", sync mode %s\n", _i ? "GLES" : "GL",
-	       caps->gl_renderer, caps->cuda_device_name, glcuda_sync_mode_name(caps->sync_mode));
+	       caps->gl_renderer, caps->cuda_device_name, glcuda_sync_mode_get_name(caps->sync_mode));
 	glcuda_device_destroy(e.dev);
 	ck_assert_uint_eq(fake.primary_refs(), 0);
 
 	/* Forcing the CPU mode works everywhere. */
 	{
-		struct glcuda_device_options opts = { .sync_mode = GLCUDA_SYNC_CPU };
-		ck_ok(glcuda_device_new(glcuda_headless_display(e.hl),
-					glcuda_headless_context(e.hl), &opts, &e.dev));
+		struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_CPU };
+		ck_ok(glcuda_device_new(glcuda_headless_get_display(e.hl),
+					glcuda_headless_get_context(e.hl), &opts, &e.dev));
 		ck_assert_int_eq(glcuda_device_get_caps(e.dev)->sync_mode, GLCUDA_SYNC_CPU);
 		glcuda_device_destroy(e.dev);
 	}
@@ -201,18 +202,18 @@ START_TEST(device_uuid_mismatch)
 
 	set_fake_uuid_from_gl();
 	/* Load the fake once, so the fd count below is steady. */
-	ck_ok(glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), NULL,
+	ck_ok(glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), NULL,
 				&dev));
 	resolve_fake();
 	glcuda_device_destroy(dev);
 	dev = NULL;
 	fds = test_count_fds();
 	setenv("GLCUDA_FAKE_CUDA_UUID", "00112233-4455-6677-8899-aabbccddeeff", 1);
-	ck_err(glcuda_device_new(glcuda_headless_display(hl), glcuda_headless_context(hl), NULL,
+	ck_err(glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), NULL,
 				 &dev), GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE);
 	ck_assert_ptr_null(dev);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "glcuda fake CUDA device"));
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "00112233-4455-6677-8899-aabbccddeeff"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda fake CUDA device"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "00112233-4455-6677-8899-aabbccddeeff"));
 	ck_assert_uint_eq(fake.primary_refs(), 0);
 	ck_assert_int_eq(test_count_fds(), fds);
 	glcuda_headless_destroy(hl);
@@ -250,16 +251,16 @@ START_TEST(images_every_format)
 			int ret = glcuda_image_new(e.dev, W + (uint32_t)f, H, (enum glcuda_format)f,
 						   flag_sets[k], &img);
 			ck_assert_msg(ret == 0, "%s flags 0x%x: %s: %s",
-				      glcuda_format_name((enum glcuda_format)f), flag_sets[k],
-				      glcuda_error_name(ret), glcuda_last_error());
-			ck_assert_uint_eq(glcuda_image_width(img), W + (uint32_t)f);
-			ck_assert_uint_eq(glcuda_image_height(img), H);
-			ck_assert_int_eq(glcuda_image_format(img), f);
-			ck_assert_ptr_eq(glcuda_image_device(img), e.dev);
-			ck_assert_uint_ne(glcuda_image_gl_texture(img), 0);
-			ck_assert_ptr_nonnull(glcuda_image_cuda_array(img));
-			ck_assert_uint_ne(glcuda_image_cuda_surface(img), 0);
-			ck_assert(tex == (glcuda_image_cuda_texture(img) != 0));
+				      glcuda_format_get_name((enum glcuda_format)f), flag_sets[k],
+				      glcuda_error_get_name(ret), glcuda_get_last_error());
+			ck_assert_uint_eq(glcuda_image_get_width(img), W + (uint32_t)f);
+			ck_assert_uint_eq(glcuda_image_get_height(img), H);
+			ck_assert_int_eq(glcuda_image_get_format(img), f);
+			ck_assert_ptr_eq(glcuda_image_get_device(img), e.dev);
+			ck_assert_uint_ne(glcuda_image_get_gl_texture(img), 0);
+			ck_assert_ptr_nonnull(glcuda_image_get_cuda_array(img));
+			ck_assert_uint_ne(glcuda_image_get_cuda_surface(img), 0);
+			ck_assert(tex == (glcuda_image_get_cuda_texture(img) != 0));
 			/* Memory, mipmapped array, its level, surface, the
 			 * hand-off event, and the texture object if any. */
 			ck_assert_uint_eq(fake.live_objects() - live0, tex ? 6 : 5);
@@ -304,10 +305,10 @@ START_TEST(handoff_roundtrip)
 		CUstream s = i % 2 ? NULL : CU_STREAM_LEGACY;
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, s));
 		ck_err(glcuda_handoff_to_cuda(e.dev, &img, 1, s), GLCUDA_ERROR_BAD_STATE);
-		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "owned by CUDA"));
+		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "owned by CUDA"));
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, s));
 		ck_err(glcuda_handoff_to_gl(e.dev, &img, 1, s), GLCUDA_ERROR_BAD_STATE);
-		ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "owned by GL"));
+		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "owned by GL"));
 	}
 	/* Two at once. */
 	both[0] = img;
@@ -326,7 +327,7 @@ START_TEST(handoff_roundtrip)
 	ring = make_ring(&e, 2, 0);
 	ck_ok(glcuda_ring_acquire(ring, &f));
 	{
-		struct glcuda_image *in = glcuda_frame_input(f);
+		struct glcuda_image *in = glcuda_frame_get_input(f);
 		ck_err(glcuda_handoff_to_cuda(e.dev, &in, 1, NULL), GLCUDA_ERROR_BAD_STATE);
 	}
 	glcuda_ring_destroy(ring);
@@ -345,7 +346,7 @@ END_TEST
 /* 200 frames through 3 slots, pipelined; frames presented in order. */
 START_TEST(ring_200_frames)
 {
-	struct glcuda_frame *queue[4];
+	struct glcuda_frame *queue[4], *taken;
 	unsigned int queued = 0, presented = 0, host0;
 	struct glcuda_ring *ring;
 	struct env e;
@@ -361,7 +362,7 @@ START_TEST(ring_200_frames)
 			ck_assert_uint_eq(queued, 3);
 			f = queue[0];
 			memmove(queue, queue + 1, sizeof(queue[0]) * --queued);
-			ck_assert_uint_eq(glcuda_frame_number(f), presented);
+			ck_assert_uint_eq(glcuda_frame_get_number(f), presented);
 			/* Every slot is completed, and ready: the fake ran
 			 * each frame's work when it was enqueued. */
 			ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
@@ -376,17 +377,17 @@ START_TEST(ring_200_frames)
 			continue;
 		}
 		ck_ok(ret);
-		ck_assert_uint_eq(glcuda_frame_number(f), n);
-		ck_assert_uint_eq(glcuda_frame_slot(f), n % 3);
-		ck_assert_ptr_nonnull(glcuda_frame_input(f));
-		ck_assert_ptr_nonnull(glcuda_frame_output(f));
-		ck_assert_ptr_ne(glcuda_frame_input(f), glcuda_frame_output(f));
-		ck_assert_uint_ne(glcuda_frame_input_fbo(f), 0);
-		ck_assert_uint_eq(glcuda_frame_output_texture(f),
-				  glcuda_image_gl_texture(glcuda_frame_output(f)));
-		ck_assert_ptr_nonnull(glcuda_frame_stream(f));
-		ck_assert_uint_ne(glcuda_frame_input_surface(f), 0);
-		ck_assert_uint_ne(glcuda_frame_output_surface(f), 0);
+		ck_assert_uint_eq(glcuda_frame_get_number(f), n);
+		ck_assert_uint_eq(glcuda_frame_get_slot(f), n % 3);
+		ck_assert_ptr_nonnull(glcuda_frame_get_input(f));
+		ck_assert_ptr_nonnull(glcuda_frame_get_output(f));
+		ck_assert_ptr_ne(glcuda_frame_get_input(f), glcuda_frame_get_output(f));
+		ck_assert_uint_ne(glcuda_frame_get_input_fbo(f), 0);
+		ck_assert_uint_eq(glcuda_frame_get_output_texture(f),
+				  glcuda_image_get_gl_texture(glcuda_frame_get_output(f)));
+		ck_assert_ptr_nonnull(glcuda_frame_get_stream(f));
+		ck_assert_uint_ne(glcuda_frame_get_input_surface(f), 0);
+		ck_assert_uint_ne(glcuda_frame_get_output_surface(f), 0);
 		test_render_frame(f, W, H);
 		ck_ok(glcuda_frame_submit(f));
 		ck_ok(glcuda_frame_complete(f));
@@ -396,7 +397,7 @@ START_TEST(ring_200_frames)
 	while (queued) {
 		struct glcuda_frame *f = queue[0];
 		memmove(queue, queue + 1, sizeof(queue[0]) * --queued);
-		ck_assert_uint_eq(glcuda_frame_number(f), presented);
+		ck_assert_uint_eq(glcuda_frame_get_number(f), presented);
 		ck_ok(glcuda_frame_wait_gl(f));
 		ck_ok(glcuda_frame_release(f));
 		presented++;
@@ -404,8 +405,8 @@ START_TEST(ring_200_frames)
 	ck_assert_uint_eq(presented, 200);
 	ck_assert_uint_eq(fake.host_fns_run() - host0, 200);
 	ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
-	ck_assert_ptr_null(glcuda_ring_take_newest(ring));
-	ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
+	ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
+	ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 0);
 	glcuda_ring_destroy(ring);
 	env_teardown(&e);
 }
@@ -413,7 +414,7 @@ END_TEST
 
 START_TEST(eagain_and_misuse)
 {
-	struct glcuda_ring_desc desc = { .width = W, .height = H,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_frame_timings t;
 	struct glcuda_frame *f[4], *extra;
@@ -436,6 +437,39 @@ START_TEST(eagain_and_misuse)
 	desc.input_format = GLCUDA_FORMAT_INVALID;
 	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
 	ck_assert_ptr_null(ring);
+	desc.input_format = GLCUDA_FORMAT_RGBA8;
+	/* desc.size: not set, a newer glcuda's, inside a member. */
+	{
+		const size_t bad[] = { 0, sizeof(desc) + 8,
+				       offsetof(struct glcuda_ring_desc, height) + 1 };
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			desc.size = bad[i];
+			ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
+			ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+						     "glcuda_ring_desc.size"));
+		}
+		ck_assert_ptr_null(ring);
+	}
+	/* Older sizes: the members past them are not read, their defaults
+	 * apply (here an unknown flag and a stream that is no stream). */
+	desc.flags = 0x100;
+	desc.cuda_stream = (void *)0x1;
+	desc.size = offsetof(struct glcuda_ring_desc, flags);
+	ck_ok(glcuda_ring_new(e.dev, &desc, &ring));
+	ck_ok(glcuda_ring_acquire(ring, &extra));
+	ck_assert_ptr_ne(glcuda_frame_get_stream(extra), (CUstream)0x1);
+	ck_ok(glcuda_frame_submit(extra));
+	ck_ok(glcuda_frame_complete(extra));
+	ck_ok(glcuda_frame_release(extra));
+	glcuda_ring_destroy(ring);
+	ring = NULL;
+	desc.flags = 0;
+	desc.size = offsetof(struct glcuda_ring_desc, cuda_stream);
+	ck_ok(glcuda_ring_new(e.dev, &desc, &ring));
+	glcuda_ring_destroy(ring);
+	ring = NULL;
+	desc.cuda_stream = NULL;
+	desc.size = sizeof(desc);
 
 	ring = make_ring(&e, 3, 0);
 	/* NULLs. */
@@ -446,23 +480,24 @@ START_TEST(eagain_and_misuse)
 	ck_err(glcuda_frame_wait_gl(NULL), -EINVAL);
 	ck_err(glcuda_frame_release(NULL), -EINVAL);
 	ck_err(glcuda_ring_dispatch(NULL), -EINVAL);
-	ck_assert_ptr_null(glcuda_ring_take_newest(NULL));
+	ck_err(glcuda_ring_take_newest(NULL, &extra), -EINVAL);
+	ck_err(glcuda_ring_take_newest(ring, NULL), -EINVAL);
 	ck_err(glcuda_ring_get_timings(NULL, &t), -EINVAL);
 	ck_err(glcuda_ring_get_timings(ring, NULL), -EINVAL);
 	/* Timings were not asked for. */
 	ck_err(glcuda_ring_get_timings(ring, &t), -EINVAL);
 	ck_assert_int_eq(glcuda_ring_get_fd(NULL), -1);
-	ck_assert_uint_eq(glcuda_ring_dropped(NULL), 0);
-	ck_assert_uint_eq(glcuda_frame_number(NULL), 0);
-	ck_assert_ptr_null(glcuda_frame_input(NULL));
-	ck_assert_ptr_null(glcuda_frame_stream(NULL));
+	ck_assert_uint_eq(glcuda_ring_get_dropped(NULL), 0);
+	ck_assert_uint_eq(glcuda_frame_get_number(NULL), 0);
+	ck_assert_ptr_null(glcuda_frame_get_input(NULL));
+	ck_assert_ptr_null(glcuda_frame_get_stream(NULL));
 	glcuda_ring_destroy(NULL);
 
 	/* -EAGAIN exactly when every slot is in flight. */
 	for (int i = 0; i < 3; i++) {
 		ck_ok(glcuda_ring_acquire(ring, &f[i]));
-		ck_assert_uint_eq(glcuda_frame_slot(f[i]), (uint32_t)i);
-		ck_assert_uint_eq(glcuda_frame_number(f[i]), (uint64_t)i);
+		ck_assert_uint_eq(glcuda_frame_get_slot(f[i]), (uint32_t)i);
+		ck_assert_uint_eq(glcuda_frame_get_number(f[i]), (uint64_t)i);
 	}
 	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
 	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
@@ -471,13 +506,13 @@ START_TEST(eagain_and_misuse)
 	ck_err(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
 	ck_err(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
 	ck_err(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "acquired"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "acquired"));
 	ck_ok(glcuda_frame_submit(f[0]));
 	/* Submitted. */
 	ck_err(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
 	ck_err(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
 	ck_err(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "submitted"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "submitted"));
 	ck_ok(glcuda_frame_complete(f[0]));
 	/* Completed. */
 	ck_err(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
@@ -494,7 +529,7 @@ START_TEST(eagain_and_misuse)
 	ck_err(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
 	ck_ok(glcuda_ring_acquire(ring, &extra));
 	ck_assert_ptr_eq(extra, f[0]);
-	ck_assert_uint_eq(glcuda_frame_number(extra), 3);
+	ck_assert_uint_eq(glcuda_frame_get_number(extra), 3);
 	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
 
 	/* Released without presenting: GL's wait is enqueued, the slot free. */
@@ -503,9 +538,9 @@ START_TEST(eagain_and_misuse)
 	ck_ok(glcuda_frame_release(f[1]));
 	ck_ok(glcuda_ring_acquire(ring, &extra));
 	ck_assert_ptr_eq(extra, f[1]);
-	ck_assert_uint_eq(glcuda_frame_number(extra), 4);
+	ck_assert_uint_eq(glcuda_frame_get_number(extra), 4);
 	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-	ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
+	ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 0);
 
 	/* Destroy with frames acquired, submitted and completed. */
 	ck_ok(glcuda_frame_submit(f[1]));
@@ -520,7 +555,7 @@ END_TEST
  * gate holds the work back like a busy GPU. */
 START_TEST(ready_fd)
 {
-	struct glcuda_frame *f;
+	struct glcuda_frame *f, *taken;
 	struct glcuda_ring *ring;
 	struct env e;
 	int fd;
@@ -537,15 +572,16 @@ START_TEST(ready_fd)
 		/* Gated: not ready, nothing to take. */
 		ck_assert(!fd_readable(fd));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
-		ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
+		ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 0);
 		fake.gate(0);
 		ck_assert_uint_eq(fake.pending(), 0);
 		ck_assert(fd_readable(fd));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
 		ck_assert(!fd_readable(fd)); /* drained */
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1); /* still ready */
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, f);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
 		ck_ok(glcuda_frame_release(f));
 	}
@@ -557,15 +593,62 @@ START_TEST(ready_fd)
 		fake.gate(1);
 		run_frame(ring, &b);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), a);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, a);
 		ck_ok(glcuda_frame_release(a));
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
 		fake.gate(0);
 		ck_assert(fd_readable(fd));
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), b);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, b);
 		ck_ok(glcuda_frame_release(b));
-		ck_assert_uint_eq(glcuda_ring_dropped(ring), 0);
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 0);
 	}
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* The caller's pointers on rings and frames: kept per object, across a
+ * frame's uses, and handed back with the frame take_newest returns. */
+START_TEST(user_data)
+{
+	int tags[3], ring_tag;
+	struct glcuda_frame *f, *got;
+	struct glcuda_ring *ring;
+	struct env e;
+
+	env_setup(&e, false);
+	ring = make_ring(&e, 3, 0);
+	ck_assert_ptr_null(glcuda_ring_get_user_data(ring));
+	glcuda_ring_set_user_data(ring, &ring_tag);
+	ck_assert_ptr_eq(glcuda_ring_get_user_data(ring), &ring_tag);
+	glcuda_ring_set_user_data(NULL, &ring_tag); /* no-op */
+	ck_assert_ptr_null(glcuda_ring_get_user_data(NULL));
+	ck_assert_ptr_null(glcuda_frame_get_user_data(NULL));
+	glcuda_frame_set_user_data(NULL, &ring_tag); /* no-op */
+
+	/* Three frames, one per slot, each tagged when acquired. */
+	for (int i = 0; i < 3; i++) {
+		run_frame(ring, &f);
+		ck_assert_ptr_null(glcuda_frame_get_user_data(f));
+		glcuda_frame_set_user_data(f, &tags[i]);
+	}
+	ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
+	/* The newest comes back with its own tag; the others are dropped. */
+	ck_ok(glcuda_ring_take_newest(ring, &got));
+	ck_assert_ptr_eq(glcuda_frame_get_user_data(got), &tags[2]);
+	ck_ok(glcuda_frame_release(got));
+	/* Slots are used again in order: the pointers stayed with them. */
+	for (int i = 0; i < 3; i++) {
+		run_frame(ring, &f);
+		ck_assert_ptr_eq(glcuda_frame_get_user_data(f), &tags[i]);
+		glcuda_frame_set_user_data(f, NULL);
+		ck_assert_ptr_null(glcuda_frame_get_user_data(f));
+		ck_ok(glcuda_frame_wait_gl(f));
+		ck_ok(glcuda_frame_release(f));
+	}
+	ck_assert_ptr_eq(glcuda_ring_get_user_data(ring), &ring_tag);
 	glcuda_ring_destroy(ring);
 	env_teardown(&e);
 }
@@ -584,19 +667,18 @@ START_TEST(take_newest_drops_older)
 		uint64_t last = 0;
 		for (int i = 0; i < 3; i++) {
 			run_frame(ring, &f);
-			last = glcuda_frame_number(f);
+			last = glcuda_frame_get_number(f);
 		}
 		ck_assert(fd_readable(glcuda_ring_get_fd(ring)));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
-		got = glcuda_ring_take_newest(ring);
-		ck_assert_ptr_nonnull(got);
-		ck_assert_uint_eq(glcuda_frame_number(got), last);
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
-		ck_assert_uint_eq(glcuda_ring_dropped(ring), 2 * (uint64_t)(round + 1));
+		ck_ok(glcuda_ring_take_newest(ring, &got));
+		ck_assert_uint_eq(glcuda_frame_get_number(got), last);
+		ck_err(glcuda_ring_take_newest(ring, &got), -EAGAIN);
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 2 * (uint64_t)(round + 1));
 		/* The dropped slots are free again: 3 more fit. */
 		ck_ok(glcuda_frame_release(got));
 	}
-	ck_assert_uint_eq(glcuda_ring_dropped(ring), 100);
+	ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 100);
 	glcuda_ring_destroy(ring);
 	env_teardown(&e);
 }
@@ -675,7 +757,7 @@ START_TEST(timings)
 		ck_ok(glcuda_frame_release(f));
 		for (;;) {
 			int r = glcuda_ring_get_timings(ring, &t);
-			ck_assert_msg(r >= 0, "%s", glcuda_last_error());
+			ck_assert_msg(r >= 0, "%s", glcuda_get_last_error());
 			if (r == 0)
 				break;
 			got++;
@@ -686,7 +768,7 @@ START_TEST(timings)
 	glFinish();
 	for (uint64_t prev = 0;;) {
 		int r = glcuda_ring_get_timings(ring, &t);
-		ck_assert_msg(r >= 0, "%s", glcuda_last_error());
+		ck_assert_msg(r >= 0, "%s", glcuda_get_last_error());
 		if (r == 0)
 			break;
 		got++;
@@ -747,7 +829,7 @@ START_TEST(driver_failures)
 	live0 = fake.live_objects();
 	test_count_gl_names(&before, 4096);
 	for (size_t i = 0; i < ARRAY_LENGTH(cases); i++) {
-		struct glcuda_ring_desc desc = { .width = W, .height = H, .slots = 3,
+		struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
 						 .input_format = GLCUDA_FORMAT_RGBA8,
 						 .flags = cases[i].timings ? GLCUDA_RING_FLAG_TIMINGS : 0 };
 		struct glcuda_image *img = NULL;
@@ -761,9 +843,9 @@ START_TEST(driver_failures)
 			ret = glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img);
 		unsetenv("GLCUDA_FAKE_CUDA_FAIL");
 		ck_assert_msg(ret == GLCUDA_ERROR_CUDA, "%s: %s: %s", cases[i].fail,
-			      glcuda_error_name(ret), glcuda_last_error());
-		ck_assert_msg(strstr(glcuda_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"), "%s: %s",
-			      cases[i].fail, glcuda_last_error());
+			      glcuda_error_get_name(ret), glcuda_get_last_error());
+		ck_assert_msg(strstr(glcuda_get_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"), "%s: %s",
+			      cases[i].fail, glcuda_get_last_error());
 		ck_assert_ptr_null(img);
 		ck_assert_ptr_null(ring);
 		ck_assert_msg(fake.live_objects() == live0, "%s: %u fake objects leaked",
@@ -778,7 +860,7 @@ START_TEST(driver_failures)
 	 * ready; releasing it frees the slot. */
 	{
 		struct glcuda_ring *ring = make_ring(&e, 2, 0);
-		struct glcuda_frame *f;
+		struct glcuda_frame *f, *taken;
 		ck_ok(glcuda_ring_acquire(ring, &f));
 		ck_ok(glcuda_frame_submit(f));
 		setenv("GLCUDA_FAKE_CUDA_FAIL", "cuLaunchHostFunc:1", 1);
@@ -788,7 +870,8 @@ START_TEST(driver_failures)
 		ck_ok(glcuda_frame_release(f));
 		run_frame(ring, &f);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, f);
 		ck_ok(glcuda_frame_release(f));
 		glcuda_ring_destroy(ring);
 	}
@@ -813,6 +896,7 @@ ring_cpu_suite(void)
 	tcase_add_test(tc, eagain_and_misuse);
 	tcase_add_loop_test(tc, ready_fd, 0, 2);
 	tcase_add_loop_test(tc, take_newest_drops_older, 0, 2);
+	tcase_add_test(tc, user_data);
 	tcase_add_loop_test(tc, destroy_in_flight_no_leaks, 0, 2);
 	tcase_add_loop_test(tc, timings, 0, 2);
 	tcase_add_test(tc, driver_failures);

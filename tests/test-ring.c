@@ -21,11 +21,11 @@
 static void
 launch_transform(struct gpu *g, struct glcuda_frame *f)
 {
-	CUsurfObject in = glcuda_frame_input_surface(f), out = glcuda_frame_output_surface(f);
+	CUsurfObject in = glcuda_frame_get_input_surface(f), out = glcuda_frame_get_output_surface(f);
 	int w = W, h = H;
 	void *args[] = { &in, &out, &w, &h };
 	ck_cu(glcuda_cuda.cuLaunchKernel(g->ring_transform, (W + 15) / 16, (H + 15) / 16, 1,
-					 16, 16, 1, 0, glcuda_frame_stream(f), args, NULL));
+					 16, 16, 1, 0, glcuda_frame_get_stream(f), args, NULL));
 }
 
 /* Read a few pixels of the output (test only: this waits for GL). */
@@ -36,18 +36,18 @@ verify_output(struct glcuda_frame *f, GLuint fbo)
 	uint8_t c[4], px[4];
 	GLint prev;
 
-	test_frame_color(glcuda_frame_number(f), c);
+	test_frame_color(glcuda_frame_get_number(f), c);
 	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
 	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       glcuda_frame_output_texture(f), 0);
+			       glcuda_frame_get_output_texture(f), 0);
 	const unsigned int want[4] = { 255u - c[0], 255u - c[1], 0xffu - c[2], c[3] };
 	for (size_t i = 0; i < ARRAY_LENGTH(xs); i++) {
 		glReadPixels(xs[i], ys[i], 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
 		ck_assert_msg(px[0] == want[0] && px[1] == want[1] && px[2] == want[2] &&
 			      px[3] == want[3],
 			      "frame %llu pixel (%d,%d): got %u,%u,%u,%u",
-			      (unsigned long long)glcuda_frame_number(f), xs[i], ys[i], px[0],
+			      (unsigned long long)glcuda_frame_get_number(f), xs[i], ys[i], px[0],
 			      px[1], px[2], px[3]);
 	}
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev);
@@ -57,6 +57,7 @@ static struct glcuda_ring *
 make_ring(struct gpu *g, uint32_t slots, uint32_t flags)
 {
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = W, .height = H, .slots = slots,
 		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
 	};
@@ -101,8 +102,8 @@ START_TEST(thousand_frames)
 			continue;
 		}
 		ck_ok(ret);
-		ck_assert_uint_eq(glcuda_frame_number(f), n);
-		ck_assert_uint_eq(glcuda_frame_slot(f), n % 3);
+		ck_assert_uint_eq(glcuda_frame_get_number(f), n);
+		ck_assert_uint_eq(glcuda_frame_get_slot(f), n % 3);
 		test_render_frame(f, W, H);
 		ck_ok(glcuda_frame_submit(f));
 		launch_transform(&g, f);
@@ -120,7 +121,7 @@ START_TEST(thousand_frames)
 	}
 	ck_assert_uint_eq(verified, 1000);
 	printf("%s %s: 1000 frames through 3 slots, all verified\n", gles ? "GLES" : "GL",
-	       glcuda_sync_mode_name(glcuda_device_get_caps(g.dev)->sync_mode));
+	       glcuda_sync_mode_get_name(glcuda_device_get_caps(g.dev)->sync_mode));
 	glDeleteFramebuffers(1, &fbo);
 	glcuda_ring_destroy(ring);
 	gpu_teardown(&g);
@@ -146,20 +147,19 @@ START_TEST(take_newest_drops_older)
 			ck_ok(glcuda_frame_submit(f));
 			launch_transform(&g, f);
 			ck_ok(glcuda_frame_complete(f));
-			last = glcuda_frame_number(f);
+			last = glcuda_frame_get_number(f);
 		}
 		/* Wait until all three are done (test only). */
 		ck_cu(glcuda_cuda.cuCtxSynchronize());
 		while (glcuda_ring_dispatch(ring) < 3)
 			ck_assert(fd_readable(glcuda_ring_get_fd(ring), 5000));
-		got = glcuda_ring_take_newest(ring);
-		ck_assert_ptr_nonnull(got);
-		ck_assert_uint_eq(glcuda_frame_number(got), last);
+		ck_ok(glcuda_ring_take_newest(ring, &got));
+		ck_assert_uint_eq(glcuda_frame_get_number(got), last);
 		verify_output(got, fbo);
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_assert_int_eq(glcuda_ring_take_newest(ring, &got), -EAGAIN);
 		ck_ok(glcuda_frame_release(got));
 	}
-	ck_assert_uint_eq(glcuda_ring_dropped(ring), 100);
+	ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 100);
 	glDeleteFramebuffers(1, &fbo);
 	glcuda_ring_destroy(ring);
 	gpu_teardown(&g);
@@ -182,7 +182,7 @@ START_TEST(eagain_and_misuse)
 	ck_assert_int_eq(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
 	ck_assert_int_eq(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
 	ck_assert_int_eq(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "acquired"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "acquired"));
 	ck_ok(glcuda_frame_submit(f[0]));
 	ck_assert_int_eq(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
 	ck_assert_int_eq(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
@@ -194,7 +194,7 @@ START_TEST(eagain_and_misuse)
 	ck_assert_int_eq(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
 	ck_ok(glcuda_ring_acquire(ring, &extra));
 	ck_assert_ptr_eq(extra, f[0]);
-	ck_assert_uint_eq(glcuda_frame_number(extra), 3);
+	ck_assert_uint_eq(glcuda_frame_get_number(extra), 3);
 	ck_assert_int_eq(glcuda_ring_acquire(ring, &extra), -EAGAIN);
 	ck_assert_int_eq(glcuda_ring_acquire(NULL, &extra), -EINVAL);
 	ck_assert_int_eq(glcuda_frame_submit(NULL), -EINVAL);
@@ -212,7 +212,7 @@ START_TEST(ready_fd)
 {
 	volatile unsigned int *gate;
 	CUdeviceptr dgate;
-	struct glcuda_frame *f;
+	struct glcuda_frame *f, *got;
 	struct glcuda_ring *ring;
 	struct gpu g;
 	void *args[1];
@@ -233,19 +233,20 @@ START_TEST(ready_fd)
 		ck_ok(glcuda_frame_submit(f));
 		args[0] = &dgate;
 		ck_cu(glcuda_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
-						 glcuda_frame_stream(f), args, NULL));
+						 glcuda_frame_get_stream(f), args, NULL));
 		launch_transform(&g, f);
 		ck_ok(glcuda_frame_complete(f));
 		/* Gated: not ready, nothing to take. */
 		ck_assert(!fd_readable(fd, 20));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
-		ck_assert_ptr_null(glcuda_ring_take_newest(ring));
+		ck_assert_int_eq(glcuda_ring_take_newest(ring, &got), -EAGAIN);
 		*gate = 1;
 		__sync_synchronize();
 		ck_assert(fd_readable(fd, 5000));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
 		ck_assert(!fd_readable(fd, 0)); /* drained */
-		ck_assert_ptr_eq(glcuda_ring_take_newest(ring), f);
+		ck_ok(glcuda_ring_take_newest(ring, &got));
+		ck_assert_ptr_eq(got, f);
 		ck_ok(glcuda_frame_release(f));
 	}
 	glcuda_cuda.cuMemFreeHost((void *)gate);

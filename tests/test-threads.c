@@ -78,8 +78,8 @@ worker_fail(struct worker *w, const char *fmt, ...)
 }
 
 #define WORKER_CALL(w, call) do { int r_ = (call); if (r_ < 0) { \
-	worker_fail(w, "thread %d: %s: %s: %s", (w)->index, #call, glcuda_error_name(r_), \
-		    glcuda_last_error()); goto out; } } while (0)
+	worker_fail(w, "thread %d: %s: %s: %s", (w)->index, #call, glcuda_error_get_name(r_), \
+		    glcuda_get_last_error()); goto out; } } while (0)
 #define WORKER_CU(w, call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { \
 	worker_fail(w, "thread %d: %s: CUresult %d", (w)->index, #call, (int)r_); \
 	goto out; } } while (0)
@@ -107,7 +107,7 @@ verify_frame(struct worker *w, struct glcuda_frame *f, GLuint fbo, bool output)
 	GLint prev;
 	bool ok = true;
 
-	test_frame_color(glcuda_frame_number(f), c);
+	test_frame_color(glcuda_frame_get_number(f), c);
 	if (output) {
 		want[0] = 255u - c[0];
 		want[1] = 255u - c[1];
@@ -120,8 +120,8 @@ verify_frame(struct worker *w, struct glcuda_frame *f, GLuint fbo, bool output)
 	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
 	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       output ? glcuda_frame_output_texture(f)
-				      : glcuda_image_gl_texture(glcuda_frame_input(f)),
+			       output ? glcuda_frame_get_output_texture(f)
+				      : glcuda_image_get_gl_texture(glcuda_frame_get_input(f)),
 			       0);
 	for (size_t i = 0; i < ARRAY_LENGTH(xs) && ok; i++) {
 		memset(px, 0, sizeof(px));
@@ -129,7 +129,7 @@ verify_frame(struct worker *w, struct glcuda_frame *f, GLuint fbo, bool output)
 		if (px[0] != want[0] || px[1] != want[1] || px[2] != want[2] || px[3] != want[3]) {
 			worker_fail(w, "thread %d: frame %llu pixel (%d,%d): %u,%u,%u,%u, expected "
 				    "%u,%u,%u,%u", w->index,
-				    (unsigned long long)glcuda_frame_number(f), xs[i], ys[i], px[0],
+				    (unsigned long long)glcuda_frame_get_number(f), xs[i], ys[i], px[0],
 				    px[1], px[2], px[3], want[0], want[1], want[2], want[3]);
 			ok = false;
 		}
@@ -144,11 +144,11 @@ verify_frame(struct worker *w, struct glcuda_frame *f, GLuint fbo, bool output)
 static bool
 launch_transform(struct worker *w, CUfunction fn, struct glcuda_frame *f)
 {
-	CUsurfObject in = glcuda_frame_input_surface(f), out = glcuda_frame_output_surface(f);
+	CUsurfObject in = glcuda_frame_get_input_surface(f), out = glcuda_frame_get_output_surface(f);
 	int width = W, height = H;
 	void *args[] = { &in, &out, &width, &height };
 	CUresult res = CU(cuLaunchKernel)(fn, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1, 0,
-					  glcuda_frame_stream(f), args, NULL);
+					  glcuda_frame_get_stream(f), args, NULL);
 	if (res != CUDA_SUCCESS)
 		worker_fail(w, "thread %d: cuLaunchKernel: CUresult %d", w->index, (int)res);
 	return res == CUDA_SUCCESS;
@@ -164,8 +164,9 @@ static void *
 worker_run(void *data)
 {
 	struct worker *w = data;
-	struct glcuda_device_options opts = { .log_func = quiet_log };
+	struct glcuda_device_options opts = { .size = sizeof(opts), .log_func = quiet_log };
 	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
 		.width = W, .height = H, .slots = SLOTS, .input_format = GLCUDA_FORMAT_RGBA8,
 	};
 	struct glcuda_headless *hl = NULL;
@@ -188,17 +189,17 @@ worker_run(void *data)
 	pthread_barrier_wait(w->start);
 	WORKER_CALL(w, glcuda_headless_new(w->cuda_ordinal,
 					   w->gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl));
-	WORKER_CALL(w, glcuda_device_new(glcuda_headless_display(hl),
-					 glcuda_headless_context(hl), &opts, &dev));
+	WORKER_CALL(w, glcuda_device_new(glcuda_headless_get_display(hl),
+					 glcuda_headless_get_context(hl), &opts, &dev));
 	{
 		const struct glcuda_caps *caps = glcuda_device_get_caps(dev);
 		w->device_ordinal = caps->cuda_ordinal;
 		snprintf(w->sync_mode, sizeof(w->sync_mode), "%s",
-			 glcuda_sync_mode_name(caps->sync_mode));
+			 glcuda_sync_mode_get_name(caps->sync_mode));
 		snprintf(w->renderer, sizeof(w->renderer), "%s %s",
 			 w->gles ? "GLES" : "GL", caps->gl_renderer);
 	}
-	WORKER_CU(w, CU(cuCtxPushCurrent)(glcuda_device_cuda_context(dev)));
+	WORKER_CU(w, CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
 	pushed = true;
 #ifndef THREADS_FAKE_CUDA
 	WORKER_CU(w, CU(cuModuleLoadData)(&module, glcuda_test_fatbin));
@@ -226,10 +227,10 @@ worker_run(void *data)
 			continue;
 		}
 		WORKER_CALL(w, ret);
-		if (glcuda_frame_number(f) != n || glcuda_frame_slot(f) != n % SLOTS) {
+		if (glcuda_frame_get_number(f) != n || glcuda_frame_get_slot(f) != n % SLOTS) {
 			worker_fail(w, "thread %d: acquired frame %llu in slot %u, expected %llu",
-				    w->index, (unsigned long long)glcuda_frame_number(f),
-				    glcuda_frame_slot(f), (unsigned long long)n);
+				    w->index, (unsigned long long)glcuda_frame_get_number(f),
+				    glcuda_frame_get_slot(f), (unsigned long long)n);
 			goto out;
 		}
 		test_render_frame(f, W, H);
@@ -245,8 +246,8 @@ worker_run(void *data)
 	/* An error leaves its message in this thread's last error, whatever
 	 * the other thread does meanwhile. */
 	if (glcuda_ring_acquire(ring, NULL) != -EINVAL ||
-	    !strstr(glcuda_last_error(), "glcuda_ring_acquire: out is NULL")) {
-		worker_fail(w, "thread %d: last error \"%s\"", w->index, glcuda_last_error());
+	    !strstr(glcuda_get_last_error(), "glcuda_ring_acquire: out is NULL")) {
+		worker_fail(w, "thread %d: last error \"%s\"", w->index, glcuda_get_last_error());
 		goto out;
 	}
 	if (glGetError() != GL_NO_ERROR)

@@ -90,8 +90,8 @@ exporter_new(struct glcuda_device *dev)
 	int ret = vk_exporter_new(dev, chosen->device_uuid, chosen->driver_uuid,
 				  false, &vk);
 
-	ck_assert_msg(ret == 0, "vk_exporter_new: %s: %s", glcuda_error_name(ret),
-		      glcuda_last_error());
+	ck_assert_msg(ret == 0, "vk_exporter_new: %s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	ck_assert_ptr_nonnull(vk);
 	return vk;
 }
@@ -194,7 +194,7 @@ START_TEST(test_wrong_device)
 	ret = vk_exporter_new(dev, uuid, chosen->driver_uuid, false, &vk);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE);
 	ck_assert_ptr_eq(vk, (struct vk_exporter *)&dev);
-	ck_assert_str_eq(dev->last_error, glcuda_last_error());
+	ck_assert_str_eq(dev->last_error, glcuda_get_last_error());
 
 	format_uuid(text, uuid);
 	ck_assert_msg(strstr(dev->last_error, text), "GL's UUID %s missing: %s",
@@ -263,9 +263,9 @@ START_TEST(test_formats)
 	vk = exporter_new(dev);
 
 	ret = vk_exporter_check_format(vk, fmt, w, h, true);
-	ck_assert_msg(ret == 0, "%s: %s", fmt->name, glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", fmt->name, glcuda_get_last_error());
 	ret = vk_image_create(vk, fmt, w, h, &img);
-	ck_assert_msg(ret == 0, "%s: %s", fmt->name, glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", fmt->name, glcuda_get_last_error());
 	ck_assert(img.image != VK_NULL_HANDLE);
 	ck_assert(img.memory != VK_NULL_HANDLE);
 	ck_assert_uint_ge(img.size, size);
@@ -292,9 +292,9 @@ START_TEST(test_formats)
 	fill_pattern(src, size, (unsigned int)format);
 	memset(dst, 0xcd, size);
 	ck_assert_msg(vk_image_write(vk, &img, fmt, src, size) == 0, "%s",
-		      glcuda_last_error());
+		      glcuda_get_last_error());
 	ck_assert_msg(vk_image_read(vk, &img, fmt, dst, size) == 0, "%s",
-		      glcuda_last_error());
+		      glcuda_get_last_error());
 	ck_assert_msg(memcmp(src, dst, size) == 0, "%s: pixels differ", fmt->name);
 
 	/* A second upload replaces every pixel. */
@@ -352,7 +352,7 @@ START_TEST(test_format_errors)
 	dev->last_error[0] = '\0';
 	ret = vk_exporter_check_format(vk, &depth, 16, 16, false);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
-	ck_assert_str_eq(glcuda_last_error(), "");
+	ck_assert_str_eq(glcuda_get_last_error(), "");
 	ck_assert_str_eq(dev->last_error, "");
 
 	/* Larger than the device allows. */
@@ -553,7 +553,7 @@ START_TEST(test_fd_balance)
 	fds = count_fds();
 	for (int i = 0; i < 3; i++) {
 		int ret = run_everything(dev, true);
-		ck_assert_msg(ret == 0, "%s", glcuda_last_error());
+		ck_assert_msg(ret == 0, "%s", glcuda_get_last_error());
 		ck_assert_int_eq(count_fds(), fds);
 	}
 	free(dev);
@@ -577,7 +577,7 @@ START_TEST(test_fault_injection)
 	 * cleanly when it is made to fail. */
 	vk_fault_inject(0, VK_SUCCESS);
 	ret = run_everything(dev, true);
-	ck_assert_msg(ret == 0, "%s", glcuda_last_error());
+	ck_assert_msg(ret == 0, "%s", glcuda_get_last_error());
 	clean_calls = vk_fault_calls();
 	ck_assert_uint_gt(clean_calls, 5);
 
@@ -591,19 +591,19 @@ START_TEST(test_fault_injection)
 
 		if (!fired) {
 			ck_assert_msg(ret == 0, "run without injection failed: %s",
-				      glcuda_last_error());
+				      glcuda_get_last_error());
 			break;
 		}
 		ck_assert_msg(ret == GLCUDA_ERROR_VULKAN,
 			      "call %lu failed but the run returned %d (%s): %s", n,
-			      ret, glcuda_error_name(ret), glcuda_last_error());
-		ck_assert_msg(strstr(glcuda_last_error(), injected),
+			      ret, glcuda_error_get_name(ret), glcuda_get_last_error());
+		ck_assert_msg(strstr(glcuda_get_last_error(), injected),
 			      "call %lu: message lacks the result: %s", n,
-			      glcuda_last_error());
-		ck_assert_msg(names_vk_call(glcuda_last_error()),
+			      glcuda_get_last_error());
+		ck_assert_msg(names_vk_call(glcuda_get_last_error()),
 			      "call %lu: message names no Vulkan call: %s", n,
-			      glcuda_last_error());
-		ck_assert_str_eq(dev->last_error, glcuda_last_error());
+			      glcuda_get_last_error());
+		ck_assert_str_eq(dev->last_error, glcuda_get_last_error());
 		ck_assert_msg(count_fds() == fds, "call %lu: fds leaked (%d, was %d)",
 			      n, count_fds(), fds);
 	}

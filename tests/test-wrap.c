@@ -40,7 +40,7 @@ make_texture(GLenum internal_format, uint32_t w, uint32_t h)
 static EGLImage
 make_egl_image(struct gpu *g, GLuint tex)
 {
-	return eglCreateImage(glcuda_headless_display(g->hl), glcuda_headless_context(g->hl),
+	return eglCreateImage(glcuda_headless_get_display(g->hl), glcuda_headless_get_context(g->hl),
 			      EGL_GL_TEXTURE_2D, (EGLClientBuffer)(uintptr_t)tex, NULL);
 }
 
@@ -75,24 +75,24 @@ START_TEST(gl_texture_formats)
 		if (ret != 0) {
 			/* A refusal must be CUDA's, and say so. */
 			ck_assert_msg(ret == GLCUDA_ERROR_CUDA, "%s %s: %s: %s", api_name(gles),
-				      fmt->name, glcuda_error_name(ret), glcuda_last_error());
-			ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "cuGraphicsGLRegisterImage"));
+				      fmt->name, glcuda_error_get_name(ret), glcuda_get_last_error());
+			ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "cuGraphicsGLRegisterImage"));
 			ck_assert_ptr_null(img);
-			printf("%s %s %s: refused: %s\n", api_name(gles), glcuda_sync_mode_name(mode),
-			       fmt->name, glcuda_last_error());
+			printf("%s %s %s: refused: %s\n", api_name(gles), glcuda_sync_mode_get_name(mode),
+			       fmt->name, glcuda_get_last_error());
 			refused++;
 			glDeleteTextures(1, &tex);
 			continue;
 		}
-		ck_assert_int_eq(glcuda_image_kind(img), GLCUDA_IMAGE_KIND_GL_TEXTURE);
-		ck_assert_int_eq(glcuda_image_format(img), fmt->format);
-		ck_assert_uint_eq(glcuda_image_gl_texture(img), tex);
-		ck_assert_uint_eq(glcuda_image_width(img), W);
-		ck_assert_uint_eq(glcuda_image_height(img), H);
-		ck_assert_uint_eq(glcuda_image_plane_count(img), 1);
+		ck_assert_int_eq(glcuda_image_get_kind(img), GLCUDA_IMAGE_KIND_GL_TEXTURE);
+		ck_assert_int_eq(glcuda_image_get_format(img), fmt->format);
+		ck_assert_uint_eq(glcuda_image_get_gl_texture(img), tex);
+		ck_assert_uint_eq(glcuda_image_get_width(img), W);
+		ck_assert_uint_eq(glcuda_image_get_height(img), H);
+		ck_assert_uint_eq(glcuda_image_get_plane_count(img), 1);
 		for (uint32_t round = 0; round < 2; round++) {
 			snprintf(tag, sizeof(tag), "%s %s wrapped %s round %u", api_name(gles),
-				 glcuda_sync_mode_name(mode), fmt->name, round);
+				 glcuda_sync_mode_get_name(mode), fmt->name, round);
 			gpu_roundtrip(&g, img, tex, fmt, 20 + round * 2, stream, tag);
 		}
 		glcuda_image_destroy(img);
@@ -102,7 +102,7 @@ START_TEST(gl_texture_formats)
 		exact++;
 	}
 	printf("%s %s: wrapped GL textures: %d formats exact both ways, %d refused by CUDA\n",
-	       api_name(gles), glcuda_sync_mode_name(mode), exact, refused);
+	       api_name(gles), glcuda_sync_mode_get_name(mode), exact, refused);
 	/* RGBA8, RGBA16F, RGBA32F and the video-plane formats at least. */
 	ck_assert_int_ge(exact, 8);
 	ck_cu(glcuda_cuda.cuStreamDestroy(stream));
@@ -139,23 +139,23 @@ START_TEST(egl_image_formats)
 		ret = glcuda_image_wrap_egl_image(g.dev, eimg, 0, &img);
 		if (ret != 0) {
 			ck_assert_msg(ret == GLCUDA_ERROR_CUDA, "%s %s: %s: %s", api_name(gles),
-				      fmt->name, glcuda_error_name(ret), glcuda_last_error());
-			ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "cuGraphicsEGLRegisterImage"));
-			printf("%s %s %s: refused: %s\n", api_name(gles), glcuda_sync_mode_name(mode),
-			       fmt->name, glcuda_last_error());
+				      fmt->name, glcuda_error_get_name(ret), glcuda_get_last_error());
+			ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "cuGraphicsEGLRegisterImage"));
+			printf("%s %s %s: refused: %s\n", api_name(gles), glcuda_sync_mode_get_name(mode),
+			       fmt->name, glcuda_get_last_error());
 			refused++;
 		} else {
-			ck_assert_int_eq(glcuda_image_kind(img), GLCUDA_IMAGE_KIND_EGL_IMAGE);
-			ck_assert_uint_eq(glcuda_image_gl_texture(img), 0);
-			ck_assert_uint_eq(glcuda_image_plane_count(img), 1);
-			ck_assert_uint_eq(glcuda_image_width(img), W);
-			ck_assert_uint_eq(glcuda_image_height(img), H);
-			ck_assert_msg(glcuda_image_format(img) == fmt->format,
+			ck_assert_int_eq(glcuda_image_get_kind(img), GLCUDA_IMAGE_KIND_EGL_IMAGE);
+			ck_assert_uint_eq(glcuda_image_get_gl_texture(img), 0);
+			ck_assert_uint_eq(glcuda_image_get_plane_count(img), 1);
+			ck_assert_uint_eq(glcuda_image_get_width(img), W);
+			ck_assert_uint_eq(glcuda_image_get_height(img), H);
+			ck_assert_msg(glcuda_image_get_format(img) == fmt->format,
 				      "%s: wrapped EGLImage reads as %s", fmt->name,
-				      glcuda_format_name(glcuda_image_format(img)));
+				      glcuda_format_get_name(glcuda_image_get_format(img)));
 			for (uint32_t round = 0; round < 2; round++) {
 				snprintf(tag, sizeof(tag), "%s %s EGLImage %s round %u",
-					 api_name(gles), glcuda_sync_mode_name(mode), fmt->name,
+					 api_name(gles), glcuda_sync_mode_get_name(mode), fmt->name,
 					 round);
 				gpu_roundtrip(&g, img, tex, fmt, 30 + round * 2, stream, tag);
 			}
@@ -163,11 +163,11 @@ START_TEST(egl_image_formats)
 			exact++;
 			rgba8 |= f == GLCUDA_FORMAT_RGBA8;
 		}
-		eglDestroyImage(glcuda_headless_display(g.hl), eimg);
+		eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 		glDeleteTextures(1, &tex);
 	}
 	printf("%s %s: wrapped EGLImages: %d formats exact both ways, %d refused by CUDA, "
-	       "%d without an EGLImage\n", api_name(gles), glcuda_sync_mode_name(mode), exact,
+	       "%d without an EGLImage\n", api_name(gles), glcuda_sync_mode_get_name(mode), exact,
 	       refused, no_image);
 	ck_assert(rgba8);
 	ck_cu(glcuda_cuda.cuStreamDestroy(stream));
@@ -236,7 +236,7 @@ START_TEST(no_cpu_blocking)
 	glGenFramebuffers(1, &fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
 	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       glcuda_image_gl_texture(stall), 0);
+			       glcuda_image_get_gl_texture(stall), 0);
 	glClear(GL_COLOR_BUFFER_BIT); /* behind the stall */
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	glDeleteFramebuffers(1, &fbo);
@@ -275,7 +275,7 @@ START_TEST(no_cpu_blocking)
 	glcuda_image_destroy(img);
 	glcuda_image_destroy(stall);
 	if (egl)
-		eglDestroyImage(glcuda_headless_display(g.hl), eimg);
+		eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 	glDeleteTextures(1, &tex);
 	glcuda_cuda.cuStreamDestroy(stream);
 	glcuda_cuda.cuStreamDestroy(stall_stream);
@@ -308,7 +308,7 @@ START_TEST(mixed_handoff)
 	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 	ck_ok(glcuda_image_new(g.dev, W, H, fmt->format, 0, &img[0]));
-	tex[0] = glcuda_image_gl_texture(img[0]);
+	tex[0] = glcuda_image_get_gl_texture(img[0]);
 	tex[1] = make_texture(GL_RGBA8, W, H);
 	ck_ok(glcuda_image_wrap_gl_texture(g.dev, tex[1], GL_TEXTURE_2D, 0, &img[1]));
 	tex[2] = make_texture(GL_RGBA8, W, H);
@@ -338,7 +338,7 @@ START_TEST(mixed_handoff)
 	printf("shared + wrapped texture + wrapped EGLImage: one hand-off each way, exact\n");
 	for (int i = 0; i < 3; i++)
 		glcuda_image_destroy(img[i]);
-	eglDestroyImage(glcuda_headless_display(g.hl), eimg);
+	eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 	glDeleteTextures(2, &tex[1]);
 	glcuda_cuda.cuStreamDestroy(stream);
 	glcuda_cuda.cuMemFree(da);
@@ -409,7 +409,7 @@ START_TEST(wrap_cycles_no_leak)
 		      free0, free1);
 	printf("1000 wrap/unwrap cycles of a texture and an EGLImage: fds %d, CUDA free %zu "
 	       "MiB, GL names unchanged\n", fds0, free1 >> 20);
-	eglDestroyImage(glcuda_headless_display(g.hl), eimg);
+	eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 	glDeleteTextures(1, &tex);
 	glcuda_cuda.cuStreamDestroy(stream);
 	gpu_teardown(&g);
@@ -472,7 +472,7 @@ START_TEST(no_copy)
 		ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 		glcuda_image_destroy(img);
 		if (egl)
-			eglDestroyImage(glcuda_headless_display(g.hl), eimg);
+			eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 		glDeleteTextures(1, &tex);
 	}
 	glcuda_cuda.cuStreamDestroy(stream);
@@ -495,19 +495,19 @@ START_TEST(bad_input)
 	gone = make_texture(GL_RGBA8, 32, 32);
 	glDeleteTextures(1, &gone);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(g.dev, gone, GL_TEXTURE_2D, 0, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "not a texture of the current GL context"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "not a texture of the current GL context"));
 	ck_assert_ptr_null(img);
 
 	glGenTextures(1, &bare);
 	glBindTexture(GL_TEXTURE_2D, bare);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(g.dev, bare, GL_TEXTURE_2D, 0, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "no storage"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "no storage"));
 	glDeleteTextures(1, &bare);
 
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(g.dev, tex, GL_TEXTURE_RECTANGLE, 0, &img),
 			 -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "not a GL_TEXTURE_RECTANGLE texture"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "not a GL_TEXTURE_RECTANGLE texture"));
 
 	/* A texture of a context that shares nothing with the device's. */
 	ck_assert_int_eq(glcuda_headless_new(0, 0, &other), 0);
@@ -524,7 +524,7 @@ START_TEST(bad_input)
 	ck_assert(!glIsTexture(foreign));
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(g.dev, foreign, GL_TEXTURE_2D, 0, &img),
 			 -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "share objects"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "share objects"));
 
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(g.dev, 0, GL_TEXTURE_2D, 0, &img), -EINVAL);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(g.dev, tex, GL_TEXTURE_3D, 0, &img), -EINVAL);
@@ -540,20 +540,21 @@ START_TEST(bad_input)
 	GLuint packed = make_texture(GL_RGB10_A2, 8, 8);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(g.dev, packed, GL_TEXTURE_2D, 0, &img),
 			 GLCUDA_ERROR_CUDA);
-	ck_assert_ptr_nonnull(strstr(glcuda_last_error(), "CUDA_ERROR_INVALID_VALUE"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "CUDA_ERROR_INVALID_VALUE"));
 	glDeleteTextures(1, &packed);
 
 	/* READ_ONLY: a texture object, no surface; handed back by the
 	 * state machine like any image. */
 	ck_ok(glcuda_image_wrap_gl_texture(g.dev, tex, GL_TEXTURE_2D, GLCUDA_WRAP_FLAG_READ_ONLY,
 					   &img));
-	ck_ok(glcuda_image_cuda_plane(img, 0, &plane));
+	glcuda_cuda_plane_init(&plane);
+	ck_ok(glcuda_image_get_cuda_plane(img, 0, &plane));
 	ck_assert_uint_eq(plane.surface, 0);
 	ck_assert_uint_ne(plane.texture, 0);
 	ck_assert_ptr_nonnull(plane.array);
 	ck_assert_int_eq(plane.format, CU_AD_FORMAT_UNSIGNED_INT8);
 	ck_assert_uint_eq(plane.channels, 4);
-	ck_assert_int_eq(glcuda_image_cuda_plane(img, 1, &plane), -EINVAL);
+	ck_assert_int_eq(glcuda_image_get_cuda_plane(img, 1, &plane), -EINVAL);
 	ck_assert_int_eq(glcuda_handoff_to_gl(g.dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, NULL));
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, NULL));

@@ -223,9 +223,9 @@ gl_teardown(struct demo *d)
 void
 render_scene(struct demo *d, struct glcuda_frame *f)
 {
-	uint64_t n = glcuda_frame_number(f);
+	uint64_t n = glcuda_frame_get_number(f);
 
-	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_input_fbo(f));
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
 	glViewport(0, 0, (GLsizei)d->opt.width, (GLsizei)d->opt.height);
 	glDisable(GL_SCISSOR_TEST);
 	glDisable(GL_BLEND);
@@ -265,7 +265,7 @@ composite(struct demo *d, struct glcuda_frame *f)
 	int pw = w / 4, ph = h / 4, border = w >= 640 ? 3 : 1;
 	int px = w - pw - w / 40, py = h - ph - h / 40;
 	int bar = h / 90 > 3 ? h / 90 : 3;
-	double progress = (double)(glcuda_frame_number(f) + 1) / (double)d->opt.frames;
+	double progress = (double)(glcuda_frame_get_number(f) + 1) / (double)d->opt.frames;
 
 	glBindFramebuffer(GL_FRAMEBUFFER, d->screen_fbo);
 	glDisable(GL_SCISSOR_TEST);
@@ -275,13 +275,13 @@ composite(struct demo *d, struct glcuda_frame *f)
 	glActiveTexture(GL_TEXTURE0);
 	glBindSampler(0, d->sampler);
 	glBindVertexArray(d->vao);
-	draw_texture(glcuda_frame_output_texture(f), 0, 0, w, h);
+	draw_texture(glcuda_frame_get_output_texture(f), 0, 0, w, h);
 
 	if (pw >= 16 && ph >= 16) {
 		glEnable(GL_SCISSOR_TEST);
 		fill_rect(px - border, py - border, pw + 2 * border, ph + 2 * border, 1.f, 1.f, 1.f);
 		glDisable(GL_SCISSOR_TEST);
-		draw_texture(glcuda_image_gl_texture(glcuda_frame_input(f)), px, py, pw, ph);
+		draw_texture(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), px, py, pw, ph);
 	}
 
 	glEnable(GL_SCISSOR_TEST);

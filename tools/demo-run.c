@@ -9,9 +9,9 @@
 int
 glcuda_failed(const char *call, int err)
 {
-	fprintf(stderr, "glcuda-demo: %s failed: %s (%s)\n  %s\n", call, glcuda_error_name(err),
+	fprintf(stderr, "glcuda-demo: %s failed: %s (%s)\n  %s\n", call, glcuda_error_get_name(err),
 		glcuda_strerror(err),
-		glcuda_last_error()[0] ? glcuda_last_error() : "(no further detail)");
+		glcuda_get_last_error()[0] ? glcuda_get_last_error() : "(no further detail)");
 	return 1;
 }
 
@@ -70,14 +70,14 @@ setup_failed(struct demo *d, const char *call, int err)
 	char detail[2048];
 
 	snprintf(detail, sizeof(detail), "%s",
-		 glcuda_last_error()[0] ? glcuda_last_error() : "(no further detail)");
+		 glcuda_get_last_error()[0] ? glcuda_get_last_error() : "(no further detail)");
 	glcuda_device_destroy(d->dev);
 	d->dev = NULL;
 	glcuda_headless_destroy(d->hl);
 	d->hl = NULL;
 
 	fprintf(stderr, "glcuda-demo: cannot run here: %s.\n", missing_what(err));
-	fprintf(stderr, "glcuda-demo: %s failed with %s: %s\n", call, glcuda_error_name(err),
+	fprintf(stderr, "glcuda-demo: %s failed with %s: %s\n", call, glcuda_error_get_name(err),
 		detail);
 	if (d->opt.device >= 0)
 		snprintf(detail, sizeof(detail), " --device %d", d->opt.device);
@@ -121,21 +121,17 @@ collect_timings(struct demo *d)
 int
 present_newest(struct demo *d, bool *presented)
 {
-	struct glcuda_frame *f = glcuda_ring_take_newest(d->ring);
+	struct glcuda_frame *f;
 	uint64_t number;
 	int ret;
 
 	*presented = false;
-	if (!f) {
-		/* NULL is "nothing ready" unless an error was recorded. */
-		if (glcuda_last_error()[0]) {
-			fprintf(stderr, "glcuda-demo: glcuda_ring_take_newest failed: %s\n",
-				glcuda_last_error());
-			return 1;
-		}
-		return 0;
-	}
-	number = glcuda_frame_number(f);
+	ret = glcuda_ring_take_newest(d->ring, &f);
+	if (ret == -EAGAIN)
+		return 0; /* nothing ready */
+	if (ret < 0)
+		return glcuda_failed("glcuda_ring_take_newest", ret);
+	number = glcuda_frame_get_number(f);
 	composite(d, f);
 	ret = glcuda_frame_release(f);
 	if (ret < 0)
@@ -166,7 +162,7 @@ wait_for_frame(struct demo *d)
 	if (n == 0) {
 		fprintf(stderr, "glcuda-demo: no frame finished within %d s: the GPU is hung or "
 			"a hand-off never signalled (sync mode %s)\n", FRAME_TIMEOUT_MS / 1000,
-			glcuda_sync_mode_name(d->caps->sync_mode));
+			glcuda_sync_mode_get_name(d->caps->sync_mode));
 		return 1;
 	}
 	ret = glcuda_ring_dispatch(d->ring);
@@ -189,7 +185,7 @@ progress(struct demo *d, bool final)
 		fprintf(stderr, "\r\033[Kframe %llu/%llu, presented %llu, dropped %llu",
 			(unsigned long long)d->produced, (unsigned long long)d->opt.frames,
 			(unsigned long long)d->presented,
-			(unsigned long long)glcuda_ring_dropped(d->ring));
+			(unsigned long long)glcuda_ring_get_dropped(d->ring));
 		if (final)
 			fputc('\n', stderr);
 		return;
@@ -210,8 +206,8 @@ produce_frame(struct demo *d, struct glcuda_frame *f)
 	ret = glcuda_frame_submit(f);
 	if (ret < 0)
 		return glcuda_failed("glcuda_frame_submit", ret);
-	ret = filters_run(d->filters, d->opt.filter, glcuda_frame_stream(f), glcuda_frame_input(f),
-			  glcuda_frame_output(f));
+	ret = filters_run(d->filters, d->opt.filter, glcuda_frame_get_stream(f), glcuda_frame_get_input(f),
+			  glcuda_frame_get_output(f));
 	if (ret < 0) {
 		fprintf(stderr, "glcuda-demo: filter %s failed: %s\n", filter_name(d->opt.filter),
 			filters_last_error());
@@ -315,7 +311,7 @@ print_summary(struct demo *d, double wall_s, double cpu_per_frame_s)
 
 	printf("\nglcuda-demo summary: %llu frames produced, %llu presented, %llu dropped",
 	       (unsigned long long)d->produced, (unsigned long long)d->presented,
-	       (unsigned long long)glcuda_ring_dropped(d->ring));
+	       (unsigned long long)glcuda_ring_get_dropped(d->ring));
 	if (d->warmup)
 		printf(" (statistics leave out the first %llu as warm-up)",
 		       (unsigned long long)d->warmup);

@@ -337,7 +337,7 @@ filters_new(struct glcuda_device *dev, uint32_t max_width, uint32_t max_height,
 	if (!f)
 		return fail(-ENOMEM, "filters_new: out of memory");
 	f->dev = dev;
-	f->ctx = glcuda_device_cuda_context(dev);
+	f->ctx = glcuda_device_get_cuda_context(dev);
 	f->max_width = max_width;
 	f->max_height = max_height;
 	if (params)
@@ -481,8 +481,8 @@ filters_run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream,
 		return fail(-EINVAL, "filters_run: unknown filter %d", (int)kind);
 	if (fi < 0 || fo < 0)
 		return fail(-EINVAL, "filters_run: %s -> %s: the filters take RGBA8, RGBA16F "
-			    "and RGBA32F", glcuda_format_name(in_format),
-			    glcuda_format_name(out_format));
+			    "and RGBA32F", glcuda_format_get_name(in_format),
+			    glcuda_format_get_name(out_format));
 	if (width == 0 || height == 0 || width > f->max_width || height > f->max_height)
 		return fail(-EINVAL, "filters_run: %ux%u does not fit the filters' %ux%u",
 			    width, height, f->max_width, f->max_height);
@@ -535,11 +535,11 @@ filters_run(struct filters *f, enum filter_kind kind, CUstream stream,
 	if (in == out)
 		return fail(-EINVAL, "filters_run: input and output are the same image "
 			    "(the filters read neighbours: they cannot run in place)");
-	w = glcuda_image_width(in);
-	h = glcuda_image_height(in);
-	if (w != glcuda_image_width(out) || h != glcuda_image_height(out))
+	w = glcuda_image_get_width(in);
+	h = glcuda_image_get_height(in);
+	if (w != glcuda_image_get_width(out) || h != glcuda_image_get_height(out))
 		return fail(-EINVAL, "filters_run: input %ux%u, output %ux%u: sizes differ", w, h,
-			    glcuda_image_width(out), glcuda_image_height(out));
+			    glcuda_image_get_width(out), glcuda_image_get_height(out));
 
 	if (!filters_have_kernels() && kind == FILTER_NONE) {
 		/* Without kernels, "none" is an array-to-array copy. */
@@ -547,17 +547,17 @@ filters_run(struct filters *f, enum filter_kind kind, CUstream stream,
 		CUresult res;
 		int ret;
 
-		if (glcuda_image_format(in) != glcuda_image_format(out))
+		if (glcuda_image_get_format(in) != glcuda_image_get_format(out))
 			return fail(-ENOTSUP, "filters_run: converting %s to %s needs the CUDA "
 				    "kernels (built without nvcc)",
-				    glcuda_format_name(glcuda_image_format(in)),
-				    glcuda_format_name(glcuda_image_format(out)));
+				    glcuda_format_get_name(glcuda_image_get_format(in)),
+				    glcuda_format_get_name(glcuda_image_get_format(out)));
 		memset(&copy, 0, sizeof(copy));
 		copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-		copy.srcArray = glcuda_image_cuda_array(in);
+		copy.srcArray = glcuda_image_get_cuda_array(in);
 		copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-		copy.dstArray = glcuda_image_cuda_array(out);
-		copy.WidthInBytes = (size_t)w * glcuda_format_bytes_per_pixel(glcuda_image_format(in));
+		copy.dstArray = glcuda_image_get_cuda_array(out);
+		copy.WidthInBytes = (size_t)w * glcuda_format_get_bytes_per_pixel(glcuda_image_get_format(in));
 		copy.Height = h;
 		ret = push(f);
 		if (ret < 0)
@@ -566,7 +566,7 @@ filters_run(struct filters *f, enum filter_kind kind, CUstream stream,
 		pop();
 		return res == CUDA_SUCCESS ? 0 : cuda_fail(res, "cuMemcpy2DAsync");
 	}
-	return filters_run_surfaces(f, kind, stream, glcuda_image_cuda_surface(in),
-				    glcuda_image_format(in), glcuda_image_cuda_surface(out),
-				    glcuda_image_format(out), w, h);
+	return filters_run_surfaces(f, kind, stream, glcuda_image_get_cuda_surface(in),
+				    glcuda_image_get_format(in), glcuda_image_get_cuda_surface(out),
+				    glcuda_image_get_format(out), w, h);
 }

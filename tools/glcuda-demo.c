@@ -18,7 +18,7 @@
 int
 run(struct demo *d)
 {
-	struct glcuda_device_options dopt = { .sync_mode = d->opt.sync };
+	struct glcuda_device_options dopt = { .size = sizeof(dopt), .sync_mode = d->opt.sync };
 	struct glcuda_ring_desc desc;
 	struct filter_params fp = { .sigma = d->opt.sigma, .amount = d->opt.amount };
 	struct stat st;
@@ -30,7 +30,7 @@ run(struct demo *d)
 				  &d->hl);
 	if (ret < 0)
 		return setup_failed(d, "glcuda_headless_new", ret);
-	ret = glcuda_device_new(glcuda_headless_display(d->hl), glcuda_headless_context(d->hl),
+	ret = glcuda_device_new(glcuda_headless_get_display(d->hl), glcuda_headless_get_context(d->hl),
 				&dopt, &d->dev);
 	if (ret < 0)
 		return setup_failed(d, "glcuda_device_new", ret);
@@ -43,7 +43,7 @@ run(struct demo *d)
 	}
 	if (!(d->caps->formats_supported & (1u << d->opt.format))) {
 		fprintf(stderr, "glcuda-demo: the drivers cannot share %s images\n",
-			glcuda_format_name(d->opt.format));
+			glcuda_format_get_name(d->opt.format));
 		return 1;
 	}
 	if (!filter_available(d->opt.filter)) {
@@ -59,7 +59,7 @@ run(struct demo *d)
 			d->opt.output[strlen(d->opt.output) - 1] == '/' ||
 			(stat(d->opt.output, &st) == 0 && S_ISDIR(st.st_mode));
 
-	memset(&desc, 0, sizeof(desc));
+	glcuda_ring_desc_init(&desc);
 	desc.width = d->opt.width;
 	desc.height = d->opt.height;
 	desc.slots = d->opt.in_flight;
@@ -70,7 +70,7 @@ run(struct demo *d)
 	if (ret == GLCUDA_ERROR_MISSING_GL_EXTENSION) {
 		/* No timer queries (GLES without GL_EXT_disjoint_timer_query):
 		 * run without the GPU timings. */
-		fprintf(stderr, "glcuda-demo: no GPU timings: %s\n", glcuda_last_error());
+		fprintf(stderr, "glcuda-demo: no GPU timings: %s\n", glcuda_get_last_error());
 		desc.flags &= ~(uint32_t)GLCUDA_RING_FLAG_TIMINGS;
 		ret = glcuda_ring_new(d->dev, &desc, &d->ring);
 	}
@@ -92,16 +92,16 @@ run(struct demo *d)
 	d->progress_tty = isatty(STDERR_FILENO);
 	if (!d->opt.quiet) {
 		const struct filter_params *p = filters_params(d->filters);
-		fprintf(stderr, "glcuda-demo: %s\n", glcuda_headless_description(d->hl));
+		fprintf(stderr, "glcuda-demo: %s\n", glcuda_headless_get_description(d->hl));
 		fprintf(stderr, "glcuda-demo: %s %d.%d on %s; CUDA device %d (%s); sync %s%s\n",
 			d->caps->gl_api == GLCUDA_GL_API_GLES ? "OpenGL ES" : "OpenGL",
 			d->caps->gl_major, d->caps->gl_minor, d->caps->gl_renderer,
 			d->caps->cuda_ordinal, d->caps->cuda_device_name,
-			glcuda_sync_mode_name(d->caps->sync_mode),
+			glcuda_sync_mode_get_name(d->caps->sync_mode),
 			d->caps->sync_mode == GLCUDA_SYNC_CPU ? " (CPU fallback: hand-offs block)" : "");
 		fprintf(stderr, "glcuda-demo: %llu frames of %ux%u %s, filter %s",
 			(unsigned long long)d->opt.frames, d->opt.width, d->opt.height,
-			glcuda_format_name(d->opt.format), filter_name(d->opt.filter));
+			glcuda_format_get_name(d->opt.format), filter_name(d->opt.filter));
 		if (d->opt.filter == FILTER_BLUR || d->opt.filter == FILTER_UNSHARP)
 			fprintf(stderr, " (sigma %.2f px", p->sigma);
 		if (d->opt.filter == FILTER_UNSHARP)

@@ -46,12 +46,12 @@ collect_context(struct context_facts *f, bool gles, int cuda_ordinal)
 	f->error = glcuda_headless_new(cuda_ordinal,
 				       gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
 	if (f->error) {
-		copy_string(f->message, sizeof(f->message), glcuda_last_error());
+		copy_string(f->message, sizeof(f->message), glcuda_get_last_error());
 		return;
 	}
 	copy_string(f->description, sizeof(f->description),
-		    glcuda_headless_description(hl));
-	dpy = glcuda_headless_display(hl);
+		    glcuda_headless_get_description(hl));
+	dpy = glcuda_headless_get_display(hl);
 	copy_string(f->egl_vendor, sizeof(f->egl_vendor), eglQueryString(dpy, EGL_VENDOR));
 	copy_string(f->egl_version, sizeof(f->egl_version), eglQueryString(dpy, EGL_VERSION));
 	exts = eglQueryString(dpy, EGL_EXTENSIONS);
@@ -175,18 +175,18 @@ collect_verdict(struct report *r)
 				  r->gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
 	if (ret) {
 		v->error = ret;
-		copy_string(v->message, sizeof(v->message), glcuda_last_error());
+		copy_string(v->message, sizeof(v->message), glcuda_get_last_error());
 		v->advice = advice_for(ret);
 		return;
 	}
 	v->stage = "glcuda_device_new";
 	memset(&options, 0, sizeof(options));
 	options.log_func = quiet_log;
-	ret = glcuda_device_new(glcuda_headless_display(hl),
-				glcuda_headless_context(hl), &options, &dev);
+	ret = glcuda_device_new(glcuda_headless_get_display(hl),
+				glcuda_headless_get_context(hl), &options, &dev);
 	if (ret) {
 		v->error = ret;
-		copy_string(v->message, sizeof(v->message), glcuda_last_error());
+		copy_string(v->message, sizeof(v->message), glcuda_get_last_error());
 		v->advice = advice_for(ret);
 	} else {
 		const struct glcuda_caps *caps = glcuda_device_get_caps(dev);

@@ -125,7 +125,7 @@ json_exts(struct json *j, const char *key, const struct ext_info *exts,
 static void
 json_error(struct json *j, int error, const char *message)
 {
-	json_str(j, "error", glcuda_error_name(error));
+	json_str(j, "error", glcuda_error_get_name(error));
 	json_str(j, "message", message);
 }
 
@@ -168,7 +168,7 @@ print_json(FILE *out, const struct report *r)
 	struct json j = { .out = out };
 
 	json_open(&j, NULL, '{');
-	json_str(&j, "glcuda_version", glcuda_version());
+	json_str(&j, "glcuda_get_version", glcuda_get_version());
 	json_str(&j, "api", r->gles ? "gles" : "gl");
 	if (r->cuda_ordinal >= 0)
 		json_int(&j, "requested_cuda_device", r->cuda_ordinal);
@@ -281,11 +281,11 @@ print_json(FILE *out, const struct report *r)
 	json_open(&j, "verdict", '{');
 	json_bool(&j, "ok", v->ok);
 	if (v->ok) {
-		json_str(&j, "sync_mode", glcuda_sync_mode_name(v->sync_mode));
+		json_str(&j, "sync_mode", glcuda_sync_mode_get_name(v->sync_mode));
 		json_open(&j, "sync_modes_supported", '[');
 		for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++)
 			if (v->sync_modes_supported & (1u << m))
-				json_str(&j, NULL, glcuda_sync_mode_name(m));
+				json_str(&j, NULL, glcuda_sync_mode_get_name(m));
 		json_close(&j, ']');
 		json_open(&j, "image_kinds", '{');
 		for (int k = GLCUDA_IMAGE_KIND_SHARED; k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++)
@@ -300,7 +300,7 @@ print_json(FILE *out, const struct report *r)
 	} else {
 		json_null(&j, "sync_mode");
 		json_str(&j, "stage", v->stage);
-		json_str(&j, "error", glcuda_error_name(v->error));
+		json_str(&j, "error", glcuda_error_get_name(v->error));
 		json_str(&j, "message", v->message[0] ? v->message
 						     : glcuda_strerror(v->error));
 		json_str(&j, "advice", v->advice);

@@ -44,7 +44,7 @@ print_context_text(FILE *out, const struct report *r, const struct context_facts
 	fprintf(out, "\n%s context", api);
 	if (f->error) {
 		fprintf(out, ": cannot be made\n    %s: %s\n",
-			glcuda_error_name(f->error), f->message);
+			glcuda_error_get_name(f->error), f->message);
 		return;
 	}
 	fprintf(out, ": %d.%d\n", f->major, f->minor);
@@ -110,7 +110,7 @@ print_text(FILE *out, const struct report *r)
 	const struct verdict *v = &r->verdict;
 	char u[UUID_STRING_SIZE], d[UUID_STRING_SIZE];
 
-	fprintf(out, "glcuda %s\n", glcuda_version());
+	fprintf(out, "glcuda %s\n", glcuda_get_version());
 
 	fprintf(out, "\nEGL client extensions\n");
 	print_exts(out, 4, egl_client_exts, r->client_ext, ARRAY_LENGTH(egl_client_exts));
@@ -139,7 +139,7 @@ print_text(FILE *out, const struct report *r)
 	print_context_text(out, r, &r->gles_ctx, "OpenGL ES", r->gl.error != 0);
 
 	if (r->vk_error)
-		fprintf(out, "\nVulkan: %s: %s\n", glcuda_error_name(r->vk_error),
+		fprintf(out, "\nVulkan: %s: %s\n", glcuda_error_get_name(r->vk_error),
 			r->vk_message);
 	else
 		fprintf(out, "\nVulkan physical devices: %d\n", r->vk_count);
@@ -166,7 +166,7 @@ print_text(FILE *out, const struct report *r)
 	if (r->cuda_error) {
 		fprintf(out, "\nCUDA: %s\n    %s\n",
 			r->cuda_error == GLCUDA_ERROR_NO_CUDA_DRIVER
-			? "no CUDA driver found" : glcuda_error_name(r->cuda_error),
+			? "no CUDA driver found" : glcuda_error_get_name(r->cuda_error),
 			r->cuda_message);
 	} else {
 		fprintf(out, "\nCUDA driver %d.%d: %d device%s\n",
@@ -186,7 +186,7 @@ print_text(FILE *out, const struct report *r)
 	fprintf(out, "\nVerdict (%s context%s): ", r->gles ? "OpenGL ES" : "OpenGL",
 		r->cuda_ordinal >= 0 ? ", requested CUDA device" : "");
 	if (v->ok) {
-		fprintf(out, "interop works, sync mode %s", glcuda_sync_mode_name(v->sync_mode));
+		fprintf(out, "interop works, sync mode %s", glcuda_sync_mode_get_name(v->sync_mode));
 		if (v->sync_mode == GLCUDA_SYNC_CPU)
 			fprintf(out, " (GL has no semaphores: hand-offs wait on the CPU; "
 				"a driver with GL_EXT_semaphore_fd avoids that)");
@@ -204,7 +204,7 @@ print_text(FILE *out, const struct report *r)
 			fprintf(out, "    CUDA device %d\n", r->cuda_ordinal);
 	} else {
 		fprintf(out, "interop cannot work\n");
-		fprintf(out, "    %s: %s\n", v->stage, glcuda_error_name(v->error));
+		fprintf(out, "    %s: %s\n", v->stage, glcuda_error_get_name(v->error));
 		fprintf(out, "    %s\n", v->message[0] ? v->message : glcuda_strerror(v->error));
 		fprintf(out, "    What to do: %s\n", v->advice);
 	}

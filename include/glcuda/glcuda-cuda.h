@@ -23,28 +23,47 @@
 extern "C" {
 #endif
 
-/** The CUDA context glcuda uses (the primary context of the matching device
- *  unless the options gave one). Push it with cuCtxPushCurrent around your
- *  own CUDA calls, or make it current on your thread. @since 0.1 */
-CUcontext glcuda_device_cuda_context(const struct glcuda_device *dev);
+/** The CUDA context glcuda uses (the primary context of the matching
+ *  device, retained by the device, unless the options gave one). Push it
+ *  with cuCtxPushCurrent around your own CUDA calls, or make it current on
+ *  your thread; do not release or destroy it. NULL for a NULL device.
+ *  @since 0.3 (0.1 to 0.2: glcuda_device_cuda_context) */
+CUcontext glcuda_device_get_cuda_context(const struct glcuda_device *dev);
 
-/** The CUDA device that matches the GL context. @since 0.1 */
-CUdevice glcuda_device_cuda_device(const struct glcuda_device *dev);
+/** The CUDA device that matches the GL context; -1 for a NULL device.
+ *  @since 0.3 (0.1 to 0.2: glcuda_device_cuda_device) */
+CUdevice glcuda_device_get_cuda_device(const struct glcuda_device *dev);
 
-/** Level 0 of the image as a CUDA array. Owned by the image. @since 0.1 */
-CUarray glcuda_image_cuda_array(const struct glcuda_image *img);
+/** Level 0 of the image (plane 0) as a CUDA array. Owned by the image;
+ *  use it while the image is handed to CUDA. For a wrapped GL texture it
+ *  may change at each glcuda_handoff_to_cuda(); NULL for a pitch-linear
+ *  EGLImage plane. @since 0.3 (0.1 to 0.2: glcuda_image_cuda_array) */
+CUarray glcuda_image_get_cuda_array(const struct glcuda_image *img);
 
-/** A surface object for kernels that read and write the image
- *  (surf2Dread/surf2Dwrite; x in bytes). Owned by the image. @since 0.1 */
-CUsurfObject glcuda_image_cuda_surface(const struct glcuda_image *img);
+/** A surface object for kernels that read and write the image (plane 0;
+ *  surf2Dread/surf2Dwrite, x in bytes). Owned by the image; use it while
+ *  the image is handed to CUDA. 0 with GLCUDA_WRAP_FLAG_READ_ONLY.
+ *  @since 0.3 (0.1 to 0.2: glcuda_image_cuda_surface) */
+CUsurfObject glcuda_image_get_cuda_surface(const struct glcuda_image *img);
 
-/** A texture object for kernels that sample the image (normalised reads
- *  for UNORM formats, unnormalised coordinates, clamp to edge); 0 if the
- *  image was made with GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE. @since 0.1 */
-CUtexObject glcuda_image_cuda_texture(const struct glcuda_image *img);
+/** A texture object for kernels that sample the image (plane 0;
+ *  normalised reads for UNORM formats, unnormalised coordinates, clamp to
+ *  edge). Owned by the image; use it while the image is handed to CUDA. 0
+ *  if the image was made with GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE.
+ *  @since 0.3 (0.1 to 0.2: glcuda_image_cuda_texture) */
+CUtexObject glcuda_image_get_cuda_texture(const struct glcuda_image *img);
 
-/** One plane of an image as CUDA sees it. @since 0.2 */
+/**
+ * One plane of an image as CUDA sees it, filled by
+ * glcuda_image_get_cuda_plane(). The caller allocates it and sets size
+ * (glcuda_cuda_plane_init()); glcuda fills the members that size covers.
+ * @since 0.2; the size member since 0.3
+ */
 struct glcuda_cuda_plane {
+	/** sizeof(struct glcuda_cuda_plane), as the caller was compiled with:
+	 *  see "Structs the caller allocates" in <glcuda/glcuda.h>.
+	 *  @since 0.3 */
+	size_t size;
 	/** The plane's CUDA array, or NULL for a pitch-linear EGLImage plane
 	 *  (then pointer and pitch). */
 	CUarray array;
@@ -67,13 +86,34 @@ struct glcuda_cuda_plane {
 };
 
 /**
- * Describe plane @p plane of an image (0 .. glcuda_image_plane_count() - 1).
+ * Zero @p plane and set its size. Inline, so that the size is the one the
+ * caller was compiled with.
+ * @since 0.3
+ */
+static inline void
+glcuda_cuda_plane_init(struct glcuda_cuda_plane *plane)
+{
+	memset(plane, 0, sizeof(*plane));
+	plane->size = sizeof(*plane);
+}
+
+/**
+ * Describe plane @p plane of an image (0 to
+ * glcuda_image_get_plane_count() - 1). The objects are owned by the image.
  * For a wrapped GL texture the array and objects are valid while the image
  * is handed to CUDA; read them after each glcuda_handoff_to_cuda().
- * @return 0, -EINVAL (NULL, plane out of range). @since 0.2
+ * Touches neither GL nor CUDA: no context need be current.
+ * @param[in,out] out the caller's struct, with size set
+ *   (glcuda_cuda_plane_init()); the members its size covers are filled
+ * @return 0, -EINVAL (NULL, plane out of range, out->size not set or
+ *   unknown).
+ * @since 0.3 (0.2: glcuda_image_cuda_plane, without the size member)
  */
-int glcuda_image_cuda_plane(const struct glcuda_image *img, unsigned int plane,
+int glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
 			    struct glcuda_cuda_plane *out);
+
+/** The most images one hand-off call takes. @since 0.3 */
+#define GLCUDA_HANDOFF_MAX_IMAGES 64
 
 /**
  * Hand images from GL to CUDA, on the GPU.
@@ -85,7 +125,8 @@ int glcuda_image_cuda_plane(const struct glcuda_image *img, unsigned int plane,
  * waits for GL to finish (a GL fence) before returning.
  *
  * Every image must be owned by GL (new, or handed back with
- * glcuda_handoff_to_gl()).
+ * glcuda_handoff_to_gl()). One call takes 1 to GLCUDA_HANDOFF_MAX_IMAGES
+ * (64) images, all of @p dev; hand more over in several calls.
  *
  * Wrapped GL textures are mapped on @p stream instead (the driver orders
  * GL's earlier work ahead of the stream on the GPU, whatever the sync
@@ -93,8 +134,11 @@ int glcuda_image_cuda_plane(const struct glcuda_image *img, unsigned int plane,
  * all kinds can be mixed in one call.
  *
  * GL: the device's context must be current. The CUDA context need not be.
+ * @param images the images (the array is read during the call only)
+ * @param count 1 .. GLCUDA_HANDOFF_MAX_IMAGES
  * @param stream the stream that will use the images (0 = the NULL stream)
- * @return 0, -EINVAL, GLCUDA_ERROR_WRONG_DEVICE, GLCUDA_ERROR_BAD_STATE
+ * @return 0, -EINVAL (NULL, a NULL image, @p count 0 or above
+ *   GLCUDA_HANDOFF_MAX_IMAGES), GLCUDA_ERROR_WRONG_DEVICE, GLCUDA_ERROR_BAD_STATE
  *   (an image already owned by CUDA), GLCUDA_ERROR_NO_CURRENT_CONTEXT,
  *   GLCUDA_ERROR_GL, GLCUDA_ERROR_CUDA, GLCUDA_ERROR_DEVICE_LOST.
  * @since 0.1
@@ -121,6 +165,8 @@ int glcuda_handoff_to_cuda(struct glcuda_device *dev,
  * and must be destroyed.
  *
  * GL: the device's context must be current.
+ * @param count 1 .. GLCUDA_HANDOFF_MAX_IMAGES, as for
+ *   glcuda_handoff_to_cuda()
  * @return as glcuda_handoff_to_cuda(); GLCUDA_ERROR_BAD_STATE if an image is
  *   owned by GL, or if some images are owned by CUDA and others await the
  *   retry.
@@ -130,22 +176,26 @@ int glcuda_handoff_to_gl(struct glcuda_device *dev,
 			 struct glcuda_image *const *images, unsigned int count,
 			 CUstream stream);
 
-/** The CUDA stream of a ring frame (the ring's own, or the caller's).
- *  @since 0.1 */
-CUstream glcuda_frame_stream(const struct glcuda_frame *frame);
+/** The CUDA stream of a ring frame: the slot's own, owned by the ring, or
+ *  the caller's desc.cuda_stream. Enqueue the frame's CUDA work on it
+ *  between glcuda_frame_submit() and glcuda_frame_complete().
+ *  @since 0.3 (0.1 to 0.2: glcuda_frame_stream) */
+CUstream glcuda_frame_get_stream(const struct glcuda_frame *frame);
 
-/** @since 0.1 */
+/** The surface object of the frame's input image (inline).
+ *  @since 0.3 (0.1 to 0.2: glcuda_frame_input_surface) */
 static inline CUsurfObject
-glcuda_frame_input_surface(const struct glcuda_frame *frame)
+glcuda_frame_get_input_surface(const struct glcuda_frame *frame)
 {
-	return glcuda_image_cuda_surface(glcuda_frame_input(frame));
+	return glcuda_image_get_cuda_surface(glcuda_frame_get_input(frame));
 }
 
-/** @since 0.1 */
+/** The surface object of the frame's output image (inline).
+ *  @since 0.3 (0.1 to 0.2: glcuda_frame_output_surface) */
 static inline CUsurfObject
-glcuda_frame_output_surface(const struct glcuda_frame *frame)
+glcuda_frame_get_output_surface(const struct glcuda_frame *frame)
 {
-	return glcuda_image_cuda_surface(glcuda_frame_output(frame));
+	return glcuda_image_get_cuda_surface(glcuda_frame_get_output(frame));
 }
 
 #ifdef __cplusplus

@@ -16,12 +16,40 @@
  *    -EAGAIN). Output pointers are left untouched on failure.
  *  - Every failure also leaves a detailed message — what failed, the raw
  *    EGL/GL/Vulkan/CUDA code, and what to do — retrievable with
- *    glcuda_device_last_error() (per device) or glcuda_last_error()
+ *    glcuda_device_get_last_error() (per device) or glcuda_get_last_error()
  *    (per thread, for calls made before a device exists).
  *  - Calls marked "GL:" touch GL and need the device's EGL context current on
  *    the calling thread. glcuda never changes which context is current and
  *    restores every GL binding it changes.
  *  - _destroy functions accept NULL.
+ *  - Structs the caller allocates and glcuda reads or fills
+ *    (struct glcuda_device_options, struct glcuda_ring_desc,
+ *    struct glcuda_cuda_plane) start with a size member: set it to
+ *    sizeof the struct, or initialise the struct with its _init() function
+ *    (glcuda_device_options_init(), ...), which zeroes it and sets the
+ *    size. New members are only ever appended, so a program built against
+ *    an older glcuda keeps working with a newer one: the members its size
+ *    does not cover take their defaults. A size of 0 (not set), of a newer
+ *    glcuda's struct, or that ends inside a member fails with -EINVAL and a
+ *    message saying so.
+ *  - Names: glcuda_OBJECT_VERB(). A function that returns what an
+ *    object, the thread or the library holds, without doing work, is a
+ *    getter named _get_ (glcuda_image_get_width() or
+ *    glcuda_get_last_error()) and pairs with a _set_ where the value can
+ *    be changed (glcuda_device_set_log_priority()), as in libinput and
+ *    libevdev. Getters accept NULL (and return an empty value), do no
+ *    work, and touch neither GL nor CUDA: no context need be current.
+ *    What a getter returns is owned by the object it came from and lives
+ *    as long as it, unless its documentation says otherwise.
+ *    glcuda_strerror() keeps the name of the C library function it mirrors.
+ *
+ * EGL types: this header includes no EGL header, so that it can come before
+ * or after <EGL/egl.h> or <epoxy/egl.h> (epoxy refuses to follow
+ * <EGL/egl.h>, and C99 forbids declaring EGLDisplay a second time). The
+ * EGL handles it takes and returns are written void *: EGLDisplay,
+ * EGLContext and EGLImage are typedefs of void * in every EGL header, so
+ * they pass and convert without casts, in C and C++. Include the EGL
+ * header you use (<EGL/egl.h> or <epoxy/egl.h>) yourself.
  *
  * Thread safety:
  *  - Per device: a glcuda_device and everything made from it (images,
@@ -47,10 +75,12 @@
  *    hung when two threads tore their devices and contexts down at the same
  *    moment, and may still (doc/nvidia-notes.md): tear down from one
  *    thread at a time there.
- *  - Global functions: glcuda_strerror(), glcuda_error_name(),
- *    glcuda_version(), glcuda_sync_mode_name() and the glcuda_format_*()
- *    queries are thread-safe; glcuda_last_error() is per thread (each
- *    thread reads the message of its own last failed call).
+ *  - Global functions: glcuda_strerror(), glcuda_error_get_name(),
+ *    glcuda_get_version(), glcuda_sync_mode_get_name(), the glcuda_format_*()
+ *    queries and the process-wide log handler and priority
+ *    (glcuda_set_log_handler() & co.) are thread-safe; glcuda_get_last_error()
+ *    is per thread (each thread reads the message of its own last failed
+ *    call).
  */
 #ifndef GLCUDA_H
 #define GLCUDA_H
@@ -58,7 +88,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <EGL/egl.h>
+#include <string.h>
 
 #include <glcuda/glcuda-version.h>
 
@@ -142,35 +172,44 @@ enum glcuda_error {
 
 /**
  * Short description of an error code (a glcuda_error or a negative errno).
- * Never NULL; unknown codes get a generic text.
+ * Never NULL; unknown codes get a generic text. A static string;
+ * thread-safe.
  * @since 0.1
  */
 const char *glcuda_strerror(int error);
 
 /**
  * Symbolic name of an error code, e.g. "GLCUDA_ERROR_NO_CUDA_DRIVER" or
- * "EAGAIN". Never NULL.
- * @since 0.1
+ * "EAGAIN". Never NULL ("UNKNOWN" for codes glcuda does not return). A
+ * static string; thread-safe.
+ * @since 0.3 (0.1 to 0.2: glcuda_error_name)
  */
-const char *glcuda_error_name(int error);
+const char *glcuda_error_get_name(int error);
 
 /**
  * The detailed message of the last failure of a glcuda call on this thread:
  * what failed, the raw driver code, and what to do. Use it for failures that
  * happen before a device exists (glcuda_device_new, glcuda_headless_new).
- * Empty string if nothing failed yet. Valid until the next glcuda call on
- * this thread.
- * @since 0.1
+ * Empty string if nothing failed yet. Owned by glcuda, per thread; valid
+ * until the next glcuda call on this thread (calls that can fail clear it
+ * when they start).
+ * @since 0.3 (0.1 to 0.2: glcuda_last_error)
  */
-const char *glcuda_last_error(void);
+const char *glcuda_get_last_error(void);
 
-/** Runtime version, e.g. "0.1.0". @since 0.1 */
-const char *glcuda_version(void);
+/**
+ * The version of the library that runs, e.g. "0.3.0" (GLCUDA_VERSION_STRING
+ * is the version of the headers a program was built with). A static
+ * string; thread-safe.
+ * @since 0.3 (0.1 to 0.2: glcuda_version)
+ */
+const char *glcuda_get_version(void);
 
 /* ---------------------------------------------------------------------- */
 /* Logging                                                                  */
 
-/** Log priorities. @since 0.1 */
+/** Log priorities: a handler receives the messages at or above the
+ *  priority set. @since 0.1 */
 enum glcuda_log_priority {
 	GLCUDA_LOG_PRIORITY_DEBUG = 10,
 	GLCUDA_LOG_PRIORITY_INFO = 20,
@@ -185,6 +224,40 @@ enum glcuda_log_priority {
 typedef void (*glcuda_log_func)(enum glcuda_log_priority priority,
 				void *user_data, const char *format,
 				va_list args) GLCUDA_PRINTF(3, 0);
+
+/**
+ * Set the process-wide log handler: it receives the messages that have no
+ * device (the failures of glcuda_device_new() before the device exists,
+ * the headless helper's) and those of devices without a handler of their
+ * own (glcuda_device_set_log_handler(), options.log_func). A device's own
+ * handler wins for that device's messages.
+ *
+ * Thread-safe. glcuda calls the handler on the thread making the glcuda
+ * call, and on one thread at a time (a lock is held around the call): the
+ * handler need not be thread-safe itself, and may call glcuda. Once this
+ * returns, the previous handler is not running and will not be called
+ * again, so its @p user_data may be freed.
+ *
+ * @param func the handler; NULL: stderr (the default)
+ * @param user_data passed to @p func
+ * @since 0.3
+ */
+void glcuda_set_log_handler(glcuda_log_func func, void *user_data);
+
+/**
+ * Set the lowest priority of the messages without a device that reach the
+ * process-wide handler (devices have their own,
+ * glcuda_device_set_log_priority()). Thread-safe.
+ * @param priority a priority; 0 restores the default: what the GLCUDA_LOG
+ *   environment variable says ("debug", "info", "error"), or
+ *   GLCUDA_LOG_PRIORITY_ERROR
+ * @since 0.3
+ */
+void glcuda_set_log_priority(enum glcuda_log_priority priority);
+
+/** The lowest priority of messages without a device that are logged
+ *  (glcuda_set_log_priority()). Thread-safe. @since 0.3 */
+enum glcuda_log_priority glcuda_get_log_priority(void);
 
 /* ---------------------------------------------------------------------- */
 /* Device                                                                   */
@@ -206,8 +279,10 @@ enum glcuda_sync_mode {
 	GLCUDA_SYNC_CPU = 3,
 };
 
-/** Name of a sync mode ("timeline", "binary", "cpu", "auto"). @since 0.1 */
-const char *glcuda_sync_mode_name(enum glcuda_sync_mode mode);
+/** Name of a sync mode ("timeline", "binary", "cpu", "auto"; "invalid"
+ *  otherwise). A static string; thread-safe.
+ *  @since 0.3 (0.1 to 0.2: glcuda_sync_mode_name) */
+const char *glcuda_sync_mode_get_name(enum glcuda_sync_mode mode);
 
 /** Flags for struct glcuda_device_options. @since 0.1 */
 enum glcuda_device_flags {
@@ -217,11 +292,17 @@ enum glcuda_device_flags {
 };
 
 /**
- * Options for glcuda_device_new(). Zero-initialise, then set what you need;
- * a NULL options pointer means all defaults.
- * @since 0.1
+ * Options for glcuda_device_new(): initialise with
+ * glcuda_device_options_init() (or zero it and set size), then set what you
+ * need; every member's zero is its default, and a NULL options pointer
+ * means all defaults. The caller owns the struct; glcuda copies what it
+ * needs during glcuda_device_new().
+ * @since 0.1; the size member since 0.3
  */
 struct glcuda_device_options {
+	/** sizeof(struct glcuda_device_options), as the caller was compiled
+	 *  with: see "Structs the caller allocates" at the top. @since 0.3 */
+	size_t size;
 	/** Force a sync mode (GLCUDA_SYNC_AUTO = best available). Forcing a
 	 *  mode the drivers do not support fails with the missing extension. */
 	enum glcuda_sync_mode sync_mode;
@@ -229,7 +310,8 @@ struct glcuda_device_options {
 	 *  belong to the CUDA device that matches the GL context. NULL: glcuda
 	 *  retains the primary context of the matching device. */
 	void *cuda_context;
-	/** Log handler; NULL: stderr. */
+	/** Log handler; NULL: the process-wide one (glcuda_set_log_handler(),
+	 *  by default stderr). */
 	glcuda_log_func log_func;
 	/** Passed to log_func as is. */
 	void *log_user_data;
@@ -239,6 +321,18 @@ struct glcuda_device_options {
 	/** enum glcuda_device_flags */
 	uint32_t flags;
 };
+
+/**
+ * Zero @p options and set its size: all defaults. Inline, so that the size
+ * is the one the caller was compiled with.
+ * @since 0.3
+ */
+static inline void
+glcuda_device_options_init(struct glcuda_device_options *options)
+{
+	memset(options, 0, sizeof(*options));
+	options->size = sizeof(*options);
+}
 
 /** Which GL API a context implements. @since 0.1 */
 enum glcuda_gl_api {
@@ -312,20 +406,22 @@ struct glcuda_caps {
  * and reports GLCUDA_ERROR_DEVICE_LOST; without it the reset goes unnoticed
  * until a later failure (glcuda logs this at info priority).
  *
- * @param display the caller's EGLDisplay
+ * @param display the caller's EGLDisplay (see "EGL types" at the top)
  * @param context the caller's EGLContext, current on this thread
- * @param options NULL for defaults
+ * @param options NULL for defaults; read during the call only
  * @param[out] out the new device, owned by the caller
- * @return 0, or -EINVAL (NULL argument), -ENOMEM,
+ *   (glcuda_device_destroy())
+ * @return 0, or -EINVAL (NULL argument, options->size not set or unknown,
+ *   options->sync_mode not a mode), -ENOMEM,
  *   GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_GL_TOO_OLD,
  *   GLCUDA_ERROR_MISSING_GL_EXTENSION, GLCUDA_ERROR_NO_VULKAN,
  *   GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
  *   GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE, GLCUDA_ERROR_DRIVER_MISMATCH,
  *   GLCUDA_ERROR_NO_CUDA_DRIVER, GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
- *   GLCUDA_ERROR_CUDA, GLCUDA_ERROR_VULKAN. glcuda_last_error() says more.
+ *   GLCUDA_ERROR_CUDA, GLCUDA_ERROR_VULKAN. glcuda_get_last_error() says more.
  * @since 0.1
  */
-int glcuda_device_new(EGLDisplay display, EGLContext context,
+int glcuda_device_new(void *display /* EGLDisplay */, void *context /* EGLContext */,
 		      const struct glcuda_device_options *options,
 		      struct glcuda_device **out);
 
@@ -345,21 +441,31 @@ int glcuda_device_new(EGLDisplay display, EGLContext context,
  */
 void glcuda_device_destroy(struct glcuda_device *dev);
 
-/** The device's capabilities. Never NULL. @since 0.1 */
+/** The device's capabilities, owned by the device and fixed for its
+ *  life. Never NULL (all zero for a NULL device). @since 0.1 */
 const struct glcuda_caps *glcuda_device_get_caps(const struct glcuda_device *dev);
 
-/** Detailed message of the device's last failure ("" if none). @since 0.1 */
-const char *glcuda_device_last_error(const struct glcuda_device *dev);
+/** Detailed message of the last failure of a call on the device, its
+ *  images or its rings ("" if none); unlike glcuda_get_last_error(), a
+ *  later call that succeeds does not clear it. Owned by the device; the
+ *  text changes at the next failure. @since 0.3 (0.1 to 0.2:
+ *  glcuda_device_get_last_error) */
+const char *glcuda_device_get_last_error(const struct glcuda_device *dev);
 
-/** Replace the device's log handler (NULL: stderr). @since 0.1 */
+/** Replace the device's log handler (NULL: the process-wide handler of
+ *  glcuda_set_log_handler(), by default stderr). Called on the thread that
+ *  uses the device (see Thread safety). NULL @p dev is a no-op.
+ *  @since 0.1 */
 void glcuda_device_set_log_handler(struct glcuda_device *dev,
 				   glcuda_log_func func, void *user_data);
 
-/** Set the lowest priority that reaches the handler. @since 0.1 */
+/** Set the lowest priority of the device's messages that reach its
+ *  handler (overrides GLCUDA_LOG). NULL @p dev is a no-op. @since 0.1 */
 void glcuda_device_set_log_priority(struct glcuda_device *dev,
 				    enum glcuda_log_priority priority);
 
-/** The lowest priority that reaches the handler. @since 0.1 */
+/** The lowest priority of the device's messages that reach its handler;
+ *  GLCUDA_LOG_PRIORITY_ERROR for a NULL device. @since 0.1 */
 enum glcuda_log_priority
 glcuda_device_get_log_priority(const struct glcuda_device *dev);
 
@@ -390,15 +496,18 @@ enum glcuda_format {
  *  one more than the largest. @since 0.1 */
 #define GLCUDA_FORMAT_COUNT 11
 
-/** Name of a format ("RGBA8", ...), or "INVALID". @since 0.1 */
-const char *glcuda_format_name(enum glcuda_format format);
+/** Name of a format ("RGBA8", ...), or "INVALID". A static string;
+ *  thread-safe. @since 0.3 (0.1 to 0.2: glcuda_format_name) */
+const char *glcuda_format_get_name(enum glcuda_format format);
 
-/** Bytes per pixel of a format, 0 for an invalid one. @since 0.1 */
-unsigned int glcuda_format_bytes_per_pixel(enum glcuda_format format);
+/** Bytes per pixel of a format, 0 for an invalid one. Thread-safe.
+ *  @since 0.3 (0.1 to 0.2: glcuda_format_bytes_per_pixel) */
+unsigned int glcuda_format_get_bytes_per_pixel(enum glcuda_format format);
 
-/** The GL sized internal format of a format (GL_RGBA8, ...), 0 if invalid.
- *  @since 0.1 */
-unsigned int glcuda_format_gl_internal_format(enum glcuda_format format);
+/** The GL sized internal format of a format (GL_RGBA8, ...), 0 if
+ *  invalid. Thread-safe.
+ *  @since 0.3 (0.1 to 0.2: glcuda_format_gl_internal_format) */
+unsigned int glcuda_format_get_gl_internal_format(enum glcuda_format format);
 
 /** Flags for glcuda_image_new(). @since 0.1 */
 enum glcuda_image_flags {
@@ -447,16 +556,22 @@ void glcuda_image_destroy(struct glcuda_image *img);
 
 /** The GL texture name (GL_TEXTURE_2D). Owned by the image, except for a
  *  wrapped texture (the caller's own name); 0 for a wrapped EGLImage.
- *  @since 0.1 */
-unsigned int glcuda_image_gl_texture(const struct glcuda_image *img);
-/** @since 0.1 */
-uint32_t glcuda_image_width(const struct glcuda_image *img);
-/** @since 0.1 */
-uint32_t glcuda_image_height(const struct glcuda_image *img);
-/** @since 0.1 */
-enum glcuda_format glcuda_image_format(const struct glcuda_image *img);
-/** The device the image belongs to. @since 0.1 */
-struct glcuda_device *glcuda_image_device(const struct glcuda_image *img);
+ *  @since 0.3 (0.1 to 0.2: glcuda_image_gl_texture) */
+unsigned int glcuda_image_get_gl_texture(const struct glcuda_image *img);
+/** Width in pixels (of plane 0 for planar EGLImages).
+ *  @since 0.3 (0.1 to 0.2: glcuda_image_width) */
+uint32_t glcuda_image_get_width(const struct glcuda_image *img);
+/** Height in pixels (of plane 0 for planar EGLImages).
+ *  @since 0.3 (0.1 to 0.2: glcuda_image_height) */
+uint32_t glcuda_image_get_height(const struct glcuda_image *img);
+/** The image's format; GLCUDA_FORMAT_INVALID for a wrapped texture or
+ *  EGLImage whose format glcuda has no name for (see
+ *  glcuda_image_wrap_gl_texture()). @since 0.3 (0.1 to 0.2:
+ *  glcuda_image_get_format) */
+enum glcuda_format glcuda_image_get_format(const struct glcuda_image *img);
+/** The device the image belongs to (not a reference: the device must
+ *  outlive its images). @since 0.3 (0.1 to 0.2: glcuda_image_device) */
+struct glcuda_device *glcuda_image_get_device(const struct glcuda_image *img);
 
 /* ---------------------------------------------------------------------- */
 /* Wrapped textures and EGLImages                                           */
@@ -500,9 +615,9 @@ enum glcuda_wrap_flags {
  *
  * The texture needs storage (glTexStorage2D or glTexImage2D) and an
  * internal format CUDA registers (doc/which-path.md has the table; e.g.
- * not GL_RGB10_A2, GL_RGB565 or depth formats). glcuda_image_format()
+ * not GL_RGB10_A2, GL_RGB565 or depth formats). glcuda_image_get_format()
  * names the format where glcuda has a name for it and returns
- * GLCUDA_FORMAT_INVALID otherwise (glcuda_image_cuda_plane() still
+ * GLCUDA_FORMAT_INVALID otherwise (glcuda_image_get_cuda_plane() still
  * describes the layout).
  *
  * GL: the device's context must be current; @p texture must be a texture
@@ -534,9 +649,9 @@ int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture
  * cpu sync mode.
  *
  * Planar EGLImages (NV12, P010 from dma-bufs) have one CUDA plane per
- * image plane: glcuda_image_plane_count() and glcuda_image_cuda_plane().
- * glcuda_image_gl_texture() is 0: the EGLImage may back any number of GL
- * textures, or none.
+ * image plane: glcuda_image_get_plane_count() and
+ * glcuda_image_get_cuda_plane(). glcuda_image_get_gl_texture() is 0: the
+ * EGLImage may back any number of GL textures, or none.
  *
  * The image does not own the EGLImage: destroy the image before
  * eglDestroyImage(). While the image is handed to CUDA, GL must not use
@@ -551,15 +666,16 @@ int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture
  *   GLCUDA_ERROR_UNSUPPORTED_FORMAT for more than 3 planes.
  * @since 0.2
  */
-int glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t flags,
-				struct glcuda_image **out);
+int glcuda_image_wrap_egl_image(struct glcuda_device *dev, void *image /* EGLImage */,
+				uint32_t flags, struct glcuda_image **out);
 
-/** What the image is made of. @since 0.2 */
-enum glcuda_image_kind glcuda_image_kind(const struct glcuda_image *img);
+/** What the image is made of; GLCUDA_IMAGE_KIND_SHARED for NULL.
+ *  @since 0.3 (0.2: glcuda_image_kind) */
+enum glcuda_image_kind glcuda_image_get_kind(const struct glcuda_image *img);
 
 /** Planes of the image: 1, or 2-3 for planar EGLImages; 0 for NULL.
- *  @since 0.2 */
-unsigned int glcuda_image_plane_count(const struct glcuda_image *img);
+ *  @since 0.3 (0.2: glcuda_image_plane_count) */
+unsigned int glcuda_image_get_plane_count(const struct glcuda_image *img);
 
 /* ---------------------------------------------------------------------- */
 /* Frame ring                                                               */
@@ -577,12 +693,19 @@ enum glcuda_ring_flags {
 };
 
 /**
- * Description of a ring. Zero-initialise and fill.
- * @since 0.1
+ * Description of a ring: initialise with glcuda_ring_desc_init() (or zero
+ * it and set size), then fill width, height and input_format at least. The
+ * caller owns the struct; glcuda_ring_new() copies it.
+ * @since 0.1; the size member since 0.3
  */
 struct glcuda_ring_desc {
-	uint32_t width,  /**< Width of the frames, in pixels. */
-		 height; /**< Height of the frames, in pixels. */
+	/** sizeof(struct glcuda_ring_desc), as the caller was compiled with:
+	 *  see "Structs the caller allocates" at the top. @since 0.3 */
+	size_t size;
+	/** Width of the ring's images, in pixels. */
+	uint32_t width;
+	/** Height of the ring's images, in pixels. */
+	uint32_t height;
 	/** Number of slots, 2..4 (0: 3). */
 	uint32_t slots;
 	/** Format of the input images (what GL renders into). */
@@ -598,9 +721,28 @@ struct glcuda_ring_desc {
 };
 
 /**
- * Create a ring of frames for GL → CUDA → GL processing.
+ * Zero @p desc and set its size. Inline, so that the size is the one the
+ * caller was compiled with.
+ * @since 0.3
+ */
+static inline void
+glcuda_ring_desc_init(struct glcuda_ring_desc *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->size = sizeof(*desc);
+}
+
+/**
+ * Create a ring of frames for GL → CUDA → GL processing: desc->slots
+ * slots, each with an input image (and an output image unless
+ * GLCUDA_RING_FLAG_IN_PLACE), a framebuffer and a CUDA stream.
  * GL: the device's context must be current.
- * @return 0, -EINVAL, -ENOMEM, and the errors of glcuda_image_new().
+ * @param desc read during the call only
+ * @param[out] out the new ring, owned by the caller (glcuda_ring_destroy())
+ * @return 0, -EINVAL (NULL argument, desc->size not set or unknown, bad
+ *   slots, formats or flags), -ENOMEM, GLCUDA_ERROR_NO_CUDA_DRIVER (a device
+ *   without CUDA), GLCUDA_ERROR_MISSING_GL_EXTENSION (timings without GL
+ *   timer queries), and the errors of glcuda_image_new().
  * @since 0.1
  */
 int glcuda_ring_new(struct glcuda_device *dev,
@@ -654,21 +796,28 @@ int glcuda_ring_get_fd(const struct glcuda_ring *ring);
 int glcuda_ring_dispatch(struct glcuda_ring *ring);
 
 /**
- * The newest frame whose CUDA stage is done, or NULL if none is. Older ready
- * frames that were never taken are dropped: they become free for reuse
- * without being presented (their GL waits are still enqueued so that the
- * semaphores stay balanced). Enqueues GL's GPU-side wait for the returned
- * frame, so GL commands issued afterwards see CUDA's output. The frame is
- * then "presented" until glcuda_frame_release(). NULL also on failure
- * (GLCUDA_ERROR_DEVICE_LOST, GLCUDA_ERROR_NO_CURRENT_CONTEXT): see
- * glcuda_device_last_error().
+ * Take the newest frame whose CUDA stage is done. Older ready frames that
+ * were never taken are dropped: they become free for reuse without being
+ * presented (their GL waits are still enqueued so that the semaphores stay
+ * balanced). Enqueues GL's GPU-side wait for the frame taken, so GL
+ * commands issued afterwards see CUDA's output. The frame is then
+ * "presented" until glcuda_frame_release(). Never blocks.
  * GL: context current.
- * @since 0.1
+ * @param[out] out the frame, owned by the ring; untouched unless 0 is
+ *   returned
+ * @return 0; -EAGAIN when no frame is ready (not a failure: nothing is
+ *   recorded as the last error; wait for the ready fd); or -EINVAL (NULL
+ *   argument), GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_DEVICE_LOST,
+ *   GLCUDA_ERROR_GL (GL's wait failed), GLCUDA_ERROR_CUDA (the cpu sync
+ *   mode's wait failed): glcuda_device_get_last_error() says more.
+ * @since 0.1; returns an error code and the frame in @p out since 0.3
+ *   (it returned the frame, or NULL for both "none ready" and failures)
  */
-struct glcuda_frame *glcuda_ring_take_newest(struct glcuda_ring *ring);
+int glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out);
 
-/** Number of frames dropped by glcuda_ring_take_newest() so far. @since 0.1 */
-uint64_t glcuda_ring_dropped(const struct glcuda_ring *ring);
+/** Number of frames dropped by glcuda_ring_take_newest() since the ring
+ *  was made. @since 0.3 (0.1 to 0.2: glcuda_ring_dropped) */
+uint64_t glcuda_ring_get_dropped(const struct glcuda_ring *ring);
 
 /**
  * Hand the frame's input image to CUDA: GL signals and flushes, the frame's
@@ -710,22 +859,60 @@ int glcuda_frame_wait_gl(struct glcuda_frame *frame);
  */
 int glcuda_frame_release(struct glcuda_frame *frame);
 
-/** Monotonic frame number (0, 1, 2, ...) of the frame's current use.
- *  @since 0.1 */
-uint64_t glcuda_frame_number(const struct glcuda_frame *frame);
-/** Slot index 0..slots-1. @since 0.1 */
-uint32_t glcuda_frame_slot(const struct glcuda_frame *frame);
+/** Frame number of the frame's current use: 0, 1, 2, ... in the order
+ *  of glcuda_ring_acquire() on the ring.
+ *  @since 0.3 (0.1 to 0.2: glcuda_frame_number) */
+uint64_t glcuda_frame_get_number(const struct glcuda_frame *frame);
+/** The frame's slot index, 0..slots-1: a frame is its slot, used again
+ *  after glcuda_frame_release(). @since 0.3 (0.1 to 0.2:
+ *  glcuda_frame_get_slot) */
+uint32_t glcuda_frame_get_slot(const struct glcuda_frame *frame);
 /** The image GL renders into. Owned by the ring, which hands it off with
  *  the frame (glcuda_handoff_to_cuda/_to_gl refuse ring images with
- *  GLCUDA_ERROR_BAD_STATE). @since 0.1 */
-struct glcuda_image *glcuda_frame_input(const struct glcuda_frame *frame);
-/** The image GL presents (== input for in-place rings). @since 0.1 */
-struct glcuda_image *glcuda_frame_output(const struct glcuda_frame *frame);
+ *  GLCUDA_ERROR_BAD_STATE). @since 0.3 (0.1 to 0.2: glcuda_frame_input) */
+struct glcuda_image *glcuda_frame_get_input(const struct glcuda_frame *frame);
+/** The image CUDA writes and GL presents (the input for in-place
+ *  rings). Owned by the ring, like the input. @since 0.3 (0.1 to 0.2:
+ *  glcuda_frame_get_output) */
+struct glcuda_image *glcuda_frame_get_output(const struct glcuda_frame *frame);
 /** A framebuffer object with the input texture as GL_COLOR_ATTACHMENT0,
- *  made in the device's context. @since 0.1 */
-unsigned int glcuda_frame_input_fbo(const struct glcuda_frame *frame);
-/** The output GL texture name. @since 0.1 */
-unsigned int glcuda_frame_output_texture(const struct glcuda_frame *frame);
+ *  made in the device's context and owned by the ring: bind it there to
+ *  render the frame while it is acquired.
+ *  @since 0.3 (0.1 to 0.2: glcuda_frame_input_fbo) */
+unsigned int glcuda_frame_get_input_fbo(const struct glcuda_frame *frame);
+/** The output image's GL texture name (GL_TEXTURE_2D), owned by the
+ *  ring: sample it in the device's context (or one sharing objects with
+ *  it) while the frame is presented. @since 0.3 (0.1 to 0.2:
+ *  glcuda_frame_get_output_texture) */
+unsigned int glcuda_frame_get_output_texture(const struct glcuda_frame *frame);
+
+/**
+ * Attach a pointer of the caller's to the ring (NULL when the ring is
+ * made), e.g. the output or surface it serves, to find it again from the
+ * ring in an event handler. glcuda never reads or frees it. Touches
+ * neither GL nor CUDA. NULL @p ring is a no-op.
+ * @since 0.3
+ */
+void glcuda_ring_set_user_data(struct glcuda_ring *ring, void *user_data);
+
+/** The ring's user data (glcuda_ring_set_user_data()); NULL for a NULL
+ *  ring. @since 0.3 */
+void *glcuda_ring_get_user_data(const struct glcuda_ring *ring);
+
+/**
+ * Attach a pointer of the caller's to a frame (NULL when the ring is
+ * made), e.g. the client buffer or the metadata of the picture in it. A
+ * frame is its ring's slot and is used again after glcuda_frame_release():
+ * the pointer stays with the frame across its uses until set again, and
+ * goes with the ring. glcuda never reads or frees it. Touches neither GL
+ * nor CUDA. NULL @p frame is a no-op.
+ * @since 0.3
+ */
+void glcuda_frame_set_user_data(struct glcuda_frame *frame, void *user_data);
+
+/** The frame's user data (glcuda_frame_set_user_data()); NULL for a NULL
+ *  frame. @since 0.3 */
+void *glcuda_frame_get_user_data(const struct glcuda_frame *frame);
 
 /**
  * Per-frame GPU timings in nanoseconds. Stages:
@@ -738,7 +925,7 @@ unsigned int glcuda_frame_output_texture(const struct glcuda_frame *frame);
  * @since 0.1
  */
 struct glcuda_frame_timings {
-	/** The frame these timings are of (glcuda_frame_number()). */
+	/** The frame these timings are of (glcuda_frame_get_number()). */
 	uint64_t frame_number;
 	/** gl_render stage. */
 	uint64_t gl_render_ns;
@@ -820,7 +1007,7 @@ enum glcuda_headless_flags {
  *     EGL_KHR_surfaceless_context;
  *   GLCUDA_ERROR_EGL, GLCUDA_ERROR_GL_TOO_OLD: the matching CUDA device's
  *     display could not make the context.
- *   glcuda_last_error() says more.
+ *   glcuda_get_last_error() says more.
  * @since 0.1
  */
 int glcuda_headless_new(int cuda_ordinal, uint32_t flags,
@@ -830,14 +1017,22 @@ int glcuda_headless_new(int cuda_ordinal, uint32_t flags,
  *  no-op. @since 0.1 */
 void glcuda_headless_destroy(struct glcuda_headless *hl);
 
-/** @since 0.1 */
-EGLDisplay glcuda_headless_display(const struct glcuda_headless *hl);
-/** @since 0.1 */
-EGLContext glcuda_headless_context(const struct glcuda_headless *hl);
-/** Make the headless context current on the calling thread. @since 0.1 */
+/** The helper's EGLDisplay (as void *, see "EGL types" at the top),
+ *  owned by the helper. @since 0.3 (0.1 to 0.2: glcuda_headless_display) */
+void *glcuda_headless_get_display(const struct glcuda_headless *hl);
+/** The helper's EGLContext (as void *), owned by the helper.
+ *  @since 0.3 (0.1 to 0.2: glcuda_headless_context) */
+void *glcuda_headless_get_context(const struct glcuda_headless *hl);
+/** Make the headless context current on the calling thread, without a
+ *  surface (it replaces what was current there).
+ *  @return 0, -EINVAL (NULL), GLCUDA_ERROR_EGL (eglMakeCurrent failed:
+ *    the message has the EGL error, e.g. the context is current on
+ *    another thread). @since 0.1 */
 int glcuda_headless_make_current(const struct glcuda_headless *hl);
-/** A description of the EGL device or platform used. @since 0.1 */
-const char *glcuda_headless_description(const struct glcuda_headless *hl);
+/** A description of the EGL device or platform used, owned by the
+ *  helper; "" for NULL. @since 0.3 (0.1 to 0.2:
+ *  glcuda_headless_get_description) */
+const char *glcuda_headless_get_description(const struct glcuda_headless *hl);
 
 #ifdef __cplusplus
 }

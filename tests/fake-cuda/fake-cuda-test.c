@@ -89,8 +89,8 @@ require_device(void)
 		}
 		if (ret == 0) {
 			fake_cuda_set_uuid_from_gl();
-			ret = glcuda_device_new(glcuda_headless_display(hl),
-						glcuda_headless_context(hl), NULL, &dev);
+			ret = glcuda_device_new(glcuda_headless_get_display(hl),
+						glcuda_headless_get_context(hl), NULL, &dev);
 		}
 		if (ret < 0) {
 			bool skip = ret == GLCUDA_ERROR_MISSING_GL_EXTENSION ||
@@ -100,8 +100,8 @@ require_device(void)
 				    ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE ||
 				    ret == GLCUDA_ERROR_DRIVER_MISMATCH;
 			printf("%s: glcuda_device_new with the fake CUDA driver: %s: %s\n",
-			       skip ? "SKIP" : "FAIL", glcuda_error_name(ret),
-			       glcuda_last_error());
+			       skip ? "SKIP" : "FAIL", glcuda_error_get_name(ret),
+			       glcuda_get_last_error());
 			fflush(stdout);
 			_exit(skip ? 77 : 1);
 		}

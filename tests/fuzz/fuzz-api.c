@@ -74,7 +74,7 @@ take32(struct input *in)
 			fprintf(stderr, "fuzz-api: %s:%d: expected %s: ", __FILE__, \
 				__LINE__, #cond);                                \
 			fprintf(stderr, __VA_ARGS__);                            \
-			fprintf(stderr, " (last error: %s)\n", glcuda_last_error()); \
+			fprintf(stderr, " (last error: %s)\n", glcuda_get_last_error()); \
 			abort();                                                 \
 		}                                                                \
 	} while (0)
@@ -85,8 +85,8 @@ static void
 expect_failure(int ret, const char *call)
 {
 	expect(ret < 0, "%s returned %d, not an error", call, ret);
-	expect(glcuda_last_error()[0] != '\0', "%s failed without a message", call);
-	expect(glcuda_error_name(ret) != NULL && glcuda_strerror(ret) != NULL,
+	expect(glcuda_get_last_error()[0] != '\0', "%s failed without a message", call);
+	expect(glcuda_error_get_name(ret) != NULL && glcuda_strerror(ret) != NULL,
 	       "%s: error %d has no name", call, ret);
 }
 
@@ -105,7 +105,7 @@ make_current(void)
 {
 	if (glcuda_headless_make_current(headless) < 0) {
 		fprintf(stderr, "fuzz-api: cannot make the context current: %s\n",
-			glcuda_last_error());
+			glcuda_get_last_error());
 		abort();
 	}
 }
@@ -170,7 +170,7 @@ static void
 destroy_images_of(struct pool *p, const struct glcuda_device *dev)
 {
 	for (int i = 0; i < MAX_IMAGES; i++) {
-		if (p->images[i] && glcuda_image_device(p->images[i]) == dev) {
+		if (p->images[i] && glcuda_image_get_device(p->images[i]) == dev) {
 			glcuda_image_destroy(p->images[i]);
 			p->images[i] = NULL;
 		}
@@ -207,11 +207,11 @@ destroy_device(struct pool *p, int d)
 static void
 op_device_new(struct input *in, struct pool *p, bool public_call)
 {
-	struct glcuda_device_options opts = { 0 };
+	struct glcuda_device_options opts = { .size = sizeof(opts) };
 	struct glcuda_device *dev = (struct glcuda_device *)&opts; /* sentinel */
 	struct glcuda_device *const sentinel = dev;
-	EGLDisplay display = glcuda_headless_display(headless);
-	EGLContext context = glcuda_headless_context(headless);
+	EGLDisplay display = glcuda_headless_get_display(headless);
+	EGLContext context = glcuda_headless_get_context(headless);
 	uint8_t how = take8(in);
 	int slot = slot_of(in, MAX_DEVICES);
 	bool bad_args = false, bad_mode;
@@ -244,12 +244,12 @@ op_device_new(struct input *in, struct pool *p, bool public_call)
 		bad_mode = false;
 	if ((how & 8) || bad_args) {
 		expect_failure(ret, "glcuda_device_new(NULL argument)");
-		expect(ret == -EINVAL, "NULL argument: %s", glcuda_error_name(ret));
+		expect(ret == -EINVAL, "NULL argument: %s", glcuda_error_get_name(ret));
 	} else if (bad_mode) {
 		expect_failure(ret, "glcuda_device_new(bad sync mode)");
 	} else if (public_call && !have_libcuda) {
 		expect(ret == GLCUDA_ERROR_NO_CUDA_DRIVER,
-		       "glcuda_device_new without libcuda.so.1: %s", glcuda_error_name(ret));
+		       "glcuda_device_new without libcuda.so.1: %s", glcuda_error_get_name(ret));
 	}
 	if (ret < 0) {
 		expect_failure(ret, "glcuda_device_new");
@@ -278,7 +278,7 @@ op_image_new(struct input *in, struct pool *p)
 	ret = glcuda_image_new(dev, w, h, (enum glcuda_format)format, flags,
 			       (how & 1) ? NULL : &img);
 	if (!dev || (how & 1)) {
-		expect(ret == -EINVAL, "glcuda_image_new(NULL): %s", glcuda_error_name(ret));
+		expect(ret == -EINVAL, "glcuda_image_new(NULL): %s", glcuda_error_get_name(ret));
 		expect_failure(ret, "glcuda_image_new");
 		return;
 	}
@@ -288,16 +288,16 @@ op_image_new(struct input *in, struct pool *p)
 				       GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER));
 	if (invalid) {
 		expect(ret == -EINVAL, "glcuda_image_new(%ux%u, format %d, flags 0x%x): %s",
-		       w, h, format, flags, glcuda_error_name(ret));
+		       w, h, format, flags, glcuda_error_get_name(ret));
 	}
 	if (ret < 0) {
 		expect_failure(ret, "glcuda_image_new");
 		expect(img == sentinel, "glcuda_image_new wrote *out on failure");
 		return;
 	}
-	expect(glcuda_image_width(img) == w && glcuda_image_height(img) == h &&
-		       (int)glcuda_image_format(img) == format &&
-		       glcuda_image_device(img) == dev && glcuda_image_gl_texture(img) != 0,
+	expect(glcuda_image_get_width(img) == w && glcuda_image_get_height(img) == h &&
+		       (int)glcuda_image_get_format(img) == format &&
+		       glcuda_image_get_device(img) == dev && glcuda_image_get_gl_texture(img) != 0,
 	       "the image does not say what was asked for");
 	if (p->images[slot])
 		glcuda_image_destroy(p->images[slot]);
@@ -316,7 +316,7 @@ op_wrap(struct input *in, struct pool *p)
 	struct glcuda_device *dev = pick_device(in, p);
 	uint8_t how = take8(in);
 	struct glcuda_image *src = p->images[take8(in) % MAX_IMAGES];
-	unsigned int tex = (how & 2) ? take8(in) : glcuda_image_gl_texture(src);
+	unsigned int tex = (how & 2) ? take8(in) : glcuda_image_get_gl_texture(src);
 	unsigned int target = targets[(how >> 2) % 4];
 	uint32_t flags = (how & 16) ? take32(in) : 0;
 	struct glcuda_image *img = NULL;
@@ -327,8 +327,8 @@ op_wrap(struct input *in, struct pool *p)
 	if (how & 1) {
 		what = "glcuda_image_wrap_egl_image";
 		if (tex && (how & 32))
-			eimg = eglCreateImage(glcuda_headless_display(headless),
-					      glcuda_headless_context(headless), EGL_GL_TEXTURE_2D,
+			eimg = eglCreateImage(glcuda_headless_get_display(headless),
+					      glcuda_headless_get_context(headless), EGL_GL_TEXTURE_2D,
 					      (EGLClientBuffer)(uintptr_t)tex, NULL);
 		ret = glcuda_image_wrap_egl_image(dev, eimg, flags, (how & 64) ? NULL : &img);
 	} else {
@@ -337,17 +337,17 @@ op_wrap(struct input *in, struct pool *p)
 						   (how & 64) ? NULL : &img);
 	}
 	if (!dev || (how & 64))
-		expect(ret == -EINVAL, "%s(NULL): %s", what, glcuda_error_name(ret));
+		expect(ret == -EINVAL, "%s(NULL): %s", what, glcuda_error_get_name(ret));
 	if (ret < 0) {
 		expect_failure(ret, what);
 		expect(img == NULL, "%s wrote *out on failure", what);
 	} else {
-		expect(img != NULL && glcuda_image_device(img) == dev, "%s: no image", what);
-		expect(glcuda_device_cuda_context(dev) != NULL, "%s succeeded without CUDA", what);
+		expect(img != NULL && glcuda_image_get_device(img) == dev, "%s: no image", what);
+		expect(glcuda_device_get_cuda_context(dev) != NULL, "%s succeeded without CUDA", what);
 		glcuda_image_destroy(img);
 	}
 	if (eimg != EGL_NO_IMAGE)
-		eglDestroyImage(glcuda_headless_display(headless), eimg);
+		eglDestroyImage(glcuda_headless_get_display(headless), eimg);
 }
 
 static void
@@ -373,12 +373,12 @@ op_handoff(struct input *in, struct pool *p, bool to_cuda)
 		ret = glcuda_handoff_to_gl(dev, (how & 1) ? NULL : list,
 					   (how & 1) ? count : n, NULL);
 	if (!dev || (how & 1) || n == 0) {
-		expect(ret == -EINVAL, "hand-off with NULL/0: %s", glcuda_error_name(ret));
+		expect(ret == -EINVAL, "hand-off with NULL/0: %s", glcuda_error_get_name(ret));
 	}
 	for (unsigned int i = 0; i < n && !(how & 1); i++) {
 		if (!list[i])
 			expect(ret < 0, "hand-off with a NULL image succeeded");
-		else if (glcuda_image_device(list[i]) != dev)
+		else if (glcuda_image_get_device(list[i]) != dev)
 			expect(ret < 0, "hand-off of another device's image succeeded");
 	}
 	if (dev && !glcuda_device_get_caps(dev)->cuda_device_name[0])
@@ -391,7 +391,7 @@ static void
 op_ring_new(struct input *in, struct pool *p)
 {
 	struct glcuda_device *dev = pick_device(in, p);
-	struct glcuda_ring_desc desc = { 0 };
+	struct glcuda_ring_desc desc = { .size = sizeof(desc) };
 	struct glcuda_ring *ring = (struct glcuda_ring *)&desc, *const sentinel = ring;
 	uint8_t how = take8(in);
 	int slot = slot_of(in, MAX_RINGS);
@@ -414,7 +414,7 @@ op_ring_new(struct input *in, struct pool *p)
 		  (!(desc.flags & GLCUDA_RING_FLAG_IN_PLACE) && desc.output_format != 0 &&
 		   !format_valid(desc.output_format));
 	if (invalid)
-		expect(ret == -EINVAL, "glcuda_ring_new(invalid): %s", glcuda_error_name(ret));
+		expect(ret == -EINVAL, "glcuda_ring_new(invalid): %s", glcuda_error_get_name(ret));
 	if (dev && !glcuda_device_get_caps(dev)->cuda_device_name[0])
 		expect(ret < 0, "glcuda_ring_new on a device without CUDA succeeded");
 	if (ret < 0) {
@@ -458,10 +458,15 @@ op_ring_call(struct input *in, struct pool *p)
 			expect_failure(ret, "glcuda_ring_dispatch(NULL)");
 		break;
 	case 2:
-		frame = glcuda_ring_take_newest(ring);
-		if (!ring)
-			expect(frame == NULL, "glcuda_ring_take_newest(NULL) returned a frame");
-		else if (frame) {
+		ret = glcuda_ring_take_newest(ring, (b & 0x40) ? NULL : &frame);
+		if (!ring || (b & 0x40))
+			expect(ret == -EINVAL, "glcuda_ring_take_newest(NULL): %d", ret);
+		if (ret < 0) {
+			/* -EAGAIN (nothing ready) is no failure: no message. */
+			if (ret != -EAGAIN)
+				expect_failure(ret, "glcuda_ring_take_newest");
+			expect(frame == sentinel, "glcuda_ring_take_newest wrote *out on failure");
+		} else {
 			p->frames[slot] = frame;
 			p->frame_ring[slot] = r;
 		}
@@ -472,7 +477,7 @@ op_ring_call(struct input *in, struct pool *p)
 		expect(ring || ret < 0, "glcuda_ring_get_fd(NULL) returned %d", ret);
 		break;
 	case 4:
-		(void)glcuda_ring_dropped(ring);
+		(void)glcuda_ring_get_dropped(ring);
 		break;
 	case 5:
 		ret = glcuda_ring_get_timings(ring, (b & 0x40) ? NULL : &timings);
@@ -506,15 +511,15 @@ op_frame_call(struct input *in, struct pool *p)
 			p->frames[b % MAX_FRAMES] = NULL;
 		break;
 	case 4:
-		(void)glcuda_frame_number(frame);
-		(void)glcuda_frame_slot(frame);
-		(void)glcuda_frame_input(frame);
-		(void)glcuda_frame_output(frame);
-		(void)glcuda_frame_input_fbo(frame);
-		(void)glcuda_frame_output_texture(frame);
-		(void)glcuda_frame_input_surface(frame);
-		(void)glcuda_frame_output_surface(frame);
-		(void)glcuda_frame_stream(frame);
+		(void)glcuda_frame_get_number(frame);
+		(void)glcuda_frame_get_slot(frame);
+		(void)glcuda_frame_get_input(frame);
+		(void)glcuda_frame_get_output(frame);
+		(void)glcuda_frame_get_input_fbo(frame);
+		(void)glcuda_frame_get_output_texture(frame);
+		(void)glcuda_frame_get_input_surface(frame);
+		(void)glcuda_frame_get_output_surface(frame);
+		(void)glcuda_frame_get_stream(frame);
 		return;
 	case 5:
 		return;
@@ -545,35 +550,35 @@ op_getters(struct input *in, struct pool *p)
 
 	s = glcuda_strerror(v);
 	expect(s != NULL && s[0] != '\0', "glcuda_strerror(%d)", v);
-	s = glcuda_error_name(v);
-	expect(s != NULL && s[0] != '\0', "glcuda_error_name(%d)", v);
-	s = glcuda_format_name((enum glcuda_format)v);
-	expect(s != NULL, "glcuda_format_name(%d)", v);
-	expect((glcuda_format_bytes_per_pixel((enum glcuda_format)v) != 0) == format_valid(v),
-	       "glcuda_format_bytes_per_pixel(%d)", v);
-	expect((glcuda_format_gl_internal_format((enum glcuda_format)v) != 0) ==
+	s = glcuda_error_get_name(v);
+	expect(s != NULL && s[0] != '\0', "glcuda_error_get_name(%d)", v);
+	s = glcuda_format_get_name((enum glcuda_format)v);
+	expect(s != NULL, "glcuda_format_get_name(%d)", v);
+	expect((glcuda_format_get_bytes_per_pixel((enum glcuda_format)v) != 0) == format_valid(v),
+	       "glcuda_format_get_bytes_per_pixel(%d)", v);
+	expect((glcuda_format_get_gl_internal_format((enum glcuda_format)v) != 0) ==
 		       format_valid(v),
-	       "glcuda_format_gl_internal_format(%d)", v);
-	expect(glcuda_sync_mode_name((enum glcuda_sync_mode)v) != NULL,
-	       "glcuda_sync_mode_name(%d)", v);
-	expect(glcuda_version() != NULL && glcuda_last_error() != NULL, "version");
+	       "glcuda_format_get_gl_internal_format(%d)", v);
+	expect(glcuda_sync_mode_get_name((enum glcuda_sync_mode)v) != NULL,
+	       "glcuda_sync_mode_get_name(%d)", v);
+	expect(glcuda_get_version() != NULL && glcuda_get_last_error() != NULL, "version");
 
-	(void)glcuda_image_gl_texture(img);
-	(void)glcuda_image_width(img);
-	(void)glcuda_image_height(img);
-	(void)glcuda_image_format(img);
-	(void)glcuda_image_device(img);
-	(void)glcuda_image_cuda_array(img);
-	(void)glcuda_image_cuda_surface(img);
-	(void)glcuda_image_cuda_texture(img);
+	(void)glcuda_image_get_gl_texture(img);
+	(void)glcuda_image_get_width(img);
+	(void)glcuda_image_get_height(img);
+	(void)glcuda_image_get_format(img);
+	(void)glcuda_image_get_device(img);
+	(void)glcuda_image_get_cuda_array(img);
+	(void)glcuda_image_get_cuda_surface(img);
+	(void)glcuda_image_get_cuda_texture(img);
 	if (dev) {
 		expect(glcuda_device_get_caps(dev) != NULL, "caps");
-		expect(glcuda_device_last_error(dev) != NULL, "device last error");
+		expect(glcuda_device_get_last_error(dev) != NULL, "device last error");
 		glcuda_device_set_log_priority(dev, (enum glcuda_log_priority)(v & 0x3f));
 		(void)glcuda_device_get_log_priority(dev);
 		glcuda_device_set_log_handler(dev, quiet_log, NULL);
-		(void)glcuda_device_cuda_context(dev);
-		(void)glcuda_device_cuda_device(dev);
+		(void)glcuda_device_get_cuda_context(dev);
+		(void)glcuda_device_get_cuda_device(dev);
 	}
 }
 
@@ -584,21 +589,22 @@ op_without_context(struct input *in, struct pool *p)
 {
 	struct glcuda_device *dev = p->devices[take8(in) % MAX_DEVICES];
 	struct glcuda_image *img = (struct glcuda_image *)&dev, *const sentinel = img;
-	struct glcuda_ring_desc desc = { 16, 16, 0, GLCUDA_FORMAT_RGBA8, 0, 0, 0 };
+	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 16, .height = 16,
+					 .input_format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_ring *ring = (struct glcuda_ring *)&desc;
 	int ret;
 
 	if (!dev)
 		return;
-	eglMakeCurrent(glcuda_headless_display(headless), EGL_NO_SURFACE, EGL_NO_SURFACE,
+	eglMakeCurrent(glcuda_headless_get_display(headless), EGL_NO_SURFACE, EGL_NO_SURFACE,
 		       EGL_NO_CONTEXT);
 	ret = glcuda_image_new(dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &img);
 	expect(ret == GLCUDA_ERROR_NO_CURRENT_CONTEXT, "glcuda_image_new without context: %s",
-	       glcuda_error_name(ret));
+	       glcuda_error_get_name(ret));
 	expect(img == sentinel, "wrote *out on failure");
 	ret = glcuda_ring_new(dev, &desc, &ring);
 	expect(ret == GLCUDA_ERROR_NO_CURRENT_CONTEXT, "glcuda_ring_new without context: %s",
-	       glcuda_error_name(ret));
+	       glcuda_error_get_name(ret));
 	make_current();
 }
 
@@ -621,7 +627,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	ret = glcuda_headless_new(-1, 0, &headless);
 	if (ret < 0) {
 		fprintf(stderr, "fuzz-api: no EGL display/context: %s: %s\n",
-			glcuda_error_name(ret), glcuda_last_error());
+			glcuda_error_get_name(ret), glcuda_get_last_error());
 		exit(FUZZ_API_NO_CONTEXT);
 	}
 	return 0;

@@ -1,0 +1,159 @@
+/*
+ * The sizes of the structs callers allocate (struct glcuda_device_options,
+ * struct glcuda_ring_desc, struct glcuda_cuda_plane): each starts with a
+ * size member the caller sets to sizeof the struct it was compiled with.
+ * Also the check that a limit the headers state is the library's.
+ * SPDX-License-Identifier: MIT
+ *
+ * Members are only ever appended, so a program built against an older
+ * glcuda passes a smaller size whose members this glcuda also has: the
+ * members past it take their defaults (zero) going in, and are left
+ * untouched coming out. A size is accepted if it covers at least the first
+ * member after `size`, does not exceed the struct glcuda knows, and does
+ * not end inside a member: any sizeof of an older version of the struct
+ * (tail padding included) passes, while zero (a caller that did not set
+ * it), garbage and the size of a newer struct fail with -EINVAL.
+ */
+#include "private.h"
+#include "sync.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+struct member_span {
+	size_t offset, size;
+};
+
+#define SPAN(type, member) { offsetof(type, member), sizeof(((type *)0)->member) }
+
+/* Every member but `size`, in order. A member appended to a struct must be
+ * added here too (the assertions below remind). */
+static const struct member_span device_options_members[] = {
+	SPAN(struct glcuda_device_options, sync_mode),
+	SPAN(struct glcuda_device_options, cuda_context),
+	SPAN(struct glcuda_device_options, log_func),
+	SPAN(struct glcuda_device_options, log_user_data),
+	SPAN(struct glcuda_device_options, log_priority),
+	SPAN(struct glcuda_device_options, flags),
+};
+
+static const struct member_span ring_desc_members[] = {
+	SPAN(struct glcuda_ring_desc, width),
+	SPAN(struct glcuda_ring_desc, height),
+	SPAN(struct glcuda_ring_desc, slots),
+	SPAN(struct glcuda_ring_desc, input_format),
+	SPAN(struct glcuda_ring_desc, output_format),
+	SPAN(struct glcuda_ring_desc, flags),
+	SPAN(struct glcuda_ring_desc, cuda_stream),
+};
+
+static const struct member_span cuda_plane_members[] = {
+	SPAN(struct glcuda_cuda_plane, array),
+	SPAN(struct glcuda_cuda_plane, surface),
+	SPAN(struct glcuda_cuda_plane, texture),
+	SPAN(struct glcuda_cuda_plane, pointer),
+	SPAN(struct glcuda_cuda_plane, pitch),
+	SPAN(struct glcuda_cuda_plane, width),
+	SPAN(struct glcuda_cuda_plane, height),
+	SPAN(struct glcuda_cuda_plane, format),
+	SPAN(struct glcuda_cuda_plane, channels),
+};
+
+/* The last member ends the struct (no tail padding), so a newer glcuda
+ * that appends a member cannot place it in padding that an older caller's
+ * sizeof already covers. A member appended fails these until the tables
+ * above and the member named here are updated. */
+#define ENDS_STRUCT(type, member) \
+	(offsetof(type, member) + sizeof(((type *)0)->member) == sizeof(type))
+_Static_assert(ENDS_STRUCT(struct glcuda_device_options, flags),
+	       "struct glcuda_device_options: tail padding, or a new member");
+_Static_assert(ENDS_STRUCT(struct glcuda_ring_desc, cuda_stream),
+	       "struct glcuda_ring_desc: tail padding, or a new member");
+_Static_assert(ENDS_STRUCT(struct glcuda_cuda_plane, channels),
+	       "struct glcuda_cuda_plane: tail padding, or a new member");
+
+/* The hand-off limit the header promises is the one sync.c enforces. */
+_Static_assert(SYNC_MAX_IMAGES == GLCUDA_HANDOFF_MAX_IMAGES,
+	       "GLCUDA_HANDOFF_MAX_IMAGES differs from lib/sync.h");
+
+static int
+check_size(struct glcuda_device *dev, const char *call, const char *type, size_t size,
+	   const struct member_span *members, size_t count, size_t full)
+{
+	if (size == 0)
+		return glcuda_fail(dev, -EINVAL,
+				   "%s: %s.size is 0. Set it to sizeof(struct %s) (or use "
+				   "%s_init()).", call, type, type, type);
+	if (size > full)
+		return glcuda_fail(dev, -EINVAL,
+				   "%s: %s.size is %zu, larger than the %zu bytes this glcuda "
+				   "(%s) knows: the program was built against a newer glcuda. "
+				   "Run it with that version.", call, type, size, full,
+				   GLCUDA_VERSION_STRING);
+	if (size < members[0].offset + members[0].size)
+		return glcuda_fail(dev, -EINVAL,
+				   "%s: %s.size %zu is smaller than any version of the struct. "
+				   "Set it to sizeof(struct %s).", call, type, size, type);
+	for (size_t i = 0; i < count; i++)
+		if (size > members[i].offset && size < members[i].offset + members[i].size)
+			return glcuda_fail(dev, -EINVAL,
+					   "%s: %s.size %zu ends inside a member, so it is no "
+					   "version of the struct. Set it to sizeof(struct %s).",
+					   call, type, size, type);
+	return 0;
+}
+
+/* Copy what the caller's struct has into a zeroed one of this glcuda's
+ * size: the members it lacks read as their defaults. */
+static void
+copy_in(void *out, size_t full, const void *in, size_t size)
+{
+	memset(out, 0, full);
+	memcpy(out, in, size);
+}
+
+int
+device_options_copy(const struct glcuda_device_options *in,
+		    struct glcuda_device_options *out)
+{
+	int ret = check_size(NULL, "glcuda_device_new", "glcuda_device_options", in->size,
+			     device_options_members, ARRAY_LENGTH(device_options_members),
+			     sizeof(*out));
+	if (ret < 0)
+		return ret;
+	copy_in(out, sizeof(*out), in, in->size);
+	out->size = sizeof(*out);
+	return 0;
+}
+
+int
+ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
+	       struct glcuda_ring_desc *out)
+{
+	int ret = check_size(dev, "glcuda_ring_new", "glcuda_ring_desc", in->size,
+			     ring_desc_members, ARRAY_LENGTH(ring_desc_members), sizeof(*out));
+	if (ret < 0)
+		return ret;
+	copy_in(out, sizeof(*out), in, in->size);
+	out->size = sizeof(*out);
+	return 0;
+}
+
+int
+cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out)
+{
+	return check_size(dev, "glcuda_image_get_cuda_plane", "glcuda_cuda_plane", out->size,
+			  cuda_plane_members, ARRAY_LENGTH(cuda_plane_members), sizeof(*out));
+}
+
+void
+cuda_plane_copy_out(struct glcuda_cuda_plane *out, const struct glcuda_cuda_plane *full)
+{
+	size_t size = out->size;
+
+	/* Only the caller's members: the rest of its memory is not ours. */
+	memcpy(out, full, size);
+	out->size = size;
+}
