@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,10 +77,11 @@ struct CUextMemory_st {
 	int fd;
 	unsigned long long size;
 	/* The exported bytes themselves: the fd mapped (lavapipe's OPAQUE_FD
-	 * is a memfd that GL imported too), or host memory where it cannot be
-	 * mapped (then CUDA does not see what GL renders). */
+	 * is a memfd that GL imported too; ext_memory_map), or host memory
+	 * where it cannot be mapped (then CUDA does not see what GL renders). */
 	uint8_t *bytes;
-	bool mapped;
+	void *map;
+	size_t map_len;
 };
 
 struct CUarray_st {
@@ -1190,7 +1192,7 @@ obj_reclaim(struct obj *o)
 	switch (o->kind) {
 	case K_EXT_MEMORY:
 		ext_memory_free((struct CUextMemory_st *)o);
-		break;
+		return;
 	case K_STREAM:
 		queue_free(((struct CUstream_st *)o)->q);
 		break;
@@ -1220,8 +1222,7 @@ obj_reclaim(struct obj *o)
 	default:
 		break;
 	}
-	if (o->kind != K_EXT_MEMORY)
-		free(o);
+	free(o);
 }
 
 /* The last reference to the primary context is gone: the context is
@@ -1399,26 +1400,41 @@ static void
 ext_memory_free(struct CUextMemory_st *m)
 {
 	device_bytes -= m->size;
-	if (m->mapped)
-		munmap(m->bytes, m->size);
+	if (m->map)
+		munmap(m->map, m->map_len);
 	else
 		free(m->bytes);
 	close(m->fd);
 	free(m);
 }
 
-/* Map the exported memory, so that kernels work on the bytes GL renders
- * (lavapipe exports a memfd; so does any Mesa driver that allocates
- * external memory with os_create_anonymous_file). Anything else gets host
- * memory, said once: CUDA then sees none of GL's pixels. */
+/* Map the exported memory, so that kernels work on the bytes GL renders.
+ * lavapipe exports a memfd made by Mesa's os_malloc_aligned_fd, which llvmpipe
+ * (GL) maps on import: the file starts with a header, { uint64 file size,
+ * uint64 offset of the data (a page), the driver's UUID }, and the data
+ * follows at that offset. A plain memfd or dma-buf (no such header) is
+ * mapped from offset 0. Anything that cannot be mapped gets host memory,
+ * said once: CUDA then sees none of GL's pixels. */
 static void
 ext_memory_map(struct CUextMemory_st *m)
 {
-	void *p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+	struct stat st;
+	uint64_t header[2];
+	size_t len = m->size, offset = 0;
+	void *p = MAP_FAILED;
 
+	if (fstat(m->fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size >= m->size &&
+	    pread(m->fd, header, sizeof(header), 0) == (ssize_t)sizeof(header) &&
+	    header[0] == (uint64_t)st.st_size && header[1] >= sizeof(header) &&
+	    header[1] <= (uint64_t)st.st_size && (uint64_t)st.st_size - header[1] >= m->size) {
+		len = (size_t)st.st_size;
+		offset = (size_t)header[1];
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
 	if (p != MAP_FAILED) {
-		m->bytes = p;
-		m->mapped = true;
+		m->map = p;
+		m->map_len = len;
+		m->bytes = (uint8_t *)p + offset;
 		return;
 	}
 	if (!warned_unmapped)
@@ -1494,10 +1510,11 @@ format_bytes(CUarray_format f)
 
 /* The row pitch of a level-0 image in the exporter's memory. lavapipe
  * (and llvmpipe, which imports the same memory into GL) lays out an
- * optimal-tiling 2D image linearly from offset 0: rows of the width
- * aligned to the 4-pixel raster block, padded to a 64-byte cache line
- * (llvmpipe_texture_layout). tests/test-pixels-cpu checks it pixel by
- * pixel at widths that exercise both alignments. */
+ * optimal-tiling 2D image linearly from the start of the data: rows of the
+ * width aligned to the 4-pixel raster block, padded to a 64-byte cache
+ * line, the height aligned to 4 rows (llvmpipe_texture_layout; a 61x37
+ * RGBA8 image takes 256 x 40 = 10240 bytes, what Vulkan asks for).
+ * tests/test-pixels-cpu checks it texel by texel for every format. */
 static size_t
 image_pitch(size_t width, size_t bpp)
 {
