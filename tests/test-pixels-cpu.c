@@ -397,11 +397,11 @@ START_TEST(handoff_to_gl_waits_for_cuda)
 			      e.stream);
 		ck_assert_uint_eq(fake.stream_pending(e.stream), 1);
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
-		ck_assert_uint_eq(fake.stream_pending(e.stream), 0);
 		rgba8_pattern(20 + n, want);
 		invert_pixels(want, W * H);
 		check_rgba8(glcuda_image_gl_texture(img), want,
 			    "image handed back to GL: CUDA's kernel must be done");
+		ck_assert_uint_eq(fake.stream_pending(e.stream), 0);
 	}
 	glcuda_image_destroy(img);
 	env_teardown(&e);
