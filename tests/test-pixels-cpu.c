@@ -27,6 +27,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -609,10 +610,12 @@ END_TEST
 /* The fake's stream model, which the gpu sync modes rely on ---------------- */
 
 static unsigned int host_order[16], host_calls;
+static pthread_t host_thread;
 
 static void CUDA_CB
 record_host_fn(void *data)
 {
+	host_thread = pthread_self();
 	host_order[host_calls++ % 16] = (unsigned int)(uintptr_t)data;
 }
 
@@ -730,6 +733,8 @@ START_TEST(legacy_stream_and_events)
 	/* Only the non-blocking stream without a wait has run. */
 	ck_assert_uint_eq(host_calls, 1);
 	ck_assert_uint_eq(host_order[0], 3);
+	/* On the driver's thread, as the real driver runs them. */
+	ck_assert(!pthread_equal(host_thread, pthread_self()));
 	ck_assert_int_eq(CUF(cuStreamQuery)(other), CUDA_ERROR_NOT_READY);
 	/* Held: a synchronisation cannot finish, and says so at once. */
 	ck_assert_int_eq(CUF(cuStreamSynchronize)(blocking), CUDA_ERROR_NOT_READY);

@@ -4,13 +4,21 @@
  * to end on a machine without an NVIDIA GPU, in the "cpu" sync mode.
  * SPDX-License-Identifier: MIT
  *
- * Everything happens on the CPU and is deterministic: one device (ordinal
- * 0), a primary context with a reference count, a per-thread context
- * stack, handle objects with a live count for leak tests, streams whose
- * work runs at enqueue time unless the test closes the "gate"
- * (fake-cuda.h), events stamped by a fake clock that advances 100 us per
- * record. Imports take ownership of their fd and close it on destroy, like
- * the real driver, so fd accounting in tests stays meaningful.
+ * Everything happens on the CPU: one device (ordinal 0), a primary context
+ * with a reference count, a per-thread context stack, handle objects with a
+ * live count for leak tests, events stamped by a fake clock that advances
+ * 100 us per record. Imports take ownership of their fd and close it on
+ * destroy, like the real driver, so fd accounting in tests stays
+ * meaningful.
+ *
+ * Work behaves as on a GPU where ordering matters: each stream is an
+ * in-order queue, run by the fake's own driver thread (host functions run
+ * there, never on the caller's), the legacy NULL stream synchronises with
+ * blocking streams, stream waits on events and external semaphores hold
+ * the stream until they are satisfied, synchronising calls wait (bounded),
+ * and kernels of tests/test-kernels.cu run on the imported memory, mapped,
+ * so that they read and write what GL renders. Tests hold streams or the
+ * whole GPU, and signal semaphores, with the controls of fake-cuda.h.
  *
  * Like the real driver, an injected "sticky" error (CUDA_ERROR_ILLEGAL_ADDRESS,
  * CUDA_ERROR_LAUNCH_FAILED, ...) breaks the context: every later call that
@@ -227,6 +235,7 @@ static struct queue *queues = &null_q;
 static unsigned int queue_len;
 static uint64_t next_seq = 1;
 static bool worker_started, worker_busy;
+static pthread_t worker_thread;
 static uint64_t clock_us;
 static unsigned int launches, host_fns_run;
 static size_t device_bytes;
@@ -745,6 +754,8 @@ worker_start(void)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	err = pthread_create(&thread, &attr, worker_main, NULL);
+	if (err == 0)
+		worker_thread = thread;
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	worker_started = err == 0;
@@ -928,6 +939,10 @@ settle(void)
 {
 	struct timespec deadline;
 
+	/* A control called from a host function: the driver thread cannot
+	 * wait for itself. */
+	if (worker_started && pthread_equal(pthread_self(), worker_thread))
+		return;
 	deadline_in(&deadline, timeout_ms());
 	while (worker_busy || next_runnable())
 		if (pthread_cond_timedwait(&done_cond, &lock, &deadline) == ETIMEDOUT)
