@@ -7,16 +7,18 @@
  *
  * Without arguments it replays $srcdir/tests/fuzz/corpus (make check).
  *
- * The CUDA driver is the tests' fake (tests/fake-cuda/.libs/libfakecuda.so,
- * built by make check) where it is found, so that the corpus reaches
- * devices with CUDA, images, rings and hand-offs on a machine without a
- * GPU; GLCUDA_FUZZ_LIBCUDA names another (a real libcuda.so.1, or a path
- * that does not exist to replay without any).
+ * Where no CUDA driver (libcuda.so.1) can be loaded, as on CI, the CUDA
+ * driver is the tests' fake (tests/fake-cuda/.libs/libfakecuda.so, built
+ * by make check), so that the corpus reaches devices with CUDA, images,
+ * rings and hand-offs without a GPU; a GPU machine replays on its real
+ * driver. GLCUDA_FUZZ_LIBCUDA names the driver to use instead (a path that
+ * does not exist: replay without any).
  * SPDX-License-Identifier: MIT
  */
 #include "fuzz-api.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -104,6 +106,9 @@ choose_cuda_driver(void)
 		setenv("GLCUDA_LIBCUDA", env, 1);
 		return strstr(env, "libfakecuda") != NULL;
 	}
+	/* Kept loaded: glcuda never unloads a CUDA driver either. */
+	if (dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+		return false;
 	if (!find_fake_cuda(fake))
 		return false;
 	setenv("GLCUDA_LIBCUDA", fake, 1);
