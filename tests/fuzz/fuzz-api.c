@@ -40,6 +40,11 @@ static bool have_libcuda;
 
 struct fuzz_api_reached fuzz_api_reached;
 
+/* The fake CUDA driver's path, when it is the one loaded, and its control
+ * that lets its GPU thread finish what it can. */
+static const char *fake_cuda_lib;
+static void (*fake_cuda_settle)(void);
+
 struct pool {
 	struct glcuda_device *devices[MAX_DEVICES];
 	struct glcuda_image *images[MAX_IMAGES];
@@ -636,10 +641,31 @@ claim_gl_device_for_fake_cuda(void)
 	if (!have_libcuda || !lib || !strstr(lib, "libfakecuda") ||
 	    !epoxy_has_gl_extension("GL_EXT_memory_object"))
 		return;
+	fake_cuda_lib = lib;
 	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
 	for (int i = 0; i < GL_UUID_SIZE_EXT; i++)
 		snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
 	setenv("GLCUDA_FAKE_CUDA_UUID", hex, 1);
+}
+
+/* The fake runs stream work on its own thread, as a GPU does: between two
+ * calls of an input it is let finish, so that whether a frame is ready
+ * does not depend on timing and an input always takes the same path. */
+static void
+settle_fake_gpu(void)
+{
+	if (!fake_cuda_lib)
+		return;
+	if (!fake_cuda_settle) {
+		/* Loaded by glcuda's loader at the first device, not before. */
+		void *h = dlopen(fake_cuda_lib, RTLD_NOW | RTLD_NOLOAD);
+		if (!h)
+			return;
+		fake_cuda_settle = (void (*)(void))dlsym(h, "fake_cuda_settle");
+		dlclose(h);
+	}
+	if (fake_cuda_settle)
+		fake_cuda_settle();
 }
 
 int
@@ -699,6 +725,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 12: op_without_context(&in, &pool); break;
 		case 13: op_wrap(&in, &pool); break;
 		}
+		settle_fake_gpu();
 	}
 	for (int d = 0; d < MAX_DEVICES; d++)
 		destroy_device(&pool, d);
