@@ -52,6 +52,7 @@ static struct {
 	unsigned int (*primary_refs)(void);
 	unsigned int (*pending)(void);
 	unsigned int (*host_fns_run)(void);
+	void (*settle)(void);
 	unsigned int (*reclaimed)(void);
 	int (*sticky_error)(void);
 } fake;
@@ -71,10 +72,11 @@ resolve_fake(void)
 	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control("fake_cuda_primary_refs");
 	fake.pending = (unsigned int (*)(void))fake_cuda_control("fake_cuda_pending");
 	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
+	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
 	fake.reclaimed = (unsigned int (*)(void))fake_cuda_control("fake_cuda_reclaimed_objects");
 	fake.sticky_error = (int (*)(void))fake_cuda_control("fake_cuda_sticky_error");
 	ck_assert_msg(fake.gate && fake.live_objects && fake.primary_refs && fake.pending &&
-		      fake.host_fns_run && fake.reclaimed && fake.sticky_error,
+		      fake.host_fns_run && fake.settle && fake.reclaimed && fake.sticky_error,
 		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
 }
 
@@ -157,6 +159,9 @@ frame_to(struct glcuda_ring *ring, bool complete)
 	ck_ok(glcuda_frame_submit(f));
 	if (complete)
 		ck_ok(glcuda_frame_complete(f));
+	/* The fake runs the work on its driver thread, as a GPU would: let
+	 * it finish before the test looks at what is ready. */
+	fake.settle();
 	return f;
 }
 

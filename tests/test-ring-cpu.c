@@ -40,6 +40,7 @@ static struct {
 	unsigned int (*primary_refs)(void);
 	unsigned int (*pending)(void);
 	unsigned int (*host_fns_run)(void);
+	void (*settle)(void);
 } fake;
 
 struct env {
@@ -66,8 +67,9 @@ resolve_fake(void)
 	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control("fake_cuda_primary_refs");
 	fake.pending = (unsigned int (*)(void))fake_cuda_control("fake_cuda_pending");
 	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
+	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
 	ck_assert_msg(fake.gate && fake.live_objects && fake.primary_refs && fake.pending &&
-		      fake.host_fns_run, "the fake CUDA driver %s is not loaded", fake_cuda_path);
+		      fake.host_fns_run && fake.settle, "the fake CUDA driver %s is not loaded", fake_cuda_path);
 }
 
 static void
@@ -146,6 +148,10 @@ run_frame(struct glcuda_ring *ring, struct glcuda_frame **out)
 	test_render_frame(f, W, H);
 	ck_ok(glcuda_frame_submit(f));
 	ck_ok(glcuda_frame_complete(f));
+	/* The fake runs the work on its driver thread, as a GPU would: let
+	 * it finish before looking at what is ready (a compositor polls the
+	 * ready fd instead). */
+	fake.settle();
 	*out = f;
 }
 
@@ -363,8 +369,9 @@ START_TEST(ring_200_frames)
 			f = queue[0];
 			memmove(queue, queue + 1, sizeof(queue[0]) * --queued);
 			ck_assert_uint_eq(glcuda_frame_get_number(f), presented);
-			/* Every slot is completed, and ready: the fake ran
-			 * each frame's work when it was enqueued. */
+			/* Every slot is completed, and ready once the fake's
+			 * driver thread has run each frame's work. */
+			fake.settle();
 			ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
 			/* Present, then release; or release directly (which
 			 * enqueues GL's wait itself). */

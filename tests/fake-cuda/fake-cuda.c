@@ -4,13 +4,21 @@
  * to end on a machine without an NVIDIA GPU, in the "cpu" sync mode.
  * SPDX-License-Identifier: MIT
  *
- * Everything happens on the CPU and is deterministic: one device (ordinal
- * 0), a primary context with a reference count, a per-thread context
- * stack, handle objects with a live count for leak tests, streams whose
- * work runs at enqueue time unless the test closes the "gate"
- * (fake-cuda.h), events stamped by a fake clock that advances 100 us per
- * record. Imports take ownership of their fd and close it on destroy, like
- * the real driver, so fd accounting in tests stays meaningful.
+ * Everything happens on the CPU: one device (ordinal 0), a primary context
+ * with a reference count, a per-thread context stack, handle objects with a
+ * live count for leak tests, events stamped by a fake clock that advances
+ * 100 us per record. Imports take ownership of their fd and close it on
+ * destroy, like the real driver, so fd accounting in tests stays
+ * meaningful.
+ *
+ * Work behaves as on a GPU where ordering matters: each stream is an
+ * in-order queue, run by the fake's own driver thread (host functions run
+ * there, never on the caller's), the legacy NULL stream synchronises with
+ * blocking streams, stream waits on events and external semaphores hold
+ * the stream until they are satisfied, synchronising calls wait (bounded),
+ * and kernels of tests/test-kernels.cu run on the imported memory, mapped,
+ * so that they read and write what GL renders. Tests hold streams or the
+ * whole GPU, and signal semaphores, with the controls of fake-cuda.h.
  *
  * Like the real driver, an injected "sticky" error (CUDA_ERROR_ILLEGAL_ADDRESS,
  * CUDA_ERROR_LAUNCH_FAILED, ...) breaks the context: every later call that
@@ -26,6 +34,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +67,7 @@ enum obj_kind {
 	K_EVENT,
 	K_DEVICE_MEM,
 	K_HOST_MEM,
+	K_MODULE,
 };
 
 struct obj {
@@ -71,6 +84,12 @@ struct CUextMemory_st {
 	struct obj o;
 	int fd;
 	unsigned long long size;
+	/* The exported bytes themselves: the fd mapped (lavapipe's OPAQUE_FD
+	 * is a memfd that GL imported too; ext_memory_map), or host memory
+	 * where it cannot be mapped (then CUDA does not see what GL renders). */
+	uint8_t *bytes;
+	void *map;
+	size_t map_len;
 };
 
 struct CUarray_st {
@@ -82,6 +101,9 @@ struct CUmipmappedArray_st {
 	struct obj o;
 	CUDA_ARRAY3D_DESCRIPTOR desc;
 	unsigned int levels;
+	struct CUextMemory_st *memory;
+	unsigned long long offset;
+	size_t bpp, pitch;
 	struct CUarray_st *level0; /* made on first cuMipmappedArrayGetLevel */
 };
 
@@ -95,17 +117,33 @@ struct CUextSemaphore_st {
 	int fd;
 	bool timeline;
 	unsigned long long signals, waits, value;
+	/* Binary: signals not yet consumed by a wait. */
+	unsigned long long pending;
+};
+
+/* One in-order queue per stream; the legacy NULL stream and the
+ * per-thread default stream have theirs. */
+struct queue {
+	struct queue *next_q;
+	struct op *head, *tail;
+	unsigned int len;
+	bool blocking; /* synchronises with the legacy NULL stream */
+	bool orphan;   /* its stream was destroyed: freed once empty */
+	bool running;  /* its head is being run by the driver thread */
+	int hold;      /* FAKE_CUDA_RUN, FAKE_CUDA_HOLD, FAKE_CUDA_HOLD_UNTIL_SYNC */
 };
 
 struct CUstream_st {
 	struct obj o;
 	unsigned int flags;
+	struct queue *q;
 };
 
 struct CUevent_st {
 	struct obj o;
 	unsigned int flags;
-	unsigned int pending; /* records queued behind the gate */
+	unsigned int pending; /* records queued, not yet run */
+	uint64_t recorded_count, done_count;
 	bool recorded;
 	uint64_t time_us;
 };
@@ -116,41 +154,96 @@ struct alloc {
 	size_t size;
 };
 
-/* Work queued behind the closed gate, in enqueue order. */
-enum op_kind { OP_HOST_FN, OP_EVENT, OP_KERNEL, OP_MEMCPY, OP_MEMCPY2D };
+struct CUmod_st {
+	struct obj o;
+};
+
+/* The kernels of tests/test-kernels.cu that the fake runs on the CPU.
+ * args: the parameters' sizes in order (S: a 64-bit surface object or
+ * pointer, i: a 32-bit int). */
+enum kernel_id { KERNEL_RING_TRANSFORM, KERNEL_CHECK_AND_FILL };
+
+struct CUfunc_st {
+	const char *name;
+	enum kernel_id id;
+	size_t elem;
+	const char *args;
+};
+
+static struct CUfunc_st functions[] = {
+	{ "ring_transform", KERNEL_RING_TRANSFORM, 4, "SSii" },
+	{ "check_and_fill_1", KERNEL_CHECK_AND_FILL, 1, "SiiSSSS" },
+	{ "check_and_fill_2", KERNEL_CHECK_AND_FILL, 2, "SiiSSSS" },
+	{ "check_and_fill_4", KERNEL_CHECK_AND_FILL, 4, "SiiSSSS" },
+	{ "check_and_fill_8", KERNEL_CHECK_AND_FILL, 8, "SiiSSSS" },
+	{ "check_and_fill_16", KERNEL_CHECK_AND_FILL, 16, "SiiSSSS" },
+};
+
+#define KERNEL_MAX_ARGS 8
+
+struct sem_ref {
+	CUexternalSemaphore sem;
+	unsigned long long value;
+};
+
+/* Work on a stream, in enqueue order. */
+enum op_kind {
+	OP_HOST_FN,
+	OP_EVENT,
+	OP_KERNEL,
+	OP_MEMCPY,
+	OP_MEMCPY2D,
+	OP_WAIT_EVENT,
+	OP_SEM_WAIT,
+	OP_SEM_SIGNAL,
+};
 
 struct op {
 	struct op *next;
 	enum op_kind kind;
 	CUstream stream;
+	uint64_t seq;
 	CUhostFn fn;
 	void *data;
 	CUevent event;
+	uint64_t target;
 	void *dst;
 	const void *src;
 	size_t n;
 	CUDA_MEMCPY2D m2d;
+	const struct CUfunc_st *kernel;
+	unsigned int grid[2];
+	uint64_t args[KERNEL_MAX_ARGS];
+	struct sem_ref *sems;
+	unsigned int sem_count;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Signalled when work is enqueued or may have become runnable (the driver
+ * thread waits on it), and when work is done (synchronising calls and the
+ * test controls wait on it). */
+static pthread_cond_t work_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 static struct obj live = { &live, &live, 0 };
 static unsigned int live_count;
 static bool initialized;
 static struct CUctx_st primary;
 static bool gate_closed;
-static struct op *queue_head, *queue_tail;
+static struct queue pt_q = { .blocking = true };
+static struct queue null_q = { .next_q = &pt_q, .blocking = true };
+static struct queue *queues = &null_q;
 static unsigned int queue_len;
-static bool draining;
+static uint64_t next_seq = 1;
+static bool worker_started, worker_busy;
+static pthread_t worker_thread;
 static uint64_t clock_us;
 static unsigned int launches, host_fns_run;
 static size_t device_bytes;
+static bool warned_unmapped;
 /* The context's sticky error (CUDA_SUCCESS: healthy), and the objects
  * freed by the destruction of a context that still held them. */
 static CUresult sticky;
 static unsigned int reclaimed;
-/* Work of a destroyed stream still runs (as with the real driver); its ops
- * point here so that a new stream at the same address is not busy. */
-static struct CUstream_st destroyed_stream;
 
 static __thread CUcontext ctx_stack[32];
 static __thread int ctx_depth;
@@ -345,7 +438,58 @@ stream_ok(CUstream s)
 	       obj_is_live(s, K_STREAM);
 }
 
-/* The queue --------------------------------------------------------------- */
+/* The queues ----------------------------------------------------------------- */
+
+static struct queue *
+queue_of(CUstream s)
+{
+	if (!s || s == CU_STREAM_LEGACY)
+		return &null_q;
+	if (s == CU_STREAM_PER_THREAD)
+		return &pt_q;
+	return s->q;
+}
+
+static void
+op_free(struct op *op)
+{
+	free(op->sems);
+	free(op);
+}
+
+static void
+queue_unlink(struct queue *q)
+{
+	for (struct queue **pp = &queues; *pp; pp = &(*pp)->next_q)
+		if (*pp == q) {
+			*pp = q->next_q;
+			return;
+		}
+}
+
+/* Drop a queue's work (a destroyed context's: it never runs). */
+static void
+queue_clear(struct queue *q)
+{
+	while (q->head) {
+		struct op *op = q->head;
+		q->head = op->next;
+		if (op->kind == OP_EVENT && op->event)
+			op->event->pending--;
+		queue_len--;
+		op_free(op);
+	}
+	q->tail = NULL;
+	q->len = 0;
+}
+
+static void
+queue_free(struct queue *q)
+{
+	queue_clear(q);
+	queue_unlink(q);
+	free(q);
+}
 
 static void
 event_complete(CUevent ev)
@@ -353,6 +497,8 @@ event_complete(CUevent ev)
 	clock_us += FAKE_EVENT_TICK_US;
 	ev->time_us = clock_us;
 	ev->recorded = true;
+	ev->pending--;
+	ev->done_count++;
 }
 
 static void
@@ -369,7 +515,84 @@ memcpy2d_run(const CUDA_MEMCPY2D *m)
 			src + (m->srcY + y) * m->srcPitch + m->srcXInBytes, m->WidthInBytes);
 }
 
-/* Run one op. Called with the lock held; host functions run unlocked. */
+/* The texel at byte column xbytes of row y of a surface, or NULL where a
+ * real GPU would fault (a stale object, out of bounds with the default
+ * trapping boundary mode). */
+static uint8_t *
+surf_texel(uint64_t surf, int xbytes, int y, size_t size)
+{
+	struct view *v = (struct view *)(uintptr_t)surf;
+	struct CUmipmappedArray_st *mip;
+
+	if (!obj_is_live(v, K_SURFACE) || !v->array || !(mip = v->array->parent) ||
+	    !obj_is_live(mip->memory, K_EXT_MEMORY))
+		return NULL;
+	if (xbytes < 0 || y < 0 || size != mip->bpp ||
+	    (size_t)xbytes + size > mip->desc.Width * mip->bpp ||
+	    (size_t)y >= (mip->desc.Height ? mip->desc.Height : 1))
+		return NULL;
+	return mip->memory->bytes + mip->offset + (size_t)y * mip->pitch + (size_t)xbytes;
+}
+
+static uint8_t *
+device_ptr(uint64_t p, size_t n)
+{
+	return alloc_find((uintptr_t)p, n) ? (uint8_t *)(uintptr_t)p : NULL;
+}
+
+/* A kernel on the CPU, every thread of the grid in turn. A fault breaks
+ * the context as on the GPU (CUDA_ERROR_ILLEGAL_ADDRESS, sticky). */
+static void
+kernel_run(const struct op *op)
+{
+	const uint64_t *a = op->args;
+	int w = (int)(int32_t)a[op->kernel->id == KERNEL_RING_TRANSFORM ? 2 : 1];
+	int h = (int)(int32_t)a[op->kernel->id == KERNEL_RING_TRANSFORM ? 3 : 2];
+	int gw = (int)op->grid[0], gh = (int)op->grid[1];
+	size_t elem = op->kernel->elem;
+
+	for (int y = 0; y < h && y < gh; y++) {
+		for (int x = 0; x < w && x < gw; x++) {
+			if (op->kernel->id == KERNEL_RING_TRANSFORM) {
+				uint8_t *in = surf_texel(a[0], x * 4, y, 4);
+				uint8_t *out = surf_texel(a[1], x * 4, y, 4);
+				uint8_t v[4];
+				if (!in || !out)
+					goto fault;
+				memcpy(v, in, 4);
+				out[0] = (uint8_t)(255 - v[0]);
+				out[1] = (uint8_t)(255 - v[1]);
+				out[2] = v[2] ^ 0xff;
+				out[3] = v[3];
+			} else {
+				size_t i = (size_t)y * (size_t)w + (size_t)x;
+				uint8_t *t = surf_texel(a[0], x * (int)elem, y, elem);
+				uint8_t *expect = a[3] ? device_ptr(a[3] + i * elem, elem) : NULL;
+				uint8_t *fill = a[4] ? device_ptr(a[4] + i * elem, elem) : NULL;
+				uint8_t *mis = device_ptr(a[5], 4), *first = device_ptr(a[6], 4);
+				if (!t || (a[3] && !expect) || (a[4] && !fill) || !mis || !first)
+					goto fault;
+				if (expect && memcmp(t, expect, elem)) {
+					uint32_t n, f = (uint32_t)i;
+					memcpy(&n, mis, 4);
+					if (n == 0)
+						memcpy(first, &f, 4);
+					n++;
+					memcpy(mis, &n, 4);
+				}
+				if (fill)
+					memcpy(t, fill, elem);
+			}
+		}
+	}
+	return;
+fault:
+	fprintf(stderr, "fake-cuda: kernel %s: illegal address\n", op->kernel->name);
+	sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+}
+
+/* Run one op. Called with the lock held, on the driver thread; host
+ * functions run unlocked. */
 static void
 op_run(struct op *op)
 {
@@ -381,10 +604,11 @@ op_run(struct op *op)
 		pthread_mutex_lock(&lock);
 		break;
 	case OP_EVENT:
-		op->event->pending--;
-		event_complete(op->event);
+		if (op->event)
+			event_complete(op->event);
 		break;
 	case OP_KERNEL:
+		kernel_run(op);
 		break;
 	case OP_MEMCPY:
 		memmove(op->dst, op->src, op->n);
@@ -392,88 +616,365 @@ op_run(struct op *op)
 	case OP_MEMCPY2D:
 		memcpy2d_run(&op->m2d);
 		break;
+	case OP_WAIT_EVENT:
+		break;
+	case OP_SEM_WAIT:
+		for (unsigned int i = 0; i < op->sem_count; i++)
+			if (op->sems[i].sem && !op->sems[i].sem->timeline)
+				op->sems[i].sem->pending--;
+		break;
+	case OP_SEM_SIGNAL:
+		for (unsigned int i = 0; i < op->sem_count; i++) {
+			CUexternalSemaphore s = op->sems[i].sem;
+			if (!s)
+				continue;
+			if (!s->timeline)
+				s->pending++;
+			else if (op->sems[i].value > s->value)
+				s->value = op->sems[i].value;
+		}
+		break;
 	}
 }
 
-/* Run the queue in order while the gate is open. Lock held. */
-static void
-queue_drain(void)
+/* The legacy NULL stream waits for the earlier work of every blocking
+ * stream, and blocking streams wait for its earlier work; streams made
+ * with CU_STREAM_NON_BLOCKING do neither. */
+static bool
+legacy_blocked(const struct queue *q, uint64_t seq)
 {
-	if (draining)
-		return;
-	draining = true;
-	while (!gate_closed && queue_head) {
-		struct op *op = queue_head;
-		queue_head = op->next;
-		if (!queue_head)
-			queue_tail = NULL;
-		queue_len--;
-		op_run(op);
-		free(op);
+	if (q == &null_q) {
+		for (struct queue *b = queues; b; b = b->next_q)
+			if (b != &null_q && b->blocking && b->head && b->head->seq < seq)
+				return true;
+		return false;
 	}
-	draining = false;
+	return q->blocking && null_q.head && null_q.head->seq < seq;
 }
 
-/* Enqueue work on a stream: run now, or queue it behind the gate (or
- * behind earlier queued work). Lock held. Takes op (heap or stack). */
+static bool
+op_ready(const struct op *op)
+{
+	switch (op->kind) {
+	case OP_WAIT_EVENT:
+		return !op->event || op->event->done_count >= op->target;
+	case OP_SEM_WAIT:
+		for (unsigned int i = 0; i < op->sem_count; i++) {
+			CUexternalSemaphore s = op->sems[i].sem;
+			if (s && (s->timeline ? s->value < op->sems[i].value : s->pending == 0))
+				return false;
+		}
+		return true;
+	default:
+		return true;
+	}
+}
+
+static bool
+queue_runnable(const struct queue *q)
+{
+	return q->head && !q->running && q->hold == FAKE_CUDA_RUN &&
+	       !legacy_blocked(q, q->head->seq) && op_ready(q->head);
+}
+
+/* The queue whose head runs next: the oldest runnable work, as a GPU that
+ * is free runs what was submitted first. */
+static struct queue *
+next_runnable(void)
+{
+	struct queue *best = NULL;
+
+	if (gate_closed || sticky != CUDA_SUCCESS)
+		return NULL;
+	for (struct queue *q = queues; q; q = q->next_q)
+		if (queue_runnable(q) && (!best || q->head->seq < best->head->seq))
+			best = q;
+	return best;
+}
+
+static bool
+any_hold(void)
+{
+	if (gate_closed)
+		return true;
+	for (struct queue *q = queues; q; q = q->next_q)
+		if (q->hold != FAKE_CUDA_RUN && q->head)
+			return true;
+	return false;
+}
+
+/* The driver thread: runs the queues' work in stream order. Host
+ * functions run here, never on the thread that launched them. */
+static void *
+worker_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		struct queue *q = next_runnable();
+		struct op *op;
+
+		if (!q) {
+			pthread_cond_wait(&work_cond, &lock);
+			continue;
+		}
+		op = q->head;
+		q->running = true;
+		worker_busy = true;
+		op_run(op);
+		q->running = false;
+		q->head = op->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->len--;
+		queue_len--;
+		op_free(op);
+		if (q->orphan && !q->head)
+			queue_free(q);
+		worker_busy = false;
+		pthread_cond_broadcast(&done_cond);
+	}
+	return NULL;
+}
+
+/* Lock held. */
+static bool
+worker_start(void)
+{
+	pthread_attr_t attr;
+	pthread_t thread;
+	sigset_t all, old;
+	int err;
+
+	if (worker_started)
+		return true;
+	/* Signals are the program's threads' business, not the driver's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&thread, &attr, worker_main, NULL);
+	if (err == 0)
+		worker_thread = thread;
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	worker_started = err == 0;
+	return worker_started;
+}
+
+/* Fork keeps only the calling thread: the child starts its own driver
+ * thread when it first enqueues work. */
+static void
+fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void
+fork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void
+fork_child(void)
+{
+	worker_started = false;
+	worker_busy = false;
+	for (struct queue *q = queues; q; q = q->next_q)
+		q->running = false;
+	pthread_mutex_unlock(&lock);
+}
+
+__attribute__((constructor)) static void
+fake_cuda_load(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* Enqueue work on a stream (it runs on the driver thread). Lock held.
+ * Copies op. */
 static CUresult
 enqueue(struct op *op)
 {
-	struct op *q;
+	struct queue *q = queue_of(op->stream);
+	struct op *c;
 
-	if (!gate_closed && !queue_head && !draining) {
-		if (op->kind == OP_EVENT)
-			op->event->pending++;
-		op_run(op);
-		return CUDA_SUCCESS;
-	}
-	q = malloc(sizeof(*q));
-	if (!q)
+	if (!worker_start())
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*q = *op;
-	q->next = NULL;
-	if (q->kind == OP_EVENT)
-		q->event->pending++;
-	if (queue_tail)
-		queue_tail->next = q;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*c = *op;
+	c->next = NULL;
+	c->seq = next_seq++;
+	if (c->kind == OP_EVENT) {
+		c->event->pending++;
+		c->event->recorded_count++;
+	}
+	if (q->tail)
+		q->tail->next = c;
 	else
-		queue_head = q;
-	queue_tail = q;
+		q->head = c;
+	q->tail = c;
+	q->len++;
 	queue_len++;
+	/* Taken by the queued op. */
+	op->sems = NULL;
+	pthread_cond_broadcast(&work_cond);
 	return CUDA_SUCCESS;
+}
+
+/* Work enqueued before seq (or at all, seq 0) still on q. */
+static bool
+queue_has_before(const struct queue *q, uint64_t seq)
+{
+	return q->head && (!seq || q->head->seq < seq);
+}
+
+static bool
+queue_busy(const struct queue *q)
+{
+	return q->head != NULL;
 }
 
 /* Queued work on a stream (NULL/legacy: any). */
 static bool
 stream_busy(CUstream s)
 {
-	for (struct op *op = queue_head; op; op = op->next)
-		if (!s || s == CU_STREAM_LEGACY || op->stream == s)
-			return true;
-	return false;
+	if (!s || s == CU_STREAM_LEGACY) {
+		for (struct queue *q = queues; q; q = q->next_q)
+			if (queue_busy(q))
+				return true;
+		return false;
+	}
+	return queue_busy(queue_of(s));
+}
+
+/* What a synchronising call waits for. */
+struct wait_target {
+	const struct queue *q; /* one stream's work... */
+	bool legacy;           /* ...and, for the NULL stream, blocking streams' */
+	bool all;              /* every stream's (the context) */
+	CUevent event;         /* or an event's records */
+	uint64_t seq, event_count;
+};
+
+static bool
+target_done(const struct wait_target *t)
+{
+	if (t->event)
+		return !obj_is_live(t->event, K_EVENT) || t->event->done_count >= t->event_count;
+	for (struct queue *q = queues; q; q = q->next_q) {
+		bool mine = t->all || q == t->q || (t->legacy && q->blocking);
+		if (mine && queue_has_before(q, t->seq))
+			return false;
+	}
+	return true;
+}
+
+static unsigned int
+timeout_ms(void)
+{
+	const char *env = getenv("GLCUDA_FAKE_CUDA_TIMEOUT_MS");
+	unsigned long v = env ? strtoul(env, NULL, 10) : 0;
+	return v ? (unsigned int)v : 10000;
+}
+
+static void
+deadline_in(struct timespec *ts, unsigned int ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Lock held. A synchronising call starts waiting: the holds that last
+ * only until then end. */
+static void
+release_sync_holds(void)
+{
+	for (struct queue *q = queues; q; q = q->next_q)
+		if (q->hold == FAKE_CUDA_HOLD_UNTIL_SYNC)
+			q->hold = FAKE_CUDA_RUN;
+	pthread_cond_broadcast(&work_cond);
+}
+
+/* Wait until the work of t is done. Lock held. Never waits forever: where
+ * the test holds the GPU (gate, hold) and nothing else can run, the work
+ * cannot finish and the call returns CUDA_ERROR_NOT_READY at once (not
+ * CUDA_ERROR_LAUNCH_TIMEOUT, which is sticky on the real driver); else it
+ * gives up after GLCUDA_FAKE_CUDA_TIMEOUT_MS (10 s) with the same code. */
+static CUresult
+wait_for(const struct wait_target *t, const char *call)
+{
+	struct timespec deadline;
+	unsigned int ms = timeout_ms();
+
+	release_sync_holds();
+	deadline_in(&deadline, ms);
+	for (;;) {
+		if (sticky != CUDA_SUCCESS)
+			return sticky;
+		if (target_done(t))
+			return CUDA_SUCCESS;
+		if (!worker_busy && !next_runnable() && any_hold())
+			return CUDA_ERROR_NOT_READY;
+		if (pthread_cond_timedwait(&done_cond, &lock, &deadline) == ETIMEDOUT &&
+		    !target_done(t)) {
+			fprintf(stderr, "fake-cuda: %s: the work is not done after %u ms "
+				"(a wait that is never signalled?)\n", call, ms);
+			return CUDA_ERROR_NOT_READY;
+		}
+	}
+}
+
+/* Until the driver thread has nothing left that it can run. Lock held. */
+static void
+settle(void)
+{
+	struct timespec deadline;
+
+	/* A control called from a host function: the driver thread cannot
+	 * wait for itself. */
+	if (worker_started && pthread_equal(pthread_self(), worker_thread))
+		return;
+	deadline_in(&deadline, timeout_ms());
+	while (worker_busy || next_runnable())
+		if (pthread_cond_timedwait(&done_cond, &lock, &deadline) == ETIMEDOUT)
+			break;
 }
 
 /* Drop the queued records of an event being destroyed (they would touch
- * it; nothing else observes them). */
+ * it); stream waits on it stop waiting. */
 static void
 queue_purge_event(CUevent ev)
 {
-	struct op **pp = &queue_head, *op;
-
-	queue_tail = NULL;
-	while ((op = *pp)) {
-		if (op->kind == OP_EVENT && op->event == ev) {
-			*pp = op->next;
-			if (op->kind == OP_EVENT)
-				op->event->pending--;
-			queue_len--;
-			free(op);
-			continue;
-		}
-		queue_tail = op;
-		pp = &op->next;
-	}
+	for (struct queue *q = queues; q; q = q->next_q)
+		for (struct op *op = q->head; op; op = op->next)
+			if (op->event == ev && (op->kind == OP_EVENT || op->kind == OP_WAIT_EVENT))
+				op->event = NULL;
+	ev->pending = 0;
+	pthread_cond_broadcast(&work_cond);
 }
+
+/* A semaphore being destroyed: queued operations on it do nothing. */
+static void
+queue_purge_semaphore(CUexternalSemaphore sem)
+{
+	for (struct queue *q = queues; q; q = q->next_q)
+		for (struct op *op = q->head; op; op = op->next)
+			for (unsigned int i = 0; i < op->sem_count; i++)
+				if (op->sems[i].sem == sem)
+					op->sems[i].sem = NULL;
+	pthread_cond_broadcast(&work_cond);
+}
+
+static void ext_memory_free(struct CUextMemory_st *m);
 
 /* Initialisation, errors, device ------------------------------------------ */
 
@@ -704,12 +1205,12 @@ obj_reclaim(struct obj *o)
 	obj_remove(o);
 	reclaimed++;
 	switch (o->kind) {
-	case K_EXT_MEMORY: {
-		struct CUextMemory_st *m = (struct CUextMemory_st *)o;
-		device_bytes -= m->size;
-		close(m->fd);
+	case K_EXT_MEMORY:
+		ext_memory_free((struct CUextMemory_st *)o);
+		return;
+	case K_STREAM:
+		queue_free(((struct CUstream_st *)o)->q);
 		break;
-	}
 	case K_MIPMAP: {
 		struct CUmipmappedArray_st *a = (struct CUmipmappedArray_st *)o;
 		if (a->level0)
@@ -745,13 +1246,24 @@ obj_reclaim(struct obj *o)
 static void
 primary_destroy(void)
 {
-	while (queue_head) {
-		struct op *op = queue_head;
-		queue_head = op->next;
-		free(op);
+	struct queue **pp = &queues;
+
+	/* A host function still running finishes first (it makes no CUDA
+	 * call, so it cannot wait for this one). */
+	while (worker_busy)
+		pthread_cond_wait(&done_cond, &lock);
+	while (*pp) {
+		struct queue *q = *pp;
+		if (q->orphan) {
+			*pp = q->next_q;
+			queue_clear(q);
+			free(q);
+			continue;
+		}
+		queue_clear(q);
+		q->hold = FAKE_CUDA_RUN;
+		pp = &q->next_q;
 	}
-	queue_tail = NULL;
-	queue_len = 0;
 	while (live.next != &live)
 		obj_reclaim(live.next);
 	sticky = CUDA_SUCCESS;
@@ -857,10 +1369,11 @@ fake_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 static CUresult
 ctx_synchronize(CUcontext ctx)
 {
+	struct wait_target t = { .all = true, .seq = next_seq };
+
 	if (ctx != &primary || primary.refs == 0)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	queue_drain();
-	return queue_head ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+	return wait_for(&t, "cuCtxSynchronize");
 }
 
 static CUresult
@@ -898,6 +1411,55 @@ fd_is_open(int fd)
 	return fd >= 0 && fcntl(fd, F_GETFD) != -1;
 }
 
+static void
+ext_memory_free(struct CUextMemory_st *m)
+{
+	device_bytes -= m->size;
+	if (m->map)
+		munmap(m->map, m->map_len);
+	else
+		free(m->bytes);
+	close(m->fd);
+	free(m);
+}
+
+/* Map the exported memory, so that kernels work on the bytes GL renders.
+ * lavapipe exports a memfd made by Mesa's os_malloc_aligned_fd, which llvmpipe
+ * (GL) maps on import: the file starts with a header, { uint64 file size,
+ * uint64 offset of the data (a page), the driver's UUID }, and the data
+ * follows at that offset. A plain memfd or dma-buf (no such header) is
+ * mapped from offset 0. Anything that cannot be mapped gets host memory,
+ * said once: CUDA then sees none of GL's pixels. */
+static void
+ext_memory_map(struct CUextMemory_st *m)
+{
+	struct stat st;
+	uint64_t header[2];
+	size_t len = m->size, offset = 0;
+	void *p = MAP_FAILED;
+
+	if (fstat(m->fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size >= m->size &&
+	    pread(m->fd, header, sizeof(header), 0) == (ssize_t)sizeof(header) &&
+	    header[0] == (uint64_t)st.st_size && header[1] >= sizeof(header) &&
+	    header[1] <= (uint64_t)st.st_size && (uint64_t)st.st_size - header[1] >= m->size) {
+		len = (size_t)st.st_size;
+		offset = (size_t)header[1];
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+	if (p != MAP_FAILED) {
+		m->map = p;
+		m->map_len = len;
+		m->bytes = (uint8_t *)p + offset;
+		return;
+	}
+	if (!warned_unmapped)
+		fprintf(stderr, "fake-cuda: the imported memory cannot be mapped (%s): "
+			"arrays are backed by host memory, not by what GL renders\n",
+			strerror(errno));
+	warned_unmapped = true;
+	m->bytes = calloc(1, m->size);
+}
+
 static CUresult
 fake_cuImportExternalMemory(CUexternalMemory *out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *desc)
 {
@@ -919,6 +1481,11 @@ fake_cuImportExternalMemory(CUexternalMemory *out, const CUDA_EXTERNAL_MEMORY_HA
 	/* On success the driver owns the fd. */
 	m->fd = desc->handle.fd;
 	m->size = desc->size;
+	ext_memory_map(m);
+	if (!m->bytes) {
+		free(m);
+		LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+	}
 	device_bytes += desc->size;
 	obj_add(&m->o, K_EXT_MEMORY);
 	*out = m;
@@ -932,10 +1499,42 @@ fake_cuDestroyExternalMemory(CUexternalMemory mem)
 	if (!obj_is_live(mem, K_EXT_MEMORY))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	obj_remove(&mem->o);
-	device_bytes -= mem->size;
-	close(mem->fd);
-	free(mem);
+	ext_memory_free(mem);
 	LEAVE(CUDA_SUCCESS);
+}
+
+static size_t
+format_bytes(CUarray_format f)
+{
+	switch (f) {
+	case CU_AD_FORMAT_UNSIGNED_INT8:
+	case CU_AD_FORMAT_SIGNED_INT8:
+		return 1;
+	case CU_AD_FORMAT_UNSIGNED_INT16:
+	case CU_AD_FORMAT_SIGNED_INT16:
+	case CU_AD_FORMAT_HALF:
+		return 2;
+	case CU_AD_FORMAT_UNSIGNED_INT32:
+	case CU_AD_FORMAT_SIGNED_INT32:
+	case CU_AD_FORMAT_FLOAT:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+/* The row pitch of a level-0 image in the exporter's memory. lavapipe
+ * (and llvmpipe, which imports the same memory into GL) lays out an
+ * optimal-tiling 2D image linearly from the start of the data: rows of the
+ * width aligned to the 4-pixel raster block, padded to a 64-byte cache
+ * line, the height aligned to 4 rows (llvmpipe_texture_layout; a 61x37
+ * RGBA8 image takes 256 x 40 = 10240 bytes, what Vulkan asks for).
+ * tests/test-pixels-cpu checks it texel by texel for every format. */
+static size_t
+image_pitch(size_t width, size_t bpp)
+{
+	size_t bytes = ((width + 3) & ~(size_t)3) * bpp;
+	return (bytes + 63) & ~(size_t)63;
 }
 
 static CUresult
@@ -943,6 +1542,7 @@ fake_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *out, CUexternalMe
 					     const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
 {
 	struct CUmipmappedArray_st *a;
+	size_t bpp, pitch, height;
 	ENTER("cuExternalMemoryGetMappedMipmappedArray");
 	if (!out || !desc || desc->numLevels == 0 || desc->arrayDesc.Width == 0 ||
 	    desc->arrayDesc.NumChannels == 0 || desc->arrayDesc.NumChannels == 3 ||
@@ -954,11 +1554,22 @@ fake_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *out, CUexternalMe
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	if (desc->offset >= mem->size)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	bpp = format_bytes(desc->arrayDesc.Format) * desc->arrayDesc.NumChannels;
+	if (!bpp)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	height = desc->arrayDesc.Height ? desc->arrayDesc.Height : 1;
+	pitch = image_pitch(desc->arrayDesc.Width, bpp);
+	if ((height - 1) * pitch + desc->arrayDesc.Width * bpp > mem->size - desc->offset)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
 	a->desc = desc->arrayDesc;
 	a->levels = desc->numLevels;
+	a->memory = mem;
+	a->offset = desc->offset;
+	a->bpp = bpp;
+	a->pitch = pitch;
 	obj_add(&a->o, K_MIPMAP);
 	*out = a;
 	LEAVE(CUDA_SUCCESS);
@@ -1099,33 +1710,63 @@ fake_cuDestroyExternalSemaphore(CUexternalSemaphore sem)
 	ENTER("cuDestroyExternalSemaphore");
 	if (!obj_is_live(sem, K_SEMAPHORE))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	queue_purge_semaphore(sem);
 	obj_remove(&sem->o);
 	close(sem->fd);
 	free(sem);
 	LEAVE(CUDA_SUCCESS);
 }
 
-/* Semaphore operations are recorded, not modelled: the CPU sync mode never
- * uses them, and a GPU-side wait cannot be run on the CPU. */
+/* The semaphore's other side (GL, Vulkan) is not here: a test signals
+ * with fake_cuda_semaphore_signal. A stream's wait holds it until the
+ * semaphore is signalled (binary: a signal not yet waited for; timeline:
+ * the value reached). */
+static CUresult
+sem_op(struct op *op, const CUexternalSemaphore *sems, const unsigned long long *values,
+       unsigned int count, CUstream stream)
+{
+	if (!sems || count == 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!have_context())
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!stream_ok(stream))
+		return CUDA_ERROR_INVALID_HANDLE;
+	for (unsigned int i = 0; i < count; i++)
+		if (!obj_is_live(sems[i], K_SEMAPHORE))
+			return CUDA_ERROR_INVALID_HANDLE;
+	op->sems = calloc(count, sizeof(*op->sems));
+	if (!op->sems)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	op->sem_count = count;
+	op->stream = stream;
+	for (unsigned int i = 0; i < count; i++) {
+		op->sems[i].sem = sems[i];
+		op->sems[i].value = values[i];
+	}
+	return CUDA_SUCCESS;
+}
+
 static CUresult
 fake_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *sems,
 				     const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *params,
 				     unsigned int count, CUstream stream)
 {
+	struct op op = { .kind = OP_SEM_SIGNAL };
+	unsigned long long values[64];
+	CUresult res;
 	ENTER("cuSignalExternalSemaphoresAsync");
-	if (!sems || !params || count == 0)
+	if (!params || count > 64)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
-	if (!stream_ok(stream))
-		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	for (unsigned int i = 0; i < count; i++)
-		if (!obj_is_live(sems[i], K_SEMAPHORE))
-			LEAVE(CUDA_ERROR_INVALID_HANDLE);
-	for (unsigned int i = 0; i < count; i++) {
-		sems[i]->signals++;
-		if (sems[i]->timeline)
-			sems[i]->value = params[i].params.fence.value;
-	}
-	LEAVE(CUDA_SUCCESS);
+		values[i] = params[i].params.fence.value;
+	res = sem_op(&op, sems, values, count, stream);
+	if (res == CUDA_SUCCESS)
+		res = enqueue(&op);
+	free(op.sems);
+	if (res == CUDA_SUCCESS)
+		for (unsigned int i = 0; i < count; i++)
+			sems[i]->signals++;
+	LEAVE(res);
 }
 
 static CUresult
@@ -1133,17 +1774,22 @@ fake_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *sems,
 				   const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *params,
 				   unsigned int count, CUstream stream)
 {
+	struct op op = { .kind = OP_SEM_WAIT };
+	unsigned long long values[64];
+	CUresult res;
 	ENTER("cuWaitExternalSemaphoresAsync");
-	if (!sems || !params || count == 0)
+	if (!params || count > 64)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
-	if (!stream_ok(stream))
-		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	for (unsigned int i = 0; i < count; i++)
-		if (!obj_is_live(sems[i], K_SEMAPHORE))
-			LEAVE(CUDA_ERROR_INVALID_HANDLE);
-	for (unsigned int i = 0; i < count; i++)
-		sems[i]->waits++;
-	LEAVE(CUDA_SUCCESS);
+		values[i] = params[i].params.fence.value;
+	res = sem_op(&op, sems, values, count, stream);
+	if (res == CUDA_SUCCESS)
+		res = enqueue(&op);
+	free(op.sems);
+	if (res == CUDA_SUCCESS)
+		for (unsigned int i = 0; i < count; i++)
+			sems[i]->waits++;
+	LEAVE(res);
 }
 
 /* Streams ------------------------------------------------------------------ */
@@ -1160,7 +1806,15 @@ fake_cuStreamCreate(CUstream *out, unsigned int flags)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+	s->q = calloc(1, sizeof(*s->q));
+	if (!s->q) {
+		free(s);
+		LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+	}
 	s->flags = flags;
+	s->q->blocking = !(flags & CU_STREAM_NON_BLOCKING);
+	s->q->next_q = queues;
+	queues = s->q;
 	obj_add(&s->o, K_STREAM);
 	*out = s;
 	LEAVE(CUDA_SUCCESS);
@@ -1174,24 +1828,30 @@ fake_cuStreamDestroy(CUstream stream)
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	/* The real driver returns at once and runs the stream's queued work
 	 * later ("resources ... released automatically once the device has
-	 * completed all work in hStream"): so does the fake. */
-	for (struct op *op = queue_head; op; op = op->next)
-		if (op->stream == stream)
-			op->stream = &destroyed_stream;
+	 * completed all work in hStream"): so does the fake. A hold on it
+	 * ends with it. */
+	stream->q->hold = FAKE_CUDA_RUN;
+	if (stream->q->head || stream->q->running) {
+		stream->q->orphan = true;
+		pthread_cond_broadcast(&work_cond);
+	} else {
+		queue_free(stream->q);
+	}
 	obj_remove(&stream->o);
 	free(stream);
 	LEAVE(CUDA_SUCCESS);
 }
 
-/* Never blocks: queued work behind the closed gate would never finish. */
 static CUresult
 fake_cuStreamSynchronize(CUstream stream)
 {
+	struct wait_target t = { .seq = next_seq };
 	ENTER("cuStreamSynchronize");
 	if (!stream_ok(stream))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
-	queue_drain();
-	LEAVE(stream_busy(stream) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS);
+	t.q = queue_of(stream);
+	t.legacy = t.q == &null_q;
+	LEAVE(wait_for(&t, "cuStreamSynchronize"));
 }
 
 static CUresult
@@ -1203,14 +1863,18 @@ fake_cuStreamQuery(CUstream stream)
 	LEAVE(stream_busy(stream) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS);
 }
 
-/* One queue in enqueue order: every earlier record is already ahead. */
+/* The stream waits for the event's records enqueued so far. */
 static CUresult
 fake_cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags)
 {
+	struct op op = { .kind = OP_WAIT_EVENT, .stream = stream, .event = event };
 	ENTER("cuStreamWaitEvent");
 	if (!stream_ok(stream) || !obj_is_live(event, K_EVENT))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
-	LEAVE(CUDA_SUCCESS);
+	if (flags != 0)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	op.target = event->recorded_count;
+	LEAVE(enqueue(&op));
 }
 
 static CUresult
@@ -1221,6 +1885,7 @@ fake_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
 	LEAVE(CUDA_ERROR_NOT_SUPPORTED);
 }
 
+/* Runs on the driver thread, in stream order. */
 static CUresult
 fake_cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data)
 {
@@ -1235,8 +1900,16 @@ fake_cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data)
 	LEAVE(enqueue(&op));
 }
 
-/* Kernels are recorded; modules cannot be loaded, so the function handle
- * is not checked. */
+static bool
+function_is_valid(CUfunction f)
+{
+	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
+		if (f == &functions[i])
+			return true;
+	return false;
+}
+
+/* The parameters are copied at launch, as the driver does. */
 static CUresult
 fake_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
 		    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
@@ -1248,8 +1921,26 @@ fake_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	if (!have_context())
 		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+	if (!function_is_valid(f))
+		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	if (!stream_ok(stream))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	if (!params || extra)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	op.kernel = f;
+	op.grid[0] = gx * bx;
+	op.grid[1] = gy * by;
+	for (size_t i = 0; f->args[i]; i++) {
+		if (!params[i])
+			LEAVE(CUDA_ERROR_INVALID_VALUE);
+		if (f->args[i] == 'S') {
+			memcpy(&op.args[i], params[i], 8);
+		} else {
+			int32_t v;
+			memcpy(&v, params[i], 4);
+			op.args[i] = (uint64_t)(uint32_t)v;
+		}
+	}
 	launches++;
 	LEAVE(enqueue(&op));
 }
@@ -1309,11 +2000,12 @@ fake_cuEventQuery(CUevent event)
 static CUresult
 fake_cuEventSynchronize(CUevent event)
 {
+	struct wait_target t = { .event = event };
 	ENTER("cuEventSynchronize");
 	if (!obj_is_live(event, K_EVENT))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
-	queue_drain();
-	LEAVE(event->pending ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS);
+	t.event_count = event->recorded_count;
+	LEAVE(wait_for(&t, "cuEventSynchronize"));
 }
 
 static CUresult
@@ -1333,34 +2025,60 @@ fake_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
 	LEAVE(CUDA_SUCCESS);
 }
 
-/* Modules: none can be loaded (there is no GPU code to run). ---------------- */
+/* Modules: any image loads; its functions are the CPU versions of the
+ * kernels of tests/test-kernels.cu that the fake knows. ----------------- */
 
 static CUresult
 fake_cuModuleLoadData(CUmodule *module, const void *image)
 {
+	struct CUmod_st *m;
 	ENTER("cuModuleLoadData");
-	LEAVE(CUDA_ERROR_NOT_SUPPORTED);
+	if (!module || !image)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	if (!have_context())
+		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+	obj_add(&m->o, K_MODULE);
+	*module = m;
+	LEAVE(CUDA_SUCCESS);
 }
 
 static CUresult
 fake_cuModuleUnload(CUmodule module)
 {
 	ENTER("cuModuleUnload");
-	LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	if (!obj_is_live(module, K_MODULE))
+		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	obj_remove(&module->o);
+	free(module);
+	LEAVE(CUDA_SUCCESS);
 }
 
 static CUresult
 fake_cuModuleGetFunction(CUfunction *f, CUmodule module, const char *name)
 {
 	ENTER("cuModuleGetFunction");
-	LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	if (!f || !name)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	if (!obj_is_live(module, K_MODULE))
+		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
+		if (!strcmp(functions[i].name, name)) {
+			*f = &functions[i];
+			LEAVE(CUDA_SUCCESS);
+		}
+	LEAVE(CUDA_ERROR_NOT_FOUND);
 }
 
 static CUresult
 fake_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule module, const char *name)
 {
 	ENTER("cuModuleGetGlobal");
-	LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	if (!obj_is_live(module, K_MODULE))
+		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	LEAVE(CUDA_ERROR_NOT_FOUND);
 }
 
 /* Memory: malloc-backed; a device pointer is the host address. ----------- */
@@ -1687,12 +2405,93 @@ cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t 
 
 /* Test controls ------------------------------------------------------------------ */
 
+/* Work enqueued before a control call runs first: the controls settle. */
 FAKE_EXPORT void
 fake_cuda_gate(int closed)
 {
 	pthread_mutex_lock(&lock);
+	settle();
 	gate_closed = closed != 0;
-	queue_drain();
+	pthread_cond_broadcast(&work_cond);
+	settle();
+	pthread_mutex_unlock(&lock);
+}
+
+FAKE_EXPORT int
+fake_cuda_stream_hold(CUstream stream, int hold)
+{
+	struct queue *q;
+
+	pthread_mutex_lock(&lock);
+	if (!stream_ok(stream) || hold < FAKE_CUDA_RUN || hold > FAKE_CUDA_HOLD_UNTIL_SYNC) {
+		pthread_mutex_unlock(&lock);
+		return -1;
+	}
+	settle();
+	q = queue_of(stream);
+	q->hold = hold;
+	pthread_cond_broadcast(&work_cond);
+	settle();
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+FAKE_EXPORT unsigned int
+fake_cuda_stream_pending(CUstream stream)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&lock);
+	settle();
+	if (stream_ok(stream))
+		n = queue_of(stream)->len;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+FAKE_EXPORT int
+fake_cuda_semaphore_signal(CUexternalSemaphore sem, unsigned long long value)
+{
+	pthread_mutex_lock(&lock);
+	if (!obj_is_live(sem, K_SEMAPHORE)) {
+		pthread_mutex_unlock(&lock);
+		return -1;
+	}
+	if (!sem->timeline)
+		sem->pending++;
+	else if (value > sem->value)
+		sem->value = value;
+	pthread_cond_broadcast(&work_cond);
+	settle();
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+FAKE_EXPORT int
+fake_cuda_semaphore_state(CUexternalSemaphore sem, unsigned long long *value,
+			  unsigned long long *waits, unsigned long long *signals)
+{
+	pthread_mutex_lock(&lock);
+	settle();
+	if (!obj_is_live(sem, K_SEMAPHORE)) {
+		pthread_mutex_unlock(&lock);
+		return -1;
+	}
+	if (value)
+		*value = sem->timeline ? sem->value : sem->pending;
+	if (waits)
+		*waits = sem->waits;
+	if (signals)
+		*signals = sem->signals;
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+FAKE_EXPORT void
+fake_cuda_settle(void)
+{
+	pthread_mutex_lock(&lock);
+	settle();
 	pthread_mutex_unlock(&lock);
 }
 
@@ -1741,6 +2540,7 @@ fake_cuda_pending(void)
 {
 	unsigned int n;
 	pthread_mutex_lock(&lock);
+	settle();
 	n = queue_len;
 	pthread_mutex_unlock(&lock);
 	return n;
@@ -1751,6 +2551,7 @@ fake_cuda_launches(void)
 {
 	unsigned int n;
 	pthread_mutex_lock(&lock);
+	settle();
 	n = launches;
 	pthread_mutex_unlock(&lock);
 	return n;
@@ -1761,6 +2562,7 @@ fake_cuda_host_fns_run(void)
 {
 	unsigned int n;
 	pthread_mutex_lock(&lock);
+	settle();
 	n = host_fns_run;
 	pthread_mutex_unlock(&lock);
 	return n;

@@ -25,19 +25,68 @@
 #ifndef GLCUDA_FAKE_CUDA_H
 #define GLCUDA_FAKE_CUDA_H
 
-/* Close (1) or open (0) the gate of the fake GPU. While it is closed, work
- * enqueued on streams (host functions, event records, kernel launches,
- * async copies) is queued instead of run; opening it runs the queue in
- * order, on the calling thread. Synchronising on queued work does not
- * block: it returns CUDA_ERROR_NOT_READY (not CUDA_ERROR_LAUNCH_TIMEOUT,
- * which on the real driver is a sticky error that breaks the context).
- * A destroyed stream's queued work still runs, as on the real driver. */
+/* CUstream, CUexternalSemaphore: glcuda's declarations of the driver API. */
+#include "loader/cuda-types.h"
+
+/* The fake GPU: one in-order queue per stream, run by a driver thread of
+ * the fake (host functions run there, never on the caller's thread), with
+ * the legacy NULL stream's semantics (it waits for the earlier work of
+ * blocking streams, and they for its; CU_STREAM_NON_BLOCKING streams do
+ * not synchronise with it). Kernels of tests/test-kernels.cu that the fake
+ * knows (ring_transform, check_and_fill_N) run on the CPU on the imported
+ * memory itself, which is mapped: the bytes GL renders.
+ *
+ * Every control lets the work enqueued before it that can run finish
+ * first ("settles"), so counts read after it are exact.
+ *
+ * Synchronising calls wait for the work. Where it cannot finish because
+ * the test holds the GPU (the gate, a stream hold) they return
+ * CUDA_ERROR_NOT_READY at once (not CUDA_ERROR_LAUNCH_TIMEOUT, which on the
+ * real driver is a sticky error that breaks the context); any other wait
+ * gives up after GLCUDA_FAKE_CUDA_TIMEOUT_MS milliseconds (10000) with
+ * CUDA_ERROR_NOT_READY and a line on stderr, so that a test never hangs. */
+
+/* Close (1) or open (0) the gate of the fake GPU: while it is closed no
+ * stream runs anything. A destroyed stream's queued work still runs, as
+ * on the real driver. */
 void fake_cuda_gate(int closed);
 typedef void (*fake_cuda_gate_fn)(int closed);
 
+/* Hold one stream (NULL: the legacy stream): its work stays queued.
+ * FAKE_CUDA_HOLD_UNTIL_SYNC holds it only until some thread makes a
+ * synchronising call (cuStreamSynchronize, cuEventSynchronize,
+ * cuCtxSynchronize): a GPU whose work finishes only when someone waits for
+ * it, so that a missing wait shows deterministically. Returns -1 for a
+ * stream the fake does not know. */
+enum { FAKE_CUDA_RUN = 0, FAKE_CUDA_HOLD = 1, FAKE_CUDA_HOLD_UNTIL_SYNC = 2 };
+int fake_cuda_stream_hold(CUstream stream, int hold);
+typedef int (*fake_cuda_stream_hold_fn)(CUstream stream, int hold);
+
+/* Work items queued on one stream. */
+unsigned int fake_cuda_stream_pending(CUstream stream);
+typedef unsigned int (*fake_cuda_stream_pending_fn)(CUstream stream);
+
+/* Signal an imported semaphore as its other side (GL, Vulkan) would:
+ * binary, one signal; timeline, the value. Returns -1 for a stale one. */
+int fake_cuda_semaphore_signal(CUexternalSemaphore sem, unsigned long long value);
+typedef int (*fake_cuda_semaphore_signal_fn)(CUexternalSemaphore sem,
+					     unsigned long long value);
+
+/* A semaphore's state: binary, the signals not yet waited for; timeline,
+ * its value; and the waits and signals enqueued on it. */
+int fake_cuda_semaphore_state(CUexternalSemaphore sem, unsigned long long *value,
+			      unsigned long long *waits, unsigned long long *signals);
+typedef int (*fake_cuda_semaphore_state_fn)(CUexternalSemaphore sem,
+					    unsigned long long *value,
+					    unsigned long long *waits,
+					    unsigned long long *signals);
+
+/* Let everything that can run, run. */
+void fake_cuda_settle(void);
+
 /* Objects alive: external memory, mipmapped arrays and their levels,
- * surface and texture objects, external semaphores, streams, events, and
- * memory from cuMemAlloc / cuMemAllocHost / cuMemHostAlloc. */
+ * surface and texture objects, external semaphores, streams, events,
+ * modules, and memory from cuMemAlloc / cuMemAllocHost / cuMemHostAlloc. */
 unsigned int fake_cuda_live_objects(void);
 typedef unsigned int (*fake_cuda_count_fn)(void);
 
@@ -51,7 +100,7 @@ unsigned int fake_cuda_reclaimed_objects(void);
 /* The context's sticky error, or 0 (CUDA_SUCCESS) while it works. */
 int fake_cuda_sticky_error(void);
 
-/* Work items queued behind the closed gate. */
+/* Work items queued on all streams (held, gated or waiting). */
 unsigned int fake_cuda_pending(void);
 
 /* Kernel launches and host functions run since load. */

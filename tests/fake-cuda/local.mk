@@ -1,7 +1,8 @@
 # A fake CUDA driver (libfakecuda.so, loaded through GLCUDA_LIBCUDA) and the
 # suites that drive glcuda's public API with it in the "cpu" sync mode: the
-# ring, images and hand-offs (test-ring-cpu), device loss and teardown on
-# failure (test-loss) run on CI without a GPU. Never installed.
+# ring, images and hand-offs (test-ring-cpu), their pixels and the order of
+# their work (test-pixels-cpu), device loss and teardown on failure
+# (test-loss) run on CI without a GPU. Never installed.
 if HAVE_CHECK
 check_LTLIBRARIES += %reldir%/libfakecuda.la
 %canon_reldir%_libfakecuda_la_SOURCES = %reldir%/fake-cuda.c \
@@ -9,7 +10,8 @@ check_LTLIBRARIES += %reldir%/libfakecuda.la
 %canon_reldir%_libfakecuda_la_LDFLAGS = $(SANITIZER_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
-fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu tests/test-loss
+fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu tests/test-loss \
+	tests/test-pixels-cpu
 check_PROGRAMS += $(fake_cuda_tests)
 TESTS += $(fake_cuda_tests)
 fake_cuda_test_sources = %reldir%/fake-cuda-test.c %reldir%/fake-cuda-test.h
@@ -22,6 +24,12 @@ tests_test_threads_cpu_SOURCES = tests/test-threads.c $(fake_cuda_test_sources) 
 tests_test_threads_cpu_CPPFLAGS = $(AM_CPPFLAGS) -DTHREADS_FAKE_CUDA
 tests_test_threads_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_threads_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
+
+# Pixels through images, hand-offs and the ring, and the order of the work
+# around them (the fake's kernels run on the memory GL renders into).
+tests_test_pixels_cpu_SOURCES = tests/test-pixels-cpu.c $(fake_cuda_test_sources) $(sanitizer_sources)
+tests_test_pixels_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_pixels_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 
 tests_test_loss_SOURCES = tests/test-loss.c $(fake_cuda_test_sources) $(sanitizer_sources)
 tests_test_loss_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -38,6 +38,13 @@ static struct glcuda_headless *headless;
  * must fail with GLCUDA_ERROR_NO_CUDA_DRIVER. */
 static bool have_libcuda;
 
+struct fuzz_api_reached fuzz_api_reached;
+
+/* The fake CUDA driver's path, when it is the one loaded, and its control
+ * that lets its GPU thread finish what it can. */
+static const char *fake_cuda_lib;
+static void (*fake_cuda_settle)(void);
+
 struct pool {
 	struct glcuda_device *devices[MAX_DEVICES];
 	struct glcuda_image *images[MAX_IMAGES];
@@ -258,6 +265,8 @@ op_device_new(struct input *in, struct pool *p, bool public_call)
 	}
 	expect(dev != sentinel && dev != NULL, "glcuda_device_new succeeded without a device");
 	expect(glcuda_device_get_caps(dev) != NULL, "no caps");
+	if (glcuda_device_get_caps(dev)->cuda_device_name[0])
+		fuzz_api_reached.cuda_devices++;
 	p->devices[slot] = dev;
 }
 
@@ -385,6 +394,10 @@ op_handoff(struct input *in, struct pool *p, bool to_cuda)
 		expect(ret < 0, "hand-off on a device without CUDA succeeded");
 	if (ret < 0)
 		expect_failure(ret, to_cuda ? "glcuda_handoff_to_cuda" : "glcuda_handoff_to_gl");
+	else if (to_cuda)
+		fuzz_api_reached.handoffs_to_cuda++;
+	else
+		fuzz_api_reached.handoffs_to_gl++;
 }
 
 static void
@@ -422,6 +435,7 @@ op_ring_new(struct input *in, struct pool *p)
 		expect(ring == sentinel, "glcuda_ring_new wrote *out on failure");
 		return;
 	}
+	fuzz_api_reached.rings++;
 	if (p->rings[slot])
 		destroy_ring(p, slot);
 	p->rings[slot] = ring;
@@ -502,13 +516,24 @@ op_frame_call(struct input *in, struct pool *p)
 	int ret = 0;
 
 	switch (take8(in) % 6) {
-	case 0: ret = glcuda_frame_submit(frame); break;
-	case 1: ret = glcuda_frame_complete(frame); break;
-	case 2: ret = glcuda_frame_wait_gl(frame); break;
+	case 0:
+		ret = glcuda_frame_submit(frame);
+		fuzz_api_reached.submits += ret == 0;
+		break;
+	case 1:
+		ret = glcuda_frame_complete(frame);
+		fuzz_api_reached.completes += ret == 0;
+		break;
+	case 2:
+		ret = glcuda_frame_wait_gl(frame);
+		fuzz_api_reached.gl_waits += ret == 0;
+		break;
 	case 3:
 		ret = glcuda_frame_release(frame);
-		if (ret == 0)
+		if (ret == 0) {
 			p->frames[b % MAX_FRAMES] = NULL;
+			fuzz_api_reached.releases++;
+		}
 		break;
 	case 4:
 		(void)glcuda_frame_get_number(frame);
@@ -608,6 +633,47 @@ op_without_context(struct input *in, struct pool *p)
 	make_current();
 }
 
+/* Where the CUDA driver is the tests' fake (tests/fake-cuda, which the
+ * replay loads), it claims the GL context's device UUID, so that the
+ * public constructor binds it and inputs get to images with CUDA, rings
+ * and hand-offs instead of stopping at device creation. */
+static void
+claim_gl_device_for_fake_cuda(void)
+{
+	const char *lib = getenv("GLCUDA_LIBCUDA");
+	uint8_t uuid[GL_UUID_SIZE_EXT] = { 0 };
+	char hex[2 * GL_UUID_SIZE_EXT + 1];
+
+	if (!have_libcuda || !lib || !strstr(lib, "libfakecuda") ||
+	    !epoxy_has_gl_extension("GL_EXT_memory_object"))
+		return;
+	fake_cuda_lib = lib;
+	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
+	for (int i = 0; i < GL_UUID_SIZE_EXT; i++)
+		snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
+	setenv("GLCUDA_FAKE_CUDA_UUID", hex, 1);
+}
+
+/* The fake runs stream work on its own thread, as a GPU does: between two
+ * calls of an input it is let finish, so that whether a frame is ready
+ * does not depend on timing and an input always takes the same path. */
+static void
+settle_fake_gpu(void)
+{
+	if (!fake_cuda_lib)
+		return;
+	if (!fake_cuda_settle) {
+		/* Loaded by glcuda's loader at the first device, not before. */
+		void *h = dlopen(fake_cuda_lib, RTLD_NOW | RTLD_NOLOAD);
+		if (!h)
+			return;
+		fake_cuda_settle = (void (*)(void))dlsym(h, "fake_cuda_settle");
+		dlclose(h);
+	}
+	if (fake_cuda_settle)
+		fake_cuda_settle();
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -630,6 +696,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 			glcuda_error_get_name(ret), glcuda_get_last_error());
 		exit(FUZZ_API_NO_CONTEXT);
 	}
+	claim_gl_device_for_fake_cuda();
 	return 0;
 }
 
@@ -664,6 +731,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 12: op_without_context(&in, &pool); break;
 		case 13: op_wrap(&in, &pool); break;
 		}
+		settle_fake_gpu();
 	}
 	for (int d = 0; d < MAX_DEVICES; d++)
 		destroy_device(&pool, d);

@@ -18,6 +18,15 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* What the inputs run so far got done: calls that succeeded. The replay
+ * prints them, and checks that the corpus still reaches rings and
+ * hand-offs where a CUDA driver (the fake, tests/fake-cuda) is loaded. */
+struct fuzz_api_reached {
+	unsigned long cuda_devices, images, handoffs_to_cuda, handoffs_to_gl, rings,
+		submits, completes, gl_waits, releases;
+};
+extern struct fuzz_api_reached fuzz_api_reached;
+
 /* Release the GL context (the replay's exit; libFuzzer never returns). */
 void fuzz_api_fini(void);
 

@@ -6,16 +6,29 @@
  * not return an error aborts; the sanitizer build reports the rest.
  *
  * Without arguments it replays $srcdir/tests/fuzz/corpus (make check).
+ *
+ * Where no CUDA driver (libcuda.so.1) can be loaded, as on CI, the CUDA
+ * driver is the tests' fake (tests/fake-cuda/.libs/libfakecuda.so, built
+ * by make check), so that the corpus reaches devices with CUDA, images,
+ * rings and hand-offs without a GPU; a GPU machine replays on its real
+ * driver. GLCUDA_FUZZ_LIBCUDA names the driver to use instead (a path that
+ * does not exist: replay without any).
  * SPDX-License-Identifier: MIT
  */
 #include "fuzz-api.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#define FAKE_LIB "fake-cuda/.libs/libfakecuda.so"
 
 static int replayed;
 
@@ -57,6 +70,50 @@ replay_file(const char *path)
 	free(data);
 	replayed++;
 	return 0;
+}
+
+/* The fake next to this program (tests/fuzz/replay, maybe libtool's
+ * tests/fuzz/.libs/lt-replay) or under the working directory (make check
+ * runs from the build directory). */
+static bool
+find_fake_cuda(char *out)
+{
+	char exe[PATH_MAX], cand[PATH_MAX + 64];
+	ssize_t n;
+
+	if (realpath("tests/" FAKE_LIB, out))
+		return true;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(cand, sizeof(cand), "%s/../%s", exe, FAKE_LIB);
+	if (realpath(cand, out))
+		return true;
+	snprintf(cand, sizeof(cand), "%s/../../%s", exe, FAKE_LIB);
+	return realpath(cand, out) != NULL;
+}
+
+/* Before anything loads CUDA. Returns whether the fake is the driver. */
+static bool
+choose_cuda_driver(void)
+{
+	const char *env = getenv("GLCUDA_FUZZ_LIBCUDA");
+	char fake[PATH_MAX];
+
+	if (env) {
+		setenv("GLCUDA_LIBCUDA", env, 1);
+		return strstr(env, "libfakecuda") != NULL;
+	}
+	/* Kept loaded: glcuda never unloads a CUDA driver either. */
+	if (dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+		return false;
+	if (!find_fake_cuda(fake))
+		return false;
+	setenv("GLCUDA_LIBCUDA", fake, 1);
+	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
+	return true;
 }
 
 static int
@@ -132,6 +189,9 @@ main(int argc, char **argv)
 	char *corpus = NULL;
 	int status = EXIT_SUCCESS;
 
+	bool fake = choose_cuda_driver();
+	const struct fuzz_api_reached *r = &fuzz_api_reached;
+
 	LLVMFuzzerInitialize(&argc, &argv);
 	if (argc > 1) {
 		for (int i = 1; i < argc; i++)
@@ -151,9 +211,23 @@ main(int argc, char **argv)
 		free(corpus);
 	}
 	fuzz_api_fini();
-	printf("replayed %d inputs\n", replayed);
+	printf("replayed %d inputs with %s\n", replayed,
+	       fake ? "the fake CUDA driver" : "CUDA driver $GLCUDA_LIBCUDA or libcuda.so.1");
+	printf("reached: %lu devices with CUDA, %lu rings, %lu frame submits, %lu frame "
+	       "completes, %lu GL waits, %lu releases, %lu hand-offs to CUDA, %lu hand-offs "
+	       "to GL\n", r->cuda_devices, r->rings, r->submits, r->completes, r->gl_waits,
+	       r->releases, r->handoffs_to_cuda, r->handoffs_to_gl);
 	if (replayed == 0) {
 		fprintf(stderr, "replay: no inputs found\n");
+		status = EXIT_FAILURE;
+	}
+	/* The corpus is what CI fuzzes glcuda with: on the fake, it must get
+	 * past device creation into the ring and the hand-offs. */
+	if (fake && argc <= 1 && (!r->cuda_devices || !r->rings || !r->submits ||
+				  !r->completes || !r->handoffs_to_cuda || !r->handoffs_to_gl)) {
+		fprintf(stderr, "replay: on the fake CUDA driver the corpus no longer reaches "
+			"every one of devices with CUDA, rings, frame submit and complete, "
+			"and hand-offs both ways (see the counts above)\n");
 		status = EXIT_FAILURE;
 	}
 	return status;

@@ -1,0 +1,784 @@
+/*
+ * Pixels through glcuda without a GPU, and the order of the work around
+ * them: GL writes known content into an image (an upload, or a draw), the
+ * image is handed to CUDA, a kernel of tests/test-kernels.cu runs on the
+ * stream (the fake CUDA driver runs it on the CPU, on the very memory GL
+ * renders into), the image is handed back, and GL reads every pixel. In
+ * the "cpu" sync mode, GL and GLES, every format glcuda supports, images
+ * and the frame ring.
+ *
+ * The fake runs stream work on its own driver thread, in stream order, and
+ * can hold a stream: the tests use that to check that glcuda orders work
+ * and does not only get lucky with timing —
+ *  - the ring's frame-done host function runs after the frame's kernel;
+ *  - a hand-off back to GL waits for CUDA's work (the stream is held until
+ *    someone waits for it: without the wait, GL reads the old pixels);
+ *  - a hand-off to CUDA waits for GL's work (a long draw in flight: without
+ *    the wait, the kernel reads what GL has not drawn yet);
+ * and that the fake itself models what the gpu sync modes rely on (stream
+ * waits on external semaphores, events, the legacy stream), which Mesa's
+ * GL cannot reach (no GL_EXT_semaphore_fd).
+ * SPDX-License-Identifier: MIT
+ */
+#include "test-common.h"
+#include "fake-cuda/fake-cuda-test.h"
+#include "fake-cuda/fake-cuda.h"
+#include <errno.h>
+#include <glcuda/glcuda-cuda.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define W 61 /* not a multiple of the 4-pixel raster block nor of 16 bytes */
+#define H 37
+
+#define ck_ok(call) do { int r_ = (call); \
+	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
+#define ck_cu(call) do { CUresult r_ = (call); \
+	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
+#define CUF(name) glcuda_cuda.name
+
+static struct {
+	fake_cuda_stream_hold_fn hold;
+	fake_cuda_stream_pending_fn stream_pending;
+	fake_cuda_semaphore_signal_fn sem_signal;
+	fake_cuda_semaphore_state_fn sem_state;
+	void (*settle)(void);
+	unsigned int (*host_fns_run)(void);
+	unsigned int (*live_objects)(void);
+	unsigned int (*primary_refs)(void);
+	int (*sticky_error)(void);
+} fake;
+
+struct env {
+	struct glcuda_headless *hl;
+	struct glcuda_device *dev;
+	bool gles;
+	unsigned int live0;
+	CUmodule module;
+	CUfunction invert, check[17];
+	CUstream stream; /* non-blocking, as the ring's own */
+	GLuint program, vao, fbo;
+};
+
+static void
+resolve_fake(void)
+{
+	fake.hold = (fake_cuda_stream_hold_fn)fake_cuda_control("fake_cuda_stream_hold");
+	fake.stream_pending =
+		(fake_cuda_stream_pending_fn)fake_cuda_control("fake_cuda_stream_pending");
+	fake.sem_signal = (fake_cuda_semaphore_signal_fn)fake_cuda_control(
+		"fake_cuda_semaphore_signal");
+	fake.sem_state = (fake_cuda_semaphore_state_fn)fake_cuda_control(
+		"fake_cuda_semaphore_state");
+	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
+	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
+	fake.live_objects = (unsigned int (*)(void))fake_cuda_control("fake_cuda_live_objects");
+	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control("fake_cuda_primary_refs");
+	fake.sticky_error = (int (*)(void))fake_cuda_control("fake_cuda_sticky_error");
+	ck_assert_msg(fake.hold && fake.stream_pending && fake.sem_signal && fake.sem_state &&
+		      fake.settle && fake.host_fns_run && fake.live_objects &&
+		      fake.primary_refs && fake.sticky_error,
+		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
+}
+
+static void
+push(struct env *e)
+{
+	ck_cu(CUF(cuCtxPushCurrent)(glcuda_device_get_cuda_context(e->dev)));
+}
+
+static void
+pop(void)
+{
+	CUcontext c;
+	ck_cu(CUF(cuCtxPopCurrent)(&c));
+}
+
+/* GL: a program that draws the test pattern (test_fill_pattern's RGBA8
+ * values) over the whole target, after `spin` rounds of busy work per
+ * pixel that do not change the result. */
+static const char vs_src[] =
+	"void main() {\n"
+	"	vec2 v = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1));\n"
+	"	gl_Position = vec4(v, 0.0, 1.0);\n"
+	"}\n";
+static const char fs_src[] =
+	"uniform int seed;\n"
+	"uniform int spin;\n"
+	"uniform float never;\n"
+	"out vec4 color;\n"
+	"void main() {\n"
+	"	ivec2 p = ivec2(gl_FragCoord.xy);\n"
+	"	ivec4 k = (ivec4(p.x * 7 + p.y * 131 + seed * 977) + ivec4(0, 61, 122, 183)) & 255;\n"
+	"	float acc = 0.0;\n"
+	"	for (int i = 0; i < spin; i++)\n"
+	"		acc = sin(acc + float(i));\n"
+	"	if (acc == never)\n"
+	"		k = ivec4(0);\n"
+	"	color = vec4(k) / 255.0;\n"
+	"}\n";
+
+static GLuint
+shader(GLenum type, bool gles, const char *body)
+{
+	const char *src[2] = { gles ? "#version 300 es\nprecision highp float;\nprecision highp int;\n"
+				    : "#version 330 core\n", body };
+	GLuint s = glCreateShader(type);
+	GLint ok = 0;
+	char log[1024] = "";
+
+	glShaderSource(s, 2, src, NULL);
+	glCompileShader(s);
+	glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+	glGetShaderInfoLog(s, sizeof(log), NULL, log);
+	ck_assert_msg(ok, "shader: %s", log);
+	return s;
+}
+
+static void
+gl_setup(struct env *e)
+{
+	GLuint vs = shader(GL_VERTEX_SHADER, e->gles, vs_src);
+	GLuint fs = shader(GL_FRAGMENT_SHADER, e->gles, fs_src);
+	GLint ok = 0;
+
+	e->program = glCreateProgram();
+	glAttachShader(e->program, vs);
+	glAttachShader(e->program, fs);
+	glLinkProgram(e->program);
+	glGetProgramiv(e->program, GL_LINK_STATUS, &ok);
+	ck_assert(ok);
+	glDeleteShader(vs);
+	glDeleteShader(fs);
+	glGenVertexArrays(1, &e->vao);
+	glGenFramebuffers(1, &e->fbo);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+/* Draw the pattern of `seed` into tex (w x h). Queued only: GL runs it on
+ * its own threads (llvmpipe's rasterizer). */
+static void
+gl_draw(struct env *e, GLuint tex, uint32_t w, uint32_t h, uint32_t seed, int spin)
+{
+	glBindFramebuffer(GL_FRAMEBUFFER, e->fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+	ck_assert_int_eq(glCheckFramebufferStatus(GL_FRAMEBUFFER), GL_FRAMEBUFFER_COMPLETE);
+	glViewport(0, 0, (GLsizei)w, (GLsizei)h);
+	glUseProgram(e->program);
+	glUniform1i(glGetUniformLocation(e->program, "seed"), (GLint)seed);
+	glUniform1i(glGetUniformLocation(e->program, "spin"), spin);
+	glUniform1f(glGetUniformLocation(e->program, "never"), -12345.0f);
+	glBindVertexArray(e->vao);
+	glDrawArrays(GL_TRIANGLES, 0, 3);
+	glBindVertexArray(0);
+	glUseProgram(0);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+static void
+env_setup(struct env *e, bool gles)
+{
+	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_CPU };
+
+	memset(e, 0, sizeof(*e));
+	e->gles = gles;
+	e->hl = test_headless(gles);
+	ck_assert_int_eq(fake_cuda_set_uuid_from_gl(), GL_NO_ERROR);
+	ck_ok(glcuda_device_new(glcuda_headless_get_display(e->hl), glcuda_headless_get_context(e->hl),
+				&opts, &e->dev));
+	resolve_fake();
+	e->live0 = fake.live_objects();
+	push(e);
+	/* The fake loads any image: its functions are the CPU versions. */
+	ck_cu(CUF(cuModuleLoadData)(&e->module, "tests/test-kernels.cu"));
+	ck_cu(CUF(cuModuleGetFunction)(&e->invert, e->module, "ring_transform"));
+	for (unsigned int n = 1; n <= 16; n *= 2) {
+		char name[32];
+		snprintf(name, sizeof(name), "check_and_fill_%u", n);
+		ck_cu(CUF(cuModuleGetFunction)(&e->check[n], e->module, name));
+	}
+	ck_cu(CUF(cuStreamCreate)(&e->stream, CU_STREAM_NON_BLOCKING));
+	pop();
+	gl_setup(e);
+}
+
+static void
+env_teardown(struct env *e)
+{
+	glDeleteProgram(e->program);
+	glDeleteVertexArrays(1, &e->vao);
+	glDeleteFramebuffers(1, &e->fbo);
+	push(e);
+	ck_cu(CUF(cuStreamDestroy)(e->stream));
+	ck_cu(CUF(cuModuleUnload)(e->module));
+	pop();
+	ck_assert_uint_eq(fake.live_objects(), e->live0);
+	ck_assert_int_eq(fake.sticky_error(), 0);
+	glcuda_device_destroy(e->dev);
+	ck_assert_uint_eq(fake.primary_refs(), 0);
+	glcuda_headless_destroy(e->hl);
+}
+
+/* ring_transform (in, out, w, h): R, G inverted, B flipped, A kept. */
+static void
+launch_invert(struct env *e, CUsurfObject in, CUsurfObject out, CUstream stream)
+{
+	int w = W, h = H;
+	void *args[] = { &in, &out, &w, &h };
+
+	push(e);
+	ck_cu(CUF(cuLaunchKernel)(e->invert, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1, 0,
+				  stream, args, NULL));
+	pop();
+}
+
+static void
+invert_pixels(uint8_t *p, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		p[4 * i] = (uint8_t)(255 - p[4 * i]);
+		p[4 * i + 1] = (uint8_t)(255 - p[4 * i + 1]);
+		p[4 * i + 2] ^= 0xff;
+	}
+}
+
+/* Every pixel of tex is `want` (RGBA8). */
+static void
+check_rgba8(GLuint tex, const uint8_t *want, const char *what)
+{
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	uint8_t got[W * H * 4];
+	long i;
+
+	memset(got, 0, sizeof(got));
+	ck_assert(test_gl_readback(tex, fmt, W, H, got));
+	i = test_first_mismatch(got, want, fmt, W, H);
+	ck_assert_msg(i < 0, "%s: pixel (%ld,%ld) is %u,%u,%u,%u, expected %u,%u,%u,%u", what,
+		      i % W, i / W, got[4 * i], got[4 * i + 1], got[4 * i + 2], got[4 * i + 3],
+		      want[4 * i], want[4 * i + 1], want[4 * i + 2], want[4 * i + 3]);
+}
+
+static void
+rgba8_pattern(uint32_t seed, uint8_t *out)
+{
+	test_fill_pattern(format_info(GLCUDA_FORMAT_RGBA8), W, H, seed, out);
+}
+
+/* Images ---------------------------------------------------------------------- */
+
+/* Every format: GL uploads a pattern, CUDA checks every texel of it and
+ * writes another, GL reads that back. The layout the fake gives the
+ * memory (offset, row pitch) and each format's bytes are checked at once. */
+START_TEST(every_format_both_ways)
+{
+	uint32_t supported;
+	unsigned int formats = 0;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	supported = glcuda_device_get_caps(e.dev)->formats_supported;
+	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
+		const struct format_info *fmt = format_info((enum glcuda_format)f);
+		size_t bpp = fmt->bytes_per_pixel, size = (size_t)W * H * bpp;
+		uint8_t *in = malloc(size), *out = malloc(size), *got = calloc(1, size);
+		uint32_t mismatches = 1, first = 0;
+		CUdeviceptr d_in, d_out, d_count;
+		struct glcuda_image *img;
+		CUsurfObject surf;
+		int w = W, h = H;
+		long i;
+
+		if (!(supported & (1u << f)))
+			continue;
+		ck_assert(in && out && got);
+		test_fill_pattern(fmt, W, H, 11, in);
+		test_fill_pattern(fmt, W, H, 12, out);
+		ck_ok(glcuda_image_new(e.dev, W, H, (enum glcuda_format)f, 0, &img));
+		ck_assert(test_gl_upload(glcuda_image_get_gl_texture(img), fmt, W, H, in));
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+
+		push(&e);
+		ck_cu(CUF(cuMemAlloc)(&d_in, size));
+		ck_cu(CUF(cuMemAlloc)(&d_out, size));
+		ck_cu(CUF(cuMemAlloc)(&d_count, 8));
+		ck_cu(CUF(cuMemcpyHtoD)(d_in, in, size));
+		ck_cu(CUF(cuMemcpyHtoD)(d_out, out, size));
+		ck_cu(CUF(cuMemsetD32)(d_count, 0, 2));
+		surf = glcuda_image_get_cuda_surface(img);
+		{
+			CUdeviceptr d_first = d_count + 4;
+			void *args[] = { &surf, &w, &h, &d_in, &d_out, &d_count, &d_first };
+			ck_cu(CUF(cuLaunchKernel)(e.check[bpp], (W + 15) / 16, (H + 15) / 16, 1, 16,
+						  16, 1, 0, e.stream, args, NULL));
+		}
+		pop();
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+		push(&e);
+		ck_cu(CUF(cuMemcpyDtoH)(&mismatches, d_count, 4));
+		ck_cu(CUF(cuMemcpyDtoH)(&first, d_count + 4, 4));
+		ck_cu(CUF(cuMemFree)(d_in));
+		ck_cu(CUF(cuMemFree)(d_out));
+		ck_cu(CUF(cuMemFree)(d_count));
+		pop();
+		ck_assert_msg(mismatches == 0, "%s %s: CUDA saw %u texels that GL did not write, "
+			      "the first at (%u,%u)", e.gles ? "GLES" : "GL", fmt->name, mismatches,
+			      first % W, first / W);
+		if (!test_gl_readback(glcuda_image_get_gl_texture(img), fmt, W, H, got)) {
+			/* GLES reads some formats only as another type. */
+			ck_assert_msg(e.gles, "GL cannot read %s back", fmt->name);
+			printf("GLES: %s: checked on the CUDA side only\n", fmt->name);
+		} else {
+			i = test_first_mismatch(got, out, fmt, W, H);
+			ck_assert_msg(i < 0, "%s %s: GL reads texel (%ld,%ld) not as CUDA wrote it",
+				      e.gles ? "GLES" : "GL", fmt->name, i % W, i / W);
+		}
+		glcuda_image_destroy(img);
+		free(in);
+		free(out);
+		free(got);
+		formats++;
+	}
+	ck_assert_uint_ge(formats, 1);
+	printf("%s: %u formats, every texel, GL -> CUDA -> GL\n", _i ? "GLES" : "GL", formats);
+	env_teardown(&e);
+}
+END_TEST
+
+/* GL draws, CUDA inverts in place, GL reads: on glcuda's stream, the
+ * legacy NULL stream and CU_STREAM_LEGACY. */
+START_TEST(image_draw_invert)
+{
+	CUstream streams[3];
+	uint8_t want[W * H * 4];
+	struct glcuda_image *img;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	streams[0] = e.stream;
+	streams[1] = NULL;
+	streams[2] = CU_STREAM_LEGACY;
+	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	for (uint32_t n = 0; n < 6; n++) {
+		CUstream s = streams[n % 3];
+		gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, n, 0);
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, s));
+		launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img), s);
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, s));
+		rgba8_pattern(n, want);
+		invert_pixels(want, W * H);
+		check_rgba8(glcuda_image_get_gl_texture(img), want, "drawn, inverted by CUDA");
+	}
+	glcuda_image_destroy(img);
+	env_teardown(&e);
+}
+END_TEST
+
+/* The hand-off back to GL waits for CUDA's work: the stream's work runs
+ * only once someone waits for it, so GL reading before the kernel ran
+ * shows (the old pixels) every time, not only when the timing is bad. */
+START_TEST(handoff_to_gl_waits_for_cuda)
+{
+	uint8_t want[W * H * 4];
+	struct glcuda_image *img;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	for (uint32_t n = 0; n < 3; n++) {
+		gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 20 + n, 0);
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+		ck_assert_int_eq(fake.hold(e.stream, FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
+		launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img),
+			      e.stream);
+		ck_assert_uint_eq(fake.stream_pending(e.stream), 1);
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+		rgba8_pattern(20 + n, want);
+		invert_pixels(want, W * H);
+		check_rgba8(glcuda_image_get_gl_texture(img), want,
+			    "image handed back to GL: CUDA's kernel must be done");
+		ck_assert_uint_eq(fake.stream_pending(e.stream), 0);
+	}
+	glcuda_image_destroy(img);
+	env_teardown(&e);
+}
+END_TEST
+
+/* The hand-off to CUDA waits for GL's work: a long draw is in flight on
+ * GL's threads when glcuda_handoff_to_cuda is called, and the kernel runs
+ * as soon as it is launched. Without the wait it would invert what was
+ * there before the draw. */
+START_TEST(handoff_to_cuda_waits_for_gl)
+{
+	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
+	int spin = env ? atoi(env) : 4000;
+	uint8_t want[W * H * 4];
+	struct glcuda_image *img;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 30, 0);
+	glFinish();
+	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 31, spin);
+	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+	launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img),
+		      e.stream);
+	ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+	rgba8_pattern(31, want);
+	invert_pixels(want, W * H);
+	check_rgba8(glcuda_image_get_gl_texture(img), want,
+		    "image handed to CUDA during a long draw: CUDA must see all of it");
+	glcuda_image_destroy(img);
+	env_teardown(&e);
+}
+END_TEST
+
+/* Ring -------------------------------------------------------------------------- */
+
+static struct glcuda_ring *
+make_ring(struct env *e, uint32_t flags)
+{
+	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
+		.width = W, .height = H, .slots = 3,
+		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
+	};
+	struct glcuda_ring *ring = NULL;
+	ck_ok(glcuda_ring_new(e->dev, &desc, &ring));
+	return ring;
+}
+
+static bool
+fd_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+static struct glcuda_frame *
+frame_draw_submit(struct env *e, struct glcuda_ring *ring, int spin)
+{
+	struct glcuda_frame *f;
+
+	ck_ok(glcuda_ring_acquire(ring, &f));
+	gl_draw(e, glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), W, H,
+		(uint32_t)glcuda_frame_get_number(f), spin);
+	ck_ok(glcuda_frame_submit(f));
+	return f;
+}
+
+static void
+check_frame_output(struct glcuda_frame *f, const char *what)
+{
+	uint8_t want[W * H * 4];
+
+	rgba8_pattern((uint32_t)glcuda_frame_get_number(f), want);
+	invert_pixels(want, W * H);
+	check_rgba8(glcuda_frame_get_output_texture(f), want, what);
+}
+
+/* Frames drawn by GL, inverted by CUDA into the output (or in place),
+ * presented by GL: every pixel of every frame, two frames in flight. */
+START_TEST(ring_draw_invert)
+{
+	struct glcuda_frame *f, *prev = NULL, *got;
+	struct glcuda_ring *ring;
+	struct env e;
+
+	env_setup(&e, _i / 2 == 1);
+	ring = make_ring(&e, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
+	for (int n = 0; n < 12; n++) {
+		f = frame_draw_submit(&e, ring, 0);
+		launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
+			      glcuda_frame_get_stream(f));
+		ck_ok(glcuda_frame_complete(f));
+		if (prev) {
+			ck_ok(glcuda_frame_wait_gl(prev));
+			check_frame_output(prev, "ring frame presented");
+			ck_ok(glcuda_frame_release(prev));
+		}
+		prev = f;
+	}
+	fake.settle();
+	ck_ok(glcuda_ring_take_newest(ring, &got));
+	ck_assert_ptr_eq(got, prev);
+	check_frame_output(got, "ring frame taken");
+	ck_ok(glcuda_frame_release(got));
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* A frame is ready (fd, dispatch, take_newest) only once the work CUDA
+ * was given on its stream has run: the frame's stream is held after its
+ * kernel was launched, and nothing may say the frame is done until it is
+ * released. */
+START_TEST(ring_ready_only_after_kernel)
+{
+	struct glcuda_frame *f, *got;
+	struct glcuda_ring *ring;
+	unsigned int host0;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, 0);
+	for (int n = 0; n < 4; n++) {
+		f = frame_draw_submit(&e, ring, 0);
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD), 0);
+		host0 = fake.host_fns_run();
+		launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
+			      glcuda_frame_get_stream(f));
+		ck_ok(glcuda_frame_complete(f));
+		fake.settle();
+		ck_assert_msg(fake.host_fns_run() == host0,
+			      "frame %d: the frame-done host function ran while the frame's "
+			      "kernel was still queued", n);
+		ck_assert(!fd_readable(glcuda_ring_get_fd(ring)));
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+		ck_assert_int_eq(glcuda_ring_take_newest(ring, &got), -EAGAIN);
+		ck_assert_uint_gt(fake.stream_pending(glcuda_frame_get_stream(f)), 0);
+
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_RUN), 0);
+		ck_assert_uint_eq(fake.host_fns_run(), host0 + 1);
+		ck_assert(fd_readable(glcuda_ring_get_fd(ring)));
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
+		ck_ok(glcuda_ring_take_newest(ring, &got));
+		ck_assert_ptr_eq(got, f);
+		check_frame_output(f, "ring frame ready");
+		ck_ok(glcuda_frame_release(f));
+	}
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* GL's wait for a completed frame waits for its CUDA work (cpu mode: on
+ * the CPU), ready or not: the stream runs only once someone waits. */
+START_TEST(ring_wait_gl_waits_for_cuda)
+{
+	struct glcuda_frame *f;
+	struct glcuda_ring *ring;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, 0);
+	for (int n = 0; n < 4; n++) {
+		f = frame_draw_submit(&e, ring, 0);
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
+		launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
+			      glcuda_frame_get_stream(f));
+		ck_ok(glcuda_frame_complete(f));
+		if (n % 2)
+			ck_ok(glcuda_frame_wait_gl(f));
+		else
+			ck_ok(glcuda_frame_release(f)); /* enqueues GL's wait itself */
+		check_frame_output(f, "ring frame waited for by GL");
+		if (n % 2)
+			ck_ok(glcuda_frame_release(f));
+	}
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* A frame submitted during a long draw: the kernel must see all of it. */
+START_TEST(ring_submit_waits_for_gl)
+{
+	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
+	int spin = env ? atoi(env) : 4000;
+	struct glcuda_frame *f;
+	struct glcuda_ring *ring;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, GLCUDA_RING_FLAG_IN_PLACE);
+	f = frame_draw_submit(&e, ring, spin);
+	launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
+		      glcuda_frame_get_stream(f));
+	ck_ok(glcuda_frame_complete(f));
+	ck_ok(glcuda_frame_release(f));
+	check_frame_output(f, "ring frame submitted during a long draw");
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* The fake's stream model, which the gpu sync modes rely on ---------------- */
+
+static unsigned int host_order[16], host_calls;
+static pthread_t host_thread;
+
+static void CUDA_CB
+record_host_fn(void *data)
+{
+	host_thread = pthread_self();
+	host_order[host_calls++ % 16] = (unsigned int)(uintptr_t)data;
+}
+
+/* What the ring enqueues per frame in the binary and timeline modes
+ * (lib/sync.c; Mesa's GL cannot reach them): the stream waits for GL's
+ * signal, runs the kernel, signals GL, records the frame's event and
+ * runs the frame-done host function. Nothing of it may run before the
+ * signal, and all of it in that order after. */
+START_TEST(gpu_mode_stream_order)
+{
+	bool timeline = _i == 1;
+	CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+	CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wait;
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS signal;
+	CUexternalSemaphore to_cuda, to_gl;
+	uint8_t want[W * H * 4];
+	struct glcuda_image *img;
+	unsigned long long value, waits, signals;
+	CUevent done;
+	struct env e;
+
+	env_setup(&e, false);
+	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 40, 0);
+	glFinish();
+	host_calls = 0;
+	push(&e);
+	memset(&desc, 0, sizeof(desc));
+	desc.type = timeline ? CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD
+			     : CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
+	desc.handle.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_cu(CUF(cuImportExternalSemaphore)(&to_cuda, &desc));
+	desc.handle.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_cu(CUF(cuImportExternalSemaphore)(&to_gl, &desc));
+	ck_cu(CUF(cuEventCreate)(&done, CU_EVENT_DISABLE_TIMING));
+	for (unsigned int frame = 1; frame <= 3; frame++) {
+		memset(&wait, 0, sizeof(wait));
+		memset(&signal, 0, sizeof(signal));
+		wait.params.fence.value = frame;
+		signal.params.fence.value = frame;
+		ck_cu(CUF(cuWaitExternalSemaphoresAsync)(&to_cuda, &wait, 1, e.stream));
+		pop();
+		launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img),
+			      e.stream);
+		push(&e);
+		ck_cu(CUF(cuSignalExternalSemaphoresAsync)(&to_gl, &signal, 1, e.stream));
+		ck_cu(CUF(cuEventRecord)(done, e.stream));
+		ck_cu(CUF(cuLaunchHostFunc)(e.stream, record_host_fn, (void *)(uintptr_t)frame));
+
+		/* GL has not signalled: everything waits. */
+		ck_assert_int_eq(fake.sem_state(to_gl, &value, NULL, NULL), 0);
+		ck_assert_uint_eq(value, frame - 1); /* binary: nobody waited */
+		ck_assert_uint_eq(fake.stream_pending(e.stream), 5);
+		ck_assert_int_eq(CUF(cuEventQuery)(done), CUDA_ERROR_NOT_READY);
+		ck_assert_uint_eq(host_calls, frame - 1);
+		/* A timeline's earlier value does not release it. */
+		if (timeline) {
+			ck_assert_int_eq(fake.sem_signal(to_cuda, frame - 1), 0);
+			ck_assert_uint_eq(fake.stream_pending(e.stream), 5);
+		}
+		ck_assert_int_eq(fake.sem_signal(to_cuda, frame), 0);
+		ck_cu(CUF(cuEventSynchronize)(done));
+		fake.settle();
+		ck_assert_uint_eq(fake.stream_pending(e.stream), 0);
+		ck_assert_uint_eq(host_calls, frame);
+		ck_assert_uint_eq(host_order[frame - 1], frame);
+		ck_assert_int_eq(fake.sem_state(to_gl, &value, &waits, &signals), 0);
+		/* Binary: the signal waits for GL's wait; timeline: the value. */
+		ck_assert_uint_eq(value, frame);
+		ck_assert_uint_eq(signals, frame);
+		ck_assert_int_eq(fake.sem_state(to_cuda, &value, &waits, NULL), 0);
+		ck_assert_uint_eq(waits, frame);
+		ck_assert_uint_eq(value, timeline ? frame : 0); /* binary: consumed */
+		pop();
+		/* The kernel ran between the wait and the signal: inverted
+		 * an odd number of times now or not. */
+		rgba8_pattern(40, want);
+		if (frame % 2)
+			invert_pixels(want, W * H);
+		check_rgba8(glcuda_image_get_gl_texture(img), want, "kernel after the semaphore wait");
+		push(&e);
+	}
+	ck_cu(CUF(cuEventDestroy)(done));
+	ck_cu(CUF(cuDestroyExternalSemaphore)(to_cuda));
+	ck_cu(CUF(cuDestroyExternalSemaphore)(to_gl));
+	pop();
+	glcuda_image_destroy(img);
+	env_teardown(&e);
+}
+END_TEST
+
+/* The legacy NULL stream waits for blocking streams and they for it;
+ * non-blocking streams (the ring's) do neither. cuStreamWaitEvent holds
+ * a stream until the event's record has run. */
+START_TEST(legacy_stream_and_events)
+{
+	CUstream blocking, other;
+	CUevent ev;
+	struct env e;
+
+	env_setup(&e, false);
+	host_calls = 0;
+	push(&e);
+	ck_cu(CUF(cuStreamCreate)(&blocking, 0));
+	ck_cu(CUF(cuStreamCreate)(&other, CU_STREAM_NON_BLOCKING));
+	ck_cu(CUF(cuEventCreate)(&ev, CU_EVENT_DISABLE_TIMING));
+	ck_assert_int_eq(fake.hold(blocking, FAKE_CUDA_HOLD), 0);
+	ck_cu(CUF(cuLaunchHostFunc)(blocking, record_host_fn, (void *)1));
+	ck_cu(CUF(cuEventRecord)(ev, blocking));
+	ck_cu(CUF(cuLaunchHostFunc)(NULL, record_host_fn, (void *)2));
+	ck_cu(CUF(cuLaunchHostFunc)(e.stream, record_host_fn, (void *)3));
+	ck_cu(CUF(cuStreamWaitEvent)(other, ev, 0));
+	ck_cu(CUF(cuLaunchHostFunc)(other, record_host_fn, (void *)4));
+	fake.settle();
+	/* Only the non-blocking stream without a wait has run. */
+	ck_assert_uint_eq(host_calls, 1);
+	ck_assert_uint_eq(host_order[0], 3);
+	/* On the driver's thread, as the real driver runs them. */
+	ck_assert(!pthread_equal(host_thread, pthread_self()));
+	ck_assert_int_eq(CUF(cuStreamQuery)(other), CUDA_ERROR_NOT_READY);
+	/* Held: a synchronisation cannot finish, and says so at once. */
+	ck_assert_int_eq(CUF(cuStreamSynchronize)(blocking), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(fake.hold(blocking, FAKE_CUDA_RUN), 0);
+	ck_cu(CUF(cuCtxSynchronize)());
+	ck_assert_uint_eq(host_calls, 4);
+	ck_assert_uint_eq(host_order[1], 1);
+	/* The NULL stream's and the waiting stream's, in either order. */
+	ck_assert(host_order[2] + host_order[3] == 6 && host_order[2] != 3);
+	ck_cu(CUF(cuEventDestroy)(ev));
+	ck_cu(CUF(cuStreamDestroy)(blocking));
+	ck_cu(CUF(cuStreamDestroy)(other));
+	pop();
+	env_teardown(&e);
+}
+END_TEST
+
+static Suite *
+pixels_suite(void)
+{
+	Suite *s = suite_create("pixels-cpu");
+	TCase *tc = tcase_create("fake-cuda");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, every_format_both_ways, 0, 2);
+	tcase_add_loop_test(tc, image_draw_invert, 0, 2);
+	tcase_add_loop_test(tc, handoff_to_gl_waits_for_cuda, 0, 2);
+	tcase_add_loop_test(tc, handoff_to_cuda_waits_for_gl, 0, 2);
+	tcase_add_loop_test(tc, ring_draw_invert, 0, 4);
+	tcase_add_loop_test(tc, ring_ready_only_after_kernel, 0, 2);
+	tcase_add_loop_test(tc, ring_wait_gl_waits_for_cuda, 0, 2);
+	tcase_add_loop_test(tc, ring_submit_waits_for_gl, 0, 2);
+	tcase_add_loop_test(tc, gpu_mode_stream_order, 0, 2);
+	tcase_add_test(tc, legacy_stream_and_events);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	fake_cuda_test_setup();
+	return test_run_suite(pixels_suite());
+}
