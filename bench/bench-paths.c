@@ -36,7 +36,7 @@ glcuda_setup(struct run_ctx *c)
 	c->dev = device_for_mode(c->cfg.mode, &why);
 	if (!c->dev)
 		return fail("no glcuda device in %s mode: %s", mode_name(c->cfg.mode), why);
-	memset(&desc, 0, sizeof(desc));
+	glcuda_ring_desc_init(&desc);
 	desc.width = c->g->width;
 	desc.height = c->g->height;
 	desc.slots = c->cfg.depth < 2 ? 2 : c->cfg.depth;

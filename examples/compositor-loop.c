@@ -355,7 +355,7 @@ int
 main(int argc, char **argv)
 {
 	struct compositor c = { .width = 1920, .height = 1080, .running = true };
-	struct glcuda_ring_desc desc = { 0 };
+	struct glcuda_ring_desc desc;
 	struct wl_event_loop *loop = NULL;
 	struct wl_event_source *ring_src = NULL, *vblank_src = NULL, *end_src = NULL;
 	struct itimerspec its = { 0 };
@@ -408,6 +408,7 @@ main(int argc, char **argv)
 	}
 
 	/* Three slots: one on screen, one latched or in CUDA, one rendering. */
+	glcuda_ring_desc_init(&desc); /* sets desc.size: see glcuda.h */
 	desc.width = c.width;
 	desc.height = c.height;
 	desc.slots = 3;

@@ -65,6 +65,32 @@ else
 	fi
 fi
 
+# With a CUDA driver: the fake one (tests/fake-cuda, built by make check;
+# not on the GPU machine, which has the real one), given GL's device UUID
+# so that it binds. The doctor must then find a working device in the cpu
+# sync mode: this is glcuda-info's own use of the API, end to end.
+fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
+if [ -e "$fake" ]; then
+	uuid=$(awk '/device UUID/ { print $3; exit }' "$tmp/text")
+	if [ -z "$uuid" ]; then
+		echo "FAIL: the report names no GL device UUID to give the fake CUDA driver" >&2
+		fail=1
+	elif ! GLCUDA_LIBCUDA=$fake GLCUDA_FAKE_CUDA_UUID=$uuid "$info" --json \
+		>"$tmp/fake.json" 2>"$tmp/fake.err"; then
+		echo "FAIL: glcuda-info on the fake CUDA driver exited non-zero:" >&2
+		cat "$tmp/fake.json" "$tmp/fake.err" >&2
+		fail=1
+	elif command -v python3 >/dev/null 2>&1 && ! python3 -c '
+import json, sys
+v = json.load(sys.stdin)["verdict"]
+assert v["ok"] is True and v["sync_mode"] == "cpu", v
+' <"$tmp/fake.json"; then
+		echo "FAIL: glcuda-info on the fake CUDA driver found no working device:" >&2
+		cat "$tmp/fake.json" >&2
+		fail=1
+	fi
+fi
+
 "$info" --help >"$tmp/help" || { echo "FAIL: --help exited non-zero" >&2; fail=1; }
 grep -q -- "--json" "$tmp/help" || { echo "FAIL: --help does not list --json" >&2; fail=1; }
 "$info" --device nope >/dev/null 2>&1

@@ -180,7 +180,7 @@ collect_verdict(struct report *r)
 		return;
 	}
 	v->stage = "glcuda_device_new";
-	memset(&options, 0, sizeof(options));
+	glcuda_device_options_init(&options);
 	options.log_func = quiet_log;
 	ret = glcuda_device_new(glcuda_headless_get_display(hl),
 				glcuda_headless_get_context(hl), &options, &dev);
