@@ -41,60 +41,15 @@ glcuda_sync_mode_name(enum glcuda_sync_mode mode)
 	return "invalid";
 }
 
-/* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
- * says "any further CUDA work will return the same error" for each). */
-static bool
-cuda_result_is_fatal(CUresult res)
-{
-	switch (res) {
-	case CUDA_ERROR_ILLEGAL_ADDRESS:
-	case CUDA_ERROR_LAUNCH_FAILED:
-	case CUDA_ERROR_LAUNCH_TIMEOUT:
-	case CUDA_ERROR_ASSERT:
-	case CUDA_ERROR_CONTAINED:
-	case CUDA_ERROR_ECC_UNCORRECTABLE:
-	case CUDA_ERROR_HARDWARE_STACK_ERROR:
-	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-	case CUDA_ERROR_MISALIGNED_ADDRESS:
-	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-	case CUDA_ERROR_INVALID_PC:
-	case CUDA_ERROR_CONTEXT_IS_DESTROYED:
-		return true;
-	default:
-		return false;
-	}
-}
-
-int
-device_cuda_fail(struct glcuda_device *dev, CUresult res, const char *call,
-		 const char *hint)
-{
-	char buf[256];
-
-	cuda_result_string(res, buf, sizeof(buf));
-	if (cuda_result_is_fatal(res))
-		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
-				   "%s: %s. The CUDA context is unusable (a kernel "
-				   "faulted or the GPU was reset): destroy every glcuda "
-				   "object and the device, then create them again.",
-				   call, buf);
-	if (res == CUDA_ERROR_OUT_OF_MEMORY)
-		return glcuda_fail(dev, GLCUDA_ERROR_CUDA,
-				   "%s: %s. The GPU is out of memory: free images or use "
-				   "smaller ones.", call, buf);
-	return glcuda_fail(dev, GLCUDA_ERROR_CUDA, "%s: %s%s%s", call, buf,
-			   hint ? ". " : "", hint ? hint : "");
-}
-
 int
 device_check_lost(struct glcuda_device *dev, const char *what)
 {
-	if (!dev->lost)
+	if (!dev->errors.lost)
 		return 0;
 	return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
 			   "%s: the device was lost earlier (%s). Destroy its rings, "
 			   "images and the device (after a GL reset, the GL context "
-			   "too), then create them again.", what, dev->lost_reason);
+			   "too), then create them again.", what, dev->errors.lost_reason);
 }
 
 int
@@ -102,7 +57,7 @@ device_check_gl(struct glcuda_device *dev, const char *what)
 {
 	GLenum status;
 
-	if (dev->lost)
+	if (dev->errors.lost)
 		return device_check_lost(dev, what);
 	if (eglGetCurrentContext() != dev->context)
 		return glcuda_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
@@ -393,7 +348,7 @@ device_release_drivers(struct glcuda_device *dev)
 	if (dev->has_cuda) {
 		bool context_gone = false;
 
-		if (dev->ring_orphans && !dev->lost) {
+		if (dev->ring_orphans && !dev->errors.lost) {
 			/* Let the host functions of destroyed rings run, so that
 			 * their blocks can go. Destroy may wait; not on a lost
 			 * device, where the wait might never return. */
@@ -457,10 +412,10 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	dev->context = context;
 	prio = options && options->log_priority ? options->log_priority
 						: GLCUDA_LOG_PRIORITY_ERROR;
-	dev->log_priority = glcuda_log_priority_from_env(prio);
+	dev->errors.log_priority = glcuda_log_priority_from_env(prio);
 	if (options) {
-		dev->log_func = options->log_func;
-		dev->log_user_data = options->log_user_data;
+		dev->errors.log_func = options->log_func;
+		dev->errors.log_user_data = options->log_user_data;
 	}
 
 	if (eglGetCurrentContext() != context || eglGetCurrentDisplay() != display) {
@@ -473,14 +428,22 @@ device_new_internal(EGLDisplay display, EGLContext context,
 		goto fail;
 	}
 
-	ret = gl_state_init(dev, &dev->gl);
+	ret = gl_state_init(&dev->gl, &dev->errors);
 	if (ret < 0)
 		goto fail;
+	dev->caps.gl_api = dev->gl.is_gles ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL;
+	dev->caps.gl_major = dev->gl.major;
+	dev->caps.gl_minor = dev->gl.minor;
+	memcpy(dev->caps.gl_vendor, dev->gl.vendor, sizeof(dev->caps.gl_vendor));
+	memcpy(dev->caps.gl_renderer, dev->gl.renderer, sizeof(dev->caps.gl_renderer));
+	memcpy(dev->caps.gl_version, dev->gl.version, sizeof(dev->caps.gl_version));
+	memcpy(dev->caps.device_uuid, dev->gl.device_uuid, sizeof(dev->caps.device_uuid));
+	memcpy(dev->caps.driver_uuid, dev->gl.driver_uuid, sizeof(dev->caps.driver_uuid));
 	log_debug(dev, "GL: %s %d.%d, \"%s\", \"%s\"\n",
 		  dev->gl.is_gles ? "OpenGL ES" : "OpenGL", dev->gl.major, dev->gl.minor,
 		  dev->caps.gl_renderer, dev->caps.gl_version);
 
-	ret = vk_exporter_new(dev, dev->caps.device_uuid, dev->caps.driver_uuid,
+	ret = vk_exporter_new(&dev->errors, dev->caps.device_uuid, dev->caps.driver_uuid,
 			      options && (options->flags & GLCUDA_DEVICE_FLAG_VULKAN_VALIDATION),
 			      &dev->vk);
 	if (ret < 0)
@@ -559,7 +522,7 @@ glcuda_device_get_caps(const struct glcuda_device *dev)
 GLCUDA_EXPORT const char *
 glcuda_device_last_error(const struct glcuda_device *dev)
 {
-	return dev ? dev->last_error : "";
+	return dev ? dev->errors.last_error : "";
 }
 
 GLCUDA_EXPORT CUcontext
@@ -572,4 +535,28 @@ GLCUDA_EXPORT CUdevice
 glcuda_device_cuda_device(const struct glcuda_device *dev)
 {
 	return dev && dev->has_cuda ? dev->cu_device : -1;
+}
+
+GLCUDA_EXPORT void
+glcuda_device_set_log_handler(struct glcuda_device *dev, glcuda_log_func func,
+			      void *user_data)
+{
+	if (!dev)
+		return;
+	dev->errors.log_func = func;
+	dev->errors.log_user_data = user_data;
+}
+
+GLCUDA_EXPORT void
+glcuda_device_set_log_priority(struct glcuda_device *dev,
+			       enum glcuda_log_priority priority)
+{
+	if (dev)
+		dev->errors.log_priority = priority;
+}
+
+GLCUDA_EXPORT enum glcuda_log_priority
+glcuda_device_get_log_priority(const struct glcuda_device *dev)
+{
+	return dev ? dev->errors.log_priority : GLCUDA_LOG_PRIORITY_ERROR;
 }

@@ -28,7 +28,7 @@ image_free(struct glcuda_image *img, bool gl_current)
 		cuda_pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
 		/* Never free memory a queue may still use. Not a per-frame
 		 * path, so waiting is acceptable here (but not when lost). */
-		bool wait = cuda_pushed && !dev->lost;
+		bool wait = cuda_pushed && !dev->errors.lost;
 		if (wait && img->owner == IMAGE_OWNER_CUDA) {
 			/* Kernels may be queued after the hand-off on a stream
 			 * glcuda does not know: wait for the whole context. */
@@ -89,7 +89,7 @@ image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 	ret = vk_image_export_fd(dev->vk, &img->vk, &fd);
 	if (ret < 0)
 		goto fail;
-	ret = gl_import_texture(dev, fd, img->vk.size, img->vk.dedicated, fmt, width,
+	ret = gl_import_texture(&dev->gl, fd, img->vk.size, img->vk.dedicated, fmt, width,
 				height, &img->texture, &img->memory_object);
 	if (ret < 0)
 		goto fail;
@@ -102,7 +102,7 @@ image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 		ret = vk_image_export_fd(dev->vk, &img->vk, &fd);
 		if (ret < 0)
 			goto fail;
-		ret = cuda_import_image(dev, fd, img->vk.size, img->vk.dedicated, fmt, width,
+		ret = cuda_import_image(&dev->errors, fd, img->vk.size, img->vk.dedicated, fmt, width,
 					height, !(flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
 					flags & GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER, &img->cu);
 		if (ret < 0)

@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += lib/libglcuda-internal.la
 lib_libglcuda_internal_la_SOURCES = \
 	lib/private.h \
 	lib/error.c \
+	lib/error.h \
 	lib/driver-lock.c \
 	lib/log.c \
 	lib/format.c \

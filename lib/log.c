@@ -1,5 +1,6 @@
 /*
- * Logging: a per-device handler with priorities (libinput-style).
+ * Logging: a per-sink handler with priorities (libinput-style); the
+ * device's public setters are in device.c.
  * SPDX-License-Identifier: MIT
  */
 #include "private.h"
@@ -36,19 +37,18 @@ glcuda_log_priority_from_env(enum glcuda_log_priority fallback)
 }
 
 void
-glcuda_log(struct glcuda_device *dev, enum glcuda_log_priority prio,
-	   const char *fmt, ...)
+error_log(struct error_sink *sink, enum glcuda_log_priority prio, const char *fmt, ...)
 {
 	glcuda_log_func func = glcuda_log_default;
 	void *user_data = NULL;
 	enum glcuda_log_priority threshold;
 	va_list args;
 
-	if (dev) {
-		threshold = dev->log_priority;
-		if (dev->log_func) {
-			func = dev->log_func;
-			user_data = dev->log_user_data;
+	if (sink) {
+		threshold = sink->log_priority;
+		if (sink->log_func) {
+			func = sink->log_func;
+			user_data = sink->log_user_data;
 		}
 	} else {
 		threshold = glcuda_log_priority_from_env(GLCUDA_LOG_PRIORITY_ERROR);
@@ -60,28 +60,4 @@ glcuda_log(struct glcuda_device *dev, enum glcuda_log_priority prio,
 	va_start(args, fmt);
 	func(prio, user_data, fmt, args);
 	va_end(args);
-}
-
-GLCUDA_EXPORT void
-glcuda_device_set_log_handler(struct glcuda_device *dev, glcuda_log_func func,
-			      void *user_data)
-{
-	if (!dev)
-		return;
-	dev->log_func = func;
-	dev->log_user_data = user_data;
-}
-
-GLCUDA_EXPORT void
-glcuda_device_set_log_priority(struct glcuda_device *dev,
-			       enum glcuda_log_priority priority)
-{
-	if (dev)
-		dev->log_priority = priority;
-}
-
-GLCUDA_EXPORT enum glcuda_log_priority
-glcuda_device_get_log_priority(const struct glcuda_device *dev)
-{
-	return dev ? dev->log_priority : GLCUDA_LOG_PRIORITY_ERROR;
 }

@@ -14,6 +14,7 @@
 
 #include <glcuda/glcuda.h>
 
+#include "error.h"
 #include "loader/cuda-loader.h"
 #include "gl/gl-importer.h"
 
@@ -30,14 +31,9 @@ struct glcuda_device {
 	EGLContext context;
 	struct glcuda_caps caps;
 
-	glcuda_log_func log_func;
-	void *log_user_data;
-	enum glcuda_log_priority log_priority;
-	char last_error[1024];
-	/* Set once a device loss was seen; every later call fails. */
-	bool lost;
-	/* What was lost, from the first failure that said so. */
-	char lost_reason[512];
+	/* Log handler, last error and loss: handed down to the layers
+	 * below, which report through it. */
+	struct error_sink errors;
 
 	struct gl_state gl;
 	struct vk_exporter *vk;
@@ -58,11 +54,6 @@ struct glcuda_device {
 
 /* error.c ---------------------------------------------------------------- */
 
-/* Record a failure: formats the message into the thread's last error and
- * (when dev is not NULL) the device's, logs it at error priority and returns
- * code. Messages say what failed, the raw code, and what to do. */
-int glcuda_fail(struct glcuda_device *dev, int code, const char *fmt, ...)
-	GLCUDA_PRINTF(3, 4);
 /* Clear the thread's last error at the start of a public call. */
 void glcuda_clear_error(void);
 
@@ -83,13 +74,20 @@ void driver_lifecycle_unlock(void);
 
 /* log.c ------------------------------------------------------------------ */
 
-void glcuda_log(struct glcuda_device *dev, enum glcuda_log_priority prio,
-		const char *fmt, ...) GLCUDA_PRINTF(3, 4);
 /* The priority GLCUDA_LOG asks for, or fallback. */
 enum glcuda_log_priority glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
 void glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
 			const char *fmt, va_list args) GLCUDA_PRINTF(3, 0);
 
+/* The layers above the device report through the device's sink. */
+static inline struct error_sink *
+device_errors(const struct glcuda_device *dev)
+{
+	return dev ? (struct error_sink *)&dev->errors : NULL;
+}
+
+#define glcuda_fail(dev, ...) error_fail(device_errors(dev), __VA_ARGS__)
+#define glcuda_log(dev, ...) error_log(device_errors(dev), __VA_ARGS__)
 #define log_debug(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
 #define log_info(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
 #define log_error(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
@@ -114,10 +112,8 @@ int device_check_lost(struct glcuda_device *dev, const char *what);
 int device_push_cuda(struct glcuda_device *dev, const char *what);
 void device_pop_cuda(struct glcuda_device *dev);
 
-/* Record a CUDA failure: maps CUDA_ERROR_ILLEGAL_ADDRESS & co. to device
- * loss, names the call and the code. Returns the glcuda error. */
-int device_cuda_fail(struct glcuda_device *dev, CUresult res, const char *call,
-		     const char *hint);
+/* A CUDA failure, recorded on the device (cuda_call_fail says how). */
+#define device_cuda_fail(dev, ...) cuda_call_fail(device_errors(dev), __VA_ARGS__)
 
 /* ring.c ----------------------------------------------------------------- */
 

@@ -254,7 +254,7 @@ timing_init(struct glcuda_ring *ring, CUstream stream)
 	CU(cuEventDestroy)(probe);
 	log_debug(dev, "ring timings: GL/CUDA clock link within +-%lld ns\n",
 		  (long long)best_span / 2);
-	return gl_check_error(dev, "creating timer queries");
+	return gl_check_error(&dev->errors, "creating timer queries");
 }
 
 static struct timing_record *
@@ -317,7 +317,7 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 	 * is not a per-frame path. Not on a lost device, where the wait might
 	 * never return. Whether these succeed or not, host functions still
 	 * queued only touch ring->done (ring_done_release). */
-	bool wait = pushed && !dev->lost;
+	bool wait = pushed && !dev->errors.lost;
 
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
@@ -459,7 +459,7 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	}
 	gl_restore_state(&saved);
 	saved_state = false;
-	ret = gl_check_error(dev, "glcuda_ring_new: creating framebuffers");
+	ret = gl_check_error(&dev->errors, "glcuda_ring_new: creating framebuffers");
 	if (ret < 0)
 		goto fail;
 
@@ -887,7 +887,7 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 		ring->pending_tail = NULL;
 	r->next = NULL;
 	timing_put(r);
-	return gl_check_error(dev, "glcuda_ring_get_timings") ?: 1;
+	return gl_check_error(&dev->errors, "glcuda_ring_get_timings") ?: 1;
 }
 
 /* Accessors -------------------------------------------------------------- */

@@ -33,13 +33,13 @@ semaphore_init(struct glcuda_device *dev, struct handoff_semaphore *s, bool time
 	ret = vk_semaphore_export_fd(dev->vk, &s->vk, &fd);
 	if (ret < 0)
 		return ret;
-	ret = gl_import_semaphore(dev, fd, timeline, &s->gl);
+	ret = gl_import_semaphore(&dev->gl, fd, timeline, &s->gl);
 	if (ret < 0)
 		return ret;
 	ret = vk_semaphore_export_fd(dev->vk, &s->vk, &fd);
 	if (ret < 0)
 		return ret;
-	return cuda_import_semaphore(dev, fd, timeline, &s->cu);
+	return cuda_import_semaphore(&dev->errors, fd, timeline, &s->cu);
 }
 
 static void
@@ -109,7 +109,7 @@ gl_fence_wait(struct glcuda_device *dev)
 	GLenum r;
 
 	if (!fence)
-		return gl_check_error(dev, "glFenceSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
+		return gl_check_error(&dev->errors, "glFenceSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
 									  "glFenceSync returned 0");
 	/* The CPU mode's one blocking wait in this direction.
 	 * FLUSH_COMMANDS on the first call so the fence is sure to signal. */
@@ -124,7 +124,7 @@ gl_fence_wait(struct glcuda_device *dev)
 	}
 	glDeleteSync(fence);
 	if (r == GL_WAIT_FAILED)
-		return gl_check_error(dev, "glClientWaitSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
+		return gl_check_error(&dev->errors, "glClientWaitSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
 									       "glClientWaitSync failed");
 	return 0;
 }
@@ -155,7 +155,7 @@ sync_to_cuda(struct glcuda_device *dev, const struct handoff_unit *units,
 	/* Nothing is signalled until GL's command stream is flushed; without
 	 * this CUDA waits forever. */
 	glFlush();
-	ret = gl_check_error(dev, "glSignalSemaphoreEXT");
+	ret = gl_check_error(&dev->errors, "glSignalSemaphoreEXT");
 	if (ret < 0) {
 		mark_broken(units, count, !timeline);
 		return ret;
@@ -249,7 +249,7 @@ sync_gl_wait(struct glcuda_device *dev, const struct handoff_unit *units, unsign
 	for (unsigned int i = 0; i < count; i++)
 		gl_wait_semaphore(units[i].sync->to_gl.gl, timeline, units[i].sync->to_gl.value,
 				  units[i].textures, units[i].texture_count);
-	ret = gl_check_error(dev, "glWaitSemaphoreEXT");
+	ret = gl_check_error(&dev->errors, "glWaitSemaphoreEXT");
 	if (ret < 0)
 		mark_broken(units, count, !timeline);
 	return ret;
@@ -374,7 +374,7 @@ map_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream
 	ret = device_push_cuda(dev, "glcuda_handoff_to_cuda");
 	if (ret < 0)
 		return ret;
-	ret = cuda_map(dev, h->resources, h->mapped_count, stream);
+	ret = cuda_map(&dev->errors, h->resources, h->mapped_count, stream);
 	for (unsigned int i = 0; ret == 0 && i < h->mapped_count; i++)
 		ret = wrap_refresh_mapped(h->mapped[i]);
 	device_pop_cuda(dev);
@@ -391,7 +391,7 @@ unmap_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stre
 	ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
 	if (ret < 0)
 		return ret;
-	ret = cuda_unmap(dev, h->resources, h->mapped_count, stream);
+	ret = cuda_unmap(&dev->errors, h->resources, h->mapped_count, stream);
 	device_pop_cuda(dev);
 	return ret;
 }

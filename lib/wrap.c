@@ -37,7 +37,7 @@ wrap_free(struct glcuda_image *img, bool gl_current)
 	/* Never unregister what queued work may still use. Not a per-frame
 	 * path, so waiting is acceptable here, but not on a lost device,
 	 * whose work may never finish (image.c). */
-	if (pushed && !dev->lost) {
+	if (pushed && !dev->errors.lost) {
 		if (img->owner == IMAGE_OWNER_CUDA)
 			CU(cuCtxSynchronize)();
 		else
@@ -72,7 +72,7 @@ wrap_refresh_mapped(struct glcuda_image *img)
 		  (void *)array);
 	cuda_plane_destroy_objects(p);
 	p->array = array;
-	return cuda_plane_objects(img->dev, p, img->fmt, !(img->flags & GLCUDA_WRAP_FLAG_READ_ONLY),
+	return cuda_plane_objects(&img->dev->errors, p, img->fmt, !(img->flags & GLCUDA_WRAP_FLAG_READ_ONLY),
 				  !(img->flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
 				  img->flags & GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER);
 }
@@ -125,7 +125,7 @@ static int
 make_objects(struct glcuda_image *img)
 {
 	for (unsigned int i = 0; i < img->plane_count; i++) {
-		int ret = cuda_plane_objects(img->dev, &img->planes[i],
+		int ret = cuda_plane_objects(&img->dev->errors, &img->planes[i],
 					     img->plane_count == 1 ? img->fmt : NULL,
 					     !(img->flags & GLCUDA_WRAP_FLAG_READ_ONLY),
 					     !(img->flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
@@ -164,7 +164,7 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 		return glcuda_fail(dev, -EINVAL,
 				   "%s: target 0x%04x: glcuda wraps GL_TEXTURE_2D%s textures",
 				   what, target, dev->gl.is_gles ? "" : " and GL_TEXTURE_RECTANGLE");
-	ret = gl_inspect_texture(dev, texture, target, &width, &height, &ifmt);
+	ret = gl_inspect_texture(&dev->gl, texture, target, &width, &height, &ifmt);
 	if (ret == 0)
 		ret = require_cuda(dev, what);
 	if (ret < 0)
@@ -181,16 +181,16 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 		free(img);
 		return ret;
 	}
-	ret = cuda_register_gl_texture(dev, texture, target, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
+	ret = cuda_register_gl_texture(&dev->errors, texture, target, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
 				       flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img->resource);
 	if (ret < 0)
 		goto fail;
 	/* Map once to learn the array and make the objects; the hand-offs
 	 * map it again and check it did not move. */
-	ret = cuda_map(dev, &img->resource, 1, NULL);
+	ret = cuda_map(&dev->errors, &img->resource, 1, NULL);
 	if (ret < 0)
 		goto fail;
-	ret = cuda_gl_resource_plane(dev, img->resource, &img->planes[0]);
+	ret = cuda_gl_resource_plane(&dev->errors, img->resource, &img->planes[0]);
 	if (ret == 0) {
 		img->fmt = ifmt ? format_info_from_gl(ifmt)
 				: format_info_from_cuda(img->planes[0].format,
@@ -201,7 +201,7 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 		CU(cuGraphicsUnmapResources)(1, &img->resource, NULL);
 		goto fail;
 	}
-	ret = cuda_unmap(dev, &img->resource, 1, NULL);
+	ret = cuda_unmap(&dev->errors, &img->resource, 1, NULL);
 	if (ret < 0)
 		goto fail;
 	device_pop_cuda(dev);
@@ -244,10 +244,10 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 		free(img);
 		return ret;
 	}
-	ret = cuda_register_egl_image(dev, image, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
+	ret = cuda_register_egl_image(&dev->errors, image, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
 				      flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img->resource);
 	if (ret == 0)
-		ret = cuda_egl_resource_planes(dev, img->resource, img->planes, &img->plane_count);
+		ret = cuda_egl_resource_planes(&dev->errors, img->resource, img->planes, &img->plane_count);
 	if (ret == 0) {
 		if (img->plane_count == 1)
 			img->fmt = format_info_from_cuda(img->planes[0].format,

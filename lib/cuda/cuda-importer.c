@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 int
-cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicated,
+cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicated,
 		  const struct format_info *fmt, uint32_t width, uint32_t height,
 		  bool with_texture, bool linear, struct cuda_image *out)
 {
@@ -29,7 +29,7 @@ cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicat
 	res = CU(cuImportExternalMemory)(&img.memory, &mem_desc);
 	if (res != CUDA_SUCCESS) {
 		close(fd); /* CUDA owns the fd only on success */
-		return device_cuda_fail(dev, res, "cuImportExternalMemory (OPAQUE_FD)",
+		return cuda_call_fail(errors, res, "cuImportExternalMemory (OPAQUE_FD)",
 					"The memory was exported by a Vulkan device that is "
 					"not this CUDA device, or the driver cannot import it.");
 	}
@@ -48,17 +48,17 @@ cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicat
 	array_desc.arrayDesc.Flags = CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_COLOR_ATTACHMENT;
 	res = CU(cuExternalMemoryGetMappedMipmappedArray)(&img.mipmapped, img.memory, &array_desc);
 	if (res != CUDA_SUCCESS) {
-		ret = device_cuda_fail(dev, res, "cuExternalMemoryGetMappedMipmappedArray",
+		ret = cuda_call_fail(errors, res, "cuExternalMemoryGetMappedMipmappedArray",
 				       fmt->name);
 		goto fail;
 	}
 	res = CU(cuMipmappedArrayGetLevel)(&img.array, img.mipmapped, 0);
 	if (res != CUDA_SUCCESS) {
-		ret = device_cuda_fail(dev, res, "cuMipmappedArrayGetLevel", NULL);
+		ret = cuda_call_fail(errors, res, "cuMipmappedArrayGetLevel", NULL);
 		goto fail;
 	}
 
-	ret = cuda_array_objects(dev, img.array, fmt->is_float, !fmt->is_float &&
+	ret = cuda_array_objects(errors, img.array, fmt->is_float, !fmt->is_float &&
 				 fmt->format != GLCUDA_FORMAT_RGB10_A2, fmt->is_srgb, true,
 				 with_texture, linear, &img.surface, &img.texture);
 	if (ret < 0)
@@ -73,7 +73,7 @@ fail:
 }
 
 int
-cuda_array_objects(struct glcuda_device *dev, CUarray array, bool is_float, bool normalized,
+cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float, bool normalized,
 		   bool srgb, bool with_surface, bool with_texture, bool linear,
 		   CUsurfObject *surface, CUtexObject *texture)
 {
@@ -89,7 +89,7 @@ cuda_array_objects(struct glcuda_device *dev, CUarray array, bool is_float, bool
 		res = CU(cuSurfObjectCreate)(surface, &res_desc);
 		if (res != CUDA_SUCCESS) {
 			*surface = 0;
-			return device_cuda_fail(dev, res, "cuSurfObjectCreate", NULL);
+			return cuda_call_fail(errors, res, "cuSurfObjectCreate", NULL);
 		}
 	}
 	if (with_texture) {
@@ -112,7 +112,7 @@ cuda_array_objects(struct glcuda_device *dev, CUarray array, bool is_float, bool
 			if (*surface)
 				CU(cuSurfObjectDestroy)(*surface);
 			*surface = 0;
-			return device_cuda_fail(dev, res, "cuTexObjectCreate", NULL);
+			return cuda_call_fail(errors, res, "cuTexObjectCreate", NULL);
 		}
 	}
 	return 0;
@@ -134,7 +134,7 @@ cuda_destroy_image(struct cuda_image *img)
 }
 
 int
-cuda_import_semaphore(struct glcuda_device *dev, int fd, bool timeline,
+cuda_import_semaphore(struct error_sink *errors, int fd, bool timeline,
 		      CUexternalSemaphore *out)
 {
 	CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
@@ -147,7 +147,7 @@ cuda_import_semaphore(struct glcuda_device *dev, int fd, bool timeline,
 	res = CU(cuImportExternalSemaphore)(out, &desc);
 	if (res != CUDA_SUCCESS) {
 		close(fd);
-		return device_cuda_fail(dev, res,
+		return cuda_call_fail(errors, res,
 					timeline ? "cuImportExternalSemaphore (TIMELINE_SEMAPHORE_FD)"
 						 : "cuImportExternalSemaphore (OPAQUE_FD)",
 					timeline ? "Force binary semaphores with "

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cuda.h>
 
-struct glcuda_device;
+struct error_sink;
 struct format_info;
 
 struct cuda_image {
@@ -26,7 +26,7 @@ struct cuda_image {
  * fd is consumed in every case (CUDA owns it on success, it is closed on
  * failure). with_texture: also make a texture object (linear filtering if
  * linear). On failure nothing is left. */
-int cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size,
+int cuda_import_image(struct error_sink *errors, int fd, uint64_t size,
 		      bool dedicated, const struct format_info *fmt,
 		      uint32_t width, uint32_t height, bool with_texture,
 		      bool linear, struct cuda_image *out);
@@ -36,13 +36,13 @@ void cuda_destroy_image(struct cuda_image *img);
  * array. The texture object reads normalised floats for UNORM layouts
  * (normalized), floats for float layouts, integers otherwise; srgb decodes;
  * linear filters where the layout allows. On failure neither is left. */
-int cuda_array_objects(struct glcuda_device *dev, CUarray array, bool is_float,
+int cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float,
 		       bool normalized, bool srgb, bool with_surface, bool with_texture,
 		       bool linear, CUsurfObject *surface, CUtexObject *texture);
 
 /* Import a semaphore fd (binary: OPAQUE_FD, timeline: TIMELINE_SEMAPHORE_FD).
  * The fd is consumed in every case. */
-int cuda_import_semaphore(struct glcuda_device *dev, int fd, bool timeline,
+int cuda_import_semaphore(struct error_sink *errors, int fd, bool timeline,
 			  CUexternalSemaphore *out);
 void cuda_destroy_semaphore(CUexternalSemaphore *sem);
 

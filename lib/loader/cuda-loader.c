@@ -12,6 +12,7 @@
 
 #include <glcuda/glcuda.h>
 #include "cuda-loader.h"
+#include "error.h"
 
 struct glcuda_cuda glcuda_cuda;
 
@@ -122,6 +123,50 @@ cuda_result_string(CUresult res, char *buf, size_t size)
 	snprintf(buf, size, "%s (%d)%s%s", name, (int)res, desc ? ": " : "",
 		 desc ? desc : "");
 	return buf;
+}
+
+/* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
+ * says "any further CUDA work will return the same error" for each). */
+static bool
+cuda_result_is_fatal(CUresult res)
+{
+	switch (res) {
+	case CUDA_ERROR_ILLEGAL_ADDRESS:
+	case CUDA_ERROR_LAUNCH_FAILED:
+	case CUDA_ERROR_LAUNCH_TIMEOUT:
+	case CUDA_ERROR_ASSERT:
+	case CUDA_ERROR_CONTAINED:
+	case CUDA_ERROR_ECC_UNCORRECTABLE:
+	case CUDA_ERROR_HARDWARE_STACK_ERROR:
+	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+	case CUDA_ERROR_MISALIGNED_ADDRESS:
+	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+	case CUDA_ERROR_INVALID_PC:
+	case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int
+cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const char *hint)
+{
+	char buf[256];
+
+	cuda_result_string(res, buf, sizeof(buf));
+	if (cuda_result_is_fatal(res))
+		return error_fail(errors, GLCUDA_ERROR_DEVICE_LOST,
+				  "%s: %s. The CUDA context is unusable (a kernel "
+				  "faulted or the GPU was reset): destroy every glcuda "
+				  "object and the device, then create them again.",
+				  call, buf);
+	if (res == CUDA_ERROR_OUT_OF_MEMORY)
+		return error_fail(errors, GLCUDA_ERROR_CUDA,
+				  "%s: %s. The GPU is out of memory: free images or use "
+				  "smaller ones.", call, buf);
+	return error_fail(errors, GLCUDA_ERROR_CUDA, "%s: %s%s%s", call, buf,
+			   hint ? ". " : "", hint ? hint : "");
 }
 
 /*

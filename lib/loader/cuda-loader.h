@@ -147,4 +147,10 @@ CUresult cuda_fault_return(void);
  * loaded driver. */
 const char *cuda_result_string(CUresult res, char *buf, size_t size);
 
+struct error_sink;
+/* Record a failed CUDA call on errors: maps CUDA_ERROR_ILLEGAL_ADDRESS & co.
+ * to device loss, names the call and the code, adds hint (may be NULL).
+ * Returns the glcuda error. */
+int cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const char *hint);
+
 #endif

@@ -98,11 +98,10 @@ struct physical_caps {
 };
 
 struct vk_exporter {
-	struct glcuda_device *dev_for_errors;
-	/* When set (vk_list_physical_devices), errors go here instead of to
-	 * glcuda_fail: that call has no device and its caller prints them. */
-	char *errbuf;
-	size_t errsize;
+	/* Every failure is reported here: the device's sink, or a buffer
+	 * sink for vk_list_physical_devices, which has no device and whose
+	 * caller prints the message itself. */
+	struct error_sink *errors;
 
 	struct vk_funcs fn;
 	uint32_t instance_api;
@@ -254,12 +253,7 @@ vk_fail(struct vk_exporter *vk, int code, const char *fmt, ...)
 	va_start(args, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, args);
 	va_end(args);
-	if (vk->errbuf) {
-		if (vk->errsize)
-			snprintf(vk->errbuf, vk->errsize, "%s", msg);
-		return code;
-	}
-	return glcuda_fail(vk->dev_for_errors, code, "%s", msg);
+	return error_fail(vk->errors, code, "%s", msg);
 }
 
 /* What to do about a failed call, by result. */
@@ -770,16 +764,17 @@ vk_list_physical_devices(struct vk_physical_info *out, unsigned int max,
 {
 	char scratch[1];
 	/* Errors go to err only: glcuda-info prints them its own way. */
-	struct vk_exporter vk = {
-		.errbuf = err ? err : scratch,
-		.errsize = err ? errsize : sizeof(scratch),
+	struct error_sink sink = {
+		.buf = err ? err : scratch,
+		.bufsize = err ? errsize : sizeof(scratch),
 	};
+	struct vk_exporter vk = { .errors = &sink };
 	VkPhysicalDevice *list = NULL;
 	uint32_t count = 0;
 	int ret;
 
-	if (vk.errsize)
-		vk.errbuf[0] = '\0';
+	if (sink.bufsize)
+		sink.buf[0] = '\0';
 	/* Reuse the process's instance if glcuda made one; otherwise a
 	 * temporary one, so that listing devices (glcuda-info, before a
 	 * fork) leaves no driver state behind. */
@@ -1014,7 +1009,7 @@ device_create(struct vk_exporter *vk)
 }
 
 int
-vk_exporter_new(struct glcuda_device *dev, const uint8_t device_uuid[16],
+vk_exporter_new(struct error_sink *errors, const uint8_t device_uuid[16],
 		const uint8_t driver_uuid[16], bool validation,
 		struct vk_exporter **out)
 {
@@ -1028,8 +1023,8 @@ vk_exporter_new(struct glcuda_device *dev, const uint8_t device_uuid[16],
 
 	vk = calloc(1, sizeof(*vk));
 	if (!vk)
-		return glcuda_fail(dev, -ENOMEM, "out of memory creating the Vulkan exporter");
-	vk->dev_for_errors = dev;
+		return error_fail(errors, -ENOMEM, "out of memory creating the Vulkan exporter");
+	vk->errors = errors;
 
 	ret = instance_create(vk, validation);
 	if (ret)

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
-struct glcuda_device;
+struct error_sink;
 struct format_info;
 struct vk_exporter;
 
@@ -46,7 +46,8 @@ int vk_list_physical_devices(struct vk_physical_info *out, unsigned int max,
 
 /*
  * Create an instance and a logical device on the physical device whose
- * deviceUUID equals device_uuid. Errors (recorded on dev with glcuda_fail):
+ * deviceUUID equals device_uuid. Errors (recorded on errors, as are those
+ * of every later call on the exporter):
  * GLCUDA_ERROR_NO_VULKAN (no loader / no instance / no devices),
  * GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE (message lists every device and
  * its UUID next to GL's), GLCUDA_ERROR_DRIVER_MISMATCH (same deviceUUID,
@@ -60,7 +61,7 @@ int vk_list_physical_devices(struct vk_physical_info *out, unsigned int max,
  * return false and vk_semaphore_create fails with
  * GLCUDA_ERROR_MISSING_VULKAN_EXTENSION: callers fall back to CPU sync.
  */
-int vk_exporter_new(struct glcuda_device *dev, const uint8_t device_uuid[16],
+int vk_exporter_new(struct error_sink *errors, const uint8_t device_uuid[16],
 		    const uint8_t driver_uuid[16], bool validation,
 		    struct vk_exporter **out);
 void vk_exporter_destroy(struct vk_exporter *vk);
