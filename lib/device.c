@@ -338,6 +338,12 @@ egl_binding_restore(struct glcuda_device *dev, const struct egl_binding *b,
 	}
 }
 
+static unsigned int
+device_reap_orphans(struct glcuda_device *dev, bool context_gone)
+{
+	return dev->orphans.reap ? dev->orphans.reap(dev, context_gone) : 0;
+}
+
 /* Release the CUDA and Vulkan parts of a device (not the struct). */
 static void
 device_release_drivers(struct glcuda_device *dev)
@@ -348,7 +354,7 @@ device_release_drivers(struct glcuda_device *dev)
 	if (dev->has_cuda) {
 		bool context_gone = false;
 
-		if (dev->ring_orphans && !dev->errors.lost) {
+		if (dev->orphans.head && !dev->errors.lost) {
 			/* Let the host functions of destroyed rings run, so that
 			 * their blocks can go. Destroy may wait; not on a lost
 			 * device, where the wait might never return. */
@@ -357,19 +363,19 @@ device_release_drivers(struct glcuda_device *dev)
 				device_pop_cuda(dev);
 			}
 		}
-		ring_orphans_reap(dev, false);
+		device_reap_orphans(dev, false);
 		if (dev->cu_context_is_primary) {
 			unsigned int flags;
 			int active = 1;
 			CU(cuDevicePrimaryCtxRelease)(dev->cu_device);
 			/* Inactive: the context is destroyed, and with it every
 			 * host function still queued (none will ever run). */
-			if (dev->ring_orphans &&
+			if (dev->orphans.head &&
 			    CU(cuDevicePrimaryCtxGetState)(dev->cu_device, &flags, &active) ==
 				    CUDA_SUCCESS)
 				context_gone = !active;
 		}
-		if (dev->ring_orphans && ring_orphans_reap(dev, context_gone) > 0)
+		if (dev->orphans.head && device_reap_orphans(dev, context_gone) > 0)
 			/* The context lives on (the caller's, or a primary
 			 * context the program retains too): its host functions
 			 * may still run and use the blocks. */

@@ -22,7 +22,6 @@
 #define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
 
 struct vk_exporter;
-struct ring_done;
 
 /* A device: the caller's EGL context bound to one Vulkan device and one
  * CUDA device with the same UUID. */
@@ -47,9 +46,18 @@ struct glcuda_device {
 
 	unsigned int live_images;
 	unsigned int live_rings;
-	/* Completion blocks of destroyed rings whose host functions had not
-	 * all run (ring.c): freed once they have, or with the context. */
-	struct ring_done *ring_orphans;
+	/* What objects of the layers above left behind for the CUDA context:
+	 * the completion blocks of destroyed rings whose host functions had
+	 * not all run. Their owner (ring.c) keeps the list and installs reap;
+	 * the device only calls reap around releasing the context, so it
+	 * never depends on the rings. */
+	struct device_orphans {
+		void *head;
+		/* Free what may go; context_gone: the CUDA context was
+		 * destroyed, so nothing queued on it will ever run. Returns
+		 * how many remain. */
+		unsigned int (*reap)(struct glcuda_device *dev, bool context_gone);
+	} orphans;
 };
 
 /* error.c ---------------------------------------------------------------- */
@@ -114,13 +122,6 @@ void device_pop_cuda(struct glcuda_device *dev);
 
 /* A CUDA failure, recorded on the device (cuda_call_fail says how). */
 #define device_cuda_fail(dev, ...) cuda_call_fail(device_errors(dev), __VA_ARGS__)
-
-/* ring.c ----------------------------------------------------------------- */
-
-/* Free the orphaned completion blocks whose host functions have all run;
- * with context_gone (the CUDA context was destroyed, so none ever will),
- * free them all. Returns how many remain. */
-unsigned int ring_orphans_reap(struct glcuda_device *dev, bool context_gone);
 
 /* format.c --------------------------------------------------------------- */
 

@@ -147,6 +147,8 @@ ring_done_free(struct ring_done *done)
 	free(done);
 }
 
+static unsigned int ring_orphans_reap(struct glcuda_device *dev, bool context_gone);
+
 /* The ring lets go of its block: freed now if no host function is queued,
  * else handed to the device until they have run (or cannot any more). */
 static void
@@ -158,25 +160,28 @@ ring_done_release(struct glcuda_device *dev, struct ring_done *done)
 	}
 	log_debug(dev, "ring destroyed with %u host functions queued; their block "
 		  "stays until they have run\n", atomic_load(&done->pending));
-	done->next_orphan = dev->ring_orphans;
-	dev->ring_orphans = done;
+	done->next_orphan = dev->orphans.head;
+	dev->orphans.head = done;
+	dev->orphans.reap = ring_orphans_reap;
 }
 
-unsigned int
+static unsigned int
 ring_orphans_reap(struct glcuda_device *dev, bool context_gone)
 {
-	struct ring_done **pp = &dev->ring_orphans, *done;
+	struct ring_done *done, *next, *keep = NULL;
 	unsigned int left = 0;
 
-	while ((done = *pp)) {
+	for (done = dev->orphans.head; done; done = next) {
+		next = done->next_orphan;
 		if (context_gone || atomic_load(&done->pending) == 0) {
-			*pp = done->next_orphan;
 			ring_done_free(done);
 		} else {
-			pp = &done->next_orphan;
+			done->next_orphan = keep;
+			keep = done;
 			left++;
 		}
 	}
+	dev->orphans.head = keep;
 	return left;
 }
 
