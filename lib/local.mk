@@ -24,6 +24,7 @@ lib_libglcuda_internal_la_SOURCES = \
 	lib/image.h \
 	lib/sync.c \
 	lib/sync.h \
+	lib/handoff.c \
 	lib/ring.c \
 	lib/wrap.c \
 	lib/headless.c

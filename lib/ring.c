@@ -10,7 +10,7 @@
  * wait enqueued) -> FREE. GL's wait enters GL's command stream only when the
  * compositor takes the frame, so GL renders the next frame meanwhile.
  */
-#include "sync.h"
+#include "image.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
@@ -428,14 +428,14 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		f->ring = ring;
 		f->slot = i;
 		ret = image_new_internal(dev, desc->width, desc->height, desc->input_format,
-					 IMAGE_FLAG_RING_MANAGED, &f->input);
+					 0, IMAGE_PRIVATE_RING_MANAGED, &f->input);
 		if (ret < 0)
 			goto fail;
 		if (desc->flags & GLCUDA_RING_FLAG_IN_PLACE) {
 			f->output = f->input;
 		} else {
 			ret = image_new_internal(dev, desc->width, desc->height, out_fmt,
-						 IMAGE_FLAG_RING_MANAGED, &f->output);
+						 0, IMAGE_PRIVATE_RING_MANAGED, &f->output);
 			if (ret < 0)
 				goto fail;
 		}

@@ -11,7 +11,8 @@
  * gives no ordering: the image's semaphores (sync.c) order GL and CUDA, as
  * for a shared image.
  */
-#include "sync.h"
+#include "image.h"
+#include "cuda/cuda-interop.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
@@ -21,38 +22,28 @@
 #define WRAP_FLAGS (GLCUDA_WRAP_FLAG_READ_ONLY | GLCUDA_WRAP_FLAG_WRITE_DISCARD | \
 		    GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE | GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER)
 
+/* The GL texture is the caller's: only the mapping and the registration
+ * are the image's. */
 static void
-destroy_planes(struct glcuda_image *img)
+wrap_unmap_cuda(struct glcuda_image *img, bool idle)
 {
-	for (unsigned int i = 0; i < img->plane_count; i++)
-		cuda_plane_destroy_objects(&img->planes[i]);
+	/* Never unmap what queued work may still use (image_free waited,
+	 * unless the device is lost). */
+	if (idle && img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE && img->owner == IMAGE_OWNER_CUDA &&
+	    img->resource)
+		CU(cuGraphicsUnmapResources)(1, &img->resource, NULL);
 }
 
-void
-wrap_free(struct glcuda_image *img, bool gl_current)
+static void
+wrap_release_cuda(struct glcuda_image *img)
 {
-	struct glcuda_device *dev = img->dev;
-	bool pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
-
-	/* Never unregister what queued work may still use. Not a per-frame
-	 * path, so waiting is acceptable here, but not on a lost device,
-	 * whose work may never finish (image.c). */
-	if (pushed && !dev->errors.lost) {
-		if (img->owner == IMAGE_OWNER_CUDA)
-			CU(cuCtxSynchronize)();
-		else
-			handoff_sync_drain(&img->sync);
-		if (img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE && img->owner == IMAGE_OWNER_CUDA &&
-		    img->resource)
-			CU(cuGraphicsUnmapResources)(1, &img->resource, NULL);
-	}
-	destroy_planes(img);
 	cuda_unregister(&img->resource);
-	handoff_sync_fini(dev, &img->sync, gl_current);
-	if (pushed)
-		device_pop_cuda(dev);
-	free(img);
 }
+
+static const struct image_kind_ops wrap_ops = {
+	.unmap_cuda = wrap_unmap_cuda,
+	.release_cuda = wrap_release_cuda,
+};
 
 int
 wrap_refresh_mapped(struct glcuda_image *img)
@@ -107,20 +98,6 @@ require_cuda(struct glcuda_device *dev, const char *what)
 	return 0;
 }
 
-static struct glcuda_image *
-wrap_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind, uint32_t flags)
-{
-	struct glcuda_image *img = calloc(1, sizeof(*img));
-
-	if (!img)
-		return NULL;
-	img->dev = dev;
-	img->kind = kind;
-	img->flags = flags;
-	img->owner = IMAGE_OWNER_GL;
-	return img;
-}
-
 static int
 make_objects(struct glcuda_image *img)
 {
@@ -170,7 +147,7 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 	if (ret < 0)
 		return ret;
 
-	img = wrap_alloc(dev, GLCUDA_IMAGE_KIND_GL_TEXTURE, flags);
+	img = image_alloc(dev, GLCUDA_IMAGE_KIND_GL_TEXTURE, &wrap_ops, flags);
 	if (!img)
 		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
 	img->texture = texture;
@@ -212,10 +189,8 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 	return 0;
 
 fail:
-	destroy_planes(img);
-	cuda_unregister(&img->resource);
 	device_pop_cuda(dev);
-	free(img);
+	image_free(img, true);
 	return ret;
 }
 
@@ -236,7 +211,7 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 	if (ret < 0)
 		return ret;
 
-	img = wrap_alloc(dev, GLCUDA_IMAGE_KIND_EGL_IMAGE, flags);
+	img = image_alloc(dev, GLCUDA_IMAGE_KIND_EGL_IMAGE, &wrap_ops, flags);
 	if (!img)
 		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
 	ret = device_push_cuda(dev, what);
@@ -257,11 +232,8 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 	if (ret == 0)
 		ret = handoff_sync_init(dev, &img->sync);
 	if (ret < 0) {
-		destroy_planes(img);
-		cuda_unregister(&img->resource);
-		handoff_sync_fini(dev, &img->sync, true);
 		device_pop_cuda(dev);
-		free(img);
+		image_free(img, true);
 		return ret;
 	}
 	device_pop_cuda(dev);
@@ -269,55 +241,5 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 	img->height = img->planes[0].height;
 	wrap_done(img, what);
 	*out = img;
-	return 0;
-}
-
-GLCUDA_EXPORT enum glcuda_image_kind
-glcuda_image_kind(const struct glcuda_image *img)
-{
-	return img ? img->kind : GLCUDA_IMAGE_KIND_SHARED;
-}
-
-GLCUDA_EXPORT unsigned int
-glcuda_image_plane_count(const struct glcuda_image *img)
-{
-	if (!img)
-		return 0;
-	return img->kind == GLCUDA_IMAGE_KIND_SHARED ? 1 : img->plane_count;
-}
-
-GLCUDA_EXPORT int
-glcuda_image_cuda_plane(const struct glcuda_image *img, unsigned int plane,
-			struct glcuda_cuda_plane *out)
-{
-	glcuda_clear_error();
-	if (!img || !out)
-		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
-				   "glcuda_image_cuda_plane: %s is NULL", img ? "out" : "img");
-	if (plane >= glcuda_image_plane_count(img))
-		return glcuda_fail(img->dev, -EINVAL,
-				   "glcuda_image_cuda_plane: plane %u of an image with %u", plane,
-				   glcuda_image_plane_count(img));
-	memset(out, 0, sizeof(*out));
-	if (img->kind == GLCUDA_IMAGE_KIND_SHARED) {
-		out->array = img->cu.array;
-		out->surface = img->cu.surface;
-		out->texture = img->cu.texture;
-		out->width = img->width;
-		out->height = img->height;
-		out->format = img->fmt->cu_format;
-		out->channels = img->fmt->cu_channels;
-		return 0;
-	}
-	const struct cuda_plane *p = &img->planes[plane];
-	out->array = p->array;
-	out->surface = p->surface;
-	out->texture = p->texture;
-	out->pointer = p->pointer;
-	out->pitch = p->pitch;
-	out->width = p->width;
-	out->height = p->height;
-	out->format = p->format;
-	out->channels = p->channels;
 	return 0;
 }

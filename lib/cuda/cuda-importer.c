@@ -11,11 +11,15 @@
 int
 cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicated,
 		  const struct format_info *fmt, uint32_t width, uint32_t height,
-		  bool with_texture, bool linear, struct cuda_image *out)
+		  bool with_texture, bool linear, struct cuda_import *out,
+		  struct cuda_plane *plane)
 {
 	CUDA_EXTERNAL_MEMORY_HANDLE_DESC mem_desc;
 	CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC array_desc;
-	struct cuda_image img;
+	struct cuda_import img;
+	CUarray array;
+	CUsurfObject surface;
+	CUtexObject texture;
 	CUresult res;
 	int ret;
 
@@ -52,23 +56,26 @@ cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicat
 				       fmt->name);
 		goto fail;
 	}
-	res = CU(cuMipmappedArrayGetLevel)(&img.array, img.mipmapped, 0);
+	res = CU(cuMipmappedArrayGetLevel)(&array, img.mipmapped, 0);
 	if (res != CUDA_SUCCESS) {
 		ret = cuda_call_fail(errors, res, "cuMipmappedArrayGetLevel", NULL);
 		goto fail;
 	}
 
-	ret = cuda_array_objects(errors, img.array, fmt->is_float, !fmt->is_float &&
+	ret = cuda_array_objects(errors, array, fmt->is_float, !fmt->is_float &&
 				 fmt->format != GLCUDA_FORMAT_RGB10_A2, fmt->is_srgb, true,
-				 with_texture, linear, &img.surface, &img.texture);
+				 with_texture, linear, &surface, &texture);
 	if (ret < 0)
 		goto fail;
 
 	*out = img;
+	plane->array = array;
+	plane->surface = surface;
+	plane->texture = texture;
 	return 0;
 
 fail:
-	cuda_destroy_image(&img);
+	cuda_destroy_import(&img);
 	return ret;
 }
 
@@ -119,13 +126,21 @@ cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float, bool
 }
 
 void
-cuda_destroy_image(struct cuda_image *img)
+cuda_plane_destroy_objects(struct cuda_plane *plane)
 {
-	/* Objects before the array, the array before the memory. */
-	if (img->texture)
-		CU(cuTexObjectDestroy)(img->texture);
-	if (img->surface)
-		CU(cuSurfObjectDestroy)(img->surface);
+	if (plane->texture)
+		CU(cuTexObjectDestroy)(plane->texture);
+	if (plane->surface)
+		CU(cuSurfObjectDestroy)(plane->surface);
+	plane->texture = 0;
+	plane->surface = 0;
+}
+
+void
+cuda_destroy_import(struct cuda_import *img)
+{
+	/* The array (the mipmapped array's) before the memory; the plane's
+	 * objects on it went first (cuda_plane_destroy_objects). */
 	if (img->mipmapped)
 		CU(cuMipmappedArrayDestroy)(img->mipmapped);
 	if (img->memory)

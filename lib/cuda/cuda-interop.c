@@ -198,14 +198,3 @@ cuda_plane_objects(struct error_sink *errors, struct cuda_plane *plane,
 	return cuda_array_objects(errors, plane->array, is_float, normalized, srgb, with_surface,
 				  with_texture, linear, &plane->surface, &plane->texture);
 }
-
-void
-cuda_plane_destroy_objects(struct cuda_plane *plane)
-{
-	if (plane->texture)
-		CU(cuTexObjectDestroy)(plane->texture);
-	if (plane->surface)
-		CU(cuSurfObjectDestroy)(plane->surface);
-	plane->texture = 0;
-	plane->surface = 0;
-}

@@ -13,24 +13,10 @@
 #include <stdint.h>
 #include <cuda.h>
 
+#include "cuda/cuda-importer.h"
+
 struct error_sink;
 struct format_info;
-
-#define CUDA_MAX_PLANES 3
-
-/* One plane of a registered resource as CUDA sees it, with the objects
- * glcuda made for it. Arrays for block-linear memory; pointer and pitch
- * for pitch-linear EGLImages. */
-struct cuda_plane {
-	CUarray array;
-	CUdeviceptr pointer;
-	size_t pitch;
-	uint32_t width, height;
-	CUarray_format format;
-	unsigned int channels;
-	CUsurfObject surface;
-	CUtexObject texture;
-};
 
 /* Register a GL texture (target GL_TEXTURE_2D or GL_TEXTURE_RECTANGLE) or an
  * EGLImage. read_only / write_discard are CUDA's usage hints; a resource
@@ -64,6 +50,5 @@ int cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
 int cuda_plane_objects(struct error_sink *errors, struct cuda_plane *plane,
 		       const struct format_info *fmt, bool with_surface, bool with_texture,
 		       bool linear);
-void cuda_plane_destroy_objects(struct cuda_plane *plane);
 
 #endif
