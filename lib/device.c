@@ -14,21 +14,6 @@
 
 #define MIN_CUDA_TIMELINE_VERSION 11020 /* TIMELINE_SEMAPHORE_FD */
 
-static void
-format_uuid(const uint8_t uuid[16], char out[37])
-{
-	static const char hex[] = "0123456789abcdef";
-	int o = 0;
-
-	for (int i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[o++] = '-';
-		out[o++] = hex[uuid[i] >> 4];
-		out[o++] = hex[uuid[i] & 15];
-	}
-	out[o] = '\0';
-}
-
 GLCUDA_EXPORT const char *
 glcuda_sync_mode_name(enum glcuda_sync_mode mode)
 {
@@ -102,7 +87,7 @@ device_pop_cuda(struct glcuda_device *dev)
 static int
 bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options)
 {
-	char msg[2048], gl_uuid[37], uuid[37];
+	char msg[2048], gl_uuid[UUID_STRING_SIZE], uuid[UUID_STRING_SIZE];
 	int count = 0, ret, len;
 	CUresult res;
 	CUuuid cu_uuid;
@@ -111,7 +96,7 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 	if (ret < 0)
 		return glcuda_fail(dev, ret, "%s", msg);
 	dev->caps.cuda_driver_version = glcuda_cuda.driver_version;
-	format_uuid(dev->caps.device_uuid, gl_uuid);
+	uuid_format(dev->caps.device_uuid, gl_uuid);
 
 	if (options && options->cuda_context) {
 		CUcontext ctx = options->cuda_context, popped;
@@ -131,7 +116,7 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 			goto fail;
 		}
 		if (memcmp(cu_uuid.bytes, dev->caps.device_uuid, 16) != 0) {
-			format_uuid((const uint8_t *)cu_uuid.bytes, uuid);
+			uuid_format((const uint8_t *)cu_uuid.bytes, uuid);
 			ret = glcuda_fail(dev, GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
 					  "options.cuda_context is on CUDA device %d (UUID %s), "
 					  "but the GL context renders on \"%s\" (UUID %s). Pass a "
@@ -163,7 +148,7 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 				goto fail;
 			}
 			CU(cuDeviceGetName)(name, sizeof(name), d);
-			format_uuid((const uint8_t *)cu_uuid.bytes, uuid);
+			uuid_format((const uint8_t *)cu_uuid.bytes, uuid);
 			if (len < (int)sizeof(msg))
 				len += snprintf(msg + len, sizeof(msg) - len, " %d \"%s\" (%s);",
 						i, name, uuid);
@@ -294,48 +279,20 @@ fill_formats(struct glcuda_device *dev)
 	}
 }
 
-/*
- * The EGL binding of the calling thread. Tearing down the Vulkan device and
- * instance or the CUDA primary context can leave the caller's EGL context
- * no longer current on NVIDIA's driver (seen with driver 580: after
- * glcuda_device_destroy, eglGetCurrentContext() returned EGL_NO_CONTEXT).
- * glcuda never changes which context is current, so it puts it back.
- */
-struct egl_binding {
-	EGLenum api;
-	EGLDisplay display;
-	EGLSurface draw, read;
-	EGLContext context;
-};
-
+/* Tearing down the drivers may release the caller's EGL context (util.h):
+ * put it back, and say so. */
 static void
-egl_binding_save(struct egl_binding *b)
+restore_binding(struct glcuda_device *dev, const struct egl_binding *b, const char *what)
 {
-	b->api = eglQueryAPI();
-	b->display = eglGetCurrentDisplay();
-	b->draw = eglGetCurrentSurface(EGL_DRAW);
-	b->read = eglGetCurrentSurface(EGL_READ);
-	b->context = eglGetCurrentContext();
-}
+	int ret = egl_binding_restore(b);
 
-static void
-egl_binding_restore(struct glcuda_device *dev, const struct egl_binding *b,
-		    const char *what)
-{
-	if (eglQueryAPI() != b->api)
-		eglBindAPI(b->api);
-	if (b->context == EGL_NO_CONTEXT || eglGetCurrentContext() == b->context)
-		return;
-	if (eglMakeCurrent(b->display, b->draw, b->read, b->context))
+	if (ret == 1)
 		log_debug(dev, "%s released the current EGL context; made it current "
 			  "again\n", what);
-	else
-	{
-		EGLint err = eglGetError();
+	else if (ret < 0)
 		log_error(dev, "%s released the current EGL context, and eglMakeCurrent "
 			  "failed: %s (0x%04x). Make the context current again.\n", what,
-			  egl_error_name(err), (unsigned)err);
-	}
+			  egl_error_name(-ret), (unsigned)-ret);
 }
 
 static unsigned int
@@ -384,11 +341,11 @@ device_release_drivers(struct glcuda_device *dev)
 				  "queued; their completion blocks (and eventfds) are left "
 				  "allocated for them.\n");
 		cuda_loader_unload();
-		egl_binding_restore(dev, &b, "releasing the CUDA primary context");
+		restore_binding(dev, &b, "releasing the CUDA primary context");
 	}
 	vk_exporter_destroy(dev->vk);
 	dev->vk = NULL;
-	egl_binding_restore(dev, &b, "destroying the Vulkan device");
+	restore_binding(dev, &b, "destroying the Vulkan device");
 }
 
 int
@@ -476,8 +433,8 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	fill_image_kinds(dev);
 
 	{
-		char uuid[37];
-		format_uuid(dev->caps.device_uuid, uuid);
+		char uuid[UUID_STRING_SIZE];
+		uuid_format(dev->caps.device_uuid, uuid);
 		log_info(dev, "bound \"%s\" (GL) = \"%s\" (Vulkan) = \"%s\" (CUDA %d), "
 			 "UUID %s, sync mode %s\n",
 			 dev->caps.gl_renderer, dev->caps.vulkan_device_name,

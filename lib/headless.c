@@ -134,22 +134,6 @@ display_release(EGLDisplay dpy)
 
 /* ---------------------------------------------------------------------- */
 
-bool
-extension_list_has(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-	const char *p = list;
-
-	if (!list)
-		return false;
-	while ((p = strstr(p, name))) {
-		if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
-			return true;
-		p += len;
-	}
-	return false;
-}
-
 static bool
 has_client_extension(const char *name)
 {
@@ -179,34 +163,6 @@ append(char *buf, size_t size, const char *fmt, ...)
 	va_start(args, fmt);
 	vsnprintf(buf + len, size - len, fmt, args);
 	va_end(args);
-}
-
-/* What was current on the thread when glcuda_headless_new started, so that a
- * failure leaves the thread as it found it. */
-struct current_state {
-	EGLenum api;
-	EGLDisplay display;
-	EGLSurface draw, read;
-	EGLContext context;
-};
-
-static void
-current_save(struct current_state *s)
-{
-	s->api = eglQueryAPI();
-	s->display = eglGetCurrentDisplay();
-	s->draw = eglGetCurrentSurface(EGL_DRAW);
-	s->read = eglGetCurrentSurface(EGL_READ);
-	s->context = eglGetCurrentContext();
-}
-
-static void
-current_restore(const struct current_state *s)
-{
-	if (s->context != EGL_NO_CONTEXT)
-		eglMakeCurrent(s->display, s->draw, s->read, s->context);
-	eglBindAPI(s->api);
-	(void)eglGetError();
 }
 
 /* A context that failed after being made current: release and destroy it. */
@@ -631,7 +587,8 @@ GLCUDA_EXPORT int
 glcuda_headless_new(int cuda_ordinal, uint32_t flags, struct glcuda_headless **out)
 {
 	const uint32_t known = GLCUDA_HEADLESS_FLAG_GLES | GLCUDA_HEADLESS_FLAG_DEBUG;
-	struct current_state saved;
+	/* A failure leaves the thread as it found it. */
+	struct egl_binding saved;
 	struct glcuda_headless *hl;
 	int ret;
 
@@ -656,13 +613,13 @@ glcuda_headless_new(int cuda_ordinal, uint32_t flags, struct glcuda_headless **o
 		return glcuda_fail(NULL, -ENOMEM, "glcuda_headless_new: out of memory");
 	hl->api = flags & GLCUDA_HEADLESS_FLAG_GLES ? EGL_OPENGL_ES_API : EGL_OPENGL_API;
 
-	current_save(&saved);
+	egl_binding_save(&saved);
 	if (cuda_ordinal >= 0)
 		ret = open_cuda_device(cuda_ordinal, flags, hl);
 	else
 		ret = open_any(flags, hl);
 	if (ret) {
-		current_restore(&saved);
+		egl_binding_restore(&saved);
 		free(hl);
 		return ret;
 	}

@@ -8,6 +8,8 @@ lib_libglcuda_internal_la_SOURCES = \
 	lib/error.h \
 	lib/driver-lock.c \
 	lib/log.c \
+	lib/util.c \
+	lib/util.h \
 	lib/format.c \
 	lib/loader/cuda-loader.c \
 	lib/loader/cuda-loader.h \

@@ -15,6 +15,7 @@
 #include <glcuda/glcuda.h>
 
 #include "error.h"
+#include "util.h"
 #include "loader/cuda-loader.h"
 #include "gl/gl-importer.h"
 
@@ -67,11 +68,6 @@ void glcuda_clear_error(void);
 
 const char *gl_error_name(GLenum err);
 const char *egl_error_name(EGLint err);
-
-/* headless.c ------------------------------------------------------------- */
-
-/* Whether a space-separated extension string (EGL or GL) lists name. */
-bool extension_list_has(const char *list, const char *name);
 
 /* driver-lock.c ---------------------------------------------------------- */
 

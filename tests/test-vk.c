@@ -64,15 +64,6 @@ quiet_device(void)
 	return dev;
 }
 
-static void
-format_uuid(char out[37], const uint8_t *u)
-{
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
-		 u[10], u[11], u[12], u[13], u[14], u[15]);
-}
-
 /* Does msg name a Vulkan entry point ("vkCreateImage")? */
 static bool
 names_vk_call(const char *msg)
@@ -135,7 +126,7 @@ START_TEST(test_list_devices)
 				 VK_UUID_SIZE);
 		ck_assert_mem_eq(again[i].driver_uuid, devices[i].driver_uuid,
 				 VK_UUID_SIZE);
-		format_uuid(uuid, devices[i].device_uuid);
+		uuid_format(devices[i].device_uuid, uuid);
 		printf("vulkan device %u: %s (%s, %s) deviceUUID %s api %u.%u "
 		       "mem_fd %d sem_fd %d timeline %d/%d binary %d rgba8 %d\n",
 		       i, devices[i].name, devices[i].driver_name,
@@ -196,11 +187,11 @@ START_TEST(test_wrong_device)
 	ck_assert_ptr_eq(vk, (struct vk_exporter *)&dev);
 	ck_assert_str_eq(dev->errors.last_error, glcuda_last_error());
 
-	format_uuid(text, uuid);
+	uuid_format(uuid, text);
 	ck_assert_msg(strstr(dev->errors.last_error, text), "GL's UUID %s missing: %s",
 		      text, dev->errors.last_error);
 	for (unsigned int i = 0; i < ndevices && i < MAX_DEVICES; i++) {
-		format_uuid(text, devices[i].device_uuid);
+		uuid_format(devices[i].device_uuid, text);
 		ck_assert_msg(strstr(dev->errors.last_error, devices[i].name),
 			      "device %s missing: %s", devices[i].name, dev->errors.last_error);
 		ck_assert_msg(strstr(dev->errors.last_error, text),
@@ -227,10 +218,10 @@ START_TEST(test_driver_mismatch)
 	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, driver, false, &vk);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_DRIVER_MISMATCH);
 	ck_assert_ptr_null(vk);
-	format_uuid(text, driver);
+	uuid_format(driver, text);
 	ck_assert_msg(strstr(dev->errors.last_error, text), "GL driver UUID missing: %s",
 		      dev->errors.last_error);
-	format_uuid(text, chosen->driver_uuid);
+	uuid_format(chosen->driver_uuid, text);
 	ck_assert_msg(strstr(dev->errors.last_error, text), "Vulkan driver UUID missing: %s",
 		      dev->errors.last_error);
 	ck_assert_int_eq(count_fds(), fds);

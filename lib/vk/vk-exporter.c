@@ -293,17 +293,6 @@ vk_call_fail(struct vk_exporter *vk, VkResult res, const char *call,
 		       vk_result_name(res), result_hint(res));
 }
 
-static void
-format_uuid(char out[37], const uint8_t uuid[VK_UUID_SIZE])
-{
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-		 "%02x%02x%02x%02x%02x%02x",
-		 uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5],
-		 uuid[6], uuid[7], uuid[8], uuid[9], uuid[10], uuid[11],
-		 uuid[12], uuid[13], uuid[14], uuid[15]);
-}
-
 /* Instance ----------------------------------------------------------------- */
 
 #define LOAD_GLOBAL(vk, name) \
@@ -817,15 +806,15 @@ no_matching_device(struct vk_exporter *vk, const uint8_t device_uuid[16],
 		   const struct vk_physical_info *infos, uint32_t count)
 {
 	/* Room for the advice after the list in a 1024-byte last error. */
-	char msg[540], uuid[37];
+	char msg[540], uuid[UUID_STRING_SIZE];
 	size_t len;
 
-	format_uuid(uuid, device_uuid);
+	uuid_format(device_uuid, uuid);
 	len = (size_t)snprintf(msg, sizeof(msg),
 			       "no Vulkan device has the GL context's device UUID %s; "
 			       "Vulkan devices:", uuid);
 	for (uint32_t i = 0; i < count && len < sizeof(msg); i++) {
-		format_uuid(uuid, infos[i].device_uuid);
+		uuid_format(infos[i].device_uuid, uuid);
 		len += (size_t)snprintf(msg + len, sizeof(msg) - len,
 					" [%u] %s (%s) deviceUUID %s;", i,
 					infos[i].name,
@@ -1067,10 +1056,10 @@ vk_exporter_new(struct error_sink *errors, const uint8_t device_uuid[16],
 	vk->max_image_size = props[match].limits.maxImageDimension2D;
 
 	if (driver_uuid && memcmp(vk->info.driver_uuid, driver_uuid, VK_UUID_SIZE)) {
-		char gl_uuid[37], vk_uuid[37];
+		char gl_uuid[UUID_STRING_SIZE], vk_uuid[UUID_STRING_SIZE];
 
-		format_uuid(gl_uuid, driver_uuid);
-		format_uuid(vk_uuid, vk->info.driver_uuid);
+		uuid_format(driver_uuid, gl_uuid);
+		uuid_format(vk->info.driver_uuid, vk_uuid);
 		ret = vk_fail(vk, GLCUDA_ERROR_DRIVER_MISMATCH,
 			      "Vulkan device %s is GL's GPU but its driver UUID %s "
 			      "differs from GL's driver UUID %s: GL and Vulkan come "
