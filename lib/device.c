@@ -69,7 +69,7 @@ device_push_cuda(struct glcuda_device *dev, const char *what)
 	if (!dev->has_cuda)
 		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
 				   "%s needs CUDA, and this device was made without it", what);
-	res = CU(cuCtxPushCurrent)(dev->cu_context);
+	res = CU_CALL(cuCtxPushCurrent, dev->cu_context);
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(dev, res, "cuCtxPushCurrent", what);
 	return 0;
@@ -79,7 +79,7 @@ void
 device_pop_cuda(struct glcuda_device *dev)
 {
 	CUcontext ctx;
-	CU(cuCtxPopCurrent)(&ctx);
+	CU_CALL(cuCtxPopCurrent, &ctx);
 }
 
 /* Find the CUDA device with the GL context's UUID, or check the caller's
@@ -100,17 +100,17 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 
 	if (options && options->cuda_context) {
 		CUcontext ctx = options->cuda_context, popped;
-		res = CU(cuCtxPushCurrent)(ctx);
+		res = CU_CALL(cuCtxPushCurrent, ctx);
 		if (res == CUDA_SUCCESS) {
-			res = CU(cuCtxGetDevice)(&dev->cu_device);
-			CU(cuCtxPopCurrent)(&popped);
+			res = CU_CALL(cuCtxGetDevice, &dev->cu_device);
+			CU_CALL(cuCtxPopCurrent, &popped);
 		}
 		if (res != CUDA_SUCCESS) {
 			ret = device_cuda_fail(dev, res, "cuCtxGetDevice on options.cuda_context",
 					       "Pass a valid CUcontext or NULL.");
 			goto fail;
 		}
-		res = CU(cuDeviceGetUuid)(&cu_uuid, dev->cu_device);
+		res = CU_CALL(cuDeviceGetUuid, &cu_uuid, dev->cu_device);
 		if (res != CUDA_SUCCESS) {
 			ret = device_cuda_fail(dev, res, "cuDeviceGetUuid", NULL);
 			goto fail;
@@ -127,7 +127,7 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 		dev->cu_context = ctx;
 		dev->cu_context_is_primary = false;
 	} else {
-		res = CU(cuDeviceGetCount)(&count);
+		res = CU_CALL(cuDeviceGetCount, &count);
 		if (res != CUDA_SUCCESS) {
 			ret = device_cuda_fail(dev, res, "cuDeviceGetCount", NULL);
 			goto fail;
@@ -140,14 +140,14 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 		for (int i = 0; i < count; i++) {
 			CUdevice d;
 			char name[256] = "?";
-			res = CU(cuDeviceGet)(&d, i);
+			res = CU_CALL(cuDeviceGet, &d, i);
 			if (res == CUDA_SUCCESS)
-				res = CU(cuDeviceGetUuid)(&cu_uuid, d);
+				res = CU_CALL(cuDeviceGetUuid, &cu_uuid, d);
 			if (res != CUDA_SUCCESS) {
 				ret = device_cuda_fail(dev, res, "cuDeviceGet/cuDeviceGetUuid", NULL);
 				goto fail;
 			}
-			CU(cuDeviceGetName)(name, sizeof(name), d);
+			CU_CALL(cuDeviceGetName, name, sizeof(name), d);
 			uuid_format((const uint8_t *)cu_uuid.bytes, uuid);
 			if (len < (int)sizeof(msg))
 				len += snprintf(msg + len, sizeof(msg) - len, " %d \"%s\" (%s);",
@@ -172,8 +172,8 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 		/* Blocking sync: the CPU fallback's waits sleep instead of
 		 * spinning. Fails harmlessly if the context is already active
 		 * with other flags. */
-		CU(cuDevicePrimaryCtxSetFlags)(dev->cu_device, CU_CTX_SCHED_BLOCKING_SYNC);
-		res = CU(cuDevicePrimaryCtxRetain)(&dev->cu_context, dev->cu_device);
+		CU_CALL(cuDevicePrimaryCtxSetFlags, dev->cu_device, CU_CTX_SCHED_BLOCKING_SYNC);
+		res = CU_CALL(cuDevicePrimaryCtxRetain, &dev->cu_context, dev->cu_device);
 		if (res != CUDA_SUCCESS) {
 			ret = device_cuda_fail(dev, res, "cuDevicePrimaryCtxRetain", NULL);
 			goto fail;
@@ -182,7 +182,7 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 	}
 
 	dev->caps.cuda_ordinal = (int)dev->cu_device;
-	CU(cuDeviceGetName)(dev->caps.cuda_device_name, sizeof(dev->caps.cuda_device_name),
+	CU_CALL(cuDeviceGetName, dev->caps.cuda_device_name, sizeof(dev->caps.cuda_device_name),
 			    dev->cu_device);
 	dev->has_cuda = true;
 	return 0;
@@ -315,8 +315,8 @@ device_release_drivers(struct glcuda_device *dev)
 			/* Let the host functions of destroyed rings run, so that
 			 * their blocks can go. Destroy may wait; not on a lost
 			 * device, where the wait might never return. */
-			if (CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS) {
-				CU(cuCtxSynchronize)();
+			if (CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS) {
+				CU_CALL(cuCtxSynchronize);
 				device_pop_cuda(dev);
 			}
 		}
@@ -324,11 +324,11 @@ device_release_drivers(struct glcuda_device *dev)
 		if (dev->cu_context_is_primary) {
 			unsigned int flags;
 			int active = 1;
-			CU(cuDevicePrimaryCtxRelease)(dev->cu_device);
+			CU_CALL(cuDevicePrimaryCtxRelease, dev->cu_device);
 			/* Inactive: the context is destroyed, and with it every
 			 * host function still queued (none will ever run). */
 			if (dev->orphans.head &&
-			    CU(cuDevicePrimaryCtxGetState)(dev->cu_device, &flags, &active) ==
+			    CU_CALL(cuDevicePrimaryCtxGetState, dev->cu_device, &flags, &active) ==
 				    CUDA_SUCCESS)
 				context_gone = !active;
 		}

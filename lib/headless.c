@@ -481,14 +481,14 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 		return glcuda_fail(NULL, ret, "no EGL device says it is CUDA device %d "
 				   "(EGL_NV_device_cuda), and matching by UUID needs CUDA: %s",
 				   ordinal, cuerr);
-	res = CU(cuDeviceGet)(&cudev, ordinal);
+	res = CU_CALL(cuDeviceGet, &cudev, ordinal);
 	if (res == CUDA_SUCCESS)
-		res = CU(cuDeviceGetUuid)(&uuid, cudev);
+		res = CU_CALL(cuDeviceGetUuid, &uuid, cudev);
 	if (res != CUDA_SUCCESS) {
 		int ndev = 0;
 
 		cuda_result_string(res, cuerr, sizeof(cuerr));
-		CU(cuDeviceGetCount)(&ndev);
+		CU_CALL(cuDeviceGetCount, &ndev);
 		cuda_loader_unload();
 		return glcuda_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
 				   "CUDA device %d: cuDeviceGet/cuDeviceGetUuid failed: %s. "

@@ -42,14 +42,14 @@ image_free(struct glcuda_image *img, bool gl_current)
 		ops->release_gl(img);
 
 	if (dev->has_cuda && (img->import.memory || img->resource || img->sync.cuda_done)) {
-		cuda_pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
+		cuda_pushed = CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
 		/* Never free memory a queue may still use. Not a per-frame
 		 * path, so waiting is acceptable here (but not when lost). */
 		bool wait = cuda_pushed && !dev->errors.lost;
 		if (wait && img->owner == IMAGE_OWNER_CUDA) {
 			/* Kernels may be queued after the hand-off on a stream
 			 * glcuda does not know: wait for the whole context. */
-			CU(cuCtxSynchronize)();
+			CU_CALL(cuCtxSynchronize);
 		} else if (wait) {
 			handoff_sync_drain(&img->sync);
 		}

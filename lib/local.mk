@@ -1,8 +1,9 @@
-# libglcuda: every layer is built into a convenience library that the tests
-# link directly (they reach internals); the shared library adds the symbol
-# version script on top of it.
-noinst_LTLIBRARIES += lib/libglcuda-internal.la
-lib_libglcuda_internal_la_SOURCES = \
+# libglcuda: every layer is built into a convenience library that the tools
+# link directly; the shared library adds the symbol version script on top of
+# it. The tests link a second build of the same sources with the
+# fault-injection hooks (lib/fault.h), which the installed library never
+# contains (tests/test-symbols.sh checks).
+lib_sources = \
 	lib/private.h \
 	lib/error.c \
 	lib/error.h \
@@ -30,7 +31,14 @@ lib_libglcuda_internal_la_SOURCES = \
 	lib/ring.c \
 	lib/wrap.c \
 	lib/headless.c
+noinst_LTLIBRARIES += lib/libglcuda-internal.la
+lib_libglcuda_internal_la_SOURCES = $(lib_sources) lib/fault.h
 lib_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
+
+check_LTLIBRARIES += lib/libglcuda-test.la
+lib_libglcuda_test_la_SOURCES = $(lib_sources) lib/fault.h lib/fault.c
+lib_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION
+lib_libglcuda_test_la_LIBADD = $(lib_libglcuda_internal_la_LIBADD)
 
 lib_LTLIBRARIES += lib/libglcuda.la
 lib_libglcuda_la_SOURCES =

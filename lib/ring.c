@@ -196,12 +196,12 @@ timing_fini(struct glcuda_ring *ring, bool gl_current)
 		if (q[0] && gl_current)
 			glDeleteQueries(3, q);
 		if (r->ev_start)
-			CU(cuEventDestroy)(r->ev_start);
+			CU_CALL(cuEventDestroy, r->ev_start);
 		if (r->ev_end)
-			CU(cuEventDestroy)(r->ev_end);
+			CU_CALL(cuEventDestroy, r->ev_end);
 	}
 	if (ring->ref_event)
-		CU(cuEventDestroy)(ring->ref_event);
+		CU_CALL(cuEventDestroy, ring->ref_event);
 }
 
 static int
@@ -219,13 +219,13 @@ timing_init(struct glcuda_ring *ring, CUstream stream)
 		r->q_start = q[0];
 		r->q_submit = q[1];
 		r->q_waited = q[2];
-		res = CU(cuEventCreate)(&r->ev_start, CU_EVENT_DEFAULT);
+		res = CU_CALL(cuEventCreate, &r->ev_start, CU_EVENT_DEFAULT);
 		if (res == CUDA_SUCCESS)
-			res = CU(cuEventCreate)(&r->ev_end, CU_EVENT_DEFAULT);
+			res = CU_CALL(cuEventCreate, &r->ev_end, CU_EVENT_DEFAULT);
 		if (res != CUDA_SUCCESS)
 			return device_cuda_fail(dev, res, "cuEventCreate", NULL);
 	}
-	res = CU(cuEventCreate)(&ring->ref_event, CU_EVENT_DEFAULT);
+	res = CU_CALL(cuEventCreate, &ring->ref_event, CU_EVENT_DEFAULT);
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(dev, res, "cuEventCreate", NULL);
 
@@ -234,18 +234,18 @@ timing_init(struct glcuda_ring *ring, CUstream stream)
 	 * between two reads of GL_TIMESTAMP and keep the tightest of a few
 	 * tries. Later frames chain from the last measured event, so the
 	 * float milliseconds of cuEventElapsedTime stay small and precise. */
-	res = CU(cuEventCreate)(&probe, CU_EVENT_DEFAULT);
+	res = CU_CALL(cuEventCreate, &probe, CU_EVENT_DEFAULT);
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(dev, res, "cuEventCreate", NULL);
 	for (int i = 0; i < 6; i++) {
 		GLint64 g0 = 0, g1 = 0;
 		glGetInteger64v(GL_TIMESTAMP, &g0);
-		res = CU(cuEventRecord)(probe, stream);
+		res = CU_CALL(cuEventRecord, probe, stream);
 		if (res == CUDA_SUCCESS)
-			res = CU(cuEventSynchronize)(probe);
+			res = CU_CALL(cuEventSynchronize, probe);
 		glGetInteger64v(GL_TIMESTAMP, &g1);
 		if (res != CUDA_SUCCESS) {
-			CU(cuEventDestroy)(probe);
+			CU_CALL(cuEventDestroy, probe);
 			return device_cuda_fail(dev, res, "cuEventRecord/cuEventSynchronize", NULL);
 		}
 		if (g1 - g0 < best_span) {
@@ -256,7 +256,7 @@ timing_init(struct glcuda_ring *ring, CUstream stream)
 			probe = t;
 		}
 	}
-	CU(cuEventDestroy)(probe);
+	CU_CALL(cuEventDestroy, probe);
 	log_debug(dev, "ring timings: GL/CUDA clock link within +-%lld ns\n",
 		  (long long)best_span / 2);
 	return gl_check_error(&dev->errors, "creating timer queries");
@@ -317,7 +317,7 @@ static void
 ring_free(struct glcuda_ring *ring, bool gl_current)
 {
 	struct glcuda_device *dev = ring->dev;
-	bool pushed = dev->has_cuda && CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
+	bool pushed = dev->has_cuda && CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
 	/* Let queued work finish before its semaphores and images go; destroy
 	 * is not a per-frame path. Not on a lost device, where the wait might
 	 * never return. Whether these succeed or not, host functions still
@@ -329,10 +329,10 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 		if (wait && f->stream && (f->state == FRAME_SUBMITTED ||
 					  f->state == FRAME_COMPLETED ||
 					  f->state == FRAME_PRESENTED))
-			CU(cuStreamSynchronize)(f->stream);
+			CU_CALL(cuStreamSynchronize, f->stream);
 	}
 	if (wait && ring->desc.cuda_stream)
-		CU(cuStreamSynchronize)((CUstream)ring->desc.cuda_stream);
+		CU_CALL(cuStreamSynchronize, (CUstream)ring->desc.cuda_stream);
 	if (ring->timings)
 		timing_fini(ring, gl_current);
 	/* Destroy calls take explicit handles: make them even if the push
@@ -348,7 +348,7 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 			glcuda_image_destroy(f->output);
 		glcuda_image_destroy(f->input);
 		if (f->own_stream && f->stream)
-			CU(cuStreamDestroy)(f->stream);
+			CU_CALL(cuStreamDestroy, f->stream);
 	}
 	if (pushed)
 		device_pop_cuda(dev);
@@ -480,7 +480,7 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		if (desc->cuda_stream) {
 			f->stream = (CUstream)desc->cuda_stream;
 		} else {
-			CUresult res = CU(cuStreamCreate)(&f->stream, CU_STREAM_NON_BLOCKING);
+			CUresult res = CU_CALL(cuStreamCreate, &f->stream, CU_STREAM_NON_BLOCKING);
 			if (res != CUDA_SUCCESS) {
 				f->stream = NULL;
 				ret = device_cuda_fail(dev, res, "cuStreamCreate", NULL);
@@ -622,7 +622,7 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	if (f->timing) {
 		CUresult res = CUDA_ERROR_INVALID_CONTEXT;
 		if (device_push_cuda(dev, "glcuda_frame_submit") == 0) {
-			res = CU(cuEventRecord)(f->timing->ev_start, f->stream);
+			res = CU_CALL(cuEventRecord, f->timing->ev_start, f->stream);
 			device_pop_cuda(dev);
 		}
 		if (res != CUDA_SUCCESS)
@@ -650,7 +650,7 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
 	if (ret < 0)
 		return ret;
-	if (f->timing && CU(cuEventRecord)(f->timing->ev_end, f->stream) != CUDA_SUCCESS)
+	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_end, f->stream) != CUDA_SUCCESS)
 		frame_drop_timing(f);
 	device_pop_cuda(dev);
 	ret = sync_cuda_signal(dev, &f->unit, 1, f->stream);
@@ -662,7 +662,7 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	/* Counted before the launch: the host function may run (and
 	 * uncount itself) before cuLaunchHostFunc returns. */
 	atomic_fetch_add(&f->ring->done->pending, 1);
-	res = CU(cuLaunchHostFunc)(f->stream, frame_done_host_fn,
+	res = CU_CALL(cuLaunchHostFunc, f->stream, frame_done_host_fn,
 				   &f->ring->done->slots[f->slot]);
 	device_pop_cuda(dev);
 	/* The hand-off back is enqueued whatever happens next. */
@@ -839,18 +839,18 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 	if (ret < 0)
 		return ret;
 	call = "cuEventQuery";
-	res = CU(cuEventQuery)(r->ev_end);
+	res = CU_CALL(cuEventQuery, r->ev_end);
 	if (res == CUDA_ERROR_NOT_READY) {
 		device_pop_cuda(dev);
 		return 0;
 	}
 	call = "cuEventElapsedTime";
 	if (res == CUDA_SUCCESS)
-		res = CU(cuEventElapsedTime)(&ms_ref_start, ring->ref_event, r->ev_start);
+		res = CU_CALL(cuEventElapsedTime, &ms_ref_start, ring->ref_event, r->ev_start);
 	if (res == CUDA_SUCCESS)
-		res = CU(cuEventElapsedTime)(&ms_cuda, r->ev_start, r->ev_end);
+		res = CU_CALL(cuEventElapsedTime, &ms_cuda, r->ev_start, r->ev_end);
 	if (res == CUDA_SUCCESS)
-		res = CU(cuEventElapsedTime)(&ms_ref_end, ring->ref_event, r->ev_end);
+		res = CU_CALL(cuEventElapsedTime, &ms_ref_end, ring->ref_event, r->ev_end);
 	device_pop_cuda(dev);
 	if (res != CUDA_SUCCESS) {
 		/* Drop the record, or every later call would fail on it. */

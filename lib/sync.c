@@ -55,7 +55,7 @@ int
 handoff_sync_init(struct glcuda_device *dev, struct handoff_sync *s)
 {
 	/* Blocking sync: the CPU mode's waits sleep instead of spinning. */
-	CUresult res = CU(cuEventCreate)(&s->cuda_done,
+	CUresult res = CU_CALL(cuEventCreate, &s->cuda_done,
 					 CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
 	int ret;
 
@@ -74,8 +74,8 @@ handoff_sync_init(struct glcuda_device *dev, struct handoff_sync *s)
 void
 handoff_sync_drain(struct handoff_sync *s)
 {
-	if (s->cuda_done_recorded && CU(cuEventSynchronize)(s->cuda_done) != CUDA_SUCCESS)
-		CU(cuCtxSynchronize)();
+	if (s->cuda_done_recorded && CU_CALL(cuEventSynchronize, s->cuda_done) != CUDA_SUCCESS)
+		CU_CALL(cuCtxSynchronize);
 	s->cuda_done_recorded = false;
 }
 
@@ -85,7 +85,7 @@ handoff_sync_fini(struct glcuda_device *dev, struct handoff_sync *s, bool gl_cur
 	semaphore_fini(dev, &s->to_cuda, gl_current);
 	semaphore_fini(dev, &s->to_gl, gl_current);
 	if (s->cuda_done)
-		CU(cuEventDestroy)(s->cuda_done);
+		CU_CALL(cuEventDestroy, s->cuda_done);
 	s->cuda_done = NULL;
 }
 
@@ -171,7 +171,7 @@ sync_to_cuda(struct glcuda_device *dev, const struct handoff_unit *units,
 		mark_broken(units, count, !timeline);
 		return ret;
 	}
-	res = CU(cuWaitExternalSemaphoresAsync)(sems, params, count, stream);
+	res = CU_CALL(cuWaitExternalSemaphoresAsync, sems, params, count, stream);
 	device_pop_cuda(dev);
 	if (res != CUDA_SUCCESS) {
 		mark_broken(units, count, !timeline);
@@ -200,7 +200,7 @@ sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
 			sems[i] = units[i].sync->to_gl.cu;
 			params[i].params.fence.value = units[i].sync->to_gl.value + 1;
 		}
-		res = CU(cuSignalExternalSemaphoresAsync)(sems, params, count, stream);
+		res = CU_CALL(cuSignalExternalSemaphoresAsync, sems, params, count, stream);
 		if (res != CUDA_SUCCESS) {
 			device_pop_cuda(dev);
 			return device_cuda_fail(dev, res, "cuSignalExternalSemaphoresAsync",
@@ -212,7 +212,7 @@ sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
 	}
 	/* After the signal: teardown, and the CPU mode's wait, wait for it. */
 	for (unsigned int i = 0; i < count && res == CUDA_SUCCESS; i++) {
-		res = CU(cuEventRecord)(units[i].sync->cuda_done, stream);
+		res = CU_CALL(cuEventRecord, units[i].sync->cuda_done, stream);
 		units[i].sync->cuda_done_recorded = res == CUDA_SUCCESS;
 	}
 	device_pop_cuda(dev);
@@ -234,7 +234,7 @@ sync_gl_wait(struct glcuda_device *dev, const struct handoff_unit *units, unsign
 		for (unsigned int i = 0; i < count; i++) {
 			/* The CPU mode's blocking wait in this direction. */
 			CUresult res = units[i].sync->cuda_done_recorded
-					       ? CU(cuEventSynchronize)(units[i].sync->cuda_done)
+					       ? CU_CALL(cuEventSynchronize, units[i].sync->cuda_done)
 					       : CUDA_SUCCESS;
 			if (res != CUDA_SUCCESS) {
 				device_pop_cuda(dev);

@@ -31,7 +31,7 @@ wrap_unmap_cuda(struct glcuda_image *img, bool idle)
 	 * unless the device is lost). */
 	if (idle && img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE && img->owner == IMAGE_OWNER_CUDA &&
 	    img->resource)
-		CU(cuGraphicsUnmapResources)(1, &img->resource, NULL);
+		CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL);
 }
 
 static void
@@ -52,7 +52,7 @@ wrap_refresh_mapped(struct glcuda_image *img)
 	CUarray array;
 	CUresult res;
 
-	res = CU(cuGraphicsSubResourceGetMappedArray)(&array, img->resource, 0, 0);
+	res = CU_CALL(cuGraphicsSubResourceGetMappedArray, &array, img->resource, 0, 0);
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(img->dev, res, "cuGraphicsSubResourceGetMappedArray",
 					NULL);
@@ -175,7 +175,7 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 		ret = make_objects(img);
 	}
 	if (ret < 0) {
-		CU(cuGraphicsUnmapResources)(1, &img->resource, NULL);
+		CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL);
 		goto fail;
 	}
 	ret = cuda_unmap(&dev->errors, &img->resource, 1, NULL);

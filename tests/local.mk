@@ -5,9 +5,9 @@ if HAVE_CHECK
 check_LTLIBRARIES += tests/libtestcommon.la
 tests_libtestcommon_la_SOURCES = tests/test-common.c tests/test-common.h
 tests_libtestcommon_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_libtestcommon_la_LIBADD = lib/libglcuda-internal.la $(CHECK_LIBS)
+tests_libtestcommon_la_LIBADD = lib/libglcuda-test.la $(CHECK_LIBS)
 
-test_ldadd = tests/libtestcommon.la lib/libglcuda-internal.la $(CHECK_LIBS) \
+test_ldadd = tests/libtestcommon.la lib/libglcuda-test.la $(CHECK_LIBS) \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
 
 check_PROGRAMS += tests/test-device tests/test-image

@@ -124,10 +124,10 @@ START_TEST(every_cuda_call)
 	for (unsigned long n = 1;; n++) {
 		CUresult err = injected[n % ARRAY_LENGTH(injected)];
 		call = NULL;
-		cuda_fault_inject(n, err);
+		fault_inject(FAULT_CUDA, n, err);
 		ret = scenario(hl, &call);
-		cuda_fault_disarm();
-		if (cuda_fault_calls() < n) {
+		fault_disarm(FAULT_CUDA);
+		if (fault_calls(FAULT_CUDA) < n) {
 			/* The scenario made fewer than n calls: all covered. */
 			ck_assert_int_eq(ret, 0);
 			break;

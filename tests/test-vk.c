@@ -449,34 +449,34 @@ START_TEST(test_error_mapping)
 
 	/* The process's instance exists already (quiet_device made it), so
 	 * vkEnumeratePhysicalDevices is the first call. */
-	vk_fault_inject(1, VK_ERROR_INITIALIZATION_FAILED);
+	fault_inject(FAULT_VULKAN, 1, VK_ERROR_INITIALIZATION_FAILED);
 	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid, false, &vk);
-	vk_fault_disarm();
+	fault_disarm(FAULT_VULKAN);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_NO_VULKAN);
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkEnumeratePhysicalDevices"));
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_ERROR_INITIALIZATION_FAILED (-3)"));
 
 	vk = exporter_new(dev);
 	/* vk_image_create: the format query, then vkCreateImage. */
-	vk_fault_inject(0, VK_SUCCESS);
+	fault_inject(FAULT_VULKAN, 0, VK_SUCCESS);
 	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, &img), 0);
-	ck_assert_uint_eq(vk_fault_calls(), 4); /* query, create, allocate, bind */
+	ck_assert_uint_eq(fault_calls(FAULT_VULKAN), 4); /* query, create, allocate, bind */
 	vk_image_destroy(vk, &img);
 
-	vk_fault_inject(2, VK_ERROR_OUT_OF_DEVICE_MEMORY);
+	fault_inject(FAULT_VULKAN, 2, VK_ERROR_OUT_OF_DEVICE_MEMORY);
 	ret = vk_image_create(vk, rgba8, 8, 8, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_VULKAN);
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkCreateImage"));
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)"));
 	ck_assert(!dev->errors.lost);
 
-	vk_fault_inject(3, VK_ERROR_DEVICE_LOST);
+	fault_inject(FAULT_VULKAN, 3, VK_ERROR_DEVICE_LOST);
 	ret = vk_image_create(vk, rgba8, 8, 8, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_DEVICE_LOST);
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkAllocateMemory"));
 	ck_assert(dev->errors.lost);
 	ck_assert(img.image == VK_NULL_HANDLE);
-	vk_fault_disarm();
+	fault_disarm(FAULT_VULKAN);
 
 	vk_exporter_destroy(vk);
 	free(dev);
@@ -566,19 +566,19 @@ START_TEST(test_fault_injection)
 
 	/* How many calls a clean run makes: every one of them must fail
 	 * cleanly when it is made to fail. */
-	vk_fault_inject(0, VK_SUCCESS);
+	fault_inject(FAULT_VULKAN, 0, VK_SUCCESS);
 	ret = run_everything(dev, true);
 	ck_assert_msg(ret == 0, "%s", glcuda_last_error());
-	clean_calls = vk_fault_calls();
+	clean_calls = fault_calls(FAULT_VULKAN);
 	ck_assert_uint_gt(clean_calls, 5);
 
 	for (n = 1;; n++) {
 		glcuda_clear_error();
 		dev->errors.last_error[0] = '\0';
-		vk_fault_inject(n, VK_ERROR_OUT_OF_HOST_MEMORY);
+		fault_inject(FAULT_VULKAN, n, VK_ERROR_OUT_OF_HOST_MEMORY);
 		ret = run_everything(dev, true);
-		bool fired = vk_fault_calls() >= n;
-		vk_fault_disarm();
+		bool fired = fault_calls(FAULT_VULKAN) >= n;
+		fault_disarm(FAULT_VULKAN);
 
 		if (!fired) {
 			ck_assert_msg(ret == 0, "run without injection failed: %s",

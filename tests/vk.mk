@@ -5,6 +5,6 @@ check_PROGRAMS += tests/test-vk
 TESTS += tests/test-vk
 tests_test_vk_SOURCES = tests/test-vk.c $(sanitizer_sources)
 tests_test_vk_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_test_vk_LDADD = lib/libglcuda-internal.la $(CHECK_LIBS) $(VULKAN_LIBS) \
+tests_test_vk_LDADD = lib/libglcuda-test.la $(CHECK_LIBS) $(VULKAN_LIBS) \
 	$(EPOXY_LIBS) $(EGL_LIBS)
 endif

@@ -30,7 +30,7 @@ cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicat
 	mem_desc.size = size;
 	/* Must match how Vulkan allocated (VkMemoryDedicatedRequirements). */
 	mem_desc.flags = dedicated ? CUDA_EXTERNAL_MEMORY_DEDICATED : 0;
-	res = CU(cuImportExternalMemory)(&img.memory, &mem_desc);
+	res = CU_CALL(cuImportExternalMemory, &img.memory, &mem_desc);
 	if (res != CUDA_SUCCESS) {
 		close(fd); /* CUDA owns the fd only on success */
 		return cuda_call_fail(errors, res, "cuImportExternalMemory (OPAQUE_FD)",
@@ -50,13 +50,13 @@ cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicat
 	array_desc.arrayDesc.Format = fmt->cu_format;
 	array_desc.arrayDesc.NumChannels = fmt->cu_channels;
 	array_desc.arrayDesc.Flags = CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_COLOR_ATTACHMENT;
-	res = CU(cuExternalMemoryGetMappedMipmappedArray)(&img.mipmapped, img.memory, &array_desc);
+	res = CU_CALL(cuExternalMemoryGetMappedMipmappedArray, &img.mipmapped, img.memory, &array_desc);
 	if (res != CUDA_SUCCESS) {
 		ret = cuda_call_fail(errors, res, "cuExternalMemoryGetMappedMipmappedArray",
 				       fmt->name);
 		goto fail;
 	}
-	res = CU(cuMipmappedArrayGetLevel)(&array, img.mipmapped, 0);
+	res = CU_CALL(cuMipmappedArrayGetLevel, &array, img.mipmapped, 0);
 	if (res != CUDA_SUCCESS) {
 		ret = cuda_call_fail(errors, res, "cuMipmappedArrayGetLevel", NULL);
 		goto fail;
@@ -93,7 +93,7 @@ cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float, bool
 	res_desc.resType = CU_RESOURCE_TYPE_ARRAY;
 	res_desc.res.array.hArray = array;
 	if (with_surface) {
-		res = CU(cuSurfObjectCreate)(surface, &res_desc);
+		res = CU_CALL(cuSurfObjectCreate, surface, &res_desc);
 		if (res != CUDA_SUCCESS) {
 			*surface = 0;
 			return cuda_call_fail(errors, res, "cuSurfObjectCreate", NULL);
@@ -113,11 +113,11 @@ cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float, bool
 		tex_desc.flags = normalized || is_float ? 0 : CU_TRSF_READ_AS_INTEGER;
 		if (srgb)
 			tex_desc.flags |= CU_TRSF_SRGB;
-		res = CU(cuTexObjectCreate)(texture, &res_desc, &tex_desc, NULL);
+		res = CU_CALL(cuTexObjectCreate, texture, &res_desc, &tex_desc, NULL);
 		if (res != CUDA_SUCCESS) {
 			*texture = 0;
 			if (*surface)
-				CU(cuSurfObjectDestroy)(*surface);
+				CU_CALL(cuSurfObjectDestroy, *surface);
 			*surface = 0;
 			return cuda_call_fail(errors, res, "cuTexObjectCreate", NULL);
 		}
@@ -129,9 +129,9 @@ void
 cuda_plane_destroy_objects(struct cuda_plane *plane)
 {
 	if (plane->texture)
-		CU(cuTexObjectDestroy)(plane->texture);
+		CU_CALL(cuTexObjectDestroy, plane->texture);
 	if (plane->surface)
-		CU(cuSurfObjectDestroy)(plane->surface);
+		CU_CALL(cuSurfObjectDestroy, plane->surface);
 	plane->texture = 0;
 	plane->surface = 0;
 }
@@ -142,9 +142,9 @@ cuda_destroy_import(struct cuda_import *img)
 	/* The array (the mipmapped array's) before the memory; the plane's
 	 * objects on it went first (cuda_plane_destroy_objects). */
 	if (img->mipmapped)
-		CU(cuMipmappedArrayDestroy)(img->mipmapped);
+		CU_CALL(cuMipmappedArrayDestroy, img->mipmapped);
 	if (img->memory)
-		CU(cuDestroyExternalMemory)(img->memory);
+		CU_CALL(cuDestroyExternalMemory, img->memory);
 	memset(img, 0, sizeof(*img));
 }
 
@@ -159,7 +159,7 @@ cuda_import_semaphore(struct error_sink *errors, int fd, bool timeline,
 	desc.type = timeline ? CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD
 			     : CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
 	desc.handle.fd = fd;
-	res = CU(cuImportExternalSemaphore)(out, &desc);
+	res = CU_CALL(cuImportExternalSemaphore, out, &desc);
 	if (res != CUDA_SUCCESS) {
 		close(fd);
 		return cuda_call_fail(errors, res,
@@ -176,6 +176,6 @@ void
 cuda_destroy_semaphore(CUexternalSemaphore *sem)
 {
 	if (*sem)
-		CU(cuDestroyExternalSemaphore)(*sem);
+		CU_CALL(cuDestroyExternalSemaphore, *sem);
 	*sem = NULL;
 }

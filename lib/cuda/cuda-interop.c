@@ -19,7 +19,7 @@ cuda_register_gl_texture(struct error_sink *errors, unsigned int texture, unsign
 
 	if (write_discard)
 		flags |= CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD;
-	res = CU(cuGraphicsGLRegisterImage)(out, texture, target, flags);
+	res = CU_CALL(cuGraphicsGLRegisterImage, out, texture, target, flags);
 	if (res != CUDA_SUCCESS) {
 		*out = NULL;
 		return cuda_call_fail(errors, res, "cuGraphicsGLRegisterImage",
@@ -48,7 +48,7 @@ cuda_register_egl_image(struct error_sink *errors, void *egl_image, bool read_on
 		flags = CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY;
 	else if (write_discard)
 		flags = CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD;
-	res = CU(cuGraphicsEGLRegisterImage)(out, egl_image, flags);
+	res = CU_CALL(cuGraphicsEGLRegisterImage, out, egl_image, flags);
 	if (res != CUDA_SUCCESS) {
 		*out = NULL;
 		return cuda_call_fail(errors, res, "cuGraphicsEGLRegisterImage",
@@ -65,7 +65,7 @@ void
 cuda_unregister(CUgraphicsResource *res)
 {
 	if (*res)
-		CU(cuGraphicsUnregisterResource)(*res);
+		CU_CALL(cuGraphicsUnregisterResource, *res);
 	*res = NULL;
 }
 
@@ -73,7 +73,7 @@ int
 cuda_map(struct error_sink *errors, CUgraphicsResource *res, unsigned int count,
 	 CUstream stream)
 {
-	CUresult r = CU(cuGraphicsMapResources)(count, res, stream);
+	CUresult r = CU_CALL(cuGraphicsMapResources, count, res, stream);
 
 	if (r != CUDA_SUCCESS)
 		return cuda_call_fail(errors, r, "cuGraphicsMapResources",
@@ -86,7 +86,7 @@ int
 cuda_unmap(struct error_sink *errors, CUgraphicsResource *res, unsigned int count,
 	   CUstream stream)
 {
-	CUresult r = CU(cuGraphicsUnmapResources)(count, res, stream);
+	CUresult r = CU_CALL(cuGraphicsUnmapResources, count, res, stream);
 
 	if (r != CUDA_SUCCESS)
 		return cuda_call_fail(errors, r, "cuGraphicsUnmapResources",
@@ -106,7 +106,7 @@ describe_array(struct error_sink *errors, struct cuda_plane *plane)
 				   "the CUDA driver has no cuArray3DGetDescriptor: update "
 				   "the NVIDIA driver");
 	memset(&desc, 0, sizeof(desc));
-	res = CU(cuArray3DGetDescriptor)(&desc, plane->array);
+	res = CU_CALL(cuArray3DGetDescriptor, &desc, plane->array);
 	if (res != CUDA_SUCCESS)
 		return cuda_call_fail(errors, res, "cuArray3DGetDescriptor", NULL);
 	plane->width = (uint32_t)desc.Width;
@@ -120,7 +120,7 @@ int
 cuda_gl_resource_plane(struct error_sink *errors, CUgraphicsResource res,
 		       struct cuda_plane *plane)
 {
-	CUresult r = CU(cuGraphicsSubResourceGetMappedArray)(&plane->array, res, 0, 0);
+	CUresult r = CU_CALL(cuGraphicsSubResourceGetMappedArray, &plane->array, res, 0, 0);
 
 	if (r != CUDA_SUCCESS) {
 		plane->array = NULL;
@@ -138,7 +138,7 @@ cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
 	int ret;
 
 	memset(&frame, 0, sizeof(frame));
-	r = CU(cuGraphicsResourceGetMappedEglFrame)(&frame, res, 0, 0);
+	r = CU_CALL(cuGraphicsResourceGetMappedEglFrame, &frame, res, 0, 0);
 	if (r != CUDA_SUCCESS)
 		return cuda_call_fail(errors, r, "cuGraphicsResourceGetMappedEglFrame", NULL);
 	if (frame.planeCount == 0 || frame.planeCount > CUDA_MAX_PLANES)

@@ -42,6 +42,7 @@ gl_check_error(struct error_sink *errors, const char *what)
 						     "images or use smaller ones." : "");
 }
 
+#ifdef GLCUDA_FAULT_INJECTION
 static GLenum
 gl_reset_status_default(void)
 {
@@ -49,11 +50,15 @@ gl_reset_status_default(void)
 }
 
 GLenum (*gl_reset_status_hook)(void) = gl_reset_status_default;
+#define GET_RESET_STATUS() gl_reset_status_hook()
+#else
+#define GET_RESET_STATUS() glGetGraphicsResetStatus()
+#endif
 
 GLenum
 gl_reset_status(const struct gl_state *gl)
 {
-	return gl->reset_notification ? gl_reset_status_hook() : GL_NO_ERROR;
+	return gl->reset_notification ? GET_RESET_STATUS() : GL_NO_ERROR;
 }
 
 const char *

@@ -54,9 +54,11 @@ struct gl_state {
 int gl_state_init(struct gl_state *gl, struct error_sink *errors);
 
 /* glGetGraphicsResetStatus where the context reports resets, else
- * GL_NO_ERROR. It calls through gl_reset_status_hook: the seam the
- * device-loss tests use, since no driver resets a context on demand. */
+ * GL_NO_ERROR. In the tests' build (fault.h) it calls through
+ * gl_reset_status_hook: the seam the device-loss tests use, since no driver
+ * resets a context on demand. */
 GLenum gl_reset_status(const struct gl_state *gl);
+/* Defined only in the tests' build. */
 extern GLenum (*gl_reset_status_hook)(void);
 const char *gl_reset_status_name(GLenum status);
 

@@ -19,79 +19,6 @@ struct glcuda_cuda glcuda_cuda;
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int loader_refs;
 
-/* Fault injection is process-wide: it counts the CU() calls of every
- * thread. CU() reads cuda_fault_armed on every call (atomically, relaxed:
- * free on x86-64 and AArch64); the rest is only touched while armed, under
- * fault_lock, so devices on other threads may keep calling CUDA while a
- * test arms or disarms it. */
-unsigned long cuda_fault_armed;
-static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long fault_at;
-static unsigned long fault_count;
-static CUresult fault_error;
-/* The error the stub returns, on the thread whose call was failed. */
-static __thread CUresult fault_pending;
-
-void
-cuda_fault_inject(unsigned long n, CUresult err)
-{
-	pthread_mutex_lock(&fault_lock);
-	fault_at = n == 0 ? (unsigned long)-1 : n; /* 0: count only */
-	fault_count = 0;
-	fault_error = err;
-	__atomic_store_n(&cuda_fault_armed, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&fault_lock);
-}
-
-void
-cuda_fault_disarm(void)
-{
-	pthread_mutex_lock(&fault_lock);
-	__atomic_store_n(&cuda_fault_armed, 0, __ATOMIC_RELEASE);
-	fault_at = 0;
-	pthread_mutex_unlock(&fault_lock);
-}
-
-unsigned long
-cuda_fault_calls(void)
-{
-	unsigned long n;
-
-	pthread_mutex_lock(&fault_lock);
-	n = fault_count;
-	pthread_mutex_unlock(&fault_lock);
-	return n;
-}
-
-CUresult
-cuda_fault_check(const char *name)
-{
-	/* Calls that release or unwind are never failed: a real driver
-	 * does not fail them, and a failed release would only leak. */
-	static const char *const never[] = { "Destroy", "Free", "Unload", "PopCurrent",
-					     "Release", "Unregister", "GetErrorName",
-					     "GetErrorString" };
-	CUresult res = CUDA_SUCCESS;
-
-	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
-		if (strstr(name, never[i]))
-			return CUDA_SUCCESS;
-	pthread_mutex_lock(&fault_lock);
-	/* Disarmed between CU()'s check and here: not counted. */
-	if (fault_at != 0 && ++fault_count == fault_at) {
-		fault_pending = fault_error;
-		res = fault_error;
-	}
-	pthread_mutex_unlock(&fault_lock);
-	return res;
-}
-
-CUresult
-cuda_fault_return(void)
-{
-	return fault_pending;
-}
-
 static const char *
 fallback_result_name(CUresult res)
 {
@@ -277,7 +204,7 @@ cuda_loader_load(char *buf, size_t bufsize)
 	if (memcmp(&table, &glcuda_cuda, sizeof(table)) != 0)
 		memcpy(&glcuda_cuda, &table, sizeof(table));
 
-	res = CU(cuInit)(0);
+	res = CU_CALL(cuInit, 0);
 	if (res != CUDA_SUCCESS) {
 		snprintf(buf, bufsize,
 			 "cuInit failed: %s. %s", cuda_result_string(res, resbuf, sizeof(resbuf)),
@@ -290,7 +217,7 @@ cuda_loader_load(char *buf, size_t bufsize)
 		 * that holds a CUDA context of its own may still use it. */
 		goto out;
 	}
-	res = CU(cuDriverGetVersion)(&version);
+	res = CU_CALL(cuDriverGetVersion, &version);
 	if (res != CUDA_SUCCESS)
 		version = 0;
 	if (glcuda_cuda.driver_version != version)

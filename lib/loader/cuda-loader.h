@@ -9,14 +9,16 @@
  * back the ABI version the header's declaration describes (a plain
  * dlsym("cuMemAlloc") would return the legacy v1 ABI).
  *
- * Every call goes through CU(name)(args): the function table is the seam
- * the fault-injection tests use.
+ * Every call goes through CU_CALL(name, args): the function table is the
+ * seam the fault-injection tests use (fault.h).
  */
 #ifndef GLCUDA_CUDA_LOADER_H
 #define GLCUDA_CUDA_LOADER_H
 
 #include <stdbool.h>
 #include <cuda.h>
+
+#include "fault.h"
 
 /* name: the API name as the header spells it (cuda.h maps it to the
  * versioned symbol, and __typeof__ picks that declaration's type). */
@@ -123,25 +125,16 @@ int cuda_loader_load(char *buf, size_t bufsize);
 void cuda_loader_unload(void);
 bool cuda_loader_is_loaded(void);
 
-/* Fault injection (tests): make the n-th CUDA call from now on (1-based)
- * fail with err; n = 0 only counts. cuda_fault_calls() counts the calls
- * made through CU() from the last cuda_fault_inject() to
- * cuda_fault_disarm(). Process-wide and locked: the calls of every thread
- * count. */
-void cuda_fault_inject(unsigned long n, CUresult err);
-void cuda_fault_disarm(void);
-unsigned long cuda_fault_calls(void);
-CUresult cuda_fault_check(const char *name);
-extern unsigned long cuda_fault_armed;
-
-/* Call a driver function through the table, with fault injection: when the
- * injected call comes up, a stub that returns the injected error runs
- * instead (it ignores its arguments, which the x86-64 and AArch64 calling
- * conventions allow). */
-CUresult cuda_fault_return(void);
-#define CU(name) ((__atomic_load_n(&cuda_fault_armed, __ATOMIC_RELAXED) && \
-			  cuda_fault_check(#name) != CUDA_SUCCESS) \
-	? (__typeof__(glcuda_cuda.name))(void *)cuda_fault_return : glcuda_cuda.name)
+/* Call a driver function through the table: CU_CALL(cuMemAlloc, &ptr, size).
+ * In the tests' build, the seam of fault injection (fault.h): the injected
+ * call returns the injected error without reaching the driver. */
+#define CU_CALL(name, ...) \
+	(FAULT_HIT(FAULT_CUDA, #name) ? (CUresult)fault_result() \
+				      : glcuda_cuda.name(__VA_ARGS__))
+/* The table's entry itself, for the programs that call CUDA beyond what
+ * the library does (tools, bench, examples): CU_CALL(cuLaunchKernel, ...). Not
+ * a fault-injection seam. */
+#define CU(name) (glcuda_cuda.name)
 
 /* "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" into buf. Works without a
  * loaded driver. */

@@ -7,7 +7,7 @@
  * Only vkGetInstanceProcAddr is linked; every other entry point comes from
  * the loader at run time into struct vk_funcs, and every call that returns a
  * VkResult goes through VK() so that the tests can make any one of them fail
- * (vk_fault_inject) and check that each error path unwinds.
+ * (fault_inject(FAULT_VULKAN, ...)) and check that each error path unwinds.
  */
 #include "private.h"
 
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "vk/vk-exporter.h"
+#include "fault.h"
 
 /* The instance API version glcuda asks for at most, and needs at least:
  * 1.1 makes external memory/semaphore capabilities, device IDs,
@@ -117,78 +118,12 @@ struct vk_exporter {
 	uint32_t max_image_size;
 };
 
-/* Fault injection ---------------------------------------------------------- */
-
-/* Process-wide: counts the VK() calls of every thread. Every VK() call
- * reads fault_armed (atomically, relaxed: free on x86-64 and AArch64); the
- * rest is only touched while armed, under fault_lock, so that exporters on
- * other threads may run while a test arms or disarms injection. */
-static int fault_armed;
-static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long fault_at; /* 0: count only */
-static unsigned long fault_count;
-static VkResult fault_error;
-/* The error of the call failed on this thread. */
-static __thread VkResult fault_result;
-
-void
-vk_fault_inject(unsigned long n, VkResult err)
-{
-	pthread_mutex_lock(&fault_lock);
-	fault_at = n;
-	fault_count = 0;
-	fault_error = err;
-	__atomic_store_n(&fault_armed, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&fault_lock);
-}
-
-unsigned long
-vk_fault_calls(void)
-{
-	unsigned long n;
-
-	pthread_mutex_lock(&fault_lock);
-	n = fault_count;
-	pthread_mutex_unlock(&fault_lock);
-	return n;
-}
-
-void
-vk_fault_disarm(void)
-{
-	pthread_mutex_lock(&fault_lock);
-	__atomic_store_n(&fault_armed, 0, __ATOMIC_RELEASE);
-	fault_at = 0;
-	pthread_mutex_unlock(&fault_lock);
-}
-
-static bool
-vk_fault_hit(void)
-{
-	bool hit = false;
-
-	if (!__atomic_load_n(&fault_armed, __ATOMIC_RELAXED))
-		return false;
-	pthread_mutex_lock(&fault_lock);
-	/* Disarmed between the check and here: not counted. */
-	if (__atomic_load_n(&fault_armed, __ATOMIC_RELAXED)) {
-		fault_count++;
-		if (fault_at && fault_count == fault_at) {
-			fault_at = 0;
-			fault_result = fault_error;
-			hit = true;
-		}
-	}
-	pthread_mutex_unlock(&fault_lock);
-	return hit;
-}
-
-/* Call a VkResult-returning entry point through the table; the n-th call
- * after vk_fault_inject(n, err) returns err instead. Void entry points
+/* Call a VkResult-returning entry point through the table; in the tests'
+ * build, the seam of fault injection (fault.h). Void entry points
  * (destroy/free/get) are called directly as vk->fn.Name(...): they cannot
  * fail, and an error path must never be skipped by a fake failure. */
 #define VK(vk, name, ...) \
-	(vk_fault_hit() ? fault_result : (vk)->fn.name(__VA_ARGS__))
+	(FAULT_HIT(FAULT_VULKAN, #name) ? (VkResult)fault_result() : (vk)->fn.name(__VA_ARGS__))
 
 /* Errors ------------------------------------------------------------------- */
 

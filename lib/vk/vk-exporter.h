@@ -6,7 +6,7 @@
  *
  * Every Vulkan call goes through the function table in struct vk_exporter
  * (loaded with vkGetInstanceProcAddr / vkGetDeviceProcAddr) via VK(vk, name):
- * the seam for fault injection (vk_fault_inject).
+ * the seam for fault injection (fault.h).
  */
 #ifndef GLCUDA_VK_EXPORTER_H
 #define GLCUDA_VK_EXPORTER_H
@@ -134,17 +134,6 @@ int vk_image_read(struct vk_exporter *vk, const struct vk_image *img,
 		  const struct format_info *fmt, void *dst, size_t size);
 int vk_image_write(struct vk_exporter *vk, const struct vk_image *img,
 		   const struct format_info *fmt, const void *src, size_t size);
-
-/* Fault injection (tests): the n-th Vulkan call from now (1-based) fails
- * with err, once; n = 0 only counts. vk_fault_calls() returns the count
- * (calls are counted from vk_fault_inject() to vk_fault_disarm()).
- * Only calls that return a VkResult are counted and can fail: void ones
- * (destroy, free, property queries) cannot fail in Vulkan either. The state
- * is process-wide and locked: calls of every thread count, so a test that
- * wants to fail one exporter's n-th call runs one exporter at a time. */
-void vk_fault_inject(unsigned long n, VkResult err);
-unsigned long vk_fault_calls(void);
-void vk_fault_disarm(void);
 
 /* "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)" */
 const char *vk_result_name(VkResult res);
