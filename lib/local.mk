@@ -14,8 +14,11 @@ lib_sources = \
 	lib/format.c \
 	lib/loader/cuda-loader.c \
 	lib/loader/cuda-loader.h \
-	lib/vk/vk-exporter.c \
 	lib/vk/vk-exporter.h \
+	lib/vk/vk-private.h \
+	lib/vk/vk-instance.c \
+	lib/vk/vk-device.c \
+	lib/vk/vk-resources.c \
 	lib/gl/gl-importer.c \
 	lib/gl/gl-importer.h \
 	lib/cuda/cuda-importer.c \
@@ -36,7 +39,10 @@ lib_libglcuda_internal_la_SOURCES = $(lib_sources) lib/fault.h
 lib_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
 
 check_LTLIBRARIES += lib/libglcuda-test.la
-lib_libglcuda_test_la_SOURCES = $(lib_sources) lib/fault.h lib/fault.c
+# The image copies of tests/vk-copy.c use the exporter's internals and go
+# through its fault-injection seam, so they are built here.
+lib_libglcuda_test_la_SOURCES = $(lib_sources) lib/fault.h lib/fault.c \
+	tests/vk-copy.c tests/vk-copy.h
 lib_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION
 lib_libglcuda_test_la_LIBADD = $(lib_libglcuda_internal_la_LIBADD)
 

@@ -4,6 +4,7 @@
  */
 #include "test-gpu.h"
 #include "image.h"
+#include "vk-copy.h"
 
 #include <stdio.h>
 #include <stdlib.h>

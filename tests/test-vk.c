@@ -20,6 +20,7 @@
 
 #include "private.h"
 #include "vk/vk-exporter.h"
+#include "vk-copy.h"
 
 #define MAX_DEVICES 16
 
