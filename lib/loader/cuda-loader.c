@@ -154,6 +154,9 @@ resolve_all(struct glcuda_cuda *table, void *handle, char *buf, size_t bufsize)
 	RESOLVE_OPTIONAL(cuGraphicsEGLRegisterImage)
 	RESOLVE_OPTIONAL(cuGraphicsResourceGetMappedEglFrame)
 	RESOLVE_OPTIONAL(cuArray3DGetDescriptor)
+	/* Directly: through another macro, name would be expanded to the
+	 * versioned symbol (cuMemGetInfo_v2) before it is stringified. */
+	GLCUDA_CUDA_PROGRAM_FUNCTIONS(RESOLVE_OPTIONAL)
 #undef RESOLVE_OPTIONAL
 	return 0;
 }

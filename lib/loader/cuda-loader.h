@@ -20,8 +20,9 @@
 
 #include "fault.h"
 
-/* name: the API name as the header spells it (cuda.h maps it to the
- * versioned symbol, and __typeof__ picks that declaration's type). */
+/* The functions the library calls; every one must resolve. name: the API
+ * name as the header spells it (cuda.h maps it to the versioned symbol, and
+ * __typeof__ picks that declaration's type). */
 #define GLCUDA_CUDA_FUNCTIONS(X) \
 	X(cuInit) \
 	X(cuDriverGetVersion) \
@@ -31,17 +32,14 @@
 	X(cuDeviceGet) \
 	X(cuDeviceGetName) \
 	X(cuDeviceGetUuid) \
-	X(cuDeviceGetAttribute) \
 	X(cuDevicePrimaryCtxRetain) \
 	X(cuDevicePrimaryCtxRelease) \
 	X(cuDevicePrimaryCtxSetFlags) \
 	X(cuDevicePrimaryCtxGetState) \
 	X(cuCtxPushCurrent) \
 	X(cuCtxPopCurrent) \
-	X(cuCtxGetCurrent) \
 	X(cuCtxGetDevice) \
 	X(cuCtxSynchronize) \
-	X(cuMemGetInfo) \
 	X(cuImportExternalMemory) \
 	X(cuDestroyExternalMemory) \
 	X(cuExternalMemoryGetMappedMipmappedArray) \
@@ -58,9 +56,6 @@
 	X(cuStreamCreate) \
 	X(cuStreamDestroy) \
 	X(cuStreamSynchronize) \
-	X(cuStreamQuery) \
-	X(cuStreamWaitEvent) \
-	X(cuStreamWaitValue32) \
 	X(cuLaunchHostFunc) \
 	X(cuEventCreate) \
 	X(cuEventDestroy) \
@@ -68,6 +63,22 @@
 	X(cuEventQuery) \
 	X(cuEventSynchronize) \
 	X(cuEventElapsedTime) \
+	X(cuGraphicsMapResources) \
+	X(cuGraphicsUnmapResources) \
+	X(cuGraphicsSubResourceGetMappedArray) \
+	X(cuGraphicsUnregisterResource)
+
+/* Not used by the library: what the tests, tools, bench and examples call
+ * through the same table (they share the library's dlopen of libcuda and its
+ * cuGetProcAddress versions). Resolved when the driver has them, NULL when
+ * not: a driver without one of these never stops the library from loading. */
+#define GLCUDA_CUDA_PROGRAM_FUNCTIONS(X) \
+	X(cuDeviceGetAttribute) \
+	X(cuCtxGetCurrent) \
+	X(cuMemGetInfo) \
+	X(cuStreamQuery) \
+	X(cuStreamWaitEvent) \
+	X(cuStreamWaitValue32) \
 	X(cuModuleLoadData) \
 	X(cuModuleUnload) \
 	X(cuModuleGetFunction) \
@@ -86,11 +97,7 @@
 	X(cuMemcpy2D) \
 	X(cuMemcpy2DAsync) \
 	X(cuMemsetD32) \
-	X(cuMemsetD8) \
-	X(cuGraphicsMapResources) \
-	X(cuGraphicsUnmapResources) \
-	X(cuGraphicsSubResourceGetMappedArray) \
-	X(cuGraphicsUnregisterResource)
+	X(cuMemsetD8)
 
 /* Functions declared in cudaGL.h / cudaEGL.h, resolved the same way but
  * typed by hand so this header needs no GL headers. */
@@ -102,6 +109,7 @@ typedef CUresult (*glcuda_PFN_cuGraphicsResourceGetMappedEglFrame)(struct CUeglF
 struct glcuda_cuda {
 #define GLCUDA_CUDA_MEMBER(name) __typeof__(name) *name;
 	GLCUDA_CUDA_FUNCTIONS(GLCUDA_CUDA_MEMBER)
+	GLCUDA_CUDA_PROGRAM_FUNCTIONS(GLCUDA_CUDA_MEMBER)
 #undef GLCUDA_CUDA_MEMBER
 	glcuda_PFN_cuGraphicsGLRegisterImage cuGraphicsGLRegisterImage;
 	/* Optional: NULL when the driver lacks them (wrapping EGLImages and
@@ -132,7 +140,7 @@ bool cuda_loader_is_loaded(void);
 	(FAULT_HIT(FAULT_CUDA, #name) ? (CUresult)fault_result() \
 				      : glcuda_cuda.name(__VA_ARGS__))
 /* The table's entry itself, for the programs that call CUDA beyond what
- * the library does (tools, bench, examples): CU_CALL(cuLaunchKernel, ...). Not
+ * the library does (tools, bench, examples): CU(cuLaunchKernel)(...). Not
  * a fault-injection seam. */
 #define CU(name) (glcuda_cuda.name)
 

@@ -479,6 +479,7 @@ queue_purge_event(CUevent ev)
 
 #define FAKE_FUNCTION_DECL(name) static __typeof__(name) fake_##name;
 GLCUDA_CUDA_FUNCTIONS(FAKE_FUNCTION_DECL)
+GLCUDA_CUDA_PROGRAM_FUNCTIONS(FAKE_FUNCTION_DECL)
 #undef FAKE_FUNCTION_DECL
 static CUresult fake_cuGraphicsGLRegisterImage(CUgraphicsResource *, unsigned int,
 					       unsigned int, unsigned int);
@@ -1651,6 +1652,7 @@ static const struct {
 } proc_table[] = {
 #define FAKE_PROC_ENTRY(name) { #name, (void *)fake_##name },
 	GLCUDA_CUDA_FUNCTIONS(FAKE_PROC_ENTRY)
+	GLCUDA_CUDA_PROGRAM_FUNCTIONS(FAKE_PROC_ENTRY)
 	FAKE_PROC_ENTRY(cuGraphicsGLRegisterImage)
 #undef FAKE_PROC_ENTRY
 	{ "cuGetProcAddress", (void *)cuGetProcAddress_v2 },
