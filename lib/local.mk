@@ -31,7 +31,9 @@ lib_sources = \
 	lib/sync.c \
 	lib/sync.h \
 	lib/handoff.c \
+	lib/ring.h \
 	lib/ring.c \
+	lib/ring-timing.c \
 	lib/wrap.c \
 	lib/headless.c
 noinst_LTLIBRARIES += lib/libglcuda-internal.la
