@@ -2,7 +2,7 @@
  * Error codes, their names and texts, and the detailed last-error messages.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
 
 #include <errno.h>
 #include <stdio.h>

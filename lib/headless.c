@@ -15,7 +15,8 @@
  * no way to see that from here (EGL_KHR_display_reference would, where the
  * caller opts in to it).
  */
-#include "private.h"
+#include "base.h"
+#include "loader/cuda-loader.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -431,7 +432,7 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 
 	ret = query_devices(devices, &count, why, sizeof(why));
 	if (ret)
-		return glcuda_fail(NULL, ret, "cannot look for the EGL device of CUDA "
+		return error_fail(NULL, ret, "cannot look for the EGL device of CUDA "
 				   "device %d: %s. Use a libEGL with EGL device support "
 				   "(libglvnd with the NVIDIA driver, or Mesa).", ordinal, why);
 
@@ -460,7 +461,7 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 		ret = open_on(EGL_PLATFORM_DEVICE_EXT, devices[i], &hl->display,
 			      &hl->context, flags, why, sizeof(why));
 		if (ret)
-			return glcuda_fail(NULL, ret, "%s is CUDA device %d, but no context "
+			return error_fail(NULL, ret, "%s is CUDA device %d, but no context "
 					   "could be made on it: %s. Update the NVIDIA driver "
 					   "or ask for another context kind.", label, ordinal, why);
 		describe(hl, label);
@@ -468,7 +469,7 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 	}
 
 	if (ncandidates == 0)
-		return glcuda_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
 				   "no EGL device is CUDA device %d (%d EGL device%s%s%s). "
 				   "Check the CUDA ordinal (CUDA_VISIBLE_DEVICES renumbers "
 				   "devices) and that the NVIDIA EGL driver is installed.",
@@ -478,7 +479,7 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 	/* The others: compare the GL context's device UUID with CUDA's. */
 	ret = cuda_loader_load(cuerr, sizeof(cuerr));
 	if (ret)
-		return glcuda_fail(NULL, ret, "no EGL device says it is CUDA device %d "
+		return error_fail(NULL, ret, "no EGL device says it is CUDA device %d "
 				   "(EGL_NV_device_cuda), and matching by UUID needs CUDA: %s",
 				   ordinal, cuerr);
 	res = CU_CALL(cuDeviceGet, &cudev, ordinal);
@@ -490,7 +491,7 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 		cuda_result_string(res, cuerr, sizeof(cuerr));
 		CU_CALL(cuDeviceGetCount, &ndev);
 		cuda_loader_unload();
-		return glcuda_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
 				   "CUDA device %d: cuDeviceGet/cuDeviceGetUuid failed: %s. "
 				   "CUDA sees %d device%s; pass an ordinal below that.",
 				   ordinal, cuerr, ndev, ndev == 1 ? "" : "s");
@@ -532,7 +533,7 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 		describe(hl, label);
 		return 0;
 	}
-	return glcuda_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
 			   "no EGL device is CUDA device %d: %s. GL must run on the "
 			   "NVIDIA driver of that GPU (check the EGL vendor ICDs in "
 			   "/usr/share/glvnd/egl_vendor.d).", ordinal, tried);
@@ -575,7 +576,7 @@ open_any(uint32_t flags, struct glcuda_headless *hl)
 		}
 		append(tried, sizeof(tried), "Mesa surfaceless platform: %s", why);
 	}
-	return glcuda_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
 			   "no EGL display could make an %s context: %s. Install the "
 			   "NVIDIA driver's EGL library, or Mesa for a software "
 			   "renderer; EGL_LOG_LEVEL=debug shows why Mesa fails.",
@@ -594,23 +595,23 @@ glcuda_headless_new(int cuda_ordinal, uint32_t flags, struct glcuda_headless **o
 
 	glcuda_clear_error();
 	if (!out)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_headless_new: out is NULL");
+		return error_fail(NULL, -EINVAL, "glcuda_headless_new: out is NULL");
 	if (cuda_ordinal < -1)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_headless_new: cuda_ordinal %d: "
+		return error_fail(NULL, -EINVAL, "glcuda_headless_new: cuda_ordinal %d: "
 				   "pass a CUDA device ordinal or -1 for any device",
 				   cuda_ordinal);
 	if (flags & ~known)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_headless_new: unknown flags 0x%x",
+		return error_fail(NULL, -EINVAL, "glcuda_headless_new: unknown flags 0x%x",
 				   flags & ~known);
 	if (!has_client_extension("EGL_EXT_platform_base"))
-		return glcuda_fail(NULL, GLCUDA_ERROR_MISSING_EGL_EXTENSION,
+		return error_fail(NULL, GLCUDA_ERROR_MISSING_EGL_EXTENSION,
 				   "the EGL library lacks EGL_EXT_platform_base: it cannot "
 				   "open a display without a window system. Use libglvnd's "
 				   "libEGL with the NVIDIA driver or Mesa 17 or newer.");
 
 	hl = calloc(1, sizeof(*hl));
 	if (!hl)
-		return glcuda_fail(NULL, -ENOMEM, "glcuda_headless_new: out of memory");
+		return error_fail(NULL, -ENOMEM, "glcuda_headless_new: out of memory");
 	hl->api = flags & GLCUDA_HEADLESS_FLAG_GLES ? EGL_OPENGL_ES_API : EGL_OPENGL_API;
 
 	egl_binding_save(&saved);
@@ -666,12 +667,12 @@ glcuda_headless_make_current(const struct glcuda_headless *hl)
 {
 	glcuda_clear_error();
 	if (!hl)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_headless_make_current: NULL");
+		return error_fail(NULL, -EINVAL, "glcuda_headless_make_current: NULL");
 	if (!eglBindAPI(hl->api) ||
 	    !eglMakeCurrent(hl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, hl->context)) {
 		EGLint err = eglGetError();
 
-		return glcuda_fail(NULL, GLCUDA_ERROR_EGL,
+		return error_fail(NULL, GLCUDA_ERROR_EGL,
 				   "eglMakeCurrent of the headless context failed: %s "
 				   "(0x%04x). Is the context current on another thread? "
 				   "Release it there first.", egl_error_name(err),

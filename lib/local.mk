@@ -4,6 +4,7 @@
 # fault-injection hooks (lib/fault.h), which the installed library never
 # contains (tests/test-symbols.sh checks).
 lib_sources = \
+	lib/base.h \
 	lib/private.h \
 	lib/error.c \
 	lib/error.h \

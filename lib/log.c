@@ -3,7 +3,7 @@
  * device's public setters are in device.c.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,26 +1,37 @@
 /*
  * Internal declarations shared by the layers of libglcuda.
  * SPDX-License-Identifier: MIT
+ *
+ * The layers of lib/, bottom up. A file calls only files of its own layer
+ * that are listed before it, and files of the layers below; nothing calls
+ * upwards. Where a lower layer must reach something above, the upper one
+ * hands it a hook (the device's orphans.reap, an image's kind ops).
+ *
+ *  0 base       error.c (codes, last error, the error sink), log.c,
+ *               util.c (UUID text, extension lists, EGL binding),
+ *               driver-lock.c, format.c; fault.c in the tests' build only.
+ *               Header: base.h. Knows no device: failures go to a
+ *               struct error_sink.
+ *  1 drivers    loader/cuda-loader.c < cuda/cuda-importer.c <
+ *               cuda/cuda-interop.c; gl/gl-importer.c;
+ *               vk/vk-instance.c < vk/vk-device.c < vk/vk-resources.c;
+ *               headless.c (EGL only). Each reports to the error sink it
+ *               is given, never to a device.
+ *  2 device     device.c: binds one GL context, Vulkan device and CUDA
+ *               context; owns the sink and hands it down. This header.
+ *  3 hand-off   sync.c: the semaphores and waits of one hand-off unit.
+ *  4 images     image.c: every kind of image (one plane list), its free
+ *               routine and accessors; kind hooks for what differs.
+ *  5 wrapping   wrap.c: the wrapped kinds (GL textures, EGLImages).
+ *  6 public     handoff.c (hand-offs of images); ring-timing.c < ring.c
+ *               (the frame ring).
  */
 #ifndef GLCUDA_PRIVATE_H
 #define GLCUDA_PRIVATE_H
 
-#include "config.h"
-
-#include <stdbool.h>
-#include <stdint.h>
-#include <epoxy/egl.h>
-#include <epoxy/gl.h>
-
-#include <glcuda/glcuda.h>
-
-#include "error.h"
-#include "util.h"
+#include "base.h"
 #include "loader/cuda-loader.h"
 #include "gl/gl-importer.h"
-
-#define GLCUDA_EXPORT __attribute__((visibility("default")))
-#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
 
 struct vk_exporter;
 
@@ -61,28 +72,6 @@ struct glcuda_device {
 	} orphans;
 };
 
-/* error.c ---------------------------------------------------------------- */
-
-/* Clear the thread's last error at the start of a public call. */
-void glcuda_clear_error(void);
-
-const char *gl_error_name(GLenum err);
-const char *egl_error_name(EGLint err);
-
-/* driver-lock.c ---------------------------------------------------------- */
-
-/* Around the driver calls that create or destroy EGL displays, EGL
- * contexts and Vulkan devices (driver-lock.c says why). */
-void driver_lifecycle_lock(void);
-void driver_lifecycle_unlock(void);
-
-/* log.c ------------------------------------------------------------------ */
-
-/* The priority GLCUDA_LOG asks for, or fallback. */
-enum glcuda_log_priority glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
-void glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
-			const char *fmt, va_list args) GLCUDA_PRINTF(3, 0);
-
 /* The layers above the device report through the device's sink. */
 static inline struct error_sink *
 device_errors(const struct glcuda_device *dev)
@@ -118,27 +107,5 @@ void device_pop_cuda(struct glcuda_device *dev);
 
 /* A CUDA failure, recorded on the device (cuda_call_fail says how). */
 #define device_cuda_fail(dev, ...) cuda_call_fail(device_errors(dev), __VA_ARGS__)
-
-/* format.c --------------------------------------------------------------- */
-
-struct format_info {
-	enum glcuda_format format;
-	const char *name;
-	GLenum gl_internal_format;
-	/* GL format/type for glReadPixels/glTexSubImage2D of this format. */
-	GLenum gl_format, gl_type;
-	int vk_format; /* VkFormat */
-	CUarray_format cu_format;
-	unsigned int cu_channels;
-	unsigned int bytes_per_pixel;
-	bool is_float, is_srgb;
-};
-
-const struct format_info *format_info(enum glcuda_format format);
-/* The format of a GL sized internal format, or of a CUDA array layout
- * (never sRGB or RGB10_A2, which CUDA arrays cannot tell apart); NULL if
- * glcuda has no name for it. */
-const struct format_info *format_info_from_gl(GLenum internal_format);
-const struct format_info *format_info_from_cuda(CUarray_format format, unsigned int channels);
 
 #endif

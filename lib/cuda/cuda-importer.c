@@ -2,7 +2,8 @@
  * The CUDA importer.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
+#include "loader/cuda-loader.h"
 #include "cuda/cuda-importer.h"
 
 #include <string.h>

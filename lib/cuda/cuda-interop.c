@@ -2,7 +2,8 @@
  * CUDA's graphics interop for textures and EGLImages the caller owns.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
+#include "loader/cuda-loader.h"
 #include "cuda/cuda-importer.h"
 #include "cuda/cuda-interop.h"
 

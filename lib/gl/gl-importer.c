@@ -2,7 +2,8 @@
  * The GL importer.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
+#include "gl/gl-importer.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #ifndef GLCUDA_VK_PRIVATE_H
 #define GLCUDA_VK_PRIVATE_H
 
-#include "private.h"
+#include "base.h"
 #include "fault.h"
 #include "vk/vk-exporter.h"
 
