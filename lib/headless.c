@@ -433,8 +433,8 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 	ret = query_devices(devices, &count, why, sizeof(why));
 	if (ret)
 		return error_fail(NULL, ret, "cannot look for the EGL device of CUDA "
-				   "device %d: %s. Use a libEGL with EGL device support "
-				   "(libglvnd with the NVIDIA driver, or Mesa).", ordinal, why);
+				  "device %d: %s. Use a libEGL with EGL device support "
+				  "(libglvnd with the NVIDIA driver, or Mesa).", ordinal, why);
 
 	/* EGL_NV_device_cuda says it directly. */
 	for (EGLint i = 0; i < count; i++) {
@@ -462,26 +462,26 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 			      &hl->context, flags, why, sizeof(why));
 		if (ret)
 			return error_fail(NULL, ret, "%s is CUDA device %d, but no context "
-					   "could be made on it: %s. Update the NVIDIA driver "
-					   "or ask for another context kind.", label, ordinal, why);
+					  "could be made on it: %s. Update the NVIDIA driver "
+					  "or ask for another context kind.", label, ordinal, why);
 		describe(hl, label);
 		return 0;
 	}
 
 	if (ncandidates == 0)
 		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-				   "no EGL device is CUDA device %d (%d EGL device%s%s%s). "
-				   "Check the CUDA ordinal (CUDA_VISIBLE_DEVICES renumbers "
-				   "devices) and that the NVIDIA EGL driver is installed.",
-				   ordinal, count, count == 1 ? "" : "s",
-				   tried[0] ? ": " : "", tried);
+				  "no EGL device is CUDA device %d (%d EGL device%s%s%s). "
+				  "Check the CUDA ordinal (CUDA_VISIBLE_DEVICES renumbers "
+				  "devices) and that the NVIDIA EGL driver is installed.",
+				  ordinal, count, count == 1 ? "" : "s",
+				  tried[0] ? ": " : "", tried);
 
 	/* The others: compare the GL context's device UUID with CUDA's. */
 	ret = cuda_loader_load(cuerr, sizeof(cuerr));
 	if (ret)
 		return error_fail(NULL, ret, "no EGL device says it is CUDA device %d "
-				   "(EGL_NV_device_cuda), and matching by UUID needs CUDA: %s",
-				   ordinal, cuerr);
+				  "(EGL_NV_device_cuda), and matching by UUID needs CUDA: %s",
+				  ordinal, cuerr);
 	res = CU_CALL(cuDeviceGet, &cudev, ordinal);
 	if (res == CUDA_SUCCESS)
 		res = CU_CALL(cuDeviceGetUuid, &uuid, cudev);
@@ -492,9 +492,9 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 		CU_CALL(cuDeviceGetCount, &ndev);
 		cuda_loader_unload();
 		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-				   "CUDA device %d: cuDeviceGet/cuDeviceGetUuid failed: %s. "
-				   "CUDA sees %d device%s; pass an ordinal below that.",
-				   ordinal, cuerr, ndev, ndev == 1 ? "" : "s");
+				  "CUDA device %d: cuDeviceGet/cuDeviceGetUuid failed: %s. "
+				  "CUDA sees %d device%s; pass an ordinal below that.",
+				  ordinal, cuerr, ndev, ndev == 1 ? "" : "s");
 	}
 	cuda_loader_unload();
 
@@ -534,9 +534,9 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 		return 0;
 	}
 	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-			   "no EGL device is CUDA device %d: %s. GL must run on the "
-			   "NVIDIA driver of that GPU (check the EGL vendor ICDs in "
-			   "/usr/share/glvnd/egl_vendor.d).", ordinal, tried);
+			  "no EGL device is CUDA device %d: %s. GL must run on the "
+			  "NVIDIA driver of that GPU (check the EGL vendor ICDs in "
+			  "/usr/share/glvnd/egl_vendor.d).", ordinal, tried);
 }
 
 /* cuda_ordinal == -1: the first EGL device, then Mesa's surfaceless platform. */
@@ -577,11 +577,11 @@ open_any(uint32_t flags, struct glcuda_headless *hl)
 		append(tried, sizeof(tried), "Mesa surfaceless platform: %s", why);
 	}
 	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-			   "no EGL display could make an %s context: %s. Install the "
-			   "NVIDIA driver's EGL library, or Mesa for a software "
-			   "renderer; EGL_LOG_LEVEL=debug shows why Mesa fails.",
-			   flags & GLCUDA_HEADLESS_FLAG_GLES ? "OpenGL ES 3.0+"
-			   : "OpenGL 4.5 core", tried);
+			  "no EGL display could make an %s context: %s. Install the "
+			  "NVIDIA driver's EGL library, or Mesa for a software "
+			  "renderer; EGL_LOG_LEVEL=debug shows why Mesa fails.",
+			  flags & GLCUDA_HEADLESS_FLAG_GLES ? "OpenGL ES 3.0+"
+			  : "OpenGL 4.5 core", tried);
 }
 
 GLCUDA_EXPORT int
@@ -598,16 +598,16 @@ glcuda_headless_new(int cuda_ordinal, uint32_t flags, struct glcuda_headless **o
 		return error_fail(NULL, -EINVAL, "glcuda_headless_new: out is NULL");
 	if (cuda_ordinal < -1)
 		return error_fail(NULL, -EINVAL, "glcuda_headless_new: cuda_ordinal %d: "
-				   "pass a CUDA device ordinal or -1 for any device",
-				   cuda_ordinal);
+				  "pass a CUDA device ordinal or -1 for any device",
+				  cuda_ordinal);
 	if (flags & ~known)
 		return error_fail(NULL, -EINVAL, "glcuda_headless_new: unknown flags 0x%x",
-				   flags & ~known);
+				  flags & ~known);
 	if (!has_client_extension("EGL_EXT_platform_base"))
 		return error_fail(NULL, GLCUDA_ERROR_MISSING_EGL_EXTENSION,
-				   "the EGL library lacks EGL_EXT_platform_base: it cannot "
-				   "open a display without a window system. Use libglvnd's "
-				   "libEGL with the NVIDIA driver or Mesa 17 or newer.");
+				  "the EGL library lacks EGL_EXT_platform_base: it cannot "
+				  "open a display without a window system. Use libglvnd's "
+				  "libEGL with the NVIDIA driver or Mesa 17 or newer.");
 
 	hl = calloc(1, sizeof(*hl));
 	if (!hl)
@@ -673,10 +673,10 @@ glcuda_headless_make_current(const struct glcuda_headless *hl)
 		EGLint err = eglGetError();
 
 		return error_fail(NULL, GLCUDA_ERROR_EGL,
-				   "eglMakeCurrent of the headless context failed: %s "
-				   "(0x%04x). Is the context current on another thread? "
-				   "Release it there first.", egl_error_name(err),
-				   (unsigned)err);
+				  "eglMakeCurrent of the headless context failed: %s "
+				  "(0x%04x). Is the context current on another thread? "
+				  "Release it there first.", egl_error_name(err),
+				  (unsigned)err);
 	}
 	return 0;
 }

@@ -109,8 +109,8 @@ gl_fence_wait(struct glcuda_device *dev)
 	GLenum r;
 
 	if (!fence)
-		return gl_check_error(&dev->errors, "glFenceSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
-									  "glFenceSync returned 0");
+		return gl_check_error(&dev->errors, "glFenceSync") ?:
+		       glcuda_fail(dev, GLCUDA_ERROR_GL, "glFenceSync returned 0");
 	/* The CPU mode's one blocking wait in this direction.
 	 * FLUSH_COMMANDS on the first call so the fence is sure to signal. */
 	r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(5000000000));
@@ -124,8 +124,8 @@ gl_fence_wait(struct glcuda_device *dev)
 	}
 	glDeleteSync(fence);
 	if (r == GL_WAIT_FAILED)
-		return gl_check_error(&dev->errors, "glClientWaitSync") ?: glcuda_fail(dev, GLCUDA_ERROR_GL,
-									       "glClientWaitSync failed");
+		return gl_check_error(&dev->errors, "glClientWaitSync") ?:
+		       glcuda_fail(dev, GLCUDA_ERROR_GL, "glClientWaitSync failed");
 	return 0;
 }
 

@@ -35,8 +35,8 @@ cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicat
 	if (res != CUDA_SUCCESS) {
 		close(fd); /* CUDA owns the fd only on success */
 		return cuda_call_fail(errors, res, "cuImportExternalMemory (OPAQUE_FD)",
-					"The memory was exported by a Vulkan device that is "
-					"not this CUDA device, or the driver cannot import it.");
+				      "The memory was exported by a Vulkan device that is "
+				      "not this CUDA device, or the driver cannot import it.");
 	}
 
 	/* The array must describe the Vulkan image exactly: format, channel
@@ -54,7 +54,7 @@ cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicat
 	res = CU_CALL(cuExternalMemoryGetMappedMipmappedArray, &img.mipmapped, img.memory, &array_desc);
 	if (res != CUDA_SUCCESS) {
 		ret = cuda_call_fail(errors, res, "cuExternalMemoryGetMappedMipmappedArray",
-				       fmt->name);
+				     fmt->name);
 		goto fail;
 	}
 	res = CU_CALL(cuMipmappedArrayGetLevel, &array, img.mipmapped, 0);
@@ -164,11 +164,11 @@ cuda_import_semaphore(struct error_sink *errors, int fd, bool timeline,
 	if (res != CUDA_SUCCESS) {
 		close(fd);
 		return cuda_call_fail(errors, res,
-					timeline ? "cuImportExternalSemaphore (TIMELINE_SEMAPHORE_FD)"
-						 : "cuImportExternalSemaphore (OPAQUE_FD)",
-					timeline ? "Force binary semaphores with "
-						   "options.sync_mode = GLCUDA_SYNC_BINARY."
-						 : NULL);
+				      timeline ? "cuImportExternalSemaphore (TIMELINE_SEMAPHORE_FD)"
+					       : "cuImportExternalSemaphore (OPAQUE_FD)",
+				      timeline ? "Force binary semaphores with "
+						 "options.sync_mode = GLCUDA_SYNC_BINARY."
+					       : NULL);
 	}
 	return 0;
 }

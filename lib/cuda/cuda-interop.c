@@ -24,11 +24,11 @@ cuda_register_gl_texture(struct error_sink *errors, unsigned int texture, unsign
 	if (res != CUDA_SUCCESS) {
 		*out = NULL;
 		return cuda_call_fail(errors, res, "cuGraphicsGLRegisterImage",
-					res == CUDA_ERROR_INVALID_VALUE
-						? "CUDA cannot register textures of this internal "
-						  "format (see the formats table in doc/which-path.md)"
-						: "The texture must be complete, have storage, and "
-						  "live on the GPU of the device's CUDA context.");
+				      res == CUDA_ERROR_INVALID_VALUE
+					      ? "CUDA cannot register textures of this internal "
+						"format (see the formats table in doc/which-path.md)"
+					      : "The texture must be complete, have storage, and "
+						"live on the GPU of the device's CUDA context.");
 	}
 	return 0;
 }
@@ -43,8 +43,8 @@ cuda_register_egl_image(struct error_sink *errors, void *egl_image, bool read_on
 	*out = NULL;
 	if (!glcuda_cuda.cuGraphicsEGLRegisterImage || !glcuda_cuda.cuGraphicsResourceGetMappedEglFrame)
 		return error_fail(errors, GLCUDA_ERROR_CUDA,
-				   "the CUDA driver has no cuGraphicsEGLRegisterImage / "
-				   "cuGraphicsResourceGetMappedEglFrame: update the NVIDIA driver");
+				  "the CUDA driver has no cuGraphicsEGLRegisterImage / "
+				  "cuGraphicsResourceGetMappedEglFrame: update the NVIDIA driver");
 	if (read_only)
 		flags = CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY;
 	else if (write_discard)
@@ -53,11 +53,11 @@ cuda_register_egl_image(struct error_sink *errors, void *egl_image, bool read_on
 	if (res != CUDA_SUCCESS) {
 		*out = NULL;
 		return cuda_call_fail(errors, res, "cuGraphicsEGLRegisterImage",
-					res == CUDA_ERROR_INVALID_VALUE || res == CUDA_ERROR_NOT_SUPPORTED
-						? "CUDA cannot register EGLImages of this format "
-						  "(see the formats table in doc/which-path.md)"
-						: "The EGLImage must be valid and live on the GPU of "
-						  "the device's CUDA context.");
+				      res == CUDA_ERROR_INVALID_VALUE || res == CUDA_ERROR_NOT_SUPPORTED
+					      ? "CUDA cannot register EGLImages of this format "
+						"(see the formats table in doc/which-path.md)"
+					      : "The EGLImage must be valid and live on the GPU of "
+						"the device's CUDA context.");
 	}
 	return 0;
 }
@@ -78,8 +78,8 @@ cuda_map(struct error_sink *errors, CUgraphicsResource *res, unsigned int count,
 
 	if (r != CUDA_SUCCESS)
 		return cuda_call_fail(errors, r, "cuGraphicsMapResources",
-					"Check that the stream belongs to the device's CUDA "
-					"context and that GL has not deleted the texture.");
+				      "Check that the stream belongs to the device's CUDA "
+				      "context and that GL has not deleted the texture.");
 	return 0;
 }
 
@@ -91,8 +91,8 @@ cuda_unmap(struct error_sink *errors, CUgraphicsResource *res, unsigned int coun
 
 	if (r != CUDA_SUCCESS)
 		return cuda_call_fail(errors, r, "cuGraphicsUnmapResources",
-					"Check that the stream belongs to the device's CUDA "
-					"context.");
+				      "Check that the stream belongs to the device's CUDA "
+				      "context.");
 	return 0;
 }
 
@@ -104,8 +104,8 @@ describe_array(struct error_sink *errors, struct cuda_plane *plane)
 
 	if (!glcuda_cuda.cuArray3DGetDescriptor)
 		return error_fail(errors, GLCUDA_ERROR_CUDA,
-				   "the CUDA driver has no cuArray3DGetDescriptor: update "
-				   "the NVIDIA driver");
+				  "the CUDA driver has no cuArray3DGetDescriptor: update "
+				  "the NVIDIA driver");
 	memset(&desc, 0, sizeof(desc));
 	res = CU_CALL(cuArray3DGetDescriptor, &desc, plane->array);
 	if (res != CUDA_SUCCESS)
@@ -144,9 +144,9 @@ cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
 		return cuda_call_fail(errors, r, "cuGraphicsResourceGetMappedEglFrame", NULL);
 	if (frame.planeCount == 0 || frame.planeCount > CUDA_MAX_PLANES)
 		return error_fail(errors, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
-				   "cuGraphicsResourceGetMappedEglFrame: the EGLImage has %u "
-				   "planes; glcuda handles 1 to %d", frame.planeCount,
-				   CUDA_MAX_PLANES);
+				  "cuGraphicsResourceGetMappedEglFrame: the EGLImage has %u "
+				  "planes; glcuda handles 1 to %d", frame.planeCount,
+				  CUDA_MAX_PLANES);
 	for (unsigned int i = 0; i < frame.planeCount; i++) {
 		struct cuda_plane *p = &planes[i];
 

@@ -33,14 +33,14 @@ gl_check_error(struct error_sink *errors, const char *what)
 		return 0;
 	if (err == GL_CONTEXT_LOST)
 		return error_fail(errors, GLCUDA_ERROR_DEVICE_LOST,
-				   "%s: GL_CONTEXT_LOST (0x%04x): the GL context was lost "
-				   "(GPU reset). Destroy every glcuda object and the "
-				   "context, then create them again.",
-				   what, err);
+				  "%s: GL_CONTEXT_LOST (0x%04x): the GL context was lost "
+				  "(GPU reset). Destroy every glcuda object and the "
+				  "context, then create them again.",
+				  what, err);
 	return error_fail(errors, GLCUDA_ERROR_GL, "%s failed: %s (0x%04x)%s", what,
-			   gl_error_name(err), err,
-			   err == GL_OUT_OF_MEMORY ? ". The GPU is out of memory: free "
-						     "images or use smaller ones." : "");
+			  gl_error_name(err), err,
+			  err == GL_OUT_OF_MEMORY ? ". The GPU is out of memory: free "
+						    "images or use smaller ones." : "");
 }
 
 #ifdef GLCUDA_FAULT_INJECTION
@@ -103,10 +103,10 @@ gl_state_init(struct gl_state *gl, struct error_sink *errors)
 
 	if (gl->is_gles ? version < 30 : version < 45)
 		return error_fail(gl->errors, GLCUDA_ERROR_GL_TOO_OLD,
-				   "the context is %s %d.%d (\"%s\"); glcuda needs "
-				   "OpenGL 4.5 core or OpenGL ES 3.0. Create the context "
-				   "with EGL_CONTEXT_MAJOR_VERSION 4 / MINOR 5 (or ES 3).",
-				   gl->is_gles ? "OpenGL ES" : "OpenGL", gl->major,
+				  "the context is %s %d.%d (\"%s\"); glcuda needs "
+				  "OpenGL 4.5 core or OpenGL ES 3.0. Create the context "
+				  "with EGL_CONTEXT_MAJOR_VERSION 4 / MINOR 5 (or ES 3).",
+				  gl->is_gles ? "OpenGL ES" : "OpenGL", gl->major,
 				   gl->minor, gl->version);
 	if (!gl->is_gles) {
 		GLint mask = 0;
@@ -139,9 +139,9 @@ gl_state_init(struct gl_state *gl, struct error_sink *errors)
 
 	if (!gl->has_memory_object_fd)
 		return error_fail(gl->errors, GLCUDA_ERROR_MISSING_GL_EXTENSION,
-				   "%s lacks GL_EXT_memory_object_fd%s: GL cannot import "
-				   "shared memory. Use a driver that has it (NVIDIA 418+, "
-				   "Mesa 20+ radeonsi/iris/llvmpipe).",
+				  "%s lacks GL_EXT_memory_object_fd%s: GL cannot import "
+				  "shared memory. Use a driver that has it (NVIDIA 418+, "
+				  "Mesa 20+ radeonsi/iris/llvmpipe).",
 				   gl->renderer,
 				   has_ext("GL_EXT_memory_object") ? "" : " and GL_EXT_memory_object");
 
@@ -197,9 +197,9 @@ gl_import_texture(struct gl_state *gl, int fd, uint64_t size, bool dedicated,
 		glDeleteMemoryObjectsEXT(1, &mem);
 		if (ret == 0)
 			ret = error_fail(gl->errors, GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
-					  "glImportMemoryFdEXT did not create a memory object "
-					  "for an OPAQUE_FD of %llu bytes",
-					  (unsigned long long)size);
+					 "glImportMemoryFdEXT did not create a memory object "
+					 "for an OPAQUE_FD of %llu bytes",
+					 (unsigned long long)size);
 		return ret;
 	}
 
@@ -223,7 +223,7 @@ gl_import_texture(struct gl_state *gl, int fd, uint64_t size, bool dedicated,
 			glDeleteMemoryObjectsEXT(1, &mem);
 			if (err == GL_CONTEXT_LOST)
 				return error_fail(gl->errors, GLCUDA_ERROR_DEVICE_LOST,
-						   "glTexStorageMem2DEXT: GL_CONTEXT_LOST");
+						  "glTexStorageMem2DEXT: GL_CONTEXT_LOST");
 			return error_fail(gl->errors, err == GL_INVALID_ENUM || err == GL_INVALID_OPERATION
 						       ? GLCUDA_ERROR_UNSUPPORTED_FORMAT
 						       : GLCUDA_ERROR_GL,
@@ -374,19 +374,19 @@ gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target, uint32_t 
 	gl_take_error();
 	if (!glIsTexture(texture))
 		return error_fail(gl->errors, -EINVAL,
-				   "texture %u is not a texture of the current GL context: "
-				   "deleted, never bound, or made in a context that does not "
-				   "share objects with this one", texture);
+				  "texture %u is not a texture of the current GL context: "
+				  "deleted, never bound, or made in a context that does not "
+				  "share objects with this one", texture);
 	glGetIntegerv(binding, &prev);
 	glBindTexture(target, texture);
 	err = glGetError();
 	if (err != GL_NO_ERROR) {
 		gl_take_error();
 		return error_fail(gl->errors, -EINVAL,
-				   "texture %u is not a %s texture (glBindTexture: %s); pass "
-				   "the target it was created with", texture,
-				   target == GL_TEXTURE_2D ? "GL_TEXTURE_2D" : "GL_TEXTURE_RECTANGLE",
-				   gl_error_name(err));
+				  "texture %u is not a %s texture (glBindTexture: %s); pass "
+				  "the target it was created with", texture,
+				  target == GL_TEXTURE_2D ? "GL_TEXTURE_2D" : "GL_TEXTURE_RECTANGLE",
+				  gl_error_name(err));
 	}
 	if (can_query) {
 		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &w);
@@ -398,8 +398,8 @@ gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target, uint32_t 
 		return GLCUDA_ERROR_GL;
 	if (can_query && (w <= 0 || h <= 0))
 		return error_fail(gl->errors, -EINVAL,
-				   "texture %u has no storage at level 0: allocate it "
-				   "(glTexStorage2D or glTexImage2D) before wrapping it", texture);
+				  "texture %u has no storage at level 0: allocate it "
+				  "(glTexStorage2D or glTexImage2D) before wrapping it", texture);
 	*width = (uint32_t)w;
 	*height = (uint32_t)h;
 	*internal_format = (GLenum)ifmt;

@@ -93,7 +93,7 @@ cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const 
 				  "%s: %s. The GPU is out of memory: free images or use "
 				  "smaller ones.", call, buf);
 	return error_fail(errors, GLCUDA_ERROR_CUDA, "%s: %s%s%s", call, buf,
-			   hint ? ". " : "", hint ? hint : "");
+			  hint ? ". " : "", hint ? hint : "");
 }
 
 /*
