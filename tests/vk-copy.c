@@ -59,12 +59,12 @@ staging_create(struct vk_exporter *vk, VkDeviceSize size, struct staging *s)
 	}
 	vk->fn.GetBufferMemoryRequirements(vk->device, s->buffer, &reqs);
 	type = vk_find_memory_type(vk, reqs.memoryTypeBits,
-				VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-				VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+				   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+				   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
 	s->coherent = type >= 0;
 	if (type < 0)
 		type = vk_find_memory_type(vk, reqs.memoryTypeBits,
-					VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+					   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
 	if (type < 0)
 		return vk_fail(vk, GLCUDA_ERROR_VULKAN,
 			       "no host-visible Vulkan memory type for a staging "

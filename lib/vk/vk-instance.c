@@ -531,8 +531,8 @@ vk_query_physical(struct vk_exporter *vk, VkPhysicalDevice pd,
 		VkResult res;
 
 		res = vk_query_image_format(vk, pd, VK_FORMAT_R8G8B8A8_UNORM,
-					 vk_image_usage(vk, pd, VK_FORMAT_R8G8B8A8_UNORM),
-					 &limits, &external);
+					    vk_image_usage(vk, pd, VK_FORMAT_R8G8B8A8_UNORM),
+					    &limits, &external);
 		if (res == VK_SUCCESS)
 			info->rgba8_exportable = external.externalMemoryFeatures &
 				VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT;

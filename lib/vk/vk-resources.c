@@ -151,7 +151,7 @@ vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
 	vk->fn.GetImageMemoryRequirements2(vk->device, &reqs_info, &reqs);
 
 	type = vk_find_memory_type(vk, reqs.memoryRequirements.memoryTypeBits,
-				VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+				   VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
 	if (type < 0) {
 		ret = vk_fail(vk, GLCUDA_ERROR_VULKAN,
 			      "no device-local Vulkan memory type fits a %s image "
