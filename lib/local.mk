@@ -3,40 +3,41 @@
 # it. The tests link a second build of the same sources with the
 # fault-injection hooks (lib/fault.h), which the installed library never
 # contains (tests/test-symbols.sh checks).
+# By layer, bottom up (lib/private.h says what each may call).
 lib_sources = \
 	lib/base.h \
-	lib/private.h \
-	lib/error.c \
 	lib/error.h \
-	lib/driver-lock.c \
+	lib/error.c \
 	lib/log.c \
-	lib/util.c \
 	lib/util.h \
+	lib/util.c \
+	lib/driver-lock.c \
 	lib/format.c \
-	lib/loader/cuda-loader.c \
 	lib/loader/cuda-loader.h \
+	lib/loader/cuda-loader.c \
+	lib/cuda/cuda-importer.h \
+	lib/cuda/cuda-importer.c \
+	lib/cuda/cuda-interop.h \
+	lib/cuda/cuda-interop.c \
+	lib/gl/gl-importer.h \
+	lib/gl/gl-importer.c \
 	lib/vk/vk-exporter.h \
 	lib/vk/vk-private.h \
 	lib/vk/vk-instance.c \
 	lib/vk/vk-device.c \
 	lib/vk/vk-resources.c \
-	lib/gl/gl-importer.c \
-	lib/gl/gl-importer.h \
-	lib/cuda/cuda-importer.c \
-	lib/cuda/cuda-importer.h \
-	lib/cuda/cuda-interop.c \
-	lib/cuda/cuda-interop.h \
+	lib/headless.c \
+	lib/private.h \
 	lib/device.c \
-	lib/image.c \
-	lib/image.h \
-	lib/sync.c \
 	lib/sync.h \
+	lib/sync.c \
+	lib/image.h \
+	lib/image.c \
+	lib/wrap.c \
 	lib/handoff.c \
 	lib/ring.h \
-	lib/ring.c \
 	lib/ring-timing.c \
-	lib/wrap.c \
-	lib/headless.c
+	lib/ring.c
 noinst_LTLIBRARIES += lib/libglcuda-internal.la
 lib_libglcuda_internal_la_SOURCES = $(lib_sources) lib/fault.h
 lib_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
