@@ -15,8 +15,9 @@
  *  1 drivers    loader/cuda-loader.c < cuda/cuda-importer.c <
  *               cuda/cuda-interop.c; gl/gl-importer.c;
  *               vk/vk-instance.c < vk/vk-device.c < vk/vk-resources.c;
- *               headless.c (EGL only). Each reports to the error sink it
- *               is given, never to a device.
+ *               headless.c (EGL, and the loader to name a CUDA device's
+ *               EGL device). Each reports to the error sink it is given,
+ *               never to a device.
  *  2 device     device.c: binds one GL context, Vulkan device and CUDA
  *               context; owns the sink and hands it down. This header.
  *  3 hand-off   sync.c: the semaphores and waits of one hand-off unit.
