@@ -43,9 +43,11 @@ extern int fault_armed[FAULT_API_COUNT];
  * AArch64) before any lock. */
 #define FAULT_HIT(api, name) \
 	(__atomic_load_n(&fault_armed[(api)], __ATOMIC_RELAXED) && fault_check((api), (name)))
+#define FAULT_RESULT() fault_result()
 #else
-/* The installed library: no hook, and no reference to fault.c. */
+/* The installed library: no hook, and no reference to fault.c even at -O0. */
 #define FAULT_HIT(api, name) 0
+#define FAULT_RESULT() 0
 #endif
 
 #endif

@@ -137,7 +137,7 @@ bool cuda_loader_is_loaded(void);
  * In the tests' build, the seam of fault injection (fault.h): the injected
  * call returns the injected error without reaching the driver. */
 #define CU_CALL(name, ...) \
-	(FAULT_HIT(FAULT_CUDA, #name) ? (CUresult)fault_result() \
+	(FAULT_HIT(FAULT_CUDA, #name) ? (CUresult)FAULT_RESULT() \
 				      : glcuda_cuda.name(__VA_ARGS__))
 /* The table's entry itself, for the programs that call CUDA beyond what
  * the library does (tools, bench, examples): CU(cuLaunchKernel)(...). Not

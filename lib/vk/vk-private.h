@@ -131,7 +131,7 @@ struct vk_exporter {
  * (destroy/free/get) are called directly as vk->fn.Name(...): they cannot
  * fail, and an error path must never be skipped by a fake failure. */
 #define VK(vk, name, ...) \
-	(FAULT_HIT(FAULT_VULKAN, #name) ? (VkResult)fault_result() : (vk)->fn.name(__VA_ARGS__))
+	(FAULT_HIT(FAULT_VULKAN, #name) ? (VkResult)FAULT_RESULT() : (vk)->fn.name(__VA_ARGS__))
 
 #define LOAD_GLOBAL(vk, name) \
 	((vk)->fn.name = (PFN_vk##name)vkGetInstanceProcAddr(NULL, "vk" #name))
