@@ -64,6 +64,9 @@
 #include <epoxy/gl.h>
 
 #include <glcuda/glcuda.h>
+/* The CUDA driver API's declarations first (<cuda.h>, or glcuda's own
+ * without the toolkit): glcuda-cuda.h needs its types. */
+#include "cuda-table.h"
 #include <glcuda/glcuda-cuda.h>
 #include "clock.h"
 #include "cuda-table.h"

@@ -14,21 +14,6 @@
 
 #define MIN_CUDA_TIMELINE_VERSION 11020 /* TIMELINE_SEMAPHORE_FD */
 
-static void
-format_uuid(const uint8_t uuid[16], char out[37])
-{
-	static const char hex[] = "0123456789abcdef";
-	int o = 0;
-
-	for (int i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[o++] = '-';
-		out[o++] = hex[uuid[i] >> 4];
-		out[o++] = hex[uuid[i] & 15];
-	}
-	out[o] = '\0';
-}
-
 GLCUDA_EXPORT const char *
 glcuda_sync_mode_get_name(enum glcuda_sync_mode mode)
 {
@@ -41,60 +26,15 @@ glcuda_sync_mode_get_name(enum glcuda_sync_mode mode)
 	return "invalid";
 }
 
-/* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
- * says "any further CUDA work will return the same error" for each). */
-static bool
-cuda_result_is_fatal(CUresult res)
-{
-	switch (res) {
-	case CUDA_ERROR_ILLEGAL_ADDRESS:
-	case CUDA_ERROR_LAUNCH_FAILED:
-	case CUDA_ERROR_LAUNCH_TIMEOUT:
-	case CUDA_ERROR_ASSERT:
-	case CUDA_ERROR_CONTAINED:
-	case CUDA_ERROR_ECC_UNCORRECTABLE:
-	case CUDA_ERROR_HARDWARE_STACK_ERROR:
-	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-	case CUDA_ERROR_MISALIGNED_ADDRESS:
-	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-	case CUDA_ERROR_INVALID_PC:
-	case CUDA_ERROR_CONTEXT_IS_DESTROYED:
-		return true;
-	default:
-		return false;
-	}
-}
-
-int
-device_cuda_fail(struct glcuda_device *dev, CUresult res, const char *call,
-		 const char *hint)
-{
-	char buf[256];
-
-	cuda_result_string(res, buf, sizeof(buf));
-	if (cuda_result_is_fatal(res))
-		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
-				   "%s: %s. The CUDA context is unusable (a kernel "
-				   "faulted or the GPU was reset): destroy every glcuda "
-				   "object and the device, then create them again.",
-				   call, buf);
-	if (res == CUDA_ERROR_OUT_OF_MEMORY)
-		return glcuda_fail(dev, GLCUDA_ERROR_CUDA,
-				   "%s: %s. The GPU is out of memory: free images or use "
-				   "smaller ones.", call, buf);
-	return glcuda_fail(dev, GLCUDA_ERROR_CUDA, "%s: %s%s%s", call, buf,
-			   hint ? ". " : "", hint ? hint : "");
-}
-
 int
 device_check_lost(struct glcuda_device *dev, const char *what)
 {
-	if (!dev->lost)
+	if (!dev->errors.lost)
 		return 0;
 	return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
 			   "%s: the device was lost earlier (%s). Destroy its rings, "
 			   "images and the device (after a GL reset, the GL context "
-			   "too), then create them again.", what, dev->lost_reason);
+			   "too), then create them again.", what, dev->errors.lost_reason);
 }
 
 int
@@ -102,7 +42,7 @@ device_check_gl(struct glcuda_device *dev, const char *what)
 {
 	GLenum status;
 
-	if (dev->lost)
+	if (dev->errors.lost)
 		return device_check_lost(dev, what);
 	if (eglGetCurrentContext() != dev->context)
 		return glcuda_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
@@ -129,7 +69,7 @@ device_push_cuda(struct glcuda_device *dev, const char *what)
 	if (!dev->has_cuda)
 		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
 				   "%s needs CUDA, and this device was made without it", what);
-	res = CU(cuCtxPushCurrent)(dev->cu_context);
+	res = CU_CALL(cuCtxPushCurrent, dev->cu_context);
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(dev, res, "cuCtxPushCurrent", what);
 	return 0;
@@ -139,7 +79,7 @@ void
 device_pop_cuda(struct glcuda_device *dev)
 {
 	CUcontext ctx;
-	CU(cuCtxPopCurrent)(&ctx);
+	CU_CALL(cuCtxPopCurrent, &ctx);
 }
 
 /* Find the CUDA device with the GL context's UUID, or check the caller's
@@ -147,7 +87,7 @@ device_pop_cuda(struct glcuda_device *dev)
 static int
 bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options)
 {
-	char msg[2048], gl_uuid[37], uuid[37];
+	char msg[2048], gl_uuid[UUID_STRING_SIZE], uuid[UUID_STRING_SIZE];
 	int count = 0, ret, len;
 	CUresult res;
 	CUuuid cu_uuid;
@@ -156,27 +96,27 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 	if (ret < 0)
 		return glcuda_fail(dev, ret, "%s", msg);
 	dev->caps.cuda_driver_version = glcuda_cuda.driver_version;
-	format_uuid(dev->caps.device_uuid, gl_uuid);
+	uuid_format(dev->caps.device_uuid, gl_uuid);
 
 	if (options && options->cuda_context) {
 		CUcontext ctx = options->cuda_context, popped;
-		res = CU(cuCtxPushCurrent)(ctx);
+		res = CU_CALL(cuCtxPushCurrent, ctx);
 		if (res == CUDA_SUCCESS) {
-			res = CU(cuCtxGetDevice)(&dev->cu_device);
-			CU(cuCtxPopCurrent)(&popped);
+			res = CU_CALL(cuCtxGetDevice, &dev->cu_device);
+			CU_CALL(cuCtxPopCurrent, &popped);
 		}
 		if (res != CUDA_SUCCESS) {
 			ret = device_cuda_fail(dev, res, "cuCtxGetDevice on options.cuda_context",
 					       "Pass a valid CUcontext or NULL.");
 			goto fail;
 		}
-		res = CU(cuDeviceGetUuid)(&cu_uuid, dev->cu_device);
+		res = CU_CALL(cuDeviceGetUuid, &cu_uuid, dev->cu_device);
 		if (res != CUDA_SUCCESS) {
 			ret = device_cuda_fail(dev, res, "cuDeviceGetUuid", NULL);
 			goto fail;
 		}
 		if (memcmp(cu_uuid.bytes, dev->caps.device_uuid, 16) != 0) {
-			format_uuid((const uint8_t *)cu_uuid.bytes, uuid);
+			uuid_format((const uint8_t *)cu_uuid.bytes, uuid);
 			ret = glcuda_fail(dev, GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
 					  "options.cuda_context is on CUDA device %d (UUID %s), "
 					  "but the GL context renders on \"%s\" (UUID %s). Pass a "
@@ -187,7 +127,7 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 		dev->cu_context = ctx;
 		dev->cu_context_is_primary = false;
 	} else {
-		res = CU(cuDeviceGetCount)(&count);
+		res = CU_CALL(cuDeviceGetCount, &count);
 		if (res != CUDA_SUCCESS) {
 			ret = device_cuda_fail(dev, res, "cuDeviceGetCount", NULL);
 			goto fail;
@@ -200,15 +140,15 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 		for (int i = 0; i < count; i++) {
 			CUdevice d;
 			char name[256] = "?";
-			res = CU(cuDeviceGet)(&d, i);
+			res = CU_CALL(cuDeviceGet, &d, i);
 			if (res == CUDA_SUCCESS)
-				res = CU(cuDeviceGetUuid)(&cu_uuid, d);
+				res = CU_CALL(cuDeviceGetUuid, &cu_uuid, d);
 			if (res != CUDA_SUCCESS) {
 				ret = device_cuda_fail(dev, res, "cuDeviceGet/cuDeviceGetUuid", NULL);
 				goto fail;
 			}
-			CU(cuDeviceGetName)(name, sizeof(name), d);
-			format_uuid((const uint8_t *)cu_uuid.bytes, uuid);
+			CU_CALL(cuDeviceGetName, name, sizeof(name), d);
+			uuid_format((const uint8_t *)cu_uuid.bytes, uuid);
 			if (len < (int)sizeof(msg))
 				len += snprintf(msg + len, sizeof(msg) - len, " %d \"%s\" (%s);",
 						i, name, uuid);
@@ -232,8 +172,8 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 		/* Blocking sync: the CPU fallback's waits sleep instead of
 		 * spinning. Fails harmlessly if the context is already active
 		 * with other flags. */
-		CU(cuDevicePrimaryCtxSetFlags)(dev->cu_device, CU_CTX_SCHED_BLOCKING_SYNC);
-		res = CU(cuDevicePrimaryCtxRetain)(&dev->cu_context, dev->cu_device);
+		CU_CALL(cuDevicePrimaryCtxSetFlags, dev->cu_device, CU_CTX_SCHED_BLOCKING_SYNC);
+		res = CU_CALL(cuDevicePrimaryCtxRetain, &dev->cu_context, dev->cu_device);
 		if (res != CUDA_SUCCESS) {
 			ret = device_cuda_fail(dev, res, "cuDevicePrimaryCtxRetain", NULL);
 			goto fail;
@@ -242,7 +182,7 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 	}
 
 	dev->caps.cuda_ordinal = (int)dev->cu_device;
-	CU(cuDeviceGetName)(dev->caps.cuda_device_name, sizeof(dev->caps.cuda_device_name),
+	CU_CALL(cuDeviceGetName, dev->caps.cuda_device_name, sizeof(dev->caps.cuda_device_name),
 			    dev->cu_device);
 	dev->has_cuda = true;
 	return 0;
@@ -339,48 +279,26 @@ fill_formats(struct glcuda_device *dev)
 	}
 }
 
-/*
- * The EGL binding of the calling thread. Tearing down the Vulkan device and
- * instance or the CUDA primary context can leave the caller's EGL context
- * no longer current on NVIDIA's driver (seen with driver 580: after
- * glcuda_device_destroy, eglGetCurrentContext() returned EGL_NO_CONTEXT).
- * glcuda never changes which context is current, so it puts it back.
- */
-struct egl_binding {
-	EGLenum api;
-	EGLDisplay display;
-	EGLSurface draw, read;
-	EGLContext context;
-};
-
+/* Tearing down the drivers may release the caller's EGL context (util.h):
+ * put it back, and say so. */
 static void
-egl_binding_save(struct egl_binding *b)
+restore_binding(struct glcuda_device *dev, const struct egl_binding *b, const char *what)
 {
-	b->api = eglQueryAPI();
-	b->display = eglGetCurrentDisplay();
-	b->draw = eglGetCurrentSurface(EGL_DRAW);
-	b->read = eglGetCurrentSurface(EGL_READ);
-	b->context = eglGetCurrentContext();
-}
+	int ret = egl_binding_restore(b);
 
-static void
-egl_binding_restore(struct glcuda_device *dev, const struct egl_binding *b,
-		    const char *what)
-{
-	if (eglQueryAPI() != b->api)
-		eglBindAPI(b->api);
-	if (b->context == EGL_NO_CONTEXT || eglGetCurrentContext() == b->context)
-		return;
-	if (eglMakeCurrent(b->display, b->draw, b->read, b->context))
+	if (ret == 1)
 		log_debug(dev, "%s released the current EGL context; made it current "
 			  "again\n", what);
-	else
-	{
-		EGLint err = eglGetError();
+	else if (ret < 0)
 		log_error(dev, "%s released the current EGL context, and eglMakeCurrent "
 			  "failed: %s (0x%04x). Make the context current again.\n", what,
-			  egl_error_name(err), (unsigned)err);
-	}
+			  egl_error_name(-ret), (unsigned)-ret);
+}
+
+static unsigned int
+device_reap_orphans(struct glcuda_device *dev, bool context_gone)
+{
+	return dev->orphans.reap ? dev->orphans.reap(dev, context_gone) : 0;
 }
 
 /* Release the CUDA and Vulkan parts of a device (not the struct). */
@@ -393,28 +311,28 @@ device_release_drivers(struct glcuda_device *dev)
 	if (dev->has_cuda) {
 		bool context_gone = false;
 
-		if (dev->ring_orphans && !dev->lost) {
+		if (dev->orphans.head && !dev->errors.lost) {
 			/* Let the host functions of destroyed rings run, so that
 			 * their blocks can go. Destroy may wait; not on a lost
 			 * device, where the wait might never return. */
-			if (CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS) {
-				CU(cuCtxSynchronize)();
+			if (CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS) {
+				CU_CALL(cuCtxSynchronize);
 				device_pop_cuda(dev);
 			}
 		}
-		ring_orphans_reap(dev, false);
+		device_reap_orphans(dev, false);
 		if (dev->cu_context_is_primary) {
 			unsigned int flags;
 			int active = 1;
-			CU(cuDevicePrimaryCtxRelease)(dev->cu_device);
+			CU_CALL(cuDevicePrimaryCtxRelease, dev->cu_device);
 			/* Inactive: the context is destroyed, and with it every
 			 * host function still queued (none will ever run). */
-			if (dev->ring_orphans &&
-			    CU(cuDevicePrimaryCtxGetState)(dev->cu_device, &flags, &active) ==
+			if (dev->orphans.head &&
+			    CU_CALL(cuDevicePrimaryCtxGetState, dev->cu_device, &flags, &active) ==
 				    CUDA_SUCCESS)
 				context_gone = !active;
 		}
-		if (dev->ring_orphans && ring_orphans_reap(dev, context_gone) > 0)
+		if (dev->orphans.head && device_reap_orphans(dev, context_gone) > 0)
 			/* The context lives on (the caller's, or a primary
 			 * context the program retains too): its host functions
 			 * may still run and use the blocks. */
@@ -423,11 +341,11 @@ device_release_drivers(struct glcuda_device *dev)
 				  "queued; their completion blocks (and eventfds) are left "
 				  "allocated for them.\n");
 		cuda_loader_unload();
-		egl_binding_restore(dev, &b, "releasing the CUDA primary context");
+		restore_binding(dev, &b, "releasing the CUDA primary context");
 	}
 	vk_exporter_destroy(dev->vk);
 	dev->vk = NULL;
-	egl_binding_restore(dev, &b, "destroying the Vulkan device");
+	restore_binding(dev, &b, "destroying the Vulkan device");
 }
 
 int
@@ -466,10 +384,10 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	dev->context = context;
 	prio = options && options->log_priority ? options->log_priority
 						: GLCUDA_LOG_PRIORITY_ERROR;
-	dev->log_priority = glcuda_log_priority_from_env(prio);
+	dev->errors.log_priority = glcuda_log_priority_from_env(prio);
 	if (options) {
-		dev->log_func = options->log_func;
-		dev->log_user_data = options->log_user_data;
+		dev->errors.log_func = options->log_func;
+		dev->errors.log_user_data = options->log_user_data;
 	}
 
 	if (eglGetCurrentContext() != context || eglGetCurrentDisplay() != display) {
@@ -482,14 +400,22 @@ device_new_internal(EGLDisplay display, EGLContext context,
 		goto fail;
 	}
 
-	ret = gl_state_init(dev, &dev->gl);
+	ret = gl_state_init(&dev->gl, &dev->errors);
 	if (ret < 0)
 		goto fail;
+	dev->caps.gl_api = dev->gl.is_gles ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL;
+	dev->caps.gl_major = dev->gl.major;
+	dev->caps.gl_minor = dev->gl.minor;
+	memcpy(dev->caps.gl_vendor, dev->gl.vendor, sizeof(dev->caps.gl_vendor));
+	memcpy(dev->caps.gl_renderer, dev->gl.renderer, sizeof(dev->caps.gl_renderer));
+	memcpy(dev->caps.gl_version, dev->gl.version, sizeof(dev->caps.gl_version));
+	memcpy(dev->caps.device_uuid, dev->gl.device_uuid, sizeof(dev->caps.device_uuid));
+	memcpy(dev->caps.driver_uuid, dev->gl.driver_uuid, sizeof(dev->caps.driver_uuid));
 	log_debug(dev, "GL: %s %d.%d, \"%s\", \"%s\"\n",
 		  dev->gl.is_gles ? "OpenGL ES" : "OpenGL", dev->gl.major, dev->gl.minor,
 		  dev->caps.gl_renderer, dev->caps.gl_version);
 
-	ret = vk_exporter_new(dev, dev->caps.device_uuid, dev->caps.driver_uuid,
+	ret = vk_exporter_new(&dev->errors, dev->caps.device_uuid, dev->caps.driver_uuid,
 			      options && (options->flags & GLCUDA_DEVICE_FLAG_VULKAN_VALIDATION),
 			      &dev->vk);
 	if (ret < 0)
@@ -516,8 +442,8 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	fill_image_kinds(dev);
 
 	{
-		char uuid[37];
-		format_uuid(dev->caps.device_uuid, uuid);
+		char uuid[UUID_STRING_SIZE];
+		uuid_format(dev->caps.device_uuid, uuid);
 		log_info(dev, "bound \"%s\" (GL) = \"%s\" (Vulkan) = \"%s\" (CUDA %d), "
 			 "UUID %s, sync mode %s\n",
 			 dev->caps.gl_renderer, dev->caps.vulkan_device_name,
@@ -568,7 +494,7 @@ glcuda_device_get_caps(const struct glcuda_device *dev)
 GLCUDA_EXPORT const char *
 glcuda_device_get_last_error(const struct glcuda_device *dev)
 {
-	return dev ? dev->last_error : "";
+	return dev ? dev->errors.last_error : "";
 }
 
 GLCUDA_EXPORT CUcontext
@@ -581,4 +507,28 @@ GLCUDA_EXPORT CUdevice
 glcuda_device_get_cuda_device(const struct glcuda_device *dev)
 {
 	return dev && dev->has_cuda ? dev->cu_device : -1;
+}
+
+GLCUDA_EXPORT void
+glcuda_device_set_log_handler(struct glcuda_device *dev, glcuda_log_func func,
+			      void *user_data)
+{
+	if (!dev)
+		return;
+	dev->errors.log_func = func;
+	dev->errors.log_user_data = user_data;
+}
+
+GLCUDA_EXPORT void
+glcuda_device_set_log_priority(struct glcuda_device *dev,
+			       enum glcuda_log_priority priority)
+{
+	if (dev)
+		dev->errors.log_priority = priority;
+}
+
+GLCUDA_EXPORT enum glcuda_log_priority
+glcuda_device_get_log_priority(const struct glcuda_device *dev)
+{
+	return dev ? dev->errors.log_priority : GLCUDA_LOG_PRIORITY_ERROR;
 }

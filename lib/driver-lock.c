@@ -11,7 +11,7 @@
  * never per frame), so glcuda simply never makes two of them at once.
  * Taken last: no other glcuda lock is taken while it is held.
  */
-#include "private.h"
+#include "base.h"
 
 #include <pthread.h>
 

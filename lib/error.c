@@ -2,7 +2,7 @@
  * Error codes, their names and texts, and the detailed last-error messages.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -116,27 +116,35 @@ glcuda_clear_error(void)
 }
 
 int
-glcuda_fail(struct glcuda_device *dev, int code, const char *fmt, ...)
+error_fail(struct error_sink *sink, int code, const char *fmt, ...)
 {
 	va_list args;
 
+	if (sink && sink->buf) {
+		if (sink->bufsize) {
+			va_start(args, fmt);
+			vsnprintf(sink->buf, sink->bufsize, fmt, args);
+			va_end(args);
+		}
+		return code;
+	}
 	va_start(args, fmt);
 	vsnprintf(thread_last_error, sizeof(thread_last_error), fmt, args);
 	va_end(args);
-	if (dev) {
-		memcpy(dev->last_error, thread_last_error, sizeof(dev->last_error));
-		if (code == GLCUDA_ERROR_DEVICE_LOST && !dev->lost) {
+	if (sink) {
+		memcpy(sink->last_error, thread_last_error, sizeof(sink->last_error));
+		if (code == GLCUDA_ERROR_DEVICE_LOST && !sink->lost) {
 			/* Later calls quote the first sentence: what failed. */
 			const char *end = strstr(thread_last_error, ". ");
 			int len = end ? (int)(end - thread_last_error)
 				      : (int)strlen(thread_last_error);
-			snprintf(dev->lost_reason, sizeof(dev->lost_reason), "%.*s", len,
+			snprintf(sink->lost_reason, sizeof(sink->lost_reason), "%.*s", len,
 				 thread_last_error);
-			dev->lost = true;
+			sink->lost = true;
 		}
 	}
-	glcuda_log(dev, GLCUDA_LOG_PRIORITY_ERROR, "%s: %s\n",
-		   glcuda_error_get_name(code), thread_last_error);
+	error_log(sink, GLCUDA_LOG_PRIORITY_ERROR, "%s: %s\n",
+		  glcuda_error_get_name(code), thread_last_error);
 	return code;
 }
 

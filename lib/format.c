@@ -2,7 +2,7 @@
  * The formats glcuda shares, and what each is called in GL, Vulkan and CUDA.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
 
 #include <vulkan/vulkan.h>
 

@@ -15,7 +15,8 @@
  * no way to see that from here (EGL_KHR_display_reference would, where the
  * caller opts in to it).
  */
-#include "private.h"
+#include "base.h"
+#include "loader/cuda-loader.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -134,22 +135,6 @@ display_release(EGLDisplay dpy)
 
 /* ---------------------------------------------------------------------- */
 
-bool
-extension_list_has(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-	const char *p = list;
-
-	if (!list)
-		return false;
-	while ((p = strstr(p, name))) {
-		if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
-			return true;
-		p += len;
-	}
-	return false;
-}
-
 static bool
 has_client_extension(const char *name)
 {
@@ -179,34 +164,6 @@ append(char *buf, size_t size, const char *fmt, ...)
 	va_start(args, fmt);
 	vsnprintf(buf + len, size - len, fmt, args);
 	va_end(args);
-}
-
-/* What was current on the thread when glcuda_headless_new started, so that a
- * failure leaves the thread as it found it. */
-struct current_state {
-	EGLenum api;
-	EGLDisplay display;
-	EGLSurface draw, read;
-	EGLContext context;
-};
-
-static void
-current_save(struct current_state *s)
-{
-	s->api = eglQueryAPI();
-	s->display = eglGetCurrentDisplay();
-	s->draw = eglGetCurrentSurface(EGL_DRAW);
-	s->read = eglGetCurrentSurface(EGL_READ);
-	s->context = eglGetCurrentContext();
-}
-
-static void
-current_restore(const struct current_state *s)
-{
-	if (s->context != EGL_NO_CONTEXT)
-		eglMakeCurrent(s->display, s->draw, s->read, s->context);
-	eglBindAPI(s->api);
-	(void)eglGetError();
 }
 
 /* A context that failed after being made current: release and destroy it. */
@@ -475,9 +432,9 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 
 	ret = query_devices(devices, &count, why, sizeof(why));
 	if (ret)
-		return glcuda_fail(NULL, ret, "cannot look for the EGL device of CUDA "
-				   "device %d: %s. Use a libEGL with EGL device support "
-				   "(libglvnd with the NVIDIA driver, or Mesa).", ordinal, why);
+		return error_fail(NULL, ret, "cannot look for the EGL device of CUDA "
+				  "device %d: %s. Use a libEGL with EGL device support "
+				  "(libglvnd with the NVIDIA driver, or Mesa).", ordinal, why);
 
 	/* EGL_NV_device_cuda says it directly. */
 	for (EGLint i = 0; i < count; i++) {
@@ -504,40 +461,40 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 		ret = open_on(EGL_PLATFORM_DEVICE_EXT, devices[i], &hl->display,
 			      &hl->context, flags, why, sizeof(why));
 		if (ret)
-			return glcuda_fail(NULL, ret, "%s is CUDA device %d, but no context "
-					   "could be made on it: %s. Update the NVIDIA driver "
-					   "or ask for another context kind.", label, ordinal, why);
+			return error_fail(NULL, ret, "%s is CUDA device %d, but no context "
+					  "could be made on it: %s. Update the NVIDIA driver "
+					  "or ask for another context kind.", label, ordinal, why);
 		describe(hl, label);
 		return 0;
 	}
 
 	if (ncandidates == 0)
-		return glcuda_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-				   "no EGL device is CUDA device %d (%d EGL device%s%s%s). "
-				   "Check the CUDA ordinal (CUDA_VISIBLE_DEVICES renumbers "
-				   "devices) and that the NVIDIA EGL driver is installed.",
-				   ordinal, count, count == 1 ? "" : "s",
-				   tried[0] ? ": " : "", tried);
+		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+				  "no EGL device is CUDA device %d (%d EGL device%s%s%s). "
+				  "Check the CUDA ordinal (CUDA_VISIBLE_DEVICES renumbers "
+				  "devices) and that the NVIDIA EGL driver is installed.",
+				  ordinal, count, count == 1 ? "" : "s",
+				  tried[0] ? ": " : "", tried);
 
 	/* The others: compare the GL context's device UUID with CUDA's. */
 	ret = cuda_loader_load(cuerr, sizeof(cuerr));
 	if (ret)
-		return glcuda_fail(NULL, ret, "no EGL device says it is CUDA device %d "
-				   "(EGL_NV_device_cuda), and matching by UUID needs CUDA: %s",
-				   ordinal, cuerr);
-	res = CU(cuDeviceGet)(&cudev, ordinal);
+		return error_fail(NULL, ret, "no EGL device says it is CUDA device %d "
+				  "(EGL_NV_device_cuda), and matching by UUID needs CUDA: %s",
+				  ordinal, cuerr);
+	res = CU_CALL(cuDeviceGet, &cudev, ordinal);
 	if (res == CUDA_SUCCESS)
-		res = CU(cuDeviceGetUuid)(&uuid, cudev);
+		res = CU_CALL(cuDeviceGetUuid, &uuid, cudev);
 	if (res != CUDA_SUCCESS) {
 		int ndev = 0;
 
 		cuda_result_string(res, cuerr, sizeof(cuerr));
-		CU(cuDeviceGetCount)(&ndev);
+		CU_CALL(cuDeviceGetCount, &ndev);
 		cuda_loader_unload();
-		return glcuda_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-				   "CUDA device %d: cuDeviceGet/cuDeviceGetUuid failed: %s. "
-				   "CUDA sees %d device%s; pass an ordinal below that.",
-				   ordinal, cuerr, ndev, ndev == 1 ? "" : "s");
+		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+				  "CUDA device %d: cuDeviceGet/cuDeviceGetUuid failed: %s. "
+				  "CUDA sees %d device%s; pass an ordinal below that.",
+				  ordinal, cuerr, ndev, ndev == 1 ? "" : "s");
 	}
 	cuda_loader_unload();
 
@@ -576,10 +533,10 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 		describe(hl, label);
 		return 0;
 	}
-	return glcuda_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-			   "no EGL device is CUDA device %d: %s. GL must run on the "
-			   "NVIDIA driver of that GPU (check the EGL vendor ICDs in "
-			   "/usr/share/glvnd/egl_vendor.d).", ordinal, tried);
+	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+			  "no EGL device is CUDA device %d: %s. GL must run on the "
+			  "NVIDIA driver of that GPU (check the EGL vendor ICDs in "
+			  "/usr/share/glvnd/egl_vendor.d).", ordinal, tried);
 }
 
 /* cuda_ordinal == -1: the first EGL device, then Mesa's surfaceless platform. */
@@ -619,50 +576,51 @@ open_any(uint32_t flags, struct glcuda_headless *hl)
 		}
 		append(tried, sizeof(tried), "Mesa surfaceless platform: %s", why);
 	}
-	return glcuda_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-			   "no EGL display could make an %s context: %s. Install the "
-			   "NVIDIA driver's EGL library, or Mesa for a software "
-			   "renderer; EGL_LOG_LEVEL=debug shows why Mesa fails.",
-			   flags & GLCUDA_HEADLESS_FLAG_GLES ? "OpenGL ES 3.0+"
-			   : "OpenGL 4.5 core", tried);
+	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+			  "no EGL display could make an %s context: %s. Install the "
+			  "NVIDIA driver's EGL library, or Mesa for a software "
+			  "renderer; EGL_LOG_LEVEL=debug shows why Mesa fails.",
+			  flags & GLCUDA_HEADLESS_FLAG_GLES ? "OpenGL ES 3.0+"
+			  : "OpenGL 4.5 core", tried);
 }
 
 GLCUDA_EXPORT int
 glcuda_headless_new(int cuda_ordinal, uint32_t flags, struct glcuda_headless **out)
 {
 	const uint32_t known = GLCUDA_HEADLESS_FLAG_GLES | GLCUDA_HEADLESS_FLAG_DEBUG;
-	struct current_state saved;
+	/* A failure leaves the thread as it found it. */
+	struct egl_binding saved;
 	struct glcuda_headless *hl;
 	int ret;
 
 	glcuda_clear_error();
 	if (!out)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_headless_new: out is NULL");
+		return error_fail(NULL, -EINVAL, "glcuda_headless_new: out is NULL");
 	if (cuda_ordinal < -1)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_headless_new: cuda_ordinal %d: "
-				   "pass a CUDA device ordinal or -1 for any device",
-				   cuda_ordinal);
+		return error_fail(NULL, -EINVAL, "glcuda_headless_new: cuda_ordinal %d: "
+				  "pass a CUDA device ordinal or -1 for any device",
+				  cuda_ordinal);
 	if (flags & ~known)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_headless_new: unknown flags 0x%x",
-				   flags & ~known);
+		return error_fail(NULL, -EINVAL, "glcuda_headless_new: unknown flags 0x%x",
+				  flags & ~known);
 	if (!has_client_extension("EGL_EXT_platform_base"))
-		return glcuda_fail(NULL, GLCUDA_ERROR_MISSING_EGL_EXTENSION,
-				   "the EGL library lacks EGL_EXT_platform_base: it cannot "
-				   "open a display without a window system. Use libglvnd's "
-				   "libEGL with the NVIDIA driver or Mesa 17 or newer.");
+		return error_fail(NULL, GLCUDA_ERROR_MISSING_EGL_EXTENSION,
+				  "the EGL library lacks EGL_EXT_platform_base: it cannot "
+				  "open a display without a window system. Use libglvnd's "
+				  "libEGL with the NVIDIA driver or Mesa 17 or newer.");
 
 	hl = calloc(1, sizeof(*hl));
 	if (!hl)
-		return glcuda_fail(NULL, -ENOMEM, "glcuda_headless_new: out of memory");
+		return error_fail(NULL, -ENOMEM, "glcuda_headless_new: out of memory");
 	hl->api = flags & GLCUDA_HEADLESS_FLAG_GLES ? EGL_OPENGL_ES_API : EGL_OPENGL_API;
 
-	current_save(&saved);
+	egl_binding_save(&saved);
 	if (cuda_ordinal >= 0)
 		ret = open_cuda_device(cuda_ordinal, flags, hl);
 	else
 		ret = open_any(flags, hl);
 	if (ret) {
-		current_restore(&saved);
+		egl_binding_restore(&saved);
 		free(hl);
 		return ret;
 	}
@@ -709,16 +667,16 @@ glcuda_headless_make_current(const struct glcuda_headless *hl)
 {
 	glcuda_clear_error();
 	if (!hl)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_headless_make_current: NULL");
+		return error_fail(NULL, -EINVAL, "glcuda_headless_make_current: NULL");
 	if (!eglBindAPI(hl->api) ||
 	    !eglMakeCurrent(hl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, hl->context)) {
 		EGLint err = eglGetError();
 
-		return glcuda_fail(NULL, GLCUDA_ERROR_EGL,
-				   "eglMakeCurrent of the headless context failed: %s "
-				   "(0x%04x). Is the context current on another thread? "
-				   "Release it there first.", egl_error_name(err),
-				   (unsigned)err);
+		return error_fail(NULL, GLCUDA_ERROR_EGL,
+				  "eglMakeCurrent of the headless context failed: %s "
+				  "(0x%04x). Is the context current on another thread? "
+				  "Release it there first.", egl_error_name(err),
+				  (unsigned)err);
 	}
 	return 0;
 }

@@ -2,12 +2,28 @@
  * Shared images.
  * SPDX-License-Identifier: MIT
  */
-#include "sync.h"
+#include "image.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct glcuda_image *
+image_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind,
+	    const struct image_kind_ops *ops, uint32_t flags)
+{
+	struct glcuda_image *img = calloc(1, sizeof(*img));
+
+	if (!img)
+		return NULL;
+	img->dev = dev;
+	img->kind = kind;
+	img->ops = ops;
+	img->flags = flags;
+	img->owner = IMAGE_OWNER_GL;
+	return img;
+}
 
 /* Tear down in dependency order: GL names (GL defers the release until its
  * queued commands are done), then CUDA objects once CUDA work on the image
@@ -15,28 +31,34 @@
  * nothing waits: the work may never finish (a CUDA stream waiting for a
  * signal from a reset GL context), and on a broken CUDA context the
  * destroy calls fail and its objects go with the context instead. */
-static void
+void
 image_free(struct glcuda_image *img, bool gl_current)
 {
 	struct glcuda_device *dev = img->dev;
+	const struct image_kind_ops *ops = img->ops;
 	bool cuda_pushed = false;
 
-	if (gl_current)
-		gl_delete_texture(&img->texture, &img->memory_object);
+	if (gl_current && ops->release_gl)
+		ops->release_gl(img);
 
-	if (dev->has_cuda && (img->cu.memory || img->sync.cuda_done)) {
-		cuda_pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
+	if (dev->has_cuda && (img->import.memory || img->resource || img->sync.cuda_done)) {
+		cuda_pushed = CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
 		/* Never free memory a queue may still use. Not a per-frame
 		 * path, so waiting is acceptable here (but not when lost). */
-		bool wait = cuda_pushed && !dev->lost;
+		bool wait = cuda_pushed && !dev->errors.lost;
 		if (wait && img->owner == IMAGE_OWNER_CUDA) {
 			/* Kernels may be queued after the hand-off on a stream
 			 * glcuda does not know: wait for the whole context. */
-			CU(cuCtxSynchronize)();
+			CU_CALL(cuCtxSynchronize);
 		} else if (wait) {
 			handoff_sync_drain(&img->sync);
 		}
-		cuda_destroy_image(&img->cu);
+		if (ops->unmap_cuda)
+			ops->unmap_cuda(img, wait);
+		for (unsigned int i = 0; i < img->plane_count; i++)
+			cuda_plane_destroy_objects(&img->planes[i]);
+		if (ops->release_cuda)
+			ops->release_cuda(img);
 		handoff_sync_fini(dev, &img->sync, gl_current);
 	}
 	if (cuda_pushed)
@@ -45,9 +67,29 @@ image_free(struct glcuda_image *img, bool gl_current)
 	free(img);
 }
 
+/* Shared images -------------------------------------------------------- */
+
+static void
+shared_release_gl(struct glcuda_image *img)
+{
+	gl_delete_texture(&img->texture, &img->memory_object);
+}
+
+static void
+shared_release_cuda(struct glcuda_image *img)
+{
+	cuda_destroy_import(&img->import);
+}
+
+static const struct image_kind_ops shared_ops = {
+	.release_gl = shared_release_gl,
+	.release_cuda = shared_release_cuda,
+};
+
 int
 image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
-		   enum glcuda_format format, uint32_t flags, struct glcuda_image **out)
+		   enum glcuda_format format, uint32_t flags, uint32_t private_flags,
+		   struct glcuda_image **out)
 {
 	const struct format_info *fmt = format_info(format);
 	struct glcuda_image *img;
@@ -65,21 +107,25 @@ image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 				   "Vulkan's maxImageDimension2D)",
 				   width, height, dev->caps.max_image_size);
 	if (flags & ~(uint32_t)(GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE |
-				GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER | IMAGE_FLAG_RING_MANAGED))
+				GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER))
 		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: unknown flags 0x%x", flags);
 	ret = device_check_gl(dev, "glcuda_image_new");
 	if (ret < 0)
 		return ret;
 
-	img = calloc(1, sizeof(*img));
+	img = image_alloc(dev, GLCUDA_IMAGE_KIND_SHARED, &shared_ops, flags);
 	if (!img)
 		return glcuda_fail(dev, -ENOMEM, "glcuda_image_new: out of memory");
-	img->dev = dev;
+	img->private_flags = private_flags;
 	img->fmt = fmt;
 	img->width = width;
 	img->height = height;
-	img->flags = flags;
-	img->ring_managed = flags & IMAGE_FLAG_RING_MANAGED;
+	/* Described even without CUDA; the import adds the objects. */
+	img->plane_count = 1;
+	img->planes[0].width = width;
+	img->planes[0].height = height;
+	img->planes[0].format = fmt->cu_format;
+	img->planes[0].channels = fmt->cu_channels;
 
 	ret = vk_image_create(dev->vk, fmt, width, height, &img->vk);
 	if (ret < 0)
@@ -89,7 +135,7 @@ image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 	ret = vk_image_export_fd(dev->vk, &img->vk, &fd);
 	if (ret < 0)
 		goto fail;
-	ret = gl_import_texture(dev, fd, img->vk.size, img->vk.dedicated, fmt, width,
+	ret = gl_import_texture(&dev->gl, fd, img->vk.size, img->vk.dedicated, fmt, width,
 				height, &img->texture, &img->memory_object);
 	if (ret < 0)
 		goto fail;
@@ -102,13 +148,14 @@ image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
 		ret = vk_image_export_fd(dev->vk, &img->vk, &fd);
 		if (ret < 0)
 			goto fail;
-		ret = cuda_import_image(dev, fd, img->vk.size, img->vk.dedicated, fmt, width,
+		ret = cuda_import_image(&dev->errors, fd, img->vk.size, img->vk.dedicated, fmt, width,
 					height, !(flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
-					flags & GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER, &img->cu);
+					flags & GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER, &img->import,
+					&img->planes[0]);
 		if (ret < 0)
 			goto fail;
 
-		if (!(flags & IMAGE_FLAG_RING_MANAGED)) {
+		if (!(private_flags & IMAGE_PRIVATE_RING_MANAGED)) {
 			ret = handoff_sync_init(dev, &img->sync);
 			if (ret < 0)
 				goto fail;
@@ -139,11 +186,7 @@ glcuda_image_new(struct glcuda_device *dev, uint32_t width, uint32_t height,
 	if (!dev || !out)
 		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: %s is NULL",
 				   dev ? "out" : "dev");
-	/* IMAGE_FLAG_RING_MANAGED is the rings' own: an image made with it
-	 * has no semaphores and could never be handed off. */
-	if (flags & IMAGE_FLAG_RING_MANAGED)
-		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: unknown flags 0x%x", flags);
-	return image_new_internal(dev, width, height, format, flags, out);
+	return image_new_internal(dev, width, height, format, flags, 0, out);
 }
 
 GLCUDA_EXPORT void
@@ -161,10 +204,7 @@ glcuda_image_destroy(struct glcuda_image *img)
 			  "the image's GL objects leak. Make the context current "
 			  "before destroying images.\n");
 	dev->live_images--;
-	if (img->kind != GLCUDA_IMAGE_KIND_SHARED)
-		wrap_free(img, gl_current);
-	else
-		image_free(img, gl_current);
+	image_free(img, gl_current);
 }
 
 GLCUDA_EXPORT unsigned int
@@ -197,26 +237,70 @@ glcuda_image_get_device(const struct glcuda_image *img)
 	return img ? img->dev : NULL;
 }
 
+/* Plane 0 of every kind: the image's own for shared images and GL textures,
+ * the first (luma) plane of a multi-plane EGLImage. */
 GLCUDA_EXPORT CUarray
 glcuda_image_get_cuda_array(const struct glcuda_image *img)
 {
-	if (!img)
-		return NULL;
-	return img->kind == GLCUDA_IMAGE_KIND_SHARED ? img->cu.array : img->planes[0].array;
+	return img ? img->planes[0].array : NULL;
 }
 
 GLCUDA_EXPORT CUsurfObject
 glcuda_image_get_cuda_surface(const struct glcuda_image *img)
 {
-	if (!img)
-		return 0;
-	return img->kind == GLCUDA_IMAGE_KIND_SHARED ? img->cu.surface : img->planes[0].surface;
+	return img ? img->planes[0].surface : 0;
 }
 
 GLCUDA_EXPORT CUtexObject
 glcuda_image_get_cuda_texture(const struct glcuda_image *img)
 {
-	if (!img)
-		return 0;
-	return img->kind == GLCUDA_IMAGE_KIND_SHARED ? img->cu.texture : img->planes[0].texture;
+	return img ? img->planes[0].texture : 0;
+}
+
+GLCUDA_EXPORT enum glcuda_image_kind
+glcuda_image_get_kind(const struct glcuda_image *img)
+{
+	return img ? img->kind : GLCUDA_IMAGE_KIND_SHARED;
+}
+
+GLCUDA_EXPORT unsigned int
+glcuda_image_get_plane_count(const struct glcuda_image *img)
+{
+	return img ? img->plane_count : 0;
+}
+
+GLCUDA_EXPORT int
+glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
+			struct glcuda_cuda_plane *out)
+{
+	const struct cuda_plane *p;
+	struct glcuda_cuda_plane full;
+	int ret;
+
+	glcuda_clear_error();
+	if (!img || !out)
+		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
+				   "glcuda_image_get_cuda_plane: %s is NULL", img ? "out" : "img");
+	if (plane >= img->plane_count)
+		return glcuda_fail(img->dev, -EINVAL,
+				   "glcuda_image_get_cuda_plane: plane %u of an image with %u", plane,
+				   img->plane_count);
+	ret = cuda_plane_check(img->dev, out);
+	if (ret < 0)
+		return ret;
+	/* Filled in full here, then copied out as far as the caller's size
+	 * reaches. */
+	p = &img->planes[plane];
+	memset(&full, 0, sizeof(full));
+	full.array = p->array;
+	full.surface = p->surface;
+	full.texture = p->texture;
+	full.pointer = p->pointer;
+	full.pitch = p->pitch;
+	full.width = p->width;
+	full.height = p->height;
+	full.format = p->format;
+	full.channels = p->channels;
+	cuda_plane_copy_out(out, &full);
+	return 0;
 }

@@ -6,10 +6,8 @@
 #ifndef GLCUDA_IMAGE_H
 #define GLCUDA_IMAGE_H
 
-#include "private.h"
-#include "vk/vk-exporter.h"
+#include "sync.h"
 #include "cuda/cuda-importer.h"
-#include "cuda/cuda-interop.h"
 
 /* Who may touch the image. */
 enum image_owner {
@@ -18,72 +16,78 @@ enum image_owner {
 	IMAGE_OWNER_CUDA_DONE,    /* CUDA signalled; GL has not waited yet */
 };
 
-/* One direction of the hand-off: a Vulkan semaphore imported into GL and
- * CUDA. Each direction has a single signaller (GL for to_cuda, CUDA for
- * to_gl), so timeline values arrive in order (DESIGN.md §3). */
-struct handoff_semaphore {
-	struct vk_semaphore vk;
-	GLuint gl;
-	CUexternalSemaphore cu;
-	uint64_t value; /* last value signalled (timeline) */
+struct glcuda_image;
+
+/* What differs between the kinds of image when one is freed; every hook is
+ * optional. image_free calls them in this order, around the steps common
+ * to all kinds. */
+struct image_kind_ops {
+	/* With the GL context current: the GL objects glcuda made. */
+	void (*release_gl)(struct glcuda_image *img);
+	/* Before the planes' objects go, with the CUDA context pushed; idle:
+	 * the image's CUDA work was waited for. */
+	void (*unmap_cuda)(struct glcuda_image *img, bool idle);
+	/* After the planes' objects: what the planes were made from. */
+	void (*release_cuda)(struct glcuda_image *img);
 };
 
-/* The synchronisation of one hand-off unit: a shared image, or a ring slot
- * whose input and output travel together under one pair of semaphores. */
-struct handoff_sync {
-	struct handoff_semaphore to_cuda, to_gl;
-	/* Recorded on the stream after each CUDA->GL signal: destroy (and the
-	 * CPU mode's GL wait) wait for it. An event rather than the stream,
-	 * which the caller may destroy first. */
-	CUevent cuda_done;
-	bool cuda_done_recorded;
-	/* A hand-off failed half-way: binary semaphores are out of step. */
-	bool broken;
-};
+/* Private flags, apart from the public ones the caller passes. */
+/* An image of a ring slot, without semaphores of its own: the ring hands
+ * it off with the slot's sync. */
+#define IMAGE_PRIVATE_RING_MANAGED (1u << 0)
 
 struct glcuda_image {
 	struct glcuda_device *dev;
 	enum glcuda_image_kind kind;
+	const struct image_kind_ops *ops;
 	const struct format_info *fmt; /* NULL: a wrapped layout glcuda has no name for */
 	uint32_t width, height;
-	uint32_t flags;
+	uint32_t flags;         /* the caller's GLCUDA_IMAGE_FLAG_* / GLCUDA_WRAP_FLAG_* */
+	uint32_t private_flags; /* IMAGE_PRIVATE_* */
 
+	/* How CUDA sees the image, for every kind: one plane for shared
+	 * images and GL textures, up to three for EGLImages. */
+	unsigned int plane_count;
+	struct cuda_plane planes[CUDA_MAX_PLANES];
+
+	/* Shared images: the Vulkan allocation, GL's texture on it, and
+	 * CUDA's import of it (which owns the plane's array). */
 	struct vk_image vk;
-	GLuint texture;
 	GLuint memory_object;
-	struct cuda_image cu;
-
-	/* Hand-off state (sync.c). */
-	enum image_owner owner;
-	struct handoff_sync sync;
-	/* Part of a ring slot: the ring hands it off with the slot's sync. */
-	bool ring_managed;
+	struct cuda_import import;
+	/* The GL texture: glcuda's for shared images, the caller's for
+	 * wrapped GL textures (0 for EGLImages). */
+	GLuint texture;
 
 	/* Wrapped images (wrap.c): the caller's GL texture (texture, target)
 	 * or EGLImage, registered with CUDA. The image owns the registration
-	 * and the CUDA objects of each plane, never the texture or EGLImage.
-	 * GL textures are handed off by map/unmap; EGLImages, which CUDA
-	 * cannot map, with the semaphores of `sync`. */
+	 * and the objects of each plane, never the texture or EGLImage. GL
+	 * textures are handed off by map/unmap; EGLImages, which CUDA cannot
+	 * map, with the semaphores of `sync`. */
 	CUgraphicsResource resource;
 	GLenum target;
-	unsigned int plane_count;
-	struct cuda_plane planes[CUDA_MAX_PLANES];
+
+	/* Hand-off state (sync.c, handoff.c). */
+	enum image_owner owner;
+	struct handoff_sync sync;
 };
 
-/* Private flag of image_new_internal: an image of a ring slot, without
- * semaphores of its own. */
-#define IMAGE_FLAG_RING_MANAGED (1u << 31)
+/* A zeroed image of a kind, owned by GL; NULL when out of memory. */
+struct glcuda_image *image_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind,
+				 const struct image_kind_ops *ops, uint32_t flags);
+/* Free an image of any kind, in dependency order (image.c says which), and
+ * whatever part of it was made. Does not touch dev->live_images. */
+void image_free(struct glcuda_image *img, bool gl_current);
 
-/* glcuda_image_new without the argument checks the public call does. */
+/* glcuda_image_new without the argument checks the public call does;
+ * private_flags: IMAGE_PRIVATE_*. */
 int image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
-		       enum glcuda_format format, uint32_t flags,
+		       enum glcuda_format format, uint32_t flags, uint32_t private_flags,
 		       struct glcuda_image **out);
 
-/* wrap.c: release a wrapped image (called by glcuda_image_destroy). */
-void wrap_free(struct glcuda_image *img, bool gl_current);
-/* After the map of wrapped GL textures: pick up a new array if the driver
- * moved the texture (never seen; the objects are made again then). The
- * CUDA context must be pushed. */
+/* wrap.c: after the map of wrapped GL textures, pick up a new array if the
+ * driver moved the texture (never seen; the objects are made again then).
+ * The CUDA context must be pushed. */
 int wrap_refresh_mapped(struct glcuda_image *img);
 
 #endif

@@ -1,38 +1,60 @@
-# libglcuda: every layer is built into a convenience library that the tests
-# link directly (they reach internals); the shared library adds the symbol
-# version script on top of it.
-noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la
-%canon_reldir%_libglcuda_internal_la_SOURCES = \
-	%reldir%/private.h \
+# libglcuda: every layer is built into a convenience library that the tools
+# link directly; the shared library adds the symbol version script on top of
+# it. The tests link a second build of the same sources with the
+# fault-injection hooks (lib/fault.h), which the installed library never
+# contains (tests/test-symbols.sh checks).
+# By layer, bottom up (lib/private.h says what each may call).
+%canon_reldir%_sources = \
+	%reldir%/base.h \
+	%reldir%/error.h \
 	%reldir%/error.c \
-	%reldir%/driver-lock.c \
 	%reldir%/log.c \
+	%reldir%/util.h \
+	%reldir%/util.c \
+	%reldir%/driver-lock.c \
 	%reldir%/format.c \
-	%reldir%/loader/cuda-loader.c \
-	%reldir%/loader/cuda-loader.h \
 	%reldir%/loader/cuda-types.h \
-	%reldir%/vk/vk-exporter.c \
-	%reldir%/vk/vk-exporter.h \
-	%reldir%/gl/gl-importer.c \
-	%reldir%/gl/gl-importer.h \
-	%reldir%/cuda/cuda-importer.c \
+	%reldir%/loader/cuda-loader.h \
+	%reldir%/loader/cuda-loader.c \
 	%reldir%/cuda/cuda-importer.h \
-	%reldir%/cuda/cuda-interop.c \
+	%reldir%/cuda/cuda-importer.c \
 	%reldir%/cuda/cuda-interop.h \
-	%reldir%/device.c \
-	%reldir%/image.c \
-	%reldir%/image.h \
-	%reldir%/sync.c \
-	%reldir%/sync.h \
-	%reldir%/ring.c \
-	%reldir%/wrap.c \
+	%reldir%/cuda/cuda-interop.c \
+	%reldir%/gl/gl-importer.h \
+	%reldir%/gl/gl-importer.c \
+	%reldir%/vk/vk-exporter.h \
+	%reldir%/vk/vk-private.h \
+	%reldir%/vk/vk-instance.c \
+	%reldir%/vk/vk-device.c \
+	%reldir%/vk/vk-resources.c \
 	%reldir%/headless.c \
-	%reldir%/diag.c \
-	%reldir%/struct-size.c
+	%reldir%/private.h \
+	%reldir%/device.c \
+	%reldir%/struct-size.c \
+	%reldir%/sync.h \
+	%reldir%/sync.c \
+	%reldir%/image.h \
+	%reldir%/image.c \
+	%reldir%/wrap.c \
+	%reldir%/handoff.c \
+	%reldir%/ring.h \
+	%reldir%/ring-timing.c \
+	%reldir%/ring.c \
+	%reldir%/diag.c
+noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la
+%canon_reldir%_libglcuda_internal_la_SOURCES = $(lib_sources) %reldir%/fault.h
 %canon_reldir%_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) \
 	$(DLOPEN_LIBS) $(PTHREAD_LIBS)
 
-%canon_reldir%_LTLIBRARIES += %reldir%/libglcuda.la
+check_LTLIBRARIES += %reldir%/libglcuda-test.la
+# The image copies of tests/vk-copy.c use the exporter's internals and go
+# through its fault-injection seam, so they are built here.
+%canon_reldir%_libglcuda_test_la_SOURCES = $(lib_sources) %reldir%/fault.h %reldir%/fault.c \
+	tests/vk-copy.c tests/vk-copy.h
+%canon_reldir%_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION -DGLCUDA_TEST_BUILD -DGLCUDA_TEST_BUILD
+%canon_reldir%_libglcuda_test_la_LIBADD = $(%canon_reldir%_libglcuda_internal_la_LIBADD)
+
+lib_LTLIBRARIES += %reldir%/libglcuda.la
 %canon_reldir%_libglcuda_la_SOURCES =
 %canon_reldir%_libglcuda_la_LIBADD = %reldir%/libglcuda-internal.la
 %canon_reldir%_libglcuda_la_LDFLAGS = $(SANITIZER_LDFLAGS) -version-info $(LIBGLCUDA_LT_VERSION) \

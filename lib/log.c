@@ -1,10 +1,11 @@
 /*
- * Logging: a per-device handler with priorities (libinput-style), and a
- * process-wide one for messages without a device (glcuda_device_new's
- * early failures, the headless helper) and for devices without their own.
+ * Logging: a per-sink handler with priorities (libinput-style), and a
+ * process-wide one for messages without a sink (glcuda_device_new's early
+ * failures, the headless helper) and for sinks without their own handler.
+ * The device's public setters are in device.c.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -73,21 +74,20 @@ glcuda_log_priority_from_env(enum glcuda_log_priority fallback)
 }
 
 void
-glcuda_log(struct glcuda_device *dev, enum glcuda_log_priority prio,
-	   const char *fmt, ...)
+error_log(struct error_sink *sink, enum glcuda_log_priority prio, const char *fmt, ...)
 {
 	enum glcuda_log_priority threshold;
 	va_list args;
 
-	threshold = dev ? dev->log_priority : glcuda_get_log_priority();
+	threshold = sink ? sink->log_priority : glcuda_get_log_priority();
 	/* Check before formatting: debug messages sit in per-frame paths. */
 	if (prio < threshold)
 		return;
 
 	va_start(args, fmt);
-	if (dev && dev->log_func) {
+	if (sink && sink->log_func) {
 		/* The device's handler wins for its messages. */
-		dev->log_func(prio, dev->log_user_data, fmt, args);
+		sink->log_func(prio, sink->log_user_data, fmt, args);
 	} else {
 		global_log_lock_take();
 		if (global_log_func)
@@ -122,28 +122,4 @@ glcuda_get_log_priority(void)
 	if (prio)
 		return (enum glcuda_log_priority)prio;
 	return glcuda_log_priority_from_env(GLCUDA_LOG_PRIORITY_ERROR);
-}
-
-GLCUDA_EXPORT void
-glcuda_device_set_log_handler(struct glcuda_device *dev, glcuda_log_func func,
-			      void *user_data)
-{
-	if (!dev)
-		return;
-	dev->log_func = func;
-	dev->log_user_data = user_data;
-}
-
-GLCUDA_EXPORT void
-glcuda_device_set_log_priority(struct glcuda_device *dev,
-			       enum glcuda_log_priority priority)
-{
-	if (dev)
-		dev->log_priority = priority;
-}
-
-GLCUDA_EXPORT enum glcuda_log_priority
-glcuda_device_get_log_priority(const struct glcuda_device *dev)
-{
-	return dev ? dev->log_priority : GLCUDA_LOG_PRIORITY_ERROR;
 }

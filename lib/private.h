@@ -1,27 +1,42 @@
 /*
  * Internal declarations shared by the layers of libglcuda.
  * SPDX-License-Identifier: MIT
+ *
+ * The layers of lib/, bottom up. A file calls only files of its own layer
+ * that are listed before it, and files of the layers below; nothing calls
+ * upwards. Where a lower layer must reach something above, the upper one
+ * hands it a hook (the device's orphans.reap, an image's kind ops).
+ *
+ *  0 base       error.c (codes, last error, the error sink), log.c,
+ *               util.c (UUID text, extension lists, EGL binding),
+ *               driver-lock.c, format.c; fault.c in the tests' build only.
+ *               Header: base.h. Knows no device: failures go to a
+ *               struct error_sink.
+ *  1 drivers    loader/cuda-loader.c < cuda/cuda-importer.c <
+ *               cuda/cuda-interop.c; gl/gl-importer.c;
+ *               vk/vk-instance.c < vk/vk-device.c < vk/vk-resources.c;
+ *               headless.c (EGL, and the loader to name a CUDA device's
+ *               EGL device). Each reports to the error sink it is given,
+ *               never to a device.
+ *  2 device     device.c: binds one GL context, Vulkan device and CUDA
+ *               context; owns the sink and hands it down. struct-size.c:
+ *               the size checks of the caller's structs (failures are
+ *               recorded on the device). This header.
+ *  3 hand-off   sync.c: the semaphores and waits of one hand-off unit.
+ *  4 images     image.c: every kind of image (one plane list), its free
+ *               routine and accessors; kind hooks for what differs.
+ *  5 wrapping   wrap.c: the wrapped kinds (GL textures, EGLImages).
+ *  6 public     handoff.c (hand-offs of images); ring-timing.c < ring.c
+ *               (the frame ring).
  */
 #ifndef GLCUDA_PRIVATE_H
 #define GLCUDA_PRIVATE_H
 
-#include "config.h"
-
-#include <stdbool.h>
-#include <stdint.h>
-#include <epoxy/egl.h>
-#include <epoxy/gl.h>
-
-#include <glcuda/glcuda.h>
-
+#include "base.h"
 #include "loader/cuda-loader.h"
 #include "gl/gl-importer.h"
 
-#define GLCUDA_EXPORT __attribute__((visibility("default")))
-#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
-
 struct vk_exporter;
-struct ring_done;
 
 /* A device: the caller's EGL context bound to one Vulkan device and one
  * CUDA device with the same UUID. */
@@ -30,14 +45,9 @@ struct glcuda_device {
 	EGLContext context;
 	struct glcuda_caps caps;
 
-	glcuda_log_func log_func;
-	void *log_user_data;
-	enum glcuda_log_priority log_priority;
-	char last_error[1024];
-	/* Set once a device loss was seen; every later call fails. */
-	bool lost;
-	/* What was lost, from the first failure that said so. */
-	char lost_reason[512];
+	/* Log handler, last error and loss: handed down to the layers
+	 * below, which report through it. */
+	struct error_sink errors;
 
 	struct gl_state gl;
 	struct vk_exporter *vk;
@@ -51,45 +61,29 @@ struct glcuda_device {
 
 	unsigned int live_images;
 	unsigned int live_rings;
-	/* Completion blocks of destroyed rings whose host functions had not
-	 * all run (ring.c): freed once they have, or with the context. */
-	struct ring_done *ring_orphans;
+	/* What objects of the layers above left behind for the CUDA context:
+	 * the completion blocks of destroyed rings whose host functions had
+	 * not all run. Their owner (ring.c) keeps the list and installs reap;
+	 * the device only calls reap around releasing the context, so it
+	 * never depends on the rings. */
+	struct device_orphans {
+		void *head;
+		/* Free what may go; context_gone: the CUDA context was
+		 * destroyed, so nothing queued on it will ever run. Returns
+		 * how many remain. */
+		unsigned int (*reap)(struct glcuda_device *dev, bool context_gone);
+	} orphans;
 };
 
-/* error.c ---------------------------------------------------------------- */
+/* The layers above the device report through the device's sink. */
+static inline struct error_sink *
+device_errors(const struct glcuda_device *dev)
+{
+	return dev ? (struct error_sink *)&dev->errors : NULL;
+}
 
-/* Record a failure: formats the message into the thread's last error and
- * (when dev is not NULL) the device's, logs it at error priority and returns
- * code. Messages say what failed, the raw code, and what to do. */
-int glcuda_fail(struct glcuda_device *dev, int code, const char *fmt, ...)
-	GLCUDA_PRINTF(3, 4);
-/* Clear the thread's last error at the start of a public call. */
-void glcuda_clear_error(void);
-
-const char *gl_error_name(GLenum err);
-const char *egl_error_name(EGLint err);
-
-/* headless.c ------------------------------------------------------------- */
-
-/* Whether a space-separated extension string (EGL or GL) lists name. */
-bool extension_list_has(const char *list, const char *name);
-
-/* driver-lock.c ---------------------------------------------------------- */
-
-/* Around the driver calls that create or destroy EGL displays, EGL
- * contexts and Vulkan devices (driver-lock.c says why). */
-void driver_lifecycle_lock(void);
-void driver_lifecycle_unlock(void);
-
-/* log.c ------------------------------------------------------------------ */
-
-void glcuda_log(struct glcuda_device *dev, enum glcuda_log_priority prio,
-		const char *fmt, ...) GLCUDA_PRINTF(3, 4);
-/* The priority GLCUDA_LOG asks for, or fallback. */
-enum glcuda_log_priority glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
-void glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
-			const char *fmt, va_list args) GLCUDA_PRINTF(3, 0);
-
+#define glcuda_fail(dev, ...) error_fail(device_errors(dev), __VA_ARGS__)
+#define glcuda_log(dev, ...) error_log(device_errors(dev), __VA_ARGS__)
 #define log_debug(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
 #define log_info(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
 #define log_error(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
@@ -114,10 +108,8 @@ int device_check_lost(struct glcuda_device *dev, const char *what);
 int device_push_cuda(struct glcuda_device *dev, const char *what);
 void device_pop_cuda(struct glcuda_device *dev);
 
-/* Record a CUDA failure: maps CUDA_ERROR_ILLEGAL_ADDRESS & co. to device
- * loss, names the call and the code. Returns the glcuda error. */
-int device_cuda_fail(struct glcuda_device *dev, CUresult res, const char *call,
-		     const char *hint);
+/* A CUDA failure, recorded on the device (cuda_call_fail says how). */
+#define device_cuda_fail(dev, ...) cuda_call_fail(device_errors(dev), __VA_ARGS__)
 
 /* struct-size.c ---------------------------------------------------------- */
 
@@ -134,34 +126,5 @@ int ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
 struct glcuda_cuda_plane;
 int cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out);
 void cuda_plane_copy_out(struct glcuda_cuda_plane *out, const struct glcuda_cuda_plane *full);
-
-/* ring.c ----------------------------------------------------------------- */
-
-/* Free the orphaned completion blocks whose host functions have all run;
- * with context_gone (the CUDA context was destroyed, so none ever will),
- * free them all. Returns how many remain. */
-unsigned int ring_orphans_reap(struct glcuda_device *dev, bool context_gone);
-
-/* format.c --------------------------------------------------------------- */
-
-struct format_info {
-	enum glcuda_format format;
-	const char *name;
-	GLenum gl_internal_format;
-	/* GL format/type for glReadPixels/glTexSubImage2D of this format. */
-	GLenum gl_format, gl_type;
-	int vk_format; /* VkFormat */
-	CUarray_format cu_format;
-	unsigned int cu_channels;
-	unsigned int bytes_per_pixel;
-	bool is_float, is_srgb;
-};
-
-const struct format_info *format_info(enum glcuda_format format);
-/* The format of a GL sized internal format, or of a CUDA array layout
- * (never sRGB or RGB10_A2, which CUDA arrays cannot tell apart); NULL if
- * glcuda has no name for it. */
-const struct format_info *format_info_from_gl(GLenum internal_format);
-const struct format_info *format_info_from_cuda(CUarray_format format, unsigned int channels);
 
 #endif

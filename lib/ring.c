@@ -10,7 +10,7 @@
  * wait enqueued) -> FREE. GL's wait enters GL's command stream only when the
  * compositor takes the frame, so GL renders the next frame meanwhile.
  */
-#include "sync.h"
+#include "ring.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
@@ -19,91 +19,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
-
-#define RING_MAX_SLOTS 4
-#define TIMING_RECORDS (RING_MAX_SLOTS * 8)
-
-enum frame_state {
-	FRAME_FREE = 0,
-	FRAME_ACQUIRED,
-	FRAME_SUBMITTED,
-	FRAME_COMPLETED,
-	FRAME_PRESENTED,
-};
-
-/* GPU timestamps of one frame: GL timestamp queries and CUDA events. */
-struct timing_record {
-	bool in_use;
-	uint64_t frame_number;
-	GLuint q_start, q_submit, q_waited;
-	CUevent ev_start, ev_end;
-	struct timing_record *next; /* pending FIFO */
-};
-
-/*
- * What the host functions touch, apart from the ring: one that runs after
- * glcuda_ring_destroy — whose stream synchronisation failed, or was skipped
- * on a lost device — must not touch freed memory, nor write to an fd number
- * that was closed and reused. Its owner (the ring, then the device if host
- * functions were still queued when the ring went) frees it, eventfd
- * included, once `pending` is 0. A host function's decrement of `pending`
- * is its last access.
- */
-struct ring_done {
-	_Atomic unsigned int pending; /* host functions launched, not yet run */
-	int efd;
-	struct ring_done *next_orphan;
-	struct ring_done_slot {
-		struct ring_done *done;
-		/* Host functions run on the slot's frames. They run in launch
-		 * order (one stream per slot, or one for all), so frame n's
-		 * work is done once the count reaches its launch number. */
-		_Atomic uint64_t count;
-	} slots[RING_MAX_SLOTS];
-};
-
-struct glcuda_frame {
-	struct glcuda_ring *ring;
-	uint32_t slot;
-	enum frame_state state;
-	uint64_t number;
-	bool ready;
-	/* Host functions launched on this slot so far, and the launch number
-	 * of this frame's (0: none was launched). */
-	uint64_t launched;
-	uint64_t done_target;
-	struct glcuda_image *input, *output;
-	/* The slot's input and output travel together under one pair of
-	 * semaphores: one GL signal and one GL wait per frame. */
-	GLuint textures[2];
-	struct handoff_sync sync;
-	struct handoff_unit unit;
-	GLuint fbo;
-	CUstream stream;
-	bool own_stream;
-	struct timing_record *timing;
-	void *user_data;
-};
-
-struct glcuda_ring {
-	struct glcuda_device *dev;
-	struct glcuda_ring_desc desc;
-	uint32_t slot_count;
-	struct glcuda_frame frames[RING_MAX_SLOTS];
-	uint32_t next_slot;
-	uint64_t next_number;
-	uint64_t dropped;
-	struct ring_done *done;
-
-	bool timings;
-	struct timing_record records[TIMING_RECORDS];
-	struct timing_record *pending_head, *pending_tail;
-	/* Clock link: CUDA event `ref_event` completed at GL time ref_gl_ns. */
-	CUevent ref_event;
-	int64_t ref_gl_ns;
-
-	void *user_data;
-};
 
 static const char *
 state_name(enum frame_state s)
@@ -150,6 +65,8 @@ ring_done_free(struct ring_done *done)
 	free(done);
 }
 
+static unsigned int ring_orphans_reap(struct glcuda_device *dev, bool context_gone);
+
 /* The ring lets go of its block: freed now if no host function is queued,
  * else handed to the device until they have run (or cannot any more). */
 static void
@@ -161,152 +78,29 @@ ring_done_release(struct glcuda_device *dev, struct ring_done *done)
 	}
 	log_debug(dev, "ring destroyed with %u host functions queued; their block "
 		  "stays until they have run\n", atomic_load(&done->pending));
-	done->next_orphan = dev->ring_orphans;
-	dev->ring_orphans = done;
+	done->next_orphan = dev->orphans.head;
+	dev->orphans.head = done;
+	dev->orphans.reap = ring_orphans_reap;
 }
 
-unsigned int
+static unsigned int
 ring_orphans_reap(struct glcuda_device *dev, bool context_gone)
 {
-	struct ring_done **pp = &dev->ring_orphans, *done;
+	struct ring_done *done, *next, *keep = NULL;
 	unsigned int left = 0;
 
-	while ((done = *pp)) {
+	for (done = dev->orphans.head; done; done = next) {
+		next = done->next_orphan;
 		if (context_gone || atomic_load(&done->pending) == 0) {
-			*pp = done->next_orphan;
 			ring_done_free(done);
 		} else {
-			pp = &done->next_orphan;
+			done->next_orphan = keep;
+			keep = done;
 			left++;
 		}
 	}
+	dev->orphans.head = keep;
 	return left;
-}
-
-/* Timing records ------------------------------------------------------- */
-
-static void
-timing_fini(struct glcuda_ring *ring, bool gl_current)
-{
-	for (int i = 0; i < TIMING_RECORDS; i++) {
-		struct timing_record *r = &ring->records[i];
-		GLuint q[3] = { r->q_start, r->q_submit, r->q_waited };
-		if (q[0] && gl_current)
-			glDeleteQueries(3, q);
-		if (r->ev_start)
-			CU(cuEventDestroy)(r->ev_start);
-		if (r->ev_end)
-			CU(cuEventDestroy)(r->ev_end);
-	}
-	if (ring->ref_event)
-		CU(cuEventDestroy)(ring->ref_event);
-}
-
-static int
-timing_init(struct glcuda_ring *ring, CUstream stream)
-{
-	struct glcuda_device *dev = ring->dev;
-	int64_t best_span = INT64_MAX;
-	CUevent probe = NULL;
-	CUresult res;
-
-	for (int i = 0; i < TIMING_RECORDS; i++) {
-		struct timing_record *r = &ring->records[i];
-		GLuint q[3];
-		glGenQueries(3, q);
-		r->q_start = q[0];
-		r->q_submit = q[1];
-		r->q_waited = q[2];
-		res = CU(cuEventCreate)(&r->ev_start, CU_EVENT_DEFAULT);
-		if (res == CUDA_SUCCESS)
-			res = CU(cuEventCreate)(&r->ev_end, CU_EVENT_DEFAULT);
-		if (res != CUDA_SUCCESS)
-			return device_cuda_fail(dev, res, "cuEventCreate", NULL);
-	}
-	res = CU(cuEventCreate)(&ring->ref_event, CU_EVENT_DEFAULT);
-	if (res != CUDA_SUCCESS)
-		return device_cuda_fail(dev, res, "cuEventCreate", NULL);
-
-	/* Link the CUDA event clock to GL's timestamp clock once, at creation
-	 * (the ring's only CPU wait): record an event on an idle stream
-	 * between two reads of GL_TIMESTAMP and keep the tightest of a few
-	 * tries. Later frames chain from the last measured event, so the
-	 * float milliseconds of cuEventElapsedTime stay small and precise. */
-	res = CU(cuEventCreate)(&probe, CU_EVENT_DEFAULT);
-	if (res != CUDA_SUCCESS)
-		return device_cuda_fail(dev, res, "cuEventCreate", NULL);
-	for (int i = 0; i < 6; i++) {
-		GLint64 g0 = 0, g1 = 0;
-		glGetInteger64v(GL_TIMESTAMP, &g0);
-		res = CU(cuEventRecord)(probe, stream);
-		if (res == CUDA_SUCCESS)
-			res = CU(cuEventSynchronize)(probe);
-		glGetInteger64v(GL_TIMESTAMP, &g1);
-		if (res != CUDA_SUCCESS) {
-			CU(cuEventDestroy)(probe);
-			return device_cuda_fail(dev, res, "cuEventRecord/cuEventSynchronize", NULL);
-		}
-		if (g1 - g0 < best_span) {
-			CUevent t = ring->ref_event;
-			best_span = g1 - g0;
-			ring->ref_gl_ns = g0 + (g1 - g0) / 2;
-			ring->ref_event = probe;
-			probe = t;
-		}
-	}
-	CU(cuEventDestroy)(probe);
-	log_debug(dev, "ring timings: GL/CUDA clock link within +-%lld ns\n",
-		  (long long)best_span / 2);
-	return gl_check_error(dev, "creating timer queries");
-}
-
-static struct timing_record *
-timing_get(struct glcuda_ring *ring)
-{
-	for (int i = 0; i < TIMING_RECORDS; i++)
-		if (!ring->records[i].in_use) {
-			ring->records[i].in_use = true;
-			return &ring->records[i];
-		}
-	/* Nobody fetches timings: recycle the oldest pending record. */
-	if (ring->pending_head) {
-		struct timing_record *r = ring->pending_head;
-		ring->pending_head = r->next;
-		if (!ring->pending_head)
-			ring->pending_tail = NULL;
-		r->next = NULL;
-		return r;
-	}
-	return NULL;
-}
-
-static void
-timing_put(struct timing_record *r)
-{
-	if (r)
-		r->in_use = false;
-}
-
-static void
-timing_queue(struct glcuda_ring *ring, struct timing_record *r)
-{
-	r->next = NULL;
-	if (ring->pending_tail)
-		ring->pending_tail->next = r;
-	else
-		ring->pending_head = r;
-	ring->pending_tail = r;
-}
-
-/* A frame whose timing events could not be recorded is not measured;
- * timings are a diagnostic, not a reason to fail the frame. */
-static void
-frame_drop_timing(struct glcuda_frame *f)
-{
-	log_debug(f->ring->dev, "frame %llu: timing event not recorded; not measured\n",
-		  (unsigned long long)f->number);
-	timing_put(f->timing);
-	f->timing = NULL;
 }
 
 /* Ring ------------------------------------------------------------------ */
@@ -315,22 +109,22 @@ static void
 ring_free(struct glcuda_ring *ring, bool gl_current)
 {
 	struct glcuda_device *dev = ring->dev;
-	bool pushed = dev->has_cuda && CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
+	bool pushed = dev->has_cuda && CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
 	/* Let queued work finish before its semaphores and images go; destroy
 	 * is not a per-frame path. Not on a lost device, where the wait might
 	 * never return. Whether these succeed or not, host functions still
 	 * queued only touch ring->done (ring_done_release). */
-	bool wait = pushed && !dev->lost;
+	bool wait = pushed && !dev->errors.lost;
 
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		if (wait && f->stream && (f->state == FRAME_SUBMITTED ||
 					  f->state == FRAME_COMPLETED ||
 					  f->state == FRAME_PRESENTED))
-			CU(cuStreamSynchronize)(f->stream);
+			CU_CALL(cuStreamSynchronize, f->stream);
 	}
 	if (wait && ring->desc.cuda_stream)
-		CU(cuStreamSynchronize)((CUstream)ring->desc.cuda_stream);
+		CU_CALL(cuStreamSynchronize, (CUstream)ring->desc.cuda_stream);
 	if (ring->timings)
 		timing_fini(ring, gl_current);
 	/* Destroy calls take explicit handles: make them even if the push
@@ -346,7 +140,7 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 			glcuda_image_destroy(f->output);
 		glcuda_image_destroy(f->input);
 		if (f->own_stream && f->stream)
-			CU(cuStreamDestroy)(f->stream);
+			CU_CALL(cuStreamDestroy, f->stream);
 	}
 	if (pushed)
 		device_pop_cuda(dev);
@@ -433,14 +227,14 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		f->ring = ring;
 		f->slot = i;
 		ret = image_new_internal(dev, desc->width, desc->height, desc->input_format,
-					 IMAGE_FLAG_RING_MANAGED, &f->input);
+					 0, IMAGE_PRIVATE_RING_MANAGED, &f->input);
 		if (ret < 0)
 			goto fail;
 		if (desc->flags & GLCUDA_RING_FLAG_IN_PLACE) {
 			f->output = f->input;
 		} else {
 			ret = image_new_internal(dev, desc->width, desc->height, out_fmt,
-						 IMAGE_FLAG_RING_MANAGED, &f->output);
+						 0, IMAGE_PRIVATE_RING_MANAGED, &f->output);
 			if (ret < 0)
 				goto fail;
 		}
@@ -469,7 +263,7 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	}
 	gl_restore_state(&saved);
 	saved_state = false;
-	ret = gl_check_error(dev, "glcuda_ring_new: creating framebuffers");
+	ret = gl_check_error(&dev->errors, "glcuda_ring_new: creating framebuffers");
 	if (ret < 0)
 		goto fail;
 
@@ -485,7 +279,7 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		if (desc->cuda_stream) {
 			f->stream = (CUstream)desc->cuda_stream;
 		} else {
-			CUresult res = CU(cuStreamCreate)(&f->stream, CU_STREAM_NON_BLOCKING);
+			CUresult res = CU_CALL(cuStreamCreate, &f->stream, CU_STREAM_NON_BLOCKING);
 			if (res != CUDA_SUCCESS) {
 				f->stream = NULL;
 				ret = device_cuda_fail(dev, res, "cuStreamCreate", NULL);
@@ -627,7 +421,7 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	if (f->timing) {
 		CUresult res = CUDA_ERROR_INVALID_CONTEXT;
 		if (device_push_cuda(dev, "glcuda_frame_submit") == 0) {
-			res = CU(cuEventRecord)(f->timing->ev_start, f->stream);
+			res = CU_CALL(cuEventRecord, f->timing->ev_start, f->stream);
 			device_pop_cuda(dev);
 		}
 		if (res != CUDA_SUCCESS)
@@ -655,7 +449,7 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
 	if (ret < 0)
 		return ret;
-	if (f->timing && CU(cuEventRecord)(f->timing->ev_end, f->stream) != CUDA_SUCCESS)
+	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_end, f->stream) != CUDA_SUCCESS)
 		frame_drop_timing(f);
 	device_pop_cuda(dev);
 	ret = sync_cuda_signal(dev, &f->unit, 1, f->stream);
@@ -667,7 +461,7 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	/* Counted before the launch: the host function may run (and
 	 * uncount itself) before cuLaunchHostFunc returns. */
 	atomic_fetch_add(&f->ring->done->pending, 1);
-	res = CU(cuLaunchHostFunc)(f->stream, frame_done_host_fn,
+	res = CU_CALL(cuLaunchHostFunc, f->stream, frame_done_host_fn,
 				   &f->ring->done->slots[f->slot]);
 	device_pop_cuda(dev);
 	/* The hand-off back is enqueued whatever happens next. */
@@ -815,99 +609,6 @@ glcuda_frame_release(struct glcuda_frame *f)
 	}
 	f->state = FRAME_FREE;
 	return 0;
-}
-
-GLCUDA_EXPORT int
-glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *out)
-{
-	struct glcuda_device *dev;
-	struct timing_record *r;
-	GLuint available = 0;
-	GLuint64 t_start = 0, t_submit = 0, t_waited = 0;
-	float ms_ref_start = 0, ms_cuda = 0, ms_ref_end = 0;
-	const char *call;
-	CUresult res;
-	CUevent tmp;
-	int ret;
-
-	glcuda_clear_error();
-	if (!ring || !out)
-		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
-				   "glcuda_ring_get_timings: %s is NULL", ring ? "out" : "ring");
-	dev = ring->dev;
-	if (!ring->timings)
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_get_timings: the ring was made "
-				   "without GLCUDA_RING_FLAG_TIMINGS");
-	ret = device_check_gl(dev, "glcuda_ring_get_timings");
-	if (ret < 0)
-		return ret;
-	r = ring->pending_head;
-	if (!r)
-		return 0;
-	/* Never stall: only read what the GPU has finished. */
-	glGetQueryObjectuiv(r->q_waited, GL_QUERY_RESULT_AVAILABLE, &available);
-	if (!available)
-		return 0;
-	ret = device_push_cuda(dev, "glcuda_ring_get_timings");
-	if (ret < 0)
-		return ret;
-	call = "cuEventQuery";
-	res = CU(cuEventQuery)(r->ev_end);
-	if (res == CUDA_ERROR_NOT_READY) {
-		device_pop_cuda(dev);
-		return 0;
-	}
-	if (res == CUDA_SUCCESS) {
-		/* Only now: a failed cuEventQuery is reported as itself. */
-		call = "cuEventElapsedTime";
-		res = CU(cuEventElapsedTime)(&ms_ref_start, ring->ref_event, r->ev_start);
-	}
-	if (res == CUDA_SUCCESS)
-		res = CU(cuEventElapsedTime)(&ms_cuda, r->ev_start, r->ev_end);
-	if (res == CUDA_SUCCESS)
-		res = CU(cuEventElapsedTime)(&ms_ref_end, ring->ref_event, r->ev_end);
-	device_pop_cuda(dev);
-	if (res != CUDA_SUCCESS) {
-		/* Drop the record, or every later call would fail on it. */
-		ring->pending_head = r->next;
-		if (!ring->pending_head)
-			ring->pending_tail = NULL;
-		r->next = NULL;
-		timing_put(r);
-		return device_cuda_fail(dev, res, call, NULL);
-	}
-
-	glGetQueryObjectui64v(r->q_start, GL_QUERY_RESULT, &t_start);
-	glGetQueryObjectui64v(r->q_submit, GL_QUERY_RESULT, &t_submit);
-	glGetQueryObjectui64v(r->q_waited, GL_QUERY_RESULT, &t_waited);
-
-	{
-		int64_t cuda_start = ring->ref_gl_ns + (int64_t)((double)ms_ref_start * 1e6);
-		int64_t cuda_end = ring->ref_gl_ns + (int64_t)((double)ms_ref_end * 1e6);
-		int64_t to_cuda = cuda_start - (int64_t)t_submit;
-		int64_t to_gl = (int64_t)t_waited - cuda_end;
-
-		memset(out, 0, sizeof(*out));
-		out->frame_number = r->frame_number;
-		out->gl_render_ns = t_submit > t_start ? t_submit - t_start : 0;
-		out->cuda_ns = (uint64_t)((double)ms_cuda * 1e6);
-		out->handoff_to_cuda_ns = to_cuda > 0 ? (uint64_t)to_cuda : 0;
-		out->handoff_to_gl_ns = to_gl > 0 ? (uint64_t)to_gl : 0;
-		out->total_ns = t_waited > t_start ? t_waited - t_start : 0;
-		/* Chain the clock link to this frame's end event: keeps the
-		 * float milliseconds of cuEventElapsedTime small. */
-		ring->ref_gl_ns = cuda_end;
-	}
-	tmp = ring->ref_event;
-	ring->ref_event = r->ev_end;
-	r->ev_end = tmp;
-
-	ring->pending_head = r->next;
-	if (!ring->pending_head)
-		ring->pending_tail = NULL;
-	r->next = NULL;
-	timing_put(r);
-	return gl_check_error(dev, "glcuda_ring_get_timings") ?: 1;
 }
 
 /* Accessors -------------------------------------------------------------- */

@@ -10,7 +10,32 @@
 #ifndef GLCUDA_SYNC_H
 #define GLCUDA_SYNC_H
 
-#include "image.h"
+#include "private.h"
+#include "vk/vk-exporter.h"
+#include "cuda/cuda-importer.h"
+
+/* One direction of the hand-off: a Vulkan semaphore imported into GL and
+ * CUDA. Each direction has a single signaller (GL for to_cuda, CUDA for
+ * to_gl), so timeline values arrive in order (DESIGN.md §3). */
+struct handoff_semaphore {
+	struct vk_semaphore vk;
+	GLuint gl;
+	CUexternalSemaphore cu;
+	uint64_t value; /* last value signalled (timeline) */
+};
+
+/* The synchronisation of one hand-off unit: a shared image, or a ring slot
+ * whose input and output travel together under one pair of semaphores. */
+struct handoff_sync {
+	struct handoff_semaphore to_cuda, to_gl;
+	/* Recorded on the stream after each CUDA->GL signal: destroy (and the
+	 * CPU mode's GL wait) wait for it. An event rather than the stream,
+	 * which the caller may destroy first. */
+	CUevent cuda_done;
+	bool cuda_done_recorded;
+	/* A hand-off failed half-way: binary semaphores are out of step. */
+	bool broken;
+};
 
 #define SYNC_MAX_IMAGES 64
 

@@ -11,7 +11,8 @@
  * gives no ordering: the image's semaphores (sync.c) order GL and CUDA, as
  * for a shared image.
  */
-#include "sync.h"
+#include "image.h"
+#include "cuda/cuda-interop.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
@@ -21,38 +22,28 @@
 #define WRAP_FLAGS (GLCUDA_WRAP_FLAG_READ_ONLY | GLCUDA_WRAP_FLAG_WRITE_DISCARD | \
 		    GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE | GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER)
 
+/* The GL texture is the caller's: only the mapping and the registration
+ * are the image's. */
 static void
-destroy_planes(struct glcuda_image *img)
+wrap_unmap_cuda(struct glcuda_image *img, bool idle)
 {
-	for (unsigned int i = 0; i < img->plane_count; i++)
-		cuda_plane_destroy_objects(&img->planes[i]);
+	/* Never unmap what queued work may still use (image_free waited,
+	 * unless the device is lost). */
+	if (idle && img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE && img->owner == IMAGE_OWNER_CUDA &&
+	    img->resource)
+		CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL);
 }
 
-void
-wrap_free(struct glcuda_image *img, bool gl_current)
+static void
+wrap_release_cuda(struct glcuda_image *img)
 {
-	struct glcuda_device *dev = img->dev;
-	bool pushed = CU(cuCtxPushCurrent)(dev->cu_context) == CUDA_SUCCESS;
-
-	/* Never unregister what queued work may still use. Not a per-frame
-	 * path, so waiting is acceptable here, but not on a lost device,
-	 * whose work may never finish (image.c). */
-	if (pushed && !dev->lost) {
-		if (img->owner == IMAGE_OWNER_CUDA)
-			CU(cuCtxSynchronize)();
-		else
-			handoff_sync_drain(&img->sync);
-		if (img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE && img->owner == IMAGE_OWNER_CUDA &&
-		    img->resource)
-			CU(cuGraphicsUnmapResources)(1, &img->resource, NULL);
-	}
-	destroy_planes(img);
 	cuda_unregister(&img->resource);
-	handoff_sync_fini(dev, &img->sync, gl_current);
-	if (pushed)
-		device_pop_cuda(dev);
-	free(img);
 }
+
+static const struct image_kind_ops wrap_ops = {
+	.unmap_cuda = wrap_unmap_cuda,
+	.release_cuda = wrap_release_cuda,
+};
 
 int
 wrap_refresh_mapped(struct glcuda_image *img)
@@ -61,7 +52,7 @@ wrap_refresh_mapped(struct glcuda_image *img)
 	CUarray array;
 	CUresult res;
 
-	res = CU(cuGraphicsSubResourceGetMappedArray)(&array, img->resource, 0, 0);
+	res = CU_CALL(cuGraphicsSubResourceGetMappedArray, &array, img->resource, 0, 0);
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(img->dev, res, "cuGraphicsSubResourceGetMappedArray",
 					NULL);
@@ -72,7 +63,7 @@ wrap_refresh_mapped(struct glcuda_image *img)
 		  (void *)array);
 	cuda_plane_destroy_objects(p);
 	p->array = array;
-	return cuda_plane_objects(img->dev, p, img->fmt, !(img->flags & GLCUDA_WRAP_FLAG_READ_ONLY),
+	return cuda_plane_objects(&img->dev->errors, p, img->fmt, !(img->flags & GLCUDA_WRAP_FLAG_READ_ONLY),
 				  !(img->flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
 				  img->flags & GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER);
 }
@@ -107,25 +98,11 @@ require_cuda(struct glcuda_device *dev, const char *what)
 	return 0;
 }
 
-static struct glcuda_image *
-wrap_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind, uint32_t flags)
-{
-	struct glcuda_image *img = calloc(1, sizeof(*img));
-
-	if (!img)
-		return NULL;
-	img->dev = dev;
-	img->kind = kind;
-	img->flags = flags;
-	img->owner = IMAGE_OWNER_GL;
-	return img;
-}
-
 static int
 make_objects(struct glcuda_image *img)
 {
 	for (unsigned int i = 0; i < img->plane_count; i++) {
-		int ret = cuda_plane_objects(img->dev, &img->planes[i],
+		int ret = cuda_plane_objects(&img->dev->errors, &img->planes[i],
 					     img->plane_count == 1 ? img->fmt : NULL,
 					     !(img->flags & GLCUDA_WRAP_FLAG_READ_ONLY),
 					     !(img->flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
@@ -164,13 +141,13 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 		return glcuda_fail(dev, -EINVAL,
 				   "%s: target 0x%04x: glcuda wraps GL_TEXTURE_2D%s textures",
 				   what, target, dev->gl.is_gles ? "" : " and GL_TEXTURE_RECTANGLE");
-	ret = gl_inspect_texture(dev, texture, target, &width, &height, &ifmt);
+	ret = gl_inspect_texture(&dev->gl, texture, target, &width, &height, &ifmt);
 	if (ret == 0)
 		ret = require_cuda(dev, what);
 	if (ret < 0)
 		return ret;
 
-	img = wrap_alloc(dev, GLCUDA_IMAGE_KIND_GL_TEXTURE, flags);
+	img = image_alloc(dev, GLCUDA_IMAGE_KIND_GL_TEXTURE, &wrap_ops, flags);
 	if (!img)
 		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
 	img->texture = texture;
@@ -181,16 +158,16 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 		free(img);
 		return ret;
 	}
-	ret = cuda_register_gl_texture(dev, texture, target, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
+	ret = cuda_register_gl_texture(&dev->errors, texture, target, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
 				       flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img->resource);
 	if (ret < 0)
 		goto fail;
 	/* Map once to learn the array and make the objects; the hand-offs
 	 * map it again and check it did not move. */
-	ret = cuda_map(dev, &img->resource, 1, NULL);
+	ret = cuda_map(&dev->errors, &img->resource, 1, NULL);
 	if (ret < 0)
 		goto fail;
-	ret = cuda_gl_resource_plane(dev, img->resource, &img->planes[0]);
+	ret = cuda_gl_resource_plane(&dev->errors, img->resource, &img->planes[0]);
 	if (ret == 0) {
 		img->fmt = ifmt ? format_info_from_gl(ifmt)
 				: format_info_from_cuda(img->planes[0].format,
@@ -198,10 +175,10 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 		ret = make_objects(img);
 	}
 	if (ret < 0) {
-		CU(cuGraphicsUnmapResources)(1, &img->resource, NULL);
+		CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL);
 		goto fail;
 	}
-	ret = cuda_unmap(dev, &img->resource, 1, NULL);
+	ret = cuda_unmap(&dev->errors, &img->resource, 1, NULL);
 	if (ret < 0)
 		goto fail;
 	device_pop_cuda(dev);
@@ -212,10 +189,8 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 	return 0;
 
 fail:
-	destroy_planes(img);
-	cuda_unregister(&img->resource);
 	device_pop_cuda(dev);
-	free(img);
+	image_free(img, true);
 	return ret;
 }
 
@@ -236,7 +211,7 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 	if (ret < 0)
 		return ret;
 
-	img = wrap_alloc(dev, GLCUDA_IMAGE_KIND_EGL_IMAGE, flags);
+	img = image_alloc(dev, GLCUDA_IMAGE_KIND_EGL_IMAGE, &wrap_ops, flags);
 	if (!img)
 		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
 	ret = device_push_cuda(dev, what);
@@ -244,10 +219,10 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 		free(img);
 		return ret;
 	}
-	ret = cuda_register_egl_image(dev, image, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
+	ret = cuda_register_egl_image(&dev->errors, image, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
 				      flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img->resource);
 	if (ret == 0)
-		ret = cuda_egl_resource_planes(dev, img->resource, img->planes, &img->plane_count);
+		ret = cuda_egl_resource_planes(&dev->errors, img->resource, img->planes, &img->plane_count);
 	if (ret == 0) {
 		if (img->plane_count == 1)
 			img->fmt = format_info_from_cuda(img->planes[0].format,
@@ -257,11 +232,8 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 	if (ret == 0)
 		ret = handoff_sync_init(dev, &img->sync);
 	if (ret < 0) {
-		destroy_planes(img);
-		cuda_unregister(&img->resource);
-		handoff_sync_fini(dev, &img->sync, true);
 		device_pop_cuda(dev);
-		free(img);
+		image_free(img, true);
 		return ret;
 	}
 	device_pop_cuda(dev);
@@ -269,64 +241,5 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 	img->height = img->planes[0].height;
 	wrap_done(img, what);
 	*out = img;
-	return 0;
-}
-
-GLCUDA_EXPORT enum glcuda_image_kind
-glcuda_image_get_kind(const struct glcuda_image *img)
-{
-	return img ? img->kind : GLCUDA_IMAGE_KIND_SHARED;
-}
-
-GLCUDA_EXPORT unsigned int
-glcuda_image_get_plane_count(const struct glcuda_image *img)
-{
-	if (!img)
-		return 0;
-	return img->kind == GLCUDA_IMAGE_KIND_SHARED ? 1 : img->plane_count;
-}
-
-GLCUDA_EXPORT int
-glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
-			struct glcuda_cuda_plane *out)
-{
-	struct glcuda_cuda_plane full;
-	int ret;
-
-	glcuda_clear_error();
-	if (!img || !out)
-		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
-				   "glcuda_image_get_cuda_plane: %s is NULL", img ? "out" : "img");
-	if (plane >= glcuda_image_get_plane_count(img))
-		return glcuda_fail(img->dev, -EINVAL,
-				   "glcuda_image_get_cuda_plane: plane %u of an image with %u", plane,
-				   glcuda_image_get_plane_count(img));
-	ret = cuda_plane_check(img->dev, out);
-	if (ret < 0)
-		return ret;
-	/* Filled in full here, then copied out as far as the caller's size
-	 * reaches. */
-	memset(&full, 0, sizeof(full));
-	if (img->kind == GLCUDA_IMAGE_KIND_SHARED) {
-		full.array = img->cu.array;
-		full.surface = img->cu.surface;
-		full.texture = img->cu.texture;
-		full.width = img->width;
-		full.height = img->height;
-		full.format = img->fmt->cu_format;
-		full.channels = img->fmt->cu_channels;
-	} else {
-		const struct cuda_plane *p = &img->planes[plane];
-		full.array = p->array;
-		full.surface = p->surface;
-		full.texture = p->texture;
-		full.pointer = p->pointer;
-		full.pitch = p->pitch;
-		full.width = p->width;
-		full.height = p->height;
-		full.format = p->format;
-		full.channels = p->channels;
-	}
-	cuda_plane_copy_out(out, &full);
 	return 0;
 }

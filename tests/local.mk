@@ -5,9 +5,9 @@ if HAVE_CHECK
 check_LTLIBRARIES += %reldir%/libtestcommon.la
 %canon_reldir%_libtestcommon_la_SOURCES = %reldir%/test-common.c %reldir%/test-common.h
 %canon_reldir%_libtestcommon_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-%canon_reldir%_libtestcommon_la_LIBADD = lib/libglcuda-internal.la $(CHECK_LIBS)
+%canon_reldir%_libtestcommon_la_LIBADD = lib/libglcuda-test.la $(CHECK_LIBS)
 
-test_ldadd = %reldir%/libtestcommon.la lib/libglcuda-internal.la $(CHECK_LIBS) \
+test_ldadd = %reldir%/libtestcommon.la lib/libglcuda-test.la $(CHECK_LIBS) \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(PTHREAD_LIBS)
 
 check_PROGRAMS += %reldir%/test-device %reldir%/test-image
@@ -35,8 +35,6 @@ nodist_%canon_reldir%_test_ring_SOURCES = %reldir%/test-kernels.S
 %canon_reldir%_test_faults_SOURCES = %reldir%/test-faults.c $(gpu_test_sources) $(sanitizer_sources)
 %canon_reldir%_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 %canon_reldir%_test_faults_LDADD = $(test_ldadd)
-# The suite sees which CUDA call each injection failed (test-faults.c).
-%canon_reldir%_test_faults_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=cuda_fault_check
 nodist_%canon_reldir%_test_faults_SOURCES = %reldir%/test-kernels.S
 %canon_reldir%_test_wrap_SOURCES = %reldir%/test-wrap.c $(gpu_test_sources) $(sanitizer_sources)
 %canon_reldir%_test_wrap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

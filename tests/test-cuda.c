@@ -129,9 +129,9 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 	if (gated) {
 		ck_ok(glcuda_image_new(g->dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &gimg));
 		ck_cu(glcuda_cuda.cuStreamCreate(&gstream, CU_STREAM_NON_BLOCKING));
-		ck_cu(glcuda_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+		ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 						 CU_MEMHOSTALLOC_PORTABLE));
-		ck_cu(glcuda_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
+		ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
 	}
 	for (uint32_t round = 0; round < 10; round++) {
 		if (gated) {
@@ -140,7 +140,7 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 			*gate = 0;
 			__sync_synchronize();
 			ck_ok(glcuda_handoff_to_cuda(g->dev, &gimg, 1, gstream));
-			ck_cu(glcuda_cuda.cuLaunchKernel(g->spin_gate, 1, 1, 1, 1, 1, 1, 0, gstream,
+			ck_cu(glcuda_test_cuda.cuLaunchKernel(g->spin_gate, 1, 1, 1, 1, 1, 1, 0, gstream,
 							 gargs, NULL));
 			ck_ok(glcuda_handoff_to_gl(g->dev, &gimg, 1, gstream));
 		}
@@ -155,14 +155,14 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 			int iw = (int)w, ih = (int)h;
 			unsigned int key = batch_key(i);
 			void *args[] = { &surf, &iw, &ih, &key };
-			ck_cu(glcuda_cuda.cuLaunchKernel(g->xor_rgba8, (w + 15) / 16, (h + 15) / 16, 1,
+			ck_cu(glcuda_test_cuda.cuLaunchKernel(g->xor_rgba8, (w + 15) / 16, (h + 15) / 16, 1,
 							 16, 16, 1, 0, stream, args, NULL));
 		}
 		ck_ok(glcuda_handoff_to_gl(g->dev, img, n, stream));
 		if (gated) {
 			/* Every call returned with GL held: CUDA is still
 			 * waiting for GL's signals. */
-			ck_assert_msg(glcuda_cuda.cuStreamQuery(stream) == CUDA_ERROR_NOT_READY,
+			ck_assert_msg(glcuda_test_cuda.cuStreamQuery(stream) == CUDA_ERROR_NOT_READY,
 				      "%s round %u: CUDA ran ahead of GL's batch of %u images",
 				      glcuda_sync_mode_get_name(mode), round, n);
 			*gate = 1;
@@ -193,7 +193,7 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 	if (gated) {
 		glcuda_image_destroy(gimg);
 		glcuda_cuda.cuStreamDestroy(gstream);
-		glcuda_cuda.cuMemFreeHost((void *)gate);
+		glcuda_test_cuda.cuMemFreeHost((void *)gate);
 	}
 	free(want);
 	free(got);
@@ -235,8 +235,8 @@ START_TEST(in_flight)
 			test_fill_pattern(fmt, w, h, seed + 1000, b[i]);
 			/* The previous round's kernels have finished (checked
 			 * below), so the buffers may be rewritten. */
-			ck_cu(glcuda_cuda.cuMemcpyHtoD(da[i], a[i], size));
-			ck_cu(glcuda_cuda.cuMemcpyHtoD(db[i], b[i], size));
+			ck_cu(glcuda_test_cuda.cuMemcpyHtoD(da[i], a[i], size));
+			ck_cu(glcuda_test_cuda.cuMemcpyHtoD(db[i], b[i], size));
 			ck_assert(test_gl_upload(img[i]->texture, fmt, w, h, a[i]));
 			ck_ok(glcuda_handoff_to_cuda(g.dev, &img[i], 1, stream[i]));
 			gpu_check_and_fill(&g, img[i], da[i], db[i], dcount[i], stream[i]);
@@ -250,7 +250,7 @@ START_TEST(in_flight)
 				      "%s round %u image %u: GL read stale or wrong pixels",
 				      glcuda_sync_mode_get_name(mode), round, i);
 			ck_cu(glcuda_cuda.cuStreamSynchronize(stream[i]));
-			ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount[i], 8));
+			ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount[i], 8));
 			ck_assert_msg(count[0] == 0, "%s round %u image %u: CUDA saw %u wrong pixels",
 				      glcuda_sync_mode_get_name(mode), round, i, count[0]);
 		}
@@ -262,9 +262,9 @@ START_TEST(in_flight)
 		glcuda_image_destroy(img[i]);
 		if (!(one_stream && i > 0))
 			glcuda_cuda.cuStreamDestroy(stream[i]);
-		glcuda_cuda.cuMemFree(da[i]);
-		glcuda_cuda.cuMemFree(db[i]);
-		glcuda_cuda.cuMemFree(dcount[i]);
+		glcuda_test_cuda.cuMemFree(da[i]);
+		glcuda_test_cuda.cuMemFree(db[i]);
+		glcuda_test_cuda.cuMemFree(dcount[i]);
 		free(a[i]);
 		free(b[i]);
 	}
@@ -295,10 +295,10 @@ START_TEST(no_cpu_blocking)
 	gpu_setup(&g, false, mode);
 	ck_ok(glcuda_image_new(g.dev, w, h, fmt->format, 0, &img));
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-	ck_cu(glcuda_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 					 CU_MEMHOSTALLOC_PORTABLE));
 	*gate = 0;
-	ck_cu(glcuda_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
+	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
 	test_fill_pattern(fmt, w, h, 5, a);
 	test_fill_pattern(fmt, w, h, 6, b);
 	da = gpu_upload(a, size);
@@ -308,7 +308,7 @@ START_TEST(no_cpu_blocking)
 	ck_assert(test_gl_upload(img->texture, fmt, w, h, a));
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 	args[0] = &dgate;
-	ck_cu(glcuda_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
+	ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
 	gpu_check_and_fill(&g, img, da, db, dcount, stream);
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	/* GL work after the hand-off is queued behind the GPU-side wait. */
@@ -316,7 +316,7 @@ START_TEST(no_cpu_blocking)
 	glFlush();
 
 	/* Every call above returned; the gate is still closed. */
-	ck_assert_int_eq(glcuda_cuda.cuStreamQuery(stream), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(glcuda_test_cuda.cuStreamQuery(stream), CUDA_ERROR_NOT_READY);
 	ck_assert_int_eq(glClientWaitSync(fence, 0, 0), GL_TIMEOUT_EXPIRED);
 
 	*gate = 1;
@@ -331,10 +331,10 @@ START_TEST(no_cpu_blocking)
 	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
 	glcuda_image_destroy(img);
 	glcuda_cuda.cuStreamDestroy(stream);
-	glcuda_cuda.cuMemFreeHost((void *)gate);
-	glcuda_cuda.cuMemFree(da);
-	glcuda_cuda.cuMemFree(db);
-	glcuda_cuda.cuMemFree(dcount);
+	glcuda_test_cuda.cuMemFreeHost((void *)gate);
+	glcuda_test_cuda.cuMemFree(da);
+	glcuda_test_cuda.cuMemFree(db);
+	glcuda_test_cuda.cuMemFree(dcount);
 	free(a);
 	free(b);
 	free(got);
@@ -394,7 +394,7 @@ START_TEST(no_leaks)
 			unsigned int iters = 200;
 			void *args[] = { &iters };
 			ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
-			ck_cu(glcuda_cuda.cuLaunchKernel(g.busy, 1, 1, 1, 1, 1, 1, 0, stream,
+			ck_cu(glcuda_test_cuda.cuLaunchKernel(g.busy, 1, 1, 1, 1, 1, 1, 0, stream,
 							 args, NULL));
 			break;
 		}

@@ -15,28 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Which call the injection failed. glcuda's CU() asks cuda_fault_check()
- * about every CUDA call it makes, by the entry point's name; this program
- * is linked with --wrap=cuda_fault_check (tests/local.mk), so every such
- * question from the library passes through here first. The one answered
- * with the injected error is the call that failed. (The loader's own
- * calls, cuInit and cuDriverGetVersion, are made from the object that
- * defines cuda_fault_check and so bypass the wrapper: a failure that
- * fired with no name recorded is one of those.) */
-CUresult __real_cuda_fault_check(const char *name);
-CUresult __wrap_cuda_fault_check(const char *name);
-static const char *failed_cuda_call;
-
-CUresult
-__wrap_cuda_fault_check(const char *name)
-{
-	CUresult res = __real_cuda_fault_check(name);
-
-	if (res != CUDA_SUCCESS)
-		failed_cuda_call = name;
-	return res;
-}
-
 static const CUresult injected[] = {
 	CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE,
 };
@@ -184,21 +162,20 @@ START_TEST(every_cuda_call)
 	for (unsigned long n = 1;; n++) {
 		CUresult err = injected[n % ARRAY_LENGTH(injected)];
 		call = NULL;
-		failed_cuda_call = NULL;
-		cuda_fault_inject(n, err);
+		fault_inject(FAULT_CUDA, n, err);
 		ret = scenario(hl, &call);
-		cuda_fault_disarm();
-		if (cuda_fault_calls() < n) {
+		fault_disarm(FAULT_CUDA);
+		if (fault_calls(FAULT_CUDA) < n) {
 			/* The scenario made fewer than n calls: all covered. */
 			ck_assert_int_eq(ret, 0);
-			ck_assert_ptr_null(failed_cuda_call);
+			ck_assert_ptr_null(fault_failed_call());
 			break;
 		}
 		points++;
 		/* Calls whose failure glcuda tolerates by design (e.g. a
 		 * flag that is already set) may let the run succeed. */
 		if (ret < 0) {
-			const char *cu_call = failed_cuda_call ? failed_cuda_call : "cuInit";
+			const char *cu_call = fault_failed_call() ? fault_failed_call() : "cuInit";
 			char code[64];
 			snprintf(code, sizeof(code), "(%d)", (int)err);
 			ck_assert_msg(strstr(glcuda_get_last_error(), code) ||
@@ -209,7 +186,7 @@ START_TEST(every_cuda_call)
 			/* The entry point that was made to fail, by name
 			 * (glcuda's messages start "cuEventCreate: ..."). */
 			ck_assert_msg(names_call(glcuda_get_last_error(), cu_call) ||
-				      (!failed_cuda_call &&
+				      (!fault_failed_call() &&
 				       names_call(glcuda_get_last_error(), "cuDriverGetVersion")),
 				      "N=%lu: %s failed, but the message does not name the "
 				      "failed CUDA call %s: %s", n, call, cu_call,
@@ -238,14 +215,14 @@ START_TEST(every_cuda_call)
 		for (int again = 0; free1 != free0 && again < 3; again++) {
 			repeats++;
 			free0 = free1;
-			cuda_fault_inject(n, err);
+			fault_inject(FAULT_CUDA, n, err);
 			ret = scenario(hl, &call);
-			cuda_fault_disarm();
+			fault_disarm(FAULT_CUDA);
 			free1 = ctx_free_memory(ctx);
 		}
 		ck_assert_msg(free1 == free0, "N=%lu (%s, %s failed): CUDA free memory changed on "
 			      "each of 4 runs of this failure (last %zu -> %zu)", n,
-			      call ? call : "-", failed_cuda_call ? failed_cuda_call : "-",
+			      call ? call : "-", fault_failed_call() ? fault_failed_call() : "-",
 			      free0, free1);
 	}
 	printf("%s: %lu CUDA injection points covered; every failure unwound cleanly "

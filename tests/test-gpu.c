@@ -4,6 +4,7 @@
  */
 #include "test-gpu.h"
 #include "image.h"
+#include "vk-copy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,16 +34,16 @@ gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode)
 		      gles ? "GLES" : "GL", glcuda_sync_mode_get_name(mode),
 		      glcuda_error_get_name(ret), glcuda_get_last_error());
 	ck_cu(glcuda_cuda.cuCtxPushCurrent(glcuda_device_get_cuda_context(g->dev)));
-	ck_cu(glcuda_cuda.cuModuleLoadData(&g->module, glcuda_test_fatbin));
+	ck_cu(glcuda_test_cuda.cuModuleLoadData(&g->module, glcuda_test_fatbin));
 	for (size_t i = 0; i < ARRAY_LENGTH(sizes); i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "check_and_fill_%d", sizes[i]);
-		ck_cu(glcuda_cuda.cuModuleGetFunction(&g->check_and_fill[sizes[i]], g->module, name));
+		ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->check_and_fill[sizes[i]], g->module, name));
 	}
-	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->spin_gate, g->module, "spin_gate"));
-	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->ring_transform, g->module, "ring_transform"));
-	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->busy, g->module, "busy"));
-	ck_cu(glcuda_cuda.cuModuleGetFunction(&g->xor_rgba8, g->module, "xor_rgba8"));
+	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->spin_gate, g->module, "spin_gate"));
+	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->ring_transform, g->module, "ring_transform"));
+	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->busy, g->module, "busy"));
+	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->xor_rgba8, g->module, "xor_rgba8"));
 }
 
 void
@@ -51,7 +52,7 @@ gpu_teardown(struct gpu *g)
 	CUcontext ctx;
 
 	glcuda_cuda.cuCtxSynchronize();
-	glcuda_cuda.cuModuleUnload(g->module);
+	glcuda_test_cuda.cuModuleUnload(g->module);
 	glcuda_cuda.cuCtxPopCurrent(&ctx);
 	glcuda_device_destroy(g->dev);
 	glcuda_headless_destroy(g->hl);
@@ -67,7 +68,7 @@ gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr expect,
 	void *args[] = { &surf, &w, &h, &expect, &fill, &dcount, &first };
 	unsigned int bpp = glcuda_format_get_bytes_per_pixel(glcuda_image_get_format(img));
 
-	ck_cu(glcuda_cuda.cuLaunchKernel(g->check_and_fill[bpp], (unsigned)(w + 15) / 16,
+	ck_cu(glcuda_test_cuda.cuLaunchKernel(g->check_and_fill[bpp], (unsigned)(w + 15) / 16,
 					 (unsigned)(h + 15) / 16, 1, 16, 16, 1, 0, stream, args,
 					 NULL));
 }
@@ -79,7 +80,7 @@ gpu_free_memory(void)
 
 	glFinish();
 	ck_cu(glcuda_cuda.cuCtxSynchronize());
-	ck_cu(glcuda_cuda.cuMemGetInfo(&free_b, &total));
+	ck_cu(glcuda_test_cuda.cuMemGetInfo(&free_b, &total));
 	return free_b;
 }
 
@@ -87,11 +88,11 @@ CUdeviceptr
 gpu_upload(const void *data, size_t size)
 {
 	CUdeviceptr p;
-	ck_cu(glcuda_cuda.cuMemAlloc(&p, size));
+	ck_cu(glcuda_test_cuda.cuMemAlloc(&p, size));
 	if (data)
-		ck_cu(glcuda_cuda.cuMemcpyHtoD(p, data, size));
+		ck_cu(glcuda_test_cuda.cuMemcpyHtoD(p, data, size));
 	else
-		ck_cu(glcuda_cuda.cuMemsetD8(p, 0, size));
+		ck_cu(glcuda_test_cuda.cuMemsetD8(p, 0, size));
 	return p;
 }
 
@@ -134,15 +135,15 @@ gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
 		ck_ok(glcuda_handoff_to_gl(g->dev, &img, 1, stream));
 	}
 	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount, 8));
+	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount, 8));
 	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels, first %u", tag, count[0],
 		      count[1]);
-	ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount + 8, 8));
+	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount + 8, 8));
 	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels of its own write, first %u",
 		      tag, count[0], count[1]);
-	glcuda_cuda.cuMemFree(da);
-	glcuda_cuda.cuMemFree(db);
-	glcuda_cuda.cuMemFree(dcount);
+	glcuda_test_cuda.cuMemFree(da);
+	glcuda_test_cuda.cuMemFree(db);
+	glcuda_test_cuda.cuMemFree(dcount);
 	free(a);
 	free(b);
 	free(got);

@@ -6,6 +6,7 @@
  */
 #include "test-common.h"
 #include "image.h"
+#include "vk-copy.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>

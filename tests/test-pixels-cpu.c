@@ -41,7 +41,9 @@
 	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
 #define ck_cu(call) do { CUresult r_ = (call); \
 	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
+/* The library's CUDA table, and the tests' own (lib/loader/cuda-loader.h). */
 #define CUF(name) glcuda_cuda.name
+#define CUT(name) glcuda_test_cuda.name
 
 static struct {
 	fake_cuda_stream_hold_fn hold;
@@ -197,12 +199,12 @@ env_setup(struct env *e, bool gles)
 	e->live0 = fake.live_objects();
 	push(e);
 	/* The fake loads any image: its functions are the CPU versions. */
-	ck_cu(CUF(cuModuleLoadData)(&e->module, "tests/test-kernels.cu"));
-	ck_cu(CUF(cuModuleGetFunction)(&e->invert, e->module, "ring_transform"));
+	ck_cu(CUT(cuModuleLoadData)(&e->module, "tests/test-kernels.cu"));
+	ck_cu(CUT(cuModuleGetFunction)(&e->invert, e->module, "ring_transform"));
 	for (unsigned int n = 1; n <= 16; n *= 2) {
 		char name[32];
 		snprintf(name, sizeof(name), "check_and_fill_%u", n);
-		ck_cu(CUF(cuModuleGetFunction)(&e->check[n], e->module, name));
+		ck_cu(CUT(cuModuleGetFunction)(&e->check[n], e->module, name));
 	}
 	ck_cu(CUF(cuStreamCreate)(&e->stream, CU_STREAM_NON_BLOCKING));
 	pop();
@@ -217,7 +219,7 @@ env_teardown(struct env *e)
 	glDeleteFramebuffers(1, &e->fbo);
 	push(e);
 	ck_cu(CUF(cuStreamDestroy)(e->stream));
-	ck_cu(CUF(cuModuleUnload)(e->module));
+	ck_cu(CUT(cuModuleUnload)(e->module));
 	pop();
 	ck_assert_uint_eq(fake.live_objects(), e->live0);
 	ck_assert_int_eq(fake.sticky_error(), 0);
@@ -234,7 +236,7 @@ launch_invert(struct env *e, CUsurfObject in, CUsurfObject out, CUstream stream)
 	void *args[] = { &in, &out, &w, &h };
 
 	push(e);
-	ck_cu(CUF(cuLaunchKernel)(e->invert, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1, 0,
+	ck_cu(CUT(cuLaunchKernel)(e->invert, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1, 0,
 				  stream, args, NULL));
 	pop();
 }
@@ -305,27 +307,27 @@ START_TEST(every_format_both_ways)
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
 
 		push(&e);
-		ck_cu(CUF(cuMemAlloc)(&d_in, size));
-		ck_cu(CUF(cuMemAlloc)(&d_out, size));
-		ck_cu(CUF(cuMemAlloc)(&d_count, 8));
-		ck_cu(CUF(cuMemcpyHtoD)(d_in, in, size));
-		ck_cu(CUF(cuMemcpyHtoD)(d_out, out, size));
-		ck_cu(CUF(cuMemsetD32)(d_count, 0, 2));
+		ck_cu(CUT(cuMemAlloc)(&d_in, size));
+		ck_cu(CUT(cuMemAlloc)(&d_out, size));
+		ck_cu(CUT(cuMemAlloc)(&d_count, 8));
+		ck_cu(CUT(cuMemcpyHtoD)(d_in, in, size));
+		ck_cu(CUT(cuMemcpyHtoD)(d_out, out, size));
+		ck_cu(CUT(cuMemsetD32)(d_count, 0, 2));
 		surf = glcuda_image_get_cuda_surface(img);
 		{
 			CUdeviceptr d_first = d_count + 4;
 			void *args[] = { &surf, &w, &h, &d_in, &d_out, &d_count, &d_first };
-			ck_cu(CUF(cuLaunchKernel)(e.check[bpp], (W + 15) / 16, (H + 15) / 16, 1, 16,
+			ck_cu(CUT(cuLaunchKernel)(e.check[bpp], (W + 15) / 16, (H + 15) / 16, 1, 16,
 						  16, 1, 0, e.stream, args, NULL));
 		}
 		pop();
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 		push(&e);
-		ck_cu(CUF(cuMemcpyDtoH)(&mismatches, d_count, 4));
-		ck_cu(CUF(cuMemcpyDtoH)(&first, d_count + 4, 4));
-		ck_cu(CUF(cuMemFree)(d_in));
-		ck_cu(CUF(cuMemFree)(d_out));
-		ck_cu(CUF(cuMemFree)(d_count));
+		ck_cu(CUT(cuMemcpyDtoH)(&mismatches, d_count, 4));
+		ck_cu(CUT(cuMemcpyDtoH)(&first, d_count + 4, 4));
+		ck_cu(CUT(cuMemFree)(d_in));
+		ck_cu(CUT(cuMemFree)(d_out));
+		ck_cu(CUT(cuMemFree)(d_count));
 		pop();
 		ck_assert_msg(mismatches == 0, "%s %s: CUDA saw %u texels that GL did not write, "
 			      "the first at (%u,%u)", e.gles ? "GLES" : "GL", fmt->name, mismatches,
@@ -730,7 +732,7 @@ START_TEST(legacy_stream_and_events)
 	ck_cu(CUF(cuEventRecord)(ev, blocking));
 	ck_cu(CUF(cuLaunchHostFunc)(NULL, record_host_fn, (void *)2));
 	ck_cu(CUF(cuLaunchHostFunc)(e.stream, record_host_fn, (void *)3));
-	ck_cu(CUF(cuStreamWaitEvent)(other, ev, 0));
+	ck_cu(CUT(cuStreamWaitEvent)(other, ev, 0));
 	ck_cu(CUF(cuLaunchHostFunc)(other, record_host_fn, (void *)4));
 	fake.settle();
 	/* Only the non-blocking stream without a wait has run. */
@@ -738,7 +740,7 @@ START_TEST(legacy_stream_and_events)
 	ck_assert_uint_eq(host_order[0], 3);
 	/* On the driver's thread, as the real driver runs them. */
 	ck_assert(!pthread_equal(host_thread, pthread_self()));
-	ck_assert_int_eq(CUF(cuStreamQuery)(other), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(CUT(cuStreamQuery)(other), CUDA_ERROR_NOT_READY);
 	/* Held: a synchronisation cannot finish, and says so at once. */
 	ck_assert_int_eq(CUF(cuStreamSynchronize)(blocking), CUDA_ERROR_NOT_READY);
 	ck_assert_int_eq(fake.hold(blocking, FAKE_CUDA_RUN), 0);

@@ -24,7 +24,7 @@ launch_transform(struct gpu *g, struct glcuda_frame *f)
 	CUsurfObject in = glcuda_frame_get_input_surface(f), out = glcuda_frame_get_output_surface(f);
 	int w = W, h = H;
 	void *args[] = { &in, &out, &w, &h };
-	ck_cu(glcuda_cuda.cuLaunchKernel(g->ring_transform, (W + 15) / 16, (H + 15) / 16, 1,
+	ck_cu(glcuda_test_cuda.cuLaunchKernel(g->ring_transform, (W + 15) / 16, (H + 15) / 16, 1,
 					 16, 16, 1, 0, glcuda_frame_get_stream(f), args, NULL));
 }
 
@@ -222,9 +222,9 @@ START_TEST(ready_fd)
 	ring = make_ring(&g, 2, 0);
 	fd = glcuda_ring_get_fd(ring);
 	ck_assert_int_ge(fd, 0);
-	ck_cu(glcuda_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 					 CU_MEMHOSTALLOC_PORTABLE));
-	ck_cu(glcuda_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
+	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
 	for (int round = 0; round < 20; round++) {
 		*gate = 0;
 		ck_assert(!fd_readable(fd, 0));
@@ -232,7 +232,7 @@ START_TEST(ready_fd)
 		test_render_frame(f, W, H);
 		ck_ok(glcuda_frame_submit(f));
 		args[0] = &dgate;
-		ck_cu(glcuda_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
+		ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
 						 glcuda_frame_get_stream(f), args, NULL));
 		launch_transform(&g, f);
 		ck_ok(glcuda_frame_complete(f));
@@ -249,7 +249,7 @@ START_TEST(ready_fd)
 		ck_assert_ptr_eq(got, f);
 		ck_ok(glcuda_frame_release(f));
 	}
-	glcuda_cuda.cuMemFreeHost((void *)gate);
+	glcuda_test_cuda.cuMemFreeHost((void *)gate);
 	glcuda_ring_destroy(ring);
 	gpu_teardown(&g);
 }

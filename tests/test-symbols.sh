@@ -1,7 +1,8 @@
 #!/bin/sh
 # The symbols libglcuda.so exports are exactly those listed in lib/glcuda.sym,
 # and every function the public headers declare is listed there: nothing
-# internal leaks out, nothing public is forgotten.
+# internal leaks out, nothing public is forgotten. The test-only
+# fault-injection hooks are not in it at all.
 set -eu
 
 : "${top_srcdir:?run from make check}" "${top_builddir:?run from make check}"
@@ -82,4 +83,12 @@ if [ -s "$tmp/data" ]; then
 	exit 1
 fi
 echo "ok: $lib exports exactly the $(wc -l < "$tmp/listed") symbols of lib/glcuda.sym"
+# The fault-injection hooks belong to the tests' build of the library only
+# (lib/fault.h), not even as local symbols.
+if $NM "$lib" 2>/dev/null | grep -E ' (fault_[a-z_]+|gl_reset_status_hook)$' > "$tmp/faults"; then
+	echo "FAIL: $lib contains the fault-injection hooks:"
+	cat "$tmp/faults"
+	exit 1
+fi
+echo "ok: $lib has no fault-injection hooks"
 exit $status

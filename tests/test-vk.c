@@ -20,6 +20,7 @@
 
 #include "private.h"
 #include "vk/vk-exporter.h"
+#include "vk-copy.h"
 
 #define MAX_DEVICES 16
 
@@ -50,27 +51,18 @@ quiet_device(void)
 
 	ck_assert_ptr_nonnull(dev);
 	/* Above every priority: the errors the tests provoke stay quiet. */
-	dev->log_priority = GLCUDA_LOG_PRIORITY_ERROR + 1;
+	dev->errors.log_priority = GLCUDA_LOG_PRIORITY_ERROR + 1;
 	/* glcuda keeps one Vulkan instance for the process (it holds driver
 	 * fds of its own): make it before a test counts fds. */
 	if (chosen) {
 		struct vk_exporter *warm = NULL;
-		if (vk_exporter_new(dev, chosen->device_uuid, chosen->driver_uuid, false,
+		if (vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid, false,
 				    &warm) == 0)
 			vk_exporter_destroy(warm);
 		glcuda_clear_error();
-		dev->last_error[0] = '\0';
+		dev->errors.last_error[0] = '\0';
 	}
 	return dev;
-}
-
-static void
-format_uuid(char out[37], const uint8_t *u)
-{
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
-		 u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
 /* Does msg name a Vulkan entry point ("vkCreateImage")? */
@@ -87,7 +79,7 @@ static struct vk_exporter *
 exporter_new(struct glcuda_device *dev)
 {
 	struct vk_exporter *vk = NULL;
-	int ret = vk_exporter_new(dev, chosen->device_uuid, chosen->driver_uuid,
+	int ret = vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid,
 				  false, &vk);
 
 	ck_assert_msg(ret == 0, "vk_exporter_new: %s: %s", glcuda_error_get_name(ret),
@@ -135,7 +127,7 @@ START_TEST(test_list_devices)
 				 VK_UUID_SIZE);
 		ck_assert_mem_eq(again[i].driver_uuid, devices[i].driver_uuid,
 				 VK_UUID_SIZE);
-		format_uuid(uuid, devices[i].device_uuid);
+		uuid_format(devices[i].device_uuid, uuid);
 		printf("vulkan device %u: %s (%s, %s) deviceUUID %s api %u.%u "
 		       "mem_fd %d sem_fd %d timeline %d/%d binary %d rgba8 %d\n",
 		       i, devices[i].name, devices[i].driver_name,
@@ -169,7 +161,7 @@ START_TEST(test_new_matching)
 	ck_assert_int_eq(vk_exporter_has_binary(vk), info->binary_exportable);
 	ck_assert_int_eq(vk_exporter_has_timeline(vk),
 			 info->has_timeline_semaphore && info->timeline_exportable);
-	ck_assert_str_eq(dev->last_error, "");
+	ck_assert_str_eq(dev->errors.last_error, "");
 	vk_exporter_destroy(vk);
 	vk_exporter_destroy(NULL);
 	free(dev);
@@ -191,23 +183,23 @@ START_TEST(test_wrong_device)
 	for (unsigned int i = 0; i < sizeof(uuid); i++)
 		uuid[i] ^= 0xa5;
 	uuid[5] = 0;
-	ret = vk_exporter_new(dev, uuid, chosen->driver_uuid, false, &vk);
+	ret = vk_exporter_new(&dev->errors, uuid, chosen->driver_uuid, false, &vk);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE);
 	ck_assert_ptr_eq(vk, (struct vk_exporter *)&dev);
-	ck_assert_str_eq(dev->last_error, glcuda_get_last_error());
+	ck_assert_str_eq(dev->errors.last_error, glcuda_get_last_error());
 
-	format_uuid(text, uuid);
-	ck_assert_msg(strstr(dev->last_error, text), "GL's UUID %s missing: %s",
-		      text, dev->last_error);
+	uuid_format(uuid, text);
+	ck_assert_msg(strstr(dev->errors.last_error, text), "GL's UUID %s missing: %s",
+		      text, dev->errors.last_error);
 	for (unsigned int i = 0; i < ndevices && i < MAX_DEVICES; i++) {
-		format_uuid(text, devices[i].device_uuid);
-		ck_assert_msg(strstr(dev->last_error, devices[i].name),
-			      "device %s missing: %s", devices[i].name, dev->last_error);
-		ck_assert_msg(strstr(dev->last_error, text),
-			      "UUID %s missing: %s", text, dev->last_error);
+		uuid_format(devices[i].device_uuid, text);
+		ck_assert_msg(strstr(dev->errors.last_error, devices[i].name),
+			      "device %s missing: %s", devices[i].name, dev->errors.last_error);
+		ck_assert_msg(strstr(dev->errors.last_error, text),
+			      "UUID %s missing: %s", text, dev->errors.last_error);
 	}
-	ck_assert_ptr_nonnull(strstr(dev->last_error, "__NV_PRIME_RENDER_OFFLOAD"));
-	ck_assert_ptr_nonnull(strstr(dev->last_error, "VK_DRIVER_FILES"));
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "__NV_PRIME_RENDER_OFFLOAD"));
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_DRIVER_FILES"));
 	ck_assert_int_eq(count_fds(), fds);
 	free(dev);
 }
@@ -224,19 +216,19 @@ START_TEST(test_driver_mismatch)
 
 	memcpy(driver, chosen->driver_uuid, sizeof(driver));
 	driver[15] ^= 0x01;
-	ret = vk_exporter_new(dev, chosen->device_uuid, driver, false, &vk);
+	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, driver, false, &vk);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_DRIVER_MISMATCH);
 	ck_assert_ptr_null(vk);
-	format_uuid(text, driver);
-	ck_assert_msg(strstr(dev->last_error, text), "GL driver UUID missing: %s",
-		      dev->last_error);
-	format_uuid(text, chosen->driver_uuid);
-	ck_assert_msg(strstr(dev->last_error, text), "Vulkan driver UUID missing: %s",
-		      dev->last_error);
+	uuid_format(driver, text);
+	ck_assert_msg(strstr(dev->errors.last_error, text), "GL driver UUID missing: %s",
+		      dev->errors.last_error);
+	uuid_format(chosen->driver_uuid, text);
+	ck_assert_msg(strstr(dev->errors.last_error, text), "Vulkan driver UUID missing: %s",
+		      dev->errors.last_error);
 	ck_assert_int_eq(count_fds(), fds);
 
 	/* No driver UUID to compare with: the device alone decides. */
-	ret = vk_exporter_new(dev, chosen->device_uuid, NULL, false, &vk);
+	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, NULL, false, &vk);
 	ck_assert_int_eq(ret, 0);
 	vk_exporter_destroy(vk);
 	free(dev);
@@ -338,9 +330,9 @@ START_TEST(test_format_errors)
 	ret = vk_exporter_check_format(vk, &depth, 16, 16, true);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
 	snprintf(number, sizeof(number), "VkFormat %d", VK_FORMAT_D32_SFLOAT);
-	ck_assert_ptr_nonnull(strstr(dev->last_error, "TEST_D32"));
-	ck_assert_ptr_nonnull(strstr(dev->last_error, number));
-	ck_assert_ptr_nonnull(strstr(dev->last_error,
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "TEST_D32"));
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, number));
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error,
 				     "vkGetPhysicalDeviceImageFormatProperties2"));
 
 	ret = vk_image_create(vk, &depth, 16, 16, &img);
@@ -349,11 +341,11 @@ START_TEST(test_format_errors)
 
 	/* Without record, nothing is written. */
 	glcuda_clear_error();
-	dev->last_error[0] = '\0';
+	dev->errors.last_error[0] = '\0';
 	ret = vk_exporter_check_format(vk, &depth, 16, 16, false);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
 	ck_assert_str_eq(glcuda_get_last_error(), "");
-	ck_assert_str_eq(dev->last_error, "");
+	ck_assert_str_eq(dev->errors.last_error, "");
 
 	/* Larger than the device allows. */
 	big = vk_exporter_max_image_size(vk);
@@ -361,7 +353,7 @@ START_TEST(test_format_errors)
 	if (big < UINT32_MAX / 2) {
 		ret = vk_exporter_check_format(vk, rgba8, big * 2 + 1, 1, true);
 		ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
-		ck_assert_ptr_nonnull(strstr(dev->last_error, "RGBA8"));
+		ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "RGBA8"));
 	}
 	ck_assert_int_eq(vk_exporter_check_format(vk, rgba8, 0, 16, true), -EINVAL);
 
@@ -403,10 +395,10 @@ START_TEST(test_semaphores)
 		ret = vk_semaphore_create(vk, false, &sem);
 		ck_assert(ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
 			  ret == GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE);
-		ck_assert_ptr_nonnull(strstr(dev->last_error, "OPAQUE_FD"));
+		ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "OPAQUE_FD"));
 		ck_assert(sem.semaphore == VK_NULL_HANDLE);
 		printf("%s: binary semaphores not exportable: %s\n",
-		       vk_exporter_info(vk)->name, dev->last_error);
+		       vk_exporter_info(vk)->name, dev->errors.last_error);
 	}
 
 	if (vk_exporter_has_timeline(vk)) {
@@ -426,9 +418,9 @@ START_TEST(test_semaphores)
 		ret = vk_semaphore_create(vk, true, &sem);
 		ck_assert(ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
 			  ret == GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE);
-		ck_assert_ptr_nonnull(strstr(dev->last_error, "timeline"));
+		ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "timeline"));
 		printf("%s: timeline semaphores not exportable: %s\n",
-		       vk_exporter_info(vk)->name, dev->last_error);
+		       vk_exporter_info(vk)->name, dev->errors.last_error);
 	}
 	vk_semaphore_destroy(vk, &sem); /* zeroed: harmless */
 	vk_exporter_destroy(vk);
@@ -458,34 +450,34 @@ START_TEST(test_error_mapping)
 
 	/* The process's instance exists already (quiet_device made it), so
 	 * vkEnumeratePhysicalDevices is the first call. */
-	vk_fault_inject(1, VK_ERROR_INITIALIZATION_FAILED);
-	ret = vk_exporter_new(dev, chosen->device_uuid, chosen->driver_uuid, false, &vk);
-	vk_fault_disarm();
+	fault_inject(FAULT_VULKAN, 1, VK_ERROR_INITIALIZATION_FAILED);
+	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid, false, &vk);
+	fault_disarm(FAULT_VULKAN);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_NO_VULKAN);
-	ck_assert_ptr_nonnull(strstr(dev->last_error, "vkEnumeratePhysicalDevices"));
-	ck_assert_ptr_nonnull(strstr(dev->last_error, "VK_ERROR_INITIALIZATION_FAILED (-3)"));
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkEnumeratePhysicalDevices"));
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_ERROR_INITIALIZATION_FAILED (-3)"));
 
 	vk = exporter_new(dev);
 	/* vk_image_create: the format query, then vkCreateImage. */
-	vk_fault_inject(0, VK_SUCCESS);
+	fault_inject(FAULT_VULKAN, 0, VK_SUCCESS);
 	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, &img), 0);
-	ck_assert_uint_eq(vk_fault_calls(), 4); /* query, create, allocate, bind */
+	ck_assert_uint_eq(fault_calls(FAULT_VULKAN), 4); /* query, create, allocate, bind */
 	vk_image_destroy(vk, &img);
 
-	vk_fault_inject(2, VK_ERROR_OUT_OF_DEVICE_MEMORY);
+	fault_inject(FAULT_VULKAN, 2, VK_ERROR_OUT_OF_DEVICE_MEMORY);
 	ret = vk_image_create(vk, rgba8, 8, 8, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_VULKAN);
-	ck_assert_ptr_nonnull(strstr(dev->last_error, "vkCreateImage"));
-	ck_assert_ptr_nonnull(strstr(dev->last_error, "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)"));
-	ck_assert(!dev->lost);
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkCreateImage"));
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)"));
+	ck_assert(!dev->errors.lost);
 
-	vk_fault_inject(3, VK_ERROR_DEVICE_LOST);
+	fault_inject(FAULT_VULKAN, 3, VK_ERROR_DEVICE_LOST);
 	ret = vk_image_create(vk, rgba8, 8, 8, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_DEVICE_LOST);
-	ck_assert_ptr_nonnull(strstr(dev->last_error, "vkAllocateMemory"));
-	ck_assert(dev->lost);
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkAllocateMemory"));
+	ck_assert(dev->errors.lost);
 	ck_assert(img.image == VK_NULL_HANDLE);
-	vk_fault_disarm();
+	fault_disarm(FAULT_VULKAN);
 
 	vk_exporter_destroy(vk);
 	free(dev);
@@ -505,7 +497,7 @@ run_everything(struct glcuda_device *dev, bool semaphores)
 	uint64_t value;
 	int ret, fd = -1;
 
-	ret = vk_exporter_new(dev, chosen->device_uuid, chosen->driver_uuid, false, &vk);
+	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid, false, &vk);
 	if (ret)
 		return ret;
 	ret = vk_image_create(vk, fmt, 16, 8, &img);
@@ -575,19 +567,19 @@ START_TEST(test_fault_injection)
 
 	/* How many calls a clean run makes: every one of them must fail
 	 * cleanly when it is made to fail. */
-	vk_fault_inject(0, VK_SUCCESS);
+	fault_inject(FAULT_VULKAN, 0, VK_SUCCESS);
 	ret = run_everything(dev, true);
 	ck_assert_msg(ret == 0, "%s", glcuda_get_last_error());
-	clean_calls = vk_fault_calls();
+	clean_calls = fault_calls(FAULT_VULKAN);
 	ck_assert_uint_gt(clean_calls, 5);
 
 	for (n = 1;; n++) {
 		glcuda_clear_error();
-		dev->last_error[0] = '\0';
-		vk_fault_inject(n, VK_ERROR_OUT_OF_HOST_MEMORY);
+		dev->errors.last_error[0] = '\0';
+		fault_inject(FAULT_VULKAN, n, VK_ERROR_OUT_OF_HOST_MEMORY);
 		ret = run_everything(dev, true);
-		bool fired = vk_fault_calls() >= n;
-		vk_fault_disarm();
+		bool fired = fault_calls(FAULT_VULKAN) >= n;
+		fault_disarm(FAULT_VULKAN);
 
 		if (!fired) {
 			ck_assert_msg(ret == 0, "run without injection failed: %s",
@@ -603,7 +595,7 @@ START_TEST(test_fault_injection)
 		ck_assert_msg(names_vk_call(glcuda_get_last_error()),
 			      "call %lu: message names no Vulkan call: %s", n,
 			      glcuda_get_last_error());
-		ck_assert_str_eq(dev->last_error, glcuda_get_last_error());
+		ck_assert_str_eq(dev->errors.last_error, glcuda_get_last_error());
 		ck_assert_msg(count_fds() == fds, "call %lu: fds leaked (%d, was %d)",
 			      n, count_fds(), fds);
 	}

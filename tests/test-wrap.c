@@ -217,9 +217,9 @@ START_TEST(no_cpu_blocking)
 	ck_ok(glcuda_image_new(g.dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &stall));
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 	ck_cu(glcuda_cuda.cuStreamCreate(&stall_stream, CU_STREAM_NON_BLOCKING));
-	ck_cu(glcuda_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 					 CU_MEMHOSTALLOC_PORTABLE));
-	ck_cu(glcuda_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
+	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
 	test_fill_pattern(fmt, w, h, 7, a);
 	test_fill_pattern(fmt, w, h, 8, b);
 	da = gpu_upload(a, size);
@@ -230,7 +230,7 @@ START_TEST(no_cpu_blocking)
 	*gate = 0;
 	__sync_synchronize();
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &stall, 1, stall_stream));
-	ck_cu(glcuda_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stall_stream, args,
+	ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stall_stream, args,
 					 NULL));
 	ck_ok(glcuda_handoff_to_gl(g.dev, &stall, 1, stall_stream));
 	glGenFramebuffers(1, &fbo);
@@ -245,24 +245,24 @@ START_TEST(no_cpu_blocking)
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 	t1 = test_now();
 	gpu_check_and_fill(&g, img, da, 0, dcount, stream);
-	ck_assert_int_eq(glcuda_cuda.cuStreamQuery(stall_stream), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(glcuda_test_cuda.cuStreamQuery(stall_stream), CUDA_ERROR_NOT_READY);
 	printf("%s: glcuda_handoff_to_cuda returned in %.0f us with GL stalled on the GPU\n",
 	       egl ? "EGLImage" : "GL texture", (t1 - t0) * 1e6);
 	*gate = 1;
 	__sync_synchronize();
 	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount, 8));
+	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount, 8));
 	ck_assert_msg(count[0] == 0, "CUDA read %u pixels GL had not written yet", count[0]);
 
 	/* CUDA -> GL with the stream gated. */
 	*gate = 0;
 	__sync_synchronize();
-	ck_cu(glcuda_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
+	ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
 	gpu_check_and_fill(&g, img, 0, db, dcount, stream);
 	t0 = test_now();
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	t1 = test_now();
-	ck_assert_int_eq(glcuda_cuda.cuStreamQuery(stream), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(glcuda_test_cuda.cuStreamQuery(stream), CUDA_ERROR_NOT_READY);
 	printf("%s: glcuda_handoff_to_gl returned in %.0f us with the stream gated\n",
 	       egl ? "EGLImage" : "GL texture", (t1 - t0) * 1e6);
 	*gate = 1;
@@ -279,10 +279,10 @@ START_TEST(no_cpu_blocking)
 	glDeleteTextures(1, &tex);
 	glcuda_cuda.cuStreamDestroy(stream);
 	glcuda_cuda.cuStreamDestroy(stall_stream);
-	glcuda_cuda.cuMemFreeHost((void *)gate);
-	glcuda_cuda.cuMemFree(da);
-	glcuda_cuda.cuMemFree(db);
-	glcuda_cuda.cuMemFree(dcount);
+	glcuda_test_cuda.cuMemFreeHost((void *)gate);
+	glcuda_test_cuda.cuMemFree(da);
+	glcuda_test_cuda.cuMemFree(db);
+	glcuda_test_cuda.cuMemFree(dcount);
 	free(a);
 	free(b);
 	free(got);
@@ -333,7 +333,7 @@ START_TEST(mixed_handoff)
 		ck_assert_msg(test_first_mismatch(b, got, fmt, W, H) < 0, "image %d wrong", i);
 	}
 	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(glcuda_cuda.cuMemcpyDtoH(count, dcount, 8));
+	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount, 8));
 	ck_assert_uint_eq(count[0], 0);
 	printf("shared + wrapped texture + wrapped EGLImage: one hand-off each way, exact\n");
 	for (int i = 0; i < 3; i++)
@@ -341,9 +341,9 @@ START_TEST(mixed_handoff)
 	eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 	glDeleteTextures(2, &tex[1]);
 	glcuda_cuda.cuStreamDestroy(stream);
-	glcuda_cuda.cuMemFree(da);
-	glcuda_cuda.cuMemFree(db);
-	glcuda_cuda.cuMemFree(dcount);
+	glcuda_test_cuda.cuMemFree(da);
+	glcuda_test_cuda.cuMemFree(db);
+	glcuda_test_cuda.cuMemFree(dcount);
 	free(a);
 	free(b);
 	free(got);
@@ -456,14 +456,14 @@ START_TEST(no_copy)
 		}
 		glFinish();
 		ck_cu(glcuda_cuda.cuCtxSynchronize());
-		ck_cu(glcuda_cuda.cuMemGetInfo(&free0, &total));
+		ck_cu(glcuda_test_cuda.cuMemGetInfo(&free0, &total));
 		if (egl)
 			ck_ok(glcuda_image_wrap_egl_image(g.dev, eimg, 0, &img));
 		else
 			ck_ok(glcuda_image_wrap_gl_texture(g.dev, tex, GL_TEXTURE_2D, 0, &img));
 		ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 		ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-		ck_cu(glcuda_cuda.cuMemGetInfo(&free1, &total));
+		ck_cu(glcuda_test_cuda.cuMemGetInfo(&free1, &total));
 		printf("%s: a 4096x4096 RGBA8 image (64 MiB) wrapped and handed to CUDA: device "
 		       "memory used %+.1f MiB\n", egl ? "EGLImage" : "GL texture",
 		       ((double)free0 - (double)free1) / 1048576.0);

@@ -2,20 +2,25 @@
  * The CUDA importer.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
+#include "loader/cuda-loader.h"
 #include "cuda/cuda-importer.h"
 
 #include <string.h>
 #include <unistd.h>
 
 int
-cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicated,
+cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicated,
 		  const struct format_info *fmt, uint32_t width, uint32_t height,
-		  bool with_texture, bool linear, struct cuda_image *out)
+		  bool with_texture, bool linear, struct cuda_import *out,
+		  struct cuda_plane *plane)
 {
 	CUDA_EXTERNAL_MEMORY_HANDLE_DESC mem_desc;
 	CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC array_desc;
-	struct cuda_image img;
+	struct cuda_import img;
+	CUarray array;
+	CUsurfObject surface;
+	CUtexObject texture;
 	CUresult res;
 	int ret;
 
@@ -26,12 +31,12 @@ cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicat
 	mem_desc.size = size;
 	/* Must match how Vulkan allocated (VkMemoryDedicatedRequirements). */
 	mem_desc.flags = dedicated ? CUDA_EXTERNAL_MEMORY_DEDICATED : 0;
-	res = CU(cuImportExternalMemory)(&img.memory, &mem_desc);
+	res = CU_CALL(cuImportExternalMemory, &img.memory, &mem_desc);
 	if (res != CUDA_SUCCESS) {
 		close(fd); /* CUDA owns the fd only on success */
-		return device_cuda_fail(dev, res, "cuImportExternalMemory (OPAQUE_FD)",
-					"The memory was exported by a Vulkan device that is "
-					"not this CUDA device, or the driver cannot import it.");
+		return cuda_call_fail(errors, res, "cuImportExternalMemory (OPAQUE_FD)",
+				      "The memory was exported by a Vulkan device that is "
+				      "not this CUDA device, or the driver cannot import it.");
 	}
 
 	/* The array must describe the Vulkan image exactly: format, channel
@@ -46,34 +51,37 @@ cuda_import_image(struct glcuda_device *dev, int fd, uint64_t size, bool dedicat
 	array_desc.arrayDesc.Format = fmt->cu_format;
 	array_desc.arrayDesc.NumChannels = fmt->cu_channels;
 	array_desc.arrayDesc.Flags = CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_COLOR_ATTACHMENT;
-	res = CU(cuExternalMemoryGetMappedMipmappedArray)(&img.mipmapped, img.memory, &array_desc);
+	res = CU_CALL(cuExternalMemoryGetMappedMipmappedArray, &img.mipmapped, img.memory, &array_desc);
 	if (res != CUDA_SUCCESS) {
-		ret = device_cuda_fail(dev, res, "cuExternalMemoryGetMappedMipmappedArray",
-				       fmt->name);
+		ret = cuda_call_fail(errors, res, "cuExternalMemoryGetMappedMipmappedArray",
+				     fmt->name);
 		goto fail;
 	}
-	res = CU(cuMipmappedArrayGetLevel)(&img.array, img.mipmapped, 0);
+	res = CU_CALL(cuMipmappedArrayGetLevel, &array, img.mipmapped, 0);
 	if (res != CUDA_SUCCESS) {
-		ret = device_cuda_fail(dev, res, "cuMipmappedArrayGetLevel", NULL);
+		ret = cuda_call_fail(errors, res, "cuMipmappedArrayGetLevel", NULL);
 		goto fail;
 	}
 
-	ret = cuda_array_objects(dev, img.array, fmt->is_float, !fmt->is_float &&
+	ret = cuda_array_objects(errors, array, fmt->is_float, !fmt->is_float &&
 				 fmt->format != GLCUDA_FORMAT_RGB10_A2, fmt->is_srgb, true,
-				 with_texture, linear, &img.surface, &img.texture);
+				 with_texture, linear, &surface, &texture);
 	if (ret < 0)
 		goto fail;
 
 	*out = img;
+	plane->array = array;
+	plane->surface = surface;
+	plane->texture = texture;
 	return 0;
 
 fail:
-	cuda_destroy_image(&img);
+	cuda_destroy_import(&img);
 	return ret;
 }
 
 int
-cuda_array_objects(struct glcuda_device *dev, CUarray array, bool is_float, bool normalized,
+cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float, bool normalized,
 		   bool srgb, bool with_surface, bool with_texture, bool linear,
 		   CUsurfObject *surface, CUtexObject *texture)
 {
@@ -86,10 +94,10 @@ cuda_array_objects(struct glcuda_device *dev, CUarray array, bool is_float, bool
 	res_desc.resType = CU_RESOURCE_TYPE_ARRAY;
 	res_desc.res.array.hArray = array;
 	if (with_surface) {
-		res = CU(cuSurfObjectCreate)(surface, &res_desc);
+		res = CU_CALL(cuSurfObjectCreate, surface, &res_desc);
 		if (res != CUDA_SUCCESS) {
 			*surface = 0;
-			return device_cuda_fail(dev, res, "cuSurfObjectCreate", NULL);
+			return cuda_call_fail(errors, res, "cuSurfObjectCreate", NULL);
 		}
 	}
 	if (with_texture) {
@@ -106,35 +114,43 @@ cuda_array_objects(struct glcuda_device *dev, CUarray array, bool is_float, bool
 		tex_desc.flags = normalized || is_float ? 0 : CU_TRSF_READ_AS_INTEGER;
 		if (srgb)
 			tex_desc.flags |= CU_TRSF_SRGB;
-		res = CU(cuTexObjectCreate)(texture, &res_desc, &tex_desc, NULL);
+		res = CU_CALL(cuTexObjectCreate, texture, &res_desc, &tex_desc, NULL);
 		if (res != CUDA_SUCCESS) {
 			*texture = 0;
 			if (*surface)
-				CU(cuSurfObjectDestroy)(*surface);
+				CU_CALL(cuSurfObjectDestroy, *surface);
 			*surface = 0;
-			return device_cuda_fail(dev, res, "cuTexObjectCreate", NULL);
+			return cuda_call_fail(errors, res, "cuTexObjectCreate", NULL);
 		}
 	}
 	return 0;
 }
 
 void
-cuda_destroy_image(struct cuda_image *img)
+cuda_plane_destroy_objects(struct cuda_plane *plane)
 {
-	/* Objects before the array, the array before the memory. */
-	if (img->texture)
-		CU(cuTexObjectDestroy)(img->texture);
-	if (img->surface)
-		CU(cuSurfObjectDestroy)(img->surface);
+	if (plane->texture)
+		CU_CALL(cuTexObjectDestroy, plane->texture);
+	if (plane->surface)
+		CU_CALL(cuSurfObjectDestroy, plane->surface);
+	plane->texture = 0;
+	plane->surface = 0;
+}
+
+void
+cuda_destroy_import(struct cuda_import *img)
+{
+	/* The array (the mipmapped array's) before the memory; the plane's
+	 * objects on it went first (cuda_plane_destroy_objects). */
 	if (img->mipmapped)
-		CU(cuMipmappedArrayDestroy)(img->mipmapped);
+		CU_CALL(cuMipmappedArrayDestroy, img->mipmapped);
 	if (img->memory)
-		CU(cuDestroyExternalMemory)(img->memory);
+		CU_CALL(cuDestroyExternalMemory, img->memory);
 	memset(img, 0, sizeof(*img));
 }
 
 int
-cuda_import_semaphore(struct glcuda_device *dev, int fd, bool timeline,
+cuda_import_semaphore(struct error_sink *errors, int fd, bool timeline,
 		      CUexternalSemaphore *out)
 {
 	CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
@@ -144,15 +160,15 @@ cuda_import_semaphore(struct glcuda_device *dev, int fd, bool timeline,
 	desc.type = timeline ? CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD
 			     : CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
 	desc.handle.fd = fd;
-	res = CU(cuImportExternalSemaphore)(out, &desc);
+	res = CU_CALL(cuImportExternalSemaphore, out, &desc);
 	if (res != CUDA_SUCCESS) {
 		close(fd);
-		return device_cuda_fail(dev, res,
-					timeline ? "cuImportExternalSemaphore (TIMELINE_SEMAPHORE_FD)"
-						 : "cuImportExternalSemaphore (OPAQUE_FD)",
-					timeline ? "Force binary semaphores with "
-						   "options.sync_mode = GLCUDA_SYNC_BINARY."
-						 : NULL);
+		return cuda_call_fail(errors, res,
+				      timeline ? "cuImportExternalSemaphore (TIMELINE_SEMAPHORE_FD)"
+					       : "cuImportExternalSemaphore (OPAQUE_FD)",
+				      timeline ? "Force binary semaphores with "
+						 "options.sync_mode = GLCUDA_SYNC_BINARY."
+					       : NULL);
 	}
 	return 0;
 }
@@ -161,6 +177,6 @@ void
 cuda_destroy_semaphore(CUexternalSemaphore *sem)
 {
 	if (*sem)
-		CU(cuDestroyExternalSemaphore)(*sem);
+		CU_CALL(cuDestroyExternalSemaphore, *sem);
 	*sem = NULL;
 }

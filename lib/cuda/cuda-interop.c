@@ -2,14 +2,15 @@
  * CUDA's graphics interop for textures and EGLImages the caller owns.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
+#include "loader/cuda-loader.h"
 #include "cuda/cuda-importer.h"
 #include "cuda/cuda-interop.h"
 
 #include <string.h>
 
 int
-cuda_register_gl_texture(struct glcuda_device *dev, unsigned int texture, unsigned int target,
+cuda_register_gl_texture(struct error_sink *errors, unsigned int texture, unsigned int target,
 			 bool read_only, bool write_discard, CUgraphicsResource *out)
 {
 	unsigned int flags = read_only ? CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY
@@ -18,21 +19,21 @@ cuda_register_gl_texture(struct glcuda_device *dev, unsigned int texture, unsign
 
 	if (write_discard)
 		flags |= CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD;
-	res = CU(cuGraphicsGLRegisterImage)(out, texture, target, flags);
+	res = CU_CALL(cuGraphicsGLRegisterImage, out, texture, target, flags);
 	if (res != CUDA_SUCCESS) {
 		*out = NULL;
-		return device_cuda_fail(dev, res, "cuGraphicsGLRegisterImage",
-					res == CUDA_ERROR_INVALID_VALUE
-						? "CUDA cannot register textures of this internal "
-						  "format (see the formats table in doc/which-path.md)"
-						: "The texture must be complete, have storage, and "
-						  "live on the GPU of the device's CUDA context.");
+		return cuda_call_fail(errors, res, "cuGraphicsGLRegisterImage",
+				      res == CUDA_ERROR_INVALID_VALUE
+					      ? "CUDA cannot register textures of this internal "
+						"format (see the formats table in doc/which-path.md)"
+					      : "The texture must be complete, have storage, and "
+						"live on the GPU of the device's CUDA context.");
 	}
 	return 0;
 }
 
 int
-cuda_register_egl_image(struct glcuda_device *dev, void *egl_image, bool read_only,
+cuda_register_egl_image(struct error_sink *errors, void *egl_image, bool read_only,
 			bool write_discard, CUgraphicsResource *out)
 {
 	unsigned int flags = CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE;
@@ -40,22 +41,22 @@ cuda_register_egl_image(struct glcuda_device *dev, void *egl_image, bool read_on
 
 	*out = NULL;
 	if (!glcuda_cuda.cuGraphicsEGLRegisterImage || !glcuda_cuda.cuGraphicsResourceGetMappedEglFrame)
-		return glcuda_fail(dev, GLCUDA_ERROR_CUDA,
-				   "the CUDA driver has no cuGraphicsEGLRegisterImage / "
-				   "cuGraphicsResourceGetMappedEglFrame: update the NVIDIA driver");
+		return error_fail(errors, GLCUDA_ERROR_CUDA,
+				  "the CUDA driver has no cuGraphicsEGLRegisterImage / "
+				  "cuGraphicsResourceGetMappedEglFrame: update the NVIDIA driver");
 	if (read_only)
 		flags = CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY;
 	else if (write_discard)
 		flags = CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD;
-	res = CU(cuGraphicsEGLRegisterImage)(out, egl_image, flags);
+	res = CU_CALL(cuGraphicsEGLRegisterImage, out, egl_image, flags);
 	if (res != CUDA_SUCCESS) {
 		*out = NULL;
-		return device_cuda_fail(dev, res, "cuGraphicsEGLRegisterImage",
-					res == CUDA_ERROR_INVALID_VALUE || res == CUDA_ERROR_NOT_SUPPORTED
-						? "CUDA cannot register EGLImages of this format "
-						  "(see the formats table in doc/which-path.md)"
-						: "The EGLImage must be valid and live on the GPU of "
-						  "the device's CUDA context.");
+		return cuda_call_fail(errors, res, "cuGraphicsEGLRegisterImage",
+				      res == CUDA_ERROR_INVALID_VALUE || res == CUDA_ERROR_NOT_SUPPORTED
+					      ? "CUDA cannot register EGLImages of this format "
+						"(see the formats table in doc/which-path.md)"
+					      : "The EGLImage must be valid and live on the GPU of "
+						"the device's CUDA context.");
 	}
 	return 0;
 }
@@ -64,50 +65,50 @@ void
 cuda_unregister(CUgraphicsResource *res)
 {
 	if (*res)
-		CU(cuGraphicsUnregisterResource)(*res);
+		CU_CALL(cuGraphicsUnregisterResource, *res);
 	*res = NULL;
 }
 
 int
-cuda_map(struct glcuda_device *dev, CUgraphicsResource *res, unsigned int count,
+cuda_map(struct error_sink *errors, CUgraphicsResource *res, unsigned int count,
 	 CUstream stream)
 {
-	CUresult r = CU(cuGraphicsMapResources)(count, res, stream);
+	CUresult r = CU_CALL(cuGraphicsMapResources, count, res, stream);
 
 	if (r != CUDA_SUCCESS)
-		return device_cuda_fail(dev, r, "cuGraphicsMapResources",
-					"Check that the stream belongs to the device's CUDA "
-					"context and that GL has not deleted the texture.");
+		return cuda_call_fail(errors, r, "cuGraphicsMapResources",
+				      "Check that the stream belongs to the device's CUDA "
+				      "context and that GL has not deleted the texture.");
 	return 0;
 }
 
 int
-cuda_unmap(struct glcuda_device *dev, CUgraphicsResource *res, unsigned int count,
+cuda_unmap(struct error_sink *errors, CUgraphicsResource *res, unsigned int count,
 	   CUstream stream)
 {
-	CUresult r = CU(cuGraphicsUnmapResources)(count, res, stream);
+	CUresult r = CU_CALL(cuGraphicsUnmapResources, count, res, stream);
 
 	if (r != CUDA_SUCCESS)
-		return device_cuda_fail(dev, r, "cuGraphicsUnmapResources",
-					"Check that the stream belongs to the device's CUDA "
-					"context.");
+		return cuda_call_fail(errors, r, "cuGraphicsUnmapResources",
+				      "Check that the stream belongs to the device's CUDA "
+				      "context.");
 	return 0;
 }
 
 static int
-describe_array(struct glcuda_device *dev, struct cuda_plane *plane)
+describe_array(struct error_sink *errors, struct cuda_plane *plane)
 {
 	CUDA_ARRAY3D_DESCRIPTOR desc;
 	CUresult res;
 
 	if (!glcuda_cuda.cuArray3DGetDescriptor)
-		return glcuda_fail(dev, GLCUDA_ERROR_CUDA,
-				   "the CUDA driver has no cuArray3DGetDescriptor: update "
-				   "the NVIDIA driver");
+		return error_fail(errors, GLCUDA_ERROR_CUDA,
+				  "the CUDA driver has no cuArray3DGetDescriptor: update "
+				  "the NVIDIA driver");
 	memset(&desc, 0, sizeof(desc));
-	res = CU(cuArray3DGetDescriptor)(&desc, plane->array);
+	res = CU_CALL(cuArray3DGetDescriptor, &desc, plane->array);
 	if (res != CUDA_SUCCESS)
-		return device_cuda_fail(dev, res, "cuArray3DGetDescriptor", NULL);
+		return cuda_call_fail(errors, res, "cuArray3DGetDescriptor", NULL);
 	plane->width = (uint32_t)desc.Width;
 	plane->height = (uint32_t)desc.Height;
 	plane->format = desc.Format;
@@ -116,20 +117,20 @@ describe_array(struct glcuda_device *dev, struct cuda_plane *plane)
 }
 
 int
-cuda_gl_resource_plane(struct glcuda_device *dev, CUgraphicsResource res,
+cuda_gl_resource_plane(struct error_sink *errors, CUgraphicsResource res,
 		       struct cuda_plane *plane)
 {
-	CUresult r = CU(cuGraphicsSubResourceGetMappedArray)(&plane->array, res, 0, 0);
+	CUresult r = CU_CALL(cuGraphicsSubResourceGetMappedArray, &plane->array, res, 0, 0);
 
 	if (r != CUDA_SUCCESS) {
 		plane->array = NULL;
-		return device_cuda_fail(dev, r, "cuGraphicsSubResourceGetMappedArray", NULL);
+		return cuda_call_fail(errors, r, "cuGraphicsSubResourceGetMappedArray", NULL);
 	}
-	return describe_array(dev, plane);
+	return describe_array(errors, plane);
 }
 
 int
-cuda_egl_resource_planes(struct glcuda_device *dev, CUgraphicsResource res,
+cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
 			 struct cuda_plane planes[CUDA_MAX_PLANES], unsigned int *count)
 {
 	CUeglFrame frame;
@@ -137,21 +138,21 @@ cuda_egl_resource_planes(struct glcuda_device *dev, CUgraphicsResource res,
 	int ret;
 
 	memset(&frame, 0, sizeof(frame));
-	r = CU(cuGraphicsResourceGetMappedEglFrame)(&frame, res, 0, 0);
+	r = CU_CALL(cuGraphicsResourceGetMappedEglFrame, &frame, res, 0, 0);
 	if (r != CUDA_SUCCESS)
-		return device_cuda_fail(dev, r, "cuGraphicsResourceGetMappedEglFrame", NULL);
+		return cuda_call_fail(errors, r, "cuGraphicsResourceGetMappedEglFrame", NULL);
 	if (frame.planeCount == 0 || frame.planeCount > CUDA_MAX_PLANES)
-		return glcuda_fail(dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
-				   "cuGraphicsResourceGetMappedEglFrame: the EGLImage has %u "
-				   "planes; glcuda handles 1 to %d", frame.planeCount,
-				   CUDA_MAX_PLANES);
+		return error_fail(errors, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+				  "cuGraphicsResourceGetMappedEglFrame: the EGLImage has %u "
+				  "planes; glcuda handles 1 to %d", frame.planeCount,
+				  CUDA_MAX_PLANES);
 	for (unsigned int i = 0; i < frame.planeCount; i++) {
 		struct cuda_plane *p = &planes[i];
 
 		memset(p, 0, sizeof(*p));
 		if (frame.frameType == CU_EGL_FRAME_TYPE_ARRAY) {
 			p->array = frame.frame.pArray[i];
-			ret = describe_array(dev, p);
+			ret = describe_array(errors, p);
 			if (ret < 0)
 				return ret;
 		} else {
@@ -175,7 +176,7 @@ cuda_egl_resource_planes(struct glcuda_device *dev, CUgraphicsResource res,
 }
 
 int
-cuda_plane_objects(struct glcuda_device *dev, struct cuda_plane *plane,
+cuda_plane_objects(struct error_sink *errors, struct cuda_plane *plane,
 		   const struct format_info *fmt, bool with_surface, bool with_texture,
 		   bool linear)
 {
@@ -194,17 +195,6 @@ cuda_plane_objects(struct glcuda_device *dev, struct cuda_plane *plane,
 		normalized = false;
 		srgb = false;
 	}
-	return cuda_array_objects(dev, plane->array, is_float, normalized, srgb, with_surface,
+	return cuda_array_objects(errors, plane->array, is_float, normalized, srgb, with_surface,
 				  with_texture, linear, &plane->surface, &plane->texture);
-}
-
-void
-cuda_plane_destroy_objects(struct cuda_plane *plane)
-{
-	if (plane->texture)
-		CU(cuTexObjectDestroy)(plane->texture);
-	if (plane->surface)
-		CU(cuSurfObjectDestroy)(plane->surface);
-	plane->texture = 0;
-	plane->surface = 0;
 }

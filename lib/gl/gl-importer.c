@@ -2,7 +2,8 @@
  * The GL importer.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "base.h"
+#include "gl/gl-importer.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,24 +25,25 @@ gl_take_error(void)
 }
 
 int
-gl_check_error(struct glcuda_device *dev, const char *what)
+gl_check_error(struct error_sink *errors, const char *what)
 {
 	GLenum err = gl_take_error();
 
 	if (err == GL_NO_ERROR)
 		return 0;
 	if (err == GL_CONTEXT_LOST)
-		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
-				   "%s: GL_CONTEXT_LOST (0x%04x): the GL context was lost "
-				   "(GPU reset). Destroy every glcuda object and the "
-				   "context, then create them again.",
-				   what, err);
-	return glcuda_fail(dev, GLCUDA_ERROR_GL, "%s failed: %s (0x%04x)%s", what,
-			   gl_error_name(err), err,
-			   err == GL_OUT_OF_MEMORY ? ". The GPU is out of memory: free "
-						     "images or use smaller ones." : "");
+		return error_fail(errors, GLCUDA_ERROR_DEVICE_LOST,
+				  "%s: GL_CONTEXT_LOST (0x%04x): the GL context was lost "
+				  "(GPU reset). Destroy every glcuda object and the "
+				  "context, then create them again.",
+				  what, err);
+	return error_fail(errors, GLCUDA_ERROR_GL, "%s failed: %s (0x%04x)%s", what,
+			  gl_error_name(err), err,
+			  err == GL_OUT_OF_MEMORY ? ". The GPU is out of memory: free "
+						    "images or use smaller ones." : "");
 }
 
+#ifdef GLCUDA_FAULT_INJECTION
 static GLenum
 gl_reset_status_default(void)
 {
@@ -49,11 +51,15 @@ gl_reset_status_default(void)
 }
 
 GLenum (*gl_reset_status_hook)(void) = gl_reset_status_default;
+#define GET_RESET_STATUS() gl_reset_status_hook()
+#else
+#define GET_RESET_STATUS() glGetGraphicsResetStatus()
+#endif
 
 GLenum
 gl_reset_status(const struct gl_state *gl)
 {
-	return gl->reset_notification ? gl_reset_status_hook() : GL_NO_ERROR;
+	return gl->reset_notification ? GET_RESET_STATUS() : GL_NO_ERROR;
 }
 
 const char *
@@ -75,36 +81,33 @@ has_ext(const char *name)
 }
 
 int
-gl_state_init(struct glcuda_device *dev, struct gl_state *gl)
+gl_state_init(struct gl_state *gl, struct error_sink *errors)
 {
-	struct glcuda_caps *caps = &dev->caps;
 	const char *s;
 	int version;
 
 	memset(gl, 0, sizeof(*gl));
+	gl->errors = errors;
 	gl_take_error();
 
 	gl->is_gles = !epoxy_is_desktop_gl();
 	version = epoxy_gl_version();
 	gl->major = version / 10;
 	gl->minor = version % 10;
-	caps->gl_api = gl->is_gles ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL;
-	caps->gl_major = gl->major;
-	caps->gl_minor = gl->minor;
 	s = (const char *)glGetString(GL_VENDOR);
-	snprintf(caps->gl_vendor, sizeof(caps->gl_vendor), "%s", s ? s : "?");
+	snprintf(gl->vendor, sizeof(gl->vendor), "%s", s ? s : "?");
 	s = (const char *)glGetString(GL_RENDERER);
-	snprintf(caps->gl_renderer, sizeof(caps->gl_renderer), "%s", s ? s : "?");
+	snprintf(gl->renderer, sizeof(gl->renderer), "%s", s ? s : "?");
 	s = (const char *)glGetString(GL_VERSION);
-	snprintf(caps->gl_version, sizeof(caps->gl_version), "%s", s ? s : "?");
+	snprintf(gl->version, sizeof(gl->version), "%s", s ? s : "?");
 
 	if (gl->is_gles ? version < 30 : version < 45)
-		return glcuda_fail(dev, GLCUDA_ERROR_GL_TOO_OLD,
-				   "the context is %s %d.%d (\"%s\"); glcuda needs "
-				   "OpenGL 4.5 core or OpenGL ES 3.0. Create the context "
-				   "with EGL_CONTEXT_MAJOR_VERSION 4 / MINOR 5 (or ES 3).",
-				   gl->is_gles ? "OpenGL ES" : "OpenGL", gl->major,
-				   gl->minor, caps->gl_version);
+		return error_fail(gl->errors, GLCUDA_ERROR_GL_TOO_OLD,
+				  "the context is %s %d.%d (\"%s\"); glcuda needs "
+				  "OpenGL 4.5 core or OpenGL ES 3.0. Create the context "
+				  "with EGL_CONTEXT_MAJOR_VERSION 4 / MINOR 5 (or ES 3).",
+				  gl->is_gles ? "OpenGL ES" : "OpenGL", gl->major,
+				   gl->minor, gl->version);
 	if (!gl->is_gles) {
 		GLint mask = 0;
 		glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
@@ -128,18 +131,18 @@ gl_state_init(struct glcuda_device *dev, struct gl_state *gl)
 		gl->reset_notification = strategy == GL_LOSE_CONTEXT_ON_RESET;
 	}
 	if (!gl->reset_notification)
-		log_info(dev, "the GL context was made without reset notification: a GPU "
+		err_info(gl->errors, "the GL context was made without reset notification: a GPU "
 			 "reset that only GL sees is not detected. Create it with "
 			 "EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY (GLES: "
 			 "EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT) = "
 			 "EGL_LOSE_CONTEXT_ON_RESET to have glcuda report it.\n");
 
 	if (!gl->has_memory_object_fd)
-		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
-				   "%s lacks GL_EXT_memory_object_fd%s: GL cannot import "
-				   "shared memory. Use a driver that has it (NVIDIA 418+, "
-				   "Mesa 20+ radeonsi/iris/llvmpipe).",
-				   caps->gl_renderer,
+		return error_fail(gl->errors, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+				  "%s lacks GL_EXT_memory_object_fd%s: GL cannot import "
+				  "shared memory. Use a driver that has it (NVIDIA 418+, "
+				  "Mesa 20+ radeonsi/iris/llvmpipe).",
+				   gl->renderer,
 				   has_ext("GL_EXT_memory_object") ? "" : " and GL_EXT_memory_object");
 
 	if (gl->has_timeline_nv) {
@@ -148,7 +151,7 @@ gl_state_init(struct glcuda_device *dev, struct gl_state *gl)
 		gl->SemaphoreParameterivNV = (glcuda_PFNGLSEMAPHOREPARAMETERIVNV)
 			eglGetProcAddress("glSemaphoreParameterivNV");
 		if (!gl->CreateSemaphoresNV || !gl->SemaphoreParameterivNV) {
-			log_info(dev, "GL_NV_timeline_semaphore is listed but "
+			err_info(gl->errors, "GL_NV_timeline_semaphore is listed but "
 				 "glCreateSemaphoresNV is not exported; timelines off\n");
 			gl->has_timeline_nv = false;
 		}
@@ -162,16 +165,16 @@ gl_state_init(struct glcuda_device *dev, struct gl_state *gl)
 	{
 		GLint n = 0;
 		glGetIntegerv(GL_NUM_DEVICE_UUIDS_EXT, &n);
-		glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, caps->device_uuid);
-		glGetUnsignedBytevEXT(GL_DRIVER_UUID_EXT, caps->driver_uuid);
+		glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl->device_uuid);
+		glGetUnsignedBytevEXT(GL_DRIVER_UUID_EXT, gl->driver_uuid);
 		if (n > 1)
-			log_info(dev, "the GL context spans %d devices; using the first\n", n);
+			err_info(gl->errors, "the GL context spans %d devices; using the first\n", n);
 	}
-	return gl_check_error(dev, "querying the GL context (glGetUnsignedBytei_vEXT GL_DEVICE_UUID_EXT)");
+	return gl_check_error(gl->errors, "querying the GL context (glGetUnsignedBytei_vEXT GL_DEVICE_UUID_EXT)");
 }
 
 int
-gl_import_texture(struct glcuda_device *dev, int fd, uint64_t size, bool dedicated,
+gl_import_texture(struct gl_state *gl, int fd, uint64_t size, bool dedicated,
 		  const struct format_info *fmt, uint32_t width, uint32_t height,
 		  GLuint *texture, GLuint *memory_object)
 {
@@ -187,16 +190,16 @@ gl_import_texture(struct glcuda_device *dev, int fd, uint64_t size, bool dedicat
 	glMemoryObjectParameterivEXT(mem, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated_flag);
 	glImportMemoryFdEXT(mem, size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
 	is_mem = glIsMemoryObjectEXT(mem);
-	ret = gl_check_error(dev, "glImportMemoryFdEXT (GL_HANDLE_TYPE_OPAQUE_FD_EXT)");
+	ret = gl_check_error(gl->errors, "glImportMemoryFdEXT (GL_HANDLE_TYPE_OPAQUE_FD_EXT)");
 	if (ret < 0 || !is_mem) {
 		/* GL owns the fd only once the import succeeded. */
 		close(fd);
 		glDeleteMemoryObjectsEXT(1, &mem);
 		if (ret == 0)
-			ret = glcuda_fail(dev, GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
-					  "glImportMemoryFdEXT did not create a memory object "
-					  "for an OPAQUE_FD of %llu bytes",
-					  (unsigned long long)size);
+			ret = error_fail(gl->errors, GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
+					 "glImportMemoryFdEXT did not create a memory object "
+					 "for an OPAQUE_FD of %llu bytes",
+					 (unsigned long long)size);
 		return ret;
 	}
 
@@ -219,9 +222,9 @@ gl_import_texture(struct glcuda_device *dev, int fd, uint64_t size, bool dedicat
 			glDeleteTextures(1, &tex);
 			glDeleteMemoryObjectsEXT(1, &mem);
 			if (err == GL_CONTEXT_LOST)
-				return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
-						   "glTexStorageMem2DEXT: GL_CONTEXT_LOST");
-			return glcuda_fail(dev, err == GL_INVALID_ENUM || err == GL_INVALID_OPERATION
+				return error_fail(gl->errors, GLCUDA_ERROR_DEVICE_LOST,
+						  "glTexStorageMem2DEXT: GL_CONTEXT_LOST");
+			return error_fail(gl->errors, err == GL_INVALID_ENUM || err == GL_INVALID_OPERATION
 						       ? GLCUDA_ERROR_UNSUPPORTED_FORMAT
 						       : GLCUDA_ERROR_GL,
 					   "glTexStorageMem2DEXT(%s 0x%04x, %ux%u) on imported "
@@ -249,7 +252,7 @@ gl_delete_texture(GLuint *texture, GLuint *memory_object)
 }
 
 int
-gl_import_semaphore(struct glcuda_device *dev, int fd, bool timeline, GLuint *semaphore)
+gl_import_semaphore(struct gl_state *gl, int fd, bool timeline, GLuint *semaphore)
 {
 	GLuint sem = 0;
 	int ret;
@@ -259,13 +262,13 @@ gl_import_semaphore(struct glcuda_device *dev, int fd, bool timeline, GLuint *se
 		/* GL_NV_timeline_semaphore: the type is fixed at creation and
 		 * must be set before the import. */
 		GLint type = GLCUDA_GL_SEMAPHORE_TYPE_TIMELINE_NV;
-		dev->gl.CreateSemaphoresNV(1, &sem);
-		dev->gl.SemaphoreParameterivNV(sem, GLCUDA_GL_SEMAPHORE_TYPE_NV, &type);
+		gl->CreateSemaphoresNV(1, &sem);
+		gl->SemaphoreParameterivNV(sem, GLCUDA_GL_SEMAPHORE_TYPE_NV, &type);
 	} else {
 		glGenSemaphoresEXT(1, &sem);
 	}
 	glImportSemaphoreFdEXT(sem, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
-	ret = gl_check_error(dev, timeline ? "glImportSemaphoreFdEXT (timeline, OPAQUE_FD)"
+	ret = gl_check_error(gl->errors, timeline ? "glImportSemaphoreFdEXT (timeline, OPAQUE_FD)"
 					   : "glImportSemaphoreFdEXT (binary, OPAQUE_FD)");
 	if (ret < 0) {
 		close(fd);
@@ -356,34 +359,34 @@ gl_restore_state(const struct gl_saved_state *s)
 }
 
 int
-gl_inspect_texture(struct glcuda_device *dev, GLuint texture, GLenum target, uint32_t *width,
+gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target, uint32_t *width,
 		   uint32_t *height, GLenum *internal_format)
 {
 	GLenum binding = target == GL_TEXTURE_2D ? GL_TEXTURE_BINDING_2D
 						 : GL_TEXTURE_BINDING_RECTANGLE;
 	GLint prev = 0, w = 0, h = 0, ifmt = 0;
-	bool can_query = !dev->gl.is_gles || dev->gl.major > 3 ||
-			 (dev->gl.major == 3 && dev->gl.minor >= 1);
+	bool can_query = !gl->is_gles || gl->major > 3 ||
+			 (gl->major == 3 && gl->minor >= 1);
 	GLenum err;
 
 	*width = *height = 0;
 	*internal_format = 0;
 	gl_take_error();
 	if (!glIsTexture(texture))
-		return glcuda_fail(dev, -EINVAL,
-				   "texture %u is not a texture of the current GL context: "
-				   "deleted, never bound, or made in a context that does not "
-				   "share objects with this one", texture);
+		return error_fail(gl->errors, -EINVAL,
+				  "texture %u is not a texture of the current GL context: "
+				  "deleted, never bound, or made in a context that does not "
+				  "share objects with this one", texture);
 	glGetIntegerv(binding, &prev);
 	glBindTexture(target, texture);
 	err = glGetError();
 	if (err != GL_NO_ERROR) {
 		gl_take_error();
-		return glcuda_fail(dev, -EINVAL,
-				   "texture %u is not a %s texture (glBindTexture: %s); pass "
-				   "the target it was created with", texture,
-				   target == GL_TEXTURE_2D ? "GL_TEXTURE_2D" : "GL_TEXTURE_RECTANGLE",
-				   gl_error_name(err));
+		return error_fail(gl->errors, -EINVAL,
+				  "texture %u is not a %s texture (glBindTexture: %s); pass "
+				  "the target it was created with", texture,
+				  target == GL_TEXTURE_2D ? "GL_TEXTURE_2D" : "GL_TEXTURE_RECTANGLE",
+				  gl_error_name(err));
 	}
 	if (can_query) {
 		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &w);
@@ -391,12 +394,12 @@ gl_inspect_texture(struct glcuda_device *dev, GLuint texture, GLenum target, uin
 		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT, &ifmt);
 	}
 	glBindTexture(target, (GLuint)prev);
-	if (gl_check_error(dev, "glGetTexLevelParameteriv") < 0)
+	if (gl_check_error(gl->errors, "glGetTexLevelParameteriv") < 0)
 		return GLCUDA_ERROR_GL;
 	if (can_query && (w <= 0 || h <= 0))
-		return glcuda_fail(dev, -EINVAL,
-				   "texture %u has no storage at level 0: allocate it "
-				   "(glTexStorage2D or glTexImage2D) before wrapping it", texture);
+		return error_fail(gl->errors, -EINVAL,
+				  "texture %u has no storage at level 0: allocate it "
+				  "(glTexStorage2D or glTexImage2D) before wrapping it", texture);
 	*width = (uint32_t)w;
 	*height = (uint32_t)h;
 	*internal_format = (GLenum)ifmt;

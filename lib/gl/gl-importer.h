@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <epoxy/gl.h>
 
-struct glcuda_device;
+struct error_sink;
 struct format_info;
 
 #define GLCUDA_GL_TIMELINE_SEMAPHORE_VALUE_NV 0x9595
@@ -25,6 +25,11 @@ typedef void (*glcuda_PFNGLCREATESEMAPHORESNV)(GLsizei n, GLuint *semaphores);
 typedef void (*glcuda_PFNGLSEMAPHOREPARAMETERIVNV)(GLuint semaphore, GLenum pname, const GLint *params);
 
 struct gl_state {
+	/* Where the calls on this state report failures. */
+	struct error_sink *errors;
+	char vendor[128], renderer[128], version[128];
+	/* GL_DEVICE_UUID_EXT / GL_DRIVER_UUID_EXT of the context. */
+	uint8_t device_uuid[16], driver_uuid[16];
 	bool is_gles;
 	int major, minor;
 	bool core_profile;
@@ -42,21 +47,24 @@ struct gl_state {
 	glcuda_PFNGLSEMAPHOREPARAMETERIVNV SemaphoreParameterivNV;
 };
 
-/* Query the current context: version, profile, extensions, limits, vendor
- * strings and GL_DEVICE_UUID_EXT / GL_DRIVER_UUID_EXT into dev->caps.
+/* Query the current context into *gl: version, profile, extensions,
+ * limits, vendor strings and UUIDs; the caller turns them into whatever it
+ * reports. Later calls on gl report failures to errors.
  * Errors: GLCUDA_ERROR_GL_TOO_OLD, GLCUDA_ERROR_MISSING_GL_EXTENSION. */
-int gl_state_init(struct glcuda_device *dev, struct gl_state *gl);
+int gl_state_init(struct gl_state *gl, struct error_sink *errors);
 
 /* glGetGraphicsResetStatus where the context reports resets, else
- * GL_NO_ERROR. It calls through gl_reset_status_hook: the seam the
- * device-loss tests use, since no driver resets a context on demand. */
+ * GL_NO_ERROR. In the tests' build (fault.h) it calls through
+ * gl_reset_status_hook: the seam the device-loss tests use, since no driver
+ * resets a context on demand. */
 GLenum gl_reset_status(const struct gl_state *gl);
+/* Defined only in the tests' build. */
 extern GLenum (*gl_reset_status_hook)(void);
 const char *gl_reset_status_name(GLenum status);
 
 /* Drain glGetError; if anything was pending, record GLCUDA_ERROR_GL naming
  * `what` (and GLCUDA_ERROR_DEVICE_LOST on GL_CONTEXT_LOST). */
-int gl_check_error(struct glcuda_device *dev, const char *what);
+int gl_check_error(struct error_sink *errors, const char *what);
 /* Discard pending GL errors (the caller's) before glcuda's own calls. */
 GLenum gl_take_error(void);
 
@@ -64,7 +72,7 @@ GLenum gl_take_error(void);
  * GL_TEXTURE_2D with glTexStorageMem2DEXT, optimal tiling, dedicated as
  * Vulkan allocated. The fd is consumed in every case (GL owns it on
  * success; it is closed on failure). Texture bindings are restored. */
-int gl_import_texture(struct glcuda_device *dev, int fd, uint64_t size,
+int gl_import_texture(struct gl_state *gl, int fd, uint64_t size,
 		      bool dedicated, const struct format_info *fmt,
 		      uint32_t width, uint32_t height, GLuint *texture,
 		      GLuint *memory_object);
@@ -73,7 +81,7 @@ void gl_delete_texture(GLuint *texture, GLuint *memory_object);
 /* Import a semaphore fd (binary with glGenSemaphoresEXT, timeline with
  * glCreateSemaphoresNV + GL_SEMAPHORE_TYPE_TIMELINE_NV set before the
  * import). The fd is consumed in every case. */
-int gl_import_semaphore(struct glcuda_device *dev, int fd, bool timeline,
+int gl_import_semaphore(struct gl_state *gl, int fd, bool timeline,
 			GLuint *semaphore);
 void gl_delete_semaphore(GLuint *semaphore);
 
@@ -90,7 +98,7 @@ void gl_wait_semaphore(GLuint semaphore, bool timeline, uint64_t value,
  * GL_TEXTURE_RECTANGLE) in the current context, with storage; its level-0
  * size and internal format (all 0 on GLES 3.0, which cannot say). The
  * binding it changes is restored. Errors: -EINVAL, GLCUDA_ERROR_GL. */
-int gl_inspect_texture(struct glcuda_device *dev, GLuint texture, GLenum target,
+int gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target,
 		       uint32_t *width, uint32_t *height, GLenum *internal_format);
 
 /* GL state glcuda may change, saved and restored around its work. */

@@ -12,84 +12,15 @@
 
 #include <glcuda/glcuda.h>
 #include "cuda-loader.h"
+#include "error.h"
 
 struct glcuda_cuda glcuda_cuda;
+#ifdef GLCUDA_TEST_BUILD
+struct glcuda_test_cuda glcuda_test_cuda;
+#endif
 
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int loader_refs;
-
-/* Fault injection is process-wide: it counts the CU() calls of every
- * thread. CU() reads cuda_fault_armed on every call (atomically, relaxed:
- * free on x86-64 and AArch64); the rest is only touched while armed, under
- * fault_lock, so devices on other threads may keep calling CUDA while a
- * test arms or disarms it. */
-unsigned long cuda_fault_armed;
-static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned long fault_at;
-static unsigned long fault_count;
-static CUresult fault_error;
-/* The error the stub returns, on the thread whose call was failed. */
-static __thread CUresult fault_pending;
-
-void
-cuda_fault_inject(unsigned long n, CUresult err)
-{
-	pthread_mutex_lock(&fault_lock);
-	fault_at = n == 0 ? (unsigned long)-1 : n; /* 0: count only */
-	fault_count = 0;
-	fault_error = err;
-	__atomic_store_n(&cuda_fault_armed, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&fault_lock);
-}
-
-void
-cuda_fault_disarm(void)
-{
-	pthread_mutex_lock(&fault_lock);
-	__atomic_store_n(&cuda_fault_armed, 0, __ATOMIC_RELEASE);
-	fault_at = 0;
-	pthread_mutex_unlock(&fault_lock);
-}
-
-unsigned long
-cuda_fault_calls(void)
-{
-	unsigned long n;
-
-	pthread_mutex_lock(&fault_lock);
-	n = fault_count;
-	pthread_mutex_unlock(&fault_lock);
-	return n;
-}
-
-CUresult
-cuda_fault_check(const char *name)
-{
-	/* Calls that release or unwind are never failed: a real driver
-	 * does not fail them, and a failed release would only leak. */
-	static const char *const never[] = { "Destroy", "Free", "Unload", "PopCurrent",
-					     "Release", "Unregister", "GetErrorName",
-					     "GetErrorString" };
-	CUresult res = CUDA_SUCCESS;
-
-	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
-		if (strstr(name, never[i]))
-			return CUDA_SUCCESS;
-	pthread_mutex_lock(&fault_lock);
-	/* Disarmed between CU()'s check and here: not counted. */
-	if (fault_at != 0 && ++fault_count == fault_at) {
-		fault_pending = fault_error;
-		res = fault_error;
-	}
-	pthread_mutex_unlock(&fault_lock);
-	return res;
-}
-
-CUresult
-cuda_fault_return(void)
-{
-	return fault_pending;
-}
 
 static const char *
 fallback_result_name(CUresult res)
@@ -122,6 +53,50 @@ cuda_result_string(CUresult res, char *buf, size_t size)
 	snprintf(buf, size, "%s (%d)%s%s", name, (int)res, desc ? ": " : "",
 		 desc ? desc : "");
 	return buf;
+}
+
+/* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
+ * says "any further CUDA work will return the same error" for each). */
+static bool
+cuda_result_is_fatal(CUresult res)
+{
+	switch (res) {
+	case CUDA_ERROR_ILLEGAL_ADDRESS:
+	case CUDA_ERROR_LAUNCH_FAILED:
+	case CUDA_ERROR_LAUNCH_TIMEOUT:
+	case CUDA_ERROR_ASSERT:
+	case CUDA_ERROR_CONTAINED:
+	case CUDA_ERROR_ECC_UNCORRECTABLE:
+	case CUDA_ERROR_HARDWARE_STACK_ERROR:
+	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+	case CUDA_ERROR_MISALIGNED_ADDRESS:
+	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+	case CUDA_ERROR_INVALID_PC:
+	case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int
+cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const char *hint)
+{
+	char buf[256];
+
+	cuda_result_string(res, buf, sizeof(buf));
+	if (cuda_result_is_fatal(res))
+		return error_fail(errors, GLCUDA_ERROR_DEVICE_LOST,
+				  "%s: %s. The CUDA context is unusable (a kernel "
+				  "faulted or the GPU was reset): destroy every glcuda "
+				  "object and the device, then create them again.",
+				  call, buf);
+	if (res == CUDA_ERROR_OUT_OF_MEMORY)
+		return error_fail(errors, GLCUDA_ERROR_CUDA,
+				  "%s: %s. The GPU is out of memory: free images or use "
+				  "smaller ones.", call, buf);
+	return error_fail(errors, GLCUDA_ERROR_CUDA, "%s: %s%s%s", call, buf,
+			  hint ? ". " : "", hint ? hint : "");
 }
 
 /*
@@ -183,6 +158,19 @@ resolve_all(struct glcuda_cuda *table, void *handle, char *buf, size_t bufsize)
 	RESOLVE_OPTIONAL(cuGraphicsEGLRegisterImage)
 	RESOLVE_OPTIONAL(cuGraphicsResourceGetMappedEglFrame)
 	RESOLVE_OPTIONAL(cuArray3DGetDescriptor)
+#ifdef GLCUDA_TEST_BUILD
+	/* Directly: through another macro, name would be expanded to the
+	 * versioned symbol (cuMemGetInfo_v2) before it is stringified. The
+	 * tests' table is written once, on the first load: the functions of
+	 * libcuda never move (it is never unloaded). */
+#undef RESOLVE_OPTIONAL
+#define RESOLVE_OPTIONAL(name)                                                  \
+	if (!glcuda_test_cuda.name &&                                           \
+	    get_proc(#name, (void **)&glcuda_test_cuda.name, abi_version(#name), \
+		     CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS)      \
+		glcuda_test_cuda.name = NULL;
+	GLCUDA_CUDA_PROGRAM_FUNCTIONS(RESOLVE_OPTIONAL)
+#endif
 #undef RESOLVE_OPTIONAL
 	return 0;
 }
@@ -233,7 +221,7 @@ cuda_loader_load(char *buf, size_t bufsize)
 	if (memcmp(&table, &glcuda_cuda, sizeof(table)) != 0)
 		memcpy(&glcuda_cuda, &table, sizeof(table));
 
-	res = CU(cuInit)(0);
+	res = CU_CALL(cuInit, 0);
 	if (res != CUDA_SUCCESS) {
 		snprintf(buf, bufsize,
 			 "cuInit failed: %s. %s", cuda_result_string(res, resbuf, sizeof(resbuf)),
@@ -246,7 +234,7 @@ cuda_loader_load(char *buf, size_t bufsize)
 		 * that holds a CUDA context of its own may still use it. */
 		goto out;
 	}
-	res = CU(cuDriverGetVersion)(&version);
+	res = CU_CALL(cuDriverGetVersion, &version);
 	if (res != CUDA_SUCCESS)
 		version = 0;
 	if (glcuda_cuda.driver_version != version)

@@ -9,8 +9,8 @@
  * declarations describe (cuda-types.h; a plain dlsym("cuMemAlloc") would
  * return the legacy v1 ABI). No CUDA toolkit is needed to build it.
  *
- * Every call goes through CU(name)(args): the function table is the seam
- * the fault-injection tests use.
+ * Every call goes through CU_CALL(name, args): the function table is the
+ * seam the fault-injection tests use (fault.h).
  */
 #ifndef GLCUDA_CUDA_LOADER_H
 #define GLCUDA_CUDA_LOADER_H
@@ -18,8 +18,11 @@
 #include <stdbool.h>
 #include "cuda-types.h"
 
-/* name: the API name as <cuda.h> spells it (cuda-types.h maps it to the
- * versioned symbol, and __typeof__ picks that declaration's type). */
+#include "fault.h"
+
+/* The functions the library calls; every one must resolve. name: the API
+ * name as <cuda.h> spells it (cuda-types.h maps it to the versioned
+ * symbol, and __typeof__ picks that declaration's type). */
 #define GLCUDA_CUDA_FUNCTIONS(X) \
 	X(cuInit) \
 	X(cuDriverGetVersion) \
@@ -29,17 +32,14 @@
 	X(cuDeviceGet) \
 	X(cuDeviceGetName) \
 	X(cuDeviceGetUuid) \
-	X(cuDeviceGetAttribute) \
 	X(cuDevicePrimaryCtxRetain) \
 	X(cuDevicePrimaryCtxRelease) \
 	X(cuDevicePrimaryCtxSetFlags) \
 	X(cuDevicePrimaryCtxGetState) \
 	X(cuCtxPushCurrent) \
 	X(cuCtxPopCurrent) \
-	X(cuCtxGetCurrent) \
 	X(cuCtxGetDevice) \
 	X(cuCtxSynchronize) \
-	X(cuMemGetInfo) \
 	X(cuImportExternalMemory) \
 	X(cuDestroyExternalMemory) \
 	X(cuExternalMemoryGetMappedMipmappedArray) \
@@ -56,9 +56,6 @@
 	X(cuStreamCreate) \
 	X(cuStreamDestroy) \
 	X(cuStreamSynchronize) \
-	X(cuStreamQuery) \
-	X(cuStreamWaitEvent) \
-	X(cuStreamWaitValue32) \
 	X(cuLaunchHostFunc) \
 	X(cuEventCreate) \
 	X(cuEventDestroy) \
@@ -66,6 +63,25 @@
 	X(cuEventQuery) \
 	X(cuEventSynchronize) \
 	X(cuEventElapsedTime) \
+	X(cuGraphicsMapResources) \
+	X(cuGraphicsUnmapResources) \
+	X(cuGraphicsSubResourceGetMappedArray) \
+	X(cuGraphicsUnregisterResource)
+
+/* Not used by the library: what the test suites call, in a table of their
+ * own, glcuda_test_cuda, that only the tests' build of the library
+ * (GLCUDA_TEST_BUILD: lib/libglcuda-test.la) defines and fills, from the
+ * library's dlopen of libcuda and with its cuGetProcAddress versions. The
+ * installed library's table holds what it calls and nothing else; the
+ * tools, the bench and the examples have tables of their own. Resolved
+ * when the driver has them, NULL when not. */
+#define GLCUDA_CUDA_PROGRAM_FUNCTIONS(X) \
+	X(cuDeviceGetAttribute) \
+	X(cuCtxGetCurrent) \
+	X(cuMemGetInfo) \
+	X(cuStreamQuery) \
+	X(cuStreamWaitEvent) \
+	X(cuStreamWaitValue32) \
 	X(cuModuleLoadData) \
 	X(cuModuleUnload) \
 	X(cuModuleGetFunction) \
@@ -84,11 +100,7 @@
 	X(cuMemcpy2D) \
 	X(cuMemcpy2DAsync) \
 	X(cuMemsetD32) \
-	X(cuMemsetD8) \
-	X(cuGraphicsMapResources) \
-	X(cuGraphicsUnmapResources) \
-	X(cuGraphicsSubResourceGetMappedArray) \
-	X(cuGraphicsUnregisterResource)
+	X(cuMemsetD8)
 
 /* Functions of cudaGL.h / cudaEGL.h, resolved the same way (cuda-types.h
  * declares them with GL's and EGL's types spelt out, so this header needs
@@ -116,6 +128,15 @@ struct glcuda_cuda {
  * the matching cuda_loader_unload(). */
 extern struct glcuda_cuda glcuda_cuda;
 
+struct glcuda_test_cuda {
+#define GLCUDA_CUDA_MEMBER(name) __typeof__(name) *name;
+	GLCUDA_CUDA_PROGRAM_FUNCTIONS(GLCUDA_CUDA_MEMBER)
+#undef GLCUDA_CUDA_MEMBER
+};
+/* Defined in the tests' build only (a program that uses it must link
+ * lib/libglcuda-test.la). */
+extern struct glcuda_test_cuda glcuda_test_cuda;
+
 /* Load libcuda.so.1 (or $GLCUDA_LIBCUDA) and call cuInit(0). Reference
  * counted. Returns 0, GLCUDA_ERROR_NO_CUDA_DRIVER (with a message in buf) or
  * GLCUDA_ERROR_CUDA. */
@@ -123,28 +144,25 @@ int cuda_loader_load(char *buf, size_t bufsize);
 void cuda_loader_unload(void);
 bool cuda_loader_is_loaded(void);
 
-/* Fault injection (tests): make the n-th CUDA call from now on (1-based)
- * fail with err; n = 0 only counts. cuda_fault_calls() counts the calls
- * made through CU() from the last cuda_fault_inject() to
- * cuda_fault_disarm(). Process-wide and locked: the calls of every thread
- * count. */
-void cuda_fault_inject(unsigned long n, CUresult err);
-void cuda_fault_disarm(void);
-unsigned long cuda_fault_calls(void);
-CUresult cuda_fault_check(const char *name);
-extern unsigned long cuda_fault_armed;
-
-/* Call a driver function through the table, with fault injection: when the
- * injected call comes up, a stub that returns the injected error runs
- * instead (it ignores its arguments, which the x86-64 and AArch64 calling
- * conventions allow). */
-CUresult cuda_fault_return(void);
-#define CU(name) ((__atomic_load_n(&cuda_fault_armed, __ATOMIC_RELAXED) && \
-			  cuda_fault_check(#name) != CUDA_SUCCESS) \
-	? (__typeof__(glcuda_cuda.name))(void *)cuda_fault_return : glcuda_cuda.name)
+/* Call a driver function through the table: CU_CALL(cuMemAlloc, &ptr, size).
+ * In the tests' build, the seam of fault injection (fault.h): the injected
+ * call returns the injected error without reaching the driver. */
+#define CU_CALL(name, ...) \
+	(FAULT_HIT(FAULT_CUDA, #name) ? (CUresult)FAULT_RESULT() \
+				      : glcuda_cuda.name(__VA_ARGS__))
+/* The table's entry itself, for the programs that call CUDA beyond what
+ * the library does (tools, bench, examples): CU(cuLaunchKernel)(...). Not
+ * a fault-injection seam. */
+#define CU(name) (glcuda_cuda.name)
 
 /* "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" into buf. Works without a
  * loaded driver. */
 const char *cuda_result_string(CUresult res, char *buf, size_t size);
+
+struct error_sink;
+/* Record a failed CUDA call on errors: maps CUDA_ERROR_ILLEGAL_ADDRESS & co.
+ * to device loss, names the call and the code, adds hint (may be NULL).
+ * Returns the glcuda error. */
+int cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const char *hint);
 
 #endif

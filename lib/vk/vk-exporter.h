@@ -6,7 +6,7 @@
  *
  * Every Vulkan call goes through the function table in struct vk_exporter
  * (loaded with vkGetInstanceProcAddr / vkGetDeviceProcAddr) via VK(vk, name):
- * the seam for fault injection (vk_fault_inject).
+ * the seam for fault injection (fault.h).
  */
 #ifndef GLCUDA_VK_EXPORTER_H
 #define GLCUDA_VK_EXPORTER_H
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
-struct glcuda_device;
+struct error_sink;
 struct format_info;
 struct vk_exporter;
 
@@ -46,7 +46,8 @@ int vk_list_physical_devices(struct vk_physical_info *out, unsigned int max,
 
 /*
  * Create an instance and a logical device on the physical device whose
- * deviceUUID equals device_uuid. Errors (recorded on dev with glcuda_fail):
+ * deviceUUID equals device_uuid. Errors (recorded on errors, as are those
+ * of every later call on the exporter):
  * GLCUDA_ERROR_NO_VULKAN (no loader / no instance / no devices),
  * GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE (message lists every device and
  * its UUID next to GL's), GLCUDA_ERROR_DRIVER_MISMATCH (same deviceUUID,
@@ -60,7 +61,7 @@ int vk_list_physical_devices(struct vk_physical_info *out, unsigned int max,
  * return false and vk_semaphore_create fails with
  * GLCUDA_ERROR_MISSING_VULKAN_EXTENSION: callers fall back to CPU sync.
  */
-int vk_exporter_new(struct glcuda_device *dev, const uint8_t device_uuid[16],
+int vk_exporter_new(struct error_sink *errors, const uint8_t device_uuid[16],
 		    const uint8_t driver_uuid[16], bool validation,
 		    struct vk_exporter **out);
 void vk_exporter_destroy(struct vk_exporter *vk);
@@ -119,31 +120,6 @@ void vk_semaphore_destroy(struct vk_exporter *vk, struct vk_semaphore *sem);
 /* Current value of a timeline (vkGetSemaphoreCounterValue). */
 int vk_semaphore_get_value(struct vk_exporter *vk, const struct vk_semaphore *sem,
 			   uint64_t *value);
-
-/* Tests and tools only (they block): copy the whole image to dst, tightly
- * packed rows of width * bytes_per_pixel, via a buffer and a one-off
- * command buffer; or upload src into it. The image is treated as being in
- * VK_IMAGE_LAYOUT_GENERAL (what GL leaves it in with GL_LAYOUT_GENERAL_EXT)
- * and left in GENERAL. vk_image_write replaces every pixel, so it discards
- * the old contents (barrier from UNDEFINED): it is valid on a new image too.
- * vk_image_read needs the image written before (by GL, CUDA or a write).
- * Both check that fmt is the image's format and that size is at least
- * width * height * bytes_per_pixel (-EINVAL otherwise). */
-int vk_image_read(struct vk_exporter *vk, const struct vk_image *img,
-		  const struct format_info *fmt, void *dst, size_t size);
-int vk_image_write(struct vk_exporter *vk, const struct vk_image *img,
-		   const struct format_info *fmt, const void *src, size_t size);
-
-/* Fault injection (tests): the n-th Vulkan call from now (1-based) fails
- * with err, once; n = 0 only counts. vk_fault_calls() returns the count
- * (calls are counted from vk_fault_inject() to vk_fault_disarm()).
- * Only calls that return a VkResult are counted and can fail: void ones
- * (destroy, free, property queries) cannot fail in Vulkan either. The state
- * is process-wide and locked: calls of every thread count, so a test that
- * wants to fail one exporter's n-th call runs one exporter at a time. */
-void vk_fault_inject(unsigned long n, VkResult err);
-unsigned long vk_fault_calls(void);
-void vk_fault_disarm(void);
 
 /* "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)" */
 const char *vk_result_name(VkResult res);

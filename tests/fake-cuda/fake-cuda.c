@@ -980,6 +980,7 @@ static void ext_memory_free(struct CUextMemory_st *m);
 
 #define FAKE_FUNCTION_DECL(name) static __typeof__(name) fake_##name;
 GLCUDA_CUDA_FUNCTIONS(FAKE_FUNCTION_DECL)
+GLCUDA_CUDA_PROGRAM_FUNCTIONS(FAKE_FUNCTION_DECL)
 #undef FAKE_FUNCTION_DECL
 static CUresult fake_cuGraphicsGLRegisterImage(CUgraphicsResource *, unsigned int,
 					       unsigned int, unsigned int);
@@ -2369,6 +2370,7 @@ static const struct {
 } proc_table[] = {
 #define FAKE_PROC_ENTRY(name) { #name, (void *)fake_##name },
 	GLCUDA_CUDA_FUNCTIONS(FAKE_PROC_ENTRY)
+	GLCUDA_CUDA_PROGRAM_FUNCTIONS(FAKE_PROC_ENTRY)
 	FAKE_PROC_ENTRY(cuGraphicsGLRegisterImage)
 #undef FAKE_PROC_ENTRY
 	{ "cuGetProcAddress", (void *)cuGetProcAddress_v2 },

@@ -1,0 +1,71 @@
+/*
+ * The base layer of libglcuda: what every other layer may use, and which
+ * itself uses nothing of glcuda but these files (error.c, log.c, util.c,
+ * driver-lock.c, format.c). The layers are listed in private.h.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_BASE_H
+#define GLCUDA_BASE_H
+
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+/* glcuda's own declarations of the CUDA driver API (no toolkit needed). */
+#include "loader/cuda-types.h"
+
+#include <glcuda/glcuda.h>
+
+#include "error.h"
+#include "util.h"
+
+#define GLCUDA_EXPORT __attribute__((visibility("default")))
+#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
+
+/* error.c ---------------------------------------------------------------- */
+
+/* Clear the thread's last error at the start of a public call. */
+void glcuda_clear_error(void);
+
+const char *gl_error_name(GLenum err);
+const char *egl_error_name(EGLint err);
+
+/* driver-lock.c ---------------------------------------------------------- */
+
+/* Around the driver calls that create or destroy EGL displays, EGL
+ * contexts and Vulkan devices (driver-lock.c says why). */
+void driver_lifecycle_lock(void);
+void driver_lifecycle_unlock(void);
+
+/* log.c ------------------------------------------------------------------ */
+
+/* The priority GLCUDA_LOG asks for, or fallback. */
+enum glcuda_log_priority glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
+void glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
+			const char *fmt, va_list args) GLCUDA_PRINTF(3, 0);
+
+/* format.c --------------------------------------------------------------- */
+
+struct format_info {
+	enum glcuda_format format;
+	const char *name;
+	GLenum gl_internal_format;
+	/* GL format/type for glReadPixels/glTexSubImage2D of this format. */
+	GLenum gl_format, gl_type;
+	int vk_format; /* VkFormat */
+	CUarray_format cu_format;
+	unsigned int cu_channels;
+	unsigned int bytes_per_pixel;
+	bool is_float, is_srgb;
+};
+
+const struct format_info *format_info(enum glcuda_format format);
+/* The format of a GL sized internal format, or of a CUDA array layout
+ * (never sRGB or RGB10_A2, which CUDA arrays cannot tell apart); NULL if
+ * glcuda has no name for it. */
+const struct format_info *format_info_from_gl(GLenum internal_format);
+const struct format_info *format_info_from_cuda(CUarray_format format, unsigned int channels);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * The public hand-off calls: one hand-off unit per image. Above the images
+ * and the wrapped images (it maps wrapped GL textures), below nothing but
+ * the public API.
+ * SPDX-License-Identifier: MIT
+ */
+#include "image.h"
+#include "cuda/cuda-interop.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <errno.h>
+#include <string.h>
+
+/* The public calls: one unit per image ------------------------------------- */
+
+static const char *
+owner_name(enum image_owner o)
+{
+	switch (o) {
+	case IMAGE_OWNER_GL: return "owned by GL";
+	case IMAGE_OWNER_CUDA: return "owned by CUDA";
+	case IMAGE_OWNER_CUDA_DONE: return "handed back by CUDA, GL not waiting yet";
+	}
+	return "?";
+}
+
+static int
+check_images(struct glcuda_device *dev, struct glcuda_image *const *images,
+	     unsigned int count, enum image_owner expected, const char *what)
+{
+	if (!images || count == 0 || count > SYNC_MAX_IMAGES)
+		return glcuda_fail(dev, -EINVAL, "%s: %s (1..%d images per hand-off)", what,
+				   !images ? "images is NULL" : "bad image count",
+				   SYNC_MAX_IMAGES);
+	for (unsigned int i = 0; i < count; i++) {
+		const struct glcuda_image *img = images[i];
+		if (!img)
+			return glcuda_fail(dev, -EINVAL, "%s: images[%u] is NULL", what, i);
+		if (img->dev != dev)
+			return glcuda_fail(dev, GLCUDA_ERROR_WRONG_DEVICE,
+					   "%s: images[%u] belongs to another glcuda device",
+					   what, i);
+		if (img->private_flags & IMAGE_PRIVATE_RING_MANAGED)
+			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+					   "%s: images[%u] belongs to a ring, which hands it "
+					   "off itself (glcuda_frame_submit/complete)", what, i);
+		if (img->sync.broken)
+			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+					   "%s: images[%u]: an earlier hand-off of this image "
+					   "failed half-way and its semaphores are out of step; "
+					   "destroy and recreate the image", what, i);
+		if (img->owner != expected)
+			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+					   "%s: images[%u] is %s, expected %s", what, i,
+					   owner_name(img->owner), owner_name(expected));
+		for (unsigned int j = 0; j < i; j++)
+			if (images[j] == img)
+				return glcuda_fail(dev, -EINVAL,
+						   "%s: images[%u] and images[%u] are the same image",
+						   what, j, i);
+	}
+	if (!dev->has_cuda)
+		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+				   "%s: this device was made without CUDA", what);
+	return 0;
+}
+
+/* The images of one public hand-off, split by how they travel: units
+ * (shared images and wrapped EGLImages, by semaphores) and wrapped GL
+ * textures (by map/unmap). */
+struct image_handoff {
+	struct handoff_unit units[SYNC_MAX_IMAGES];
+	unsigned int unit_count;
+	struct glcuda_image *mapped[SYNC_MAX_IMAGES];
+	CUgraphicsResource resources[SYNC_MAX_IMAGES];
+	unsigned int mapped_count;
+};
+
+/* The checks every public hand-off starts with, then the split. */
+static int
+begin_image_handoff(struct glcuda_device *dev, struct glcuda_image *const *images,
+		    unsigned int count, enum image_owner expected, const char *what,
+		    struct image_handoff *h)
+{
+	int ret;
+
+	glcuda_clear_error();
+	if (!dev)
+		return glcuda_fail(NULL, -EINVAL, "%s: dev is NULL", what);
+	ret = device_check_gl(dev, what);
+	if (ret < 0)
+		return ret;
+	ret = check_images(dev, images, count, expected, what);
+	if (ret < 0)
+		return ret;
+	for (unsigned int i = 0; i < count; i++) {
+		struct glcuda_image *img = images[i];
+
+		if (img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE) {
+			h->mapped[h->mapped_count] = img;
+			h->resources[h->mapped_count++] = img->resource;
+			continue;
+		}
+		struct handoff_unit *u = &h->units[h->unit_count++];
+		u->sync = &img->sync;
+		/* An EGLImage has no texture of glcuda's to name. */
+		u->textures = img->kind == GLCUDA_IMAGE_KIND_SHARED ? &img->texture : NULL;
+		u->texture_count = img->kind == GLCUDA_IMAGE_KIND_SHARED ? 1 : 0;
+	}
+	return 0;
+}
+
+static void
+set_owner(struct glcuda_image *const *images, unsigned int count, enum image_owner owner,
+	  bool mapped)
+{
+	for (unsigned int i = 0; i < count; i++)
+		if ((images[i]->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE) == mapped)
+			images[i]->owner = owner;
+}
+
+/* Map the wrapped GL textures on the stream; their arrays are checked. */
+static int
+map_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream)
+{
+	int ret;
+
+	if (h->mapped_count == 0)
+		return 0;
+	ret = device_push_cuda(dev, "glcuda_handoff_to_cuda");
+	if (ret < 0)
+		return ret;
+	ret = cuda_map(&dev->errors, h->resources, h->mapped_count, stream);
+	for (unsigned int i = 0; ret == 0 && i < h->mapped_count; i++)
+		ret = wrap_refresh_mapped(h->mapped[i]);
+	device_pop_cuda(dev);
+	return ret;
+}
+
+static int
+unmap_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream)
+{
+	int ret;
+
+	if (h->mapped_count == 0)
+		return 0;
+	ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
+	if (ret < 0)
+		return ret;
+	ret = cuda_unmap(&dev->errors, h->resources, h->mapped_count, stream);
+	device_pop_cuda(dev);
+	return ret;
+}
+
+GLCUDA_EXPORT int
+glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *images,
+		       unsigned int count, CUstream stream)
+{
+	struct image_handoff h;
+	int ret;
+
+	memset(&h, 0, sizeof(h));
+	ret = begin_image_handoff(dev, images, count, IMAGE_OWNER_GL,
+				  "glcuda_handoff_to_cuda", &h);
+	if (ret < 0)
+		return ret;
+	/* The map first: it fails with nothing signalled. */
+	ret = map_textures(dev, &h, stream);
+	if (ret < 0)
+		return ret;
+	if (h.unit_count > 0) {
+		ret = sync_to_cuda(dev, h.units, h.unit_count, stream);
+		if (ret < 0) {
+			if (h.mapped_count > 0)
+				unmap_textures(dev, &h, stream);
+			return ret;
+		}
+	}
+	for (unsigned int i = 0; i < count; i++)
+		images[i]->owner = IMAGE_OWNER_CUDA;
+	return 0;
+}
+
+GLCUDA_EXPORT int
+glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *images,
+		     unsigned int count, CUstream stream)
+{
+	enum image_owner from = IMAGE_OWNER_CUDA;
+	struct image_handoff h;
+	int ret;
+
+	/* Images left "handed back, GL not waiting" by a call whose GL half
+	 * failed (the CPU mode's cuEventSynchronize, a GL error): this call
+	 * retries that half only. (Wrapped GL textures never stop there:
+	 * the unmap is their whole hand-back.) */
+	if (images && count > 0 && count <= SYNC_MAX_IMAGES && images[0] &&
+	    images[0]->owner == IMAGE_OWNER_CUDA_DONE)
+		from = IMAGE_OWNER_CUDA_DONE;
+	memset(&h, 0, sizeof(h));
+	ret = begin_image_handoff(dev, images, count, from, "glcuda_handoff_to_gl", &h);
+	if (ret < 0)
+		return ret;
+	if (from == IMAGE_OWNER_CUDA) {
+		if (h.unit_count > 0) {
+			ret = sync_cuda_signal(dev, h.units, h.unit_count, stream);
+			if (ret < 0)
+				return ret;
+			/* CUDA has signalled: even if what follows fails,
+			 * these images are no longer CUDA's to hand back. */
+			set_owner(images, count, IMAGE_OWNER_CUDA_DONE, false);
+		}
+		ret = unmap_textures(dev, &h, stream);
+		if (ret < 0)
+			return ret;
+		set_owner(images, count, IMAGE_OWNER_GL, true);
+	}
+	if (h.unit_count > 0) {
+		ret = sync_gl_wait(dev, h.units, h.unit_count);
+		if (ret < 0)
+			return ret;
+		set_owner(images, count, IMAGE_OWNER_GL, false);
+	}
+	return 0;
+}
