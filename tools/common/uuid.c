@@ -7,7 +7,7 @@
 #include "uuid.h"
 
 void
-uuid_format(const uint8_t uuid[16], char out[UUID_STRING_SIZE])
+tools_uuid_format(const uint8_t uuid[16], char out[UUID_STRING_SIZE])
 {
 	static const char hex[] = "0123456789abcdef";
 	char *p = out;

@@ -11,6 +11,6 @@
 
 #define UUID_STRING_SIZE 37
 
-void uuid_format(const uint8_t uuid[16], char out[UUID_STRING_SIZE]);
+void tools_uuid_format(const uint8_t uuid[16], char out[UUID_STRING_SIZE]);
 
 #endif
