@@ -1,5 +1,5 @@
 # doc: guides, shipped in the tarball.
-EXTRA_DIST += %reldir%/README.md %reldir%/guide.md %reldir%/nvidia-notes.md %reldir%/gpu-testing.md \
+EXTRA_DIST += %reldir%/README.md %reldir%/design.md %reldir%/guide.md %reldir%/nvidia-notes.md %reldir%/gpu-testing.md \
 	%reldir%/which-path.md
 # The frames of glcuda-demo shown in README.md.
 EXTRA_DIST += %reldir%/images/demo-none.png %reldir%/images/demo-blur.png \
