@@ -8,40 +8,40 @@
 #    CC=clang ./configure --enable-fuzzing. `make fuzz` runs it for
 #    FUZZ_TIME seconds on a copy of the corpus, `make fuzz-merge` folds what
 #    it found, minimised, back into tests/fuzz/corpus.
-fuzz_api_sources = tests/fuzz/fuzz-api.c tests/fuzz/fuzz-api.h
+fuzz_api_sources = %reldir%/fuzz-api.c %reldir%/fuzz-api.h
 fuzz_api_ldadd = lib/libglcuda-internal.la $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
 
-check_PROGRAMS += tests/fuzz/replay
-TESTS += tests/fuzz/replay
-tests_fuzz_replay_SOURCES = tests/fuzz/replay.c $(fuzz_api_sources) $(sanitizer_sources)
-tests_fuzz_replay_LDADD = $(fuzz_api_ldadd)
-EXTRA_DIST += tests/fuzz/corpus
+check_PROGRAMS += %reldir%/replay
+TESTS += %reldir%/replay
+%canon_reldir%_replay_SOURCES = %reldir%/replay.c $(fuzz_api_sources) $(sanitizer_sources)
+%canon_reldir%_replay_LDADD = $(fuzz_api_ldadd)
+EXTRA_DIST += %reldir%/corpus
 
 if ENABLE_FUZZING
-noinst_PROGRAMS += tests/fuzz/fuzz-api
-tests_fuzz_fuzz_api_SOURCES = $(fuzz_api_sources) $(sanitizer_sources)
-tests_fuzz_fuzz_api_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
-tests_fuzz_fuzz_api_LDADD = $(fuzz_api_ldadd)
+noinst_PROGRAMS += %reldir%/fuzz-api
+%canon_reldir%_fuzz_api_SOURCES = $(fuzz_api_sources) $(sanitizer_sources)
+%canon_reldir%_fuzz_api_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+%canon_reldir%_fuzz_api_LDADD = $(fuzz_api_ldadd)
 
 FUZZ_TIME = 600
 FUZZ_ARGS =
-fuzz: tests/fuzz/fuzz-api
-	$(AM_V_at)$(MKDIR_P) tests/fuzz/new-corpus
-	$(SANITIZER_TESTS_ENVIRONMENT) ./tests/fuzz/fuzz-api \
+fuzz: %reldir%/fuzz-api
+	$(AM_V_at)$(MKDIR_P) %reldir%/new-corpus
+	$(SANITIZER_TESTS_ENVIRONMENT) ./%reldir%/fuzz-api \
 		-max_total_time=$(FUZZ_TIME) -rss_limit_mb=4096 $(FUZZ_ARGS) \
-		tests/fuzz/new-corpus $(srcdir)/tests/fuzz/corpus
+		%reldir%/new-corpus $(srcdir)/%reldir%/corpus
 # The smallest set of inputs with the coverage of both, in place of the
 # committed corpus's unnamed (hash-named) inputs; the named ones (seed-*,
 # regress-*: inputs that once failed) stay.
-fuzz-merge: tests/fuzz/fuzz-api
-	rm -rf tests/fuzz/merged && $(MKDIR_P) tests/fuzz/merged
-	$(SANITIZER_TESTS_ENVIRONMENT) ./tests/fuzz/fuzz-api -merge=1 \
-		tests/fuzz/merged $(srcdir)/tests/fuzz/corpus tests/fuzz/new-corpus
-	rm -f $(srcdir)/tests/fuzz/corpus/[0-9a-f]*
-	mv tests/fuzz/merged/* $(srcdir)/tests/fuzz/corpus/
-	rm -rf tests/fuzz/merged
+fuzz-merge: %reldir%/fuzz-api
+	rm -rf %reldir%/merged && $(MKDIR_P) %reldir%/merged
+	$(SANITIZER_TESTS_ENVIRONMENT) ./%reldir%/fuzz-api -merge=1 \
+		%reldir%/merged $(srcdir)/%reldir%/corpus %reldir%/new-corpus
+	rm -f $(srcdir)/%reldir%/corpus/[0-9a-f]*
+	mv %reldir%/merged/* $(srcdir)/%reldir%/corpus/
+	rm -rf %reldir%/merged
 endif
 clean-local: clean-fuzz
 clean-fuzz:
-	rm -rf tests/fuzz/new-corpus tests/fuzz/merged
+	rm -rf %reldir%/new-corpus %reldir%/merged
 .PHONY: fuzz fuzz-merge clean-fuzz
