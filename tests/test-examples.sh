@@ -11,6 +11,11 @@ MAKE=${MAKE:-make}
 CC=${CC:-cc}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 
+if [ "${HAVE_CUDA_TOOLKIT:-no}" != yes ]; then
+	echo "SKIP: the examples include the CUDA toolkit's <cuda.h>, and configure found no toolkit"
+	exit 77
+fi
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-examples.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 stage=$tmp/stage

@@ -14,9 +14,17 @@
 struct tools_cuda tools_cuda;
 static bool loaded;
 
+/* The driver-API version whose ABI the declarations describe: the
+ * toolkit's, or that of glcuda's own declarations without the toolkit. */
+#ifdef CUDA_VERSION
+#define TOOLS_CUDA_API_VERSION CUDA_VERSION
+#else
+#define TOOLS_CUDA_API_VERSION GLCUDA_CUDA_API_VERSION
+#endif
+
 /*
  * The version to ask cuGetProcAddress for, so that it returns the ABI the
- * header's declaration describes: CUDA_VERSION, except for the two calls
+ * header's declaration describes: TOOLS_CUDA_API_VERSION, except for the two calls
  * CUDA 13 gave a context argument without redirecting the plain names
  * (lib/loader/cuda-loader.c has the story).
  */
@@ -24,8 +32,8 @@ static int
 abi_version(const char *name)
 {
 	if (!strcmp(name, "cuCtxSynchronize") || !strcmp(name, "cuCtxGetDevice"))
-		return CUDA_VERSION < 12000 ? CUDA_VERSION : 12000;
-	return CUDA_VERSION;
+		return TOOLS_CUDA_API_VERSION < 12000 ? TOOLS_CUDA_API_VERSION : 12000;
+	return TOOLS_CUDA_API_VERSION;
 }
 
 static int
@@ -49,9 +57,10 @@ resolve_all(struct tools_cuda *table, void *handle, char *msg, size_t size)
 		snprintf(msg, size,                                            \
 			 "cuGetProcAddress(\"%s\", version %d) failed: result %d, " \
 			 "status %d. The NVIDIA driver is older than the CUDA "    \
-			 "%d.%d toolkit the tools were built with; update the driver.", \
+			 "%d.%d API the tools were built for; update the driver.", \
 			 #name, abi_version(#name), (int)res, (int)status,     \
-			 CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);       \
+			 TOOLS_CUDA_API_VERSION / 1000,                        \
+			 TOOLS_CUDA_API_VERSION % 1000 / 10);                  \
 		return -1;                                                     \
 	}
 	TOOLS_CUDA_FUNCTIONS(RESOLVE)
