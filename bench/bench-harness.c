@@ -340,7 +340,7 @@ plan_rows(const struct group *g, enum kernel_kind k)
 	}
 }
 
-/* Rough frame times (ms) on the GPU machine, from DESIGN.md §7 and scaled
+/* Rough frame times (ms) on the GPU machine, from doc/design.md §7 and scaled
  * by pixels and bytes: only for the duration estimate. */
 double
 estimate_frame_ms(const struct group *g, const struct config *c, enum kernel_kind k)

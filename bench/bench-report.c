@@ -138,7 +138,7 @@ print_targets(const struct group *g, enum kernel_kind k)
 	if (!best)
 		return;
 	config_id(&best->cfg, id, sizeof(id));
-	md("\nTargets (DESIGN.md §7), fastest GPU-synchronised glcuda row `%s`:\n", id);
+	md("\nTargets (doc/design.md §7), fastest GPU-synchronised glcuda row `%s`:\n", id);
 	if (legacy) {
 		double x = best->med.fps / legacy->med.fps;
 		double want = is_4k_class(g) ? 1.25 : 1.5;

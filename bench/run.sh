@@ -66,7 +66,7 @@ write_report() {
 		echo "glcuda's frame ring against the legacy CUDA-GL registration"
 		echo "(cuGraphicsGLRegisterImage, map/unmap per frame) and a PBO readback,"
 		echo "with the same GL work and the same CUDA kernel, in one process"
-		echo "(bench/glcuda-bench.c; targets in DESIGN.md §7)."
+		echo "(bench/glcuda-bench.c; targets in doc/design.md §7)."
 		echo
 		echo "## Commands"
 		echo

@@ -1,7 +1,7 @@
 /*
  * The compositor frame ring: GL renders a slot's input, CUDA processes it
  * into the slot's output, GL presents the output; nothing waits on the CPU
- * (DESIGN.md §5).
+ * (doc/design.md §4).
  * SPDX-License-Identifier: MIT
  *
  * A slot goes FREE -> ACQUIRED (GL renders) -> SUBMITTED (GL->CUDA hand-off

@@ -16,7 +16,7 @@
 
 /* One direction of the hand-off: a Vulkan semaphore imported into GL and
  * CUDA. Each direction has a single signaller (GL for to_cuda, CUDA for
- * to_gl), so timeline values arrive in order (DESIGN.md §3). */
+ * to_gl), so timeline values arrive in order (doc/design.md §1). */
 struct handoff_semaphore {
 	struct vk_semaphore vk;
 	GLuint gl;

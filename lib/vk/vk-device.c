@@ -215,7 +215,7 @@ vk_exporter_new(struct error_sink *errors, const uint8_t device_uuid[16],
 		ret = vk_query_physical(vk, list[i], &infos[i], &caps[i], &props[i]);
 		if (ret)
 			goto fail;
-		/* memcmp: a UUID may hold zero bytes (DESIGN.md §6). */
+		/* memcmp: a UUID may hold zero bytes (doc/design.md §1). */
 		if (match == UINT32_MAX &&
 		    !memcmp(infos[i].device_uuid, device_uuid, VK_UUID_SIZE))
 			match = i;

@@ -1,6 +1,6 @@
 /*
  * The Vulkan exporter: the only API that can export memory a GL texture can
- * use and semaphores both GL and CUDA import (DESIGN.md §1). Users never see
+ * use and semaphores both GL and CUDA import (doc/design.md §1). Users never see
  * a Vulkan type; everything here is internal.
  * SPDX-License-Identifier: MIT
  *
