@@ -13,6 +13,12 @@ gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
 # descriptor (GST_PLUGIN_DEFINE) is exported.
 %canon_reldir%_libgstglcuda_la_LDFLAGS = -module -avoid-version -no-undefined \
 	-export-symbols-regex '^gst_plugin_' $(SANITIZER_LDFLAGS)
+
+# The state-change test's driver (tests/test-gst.sh).
+check_PROGRAMS += tests/gst-states
+tests_gst_states_SOURCES = tests/gst-states.c
+tests_gst_states_CPPFLAGS = $(GST_CFLAGS)
+tests_gst_states_LDADD = $(GST_LIBS)
 endif
 
 # Runs from the build tree on Mesa and the fake CUDA driver; exits 77
