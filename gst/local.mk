@@ -1,0 +1,28 @@
+# gst: the GStreamer plugin (libgstglcuda.so, element glcudafilter). It
+# builds like a user's program: glcuda's public headers and the shared
+# library, the tools' CUDA table (tools/common) and the demo's filters
+# (tools/libfilters.la). Built when configure finds GStreamer's GL
+# development files (--enable-gstreamer).
+if HAVE_GSTREAMER
+gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
+%canon_reldir%_libgstglcuda_la_SOURCES = %reldir%/gstglcudafilter.c %reldir%/gstglcudafilter.h
+%canon_reldir%_libgstglcuda_la_CPPFLAGS = $(tools_cppflags) -I$(top_srcdir)/tools $(GST_CFLAGS)
+%canon_reldir%_libgstglcuda_la_LIBADD = tools/libfilters.la tools/common/libtools-common.la \
+	lib/libglcuda.la $(GST_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
+# A module: GStreamer loads it by its file name; only the plugin
+# descriptor (GST_PLUGIN_DEFINE) is exported.
+%canon_reldir%_libgstglcuda_la_LDFLAGS = -module -avoid-version -no-undefined \
+	-export-symbols-regex '^gst_plugin_' $(SANITIZER_LDFLAGS)
+
+# The state-change test's driver (tests/test-gst.sh).
+check_PROGRAMS += tests/gst-states
+tests_gst_states_SOURCES = tests/gst-states.c
+tests_gst_states_CPPFLAGS = $(GST_CFLAGS)
+tests_gst_states_LDADD = $(GST_LIBS)
+endif
+
+# Runs from the build tree on Mesa and the fake CUDA driver; exits 77
+# with one line where the plugin is not built.
+TESTS += tests/test-gst.sh
+dist_check_SCRIPTS += tests/test-gst.sh
+EXTRA_DIST += doc/gstreamer.md
