@@ -5,6 +5,7 @@
 #include "compositor.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,7 @@ int
 main(int argc, char **argv)
 {
 	struct comp c = { .vblank_fd = -1, .running = true, .next_x = 32, .next_y = 32 };
+	sigset_t sigs;
 	int ret;
 
 	ret = options_parse(&c.opt, argc, argv);
@@ -70,6 +72,16 @@ main(int argc, char **argv)
 		return ret - 1;
 	/* A client that dies mid-write must not kill us. */
 	signal(SIGPIPE, SIG_IGN);
+	/* The loop takes SIGCHLD, SIGINT and SIGTERM through a signalfd, which
+	 * sees only signals blocked in every thread: block them now, before
+	 * the GL, Vulkan and CUDA drivers start theirs (which inherit the
+	 * mask), or the kernel may hand SIGCHLD to a driver thread and the
+	 * client's exit goes unnoticed. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGCHLD);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
 	if (runtime_dir_setup(&c) < 0)
 		return 1;

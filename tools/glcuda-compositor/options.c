@@ -5,6 +5,7 @@
 #include "compositor.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,11 +77,14 @@ options_parse(struct options *o, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (opt) {
 		case O_SIZE: {
-			char *x = strchr(optarg, 'x');
-			if (!x)
+			/* A copy: argv stays as given (ps shows it). */
+			char w[16];
+			const char *x = strchr(optarg, 'x');
+			if (!x || x - optarg >= (ptrdiff_t)sizeof(w))
 				goto bad;
-			*x = '\0';
-			if (!parse_uint(optarg, 16, 8192, &o->width) ||
+			memcpy(w, optarg, (size_t)(x - optarg));
+			w[x - optarg] = '\0';
+			if (!parse_uint(w, 16, 8192, &o->width) ||
 			    !parse_uint(x + 1, 16, 8192, &o->height))
 				goto bad;
 			break;

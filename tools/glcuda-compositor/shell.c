@@ -66,8 +66,8 @@ shell_surface_commit(struct surface *s)
 			s->y = c->next_y;
 			/* Cascade from (32, 32), wrapping in the top left
 			 * quarter. */
-			c->next_x = 32 + (c->next_x + 32 - 32) % (int32_t)(c->opt.width / 2);
-			c->next_y = 32 + (c->next_y + 32 - 32) % (int32_t)(c->opt.height / 2);
+			c->next_x = 32 + c->next_x % (int32_t)(c->opt.width / 2);
+			c->next_y = 32 + c->next_y % (int32_t)(c->opt.height / 2);
 		}
 		/* The test reads this line to know where the window is. */
 		if (c->opt.verbose)
