@@ -153,9 +153,10 @@ if [ $rc -ne 137 ] || ! grep -q "killed by signal 9" "$tmp/killed.log"; then
 fi
 
 # 5. Under valgrind: the misbehaving clients, a few frames.
-if command -v valgrind >/dev/null 2>&1 && [ -z "${ASAN_OPTIONS:-}" ]; then
+if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIONS:-}" ]; then
 	supp=${srcdir:-..}/tests/valgrind.supp
-	if ! GLCUDA_LOG=error valgrind --leak-check=full --error-exitcode=99 \
+	# Through libtool: the program in the build tree is a wrapper script.
+	if ! GLCUDA_LOG=error ./libtool --mode=execute valgrind --leak-check=full --error-exitcode=99 \
 		--errors-for-leak-kinds=definite --suppressions="$supp" \
 		--log-file="$tmp/valgrind.log" \
 		"$comp" --size 128x96 --sync cpu --frames 3 -- \

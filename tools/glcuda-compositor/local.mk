@@ -3,7 +3,7 @@
 # compositor that uses glcuda, it links the shared library and the public
 # headers only (and the tools' filters and common code, as glcuda-demo).
 # The protocol code is generated from wayland-protocols' XML at build time.
-EXTRA_DIST += tests/test-compositor.sh tests/compositor-bad-client.c \
+EXTRA_DIST += doc/compositor.md tests/test-compositor.sh tests/compositor-bad-client.c \
 	tests/compositor-check-png.c
 
 if HAVE_COMPOSITOR
