@@ -68,13 +68,13 @@ options_parse(struct options *o, int argc, char **argv)
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt;
+	int opt, idx = -1;
 
 	*o = (struct options){ .width = 640, .height = 480, .refresh_hz = 60,
 			       .filter = FILTER_NONE, .gles = true, .sync = GLCUDA_SYNC_AUTO,
 			       .cuda_device = -1, .png_dir = "." };
 	/* '+': stop at the first non-option, the client's command. */
-	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+", longopts, &idx)) != -1) {
 		switch (opt) {
 		case O_SIZE: {
 			/* A copy: argv stays as given (ps shows it). */
@@ -179,7 +179,8 @@ options_parse(struct options *o, int argc, char **argv)
 	o->command = argv + optind;
 	return 0;
 bad:
-	fprintf(stderr, COMP_NAME ": bad value for option %s\n", argv[optind - 1]);
+	fprintf(stderr, COMP_NAME ": bad value for --%s: %s\n",
+		idx >= 0 ? longopts[idx].name : "?", optarg ? optarg : "");
 	usage(stderr);
 	return 3;
 }
