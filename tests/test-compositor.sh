@@ -11,8 +11,9 @@
 #     ring_transform: the fake runs its CPU invert whatever the module):
 #     the background and the window's white border come out inverted.
 #  3. Misbehaving clients (tests/compositor-bad-client), one after the
-#     other in one compositor: each gets its protocol error or dies, the
-#     compositor keeps running and then shows weston-simple-shm.
+#     other in one compositor: each gets its protocol error or dies; the
+#     compositor frees what each made (surfaces, textures, fds: counted
+#     after each leaves), keeps running and then shows weston-simple-shm.
 #  4. A client killed with SIGKILL: the compositor exits cleanly and says so.
 #  5. Where valgrind exists: run 3 under memcheck (leaks and invalid
 #     accesses of the compositor; the drivers' are suppressed).
@@ -141,6 +142,16 @@ else
 			  cat "$tmp/bad.out" >&2; fail=1; }
 	done
 	check_frames bad "$bg" "255 255 255"
+	# Every client that left took all it made with it: no surface or
+	# texture alive, and the same number of fds open after each.
+	left=$(grep "a client left" "$tmp/bad.log" | sed 's/.*a client left: //' | sort -u)
+	case $left in
+	"0 surfaces, 0 textures, "*" fds open") ;;
+	*)
+		echo "FAIL: what the misbehaving clients left behind differs:" >&2
+		grep "a client left" "$tmp/bad.log" >&2
+		fail=1 ;;
+	esac
 fi
 
 # 4. The client is killed: the compositor ends with 128 + 9, and says so.

@@ -127,6 +127,12 @@ struct comp {
 	bool client_exited;
 	int client_status;              /* waitpid() status */
 
+	/* What clients leave behind: counted so that --verbose can show
+	 * that a client's disconnect frees everything it made. */
+	unsigned int surfaces_alive, textures_alive;
+	struct wl_listener client_created;
+	bool client_gone;               /* report at the next vblank */
+
 	bool running;
 	int status;                     /* exit status */
 
@@ -139,6 +145,8 @@ int options_parse(struct options *o, int argc, char **argv);
 
 /* display.c */
 int display_init(struct comp *c);
+/* --verbose: surfaces, textures and fds alive after a client left. */
+void display_report_resources(struct comp *c);
 void display_fini(struct comp *c);
 void output_send_presentation(struct comp *c, struct wl_list *feedback, uint64_t when_ns,
 			      uint64_t seq);

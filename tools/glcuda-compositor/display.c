@@ -6,6 +6,7 @@
  */
 #include "compositor.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -218,6 +219,52 @@ feedback_discard_all(struct wl_list *list)
 
 /* The display ------------------------------------------------------------ */
 
+/* A client's destroy signal comes before its objects are destroyed: note
+ * it, and count what is left at the next vblank. */
+struct client_watch {
+	struct wl_listener listener;
+	struct comp *comp;
+};
+
+static void
+client_watch_destroyed(struct wl_listener *listener, void *data)
+{
+	struct client_watch *w = wl_container_of(listener, w, listener);
+
+	w->comp->client_gone = true;
+	wl_list_remove(&w->listener.link);
+	free(w);
+}
+
+static void
+on_client_created(struct wl_listener *listener, void *data)
+{
+	struct comp *c = wl_container_of(listener, c, client_created);
+	struct client_watch *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return;
+	w->comp = c;
+	w->listener.notify = client_watch_destroyed;
+	wl_client_add_destroy_listener(data, &w->listener);
+}
+
+void
+display_report_resources(struct comp *c)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int fds = 0;
+
+	if (d) {
+		while ((e = readdir(d)))
+			fds += e->d_name[0] != '.';
+		closedir(d);
+	}
+	fprintf(stderr, COMP_NAME ": a client left: %u surfaces, %u textures, %d fds open\n",
+		c->surfaces_alive, c->textures_alive, fds);
+}
+
 int
 display_init(struct comp *c)
 {
@@ -229,6 +276,8 @@ display_init(struct comp *c)
 		return -1;
 	}
 	c->loop = wl_display_get_event_loop(c->display);
+	c->client_created.notify = on_client_created;
+	wl_display_add_client_created_listener(c->display, &c->client_created);
 	/* wl_shm with ARGB8888 and XRGB8888, the two formats every
 	 * compositor has; libwayland checks pools and buffers against their
 	 * sizes and posts the protocol errors itself. */

@@ -69,6 +69,12 @@ shell_surface_commit(struct surface *s)
 			c->next_x = 32 + c->next_x % (int32_t)(c->opt.width / 2);
 			c->next_y = 32 + c->next_y % (int32_t)(c->opt.height / 2);
 		}
+		/* On the one output: clients pick their buffer scale from
+		 * the outputs they are on. */
+		struct wl_resource *out;
+		wl_resource_for_each(out, &c->output_resources)
+			if (wl_resource_get_client(out) == wl_resource_get_client(s->resource))
+				wl_surface_send_enter(s->resource, out);
 		/* The test reads this line to know where the window is. */
 		if (c->opt.verbose)
 			fprintf(stderr, COMP_NAME ": mapped toplevel %ux%u at %d,%d\n",

@@ -124,9 +124,12 @@ upload_shm(struct surface *s, struct wl_resource *buffer)
 	}
 	if (!s->texture || s->tex_width != (uint32_t)w || s->tex_height != (uint32_t)h) {
 		/* Immutable storage: a new texture when the size changes. */
-		if (s->texture)
+		if (s->texture) {
 			glDeleteTextures(1, &s->texture);
+			s->comp->textures_alive--;
+		}
 		glGenTextures(1, &s->texture);
+		s->comp->textures_alive++;
 		glBindTexture(GL_TEXTURE_2D, s->texture);
 		glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
 		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -253,8 +256,11 @@ surface_destroyed(struct wl_resource *resource)
 	destroy_all(&s->frames);
 	destroy_all(&s->pending_feedback);
 	feedback_discard_all(&s->feedback);
-	if (s->texture)
+	if (s->texture) {
 		glDeleteTextures(1, &s->texture);
+		s->comp->textures_alive--;
+	}
+	s->comp->surfaces_alive--;
 	s->comp->damaged = true;
 	free(s);
 }
@@ -291,6 +297,7 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	wl_list_init(&s->pending_buffer_destroy.link);
 	s->pending_buffer_destroy.notify = pending_buffer_gone;
 	wl_list_insert(c->surfaces.prev, &s->link);
+	c->surfaces_alive++;
 	wl_resource_set_implementation(s->resource, &surface_impl, s, surface_destroyed);
 }
 
