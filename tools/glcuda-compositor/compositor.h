@@ -131,7 +131,6 @@ struct comp {
 	 * that a client's disconnect frees everything it made. */
 	unsigned int surfaces_alive, textures_alive;
 	struct wl_listener client_created;
-	bool client_gone;               /* report at the next vblank */
 
 	bool running;
 	int status;                     /* exit status */

@@ -219,8 +219,14 @@ feedback_discard_all(struct wl_list *list)
 
 /* The display ------------------------------------------------------------ */
 
-/* A client's destroy signal comes before its objects are destroyed: note
- * it, and count what is left at the next vblank. */
+/* A client's destroy signal comes before its objects are destroyed: count
+ * what is left once the loop is idle again, when they are gone (and before
+ * the next client can connect, which takes a fork and an exec). */
+static void
+report_idle(void *data)
+{
+	display_report_resources(data);
+}
 struct client_watch {
 	struct wl_listener listener;
 	struct comp *comp;
@@ -231,7 +237,8 @@ client_watch_destroyed(struct wl_listener *listener, void *data)
 {
 	struct client_watch *w = wl_container_of(listener, w, listener);
 
-	w->comp->client_gone = true;
+	if (w->comp->opt.verbose && w->comp->running)
+		wl_event_loop_add_idle(w->comp->loop, report_idle, w->comp);
 	wl_list_remove(&w->listener.link);
 	free(w);
 }
@@ -254,15 +261,19 @@ display_report_resources(struct comp *c)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
-	int fds = 0;
+	struct wl_client *client;
+	int fds = 0, clients = 0;
+
+	wl_client_for_each(client, wl_display_get_client_list(c->display))
+		clients++;
 
 	if (d) {
 		while ((e = readdir(d)))
 			fds += e->d_name[0] != '.';
 		closedir(d);
 	}
-	fprintf(stderr, COMP_NAME ": a client left: %u surfaces, %u textures, %d fds open\n",
-		c->surfaces_alive, c->textures_alive, fds);
+	fprintf(stderr, COMP_NAME ": a client left: %d clients, %u surfaces, %u textures, "
+		"%d fds open\n", clients, c->surfaces_alive, c->textures_alive, fds);
 }
 
 int

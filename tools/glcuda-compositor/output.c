@@ -213,9 +213,6 @@ on_vblank(int fd, uint32_t mask, void *data)
 
 	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) || !c->running)
 		return 0;
-	if (c->client_gone && c->opt.verbose)
-		display_report_resources(c);
-	c->client_gone = false;
 
 	/* Present: the newest finished frame (older ones are dropped). This
 	 * enqueues GL's wait for CUDA; the readback below comes after it. */
