@@ -1,0 +1,185 @@
+#!/bin/sh
+# glcuda-compositor with real clients, on the fake CUDA driver
+# (tests/fake-cuda) in the cpu sync mode, as CI runs it: Mesa's llvmpipe
+# composites, the fake runs the CUDA stage on the CPU. Run from the build
+# directory after make check has built the fake and the helpers.
+#
+#  1. weston-simple-shm (Debian's weston), --filter none: the frames show
+#     the client's window where the compositor said it mapped it, and the
+#     background everywhere else.
+#  2. The same through a kernel (--kernel-file, --kernel-name
+#     ring_transform: the fake runs its CPU invert whatever the module):
+#     the background and the window's white border come out inverted.
+#  3. Misbehaving clients (tests/compositor-bad-client), one after the
+#     other in one compositor: each gets its protocol error or dies; the
+#     compositor frees what each made (surfaces, textures, fds: counted
+#     after each leaves), keeps running and then shows weston-simple-shm.
+#  4. A client killed with SIGKILL: the compositor exits cleanly and says so.
+#  5. Where valgrind exists: run 3 under memcheck (leaks and invalid
+#     accesses of the compositor; the drivers' are suppressed).
+# No timing is asserted: every run ends after a number of presented frames.
+# SPDX-License-Identifier: MIT
+set -u
+
+comp=./tools/glcuda-compositor/glcuda-compositor
+if [ ! -x "$comp" ]; then
+	echo "SKIP: glcuda-compositor was not built (configure found no wayland-server, wayland-scanner, wayland-protocols, wayland-client or libpng)"
+	exit 77
+fi
+info=./tools/glcuda-info
+bad=./tests/compositor-bad-client
+check=./tests/compositor-check-png
+fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
+for f in "$info" "$bad" "$check" "$fake"; do
+	if [ ! -e "$f" ]; then
+		echo "FAIL: $f not found; run from the build directory after make check" >&2
+		exit 1
+	fi
+done
+shm_client=$(command -v weston-simple-shm)
+if [ -z "$shm_client" ]; then
+	echo "SKIP: weston-simple-shm not found (Debian: apt-get install weston)"
+	exit 77
+fi
+uuid=$(GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$info" 2>/dev/null |
+	awk '/device UUID/ { print $3; exit }')
+if [ -z "$uuid" ]; then
+	echo "SKIP: GL reports no device UUID (no GL_EXT_memory_object)"
+	exit 77
+fi
+GLCUDA_LIBCUDA=$fake
+GLCUDA_FAKE_CUDA_UUID=$uuid
+export GLCUDA_LIBCUDA GLCUDA_FAKE_CUDA_UUID
+# The compositor makes its own runtime directory when there is none.
+unset XDG_RUNTIME_DIR WAYLAND_DISPLAY
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+size=400x320
+bg="32 48 64"       # render.c's background
+bg_inv="223 207 191"
+
+# run NAME ARGS... : the compositor at $size in the cpu mode, its stderr
+# in $tmp/NAME.log; returns its exit status.
+run() {
+	name=$1
+	shift
+	"$comp" --verbose --size $size --sync cpu "$@" >"$tmp/$name.out" 2>"$tmp/$name.log"
+}
+
+# The window's rectangle from the compositor's "mapped toplevel WxH at X,Y".
+window_rect() {
+	sed -n 's/.*mapped toplevel \([0-9]*\)x\([0-9]*\) at \([0-9]*\),\([0-9]*\).*/\3 \4 \1 \2/p' \
+		"$tmp/$1.log" | tail -n 1
+}
+
+# The last PNG written.
+last_png() {
+	ls "$tmp/$1"/frame-*.png 2>/dev/null | tail -n 1
+}
+
+check_frames() {
+	name=$1 background=$2 probe=$3
+	rect=$(window_rect "$name")
+	png=$(last_png "$name")
+	if [ -z "$rect" ] || [ -z "$png" ]; then
+		echo "FAIL: $name: no window mapped or no frame written:" >&2
+		cat "$tmp/$name.log" >&2
+		fail=1
+		return
+	fi
+	set -- $rect
+	# The probe: 5 rows into the window, in its middle column: the white
+	# border weston-simple-shm paints around its pattern.
+	px=$(($1 + $3 / 2)) py=$(($2 + 5))
+	# shellcheck disable=SC2086 # split on purpose
+	if ! "$check" "$png" $rect $background $px $py $probe; then
+		fail=1
+	fi
+}
+
+# 1. --filter none.
+run none --filter none --frames 12 --png-every 11 --png-dir "$tmp/none" -- "$shm_client"
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "FAIL: --filter none exited $rc:" >&2
+	cat "$tmp/none.log" >&2
+	fail=1
+else
+	check_frames none "$bg" "255 255 255"
+	grep -q "frames composited" "$tmp/none.log" ||
+		{ echo "FAIL: no report of the frames composited" >&2; fail=1; }
+fi
+
+# 2. A kernel from a file: the fake runs ring_transform (an invert) on
+#    the CPU whatever the module holds.
+echo "not a real module: the fake driver ignores it" >"$tmp/kernel.ptx"
+run kernel --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform --frames 12 \
+	--png-every 11 --png-dir "$tmp/kernel" -- "$shm_client"
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "FAIL: --kernel-file exited $rc:" >&2
+	cat "$tmp/kernel.log" >&2
+	fail=1
+else
+	check_frames kernel "$bg_inv" "0 0 0"
+fi
+
+# 3. Misbehaving clients, then a good one, in one compositor.
+bad_script="$bad wrong-size && $bad bad-scale && $bad destroy-busy && { $bad crash; true; } && exec $shm_client"
+run bad --frames 12 --png-every 11 --png-dir "$tmp/bad" -- sh -c "$bad_script"
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "FAIL: the compositor with misbehaving clients exited $rc:" >&2
+	cat "$tmp/bad.out" "$tmp/bad.log" >&2
+	fail=1
+else
+	for want in "protocol error: wl_shm_pool code 1" "protocol error: wl_surface code 2" \
+		    "no protocol error, as expected"; do
+		grep -q "$want" "$tmp/bad.out" ||
+			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
+			  cat "$tmp/bad.out" >&2; fail=1; }
+	done
+	check_frames bad "$bg" "255 255 255"
+	# Every client that left took all it made with it: whenever no
+	# client is connected, no surface or texture is alive and the same
+	# number of fds is open.
+	left=$(grep "a client left: 0 clients" "$tmp/bad.log" | sed 's/.*a client left: //' | sort -u)
+	case $left in
+	"0 clients, 0 surfaces, 0 textures, "*" fds open") ;;
+	*)
+		echo "FAIL: what the misbehaving clients left behind differs:" >&2
+		grep "a client left" "$tmp/bad.log" >&2
+		fail=1 ;;
+	esac
+fi
+
+# 4. The client is killed: the compositor ends with 128 + 9, and says so.
+run killed -- sh -c "exec $bad crash"
+rc=$?
+if [ $rc -ne 137 ] || ! grep -q "killed by signal 9" "$tmp/killed.log"; then
+	echo "FAIL: with a client killed by SIGKILL the compositor exited $rc:" >&2
+	cat "$tmp/killed.log" >&2
+	fail=1
+fi
+
+# 5. Under valgrind: the misbehaving clients, a few frames.
+if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIONS:-}" ]; then
+	supp=${srcdir:-..}/tests/valgrind.supp
+	# Through libtool: the program in the build tree is a wrapper script.
+	if ! GLCUDA_LOG=error ./libtool --mode=execute valgrind --leak-check=full --error-exitcode=99 \
+		--errors-for-leak-kinds=definite --suppressions="$supp" \
+		--log-file="$tmp/valgrind.log" \
+		"$comp" --size 128x96 --sync cpu --frames 3 -- \
+		sh -c "$bad wrong-size && $bad destroy-busy && exec $shm_client" \
+		>"$tmp/vg.out" 2>"$tmp/vg.log"; then
+		echo "FAIL: glcuda-compositor under valgrind:" >&2
+		grep -A30 -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|[0-9,]+ .*bytes in .* are definitely)' \
+			"$tmp/valgrind.log" | head -n 120 >&2
+		cat "$tmp/vg.log" >&2
+		fail=1
+	fi
+fi
+
+exit $fail

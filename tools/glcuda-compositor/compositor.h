@@ -1,0 +1,189 @@
+/*
+ * glcuda-compositor: a headless Wayland compositor whose output goes
+ * through glcuda's frame ring: every frame it composites with GL is handed
+ * to CUDA (a filter or the user's kernel) and back, without copies, and
+ * "presented" as PNG files or a y4m video stream.
+ *
+ * Files: main.c (the loop and the report), options.c, display.c (the
+ * globals: wl_compositor, wl_subcompositor, wl_shm, wl_output, wl_seat,
+ * wp_presentation), shell.c (xdg-shell), surface.c (surfaces and buffers),
+ * render.c (GL, the ring and the CUDA stage), output.c (vblank,
+ * presentation, PNG and y4m), launch.c (the client).
+ *
+ * Single-threaded: everything runs on the thread of the event loop, where
+ * the EGL context is current.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_COMPOSITOR_H
+#define GLCUDA_COMPOSITOR_H
+
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <wayland-server-core.h>
+#include <wayland-server-protocol.h>
+
+#include "filters.h"
+
+#define COMP_NAME "glcuda-compositor"
+
+enum y4m_chroma { Y4M_444 = 0, Y4M_420 };
+
+struct options {
+	uint32_t width, height;
+	unsigned int refresh_hz;
+	uint64_t frames;            /* 0: until the client exits */
+	int filter;                 /* enum filter_kind */
+	const char *kernel_file;    /* the user's PTX or cubin */
+	const char *kernel_name;
+	bool gles;                  /* GLES 3 (default) or GL 4.5 core */
+	enum glcuda_sync_mode sync;
+	int cuda_device;            /* -1: any */
+	uint64_t png_every;         /* 0: no PNGs */
+	const char *png_dir;
+	const char *output;         /* y4m file, "-" for stdout, NULL: none */
+	enum y4m_chroma chroma;
+	bool verbose;
+	char **command;             /* the client: argv, NULL-terminated */
+};
+
+/* A wl_surface, and its xdg role if it has one. */
+struct surface {
+	struct comp *comp;
+	struct wl_resource *resource;
+	struct wl_list link;            /* comp.surfaces, stacking order */
+
+	/* Double-buffered state: pending until commit. */
+	struct wl_resource *pending_buffer;
+	struct wl_listener pending_buffer_destroy;
+	bool pending_attached;
+	int32_t pending_scale;
+	struct wl_list pending_frames;  /* wl_callback resources */
+	struct wl_list pending_feedback; /* wp_presentation_feedback resources */
+
+	/* Current state. */
+	GLuint texture;
+	uint32_t tex_width, tex_height; /* the texture's storage */
+	uint32_t buffer_width, buffer_height;
+	bool opaque;                    /* XRGB8888: alpha ignored */
+	int32_t scale;
+	bool has_content;
+	struct wl_list frames;          /* committed, waiting for a composite */
+	struct wl_list feedback;
+
+	/* xdg-shell. */
+	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
+	uint32_t configure_serial;      /* last sent */
+	bool configured;                /* a configure was acked */
+	bool initial_commit_done;
+	bool mapped;
+	int32_t x, y;                   /* position on the output */
+	bool fullscreen, maximized;
+};
+
+struct comp {
+	struct options opt;
+
+	struct wl_display *display;
+	struct wl_event_loop *loop;
+	const char *socket;
+	char *runtime_dir;              /* made by us, removed at exit */
+	struct wl_list surfaces;
+	struct wl_list output_resources;
+	struct wl_list slot_feedback[4];  /* per ring slot: feedback of its frame */
+	int32_t next_x, next_y;         /* where the next toplevel goes */
+
+	/* GL, glcuda and CUDA. */
+	struct glcuda_headless *headless;
+	struct glcuda_device *dev;
+	struct glcuda_ring *ring;
+	bool ring_timings;
+	struct filters *filters;
+	CUmodule module;
+	CUfunction kernel;
+	GLuint program, vao, vbo;
+	GLint u_rect, u_swizzle, u_opaque;
+	GLuint read_fbo;
+	uint8_t *readback;
+
+	/* The output. */
+	int vblank_fd;
+	struct wl_event_source *vblank_src, *ring_src, *sigchld_src, *sigint_src,
+		*sigterm_src;
+	bool damaged;                   /* something to composite */
+	FILE *y4m;
+	uint8_t *y4m_buf;
+	uint64_t composited, presented, png_written, acquire_busy;
+	uint64_t refresh_ns;
+	uint64_t start_ns;
+
+	/* The client. */
+	pid_t client_pid;
+	bool client_exited;
+	int client_status;              /* waitpid() status */
+
+	/* What clients leave behind: counted so that --verbose can show
+	 * that a client's disconnect frees everything it made. */
+	unsigned int surfaces_alive, textures_alive;
+	struct wl_listener client_created;
+
+	bool running;
+	int status;                     /* exit status */
+
+	/* Timings summed over the frames glcuda reported. */
+	uint64_t t_count, t_render, t_to_cuda, t_cuda, t_to_gl, t_total;
+};
+
+/* options.c: 0, or the exit status (2: bad usage, 0 after --help) + 1. */
+int options_parse(struct options *o, int argc, char **argv);
+
+/* display.c */
+int display_init(struct comp *c);
+/* --verbose: surfaces, textures and fds alive after a client left. */
+void display_report_resources(struct comp *c);
+void display_fini(struct comp *c);
+void output_send_presentation(struct comp *c, struct wl_list *feedback, uint64_t when_ns,
+			      uint64_t seq);
+void feedback_discard_all(struct wl_list *list);
+
+/* shell.c */
+bool shell_init(struct comp *c);
+/* A commit on a surface with an xdg role: configure, map. */
+void shell_surface_commit(struct surface *s);
+void shell_surface_destroyed(struct surface *s);
+
+/* surface.c */
+bool compositor_globals_init(struct comp *c);
+struct surface *surface_from_resource(struct wl_resource *resource);
+
+/* render.c */
+int render_init(struct comp *c);
+void render_fini(struct comp *c);
+/* Composite every mapped surface into a new ring frame and hand it to
+ * CUDA. false when the ring had no free slot (try at the next vblank). */
+bool render_frame(struct comp *c);
+void render_collect_timings(struct comp *c);
+
+/* output.c */
+/* Send the frame callbacks of every surface whose commit was composited. */
+void output_send_frame_done(struct comp *c);
+int output_init(struct comp *c);
+void output_fini(struct comp *c);
+/* Present a frame whose CUDA stage is done: PNG, y4m. */
+int output_present(struct comp *c, struct glcuda_frame *f);
+
+/* launch.c */
+int launch_client(struct comp *c);
+void client_reap(struct comp *c);
+void client_stop(struct comp *c);
+int runtime_dir_setup(struct comp *c);
+void runtime_dir_cleanup(struct comp *c);
+
+void comp_fail(struct comp *c, const char *what, int err);
+
+#endif

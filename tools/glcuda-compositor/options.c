@@ -1,0 +1,186 @@
+/*
+ * glcuda-compositor: command line.
+ * SPDX-License-Identifier: MIT
+ */
+#include "compositor.h"
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " COMP_NAME " [OPTIONS] -- COMMAND [ARGS...]\n"
+		"A headless Wayland compositor: runs COMMAND as its client, composites\n"
+		"its windows with GL, hands every frame to CUDA through glcuda's ring\n"
+		"and writes the frames out. Exits when COMMAND exits.\n\n"
+		"  --size WxH           output size (default 640x480)\n"
+		"  --refresh HZ         output refresh rate, 1..1000 (default 60)\n"
+		"  --frames N           exit after N presented frames (default: when\n"
+		"                       the client exits)\n"
+		"  --filter NAME        CUDA stage: none, invert, blur, unsharp, grade\n"
+		"                       (default none)\n"
+		"  --kernel-file FILE   load a PTX or cubin module and run --kernel-name\n"
+		"  --kernel-name NAME   a kernel NAME(CUsurfObject in, CUsurfObject out,\n"
+		"                       int width, int height), 16x16 blocks, RGBA8\n"
+		"  --gles | --gl        GLES 3 (default) or desktop GL 4.5 core\n"
+		"  --sync MODE          auto, timeline, binary, cpu (default auto)\n"
+		"  --cuda-device N      CUDA device ordinal of the EGL display (default -1:\n"
+		"                       any display)\n"
+		"  --png-every N        write every N-th presented frame as PNG\n"
+		"  --png-dir DIR        where the PNGs go (default .)\n"
+		"  --output FILE        write presented frames as y4m video ('-': stdout)\n"
+		"  --y4m-chroma C       444 or 420 (default 444)\n"
+		"  --verbose            say what clients do\n"
+		"  --help\n");
+}
+
+enum {
+	O_SIZE = 256, O_REFRESH, O_FRAMES, O_FILTER, O_KERNEL_FILE, O_KERNEL_NAME, O_GLES,
+	O_GL, O_SYNC, O_CUDA_DEVICE, O_PNG_EVERY, O_PNG_DIR, O_OUTPUT, O_CHROMA, O_VERBOSE,
+	O_HELP,
+};
+
+int
+options_parse(struct options *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "refresh", required_argument, NULL, O_REFRESH },
+		{ "frames", required_argument, NULL, O_FRAMES },
+		{ "filter", required_argument, NULL, O_FILTER },
+		{ "kernel-file", required_argument, NULL, O_KERNEL_FILE },
+		{ "kernel-name", required_argument, NULL, O_KERNEL_NAME },
+		{ "gles", no_argument, NULL, O_GLES },
+		{ "gl", no_argument, NULL, O_GL },
+		{ "sync", required_argument, NULL, O_SYNC },
+		{ "cuda-device", required_argument, NULL, O_CUDA_DEVICE },
+		{ "png-every", required_argument, NULL, O_PNG_EVERY },
+		{ "png-dir", required_argument, NULL, O_PNG_DIR },
+		{ "output", required_argument, NULL, O_OUTPUT },
+		{ "y4m-chroma", required_argument, NULL, O_CHROMA },
+		{ "verbose", no_argument, NULL, O_VERBOSE },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, idx = -1;
+
+	*o = (struct options){ .width = 640, .height = 480, .refresh_hz = 60,
+			       .filter = FILTER_NONE, .gles = true, .sync = GLCUDA_SYNC_AUTO,
+			       .cuda_device = -1, .png_dir = "." };
+	/* '+': stop at the first non-option, the client's command. */
+	while ((opt = getopt_long(argc, argv, "+", longopts, &idx)) != -1) {
+		switch (opt) {
+		case O_SIZE: {
+			/* A copy: argv stays as given (ps shows it). */
+			char w[16];
+			const char *x = strchr(optarg, 'x');
+			if (!x || x - optarg >= (ptrdiff_t)sizeof(w))
+				goto bad;
+			memcpy(w, optarg, (size_t)(x - optarg));
+			w[x - optarg] = '\0';
+			if (!parse_uint(w, 16, 8192, &o->width) ||
+			    !parse_uint(x + 1, 16, 8192, &o->height))
+				goto bad;
+			break;
+		}
+		case O_REFRESH:
+			if (!parse_uint(optarg, 1, 1000, &o->refresh_hz))
+				goto bad;
+			break;
+		case O_FRAMES:
+			if (!parse_u64(optarg, 1, UINT64_MAX, &o->frames))
+				goto bad;
+			break;
+		case O_FILTER:
+			o->filter = filter_from_name(optarg);
+			if (o->filter < 0)
+				goto bad;
+			break;
+		case O_KERNEL_FILE:
+			o->kernel_file = optarg;
+			break;
+		case O_KERNEL_NAME:
+			o->kernel_name = optarg;
+			break;
+		case O_GLES:
+			o->gles = true;
+			break;
+		case O_GL:
+			o->gles = false;
+			break;
+		case O_SYNC:
+			if (!strcmp(optarg, "auto"))
+				o->sync = GLCUDA_SYNC_AUTO;
+			else if (!strcmp(optarg, "timeline"))
+				o->sync = GLCUDA_SYNC_TIMELINE;
+			else if (!strcmp(optarg, "binary"))
+				o->sync = GLCUDA_SYNC_BINARY;
+			else if (!strcmp(optarg, "cpu"))
+				o->sync = GLCUDA_SYNC_CPU;
+			else
+				goto bad;
+			break;
+		case O_CUDA_DEVICE:
+			if (!parse_int(optarg, -1, 1024, &o->cuda_device))
+				goto bad;
+			break;
+		case O_PNG_EVERY:
+			if (!parse_u64(optarg, 1, UINT64_MAX, &o->png_every))
+				goto bad;
+			break;
+		case O_PNG_DIR:
+			o->png_dir = optarg;
+			break;
+		case O_OUTPUT:
+			o->output = optarg;
+			break;
+		case O_CHROMA:
+			if (!strcmp(optarg, "444"))
+				o->chroma = Y4M_444;
+			else if (!strcmp(optarg, "420"))
+				o->chroma = Y4M_420;
+			else
+				goto bad;
+			break;
+		case O_VERBOSE:
+			o->verbose = true;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return 3;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, COMP_NAME ": no client command (put it after --)\n");
+		usage(stderr);
+		return 3;
+	}
+	if (!o->kernel_file != !o->kernel_name) {
+		fprintf(stderr, COMP_NAME ": --kernel-file and --kernel-name go together\n");
+		return 3;
+	}
+	if (o->kernel_file && o->filter != FILTER_NONE) {
+		fprintf(stderr, COMP_NAME ": --kernel-file replaces --filter: give one\n");
+		return 3;
+	}
+	if (o->chroma == Y4M_420 && (o->width % 2 || o->height % 2)) {
+		fprintf(stderr, COMP_NAME ": 4:2:0 needs an even width and height\n");
+		return 3;
+	}
+	o->command = argv + optind;
+	return 0;
+bad:
+	fprintf(stderr, COMP_NAME ": bad value for --%s: %s\n",
+		idx >= 0 ? longopts[idx].name : "?", optarg ? optarg : "");
+	usage(stderr);
+	return 3;
+}

@@ -1,0 +1,335 @@
+/*
+ * glcuda-compositor: the output. A timerfd at the refresh rate stands in
+ * for the vblank: at each tick the newest frame whose CUDA stage is done is
+ * presented, the clients' frame callbacks are sent, and, if anything
+ * changed, the next frame is composited.
+ *
+ * "Presenting" writes the frame out: PNG files and a y4m stream. Both need
+ * the pixels on the CPU, so presented frames (only those) are read back
+ * with glReadPixels and converted to YUV on the CPU. That readback is the
+ * cost of this output, a file instead of a screen; the hand-off itself
+ * (GL -> CUDA -> GL) copies nothing. A compositor with a display would
+ * scan the output texture out or sample it instead.
+ * SPDX-License-Identifier: MIT
+ */
+#include "compositor.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+static int
+write_png(const char *path, const uint8_t *rgba, uint32_t w, uint32_t h)
+{
+	png_structp png = NULL;
+	png_infop info = NULL;
+	png_bytep *rows = malloc(h * sizeof(*rows));
+	FILE *fp = NULL;
+	volatile int ret = -1; /* set after setjmp */
+
+	if (!rows)
+		return -1;
+	/* Row 0 of the ring's images is the top (render.c). */
+	for (uint32_t y = 0; y < h; y++)
+		rows[y] = (png_bytep)(rgba + (size_t)y * w * 4);
+	fp = fopen(path, "wb");
+	if (!fp) {
+		fprintf(stderr, COMP_NAME ": cannot create %s: %s\n", path, strerror(errno));
+		free(rows);
+		return -1;
+	}
+	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	if (png)
+		info = png_create_info_struct(png);
+	if (!png || !info)
+		goto out;
+	if (setjmp(png_jmpbuf(png)))
+		goto out;
+	png_init_io(png, fp);
+	png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_set_compression_level(png, 1);
+	png_write_info(png, info);
+	png_write_image(png, rows);
+	png_write_end(png, NULL);
+	ret = 0;
+out:
+	png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
+	if (fclose(fp) != 0)
+		ret = -1;
+	if (ret < 0)
+		fprintf(stderr, COMP_NAME ": writing %s failed\n", path);
+	free(rows);
+	return ret;
+}
+
+/* BT.601, limited range (what y4m readers assume), fixed point. */
+static inline uint8_t
+rgb_y(int r, int g, int b)
+{
+	return (uint8_t)((66 * r + 129 * g + 25 * b + 128) / 256 + 16);
+}
+
+static inline uint8_t
+rgb_u(int r, int g, int b)
+{
+	return (uint8_t)((-38 * r - 74 * g + 112 * b + 128) / 256 + 128);
+}
+
+static inline uint8_t
+rgb_v(int r, int g, int b)
+{
+	return (uint8_t)((112 * r - 94 * g - 18 * b + 128) / 256 + 128);
+}
+
+static int
+write_y4m(struct comp *c, const uint8_t *rgba)
+{
+	uint32_t w = c->opt.width, h = c->opt.height;
+	size_t npix = (size_t)w * h;
+	uint8_t *y = c->y4m_buf, *u = y + npix, *v;
+	size_t csize;
+
+	if (c->opt.chroma == Y4M_444) {
+		v = u + npix;
+		for (size_t i = 0; i < npix; i++) {
+			const uint8_t *p = rgba + i * 4;
+			y[i] = rgb_y(p[0], p[1], p[2]);
+			u[i] = rgb_u(p[0], p[1], p[2]);
+			v[i] = rgb_v(p[0], p[1], p[2]);
+		}
+		csize = npix;
+	} else {
+		/* 4:2:0: chroma of the mean of each 2x2 block. */
+		csize = npix / 4;
+		v = u + csize;
+		for (uint32_t j = 0; j < h; j++)
+			for (uint32_t i = 0; i < w; i++) {
+				const uint8_t *p = rgba + ((size_t)j * w + i) * 4;
+				y[(size_t)j * w + i] = rgb_y(p[0], p[1], p[2]);
+			}
+		for (uint32_t j = 0; j < h / 2; j++)
+			for (uint32_t i = 0; i < w / 2; i++) {
+				int r = 0, g = 0, b = 0;
+				for (int k = 0; k < 4; k++) {
+					const uint8_t *p = rgba + ((size_t)(2 * j + k / 2) * w +
+								   2 * i + k % 2) * 4;
+					r += p[0];
+					g += p[1];
+					b += p[2];
+				}
+				u[(size_t)j * (w / 2) + i] = rgb_u(r / 4, g / 4, b / 4);
+				v[(size_t)j * (w / 2) + i] = rgb_v(r / 4, g / 4, b / 4);
+			}
+	}
+	if (fputs("FRAME\n", c->y4m) == EOF || fwrite(y, 1, npix + 2 * csize, c->y4m) !=
+	    npix + 2 * csize) {
+		fprintf(stderr, COMP_NAME ": writing the y4m stream: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+output_present(struct comp *c, struct glcuda_frame *f)
+{
+	uint64_t n = c->presented;
+	bool png = c->opt.png_every && n % c->opt.png_every == 0;
+
+	if (png || c->y4m) {
+		/* The output's cost: a readback of the presented frame. */
+		glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
+		glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+				       glcuda_frame_get_output_texture(f), 0);
+		glPixelStorei(GL_PACK_ALIGNMENT, 1);
+		glReadPixels(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height, GL_RGBA,
+			     GL_UNSIGNED_BYTE, c->readback);
+		glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0,
+				       0);
+		glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+		if (glGetError() != GL_NO_ERROR) {
+			fprintf(stderr, COMP_NAME ": reading the presented frame back failed\n");
+			return -1;
+		}
+	}
+	if (png) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir,
+			 (unsigned long long)n);
+		if (write_png(path, c->readback, c->opt.width, c->opt.height) < 0)
+			return -1;
+		c->png_written++;
+		if (c->opt.verbose)
+			fprintf(stderr, COMP_NAME ": wrote %s\n", path);
+	}
+	if (c->y4m && write_y4m(c, c->readback) < 0)
+		return -1;
+	return 0;
+}
+
+void
+output_send_frame_done(struct comp *c)
+{
+	uint32_t ms = (uint32_t)(clock_now_ns() / 1000000u);
+	struct surface *s;
+
+	wl_list_for_each(s, &c->surfaces, link) {
+		struct wl_resource *cb, *tmp;
+		wl_resource_for_each_safe(cb, tmp, &s->frames) {
+			wl_callback_send_done(cb, ms);
+			wl_resource_destroy(cb);
+		}
+	}
+}
+
+/* The ring's fd: CUDA finished a frame. Only bookkeeping: the frame is
+ * presented at the next vblank, the newest one winning. */
+static int
+on_ring_ready(int fd, uint32_t mask, void *data)
+{
+	struct comp *c = data;
+	int ret = glcuda_ring_dispatch(c->ring);
+
+	if (ret < 0)
+		comp_fail(c, "glcuda_ring_dispatch", ret);
+	return 0;
+}
+
+static int
+on_vblank(int fd, uint32_t mask, void *data)
+{
+	struct comp *c = data;
+	struct glcuda_frame *f;
+	uint64_t ticks = 0;
+	int ret;
+
+	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) || !c->running)
+		return 0;
+
+	/* Present: the newest finished frame (older ones are dropped). This
+	 * enqueues GL's wait for CUDA; the readback below comes after it. */
+	ret = glcuda_ring_take_newest(c->ring, &f);
+	if (ret == 0) {
+		uint32_t slot = glcuda_frame_get_slot(f);
+		if (output_present(c, f) < 0) {
+			c->status = 1;
+			c->running = false;
+		}
+		output_send_presentation(c, &c->slot_feedback[slot], clock_now_ns(), c->presented);
+		c->presented++;
+		ret = glcuda_frame_release(f);
+		if (ret < 0)
+			comp_fail(c, "glcuda_frame_release", ret);
+		render_collect_timings(c);
+		if (c->opt.frames && c->presented >= c->opt.frames) {
+			c->running = false;
+			return 0;
+		}
+	} else if (ret != -EAGAIN) {
+		comp_fail(c, "glcuda_ring_take_newest", ret);
+		return 0;
+	}
+
+	/* Composite what changed; the clients' frame callbacks go out once
+	 * their content is in a frame, so they draw at the refresh rate. */
+	if (c->damaged && render_frame(c)) {
+		c->damaged = false;
+		output_send_frame_done(c);
+	}
+	return 0;
+}
+
+int
+output_init(struct comp *c)
+{
+	struct itimerspec its = { 0 };
+	size_t npix = (size_t)c->opt.width * c->opt.height;
+
+	for (size_t i = 0; i < sizeof(c->slot_feedback) / sizeof(c->slot_feedback[0]); i++)
+		wl_list_init(&c->slot_feedback[i]);
+	c->refresh_ns = 1000000000u / c->opt.refresh_hz;
+	c->readback = malloc(npix * 4);
+	if (!c->readback) {
+		fprintf(stderr, COMP_NAME ": out of memory\n");
+		return -1;
+	}
+	if (c->opt.png_every && mkdir(c->opt.png_dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, COMP_NAME ": cannot create %s: %s\n", c->opt.png_dir,
+			strerror(errno));
+		return -1;
+	}
+	if (c->opt.output) {
+		c->y4m_buf = malloc(npix * 3);
+		if (!c->y4m_buf) {
+			fprintf(stderr, COMP_NAME ": out of memory\n");
+			return -1;
+		}
+		c->y4m = strcmp(c->opt.output, "-") ? fopen(c->opt.output, "wb") : stdout;
+		if (!c->y4m) {
+			fprintf(stderr, COMP_NAME ": cannot create %s: %s\n", c->opt.output,
+				strerror(errno));
+			return -1;
+		}
+		fprintf(c->y4m, "YUV4MPEG2 W%u H%u F%u:1 Ip A1:1 %s XYSCSS=%s\n", c->opt.width,
+			c->opt.height, c->opt.refresh_hz,
+			c->opt.chroma == Y4M_444 ? "C444" : "C420jpeg",
+			c->opt.chroma == Y4M_444 ? "444" : "420JPEG");
+	}
+	c->vblank_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (c->vblank_fd < 0) {
+		fprintf(stderr, COMP_NAME ": timerfd_create: %s\n", strerror(errno));
+		return -1;
+	}
+	its.it_interval.tv_sec = (time_t)(c->refresh_ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(c->refresh_ns % 1000000000u);
+	its.it_value = its.it_interval;
+	if (timerfd_settime(c->vblank_fd, 0, &its, NULL) < 0) {
+		fprintf(stderr, COMP_NAME ": timerfd_settime: %s\n", strerror(errno));
+		return -1;
+	}
+	/* The ring's fd is the ring's: glcuda_ring_dispatch() drains it. */
+	c->ring_src = wl_event_loop_add_fd(c->loop, glcuda_ring_get_fd(c->ring),
+					   WL_EVENT_READABLE, on_ring_ready, c);
+	c->vblank_src = wl_event_loop_add_fd(c->loop, c->vblank_fd, WL_EVENT_READABLE, on_vblank,
+					     c);
+	if (!c->ring_src || !c->vblank_src) {
+		fprintf(stderr, COMP_NAME ": cannot add the output's event sources\n");
+		return -1;
+	}
+	/* The first frame: the background, before any client. */
+	c->damaged = true;
+	return 0;
+}
+
+void
+output_fini(struct comp *c)
+{
+	if (c->vblank_src)
+		wl_event_source_remove(c->vblank_src);
+	if (c->ring_src)
+		wl_event_source_remove(c->ring_src);
+	c->vblank_src = c->ring_src = NULL;
+	if (c->vblank_fd >= 0)
+		close(c->vblank_fd);
+	c->vblank_fd = -1;
+	for (size_t i = 0; i < sizeof(c->slot_feedback) / sizeof(c->slot_feedback[0]); i++)
+		if (c->slot_feedback[i].next)
+			feedback_discard_all(&c->slot_feedback[i]);
+	if (c->y4m && c->y4m != stdout)
+		fclose(c->y4m);
+	else if (c->y4m)
+		fflush(stdout);
+	c->y4m = NULL;
+	free(c->y4m_buf);
+	c->y4m_buf = NULL;
+	free(c->readback);
+	c->readback = NULL;
+}

@@ -1,0 +1,390 @@
+/*
+ * glcuda-compositor: GL, glcuda and the CUDA stage.
+ *
+ * Each composite renders every mapped surface into the input image of a
+ * ring frame (its framebuffer), hands the frame to CUDA
+ * (glcuda_frame_submit), enqueues the filter or the user's kernel on the
+ * frame's stream and marks it complete. Nothing waits here: the ring's
+ * ready fd tells the loop when CUDA is done (output.c presents it).
+ *
+ * Orientation: row 0 of the ring's images is the top of the output, as
+ * CUDA kernels and image files expect; the projection below flips GL's
+ * bottom-up convention when compositing.
+ * SPDX-License-Identifier: MIT
+ */
+#include "compositor.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shader.h"
+
+/* Background, RGBA 8-bit: the test looks for it outside the windows. */
+#define BG_R 32
+#define BG_G 48
+#define BG_B 64
+
+static const char vs_body[] =
+	"in vec2 pos;\n"
+	"out vec2 uv;\n"
+	"uniform vec4 rect; /* x, y, w, h in clip space, y down */\n"
+	"void main() {\n"
+	"	uv = pos;\n"
+	"	gl_Position = vec4(rect.xy + pos * rect.zw, 0.0, 1.0);\n"
+	"}\n";
+static const char fs_body[] =
+	"precision mediump float;\n"
+	"in vec2 uv;\n"
+	"out vec4 color;\n"
+	"uniform sampler2D tex;\n"
+	"uniform float opaque;\n"
+	"void main() {\n"
+	"	/* shm ARGB8888 is B, G, R, A in memory, uploaded as RGBA. */\n"
+	"	vec4 t = texture(tex, uv).bgra;\n"
+	"	color = opaque > 0.5 ? vec4(t.rgb, 1.0) : t;\n"
+	"}\n";
+
+static int
+setup_gl(struct comp *c)
+{
+	const char *version = c->opt.gles ? "#version 300 es\n" : "#version 330 core\n";
+	const char *vs_src[] = { version, vs_body };
+	const char *fs_src[] = { version, fs_body };
+	static const float quad[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
+	char log[1024];
+	GLuint vs, fs;
+
+	vs = shader_compile(GL_VERTEX_SHADER, vs_src, 2, log, sizeof(log));
+	if (!vs) {
+		fprintf(stderr, COMP_NAME ": vertex shader: %s\n", log);
+		return -1;
+	}
+	fs = shader_compile(GL_FRAGMENT_SHADER, fs_src, 2, log, sizeof(log));
+	if (!fs) {
+		glDeleteShader(vs);
+		fprintf(stderr, COMP_NAME ": fragment shader: %s\n", log);
+		return -1;
+	}
+	c->program = shader_link(vs, fs, log, sizeof(log));
+	if (!c->program) {
+		fprintf(stderr, COMP_NAME ": shader program: %s\n", log);
+		return -1;
+	}
+	c->u_rect = glGetUniformLocation(c->program, "rect");
+	c->u_opaque = glGetUniformLocation(c->program, "opaque");
+	glUseProgram(c->program);
+	glUniform1i(glGetUniformLocation(c->program, "tex"), 0);
+	glUseProgram(0);
+
+	glGenVertexArrays(1, &c->vao);
+	glGenBuffers(1, &c->vbo);
+	glBindVertexArray(c->vao);
+	glBindBuffer(GL_ARRAY_BUFFER, c->vbo);
+	glBufferData(GL_ARRAY_BUFFER, sizeof(quad), quad, GL_STATIC_DRAW);
+	glEnableVertexAttribArray((GLuint)glGetAttribLocation(c->program, "pos"));
+	glVertexAttribPointer((GLuint)glGetAttribLocation(c->program, "pos"), 2, GL_FLOAT,
+			      GL_FALSE, 0, NULL);
+	glBindVertexArray(0);
+	glBindBuffer(GL_ARRAY_BUFFER, 0);
+	glGenFramebuffers(1, &c->read_fbo);
+	if (glGetError() != GL_NO_ERROR) {
+		fprintf(stderr, COMP_NAME ": a GL error while setting up the renderer\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The user's module: PTX (text, needs its NUL) or a cubin/fatbin. */
+static int
+load_user_kernel(struct comp *c)
+{
+	FILE *fp = fopen(c->opt.kernel_file, "rb");
+	char *data = NULL, msg[256];
+	long size;
+	CUresult res;
+	int ret = -1;
+
+	if (!fp) {
+		fprintf(stderr, COMP_NAME ": cannot open %s: %s\n", c->opt.kernel_file,
+			strerror(errno));
+		return -1;
+	}
+	if (fseek(fp, 0, SEEK_END) < 0 || (size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) < 0) {
+		fprintf(stderr, COMP_NAME ": cannot read %s\n", c->opt.kernel_file);
+		goto out;
+	}
+	data = calloc(1, (size_t)size + 1);
+	if (!data || fread(data, 1, (size_t)size, fp) != (size_t)size) {
+		fprintf(stderr, COMP_NAME ": cannot read %s\n", c->opt.kernel_file);
+		goto out;
+	}
+	if (tools_cuda_load(msg, sizeof(msg)) < 0) {
+		fprintf(stderr, COMP_NAME ": %s\n", msg);
+		goto out;
+	}
+	/* Into glcuda's context: the ring's streams and surfaces live there. */
+	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS) {
+		fprintf(stderr, COMP_NAME ": cannot make glcuda's CUDA context current\n");
+		goto out;
+	}
+	res = CU(cuModuleLoadData)(&c->module, data);
+	if (res == CUDA_SUCCESS) {
+		res = CU(cuModuleGetFunction)(&c->kernel, c->module, c->opt.kernel_name);
+		if (res != CUDA_SUCCESS) {
+			fprintf(stderr, COMP_NAME ": no kernel %s in %s: %s\n", c->opt.kernel_name,
+				c->opt.kernel_file, tools_cuda_result(res, msg, sizeof(msg)));
+			CU(cuModuleUnload)(c->module);
+			c->module = NULL;
+		} else {
+			ret = 0;
+		}
+	} else {
+		fprintf(stderr, COMP_NAME ": cuModuleLoadData(%s): %s\n", c->opt.kernel_file,
+			tools_cuda_result(res, msg, sizeof(msg)));
+		c->module = NULL;
+	}
+	CU(cuCtxPopCurrent)(NULL);
+out:
+	free(data);
+	fclose(fp);
+	return ret;
+}
+
+int
+render_init(struct comp *c)
+{
+	struct glcuda_device_options dopt;
+	struct glcuda_ring_desc desc;
+	uint32_t hflags = c->opt.gles ? GLCUDA_HEADLESS_FLAG_GLES : GLCUDA_HEADLESS_FLAG_NONE;
+	bool in_place;
+	int ret;
+
+	/* A headless EGL display and context: Mesa's surfaceless platform,
+	 * or the EGL device of a CUDA device on NVIDIA. */
+	ret = glcuda_headless_new(c->opt.cuda_device, hflags, &c->headless);
+	if (ret < 0) {
+		comp_fail(c, "glcuda_headless_new", ret);
+		return -1;
+	}
+	glcuda_device_options_init(&dopt);
+	dopt.sync_mode = c->opt.sync;
+	ret = glcuda_device_new(glcuda_headless_get_display(c->headless),
+				glcuda_headless_get_context(c->headless), &dopt, &c->dev);
+	if (ret < 0) {
+		comp_fail(c, "glcuda_device_new", ret);
+		return -1;
+	}
+	if (setup_gl(c) < 0)
+		return -1;
+
+	/* "none" has no CUDA stage: an in-place ring, the frame's output is
+	 * its input. A filter or kernel writes a second image. */
+	in_place = c->opt.filter == FILTER_NONE && !c->opt.kernel_file;
+	glcuda_ring_desc_init(&desc);
+	desc.width = c->opt.width;
+	desc.height = c->opt.height;
+	desc.slots = 3; /* one presented, one in CUDA, one compositing */
+	desc.input_format = GLCUDA_FORMAT_RGBA8;
+	desc.output_format = GLCUDA_FORMAT_RGBA8;
+	desc.flags = (in_place ? GLCUDA_RING_FLAG_IN_PLACE : 0) | GLCUDA_RING_FLAG_TIMINGS;
+	ret = glcuda_ring_new(c->dev, &desc, &c->ring);
+	if (ret == GLCUDA_ERROR_MISSING_GL_EXTENSION) {
+		/* No GL timer queries (GLES without
+		 * GL_EXT_disjoint_timer_query): run without timings. */
+		desc.flags &= ~(uint32_t)GLCUDA_RING_FLAG_TIMINGS;
+		ret = glcuda_ring_new(c->dev, &desc, &c->ring);
+	} else if (ret == 0) {
+		c->ring_timings = true;
+	}
+	if (ret < 0) {
+		comp_fail(c, "glcuda_ring_new", ret);
+		return -1;
+	}
+	glcuda_ring_set_user_data(c->ring, c);
+
+	if (c->opt.kernel_file) {
+		if (load_user_kernel(c) < 0)
+			return -1;
+	} else if (!in_place) {
+		ret = filters_new(c->dev, c->opt.width, c->opt.height, NULL, &c->filters);
+		if (ret < 0) {
+			fprintf(stderr, COMP_NAME ": the %s filter: %s\n", filter_name(c->opt.filter),
+				filters_last_error());
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+render_fini(struct comp *c)
+{
+	if (c->dev) {
+		if (c->read_fbo)
+			glDeleteFramebuffers(1, &c->read_fbo);
+		if (c->vbo)
+			glDeleteBuffers(1, &c->vbo);
+		if (c->vao)
+			glDeleteVertexArrays(1, &c->vao);
+		if (c->program)
+			glDeleteProgram(c->program);
+	}
+	/* The ring waits for its CUDA work; then nothing uses the module or
+	 * the filters' buffers. */
+	glcuda_ring_destroy(c->ring);
+	c->ring = NULL;
+	filters_destroy(c->filters);
+	c->filters = NULL;
+	if (c->module) {
+		CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev));
+		CU(cuModuleUnload)(c->module);
+		CU(cuCtxPopCurrent)(NULL);
+		c->module = NULL;
+	}
+	glcuda_device_destroy(c->dev);
+	c->dev = NULL;
+	glcuda_headless_destroy(c->headless);
+	c->headless = NULL;
+}
+
+static void
+draw_surface(struct comp *c, struct surface *s)
+{
+	float ow = (float)c->opt.width, oh = (float)c->opt.height;
+	float w = (float)(s->buffer_width / (uint32_t)s->scale);
+	float h = (float)(s->buffer_height / (uint32_t)s->scale);
+	/* Clip space with y pointing down the image: row 0 (y = -1 in
+	 * clip space) is the top of the output. */
+	float x0 = 2.f * (float)s->x / ow - 1.f, y0 = 2.f * (float)s->y / oh - 1.f;
+
+	glUniform4f(c->u_rect, x0, y0, 2.f * w / ow, 2.f * h / oh);
+	glUniform1f(c->u_opaque, s->opaque ? 1.f : 0.f);
+	glBindTexture(GL_TEXTURE_2D, s->texture);
+	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+/* The CUDA stage on the frame's stream: input surface to output surface. */
+static int
+run_cuda_stage(struct comp *c, struct glcuda_frame *f)
+{
+	if (c->module) {
+		CUsurfObject in = glcuda_frame_get_input_surface(f);
+		CUsurfObject out = glcuda_frame_get_output_surface(f);
+		int w = (int)c->opt.width, h = (int)c->opt.height;
+		void *args[] = { &in, &out, &w, &h };
+		char msg[128];
+		CUresult res;
+
+		if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
+			return -1;
+		res = CU(cuLaunchKernel)(c->kernel, ((unsigned)w + 15) / 16, ((unsigned)h + 15) / 16,
+					 1, 16, 16, 1, 0, glcuda_frame_get_stream(f), args, NULL);
+		CU(cuCtxPopCurrent)(NULL);
+		if (res != CUDA_SUCCESS) {
+			fprintf(stderr, COMP_NAME ": cuLaunchKernel(%s): %s\n", c->opt.kernel_name,
+				tools_cuda_result(res, msg, sizeof(msg)));
+			return -1;
+		}
+		return 0;
+	}
+	if (c->filters) {
+		int ret = filters_run(c->filters, c->opt.filter, glcuda_frame_get_stream(f),
+				      glcuda_frame_get_input(f), glcuda_frame_get_output(f));
+		if (ret < 0) {
+			fprintf(stderr, COMP_NAME ": filter %s: %s\n", filter_name(c->opt.filter),
+				filters_last_error());
+			return -1;
+		}
+	}
+	return 0;
+}
+
+bool
+render_frame(struct comp *c)
+{
+	struct glcuda_frame *f;
+	struct surface *s;
+	uint32_t slot;
+	int ret;
+
+	/* Never blocks: -EAGAIN when every slot is in flight. */
+	ret = glcuda_ring_acquire(c->ring, &f);
+	if (ret == -EAGAIN) {
+		c->acquire_busy++;
+		return false;
+	}
+	if (ret < 0) {
+		comp_fail(c, "glcuda_ring_acquire", ret);
+		return false;
+	}
+
+	/* Feedback still waiting in this slot belongs to a frame that was
+	 * dropped (overtaken before a vblank): never presented. */
+	slot = glcuda_frame_get_slot(f);
+	feedback_discard_all(&c->slot_feedback[slot]);
+
+	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
+	glViewport(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height);
+	glClearColor(BG_R / 255.f, BG_G / 255.f, BG_B / 255.f, 1.f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glUseProgram(c->program);
+	glBindVertexArray(c->vao);
+	glActiveTexture(GL_TEXTURE0);
+	/* shm ARGB8888 is premultiplied. */
+	glEnable(GL_BLEND);
+	glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+	wl_list_for_each(s, &c->surfaces, link)
+		if (s->mapped && s->has_content && s->texture)
+			draw_surface(c, s);
+	glDisable(GL_BLEND);
+	glBindTexture(GL_TEXTURE_2D, 0);
+	glBindVertexArray(0);
+	glUseProgram(0);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+
+	/* GL -> CUDA: a semaphore (or, in the cpu mode, a fence glcuda waits
+	 * for). The CUDA stage is enqueued behind it on the frame's stream. */
+	ret = glcuda_frame_submit(f);
+	if (ret < 0) {
+		comp_fail(c, "glcuda_frame_submit", ret);
+		return false;
+	}
+	if (run_cuda_stage(c, f) < 0) {
+		c->status = 1;
+		c->running = false;
+		/* Complete anyway: the ring gets its slot back. */
+		glcuda_frame_complete(f);
+		return false;
+	}
+	ret = glcuda_frame_complete(f);
+	if (ret < 0) {
+		comp_fail(c, "glcuda_frame_complete", ret);
+		return false;
+	}
+	c->composited++;
+	/* The content committed so far is in this frame: its presentation
+	 * feedback goes with the slot, sent when the frame is presented. */
+	wl_list_for_each(s, &c->surfaces, link) {
+		wl_list_insert_list(c->slot_feedback[slot].prev, &s->feedback);
+		wl_list_init(&s->feedback);
+	}
+	return true;
+}
+
+void
+render_collect_timings(struct comp *c)
+{
+	struct glcuda_frame_timings t;
+
+	if (!c->ring_timings)
+		return;
+	while (glcuda_ring_get_timings(c->ring, &t) == 1) {
+		c->t_count++;
+		c->t_render += t.gl_render_ns;
+		c->t_to_cuda += t.handoff_to_cuda_ns;
+		c->t_cuda += t.cuda_ns;
+		c->t_to_gl += t.handoff_to_gl_ns;
+		c->t_total += t.total_ns;
+	}
+}

@@ -1,0 +1,485 @@
+/*
+ * glcuda-compositor: xdg-shell. Toplevels are placed in a cascade from
+ * the top left corner, at the size the client picks (configure 0x0), or
+ * at the output's size when the client asks for fullscreen or maximized.
+ * Popups are dismissed at once (there is no pointer to hold a grab).
+ * SPDX-License-Identifier: MIT
+ */
+#include "compositor.h"
+
+#include <stdlib.h>
+
+#include "xdg-shell-server-protocol.h"
+
+static void
+resource_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static void
+send_configure(struct surface *s)
+{
+	struct wl_array states;
+	int32_t w = 0, h = 0;
+
+	wl_array_init(&states);
+	if (s->xdg_toplevel) {
+		if (s->fullscreen || s->maximized) {
+			uint32_t *st = wl_array_add(&states, sizeof(*st));
+			if (st)
+				*st = s->fullscreen ? XDG_TOPLEVEL_STATE_FULLSCREEN
+						    : XDG_TOPLEVEL_STATE_MAXIMIZED;
+			w = (int32_t)s->comp->opt.width;
+			h = (int32_t)s->comp->opt.height;
+		}
+		/* Always "activated": it is the only seat's focus. */
+		uint32_t *act = wl_array_add(&states, sizeof(*act));
+		if (act)
+			*act = XDG_TOPLEVEL_STATE_ACTIVATED;
+		xdg_toplevel_send_configure(s->xdg_toplevel, w, h, &states);
+	}
+	wl_array_release(&states);
+	s->configure_serial = wl_display_next_serial(s->comp->display);
+	xdg_surface_send_configure(s->xdg_surface, s->configure_serial);
+}
+
+void
+shell_surface_commit(struct surface *s)
+{
+	struct comp *c = s->comp;
+
+	if (!s->initial_commit_done) {
+		/* The first commit of a role: answer with a configure. */
+		s->initial_commit_done = true;
+		if (s->xdg_toplevel)
+			send_configure(s);
+		return;
+	}
+	if (s->xdg_toplevel && !s->mapped && s->has_content) {
+		s->mapped = true;
+		if (s->fullscreen || s->maximized) {
+			s->x = 0;
+			s->y = 0;
+		} else {
+			s->x = c->next_x;
+			s->y = c->next_y;
+			/* Cascade from (32, 32), wrapping in the top left
+			 * quarter. */
+			c->next_x = 32 + c->next_x % (int32_t)(c->opt.width / 2);
+			c->next_y = 32 + c->next_y % (int32_t)(c->opt.height / 2);
+		}
+		/* On the one output: clients pick their buffer scale from
+		 * the outputs they are on. */
+		struct wl_resource *out;
+		wl_resource_for_each(out, &c->output_resources)
+			if (wl_resource_get_client(out) == wl_resource_get_client(s->resource))
+				wl_surface_send_enter(s->resource, out);
+		/* The test reads this line to know where the window is. */
+		if (c->opt.verbose)
+			fprintf(stderr, COMP_NAME ": mapped toplevel %ux%u at %d,%d\n",
+				s->buffer_width / (uint32_t)s->scale,
+				s->buffer_height / (uint32_t)s->scale, s->x, s->y);
+	} else if (s->mapped && !s->has_content) {
+		/* A NULL buffer unmaps: the next buffer maps it again, after a
+		 * new initial commit. */
+		s->mapped = false;
+		s->configured = false;
+		s->initial_commit_done = false;
+	}
+}
+
+/* xdg_toplevel ---------------------------------------------------------- */
+
+static void
+toplevel_set_parent(struct wl_client *client, struct wl_resource *resource,
+		    struct wl_resource *parent)
+{
+}
+
+static void
+toplevel_set_string(struct wl_client *client, struct wl_resource *resource, const char *str)
+{
+}
+
+static void
+toplevel_show_window_menu(struct wl_client *client, struct wl_resource *resource,
+			  struct wl_resource *seat, uint32_t serial, int32_t x, int32_t y)
+{
+}
+
+static void
+toplevel_move(struct wl_client *client, struct wl_resource *resource,
+	      struct wl_resource *seat, uint32_t serial)
+{
+}
+
+static void
+toplevel_resize(struct wl_client *client, struct wl_resource *resource,
+		struct wl_resource *seat, uint32_t serial, uint32_t edges)
+{
+}
+
+static void
+toplevel_set_size(struct wl_client *client, struct wl_resource *resource, int32_t w,
+		  int32_t h)
+{
+	if (w < 0 || h < 0)
+		wl_resource_post_error(resource, XDG_TOPLEVEL_ERROR_INVALID_SIZE,
+				       "negative size %dx%d", w, h);
+}
+
+static void
+set_state(struct wl_resource *resource, bool *state, bool on)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+
+	if (!s)
+		return;
+	*state = on;
+	if (s->initial_commit_done)
+		send_configure(s);
+}
+
+static void
+toplevel_set_maximized(struct wl_client *client, struct wl_resource *resource)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+	if (s)
+		set_state(resource, &s->maximized, true);
+}
+
+static void
+toplevel_unset_maximized(struct wl_client *client, struct wl_resource *resource)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+	if (s)
+		set_state(resource, &s->maximized, false);
+}
+
+static void
+toplevel_set_fullscreen(struct wl_client *client, struct wl_resource *resource,
+			struct wl_resource *output)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+	if (s)
+		set_state(resource, &s->fullscreen, true);
+}
+
+static void
+toplevel_unset_fullscreen(struct wl_client *client, struct wl_resource *resource)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+	if (s)
+		set_state(resource, &s->fullscreen, false);
+}
+
+static void
+toplevel_set_minimized(struct wl_client *client, struct wl_resource *resource)
+{
+}
+
+static const struct xdg_toplevel_interface toplevel_impl = {
+	.destroy = resource_destroy,
+	.set_parent = toplevel_set_parent,
+	.set_title = toplevel_set_string,
+	.set_app_id = toplevel_set_string,
+	.show_window_menu = toplevel_show_window_menu,
+	.move = toplevel_move,
+	.resize = toplevel_resize,
+	.set_max_size = toplevel_set_size,
+	.set_min_size = toplevel_set_size,
+	.set_maximized = toplevel_set_maximized,
+	.unset_maximized = toplevel_unset_maximized,
+	.set_fullscreen = toplevel_set_fullscreen,
+	.unset_fullscreen = toplevel_unset_fullscreen,
+	.set_minimized = toplevel_set_minimized,
+};
+
+static void
+toplevel_destroyed(struct wl_resource *resource)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+
+	if (!s)
+		return;
+	/* The role object goes: the surface is unmapped. */
+	s->xdg_toplevel = NULL;
+	s->mapped = false;
+	s->comp->damaged = true;
+}
+
+/* xdg_popup: dismissed at once. */
+static void
+popup_grab(struct wl_client *client, struct wl_resource *resource, struct wl_resource *seat,
+	   uint32_t serial)
+{
+}
+
+static void
+popup_reposition(struct wl_client *client, struct wl_resource *resource,
+		 struct wl_resource *positioner, uint32_t token)
+{
+}
+
+static const struct xdg_popup_interface popup_impl = {
+	.destroy = resource_destroy,
+	.grab = popup_grab,
+	.reposition = popup_reposition,
+};
+
+static void
+popup_destroyed(struct wl_resource *resource)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+
+	if (s)
+		s->xdg_popup = NULL;
+}
+
+/* xdg_surface ----------------------------------------------------------- */
+
+static bool
+check_role(struct wl_resource *resource, struct surface *s)
+{
+	if (!s) {
+		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_DEFUNCT_SURFACES,
+				       "the wl_surface was destroyed");
+		return false;
+	}
+	if (s->xdg_toplevel || s->xdg_popup) {
+		wl_resource_post_error(resource, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED,
+				       "the xdg_surface already has a role object");
+		return false;
+	}
+	return true;
+}
+
+static void
+xdg_surface_get_toplevel(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+	struct wl_resource *r;
+
+	if (!check_role(resource, s))
+		return;
+	r = wl_resource_create(client, &xdg_toplevel_interface,
+			       wl_resource_get_version(resource), id);
+	if (!r) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(r, &toplevel_impl, s, toplevel_destroyed);
+	s->xdg_toplevel = r;
+}
+
+static void
+xdg_surface_get_popup(struct wl_client *client, struct wl_resource *resource, uint32_t id,
+		      struct wl_resource *parent, struct wl_resource *positioner)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+	struct wl_resource *r;
+
+	if (!check_role(resource, s))
+		return;
+	r = wl_resource_create(client, &xdg_popup_interface, wl_resource_get_version(resource),
+			       id);
+	if (!r) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(r, &popup_impl, s, popup_destroyed);
+	s->xdg_popup = r;
+	xdg_popup_send_popup_done(r);
+}
+
+static void
+xdg_surface_set_window_geometry(struct wl_client *client, struct wl_resource *resource,
+				int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	if (w <= 0 || h <= 0)
+		wl_resource_post_error(resource, XDG_SURFACE_ERROR_INVALID_SIZE,
+				       "window geometry %dx%d is not positive", w, h);
+}
+
+static void
+xdg_surface_ack_configure(struct wl_client *client, struct wl_resource *resource,
+			  uint32_t serial)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+
+	if (!s)
+		return;
+	if (serial != s->configure_serial && !s->configured) {
+		wl_resource_post_error(resource, XDG_SURFACE_ERROR_INVALID_SERIAL,
+				       "serial %u was never sent", serial);
+		return;
+	}
+	s->configured = true;
+}
+
+static const struct xdg_surface_interface xdg_surface_impl = {
+	.destroy = resource_destroy,
+	.get_toplevel = xdg_surface_get_toplevel,
+	.get_popup = xdg_surface_get_popup,
+	.set_window_geometry = xdg_surface_set_window_geometry,
+	.ack_configure = xdg_surface_ack_configure,
+};
+
+static void
+xdg_surface_destroyed(struct wl_resource *resource)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+
+	if (!s)
+		return;
+	if (s->xdg_toplevel || s->xdg_popup) {
+		/* Protocol: the role object must go first. The client is in
+		 * error; its surface is not ours to touch any more. */
+		wl_resource_post_error(resource, XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT,
+				       "xdg_surface destroyed before its role object");
+		if (s->xdg_toplevel)
+			wl_resource_set_user_data(s->xdg_toplevel, NULL);
+		if (s->xdg_popup)
+			wl_resource_set_user_data(s->xdg_popup, NULL);
+		s->xdg_toplevel = s->xdg_popup = NULL;
+	}
+	s->xdg_surface = NULL;
+	s->mapped = false;
+	s->configured = false;
+	s->initial_commit_done = false;
+	s->comp->damaged = true;
+}
+
+void
+shell_surface_destroyed(struct surface *s)
+{
+	/* The wl_surface goes before its xdg objects (a client that quits
+	 * does that, or a buggy one): they must not point at it any more. */
+	if (s->xdg_toplevel)
+		wl_resource_set_user_data(s->xdg_toplevel, NULL);
+	if (s->xdg_popup)
+		wl_resource_set_user_data(s->xdg_popup, NULL);
+	if (s->xdg_surface)
+		wl_resource_set_user_data(s->xdg_surface, NULL);
+}
+
+/* xdg_positioner: accepted and ignored (popups are dismissed). */
+static void
+positioner_set_size(struct wl_client *client, struct wl_resource *resource, int32_t w,
+		    int32_t h)
+{
+}
+
+static void
+positioner_set_anchor_rect(struct wl_client *client, struct wl_resource *resource, int32_t x,
+			   int32_t y, int32_t w, int32_t h)
+{
+}
+
+static void
+positioner_set_u32(struct wl_client *client, struct wl_resource *resource, uint32_t v)
+{
+}
+
+static void
+positioner_set_offset(struct wl_client *client, struct wl_resource *resource, int32_t x,
+		      int32_t y)
+{
+}
+
+static void
+positioner_set_reactive(struct wl_client *client, struct wl_resource *resource)
+{
+}
+
+static void
+positioner_set_parent_configure(struct wl_client *client, struct wl_resource *resource,
+				uint32_t serial)
+{
+}
+
+static const struct xdg_positioner_interface positioner_impl = {
+	.destroy = resource_destroy,
+	.set_size = positioner_set_size,
+	.set_anchor_rect = positioner_set_anchor_rect,
+	.set_anchor = positioner_set_u32,
+	.set_gravity = positioner_set_u32,
+	.set_constraint_adjustment = positioner_set_u32,
+	.set_offset = positioner_set_offset,
+	.set_reactive = positioner_set_reactive,
+	.set_parent_size = positioner_set_offset,
+	.set_parent_configure = positioner_set_parent_configure,
+};
+
+/* xdg_wm_base ----------------------------------------------------------- */
+
+static void
+wm_base_create_positioner(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+{
+	struct wl_resource *r = wl_resource_create(client, &xdg_positioner_interface,
+						   wl_resource_get_version(resource), id);
+
+	if (!r) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(r, &positioner_impl, NULL, NULL);
+}
+
+static void
+wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource, uint32_t id,
+			struct wl_resource *surface_resource)
+{
+	struct surface *s = surface_from_resource(surface_resource);
+	struct wl_resource *r;
+
+	if (s->xdg_surface) {
+		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_ROLE,
+				       "the wl_surface already has an xdg_surface");
+		return;
+	}
+	if (s->has_content) {
+		wl_resource_post_error(resource, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
+				       "the wl_surface already has a buffer");
+		return;
+	}
+	r = wl_resource_create(client, &xdg_surface_interface, wl_resource_get_version(resource),
+			       id);
+	if (!r) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(r, &xdg_surface_impl, s, xdg_surface_destroyed);
+	s->xdg_surface = r;
+}
+
+static void
+wm_base_pong(struct wl_client *client, struct wl_resource *resource, uint32_t serial)
+{
+}
+
+static const struct xdg_wm_base_interface wm_base_impl = {
+	.destroy = resource_destroy,
+	.create_positioner = wm_base_create_positioner,
+	.get_xdg_surface = wm_base_get_xdg_surface,
+	.pong = wm_base_pong,
+};
+
+static void
+bind_wm_base(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct wl_resource *r = wl_resource_create(client, &xdg_wm_base_interface, version, id);
+
+	if (!r) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(r, &wm_base_impl, data, NULL);
+}
+
+bool
+shell_init(struct comp *c)
+{
+	return wl_global_create(c->display, &xdg_wm_base_interface, 3, c, bind_wm_base) != NULL;
+}
