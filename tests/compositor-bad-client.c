@@ -109,6 +109,7 @@ main(int argc, char **argv)
 	struct wl_surface *surface;
 	struct wl_shm_pool *pool;
 	struct wl_buffer *buffer;
+	struct wl_callback *callback;
 	const char *mode = argc > 1 ? argv[1] : "";
 	int ret;
 
@@ -134,6 +135,9 @@ main(int argc, char **argv)
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_commit(surface);
 		ret = expect(display, "wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE);
+		wl_buffer_destroy(buffer);
+		wl_shm_pool_destroy(pool);
+		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "bad-scale")) {
 		pool = make_pool(101 * 100 * 4);
 		buffer = wl_shm_pool_create_buffer(pool, 0, 101, 100, 101 * 4,
@@ -142,17 +146,21 @@ main(int argc, char **argv)
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_commit(surface);
 		ret = expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_SIZE);
+		wl_buffer_destroy(buffer);
+		wl_shm_pool_destroy(pool);
+		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "destroy-busy")) {
 		pool = make_pool(64 * 64 * 4);
 		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
 						   WL_SHM_FORMAT_ARGB8888);
 		wl_surface_attach(surface, buffer, 0, 0);
-		wl_surface_frame(surface);
+		callback = wl_surface_frame(surface);
 		wl_surface_commit(surface);
 		wl_surface_destroy(surface);
 		wl_buffer_destroy(buffer);
 		wl_shm_pool_destroy(pool);
 		ret = expect(display, NULL, 0);
+		wl_callback_destroy(callback);
 	} else if (!strcmp(mode, "crash")) {
 		pool = make_pool(64 * 64 * 4);
 		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
@@ -167,6 +175,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: compositor-bad-client wrong-size|bad-scale|destroy-busy|crash\n");
 		return 2;
 	}
+	/* Every proxy freed, even after a protocol error: the sanitizer build
+	 * checks this program's own leaks too. */
+	wl_shm_destroy(shm);
+	wl_compositor_destroy(compositor);
+	wl_registry_destroy(registry);
 	wl_display_disconnect(display);
 	return ret;
 }
