@@ -33,7 +33,7 @@ bench: %reldir%/glcuda-bench %reldir%/glcuda-soak
 # The soak, briefly, on the fake CUDA driver (built with the Check suites;
 # CI's, not the GPU machine's: see print-gpu-tests).
 if HAVE_CHECK
-fake_cuda_scripts = tests/test-soak-fake.sh
+fake_cuda_scripts += tests/test-soak-fake.sh
 TESTS += tests/test-soak-fake.sh
 dist_check_SCRIPTS += tests/test-soak-fake.sh
 endif

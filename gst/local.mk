@@ -24,6 +24,7 @@ tests_gst_states_LDADD = $(GST_LIBS)
 # the plugin is built (a SKIP where it is not would fail CI's check of
 # skips: tests/expected-skips).
 TESTS += tests/test-gst.sh
+fake_cuda_scripts += tests/test-gst.sh
 endif
 dist_check_SCRIPTS += tests/test-gst.sh
 EXTRA_DIST += doc/gstreamer.md

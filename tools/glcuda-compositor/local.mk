@@ -44,4 +44,5 @@ tests_compositor_bad_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS)
 tests_compositor_bad_client_LDADD = $(WAYLAND_CLIENT_LIBS)
 
 TESTS += tests/test-compositor.sh
+fake_cuda_scripts += tests/test-compositor.sh
 endif
