@@ -168,7 +168,11 @@ fi
 if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIONS:-}" ]; then
 	supp=${srcdir:-..}/tests/valgrind.supp
 	# Through libtool: the program in the build tree is a wrapper script.
+	# --keep-debuginfo: eglTerminate unloads Mesa's driver before the leak
+	# check; its frames keep their names so that valgrind.supp can tell the
+	# driver's own memory from glcuda's.
 	if ! GLCUDA_LOG=error ./libtool --mode=execute valgrind --leak-check=full --error-exitcode=99 \
+		--keep-debuginfo=yes \
 		--errors-for-leak-kinds=definite --suppressions="$supp" \
 		--log-file="$tmp/valgrind.log" \
 		"$comp" --size 128x96 --sync cpu --frames 3 -- \
