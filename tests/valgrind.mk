@@ -2,11 +2,12 @@
 # (Mesa on CI, the NVIDIA driver on the GPU machine) under valgrind's
 # memcheck, in one process each (CK_FORK=no), so that every leak and every
 # invalid access of glcuda is seen. Mesa's, the drivers' and the loaders' own
-# are suppressed by tests/valgrind.supp (each entry says why). It fails on
+# are suppressed by tests/valgrind.supp (each entry says why; with
+# --keep-debuginfo a driver unloaded before the leak check keeps its name). It fails on
 # the first report; tests/<test>.valgrind.log has the full output.
 VALGRIND_TESTS = %reldir%/test-device %reldir%/test-image %reldir%/test-vk \
 	%reldir%/test-headless tests/fuzz/replay %reldir%/test-ring-cpu %reldir%/test-loss
-VALGRIND_FLAGS = --leak-check=full --error-exitcode=1 --num-callers=40 \
+VALGRIND_FLAGS = --leak-check=full --error-exitcode=1 --num-callers=40 --keep-debuginfo=yes \
 	--errors-for-leak-kinds=definite,indirect \
 	--suppressions=$(abs_top_srcdir)/%reldir%/valgrind.supp
 EXTRA_DIST += %reldir%/valgrind.supp
