@@ -4,7 +4,7 @@
 # soak only briefly, on the fake CUDA driver (tests/test-soak-fake.sh). The
 # kernels need nvcc.
 if HAVE_NVCC
-noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak
+noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-trace
 %canon_reldir%_glcuda_bench_SOURCES = %reldir%/glcuda-bench.c %reldir%/bench.h \
 	%reldir%/bench-options.c %reldir%/bench-gl.c %reldir%/bench-cuda.c \
 	%reldir%/bench-paths.c %reldir%/bench-harness.c %reldir%/bench-report.c \
@@ -19,16 +19,27 @@ nodist_%canon_reldir%_glcuda_soak_SOURCES = %reldir%/bench-kernels.S
 %canon_reldir%_glcuda_soak_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 
+%canon_reldir%_glcuda_trace_SOURCES = %reldir%/glcuda-trace.c $(sanitizer_sources)
+nodist_%canon_reldir%_glcuda_trace_SOURCES = %reldir%/trace-kernels.S
+%canon_reldir%_glcuda_trace_CPPFLAGS = $(tools_cppflags)
+%canon_reldir%_glcuda_trace_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
+
 # nvcc writes into bench/ before any object file has made it.
 %reldir%/bench-kernels.fatbin: %reldir%/$(am__dirstamp)
 %reldir%/bench-kernels.S: %reldir%/bench-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
 	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin %reldir%/bench-kernels.fatbin > $@
+%reldir%/trace-kernels.fatbin: %reldir%/$(am__dirstamp)
+%reldir%/trace-kernels.S: %reldir%/trace-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_trace_fatbin %reldir%/trace-kernels.fatbin > $@
 CLEANFILES += %reldir%/bench-kernels.S %reldir%/bench-kernels.fatbin \
-	%reldir%/bench-kernels.fatbin.d
+	%reldir%/bench-kernels.fatbin.d %reldir%/trace-kernels.S \
+	%reldir%/trace-kernels.fatbin %reldir%/trace-kernels.fatbin.d
 # The headers nvcc read (the .cu.fatbin rule in Makefile.am).
 -include %reldir%/bench-kernels.fatbin.d
+-include %reldir%/trace-kernels.fatbin.d
 
-bench: %reldir%/glcuda-bench %reldir%/glcuda-soak
+bench: %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-trace
 
 # The soak, briefly, on the fake CUDA driver (built with the Check suites;
 # CI's, not the GPU machine's: see print-gpu-tests).
@@ -43,4 +54,4 @@ bench:
 endif
 .PHONY: bench
 
-EXTRA_DIST += %reldir%/bench-kernels.cu %reldir%/run.sh %reldir%/plot.sh %reldir%/soak.sh %reldir%/README.md
+EXTRA_DIST += %reldir%/bench-kernels.cu %reldir%/trace-kernels.cu %reldir%/run.sh %reldir%/plot.sh %reldir%/soak.sh %reldir%/README.md

@@ -66,6 +66,12 @@ resolve_all(struct tools_cuda *table, void *handle, char *msg, size_t size)
 	TOOLS_CUDA_FUNCTIONS(RESOLVE)
 	RESOLVE(cuGraphicsGLRegisterImage)
 #undef RESOLVE
+#define RESOLVE_OPTIONAL(name)                                                 \
+	if (get_proc(#name, (void **)&table->name, abi_version(#name),        \
+		     CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS)   \
+		table->name = NULL;
+	TOOLS_CUDA_OPTIONAL_FUNCTIONS(RESOLVE_OPTIONAL)
+#undef RESOLVE_OPTIONAL
 	return 0;
 }
 

@@ -42,6 +42,7 @@
 	X(cuStreamDestroy) \
 	X(cuStreamSynchronize) \
 	X(cuStreamWaitEvent) \
+	X(cuStreamQuery) \
 	X(cuEventCreate) \
 	X(cuEventDestroy) \
 	X(cuEventRecord) \
@@ -62,6 +63,12 @@
 	X(cuGraphicsSubResourceGetMappedArray) \
 	X(cuGraphicsUnregisterResource)
 
+/* Resolved when the driver has them, NULL otherwise (the test suite's
+ * fake driver does not): callers check. */
+#define TOOLS_CUDA_OPTIONAL_FUNCTIONS(X) \
+	X(cuStreamCreateWithPriority) \
+	X(cuCtxGetStreamPriorityRange)
+
 /* Declared in cudaGL.h, typed by hand so that this header needs no GL
  * headers (the bench's legacy registration path). */
 typedef CUresult (*tools_PFN_cuGraphicsGLRegisterImage)(CUgraphicsResource *, unsigned int,
@@ -70,6 +77,7 @@ typedef CUresult (*tools_PFN_cuGraphicsGLRegisterImage)(CUgraphicsResource *, un
 struct tools_cuda {
 #define TOOLS_CUDA_MEMBER(name) __typeof__(name) *name;
 	TOOLS_CUDA_FUNCTIONS(TOOLS_CUDA_MEMBER)
+	TOOLS_CUDA_OPTIONAL_FUNCTIONS(TOOLS_CUDA_MEMBER)
 #undef TOOLS_CUDA_MEMBER
 	tools_PFN_cuGraphicsGLRegisterImage cuGraphicsGLRegisterImage;
 };

@@ -1,0 +1,1173 @@
+/*
+ * glcuda-trace: where the time of a GL -> CUDA -> GL switch goes, frame by
+ * frame, on one clock.
+ *
+ * Every frame of a scenario: GL draws into the input image, the frame goes
+ * to CUDA, one thread stamps the GPU's global timer, CUDA inverts the
+ * image, stamps again, the frame goes back to GL, and GL blits the output
+ * into a "screen" texture. GL_TIMESTAMP queries mark the end of GL's draw,
+ * the moment GL passed its wait, and the end of the blit; the stamps mark
+ * CUDA's first and last instruction. GL_TIMESTAMP and %globaltimer are the
+ * same nanosecond clock on NVIDIA's driver: the program checks this first
+ * (a kernel's stamp must fall between two GL_TIMESTAMP reads around it)
+ * and refuses to report gaps if it does not hold.
+ *
+ *   to CUDA  CUDA's first instruction - the end of GL's draw
+ *   CUDA     the kernel between the two stamps
+ *   to GL    GL past its wait - CUDA's last instruction
+ *   blit     the end of GL's blit - GL past its wait
+ *   frame    the end of the blit - the start of GL's draw
+ *   switch per frame  (to CUDA + to GL) / frames per hand-off
+ *
+ * Scenarios (each on its own glcuda device, so on its own semaphores):
+ *   timeline      glcuda_handoff_to_cuda / _to_gl of two shared images,
+ *                 timeline semaphores: what the frame ring does per frame
+ *   binary        the same with binary semaphore pairs
+ *   cuda-prio     timeline, the CUDA stream at the context's greatest
+ *                 priority (cuStreamCreateWithPriority)
+ *   gl-prio       timeline, GL in a context made with
+ *                 EGL_IMG_context_priority HIGH
+ *   gl-ready      timeline to CUDA; back to GL only once the CPU saw CUDA's
+ *                 work finish (the ring's ready fd), so GL's wait is
+ *                 already satisfied when GL reaches it
+ *   host          no semaphores: the CPU waits for GL's fence, launches
+ *                 CUDA, waits for CUDA's work, then issues GL's blit (the
+ *                 images stay CUDA's for the whole run: a timing anchor,
+ *                 not a correct hand-off): the switch with the CPU in it
+ *   legacy        cuGraphicsGLRegisterImage'd textures, map / unmap
+ *   ringN         the frame ring (timeline), N frames at a time: acquire
+ *                 and render N, submit N, a kernel each on its frame's
+ *                 stream, complete N, GL waits for N, N blits: how an
+ *                 application batches with the ring as it is (to CUDA
+ *                 and to GL per batch, from stamps on the first and last
+ *                 frame's streams)
+ *   batchN        timeline, N frames per hand-off: GL draws N inputs, one
+ *                 hand-off of all 2N images, N kernels, one hand-off back,
+ *                 N blits (to CUDA and to GL are then per hand-off, the
+ *                 other columns per frame)
+ *
+ * And one row without CUDA, gl-gl: GL draws, a second GL context (sharing
+ * the first's objects) waits on the GPU for a fence of the first
+ * (glWaitSync) and blits; its "to CUDA" column is the switch between the
+ * two GL contexts.
+ *
+ * "isolated": the CPU waits for each frame before issuing the next, so
+ * every frame starts on an idle GPU; "steady": frames back to back, the CPU
+ * at most two frames ahead. The gl-ready and host scenarios are isolated
+ * only (the CPU is part of them).
+ *
+ * Nothing here is a pass/fail test: it prints medians and percentiles per
+ * scenario as a markdown table, and every frame with --csv.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+
+#include <glcuda/glcuda.h>
+#include "cuda-table.h"
+#include <glcuda/glcuda-cuda.h>
+#include "clock.h"
+#include "stats.h"
+
+#ifndef EGL_CONTEXT_PRIORITY_LEVEL_IMG
+#define EGL_CONTEXT_PRIORITY_LEVEL_IMG 0x3100
+#define EGL_CONTEXT_PRIORITY_HIGH_IMG 0x3101
+#define EGL_CONTEXT_PRIORITY_MEDIUM_IMG 0x3102
+#define EGL_CONTEXT_PRIORITY_LOW_IMG 0x3103
+#endif
+
+extern const unsigned char glcuda_trace_fatbin[];
+extern const unsigned long glcuda_trace_fatbin_size;
+
+#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
+
+enum scenario {
+	SC_TIMELINE,
+	SC_BINARY,
+	SC_CUDA_PRIO,
+	SC_GL_PRIO,
+	SC_GL_READY,
+	SC_HOST,
+	SC_LEGACY,
+	SC_BATCH2,
+	SC_BATCH4,
+	SC_BATCH8,
+	SC_RING1,
+	SC_RING2,
+	SC_RING4,
+	SC_COUNT,
+};
+
+static const char *const scenario_names[SC_COUNT] = {
+	"timeline", "binary", "cuda-prio", "gl-prio", "gl-ready", "host", "legacy",
+	"batch2", "batch4", "batch8", "ring1", "ring2", "ring4",
+};
+
+#define MAX_BATCH 8
+
+/* Frames per hand-off of a scenario. */
+static unsigned int
+batch_of(enum scenario sc)
+{
+	switch (sc) {
+	case SC_BATCH2:
+	case SC_RING2:
+		return 2;
+	case SC_BATCH4:
+	case SC_RING4:
+		return 4;
+	case SC_BATCH8:
+		return 8;
+	default:
+		return 1;
+	}
+}
+
+static bool
+is_ring(enum scenario sc)
+{
+	return sc == SC_RING1 || sc == SC_RING2 || sc == SC_RING4;
+}
+
+/* The marks of one frame, GPU nanoseconds. */
+enum mark {
+	M_GL_START,   /* GL_TIMESTAMP before the draw */
+	M_GL_DRAWN,   /* GL_TIMESTAMP after the draw */
+	M_CUDA_START, /* stamp before the kernel */
+	M_CUDA_END,   /* stamp after the kernel */
+	M_GL_WAITED,  /* GL_TIMESTAMP after GL's wait (or map/unmap) */
+	M_GL_BLITTED, /* GL_TIMESTAMP after the blit */
+	M_COUNT,
+};
+
+enum gap { G_TO_CUDA, G_CUDA, G_TO_GL, G_BLIT, G_FRAME, G_SWITCH, G_COUNT };
+
+static const char *const gap_names[G_COUNT] = {
+	"to CUDA", "CUDA", "to GL", "blit", "frame", "switch per frame",
+};
+
+static struct {
+	unsigned int width, height, frames, warmup;
+	unsigned int scenarios; /* bits */
+	bool isolated, steady, gl_switch;
+	const char *csv;
+	int cuda_device;
+} opt = {
+	.width = 1920, .height = 1080, .frames = 200, .warmup = 20,
+	.scenarios = (1u << SC_COUNT) - 1, .isolated = true, .steady = true, .gl_switch = true,
+	.cuda_device = 0,
+};
+
+static EGLDisplay dpy;
+static FILE *csv;
+
+static struct {
+	CUmodule module;
+	CUfunction stamp, invert;
+} k;
+
+/* Everything one scenario run holds (made and destroyed in the context
+ * that is current for it). */
+struct run {
+	enum scenario sc;
+	bool steady;
+	struct glcuda_device *dev;
+	CUstream stream;
+	unsigned int batch;    /* frames per hand-off */
+	/* Frame b of a batch: input 2b, output 2b + 1. */
+	struct glcuda_image *img[2 * MAX_BATCH];
+	GLuint tex[2 * MAX_BATCH]; /* legacy: own textures; else the images' */
+	GLuint fbo[2 * MAX_BATCH]; /* draw target, blit source */
+	GLuint screen_tex, screen_fbo;
+	GLuint prog, vao;
+	GLint t_loc;
+	struct glcuda_ring *ring;
+	struct glcuda_frame *frames[MAX_BATCH];
+	CUgraphicsResource res[2];
+	CUarray arrays[2];     /* legacy: the surfaces' arrays, made again */
+	CUsurfObject surfs[2]; /* only when the mapped array changes */
+	GLuint *queries;       /* 4 per frame */
+	uint64_t *stamps;      /* pinned, 2 per frame */
+	GLsync fences[2];
+	char note[160];
+};
+
+static const char draw_vs[] =
+	"#version 330 core\n"
+	"void main() {\n"
+	"	vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0,\n"
+	"		      float((gl_VertexID & 2) << 1) - 1.0);\n"
+	"	gl_Position = vec4(p, 0.0, 1.0);\n"
+	"}\n";
+
+static const char draw_fs[] =
+	"#version 330 core\n"
+	"uniform float t;\n"
+	"out vec4 color;\n"
+	"void main() {\n"
+	"	vec2 p = gl_FragCoord.xy * 0.01;\n"
+	"	color = vec4(0.5 + 0.5 * sin(p.x + t), 0.5 + 0.5 * cos(p.y - t),\n"
+	"		     fract(p.x * p.y * 0.1 + t), 1.0);\n"
+	"}\n";
+
+static int
+cu_fail(CUresult res, const char *call)
+{
+	char buf[160];
+
+	if (res == CUDA_SUCCESS)
+		return 0;
+	fprintf(stderr, "glcuda-trace: %s failed: %s\n", call,
+		tools_cuda_result(res, buf, sizeof(buf)));
+	return -1;
+}
+
+#define CU_TRY(name, ...) \
+	do { if (cu_fail(CU(name)(__VA_ARGS__), #name) < 0) return -1; } while (0)
+
+static int
+gc_fail(int r, const char *call)
+{
+	if (r >= 0)
+		return 0;
+	fprintf(stderr, "glcuda-trace: %s failed: %s: %s\n", call, glcuda_error_get_name(r),
+		glcuda_get_last_error());
+	return -1;
+}
+
+static GLuint
+compile(GLenum type, const char *src)
+{
+	GLuint s = glCreateShader(type);
+	GLint ok = 0;
+
+	glShaderSource(s, 1, &src, NULL);
+	glCompileShader(s);
+	glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+	if (!ok) {
+		char log[512];
+		glGetShaderInfoLog(s, sizeof(log), NULL, log);
+		fprintf(stderr, "glcuda-trace: shader: %s\n", log);
+		glDeleteShader(s);
+		return 0;
+	}
+	return s;
+}
+
+static int
+launch_stamp(CUstream stream, uint64_t *slot)
+{
+	void *args[] = { &slot };
+
+	CU_TRY(cuLaunchKernel, k.stamp, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL);
+	return 0;
+}
+
+static int
+launch_invert(struct run *r, CUsurfObject in, CUsurfObject out)
+{
+	int w = (int)opt.width, h = (int)opt.height;
+	void *args[] = { &in, &out, &w, &h };
+
+	CU_TRY(cuLaunchKernel, k.invert, (opt.width + 15) / 16, (opt.height + 15) / 16, 1, 16, 16,
+	       1, 0, r->stream, args, NULL);
+	return 0;
+}
+
+/* The two clocks: a stamp kernel run between two GL_TIMESTAMP reads must
+ * fall between them. Returns 0 when it held every time. */
+static int
+check_clocks(CUstream stream, uint64_t *slot)
+{
+	int64_t worst_before = INT64_MAX, worst_after = INT64_MAX;
+
+	for (int i = 0; i < 20; i++) {
+		GLint64 a = 0, b = 0;
+		glGetInteger64v(GL_TIMESTAMP, &a);
+		if (launch_stamp(stream, slot) < 0)
+			return -1;
+		CU_TRY(cuStreamSynchronize, stream);
+		glGetInteger64v(GL_TIMESTAMP, &b);
+		if ((int64_t)*slot - a < worst_before)
+			worst_before = (int64_t)*slot - a;
+		if (b - (int64_t)*slot < worst_after)
+			worst_after = b - (int64_t)*slot;
+	}
+	printf("Clock check (20 tries): a CUDA %%globaltimer stamp fell %.1f µs or more after "
+	       "the GL_TIMESTAMP read before it and %.1f µs or more before the read after it",
+	       (double)worst_before / 1e3, (double)worst_after / 1e3);
+	if (worst_before < 0 || worst_after < 0) {
+		printf(": the clocks differ, gaps between GL and CUDA marks are not "
+		       "meaningful.\n\n");
+		return -1;
+	}
+	printf(": one clock.\n\n");
+	return 0;
+}
+
+static int
+make_texture(GLuint *tex)
+{
+	glGenTextures(1, tex);
+	glBindTexture(GL_TEXTURE_2D, *tex);
+	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, (GLsizei)opt.width, (GLsizei)opt.height);
+	glBindTexture(GL_TEXTURE_2D, 0);
+	return glGetError() == GL_NO_ERROR ? 0 : -1;
+}
+
+static int
+make_fbo(GLuint tex, GLuint *fbo)
+{
+	GLenum status;
+
+	glGenFramebuffers(1, fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+	status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	if (status != GL_FRAMEBUFFER_COMPLETE) {
+		fprintf(stderr, "glcuda-trace: framebuffer incomplete (0x%x)\n", status);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+run_teardown(struct run *r)
+{
+	if (r->stream)
+		CU(cuStreamSynchronize)(r->stream);
+	for (unsigned int i = 0; i < 2 * MAX_BATCH; i++) {
+		if (i < 2 && r->fences[i])
+			glDeleteSync(r->fences[i]);
+		if (i < 2 && r->surfs[i])
+			CU(cuSurfObjectDestroy)(r->surfs[i]);
+		if (i < 2 && r->res[i])
+			CU(cuGraphicsUnregisterResource)(r->res[i]);
+		if (r->fbo[i] && !r->ring) /* a ring's are the ring's */
+			glDeleteFramebuffers(1, &r->fbo[i]);
+		if (r->img[i])
+			glcuda_image_destroy(r->img[i]);
+		else if (r->tex[i])
+			glDeleteTextures(1, &r->tex[i]);
+	}
+	if (r->screen_fbo)
+		glDeleteFramebuffers(1, &r->screen_fbo);
+	if (r->screen_tex)
+		glDeleteTextures(1, &r->screen_tex);
+	if (r->queries) {
+		glDeleteQueries((GLsizei)((opt.warmup + opt.frames) * 4), r->queries);
+		free(r->queries);
+	}
+	glcuda_ring_destroy(r->ring);
+	if (r->stamps)
+		CU(cuMemFreeHost)(r->stamps);
+	if (r->prog)
+		glDeleteProgram(r->prog);
+	if (r->vao)
+		glDeleteVertexArrays(1, &r->vao);
+	if (r->stream)
+		CU(cuStreamDestroy)(r->stream);
+	glcuda_device_destroy(r->dev);
+	memset(r, 0, sizeof(*r));
+}
+
+static int
+run_setup(struct run *r)
+{
+	struct glcuda_device_options o;
+	unsigned int n = opt.warmup + opt.frames;
+	GLuint vs, fs;
+	GLint ok = 0;
+	int ret;
+
+	glcuda_device_options_init(&o);
+	o.sync_mode = r->sc == SC_BINARY ? GLCUDA_SYNC_BINARY : GLCUDA_SYNC_TIMELINE;
+	ret = glcuda_device_new(dpy, eglGetCurrentContext(), &o, &r->dev);
+	if (gc_fail(ret, "glcuda_device_new") < 0)
+		return -1;
+	if (r->sc == SC_CUDA_PRIO) {
+		int least = 0, greatest = 0;
+		if (!CU(cuStreamCreateWithPriority) || !CU(cuCtxGetStreamPriorityRange)) {
+			fprintf(stderr, "glcuda-trace: the driver has no stream priorities\n");
+			return -1;
+		}
+		CU_TRY(cuCtxGetStreamPriorityRange, &least, &greatest);
+		CU_TRY(cuStreamCreateWithPriority, &r->stream, CU_STREAM_NON_BLOCKING, greatest);
+		snprintf(r->note, sizeof(r->note), "stream priority %d (range %d..%d)", greatest,
+			 least, greatest);
+	} else if (!is_ring(r->sc)) {
+		CU_TRY(cuStreamCreate, &r->stream, CU_STREAM_NON_BLOCKING);
+	}
+	CU_TRY(cuMemAllocHost, (void **)&r->stamps, (size_t)n * 2 * sizeof(uint64_t));
+	memset(r->stamps, 0, (size_t)n * 2 * sizeof(uint64_t));
+	r->queries = calloc((size_t)n * 4, sizeof(GLuint));
+	if (!r->queries)
+		return -1;
+	glGenQueries((GLsizei)(n * 4), r->queries);
+
+	r->batch = batch_of(r->sc);
+	if (is_ring(r->sc)) {
+		struct glcuda_ring_desc desc;
+		glcuda_ring_desc_init(&desc);
+		desc.width = opt.width;
+		desc.height = opt.height;
+		desc.slots = r->batch < 2 ? 2 : r->batch;
+		desc.input_format = GLCUDA_FORMAT_RGBA8;
+		desc.output_format = GLCUDA_FORMAT_RGBA8;
+		ret = glcuda_ring_new(r->dev, &desc, &r->ring);
+		if (gc_fail(ret, "glcuda_ring_new") < 0)
+			return -1;
+		snprintf(r->note, sizeof(r->note), "the frame ring, %u slots; %u frame%s rendered, "
+			 "then submitted; completed; GL waits for all, then blits", desc.slots,
+			 r->batch, r->batch > 1 ? "s" : "");
+	}
+	for (unsigned int i = 0; i < 2 * r->batch && !r->ring; i++) {
+		if (r->sc == SC_LEGACY) {
+			CUresult res;
+			if (make_texture(&r->tex[i]) < 0)
+				return -1;
+			res = CU(cuGraphicsGLRegisterImage)(&r->res[i], r->tex[i], GL_TEXTURE_2D,
+							    CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST);
+			if (res != CUDA_SUCCESS) {
+				r->res[i] = NULL;
+				return cu_fail(res, "cuGraphicsGLRegisterImage");
+			}
+		} else {
+			ret = glcuda_image_new(r->dev, opt.width, opt.height, GLCUDA_FORMAT_RGBA8,
+					       GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE, &r->img[i]);
+			if (gc_fail(ret, "glcuda_image_new") < 0)
+				return -1;
+			r->tex[i] = glcuda_image_get_gl_texture(r->img[i]);
+		}
+		if (make_fbo(r->tex[i], &r->fbo[i]) < 0)
+			return -1;
+	}
+	if (make_texture(&r->screen_tex) < 0 || make_fbo(r->screen_tex, &r->screen_fbo) < 0)
+		return -1;
+	if (r->sc == SC_HOST) {
+		/* The images stay CUDA's for the whole run. */
+		ret = glcuda_handoff_to_cuda(r->dev, r->img, 2, r->stream);
+		if (gc_fail(ret, "glcuda_handoff_to_cuda") < 0)
+			return -1;
+	}
+	if (r->batch > 1 && !r->ring)
+		snprintf(r->note, sizeof(r->note), "%u frames per hand-off; to CUDA and to GL "
+			 "per hand-off, the rest per frame", r->batch);
+
+	vs = compile(GL_VERTEX_SHADER, draw_vs);
+	fs = compile(GL_FRAGMENT_SHADER, draw_fs);
+	if (!vs || !fs)
+		return -1;
+	r->prog = glCreateProgram();
+	glAttachShader(r->prog, vs);
+	glAttachShader(r->prog, fs);
+	glLinkProgram(r->prog);
+	glDeleteShader(vs);
+	glDeleteShader(fs);
+	glGetProgramiv(r->prog, GL_LINK_STATUS, &ok);
+	if (!ok)
+		return -1;
+	r->t_loc = glGetUniformLocation(r->prog, "t");
+	glGenVertexArrays(1, &r->vao);
+	return glGetError() == GL_NO_ERROR ? 0 : -1;
+}
+
+static void
+gl_draw(struct run *r, unsigned int b, unsigned int n)
+{
+	glBindFramebuffer(GL_FRAMEBUFFER, r->fbo[2 * b]);
+	glViewport(0, 0, (GLsizei)opt.width, (GLsizei)opt.height);
+	glUseProgram(r->prog);
+	glUniform1f(r->t_loc, (float)n * 0.05f);
+	glBindVertexArray(r->vao);
+	glDrawArrays(GL_TRIANGLES, 0, 3);
+	glBindVertexArray(0);
+	glUseProgram(0);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+static void
+gl_blit(struct run *r, unsigned int b)
+{
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, r->fbo[2 * b + 1]);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->screen_fbo);
+	glBlitFramebuffer(0, 0, (GLint)opt.width, (GLint)opt.height, 0, 0, (GLint)opt.width,
+			  (GLint)opt.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+}
+
+/* The CPU waits for GL's work so far: spinning, so that wake-up latency
+ * does not land in the gaps of the CPU-gated scenarios. */
+static int
+cpu_wait_gl(void)
+{
+	GLsync s = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+	GLenum w;
+
+	if (!s)
+		return -1;
+	glFlush();
+	do
+		w = glClientWaitSync(s, 0, 0);
+	while (w == GL_TIMEOUT_EXPIRED);
+	glDeleteSync(s);
+	return w == GL_WAIT_FAILED ? -1 : 0;
+}
+
+static int
+cpu_wait_cuda(CUstream stream)
+{
+	CUresult res;
+
+	while ((res = CU(cuStreamQuery)(stream)) == CUDA_ERROR_NOT_READY)
+		;
+	return cu_fail(res, "cuStreamQuery");
+}
+
+static int
+legacy_map(struct run *r, CUsurfObject surf[2])
+{
+	CUDA_RESOURCE_DESC rd;
+
+	CU_TRY(cuGraphicsMapResources, 2, r->res, r->stream);
+	for (int i = 0; i < 2; i++) {
+		CUarray a;
+		CU_TRY(cuGraphicsSubResourceGetMappedArray, &a, r->res[i], 0, 0);
+		if (a != r->arrays[i] || !r->surfs[i]) {
+			if (r->surfs[i])
+				CU(cuSurfObjectDestroy)(r->surfs[i]);
+			r->surfs[i] = 0;
+			memset(&rd, 0, sizeof(rd));
+			rd.resType = CU_RESOURCE_TYPE_ARRAY;
+			rd.res.array.hArray = a;
+			CU_TRY(cuSurfObjectCreate, &r->surfs[i], &rd);
+			r->arrays[i] = a;
+		}
+		surf[i] = r->surfs[i];
+	}
+	return 0;
+}
+
+/* One iteration through the frame ring: acquire and render every frame
+ * of the batch, submit them all, a kernel each (stamps on the first
+ * frame's stream before, on the last's after), complete them all, GL waits
+ * for all, then blits each. */
+static int
+ring_frame(struct run *r, unsigned int n)
+{
+	GLuint *q = &r->queries[n * 4];
+	uint64_t *st = &r->stamps[n * 2];
+	unsigned int B = r->batch;
+	int ret;
+
+	if (r->fences[n % 2]) {
+		glClientWaitSync(r->fences[n % 2], GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+		glDeleteSync(r->fences[n % 2]);
+		r->fences[n % 2] = NULL;
+	}
+	glQueryCounter(q[0], GL_TIMESTAMP);
+	for (unsigned int b = 0; b < B; b++) {
+		ret = glcuda_ring_acquire(r->ring, &r->frames[b]);
+		if (gc_fail(ret, "glcuda_ring_acquire") < 0)
+			return -1;
+		r->fbo[0] = glcuda_frame_get_input_fbo(r->frames[b]);
+		gl_draw(r, 0, n * B + b);
+	}
+	glQueryCounter(q[1], GL_TIMESTAMP);
+	for (unsigned int b = 0; b < B; b++)
+		if (gc_fail(glcuda_frame_submit(r->frames[b]), "glcuda_frame_submit") < 0)
+			return -1;
+	if (launch_stamp(glcuda_frame_get_stream(r->frames[0]), &st[0]) < 0)
+		return -1;
+	for (unsigned int b = 0; b < B; b++) {
+		struct glcuda_frame *f = r->frames[b];
+		r->stream = glcuda_frame_get_stream(f);
+		if (launch_invert(r, glcuda_frame_get_input_surface(f),
+				  glcuda_frame_get_output_surface(f)) < 0)
+			return -1;
+	}
+	r->stream = NULL;
+	if (launch_stamp(glcuda_frame_get_stream(r->frames[B - 1]), &st[1]) < 0)
+		return -1;
+	for (unsigned int b = 0; b < B; b++)
+		if (gc_fail(glcuda_frame_complete(r->frames[b]), "glcuda_frame_complete") < 0)
+			return -1;
+	for (unsigned int b = 0; b < B; b++)
+		if (gc_fail(glcuda_frame_wait_gl(r->frames[b]), "glcuda_frame_wait_gl") < 0)
+			return -1;
+	glQueryCounter(q[2], GL_TIMESTAMP);
+	for (unsigned int b = 0; b < B; b++) {
+		GLuint fbo;
+		glGenFramebuffers(1, &fbo);
+		glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+		glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+				       glcuda_frame_get_output_texture(r->frames[b]), 0);
+		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->screen_fbo);
+		glBlitFramebuffer(0, 0, (GLint)opt.width, (GLint)opt.height, 0, 0,
+				  (GLint)opt.width, (GLint)opt.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+		glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+		glDeleteFramebuffers(1, &fbo);
+	}
+	glQueryCounter(q[3], GL_TIMESTAMP);
+	for (unsigned int b = 0; b < B; b++)
+		if (gc_fail(glcuda_frame_release(r->frames[b]), "glcuda_frame_release") < 0)
+			return -1;
+	r->fbo[0] = 0;
+	if (!r->steady) {
+		if (cpu_wait_gl() < 0)
+			return -1;
+		for (unsigned int b = 0; b < B; b++)
+			CU_TRY(cuStreamSynchronize, glcuda_frame_get_stream(r->frames[b]));
+	} else {
+		r->fences[n % 2] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		glFlush();
+	}
+	return glGetError() == GL_NO_ERROR ? 0 : -1;
+}
+
+static int
+frame(struct run *r, unsigned int n)
+{
+	GLuint *q = &r->queries[n * 4];
+	uint64_t *st = &r->stamps[n * 2];
+	CUsurfObject surf[2] = { 0, 0 };
+	bool legacy = r->sc == SC_LEGACY;
+	int ret = 0;
+
+	/* At most two frames ahead in the steady mode. */
+	if (r->fences[n % 2]) {
+		glClientWaitSync(r->fences[n % 2], GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+		glDeleteSync(r->fences[n % 2]);
+		r->fences[n % 2] = NULL;
+	}
+	glQueryCounter(q[0], GL_TIMESTAMP);
+	for (unsigned int b = 0; b < r->batch; b++)
+		gl_draw(r, b, n * r->batch + b);
+	glQueryCounter(q[1], GL_TIMESTAMP);
+
+	switch (r->sc) {
+	case SC_HOST:
+		if (cpu_wait_gl() < 0)
+			return -1;
+		break;
+	case SC_LEGACY:
+		if (legacy_map(r, surf) < 0)
+			return -1;
+		break;
+	default:
+		ret = glcuda_handoff_to_cuda(r->dev, r->img, 2 * r->batch, r->stream);
+		if (gc_fail(ret, "glcuda_handoff_to_cuda") < 0)
+			return -1;
+	}
+	if (launch_stamp(r->stream, &st[0]) < 0)
+		return -1;
+	for (unsigned int b = 0; b < r->batch; b++) {
+		if (!legacy) {
+			surf[0] = glcuda_image_get_cuda_surface(r->img[2 * b]);
+			surf[1] = glcuda_image_get_cuda_surface(r->img[2 * b + 1]);
+		}
+		if (launch_invert(r, surf[0], surf[1]) < 0)
+			return -1;
+	}
+	if (launch_stamp(r->stream, &st[1]) < 0)
+		return -1;
+
+	switch (r->sc) {
+	case SC_HOST:
+		if (cpu_wait_cuda(r->stream) < 0)
+			return -1;
+		break;
+	case SC_GL_READY:
+		if (cpu_wait_cuda(r->stream) < 0)
+			return -1;
+		/* fall through */
+	default:
+		if (!legacy) {
+			ret = glcuda_handoff_to_gl(r->dev, r->img, 2 * r->batch, r->stream);
+			if (gc_fail(ret, "glcuda_handoff_to_gl") < 0)
+				return -1;
+		} else {
+			CU_TRY(cuGraphicsUnmapResources, 2, r->res, r->stream);
+		}
+	}
+	glQueryCounter(q[2], GL_TIMESTAMP);
+	for (unsigned int b = 0; b < r->batch; b++)
+		gl_blit(r, b);
+	glQueryCounter(q[3], GL_TIMESTAMP);
+
+	if (!r->steady) {
+		if (cpu_wait_gl() < 0)
+			return -1;
+		CU_TRY(cuStreamSynchronize, r->stream);
+	} else {
+		r->fences[n % 2] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		glFlush();
+	}
+	return glGetError() == GL_NO_ERROR ? 0 : -1;
+}
+
+static void
+summarize(const struct run *r, bool ok)
+{
+	struct stats s[G_COUNT];
+	char label[64];
+
+	snprintf(label, sizeof(label), "%s, %s", scenario_names[r->sc],
+		 r->steady ? "steady" : "isolated");
+	if (!ok) {
+		printf("| %s | failed | | | | | | |\n", label);
+		return;
+	}
+	memset(s, 0, sizeof(s));
+	for (unsigned int n = opt.warmup; n < opt.warmup + opt.frames; n++) {
+		uint64_t m[M_COUNT];
+		const GLuint *q = &r->queries[n * 4];
+		GLuint64 v;
+
+		glGetQueryObjectui64v(q[0], GL_QUERY_RESULT, &v);
+		m[M_GL_START] = v;
+		glGetQueryObjectui64v(q[1], GL_QUERY_RESULT, &v);
+		m[M_GL_DRAWN] = v;
+		glGetQueryObjectui64v(q[2], GL_QUERY_RESULT, &v);
+		m[M_GL_WAITED] = v;
+		glGetQueryObjectui64v(q[3], GL_QUERY_RESULT, &v);
+		m[M_GL_BLITTED] = v;
+		m[M_CUDA_START] = r->stamps[n * 2];
+		m[M_CUDA_END] = r->stamps[n * 2 + 1];
+		double b = r->batch;
+		double g[G_COUNT] = {
+			[G_TO_CUDA] = ((double)m[M_CUDA_START] - (double)m[M_GL_DRAWN]) / 1e3,
+			[G_CUDA] = ((double)m[M_CUDA_END] - (double)m[M_CUDA_START]) / 1e3 / b,
+			[G_TO_GL] = ((double)m[M_GL_WAITED] - (double)m[M_CUDA_END]) / 1e3,
+			[G_BLIT] = ((double)m[M_GL_BLITTED] - (double)m[M_GL_WAITED]) / 1e3 / b,
+			[G_FRAME] = ((double)m[M_GL_BLITTED] - (double)m[M_GL_START]) / 1e3 / b,
+		};
+		g[G_SWITCH] = (g[G_TO_CUDA] + g[G_TO_GL]) / b;
+		for (int i = 0; i < G_COUNT; i++)
+			stats_add(&s[i], g[i]);
+		if (csv)
+			fprintf(csv, "%s,%s,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n",
+				scenario_names[r->sc], r->steady ? "steady" : "isolated",
+				n - opt.warmup, g[0], g[1], g[2], g[3], g[4], g[5]);
+	}
+	printf("| %s |", label);
+	for (int i = 0; i < G_COUNT; i++) {
+		double mean, p50, p99;
+		qsort(s[i].v, s[i].n, sizeof(double), stats_cmp_double);
+		stats_summary(&s[i], &mean, &p50, &p99);
+		printf(" %.1f (%.1f–%.1f) |", p50, stats_percentile(s[i].v, s[i].n, 10),
+		       stats_percentile(s[i].v, s[i].n, 90));
+		stats_free(&s[i]);
+	}
+	printf(" %s |\n", r->note);
+}
+
+/* A GL 4.5 core context with EGL_IMG_context_priority HIGH on the same
+ * display; what the driver granted goes in the note. */
+static EGLContext
+make_priority_context(char *note, size_t size)
+{
+	static const EGLint attribs[] = {
+		EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+		EGL_CONTEXT_PRIORITY_LEVEL_IMG, EGL_CONTEXT_PRIORITY_HIGH_IMG, EGL_NONE,
+	};
+	EGLContext ctx;
+	EGLint got = 0;
+
+	if (!epoxy_has_egl_extension(dpy, "EGL_IMG_context_priority")) {
+		snprintf(note, size, "no EGL_IMG_context_priority");
+		return EGL_NO_CONTEXT;
+	}
+	eglBindAPI(EGL_OPENGL_API);
+	ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
+	if (ctx == EGL_NO_CONTEXT) {
+		snprintf(note, size, "eglCreateContext: EGL error 0x%x", eglGetError());
+		return EGL_NO_CONTEXT;
+	}
+	eglQueryContext(dpy, ctx, EGL_CONTEXT_PRIORITY_LEVEL_IMG, &got);
+	snprintf(note, size, "EGL context priority %s",
+		 got == EGL_CONTEXT_PRIORITY_HIGH_IMG     ? "HIGH granted"
+		 : got == EGL_CONTEXT_PRIORITY_MEDIUM_IMG ? "MEDIUM (HIGH refused)"
+		 : got == EGL_CONTEXT_PRIORITY_LOW_IMG    ? "LOW (HIGH refused)"
+							  : "unknown");
+	return ctx;
+}
+
+static void
+run_scenario(enum scenario sc, bool steady)
+{
+	EGLContext main_ctx = eglGetCurrentContext(), prio_ctx = EGL_NO_CONTEXT;
+	struct run r;
+	char note[160] = "";
+	bool ok = true;
+
+	memset(&r, 0, sizeof(r));
+	r.sc = sc;
+	r.steady = steady;
+	if (sc == SC_GL_PRIO) {
+		prio_ctx = make_priority_context(note, sizeof(note));
+		if (prio_ctx == EGL_NO_CONTEXT ||
+		    !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, prio_ctx)) {
+			printf("| %s, %s | skipped | | | | | | %s |\n", scenario_names[sc],
+			       steady ? "steady" : "isolated", note);
+			if (prio_ctx != EGL_NO_CONTEXT)
+				eglDestroyContext(dpy, prio_ctx);
+			return;
+		}
+	}
+	if (run_setup(&r) < 0)
+		ok = false;
+	if (note[0])
+		snprintf(r.note, sizeof(r.note), "%s", note);
+	for (unsigned int n = 0; ok && n < opt.warmup + opt.frames; n++)
+		if ((r.ring ? ring_frame(&r, n) : frame(&r, n)) < 0)
+			ok = false;
+	if (ok && (cpu_wait_gl() < 0 ||
+		   (r.stream && cu_fail(CU(cuStreamSynchronize)(r.stream),
+					"cuStreamSynchronize") < 0)))
+		ok = false;
+	if (ok && sc == SC_HOST &&
+	    gc_fail(glcuda_handoff_to_gl(r.dev, r.img, 2, r.stream), "glcuda_handoff_to_gl") < 0)
+		ok = false;
+	summarize(&r, ok);
+	fflush(stdout);
+	if (sc == SC_HOST)
+		cpu_wait_gl();
+	run_teardown(&r);
+	if (prio_ctx != EGL_NO_CONTEXT) {
+		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, main_ctx);
+		eglDestroyContext(dpy, prio_ctx);
+	}
+}
+
+/*
+ * The same switch without CUDA: GL draws in this context, and a second GL
+ * context (sharing its textures and syncs) waits for it on the GPU
+ * (glWaitSync) and blits the result. Prints one row: the gap between the
+ * draw's end and the second context passing its wait, in the "to CUDA"
+ * column.
+ */
+static void
+run_gl_switch(bool steady)
+{
+	static const EGLint attribs[] = {
+		EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE,
+	};
+	EGLContext a = eglGetCurrentContext(), b;
+	unsigned int n_all = opt.warmup + opt.frames;
+	GLuint qa[2 * 1024], qb[2 * 1024];
+	GLuint tex = 0, fbo_a = 0, fbo_b = 0, screen_tex = 0, screen_fbo = 0;
+	struct run r; /* for gl_draw's program */
+	struct stats st = { 0 };
+	GLsync last = NULL;
+	bool ok = false;
+
+	if (n_all > 1024) {
+		printf("| gl-gl, %s | skipped | | | | | | more than 1024 frames |\n",
+		       steady ? "steady" : "isolated");
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	eglBindAPI(EGL_OPENGL_API);
+	b = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, a, attribs);
+	if (b == EGL_NO_CONTEXT) {
+		printf("| gl-gl, %s | failed | | | | | | eglCreateContext: 0x%x |\n",
+		       steady ? "steady" : "isolated", eglGetError());
+		return;
+	}
+	/* Context A: the texture, its draw target, the program. */
+	glGenQueries((GLsizei)(2 * n_all), qa);
+	if (make_texture(&tex) < 0 || make_fbo(tex, &fbo_a) < 0)
+		goto out_a;
+	{
+		GLuint vs = compile(GL_VERTEX_SHADER, draw_vs), fs = compile(GL_FRAGMENT_SHADER, draw_fs);
+		if (!vs || !fs)
+			goto out_a;
+		r.prog = glCreateProgram();
+		glAttachShader(r.prog, vs);
+		glAttachShader(r.prog, fs);
+		glLinkProgram(r.prog);
+		glDeleteShader(vs);
+		glDeleteShader(fs);
+		r.t_loc = glGetUniformLocation(r.prog, "t");
+		glGenVertexArrays(1, &r.vao);
+	}
+	r.fbo[0] = fbo_a;
+	/* Context B: its own framebuffers (not shared) and queries. */
+	if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, b))
+		goto out_a;
+	glGenQueries((GLsizei)(2 * n_all), qb);
+	if (make_fbo(tex, &fbo_b) < 0 || make_texture(&screen_tex) < 0 ||
+	    make_fbo(screen_tex, &screen_fbo) < 0)
+		goto out_b;
+	for (unsigned int n = 0; n < n_all; n++) {
+		GLsync s;
+
+		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
+		glQueryCounter(qa[2 * n], GL_TIMESTAMP);
+		gl_draw(&r, 0, n);
+		glQueryCounter(qa[2 * n + 1], GL_TIMESTAMP);
+		s = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		glFlush();
+		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, b);
+		glWaitSync(s, 0, GL_TIMEOUT_IGNORED);
+		glDeleteSync(s);
+		glQueryCounter(qb[2 * n], GL_TIMESTAMP);
+		glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_b);
+		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, screen_fbo);
+		glBlitFramebuffer(0, 0, (GLint)opt.width, (GLint)opt.height, 0, 0,
+				  (GLint)opt.width, (GLint)opt.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+		glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+		glQueryCounter(qb[2 * n + 1], GL_TIMESTAMP);
+		if (last) {
+			glClientWaitSync(last, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+			glDeleteSync(last);
+		}
+		last = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		glFlush();
+		if (!steady) {
+			glClientWaitSync(last, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+			glDeleteSync(last);
+			last = NULL;
+		}
+	}
+	if (last) {
+		glClientWaitSync(last, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+		glDeleteSync(last);
+	}
+	ok = glGetError() == GL_NO_ERROR;
+	for (unsigned int n = opt.warmup; ok && n < n_all; n++) {
+		GLuint64 drawn = 0, waited = 0;
+		glGetQueryObjectui64v(qb[2 * n], GL_QUERY_RESULT, &waited);
+		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
+		glGetQueryObjectui64v(qa[2 * n + 1], GL_QUERY_RESULT, &drawn);
+		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, b);
+		stats_add(&st, ((double)waited - (double)drawn) / 1e3);
+	}
+	if (ok) {
+		double mean, p50, p99;
+		qsort(st.v, st.n, sizeof(double), stats_cmp_double);
+		stats_summary(&st, &mean, &p50, &p99);
+		printf("| gl-gl, %s | %.1f (%.1f–%.1f) | | | | | | GL to a second GL context "
+		       "(glWaitSync), no CUDA |\n", steady ? "steady" : "isolated", p50,
+		       stats_percentile(st.v, st.n, 10), stats_percentile(st.v, st.n, 90));
+	} else {
+		printf("| gl-gl, %s | failed | | | | | | |\n", steady ? "steady" : "isolated");
+	}
+	stats_free(&st);
+out_b:
+	glDeleteQueries((GLsizei)(2 * n_all), qb);
+	glDeleteFramebuffers(1, &fbo_b);
+	glDeleteFramebuffers(1, &screen_fbo);
+	glDeleteTextures(1, &screen_tex);
+	eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
+out_a:
+	eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a);
+	glDeleteQueries((GLsizei)(2 * n_all), qa);
+	glDeleteFramebuffers(1, &fbo_a);
+	glDeleteTextures(1, &tex);
+	if (r.prog)
+		glDeleteProgram(r.prog);
+	if (r.vao)
+		glDeleteVertexArrays(1, &r.vao);
+	eglDestroyContext(dpy, b);
+	fflush(stdout);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: glcuda-trace [--size WxH] [--frames N] [--warmup N]\n"
+		"                    [--scenarios LIST] [--isolated | --steady] [--csv FILE]\n"
+		"                    [--cuda-device N] [--no-gl-switch]\n"
+		"scenarios: timeline,binary,cuda-prio,gl-prio,gl-ready,host,legacy,\n"
+		"           batch2,batch4,batch8,ring1,ring2,ring4 (default all)\n");
+}
+
+static int
+parse(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "frames", required_argument, NULL, 'f' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "scenarios", required_argument, NULL, 'S' },
+		{ "isolated", no_argument, NULL, 'i' },
+		{ "steady", no_argument, NULL, 't' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "no-gl-switch", no_argument, NULL, 'g' },
+		{ "cuda-device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (sscanf(optarg, "%ux%u", &opt.width, &opt.height) != 2 || !opt.width ||
+			    !opt.height || opt.width > 16384 || opt.height > 16384)
+				return -1;
+			break;
+		case 'f':
+			opt.frames = (unsigned int)strtoul(optarg, NULL, 10);
+			if (!opt.frames || opt.frames > 100000)
+				return -1;
+			break;
+		case 'w':
+			opt.warmup = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'S': {
+			char *list = strdup(optarg), *save = NULL;
+			opt.scenarios = 0;
+			for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				unsigned int i;
+				for (i = 0; i < SC_COUNT && strcmp(t, scenario_names[i]); i++)
+					;
+				if (i == SC_COUNT) {
+					fprintf(stderr, "glcuda-trace: unknown scenario %s\n", t);
+					free(list);
+					return -1;
+				}
+				opt.scenarios |= 1u << i;
+			}
+			free(list);
+			break;
+		}
+		case 'i':
+			opt.steady = false;
+			opt.isolated = true;
+			break;
+		case 't':
+			opt.isolated = false;
+			opt.steady = true;
+			break;
+		case 'c':
+			opt.csv = optarg;
+			break;
+		case 'g':
+			opt.gl_switch = false;
+			break;
+		case 'd':
+			opt.cuda_device = atoi(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -1;
+		}
+	}
+	return optind == argc ? 0 : -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct glcuda_headless *hl = NULL;
+	struct glcuda_device *dev = NULL;
+	CUstream stream = NULL;
+	uint64_t *slot = NULL;
+	char msg[512];
+	int ret = 1, r;
+
+	if (parse(argc, argv) < 0) {
+		usage(stderr);
+		return 2;
+	}
+	r = glcuda_headless_new(opt.cuda_device, GLCUDA_HEADLESS_FLAG_NONE, &hl);
+	if (r < 0) {
+		fprintf(stderr, "glcuda-trace: glcuda_headless_new: %s: %s\n",
+			glcuda_error_get_name(r), glcuda_get_last_error());
+		return 1;
+	}
+	dpy = glcuda_headless_get_display(hl);
+	r = glcuda_device_new(dpy, glcuda_headless_get_context(hl), NULL, &dev);
+	if (gc_fail(r, "glcuda_device_new") < 0)
+		goto out;
+	if (tools_cuda_load(msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "glcuda-trace: %s\n", msg);
+		goto out;
+	}
+	/* The CUDA context glcuda uses, current on this thread for every
+	 * CUDA call of the program (the device's primary context). */
+	if (cu_fail(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)),
+		    "cuCtxPushCurrent") < 0)
+		goto out;
+	if (cu_fail(CU(cuModuleLoadData)(&k.module, glcuda_trace_fatbin), "cuModuleLoadData") < 0 ||
+	    cu_fail(CU(cuModuleGetFunction)(&k.stamp, k.module, "trace_stamp"), "trace_stamp") < 0 ||
+	    cu_fail(CU(cuModuleGetFunction)(&k.invert, k.module, "trace_invert"), "trace_invert") < 0 ||
+	    cu_fail(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0 ||
+	    cu_fail(CU(cuMemAllocHost)((void **)&slot, sizeof(*slot)), "cuMemAllocHost") < 0)
+		goto out;
+	if (opt.csv) {
+		csv = fopen(opt.csv, "w");
+		if (!csv) {
+			fprintf(stderr, "glcuda-trace: %s: %s\n", opt.csv, strerror(errno));
+			goto out;
+		}
+		fprintf(csv, "scenario,pacing,frame,to_cuda_us,cuda_us,to_gl_us,blit_us,frame_us,"
+		      "switch_per_frame_us\n");
+	}
+
+	printf("# glcuda-trace, %ux%u RGBA8, %u frames after %u of warm-up\n\n", opt.width,
+	       opt.height, opt.frames, opt.warmup);
+	printf("GL: %s, %s\n\n", (const char *)glGetString(GL_RENDERER),
+	       (const char *)glGetString(GL_VERSION));
+	if (check_clocks(stream, slot) < 0)
+		goto out;
+	printf("Medians (10th–90th percentile) in µs of GPU time per frame.\n\n");
+	printf("| scenario |");
+	for (int i = 0; i < G_COUNT; i++)
+		printf(" %s |", gap_names[i]);
+	printf(" note |\n");
+	printf("|---|--:|--:|--:|--:|--:|--:|---|\n");
+	for (int sc = 0; sc < SC_COUNT; sc++) {
+		if (!(opt.scenarios & (1u << sc)))
+			continue;
+		if (opt.isolated)
+			run_scenario((enum scenario)sc, false);
+		if (opt.steady && sc != SC_GL_READY && sc != SC_HOST)
+			run_scenario((enum scenario)sc, true);
+	}
+	if (opt.gl_switch) {
+		if (opt.isolated)
+			run_gl_switch(false);
+		if (opt.steady)
+			run_gl_switch(true);
+	}
+	ret = 0;
+out:
+	if (csv)
+		fclose(csv);
+	if (slot)
+		CU(cuMemFreeHost)(slot);
+	if (stream)
+		CU(cuStreamDestroy)(stream);
+	if (k.module)
+		CU(cuModuleUnload)(k.module);
+	if (tools_cuda_loaded()) {
+		CUcontext c;
+		CU(cuCtxPopCurrent)(&c);
+	}
+	glcuda_device_destroy(dev);
+	glcuda_headless_destroy(hl);
+	return ret;
+}

@@ -1,0 +1,30 @@
+// The kernels of glcuda-trace: a one-thread kernel that writes the GPU's
+// global timer (the nanosecond clock GL_TIMESTAMP queries read on NVIDIA's
+// driver; glcuda-trace checks that they agree), and an RGBA8 invert on
+// surface objects, the bench's cheapest kernel.
+//
+// SPDX-License-Identifier: MIT
+#include <cuda.h>
+#include <stdint.h>
+
+extern "C" __global__ void trace_stamp(unsigned long long *out)
+{
+	unsigned long long t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	*out = t;
+}
+
+extern "C" __global__ void trace_invert(CUsurfObject in, CUsurfObject out, int w, int h)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+	uchar4 v;
+
+	if (x >= w || y >= h)
+		return;
+	surf2Dread(&v, in, x * 4, y);
+	v.x = 255 - v.x;
+	v.y = 255 - v.y;
+	v.z = 255 - v.z;
+	surf2Dwrite(v, out, x * 4, y);
+}
