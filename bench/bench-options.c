@@ -13,7 +13,7 @@ const char *const path_names[PATH_COUNT] = {
 
 const char *const kernel_names[KERNEL_COUNT] = { "invert", "blur" };
 
-const char *const policy_names[POLICY_COUNT] = { "wait", "newest" };
+const char *const policy_names[POLICY_COUNT] = { "wait", "ready", "newest" };
 
 const enum glcuda_sync_mode all_modes[] = {
 	GLCUDA_SYNC_TIMELINE, GLCUDA_SYNC_BINARY, GLCUDA_SYNC_CPU,
@@ -72,7 +72,8 @@ usage(FILE *f)
 		"  --out DIR          write bench-LABEL.md, summary-LABEL.csv and\n"
 		"                     runs-LABEL.csv there (default: no files)\n"
 		"  --label NAME       (default: yield-<$__GL_YIELD or default>)\n"
-		"  --cuda-device N    CUDA device ordinal (default 0)\n"
+		"  --cuda-device N    CUDA device ordinal (default 0); -1: the first EGL\n"
+		"                     display that makes a context (the fake CUDA driver)\n"
 		"  --dry-run          print the plan and the time estimate, run nothing\n"
 		"  --gl-only          run only the GL reference (a machine without CUDA)\n"
 		"  --help\n"
@@ -243,7 +244,6 @@ parse_options(int argc, char **argv)
 	static const char *const mode_names[] = { NULL, "timeline", "binary", "cpu" };
 	const char *sizes = NULL;
 	const char *yield;
-	unsigned int v;
 	int c;
 
 	/* Pass 1: the preset, so that every other option overrides it
@@ -340,9 +340,11 @@ parse_options(int argc, char **argv)
 			snprintf(opt.label, sizeof(opt.label), "%s", optarg);
 			break;
 		case OPT_CUDA_DEVICE:
-			if (option_uint(optarg, 0, 64, &v, "--cuda-device") < 0)
+			if (!parse_int(optarg, -1, 64, &opt.cuda_device)) {
+				fprintf(stderr, "glcuda-bench: --cuda-device must be -1..64, not "
+					"\"%s\"\n", optarg);
 				return -1;
-			opt.cuda_device = (int)v;
+			}
 			break;
 		case OPT_DRY_RUN:
 			opt.dry_run = true;
