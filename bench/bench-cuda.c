@@ -160,7 +160,7 @@ run_kernel(const struct group *g, enum kernel_kind k, CUsurfObject in, CUsurfObj
 	unsigned int gx = (g->width + 15) / 16, gy = (g->height + 15) / 16;
 
 	if (k == KERNEL_INVERT ? !cu.invert[f] : !cu.blur_h[f] || !cu.blur_v[f])
-		return fail("no %s kernel for %s: %s", kernel_names[k],
+		return fail("no %s kernel for %s in the module (first failed lookup: %s)", kernel_names[k],
 			    glcuda_format_get_name(g->format), cu.missing);
 	if (k == KERNEL_INVERT) {
 		void *args[] = { &in, &out, &w, &h };
