@@ -4,14 +4,56 @@
  */
 #include "bench.h"
 
+#include <dlfcn.h>
+
 /* CUDA: the kernels                                                        */
 
 struct bench_cuda cu;
+
+/* A kernel of the module, or NULL with the reason kept in cu.missing:
+ * only the rows that use it fail then. */
+static CUfunction
+get_function(const char *name)
+{
+	CUfunction f = NULL;
+	CUresult res = CU(cuModuleGetFunction)(&f, cu.module, name);
+	char buf[128];
+
+	if (res == CUDA_SUCCESS)
+		return f;
+	if (!cu.missing[0])
+		snprintf(cu.missing, sizeof(cu.missing), "cuModuleGetFunction(\"%s\"): %s", name,
+			 tools_cuda_result(res, buf, sizeof(buf)));
+	return NULL;
+}
+
+/* cuGraphicsResourceSetMapFlags from the driver the tools' table was
+ * loaded from, through its cuGetProcAddress: NULL where the driver has
+ * none (the fake CUDA driver of the tests). */
+static void
+find_set_map_flags(void)
+{
+	const char *path = getenv("GLCUDA_LIBCUDA");
+	__typeof__(cuGetProcAddress) *get_proc;
+	CUdriverProcAddressQueryResult status;
+	void *handle, *fn = NULL;
+
+	handle = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!handle)
+		return;
+	get_proc = (__typeof__(get_proc))dlsym(handle, "cuGetProcAddress_v2");
+	if (get_proc && get_proc("cuGraphicsResourceSetMapFlags", &fn, CUDA_VERSION,
+				 CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS)
+		cu.set_map_flags = (CUresult (*)(CUgraphicsResource, unsigned int))fn;
+	/* The tools' table holds the library open; this reference goes. */
+	dlclose(handle);
+}
 
 int
 cuda_init(struct glcuda_device *dev)
 {
 	static const char *const suffix[2] = { "u8", "f16" };
+	const char *invert_u8 = getenv("GLCUDA_BENCH_INVERT_U8");
 	CUresult res;
 
 	cu.ctx = glcuda_device_get_cuda_context(dev);
@@ -26,15 +68,16 @@ cuda_init(struct glcuda_device *dev)
 	for (int f = 0; f < 2; f++) {
 		char name[64];
 		snprintf(name, sizeof(name), "bench_invert_%s", suffix[f]);
-		if (cu_check(CU(cuModuleGetFunction)(&cu.invert[f], cu.module, name), name) < 0)
-			return -1;
+		/* GLCUDA_BENCH_INVERT_U8 names another RGBA8 invert: the fake
+		 * CUDA driver runs only the kernels of its tests, and its
+		 * ring_transform is this invert (255 - x on R, G, B). */
+		cu.invert[f] = get_function(f == 0 && invert_u8 && *invert_u8 ? invert_u8 : name);
 		snprintf(name, sizeof(name), "bench_blur_h_%s", suffix[f]);
-		if (cu_check(CU(cuModuleGetFunction)(&cu.blur_h[f], cu.module, name), name) < 0)
-			return -1;
+		cu.blur_h[f] = get_function(name);
 		snprintf(name, sizeof(name), "bench_blur_v_%s", suffix[f]);
-		if (cu_check(CU(cuModuleGetFunction)(&cu.blur_v[f], cu.module, name), name) < 0)
-			return -1;
+		cu.blur_v[f] = get_function(name);
 	}
+	find_set_map_flags();
 	CU_TRY(cuMemAlloc, &cu.weights, (MAX_RADIUS + 1) * sizeof(float));
 	cu.loaded = true;
 	return 0;
@@ -116,6 +159,9 @@ run_kernel(const struct group *g, enum kernel_kind k, CUsurfObject in, CUsurfObj
 	int w = (int)g->width, h = (int)g->height;
 	unsigned int gx = (g->width + 15) / 16, gy = (g->height + 15) / 16;
 
+	if (k == KERNEL_INVERT ? !cu.invert[f] : !cu.blur_h[f] || !cu.blur_v[f])
+		return fail("no %s kernel for %s in the module (first failed lookup: %s)", kernel_names[k],
+			    glcuda_format_get_name(g->format), cu.missing);
 	if (k == KERNEL_INVERT) {
 		void *args[] = { &in, &out, &w, &h };
 		return cu_check(CU(cuLaunchKernel)(cu.invert[f], gx, gy, 1, 16, 16, 1, 0, stream,

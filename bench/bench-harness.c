@@ -85,6 +85,8 @@ config_id(const struct config *c, char *buf, size_t size)
 	if (c->path == PATH_GLCUDA)
 		snprintf(buf, size, "glcuda-%s-%s%u", mode_name(c->mode),
 			 policy_names[c->policy], c->depth);
+	else if (c->path == PATH_LEGACY || c->path == PATH_LEGACY_NOSYNC)
+		snprintf(buf, size, "%s-%u", path_names[c->path], c->depth);
 	else
 		snprintf(buf, size, "%s", path_names[c->path]);
 }
@@ -101,13 +103,22 @@ config_label(const struct config *c, char *buf, size_t size)
 		snprintf(buf, size, "CUDA kernel alone (GPU time)");
 		break;
 	case PATH_LEGACY:
-		snprintf(buf, size, "legacy: map, kernel, unmap, cuStreamSynchronize");
+		if (c->depth <= 1)
+			snprintf(buf, size, "legacy: map, kernel, unmap, cuStreamSynchronize");
+		else
+			snprintf(buf, size, "legacy, %u in flight (%u texture pairs and streams), "
+				 "cuStreamSynchronize on the oldest", c->depth, c->depth);
 		break;
 	case PATH_LEGACY_NOSYNC:
-		snprintf(buf, size, "legacy without cuStreamSynchronize");
+		if (c->depth <= 1)
+			snprintf(buf, size, "legacy without cuStreamSynchronize");
+		else
+			snprintf(buf, size, "legacy without cuStreamSynchronize, %u in flight",
+				 c->depth);
 		break;
 	case PATH_READBACK:
-		snprintf(buf, size, "readback: PBO, host, CUDA, host, glTexSubImage2D");
+		snprintf(buf, size, "readback: %d-stage PBO / pinned-memory pipeline",
+			 READBACK_SLOTS);
 		break;
 	case PATH_WRAP_GL:
 		snprintf(buf, size, "glcuda, wrapped GL textures (map/unmap)");
@@ -121,8 +132,11 @@ config_label(const struct config *c, char *buf, size_t size)
 		else if (c->policy == POLICY_WAIT)
 			snprintf(buf, size, "glcuda %s, %u in flight, GL waits for the oldest",
 				 mode_name(c->mode), c->depth);
+		else if (c->policy == POLICY_READY)
+			snprintf(buf, size, "glcuda %s, %u in flight, GL waits for the ready oldest",
+				 mode_name(c->mode), c->depth);
 		else
-			snprintf(buf, size, "glcuda %s, %u in flight, take newest ready",
+			snprintf(buf, size, "glcuda %s, %u in flight, take newest ready (drops frames)",
 				 mode_name(c->mode), c->depth);
 		break;
 	default:
@@ -151,6 +165,236 @@ frame_stats(double *ft, unsigned int n, struct run_result *out)
 	out->p99_us = stats_percentile(ft, n, 99);
 }
 
+/* Draw a frame's output into the screen texture and count it: the frames
+ * a path composites, not those it produced, are its throughput. */
+void
+present_texture(struct run_ctx *c, GLuint tex, uint64_t frame)
+{
+	gl_composite(tex, c->g);
+	c->composited_total++;
+	if (c->measuring)
+		c->composited++;
+	c->have_last = true;
+	c->last_tex = tex;
+	c->last_frame = frame;
+}
+
+/* Read a texture of the group's size and format back to host memory,
+ * through a framebuffer of our own; the bindings touched are restored. */
+static int
+read_texture(GLuint tex, const struct group *g, void *dst)
+{
+	GLint read_fbo = 0, pack_buf = 0, pack_align = 4;
+	GLuint fbo;
+	GLenum status;
+
+	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_fbo);
+	glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buf);
+	glGetIntegerv(GL_PACK_ALIGNMENT, &pack_align);
+	glGenFramebuffers(1, &fbo);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+	status = glCheckFramebufferStatus(GL_READ_FRAMEBUFFER);
+	if (status == GL_FRAMEBUFFER_COMPLETE) {
+		glReadBuffer(GL_COLOR_ATTACHMENT0);
+		glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+		glPixelStorei(GL_PACK_ALIGNMENT, 4);
+		glReadPixels(0, 0, (GLsizei)g->width, (GLsizei)g->height, GL_RGBA, g->pixel_type,
+			     dst);
+	}
+	glPixelStorei(GL_PACK_ALIGNMENT, pack_align);
+	glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buf);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
+	glDeleteFramebuffers(1, &fbo);
+	if (status != GL_FRAMEBUFFER_COMPLETE)
+		return fail("verification: texture %u cannot be read (framebuffer status 0x%04x)",
+			    tex, status);
+	return gl_check("reading a frame back");
+}
+
+/* The expected output of a frame: GL renders the frame's pattern into a
+ * target of its own, glReadPixels brings it to the host, it is uploaded
+ * into a glcuda image (glTexSubImage2D while GL's), handed to CUDA, the
+ * same kernel runs on a stream of its own, the output is handed back and
+ * read with glReadPixels. Each step is waited for on the CPU, so the
+ * reference depends on no GPU-side ordering of the paths under test. The
+ * upload goes through GL rather than cuMemcpy2D into the array because
+ * the fake CUDA driver of the tests copies no CUDA arrays. One frame's
+ * reference is kept: runs of the same row end on the same frame. */
+static struct {
+	const struct group *g;
+	enum kernel_kind k;
+	uint64_t frame;
+	unsigned char *data;
+	size_t size;
+	bool valid;
+} ref;
+
+static int
+reference_frame(const struct group *g, enum kernel_kind k, uint64_t frame,
+		const unsigned char **out)
+{
+	size_t bytes = frame_bytes(g);
+	struct glcuda_image *img[2] = { NULL, NULL };
+	GLuint tex = 0, fbo = 0;
+	GLint tex_binding = 0, unpack_buf = 0, unpack_align = 4;
+	CUstream stream = NULL;
+	unsigned char *host = NULL;
+	bool on_cuda = false;
+	int r, ret = -1;
+
+	if (ref.valid && ref.g == g && ref.k == k && ref.frame == frame) {
+		*out = ref.data;
+		return 0;
+	}
+	ref.valid = false;
+	if (ref.size != bytes) {
+		free(ref.data);
+		ref.data = malloc(bytes);
+		ref.size = ref.data ? bytes : 0;
+	}
+	host = malloc(bytes);
+	if (!ref.data || !host) {
+		free(host);
+		return fail("out of memory");
+	}
+	if (gl_make_target(g, g->internal_format, &tex, &fbo) < 0)
+		goto out;
+	gl_render(fbo, g, frame);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	if (read_texture(tex, g, host) < 0)
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		r = glcuda_image_new(main_dev, g->width, g->height, g->format,
+				     GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE, &img[i]);
+		if (r < 0) {
+			glcuda_check(r, "verification: glcuda_image_new");
+			goto out;
+		}
+	}
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &tex_binding);
+	glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpack_buf);
+	glGetIntegerv(GL_UNPACK_ALIGNMENT, &unpack_align);
+	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+	glBindTexture(GL_TEXTURE_2D, glcuda_image_get_gl_texture(img[0]));
+	glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)g->width, (GLsizei)g->height, GL_RGBA,
+			g->pixel_type, host);
+	glBindTexture(GL_TEXTURE_2D, (GLuint)tex_binding);
+	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)unpack_buf);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, unpack_align);
+	if (gl_check("verification: uploading the reference input") < 0)
+		goto out;
+	glFinish();
+	if (cu_check(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0) {
+		stream = NULL;
+		goto out;
+	}
+	r = glcuda_handoff_to_cuda(main_dev, img, 2, stream);
+	if (r < 0) {
+		glcuda_check(r, "verification: glcuda_handoff_to_cuda");
+		goto out;
+	}
+	on_cuda = true;
+	if (run_kernel(g, k, glcuda_image_get_cuda_surface(img[0]),
+		       glcuda_image_get_cuda_surface(img[1]), 0, stream) < 0)
+		goto out;
+	if (cu_check(CU(cuStreamSynchronize)(stream), "cuStreamSynchronize") < 0)
+		goto out;
+	r = glcuda_handoff_to_gl(main_dev, img, 2, stream);
+	on_cuda = false;
+	if (r < 0) {
+		glcuda_check(r, "verification: glcuda_handoff_to_gl");
+		goto out;
+	}
+	if (cu_check(CU(cuStreamSynchronize)(stream), "cuStreamSynchronize") < 0)
+		goto out;
+	if (read_texture(glcuda_image_get_gl_texture(img[1]), g, ref.data) < 0)
+		goto out;
+	ref.g = g;
+	ref.k = k;
+	ref.frame = frame;
+	ref.valid = true;
+	*out = ref.data;
+	ret = 0;
+out:
+	if (stream)
+		CU(cuStreamSynchronize)(stream);
+	if (on_cuda)
+		glcuda_handoff_to_gl(main_dev, img, 2, stream);
+	for (int i = 0; i < 2; i++)
+		glcuda_image_destroy(img[i]);
+	if (stream)
+		CU(cuStreamDestroy)(stream);
+	gl_delete_target(&tex, &fbo);
+	free(host);
+	return ret;
+}
+
+int
+verify_run(struct run_ctx *c)
+{
+	const struct group *g = c->g;
+	size_t bytes = frame_bytes(g);
+	const unsigned char *want = NULL;
+	unsigned char *got;
+	int ret = -1;
+
+	if (c->cfg.path == PATH_GL)
+		return 0;
+	if (!c->have_last)
+		return fail("verification: no frame was composited");
+	got = malloc(bytes);
+	if (!got)
+		return fail("out of memory");
+	/* Read before anything waits on the CPU: the read is ordered after
+	 * the last composite, so after the GL wait (or unmap, or upload) the
+	 * path enqueued for that frame and nothing else. */
+	if (c->cfg.path == PATH_CUDA) {
+		/* img[1] to the host: handed back to GL, then read by GL. */
+		int r = glcuda_handoff_to_gl(main_dev, c->img, 2, c->stream);
+		c->img_on_cuda = false;
+		if (r < 0) {
+			glcuda_check(r, "verification: glcuda_handoff_to_gl");
+			goto out;
+		}
+		if (read_texture(glcuda_image_get_gl_texture(c->img[1]), g, got) < 0)
+			goto out;
+	} else if (read_texture(c->last_tex, g, got) < 0) {
+		goto out;
+	}
+	/* The reference's kernel must not share the blur scratch with frames
+	 * still running. */
+	if (settle() < 0)
+		goto out;
+	if (reference_frame(g, c->kernel, c->last_frame, &want) < 0)
+		goto out;
+	if (memcmp(got, want, bytes) != 0) {
+		size_t first = bytes, bad = 0;
+		char gs[40] = "", ws[40] = "";
+
+		for (size_t i = 0; i < bytes; i += g->bpp)
+			if (memcmp(got + i, want + i, g->bpp) != 0) {
+				if (first == bytes)
+					first = i;
+				bad++;
+			}
+		for (unsigned int b = 0; b < g->bpp; b++) {
+			snprintf(gs + 2 * b, sizeof(gs) - 2 * b, "%02x", got[first + b]);
+			snprintf(ws + 2 * b, sizeof(ws) - 2 * b, "%02x", want[first + b]);
+		}
+		fail("verification: frame %llu differs from the reference at (%zu, %zu): got "
+		     "%s, want %s (%zu of %u pixels differ)", (unsigned long long)c->last_frame,
+		     first / g->bpp % g->width, first / g->bpp / g->width, gs, ws, bad,
+		     g->width * g->height);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(got);
+	return ret;
+}
+
 int
 run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	 bool timings, unsigned int frames, struct run_result *out)
@@ -159,7 +403,7 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	struct run_ctx c;
 	double *ft = NULL;
 	uint64_t t_start = 0, t_prev, t, cpu0, max_ns;
-	unsigned int n = 0;
+	unsigned int n = 0, composited, produced_total;
 	int ret = -1;
 
 	memset(&c, 0, sizeof(c));
@@ -203,21 +447,44 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 		if (n >= opt.min_frames && t - t_start > max_ns)
 			break;
 	}
-	out->frames = n;
+	composited = c.composited;
+	out->process_cpu_us = (double)(clock_process_cpu_ns() - cpu0) / 1e3;
 	out->seconds = (double)(t_prev - t_start) / 1e9;
-	out->process_cpu_us = (double)(clock_process_cpu_ns() - cpu0) / 1e3 / n;
-	out->interop_cpu_us = (double)interop_meter.cpu_ns / 1e3 / n;
-	out->interop_wall_us = (double)interop_meter.wall_ns / 1e3 / n;
-	out->blocked_us = out->interop_wall_us > out->interop_cpu_us
-		? out->interop_wall_us - out->interop_cpu_us : 0;
-	out->pacing_us = (double)pacing_meter.wall_ns / 1e3 / n;
-	out->mean_us = (double)(t_prev - t_start) / 1e3 / n;
-	out->fps = 1e6 / out->mean_us;
 	if (c.ring)
 		out->dropped = glcuda_ring_get_dropped(c.ring) - c.dropped_at_start;
 
 	if (ops->drain && ops->drain(&c) < 0)
 		goto out;
+	/* Every frame produced, warm-up included, is composited by the end of
+	 * the drain unless the path dropped some. A path that drops nothing
+	 * composites exactly the frames it produced while measuring, a
+	 * bounded number of frames later (the ready policy composites a
+	 * varying number per frame: counting its composites inside the window
+	 * would add noise, not information). */
+	produced_total = opt.warmup + n;
+	if (cfg->path != PATH_CUDA && c.composited_total < produced_total) {
+		out->drop_pct = 100.0 * (produced_total - c.composited_total) / produced_total;
+	} else {
+		composited = n;
+		out->drop_pct = 0;
+	}
+	if (composited == 0)
+		composited = 1;
+	out->frames = n;
+	out->composited = composited;
+	out->process_cpu_us /= composited;
+	out->interop_cpu_us = (double)interop_meter.cpu_ns / 1e3 / composited;
+	out->interop_wall_us = (double)interop_meter.wall_ns / 1e3 / composited;
+	out->blocked_us = out->interop_wall_us > out->interop_cpu_us
+		? out->interop_wall_us - out->interop_cpu_us : 0;
+	out->pacing_us = (double)pacing_meter.wall_ns / 1e3 / composited;
+	out->mean_us = (double)(t_prev - t_start) / 1e3 / composited;
+	out->fps = 1e6 / out->mean_us;
+	out->produced_fps = n / out->seconds;
+
+	if (verify_run(&c) < 0)
+		goto out;
+	out->verified = cfg->path != PATH_GL;
 	if (settle() < 0)
 		goto out;
 
@@ -233,7 +500,7 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 			goto out;
 		n = ne - 1;
 		out->mean_us = (double)ms * 1e3 / n;
-		out->fps = 1e6 / out->mean_us;
+		out->fps = out->produced_fps = 1e6 / out->mean_us;
 		for (unsigned int i = 1; i < ne; i++) {
 			if (cu_check(CU(cuEventElapsedTime)(&ms, c.events[i - 1], c.events[i]),
 				     "cuEventElapsedTime") < 0)
@@ -312,9 +579,18 @@ plan_rows(const struct group *g, enum kernel_kind k)
 		PATH_WRAP_GL, PATH_WRAP_EGL,
 	};
 
-	for (unsigned int i = 0; i < ARRAY_LENGTH(order); i++)
-		if (opt.paths & (1u << order[i]))
-			add_row(g, k, (struct config){ .path = order[i] });
+	for (unsigned int i = 0; i < ARRAY_LENGTH(order); i++) {
+		if (!(opt.paths & (1u << order[i])))
+			continue;
+		if (order[i] != PATH_LEGACY && order[i] != PATH_LEGACY_NOSYNC) {
+			add_row(g, k, (struct config){ .path = order[i], .depth = 1 });
+			continue;
+		}
+		/* Legacy pipelined as deep as glcuda: the same depths. */
+		for (unsigned int d = 1; d <= MAX_DEPTH; d++)
+			if (opt.depths & (1u << d))
+				add_row(g, k, (struct config){ .path = order[i], .depth = d });
+	}
 	if (!(opt.paths & (1u << PATH_GLCUDA)))
 		return;
 	for (unsigned int m = 0; m < ARRAY_LENGTH(all_modes); m++) {
@@ -326,10 +602,10 @@ plan_rows(const struct group *g, enum kernel_kind k)
 			for (unsigned int d = 1; d <= MAX_DEPTH; d++) {
 				if (!(opt.depths & (1u << d)))
 					continue;
-				/* Taking the newest ready frame with one frame in
-				 * flight is a CPU wait for that frame: not a
-				 * pipeline. */
-				if (p == POLICY_NEWEST && d == 1)
+				/* Taking the newest ready frame, or waiting for
+				 * the ready fd, with one frame in flight is a CPU
+				 * wait for that frame: not a pipeline. */
+				if (p != POLICY_WAIT && d == 1)
 					continue;
 				add_row(g, k, (struct config){ .path = PATH_GLCUDA,
 							       .mode = all_modes[m],
@@ -340,8 +616,9 @@ plan_rows(const struct group *g, enum kernel_kind k)
 	}
 }
 
-/* Rough frame times (ms) on the GPU machine, from doc/design.md §7 and scaled
- * by pixels and bytes: only for the duration estimate. */
+/* Rough frame times (ms) on the GPU machine, from the 2026-11-29 results
+ * (bench/results/) scaled by pixels and bytes: only for the duration
+ * estimate. */
 double
 estimate_frame_ms(const struct group *g, const struct config *c, enum kernel_kind k)
 {
@@ -355,10 +632,29 @@ estimate_frame_ms(const struct group *g, const struct config *c, enum kernel_kin
 	case PATH_CUDA:
 		return 0.004 * mpx * scale + blur;
 	case PATH_READBACK:
+		/* The single-buffered readback took 2.3 ms per Mpx; the
+		 * pipeline should not be slower. */
 		return 2.3 * mpx * scale + blur;
 	default:
 		return 0.45 + 0.17 * mpx * scale + blur;
 	}
+}
+
+/* Seconds outside the measured frames per run: setup (images, rings, one
+ * registration per legacy slot) and the verification (a frame read back,
+ * the reference computed once per row and frame, about two frames' worth
+ * of GL and CUDA work and four full-frame transfers). */
+static double
+run_overhead_s(const struct group *g, const struct config *c)
+{
+	double mpx = (double)g->width * g->height / 1e6 * g->bpp / 4.0;
+	double setup = 0.08;
+
+	if (c->path == PATH_LEGACY || c->path == PATH_LEGACY_NOSYNC)
+		setup += 0.01 * c->depth;
+	if (c->path == PATH_READBACK)
+		setup += 0.02 * mpx; /* pinned allocations */
+	return setup + (c->path == PATH_GL ? 0 : 0.02 + 0.02 * mpx);
 }
 
 double
@@ -370,16 +666,16 @@ estimate_seconds(void)
 		const struct row *r = &rows[i];
 		double ft = estimate_frame_ms(r->group, &r->cfg, r->kernel) / 1e3;
 		double measured = opt.frames * ft;
+		double over = run_overhead_s(r->group, &r->cfg);
 		if (measured > opt.max_seconds)
 			measured = opt.max_seconds;
-		/* setup: images, rings, registration */
-		total += opt.reps * (measured + opt.warmup * ft + 0.08);
+		total += opt.reps * (measured + opt.warmup * ft + over);
 		if (r->cfg.path == PATH_GLCUDA && opt.timing_frames)
 			total += (opt.timing_frames < opt.frames ? opt.timing_frames : opt.frames) * ft +
-				 opt.warmup * ft + 0.08;
+				 opt.warmup * ft + over;
 	}
-	/* devices, contexts, module */
-	return total + 3.0;
+	/* devices, contexts, module, the screen textures */
+	return total + 3.0 + 0.5 * opt.group_count;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -13,7 +13,7 @@ const char *const path_names[PATH_COUNT] = {
 
 const char *const kernel_names[KERNEL_COUNT] = { "invert", "blur" };
 
-const char *const policy_names[POLICY_COUNT] = { "wait", "newest" };
+const char *const policy_names[POLICY_COUNT] = { "wait", "ready", "newest" };
 
 const enum glcuda_sync_mode all_modes[] = {
 	GLCUDA_SYNC_TIMELINE, GLCUDA_SYNC_BINARY, GLCUDA_SYNC_CPU,
@@ -34,11 +34,13 @@ usage(FILE *f)
 		"markdown table per size and kernel and writes them with CSVs to --out.\n"
 		"\n"
 		"Presets (later options override them):\n"
-		"  --quick            1080p,4k; invert,blur; depths 1,2; 150 frames, 3 reps\n"
-		"                     (about 1.5-2 minutes)\n"
-		"  --full             1080p,4k,4k-f16; invert,blur; depths 1-4; wait and\n"
-		"                     newest; legacy-nosync too; 300 frames, 3 reps (about\n"
-		"                     8 minutes; the default)\n"
+		"  --quick            1080p,4k; invert,blur; gl, cuda, readback, legacy and\n"
+		"                     legacy-nosync at depths 1,3, glcuda timeline at depths\n"
+		"                     1,3 with wait and ready and one newest row; 150\n"
+		"                     frames, 3 reps (--dry-run prints the estimate)\n"
+		"  --full             1080p,4k,4k-f16; invert,blur; every path, mode, depth\n"
+		"                     1-4 and policy; 300 frames, 3 reps (the default; split\n"
+		"                     it by --sizes to fit a 10-minute command)\n"
 		"Selection (comma-separated lists):\n"
 		"  --sizes LIST       1080p, 4k, 1080p-f16, 4k-f16 or WxH[-f16] (RGBA8 or RGBA16F)\n"
 		"  --kernels LIST     invert, blur\n"
@@ -46,18 +48,25 @@ usage(FILE *f)
 		"                     wrap-gl, wrap-egl\n"
 		"  --modes LIST       timeline, binary, cpu (glcuda sync modes; each gets a\n"
 		"                     device with options.sync_mode forced)\n"
-		"  --depths LIST      frames in flight for glcuda, 1..4 (1 = GL waits at once;\n"
-		"                     the ring has max(2, depth) slots)\n"
-		"  --policies LIST    wait   = glcuda_frame_wait_gl on the oldest frame once\n"
-		"                              `depth` frames are in flight (no CPU wait)\n"
-		"                     newest = glcuda_ring_take_newest once `depth` frames\n"
-		"                              are in flight (polls the ready fd if none is\n"
-		"                              ready; older ready frames are dropped)\n"
+		"  --depths LIST      frames in flight, 1..4, for glcuda (1 = GL waits at once;\n"
+		"                     the ring has max(2, depth) slots) and for legacy and\n"
+		"                     legacy-nosync (depth registered texture pairs, each\n"
+		"                     on its own stream)\n"
+		"  --policies LIST    how glcuda presents once `depth` frames are in flight:\n"
+		"                     wait   = glcuda_frame_wait_gl on the oldest (no CPU\n"
+		"                              wait; GL may wait on the GPU)\n"
+		"                     ready  = sleep on the ring's fd until a frame is done,\n"
+		"                              then wait_gl + composite the oldest, as many\n"
+		"                              as glcuda_ring_dispatch counts (every frame\n"
+		"                              composited)\n"
+		"                     newest = glcuda_ring_take_newest (polls the fd if none\n"
+		"                              is ready; older ready frames are DROPPED)\n"
 		"Measurement:\n"
 		"  --frames N         measured frames per run (default 300)\n"
 		"  --warmup N         frames run before measuring (default 50)\n"
 		"  --reps N           runs per configuration, interleaved (default 3, max %d)\n"
-		"  --max-seconds S    stop a run after S seconds of measuring (default 2)\n"
+		"  --max-seconds S    stop a run after S seconds of measuring (default 1.5;\n"
+		"                     --quick 1)\n"
 		"  --min-frames N     ... but not before N frames (default 30)\n"
 		"  --time-limit S     start no run after S seconds; the rest are reported as\n"
 		"                     skipped (default: none)\n"
@@ -72,16 +81,29 @@ usage(FILE *f)
 		"  --out DIR          write bench-LABEL.md, summary-LABEL.csv and\n"
 		"                     runs-LABEL.csv there (default: no files)\n"
 		"  --label NAME       (default: yield-<$__GL_YIELD or default>)\n"
-		"  --cuda-device N    CUDA device ordinal (default 0)\n"
+		"  --cuda-device N    CUDA device ordinal (default 0); -1: the first EGL\n"
+		"                     display that makes a context (the fake CUDA driver)\n"
 		"  --dry-run          print the plan and the time estimate, run nothing\n"
 		"  --gl-only          run only the GL reference (a machine without CUDA)\n"
 		"  --help\n"
+		"\n"
+		"Every run ends by reading back its last composited frame and comparing it\n"
+		"exactly with that frame's pattern put through the same kernel on its own;\n"
+		"a mismatch fails the row. GLCUDA_BENCH_INVERT_U8=NAME runs another RGBA8\n"
+		"invert kernel of the module (the fake CUDA driver's ring_transform).\n"
 		"\n"
 		"Set __GL_YIELD=USLEEP to keep NVIDIA's GL driver from spinning the CPU\n"
 		"while it waits; bench/run.sh runs both settings.\n",
 		MAX_REPS);
 }
 
+/*
+ * --quick: the rows the comparison rests on, at 1080p and 4K with both
+ * kernels: the floor's halves, legacy and legacy-nosync at depths 1 and 3,
+ * the readback pipeline, glcuda's timeline mode at depths 1 and 3 with
+ * the wait and ready policies, and one dropping row (newest, 3 in
+ * flight) for comparison. --full: every path, mode, depth and policy.
+ */
 void
 set_preset(const char *name)
 {
@@ -91,19 +113,19 @@ set_preset(const char *name)
 	opt.group_count = 0;
 	opt.kernels = (1u << KERNEL_INVERT) | (1u << KERNEL_BLUR);
 	opt.paths = (1u << PATH_GL) | (1u << PATH_CUDA) | (1u << PATH_LEGACY) |
-		    (1u << PATH_READBACK) | (1u << PATH_WRAP_GL) | (1u << PATH_WRAP_EGL) |
-		    (1u << PATH_GLCUDA);
+		    (1u << PATH_LEGACY_NOSYNC) | (1u << PATH_READBACK) | (1u << PATH_GLCUDA);
 	if (!quick)
-		opt.paths |= 1u << PATH_LEGACY_NOSYNC;
-	opt.modes = (1u << GLCUDA_SYNC_TIMELINE) | (1u << GLCUDA_SYNC_BINARY) |
-		    (1u << GLCUDA_SYNC_CPU);
-	opt.depths = quick ? (1u << 1) | (1u << 2) : (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4);
-	opt.policies = (1u << POLICY_WAIT) | (1u << POLICY_NEWEST);
+		opt.paths |= (1u << PATH_WRAP_GL) | (1u << PATH_WRAP_EGL);
+	opt.modes = quick ? 1u << GLCUDA_SYNC_TIMELINE
+			  : (1u << GLCUDA_SYNC_TIMELINE) | (1u << GLCUDA_SYNC_BINARY) |
+				    (1u << GLCUDA_SYNC_CPU);
+	opt.depths = quick ? (1u << 1) | (1u << 3) : (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4);
+	opt.policies = (1u << POLICY_WAIT) | (1u << POLICY_READY) | (1u << POLICY_NEWEST);
 	opt.frames = quick ? 150 : 300;
 	opt.warmup = quick ? 30 : 50;
 	opt.reps = 3;
 	opt.min_frames = 30;
-	opt.max_seconds = quick ? 1.0 : 2.0;
+	opt.max_seconds = quick ? 1.0 : 1.5;
 	opt.timing_frames = quick ? 100 : 200;
 }
 
@@ -243,7 +265,6 @@ parse_options(int argc, char **argv)
 	static const char *const mode_names[] = { NULL, "timeline", "binary", "cpu" };
 	const char *sizes = NULL;
 	const char *yield;
-	unsigned int v;
 	int c;
 
 	/* Pass 1: the preset, so that every other option overrides it
@@ -340,9 +361,11 @@ parse_options(int argc, char **argv)
 			snprintf(opt.label, sizeof(opt.label), "%s", optarg);
 			break;
 		case OPT_CUDA_DEVICE:
-			if (option_uint(optarg, 0, 64, &v, "--cuda-device") < 0)
+			if (!parse_int(optarg, -1, 64, &opt.cuda_device)) {
+				fprintf(stderr, "glcuda-bench: --cuda-device must be -1..64, not "
+					"\"%s\"\n", optarg);
 				return -1;
-			opt.cuda_device = (int)v;
+			}
 			break;
 		case OPT_DRY_RUN:
 			opt.dry_run = true;

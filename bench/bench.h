@@ -47,6 +47,9 @@ extern const unsigned long glcuda_bench_fatbin_size;
 #define MAX_REPS 9
 #define MAX_QUEUE 8
 #define MAX_RADIUS 63
+/* Stages of the readback pipeline: read into a pack PBO, copy through CUDA,
+ * upload from an unpack PBO. */
+#define READBACK_SLOTS 3
 
 enum path_kind {
 	PATH_GL,
@@ -66,7 +69,10 @@ enum kernel_kind { KERNEL_INVERT, KERNEL_BLUR, KERNEL_COUNT };
 
 extern const char *const kernel_names[KERNEL_COUNT];
 
-enum policy { POLICY_WAIT, POLICY_NEWEST, POLICY_COUNT };
+/* How a pipelined glcuda row presents: every frame, GL waiting for the
+ * oldest at once (wait) or once the ready fd says it is done (ready), or
+ * the newest ready frame only, dropping the others (newest). */
+enum policy { POLICY_WAIT, POLICY_READY, POLICY_NEWEST, POLICY_COUNT };
 
 extern const char *const policy_names[POLICY_COUNT];
 
@@ -204,6 +210,12 @@ struct bench_cuda {
 	CUmodule module;
 	/* [0] RGBA8, [1] RGBA16F */
 	CUfunction invert[2], blur_h[2], blur_v[2];
+	/* Why a kernel is missing from the module (NULL function), if it is. */
+	char missing[256];
+	/* cuGraphicsResourceSetMapFlags, looked up apart from the tools' table
+	 * (the legacy path alone needs it, and the fake CUDA driver the tools
+	 * also run on has no GL registration to set flags on). */
+	CUresult (*set_map_flags)(CUgraphicsResource, unsigned int);
 	CUdeviceptr weights;
 	int radius;
 	double sigma;
@@ -229,14 +241,18 @@ struct config {
 	enum path_kind path;
 	enum glcuda_sync_mode mode; /* glcuda only */
 	enum policy policy;         /* glcuda only */
-	unsigned int depth;         /* glcuda only */
+	unsigned int depth;         /* glcuda, legacy, legacy-nosync: frames in flight */
 };
 
 struct run_result {
 	bool ok;
-	unsigned int frames;
+	/* frames: produced (rendered and handed through the path) while
+	 * measuring; composited: drawn into the screen texture meanwhile. fps
+	 * and mean_us count composited frames, produced_fps the others. */
+	unsigned int frames, composited;
 	double seconds;
-	double fps, mean_us, p50_us, p99_us;
+	double fps, produced_fps, drop_pct, mean_us, p50_us, p99_us;
+	bool verified; /* the last composited frame matched the reference */
 	double interop_cpu_us, interop_wall_us, blocked_us, pacing_us, process_cpu_us;
 	unsigned int timing_count;
 	double to_cuda_us, to_gl_us, cuda_us, gl_render_us, gpu_total_us;
@@ -255,6 +271,10 @@ struct row {
 	/* Aggregates over the reps. */
 	struct run_result med;
 	double spread_pct;
+	/* Some run composited fewer frames than it produced: never a
+	 * headline, a ratio's reference or a target check. */
+	bool drops;
+	double max_drop_pct;
 };
 
 struct mode_device {
@@ -277,6 +297,12 @@ void config_id(const struct config *c, char *buf, size_t size);
 
 void config_label(const struct config *c, char *buf, size_t size);
 
+/* A frame in flight on the legacy path: its slot and number. */
+struct legacy_frame {
+	unsigned int slot;
+	uint64_t n;
+};
+
 /* Everything one run of one configuration holds. */
 struct run_ctx {
 	const struct group *g;
@@ -286,13 +312,17 @@ struct run_ctx {
 	struct glcuda_device *dev;
 	CUstream stream;
 
-	/* GL-side targets of the gl, legacy and readback paths */
+	/* GL-side targets of the gl, wrap and readback paths */
 	GLuint in_tex, in_fbo, out_tex;
 
-	/* legacy */
-	CUgraphicsResource res[2];
-	CUarray cached_array[2];
-	CUsurfObject cached_surface[2];
+	/* legacy: a registered pair of textures and a stream per slot */
+	GLuint l_in_tex[MAX_DEPTH], l_in_fbo[MAX_DEPTH], l_out_tex[MAX_DEPTH];
+	CUstream l_stream[MAX_DEPTH];
+	CUgraphicsResource res[MAX_DEPTH][2];
+	CUarray cached_array[MAX_DEPTH][2];
+	CUsurfObject cached_surface[MAX_DEPTH][2];
+	struct legacy_frame l_fifo[MAX_DEPTH];
+	unsigned int l_fifo_len;
 
 	/* readback and cuda: CUDA-side images (shared images used as plain
 	 * CUDA arrays: handed to CUDA once, never back); wrap-*: the wrapped
@@ -300,8 +330,16 @@ struct run_ctx {
 	struct glcuda_image *img[2];
 	EGLImage egl_image[2];
 	bool img_on_cuda;
-	GLuint pbo;
-	void *pinned;
+
+	/* readback: a pack PBO, its fence, pinned staging both ways, an
+	 * unpack PBO and a CUDA event per stage slot; frames [rb_uploaded,
+	 * rb_copied) are in CUDA's hands, [rb_copied, rb_read) in GL's pack
+	 * PBOs */
+	GLuint pack_pbo[READBACK_SLOTS], unpack_pbo[READBACK_SLOTS], rb_out_tex[READBACK_SLOTS];
+	GLsync pack_fence[READBACK_SLOTS];
+	void *pinned_in[READBACK_SLOTS], *pinned_out[READBACK_SLOTS];
+	CUevent rb_event[READBACK_SLOTS];
+	uint64_t rb_read, rb_copied, rb_uploaded;
 
 	/* cuda: CUDA events around every measured frame, and a short ring of
 	 * events that keeps the launch queue bounded */
@@ -319,7 +357,20 @@ struct run_ctx {
 	/* hand-off timings */
 	unsigned int timing_count;
 	double sum_to_cuda, sum_to_gl, sum_cuda, sum_gl_render, sum_total;
+
+	/* Frames drawn into the screen texture while measuring, and the last
+	 * one drawn (its texture and frame number), verified after the run. */
+	unsigned int composited, composited_total;
+	bool have_last;
+	GLuint last_tex;
+	uint64_t last_frame;
 };
+
+/* Draw a frame's output into the screen texture and count it. */
+void present_texture(struct run_ctx *c, GLuint tex, uint64_t frame);
+
+/* Read the last composited frame back and compare it with the reference. */
+int verify_run(struct run_ctx *c);
 
 int ring_collect_timings(struct run_ctx *c);
 
@@ -330,6 +381,8 @@ int glcuda_present(struct run_ctx *c, struct glcuda_frame *f);
 int glcuda_present_oldest(struct run_ctx *c);
 
 int glcuda_present_newest(struct run_ctx *c);
+
+int glcuda_present_ready(struct run_ctx *c);
 
 int glcuda_frame_fn(struct run_ctx *c, uint64_t n);
 
@@ -343,7 +396,7 @@ int gl_frame_fn(struct run_ctx *c, uint64_t n);
 
 void gl_teardown(struct run_ctx *c);
 
-int cuda_images_setup(struct run_ctx *c);
+int cuda_images_setup(struct run_ctx *c, bool pattern);
 
 void cuda_images_teardown(struct run_ctx *c);
 
@@ -355,9 +408,12 @@ void cuda_teardown(struct run_ctx *c);
 
 int legacy_setup(struct run_ctx *c);
 
-int legacy_surface(struct run_ctx *c, int i, CUarray array, CUsurfObject *out);
+int legacy_surface(struct run_ctx *c, unsigned int slot, int i, CUarray array,
+		   CUsurfObject *out);
 
 int legacy_frame_fn(struct run_ctx *c, uint64_t n);
+
+int legacy_drain(struct run_ctx *c);
 
 void legacy_teardown(struct run_ctx *c);
 
@@ -372,6 +428,8 @@ size_t frame_bytes(const struct group *g);
 int readback_setup(struct run_ctx *c);
 
 int readback_frame_fn(struct run_ctx *c, uint64_t n);
+
+int readback_drain(struct run_ctx *c);
 
 void readback_teardown(struct run_ctx *c);
 
@@ -419,6 +477,10 @@ void aggregate(struct row *r);
 
 const struct row * find_row(const struct group *g, enum kernel_kind k, enum path_kind p);
 
+/* The best row (highest composited fps, no drops) of a size and kernel
+ * among the paths in the mask; NULL if none. */
+const struct row * best_row(const struct group *g, enum kernel_kind k, unsigned int paths);
+
 double floor_us(const struct group *g, enum kernel_kind k);
 
 const char * fmt_num(char *buf, size_t size, double v, int decimals, const char *none);
@@ -443,6 +505,9 @@ void csv_run_row(const struct row *r, const struct run_result *x, const char *re
 void print_table(const struct group *g, enum kernel_kind k);
 
 void print_legend(void);
+
+/* The headline table of every size and kernel measured, as markdown. */
+void write_headline(FILE *f);
 
 void read_first_line(const char *path, const char *prefix, char *buf, size_t size);
 

@@ -4,17 +4,23 @@
  * with the same GL work and the same CUDA kernel (doc/which-path.md says
  * what the results mean for a program choosing a path).
  *
- * Paths:
+ * Paths, each at its strongest (bench/README.md has the details):
  *   gl              GL work alone (render + composite): half of the floor
  *   cuda            the CUDA kernel alone, GPU time (CUDA events): the other
  *   glcuda          the frame ring, per sync mode (a device per forced mode),
- *                   GL waiting at once or pipelined 2..4 frames deep
- *   legacy          cuGraphicsGLRegisterImage once, then per frame map /
- *                   get array / kernel / unmap / cuStreamSynchronize
+ *                   GL waiting at once or pipelined 2..4 frames deep: for
+ *                   the oldest (wait), for the oldest the ready fd says is
+ *                   done (ready), or the newest ready, dropping the others
+ *                   (newest)
+ *   legacy          cuGraphicsGLRegisterImage once per texture pair, 1..4
+ *                   pairs and streams pipelined, then per frame map / get
+ *                   array / kernel / unmap, cuStreamSynchronize on the
+ *                   oldest before compositing it
  *   legacy-nosync   the same without cuStreamSynchronize (unmap alone orders
- *                   GL after CUDA): the strongest form of the legacy path
- *   readback        glReadPixels into a PBO, map, copy to CUDA, kernel, copy
- *                   back to pinned memory, glTexSubImage2D
+ *                   GL after CUDA)
+ *   readback        a three-stage pipeline: glReadPixels into pack PBOs,
+ *                   pinned staging, cuMemcpy2DAsync, kernel, back to pinned
+ *                   memory, an unpack PBO and glTexSubImage2D
  *   wrap-gl         the legacy path's GL textures wrapped by glcuda
  *                   (glcuda_image_wrap_gl_texture): hand-offs map and unmap
  *   wrap-egl        EGLImages of those textures wrapped by glcuda
@@ -22,10 +28,12 @@
  *
  * A frame: GL clears and draws into the input texture, the path hands it to
  * CUDA, the kernel writes the output, the path hands that back, and GL draws
- * the output into a "screen" texture. The CPU never runs more than --queue
- * frames ahead of GL (a fence per frame, as a swap chain would), so the
- * driver's own throttling does not land inside the calls being measured;
- * that wait is reported on its own.
+ * the output into a "screen" texture. Throughput counts the frames drawn
+ * there (composited), beside those produced. The CPU never runs more than
+ * --queue frames ahead of GL (a fence per frame, as a swap chain would), so
+ * the driver's own throttling does not land inside the calls being
+ * measured; that wait is reported on its own. Every run ends by reading its
+ * last composited frame back and comparing it exactly with a reference.
  *
  * The program never links libcuda: its CUDA calls go through the tools'
  * run-time table (CU(name), tools/common/cuda-table.h), loaded once the
@@ -83,6 +91,64 @@ make_dirs(const char *dir)
 	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
 		return -1;
 	return 0;
+}
+
+/* Put the headline table at `offset` of the markdown file (after the system
+ * description): the tables were written there as they were measured, so
+ * that a run cut short keeps them. */
+static void
+insert_headline(long offset)
+{
+	char path[4096], *text = NULL;
+	size_t size = 0, len;
+	FILE *f, *hl;
+
+	snprintf(path, sizeof(path), "%s/bench-%s.md", opt.out_dir, opt.label);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	hl = open_memstream(&text, &size);
+	if (!hl) {
+		fclose(f);
+		return;
+	}
+	write_headline(hl);
+	{
+		char buf[65536];
+		long pos = 0;
+		FILE *out;
+		char tmp[4200];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		out = fopen(tmp, "w");
+		if (!out) {
+			fclose(hl);
+			free(text);
+			fclose(f);
+			return;
+		}
+		while ((len = fread(buf, 1, sizeof(buf), f)) > 0) {
+			if (pos <= offset && offset < pos + (long)len) {
+				fwrite(buf, 1, (size_t)(offset - pos), out);
+				fclose(hl);
+				hl = NULL;
+				fwrite(text, 1, size, out);
+				fwrite(buf + (offset - pos), 1, len - (size_t)(offset - pos), out);
+			} else {
+				fwrite(buf, 1, len, out);
+			}
+			pos += (long)len;
+		}
+		if (hl) {
+			fclose(hl);
+			hl = NULL;
+			fwrite(text, 1, size, out);
+		}
+		fclose(f);
+		if (fclose(out) == 0)
+			rename(tmp, path);
+	}
+	free(text);
 }
 
 void
@@ -214,6 +280,7 @@ main(int argc, char **argv)
 	unsigned int done = 0, total = 0;
 	uint64_t t0 = clock_now_ns();
 	bool any_failed = false;
+	long md_headline_at = -1;
 
 	start_ns = t0;
 	int r;
@@ -277,17 +344,22 @@ main(int argc, char **argv)
 		runs_csv = open_output("runs", "csv");
 		if (!md_file || !summary_csv || !runs_csv)
 			goto fail;
+		/* fps: composited frames per second; produced_fps beside it. */
 		fprintf(summary_csv, "label,gl_yield,size,format,width,height,kernel,id,path,mode,policy,"
-			"depth,slots,reps,frames,fps,fps_spread_pct,mean_us,p50_us,p99_us,"
-			"interop_cpu_us,interop_wall_us,blocked_us,pacing_us,process_cpu_us,"
-			"handoff_to_cuda_us,handoff_to_gl_us,gpu_frame_us,floor_us,to_floor_us,"
-			"x_legacy,x_readback,cpu_x_legacy,status\n");
-		fprintf(runs_csv, "label,gl_yield,size,format,kernel,id,rep,frames,seconds,fps,mean_us,"
+			"depth,slots,reps,frames,fps,produced_fps,drop_pct,fps_spread_pct,mean_us,"
 			"p50_us,p99_us,interop_cpu_us,interop_wall_us,blocked_us,pacing_us,"
-			"process_cpu_us,timing_frames,handoff_to_cuda_us,handoff_to_gl_us,cuda_us,"
-			"gl_render_us,gpu_total_us,dropped\n");
+			"process_cpu_us,handoff_to_cuda_us,handoff_to_gl_us,gpu_frame_us,floor_us,"
+			"to_floor_us,x_legacy,x_readback,cpu_x_legacy,legacy_reference,output,"
+			"status\n");
+		fprintf(runs_csv, "label,gl_yield,size,format,kernel,id,rep,frames,composited,seconds,"
+			"fps,produced_fps,drop_pct,mean_us,p50_us,p99_us,interop_cpu_us,"
+			"interop_wall_us,blocked_us,pacing_us,process_cpu_us,timing_frames,"
+			"handoff_to_cuda_us,handoff_to_gl_us,cuda_us,gl_render_us,gpu_total_us,"
+			"dropped,output\n");
 	}
 	print_system(hl);
+	if (md_file)
+		md_headline_at = ftell(md_file);
 	print_legend();
 	fflush(stdout);
 
@@ -336,9 +408,14 @@ main(int argc, char **argv)
 		gl_delete_target(&g->screen_tex, &g->screen_fbo);
 	}
 	md("\nTotal time: %.0f s.\n", (double)(clock_now_ns() - t0) / 1e9);
+	write_headline(stdout);
 
-	if (md_file)
+	if (md_file) {
 		fclose(md_file);
+		md_file = NULL;
+		if (md_headline_at >= 0)
+			insert_headline(md_headline_at);
+	}
 	if (summary_csv)
 		fclose(summary_csv);
 	if (runs_csv)

@@ -30,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 # order), a column per yield setting; "?" where a run is missing.
 awk -F, -v tmp="$tmp" '
 FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-$(col["status"]) == "ok" {
+$(col["status"]) == "ok" || $(col["status"]) == "drops" {
 	# The CUDA kernel alone runs at tens of thousands of fps: it would
 	# flatten the fps plot; the tables have it.
 	skip_fps = $(col["id"]) == "cuda"

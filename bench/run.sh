@@ -22,11 +22,14 @@
 #                  libepoxy), as scripts/gpu-test.sh --unpack does; needs root
 # BENCH-OPTIONS    passed to glcuda-bench (--sizes, --kernels, --paths, ...)
 #
-# The full preset takes about 8 minutes per yield setting: split it, e.g.
-#     bench/run.sh --full --yield default -- --sizes 1080p,4k
-#     bench/run.sh --full --yield usleep  -- --sizes 1080p,4k
-#     bench/run.sh --full --yield both    -- --sizes 4k-f16 --kernels invert
-# with the same --out. gnuplot is probably absent there: bench/plot.sh DIR
+# The full preset takes about 16 minutes per yield setting: split it by
+# size (and 4k-f16 by kernel), with the same --out, e.g.
+#     bench/run.sh --full --yield both    -- --sizes 1080p
+#     bench/run.sh --full --yield default -- --sizes 4k
+#     bench/run.sh --full --yield usleep  -- --sizes 4k
+#     bench/run.sh --full --yield default -- --sizes 4k-f16 --kernels invert
+#     (and blur, and both again with --yield usleep)
+# bench/README.md lists the commands. gnuplot is probably absent there: bench/plot.sh DIR
 # makes the plots on the development machine from the CSVs (and rebuilds
 # results.md with them).
 set -uo pipefail
@@ -64,9 +67,12 @@ write_report() {
 		echo "# glcuda benchmark results"
 		echo
 		echo "glcuda's frame ring against the legacy CUDA-GL registration"
-		echo "(cuGraphicsGLRegisterImage, map/unmap per frame) and a PBO readback,"
-		echo "with the same GL work and the same CUDA kernel, in one process"
-		echo "(bench/glcuda-bench.c; targets in doc/design.md §7)."
+		echo "(cuGraphicsGLRegisterImage, map/unmap per frame, pipelined as deep"
+		echo "as the ring) and a pipelined PBO readback, with the same GL work and"
+		echo "the same CUDA kernel, in one process (bench/glcuda-bench.c; targets"
+		echo "in doc/design.md §7). Throughput counts composited frames; every"
+		echo "run's last frame is checked exactly; each bench-*.md starts with"
+		echo "its headline table."
 		echo
 		echo "## Commands"
 		echo

@@ -46,6 +46,7 @@
 	X(cuEventCreate) \
 	X(cuEventDestroy) \
 	X(cuEventRecord) \
+	X(cuEventQuery) \
 	X(cuEventSynchronize) \
 	X(cuEventElapsedTime) \
 	X(cuModuleLoadData) \
