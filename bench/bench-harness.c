@@ -135,6 +135,9 @@ config_label(const struct config *c, char *buf, size_t size)
 		else if (c->policy == POLICY_READY)
 			snprintf(buf, size, "glcuda %s, %u in flight, GL waits for the ready oldest",
 				 mode_name(c->mode), c->depth);
+		else if (c->policy == POLICY_BATCH)
+			snprintf(buf, size, "glcuda %s, batches of %u frames (one switch each way)",
+				 mode_name(c->mode), c->depth);
 		else
 			snprintf(buf, size, "glcuda %s, %u in flight, take newest ready (drops frames)",
 				 mode_name(c->mode), c->depth);

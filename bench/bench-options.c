@@ -13,7 +13,7 @@ const char *const path_names[PATH_COUNT] = {
 
 const char *const kernel_names[KERNEL_COUNT] = { "invert", "blur" };
 
-const char *const policy_names[POLICY_COUNT] = { "wait", "ready", "newest" };
+const char *const policy_names[POLICY_COUNT] = { "wait", "ready", "newest", "batch" };
 
 const enum glcuda_sync_mode all_modes[] = {
 	GLCUDA_SYNC_TIMELINE, GLCUDA_SYNC_BINARY, GLCUDA_SYNC_CPU,
@@ -101,8 +101,8 @@ usage(FILE *f)
  * --quick: the rows the comparison rests on, at 1080p and 4K with both
  * kernels: the floor's halves, legacy and legacy-nosync at depths 1 and 3,
  * the readback pipeline, glcuda's timeline mode at depths 1 and 3 with
- * the wait and ready policies, and one dropping row (newest, 3 in
- * flight) for comparison. --full: every path, mode, depth and policy.
+ * the wait, ready and batch policies, and one dropping row (newest, 3
+ * in flight) for comparison. --full: every path, mode, depth and policy.
  */
 void
 set_preset(const char *name)
@@ -120,7 +120,8 @@ set_preset(const char *name)
 			  : (1u << GLCUDA_SYNC_TIMELINE) | (1u << GLCUDA_SYNC_BINARY) |
 				    (1u << GLCUDA_SYNC_CPU);
 	opt.depths = quick ? (1u << 1) | (1u << 3) : (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4);
-	opt.policies = (1u << POLICY_WAIT) | (1u << POLICY_READY) | (1u << POLICY_NEWEST);
+	opt.policies = (1u << POLICY_WAIT) | (1u << POLICY_READY) | (1u << POLICY_NEWEST) |
+		       (1u << POLICY_BATCH);
 	opt.frames = quick ? 150 : 300;
 	opt.warmup = quick ? 30 : 50;
 	opt.reps = 3;

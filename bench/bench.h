@@ -72,7 +72,7 @@ extern const char *const kernel_names[KERNEL_COUNT];
 /* How a pipelined glcuda row presents: every frame, GL waiting for the
  * oldest at once (wait) or once the ready fd says it is done (ready), or
  * the newest ready frame only, dropping the others (newest). */
-enum policy { POLICY_WAIT, POLICY_READY, POLICY_NEWEST, POLICY_COUNT };
+enum policy { POLICY_WAIT, POLICY_READY, POLICY_NEWEST, POLICY_BATCH, POLICY_COUNT };
 
 extern const char *const policy_names[POLICY_COUNT];
 
