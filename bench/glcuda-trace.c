@@ -200,7 +200,24 @@ struct run {
 	uint64_t *stamps;      /* pinned, 2 per frame */
 	GLsync fences[2];
 	char note[160];
+	/* ring scenarios: thread CPU per call, summed over a frame's calls */
+	struct stats cpu[5];
 };
+
+/* The ring's calls, timed in CPU (thread CPU time) per frame. */
+enum ring_call { RC_ACQUIRE, RC_SUBMIT, RC_COMPLETE, RC_WAIT_GL, RC_RELEASE, RC_COUNT };
+
+static const char *const ring_call_names[RC_COUNT] = {
+	"glcuda_ring_acquire", "glcuda_frame_submit", "glcuda_frame_complete",
+	"glcuda_frame_wait_gl", "glcuda_frame_release",
+};
+
+#define CPU_TIMED(acc, ...)                                              \
+	do {                                                             \
+		uint64_t c0_ = clock_thread_cpu_ns();                    \
+		__VA_ARGS__;                                             \
+		(acc) += clock_thread_cpu_ns() - c0_;                    \
+	} while (0)
 
 static const char draw_vs[] =
 	"#version 330 core\n"
@@ -570,6 +587,7 @@ ring_frame(struct run *r, unsigned int n)
 	GLuint *q = &r->queries[n * 4];
 	uint64_t *st = &r->stamps[n * 2];
 	unsigned int B = r->batch;
+	uint64_t cpu[RC_COUNT] = { 0 };
 	int ret;
 
 	if (r->fences[n % 2]) {
@@ -579,16 +597,18 @@ ring_frame(struct run *r, unsigned int n)
 	}
 	glQueryCounter(q[0], GL_TIMESTAMP);
 	for (unsigned int b = 0; b < B; b++) {
-		ret = glcuda_ring_acquire(r->ring, &r->frames[b]);
+		CPU_TIMED(cpu[RC_ACQUIRE], ret = glcuda_ring_acquire(r->ring, &r->frames[b]));
 		if (gc_fail(ret, "glcuda_ring_acquire") < 0)
 			return -1;
 		r->fbo[0] = glcuda_frame_get_input_fbo(r->frames[b]);
 		gl_draw(r, 0, n * B + b);
 	}
 	glQueryCounter(q[1], GL_TIMESTAMP);
-	for (unsigned int b = 0; b < B; b++)
-		if (gc_fail(glcuda_frame_submit(r->frames[b]), "glcuda_frame_submit") < 0)
+	for (unsigned int b = 0; b < B; b++) {
+		CPU_TIMED(cpu[RC_SUBMIT], ret = glcuda_frame_submit(r->frames[b]));
+		if (gc_fail(ret, "glcuda_frame_submit") < 0)
 			return -1;
+	}
 	if (launch_stamp(glcuda_frame_get_stream(r->frames[0]), &st[0]) < 0)
 		return -1;
 	for (unsigned int b = 0; b < B; b++) {
@@ -601,12 +621,16 @@ ring_frame(struct run *r, unsigned int n)
 	r->stream = NULL;
 	if (launch_stamp(glcuda_frame_get_stream(r->frames[B - 1]), &st[1]) < 0)
 		return -1;
-	for (unsigned int b = 0; b < B; b++)
-		if (gc_fail(glcuda_frame_complete(r->frames[b]), "glcuda_frame_complete") < 0)
+	for (unsigned int b = 0; b < B; b++) {
+		CPU_TIMED(cpu[RC_COMPLETE], ret = glcuda_frame_complete(r->frames[b]));
+		if (gc_fail(ret, "glcuda_frame_complete") < 0)
 			return -1;
-	for (unsigned int b = 0; b < B; b++)
-		if (gc_fail(glcuda_frame_wait_gl(r->frames[b]), "glcuda_frame_wait_gl") < 0)
+	}
+	for (unsigned int b = 0; b < B; b++) {
+		CPU_TIMED(cpu[RC_WAIT_GL], ret = glcuda_frame_wait_gl(r->frames[b]));
+		if (gc_fail(ret, "glcuda_frame_wait_gl") < 0)
 			return -1;
+	}
 	glQueryCounter(q[2], GL_TIMESTAMP);
 	for (unsigned int b = 0; b < B; b++) {
 		GLuint fbo;
@@ -622,10 +646,15 @@ ring_frame(struct run *r, unsigned int n)
 		glDeleteFramebuffers(1, &fbo);
 	}
 	glQueryCounter(q[3], GL_TIMESTAMP);
-	for (unsigned int b = 0; b < B; b++)
-		if (gc_fail(glcuda_frame_release(r->frames[b]), "glcuda_frame_release") < 0)
+	for (unsigned int b = 0; b < B; b++) {
+		CPU_TIMED(cpu[RC_RELEASE], ret = glcuda_frame_release(r->frames[b]));
+		if (gc_fail(ret, "glcuda_frame_release") < 0)
 			return -1;
+	}
 	r->fbo[0] = 0;
+	if (n >= opt.warmup)
+		for (int i = 0; i < RC_COUNT; i++)
+			stats_add(&r->cpu[i], (double)cpu[i] / 1e3 / B);
 	if (!r->steady) {
 		if (cpu_wait_gl() < 0)
 			return -1;
@@ -807,6 +836,29 @@ make_priority_context(char *note, size_t size)
 	return ctx;
 }
 
+/* The CPU table's rows, printed after the GPU table. */
+static char cpu_rows[4096];
+
+static void
+cpu_summary(struct run *r)
+{
+	size_t len = strlen(cpu_rows);
+	double total = 0;
+
+	len += (size_t)snprintf(cpu_rows + len, sizeof(cpu_rows) - len, "| %s, %s |",
+				scenario_names[r->sc], r->steady ? "steady" : "isolated");
+	for (int i = 0; i < RC_COUNT && len < sizeof(cpu_rows); i++) {
+		double mean, p50, p99;
+		qsort(r->cpu[i].v, r->cpu[i].n, sizeof(double), stats_cmp_double);
+		stats_summary(&r->cpu[i], &mean, &p50, &p99);
+		total += p50;
+		len += (size_t)snprintf(cpu_rows + len, sizeof(cpu_rows) - len, " %.1f |", p50);
+		stats_free(&r->cpu[i]);
+	}
+	if (len < sizeof(cpu_rows))
+		snprintf(cpu_rows + len, sizeof(cpu_rows) - len, " %.1f |\n", total);
+}
+
 static void
 run_scenario(enum scenario sc, bool steady)
 {
@@ -844,6 +896,10 @@ run_scenario(enum scenario sc, bool steady)
 	    gc_fail(glcuda_handoff_to_gl(r.dev, r.img, 2, r.stream), "glcuda_handoff_to_gl") < 0)
 		ok = false;
 	summarize(&r, ok);
+	if (ok && r.ring)
+		cpu_summary(&r);
+	for (int i = 0; i < RC_COUNT; i++)
+		stats_free(&r.cpu[i]);
 	fflush(stdout);
 	if (sc == SC_HOST)
 		cpu_wait_gl();
@@ -851,6 +907,63 @@ run_scenario(enum scenario sc, bool steady)
 	if (prio_ctx != EGL_NO_CONTEXT) {
 		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, main_ctx);
 		eglDestroyContext(dpy, prio_ctx);
+	}
+}
+
+/*
+ * What the driver calls glcuda makes per frame cost the CPU on their own
+ * (thread CPU time, median of 500): the floor under glcuda's in-call CPU.
+ */
+static void
+driver_call_costs(CUstream stream)
+{
+	enum { N = 500 };
+	struct stats s[4] = { { 0 } };
+	static const char *const names[4] = {
+		"cuCtxPushCurrent + cuCtxPopCurrent", "eglGetCurrentContext",
+		"glFlush after a clear", "cuEventRecord",
+	};
+	CUcontext ctx = NULL, popped;
+	CUevent ev = NULL;
+
+	if (CU(cuEventCreate)(&ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+		ev = NULL;
+	CU(cuCtxPopCurrent)(&ctx);
+	for (int i = 0; i < N; i++) {
+		uint64_t c0 = clock_thread_cpu_ns();
+		CU(cuCtxPushCurrent)(ctx);
+		CU(cuCtxPopCurrent)(&popped);
+		stats_add(&s[0], (double)(clock_thread_cpu_ns() - c0) / 1e3);
+		c0 = clock_thread_cpu_ns();
+		(void)eglGetCurrentContext();
+		stats_add(&s[1], (double)(clock_thread_cpu_ns() - c0) / 1e3);
+		glClear(GL_COLOR_BUFFER_BIT);
+		c0 = clock_thread_cpu_ns();
+		glFlush();
+		stats_add(&s[2], (double)(clock_thread_cpu_ns() - c0) / 1e3);
+		if (ev) {
+			CU(cuCtxPushCurrent)(ctx);
+			c0 = clock_thread_cpu_ns();
+			CU(cuEventRecord)(ev, stream);
+			stats_add(&s[3], (double)(clock_thread_cpu_ns() - c0) / 1e3);
+			CU(cuCtxPopCurrent)(&popped);
+		}
+	}
+	glFinish();
+	CU(cuCtxPushCurrent)(ctx);
+	CU(cuStreamSynchronize)(stream);
+	if (ev)
+		CU(cuEventDestroy)(ev);
+	printf("\nDriver calls on their own, thread CPU µs per call (median of %d):\n\n", N);
+	printf("| call | µs |\n|---|--:|\n");
+	for (int i = 0; i < 4; i++) {
+		double mean, p50, p99;
+		if (!s[i].n)
+			continue;
+		qsort(s[i].v, s[i].n, sizeof(double), stats_cmp_double);
+		stats_summary(&s[i], &mean, &p50, &p99);
+		printf("| %s | %.2f |\n", names[i], p50);
+		stats_free(&s[i]);
 	}
 }
 
@@ -1153,6 +1266,14 @@ main(int argc, char **argv)
 		if (opt.steady)
 			run_gl_switch(true);
 	}
+	if (cpu_rows[0]) {
+		printf("\nThe ring's calls, thread CPU µs per frame (median), ring scenarios:\n\n");
+		printf("| scenario |");
+		for (int i = 0; i < RC_COUNT; i++)
+			printf(" %s |", ring_call_names[i]);
+		printf(" total |\n|---|--:|--:|--:|--:|--:|--:|\n%s", cpu_rows);
+	}
+	driver_call_costs(stream);
 	ret = 0;
 out:
 	if (csv)

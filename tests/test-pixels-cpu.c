@@ -518,6 +518,51 @@ START_TEST(ring_draw_invert)
 }
 END_TEST
 
+/* Frames in batches, the order that pays the GL <-> CUDA switch once per
+ * batch rather than once per frame (doc/performance.md): every frame of
+ * the batch drawn before any is submitted, all submitted, a kernel each,
+ * all completed, GL waits for all, then reads each. The streams are held
+ * until GL's first wait (the fake then runs them all), and the batch's
+ * first frame is a long draw: every pixel of every frame must be GL's
+ * drawing of that frame, put through CUDA's kernel. */
+START_TEST(ring_batches)
+{
+	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
+	int spin = env ? atoi(env) : 4000;
+	struct glcuda_frame *f[3];
+	struct glcuda_ring *ring;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, 0);
+	for (int b = 0; b < 4; b++) {
+		for (int i = 0; i < 3; i++) {
+			ck_ok(glcuda_ring_acquire(ring, &f[i]));
+			gl_draw(&e, glcuda_image_get_gl_texture(glcuda_frame_get_input(f[i])), W, H,
+				(uint32_t)glcuda_frame_get_number(f[i]), i == 0 ? spin : 0);
+		}
+		for (int i = 0; i < 3; i++)
+			ck_ok(glcuda_frame_submit(f[i]));
+		for (int i = 0; i < 3; i++) {
+			CUstream s = glcuda_frame_get_stream(f[i]);
+			ck_assert_int_eq(fake.hold(s, FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
+			launch_invert(&e, glcuda_frame_get_input_surface(f[i]),
+				      glcuda_frame_get_output_surface(f[i]), s);
+		}
+		for (int i = 0; i < 3; i++)
+			ck_ok(glcuda_frame_complete(f[i]));
+		for (int i = 0; i < 3; i++)
+			ck_ok(glcuda_frame_wait_gl(f[i]));
+		for (int i = 0; i < 3; i++) {
+			check_frame_output(f[i], "batched ring frame");
+			ck_ok(glcuda_frame_release(f[i]));
+		}
+	}
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
 /* A frame is ready (fd, dispatch, take_newest) only once the work CUDA
  * was given on its stream has run: the frame's stream is held after its
  * kernel was launched, and nothing may say the frame is done until it is
@@ -769,6 +814,7 @@ pixels_suite(void)
 	tcase_add_loop_test(tc, handoff_to_gl_waits_for_cuda, 0, 2);
 	tcase_add_loop_test(tc, handoff_to_cuda_waits_for_gl, 0, 2);
 	tcase_add_loop_test(tc, ring_draw_invert, 0, 4);
+	tcase_add_loop_test(tc, ring_batches, 0, 2);
 	tcase_add_loop_test(tc, ring_ready_only_after_kernel, 0, 2);
 	tcase_add_loop_test(tc, ring_wait_gl_waits_for_cuda, 0, 2);
 	tcase_add_loop_test(tc, ring_submit_waits_for_gl, 0, 2);

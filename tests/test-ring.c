@@ -1,6 +1,7 @@
 /*
- * The frame ring on the GPU: 1000 frames with every frame verified, -EAGAIN,
- * misuse, the ready fd, destroy with frames in flight, timings. GL and GLES.
+ * The frame ring on the GPU: 1000 frames with every frame verified, frames
+ * in batches, -EAGAIN, misuse, the ready fd, destroy with frames in
+ * flight, timings. GL and GLES.
  * Needs an NVIDIA GPU; exits 77 without a CUDA driver.
  * SPDX-License-Identifier: MIT
  */
@@ -124,6 +125,52 @@ START_TEST(thousand_frames)
 	       glcuda_sync_mode_get_name(glcuda_device_get_caps(g.dev)->sync_mode));
 	glDeleteFramebuffers(1, &fbo);
 	glcuda_ring_destroy(ring);
+	gpu_teardown(&g);
+}
+END_TEST
+
+/* Frames in batches of 2, 3 and 4 (the ring's slots): every frame of a
+ * batch rendered before any is submitted, all submitted, a kernel each,
+ * all completed, GL waits for all, then every frame is checked. The order
+ * that pays the GL <-> CUDA switch once per batch (doc/performance.md);
+ * 300 frames per batch size, every one verified. */
+START_TEST(batched_frames)
+{
+	bool gles = _i == 1;
+	unsigned int verified = 0;
+	struct gpu g;
+	GLuint fbo;
+
+	gpu_setup(&g, gles, GLCUDA_SYNC_AUTO);
+	glGenFramebuffers(1, &fbo);
+	for (uint32_t batch = 2; batch <= 4; batch++) {
+		struct glcuda_ring *ring = make_ring(&g, batch, 0);
+		struct glcuda_frame *f[4];
+
+		for (unsigned int n = 0; n < 300; n += batch) {
+			for (uint32_t i = 0; i < batch; i++) {
+				ck_ok(glcuda_ring_acquire(ring, &f[i]));
+				test_render_frame(f[i], W, H);
+			}
+			for (uint32_t i = 0; i < batch; i++)
+				ck_ok(glcuda_frame_submit(f[i]));
+			for (uint32_t i = 0; i < batch; i++)
+				launch_transform(&g, f[i]);
+			for (uint32_t i = 0; i < batch; i++)
+				ck_ok(glcuda_frame_complete(f[i]));
+			for (uint32_t i = 0; i < batch; i++)
+				ck_ok(glcuda_frame_wait_gl(f[i]));
+			for (uint32_t i = 0; i < batch; i++) {
+				verify_output(f[i], fbo);
+				ck_ok(glcuda_frame_release(f[i]));
+				verified++;
+			}
+		}
+		glcuda_ring_destroy(ring);
+	}
+	printf("%s %s: %u frames in batches of 2, 3 and 4, all verified\n", gles ? "GLES" : "GL",
+	       glcuda_sync_mode_get_name(glcuda_device_get_caps(g.dev)->sync_mode), verified);
+	glDeleteFramebuffers(1, &fbo);
 	gpu_teardown(&g);
 }
 END_TEST
@@ -399,6 +446,7 @@ glcuda_ring_suite(void)
 	TCase *tc = tcase_create("frames");
 	tcase_set_timeout(tc, 180);
 	tcase_add_loop_test(tc, thousand_frames, 0, 2);
+	tcase_add_loop_test(tc, batched_frames, 0, 2);
 	tcase_add_test(tc, take_newest_drops_older);
 	tcase_add_test(tc, eagain_and_misuse);
 	tcase_add_loop_test(tc, ready_fd, 0, 2);
