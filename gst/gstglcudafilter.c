@@ -11,10 +11,16 @@
  * memory as qdata and dropped just before the memory deletes its texture),
  * handed to CUDA on the element's stream, filtered, and handed back.
  *
+ * The element also offers upstream, through the allocation query, a
+ * buffer pool whose GstGLMemory textures are those of glcuda shared
+ * images (GstGlcudaBufferPool), and uses such a pool for its own output:
+ * a frame in one of them goes to CUDA as the image it is, with neither a
+ * registration nor a copy, on any driver.
+ *
  * Where the CUDA driver refuses to register GL textures (the fake driver
- * of the tests, formats CUDA cannot register), the element falls back to
- * two glcuda shared images per size and copies into and out of them with
- * glBlitFramebuffer on the GPU; it says so once in the log.
+ * of the tests, formats CUDA cannot register), a texture that is not a
+ * pool's image is copied into (or out of) a glcuda shared image with
+ * glBlitFramebuffer on the GPU; the element says so once in the log.
  */
 #include "config.h"
 
@@ -243,6 +249,209 @@ wrap_get(struct gcf_device *d, GstGLMemory *mem, uint32_t flags, struct glcuda_i
 }
 
 /* ---------------------------------------------------------------------- */
+/* The buffer pool: GstGLMemory on the textures of glcuda shared images     */
+
+/* The image behind one pooled memory, found again from the memory (qdata)
+ * by the element that receives it. The memory's destroy notify frees it,
+ * after GStreamer has let go of the texture (a wrapped texture, which
+ * GStreamer does not delete: the image owns it). */
+struct gcf_pooled {
+	struct gcf_device *device;
+	struct glcuda_image *image;
+};
+
+static GQuark pooled_quark;
+
+#define GST_TYPE_GLCUDA_BUFFER_POOL (gst_glcuda_buffer_pool_get_type())
+G_DECLARE_FINAL_TYPE(GstGlcudaBufferPool, gst_glcuda_buffer_pool, GST, GLCUDA_BUFFER_POOL,
+		     GstGLBufferPool)
+
+/* A GstGLBufferPool, so that GL elements upstream (glcolorconvert,
+ * GstGLFilter, GstGLBaseSrc) take it as theirs; only the allocation of
+ * a buffer differs. */
+struct _GstGlcudaBufferPool {
+	GstGLBufferPool parent;
+	/* A reference: the images of the pool are this device's. */
+	struct gcf_device *device;
+	gboolean add_sync_meta;
+};
+
+G_DEFINE_TYPE(GstGlcudaBufferPool, gst_glcuda_buffer_pool, GST_TYPE_GL_BUFFER_POOL);
+
+struct pool_image_args {
+	struct glcuda_device *dev;
+	uint32_t width, height;
+	struct glcuda_image *image;
+	int ret;
+	char msg[512];
+};
+
+/* GL thread. */
+static void
+pool_image_new_gl(GstGLContext *context, gpointer data)
+{
+	struct pool_image_args *a = data;
+
+	a->ret = glcuda_image_new(a->dev, a->width, a->height, GLCUDA_FORMAT_RGBA8, 0, &a->image);
+	if (a->ret < 0)
+		snprintf(a->msg, sizeof(a->msg), "%s", glcuda_device_get_last_error(a->dev));
+}
+
+static void
+pooled_free(gpointer data)
+{
+	struct gcf_pooled *p = data;
+
+	gst_gl_context_thread_add(p->device->context, wrap_destroy_gl, p->image);
+	gcf_device_unref(p->device);
+	g_free(p);
+}
+
+/* The image of @mem if it is a pooled memory of device @d, else NULL. */
+static struct glcuda_image *
+pooled_image(struct gcf_device *d, GstGLMemory *mem)
+{
+	struct gcf_pooled *p = gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), pooled_quark);
+
+	return p && p->device == d ? p->image : NULL;
+}
+
+static gboolean
+gst_glcuda_buffer_pool_set_config(GstBufferPool *bpool, GstStructure *config)
+{
+	GstGlcudaBufferPool *pool = GST_GLCUDA_BUFFER_POOL(bpool);
+
+	pool->add_sync_meta = gst_buffer_pool_config_has_option(config,
+								GST_BUFFER_POOL_OPTION_GL_SYNC_META);
+	return GST_BUFFER_POOL_CLASS(gst_glcuda_buffer_pool_parent_class)->set_config(bpool,
+										      config);
+}
+
+static GstFlowReturn
+gst_glcuda_buffer_pool_alloc_buffer(GstBufferPool *bpool, GstBuffer **buffer,
+				    GstBufferPoolAcquireParams *params)
+{
+	GstGlcudaBufferPool *pool = GST_GLCUDA_BUFFER_POOL(bpool);
+	GstGLContext *context = GST_GL_BUFFER_POOL(bpool)->context;
+	GstGLVideoAllocationParams *vparams, *wrapped;
+	GstGLMemoryAllocator *allocator;
+	struct pool_image_args a;
+	struct gcf_pooled *p;
+	GstVideoMeta *meta;
+	GstMemory *mem;
+	GstBuffer *buf;
+
+	vparams = (GstGLVideoAllocationParams *)gst_gl_buffer_pool_get_gl_allocation_params(
+		GST_GL_BUFFER_POOL(bpool));
+	if (!vparams) {
+		GST_WARNING_OBJECT(pool, "not configured");
+		return GST_FLOW_ERROR;
+	}
+	/* What glcuda cannot share (another format or target, planes):
+	 * GStreamer's own GL memory. */
+	if (GST_VIDEO_INFO_FORMAT(vparams->v_info) != GST_VIDEO_FORMAT_RGBA ||
+	    vparams->target != GST_GL_TEXTURE_TARGET_2D ||
+	    GST_VIDEO_INFO_MULTIVIEW_MODE(vparams->v_info) == GST_VIDEO_MULTIVIEW_MODE_SEPARATED) {
+		gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
+		return GST_BUFFER_POOL_CLASS(gst_glcuda_buffer_pool_parent_class)->alloc_buffer(
+			bpool, buffer, params);
+	}
+
+	memset(&a, 0, sizeof(a));
+	a.dev = pool->device->dev;
+	a.width = (uint32_t)GST_VIDEO_INFO_WIDTH(vparams->v_info);
+	a.height = (uint32_t)GST_VIDEO_INFO_HEIGHT(vparams->v_info);
+	gst_gl_context_thread_add(context, pool_image_new_gl, &a);
+	if (a.ret < 0) {
+		GST_WARNING_OBJECT(pool, "glcuda_image_new(%ux%u RGBA8): %s (%s): %s", a.width,
+				   a.height, glcuda_strerror(a.ret), glcuda_error_get_name(a.ret),
+				   a.msg);
+		gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
+		return GST_FLOW_ERROR;
+	}
+	p = g_new0(struct gcf_pooled, 1);
+	p->device = pool->device;
+	g_atomic_int_inc(&p->device->refcount);
+	p->image = a.image;
+
+	/* From here the memory owns p: its destroy notify frees the image. */
+	wrapped = gst_gl_video_allocation_params_new_wrapped_texture(context,
+		vparams->parent.alloc_params, vparams->v_info, 0, vparams->valign,
+		GST_GL_TEXTURE_TARGET_2D, GST_GL_RGBA8, glcuda_image_get_gl_texture(a.image), p,
+		pooled_free);
+	allocator = gst_gl_memory_allocator_get_default(context);
+	mem = (GstMemory *)gst_gl_base_memory_alloc(GST_GL_BASE_MEMORY_ALLOCATOR(allocator),
+				       (GstGLAllocationParams *)wrapped);
+	gst_object_unref(allocator);
+	gst_gl_allocation_params_free((GstGLAllocationParams *)wrapped);
+	if (!mem) {
+		GST_WARNING_OBJECT(pool, "cannot make a GstGLMemory of texture %u",
+				   glcuda_image_get_gl_texture(a.image));
+		gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
+		return GST_FLOW_ERROR;
+	}
+	gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), pooled_quark, p, NULL);
+
+	buf = gst_buffer_new();
+	gst_buffer_append_memory(buf, mem);
+	meta = gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE,
+					      GST_VIDEO_INFO_FORMAT(vparams->v_info),
+					      GST_VIDEO_INFO_WIDTH(vparams->v_info),
+					      GST_VIDEO_INFO_HEIGHT(vparams->v_info), 1,
+					      vparams->v_info->offset, vparams->v_info->stride);
+	if (vparams->valign)
+		gst_video_meta_set_alignment(meta, *vparams->valign);
+	if (pool->add_sync_meta)
+		gst_buffer_add_gl_sync_meta(context, buf);
+	GST_DEBUG_OBJECT(pool, "buffer %p: image of %ux%u, texture %u", (void *)buf, a.width,
+			 a.height, glcuda_image_get_gl_texture(a.image));
+	gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
+	*buffer = buf;
+	return GST_FLOW_OK;
+}
+
+static void
+gst_glcuda_buffer_pool_finalize(GObject *object)
+{
+	GstGlcudaBufferPool *pool = GST_GLCUDA_BUFFER_POOL(object);
+	struct gcf_device *d = pool->device;
+
+	/* The buffers go first (each memory holds its own reference). */
+	G_OBJECT_CLASS(gst_glcuda_buffer_pool_parent_class)->finalize(object);
+	gcf_device_unref(d);
+}
+
+static void
+gst_glcuda_buffer_pool_class_init(GstGlcudaBufferPoolClass *klass)
+{
+	GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+	GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS(klass);
+
+	gobject_class->finalize = gst_glcuda_buffer_pool_finalize;
+	pool_class->set_config = gst_glcuda_buffer_pool_set_config;
+	pool_class->alloc_buffer = gst_glcuda_buffer_pool_alloc_buffer;
+	pooled_quark = g_quark_from_static_string("glcuda-pooled-image");
+}
+
+static void
+gst_glcuda_buffer_pool_init(GstGlcudaBufferPool *pool)
+{
+}
+
+/* A pool of device @d's images (a new reference to @d). */
+static GstBufferPool *
+gst_glcuda_buffer_pool_new(struct gcf_device *d)
+{
+	GstGlcudaBufferPool *pool = g_object_new(GST_TYPE_GLCUDA_BUFFER_POOL, NULL);
+
+	gst_object_ref_sink(pool);
+	GST_GL_BUFFER_POOL(pool)->context = gst_object_ref(d->context);
+	g_atomic_int_inc(&d->refcount);
+	pool->device = d;
+	return GST_BUFFER_POOL(pool);
+}
+
+/* ---------------------------------------------------------------------- */
 /* The element                                                              */
 
 enum {
@@ -251,7 +460,19 @@ enum {
 	PROP_PTX_FILE,
 	PROP_CUBIN_FILE,
 	PROP_KERNEL_NAME,
+	PROP_STATS,
 };
+
+/* How a frame's texture reached CUDA (input) or CUDA's result reached the
+ * output texture, counted per frame in the stats property. */
+enum gcf_route {
+	ROUTE_POOLED, /* an image of a glcuda pool: no copy, no registration */
+	ROUTE_WRAPPED, /* the texture registered with CUDA: no copy */
+	ROUTE_COPIED, /* glBlitFramebuffer to or from a shared image */
+	ROUTE_COUNT,
+};
+
+static const char *const route_names[ROUTE_COUNT] = { "pooled", "wrapped", "copied" };
 
 struct _GstGlcudaFilter {
 	GstGLFilter parent;
@@ -272,8 +493,14 @@ struct _GstGlcudaFilter {
 	/* The copy path's shared images and framebuffers. */
 	struct glcuda_image *stage_in, *stage_out;
 	guint fbo[2];
-	gboolean logged_path;
+	/* The routes of the last frame, logged when they change. */
+	int logged_routes;
 	guint64 frames;
+
+	/* Frames by route since gl_start, under the object lock (read by
+	 * the stats property from any thread). */
+	guint64 stat_frames;
+	guint64 stat_in[ROUTE_COUNT], stat_out[ROUTE_COUNT];
 
 	/* One buffer's work on the GL thread: arguments and result. */
 	GstGLMemory *cur_in, *cur_out;
@@ -454,7 +681,12 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	GST_OBJECT_UNLOCK(self);
 
 	self->frames = 0;
-	self->logged_path = FALSE;
+	self->logged_routes = -1;
+	GST_OBJECT_LOCK(self);
+	self->stat_frames = 0;
+	memset(self->stat_in, 0, sizeof(self->stat_in));
+	memset(self->stat_out, 0, sizeof(self->stat_out));
+	GST_OBJECT_UNLOCK(self);
 	self->device = gcf_device_get(base->context, &ret, msg, sizeof(msg));
 	if (!self->device) {
 		GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
@@ -551,28 +783,20 @@ blit(GstGlcudaFilter *self, guint src, guint dst, int w, int h)
 	return 0;
 }
 
-/* GL thread: the copy path's shared images, at this size. */
+/* GL thread: one of the copy path's shared images, at this size. */
 static int
-ensure_stages(GstGlcudaFilter *self, uint32_t w, uint32_t h)
+ensure_stage(GstGlcudaFilter *self, struct glcuda_image **stage, uint32_t w, uint32_t h)
 {
 	int ret;
 
-	if (self->stage_in && glcuda_image_get_width(self->stage_in) == w &&
-	    glcuda_image_get_height(self->stage_in) == h)
+	if (*stage && glcuda_image_get_width(*stage) == w && glcuda_image_get_height(*stage) == h)
 		return 0;
-	glcuda_image_destroy(self->stage_in);
-	glcuda_image_destroy(self->stage_out);
-	self->stage_in = self->stage_out = NULL;
-	ret = glcuda_image_new(self->device->dev, w, h, GLCUDA_FORMAT_RGBA8, 0, &self->stage_in);
-	if (ret == 0)
-		ret = glcuda_image_new(self->device->dev, w, h, GLCUDA_FORMAT_RGBA8, 0,
-				       &self->stage_out);
-	if (ret < 0) {
+	glcuda_image_destroy(*stage);
+	*stage = NULL;
+	ret = glcuda_image_new(self->device->dev, w, h, GLCUDA_FORMAT_RGBA8, 0, stage);
+	if (ret < 0)
 		set_error(self, ret, "glcuda_image_new(%ux%u RGBA8): %s", w, h,
 			  glcuda_device_get_last_error(self->device->dev));
-		glcuda_image_destroy(self->stage_in);
-		self->stage_in = NULL;
-	}
 	return ret;
 }
 
@@ -663,16 +887,17 @@ process_gl(GstGLContext *context, gpointer data)
 	GstGLMemory *min = self->cur_in, *mout = self->cur_out;
 	uint32_t w = (uint32_t)gst_gl_memory_get_texture_width(min);
 	uint32_t h = (uint32_t)gst_gl_memory_get_texture_height(min);
-	struct glcuda_image *images[2] = { NULL, NULL };
-	gboolean copy_path = d->wrap_refused ||
-			     !(glcuda_device_get_caps(dev)->image_kinds_supported &
-			       (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE));
-	/* The copy path's "none" needs no second image: the input's shared
-	 * image goes to CUDA and back (the frame's hand-off, as for any
-	 * filter) and is then copied out. */
-	gboolean identity = copy_path && !self->function && self->run_filter == FILTER_NONE;
-	unsigned int count = identity ? 1 : 2;
-	int ret, back;
+	/* Images of a glcuda pool (ours or another glcudafilter's on this
+	 * device) go to CUDA as they are. */
+	struct glcuda_image *in = pooled_image(d, min), *out = pooled_image(d, mout);
+	enum gcf_route in_route = ROUTE_POOLED, out_route = ROUTE_POOLED;
+	gboolean can_wrap = !d->wrap_refused &&
+			    (glcuda_device_get_caps(dev)->image_kinds_supported &
+			     (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE));
+	gboolean identity = !self->function && self->run_filter == FILTER_NONE;
+	struct glcuda_image *images[2];
+	unsigned int count = 0;
+	int ret = 0, back;
 
 	self->ret = 0;
 	if (w != (uint32_t)gst_gl_memory_get_texture_width(mout) ||
@@ -682,59 +907,89 @@ process_gl(GstGLContext *context, gpointer data)
 			  gst_gl_memory_get_texture_height(mout));
 		return;
 	}
-	if (!copy_path) {
-		ret = wrap_get(d, min, 0, &images[0]);
-		if (ret == 0)
-			ret = wrap_get(d, mout, GLCUDA_WRAP_FLAG_WRITE_DISCARD, &images[1]);
-		if (ret < 0) {
-			/* The driver or the format refuses registration: the
-			 * shared images and two GPU copies instead, from now on. */
-			GST_WARNING_OBJECT(self, "cannot wrap GL texture %u: %s (%s); using "
-					   "shared images and a GPU copy in and out instead",
-					   gst_gl_memory_get_texture_id(images[0] ? mout : min),
-					   glcuda_strerror(ret), glcuda_device_get_last_error(dev));
-			d->wrap_refused = TRUE;
-			copy_path = TRUE;
-		}
+	if (can_wrap && !in) {
+		in_route = ROUTE_WRAPPED;
+		ret = wrap_get(d, min, 0, &in);
 	}
-	if (!self->logged_path) {
-		GST_INFO_OBJECT(self, "%s path, %ux%u RGBA", copy_path ?
-				"copy (shared images, glBlitFramebuffer in and out)" :
-				"zero-copy (wrapped GL textures, map/unmap per hand-off)", w, h);
-		self->logged_path = TRUE;
+	if (can_wrap && ret == 0 && !out) {
+		out_route = ROUTE_WRAPPED;
+		ret = wrap_get(d, mout, GLCUDA_WRAP_FLAG_WRITE_DISCARD, &out);
 	}
-	if (copy_path) {
-		if (ensure_stages(self, w, h) < 0)
-			return;
-		if (blit(self, gst_gl_memory_get_texture_id(min),
+	if (ret < 0) {
+		/* The driver or the format refuses registration: copies from
+		 * now on, for what is not a pool's image. */
+		GST_WARNING_OBJECT(self, "cannot wrap GL texture %u: %s (%s); copying into and "
+				   "out of shared images on the GPU instead",
+				   gst_gl_memory_get_texture_id(out_route == ROUTE_WRAPPED ? mout : min),
+				   glcuda_strerror(ret), glcuda_device_get_last_error(dev));
+		d->wrap_refused = TRUE;
+		can_wrap = FALSE;
+		in = pooled_image(d, min);
+		out = pooled_image(d, mout);
+		in_route = out_route = ROUTE_POOLED;
+	}
+	if (!in) {
+		in_route = ROUTE_COPIED;
+		if (ensure_stage(self, &self->stage_in, w, h) < 0 ||
+		    blit(self, gst_gl_memory_get_texture_id(min),
 			 glcuda_image_get_gl_texture(self->stage_in), (int)w, (int)h) < 0)
 			return;
-		images[0] = self->stage_in;
-		images[1] = self->stage_out;
+		in = self->stage_in;
+	}
+	/* "none" is a copy: CUDA's, array to array, where CUDA registers GL
+	 * textures. Elsewhere (CUDA may not copy between the arrays of
+	 * shared images: the fake driver) the input's image alone is handed
+	 * to CUDA and back, the frame's hand-off as for any filter, and GL
+	 * copies it into the output texture. */
+	if (identity && !can_wrap) {
+		out = NULL;
+		out_route = ROUTE_COPIED;
+	} else if (!out) {
+		out_route = ROUTE_COPIED;
+		if (ensure_stage(self, &self->stage_out, w, h) < 0)
+			return;
+		out = self->stage_out;
+	}
+	if (self->logged_routes != (int)(in_route * ROUTE_COUNT + out_route)) {
+		GST_INFO_OBJECT(self, "%ux%u RGBA: input %s, output %s", w, h,
+				route_names[in_route], route_names[out_route]);
+		self->logged_routes = (int)(in_route * ROUTE_COUNT + out_route);
 	}
 
+	images[count++] = in;
+	if (out)
+		images[count++] = out;
 	ret = glcuda_handoff_to_cuda(dev, images, count, self->stream);
 	if (ret < 0) {
 		set_error(self, ret, "glcuda_handoff_to_cuda: %s: %s", glcuda_strerror(ret),
 			  glcuda_device_get_last_error(dev));
 		return;
 	}
-	ret = identity ? 0 : run_cuda(self, images[0], images[1], w, h);
-	/* Handed back whatever the CUDA work did: GL owns the textures again. */
+	ret = out ? run_cuda(self, in, out, w, h) : 0;
+	/* Handed back whatever the CUDA work did: GL owns the textures again.
+	 * GL's later commands (the copy out, or downstream's reads of a
+	 * pooled output) wait for CUDA's on the GPU. */
 	back = glcuda_handoff_to_gl(dev, images, count, self->stream);
 	if (back < 0 && ret == 0)
 		set_error(self, back, "glcuda_handoff_to_gl: %s: %s", glcuda_strerror(back),
 			  glcuda_device_get_last_error(dev));
 	if (ret < 0 || back < 0)
 		return;
-	if (copy_path && blit(self, glcuda_image_get_gl_texture(images[count - 1]),
-			      gst_gl_memory_get_texture_id(mout), (int)w, (int)h) < 0)
+	if (out_route == ROUTE_COPIED &&
+	    blit(self, glcuda_image_get_gl_texture(out ? out : in),
+		 gst_gl_memory_get_texture_id(mout), (int)w, (int)h) < 0)
 		return;
-	GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": textures %u -> %u, hand-offs of "
-		       "%u images on stream %p (%s)", self->frames,
+	GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": textures %u -> %u, input %s, "
+		       "output %s, hand-offs of %u images on stream %p", self->frames,
 		       gst_gl_memory_get_texture_id(min), gst_gl_memory_get_texture_id(mout),
-		       count, (void *)self->stream, copy_path ? "shared" : "wrapped");
+		       route_names[in_route], route_names[out_route], count,
+		       (void *)self->stream);
 	self->frames++;
+	GST_OBJECT_LOCK(self);
+	self->stat_frames++;
+	self->stat_in[in_route]++;
+	self->stat_out[out_route]++;
+	GST_OBJECT_UNLOCK(self);
 }
 
 static gboolean
@@ -751,6 +1006,92 @@ gst_glcuda_filter_filter_texture(GstGLFilter *filter, GstGLMemory *in, GstGLMemo
 				  ("glcuda error %s", glcuda_error_get_name(self->ret)));
 		return FALSE;
 	}
+	return TRUE;
+}
+
+/* Upstream renders into glcuda images: a pool of this element's device,
+ * whose buffers this element then hands to CUDA as they are. Before the
+ * device exists (or without one), GstGLFilter's plain GL pool. */
+static gboolean
+gst_glcuda_filter_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query,
+				     GstQuery *query)
+{
+	GstGlcudaFilter *self = GST_GLCUDA_FILTER(trans);
+	GstGLContext *context = GST_GL_BASE_FILTER(trans)->context;
+	GstBufferPool *pool = NULL;
+	GstStructure *config;
+	GstVideoInfo info;
+	GstCaps *caps;
+	gboolean need_pool;
+
+	if (!self->device || !context)
+		return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->propose_allocation(
+			trans, decide_query, query);
+	gst_query_parse_allocation(query, &caps, &need_pool);
+	if (!caps || !gst_video_info_from_caps(&info, caps)) {
+		GST_DEBUG_OBJECT(self, "allocation query without usable caps");
+		return FALSE;
+	}
+	if (need_pool) {
+		pool = gst_glcuda_buffer_pool_new(self->device);
+		config = gst_buffer_pool_get_config(pool);
+		gst_buffer_pool_config_set_params(config, caps, (guint)info.size, 0, 0);
+		gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+		if (!gst_buffer_pool_set_config(pool, config)) {
+			GST_WARNING_OBJECT(self, "cannot configure the pool for %" GST_PTR_FORMAT,
+					   caps);
+			gst_object_unref(pool);
+			return FALSE;
+		}
+		GST_DEBUG_OBJECT(self, "proposing %" GST_PTR_FORMAT " for %" GST_PTR_FORMAT,
+				 pool, caps);
+	}
+	gst_query_add_allocation_pool(query, pool, (guint)info.size, 1, 0);
+	if (pool)
+		gst_object_unref(pool);
+	if (context->gl_vtable->FenceSync)
+		gst_query_add_allocation_meta(query, GST_GL_SYNC_META_API_TYPE, NULL);
+	return TRUE;
+}
+
+/* The output buffers are glcuda images too: a pool of this device that
+ * downstream proposed (a glcudafilter after this one) as it is, any other
+ * replaced by one of ours with the same configuration. */
+static gboolean
+gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
+{
+	GstGlcudaFilter *self = GST_GLCUDA_FILTER(trans);
+	GstBufferPool *pool = NULL, *ours;
+	GstStructure *config;
+	guint size, min, max;
+
+	/* GstGLFilter's: the context, gl_start, a configured GL pool. */
+	if (!GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->decide_allocation(trans,
+											    query))
+		return FALSE;
+	if (!self->device || gst_query_get_n_allocation_pools(query) == 0)
+		return TRUE;
+	gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+	if (!pool)
+		return TRUE;
+	if (GST_IS_GLCUDA_BUFFER_POOL(pool) &&
+	    GST_GLCUDA_BUFFER_POOL(pool)->device == self->device) {
+		GST_DEBUG_OBJECT(self, "output into downstream's %" GST_PTR_FORMAT, pool);
+		gst_object_unref(pool);
+		return TRUE;
+	}
+	ours = gst_glcuda_buffer_pool_new(self->device);
+	config = gst_buffer_pool_get_config(pool);
+	gst_object_unref(pool);
+	if (!gst_buffer_pool_set_config(ours, config)) {
+		GST_WARNING_OBJECT(self, "cannot configure an output pool of glcuda images; "
+				   "the output is copied out of one");
+		gst_object_unref(ours);
+		return TRUE;
+	}
+	GST_DEBUG_OBJECT(self, "output into %" GST_PTR_FORMAT, ours);
+	gst_query_set_nth_allocation_pool(query, 0, ours, size, min, max);
+	gst_object_unref(ours);
 	return TRUE;
 }
 
@@ -804,6 +1145,16 @@ gst_glcuda_filter_get_property(GObject *object, guint prop_id, GValue *value,
 	case PROP_KERNEL_NAME:
 		g_value_set_string(value, self->kernel_name);
 		break;
+	case PROP_STATS:
+		g_value_take_boxed(value, gst_structure_new("glcudafilter-stats",
+			"frames", G_TYPE_UINT64, self->stat_frames,
+			"input-pooled", G_TYPE_UINT64, self->stat_in[ROUTE_POOLED],
+			"input-wrapped", G_TYPE_UINT64, self->stat_in[ROUTE_WRAPPED],
+			"input-copied", G_TYPE_UINT64, self->stat_in[ROUTE_COPIED],
+			"output-pooled", G_TYPE_UINT64, self->stat_out[ROUTE_POOLED],
+			"output-wrapped", G_TYPE_UINT64, self->stat_out[ROUTE_WRAPPED],
+			"output-copied", G_TYPE_UINT64, self->stat_out[ROUTE_COPIED], NULL));
+		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 		break;
@@ -828,6 +1179,7 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 {
 	GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
 	GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+	GstBaseTransformClass *transform_class = GST_BASE_TRANSFORM_CLASS(klass);
 	GstGLBaseFilterClass *base_class = GST_GL_BASE_FILTER_CLASS(klass);
 	GstGLFilterClass *filter_class = GST_GL_FILTER_CLASS(klass);
 	const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
@@ -855,6 +1207,14 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 				    "extern \"C\" __global__ void NAME(cudaSurfaceObject_t in, "
 				    "cudaSurfaceObject_t out, int width, int height), launched "
 				    "with 16x16 blocks covering the frame", NULL, flags));
+	g_object_class_install_property(gobject_class, PROP_STATS,
+		g_param_spec_boxed("stats", "Statistics",
+				   "Frames filtered since the element started, and how each "
+				   "frame's input reached CUDA and CUDA's result the output: "
+				   "pooled (an image of a glcuda buffer pool, no copy), wrapped "
+				   "(a registered GL texture, no copy) or copied (a GPU copy "
+				   "through a shared image)", GST_TYPE_STRUCTURE,
+				   G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
 	gst_element_class_set_static_metadata(element_class, "glcuda CUDA filter",
 		"Filter/Effect/Video/Hardware",
@@ -867,6 +1227,8 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 	base_class->gl_start = gst_glcuda_filter_gl_start;
 	base_class->gl_stop = gst_glcuda_filter_gl_stop;
 	filter_class->filter_texture = gst_glcuda_filter_filter_texture;
+	transform_class->propose_allocation = gst_glcuda_filter_propose_allocation;
+	transform_class->decide_allocation = gst_glcuda_filter_decide_allocation;
 
 	gst_type_mark_as_plugin_api(GST_TYPE_GLCUDA_FILTER_KIND, 0);
 	wrap_quark = g_quark_from_static_string("glcuda-wrap");

@@ -27,4 +27,6 @@ TESTS += tests/test-gst.sh
 fake_cuda_scripts += tests/test-gst.sh
 endif
 dist_check_SCRIPTS += tests/test-gst.sh
-EXTRA_DIST += doc/gstreamer.md
+# The GPU machine's build, test and benchmark of the plugin.
+EXTRA_DIST += doc/gstreamer.md scripts/gst-gpu-build.sh scripts/gst-gpu-env.sh \
+	scripts/gst-gpu-test.sh bench/gst-bench.sh

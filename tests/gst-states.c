@@ -4,12 +4,85 @@
  * does: every run starts and stops glcudafilter's GL and CUDA state anew.
  * Usage: gst-states RUNS PIPELINE. Exit 0 when every run reached EOS, 1
  * at the first error (printed).
+ *
+ * For tests/test-gst.sh it also prints what each glcudafilter answered
+ * upstream's allocation queries ("NAME: offers POOL-TYPE", from a probe on
+ * its sink pad, after the element answered) and, after each run, its
+ * stats property ("NAME: glcudafilter-stats, frames=...").
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <gst/gst.h>
+
+/* The sink pad's answer to an allocation query: the first pool's type. */
+static GstPadProbeReturn
+allocation_answered(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+	GstBufferPool *pool = NULL;
+
+	if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
+		return GST_PAD_PROBE_OK;
+	if (gst_query_get_n_allocation_pools(query) > 0)
+		gst_query_parse_nth_allocation_pool(query, 0, &pool, NULL, NULL, NULL);
+	printf("%s: offers %s\n", (const char *)data, pool ? G_OBJECT_TYPE_NAME(pool) : "no pool");
+	fflush(stdout);
+	if (pool)
+		gst_object_unref(pool);
+	return GST_PAD_PROBE_OK;
+}
+
+static gboolean
+is_glcudafilter(GstElement *element)
+{
+	GstElementFactory *factory = gst_element_get_factory(element);
+
+	return factory && g_strcmp0(GST_OBJECT_NAME(factory), "glcudafilter") == 0;
+}
+
+/* Calls @func on every glcudafilter of @pipeline. */
+static void
+foreach_glcudafilter(GstElement *pipeline, void (*func)(GstElement *element))
+{
+	GstIterator *it = gst_bin_iterate_recurse(GST_BIN(pipeline));
+	GValue item = G_VALUE_INIT;
+
+	while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+		GstElement *element = g_value_get_object(&item);
+
+		if (is_glcudafilter(element))
+			func(element);
+		g_value_reset(&item);
+	}
+	g_value_unset(&item);
+	gst_iterator_free(it);
+}
+
+static void
+add_probe(GstElement *element)
+{
+	GstPad *pad = gst_element_get_static_pad(element, "sink");
+
+	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL,
+			  allocation_answered, g_strdup(GST_ELEMENT_NAME(element)), g_free);
+	gst_object_unref(pad);
+}
+
+static void
+print_stats(GstElement *element)
+{
+	GstStructure *stats = NULL;
+	gchar *text;
+
+	g_object_get(element, "stats", &stats, NULL);
+	text = stats ? gst_structure_to_string(stats) : g_strdup("no stats");
+	printf("%s: %s\n", GST_ELEMENT_NAME(element), text);
+	g_free(text);
+	if (stats)
+		gst_structure_free(stats);
+}
 
 int
 main(int argc, char **argv)
@@ -29,6 +102,7 @@ main(int argc, char **argv)
 		g_error_free(err);
 		return 1;
 	}
+	foreach_glcudafilter(pipeline, add_probe);
 	for (int i = 0; i < runs && ret == 0; i++) {
 		GstBus *bus = gst_element_get_bus(pipeline);
 		GstMessage *msg;
@@ -52,6 +126,8 @@ main(int argc, char **argv)
 		}
 		if (msg)
 			gst_message_unref(msg);
+		if (ret == 0)
+			foreach_glcudafilter(pipeline, print_stats);
 		gst_object_unref(bus);
 		gst_element_set_state(pipeline, GST_STATE_NULL);
 		if (ret == 0)

@@ -1,0 +1,154 @@
+#!/bin/bash
+# Frames per second of glcudafilter against a copying CUDA path and a
+# GL-only one, in GStreamer, on the GPU machine with the tree of
+# scripts/gst-gpu-build.sh, from the project root:
+#
+#     bench/gst-bench.sh OUTDIR
+#
+# (after scripts/gst-gpu-test.sh --unpack, or unpack .gl/*.deb as it does).
+# At 1920x1080 (600 buffers) and 3840x2160 (300 buffers), RGBA, each
+# pipeline ends in `fakesink sync=false` and runs to EOS under
+# `gst-launch-1.0 -q`; what is timed is that whole process (date +%s.%N
+# around it): start, GL and CUDA set-up, every frame, teardown. Nothing is
+# subtracted. fps = buffers / seconds. To show the set-up apart, each
+# pipeline also runs with a tenth of the buffers, and "steady fps" is
+# (buffers - tenth) / (seconds - seconds of the tenth).
+#
+# Two sources: videotestsrc (frames drawn on the CPU, then glupload: the
+# upload is in every row) and gltestsrc (drawn by GL: nothing on the CPU).
+# Per source:
+#   source         the source alone into fakesink (GL memory; glupload
+#                  uploads when a texture is first used: into fakesink,
+#                  never, so this row has no upload)
+#   glcudafilter   glcudafilter filter=invert, and filter=blur
+#   GL shader      glshader with an invert fragment shader (GL only)
+#   CUDA, copied   gldownload ! cudaupload ! cudaconvert to BGRA !
+#                  cudadownload ! glupload: GStreamer's own CUDA elements
+#                  (nvcodec, 1.22: cudaupload, cudadownload, cudaconvert,
+#                  cudascale, cudaconvertscale; no other CUDA filter), with
+#                  the frame copied to system memory and back
+# A row whose elements are missing (nvcodec's without libcuda) says so.
+# OUTDIR gets gst-bench.md (the table), gst-bench.raw (one line per run:
+# name size buffers seconds exit-status) and the stats of each
+# glcudafilter row (gst-states, 30 buffers) in gst-bench.stats.
+# GST_GPU_FAKE=/path/to/libfakecuda.so: on the development machine (Mesa,
+# the fake CUDA driver: invert is its CPU ring_transform, blur left out).
+# SPDX-License-Identifier: MIT
+set -uo pipefail
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 OUTDIR" >&2
+	exit 2
+fi
+mkdir -p "$1" || exit 1
+out=$(cd "$1" && pwd)
+. scripts/gst-gpu-env.sh
+trap 'rm -rf "$gst_tmp"' EXIT
+export GST_GL_API=${GST_GL_API:-opengl3}
+
+if [ -n "${GST_GPU_FAKE:-}" ]; then
+	echo "any module" > "$gst_tmp/kernel.ptx"
+	invert="glcudafilter kernel-name=ring_transform ptx-file=$gst_tmp/kernel.ptx"
+	blur=
+else
+	invert="glcudafilter filter=invert"
+	blur="glcudafilter filter=blur"
+fi
+frag='#version 100
+#ifdef GL_ES
+precision mediump float;
+#endif
+varying vec2 v_texcoord;
+uniform sampler2D tex;
+void main () { vec4 c = texture2D (tex, v_texcoord); gl_FragColor = vec4 (1.0 - c.rgb, c.a); }'
+# gst-launch-1.0 takes the pipeline word by word: fragment=@FRAG@ is one
+# word, replaced by the shader in timed().
+shader="glshader fragment=@FRAG@"
+copied='gldownload ! cudaupload ! cudaconvert ! video/x-raw(memory:CUDAMemory),format=BGRA ! cudadownload ! glupload'
+
+raw=$out/gst-bench.raw
+md=$out/gst-bench.md
+: > "$raw"
+: > "$out/gst-bench.stats"
+{
+	echo "# glcudafilter in GStreamer: frames per second"
+	echo
+	echo "$(date -u +%Y-%m-%dT%H:%MZ); GL API $GST_GL_API; GStreamer $(gst-launch-1.0 --version | sed -n 's/.*version //p' | head -n1);" \
+		"$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
+	echo
+	echo "Whole gst-launch-1.0 process timed (start, set-up, frames, teardown);"
+	echo "steady fps leaves out what a run of a tenth of the buffers takes."
+	echo
+	echo "| source | path | size | buffers | seconds | fps | steady fps |"
+	echo "|---|---|---|---|---|---|---|"
+} > "$md"
+
+# timed NAME SIZE N PIPELINE: seconds, or nothing if it failed.
+timed() {
+	local t0 t1 rc i args
+	read -r -a args <<< "$4"
+	for i in "${!args[@]}"; do
+		[ "${args[$i]}" = fragment=@FRAG@ ] && args[$i]="fragment=\"$frag\""
+	done
+	t0=$(date +%s.%N)
+	gst-launch-1.0 -q "${args[@]}" > "$gst_tmp/run.log" 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	t=$(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.3f", a - b }')
+	echo "${1// /_} $2 $3 $t $rc" >> "$raw"
+	[ $rc -eq 0 ] && echo "$t"
+}
+
+row() {
+	local src_name=$1 name=$2 w=$3 h=$4 n=$5 src=$6 tail=$7 size tenth t tt fps steady why
+	size=${w}x$h
+	tenth=$((n / 10))
+	case $src in
+	videotestsrc) pipe="videotestsrc num-buffers=@N@ pattern=smpte ! video/x-raw,format=RGBA,width=$w,height=$h ! glupload" ;;
+	gltestsrc) pipe="gltestsrc num-buffers=@N@ pattern=smpte ! video/x-raw(memory:GLMemory),format=RGBA,width=$w,height=$h" ;;
+	esac
+	[ -n "$tail" ] && pipe="$pipe ! $tail"
+	pipe="$pipe ! fakesink sync=false"
+	t=$(timed "$src_name/$name" "$size" "$n" "${pipe//@N@/$n}")
+	if [ -z "$t" ]; then
+		why=$(grep -m1 -E 'ERROR|erroneous|no element' "$gst_tmp/run.log" | cut -c1-120)
+		echo "| $src_name | $name | $size | $n | failed: ${why:-see gst-bench.raw} | | |" >> "$md"
+		echo "$src_name $name $size: failed: $why"
+		return
+	fi
+	tt=$(timed "$src_name/$name" "$size" "$tenth" "${pipe//@N@/$tenth}")
+	fps=$(awk -v n="$n" -v t="$t" 'BEGIN { printf "%.1f", n / t }')
+	steady=
+	[ -n "$tt" ] && steady=$(awk -v n="$n" -v m="$tenth" -v t="$t" -v u="$tt" \
+		'BEGIN { if (t > u) printf "%.1f", (n - m) / (t - u) }')
+	echo "| $src_name | $name | $size | $n | $t | $fps | $steady |" >> "$md"
+	echo "$src_name $name $size: $t s, $fps fps, steady $steady"
+	case $tail in
+	*glcudafilter*)
+		echo "$src_name $name $size: $(gst-states 1 "${pipe//@N@/30}" 2>&1 | grep glcudafilter-stats)" \
+			>> "$out/gst-bench.stats" ;;
+	esac
+}
+
+# GST_BENCH_SIZES="WxH:BUFFERS ..." replaces the sizes (a quick run).
+for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
+	w=${size%x*}
+	h=${size#*x}
+	n=${h#*:}
+	h=${h%:*}
+	for src in videotestsrc gltestsrc; do
+		row $src "source alone" $w $h $n $src ""
+		row $src "glcudafilter invert" $w $h $n $src "$invert"
+		if [ -n "$blur" ]; then
+			row $src "glcudafilter blur" $w $h $n $src "$blur"
+		fi
+		row $src "GL shader invert" $w $h $n $src "$shader"
+		row $src "CUDA, copied (nvcodec)" $w $h $n $src "$copied"
+	done
+done
+{
+	echo
+	[ -n "${GST_GPU_FAKE:-}" ] && echo "Fake CUDA driver (CPU): glcudafilter rows are not GPU numbers; blur left out."
+	echo "Raw lines: gst-bench.raw; glcudafilter's routes: gst-bench.stats."
+} >> "$md"
+cat "$md"

@@ -1,0 +1,33 @@
+# Sourced by scripts/gst-gpu-test.sh and bench/gst-bench.sh (bash): the
+# environment in which the tree of scripts/gst-gpu-build.sh runs, from the
+# project root. GST_GPU_FAKE=/path/to/libfakecuda.so runs it on the
+# development machine instead (Mesa, the fake CUDA driver; GL's device UUID
+# given to the fake), where the NVIDIA paths are not set.
+# SPDX-License-Identifier: MIT
+
+gst_stage=$(pwd)/build-gst-gpu/stage
+if [ ! -x "$gst_stage/root/bin/gst-launch-1.0" ]; then
+	echo "no build-gst-gpu/stage: run scripts/gst-gpu-build.sh on the development machine first" >&2
+	exit 1
+fi
+
+# The carried GStreamer and glcuda before anything installed.
+export LD_LIBRARY_PATH=$gst_stage/root/lib:$gst_stage/glcuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=$gst_stage/root/bin:$gst_stage/bin:$PATH
+export GST_PLUGIN_SYSTEM_PATH=$gst_stage/root/plugins:$gst_stage/glcuda/gstreamer-1.0
+export GST_PLUGIN_SCANNER=$gst_stage/root/libexec/gst-plugin-scanner
+unset GST_PLUGIN_PATH
+gst_tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-gst.XXXXXX")
+export GST_REGISTRY=$gst_tmp/registry.bin
+# Headless GstGL on EGL (glcuda needs EGL): the EGL device platform.
+export GST_GL_PLATFORM=egl GST_GL_WINDOW=egl-device
+
+if [ -n "${GST_GPU_FAKE:-}" ]; then
+	export GLCUDA_LIBCUDA=$GST_GPU_FAKE
+	export GLCUDA_FAKE_CUDA_UUID=${GLCUDA_FAKE_CUDA_UUID:-$(GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 \
+		"$(pwd)/build-gst-gpu/tools/glcuda-info" 2>/dev/null | awk '/device UUID/ { print $3; exit }')}
+else
+	# GLVND and the Vulkan loader find the NVIDIA driver here.
+	export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+	export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+fi

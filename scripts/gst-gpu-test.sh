@@ -1,0 +1,161 @@
+#!/bin/bash
+# Run glcudafilter on the GPU machine with the tree scripts/gst-gpu-build.sh
+# made, from the project root:
+#
+#     scripts/gst-gpu-test.sh [--unpack]
+#
+# --unpack  first unpack .gl/*.deb into / (GLVND's libEGL and libGL,
+#           libepoxy: what glcuda needs and the machine lacks), as
+#           scripts/gpu-test.sh does; needs root. GStreamer itself stays in
+#           build-gst-gpu/stage (scripts/gst-gpu-env.sh points at it).
+#
+# Checks, on desktop GL (opengl3) and GLES (gles2): gst-inspect-1.0
+# glcudafilter; filter=invert on 600 frames of a moving pattern, every
+# pixel against the inverse of the same pipeline without the filter;
+# filter=none byte for byte; glcolorconvert rendering into the element's
+# buffer pool (input and output pooled: the stats say so) with invert
+# checked; three glcudafilters in a row (invert, invert, invert) against
+# the inverse; blur at 1920x1080 to EOS. Logs and the stats go to
+# ${OUT:-build-gst-gpu}/gst-logs/. The last line says "N passed, N failed";
+# the exit status is non-zero if any check failed.
+#
+# With GST_GPU_FAKE=/path/to/libfakecuda.so it runs on the development
+# machine (Mesa and the fake CUDA driver, which runs only its CPU invert
+# for a kernel named ring_transform): invert is that kernel, blur is left
+# out.
+# SPDX-License-Identifier: MIT
+set -uo pipefail
+
+if [ "${1:-}" = --unpack ]; then
+	shopt -s nullglob
+	debs=(.gl/*.deb)
+	if [ ${#debs[@]} -eq 0 ]; then
+		echo "no .gl/*.deb: fetch the runtime libraries first (doc/gpu-testing.md)" >&2
+		exit 1
+	fi
+	for f in "${debs[@]}"; do
+		dpkg -x "$f" / || exit 1
+	done
+	ldconfig
+	shift
+fi
+. scripts/gst-gpu-env.sh
+trap 'rm -rf "$gst_tmp"' EXIT
+tmp=$gst_tmp
+logdir=${OUT:-$(pwd)/build-gst-gpu}/gst-logs
+mkdir -p "$logdir"
+
+passed=0
+failed=0
+pass() {
+	echo "PASS: $*"
+	passed=$((passed + 1))
+}
+fail() {
+	echo "FAIL: $*"
+	failed=$((failed + 1))
+}
+
+if [ -n "${GST_GPU_FAKE:-}" ]; then
+	echo "any module" > "$tmp/kernel.ptx"
+	invert="glcudafilter kernel-name=ring_transform ptx-file=$tmp/kernel.ptx"
+	echo "fake CUDA driver $GST_GPU_FAKE (GL device $GLCUDA_FAKE_CUDA_UUID): invert is its CPU ring_transform, blur left out"
+else
+	invert="glcudafilter filter=invert"
+fi
+
+# run NAME PIPELINE: gst-states (gst-launch-1.0 that prints glcudafilter's
+# stats after EOS), output in $logdir/NAME.log.
+run() {
+	local name=$1
+	shift
+	gst-states 1 "$*" > "$logdir/$name.log" 2>&1
+}
+# inverse NAME REF OUT: OUT is REF with RGB inverted and alpha kept, every
+# pixel; REF not empty.
+inverse() {
+	local bad pixels
+	if [ ! -s "$2" ] || [ ! -s "$3" ]; then
+		fail "$1: no frames"
+		return
+	fi
+	bad=$(paste <(od -An -v -tu1 -w4 "$2") <(od -An -v -tu1 -w4 "$3") | awk '
+		NF != 8 || $5 != 255 - $1 || $6 != 255 - $2 || $7 != 255 - $3 || $8 != $4 { bad++ }
+		END { print bad + 0 }')
+	pixels=$(($(stat -c %s "$2") / 4))
+	if [ "$bad" -ne 0 ]; then
+		fail "$1: $bad of $pixels pixels are not the inverse"
+	else
+		pass "$1: $pixels pixels inverted"
+	fi
+}
+# stats NAME ELEMENT FIELD=VALUE...: ELEMENT's stats in NAME's log.
+stats() {
+	local log=$logdir/$1.log element=$2 field line
+	shift 2
+	line=$(grep "^$element: glcudafilter-stats" "$log")
+	for field in "$@"; do
+		if ! grep -q "${field%%=*}=(guint64)${field#*=}[,;]" <<< "$line"; then
+			fail "$1: $element: not $field: $line"
+			return
+		fi
+	done
+	pass "$1: $element: $*"
+}
+
+if gst-inspect-1.0 glcudafilter > "$logdir/inspect.log" 2>&1 && grep -q stats "$logdir/inspect.log"; then
+	pass "gst-inspect-1.0 glcudafilter"
+else
+	fail "gst-inspect-1.0 glcudafilter (see $logdir/inspect.log)"
+fi
+gst-inspect-1.0 nvcodec > "$logdir/inspect-nvcodec.log" 2>&1
+echo "nvcodec elements: $(awk '/^  [a-z0-9]+: /{ sub(":", "", $1); printf "%s ", $1 }' \
+	"$logdir/inspect-nvcodec.log")"
+
+moving='videotestsrc num-buffers=600 pattern=ball ! video/x-raw,format=RGBA,width=160,height=120'
+bgra='videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=BGRA,width=320,height=240'
+rgba_gl='video/x-raw(memory:GLMemory),format=RGBA'
+for api in opengl3 gles2; do
+	export GST_GL_API=$api
+	if ! run ref-$api "$moving ! glupload ! gldownload ! filesink location=$tmp/ref.raw"; then
+		fail "$api: the reference pipeline (see $logdir/ref-$api.log)"
+		continue
+	fi
+	if run invert-$api "$moving ! glupload ! $invert name=f ! gldownload ! filesink location=$tmp/out.raw"; then
+		inverse "$api: invert, 600 frames" "$tmp/ref.raw" "$tmp/out.raw"
+		stats invert-$api f frames=600
+	else
+		fail "$api: invert (see $logdir/invert-$api.log)"
+	fi
+	if run none-$api "$moving ! glupload ! glcudafilter filter=none ! gldownload ! filesink location=$tmp/out.raw" &&
+	   cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
+		pass "$api: filter=none, byte for byte"
+	else
+		fail "$api: filter=none (see $logdir/none-$api.log)"
+	fi
+	if run chain-$api "$moving ! glupload ! $invert name=a ! $invert name=b ! $invert name=c ! gldownload ! filesink location=$tmp/out.raw"; then
+		inverse "$api: three glcudafilters" "$tmp/ref.raw" "$tmp/out.raw"
+		stats chain-$api b frames=600 input-pooled=600 output-pooled=600
+		stats chain-$api c frames=600 input-pooled=600 output-pooled=600
+	else
+		fail "$api: three glcudafilters (see $logdir/chain-$api.log)"
+	fi
+	# glcolorconvert renders into the element's pool.
+	if run pref-$api "$bgra ! glupload ! glcolorconvert ! $rgba_gl ! gldownload ! filesink location=$tmp/ref.raw" &&
+	   run pool-$api "$bgra ! glupload ! glcolorconvert ! $rgba_gl ! $invert name=f ! gldownload ! filesink location=$tmp/out.raw"; then
+		inverse "$api: pooled invert" "$tmp/ref.raw" "$tmp/out.raw"
+		stats pool-$api f frames=30 input-pooled=30 output-pooled=30
+	else
+		fail "$api: pooled invert (see $logdir/pool-$api.log)"
+	fi
+	if [ -z "${GST_GPU_FAKE:-}" ]; then
+		if run blur-$api "videotestsrc num-buffers=60 ! video/x-raw,format=RGBA,width=1920,height=1080 ! glupload ! glcudafilter name=f filter=blur ! fakesink"; then
+			stats blur-$api f frames=60
+		else
+			fail "$api: blur (see $logdir/blur-$api.log)"
+		fi
+	fi
+done
+
+echo "$passed passed, $failed failed (logs in $logdir)"
+[ "$failed" -eq 0 ]
