@@ -17,6 +17,11 @@
 #  4. A client killed with SIGKILL: the compositor exits cleanly and says so.
 #  5. Where valgrind exists: run 3 under memcheck (leaks and invalid
 #     accesses of the compositor; the drivers' are suppressed).
+#  6. Pixels against a CPU reference (tests/compositor-pixel-client): a
+#     client shows scenes of known content; the frame that presented its
+#     last commit must equal, every pixel, the reference the same program
+#     computes on the CPU (placement, premultiplied blending, XRGB8888
+#     opaque, the filter: none, and the fake's invert).
 # No timing is asserted: every run ends after a number of presented frames.
 # SPDX-License-Identifier: MIT
 set -u
@@ -29,8 +34,9 @@ fi
 info=./tools/glcuda-info
 bad=./tests/compositor-bad-client
 check=./tests/compositor-check-png
+pixel=./tests/compositor-pixel-client
 fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
-for f in "$info" "$bad" "$check" "$fake"; do
+for f in "$info" "$bad" "$check" "$pixel" "$fake"; do
 	if [ ! -e "$f" ]; then
 		echo "FAIL: $f not found; run from the build directory after make check" >&2
 		exit 1
@@ -185,5 +191,34 @@ if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIO
 		fail=1
 	fi
 fi
+
+# 6. Pixels: the frame of the scene's last commit (the client prints the
+#    presentation sequence number, which names the PNG) against the CPU
+#    reference, the toplevels where the compositor logged them.
+# pixels NAME SCENE FILTER ARGS...: ARGS go to the compositor.
+pixels() {
+	name=$1 scene=$2 filter=$3
+	shift 3
+	run "$name" --png-every 1 --png-dir "$tmp/$name" "$@" -- "$pixel" run "$scene"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "FAIL: scene $scene ($name) exited $rc:" >&2
+		cat "$tmp/$name.out" "$tmp/$name.log" >&2
+		fail=1
+		return
+	fi
+	seq=$(sed -n 's/^presented \([0-9]*\)$/\1/p' "$tmp/$name.out")
+	png=$(printf '%s/frame-%06d.png' "$tmp/$name" "$seq")
+	pos=$(sed -n 's/.*mapped toplevel [0-9]*x[0-9]* at \([0-9]*\),\([0-9]*\).*/\1 \2/p' \
+		"$tmp/$name.log")
+	# shellcheck disable=SC2086 # split on purpose
+	if [ -z "$seq" ] || [ ! -f "$png" ] || ! "$pixel" check "$scene" "$png" "$filter" $pos; then
+		echo "FAIL: scene $scene ($name): the presented frame differs from the reference" >&2
+		cat "$tmp/$name.out" "$tmp/$name.log" >&2
+		fail=1
+	fi
+}
+pixels blend blend none --filter none
+pixels blend-invert blend invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 
 exit $fail

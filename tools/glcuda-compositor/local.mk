@@ -4,7 +4,7 @@
 # headers only (and the tools' filters and common code, as glcuda-demo).
 # The protocol code is generated from wayland-protocols' XML at build time.
 EXTRA_DIST += doc/compositor.md tests/test-compositor.sh tests/compositor-bad-client.c \
-	tests/compositor-check-png.c
+	tests/compositor-check-png.c tests/compositor-pixel-client.c
 
 if HAVE_COMPOSITOR
 bin_PROGRAMS += %reldir%/glcuda-compositor
@@ -33,15 +33,31 @@ CLEANFILES += $(compositor_protocols)
 %reldir%/presentation-time-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
 
-# A client that breaks the protocol on purpose, and a checker of the
-# frames, for the test.
-check_PROGRAMS += tests/compositor-bad-client tests/compositor-check-png
+# A client that breaks the protocol on purpose, a checker of the frames
+# and a client whose frames are compared with a CPU reference, for the
+# test.
+check_PROGRAMS += tests/compositor-bad-client tests/compositor-check-png \
+	tests/compositor-pixel-client
 tests_compositor_check_png_SOURCES = tests/compositor-check-png.c
 tests_compositor_check_png_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 tests_compositor_check_png_LDADD = $(LIBPNG_LIBS)
 tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c
 tests_compositor_bad_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS)
 tests_compositor_bad_client_LDADD = $(WAYLAND_CLIENT_LIBS)
+tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c
+compositor_client_protocols = %reldir%/xdg-shell-client-protocol.h \
+	%reldir%/presentation-time-client-protocol.h
+nodist_tests_compositor_pixel_client_SOURCES = $(compositor_client_protocols) \
+	%reldir%/xdg-shell-protocol.c %reldir%/presentation-time-protocol.c
+BUILT_SOURCES += $(compositor_client_protocols)
+CLEANFILES += $(compositor_client_protocols)
+tests_compositor_pixel_client_CPPFLAGS = -I%reldir%
+tests_compositor_pixel_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS) $(LIBPNG_CFLAGS)
+tests_compositor_pixel_client_LDADD = $(WAYLAND_CLIENT_LIBS) $(LIBPNG_LIBS)
+%reldir%/xdg-shell-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
+%reldir%/presentation-time-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
 
 TESTS += tests/test-compositor.sh
 fake_cuda_scripts += tests/test-compositor.sh
