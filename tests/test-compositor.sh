@@ -15,13 +15,15 @@
 #     compositor frees what each made (surfaces, textures, fds: counted
 #     after each leaves), keeps running and then shows weston-simple-shm.
 #  4. A client killed with SIGKILL: the compositor exits cleanly and says so.
-#  5. Where valgrind exists: run 3 under memcheck (leaks and invalid
-#     accesses of the compositor; the drivers' are suppressed).
+#  5. Where valgrind exists: run 3 and the subsurface scene of 6 under
+#     memcheck (leaks and invalid accesses of the compositor; the drivers'
+#     are suppressed).
 #  6. Pixels against a CPU reference (tests/compositor-pixel-client): a
 #     client shows scenes of known content; the frame that presented its
 #     last commit must equal, every pixel, the reference the same program
 #     computes on the CPU (placement, premultiplied blending, XRGB8888
-#     opaque, the filter: none, and the fake's invert).
+#     opaque, the filter: none, and the fake's invert; subsurfaces:
+#     position, stacking, synchronized and desynchronized commits).
 # No timing is asserted: every run ends after a number of presented frames.
 # SPDX-License-Identifier: MIT
 set -u
@@ -133,7 +135,8 @@ else
 fi
 
 # 3. Misbehaving clients, then a good one, in one compositor.
-bad_script="$bad wrong-size && $bad bad-scale && $bad destroy-busy && { $bad crash; true; } && exec $shm_client"
+bad_script="$bad wrong-size && $bad bad-scale && $bad destroy-busy && $bad sub-loop &&
+	$bad sub-place && $bad sub-destroy && { $bad crash; true; } && exec $shm_client"
 run bad --frames 12 --png-every 11 --png-dir "$tmp/bad" -- sh -c "$bad_script"
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -142,6 +145,7 @@ if [ $rc -ne 0 ]; then
 	fail=1
 else
 	for want in "protocol error: wl_shm_pool code 1" "protocol error: wl_surface code 2" \
+		    "protocol error: wl_subcompositor code 0" "protocol error: wl_subsurface code 0" \
 		    "no protocol error, as expected"; do
 		grep -q "$want" "$tmp/bad.out" ||
 			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
@@ -181,8 +185,9 @@ if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIO
 		--keep-debuginfo=yes \
 		--errors-for-leak-kinds=definite --suppressions="$supp" \
 		--log-file="$tmp/valgrind.log" \
-		"$comp" --size 128x96 --sync cpu --frames 3 -- \
-		sh -c "$bad wrong-size && $bad destroy-busy && exec $shm_client" \
+		"$comp" --size 128x96 --sync cpu --frames 8 -- \
+		sh -c "$bad wrong-size && $bad destroy-busy && $bad sub-destroy &&
+			$pixel run sub && exec $shm_client" \
 		>"$tmp/vg.out" 2>"$tmp/vg.log"; then
 		echo "FAIL: glcuda-compositor under valgrind:" >&2
 		grep -A30 -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|[0-9,]+ .*bytes in .* are definitely)' \
@@ -192,33 +197,36 @@ if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIO
 	fi
 fi
 
-# 6. Pixels: the frame of the scene's last commit (the client prints the
-#    presentation sequence number, which names the PNG) against the CPU
-#    reference, the toplevels where the compositor logged them.
+# 6. Pixels: for each state the client checks, the frame that presented
+#    it (the client prints the presentation sequence number, which names
+#    the PNG) against the CPU reference, the toplevels where the
+#    compositor logged them.
 # pixels NAME SCENE FILTER ARGS...: ARGS go to the compositor.
 pixels() {
 	name=$1 scene=$2 filter=$3
 	shift 3
 	run "$name" --png-every 1 --png-dir "$tmp/$name" "$@" -- "$pixel" run "$scene"
 	rc=$?
-	if [ $rc -ne 0 ]; then
+	if [ $rc -ne 0 ] || ! grep -q "^presented " "$tmp/$name.out"; then
 		echo "FAIL: scene $scene ($name) exited $rc:" >&2
 		cat "$tmp/$name.out" "$tmp/$name.log" >&2
 		fail=1
 		return
 	fi
-	seq=$(sed -n 's/^presented \([0-9]*\)$/\1/p' "$tmp/$name.out")
-	png=$(printf '%s/frame-%06d.png' "$tmp/$name" "$seq")
 	pos=$(sed -n 's/.*mapped toplevel [0-9]*x[0-9]* at \([0-9]*\),\([0-9]*\).*/\1 \2/p' \
 		"$tmp/$name.log")
-	# shellcheck disable=SC2086 # split on purpose
-	if [ -z "$seq" ] || [ ! -f "$png" ] || ! "$pixel" check "$scene" "$png" "$filter" $pos; then
-		echo "FAIL: scene $scene ($name): the presented frame differs from the reference" >&2
-		cat "$tmp/$name.out" "$tmp/$name.log" >&2
-		fail=1
-	fi
+	grep "^presented " "$tmp/$name.out" | while read -r _ state seq; do
+		png=$(printf '%s/frame-%06d.png' "$tmp/$name" "$seq")
+		# shellcheck disable=SC2086 # split on purpose
+		if ! "$pixel" check "$state" "$png" "$filter" $pos; then
+			echo "FAIL: $state ($name): the presented frame differs from the reference" >&2
+			cat "$tmp/$name.out" "$tmp/$name.log" >&2
+			exit 1
+		fi
+	done || fail=1
 }
 pixels blend blend none --filter none
 pixels blend-invert blend invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
+pixels sub sub none
 
 exit $fail

@@ -52,19 +52,46 @@ struct options {
 	char **command;             /* the client: argv, NULL-terminated */
 };
 
-/* A wl_surface, and its xdg role if it has one. */
+/* The double-buffered state of a wl_surface: pending until commit; for a
+ * synchronized subsurface, cached until its parent's state is applied. */
+struct surface_state {
+	struct wl_resource *buffer;
+	struct wl_listener buffer_destroy;
+	bool attached;                  /* a buffer (maybe NULL) was attached */
+	int32_t scale;
+	struct wl_list frames;          /* wl_callback resources */
+	struct wl_list feedback;        /* wp_presentation_feedback resources */
+};
+
+/* An entry of a surface's stack: the surface itself or one of its
+ * subsurfaces. */
+struct stack_entry {
+	struct wl_list link;
+	struct surface *surface;
+};
+
+/* A wl_subsurface. surface and parent are NULL once they are gone (the
+ * object is then inert). */
+struct subsurface {
+	struct wl_resource *resource;
+	struct surface *surface, *parent;
+	struct wl_list parent_link;     /* parent->subsurfaces */
+	struct stack_entry entry;       /* in parent->stack */
+	struct stack_entry entry_pending; /* in parent->stack_pending */
+	int32_t x, y;                   /* relative to the parent */
+	int32_t pending_x, pending_y;   /* applied with the parent's state */
+	bool synchronized;
+	bool has_cache;
+	struct surface_state cached;
+};
+
+/* A wl_surface, and its role (xdg or subsurface) if it has one. */
 struct surface {
 	struct comp *comp;
 	struct wl_resource *resource;
 	struct wl_list link;            /* comp.surfaces, stacking order */
 
-	/* Double-buffered state: pending until commit. */
-	struct wl_resource *pending_buffer;
-	struct wl_listener pending_buffer_destroy;
-	bool pending_attached;
-	int32_t pending_scale;
-	struct wl_list pending_frames;  /* wl_callback resources */
-	struct wl_list pending_feedback; /* wp_presentation_feedback resources */
+	struct surface_state pending;
 
 	/* Current state. */
 	GLuint texture;
@@ -75,6 +102,14 @@ struct surface {
 	bool has_content;
 	struct wl_list frames;          /* committed, waiting for a composite */
 	struct wl_list feedback;
+
+	/* Subsurfaces: its own role, its children, and the stacking order
+	 * of itself and its children, bottom to top (the pending order is
+	 * applied with its state). */
+	struct subsurface *subsurface;
+	struct wl_list subsurfaces;     /* struct subsurface.parent_link */
+	struct wl_list stack, stack_pending; /* struct stack_entry */
+	struct stack_entry self, self_pending;
 
 	/* xdg-shell. */
 	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;

@@ -249,19 +249,40 @@ render_fini(struct comp *c)
 }
 
 static void
-draw_surface(struct comp *c, struct surface *s)
+draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 {
 	float ow = (float)c->opt.width, oh = (float)c->opt.height;
 	float w = (float)(s->buffer_width / (uint32_t)s->scale);
 	float h = (float)(s->buffer_height / (uint32_t)s->scale);
 	/* Clip space with y pointing down the image: row 0 (y = -1 in
 	 * clip space) is the top of the output. */
-	float x0 = 2.f * (float)s->x / ow - 1.f, y0 = 2.f * (float)s->y / oh - 1.f;
+	float x0 = 2.f * (float)x / ow - 1.f, y0 = 2.f * (float)y / oh - 1.f;
 
 	glUniform4f(c->u_rect, x0, y0, 2.f * w / ow, 2.f * h / oh);
 	glUniform1f(c->u_opaque, s->opaque ? 1.f : 0.f);
 	glBindTexture(GL_TEXTURE_2D, s->texture);
 	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+/* A surface and its subsurfaces in their stacking order, each at its
+ * position relative to its parent; x, y is the surface's on the output. */
+static void
+draw_tree(struct comp *c, struct surface *s, int32_t x, int32_t y)
+{
+	struct stack_entry *e;
+
+	wl_list_for_each(e, &s->stack, link) {
+		struct surface *t = e->surface;
+
+		if (t == s) {
+			if (s->has_content && s->texture)
+				draw_surface(c, s, x, y);
+		} else if (t->has_content) {
+			/* A subsurface is mapped when its parent is and it
+			 * has a buffer. */
+			draw_tree(c, t, x + t->subsurface->x, y + t->subsurface->y);
+		}
+	}
 }
 
 /* The CUDA stage on the frame's stream: input surface to output surface. */
@@ -335,8 +356,8 @@ render_frame(struct comp *c)
 	glEnable(GL_BLEND);
 	glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
 	wl_list_for_each(s, &c->surfaces, link)
-		if (s->mapped && s->has_content && s->texture)
-			draw_surface(c, s);
+		if (s->mapped && s->has_content)
+			draw_tree(c, s, s->x, s->y);
 	glDisable(GL_BLEND);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	glBindVertexArray(0);

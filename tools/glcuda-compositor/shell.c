@@ -434,9 +434,9 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource, 
 	struct surface *s = surface_from_resource(surface_resource);
 	struct wl_resource *r;
 
-	if (s->xdg_surface) {
+	if (s->xdg_surface || s->subsurface) {
 		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_ROLE,
-				       "the wl_surface already has an xdg_surface");
+				       "the wl_surface already has a role");
 		return;
 	}
 	if (s->has_content) {

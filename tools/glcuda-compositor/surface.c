@@ -1,6 +1,6 @@
 /*
- * glcuda-compositor: wl_compositor, wl_surface, wl_region and a minimal
- * wl_subcompositor. Buffers are wl_shm only (ARGB8888 and XRGB8888): the
+ * glcuda-compositor: wl_compositor, wl_surface, wl_region,
+ * wl_subcompositor and wl_subsurface. Buffers are wl_shm only (ARGB8888 and XRGB8888): the
  * pixels are copied into the surface's GL texture at commit and the buffer
  * released at once, so a client may reuse it as soon as it likes.
  * SPDX-License-Identifier: MIT
@@ -28,15 +28,83 @@ unlink_resource(struct wl_resource *resource)
 }
 
 static void
-pending_buffer_gone(struct wl_listener *listener, void *data)
+state_buffer_gone(struct wl_listener *listener, void *data)
 {
-	struct surface *s = wl_container_of(listener, s, pending_buffer_destroy);
+	struct surface_state *st = wl_container_of(listener, st, buffer_destroy);
 
-	/* The client destroyed an attached buffer before the commit: the
-	 * commit then attaches nothing (as if NULL). */
-	s->pending_buffer = NULL;
-	wl_list_remove(&s->pending_buffer_destroy.link);
-	wl_list_init(&s->pending_buffer_destroy.link);
+	/* The client destroyed an attached buffer before its state was
+	 * applied: the commit then attaches nothing (as if NULL). */
+	st->buffer = NULL;
+	wl_list_remove(&st->buffer_destroy.link);
+	wl_list_init(&st->buffer_destroy.link);
+}
+
+static void
+state_init(struct surface_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->scale = 1;
+	wl_list_init(&st->frames);
+	wl_list_init(&st->feedback);
+	wl_list_init(&st->buffer_destroy.link);
+	st->buffer_destroy.notify = state_buffer_gone;
+}
+
+static void
+state_set_buffer(struct surface_state *st, struct wl_resource *buffer)
+{
+	wl_list_remove(&st->buffer_destroy.link);
+	wl_list_init(&st->buffer_destroy.link);
+	st->buffer = buffer;
+	st->attached = true;
+	if (buffer)
+		wl_resource_add_destroy_listener(buffer, &st->buffer_destroy);
+}
+
+/* After the state was applied or moved: what is not sticky goes. The
+ * scale stays: it is state that the next commit keeps unless changed. */
+static void
+state_clear(struct surface_state *st)
+{
+	wl_list_remove(&st->buffer_destroy.link);
+	wl_list_init(&st->buffer_destroy.link);
+	st->buffer = NULL;
+	st->attached = false;
+}
+
+/* Merge src into dst (a synchronized subsurface's commit caches its
+ * state): what src set replaces dst's, callbacks add up. */
+static void
+state_move(struct surface_state *dst, struct surface_state *src)
+{
+	if (src->attached)
+		state_set_buffer(dst, src->buffer);
+	dst->scale = src->scale;
+	wl_list_insert_list(dst->frames.prev, &src->frames);
+	wl_list_init(&src->frames);
+	wl_list_insert_list(dst->feedback.prev, &src->feedback);
+	wl_list_init(&src->feedback);
+	state_clear(src);
+}
+
+static void
+destroy_all(struct wl_list *list)
+{
+	struct wl_resource *r, *tmp;
+
+	/* wl_resource_destroy runs unlink_resource. */
+	wl_resource_for_each_safe(r, tmp, list)
+		wl_resource_destroy(r);
+}
+
+/* The state will never be applied: its callbacks go, its feedback is
+ * discarded. */
+static void
+state_fini(struct surface_state *st)
+{
+	state_clear(st);
+	destroy_all(&st->frames);
+	feedback_discard_all(&st->feedback);
 }
 
 static void
@@ -45,12 +113,7 @@ surface_attach(struct wl_client *client, struct wl_resource *resource,
 {
 	struct surface *s = surface_from_resource(resource);
 
-	wl_list_remove(&s->pending_buffer_destroy.link);
-	wl_list_init(&s->pending_buffer_destroy.link);
-	s->pending_buffer = buffer;
-	s->pending_attached = true;
-	if (buffer)
-		wl_resource_add_destroy_listener(buffer, &s->pending_buffer_destroy);
+	state_set_buffer(&s->pending, buffer);
 }
 
 static void
@@ -72,7 +135,7 @@ surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t i
 		return;
 	}
 	wl_resource_set_implementation(cb, NULL, NULL, unlink_resource);
-	wl_list_insert(s->pending_frames.prev, wl_resource_get_link(cb));
+	wl_list_insert(s->pending.frames.prev, wl_resource_get_link(cb));
 }
 
 static void
@@ -160,14 +223,60 @@ upload_shm(struct surface *s, struct wl_resource *buffer)
 	return true;
 }
 
-static void
-surface_commit(struct wl_client *client, struct wl_resource *resource)
+/* Whether the surface's commits are cached: it or one of its ancestors
+ * is a synchronized subsurface. */
+static bool
+surface_is_synchronized(struct surface *s)
 {
-	struct surface *s = surface_from_resource(resource);
-	struct wl_resource *buffer = s->pending_buffer;
+	while (s && s->subsurface) {
+		if (s->subsurface->synchronized)
+			return true;
+		s = s->subsurface->parent;
+	}
+	return false;
+}
 
-	s->scale = s->pending_scale;
-	if (s->pending_attached) {
+static void surface_apply(struct surface *s, struct surface_state *st);
+
+/* A synchronized subsurface's cached state, applied with its parent's. */
+static void
+subsurface_apply_cache(struct subsurface *sub)
+{
+	if (!sub->has_cache || !sub->surface)
+		return;
+	sub->has_cache = false;
+	surface_apply(sub->surface, &sub->cached);
+}
+
+/* The parent's state holds where its subsurfaces are and their order. */
+static void
+surface_apply_children(struct surface *s)
+{
+	struct stack_entry *e;
+	struct subsurface *sub;
+
+	wl_list_for_each(e, &s->stack_pending, link) {
+		struct stack_entry *cur = e == &s->self_pending ? &s->self
+					  : &e->surface->subsurface->entry;
+		wl_list_remove(&cur->link);
+		wl_list_insert(s->stack.prev, &cur->link);
+	}
+	wl_list_for_each(sub, &s->subsurfaces, parent_link) {
+		sub->x = sub->pending_x;
+		sub->y = sub->pending_y;
+		/* Only a synchronized subsurface has a cache: set_desync
+		 * applies it. */
+		subsurface_apply_cache(sub);
+	}
+}
+
+static void
+surface_apply(struct surface *s, struct surface_state *st)
+{
+	struct wl_resource *buffer = st->buffer;
+
+	s->scale = st->scale;
+	if (st->attached) {
 		if (buffer && s->xdg_surface && !s->configured) {
 			wl_resource_post_error(s->xdg_surface,
 					       XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
@@ -182,18 +291,30 @@ surface_commit(struct wl_client *client, struct wl_resource *resource)
 		} else {
 			s->has_content = false;
 		}
-		wl_list_remove(&s->pending_buffer_destroy.link);
-		wl_list_init(&s->pending_buffer_destroy.link);
-		s->pending_buffer = NULL;
-		s->pending_attached = false;
 	}
-	wl_list_insert_list(s->frames.prev, &s->pending_frames);
-	wl_list_init(&s->pending_frames);
-	wl_list_insert_list(s->feedback.prev, &s->pending_feedback);
-	wl_list_init(&s->pending_feedback);
+	state_clear(st);
+	wl_list_insert_list(s->frames.prev, &st->frames);
+	wl_list_init(&st->frames);
+	wl_list_insert_list(s->feedback.prev, &st->feedback);
+	wl_list_init(&st->feedback);
+	surface_apply_children(s);
 	if (s->xdg_surface)
 		shell_surface_commit(s);
 	s->comp->damaged = true;
+}
+
+static void
+surface_commit(struct wl_client *client, struct wl_resource *resource)
+{
+	struct surface *s = surface_from_resource(resource);
+
+	if (surface_is_synchronized(s)) {
+		/* Applied when the parent's state is. */
+		state_move(&s->subsurface->cached, &s->pending);
+		s->subsurface->has_cache = true;
+		return;
+	}
+	surface_apply(s, &s->pending);
 }
 
 static void
@@ -215,7 +336,7 @@ surface_set_buffer_scale(struct wl_client *client, struct wl_resource *resource,
 				       "scale %d is not positive", scale);
 		return;
 	}
-	s->pending_scale = scale;
+	s->pending.scale = scale;
 }
 
 static const struct wl_surface_interface surface_impl = {
@@ -231,15 +352,7 @@ static const struct wl_surface_interface surface_impl = {
 	.damage_buffer = surface_damage,
 };
 
-static void
-destroy_all(struct wl_list *list)
-{
-	struct wl_resource *r, *tmp;
-
-	/* wl_resource_destroy runs unlink_resource. */
-	wl_resource_for_each_safe(r, tmp, list)
-		wl_resource_destroy(r);
-}
+static void subsurface_unlink(struct subsurface *sub);
 
 static void
 surface_destroyed(struct wl_resource *resource)
@@ -250,11 +363,19 @@ surface_destroyed(struct wl_resource *resource)
 	 * it is in the ring: the ring holds its own copy of the pixels, so
 	 * only our texture and lists go. */
 	shell_surface_destroyed(s);
+	/* Its subsurfaces and its own subsurface object become inert. */
+	while (!wl_list_empty(&s->subsurfaces)) {
+		struct subsurface *sub = wl_container_of(s->subsurfaces.next, sub, parent_link);
+		subsurface_unlink(sub);
+	}
+	if (s->subsurface) {
+		subsurface_unlink(s->subsurface);
+		s->subsurface->surface = NULL;
+		s->subsurface = NULL;
+	}
 	wl_list_remove(&s->link);
-	wl_list_remove(&s->pending_buffer_destroy.link);
-	destroy_all(&s->pending_frames);
+	state_fini(&s->pending);
 	destroy_all(&s->frames);
-	destroy_all(&s->pending_feedback);
 	feedback_discard_all(&s->feedback);
 	if (s->texture) {
 		glDeleteTextures(1, &s->texture);
@@ -289,13 +410,16 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 		return;
 	}
 	s->comp = c;
-	s->scale = s->pending_scale = 1;
-	wl_list_init(&s->pending_frames);
+	s->scale = 1;
+	state_init(&s->pending);
 	wl_list_init(&s->frames);
-	wl_list_init(&s->pending_feedback);
 	wl_list_init(&s->feedback);
-	wl_list_init(&s->pending_buffer_destroy.link);
-	s->pending_buffer_destroy.notify = pending_buffer_gone;
+	wl_list_init(&s->subsurfaces);
+	wl_list_init(&s->stack);
+	wl_list_init(&s->stack_pending);
+	s->self.surface = s->self_pending.surface = s;
+	wl_list_insert(&s->stack, &s->self.link);
+	wl_list_insert(&s->stack_pending, &s->self_pending.link);
 	wl_list_insert(c->surfaces.prev, &s->link);
 	c->surfaces_alive++;
 	wl_resource_set_implementation(s->resource, &surface_impl, s, surface_destroyed);
@@ -343,52 +467,163 @@ bind_compositor(struct wl_client *client, void *data, uint32_t version, uint32_t
 	wl_resource_set_implementation(r, &compositor_impl, data, NULL);
 }
 
-/* Subsurfaces: the objects exist so that toolkits that make them work,
- * but their content is not composited (a first milestone). */
+/* wl_subsurface ---------------------------------------------------------- */
+
+/* Out of its parent's lists: the surface is no longer drawn with it. Its
+ * cached state will never be applied. */
+static void
+subsurface_unlink(struct subsurface *sub)
+{
+	if (sub->parent) {
+		wl_list_remove(&sub->parent_link);
+		wl_list_remove(&sub->entry.link);
+		wl_list_remove(&sub->entry_pending.link);
+		wl_list_init(&sub->parent_link);
+		wl_list_init(&sub->entry.link);
+		wl_list_init(&sub->entry_pending.link);
+		sub->parent->comp->damaged = true;
+		sub->parent = NULL;
+	}
+	if (sub->has_cache) {
+		sub->has_cache = false;
+		state_fini(&sub->cached);
+	}
+}
+
+static void
+subsurface_destroyed(struct wl_resource *resource)
+{
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+
+	/* The wl_surface is unmapped at once and loses its role. */
+	subsurface_unlink(sub);
+	state_fini(&sub->cached);
+	if (sub->surface)
+		sub->surface->subsurface = NULL;
+	free(sub);
+}
+
 static void
 subsurface_set_position(struct wl_client *client, struct wl_resource *resource, int32_t x,
 			int32_t y)
 {
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+
+	sub->pending_x = x;
+	sub->pending_y = y;
+}
+
+/* Move the subsurface above or below a sibling or its parent, in the
+ * parent's pending order. */
+static void
+subsurface_place(struct wl_resource *resource, struct wl_resource *sibling_resource, bool above)
+{
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+	struct surface *sibling = surface_from_resource(sibling_resource);
+	struct stack_entry *target;
+
+	if (!sub->parent)
+		return;
+	if (sibling == sub->parent) {
+		target = &sub->parent->self_pending;
+	} else if (sibling != sub->surface && sibling->subsurface &&
+		   sibling->subsurface->parent == sub->parent) {
+		target = &sibling->subsurface->entry_pending;
+	} else {
+		wl_resource_post_error(resource, WL_SUBSURFACE_ERROR_BAD_SURFACE,
+				       "the reference surface is neither a sibling nor the parent");
+		return;
+	}
+	wl_list_remove(&sub->entry_pending.link);
+	wl_list_insert(above ? &target->link : target->link.prev, &sub->entry_pending.link);
 }
 
 static void
-subsurface_place(struct wl_client *client, struct wl_resource *resource,
-		 struct wl_resource *sibling)
+subsurface_place_above(struct wl_client *client, struct wl_resource *resource,
+		       struct wl_resource *sibling)
 {
+	subsurface_place(resource, sibling, true);
 }
 
 static void
-subsurface_noop(struct wl_client *client, struct wl_resource *resource)
+subsurface_place_below(struct wl_client *client, struct wl_resource *resource,
+		       struct wl_resource *sibling)
 {
+	subsurface_place(resource, sibling, false);
+}
+
+static void
+subsurface_set_sync(struct wl_client *client, struct wl_resource *resource)
+{
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+
+	sub->synchronized = true;
+}
+
+static void
+subsurface_set_desync(struct wl_client *client, struct wl_resource *resource)
+{
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+
+	sub->synchronized = false;
+	/* Desynchronized (and no ancestor synchronized): what was cached is
+	 * applied now, as if committed now. */
+	if (sub->surface && !surface_is_synchronized(sub->surface))
+		subsurface_apply_cache(sub);
 }
 
 static const struct wl_subsurface_interface subsurface_impl = {
 	.destroy = resource_destroy,
 	.set_position = subsurface_set_position,
-	.place_above = subsurface_place,
-	.place_below = subsurface_place,
-	.set_sync = subsurface_noop,
-	.set_desync = subsurface_noop,
+	.place_above = subsurface_place_above,
+	.place_below = subsurface_place_below,
+	.set_sync = subsurface_set_sync,
+	.set_desync = subsurface_set_desync,
 };
 
 static void
 subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resource,
-			     uint32_t id, struct wl_resource *surface,
-			     struct wl_resource *parent)
+			     uint32_t id, struct wl_resource *surface_resource,
+			     struct wl_resource *parent_resource)
 {
-	struct wl_resource *r;
+	struct surface *s = surface_from_resource(surface_resource);
+	struct surface *parent = surface_from_resource(parent_resource);
+	struct subsurface *sub;
 
-	if (surface == parent) {
+	if (s->subsurface || s->xdg_surface) {
 		wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-				       "a surface cannot be its own parent");
+				       "the wl_surface already has a role");
 		return;
 	}
-	r = wl_resource_create(client, &wl_subsurface_interface, 1, id);
-	if (!r) {
+	/* Neither itself nor one of its descendants. */
+	for (struct surface *p = parent; p; p = p->subsurface ? p->subsurface->parent : NULL)
+		if (p == s) {
+			wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+					       "the parent is the surface or one of its descendants");
+			return;
+		}
+	sub = calloc(1, sizeof(*sub));
+	if (!sub) {
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(r, &subsurface_impl, NULL, NULL);
+	sub->resource = wl_resource_create(client, &wl_subsurface_interface, 1, id);
+	if (!sub->resource) {
+		free(sub);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	state_init(&sub->cached);
+	sub->surface = s;
+	sub->parent = parent;
+	/* Synchronized by default, on top of its siblings and parent. */
+	sub->synchronized = true;
+	sub->entry.surface = sub->entry_pending.surface = s;
+	wl_list_insert(parent->subsurfaces.prev, &sub->parent_link);
+	wl_list_insert(parent->stack.prev, &sub->entry.link);
+	wl_list_insert(parent->stack_pending.prev, &sub->entry_pending.link);
+	s->subsurface = sub;
+	wl_resource_set_implementation(sub->resource, &subsurface_impl, sub, subsurface_destroyed);
 }
 
 static const struct wl_subcompositor_interface subcompositor_impl = {
