@@ -9,6 +9,9 @@
  *                                       by libwayland on the pool)
  *   compositor-bad-client bad-scale     a 101x100 buffer at scale 2
  *                                       (wl_surface.invalid_size)
+ *   compositor-bad-client zero-scale    buffer scale 0 (wl_surface.invalid_scale)
+ *   compositor-bad-client bad-transform buffer transform 8
+ *                                       (wl_surface.invalid_transform)
  *   compositor-bad-client destroy-busy  commit a buffer with a frame
  *                                       callback, destroy surface and
  *                                       buffer at once (no error)
@@ -161,6 +164,14 @@ main(int argc, char **argv)
 		wl_buffer_destroy(buffer);
 		wl_shm_pool_destroy(pool);
 		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "zero-scale")) {
+		wl_surface_set_buffer_scale(surface, 0);
+		ret = expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_SCALE);
+		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "bad-transform")) {
+		wl_surface_set_buffer_transform(surface, WL_OUTPUT_TRANSFORM_FLIPPED_270 + 1);
+		ret = expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_TRANSFORM);
+		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "destroy-busy")) {
 		pool = make_pool(64 * 64 * 4);
 		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
@@ -223,7 +234,8 @@ main(int argc, char **argv)
 		ret = expect(display, NULL, 0);
 		wl_callback_destroy(callback);
 	} else {
-		fprintf(stderr, "usage: compositor-bad-client wrong-size|bad-scale|destroy-busy|crash|"
+		fprintf(stderr, "usage: compositor-bad-client wrong-size|bad-scale|zero-scale|"
+			"bad-transform|destroy-busy|crash|"
 			"sub-loop|sub-place|sub-destroy\n");
 		return 2;
 	}

@@ -29,6 +29,8 @@
  *          subsurface's new buffer and position wait for the parent's
  *          commit while a desynchronized one's apply at once
  *          (sub.cached); the parent's commit applies them (sub)
+ *   xform  a toplevel at buffer scale 2, and subsurfaces with each of the
+ *          8 buffer transforms, one of them at scale 2 too
  *
  * Exit status 2 on usage or setup errors, 77 when the compositor lacks a
  * global the scene needs.
@@ -57,7 +59,7 @@
 #define BG_G 48
 #define BG_B 64
 
-#define MAX_LAYERS 8
+#define MAX_LAYERS 12
 
 /* A surface as the compositor must draw it: its buffer's content as a
  * function of the buffer pixel (premultiplied ARGB), where it is relative
@@ -126,6 +128,19 @@ content_checker2(int x, int y)
 	return (x / 4 + y / 4) % 2 ? 0x56ff2020 : 0x7820c040;
 }
 
+/* Scale 2: the same value in each 2x2 block of the buffer. */
+static uint32_t
+content_blocks(int x, int y)
+{
+	return content_opaque(x / 2, y / 2);
+}
+
+static uint32_t
+content_alpha_blocks(int x, int y)
+{
+	return content_alpha(x / 2 * 3, y / 2);
+}
+
 /* States: the layers in stacking order, bottom to top. */
 struct state {
 	const char *name;
@@ -150,6 +165,20 @@ static const struct state states[] = {
 	{ "sub.tree", 1, 4, { SUB_C, SUB_T, SUB_B1, SUB_A1 } },
 	{ "sub.cached", 1, 4, { SUB_C, SUB_T, SUB_B2, SUB_A1 } },
 	{ "sub", 1, 4, { SUB_C, SUB_T, SUB_B2, SUB_A2 } },
+	/* A toplevel at scale 2 and, on it, a subsurface for each of the 8
+	 * transforms, and one at scale 2 and 90 degrees. */
+	{ "xform", 1, 10, {
+		{ 0, 0, 0, 256, 160, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_blocks },
+		{ 0, 4, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_NORMAL, true, content_opaque },
+		{ 0, 34, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, false, content_alpha },
+		{ 0, 64, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_180, true, content_opaque },
+		{ 0, 94, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_270, false, content_alpha },
+		{ 0, 4, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED, true, content_opaque },
+		{ 0, 34, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_90, false, content_alpha },
+		{ 0, 64, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_180, true, content_opaque },
+		{ 0, 94, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_270, false, content_alpha },
+		{ 0, 40, 60, 32, 48, 2, WL_OUTPUT_TRANSFORM_90, false, content_alpha_blocks },
+	} },
 };
 
 static const struct state *
@@ -620,12 +649,38 @@ run_sub(struct client *c, struct window *win, struct buffer *buf)
 	return present(c, t, commit_reattach, &rt, "sub");
 }
 
+/* A toplevel (the state's first layer) and its subsurfaces (the others,
+ * in stacking order), shown with one commit of the toplevel. */
+static int
+run_tree(struct client *c, struct window *win, struct buffer *buf, const char *name)
+{
+	const struct state *st = state_find(name);
+	struct reattach r = { &st->layers[0], &buf[0] };
+
+	if (buffer_init(c, &buf[0], &st->layers[0]) < 0 ||
+	    toplevel_init(c, &win[0], &st->layers[0], &buf[0]) < 0)
+		return -1;
+	for (int i = 1; i < st->nlayers; i++) {
+		if (buffer_init(c, &buf[i], &st->layers[i]) < 0)
+			return -1;
+		subsurface_init(c, &win[i], &win[0], &st->layers[i], &buf[i]);
+	}
+	return present(c, &win[0], commit_reattach, &r, name);
+}
+
+static int
+run_xform(struct client *c, struct window *win, struct buffer *buf)
+{
+	return run_tree(c, win, buf, "xform");
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct client *c, struct window *win, struct buffer *buf);
 } scenes[] = {
 	{ "blend", run_blend },
 	{ "sub", run_sub },
+	{ "xform", run_xform },
 };
 
 static int

@@ -23,7 +23,8 @@
 #     last commit must equal, every pixel, the reference the same program
 #     computes on the CPU (placement, premultiplied blending, XRGB8888
 #     opaque, the filter: none, and the fake's invert; subsurfaces:
-#     position, stacking, synchronized and desynchronized commits).
+#     position, stacking, synchronized and desynchronized commits; buffer
+#     scale 2 and the 8 buffer transforms).
 # No timing is asserted: every run ends after a number of presented frames.
 # SPDX-License-Identifier: MIT
 set -u
@@ -135,7 +136,8 @@ else
 fi
 
 # 3. Misbehaving clients, then a good one, in one compositor.
-bad_script="$bad wrong-size && $bad bad-scale && $bad destroy-busy && $bad sub-loop &&
+bad_script="$bad wrong-size && $bad bad-scale && $bad zero-scale && $bad bad-transform &&
+	$bad destroy-busy && $bad sub-loop &&
 	$bad sub-place && $bad sub-destroy && { $bad crash; true; } && exec $shm_client"
 run bad --frames 12 --png-every 11 --png-dir "$tmp/bad" -- sh -c "$bad_script"
 rc=$?
@@ -145,6 +147,7 @@ if [ $rc -ne 0 ]; then
 	fail=1
 else
 	for want in "protocol error: wl_shm_pool code 1" "protocol error: wl_surface code 2" \
+		    "protocol error: wl_surface code 0" "protocol error: wl_surface code 1" \
 		    "protocol error: wl_subcompositor code 0" "protocol error: wl_subsurface code 0" \
 		    "no protocol error, as expected"; do
 		grep -q "$want" "$tmp/bad.out" ||
@@ -228,5 +231,6 @@ pixels() {
 pixels blend blend none --filter none
 pixels blend-invert blend invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 pixels sub sub none
+pixels xform xform invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 
 exit $fail

@@ -59,6 +59,7 @@ struct surface_state {
 	struct wl_listener buffer_destroy;
 	bool attached;                  /* a buffer (maybe NULL) was attached */
 	int32_t scale;
+	int32_t transform;              /* enum wl_output_transform */
 	struct wl_list frames;          /* wl_callback resources */
 	struct wl_list feedback;        /* wp_presentation_feedback resources */
 };
@@ -99,6 +100,7 @@ struct surface {
 	uint32_t buffer_width, buffer_height;
 	bool opaque;                    /* XRGB8888: alpha ignored */
 	int32_t scale;
+	int32_t transform;              /* enum wl_output_transform */
 	bool has_content;
 	struct wl_list frames;          /* committed, waiting for a composite */
 	struct wl_list feedback;
@@ -142,7 +144,7 @@ struct comp {
 	CUmodule module;
 	CUfunction kernel;
 	GLuint program, vao, vbo;
-	GLint u_rect, u_swizzle, u_opaque;
+	GLint u_rect, u_swizzle, u_opaque, u_uv_matrix, u_uv_offset;
 	GLuint read_fbo;
 	uint8_t *readback;
 
@@ -195,6 +197,9 @@ void shell_surface_destroyed(struct surface *s);
 /* surface.c */
 bool compositor_globals_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
+/* The surface's size: its buffer's divided by the scale, rotated by the
+ * buffer transform. */
+void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
 
 /* render.c */
 int render_init(struct comp *c);

@@ -29,8 +29,10 @@ static const char vs_body[] =
 	"in vec2 pos;\n"
 	"out vec2 uv;\n"
 	"uniform vec4 rect; /* x, y, w, h in clip space, y down */\n"
+	"uniform mat2 uv_matrix; /* the buffer transform, undone */\n"
+	"uniform vec2 uv_offset;\n"
 	"void main() {\n"
-	"	uv = pos;\n"
+	"	uv = uv_matrix * pos + uv_offset;\n"
 	"	gl_Position = vec4(rect.xy + pos * rect.zw, 0.0, 1.0);\n"
 	"}\n";
 static const char fs_body[] =
@@ -73,6 +75,8 @@ setup_gl(struct comp *c)
 	}
 	c->u_rect = glGetUniformLocation(c->program, "rect");
 	c->u_opaque = glGetUniformLocation(c->program, "opaque");
+	c->u_uv_matrix = glGetUniformLocation(c->program, "uv_matrix");
+	c->u_uv_offset = glGetUniformLocation(c->program, "uv_offset");
 	glUseProgram(c->program);
 	glUniform1i(glGetUniformLocation(c->program, "tex"), 0);
 	glUseProgram(0);
@@ -248,17 +252,37 @@ render_fini(struct comp *c)
 	c->headless = NULL;
 }
 
+/* Texture coordinates from the surface's normalized coordinates (u, v),
+ * for each wl_output.transform: the client drew the buffer rotated
+ * counter-clockwise and flipped; sampling undoes it. Rows: u' = a u + b v
+ * + e, v' = c u + d v + f, as { a, b, c, d, e, f }. */
+static const float uv_transforms[8][6] = {
+	[WL_OUTPUT_TRANSFORM_NORMAL] = { 1, 0, 0, 1, 0, 0 },
+	[WL_OUTPUT_TRANSFORM_90] = { 0, 1, -1, 0, 0, 1 },
+	[WL_OUTPUT_TRANSFORM_180] = { -1, 0, 0, -1, 1, 1 },
+	[WL_OUTPUT_TRANSFORM_270] = { 0, -1, 1, 0, 1, 0 },
+	[WL_OUTPUT_TRANSFORM_FLIPPED] = { -1, 0, 0, 1, 1, 0 },
+	[WL_OUTPUT_TRANSFORM_FLIPPED_90] = { 0, 1, 1, 0, 0, 0 },
+	[WL_OUTPUT_TRANSFORM_FLIPPED_180] = { 1, 0, 0, -1, 0, 1 },
+	[WL_OUTPUT_TRANSFORM_FLIPPED_270] = { 0, -1, -1, 0, 1, 1 },
+};
+
 static void
 draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 {
 	float ow = (float)c->opt.width, oh = (float)c->opt.height;
-	float w = (float)(s->buffer_width / (uint32_t)s->scale);
-	float h = (float)(s->buffer_height / (uint32_t)s->scale);
+	const float *t = uv_transforms[s->transform];
+	/* Column-major: the first column multiplies u. */
+	const float m[4] = { t[0], t[2], t[1], t[3] };
+	int32_t w, h;
 	/* Clip space with y pointing down the image: row 0 (y = -1 in
 	 * clip space) is the top of the output. */
 	float x0 = 2.f * (float)x / ow - 1.f, y0 = 2.f * (float)y / oh - 1.f;
 
-	glUniform4f(c->u_rect, x0, y0, 2.f * w / ow, 2.f * h / oh);
+	surface_get_size(s, &w, &h);
+	glUniform4f(c->u_rect, x0, y0, 2.f * (float)w / ow, 2.f * (float)h / oh);
+	glUniformMatrix2fv(c->u_uv_matrix, 1, GL_FALSE, m);
+	glUniform2f(c->u_uv_offset, t[4], t[5]);
 	glUniform1f(c->u_opaque, s->opaque ? 1.f : 0.f);
 	glBindTexture(GL_TEXTURE_2D, s->texture);
 	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);

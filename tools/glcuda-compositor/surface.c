@@ -80,6 +80,7 @@ state_move(struct surface_state *dst, struct surface_state *src)
 	if (src->attached)
 		state_set_buffer(dst, src->buffer);
 	dst->scale = src->scale;
+	dst->transform = src->transform;
 	wl_list_insert_list(dst->frames.prev, &src->frames);
 	wl_list_init(&src->frames);
 	wl_list_insert_list(dst->feedback.prev, &src->feedback);
@@ -276,6 +277,7 @@ surface_apply(struct surface *s, struct surface_state *st)
 	struct wl_resource *buffer = st->buffer;
 
 	s->scale = st->scale;
+	s->transform = st->transform;
 	if (st->attached) {
 		if (buffer && s->xdg_surface && !s->configured) {
 			wl_resource_post_error(s->xdg_surface,
@@ -321,9 +323,14 @@ static void
 surface_set_buffer_transform(struct wl_client *client, struct wl_resource *resource,
 			     int32_t transform)
 {
-	if (transform != WL_OUTPUT_TRANSFORM_NORMAL)
+	struct surface *s = surface_from_resource(resource);
+
+	if (transform < WL_OUTPUT_TRANSFORM_NORMAL || transform > WL_OUTPUT_TRANSFORM_FLIPPED_270) {
 		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_TRANSFORM,
-				       "only the normal transform is supported");
+				       "transform %d is not a wl_output.transform", transform);
+		return;
+	}
+	s->pending.transform = transform;
 }
 
 static void
@@ -390,6 +397,18 @@ struct surface *
 surface_from_resource(struct wl_resource *resource)
 {
 	return wl_resource_get_user_data(resource);
+}
+
+void
+surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
+{
+	/* 90 and 270, flipped or not, swap width and height. */
+	bool swap = s->transform & 1;
+	uint32_t bw = swap ? s->buffer_height : s->buffer_width;
+	uint32_t bh = swap ? s->buffer_width : s->buffer_height;
+
+	*w = (int32_t)(bw / (uint32_t)s->scale);
+	*h = (int32_t)(bh / (uint32_t)s->scale);
 }
 
 static void
