@@ -31,6 +31,11 @@
  *          (sub.cached); the parent's commit applies them (sub)
  *   xform  a toplevel at buffer scale 2, and subsurfaces with each of the
  *          8 buffer transforms, one of them at scale 2 too
+ *   damage a toplevel at scale 2 and a subsurface at 90 degrees
+ *          (damage.before); every pixel of their buffers changes but only
+ *          rectangles are damaged, with damage_buffer and with damage in
+ *          surface coordinates: only those may change in the frame
+ *          (damage, then damage.sub)
  *
  * Exit status 2 on usage or setup errors, 77 when the compositor lacks a
  * global the scene needs.
@@ -141,6 +146,33 @@ content_alpha_blocks(int x, int y)
 	return content_alpha(x / 2 * 3, y / 2);
 }
 
+/* The damage scene: the toplevel's buffer (scale 2) is rewritten with
+ * content_checker everywhere, but only buffer rectangle 16,8 40x24 and
+ * surface rectangle 40,30 12x10 (buffer 80,60 24x20) are damaged; the
+ * subsurface's (transform 90, surface 16x24) with content_checker2, and
+ * only surface rectangle 2,4 6x8 is damaged: buffer 4,8 8x6 (x from the
+ * surface's y, y from its width 16 minus x). Only the damaged pixels may
+ * change. */
+static bool
+in_rect(int x, int y, int rx, int ry, int rw, int rh)
+{
+	return x >= rx && y >= ry && x < rx + rw && y < ry + rh;
+}
+
+static uint32_t
+content_damaged_top(int x, int y)
+{
+	if (in_rect(x, y, 16, 8, 40, 24) || in_rect(x, y, 80, 60, 24, 20))
+		return content_checker(x, y);
+	return content_blocks(x, y);
+}
+
+static uint32_t
+content_damaged_sub(int x, int y)
+{
+	return in_rect(x, y, 4, 8, 8, 6) ? content_checker2(x, y) : content_opaque(x, y);
+}
+
 /* States: the layers in stacking order, bottom to top. */
 struct state {
 	const char *name;
@@ -178,6 +210,18 @@ static const struct state states[] = {
 		{ 0, 64, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_180, true, content_opaque },
 		{ 0, 94, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_270, false, content_alpha },
 		{ 0, 40, 60, 32, 48, 2, WL_OUTPUT_TRANSFORM_90, false, content_alpha_blocks },
+	} },
+	{ "damage.before", 1, 2, {
+		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_blocks },
+		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_opaque },
+	} },
+	{ "damage", 1, 2, {
+		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_damaged_top },
+		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_opaque },
+	} },
+	{ "damage.sub", 1, 2, {
+		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_damaged_top },
+		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_damaged_sub },
 	} },
 };
 
@@ -668,6 +712,49 @@ run_tree(struct client *c, struct window *win, struct buffer *buf, const char *n
 	return present(c, &win[0], commit_reattach, &r, name);
 }
 
+struct partial {
+	struct buffer *buffer;
+	int n;
+	struct {
+		bool buffer_coords;
+		int x, y, w, h;
+	} rects[2];
+};
+
+/* The buffer again, only some of it damaged. */
+static void
+commit_partial(struct window *w, void *data)
+{
+	struct partial *p = data;
+
+	wl_surface_attach(w->surface, p->buffer->wl, 0, 0);
+	for (int i = 0; i < p->n; i++)
+		if (p->rects[i].buffer_coords)
+			wl_surface_damage_buffer(w->surface, p->rects[i].x, p->rects[i].y,
+						 p->rects[i].w, p->rects[i].h);
+		else
+			wl_surface_damage(w->surface, p->rects[i].x, p->rects[i].y, p->rects[i].w,
+					  p->rects[i].h);
+}
+
+static int
+run_damage(struct client *c, struct window *win, struct buffer *buf)
+{
+	struct partial top = { &buf[0], 2, { { true, 16, 8, 40, 24 }, { false, 40, 30, 12, 10 } } };
+	struct partial sub = { &buf[1], 1, { { false, 2, 4, 6, 8 } } };
+
+	if (run_tree(c, win, buf, "damage.before") < 0)
+		return -1;
+	/* Released at once (the compositor copies): free to rewrite. All of
+	 * it changes, some of it is damaged. */
+	buffer_fill(&buf[0], content_checker);
+	if (present(c, &win[0], commit_partial, &top, "damage") < 0)
+		return -1;
+	wl_subsurface_set_desync(win[1].subsurface);
+	buffer_fill(&buf[1], content_checker2);
+	return present(c, &win[1], commit_partial, &sub, "damage.sub");
+}
+
 static int
 run_xform(struct client *c, struct window *win, struct buffer *buf)
 {
@@ -681,6 +768,7 @@ static const struct {
 	{ "blend", run_blend },
 	{ "sub", run_sub },
 	{ "xform", run_xform },
+	{ "damage", run_damage },
 };
 
 static int

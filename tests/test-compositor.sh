@@ -24,7 +24,8 @@
 #     computes on the CPU (placement, premultiplied blending, XRGB8888
 #     opaque, the filter: none, and the fake's invert; subsurfaces:
 #     position, stacking, synchronized and desynchronized commits; buffer
-#     scale 2 and the 8 buffer transforms).
+#     scale 2 and the 8 buffer transforms; damage: a buffer rewritten but
+#     damaged in part changes only there).
 # No timing is asserted: every run ends after a number of presented frames.
 # SPDX-License-Identifier: MIT
 set -u
@@ -232,5 +233,6 @@ pixels blend blend none --filter none
 pixels blend-invert blend invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 pixels sub sub none
 pixels xform xform invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
+pixels damage damage none
 
 exit $fail

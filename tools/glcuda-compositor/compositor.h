@@ -52,6 +52,19 @@ struct options {
 	char **command;             /* the client: argv, NULL-terminated */
 };
 
+/* Damage: a few rectangles; more are merged into their bounding box (an
+ * upload of a little more than was damaged is still correct). */
+#define DAMAGE_RECTS 8
+
+struct rect {
+	int32_t x, y, w, h;
+};
+
+struct damage {
+	int n;
+	struct rect r[DAMAGE_RECTS];
+};
+
 /* The double-buffered state of a wl_surface: pending until commit; for a
  * synchronized subsurface, cached until its parent's state is applied. */
 struct surface_state {
@@ -60,6 +73,8 @@ struct surface_state {
 	bool attached;                  /* a buffer (maybe NULL) was attached */
 	int32_t scale;
 	int32_t transform;              /* enum wl_output_transform */
+	struct damage damage;           /* surface coordinates */
+	struct damage buffer_damage;    /* buffer coordinates */
 	struct wl_list frames;          /* wl_callback resources */
 	struct wl_list feedback;        /* wp_presentation_feedback resources */
 };
@@ -153,6 +168,7 @@ struct comp {
 	struct wl_event_source *vblank_src, *ring_src, *sigchld_src, *sigint_src,
 		*sigterm_src;
 	bool damaged;                   /* something to composite */
+	bool frame_only;                /* commits that changed nothing visible */
 	FILE *y4m;
 	uint8_t *y4m_buf;
 	uint64_t composited, presented, png_written, acquire_busy;

@@ -1,8 +1,9 @@
 /*
  * glcuda-compositor: wl_compositor, wl_surface, wl_region,
- * wl_subcompositor and wl_subsurface. Buffers are wl_shm only (ARGB8888 and XRGB8888): the
- * pixels are copied into the surface's GL texture at commit and the buffer
- * released at once, so a client may reuse it as soon as it likes.
+ * wl_subcompositor and wl_subsurface. Buffers are wl_shm only (ARGB8888
+ * and XRGB8888): the damaged pixels are copied into the surface's GL
+ * texture when its state is applied and the buffer released at once, so a
+ * client may reuse it as soon as it likes.
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"
@@ -40,6 +41,34 @@ state_buffer_gone(struct wl_listener *listener, void *data)
 }
 
 static void
+damage_add(struct damage *d, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	if (w <= 0 || h <= 0)
+		return;
+	if (d->n == DAMAGE_RECTS) {
+		/* Full: everything becomes one bounding box. */
+		int32_t x0 = x, y0 = y, x1 = x + w, y1 = y + h;
+
+		for (int i = 0; i < d->n; i++) {
+			x0 = d->r[i].x < x0 ? d->r[i].x : x0;
+			y0 = d->r[i].y < y0 ? d->r[i].y : y0;
+			x1 = d->r[i].x + d->r[i].w > x1 ? d->r[i].x + d->r[i].w : x1;
+			y1 = d->r[i].y + d->r[i].h > y1 ? d->r[i].y + d->r[i].h : y1;
+		}
+		d->n = 0;
+		x = x0, y = y0, w = x1 - x0, h = y1 - y0;
+	}
+	d->r[d->n++] = (struct rect){ x, y, w, h };
+}
+
+static void
+damage_merge(struct damage *dst, const struct damage *src)
+{
+	for (int i = 0; i < src->n; i++)
+		damage_add(dst, src->r[i].x, src->r[i].y, src->r[i].w, src->r[i].h);
+}
+
+static void
 state_init(struct surface_state *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -70,6 +99,8 @@ state_clear(struct surface_state *st)
 	wl_list_init(&st->buffer_destroy.link);
 	st->buffer = NULL;
 	st->attached = false;
+	st->damage.n = 0;
+	st->buffer_damage.n = 0;
 }
 
 /* Merge src into dst (a synchronized subsurface's commit caches its
@@ -81,6 +112,8 @@ state_move(struct surface_state *dst, struct surface_state *src)
 		state_set_buffer(dst, src->buffer);
 	dst->scale = src->scale;
 	dst->transform = src->transform;
+	damage_merge(&dst->damage, &src->damage);
+	damage_merge(&dst->buffer_damage, &src->buffer_damage);
 	wl_list_insert_list(dst->frames.prev, &src->frames);
 	wl_list_init(&src->frames);
 	wl_list_insert_list(dst->feedback.prev, &src->feedback);
@@ -117,12 +150,26 @@ surface_attach(struct wl_client *client, struct wl_resource *resource,
 	state_set_buffer(&s->pending, buffer);
 }
 
+/* Damage is double-buffered: it says which part of the next buffer
+ * differs from the content the surface shows, and only that part is
+ * uploaded. Huge values (clients damage INT32_MAX to mean "all") are
+ * clipped when the damage is applied. */
 static void
 surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
 	       int32_t w, int32_t h)
 {
-	/* Damage is whole-surface: every commit with a buffer uploads all of
-	 * it (cheap at the sizes of a headless output). */
+	struct surface *s = surface_from_resource(resource);
+
+	damage_add(&s->pending.damage, x, y, w, h);
+}
+
+static void
+surface_damage_buffer(struct wl_client *client, struct wl_resource *resource, int32_t x,
+		      int32_t y, int32_t w, int32_t h)
+{
+	struct surface *s = surface_from_resource(resource);
+
+	damage_add(&s->pending.buffer_damage, x, y, w, h);
 }
 
 static void
@@ -148,9 +195,82 @@ surface_set_region(struct wl_client *client, struct wl_resource *resource,
 
 /* Copy a shm buffer into the surface's texture. Errors are the client's:
  * a protocol error, the surface keeps its previous content. */
-static bool
-upload_shm(struct surface *s, struct wl_resource *buffer)
+static int64_t
+clamp64(int64_t v, int64_t lo, int64_t hi)
 {
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* A rectangle of surface coordinates in buffer coordinates: through the
+ * buffer transform (the corners as in wl_output.transform), then the
+ * scale; clipped to the buffer. sw, sh: the surface size. */
+static struct rect
+surface_to_buffer_rect(const struct surface *s, struct rect r, int32_t sw, int32_t sh)
+{
+	int64_t x0 = clamp64(r.x, 0, sw), y0 = clamp64(r.y, 0, sh);
+	int64_t x1 = clamp64((int64_t)r.x + r.w, 0, sw), y1 = clamp64((int64_t)r.y + r.h, 0, sh);
+	int64_t bx0, by0, bx1, by1;
+
+	switch (s->transform) {
+	default:
+	case WL_OUTPUT_TRANSFORM_NORMAL:
+		bx0 = x0, by0 = y0, bx1 = x1, by1 = y1;
+		break;
+	case WL_OUTPUT_TRANSFORM_90:
+		bx0 = y0, by0 = sw - x1, bx1 = y1, by1 = sw - x0;
+		break;
+	case WL_OUTPUT_TRANSFORM_180:
+		bx0 = sw - x1, by0 = sh - y1, bx1 = sw - x0, by1 = sh - y0;
+		break;
+	case WL_OUTPUT_TRANSFORM_270:
+		bx0 = sh - y1, by0 = x0, bx1 = sh - y0, by1 = x1;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED:
+		bx0 = sw - x1, by0 = y0, bx1 = sw - x0, by1 = y1;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_90:
+		bx0 = y0, by0 = x0, bx1 = y1, by1 = x1;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_180:
+		bx0 = x0, by0 = sh - y1, bx1 = x1, by1 = sh - y0;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_270:
+		bx0 = sh - y1, by0 = sw - x1, bx1 = sh - y0, by1 = sw - x0;
+		break;
+	}
+	return (struct rect){ (int32_t)(bx0 * s->scale), (int32_t)(by0 * s->scale),
+			      (int32_t)((bx1 - bx0) * s->scale), (int32_t)((by1 - by0) * s->scale) };
+}
+
+/* The state's damage in buffer coordinates, clipped to the buffer of
+ * w x h pixels. */
+static void
+state_buffer_damage(const struct surface *s, const struct surface_state *st, int32_t w,
+		    int32_t h, struct damage *out)
+{
+	bool swap = s->transform & 1;
+	int32_t sw = (swap ? h : w) / s->scale, sh = (swap ? w : h) / s->scale;
+
+	out->n = 0;
+	for (int i = 0; i < st->damage.n; i++) {
+		struct rect r = surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
+		damage_add(out, r.x, r.y, r.w, r.h);
+	}
+	for (int i = 0; i < st->buffer_damage.n; i++) {
+		const struct rect *r = &st->buffer_damage.r[i];
+		int64_t x0 = clamp64(r->x, 0, w), y0 = clamp64(r->y, 0, h);
+		int64_t x1 = clamp64((int64_t)r->x + r->w, 0, w);
+		int64_t y1 = clamp64((int64_t)r->y + r->h, 0, h);
+
+		damage_add(out, (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0), (int32_t)(y1 - y0));
+	}
+}
+
+static bool
+upload_shm(struct surface *s, struct wl_resource *buffer, const struct surface_state *st)
+{
+	struct damage damage;
+	bool full;
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
 	int32_t w, h, stride;
 	uint32_t format;
@@ -186,6 +306,10 @@ upload_shm(struct surface *s, struct wl_resource *buffer)
 				       "buffer %dx%d is larger than 8192x8192", w, h);
 		return false;
 	}
+	/* All of it when the texture is new or showed nothing: it holds no
+	 * content that undamaged parts could keep. */
+	full = !s->texture || !s->has_content || s->tex_width != (uint32_t)w ||
+	       s->tex_height != (uint32_t)h;
 	if (!s->texture || s->tex_width != (uint32_t)w || s->tex_height != (uint32_t)h) {
 		/* Immutable storage: a new texture when the size changes. */
 		if (s->texture) {
@@ -209,12 +333,29 @@ upload_shm(struct surface *s, struct wl_resource *buffer)
 	 * of ARGB8888 on little-endian) back, so no GL extension is needed.
 	 * begin/end_access turn a SIGBUS from a pool the client shrank into
 	 * a protocol error instead of a crash. */
+	if (full) {
+		damage.n = 1;
+		damage.r[0] = (struct rect){ 0, 0, w, h };
+	} else {
+		state_buffer_damage(s, st, w, h, &damage);
+	}
+	/* Each damaged rectangle from its place in the buffer: the row length
+	 * is the stride, the skips its corner. The unpack state is GL's
+	 * default again afterwards, for whoever uploads next. */
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 	glPixelStorei(GL_UNPACK_ROW_LENGTH, stride / 4);
 	wl_shm_buffer_begin_access(shm);
-	glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE,
-			wl_shm_buffer_get_data(shm));
+	for (int i = 0; i < damage.n; i++) {
+		const struct rect *r = &damage.r[i];
+
+		glPixelStorei(GL_UNPACK_SKIP_PIXELS, r->x);
+		glPixelStorei(GL_UNPACK_SKIP_ROWS, r->y);
+		glTexSubImage2D(GL_TEXTURE_2D, 0, r->x, r->y, r->w, r->h, GL_RGBA,
+				GL_UNSIGNED_BYTE, wl_shm_buffer_get_data(shm));
+	}
 	wl_shm_buffer_end_access(shm);
+	glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+	glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
 	glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	s->buffer_width = (uint32_t)w;
@@ -249,32 +390,47 @@ subsurface_apply_cache(struct subsurface *sub)
 	surface_apply(sub->surface, &sub->cached);
 }
 
-/* The parent's state holds where its subsurfaces are and their order. */
-static void
+/* The parent's state holds where its subsurfaces are and their order.
+ * true when either changed. */
+static bool
 surface_apply_children(struct surface *s)
 {
 	struct stack_entry *e;
 	struct subsurface *sub;
+	bool changed = false;
 
 	wl_list_for_each(e, &s->stack_pending, link) {
 		struct stack_entry *cur = e == &s->self_pending ? &s->self
 					  : &e->surface->subsurface->entry;
+		/* The entries not moved yet keep their order at the front:
+		 * the order is the same if each comes from there. */
+		if (s->stack.next != &cur->link)
+			changed = true;
 		wl_list_remove(&cur->link);
 		wl_list_insert(s->stack.prev, &cur->link);
 	}
 	wl_list_for_each(sub, &s->subsurfaces, parent_link) {
+		changed |= sub->x != sub->pending_x || sub->y != sub->pending_y;
 		sub->x = sub->pending_x;
 		sub->y = sub->pending_y;
 		/* Only a synchronized subsurface has a cache: set_desync
 		 * applies it. */
 		subsurface_apply_cache(sub);
 	}
+	return changed;
 }
 
+/* Apply a state: upload what the damage covers, take its callbacks, and
+ * schedule a composite when something visible changed. A commit that
+ * changed nothing (only a frame callback, say) is not composited: its
+ * callbacks are sent at the next vblank. */
 static void
 surface_apply(struct surface *s, struct surface_state *st)
 {
 	struct wl_resource *buffer = st->buffer;
+	bool changed = st->attached || st->damage.n || st->buffer_damage.n ||
+		       s->scale != st->scale || s->transform != st->transform ||
+		       !wl_list_empty(&st->feedback);
 
 	s->scale = st->scale;
 	s->transform = st->transform;
@@ -286,7 +442,7 @@ surface_apply(struct surface *s, struct surface_state *st)
 			return;
 		}
 		if (buffer) {
-			if (!upload_shm(s, buffer))
+			if (!upload_shm(s, buffer, st))
 				return;
 			/* Copied: the client may reuse it now. */
 			wl_buffer_send_release(buffer);
@@ -295,14 +451,17 @@ surface_apply(struct surface *s, struct surface_state *st)
 		}
 	}
 	state_clear(st);
+	if (!wl_list_empty(&st->frames))
+		s->comp->frame_only = true;
 	wl_list_insert_list(s->frames.prev, &st->frames);
 	wl_list_init(&st->frames);
 	wl_list_insert_list(s->feedback.prev, &st->feedback);
 	wl_list_init(&st->feedback);
-	surface_apply_children(s);
+	changed |= surface_apply_children(s);
 	if (s->xdg_surface)
 		shell_surface_commit(s);
-	s->comp->damaged = true;
+	if (changed)
+		s->comp->damaged = true;
 }
 
 static void
@@ -356,7 +515,7 @@ static const struct wl_surface_interface surface_impl = {
 	.commit = surface_commit,
 	.set_buffer_transform = surface_set_buffer_transform,
 	.set_buffer_scale = surface_set_buffer_scale,
-	.damage_buffer = surface_damage,
+	.damage_buffer = surface_damage_buffer,
 };
 
 static void subsurface_unlink(struct subsurface *sub);
