@@ -20,6 +20,10 @@
  *       alpha kept), and compares it with FILE, every pixel exactly. Exit
  *       0 when equal, 1 with the first differences.
  *
+ *   compositor-pixel-client globals
+ *       Prints the interface name of each global the compositor
+ *       advertises, one a line.
+ *
  * Scenes (and the states checked):
  *   blend  an XRGB8888 toplevel (its X byte is garbage that must be
  *          ignored), then an ARGB8888 toplevel over it whose alpha runs
@@ -847,16 +851,47 @@ out:
 	return ret;
 }
 
+static void
+global_print(void *data, struct wl_registry *registry, uint32_t name, const char *iface,
+	     uint32_t version)
+{
+	printf("%s\n", iface);
+}
+
+static const struct wl_registry_listener print_listener = { global_print, global_remove };
+
+static int
+globals(void)
+{
+	struct wl_display *display = wl_display_connect(NULL);
+	struct wl_registry *registry;
+	int ret;
+
+	if (!display) {
+		fprintf(stderr, "compositor-pixel-client: cannot connect to the compositor\n");
+		return 2;
+	}
+	registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &print_listener, NULL);
+	ret = wl_display_roundtrip(display) < 0 ? 1 : 0;
+	wl_registry_destroy(registry);
+	wl_display_disconnect(display);
+	return ret;
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct state *st = argc > 2 ? state_find(argv[2]) : NULL;
 
+	if (argc == 2 && !strcmp(argv[1], "globals"))
+		return globals();
 	if (argc == 3 && !strcmp(argv[1], "run"))
 		return run(argv[2]);
 	if (st && argc >= 5 && !strcmp(argv[1], "check"))
 		return check(st, argv[3], argv[4], argc - 5, argv + 5);
-	fprintf(stderr, "usage: compositor-pixel-client run SCENE\n"
+	fprintf(stderr, "usage: compositor-pixel-client globals\n"
+		"       compositor-pixel-client run SCENE\n"
 		"       compositor-pixel-client check STATE FILE none|invert X Y [X Y]...\n");
 	return 2;
 }

@@ -26,6 +26,9 @@
 #     position, stacking, synchronized and desynchronized commits; buffer
 #     scale 2 and the 8 buffer transforms; damage: a buffer rewritten but
 #     damaged in part changes only there).
+#  7. zwp_linux_dmabuf_v1 is advertised exactly when the compositor says
+#     EGL can import dma-bufs (Mesa's surfaceless llvmpipe cannot: then
+#     the global must be absent).
 # No timing is asserted: every run ends after a number of presented frames.
 # SPDX-License-Identifier: MIT
 set -u
@@ -234,5 +237,25 @@ pixels blend-invert blend invert --kernel-file "$tmp/kernel.ptx" --kernel-name r
 pixels sub sub none
 pixels xform xform invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 pixels damage damage none
+
+# 7. The dma-buf global, where EGL imports dma-bufs and only there.
+run globals --frames 1 -- "$pixel" globals
+if grep -q "zwp_linux_dmabuf_v1 not advertised" "$tmp/globals.log"; then
+	want_dmabuf=no
+elif grep -q "zwp_linux_dmabuf_v1 advertised" "$tmp/globals.log"; then
+	want_dmabuf=yes
+else
+	want_dmabuf=unknown
+fi
+if grep -qx zwp_linux_dmabuf_v1 "$tmp/globals.out"; then
+	have_dmabuf=yes
+else
+	have_dmabuf=no
+fi
+if ! grep -qx wl_subcompositor "$tmp/globals.out" || [ "$want_dmabuf" != "$have_dmabuf" ]; then
+	echo "FAIL: the globals (dma-buf: said $want_dmabuf, advertised $have_dmabuf):" >&2
+	cat "$tmp/globals.out" "$tmp/globals.log" >&2
+	fail=1
+fi
 
 exit $fail

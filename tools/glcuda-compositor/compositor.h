@@ -7,6 +7,7 @@
  * Files: main.c (the loop and the report), options.c, display.c (the
  * globals: wl_compositor, wl_subcompositor, wl_shm, wl_output, wl_seat,
  * wp_presentation), shell.c (xdg-shell), surface.c (surfaces and buffers),
+ * dmabuf.c (zwp_linux_dmabuf_v1),
  * render.c (GL, the ring and the CUDA stage), output.c (vblank,
  * presentation, PNG and y4m), launch.c (the client).
  *
@@ -111,6 +112,9 @@ struct surface {
 
 	/* Current state. */
 	GLuint texture;
+	bool tex_image;                 /* made from a dma-buf's EGLImage */
+	struct wl_resource *held_buffer; /* a dma-buf buffer sampled in place */
+	struct wl_listener held_buffer_destroy;
 	uint32_t tex_width, tex_height; /* the texture's storage */
 	uint32_t buffer_width, buffer_height;
 	bool opaque;                    /* XRGB8888: alpha ignored */
@@ -216,6 +220,17 @@ struct surface *surface_from_resource(struct wl_resource *resource);
 /* The surface's size: its buffer's divided by the scale, rotated by the
  * buffer transform. */
 void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
+
+/* dmabuf.c */
+struct dmabuf_buffer;
+/* Advertise zwp_linux_dmabuf_v1 if EGL and GL can import dma-bufs; false
+ * only on failure (not when they cannot). */
+bool dmabuf_init(struct comp *c);
+/* The dma-buf buffer of a wl_buffer resource, NULL if it is not one. */
+struct dmabuf_buffer *dmabuf_buffer_get(struct wl_resource *resource);
+/* A new texture sampling the buffer in place; 0 on a GL error. */
+GLuint dmabuf_buffer_texture(struct dmabuf_buffer *b, uint32_t *width, uint32_t *height,
+			     bool *opaque);
 
 /* render.c */
 int render_init(struct comp *c);

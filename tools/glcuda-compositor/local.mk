@@ -10,10 +10,12 @@ if HAVE_COMPOSITOR
 bin_PROGRAMS += %reldir%/glcuda-compositor
 %canon_reldir%_glcuda_compositor_SOURCES = %reldir%/compositor.h \
 	%reldir%/main.c %reldir%/options.c %reldir%/display.c %reldir%/shell.c \
-	%reldir%/surface.c %reldir%/render.c %reldir%/output.c %reldir%/launch.c \
-	$(sanitizer_sources)
+	%reldir%/surface.c %reldir%/dmabuf.c %reldir%/render.c %reldir%/output.c \
+	%reldir%/launch.c $(sanitizer_sources)
 compositor_protocols = %reldir%/xdg-shell-protocol.c %reldir%/xdg-shell-server-protocol.h \
-	%reldir%/presentation-time-protocol.c %reldir%/presentation-time-server-protocol.h
+	%reldir%/presentation-time-protocol.c %reldir%/presentation-time-server-protocol.h \
+	%reldir%/linux-dmabuf-unstable-v1-protocol.c \
+	%reldir%/linux-dmabuf-unstable-v1-server-protocol.h
 nodist_%canon_reldir%_glcuda_compositor_SOURCES = $(compositor_protocols)
 BUILT_SOURCES += $(compositor_protocols)
 CLEANFILES += $(compositor_protocols)
@@ -31,6 +33,10 @@ CLEANFILES += $(compositor_protocols)
 %reldir%/presentation-time-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
 %reldir%/presentation-time-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
+%reldir%/linux-dmabuf-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
+%reldir%/linux-dmabuf-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
 
 # A client that breaks the protocol on purpose, a checker of the frames

@@ -41,9 +41,12 @@ static const char fs_body[] =
 	"out vec4 color;\n"
 	"uniform sampler2D tex;\n"
 	"uniform float opaque;\n"
+	"uniform float swizzle;\n"
 	"void main() {\n"
-	"	/* shm ARGB8888 is B, G, R, A in memory, uploaded as RGBA. */\n"
-	"	vec4 t = texture(tex, uv).bgra;\n"
+	"	/* shm ARGB8888 is B, G, R, A in memory, uploaded as RGBA; a\n"
+	"	 * dma-buf's EGLImage samples as RGBA already. */\n"
+	"	vec4 t = texture(tex, uv);\n"
+	"	t = swizzle > 0.5 ? t.bgra : t;\n"
 	"	color = opaque > 0.5 ? vec4(t.rgb, 1.0) : t;\n"
 	"}\n";
 
@@ -75,6 +78,7 @@ setup_gl(struct comp *c)
 	}
 	c->u_rect = glGetUniformLocation(c->program, "rect");
 	c->u_opaque = glGetUniformLocation(c->program, "opaque");
+	c->u_swizzle = glGetUniformLocation(c->program, "swizzle");
 	c->u_uv_matrix = glGetUniformLocation(c->program, "uv_matrix");
 	c->u_uv_offset = glGetUniformLocation(c->program, "uv_offset");
 	glUseProgram(c->program);
@@ -284,6 +288,7 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 	glUniformMatrix2fv(c->u_uv_matrix, 1, GL_FALSE, m);
 	glUniform2f(c->u_uv_offset, t[4], t[5]);
 	glUniform1f(c->u_opaque, s->opaque ? 1.f : 0.f);
+	glUniform1f(c->u_swizzle, s->tex_image ? 0.f : 1.f);
 	glBindTexture(GL_TEXTURE_2D, s->texture);
 	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
 }

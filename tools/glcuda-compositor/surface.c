@@ -276,9 +276,9 @@ upload_shm(struct surface *s, struct wl_resource *buffer, const struct surface_s
 	uint32_t format;
 
 	if (!shm) {
-		/* Only wl_shm is advertised: anything else is a client bug. */
+		/* wl_shm and our dma-bufs are all there is. */
 		wl_resource_post_error(s->resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
-				       "buffer is not a wl_shm buffer");
+				       "buffer is not a wl_shm or dma-buf buffer");
 		return false;
 	}
 	w = wl_shm_buffer_get_width(shm);
@@ -308,9 +308,10 @@ upload_shm(struct surface *s, struct wl_resource *buffer, const struct surface_s
 	}
 	/* All of it when the texture is new or showed nothing: it holds no
 	 * content that undamaged parts could keep. */
-	full = !s->texture || !s->has_content || s->tex_width != (uint32_t)w ||
+	full = !s->texture || s->tex_image || !s->has_content || s->tex_width != (uint32_t)w ||
 	       s->tex_height != (uint32_t)h;
-	if (!s->texture || s->tex_width != (uint32_t)w || s->tex_height != (uint32_t)h) {
+	if (!s->texture || s->tex_image || s->tex_width != (uint32_t)w ||
+	    s->tex_height != (uint32_t)h) {
 		/* Immutable storage: a new texture when the size changes. */
 		if (s->texture) {
 			glDeleteTextures(1, &s->texture);
@@ -318,6 +319,7 @@ upload_shm(struct surface *s, struct wl_resource *buffer, const struct surface_s
 		}
 		glGenTextures(1, &s->texture);
 		s->comp->textures_alive++;
+		s->tex_image = false;
 		glBindTexture(GL_TEXTURE_2D, s->texture);
 		glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
 		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -362,6 +364,69 @@ upload_shm(struct surface *s, struct wl_resource *buffer, const struct surface_s
 	s->buffer_height = (uint32_t)h;
 	s->opaque = format == WL_SHM_FORMAT_XRGB8888;
 	s->has_content = true;
+	return true;
+}
+
+/* The dma-buf buffer the surface sampled in place is the client's again. */
+static void
+surface_release_held(struct surface *s)
+{
+	if (!s->held_buffer)
+		return;
+	wl_buffer_send_release(s->held_buffer);
+	wl_list_remove(&s->held_buffer_destroy.link);
+	wl_list_init(&s->held_buffer_destroy.link);
+	s->held_buffer = NULL;
+}
+
+static void
+held_buffer_gone(struct wl_listener *listener, void *data)
+{
+	struct surface *s = wl_container_of(listener, s, held_buffer_destroy);
+
+	/* The texture keeps the EGLImage's memory: the content stays. */
+	wl_list_remove(&s->held_buffer_destroy.link);
+	wl_list_init(&s->held_buffer_destroy.link);
+	s->held_buffer = NULL;
+}
+
+/* A dma-buf buffer: a texture of its EGLImage, no copy; the buffer is held
+ * until another replaces it. */
+static bool
+attach_dmabuf(struct surface *s, struct wl_resource *buffer, struct dmabuf_buffer *b)
+{
+	uint32_t w, h;
+	bool opaque;
+	GLuint tex = dmabuf_buffer_texture(b, &w, &h, &opaque);
+
+	if (!tex) {
+		wl_client_post_implementation_error(wl_resource_get_client(s->resource),
+						    "GL cannot sample the dma-buf buffer");
+		return false;
+	}
+	if (w % (uint32_t)s->scale || h % (uint32_t)s->scale) {
+		glDeleteTextures(1, &tex);
+		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+				       "buffer %ux%u is not a multiple of the scale %d", w, h,
+				       s->scale);
+		return false;
+	}
+	if (s->texture) {
+		glDeleteTextures(1, &s->texture);
+		s->comp->textures_alive--;
+	}
+	s->texture = tex;
+	s->comp->textures_alive++;
+	s->tex_image = true;
+	s->tex_width = s->buffer_width = w;
+	s->tex_height = s->buffer_height = h;
+	s->opaque = opaque;
+	s->has_content = true;
+	if (s->held_buffer != buffer) {
+		surface_release_held(s);
+		s->held_buffer = buffer;
+		wl_resource_add_destroy_listener(buffer, &s->held_buffer_destroy);
+	}
 	return true;
 }
 
@@ -441,13 +506,20 @@ surface_apply(struct surface *s, struct surface_state *st)
 					       "buffer attached before the first configure was acked");
 			return;
 		}
-		if (buffer) {
+		struct dmabuf_buffer *db = dmabuf_buffer_get(buffer);
+
+		if (db) {
+			if (!attach_dmabuf(s, buffer, db))
+				return;
+		} else if (buffer) {
 			if (!upload_shm(s, buffer, st))
 				return;
 			/* Copied: the client may reuse it now. */
 			wl_buffer_send_release(buffer);
+			surface_release_held(s);
 		} else {
 			s->has_content = false;
+			surface_release_held(s);
 		}
 	}
 	state_clear(st);
@@ -540,6 +612,7 @@ surface_destroyed(struct wl_resource *resource)
 		s->subsurface = NULL;
 	}
 	wl_list_remove(&s->link);
+	surface_release_held(s);
 	state_fini(&s->pending);
 	destroy_all(&s->frames);
 	feedback_discard_all(&s->feedback);
@@ -592,6 +665,8 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	state_init(&s->pending);
 	wl_list_init(&s->frames);
 	wl_list_init(&s->feedback);
+	wl_list_init(&s->held_buffer_destroy.link);
+	s->held_buffer_destroy.notify = held_buffer_gone;
 	wl_list_init(&s->subsurfaces);
 	wl_list_init(&s->stack);
 	wl_list_init(&s->stack_pending);
