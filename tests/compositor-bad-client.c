@@ -9,10 +9,22 @@
  *                                       by libwayland on the pool)
  *   compositor-bad-client bad-scale     a 101x100 buffer at scale 2
  *                                       (wl_surface.invalid_size)
+ *   compositor-bad-client zero-scale    buffer scale 0 (wl_surface.invalid_scale)
+ *   compositor-bad-client bad-transform buffer transform 8
+ *                                       (wl_surface.invalid_transform)
  *   compositor-bad-client destroy-busy  commit a buffer with a frame
  *                                       callback, destroy surface and
  *                                       buffer at once (no error)
  *   compositor-bad-client crash         commit a buffer, then SIGKILL itself
+ *   compositor-bad-client sub-loop      make a surface the subsurface of its
+ *                                       own subsurface
+ *                                       (wl_subcompositor.bad_surface)
+ *   compositor-bad-client sub-place     place a subsurface above a surface
+ *                                       that is not its sibling
+ *                                       (wl_subsurface.bad_surface)
+ *   compositor-bad-client sub-destroy   destroy a parent, then its
+ *                                       subsurface's surface with a cached
+ *                                       buffer and frame callback (no error)
  *
  * Exit status 0 when the compositor answered as expected.
  * SPDX-License-Identifier: MIT
@@ -29,6 +41,7 @@
 #include <wayland-client.h>
 
 static struct wl_compositor *compositor;
+static struct wl_subcompositor *subcompositor;
 static struct wl_shm *shm;
 
 static void
@@ -37,6 +50,8 @@ global(void *data, struct wl_registry *registry, uint32_t name, const char *ifac
 {
 	if (!strcmp(iface, wl_compositor_interface.name))
 		compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+	else if (!strcmp(iface, wl_subcompositor_interface.name))
+		subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
 	else if (!strcmp(iface, wl_shm_interface.name))
 		shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 }
@@ -121,8 +136,8 @@ main(int argc, char **argv)
 	registry = wl_display_get_registry(display);
 	wl_registry_add_listener(registry, &registry_listener, NULL);
 	wl_display_roundtrip(display);
-	if (!compositor || !shm) {
-		fprintf(stderr, "compositor-bad-client: no wl_compositor or wl_shm\n");
+	if (!compositor || !subcompositor || !shm) {
+		fprintf(stderr, "compositor-bad-client: no wl_compositor, wl_subcompositor or wl_shm\n");
 		return 2;
 	}
 	surface = wl_compositor_create_surface(compositor);
@@ -149,6 +164,14 @@ main(int argc, char **argv)
 		wl_buffer_destroy(buffer);
 		wl_shm_pool_destroy(pool);
 		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "zero-scale")) {
+		wl_surface_set_buffer_scale(surface, 0);
+		ret = expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_SCALE);
+		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "bad-transform")) {
+		wl_surface_set_buffer_transform(surface, WL_OUTPUT_TRANSFORM_FLIPPED_270 + 1);
+		ret = expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_TRANSFORM);
+		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "destroy-busy")) {
 		pool = make_pool(64 * 64 * 4);
 		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
@@ -171,13 +194,55 @@ main(int argc, char **argv)
 		wl_display_flush(display);
 		raise(SIGKILL);
 		ret = 1;
+	} else if (!strcmp(mode, "sub-loop")) {
+		struct wl_surface *child = wl_compositor_create_surface(compositor);
+		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(subcompositor, child,
+									    surface);
+		struct wl_subsurface *loop = wl_subcompositor_get_subsurface(subcompositor, surface,
+									     child);
+		ret = expect(display, "wl_subcompositor", WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE);
+		wl_subsurface_destroy(loop);
+		wl_subsurface_destroy(sub);
+		wl_surface_destroy(child);
+		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "sub-place")) {
+		struct wl_surface *child = wl_compositor_create_surface(compositor);
+		struct wl_surface *other = wl_compositor_create_surface(compositor);
+		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(subcompositor, child,
+									    surface);
+		wl_subsurface_place_above(sub, other);
+		ret = expect(display, "wl_subsurface", WL_SUBSURFACE_ERROR_BAD_SURFACE);
+		wl_subsurface_destroy(sub);
+		wl_surface_destroy(other);
+		wl_surface_destroy(child);
+		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "sub-destroy")) {
+		struct wl_surface *child = wl_compositor_create_surface(compositor);
+		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(subcompositor, child,
+									    surface);
+		pool = make_pool(32 * 32 * 4);
+		buffer = wl_shm_pool_create_buffer(pool, 0, 32, 32, 32 * 4,
+						   WL_SHM_FORMAT_ARGB8888);
+		wl_surface_attach(child, buffer, 0, 0);
+		callback = wl_surface_frame(child);
+		wl_surface_commit(child); /* synchronized: cached */
+		wl_surface_destroy(surface);
+		wl_surface_destroy(child);
+		wl_subsurface_destroy(sub);
+		wl_buffer_destroy(buffer);
+		wl_shm_pool_destroy(pool);
+		ret = expect(display, NULL, 0);
+		wl_callback_destroy(callback);
 	} else {
-		fprintf(stderr, "usage: compositor-bad-client wrong-size|bad-scale|destroy-busy|crash\n");
+		fprintf(stderr, "usage: compositor-bad-client wrong-size|bad-scale|zero-scale|"
+			"bad-transform|destroy-busy|crash|"
+			"sub-loop|sub-place|sub-destroy\n");
 		return 2;
 	}
 	/* Every proxy freed, even after a protocol error: the sanitizer build
 	 * checks this program's own leaks too. */
 	wl_shm_destroy(shm);
+	wl_subcompositor_destroy(subcompositor);
 	wl_compositor_destroy(compositor);
 	wl_registry_destroy(registry);
 	wl_display_disconnect(display);

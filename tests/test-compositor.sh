@@ -15,8 +15,20 @@
 #     compositor frees what each made (surfaces, textures, fds: counted
 #     after each leaves), keeps running and then shows weston-simple-shm.
 #  4. A client killed with SIGKILL: the compositor exits cleanly and says so.
-#  5. Where valgrind exists: run 3 under memcheck (leaks and invalid
-#     accesses of the compositor; the drivers' are suppressed).
+#  5. Where valgrind exists: run 3 and the subsurface scene of 6 under
+#     memcheck (leaks and invalid accesses of the compositor; the drivers'
+#     are suppressed).
+#  6. Pixels against a CPU reference (tests/compositor-pixel-client): a
+#     client shows scenes of known content; the frame that presented its
+#     last commit must equal, every pixel, the reference the same program
+#     computes on the CPU (placement, premultiplied blending, XRGB8888
+#     opaque, the filter: none, and the fake's invert; subsurfaces:
+#     position, stacking, synchronized and desynchronized commits; buffer
+#     scale 2 and the 8 buffer transforms; damage: a buffer rewritten but
+#     damaged in part changes only there).
+#  7. zwp_linux_dmabuf_v1 is advertised exactly when the compositor says
+#     EGL can import dma-bufs (Mesa's surfaceless llvmpipe cannot: then
+#     the global must be absent).
 # No timing is asserted: every run ends after a number of presented frames.
 # SPDX-License-Identifier: MIT
 set -u
@@ -29,8 +41,9 @@ fi
 info=./tools/glcuda-info
 bad=./tests/compositor-bad-client
 check=./tests/compositor-check-png
+pixel=./tests/compositor-pixel-client
 fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
-for f in "$info" "$bad" "$check" "$fake"; do
+for f in "$info" "$bad" "$check" "$pixel" "$fake"; do
 	if [ ! -e "$f" ]; then
 		echo "FAIL: $f not found; run from the build directory after make check" >&2
 		exit 1
@@ -127,7 +140,9 @@ else
 fi
 
 # 3. Misbehaving clients, then a good one, in one compositor.
-bad_script="$bad wrong-size && $bad bad-scale && $bad destroy-busy && { $bad crash; true; } && exec $shm_client"
+bad_script="$bad wrong-size && $bad bad-scale && $bad zero-scale && $bad bad-transform &&
+	$bad destroy-busy && $bad sub-loop &&
+	$bad sub-place && $bad sub-destroy && { $bad crash; true; } && exec $shm_client"
 run bad --frames 12 --png-every 11 --png-dir "$tmp/bad" -- sh -c "$bad_script"
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -136,6 +151,8 @@ if [ $rc -ne 0 ]; then
 	fail=1
 else
 	for want in "protocol error: wl_shm_pool code 1" "protocol error: wl_surface code 2" \
+		    "protocol error: wl_surface code 0" "protocol error: wl_surface code 1" \
+		    "protocol error: wl_subcompositor code 0" "protocol error: wl_subsurface code 0" \
 		    "no protocol error, as expected"; do
 		grep -q "$want" "$tmp/bad.out" ||
 			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
@@ -175,8 +192,9 @@ if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIO
 		--keep-debuginfo=yes \
 		--errors-for-leak-kinds=definite --suppressions="$supp" \
 		--log-file="$tmp/valgrind.log" \
-		"$comp" --size 128x96 --sync cpu --frames 3 -- \
-		sh -c "$bad wrong-size && $bad destroy-busy && exec $shm_client" \
+		"$comp" --size 128x96 --sync cpu --frames 8 -- \
+		sh -c "$bad wrong-size && $bad destroy-busy && $bad sub-destroy &&
+			$pixel run sub && exec $shm_client" \
 		>"$tmp/vg.out" 2>"$tmp/vg.log"; then
 		echo "FAIL: glcuda-compositor under valgrind:" >&2
 		grep -A30 -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|[0-9,]+ .*bytes in .* are definitely)' \
@@ -184,6 +202,60 @@ if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIO
 		cat "$tmp/vg.log" >&2
 		fail=1
 	fi
+fi
+
+# 6. Pixels: for each state the client checks, the frame that presented
+#    it (the client prints the presentation sequence number, which names
+#    the PNG) against the CPU reference, the toplevels where the
+#    compositor logged them.
+# pixels NAME SCENE FILTER ARGS...: ARGS go to the compositor.
+pixels() {
+	name=$1 scene=$2 filter=$3
+	shift 3
+	run "$name" --png-every 1 --png-dir "$tmp/$name" "$@" -- "$pixel" run "$scene"
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -q "^presented " "$tmp/$name.out"; then
+		echo "FAIL: scene $scene ($name) exited $rc:" >&2
+		cat "$tmp/$name.out" "$tmp/$name.log" >&2
+		fail=1
+		return
+	fi
+	pos=$(sed -n 's/.*mapped toplevel [0-9]*x[0-9]* at \([0-9]*\),\([0-9]*\).*/\1 \2/p' \
+		"$tmp/$name.log")
+	grep "^presented " "$tmp/$name.out" | while read -r _ state seq; do
+		png=$(printf '%s/frame-%06d.png' "$tmp/$name" "$seq")
+		# shellcheck disable=SC2086 # split on purpose
+		if ! "$pixel" check "$state" "$png" "$filter" $pos; then
+			echo "FAIL: $state ($name): the presented frame differs from the reference" >&2
+			cat "$tmp/$name.out" "$tmp/$name.log" >&2
+			exit 1
+		fi
+	done || fail=1
+}
+pixels blend blend none --filter none
+pixels blend-invert blend invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
+pixels sub sub none
+pixels xform xform invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
+pixels damage damage none
+
+# 7. The dma-buf global, where EGL imports dma-bufs and only there.
+run globals --frames 1 -- "$pixel" globals
+if grep -q "zwp_linux_dmabuf_v1 not advertised" "$tmp/globals.log"; then
+	want_dmabuf=no
+elif grep -q "zwp_linux_dmabuf_v1 advertised" "$tmp/globals.log"; then
+	want_dmabuf=yes
+else
+	want_dmabuf=unknown
+fi
+if grep -qx zwp_linux_dmabuf_v1 "$tmp/globals.out"; then
+	have_dmabuf=yes
+else
+	have_dmabuf=no
+fi
+if ! grep -qx wl_subcompositor "$tmp/globals.out" || [ "$want_dmabuf" != "$have_dmabuf" ]; then
+	echo "FAIL: the globals (dma-buf: said $want_dmabuf, advertised $have_dmabuf):" >&2
+	cat "$tmp/globals.out" "$tmp/globals.log" >&2
+	fail=1
 fi
 
 exit $fail

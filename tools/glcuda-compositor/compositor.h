@@ -7,6 +7,7 @@
  * Files: main.c (the loop and the report), options.c, display.c (the
  * globals: wl_compositor, wl_subcompositor, wl_shm, wl_output, wl_seat,
  * wp_presentation), shell.c (xdg-shell), surface.c (surfaces and buffers),
+ * dmabuf.c (zwp_linux_dmabuf_v1),
  * render.c (GL, the ring and the CUDA stage), output.c (vblank,
  * presentation, PNG and y4m), launch.c (the client).
  *
@@ -52,29 +53,84 @@ struct options {
 	char **command;             /* the client: argv, NULL-terminated */
 };
 
-/* A wl_surface, and its xdg role if it has one. */
+/* Damage: a few rectangles; more are merged into their bounding box (an
+ * upload of a little more than was damaged is still correct). */
+#define DAMAGE_RECTS 8
+
+struct rect {
+	int32_t x, y, w, h;
+};
+
+struct damage {
+	int n;
+	struct rect r[DAMAGE_RECTS];
+};
+
+/* The double-buffered state of a wl_surface: pending until commit; for a
+ * synchronized subsurface, cached until its parent's state is applied. */
+struct surface_state {
+	struct wl_resource *buffer;
+	struct wl_listener buffer_destroy;
+	bool attached;                  /* a buffer (maybe NULL) was attached */
+	int32_t scale;
+	int32_t transform;              /* enum wl_output_transform */
+	struct damage damage;           /* surface coordinates */
+	struct damage buffer_damage;    /* buffer coordinates */
+	struct wl_list frames;          /* wl_callback resources */
+	struct wl_list feedback;        /* wp_presentation_feedback resources */
+};
+
+/* An entry of a surface's stack: the surface itself or one of its
+ * subsurfaces. */
+struct stack_entry {
+	struct wl_list link;
+	struct surface *surface;
+};
+
+/* A wl_subsurface. surface and parent are NULL once they are gone (the
+ * object is then inert). */
+struct subsurface {
+	struct wl_resource *resource;
+	struct surface *surface, *parent;
+	struct wl_list parent_link;     /* parent->subsurfaces */
+	struct stack_entry entry;       /* in parent->stack */
+	struct stack_entry entry_pending; /* in parent->stack_pending */
+	int32_t x, y;                   /* relative to the parent */
+	int32_t pending_x, pending_y;   /* applied with the parent's state */
+	bool synchronized;
+	bool has_cache;
+	struct surface_state cached;
+};
+
+/* A wl_surface, and its role (xdg or subsurface) if it has one. */
 struct surface {
 	struct comp *comp;
 	struct wl_resource *resource;
 	struct wl_list link;            /* comp.surfaces, stacking order */
 
-	/* Double-buffered state: pending until commit. */
-	struct wl_resource *pending_buffer;
-	struct wl_listener pending_buffer_destroy;
-	bool pending_attached;
-	int32_t pending_scale;
-	struct wl_list pending_frames;  /* wl_callback resources */
-	struct wl_list pending_feedback; /* wp_presentation_feedback resources */
+	struct surface_state pending;
 
 	/* Current state. */
 	GLuint texture;
+	bool tex_image;                 /* made from a dma-buf's EGLImage */
+	struct wl_resource *held_buffer; /* a dma-buf buffer sampled in place */
+	struct wl_listener held_buffer_destroy;
 	uint32_t tex_width, tex_height; /* the texture's storage */
 	uint32_t buffer_width, buffer_height;
 	bool opaque;                    /* XRGB8888: alpha ignored */
 	int32_t scale;
+	int32_t transform;              /* enum wl_output_transform */
 	bool has_content;
 	struct wl_list frames;          /* committed, waiting for a composite */
 	struct wl_list feedback;
+
+	/* Subsurfaces: its own role, its children, and the stacking order
+	 * of itself and its children, bottom to top (the pending order is
+	 * applied with its state). */
+	struct subsurface *subsurface;
+	struct wl_list subsurfaces;     /* struct subsurface.parent_link */
+	struct wl_list stack, stack_pending; /* struct stack_entry */
+	struct stack_entry self, self_pending;
 
 	/* xdg-shell. */
 	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
@@ -107,7 +163,7 @@ struct comp {
 	CUmodule module;
 	CUfunction kernel;
 	GLuint program, vao, vbo;
-	GLint u_rect, u_swizzle, u_opaque;
+	GLint u_rect, u_swizzle, u_opaque, u_uv_matrix, u_uv_offset;
 	GLuint read_fbo;
 	uint8_t *readback;
 
@@ -116,6 +172,7 @@ struct comp {
 	struct wl_event_source *vblank_src, *ring_src, *sigchld_src, *sigint_src,
 		*sigterm_src;
 	bool damaged;                   /* something to composite */
+	bool frame_only;                /* commits that changed nothing visible */
 	FILE *y4m;
 	uint8_t *y4m_buf;
 	uint64_t composited, presented, png_written, acquire_busy;
@@ -160,6 +217,20 @@ void shell_surface_destroyed(struct surface *s);
 /* surface.c */
 bool compositor_globals_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
+/* The surface's size: its buffer's divided by the scale, rotated by the
+ * buffer transform. */
+void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
+
+/* dmabuf.c */
+struct dmabuf_buffer;
+/* Advertise zwp_linux_dmabuf_v1 if EGL and GL can import dma-bufs; false
+ * only on failure (not when they cannot). */
+bool dmabuf_init(struct comp *c);
+/* The dma-buf buffer of a wl_buffer resource, NULL if it is not one. */
+struct dmabuf_buffer *dmabuf_buffer_get(struct wl_resource *resource);
+/* A new texture sampling the buffer in place; 0 on a GL error. */
+GLuint dmabuf_buffer_texture(struct dmabuf_buffer *b, uint32_t *width, uint32_t *height,
+			     bool *opaque);
 
 /* render.c */
 int render_init(struct comp *c);

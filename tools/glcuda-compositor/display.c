@@ -160,7 +160,7 @@ presentation_feedback(struct wl_client *client, struct wl_resource *resource,
 		return;
 	}
 	wl_resource_set_implementation(fb, NULL, NULL, unlink_resource);
-	wl_list_insert(s->pending_feedback.prev, wl_resource_get_link(fb));
+	wl_list_insert(s->pending.feedback.prev, wl_resource_get_link(fb));
 }
 
 static const struct wp_presentation_interface presentation_impl = {

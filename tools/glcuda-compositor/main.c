@@ -85,7 +85,7 @@ main(int argc, char **argv)
 
 	if (runtime_dir_setup(&c) < 0)
 		return 1;
-	if (display_init(&c) < 0 || render_init(&c) < 0 || output_init(&c) < 0)
+	if (display_init(&c) < 0 || render_init(&c) < 0 || !dmabuf_init(&c) || output_init(&c) < 0)
 		goto out;
 	c.sigint_src = wl_event_loop_add_signal(c.loop, SIGINT, on_quit_signal, &c);
 	c.sigterm_src = wl_event_loop_add_signal(c.loop, SIGTERM, on_quit_signal, &c);

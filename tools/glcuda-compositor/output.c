@@ -242,6 +242,12 @@ on_vblank(int fd, uint32_t mask, void *data)
 	 * their content is in a frame, so they draw at the refresh rate. */
 	if (c->damaged && render_frame(c)) {
 		c->damaged = false;
+		c->frame_only = false;
+		output_send_frame_done(c);
+	} else if (!c->damaged && c->frame_only) {
+		/* Commits that changed nothing visible: no composite, but the
+		 * clients may draw their next frame. */
+		c->frame_only = false;
 		output_send_frame_done(c);
 	}
 	return 0;

@@ -29,8 +29,10 @@ static const char vs_body[] =
 	"in vec2 pos;\n"
 	"out vec2 uv;\n"
 	"uniform vec4 rect; /* x, y, w, h in clip space, y down */\n"
+	"uniform mat2 uv_matrix; /* the buffer transform, undone */\n"
+	"uniform vec2 uv_offset;\n"
 	"void main() {\n"
-	"	uv = pos;\n"
+	"	uv = uv_matrix * pos + uv_offset;\n"
 	"	gl_Position = vec4(rect.xy + pos * rect.zw, 0.0, 1.0);\n"
 	"}\n";
 static const char fs_body[] =
@@ -39,9 +41,12 @@ static const char fs_body[] =
 	"out vec4 color;\n"
 	"uniform sampler2D tex;\n"
 	"uniform float opaque;\n"
+	"uniform float swizzle;\n"
 	"void main() {\n"
-	"	/* shm ARGB8888 is B, G, R, A in memory, uploaded as RGBA. */\n"
-	"	vec4 t = texture(tex, uv).bgra;\n"
+	"	/* shm ARGB8888 is B, G, R, A in memory, uploaded as RGBA; a\n"
+	"	 * dma-buf's EGLImage samples as RGBA already. */\n"
+	"	vec4 t = texture(tex, uv);\n"
+	"	t = swizzle > 0.5 ? t.bgra : t;\n"
 	"	color = opaque > 0.5 ? vec4(t.rgb, 1.0) : t;\n"
 	"}\n";
 
@@ -73,6 +78,9 @@ setup_gl(struct comp *c)
 	}
 	c->u_rect = glGetUniformLocation(c->program, "rect");
 	c->u_opaque = glGetUniformLocation(c->program, "opaque");
+	c->u_swizzle = glGetUniformLocation(c->program, "swizzle");
+	c->u_uv_matrix = glGetUniformLocation(c->program, "uv_matrix");
+	c->u_uv_offset = glGetUniformLocation(c->program, "uv_offset");
 	glUseProgram(c->program);
 	glUniform1i(glGetUniformLocation(c->program, "tex"), 0);
 	glUseProgram(0);
@@ -248,20 +256,62 @@ render_fini(struct comp *c)
 	c->headless = NULL;
 }
 
+/* Texture coordinates from the surface's normalized coordinates (u, v),
+ * for each wl_output.transform: the client drew the buffer rotated
+ * counter-clockwise and flipped; sampling undoes it. Rows: u' = a u + b v
+ * + e, v' = c u + d v + f, as { a, b, c, d, e, f }. */
+static const float uv_transforms[8][6] = {
+	[WL_OUTPUT_TRANSFORM_NORMAL] = { 1, 0, 0, 1, 0, 0 },
+	[WL_OUTPUT_TRANSFORM_90] = { 0, 1, -1, 0, 0, 1 },
+	[WL_OUTPUT_TRANSFORM_180] = { -1, 0, 0, -1, 1, 1 },
+	[WL_OUTPUT_TRANSFORM_270] = { 0, -1, 1, 0, 1, 0 },
+	[WL_OUTPUT_TRANSFORM_FLIPPED] = { -1, 0, 0, 1, 1, 0 },
+	[WL_OUTPUT_TRANSFORM_FLIPPED_90] = { 0, 1, 1, 0, 0, 0 },
+	[WL_OUTPUT_TRANSFORM_FLIPPED_180] = { 1, 0, 0, -1, 0, 1 },
+	[WL_OUTPUT_TRANSFORM_FLIPPED_270] = { 0, -1, -1, 0, 1, 1 },
+};
+
 static void
-draw_surface(struct comp *c, struct surface *s)
+draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 {
 	float ow = (float)c->opt.width, oh = (float)c->opt.height;
-	float w = (float)(s->buffer_width / (uint32_t)s->scale);
-	float h = (float)(s->buffer_height / (uint32_t)s->scale);
+	const float *t = uv_transforms[s->transform];
+	/* Column-major: the first column multiplies u. */
+	const float m[4] = { t[0], t[2], t[1], t[3] };
+	int32_t w, h;
 	/* Clip space with y pointing down the image: row 0 (y = -1 in
 	 * clip space) is the top of the output. */
-	float x0 = 2.f * (float)s->x / ow - 1.f, y0 = 2.f * (float)s->y / oh - 1.f;
+	float x0 = 2.f * (float)x / ow - 1.f, y0 = 2.f * (float)y / oh - 1.f;
 
-	glUniform4f(c->u_rect, x0, y0, 2.f * w / ow, 2.f * h / oh);
+	surface_get_size(s, &w, &h);
+	glUniform4f(c->u_rect, x0, y0, 2.f * (float)w / ow, 2.f * (float)h / oh);
+	glUniformMatrix2fv(c->u_uv_matrix, 1, GL_FALSE, m);
+	glUniform2f(c->u_uv_offset, t[4], t[5]);
 	glUniform1f(c->u_opaque, s->opaque ? 1.f : 0.f);
+	glUniform1f(c->u_swizzle, s->tex_image ? 0.f : 1.f);
 	glBindTexture(GL_TEXTURE_2D, s->texture);
 	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+/* A surface and its subsurfaces in their stacking order, each at its
+ * position relative to its parent; x, y is the surface's on the output. */
+static void
+draw_tree(struct comp *c, struct surface *s, int32_t x, int32_t y)
+{
+	struct stack_entry *e;
+
+	wl_list_for_each(e, &s->stack, link) {
+		struct surface *t = e->surface;
+
+		if (t == s) {
+			if (s->has_content && s->texture)
+				draw_surface(c, s, x, y);
+		} else if (t->has_content) {
+			/* A subsurface is mapped when its parent is and it
+			 * has a buffer. */
+			draw_tree(c, t, x + t->subsurface->x, y + t->subsurface->y);
+		}
+	}
 }
 
 /* The CUDA stage on the frame's stream: input surface to output surface. */
@@ -335,8 +385,8 @@ render_frame(struct comp *c)
 	glEnable(GL_BLEND);
 	glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
 	wl_list_for_each(s, &c->surfaces, link)
-		if (s->mapped && s->has_content && s->texture)
-			draw_surface(c, s);
+		if (s->mapped && s->has_content)
+			draw_tree(c, s, s->x, s->y);
 	glDisable(GL_BLEND);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	glBindVertexArray(0);

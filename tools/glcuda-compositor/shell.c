@@ -76,10 +76,12 @@ shell_surface_commit(struct surface *s)
 			if (wl_resource_get_client(out) == wl_resource_get_client(s->resource))
 				wl_surface_send_enter(s->resource, out);
 		/* The test reads this line to know where the window is. */
-		if (c->opt.verbose)
-			fprintf(stderr, COMP_NAME ": mapped toplevel %ux%u at %d,%d\n",
-				s->buffer_width / (uint32_t)s->scale,
-				s->buffer_height / (uint32_t)s->scale, s->x, s->y);
+		if (c->opt.verbose) {
+			int32_t w, h;
+			surface_get_size(s, &w, &h);
+			fprintf(stderr, COMP_NAME ": mapped toplevel %dx%d at %d,%d\n", w, h, s->x,
+				s->y);
+		}
 	} else if (s->mapped && !s->has_content) {
 		/* A NULL buffer unmaps: the next buffer maps it again, after a
 		 * new initial commit. */
@@ -434,9 +436,9 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource, 
 	struct surface *s = surface_from_resource(surface_resource);
 	struct wl_resource *r;
 
-	if (s->xdg_surface) {
+	if (s->xdg_surface || s->subsurface) {
 		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_ROLE,
-				       "the wl_surface already has an xdg_surface");
+				       "the wl_surface already has a role");
 		return;
 	}
 	if (s->has_content) {

@@ -1,8 +1,9 @@
 /*
- * glcuda-compositor: wl_compositor, wl_surface, wl_region and a minimal
- * wl_subcompositor. Buffers are wl_shm only (ARGB8888 and XRGB8888): the
- * pixels are copied into the surface's GL texture at commit and the buffer
- * released at once, so a client may reuse it as soon as it likes.
+ * glcuda-compositor: wl_compositor, wl_surface, wl_region,
+ * wl_subcompositor and wl_subsurface. Buffers are wl_shm only (ARGB8888
+ * and XRGB8888): the damaged pixels are copied into the surface's GL
+ * texture when its state is applied and the buffer released at once, so a
+ * client may reuse it as soon as it likes.
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"
@@ -28,15 +29,116 @@ unlink_resource(struct wl_resource *resource)
 }
 
 static void
-pending_buffer_gone(struct wl_listener *listener, void *data)
+state_buffer_gone(struct wl_listener *listener, void *data)
 {
-	struct surface *s = wl_container_of(listener, s, pending_buffer_destroy);
+	struct surface_state *st = wl_container_of(listener, st, buffer_destroy);
 
-	/* The client destroyed an attached buffer before the commit: the
-	 * commit then attaches nothing (as if NULL). */
-	s->pending_buffer = NULL;
-	wl_list_remove(&s->pending_buffer_destroy.link);
-	wl_list_init(&s->pending_buffer_destroy.link);
+	/* The client destroyed an attached buffer before its state was
+	 * applied: the commit then attaches nothing (as if NULL). */
+	st->buffer = NULL;
+	wl_list_remove(&st->buffer_destroy.link);
+	wl_list_init(&st->buffer_destroy.link);
+}
+
+static void
+damage_add(struct damage *d, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	if (w <= 0 || h <= 0)
+		return;
+	if (d->n == DAMAGE_RECTS) {
+		/* Full: everything becomes one bounding box. */
+		int32_t x0 = x, y0 = y, x1 = x + w, y1 = y + h;
+
+		for (int i = 0; i < d->n; i++) {
+			x0 = d->r[i].x < x0 ? d->r[i].x : x0;
+			y0 = d->r[i].y < y0 ? d->r[i].y : y0;
+			x1 = d->r[i].x + d->r[i].w > x1 ? d->r[i].x + d->r[i].w : x1;
+			y1 = d->r[i].y + d->r[i].h > y1 ? d->r[i].y + d->r[i].h : y1;
+		}
+		d->n = 0;
+		x = x0, y = y0, w = x1 - x0, h = y1 - y0;
+	}
+	d->r[d->n++] = (struct rect){ x, y, w, h };
+}
+
+static void
+damage_merge(struct damage *dst, const struct damage *src)
+{
+	for (int i = 0; i < src->n; i++)
+		damage_add(dst, src->r[i].x, src->r[i].y, src->r[i].w, src->r[i].h);
+}
+
+static void
+state_init(struct surface_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->scale = 1;
+	wl_list_init(&st->frames);
+	wl_list_init(&st->feedback);
+	wl_list_init(&st->buffer_destroy.link);
+	st->buffer_destroy.notify = state_buffer_gone;
+}
+
+static void
+state_set_buffer(struct surface_state *st, struct wl_resource *buffer)
+{
+	wl_list_remove(&st->buffer_destroy.link);
+	wl_list_init(&st->buffer_destroy.link);
+	st->buffer = buffer;
+	st->attached = true;
+	if (buffer)
+		wl_resource_add_destroy_listener(buffer, &st->buffer_destroy);
+}
+
+/* After the state was applied or moved: what is not sticky goes. The
+ * scale stays: it is state that the next commit keeps unless changed. */
+static void
+state_clear(struct surface_state *st)
+{
+	wl_list_remove(&st->buffer_destroy.link);
+	wl_list_init(&st->buffer_destroy.link);
+	st->buffer = NULL;
+	st->attached = false;
+	st->damage.n = 0;
+	st->buffer_damage.n = 0;
+}
+
+/* Merge src into dst (a synchronized subsurface's commit caches its
+ * state): what src set replaces dst's, callbacks add up. */
+static void
+state_move(struct surface_state *dst, struct surface_state *src)
+{
+	if (src->attached)
+		state_set_buffer(dst, src->buffer);
+	dst->scale = src->scale;
+	dst->transform = src->transform;
+	damage_merge(&dst->damage, &src->damage);
+	damage_merge(&dst->buffer_damage, &src->buffer_damage);
+	wl_list_insert_list(dst->frames.prev, &src->frames);
+	wl_list_init(&src->frames);
+	wl_list_insert_list(dst->feedback.prev, &src->feedback);
+	wl_list_init(&src->feedback);
+	state_clear(src);
+}
+
+static void
+destroy_all(struct wl_list *list)
+{
+	struct wl_resource *r, *tmp;
+
+	/* wl_resource_destroy runs unlink_resource. */
+	wl_resource_for_each_safe(r, tmp, list)
+		wl_resource_destroy(r);
+}
+
+/* The state will never be applied: its callbacks go, its feedback is
+ * discarded. */
+static void
+state_fini(struct surface_state *st)
+{
+	state_clear(st);
+	destroy_all(&st->frames);
+	feedback_discard_all(&st->feedback);
 }
 
 static void
@@ -45,20 +147,29 @@ surface_attach(struct wl_client *client, struct wl_resource *resource,
 {
 	struct surface *s = surface_from_resource(resource);
 
-	wl_list_remove(&s->pending_buffer_destroy.link);
-	wl_list_init(&s->pending_buffer_destroy.link);
-	s->pending_buffer = buffer;
-	s->pending_attached = true;
-	if (buffer)
-		wl_resource_add_destroy_listener(buffer, &s->pending_buffer_destroy);
+	state_set_buffer(&s->pending, buffer);
 }
 
+/* Damage is double-buffered: it says which part of the next buffer
+ * differs from the content the surface shows, and only that part is
+ * uploaded. Huge values (clients damage INT32_MAX to mean "all") are
+ * clipped when the damage is applied. */
 static void
 surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
 	       int32_t w, int32_t h)
 {
-	/* Damage is whole-surface: every commit with a buffer uploads all of
-	 * it (cheap at the sizes of a headless output). */
+	struct surface *s = surface_from_resource(resource);
+
+	damage_add(&s->pending.damage, x, y, w, h);
+}
+
+static void
+surface_damage_buffer(struct wl_client *client, struct wl_resource *resource, int32_t x,
+		      int32_t y, int32_t w, int32_t h)
+{
+	struct surface *s = surface_from_resource(resource);
+
+	damage_add(&s->pending.buffer_damage, x, y, w, h);
 }
 
 static void
@@ -72,7 +183,7 @@ surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t i
 		return;
 	}
 	wl_resource_set_implementation(cb, NULL, NULL, unlink_resource);
-	wl_list_insert(s->pending_frames.prev, wl_resource_get_link(cb));
+	wl_list_insert(s->pending.frames.prev, wl_resource_get_link(cb));
 }
 
 static void
@@ -84,17 +195,90 @@ surface_set_region(struct wl_client *client, struct wl_resource *resource,
 
 /* Copy a shm buffer into the surface's texture. Errors are the client's:
  * a protocol error, the surface keeps its previous content. */
-static bool
-upload_shm(struct surface *s, struct wl_resource *buffer)
+static int64_t
+clamp64(int64_t v, int64_t lo, int64_t hi)
 {
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* A rectangle of surface coordinates in buffer coordinates: through the
+ * buffer transform (the corners as in wl_output.transform), then the
+ * scale; clipped to the buffer. sw, sh: the surface size. */
+static struct rect
+surface_to_buffer_rect(const struct surface *s, struct rect r, int32_t sw, int32_t sh)
+{
+	int64_t x0 = clamp64(r.x, 0, sw), y0 = clamp64(r.y, 0, sh);
+	int64_t x1 = clamp64((int64_t)r.x + r.w, 0, sw), y1 = clamp64((int64_t)r.y + r.h, 0, sh);
+	int64_t bx0, by0, bx1, by1;
+
+	switch (s->transform) {
+	default:
+	case WL_OUTPUT_TRANSFORM_NORMAL:
+		bx0 = x0, by0 = y0, bx1 = x1, by1 = y1;
+		break;
+	case WL_OUTPUT_TRANSFORM_90:
+		bx0 = y0, by0 = sw - x1, bx1 = y1, by1 = sw - x0;
+		break;
+	case WL_OUTPUT_TRANSFORM_180:
+		bx0 = sw - x1, by0 = sh - y1, bx1 = sw - x0, by1 = sh - y0;
+		break;
+	case WL_OUTPUT_TRANSFORM_270:
+		bx0 = sh - y1, by0 = x0, bx1 = sh - y0, by1 = x1;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED:
+		bx0 = sw - x1, by0 = y0, bx1 = sw - x0, by1 = y1;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_90:
+		bx0 = y0, by0 = x0, bx1 = y1, by1 = x1;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_180:
+		bx0 = x0, by0 = sh - y1, bx1 = x1, by1 = sh - y0;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_270:
+		bx0 = sh - y1, by0 = sw - x1, bx1 = sh - y0, by1 = sw - x0;
+		break;
+	}
+	return (struct rect){ (int32_t)(bx0 * s->scale), (int32_t)(by0 * s->scale),
+			      (int32_t)((bx1 - bx0) * s->scale), (int32_t)((by1 - by0) * s->scale) };
+}
+
+/* The state's damage in buffer coordinates, clipped to the buffer of
+ * w x h pixels. */
+static void
+state_buffer_damage(const struct surface *s, const struct surface_state *st, int32_t w,
+		    int32_t h, struct damage *out)
+{
+	bool swap = s->transform & 1;
+	int32_t sw = (swap ? h : w) / s->scale, sh = (swap ? w : h) / s->scale;
+
+	out->n = 0;
+	for (int i = 0; i < st->damage.n; i++) {
+		struct rect r = surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
+		damage_add(out, r.x, r.y, r.w, r.h);
+	}
+	for (int i = 0; i < st->buffer_damage.n; i++) {
+		const struct rect *r = &st->buffer_damage.r[i];
+		int64_t x0 = clamp64(r->x, 0, w), y0 = clamp64(r->y, 0, h);
+		int64_t x1 = clamp64((int64_t)r->x + r->w, 0, w);
+		int64_t y1 = clamp64((int64_t)r->y + r->h, 0, h);
+
+		damage_add(out, (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0), (int32_t)(y1 - y0));
+	}
+}
+
+static bool
+upload_shm(struct surface *s, struct wl_resource *buffer, const struct surface_state *st)
+{
+	struct damage damage;
+	bool full;
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
 	int32_t w, h, stride;
 	uint32_t format;
 
 	if (!shm) {
-		/* Only wl_shm is advertised: anything else is a client bug. */
+		/* wl_shm and our dma-bufs are all there is. */
 		wl_resource_post_error(s->resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
-				       "buffer is not a wl_shm buffer");
+				       "buffer is not a wl_shm or dma-buf buffer");
 		return false;
 	}
 	w = wl_shm_buffer_get_width(shm);
@@ -122,7 +306,12 @@ upload_shm(struct surface *s, struct wl_resource *buffer)
 				       "buffer %dx%d is larger than 8192x8192", w, h);
 		return false;
 	}
-	if (!s->texture || s->tex_width != (uint32_t)w || s->tex_height != (uint32_t)h) {
+	/* All of it when the texture is new or showed nothing: it holds no
+	 * content that undamaged parts could keep. */
+	full = !s->texture || s->tex_image || !s->has_content || s->tex_width != (uint32_t)w ||
+	       s->tex_height != (uint32_t)h;
+	if (!s->texture || s->tex_image || s->tex_width != (uint32_t)w ||
+	    s->tex_height != (uint32_t)h) {
 		/* Immutable storage: a new texture when the size changes. */
 		if (s->texture) {
 			glDeleteTextures(1, &s->texture);
@@ -130,6 +319,7 @@ upload_shm(struct surface *s, struct wl_resource *buffer)
 		}
 		glGenTextures(1, &s->texture);
 		s->comp->textures_alive++;
+		s->tex_image = false;
 		glBindTexture(GL_TEXTURE_2D, s->texture);
 		glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
 		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -145,12 +335,29 @@ upload_shm(struct surface *s, struct wl_resource *buffer)
 	 * of ARGB8888 on little-endian) back, so no GL extension is needed.
 	 * begin/end_access turn a SIGBUS from a pool the client shrank into
 	 * a protocol error instead of a crash. */
+	if (full) {
+		damage.n = 1;
+		damage.r[0] = (struct rect){ 0, 0, w, h };
+	} else {
+		state_buffer_damage(s, st, w, h, &damage);
+	}
+	/* Each damaged rectangle from its place in the buffer: the row length
+	 * is the stride, the skips its corner. The unpack state is GL's
+	 * default again afterwards, for whoever uploads next. */
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 	glPixelStorei(GL_UNPACK_ROW_LENGTH, stride / 4);
 	wl_shm_buffer_begin_access(shm);
-	glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE,
-			wl_shm_buffer_get_data(shm));
+	for (int i = 0; i < damage.n; i++) {
+		const struct rect *r = &damage.r[i];
+
+		glPixelStorei(GL_UNPACK_SKIP_PIXELS, r->x);
+		glPixelStorei(GL_UNPACK_SKIP_ROWS, r->y);
+		glTexSubImage2D(GL_TEXTURE_2D, 0, r->x, r->y, r->w, r->h, GL_RGBA,
+				GL_UNSIGNED_BYTE, wl_shm_buffer_get_data(shm));
+	}
 	wl_shm_buffer_end_access(shm);
+	glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+	glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
 	glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	s->buffer_width = (uint32_t)w;
@@ -160,49 +367,201 @@ upload_shm(struct surface *s, struct wl_resource *buffer)
 	return true;
 }
 
+/* The dma-buf buffer the surface sampled in place is the client's again. */
 static void
-surface_commit(struct wl_client *client, struct wl_resource *resource)
+surface_release_held(struct surface *s)
 {
-	struct surface *s = surface_from_resource(resource);
-	struct wl_resource *buffer = s->pending_buffer;
+	if (!s->held_buffer)
+		return;
+	wl_buffer_send_release(s->held_buffer);
+	wl_list_remove(&s->held_buffer_destroy.link);
+	wl_list_init(&s->held_buffer_destroy.link);
+	s->held_buffer = NULL;
+}
 
-	s->scale = s->pending_scale;
-	if (s->pending_attached) {
+static void
+held_buffer_gone(struct wl_listener *listener, void *data)
+{
+	struct surface *s = wl_container_of(listener, s, held_buffer_destroy);
+
+	/* The texture keeps the EGLImage's memory: the content stays. */
+	wl_list_remove(&s->held_buffer_destroy.link);
+	wl_list_init(&s->held_buffer_destroy.link);
+	s->held_buffer = NULL;
+}
+
+/* A dma-buf buffer: a texture of its EGLImage, no copy; the buffer is held
+ * until another replaces it. */
+static bool
+attach_dmabuf(struct surface *s, struct wl_resource *buffer, struct dmabuf_buffer *b)
+{
+	uint32_t w, h;
+	bool opaque;
+	GLuint tex = dmabuf_buffer_texture(b, &w, &h, &opaque);
+
+	if (!tex) {
+		wl_client_post_implementation_error(wl_resource_get_client(s->resource),
+						    "GL cannot sample the dma-buf buffer");
+		return false;
+	}
+	if (w % (uint32_t)s->scale || h % (uint32_t)s->scale) {
+		glDeleteTextures(1, &tex);
+		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+				       "buffer %ux%u is not a multiple of the scale %d", w, h,
+				       s->scale);
+		return false;
+	}
+	if (s->texture) {
+		glDeleteTextures(1, &s->texture);
+		s->comp->textures_alive--;
+	}
+	s->texture = tex;
+	s->comp->textures_alive++;
+	s->tex_image = true;
+	s->tex_width = s->buffer_width = w;
+	s->tex_height = s->buffer_height = h;
+	s->opaque = opaque;
+	s->has_content = true;
+	if (s->held_buffer != buffer) {
+		surface_release_held(s);
+		s->held_buffer = buffer;
+		wl_resource_add_destroy_listener(buffer, &s->held_buffer_destroy);
+	}
+	return true;
+}
+
+/* Whether the surface's commits are cached: it or one of its ancestors
+ * is a synchronized subsurface. */
+static bool
+surface_is_synchronized(struct surface *s)
+{
+	while (s && s->subsurface) {
+		if (s->subsurface->synchronized)
+			return true;
+		s = s->subsurface->parent;
+	}
+	return false;
+}
+
+static void surface_apply(struct surface *s, struct surface_state *st);
+
+/* A synchronized subsurface's cached state, applied with its parent's. */
+static void
+subsurface_apply_cache(struct subsurface *sub)
+{
+	if (!sub->has_cache || !sub->surface)
+		return;
+	sub->has_cache = false;
+	surface_apply(sub->surface, &sub->cached);
+}
+
+/* The parent's state holds where its subsurfaces are and their order.
+ * true when either changed. */
+static bool
+surface_apply_children(struct surface *s)
+{
+	struct stack_entry *e;
+	struct subsurface *sub;
+	bool changed = false;
+
+	wl_list_for_each(e, &s->stack_pending, link) {
+		struct stack_entry *cur = e == &s->self_pending ? &s->self
+					  : &e->surface->subsurface->entry;
+		/* The entries not moved yet keep their order at the front:
+		 * the order is the same if each comes from there. */
+		if (s->stack.next != &cur->link)
+			changed = true;
+		wl_list_remove(&cur->link);
+		wl_list_insert(s->stack.prev, &cur->link);
+	}
+	wl_list_for_each(sub, &s->subsurfaces, parent_link) {
+		changed |= sub->x != sub->pending_x || sub->y != sub->pending_y;
+		sub->x = sub->pending_x;
+		sub->y = sub->pending_y;
+		/* Only a synchronized subsurface has a cache: set_desync
+		 * applies it. */
+		subsurface_apply_cache(sub);
+	}
+	return changed;
+}
+
+/* Apply a state: upload what the damage covers, take its callbacks, and
+ * schedule a composite when something visible changed. A commit that
+ * changed nothing (only a frame callback, say) is not composited: its
+ * callbacks are sent at the next vblank. */
+static void
+surface_apply(struct surface *s, struct surface_state *st)
+{
+	struct wl_resource *buffer = st->buffer;
+	bool changed = st->attached || st->damage.n || st->buffer_damage.n ||
+		       s->scale != st->scale || s->transform != st->transform ||
+		       !wl_list_empty(&st->feedback);
+
+	s->scale = st->scale;
+	s->transform = st->transform;
+	if (st->attached) {
 		if (buffer && s->xdg_surface && !s->configured) {
 			wl_resource_post_error(s->xdg_surface,
 					       XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
 					       "buffer attached before the first configure was acked");
 			return;
 		}
-		if (buffer) {
-			if (!upload_shm(s, buffer))
+		struct dmabuf_buffer *db = dmabuf_buffer_get(buffer);
+
+		if (db) {
+			if (!attach_dmabuf(s, buffer, db))
+				return;
+		} else if (buffer) {
+			if (!upload_shm(s, buffer, st))
 				return;
 			/* Copied: the client may reuse it now. */
 			wl_buffer_send_release(buffer);
+			surface_release_held(s);
 		} else {
 			s->has_content = false;
+			surface_release_held(s);
 		}
-		wl_list_remove(&s->pending_buffer_destroy.link);
-		wl_list_init(&s->pending_buffer_destroy.link);
-		s->pending_buffer = NULL;
-		s->pending_attached = false;
 	}
-	wl_list_insert_list(s->frames.prev, &s->pending_frames);
-	wl_list_init(&s->pending_frames);
-	wl_list_insert_list(s->feedback.prev, &s->pending_feedback);
-	wl_list_init(&s->pending_feedback);
+	state_clear(st);
+	if (!wl_list_empty(&st->frames))
+		s->comp->frame_only = true;
+	wl_list_insert_list(s->frames.prev, &st->frames);
+	wl_list_init(&st->frames);
+	wl_list_insert_list(s->feedback.prev, &st->feedback);
+	wl_list_init(&st->feedback);
+	changed |= surface_apply_children(s);
 	if (s->xdg_surface)
 		shell_surface_commit(s);
-	s->comp->damaged = true;
+	if (changed)
+		s->comp->damaged = true;
+}
+
+static void
+surface_commit(struct wl_client *client, struct wl_resource *resource)
+{
+	struct surface *s = surface_from_resource(resource);
+
+	if (surface_is_synchronized(s)) {
+		/* Applied when the parent's state is. */
+		state_move(&s->subsurface->cached, &s->pending);
+		s->subsurface->has_cache = true;
+		return;
+	}
+	surface_apply(s, &s->pending);
 }
 
 static void
 surface_set_buffer_transform(struct wl_client *client, struct wl_resource *resource,
 			     int32_t transform)
 {
-	if (transform != WL_OUTPUT_TRANSFORM_NORMAL)
+	struct surface *s = surface_from_resource(resource);
+
+	if (transform < WL_OUTPUT_TRANSFORM_NORMAL || transform > WL_OUTPUT_TRANSFORM_FLIPPED_270) {
 		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_TRANSFORM,
-				       "only the normal transform is supported");
+				       "transform %d is not a wl_output.transform", transform);
+		return;
+	}
+	s->pending.transform = transform;
 }
 
 static void
@@ -215,7 +574,7 @@ surface_set_buffer_scale(struct wl_client *client, struct wl_resource *resource,
 				       "scale %d is not positive", scale);
 		return;
 	}
-	s->pending_scale = scale;
+	s->pending.scale = scale;
 }
 
 static const struct wl_surface_interface surface_impl = {
@@ -228,18 +587,10 @@ static const struct wl_surface_interface surface_impl = {
 	.commit = surface_commit,
 	.set_buffer_transform = surface_set_buffer_transform,
 	.set_buffer_scale = surface_set_buffer_scale,
-	.damage_buffer = surface_damage,
+	.damage_buffer = surface_damage_buffer,
 };
 
-static void
-destroy_all(struct wl_list *list)
-{
-	struct wl_resource *r, *tmp;
-
-	/* wl_resource_destroy runs unlink_resource. */
-	wl_resource_for_each_safe(r, tmp, list)
-		wl_resource_destroy(r);
-}
+static void subsurface_unlink(struct subsurface *sub);
 
 static void
 surface_destroyed(struct wl_resource *resource)
@@ -250,11 +601,20 @@ surface_destroyed(struct wl_resource *resource)
 	 * it is in the ring: the ring holds its own copy of the pixels, so
 	 * only our texture and lists go. */
 	shell_surface_destroyed(s);
+	/* Its subsurfaces and its own subsurface object become inert. */
+	while (!wl_list_empty(&s->subsurfaces)) {
+		struct subsurface *sub = wl_container_of(s->subsurfaces.next, sub, parent_link);
+		subsurface_unlink(sub);
+	}
+	if (s->subsurface) {
+		subsurface_unlink(s->subsurface);
+		s->subsurface->surface = NULL;
+		s->subsurface = NULL;
+	}
 	wl_list_remove(&s->link);
-	wl_list_remove(&s->pending_buffer_destroy.link);
-	destroy_all(&s->pending_frames);
+	surface_release_held(s);
+	state_fini(&s->pending);
 	destroy_all(&s->frames);
-	destroy_all(&s->pending_feedback);
 	feedback_discard_all(&s->feedback);
 	if (s->texture) {
 		glDeleteTextures(1, &s->texture);
@@ -269,6 +629,18 @@ struct surface *
 surface_from_resource(struct wl_resource *resource)
 {
 	return wl_resource_get_user_data(resource);
+}
+
+void
+surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
+{
+	/* 90 and 270, flipped or not, swap width and height. */
+	bool swap = s->transform & 1;
+	uint32_t bw = swap ? s->buffer_height : s->buffer_width;
+	uint32_t bh = swap ? s->buffer_width : s->buffer_height;
+
+	*w = (int32_t)(bw / (uint32_t)s->scale);
+	*h = (int32_t)(bh / (uint32_t)s->scale);
 }
 
 static void
@@ -289,13 +661,18 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 		return;
 	}
 	s->comp = c;
-	s->scale = s->pending_scale = 1;
-	wl_list_init(&s->pending_frames);
+	s->scale = 1;
+	state_init(&s->pending);
 	wl_list_init(&s->frames);
-	wl_list_init(&s->pending_feedback);
 	wl_list_init(&s->feedback);
-	wl_list_init(&s->pending_buffer_destroy.link);
-	s->pending_buffer_destroy.notify = pending_buffer_gone;
+	wl_list_init(&s->held_buffer_destroy.link);
+	s->held_buffer_destroy.notify = held_buffer_gone;
+	wl_list_init(&s->subsurfaces);
+	wl_list_init(&s->stack);
+	wl_list_init(&s->stack_pending);
+	s->self.surface = s->self_pending.surface = s;
+	wl_list_insert(&s->stack, &s->self.link);
+	wl_list_insert(&s->stack_pending, &s->self_pending.link);
 	wl_list_insert(c->surfaces.prev, &s->link);
 	c->surfaces_alive++;
 	wl_resource_set_implementation(s->resource, &surface_impl, s, surface_destroyed);
@@ -343,52 +720,163 @@ bind_compositor(struct wl_client *client, void *data, uint32_t version, uint32_t
 	wl_resource_set_implementation(r, &compositor_impl, data, NULL);
 }
 
-/* Subsurfaces: the objects exist so that toolkits that make them work,
- * but their content is not composited (a first milestone). */
+/* wl_subsurface ---------------------------------------------------------- */
+
+/* Out of its parent's lists: the surface is no longer drawn with it. Its
+ * cached state will never be applied. */
+static void
+subsurface_unlink(struct subsurface *sub)
+{
+	if (sub->parent) {
+		wl_list_remove(&sub->parent_link);
+		wl_list_remove(&sub->entry.link);
+		wl_list_remove(&sub->entry_pending.link);
+		wl_list_init(&sub->parent_link);
+		wl_list_init(&sub->entry.link);
+		wl_list_init(&sub->entry_pending.link);
+		sub->parent->comp->damaged = true;
+		sub->parent = NULL;
+	}
+	if (sub->has_cache) {
+		sub->has_cache = false;
+		state_fini(&sub->cached);
+	}
+}
+
+static void
+subsurface_destroyed(struct wl_resource *resource)
+{
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+
+	/* The wl_surface is unmapped at once and loses its role. */
+	subsurface_unlink(sub);
+	state_fini(&sub->cached);
+	if (sub->surface)
+		sub->surface->subsurface = NULL;
+	free(sub);
+}
+
 static void
 subsurface_set_position(struct wl_client *client, struct wl_resource *resource, int32_t x,
 			int32_t y)
 {
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+
+	sub->pending_x = x;
+	sub->pending_y = y;
+}
+
+/* Move the subsurface above or below a sibling or its parent, in the
+ * parent's pending order. */
+static void
+subsurface_place(struct wl_resource *resource, struct wl_resource *sibling_resource, bool above)
+{
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+	struct surface *sibling = surface_from_resource(sibling_resource);
+	struct stack_entry *target;
+
+	if (!sub->parent)
+		return;
+	if (sibling == sub->parent) {
+		target = &sub->parent->self_pending;
+	} else if (sibling != sub->surface && sibling->subsurface &&
+		   sibling->subsurface->parent == sub->parent) {
+		target = &sibling->subsurface->entry_pending;
+	} else {
+		wl_resource_post_error(resource, WL_SUBSURFACE_ERROR_BAD_SURFACE,
+				       "the reference surface is neither a sibling nor the parent");
+		return;
+	}
+	wl_list_remove(&sub->entry_pending.link);
+	wl_list_insert(above ? &target->link : target->link.prev, &sub->entry_pending.link);
 }
 
 static void
-subsurface_place(struct wl_client *client, struct wl_resource *resource,
-		 struct wl_resource *sibling)
+subsurface_place_above(struct wl_client *client, struct wl_resource *resource,
+		       struct wl_resource *sibling)
 {
+	subsurface_place(resource, sibling, true);
 }
 
 static void
-subsurface_noop(struct wl_client *client, struct wl_resource *resource)
+subsurface_place_below(struct wl_client *client, struct wl_resource *resource,
+		       struct wl_resource *sibling)
 {
+	subsurface_place(resource, sibling, false);
+}
+
+static void
+subsurface_set_sync(struct wl_client *client, struct wl_resource *resource)
+{
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+
+	sub->synchronized = true;
+}
+
+static void
+subsurface_set_desync(struct wl_client *client, struct wl_resource *resource)
+{
+	struct subsurface *sub = wl_resource_get_user_data(resource);
+
+	sub->synchronized = false;
+	/* Desynchronized (and no ancestor synchronized): what was cached is
+	 * applied now, as if committed now. */
+	if (sub->surface && !surface_is_synchronized(sub->surface))
+		subsurface_apply_cache(sub);
 }
 
 static const struct wl_subsurface_interface subsurface_impl = {
 	.destroy = resource_destroy,
 	.set_position = subsurface_set_position,
-	.place_above = subsurface_place,
-	.place_below = subsurface_place,
-	.set_sync = subsurface_noop,
-	.set_desync = subsurface_noop,
+	.place_above = subsurface_place_above,
+	.place_below = subsurface_place_below,
+	.set_sync = subsurface_set_sync,
+	.set_desync = subsurface_set_desync,
 };
 
 static void
 subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resource,
-			     uint32_t id, struct wl_resource *surface,
-			     struct wl_resource *parent)
+			     uint32_t id, struct wl_resource *surface_resource,
+			     struct wl_resource *parent_resource)
 {
-	struct wl_resource *r;
+	struct surface *s = surface_from_resource(surface_resource);
+	struct surface *parent = surface_from_resource(parent_resource);
+	struct subsurface *sub;
 
-	if (surface == parent) {
+	if (s->subsurface || s->xdg_surface) {
 		wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-				       "a surface cannot be its own parent");
+				       "the wl_surface already has a role");
 		return;
 	}
-	r = wl_resource_create(client, &wl_subsurface_interface, 1, id);
-	if (!r) {
+	/* Neither itself nor one of its descendants. */
+	for (struct surface *p = parent; p; p = p->subsurface ? p->subsurface->parent : NULL)
+		if (p == s) {
+			wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+					       "the parent is the surface or one of its descendants");
+			return;
+		}
+	sub = calloc(1, sizeof(*sub));
+	if (!sub) {
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(r, &subsurface_impl, NULL, NULL);
+	sub->resource = wl_resource_create(client, &wl_subsurface_interface, 1, id);
+	if (!sub->resource) {
+		free(sub);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	state_init(&sub->cached);
+	sub->surface = s;
+	sub->parent = parent;
+	/* Synchronized by default, on top of its siblings and parent. */
+	sub->synchronized = true;
+	sub->entry.surface = sub->entry_pending.surface = s;
+	wl_list_insert(parent->subsurfaces.prev, &sub->parent_link);
+	wl_list_insert(parent->stack.prev, &sub->entry.link);
+	wl_list_insert(parent->stack_pending.prev, &sub->entry_pending.link);
+	s->subsurface = sub;
+	wl_resource_set_implementation(sub->resource, &subsurface_impl, sub, subsurface_destroyed);
 }
 
 static const struct wl_subcompositor_interface subcompositor_impl = {
