@@ -39,6 +39,8 @@ packaging_tests = \
 	%reldir%/test-cuda-abi.sh \
 	%reldir%/test-doc.sh
 TESTS += $(packaging_tests)
+# The lock the install tests and tests/test-gst.sh share.
+CLEANFILES += %reldir%/.install.lock
 dist_check_SCRIPTS += $(packaging_tests)
 EXTRA_DIST += .ci/packages %reldir%/lsan.supp %reldir%/expected-skips \
 	%reldir%/cuda-abi.c %reldir%/cuda-abi.def

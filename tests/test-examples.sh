@@ -22,7 +22,10 @@ stage=$tmp/stage
 
 # A plain install of what is already built (the parent's make options,
 # its jobserver included, are not ours).
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" \
+# One install at a time: each relinks libraries (the GStreamer plugin)
+# inside the build tree (tests/test-gst.sh has the lock's other side).
+if ! flock "$top_builddir/tests/.install.lock" \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" \
 	install DESTDIR="$stage" > "$tmp/install.log" 2>&1; then
 	cat "$tmp/install.log"
 	echo "FAIL: make install DESTDIR=$stage"

@@ -15,6 +15,13 @@
 # SPDX-License-Identifier: MIT
 set -u
 
+# test-pkgconfig.sh and test-examples.sh run `make install`, which relinks
+# the plugin inside the build tree (libtool moves the built file aside
+# meanwhile): hold the build tree's install lock, shared, while the
+# plugin is loaded from it.
+exec 9> ./tests/.install.lock
+flock -s 9
+
 plugin=./gst/.libs/libgstglcuda.so
 if [ ! -e "$plugin" ]; then
 	echo "SKIP: the GStreamer plugin is not built (configure found no GStreamer GL development files)"

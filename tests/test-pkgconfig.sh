@@ -16,7 +16,10 @@ stage=$tmp/stage
 
 # Run from make check, so leave the parent's make options (the jobserver,
 # TESTS=...) alone: this is a plain install of what is already built.
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" \
+# One install at a time: each relinks libraries (the GStreamer plugin)
+# inside the build tree (tests/test-gst.sh has the lock's other side).
+if ! flock "$top_builddir/tests/.install.lock" \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" \
 	install DESTDIR="$stage" > "$tmp/install.log" 2>&1; then
 	cat "$tmp/install.log"
 	echo "FAIL: make install DESTDIR=$stage"
