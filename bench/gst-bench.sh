@@ -17,16 +17,19 @@
 # Two sources: videotestsrc (frames drawn on the CPU, then glupload: the
 # upload is in every row) and gltestsrc (drawn by GL: nothing on the CPU).
 # Per source:
-#   source         the source alone into fakesink (GL memory; glupload
-#                  uploads when a texture is first used: into fakesink,
-#                  never, so this row has no upload)
+#   source         the source alone (videotestsrc: with glupload)
+# Every row ends in glcolorconvert to BGRA, then fakesink: a GL consumer
+# that reads each frame, so glupload's lazy upload always happens.
 #   glcudafilter   glcudafilter filter=invert, and filter=blur
 #   GL shader      glshader with an invert fragment shader (GL only)
 #   CUDA, copied   gldownload ! cudaupload ! cudaconvert to BGRA !
 #                  cudadownload ! glupload: GStreamer's own CUDA elements
 #                  (nvcodec, 1.22: cudaupload, cudadownload, cudaconvert,
 #                  cudascale, cudaconvertscale; no other CUDA filter), with
-#                  the frame copied to system memory and back
+#                  the frame copied to system memory and back; where
+#                  nvcodec has no cudaconvert (it needs NVRTC at run
+#                  time), gldownload ! cudaupload ! cudadownload ! glupload:
+#                  the copies alone
 # A row whose elements are missing (nvcodec's without libcuda) says so.
 # OUTDIR gets gst-bench.md (the table), gst-bench.raw (one line per run:
 # name size buffers seconds exit-status) and the stats of each
@@ -65,6 +68,17 @@ void main () { vec4 c = texture2D (tex, v_texcoord); gl_FragColor = vec4 (1.0 - 
 # word, replaced by the shader in timed().
 shader="glshader fragment=@FRAG@"
 copied='gldownload ! cudaupload ! cudaconvert ! video/x-raw(memory:CUDAMemory),format=BGRA ! cudadownload ! glupload'
+copied_name="CUDA, copied (nvcodec)"
+# nvcodec registers cudaconvert only where it finds NVRTC at run time: the
+# copies alone, through CUDA memory and back, where it does not.
+if ! gst-inspect-1.0 cudaconvert > /dev/null 2>&1 && gst-inspect-1.0 cudaupload > /dev/null 2>&1; then
+	copied='gldownload ! cudaupload ! cudadownload ! glupload'
+	copied_name="CUDA memory and back, copied (nvcodec, no kernel: no cudaconvert without NVRTC)"
+fi
+# Every row ends in a GL consumer that reads the frame (a conversion to
+# BGRA, as a sink's shader would), so that a lazy upload (glupload's)
+# cannot go undone.
+sink='glcolorconvert ! video/x-raw(memory:GLMemory),format=BGRA ! fakesink sync=false'
 
 raw=$out/gst-bench.raw
 md=$out/gst-bench.md
@@ -78,6 +92,7 @@ md=$out/gst-bench.md
 	echo
 	echo "Whole gst-launch-1.0 process timed (start, set-up, frames, teardown);"
 	echo "steady fps leaves out what a run of a tenth of the buffers takes."
+	echo "Every pipeline ends in \`glcolorconvert\` to BGRA and \`fakesink\`: GL reads every frame."
 	echo
 	echo "| source | path | size | buffers | seconds | fps | steady fps |"
 	echo "|---|---|---|---|---|---|---|"
@@ -108,7 +123,7 @@ row() {
 	gltestsrc) pipe="gltestsrc num-buffers=@N@ pattern=smpte ! video/x-raw(memory:GLMemory),format=RGBA,width=$w,height=$h" ;;
 	esac
 	[ -n "$tail" ] && pipe="$pipe ! $tail"
-	pipe="$pipe ! fakesink sync=false"
+	pipe="$pipe ! $sink"
 	t=$(timed "$src_name/$name" "$size" "$n" "${pipe//@N@/$n}")
 	if [ -z "$t" ]; then
 		why=$(grep -m1 -E 'ERROR|erroneous|no element' "$gst_tmp/run.log" | cut -c1-120)
@@ -143,7 +158,7 @@ for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 			row $src "glcudafilter blur" $w $h $n $src "$blur"
 		fi
 		row $src "GL shader invert" $w $h $n $src "$shader"
-		row $src "CUDA, copied (nvcodec)" $w $h $n $src "$copied"
+		row $src "$copied_name" $w $h $n $src "$copied"
 	done
 done
 {

@@ -736,6 +736,16 @@ glcuda_ring_desc_init(struct glcuda_ring_desc *desc)
  * Create a ring of frames for GL → CUDA → GL processing: desc->slots
  * slots, each with an input image (and an output image unless
  * GLCUDA_RING_FLAG_IN_PLACE), a framebuffer and a CUDA stream.
+ *
+ * Each switch of the GPU between GL's work and CUDA's costs time of its
+ * own (on an H200, about 170 µs each way, whatever the sync mode). A
+ * program that wants throughput more than latency pays it once for
+ * several frames by calling the frame functions in batch order: acquire
+ * and render every frame of the batch, then glcuda_frame_submit() each and
+ * launch its kernel, then glcuda_frame_complete() each, then
+ * glcuda_frame_wait_gl() each, and only then composite them
+ * (doc/performance.md).
+ *
  * GL: the device's context must be current.
  * @param desc read during the call only
  * @param[out] out the new ring, owned by the caller (glcuda_ring_destroy())
