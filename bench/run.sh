@@ -124,17 +124,7 @@ if [ ! -x "$bin" ]; then
 fi
 
 if [ $unpack = yes ]; then
-	shopt -s nullglob
-	debs=(.gl/*.deb)
-	if [ ${#debs[@]} -eq 0 ]; then
-		echo "run.sh: no .gl/*.deb: fetch the runtime libraries first (doc/gpu-testing.md)" >&2
-		exit 2
-	fi
-	for f in "${debs[@]}"; do
-		dpkg -x "$f" / || exit 1
-	done
-	ldconfig
-	shopt -u nullglob
+	scripts/gpu-unpack.sh || exit 2
 fi
 
 # GLVND and the Vulkan loader find the NVIDIA driver here on the GPU machine.

@@ -38,17 +38,7 @@ while [ $# -gt 0 ]; do
 done
 
 if [ $unpack = yes ]; then
-	shopt -s nullglob
-	debs=(.gl/*.deb)
-	if [ ${#debs[@]} -eq 0 ]; then
-		echo "soak.sh: no .gl/*.deb: fetch the runtime libraries first (doc/gpu-testing.md)" >&2
-		exit 2
-	fi
-	for f in "${debs[@]}"; do
-		dpkg -x "$f" / || exit 1
-	done
-	ldconfig
-	shopt -u nullglob
+	scripts/gpu-unpack.sh || exit 2
 fi
 if [ ! -x "$bin" ]; then
 	echo "soak.sh: no $bin: run scripts/gpu-build.sh on the development machine first" >&2

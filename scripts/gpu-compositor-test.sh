@@ -15,8 +15,7 @@
 set -u
 
 if [ "${1:-}" = --unpack ]; then
-	for f in .gl/*.deb; do dpkg -x "$f" /; done
-	ldconfig
+	scripts/gpu-unpack.sh || exit 2
 	shift
 fi
 export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}

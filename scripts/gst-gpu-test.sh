@@ -27,16 +27,7 @@
 set -uo pipefail
 
 if [ "${1:-}" = --unpack ]; then
-	shopt -s nullglob
-	debs=(.gl/*.deb)
-	if [ ${#debs[@]} -eq 0 ]; then
-		echo "no .gl/*.deb: fetch the runtime libraries first (doc/gpu-testing.md)" >&2
-		exit 1
-	fi
-	for f in "${debs[@]}"; do
-		dpkg -x "$f" / || exit 1
-	done
-	ldconfig
+	scripts/gpu-unpack.sh || exit 2
 	shift
 fi
 . scripts/gst-gpu-env.sh
