@@ -51,6 +51,15 @@
  * (glWaitSync) and blits; its "to CUDA" column is the switch between the
  * two GL contexts.
  *
+ * And one row through NVIDIA's EGLStreams, eglstream: GL renders into a
+ * stream's producer surface (EGL_KHR_stream_producer_eglsurface) that
+ * CUDA consumes (cuEGLStreamConsumerAcquireFrame), CUDA's kernel writes a
+ * pitch-linear frame it presents to a second stream
+ * (cuEGLStreamProducerPresentFrame) whose consumer is a GL texture
+ * (EGL_KHR_stream_consumer_gltexture, eglStreamConsumerAcquireKHR). Its
+ * gaps: GL's draw to CUDA's first instruction, CUDA's last to GL past its
+ * acquire; no blit (the frame is an external texture).
+ *
  * "isolated": the CPU waits for each frame before issuing the next, so
  * every frame starts on an idle GPU; "steady": frames back to back, the CPU
  * at most two frames ahead. The gl-ready and host scenarios are isolated
@@ -63,6 +72,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -76,6 +86,10 @@
 #include <glcuda/glcuda.h>
 #include "cuda-table.h"
 #include <glcuda/glcuda-cuda.h>
+#ifndef GLCUDA_TOOLS_OWN_CUDA_DECLS
+#include <cudaEGL.h>
+#define TRACE_HAVE_EGLSTREAM 1
+#endif
 #include "clock.h"
 #include "stats.h"
 
@@ -159,12 +173,13 @@ static const char *const gap_names[G_COUNT] = {
 static struct {
 	unsigned int width, height, frames, warmup;
 	unsigned int scenarios; /* bits */
-	bool isolated, steady, gl_switch;
+	bool isolated, steady, gl_switch, eglstream;
 	const char *csv;
 	int cuda_device;
 } opt = {
 	.width = 1920, .height = 1080, .frames = 200, .warmup = 20,
 	.scenarios = (1u << SC_COUNT) - 1, .isolated = true, .steady = true, .gl_switch = true,
+	.eglstream = true,
 	.cuda_device = 0,
 };
 
@@ -173,7 +188,7 @@ static FILE *csv;
 
 static struct {
 	CUmodule module;
-	CUfunction stamp, invert;
+	CUfunction stamp, invert, invert_to_pitch;
 } k;
 
 /* Everything one scenario run holds (made and destroyed in the context
@@ -1103,13 +1118,324 @@ out_a:
 	fflush(stdout);
 }
 
+#ifdef TRACE_HAVE_EGLSTREAM
+/* cudaEGL.h's entry points, from the driver by name: the tools' table
+ * keeps to what every tool needs. */
+static struct {
+	__typeof__(cuEGLStreamConsumerConnect) *consumer_connect;
+	__typeof__(cuEGLStreamConsumerDisconnect) *consumer_disconnect;
+	__typeof__(cuEGLStreamConsumerAcquireFrame) *consumer_acquire;
+	__typeof__(cuEGLStreamConsumerReleaseFrame) *consumer_release;
+	__typeof__(cuEGLStreamProducerConnect) *producer_connect;
+	__typeof__(cuEGLStreamProducerDisconnect) *producer_disconnect;
+	__typeof__(cuEGLStreamProducerPresentFrame) *producer_present;
+	__typeof__(cuEGLStreamProducerReturnFrame) *producer_return;
+	__typeof__(cuGraphicsResourceGetMappedEglFrame) *mapped_frame;
+} es;
+
+static const char *
+eglstream_resolve(void)
+{
+	void *h = dlopen(getenv("GLCUDA_LIBCUDA") ? getenv("GLCUDA_LIBCUDA") : "libcuda.so.1",
+			 RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		return "libcuda.so.1 is not loaded";
+#define ES(member, name) \
+	if (!(es.member = (__typeof__(es.member))dlsym(h, #name))) \
+		return #name " not found in libcuda";
+	ES(consumer_connect, cuEGLStreamConsumerConnect)
+	ES(consumer_disconnect, cuEGLStreamConsumerDisconnect)
+	ES(consumer_acquire, cuEGLStreamConsumerAcquireFrame)
+	ES(consumer_release, cuEGLStreamConsumerReleaseFrame)
+	ES(producer_connect, cuEGLStreamProducerConnect)
+	ES(producer_disconnect, cuEGLStreamProducerDisconnect)
+	ES(producer_present, cuEGLStreamProducerPresentFrame)
+	ES(producer_return, cuEGLStreamProducerReturnFrame)
+	ES(mapped_frame, cuGraphicsResourceGetMappedEglFrame)
+#undef ES
+	return NULL;
+}
+
+static void
+eglstream_row(const char *result, const char *note)
+{
+	printf("| eglstream, isolated | %s | | | | | | %s |\n", result, note);
+	fflush(stdout);
+}
+
+/* GL -> CUDA -> GL through two EGLStreams, every frame on an idle GPU. */
+static void
+run_eglstream(CUstream unused)
+{
+	static const char *const exts[] = {
+		"EGL_KHR_stream", "EGL_KHR_stream_producer_eglsurface",
+		"EGL_KHR_stream_consumer_gltexture",
+	};
+	EGLint cfg_attribs[] = {
+		EGL_SURFACE_TYPE, EGL_STREAM_BIT_KHR, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+		EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE,
+	};
+	static const EGLint ctx_attribs[] = {
+		EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE,
+	};
+	EGLContext main_ctx = eglGetCurrentContext(), ctx = EGL_NO_CONTEXT;
+	EGLStreamKHR to_cuda = EGL_NO_STREAM_KHR, to_gl = EGL_NO_STREAM_KHR;
+	EGLSurface surf = EGL_NO_SURFACE;
+	CUeglStreamConnection cons = NULL, prod = NULL;
+	unsigned int n_all = opt.warmup + opt.frames;
+	struct run r; /* for gl_draw's program and the marks */
+	CUdeviceptr out[2] = { 0, 0 };
+	CUarray cached_array = NULL;
+	CUsurfObject cached_surf = 0;
+	CUstream cs = NULL;
+	EGLConfig cfg;
+	EGLint ncfg = 0;
+	GLuint ext_tex = 0;
+	char note[256] = "";
+	const char *why;
+	unsigned int presented = 0;
+	bool ok = false;
+
+	(void)unused;
+	memset(&r, 0, sizeof(r));
+	for (size_t i = 0; i < ARRAY_LENGTH(exts); i++)
+		if (!epoxy_has_egl_extension(dpy, exts[i])) {
+			snprintf(note, sizeof(note), "no %s", exts[i]);
+			eglstream_row("skipped", note);
+			return;
+		}
+	why = eglstream_resolve();
+	if (why) {
+		eglstream_row("skipped", why);
+		return;
+	}
+	eglBindAPI(EGL_OPENGL_API);
+	if (!eglChooseConfig(dpy, cfg_attribs, &cfg, 1, &ncfg) || ncfg < 1) {
+		eglstream_row("skipped", "no EGLConfig with EGL_STREAM_BIT_KHR and GL");
+		return;
+	}
+	ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attribs);
+	to_cuda = eglCreateStreamKHR(dpy, (EGLint[]){ EGL_NONE });
+	to_gl = eglCreateStreamKHR(dpy, (EGLint[]){ EGL_NONE });
+	if (ctx == EGL_NO_CONTEXT || to_cuda == EGL_NO_STREAM_KHR || to_gl == EGL_NO_STREAM_KHR) {
+		snprintf(note, sizeof(note), "context or streams: EGL error 0x%x", eglGetError());
+		goto out;
+	}
+	/* Consumers connect first. */
+	if (cu_fail(es.consumer_connect(&cons, to_cuda), "cuEGLStreamConsumerConnect") < 0) {
+		cons = NULL;
+		snprintf(note, sizeof(note), "cuEGLStreamConsumerConnect failed");
+		goto out;
+	}
+	surf = eglCreateStreamProducerSurfaceKHR(dpy, cfg, to_cuda,
+						 (EGLint[]){ EGL_WIDTH, (EGLint)opt.width, EGL_HEIGHT,
+							     (EGLint)opt.height, EGL_NONE });
+	if (surf == EGL_NO_SURFACE || !eglMakeCurrent(dpy, surf, surf, ctx)) {
+		snprintf(note, sizeof(note), "producer surface: EGL error 0x%x", eglGetError());
+		goto out;
+	}
+	glGenTextures(1, &ext_tex);
+	glBindTexture(GL_TEXTURE_EXTERNAL_OES, ext_tex);
+	if (!eglStreamConsumerGLTextureExternalKHR(dpy, to_gl)) {
+		snprintf(note, sizeof(note), "eglStreamConsumerGLTextureExternalKHR: EGL error 0x%x",
+			 eglGetError());
+		goto out;
+	}
+	if (cu_fail(es.producer_connect(&prod, to_gl, (EGLint)opt.width, (EGLint)opt.height),
+		    "cuEGLStreamProducerConnect") < 0) {
+		prod = NULL;
+		snprintf(note, sizeof(note), "cuEGLStreamProducerConnect failed");
+		goto out;
+	}
+	if (cu_fail(CU(cuStreamCreate)(&cs, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0 ||
+	    cu_fail(CU(cuMemAllocHost)((void **)&r.stamps, (size_t)n_all * 2 * sizeof(uint64_t)),
+		    "cuMemAllocHost") < 0)
+		goto out;
+	for (int i = 0; i < 2; i++)
+		if (cu_fail(CU(cuMemAlloc)(&out[i], (size_t)opt.width * opt.height * 4),
+			    "cuMemAlloc") < 0)
+			goto out;
+	r.queries = calloc((size_t)n_all * 4, sizeof(GLuint));
+	if (!r.queries)
+		goto out;
+	glGenQueries((GLsizei)(n_all * 4), r.queries);
+	{
+		GLuint vs = compile(GL_VERTEX_SHADER, draw_vs), fs = compile(GL_FRAGMENT_SHADER, draw_fs);
+		if (!vs || !fs)
+			goto out;
+		r.prog = glCreateProgram();
+		glAttachShader(r.prog, vs);
+		glAttachShader(r.prog, fs);
+		glLinkProgram(r.prog);
+		glDeleteShader(vs);
+		glDeleteShader(fs);
+		r.t_loc = glGetUniformLocation(r.prog, "t");
+		glGenVertexArrays(1, &r.vao);
+	}
+	r.fbo[0] = 0; /* the stream's producer surface */
+
+	for (unsigned int n = 0; n < n_all; n++) {
+		GLuint *q = &r.queries[n * 4];
+		CUgraphicsResource res = NULL;
+		CUeglFrame in_frame, out_frame;
+		CUresult cr;
+		int w = (int)opt.width, h = (int)opt.height, pitch_px = (int)opt.width;
+		CUdeviceptr dst = out[n % 2];
+		void *args[] = { &cached_surf, &dst, &pitch_px, &w, &h };
+
+		glQueryCounter(q[0], GL_TIMESTAMP);
+		gl_draw(&r, 0, n);
+		glQueryCounter(q[1], GL_TIMESTAMP);
+		if (!eglSwapBuffers(dpy, surf)) {
+			snprintf(note, sizeof(note), "eglSwapBuffers: EGL error 0x%x", eglGetError());
+			goto out;
+		}
+		cr = es.consumer_acquire(&cons, &res, &cs, 1000000);
+		if (cr != CUDA_SUCCESS) {
+			cu_fail(cr, "cuEGLStreamConsumerAcquireFrame");
+			snprintf(note, sizeof(note), "cuEGLStreamConsumerAcquireFrame failed (%d)", cr);
+			goto out;
+		}
+		cr = es.mapped_frame(&in_frame, res, 0, 0);
+		if (cr == CUDA_SUCCESS && in_frame.frameType != CU_EGL_FRAME_TYPE_ARRAY) {
+			snprintf(note, sizeof(note), "GL's frame is not a CUDA array (type %d)",
+				 (int)in_frame.frameType);
+			es.consumer_release(&cons, res, &cs);
+			goto out;
+		}
+		if (cr == CUDA_SUCCESS && in_frame.frame.pArray[0] != cached_array) {
+			CUDA_RESOURCE_DESC rd;
+			if (cached_surf)
+				CU(cuSurfObjectDestroy)(cached_surf);
+			cached_surf = 0;
+			memset(&rd, 0, sizeof(rd));
+			rd.resType = CU_RESOURCE_TYPE_ARRAY;
+			rd.res.array.hArray = in_frame.frame.pArray[0];
+			cr = CU(cuSurfObjectCreate)(&cached_surf, &rd);
+			cached_array = cr == CUDA_SUCCESS ? in_frame.frame.pArray[0] : NULL;
+		}
+		if (cr == CUDA_SUCCESS)
+			cr = launch_stamp(cs, &r.stamps[n * 2]) < 0 ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
+		if (cr == CUDA_SUCCESS)
+			cr = CU(cuLaunchKernel)(k.invert_to_pitch, (opt.width + 15) / 16,
+						(opt.height + 15) / 16, 1, 16, 16, 1, 0, cs, args, NULL);
+		if (cr == CUDA_SUCCESS)
+			cr = launch_stamp(cs, &r.stamps[n * 2 + 1]) < 0 ? CUDA_ERROR_UNKNOWN
+									: CUDA_SUCCESS;
+		es.consumer_release(&cons, res, &cs);
+		if (cr != CUDA_SUCCESS) {
+			cu_fail(cr, "the EGLStream frame's kernel");
+			snprintf(note, sizeof(note), "mapping or using GL's frame in CUDA failed (%d)", cr);
+			goto out;
+		}
+		/* Buffers the consumer is done with come back to the producer. */
+		if (presented >= 2) {
+			CUeglFrame back;
+			es.producer_return(&prod, &back, &cs);
+		}
+		memset(&out_frame, 0, sizeof(out_frame));
+		out_frame.frame.pPitch[0] = (void *)(uintptr_t)dst;
+		out_frame.width = opt.width;
+		out_frame.height = opt.height;
+		out_frame.depth = 1;
+		out_frame.pitch = opt.width * 4;
+		out_frame.planeCount = 1;
+		out_frame.numChannels = 4;
+		out_frame.frameType = CU_EGL_FRAME_TYPE_PITCH;
+		out_frame.eglColorFormat = CU_EGL_COLOR_FORMAT_ABGR;
+		out_frame.cuFormat = CU_AD_FORMAT_UNSIGNED_INT8;
+		cr = es.producer_present(&prod, out_frame, &cs);
+		if (cr != CUDA_SUCCESS) {
+			cu_fail(cr, "cuEGLStreamProducerPresentFrame");
+			snprintf(note, sizeof(note), "cuEGLStreamProducerPresentFrame failed (%d)", cr);
+			goto out;
+		}
+		presented++;
+		glBindTexture(GL_TEXTURE_EXTERNAL_OES, ext_tex);
+		if (!eglStreamConsumerAcquireKHR(dpy, to_gl)) {
+			snprintf(note, sizeof(note), "eglStreamConsumerAcquireKHR: EGL error 0x%x",
+				 eglGetError());
+			goto out;
+		}
+		glQueryCounter(q[2], GL_TIMESTAMP);
+		eglStreamConsumerReleaseKHR(dpy, to_gl);
+		glQueryCounter(q[3], GL_TIMESTAMP);
+		if (cpu_wait_gl() < 0 || cu_fail(CU(cuStreamSynchronize)(cs), "cuStreamSynchronize") < 0)
+			goto out;
+	}
+	{
+		struct stats st[3] = { { 0 } };
+		for (unsigned int n = opt.warmup; n < n_all; n++) {
+			GLuint64 drawn = 0, acquired = 0;
+			glGetQueryObjectui64v(r.queries[n * 4 + 1], GL_QUERY_RESULT, &drawn);
+			glGetQueryObjectui64v(r.queries[n * 4 + 2], GL_QUERY_RESULT, &acquired);
+			stats_add(&st[0], ((double)r.stamps[n * 2] - (double)drawn) / 1e3);
+			stats_add(&st[1], ((double)r.stamps[n * 2 + 1] - (double)r.stamps[n * 2]) / 1e3);
+			stats_add(&st[2], ((double)acquired - (double)r.stamps[n * 2 + 1]) / 1e3);
+		}
+		printf("| eglstream, isolated |");
+		for (int i = 0; i < 3; i++) {
+			double mean, p50, p99;
+			qsort(st[i].v, st[i].n, sizeof(double), stats_cmp_double);
+			stats_summary(&st[i], &mean, &p50, &p99);
+			printf(" %.1f (%.1f–%.1f) |", p50, stats_percentile(st[i].v, st[i].n, 10),
+			       stats_percentile(st[i].v, st[i].n, 90));
+			stats_free(&st[i]);
+		}
+		printf(" | | | GL producer surface -> CUDA consumer; CUDA producer -> GL "
+		       "texture consumer; to GL ends at GL past its acquire |\n");
+		fflush(stdout);
+		ok = true;
+	}
+out:
+	if (!ok)
+		eglstream_row("failed", note);
+	if (cs)
+		CU(cuStreamSynchronize)(cs);
+	if (cached_surf)
+		CU(cuSurfObjectDestroy)(cached_surf);
+	if (prod)
+		es.producer_disconnect(&prod);
+	if (cons)
+		es.consumer_disconnect(&cons);
+	if (eglGetCurrentContext() == ctx && ctx != EGL_NO_CONTEXT) {
+		if (r.queries)
+			glDeleteQueries((GLsizei)(n_all * 4), r.queries);
+		if (ext_tex)
+			glDeleteTextures(1, &ext_tex);
+		if (r.prog)
+			glDeleteProgram(r.prog);
+		if (r.vao)
+			glDeleteVertexArrays(1, &r.vao);
+	}
+	free(r.queries);
+	eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, main_ctx);
+	if (surf != EGL_NO_SURFACE)
+		eglDestroySurface(dpy, surf);
+	if (to_cuda != EGL_NO_STREAM_KHR)
+		eglDestroyStreamKHR(dpy, to_cuda);
+	if (to_gl != EGL_NO_STREAM_KHR)
+		eglDestroyStreamKHR(dpy, to_gl);
+	if (ctx != EGL_NO_CONTEXT)
+		eglDestroyContext(dpy, ctx);
+	for (int i = 0; i < 2; i++)
+		if (out[i])
+			CU(cuMemFree)(out[i]);
+	if (r.stamps)
+		CU(cuMemFreeHost)(r.stamps);
+	if (cs)
+		CU(cuStreamDestroy)(cs);
+}
+#endif
+
 static void
 usage(FILE *f)
 {
 	fprintf(f,
 		"usage: glcuda-trace [--size WxH] [--frames N] [--warmup N]\n"
 		"                    [--scenarios LIST] [--isolated | --steady] [--csv FILE]\n"
-		"                    [--cuda-device N] [--no-gl-switch]\n"
+		"                    [--cuda-device N] [--no-gl-switch] [--no-eglstream]\n"
 		"scenarios: timeline,binary,cuda-prio,gl-prio,gl-ready,host,legacy,\n"
 		"           batch2,batch4,batch8,ring1,ring2,ring4 (default all)\n");
 }
@@ -1126,6 +1452,7 @@ parse(int argc, char **argv)
 		{ "steady", no_argument, NULL, 't' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ "no-gl-switch", no_argument, NULL, 'g' },
+		{ "no-eglstream", no_argument, NULL, 'E' },
 		{ "cuda-device", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1178,6 +1505,9 @@ parse(int argc, char **argv)
 		case 'g':
 			opt.gl_switch = false;
 			break;
+		case 'E':
+			opt.eglstream = false;
+			break;
 		case 'd':
 			opt.cuda_device = atoi(optarg);
 			break;
@@ -1227,6 +1557,8 @@ main(int argc, char **argv)
 	if (cu_fail(CU(cuModuleLoadData)(&k.module, glcuda_trace_fatbin), "cuModuleLoadData") < 0 ||
 	    cu_fail(CU(cuModuleGetFunction)(&k.stamp, k.module, "trace_stamp"), "trace_stamp") < 0 ||
 	    cu_fail(CU(cuModuleGetFunction)(&k.invert, k.module, "trace_invert"), "trace_invert") < 0 ||
+	    cu_fail(CU(cuModuleGetFunction)(&k.invert_to_pitch, k.module, "trace_invert_to_pitch"),
+		    "trace_invert_to_pitch") < 0 ||
 	    cu_fail(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0 ||
 	    cu_fail(CU(cuMemAllocHost)((void **)&slot, sizeof(*slot)), "cuMemAllocHost") < 0)
 		goto out;
@@ -1266,6 +1598,10 @@ main(int argc, char **argv)
 		if (opt.steady)
 			run_gl_switch(true);
 	}
+#ifdef TRACE_HAVE_EGLSTREAM
+	if (opt.eglstream && opt.isolated)
+		run_eglstream(stream);
+#endif
 	if (cpu_rows[0]) {
 		printf("\nThe ring's calls, thread CPU µs per frame (median), ring scenarios:\n\n");
 		printf("| scenario |");

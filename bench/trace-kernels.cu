@@ -28,3 +28,21 @@ extern "C" __global__ void trace_invert(CUsurfObject in, CUsurfObject out, int w
 	v.z = 255 - v.z;
 	surf2Dwrite(v, out, x * 4, y);
 }
+
+// The invert into pitched linear memory: the output of the EGLStream
+// scenario, which CUDA presents to GL as a pitch-linear frame.
+extern "C" __global__ void trace_invert_to_pitch(CUsurfObject in, uchar4 *out, int pitch_px,
+						 int w, int h)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+	uchar4 v;
+
+	if (x >= w || y >= h)
+		return;
+	surf2Dread(&v, in, x * 4, y);
+	v.x = 255 - v.x;
+	v.y = 255 - v.y;
+	v.z = 255 - v.z;
+	out[(size_t)y * pitch_px + x] = v;
+}
