@@ -58,7 +58,7 @@ scene() {
 	done <<EOF
 $(grep "^presented " "$dir.out")
 EOF
-	echo "scene $name, filter $filter: $states states checked, $(grep -o 'sync mode [a-z]*' "$dir.log" | head -n 1)"
+	echo "scene $name, filter $filter: $states states checked, $(grep -o 'sync [a-z]*' "$dir.log" | head -n 1)"
 	rm -f "$dir"/*.png
 }
 
