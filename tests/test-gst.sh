@@ -342,6 +342,28 @@ for pipeline in "$src ! glupload ! glcudafilter ! gldownload ! fakesink" \
 	fi
 done
 
+# QoS (qos=true): the sink finds buffers late (identity sleeps longer than
+# a frame lasts) and sends QoS events upstream; GstBaseTransform drops late
+# buffers before they reach the element's GL and CUDA work. Every buffer
+# is either filtered or dropped (how many of each depends on timing, so
+# neither is checked alone), in each of two runs, and nothing is left
+# alive. glupload drops late buffers too, unless qos=false.
+qos="videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=64,height=48,framerate=100/1 ! glupload qos=false ! glcudafilter name=f qos=true ! identity sleep-time=30000 ! gldownload ! fakesink sync=true qos=true"
+if ! GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7 GST_DEBUG_NO_COLOR=1 \
+	"$states" 2 "$qos" > "$tmp/qos.log" 2>&1; then
+	fail "qos=true"
+	grep -v GST_TRACER "$tmp/qos.log" >&2
+else
+	sums=$(sed -n 's/^f: glcudafilter-stats, frames=(guint64)\([0-9]*\),.*/\1/p; s/^f: qos-dropped=\([0-9]*\)$/\1/p' \
+		"$tmp/qos.log" | paste -d+ - - | bc | tr '\n' ' ')
+	[ "$sums" = "30 30 " ] ||
+		fail "qos=true: frames filtered + dropped per run are '$sums', not 30 each: $(grep '^f: ' "$tmp/qos.log" | tr '\n' ' ')"
+	grep -q 'object-alive, type-name=(string)[A-Za-z]' "$tmp/qos.log" &&
+		fail "qos=true leaves objects alive: $(grep 'object-alive, type-name=(string)[A-Za-z]' "$tmp/qos.log")"
+	grep '^f: qos-dropped' "$tmp/qos.log" | tr '\n' ' '
+	echo
+fi
+
 # Under valgrind (where it is installed; not in the sanitizer build),
 # NULL <-> PLAYING three times on the pooled path: no invalid access and
 # nothing of glcuda's or the plugin's definitely or indirectly lost.
