@@ -630,6 +630,11 @@ struct _GstGlcudaFilter {
 	/* The routes of the last frame, logged when they change. */
 	int logged_routes;
 	guint64 frames;
+	/* Per-frame timings (GST_LEVEL_DEBUG): events around the CUDA work
+	 * of the last timed frame, read one frame later, without waiting. */
+	CUevent gpu_start, gpu_end;
+	gboolean gpu_timed, gpu_pending;
+	guint64 gpu_frame;
 
 	/* Frames by route since gl_start, under the object lock (read by
 	 * the stats property from any thread). */
@@ -815,6 +820,19 @@ stop_gl(GstGlcudaFilter *self)
 			CU(cuModuleUnload)(self->module);
 		if (self->kernels)
 			CU(cuModuleUnload)(self->kernels);
+		if (self->gpu_pending) {
+			float ms;
+
+			/* The last timed frame's, the stream synchronised. */
+			if (CU(cuEventElapsedTime)(&ms, self->gpu_start, self->gpu_end) ==
+			    CUDA_SUCCESS)
+				GST_DEBUG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": CUDA work "
+						 "%.3f ms on the GPU", self->gpu_frame, (double)ms);
+		}
+		if (self->gpu_start)
+			CU(cuEventDestroy)(self->gpu_start);
+		if (self->gpu_end)
+			CU(cuEventDestroy)(self->gpu_end);
 		if (self->stream)
 			CU(cuStreamDestroy)(self->stream);
 		CU(cuCtxPopCurrent)(&dummy);
@@ -825,6 +843,8 @@ stop_gl(GstGlcudaFilter *self)
 	self->function = NULL;
 	self->kernels = NULL;
 	memset(self->invert, 0, sizeof(self->invert));
+	self->gpu_start = self->gpu_end = NULL;
+	self->gpu_timed = self->gpu_pending = FALSE;
 	self->stream = NULL;
 	self->cuda_ctx = NULL;
 	for (guint p = 0; p < GCF_MAX_PLANES; p++) {
@@ -1097,6 +1117,55 @@ run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_imag
 	return ret;
 }
 
+/* GL thread, the images handed to CUDA: logs the GPU time of the last
+ * timed frame's CUDA work if CUDA has finished it (never waits: if not,
+ * this frame goes untimed), then records the start of this frame's. */
+static void
+gpu_timing_start(GstGlcudaFilter *self)
+{
+	CUcontext dummy;
+	float ms;
+
+	self->gpu_timed = FALSE;
+	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
+		return;
+	if (!self->gpu_start) {
+		if (CU(cuEventCreate)(&self->gpu_start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+			self->gpu_start = NULL;
+		else if (CU(cuEventCreate)(&self->gpu_end, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+			CU(cuEventDestroy)(self->gpu_start);
+			self->gpu_start = self->gpu_end = NULL;
+		}
+	}
+	if (self->gpu_start && self->gpu_pending &&
+	    CU(cuEventQuery)(self->gpu_end) == CUDA_SUCCESS) {
+		if (CU(cuEventElapsedTime)(&ms, self->gpu_start, self->gpu_end) == CUDA_SUCCESS)
+			GST_DEBUG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": CUDA work %.3f ms on "
+					 "the GPU", self->gpu_frame, (double)ms);
+		self->gpu_pending = FALSE;
+	}
+	if (self->gpu_start && !self->gpu_pending)
+		self->gpu_timed = CU(cuEventRecord)(self->gpu_start, self->stream) == CUDA_SUCCESS;
+	CU(cuCtxPopCurrent)(&dummy);
+}
+
+/* After the CUDA work of a timed frame. */
+static void
+gpu_timing_end(GstGlcudaFilter *self)
+{
+	CUcontext dummy;
+
+	if (!self->gpu_timed || CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
+		return;
+	if (CU(cuEventRecord)(self->gpu_end, self->stream) == CUDA_SUCCESS) {
+		self->gpu_pending = TRUE;
+		self->gpu_frame = self->frames;
+	}
+	CU(cuCtxPopCurrent)(&dummy);
+}
+
+#define MS(t0, t1) ((double)((t1) - (t0)) / 1000.0)
+
 /* GL thread: one buffer, the planes of self->cur_in to self->cur_out. */
 static void
 process_gl(GstGLContext *context, gpointer data)
@@ -1122,8 +1191,15 @@ process_gl(GstGLContext *context, gpointer data)
 	unsigned int count = 0;
 	guint p;
 	int ret = 0, back;
+	/* The GL thread's time in each stage: inputs ready (wraps, copies
+	 * in), hand-off to CUDA, CUDA work enqueued, hand-off to GL, outputs
+	 * (copies out). The CPU's, not the GPU's, but for the CUDA work's. */
+	const gboolean timed = gst_debug_category_get_threshold(GST_CAT_DEFAULT) >= GST_LEVEL_DEBUG;
+	gint64 t[6] = { 0 };
 
 	self->ret = 0;
+	if (timed)
+		t[0] = g_get_monotonic_time();
 	for (p = 0; p < n; p++) {
 		GstGLMemory *min = self->cur_in[p], *mout = self->cur_out[p];
 
@@ -1211,13 +1287,24 @@ process_gl(GstGLContext *context, gpointer data)
 		images[count++] = in[p];
 	for (p = 0; p < n && hand_out; p++)
 		images[count++] = out[p];
+	if (timed)
+		t[1] = g_get_monotonic_time();
 	ret = glcuda_handoff_to_cuda(dev, images, count, self->stream);
 	if (ret < 0) {
 		set_error(self, ret, "glcuda_handoff_to_cuda: %s: %s", glcuda_strerror(ret),
 			  glcuda_device_get_last_error(dev));
 		return;
 	}
+	if (timed) {
+		t[2] = g_get_monotonic_time();
+		gpu_timing_start(self);
+	}
 	ret = hand_out ? run_cuda(self, fmt, in, out, w, h) : 0;
+	if (timed) {
+		if (ret == 0)
+			gpu_timing_end(self);
+		t[3] = g_get_monotonic_time();
+	}
 	/* Handed back whatever the CUDA work did: GL owns the textures again.
 	 * GL's later commands (the copy out, or downstream's reads of a
 	 * pooled output) wait for CUDA's on the GPU. */
@@ -1227,11 +1314,21 @@ process_gl(GstGLContext *context, gpointer data)
 			  glcuda_device_get_last_error(dev));
 	if (ret < 0 || back < 0)
 		return;
+	if (timed)
+		t[4] = g_get_monotonic_time();
 	for (p = 0; p < n; p++)
 		if (out_routes[p] == ROUTE_COPIED &&
 		    blit(self, glcuda_image_get_gl_texture(hand_out ? out[p] : in[p]),
 			 gst_gl_memory_get_texture_id(self->cur_out[p]), (int)w[p], (int)h[p]) < 0)
 			return;
+	if (timed) {
+		t[5] = g_get_monotonic_time();
+		GST_DEBUG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": GL thread %.3f ms: inputs "
+				 "%.3f (%s), to CUDA %.3f, CUDA work enqueued %.3f, to GL %.3f, "
+				 "outputs %.3f (%s)", self->frames, MS(t[0], t[5]), MS(t[0], t[1]),
+				 route_names[in_route], MS(t[1], t[2]), MS(t[2], t[3]),
+				 MS(t[3], t[4]), MS(t[4], t[5]), route_names[out_route]);
+	}
 	GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %s, textures %u -> %u (plane 0), "
 		       "input %s, output %s, hand-offs of %u images on stream %p", self->frames,
 		       gst_video_format_to_string(fmt->video),

@@ -14,7 +14,8 @@
 # the frames that took the pooled route; pixels as above. Also caps
 # refusal, the element errors without CUDA (no driver, a device that is
 # not GL's), NULL <-> PLAYING repeated (with GStreamer's leaks tracer, and
-# under valgrind where it is installed), and gst-inspect-1.0. Run from the build directory after make check.
+# under valgrind where it is installed), qos=true, the per-frame timings
+# of GST_DEBUG=glcudafilter:5, and gst-inspect-1.0. Run from the build directory after make check.
 # SPDX-License-Identifier: MIT
 set -u
 
@@ -301,6 +302,21 @@ for args in 'filter=blur NV12' 'filter=grade P010_10LE' 'filter=unsharp RGB10A2_
 	grep -q "could not link.*glcudafilter0.*can't handle caps" "$tmp/caps.log" ||
 		{ fail "glcudafilter $args: not refused"; cat "$tmp/caps.log" >&2; }
 done
+
+# GST_DEBUG=glcudafilter:5: one line per frame with the GL thread's time
+# per stage, and the GPU time of the CUDA work, read without waiting (so
+# a frame whose work is not done by the next one goes untimed; the last
+# is read when the element stops). Lines, not values.
+if ! GST_DEBUG=glcudafilter:5 GST_DEBUG_NO_COLOR=1 run timing videotestsrc num-buffers=4 ! \
+	video/x-raw,format=NV12,width=64,height=48 ! glupload ! glcudafilter ! gldownload ! fakesink; then
+	fail "GST_DEBUG=glcudafilter:5"
+	cat "$tmp/timing.log" >&2
+else
+	lines=$(grep -cE 'frame [0-9]+: GL thread [0-9.]+ ms: inputs [0-9.]+ \(copied\), to CUDA' "$tmp/timing.log")
+	gpu=$(grep -cE 'frame [0-9]+: CUDA work [0-9.]+ ms on the GPU' "$tmp/timing.log")
+	[ "$lines" -eq 4 ] && [ "$gpu" -ge 1 ] ||
+		fail "GST_DEBUG=glcudafilter:5: $lines frames' stage timings (not 4), $gpu GPU times"
+fi
 
 # Without a usable CUDA device: an element error naming the reason.
 # check_error NAME EXPECTED: the run failed with an error (not a signal)
