@@ -41,5 +41,5 @@ fake_cuda_scripts += tests/test-gst.sh
 endif
 dist_check_SCRIPTS += tests/test-gst.sh
 # The GPU machine's build, test and benchmark of the plugin.
-EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh scripts/gst-gpu-env.sh \
-	scripts/gst-gpu-test.sh bench/gst-bench.sh
+EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh \
+	scripts/gst-gpu-env.sh scripts/gst-gpu-test.sh bench/gst-bench.sh
