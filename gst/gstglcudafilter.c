@@ -413,7 +413,7 @@ sized_format(GstGLFormat format)
 	}
 }
 
-/* Whether GstGL's textures of @info are what glcuda shares: one of the
+/* Whether GstGL's textures of @vparams are what glcuda shares: one of the
  * element's formats, in the GL format of its glcuda format per plane. */
 static const struct gcf_format *
 pool_format(GstGLContext *context, const GstGLVideoAllocationParams *vparams)
