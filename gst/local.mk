@@ -13,6 +13,19 @@ gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
 # descriptor (GST_PLUGIN_DEFINE) is exported.
 %canon_reldir%_libgstglcuda_la_LDFLAGS = -module -avoid-version -no-undefined \
 	-export-symbols-regex '^gst_plugin_' $(SANITIZER_LDFLAGS)
+# The element's own kernels (the built-in invert on the planes of the
+# formats other than RGBA), a fat binary embedded as
+# glcudafilter_kernels_fatbin. Without nvcc the plugin has none.
+if HAVE_NVCC
+nodist_%canon_reldir%_libgstglcuda_la_SOURCES = %reldir%/glcudafilter-kernels-fatbin.S
+%reldir%/glcudafilter-kernels-fatbin.S: %reldir%/glcudafilter-kernels.fatbin \
+		$(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcudafilter_kernels_fatbin \
+		%reldir%/glcudafilter-kernels.fatbin > $@
+CLEANFILES += %reldir%/glcudafilter-kernels-fatbin.S %reldir%/glcudafilter-kernels.fatbin \
+	%reldir%/glcudafilter-kernels.fatbin.d
+-include %reldir%/glcudafilter-kernels.fatbin.d
+endif
 
 # The state-change test's driver (tests/test-gst.sh).
 check_PROGRAMS += tests/gst-states
@@ -28,5 +41,5 @@ fake_cuda_scripts += tests/test-gst.sh
 endif
 dist_check_SCRIPTS += tests/test-gst.sh
 # The GPU machine's build, test and benchmark of the plugin.
-EXTRA_DIST += doc/gstreamer.md scripts/gst-gpu-build.sh scripts/gst-gpu-env.sh \
-	scripts/gst-gpu-test.sh bench/gst-bench.sh
+EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh \
+	scripts/gst-gpu-env.sh scripts/gst-gpu-test.sh bench/gst-bench.sh

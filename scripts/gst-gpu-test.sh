@@ -15,14 +15,21 @@
 # filter=none byte for byte; glcolorconvert rendering into the element's
 # buffer pool (input and output pooled: the stats say so) with invert
 # checked; three glcudafilters in a row (invert, invert, invert) against
-# the inverse; blur at 1920x1080 to EOS. Logs and the stats go to
+# the inverse; blur at 1920x1080 to EOS. NV12, P010_10LE and RGB10A2_LE
+# (one texture per plane: R8 + RG8, R16 + RG16, RGB10_A2): filter=none
+# byte for byte, filter=invert (the element's own kernels) every plane
+# against the inverse computed here, two inverts in a row (the second's
+# pool) against the input, NV12 from glcolorconvert into the pool; P010_10LE
+# on GLES in frames only (GstGL does not read 16-bit planes back there).
+# Logs and the stats go to
 # ${OUT:-build-gst-gpu}/gst-logs/. The last line says "N passed, N failed";
 # the exit status is non-zero if any check failed.
 #
 # With GST_GPU_FAKE=/path/to/libfakecuda.so it runs on the development
 # machine (Mesa and the fake CUDA driver, which runs only its CPU invert
-# for a kernel named ring_transform): invert is that kernel, blur is left
-# out.
+# for a kernel named ring_transform, and CPU versions of the element's
+# kernels for the other formats): RGBA's invert is that kernel, blur is
+# left out.
 # SPDX-License-Identifier: MIT
 set -uo pipefail
 
@@ -80,18 +87,42 @@ inverse() {
 		pass "$1: $pixels pixels inverted"
 	fi
 }
+# planes_inverse NAME FORMAT REF OUT: OUT is REF inverted as the element's
+# invert does FORMAT, every byte of every plane: NV12 255 - v; P010_10LE
+# the 10 high bits of each 16-bit word inverted, the low 6 zero;
+# RGB10A2_LE bits 0-29 of each 32-bit word inverted, alpha kept.
+planes_inverse() {
+	local size expr bad words
+	case $2 in
+	NV12) size=1 expr='$2 == 255 - $1' ;;
+	P010_10LE) size=2 expr='$2 == 65472 - ($1 - $1 % 64)' ;;
+	RGB10A2_LE) size=4 expr='$2 == $1 - $1 % 1073741824 + 1073741823 - $1 % 1073741824' ;;
+	esac
+	if [ ! -s "$3" ] || [ ! -s "$4" ]; then
+		fail "$1: no frames"
+		return
+	fi
+	bad=$(paste <(od -An -v -tu$size -w$size "$3") <(od -An -v -tu$size -w$size "$4") |
+		awk "NF != 2 || !($expr) { bad++ } END { print bad + 0 }")
+	words=$(($(stat -c %s "$3") / size))
+	if [ "$bad" -ne 0 ] || [ "$(stat -c %s "$4")" -ne "$(stat -c %s "$3")" ]; then
+		fail "$1: $bad of $words words are not the inverse"
+	else
+		pass "$1: $words words inverted"
+	fi
+}
 # stats NAME ELEMENT FIELD=VALUE...: ELEMENT's stats in NAME's log.
 stats() {
-	local log=$logdir/$1.log element=$2 field line
+	local name=$1 log=$logdir/$1.log element=$2 field line
 	shift 2
 	line=$(grep "^$element: glcudafilter-stats" "$log")
 	for field in "$@"; do
 		if ! grep -q "${field%%=*}=(guint64)${field#*=}[,;]" <<< "$line"; then
-			fail "$1: $element: not $field: $line"
+			fail "$name: $element: not $field: $line"
 			return
 		fi
 	done
-	pass "$1: $element: $*"
+	pass "$name: $element: $*"
 }
 
 if gst-inspect-1.0 glcudafilter > "$logdir/inspect.log" 2>&1 && grep -q stats "$logdir/inspect.log"; then
@@ -138,6 +169,49 @@ for api in opengl3 gles2; do
 		stats pool-$api f frames=30 input-pooled=30 output-pooled=30
 	else
 		fail "$api: pooled invert (see $logdir/pool-$api.log)"
+	fi
+	for format in NV12 P010_10LE RGB10A2_LE; do
+		fsrc="videotestsrc num-buffers=300 pattern=ball ! video/x-raw,format=$format,width=160,height=120"
+		if [ $api = gles2 ] && [ $format = P010_10LE ]; then
+			if run $format-$api "$fsrc ! glupload ! glcudafilter name=a filter=invert ! glcudafilter name=b filter=none ! fakesink"; then
+				stats $format-$api a frames=300 output-pooled=300
+				stats $format-$api b frames=300 input-pooled=300
+			else
+				fail "$api $format: two glcudafilters (see $logdir/$format-$api.log)"
+			fi
+			continue
+		fi
+		if ! run $format-ref-$api "$fsrc ! glupload ! gldownload ! filesink location=$tmp/ref.raw"; then
+			fail "$api $format: the reference pipeline (see $logdir/$format-ref-$api.log)"
+			continue
+		fi
+		if run $format-none-$api "$fsrc ! glupload ! glcudafilter name=f filter=none ! gldownload ! filesink location=$tmp/out.raw" &&
+		   cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
+			pass "$api $format: filter=none, byte for byte"
+		else
+			fail "$api $format: filter=none (see $logdir/$format-none-$api.log)"
+		fi
+		if run $format-invert-$api "$fsrc ! glupload ! glcudafilter name=f filter=invert ! gldownload ! filesink location=$tmp/out.raw"; then
+			planes_inverse "$api $format: invert, 300 frames" $format "$tmp/ref.raw" "$tmp/out.raw"
+			stats $format-invert-$api f frames=300 output-pooled=300
+		else
+			fail "$api $format: invert (see $logdir/$format-invert-$api.log)"
+		fi
+		if run $format-chain-$api "$fsrc ! glupload ! glcudafilter name=a filter=invert ! glcudafilter name=b filter=invert ! gldownload ! filesink location=$tmp/out.raw" &&
+		   cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
+			pass "$api $format: two inverts are the input"
+			stats $format-chain-$api b frames=300 input-pooled=300 output-pooled=300
+		else
+			fail "$api $format: two inverts (see $logdir/$format-chain-$api.log)"
+		fi
+	done
+	nv12_gl='video/x-raw(memory:GLMemory),format=NV12'
+	if run nv12-pref-$api "$bgra ! glupload ! glcolorconvert ! $nv12_gl ! gldownload ! filesink location=$tmp/ref.raw" &&
+	   run nv12-pool-$api "$bgra ! glupload ! glcolorconvert ! $nv12_gl ! glcudafilter name=f filter=invert ! gldownload ! filesink location=$tmp/out.raw"; then
+		planes_inverse "$api: pooled NV12 invert" NV12 "$tmp/ref.raw" "$tmp/out.raw"
+		stats nv12-pool-$api f frames=30 input-pooled=30 output-pooled=30
+	else
+		fail "$api: pooled NV12 invert (see $logdir/nv12-pool-$api.log)"
 	fi
 	if [ -z "${GST_GPU_FAKE:-}" ]; then
 		if run blur-$api "videotestsrc num-buffers=60 ! video/x-raw,format=RGBA,width=1920,height=1080 ! glupload ! glcudafilter name=f filter=blur ! fakesink"; then

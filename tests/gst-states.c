@@ -8,7 +8,9 @@
  * For tests/test-gst.sh it also prints what each glcudafilter answered
  * upstream's allocation queries ("NAME: offers POOL-TYPE", from a probe on
  * its sink pad, after the element answered) and, after each run, its
- * stats property ("NAME: glcudafilter-stats, frames=...").
+ * stats property ("NAME: glcudafilter-stats, frames=...") and the buffers
+ * it dropped for QoS (qos=true: "NAME: qos-dropped=N", from the QoS
+ * messages GstBaseTransform posts for each late buffer it drops).
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
@@ -79,9 +81,29 @@ print_stats(GstElement *element)
 	g_object_get(element, "stats", &stats, NULL);
 	text = stats ? gst_structure_to_string(stats) : g_strdup("no stats");
 	printf("%s: %s\n", GST_ELEMENT_NAME(element), text);
+	printf("%s: qos-dropped=%u\n", GST_ELEMENT_NAME(element),
+	       GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(element), "qos-dropped")));
+	g_object_set_data(G_OBJECT(element), "qos-dropped", NULL);
 	g_free(text);
 	if (stats)
 		gst_structure_free(stats);
+}
+
+/* A QoS message of a glcudafilter: the buffers it dropped so far (the
+ * count is cumulative), kept on the element until its stats are printed. */
+static void
+count_qos(GstMessage *msg)
+{
+	GstFormat format;
+	guint64 processed, dropped;
+
+	if (!GST_IS_ELEMENT(GST_MESSAGE_SRC(msg)) ||
+	    !is_glcudafilter(GST_ELEMENT(GST_MESSAGE_SRC(msg))))
+		return;
+	gst_message_parse_qos_stats(msg, &format, &processed, &dropped);
+	if (format == GST_FORMAT_BUFFERS)
+		g_object_set_data(G_OBJECT(GST_MESSAGE_SRC(msg)), "qos-dropped",
+				  GUINT_TO_POINTER((guint)dropped));
 }
 
 int
@@ -112,8 +134,13 @@ main(int argc, char **argv)
 			ret = 1;
 		}
 		/* No timeout: the test harness bounds the whole test. */
-		msg = gst_bus_timed_pop_filtered(bus, GST_CLOCK_TIME_NONE,
-						 GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+		while ((msg = gst_bus_timed_pop_filtered(bus, GST_CLOCK_TIME_NONE,
+							 GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+								 GST_MESSAGE_QOS)) &&
+		       GST_MESSAGE_TYPE(msg) == GST_MESSAGE_QOS) {
+			count_qos(msg);
+			gst_message_unref(msg);
+		}
 		if (msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
 			gchar *dbg = NULL;
 

@@ -4,14 +4,18 @@
 # device platform without a window system, glcuda in the cpu sync mode.
 # Pixels: filter=none against the same pipeline without the filter, byte
 # for byte, on desktop GL and GLES; kernel-name=ring_transform (the fake
-# runs a CPU invert for that name) against the inverse. The buffer pool:
+# runs a CPU invert for that name) against the inverse; NV12, P010_10LE
+# and RGB10A2_LE (one texture per plane) with none and the built-in invert
+# (CPU versions of the element's kernels in the fake) against the inverse
+# computed here. The buffer pool:
 # glcudafilter offers upstream a pool of glcuda images (an allocation query
 # answered on its sink pad), glcolorconvert renders into it, a glcudafilter
 # before another outputs into the other's, and the stats property counts
 # the frames that took the pooled route; pixels as above. Also caps
 # refusal, the element errors without CUDA (no driver, a device that is
 # not GL's), NULL <-> PLAYING repeated (with GStreamer's leaks tracer, and
-# under valgrind where it is installed), and gst-inspect-1.0. Run from the build directory after make check.
+# under valgrind where it is installed), qos=true, the per-frame timings
+# of GST_DEBUG=glcudafilter:5, and gst-inspect-1.0. Run from the build directory after make check.
 # SPDX-License-Identifier: MIT
 set -u
 
@@ -128,11 +132,11 @@ check_stats() {
 	element=$2
 	shift 2
 	grep -q "^$element: offers GstGlcudaBufferPool" "$log" ||
-		fail "$what: $element did not offer its pool upstream ($(grep "^$element: offers" "$log"))"
+		fail "$label: $element did not offer its pool upstream ($(grep "^$element: offers" "$log"))"
 	for field in "$@"; do
 		grep "^$element: glcudafilter-stats" "$log" |
 			grep -q "${field%%=*}=(guint64)${field#*=}[,;]" ||
-			fail "$what: $element: not $field: $(grep "^$element: glcudafilter-stats" "$log")"
+			fail "$label: $element: not $field: $(grep "^$element: glcudafilter-stats" "$log")"
 	done
 }
 bgra='videotestsrc num-buffers=4 pattern=smpte ! video/x-raw,format=BGRA,width=64,height=48'
@@ -179,13 +183,140 @@ else
 	cmp "$tmp/ref-opengl3.raw" "$tmp/chain.raw" || fail "two inverts are not the input"
 fi
 
-# Caps glcudafilter cannot handle are refused when linking.
-for caps in 'format=BGRA' 'texture-target=rectangle'; do
+# The formats other than RGBA: NV12 and P010_10LE as one texture per
+# plane (R8 and RG8 at half size; R16 and RG16), RGB10A2_LE as one. The
+# built-in invert runs the element's own kernels (the fake runs CPU
+# versions of them by name), which only a build with nvcc has: without,
+# the element must say so when it starts.
+if grep -q '^#define HAVE_NVCC 1' ./config.h 2>/dev/null; then
+	have_kernels=yes
+else
+	have_kernels=no
+	echo "filter=invert on NV12, P010_10LE and RGB10A2_LE left out: built without nvcc"
+fi
+# check_planes NAME FORMAT REF OUT: OUT is REF inverted as FORMAT's invert
+# does it, every byte: NV12 every byte 255 - v; P010_10LE every 16-bit
+# word's 10 high bits inverted, the low 6 zero; RGB10A2_LE every 32-bit
+# word's bits 0-29 inverted, alpha (30-31) kept.
+check_planes() {
+	case $2 in
+	NV12) size=1 expr='$2 == 255 - $1' ;;
+	P010_10LE) size=2 expr='$2 == 65472 - ($1 - $1 % 64)' ;;
+	RGB10A2_LE) size=4 expr='$2 == $1 - $1 % 1073741824 + 1073741823 - $1 % 1073741824' ;;
+	esac
+	od -An -v -tu$size -w$size "$3" > "$tmp/ref.txt"
+	od -An -v -tu$size -w$size "$4" > "$tmp/out.txt"
+	bad=$(paste "$tmp/ref.txt" "$tmp/out.txt" | awk "NF != 2 || !($expr) { bad++ } END { print bad + 0 }")
+	words=$(wc -l < "$tmp/ref.txt")
+	if [ "$words" -eq 0 ] || [ "$words" -ne $(($(stat -c %s "$4") / size)) ] || [ "$bad" -ne 0 ]; then
+		fail "$1: $bad of $words words are not the inverse"
+	fi
+}
+for api in opengl3 gles2; do
+	for format in NV12 P010_10LE RGB10A2_LE; do
+		fsrc="videotestsrc num-buffers=4 pattern=smpte ! video/x-raw,format=$format,width=64,height=48"
+		label="$api $format"
+		if [ $api = gles2 ] && [ $format = P010_10LE ]; then
+			# GstGL on GLES reads back no 16-bit texture but
+			# RGBA16 (gldownload fails): no pixels, the frames.
+			if ! GST_GL_API=$api "$states" 1 "$fsrc ! glupload ! glcudafilter name=a ! \
+				glcudafilter name=b ! fakesink" > "$tmp/fgles.log" 2>&1; then
+				fail "$label: two glcudafilters"
+				cat "$tmp/fgles.log" >&2
+			else
+				check_stats fgles b frames=4 input-pooled=4
+			fi
+			continue
+		fi
+		if ! GST_GL_API=$api run fref $fsrc ! glupload ! gldownload ! \
+			filesink location="$tmp/fref.raw" || [ ! -s "$tmp/fref.raw" ]; then
+			fail "$label: the reference pipeline without the filter"
+			continue
+		fi
+		if ! GST_GL_API=$api run fnone $fsrc ! glupload ! glcudafilter filter=none ! \
+			gldownload ! filesink location="$tmp/fnone.raw"; then
+			fail "$label: filter=none"
+			cat "$tmp/fnone.log" >&2
+		elif ! cmp "$tmp/fref.raw" "$tmp/fnone.raw"; then
+			fail "$label: filter=none changed the pixels"
+		fi
+		if [ $have_kernels = no ]; then
+			GST_GL_API=$api run finv $fsrc ! glupload ! glcudafilter filter=invert ! fakesink
+			grep -q "ERROR: from element .*glcudafilter0: .*needs CUDA kernels" "$tmp/finv.log" ||
+				{ fail "$label: filter=invert without kernels: no element error"; cat "$tmp/finv.log" >&2; }
+			continue
+		fi
+		if ! GST_GL_API=$api run finv $fsrc ! glupload ! glcudafilter filter=invert ! \
+			gldownload ! filesink location="$tmp/finv.raw"; then
+			fail "$label: filter=invert"
+			cat "$tmp/finv.log" >&2
+		else
+			check_planes "$label: filter=invert" $format "$tmp/fref.raw" "$tmp/finv.raw"
+		fi
+		# Two in a row: the first outputs into the second's pool,
+		# whose buffers are glcuda images per plane; twice inverted
+		# is the input.
+		if ! GST_GL_API=$api "$states" 1 "$fsrc ! glupload ! glcudafilter name=a filter=invert ! \
+			glcudafilter name=b filter=invert ! gldownload ! filesink location=$tmp/fchain.raw" \
+			> "$tmp/fchain.log" 2>&1; then
+			fail "$label: two glcudafilters"
+			cat "$tmp/fchain.log" >&2
+		else
+			check_stats fchain a frames=4 input-copied=4 output-pooled=4
+			check_stats fchain b frames=4 input-pooled=4 output-pooled=4
+			cmp "$tmp/fref.raw" "$tmp/fchain.raw" || fail "$label: two inverts are not the input"
+		fi
+	done
+	# glcolorconvert renders NV12 into the pool (it does not convert to
+	# P010_10LE or RGB10A2_LE): both planes of input and output pooled.
+	nv12_gl='video/x-raw(memory:GLMemory),format=NV12'
+	GST_GL_API=$api run nref $bgra ! glupload ! glcolorconvert ! "$nv12_gl" ! \
+		gldownload ! filesink location="$tmp/nref.raw" ||
+		fail "$api: the NV12 reference pipeline with glcolorconvert"
+	[ $have_kernels = yes ] || continue
+	if ! GST_GL_API=$api "$states" 1 "$bgra ! glupload ! glcolorconvert ! $nv12_gl ! \
+		glcudafilter name=f filter=invert ! gldownload ! filesink location=$tmp/ninv.raw" \
+		> "$tmp/ninv.log" 2>&1; then
+		fail "$api: pooled NV12 invert"
+		cat "$tmp/ninv.log" >&2
+	else
+		check_stats ninv f frames=4 input-pooled=4 output-pooled=4
+		check_planes "$api: pooled NV12 invert" NV12 "$tmp/nref.raw" "$tmp/ninv.raw"
+	fi
+done
+
+# Caps glcudafilter cannot handle are refused when linking: formats and
+# targets it does not take, and formats the configured filter does not
+# run on (blur on RGBA only; a kernel of the user's on one plane).
+for caps in 'format=BGRA' 'texture-target=rectangle' 'format=ARGB64'; do
 	run caps $src ! glupload ! glcolorconvert ! "video/x-raw(memory:GLMemory),$caps" ! \
 		glcudafilter ! fakesink
 	grep -q "could not link.*glcudafilter0.*can't handle caps" "$tmp/caps.log" ||
 		fail "caps $caps: not refused"
 done
+for args in 'filter=blur NV12' 'filter=grade P010_10LE' 'filter=unsharp RGB10A2_LE' \
+	"kernel-name=ring_transform ptx-file=$tmp/kernel.ptx NV12" \
+	"kernel-name=ring_transform ptx-file=$tmp/kernel.ptx P010_10LE"; do
+	run caps videotestsrc num-buffers=1 ! "video/x-raw,format=${args##* }" ! glupload ! \
+		"video/x-raw(memory:GLMemory),format=${args##* }" ! glcudafilter ${args% *} ! fakesink
+	grep -q "could not link.*glcudafilter0.*can't handle caps" "$tmp/caps.log" ||
+		{ fail "glcudafilter $args: not refused"; cat "$tmp/caps.log" >&2; }
+done
+
+# GST_DEBUG=glcudafilter:5: one line per frame with the GL thread's time
+# per stage, and the GPU time of the CUDA work, read without waiting (so
+# a frame whose work is not done by the next one goes untimed; the last
+# is read when the element stops). Lines, not values.
+if ! GST_DEBUG=glcudafilter:5 GST_DEBUG_NO_COLOR=1 run timing videotestsrc num-buffers=4 ! \
+	video/x-raw,format=NV12,width=64,height=48 ! glupload ! glcudafilter ! gldownload ! fakesink; then
+	fail "GST_DEBUG=glcudafilter:5"
+	cat "$tmp/timing.log" >&2
+else
+	lines=$(grep -cE 'frame [0-9]+: GL thread [0-9.]+ ms: inputs [0-9.]+ \(copied\), to CUDA' "$tmp/timing.log")
+	gpu=$(grep -cE 'frame [0-9]+: CUDA work [0-9.]+ ms on the GPU' "$tmp/timing.log")
+	[ "$lines" -eq 4 ] && [ "$gpu" -ge 1 ] ||
+		fail "GST_DEBUG=glcudafilter:5: $lines frames' stage timings (not 4), $gpu GPU times"
+fi
 
 # Without a usable CUDA device: an element error naming the reason.
 # check_error NAME EXPECTED: the run failed with an error (not a signal)
@@ -213,6 +344,8 @@ check_error $? nokernel "cannot read the kernel file"
 # object-alive.
 pooled="$bgra ! glupload ! glcolorconvert ! $rgba_gl ! glcudafilter kernel-name=ring_transform ptx-file=$tmp/kernel.ptx ! glcudafilter ! gldownload ! fakesink"
 for pipeline in "$src ! glupload ! glcudafilter ! gldownload ! fakesink" \
+	"$bgra ! glupload ! glcolorconvert ! video/x-raw(memory:GLMemory),format=NV12 ! glcudafilter ! glcudafilter ! gldownload ! fakesink" \
+	"videotestsrc num-buffers=4 ! video/x-raw,format=P010_10LE,width=64,height=48 ! glupload ! glcudafilter ! glcudafilter ! gldownload ! fakesink" \
 	"$src ! glupload ! glcudafilter kernel-name=ring_transform ptx-file=$tmp/kernel.ptx ! glcudafilter ! gldownload ! fakesink" \
 	"$pooled"; do
 	if ! GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7 GST_DEBUG_NO_COLOR=1 \
@@ -224,6 +357,28 @@ for pipeline in "$src ! glupload ! glcudafilter ! gldownload ! fakesink" \
 		grep 'object-alive, type-name=(string)[A-Za-z]' "$tmp/states.log" >&2
 	fi
 done
+
+# QoS (qos=true): the sink finds buffers late (identity sleeps longer than
+# a frame lasts) and sends QoS events upstream; GstBaseTransform drops late
+# buffers before they reach the element's GL and CUDA work. Every buffer
+# is either filtered or dropped (how many of each depends on timing, so
+# neither is checked alone), in each of two runs, and nothing is left
+# alive. glupload drops late buffers too, unless qos=false.
+qos="videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=64,height=48,framerate=100/1 ! glupload qos=false ! glcudafilter name=f qos=true ! identity sleep-time=30000 ! gldownload ! fakesink sync=true qos=true"
+if ! GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7 GST_DEBUG_NO_COLOR=1 \
+	"$states" 2 "$qos" > "$tmp/qos.log" 2>&1; then
+	fail "qos=true"
+	grep -v GST_TRACER "$tmp/qos.log" >&2
+else
+	sums=$(sed -n 's/^f: glcudafilter-stats, frames=(guint64)\([0-9]*\),.*/\1/p; s/^f: qos-dropped=\([0-9]*\)$/\1/p' \
+		"$tmp/qos.log" | paste -d+ - - | bc | tr '\n' ' ')
+	[ "$sums" = "30 30 " ] ||
+		fail "qos=true: frames filtered + dropped per run are '$sums', not 30 each: $(grep '^f: ' "$tmp/qos.log" | tr '\n' ' ')"
+	grep -q 'object-alive, type-name=(string)[A-Za-z]' "$tmp/qos.log" &&
+		fail "qos=true leaves objects alive: $(grep 'object-alive, type-name=(string)[A-Za-z]' "$tmp/qos.log")"
+	grep '^f: qos-dropped' "$tmp/qos.log" | tr '\n' ' '
+	echo
+fi
 
 # Under valgrind (where it is installed; not in the sanitizer build),
 # NULL <-> PLAYING three times on the pooled path: no invalid access and
@@ -249,5 +404,5 @@ if [ "$failures" -ne 0 ]; then
 	echo "FAIL: $failures checks failed" >&2
 	exit 1
 fi
-echo "PASS: glcudafilter: pixels (GL, GLES, kernel), the buffer pool, caps refusal, errors, state changes"
+echo "PASS: glcudafilter: pixels (GL, GLES, kernel, NV12, P010_10LE, RGB10A2_LE), the buffer pool, caps refusal, errors, state changes"
 exit 0

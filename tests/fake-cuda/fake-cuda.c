@@ -158,10 +158,17 @@ struct CUmod_st {
 	struct obj o;
 };
 
-/* The kernels of tests/test-kernels.cu that the fake runs on the CPU.
- * args: the parameters' sizes in order (S: a 64-bit surface object or
- * pointer, i: a 32-bit int). */
-enum kernel_id { KERNEL_RING_TRANSFORM, KERNEL_CHECK_AND_FILL };
+/* The kernels of tests/test-kernels.cu and of glcudafilter's
+ * gst/glcudafilter-kernels.cu (the built-in invert per plane format) that
+ * the fake runs on the CPU. args: the parameters' sizes in order (S: a
+ * 64-bit surface object or pointer, i: a 32-bit int). */
+enum kernel_id {
+	KERNEL_RING_TRANSFORM,
+	KERNEL_CHECK_AND_FILL,
+	KERNEL_INVERT_8,       /* every byte: 255 - v */
+	KERNEL_INVERT_P010,    /* every 16-bit word: the 10 high bits inverted, low 6 zero */
+	KERNEL_INVERT_RGB10A2, /* a 32-bit word: bits 0-29 inverted, alpha kept */
+};
 
 struct CUfunc_st {
 	const char *name;
@@ -177,6 +184,11 @@ static struct CUfunc_st functions[] = {
 	{ "check_and_fill_4", KERNEL_CHECK_AND_FILL, 4, "SiiSSSS" },
 	{ "check_and_fill_8", KERNEL_CHECK_AND_FILL, 8, "SiiSSSS" },
 	{ "check_and_fill_16", KERNEL_CHECK_AND_FILL, 16, "SiiSSSS" },
+	{ "glcudafilter_invert_r8", KERNEL_INVERT_8, 1, "SSii" },
+	{ "glcudafilter_invert_rg8", KERNEL_INVERT_8, 2, "SSii" },
+	{ "glcudafilter_invert_p010_r16", KERNEL_INVERT_P010, 2, "SSii" },
+	{ "glcudafilter_invert_p010_rg16", KERNEL_INVERT_P010, 4, "SSii" },
+	{ "glcudafilter_invert_rgb10a2", KERNEL_INVERT_RGB10A2, 4, "SSii" },
 };
 
 #define KERNEL_MAX_ARGS 8
@@ -540,20 +552,58 @@ device_ptr(uint64_t p, size_t n)
 	return alloc_find((uintptr_t)p, n) ? (uint8_t *)(uintptr_t)p : NULL;
 }
 
+/* glcudafilter's invert of one texel of elem bytes, in place
+ * (little-endian words, as on the GPU). */
+static void
+invert_texel(enum kernel_id id, uint8_t *v, size_t elem)
+{
+	if (id == KERNEL_INVERT_8) {
+		for (size_t i = 0; i < elem; i++)
+			v[i] = (uint8_t)(255 - v[i]);
+	} else if (id == KERNEL_INVERT_P010) {
+		for (size_t i = 0; i + 1 < elem; i += 2) {
+			uint16_t u = (uint16_t)(v[i] | v[i + 1] << 8);
+			u = (uint16_t)(~u & 0xffc0u);
+			v[i] = (uint8_t)u;
+			v[i + 1] = (uint8_t)(u >> 8);
+		}
+	} else {
+		uint32_t u = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
+			     (uint32_t)v[3] << 24;
+		u ^= 0x3fffffffu;
+		for (int i = 0; i < 4; i++)
+			v[i] = (uint8_t)(u >> (8 * i));
+	}
+}
+
 /* A kernel on the CPU, every thread of the grid in turn. A fault breaks
  * the context as on the GPU (CUDA_ERROR_ILLEGAL_ADDRESS, sticky). */
 static void
 kernel_run(const struct op *op)
 {
 	const uint64_t *a = op->args;
-	int w = (int)(int32_t)a[op->kernel->id == KERNEL_RING_TRANSFORM ? 2 : 1];
-	int h = (int)(int32_t)a[op->kernel->id == KERNEL_RING_TRANSFORM ? 3 : 2];
+	/* (in, out, width, height) but for check_and_fill (surface, width,
+	 * height, ...). */
+	bool in_out = op->kernel->id != KERNEL_CHECK_AND_FILL;
+	int w = (int)(int32_t)a[in_out ? 2 : 1];
+	int h = (int)(int32_t)a[in_out ? 3 : 2];
 	int gw = (int)op->grid[0], gh = (int)op->grid[1];
 	size_t elem = op->kernel->elem;
 
 	for (int y = 0; y < h && y < gh; y++) {
 		for (int x = 0; x < w && x < gw; x++) {
-			if (op->kernel->id == KERNEL_RING_TRANSFORM) {
+			if (op->kernel->id == KERNEL_INVERT_8 ||
+			    op->kernel->id == KERNEL_INVERT_P010 ||
+			    op->kernel->id == KERNEL_INVERT_RGB10A2) {
+				uint8_t *in = surf_texel(a[0], x * (int)elem, y, elem);
+				uint8_t *out = surf_texel(a[1], x * (int)elem, y, elem);
+				uint8_t v[4];
+				if (!in || !out)
+					goto fault;
+				memcpy(v, in, elem);
+				invert_texel(op->kernel->id, v, elem);
+				memcpy(out, v, elem);
+			} else if (op->kernel->id == KERNEL_RING_TRANSFORM) {
 				uint8_t *in = surf_texel(a[0], x * 4, y, 4);
 				uint8_t *out = surf_texel(a[1], x * 4, y, 4);
 				uint8_t v[4];
