@@ -414,13 +414,37 @@ run_teardown(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The draw's program and vertex array, in the current context. */
+static int
+make_draw_program(struct run *r)
+{
+	GLuint vs = compile(GL_VERTEX_SHADER, draw_vs), fs = compile(GL_FRAGMENT_SHADER, draw_fs);
+	GLint ok = 0;
+
+	if (!vs || !fs) {
+		glDeleteShader(vs);
+		glDeleteShader(fs);
+		return -1;
+	}
+	r->prog = glCreateProgram();
+	glAttachShader(r->prog, vs);
+	glAttachShader(r->prog, fs);
+	glLinkProgram(r->prog);
+	glDeleteShader(vs);
+	glDeleteShader(fs);
+	glGetProgramiv(r->prog, GL_LINK_STATUS, &ok);
+	if (!ok)
+		return -1;
+	r->t_loc = glGetUniformLocation(r->prog, "t");
+	glGenVertexArrays(1, &r->vao);
+	return 0;
+}
+
 static int
 run_setup(struct run *r)
 {
 	struct glcuda_device_options o;
 	unsigned int n = opt.warmup + opt.frames;
-	GLuint vs, fs;
-	GLint ok = 0;
 	int ret;
 
 	glcuda_device_options_init(&o);
@@ -497,21 +521,8 @@ run_setup(struct run *r)
 		snprintf(r->note, sizeof(r->note), "%u frames per hand-off; to CUDA and to GL "
 			 "per hand-off, the rest per frame", r->batch);
 
-	vs = compile(GL_VERTEX_SHADER, draw_vs);
-	fs = compile(GL_FRAGMENT_SHADER, draw_fs);
-	if (!vs || !fs)
+	if (make_draw_program(r) < 0)
 		return -1;
-	r->prog = glCreateProgram();
-	glAttachShader(r->prog, vs);
-	glAttachShader(r->prog, fs);
-	glLinkProgram(r->prog);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	glGetProgramiv(r->prog, GL_LINK_STATUS, &ok);
-	if (!ok)
-		return -1;
-	r->t_loc = glGetUniformLocation(r->prog, "t");
-	glGenVertexArrays(1, &r->vao);
 	return glGetError() == GL_NO_ERROR ? 0 : -1;
 }
 
@@ -1022,19 +1033,8 @@ run_gl_switch(bool steady)
 	glGenQueries((GLsizei)(2 * n_all), qa);
 	if (make_texture(&tex) < 0 || make_fbo(tex, &fbo_a) < 0)
 		goto out_a;
-	{
-		GLuint vs = compile(GL_VERTEX_SHADER, draw_vs), fs = compile(GL_FRAGMENT_SHADER, draw_fs);
-		if (!vs || !fs)
-			goto out_a;
-		r.prog = glCreateProgram();
-		glAttachShader(r.prog, vs);
-		glAttachShader(r.prog, fs);
-		glLinkProgram(r.prog);
-		glDeleteShader(vs);
-		glDeleteShader(fs);
-		r.t_loc = glGetUniformLocation(r.prog, "t");
-		glGenVertexArrays(1, &r.vao);
-	}
+	if (make_draw_program(&r) < 0)
+		goto out_a;
 	r.fbo[0] = fbo_a;
 	/* Context B: its own framebuffers (not shared) and queries. */
 	if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, b))
@@ -1260,19 +1260,8 @@ run_eglstream(CUstream unused)
 	if (!r.queries)
 		goto out;
 	glGenQueries((GLsizei)(n_all * 4), r.queries);
-	{
-		GLuint vs = compile(GL_VERTEX_SHADER, draw_vs), fs = compile(GL_FRAGMENT_SHADER, draw_fs);
-		if (!vs || !fs)
-			goto out;
-		r.prog = glCreateProgram();
-		glAttachShader(r.prog, vs);
-		glAttachShader(r.prog, fs);
-		glLinkProgram(r.prog);
-		glDeleteShader(vs);
-		glDeleteShader(fs);
-		r.t_loc = glGetUniformLocation(r.prog, "t");
-		glGenVertexArrays(1, &r.vao);
-	}
+	if (make_draw_program(&r) < 0)
+		goto out;
 	r.fbo[0] = 0; /* the stream's producer surface */
 
 	for (unsigned int n = 0; n < n_all; n++) {

@@ -14,19 +14,25 @@ extern "C" __global__ void trace_stamp(unsigned long long *out)
 	*out = t;
 }
 
-extern "C" __global__ void trace_invert(CUsurfObject in, CUsurfObject out, int w, int h)
+// The pixel at (x, y) of in, inverted (alpha kept).
+static __device__ __forceinline__ uchar4 inverted(CUsurfObject in, int x, int y)
 {
-	int x = blockIdx.x * blockDim.x + threadIdx.x;
-	int y = blockIdx.y * blockDim.y + threadIdx.y;
 	uchar4 v;
 
-	if (x >= w || y >= h)
-		return;
 	surf2Dread(&v, in, x * 4, y);
 	v.x = 255 - v.x;
 	v.y = 255 - v.y;
 	v.z = 255 - v.z;
-	surf2Dwrite(v, out, x * 4, y);
+	return v;
+}
+
+extern "C" __global__ void trace_invert(CUsurfObject in, CUsurfObject out, int w, int h)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+	if (x < w && y < h)
+		surf2Dwrite(inverted(in, x, y), out, x * 4, y);
 }
 
 // The invert into pitched linear memory: the output of the EGLStream
@@ -36,13 +42,7 @@ extern "C" __global__ void trace_invert_to_pitch(CUsurfObject in, uchar4 *out, i
 {
 	int x = blockIdx.x * blockDim.x + threadIdx.x;
 	int y = blockIdx.y * blockDim.y + threadIdx.y;
-	uchar4 v;
 
-	if (x >= w || y >= h)
-		return;
-	surf2Dread(&v, in, x * 4, y);
-	v.x = 255 - v.x;
-	v.y = 255 - v.y;
-	v.z = 255 - v.z;
-	out[(size_t)y * pitch_px + x] = v;
+	if (x < w && y < h)
+		out[(size_t)y * pitch_px + x] = inverted(in, x, y);
 }
