@@ -940,14 +940,20 @@ run_scenario(enum scenario sc, bool steady)
  * What the driver calls glcuda makes per frame cost the CPU on their own
  * (thread CPU time, median of 500): the floor under glcuda's in-call CPU.
  */
+static void CUDA_CB
+empty_host_fn(void *data)
+{
+	(void)data;
+}
+
 static void
 driver_call_costs(CUstream stream)
 {
 	enum { N = 500 };
-	struct stats s[4] = { { 0 } };
-	static const char *const names[4] = {
+	struct stats s[5] = { { 0 } };
+	static const char *const names[5] = {
 		"cuCtxPushCurrent + cuCtxPopCurrent", "eglGetCurrentContext",
-		"glFlush after a clear", "cuEventRecord",
+		"glFlush after a clear", "cuEventRecord", "cuLaunchHostFunc (an empty function)",
 	};
 	CUcontext ctx = NULL, popped;
 	CUevent ev = NULL;
@@ -972,6 +978,11 @@ driver_call_costs(CUstream stream)
 			c0 = clock_thread_cpu_ns();
 			CU(cuEventRecord)(ev, stream);
 			stats_add(&s[3], (double)(clock_thread_cpu_ns() - c0) / 1e3);
+			if (CU(cuLaunchHostFunc)) {
+				c0 = clock_thread_cpu_ns();
+				CU(cuLaunchHostFunc)(stream, empty_host_fn, NULL);
+				stats_add(&s[4], (double)(clock_thread_cpu_ns() - c0) / 1e3);
+			}
 			CU(cuCtxPopCurrent)(&popped);
 		}
 	}
@@ -982,7 +993,7 @@ driver_call_costs(CUstream stream)
 		CU(cuEventDestroy)(ev);
 	printf("\nDriver calls on their own, thread CPU µs per call (median of %d):\n\n", N);
 	printf("| call | µs |\n|---|--:|\n");
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		double mean, p50, p99;
 		if (!s[i].n)
 			continue;

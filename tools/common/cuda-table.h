@@ -68,7 +68,8 @@
  * fake driver does not): callers check. */
 #define TOOLS_CUDA_OPTIONAL_FUNCTIONS(X) \
 	X(cuStreamCreateWithPriority) \
-	X(cuCtxGetStreamPriorityRange)
+	X(cuCtxGetStreamPriorityRange) \
+	X(cuLaunchHostFunc)
 
 /* Declared in cudaGL.h, typed by hand so that this header needs no GL
  * headers (the bench's legacy registration path). */
