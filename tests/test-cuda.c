@@ -413,7 +413,7 @@ START_TEST(no_leaks)
 	ck_assert_int_eq(test_count_fds(), fds);
 	printf("1000 images: fds %d -> %d, CUDA free memory %zu -> %zu bytes, names up to %u\n",
 	       fds, test_count_fds(), mem_before, mem_after, max_name);
-	ck_assert_msg(mem_after == mem_before,
+	ck_assert_msg(mem_after == mem_before || !gpu_free_memory_exact(),
 		      "CUDA free memory %zu after the first 100 images -> %zu after 1000",
 		      mem_before, mem_after);
 	ck_assert_uint_lt(max_name, 20000);

@@ -84,6 +84,14 @@ gpu_free_memory(void)
 	return free_b;
 }
 
+bool
+gpu_free_memory_exact(void)
+{
+	const char *env = getenv("GLCUDA_TEST_SANITIZER");
+
+	return !env || !*env;
+}
+
 CUdeviceptr
 gpu_upload(const void *data, size_t size)
 {

@@ -405,7 +405,8 @@ START_TEST(wrap_cycles_no_leak)
 	test_count_gl_names(&names1, 4096);
 	ck_assert_int_eq(test_count_fds(), fds0);
 	ck_assert_gl_names_eq(&names0, &names1);
-	ck_assert_msg(free1 == free0, "CUDA free memory %zu after 100 cycles -> %zu after 1000",
+	ck_assert_msg(free1 == free0 || !gpu_free_memory_exact(),
+		      "CUDA free memory %zu after 100 cycles -> %zu after 1000",
 		      free0, free1);
 	printf("1000 wrap/unwrap cycles of a texture and an EGLImage: fds %d, CUDA free %zu "
 	       "MiB, GL names unchanged\n", fds0, free1 >> 20);
