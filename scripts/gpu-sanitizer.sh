@@ -8,8 +8,14 @@
 # --unpack  first unpack the runtime libraries of .gl/*.deb (root needed).
 # --tools   the sanitizer tools to run, comma-separated; default
 #           memcheck,racecheck,synccheck,initcheck.
-# TEST...   the suites, as named in build-gpu/; default: tests/test-cuda
-#           tests/test-ring tests/test-wrap tests/test-threads tests/test-faults.
+# TEST...   the suites, as named in build-gpu/, or demo:FILTER[:FORMAT]
+#           (glcuda-demo, 12 frames at 641x479, an odd size, so that the
+#           filters' edge handling is checked); default: tests/test-cuda
+#           tests/test-ring tests/test-wrap tests/test-threads
+#           tests/test-faults, and the demo with each filter (rgba8; blur
+#           also rgba16f and rgba32f). The suites' kernels use no shared
+#           memory or barriers, which racecheck and synccheck look at; the
+#           demo's filters are where those would be.
 #
 # Each suite runs once per tool, from build-gpu/ as `make check` would run
 # it, with --error-exitcode so that a finding fails the run whatever the
@@ -125,7 +131,9 @@ count_findings()
 if [ $# -gt 0 ]; then
 	tests=("$@")
 else
-	tests=(tests/test-cuda tests/test-ring tests/test-wrap tests/test-threads tests/test-faults)
+	tests=(tests/test-cuda tests/test-ring tests/test-wrap tests/test-threads tests/test-faults
+		demo:none demo:invert demo:blur demo:unsharp demo:grade demo:blur:rgba16f
+		demo:blur:rgba32f)
 fi
 
 logdir=${OUT:-$build}/sanitizer
@@ -143,16 +151,25 @@ for tool in "${tool_list[@]}"; do
 	*) echo "unknown tool $tool" >&2; exit 2 ;;
 	esac
 	for t in "${tests[@]}"; do
-		t=tests/${t#tests/}
-		log=$logdir/$tool-$(basename "$t").log
-		if [ ! -x "$build/$t" ]; then
-			echo "FAIL: $tool $t (not built)"
+		case $t in
+		demo:*)
+			IFS=: read -r _ filter format <<< "$t"
+			cmd=(./tools/glcuda-demo --quiet --frames 12 --size 641x479 --png-frames none
+				--filter "$filter" --format "${format:-rgba8}")
+			log=$logdir/$tool-demo-$filter${format:+-$format}.log ;;
+		*)
+			t=tests/${t#tests/}
+			cmd=("./$t")
+			log=$logdir/$tool-$(basename "$t").log ;;
+		esac
+		if [ ! -x "$build/${cmd[0]}" ]; then
+			echo "FAIL: $tool $t (${cmd[0]} not built)"
 			failed=$((failed + 1))
 			continue
 		fi
 		start=$(date +%s)
 		(cd "$build" && timeout 1200 "$sanitizer" --tool "$tool" "${opts[@]}" \
-			--target-processes all --error-exitcode 86 "./$t") > "$log" 2>&1
+			--target-processes all --error-exitcode 86 "${cmd[@]}") > "$log" 2>&1
 		status=$?
 		secs=$(($(date +%s) - start))
 		summaries=$(grep -cE '(ERROR|RACECHECK) SUMMARY' "$log")
