@@ -12,7 +12,9 @@
 # GstVideoInfo's plane offsets (its chroma follows the luma rows with no
 # padding row), so neither side is compared with a layout computed here;
 # both went through the same upload and download. The last chroma row is
-# the end of that download: it is checked by name.
+# the end of that download: it is checked by name. The widths are
+# multiples of 4: the download pads rows to 4 bytes, with bytes no one
+# wrote.
 # Run from the build directory after make check.
 # SPDX-License-Identifier: MIT
 set -u

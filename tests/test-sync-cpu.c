@@ -197,6 +197,7 @@ static struct {
 #define MAX_FENCES 16
 static struct fence_record {
 	GLsync sync;
+	EGLContext context; /* the one that made it */
 	bool flushed;  /* a flush after it was made: it reaches the GPU */
 	bool signaled; /* a client wait saw it signalled */
 } fences[MAX_FENCES];
@@ -219,12 +220,15 @@ fence_find(GLsync sync, unsigned int *index)
 	return NULL;
 }
 
-/* A flush reaches every fence made before it. */
+/* A flush reaches every fence the current context made before it. */
 static void
 fences_flushed(unsigned int up_to)
 {
+	EGLContext current = eglGetCurrentContext();
+
 	for (unsigned int i = 0; i < up_to && i < fence_count; i++)
-		fences[i].flushed = true;
+		if (fences[i].context == current)
+			fences[i].flushed = true;
 }
 
 static GLsync GLAPIENTRY
@@ -234,7 +238,8 @@ rec_FenceSync(GLenum condition, GLbitfield flags)
 
 	if (sync) {
 		ck_assert_uint_lt(fence_count, MAX_FENCES);
-		fences[fence_count++] = (struct fence_record){ .sync = sync };
+		fences[fence_count++] = (struct fence_record){
+			.sync = sync, .context = eglGetCurrentContext() };
 		seen.fences++;
 	}
 	return sync;
@@ -247,8 +252,8 @@ rec_ClientWaitSync(GLsync sync, GLbitfield flags, GLuint64 timeout)
 	struct fence_record *f = fence_find(sync, &index);
 	GLenum r;
 
-	/* The flag flushes the context, as a glFlush right after the
-	 * fence (glcuda waits from the context that made it). */
+	/* The flag flushes as a glFlush right after the fence would, in
+	 * the context that made it only. */
 	if (f && (flags & GL_SYNC_FLUSH_COMMANDS_BIT))
 		fences_flushed(index + 1);
 	if (f && !f->flushed && !f->signaled && seen.unflushed_waits++ == 0)
