@@ -13,8 +13,8 @@
 # padding row), so neither side is compared with a layout computed here;
 # both went through the same upload and download. The last chroma row is
 # the end of that download: it is checked by name. The widths are
-# multiples of 4: the download pads rows to 4 bytes, with bytes no one
-# wrote.
+# multiples of 4, so that a row is W words with no padding (the download
+# pads each row to 4 bytes).
 # Run from the build directory after make check.
 # SPDX-License-Identifier: MIT
 set -u
