@@ -8,11 +8,12 @@
 # filled by another glcudafilter, and (NV12) by glcolorconvert.
 #
 # Every output is compared with the same pipeline without the element,
-# word for word: GstGL's download of an odd-height frame does not follow
-# GstVideoInfo's plane offsets (its chroma follows the luma rows with no
-# padding row), so neither side is compared with a layout computed here;
-# both went through the same upload and download. The last chroma row is
-# the end of that download: it is checked by name. The widths are
+# word for word, not with the source's frames: GstGL's download of an
+# odd-height frame does not follow GstVideoInfo's plane offsets (its
+# chroma follows the luma rows with no padding row), and both sides went
+# through the same upload and download. Per frame, the download holds
+# the luma rows and then the chroma rows (its size is checked), so the
+# last chroma row ends each frame: it is checked by name. The widths are
 # multiples of 4, so that a row is W words with no padding (the download
 # pads each row to 4 bytes).
 # Run from the build directory after make check.
