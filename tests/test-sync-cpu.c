@@ -4,20 +4,19 @@
  * quick or lenient driver lets pass and another would not.
  *
  * GL -> CUDA: the CPU waits for a GL fence. A fence nobody has flushed may
- * never signal: only a flush guarantees that its command reaches the GPU
- * (GL 4.6 and GLES 3.2, section 4.1.2, "Since the sync object may never be
- * signalled if the GL command stream is not flushed"); on a driver that
- * keeps commands queued until then, the hand-off sits behind GL's unflushed
- * work for as long as nothing else flushes it. Mesa flushes on every
- * client wait whatever its flags say (it assumes
- * GL_SYNC_FLUSH_COMMANDS_BIT, for programs that forget it), so no pixel
- * shows a missing flush here. The test records the GL calls glcuda makes
- * instead (libepoxy's entry points are function pointers, which the test
- * points at recording wrappers) and checks the rule itself: every fence
- * the CPU waits on is flushed before or by that wait (glFlush, glFinish,
- * or GL_SYNC_FLUSH_COMMANDS_BIT in a wait of the context that made it),
- * and the hand-off returns only once GL's work is done (a fence waited on
- * until it signalled, or glFinish).
+ * never signal (GL 4.6 and GLES 3.2, section 4.1.2: a client wait on a
+ * fence whose command was not flushed may wait forever, which
+ * GL_SYNC_FLUSH_COMMANDS_BIT is there to prevent): on a driver that keeps
+ * commands queued until a flush, the hand-off sits behind GL's unflushed
+ * work for as long as nothing else flushes it. Mesa signals such a fence
+ * anyway (without the flag, test-pixels-cpu's pixels are the same and
+ * nothing hangs), so no pixel shows a missing flush here. The test
+ * records the GL calls glcuda makes instead (libepoxy's entry points are
+ * function pointers, which the test points at recording wrappers) and
+ * checks the rule itself: every fence the CPU waits on is flushed before
+ * or by that wait (glFlush, glFinish, or GL_SYNC_FLUSH_COMMANDS_BIT in a
+ * wait, in the context that made it), and the hand-off returns only once
+ * GL's work is done (a fence waited on until it signalled, or glFinish).
  *
  * CUDA -> GL: the CPU waits for a CUDA event recorded on the hand-off's
  * stream after CUDA's work. The fake holds the stream's work until a
