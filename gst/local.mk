@@ -38,8 +38,12 @@ tests_gst_states_LDADD = $(GST_LIBS)
 # skips: tests/expected-skips).
 TESTS += tests/test-gst.sh
 fake_cuda_scripts += tests/test-gst.sh
+# Frames of odd height: every chroma row of NV12 and P010_10LE.
+TESTS += tests/test-gst-odd.sh
+fake_cuda_scripts += tests/test-gst-odd.sh
 endif
 dist_check_SCRIPTS += tests/test-gst.sh
+dist_check_SCRIPTS += tests/test-gst-odd.sh
 # The GPU machine's build, test and benchmark of the plugin.
 EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh \
 	scripts/gst-gpu-env.sh scripts/gst-gpu-test.sh bench/gst-bench.sh

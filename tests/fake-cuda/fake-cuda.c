@@ -130,7 +130,9 @@ struct queue {
 	bool blocking; /* synchronises with the legacy NULL stream */
 	bool orphan;   /* its stream was destroyed: freed once empty */
 	bool running;  /* its head is being run by the driver thread */
-	int hold;      /* FAKE_CUDA_RUN, FAKE_CUDA_HOLD, FAKE_CUDA_HOLD_UNTIL_SYNC */
+	int hold;      /* FAKE_CUDA_RUN, FAKE_CUDA_HOLD, FAKE_CUDA_HOLD_UNTIL_SYNC,
+			* FAKE_CUDA_HOLD_UNTIL_WAITED */
+	bool waited;   /* release_waited_holds: a synchronising call needs its work */
 };
 
 struct CUstream_st {
@@ -954,6 +956,68 @@ release_sync_holds(void)
 	pthread_cond_broadcast(&work_cond);
 }
 
+/* Whether q holds a queued record of ev. */
+static bool
+queue_records(const struct queue *q, CUevent ev)
+{
+	for (const struct op *op = q->head; op; op = op->next)
+		if (op->kind == OP_EVENT && op->event == ev)
+			return true;
+	return false;
+}
+
+/* Mark q as waited for; true if it was not yet. */
+static bool
+queue_mark_waited(struct queue *q)
+{
+	if (q->waited || !q->head)
+		return false;
+	q->waited = true;
+	return true;
+}
+
+/* Lock held. A synchronising call waits for t: the streams held until
+ * someone waits for their work run, if t needs that work. t needs the
+ * streams it names (the event's queued records, the stream, the
+ * context's every stream) and, in turn, what their queued work waits
+ * for: the streams recording the events they wait for, and the legacy
+ * stream's order (the NULL stream waits for blocking streams, they for
+ * it). Streams t does not need stay held, as on a GPU that is slow to
+ * run them: a synchronisation on the wrong stream or event shows. */
+static void
+release_waited_holds(const struct wait_target *t)
+{
+	bool more = false;
+
+	for (struct queue *q = queues; q; q = q->next_q) {
+		q->waited = false;
+		if (t->all || q == t->q || (t->legacy && q->blocking) ||
+		    (t->event && queue_records(q, t->event)))
+			more |= queue_mark_waited(q);
+	}
+	while (more) {
+		more = false;
+		for (struct queue *q = queues; q; q = q->next_q) {
+			if (!q->waited)
+				continue;
+			for (struct queue *r = queues; r; r = r->next_q) {
+				if (r->waited || !r->head)
+					continue;
+				if ((q == &null_q && r->blocking) || (q->blocking && r == &null_q))
+					more |= queue_mark_waited(r);
+				for (const struct op *op = q->head; op && !r->waited; op = op->next)
+					if (op->kind == OP_WAIT_EVENT && op->event &&
+					    queue_records(r, op->event))
+						more |= queue_mark_waited(r);
+			}
+		}
+	}
+	for (struct queue *q = queues; q; q = q->next_q)
+		if (q->waited && q->hold == FAKE_CUDA_HOLD_UNTIL_WAITED)
+			q->hold = FAKE_CUDA_RUN;
+	pthread_cond_broadcast(&work_cond);
+}
+
 /* Wait until the work of t is done. Lock held. Never waits forever: where
  * the test holds the GPU (gate, hold) and nothing else can run, the work
  * cannot finish and the call returns CUDA_ERROR_NOT_READY at once (not
@@ -966,6 +1030,7 @@ wait_for(const struct wait_target *t, const char *call)
 	unsigned int ms = timeout_ms();
 
 	release_sync_holds();
+	release_waited_holds(t);
 	deadline_in(&deadline, ms);
 	for (;;) {
 		if (sticky != CUDA_SUCCESS)
@@ -2475,7 +2540,8 @@ fake_cuda_stream_hold(CUstream stream, int hold)
 	struct queue *q;
 
 	pthread_mutex_lock(&lock);
-	if (!stream_ok(stream) || hold < FAKE_CUDA_RUN || hold > FAKE_CUDA_HOLD_UNTIL_SYNC) {
+	if (!stream_ok(stream) || hold < FAKE_CUDA_RUN ||
+	    (hold > FAKE_CUDA_HOLD_UNTIL_SYNC && hold != FAKE_CUDA_HOLD_UNTIL_WAITED)) {
 		pthread_mutex_unlock(&lock);
 		return -1;
 	}

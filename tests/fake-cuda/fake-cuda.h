@@ -62,6 +62,16 @@ enum { FAKE_CUDA_RUN = 0, FAKE_CUDA_HOLD = 1, FAKE_CUDA_HOLD_UNTIL_SYNC = 2 };
 int fake_cuda_stream_hold(CUstream stream, int hold);
 typedef int (*fake_cuda_stream_hold_fn)(CUstream stream, int hold);
 
+/* fake_cuda_stream_hold's FAKE_CUDA_HOLD_UNTIL_WAITED holds a stream only
+ * until a synchronising call waits for work that needs the stream's: a
+ * cuEventSynchronize of an event recorded on it, a cuStreamSynchronize of
+ * it, a cuCtxSynchronize, or one of these on work that waits for the
+ * stream's (cuStreamWaitEvent, the legacy NULL stream's order). A
+ * synchronisation on another stream, or on an event recorded on one that
+ * does not wait for this one, leaves it held: a GPU still busy with it,
+ * so that waiting for the wrong work shows deterministically. */
+enum { FAKE_CUDA_HOLD_UNTIL_WAITED = 3 };
+
 /* Work items queued on one stream. */
 unsigned int fake_cuda_stream_pending(CUstream stream);
 typedef unsigned int (*fake_cuda_stream_pending_fn)(CUstream stream);

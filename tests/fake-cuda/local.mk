@@ -1,8 +1,9 @@
 # A fake CUDA driver (libfakecuda.so, loaded through GLCUDA_LIBCUDA) and the
 # suites that drive glcuda's public API with it in the "cpu" sync mode: the
 # ring, images and hand-offs (test-ring-cpu), their pixels and the order of
-# their work (test-pixels-cpu), device loss and teardown on failure
-# (test-loss) run on CI without a GPU. Never installed.
+# their work (test-pixels-cpu), the cpu sync mode's two waits
+# (test-sync-cpu), device loss and teardown on failure (test-loss) run on
+# CI without a GPU. Never installed.
 if HAVE_CHECK
 check_LTLIBRARIES += %reldir%/libfakecuda.la
 %canon_reldir%_libfakecuda_la_SOURCES = %reldir%/fake-cuda.c \
@@ -11,7 +12,7 @@ check_LTLIBRARIES += %reldir%/libfakecuda.la
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
 fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu tests/test-loss \
-	tests/test-pixels-cpu
+	tests/test-pixels-cpu tests/test-sync-cpu
 check_PROGRAMS += $(fake_cuda_tests)
 TESTS += $(fake_cuda_tests)
 fake_cuda_test_sources = %reldir%/fake-cuda-test.c %reldir%/fake-cuda-test.h
@@ -30,6 +31,13 @@ tests_test_threads_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 tests_test_pixels_cpu_SOURCES = tests/test-pixels-cpu.c $(fake_cuda_test_sources) $(sanitizer_sources)
 tests_test_pixels_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_pixels_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
+
+# The cpu sync mode's waits: GL's fence flushed before the CPU waits on
+# it (GL's calls recorded through libepoxy's entry points), CUDA's event
+# on the hand-off's stream (the stream's work held until waited for).
+tests_test_sync_cpu_SOURCES = tests/test-sync-cpu.c $(fake_cuda_test_sources) $(sanitizer_sources)
+tests_test_sync_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_sync_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 
 tests_test_loss_SOURCES = tests/test-loss.c $(fake_cuda_test_sources) $(sanitizer_sources)
 tests_test_loss_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -1,0 +1,238 @@
+#!/bin/sh
+# The GStreamer element (gst/, glcudafilter) on frames of odd height, on
+# Mesa and the fake CUDA driver as tests/test-gst.sh runs it: NV12 and
+# P010_10LE, whose chroma plane is half the frame's height rounded up
+# (a 47-row frame has 24 chroma rows, the last of them half outside the
+# frame's rows), through the built-in invert and filter=none, on the
+# element's every route: GstGL's textures copied in, the element's pool
+# filled by another glcudafilter, and (NV12) by glcolorconvert.
+#
+# Every output is compared with the same pipeline without the element,
+# word for word, not with the source's frames: GstGL's download of an
+# odd-height frame does not follow GstVideoInfo's plane offsets (its
+# chroma follows the luma rows with no padding row), and both sides went
+# through the same upload and download. Per frame, the download holds
+# the luma rows and then the chroma rows (its size is checked), so the
+# last chroma row ends each frame: it is checked by name. The widths are
+# multiples of 4, so that a row is W words with no padding (the download
+# pads each row to 4 bytes).
+# Run from the build directory after make check.
+# SPDX-License-Identifier: MIT
+set -u
+
+# make install (tests/test-pkgconfig.sh, tests/test-examples.sh) relinks
+# the plugin inside the build tree: hold the build tree's install lock,
+# shared, while the plugin is loaded from it (as tests/test-gst.sh does).
+exec 9> ./tests/.install.lock
+flock -s 9
+
+plugin=./gst/.libs/libgstglcuda.so
+if [ ! -e "$plugin" ]; then
+	echo "SKIP: the GStreamer plugin is not built (configure found no GStreamer GL development files)"
+	exit 77
+fi
+info=./tools/glcuda-info
+states=./tests/gst-states
+fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
+for f in "$info" "$states" "$fake"; do
+	if [ ! -e "$f" ]; then
+		echo "FAIL: $f not found; run from the build directory after make check" >&2
+		exit 1
+	fi
+done
+if ! grep -q '^#define HAVE_NVCC 1' ./config.h 2>/dev/null; then
+	# The built-in invert on NV12 and P010_10LE runs the element's own
+	# kernels, which only a build with nvcc has (the fake runs CPU
+	# versions of them by name); test-gst.sh checks the element's error.
+	echo "SKIP: built without nvcc: the element has no kernels for NV12 and P010_10LE"
+	exit 77
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+GST_PLUGIN_PATH=$(pwd)/gst/.libs
+GST_REGISTRY=$tmp/registry.bin
+GST_GL_PLATFORM=egl
+GST_GL_WINDOW=egl-device
+export GST_PLUGIN_PATH GST_REGISTRY GST_GL_PLATFORM GST_GL_WINDOW
+
+uuid=$(GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$info" 2>/dev/null |
+	awk '/device UUID/ { print $3; exit }')
+if [ -z "$uuid" ]; then
+	echo "SKIP: GL reports no device UUID (no GL_EXT_memory_object)"
+	exit 77
+fi
+GLCUDA_LIBCUDA=$fake
+GLCUDA_FAKE_CUDA_UUID=$uuid
+export GLCUDA_LIBCUDA GLCUDA_FAKE_CUDA_UUID
+
+failures=0
+checks=0
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# run NAME PIPELINE...: gst-launch-1.0, its output in $tmp/NAME.log.
+run() {
+	name=$1
+	shift
+	gst-launch-1.0 -q "$@" > "$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log" >&2; return 1; }
+}
+
+# states NAME PIPELINE: tests/gst-states, once; its output in $tmp/NAME.log.
+states() {
+	"$states" 1 "$2" > "$tmp/$1.log" 2>&1 || { cat "$tmp/$1.log" >&2; return 1; }
+}
+
+# words FORMAT FILE: FILE's words, one a line, as FORMAT's invert sees them.
+words() {
+	case $1 in
+	NV12) od -An -v -tu1 -w1 "$2" ;;
+	P010_10LE) od -An -v -tu2 -w2 "$2" ;;
+	esac
+}
+
+# check LABEL FORMAT W H FRAMES REF OUT INVERTED: OUT is REF (INVERTED=no)
+# or REF inverted as FORMAT's invert does it (yes: NV12 every byte
+# 255 - v, P010_10LE every 16-bit word's 10 high bits inverted and the
+# low 6 zero), every word. REF holds per frame the W x H luma words, then
+# the chroma rows of W words (U and V interleaved at half the width),
+# the last of which ends the frame.
+check() {
+	label=$1 format=$2 w=$3 h=$4 frames=$5 ref=$6 out=$7
+	case $2/$8 in
+	*/no) expr='$2 == $1' ;;
+	NV12/yes) expr='$2 == 255 - $1' ;;
+	P010_10LE/yes) expr='$2 == 65472 - ($1 - $1 % 64)' ;;
+	esac
+	checks=$((checks + 1))
+	ch=$(((h + 1) / 2))
+	total=$((frames * (w * h + w * ch)))
+	words "$format" "$ref" > "$tmp/ref.txt"
+	words "$format" "$out" > "$tmp/out.txt"
+	n=$(wc -l < "$tmp/ref.txt")
+	if [ "$n" -ne "$total" ]; then
+		fail "$label: the reference holds $n words, not $frames frames of $w x $h luma and $w x $ch chroma"
+		return
+	fi
+	if [ "$(wc -l < "$tmp/out.txt")" -ne "$n" ]; then
+		fail "$label: $(wc -l < "$tmp/out.txt") words out, $n in"
+		return
+	fi
+	paste "$tmp/ref.txt" "$tmp/out.txt" | awk -v w="$w" -v h="$h" -v ch="$ch" \
+		-v label="$label" -v total="$total" '
+		function where(i, j) {
+			j = i % (w * h + w * ch);
+			if (j < w * h)
+				return "frame " int(i / (w * h + w * ch)) ", luma row " int(j / w);
+			return "frame " int(i / (w * h + w * ch)) ", chroma row " int((j - w * h) / w) \
+				" of " ch;
+		}
+		!('"$expr"') {
+			if (!bad++)
+				first = NR - 1;
+			if ((NR - 1) % (w * h + w * ch) >= w * h + w * (ch - 1))
+				last++;
+		}
+		END {
+			if (last)
+				print label ": the last chroma row: " last " words wrong";
+			if (bad)
+				print label ": " bad " of " total " words wrong, the first in " where(first);
+		}' > "$tmp/bad.txt"
+	while read -r line; do
+		fail "$line"
+	done < "$tmp/bad.txt"
+}
+
+# check_stats LABEL ELEMENT FIELD=VALUE...: from gst-states' $tmp/LABEL.log.
+check_stats() {
+	log=$tmp/$1.log
+	element=$2
+	what=$1
+	shift 2
+	for field in "$@"; do
+		grep "^$element: glcudafilter-stats" "$log" |
+			grep -q "${field%%=*}=(guint64)${field#*=}[,;]" ||
+			fail "$what: $element: not $field: $(grep "^$element: glcudafilter-stats" "$log")"
+	done
+}
+
+frames=2
+for size in 64x47 36x7; do
+	w=${size%x*}
+	h=${size#*x}
+	for api in opengl3 gles2; do
+		export GST_GL_API=$api
+		for format in NV12 P010_10LE; do
+			# GstGL on GLES reads back no 16-bit texture (gldownload
+			# fails): tests/test-gst.sh runs P010_10LE there without
+			# pixels.
+			[ $api = gles2 ] && [ $format = P010_10LE ] && continue
+			l="$api $format ${w}x$h"
+			src="videotestsrc num-buffers=$frames pattern=smpte ! video/x-raw,format=$format,width=$w,height=$h ! glupload"
+			if ! run ref $src ! gldownload ! filesink location="$tmp/ref.raw"; then
+				fail "$l: the reference pipeline without the element"
+				continue
+			fi
+			# GstGL's textures, copied in and out.
+			if run none $src ! glcudafilter filter=none ! gldownload ! \
+				filesink location="$tmp/none.raw"; then
+				check "$l: filter=none" $format $w $h $frames "$tmp/ref.raw" \
+					"$tmp/none.raw" no
+			else
+				fail "$l: filter=none"
+			fi
+			if run inv $src ! glcudafilter filter=invert ! gldownload ! \
+				filesink location="$tmp/inv.raw"; then
+				check "$l: filter=invert" $format $w $h $frames "$tmp/ref.raw" \
+					"$tmp/inv.raw" yes
+			else
+				fail "$l: filter=invert"
+			fi
+			# The element's pool: a fills b's images (a copy, then
+			# an invert; twice inverted is the input).
+			if states pool "$src ! glcudafilter name=a filter=none ! \
+				glcudafilter name=b filter=invert ! gldownload ! \
+				filesink location=$tmp/pool.raw"; then
+				check_stats pool b frames=$frames input-pooled=$frames
+				check "$l: into the pool, filter=invert" $format $w $h $frames \
+					"$tmp/ref.raw" "$tmp/pool.raw" yes
+			else
+				fail "$l: into the pool, filter=invert"
+			fi
+			if states pool2 "$src ! glcudafilter name=a filter=invert ! \
+				glcudafilter name=b filter=invert ! gldownload ! \
+				filesink location=$tmp/pool2.raw"; then
+				check_stats pool2 b frames=$frames input-pooled=$frames
+				check "$l: into the pool, filter=invert twice" $format $w $h \
+					$frames "$tmp/ref.raw" "$tmp/pool2.raw" no
+			else
+				fail "$l: into the pool, filter=invert twice"
+			fi
+		done
+		# glcolorconvert renders NV12 into the element's pool.
+		l="$api NV12 ${w}x$h through glcolorconvert"
+		src="videotestsrc num-buffers=$frames pattern=smpte ! video/x-raw,format=BGRA,width=$w,height=$h ! glupload ! glcolorconvert ! video/x-raw(memory:GLMemory),format=NV12"
+		if ! run cref $src ! gldownload ! filesink location="$tmp/cref.raw"; then
+			fail "$l: the reference pipeline without the element"
+			continue
+		fi
+		if states conv "$src ! glcudafilter name=f filter=invert ! gldownload ! \
+			filesink location=$tmp/conv.raw"; then
+			check_stats conv f frames=$frames input-pooled=$frames
+			check "$l: filter=invert" NV12 $w $h $frames "$tmp/cref.raw" \
+				"$tmp/conv.raw" yes
+		else
+			fail "$l: filter=invert"
+		fi
+	done
+done
+unset GST_GL_API
+
+if [ $failures -ne 0 ]; then
+	echo "$failures failures"
+	exit 1
+fi
+echo "PASS: $checks outputs of odd height, every word (the last chroma row by name)"
