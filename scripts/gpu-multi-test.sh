@@ -118,7 +118,9 @@ for cvd in unset 0 1; do
 		in_list && /^    device [0-9]+:/ { dev = $2; sub(":", "", dev) }
 		in_list && /^        verdict: interop works, CUDA device/ {
 			c = $6; sub(",", "", c); printf "%s:works:%s\n", dev, c }
-		in_list && /^        verdict: interop cannot work/ { printf "%s:no:%s\n", dev, $6 }
+		in_list && /^        verdict: interop cannot work/ {
+			e = $5; sub(":", "", e); if (e == "no") e = "no-context"
+			printf "%s:no:%s\n", dev, e }
 		in_list && /^        verdict: not judged/ { printf "%s:no:not-judged\n", dev }
 	' "$log")
 	nverdict=$(grep -c . <<<"$verdicts")
@@ -126,17 +128,18 @@ for cvd in unset 0 1; do
 	expected_egl=$(grep -m1 ':works:' <<<"$verdicts" | cut -d: -f1)
 	expected_cuda=$(grep -m1 ':works:' <<<"$verdicts" | cut -d: -f3)
 	display=$(sed -n 's/^    display   //p' "$log" | head -n 1)
-	summary=$(tr '\n' ' ' <<<"$verdicts" | sed 's/:works:/ works on CUDA /g; s/:no:/ no: /g; s/ $//')
+	summary=$(awk -F: '{ printf "%sEGL device %s: %s", sep, $1,
+		($2 == "works" ? "CUDA device " $3 : "no (" $3 ")"); sep = ", " }' <<<"$verdicts")
 	if [ -z "$ndev" ] || [ "$nverdict" -ne "$ndev" ]; then
 		fail "$tag info: ${ndev:-?} EGL devices, $nverdict device verdicts (see $log)"
 	elif [ "$rc" -ne 0 ] || ! grep -q '^Verdict (.*): interop works' "$log"; then
 		fail "$tag info: overall verdict not positive (exit $rc): $(grep -A2 '^Verdict' "$log" | tr '\n' ' ')"
 	elif [ -z "$ncuda" ] || [ "$nworks" -ne "$ncuda" ]; then
-		fail "$tag info: $nworks EGL devices work, CUDA sees ${ncuda:-?}: EGL $summary"
+		fail "$tag info: $nworks EGL devices work, CUDA sees ${ncuda:-?}: $summary"
 	elif [ "$(egl_index "$display")" != "$expected_egl" ]; then
 		fail "$tag info: the contexts are on \"$display\", the first working EGL device is $expected_egl"
 	else
-		pass "$tag info: EGL $summary; contexts on $display"
+		pass "$tag info: $summary; contexts on $display"
 	fi
 
 	# demo
