@@ -401,6 +401,28 @@ START_TEST(test_any_matches_no_cuda_device)
 }
 END_TEST
 
+/* -1 with a CUDA driver that sees no device (cuInit fails with
+ * CUDA_ERROR_NO_DEVICE, as with CUDA_VISIBLE_DEVICES=""): the first display
+ * that works, not marked as a CUDA device's nor as none of them. */
+START_TEST(test_any_cuda_sees_no_device)
+{
+	struct glcuda_headless *hl = NULL;
+	const char *desc;
+	int ret;
+
+	if (!fake_cuda_for_any(false, NULL))
+		return;
+	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuInit:1:CUDA_ERROR_NO_DEVICE", 1);
+	ret = glcuda_headless_new(-1, 0, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	desc = glcuda_headless_get_description(hl);
+	ck_assert_msg(!strstr(desc, "UUID of CUDA") && !strstr(desc, "no interop"),
+		      "description \"%s\"", desc);
+	glcuda_headless_destroy(hl);
+	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
+}
+END_TEST
+
 /* -1 without a CUDA driver: the first display that works, described as
  * before (no CUDA device named, no "no interop" mark). */
 START_TEST(test_any_without_cuda)
@@ -473,6 +495,7 @@ glcuda_headless_suite(void)
 	/* _i: 0 GL, 1 GLES. */
 	tcase_add_loop_test(tc, test_any_matches_cuda_uuid, 0, 2);
 	tcase_add_test(tc, test_any_matches_no_cuda_device);
+	tcase_add_test(tc, test_any_cuda_sees_no_device);
 	tcase_add_test(tc, test_any_without_cuda);
 	suite_add_tcase(s, tc);
 
