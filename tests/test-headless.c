@@ -401,6 +401,42 @@ START_TEST(test_any_matches_no_cuda_device)
 }
 END_TEST
 
+/* -1 where EGL devices say which CUDA device they are (the NVIDIA driver):
+ * the first EGL device that names one CUDA can see, whatever
+ * CUDA_VISIBLE_DEVICES hides from CUDA before it. */
+START_TEST(test_any_nv_device_cuda)
+{
+	EGLDeviceEXT devices[32];
+	struct glcuda_headless *hl = NULL;
+	char want[64] = "";
+	EGLint n = 0;
+	int ret;
+
+	if (!egl_has_cuda_device()) {
+		fprintf(stderr, "no EGL device has EGL_NV_device_cuda here: nothing to test\n");
+		return;
+	}
+	ck_assert(eglQueryDevicesEXT(32, devices, &n));
+	for (EGLint i = 0; i < n && !want[0]; i++) {
+		const char *exts = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+		EGLAttrib cuda;
+
+		if (exts && strstr(exts, "EGL_NV_device_cuda") &&
+		    eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &cuda))
+			snprintf(want, sizeof(want), "EGL device %d (EGL_NV_device_cuda, CUDA %ld",
+				 (int)i, (long)cuda);
+		(void)eglGetError();
+	}
+	ck_assert_msg(want[0], "no EGL device names a CUDA device CUDA can see");
+	ret = glcuda_headless_new(-1, 0, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(strncmp(glcuda_headless_get_description(hl), want, strlen(want)) == 0,
+		      "description \"%s\", expected it to start with \"%s\"",
+		      glcuda_headless_get_description(hl), want);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
 /* -1 with a CUDA driver that sees no device (cuInit fails with
  * CUDA_ERROR_NO_DEVICE, as with CUDA_VISIBLE_DEVICES=""): the first display
  * that works, not marked as a CUDA device's nor as none of them. */
@@ -496,6 +532,7 @@ glcuda_headless_suite(void)
 	tcase_add_loop_test(tc, test_any_matches_cuda_uuid, 0, 2);
 	tcase_add_test(tc, test_any_matches_no_cuda_device);
 	tcase_add_test(tc, test_any_cuda_sees_no_device);
+	tcase_add_test(tc, test_any_nv_device_cuda);
 	tcase_add_test(tc, test_any_without_cuda);
 	suite_add_tcase(s, tc);
 
