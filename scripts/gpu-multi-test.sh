@@ -12,6 +12,8 @@
 #           scripts/gpu-test.sh --unpack does; needs root.
 #
 # Per setting of CUDA_VISIBLE_DEVICES:
+#   headless    build-gpu/tests/test-headless (glcuda_headless_new(-1) opens
+#               the first EGL device that names a CUDA device CUDA can see);
 #   info        build-gpu/tools/glcuda-info: a verdict line for every EGL
 #               device, as many EGL devices working as CUDA sees devices,
 #               and the overall verdict "interop works";
@@ -47,7 +49,8 @@ info=$build/tools/glcuda-info
 demo=$build/tools/glcuda-demo
 comp=$build/tools/glcuda-compositor/glcuda-compositor
 pixel=$build/tests/compositor-pixel-client
-for f in "$info" "$demo" "$comp" "$pixel"; do
+headless=$build/tests/test-headless
+for f in "$info" "$demo" "$comp" "$pixel" "$headless"; do
 	if [ ! -x "$f" ]; then
 		echo "no $f: run scripts/gpu-build.sh on the development machine first" >&2
 		exit 1
@@ -103,6 +106,17 @@ egl_index() {
 for cvd in unset 0 1; do
 	tag="CUDA_VISIBLE_DEVICES=$cvd"
 	echo "== $tag"
+
+	# headless: the library's own test of -1, in build-gpu/ as make check runs it.
+	log=$logdir/headless-cvd-$cvd.log
+	(cd "$build" && run_cvd "$cvd" timeout 600 "$headless") >"$log" 2>&1
+	rc=$?
+	checks=$(grep -m1 -o '[0-9]*%: Checks: .*' "$log")
+	if [ "$rc" -ne 0 ]; then
+		fail "$tag headless: exit $rc: ${checks:-$(tail -n 1 "$log")}"
+	else
+		pass "$tag headless: $checks"
+	fi
 
 	# info: the verdicts. expected_egl: the first EGL device that works, which
 	# -1 must pick (EGL_NV_device_cuda devices come first, in EGL's order).
