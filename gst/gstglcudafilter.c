@@ -32,7 +32,9 @@
 #include <string.h>
 
 #include <EGL/egl.h>
+#include <EGL/eglext.h>
 #include <gst/gl/gl.h>
+#include <gst/gl/egl/gstgldisplay_egl_device.h>
 #include <gst/gl/gstglfuncs.h>
 
 #include "gstglcudafilter.h"
@@ -1604,6 +1606,109 @@ gst_glcuda_filter_get_property(GObject *object, guint prop_id, GValue *value,
 	GST_OBJECT_UNLOCK(self);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The default GL display: the EGL device of a CUDA device CUDA can see     */
+
+/* The EGL device glcuda_headless_new(-1) opens (that of a CUDA device CUDA
+ * can see), NULL when none can be opened or it has no EGL device. On a
+ * thread of its own: the headless context is made current there, never on
+ * the caller's thread. */
+static gpointer
+cuda_egl_device_thread(gpointer data)
+{
+	PFNEGLQUERYDISPLAYATTRIBEXTPROC query_display =
+		(PFNEGLQUERYDISPLAYATTRIBEXTPROC)eglGetProcAddress("eglQueryDisplayAttribEXT");
+	struct glcuda_headless *hl = NULL;
+	EGLAttrib device = 0;
+
+	if (!query_display ||
+	    (glcuda_headless_new(-1, 0, &hl) != 0 &&
+	     glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl) != 0))
+		return NULL;
+	/* A display that is no CUDA device's is no better than GstGL's. */
+	if (strstr(glcuda_headless_get_description(hl), "no interop") ||
+	    !query_display(glcuda_headless_get_display(hl), EGL_DEVICE_EXT, &device))
+		device = 0;
+	glcuda_headless_destroy(hl);
+	return (gpointer)device;
+}
+
+/* Looked for once per process (it opens a GL context, and what it finds
+ * does not change while the process runs). */
+static gpointer
+cuda_egl_device_once(gpointer data)
+{
+	return g_thread_join(g_thread_new("glcuda-display", cuda_egl_device_thread, NULL));
+}
+
+/*
+ * GstGL's headless display (GST_GL_WINDOW=egl-device) is always the first
+ * EGL device, and EGL lists every GPU whatever CUDA_VISIBLE_DEVICES says:
+ * with CUDA_VISIBLE_DEVICES=1 on two GPUs, that is a GPU CUDA cannot use.
+ * Unless the application or a neighbour gave a display, this element
+ * offers (to itself, its GL neighbours and the bin) the display of the EGL
+ * device glcuda_headless_new(-1) picks. Called before the element needs a
+ * display: when a neighbour asks for one, and going to READY.
+ */
+static void
+gcf_offer_default_display(GstGlcudaFilter *self)
+{
+	PFNEGLQUERYDEVICESEXTPROC query_devices =
+		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+	const char *window = g_getenv("GST_GL_WINDOW");
+	static GOnce once = G_ONCE_INIT;
+	GstGLDisplayEGLDevice *display;
+	EGLDeviceEXT device, listed[32];
+	GstContext *context;
+	EGLint n = 0, index = -1;
+
+	if (GST_GL_BASE_FILTER(self)->display || !window || !strstr(window, "egl-device") ||
+	    !query_devices)
+		return;
+	device = g_once(&once, cuda_egl_device_once, NULL);
+	if (!device || !query_devices(G_N_ELEMENTS(listed), listed, &n) || n < 1 ||
+	    device == listed[0]) {
+		(void)eglGetError();
+		return;
+	}
+	for (EGLint i = 0; i < n && index < 0; i++)
+		if (listed[i] == device)
+			index = i;
+	display = gst_gl_display_egl_device_new_with_egl_device(device);
+	if (!display)
+		return;
+	GST_INFO_OBJECT(self, "GL display: EGL device %d, a CUDA device's that CUDA can "
+			"see (GstGL's own would be EGL device 0)", index);
+	context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
+	gst_context_set_gl_display(context, GST_GL_DISPLAY(display));
+	gst_element_set_context(GST_ELEMENT(self), context);
+	gst_element_post_message(GST_ELEMENT(self),
+				 gst_message_new_have_context(GST_OBJECT(self), context));
+	gst_object_unref(display);
+}
+
+static gboolean
+gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+	const gchar *type;
+
+	if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+	    gst_query_parse_context_type(query, &type) &&
+	    g_strcmp0(type, GST_GL_DISPLAY_CONTEXT_TYPE) == 0)
+		gcf_offer_default_display(GST_GLCUDA_FILTER(trans));
+	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->query(trans, direction,
+									       query);
+}
+
+static GstStateChangeReturn
+gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
+{
+	if (transition == GST_STATE_CHANGE_NULL_TO_READY)
+		gcf_offer_default_display(GST_GLCUDA_FILTER(element));
+	return GST_ELEMENT_CLASS(gst_glcuda_filter_parent_class)->change_state(element,
+									       transition);
+}
+
 static void
 gst_glcuda_filter_finalize(GObject *object)
 {
@@ -1673,6 +1778,8 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 	transform_class->transform_caps = gst_glcuda_filter_transform_caps;
 	transform_class->propose_allocation = gst_glcuda_filter_propose_allocation;
 	transform_class->decide_allocation = gst_glcuda_filter_decide_allocation;
+	transform_class->query = gst_glcuda_filter_query;
+	element_class->change_state = gst_glcuda_filter_change_state;
 
 	gst_type_mark_as_plugin_api(GST_TYPE_GLCUDA_FILTER_KIND, 0);
 	wrap_quark = g_quark_from_static_string("glcuda-wrap");

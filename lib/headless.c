@@ -1,7 +1,7 @@
 /*
  * The headless helper: an EGL display without a window system and a
  * surfaceless GL 4.5+ core or GLES 3.x context on it, on the EGL device of a
- * given CUDA device when asked.
+ * given CUDA device when asked, else on that of a CUDA device CUDA can see.
  * SPDX-License-Identifier: MIT
  *
  * EGL displays are per-platform singletons: eglGetPlatformDisplayEXT hands
@@ -539,12 +539,139 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 			  "/usr/share/glvnd/egl_vendor.d).", ordinal, tried);
 }
 
-/* cuda_ordinal == -1: the first EGL device, then Mesa's surfaceless platform. */
+/* The CUDA devices CUDA can see, with their UUIDs: what cuda_ordinal -1
+ * matches EGL displays against. */
+#define MAX_CUDA_DEVICES 16
+
+struct cuda_devices {
+	int count; /* 0: no CUDA driver or no device (why says which) */
+	bool has_uuid[MAX_CUDA_DEVICES];
+	CUuuid uuid[MAX_CUDA_DEVICES];
+	char why[512];
+};
+
+static void
+cuda_devices_list(struct cuda_devices *c)
+{
+	CUresult res;
+	int n = 0;
+
+	memset(c, 0, sizeof(*c));
+	/* Loads libcuda.so.1 (or $GLCUDA_LIBCUDA) and runs cuInit: fails
+	 * without a driver, and with CUDA_ERROR_NO_DEVICE where CUDA sees no
+	 * device (CUDA_VISIBLE_DEVICES empty or naming none). */
+	if (cuda_loader_load(c->why, sizeof(c->why)))
+		return;
+	res = CU_CALL(cuDeviceGetCount, &n);
+	if (res != CUDA_SUCCESS) {
+		char cuerr[160];
+
+		snprintf(c->why, sizeof(c->why), "cuDeviceGetCount failed: %s",
+			 cuda_result_string(res, cuerr, sizeof(cuerr)));
+		n = 0;
+	} else if (n <= 0) {
+		snprintf(c->why, sizeof(c->why), "CUDA sees no device");
+		n = 0;
+	}
+	if (n > MAX_CUDA_DEVICES)
+		n = MAX_CUDA_DEVICES;
+	for (int i = 0; i < n; i++) {
+		CUdevice dev;
+
+		if (CU_CALL(cuDeviceGet, &dev, i) == CUDA_SUCCESS &&
+		    CU_CALL(cuDeviceGetUuid, &c->uuid[i], dev) == CUDA_SUCCESS)
+			c->has_uuid[i] = true;
+	}
+	c->count = n;
+	cuda_loader_unload();
+}
+
+/* The CUDA ordinal whose UUID the current GL context reports as
+ * GL_DEVICE_UUID_EXT, or -1 (with the reason in why). */
+static int
+cuda_device_of_context(const struct cuda_devices *c, char *why, size_t whysize)
+{
+	GLubyte gl_uuid[GL_UUID_SIZE_EXT];
+
+	if (!epoxy_has_gl_extension("GL_EXT_memory_object") &&
+	    !epoxy_has_gl_extension("GL_EXT_semaphore")) {
+		snprintf(why, whysize, "no GL_EXT_memory_object, cannot read "
+			 "GL_DEVICE_UUID_EXT");
+		return -1;
+	}
+	memset(gl_uuid, 0, sizeof(gl_uuid));
+	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid);
+	for (int i = 0; i < c->count; i++)
+		/* memcmp: a UUID may contain a zero byte. */
+		if (c->has_uuid[i] && memcmp(gl_uuid, c->uuid[i].bytes, sizeof(gl_uuid)) == 0)
+			return i;
+	snprintf(why, whysize, "its GL device UUID is no CUDA device's (CUDA "
+		 "sees %d)", c->count);
+	return -1;
+}
+
+/* The first display of the EGL devices, then of Mesa's surfaceless
+ * platform, on which the context can be made; "note" is added to its
+ * description. */
+static int
+open_first(const EGLDeviceEXT *devices, EGLint count, uint32_t flags,
+	   struct glcuda_headless *hl, const char *note, char *tried, size_t triedsize)
+{
+	char why[384], label[128], where[256];
+	int ret;
+
+	for (EGLint i = 0; i < count; i++) {
+		device_label(devices[i], i, label, sizeof(label));
+		ret = open_on(EGL_PLATFORM_DEVICE_EXT, devices[i], &hl->display,
+			      &hl->context, flags, why, sizeof(why));
+		if (ret == 0) {
+			snprintf(where, sizeof(where), "%s%s", label, note);
+			describe(hl, where);
+			return 0;
+		}
+		append(tried, triedsize, "%s: %s", label, why);
+	}
+
+	if (!has_client_extension("EGL_MESA_platform_surfaceless")) {
+		append(tried, triedsize, "Mesa surfaceless platform: the EGL "
+		       "library lacks EGL_MESA_platform_surfaceless");
+	} else {
+		ret = open_on(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
+			      &hl->display, &hl->context, flags, why, sizeof(why));
+		if (ret == 0) {
+			snprintf(where, sizeof(where), "Mesa surfaceless platform%s", note);
+			describe(hl, where);
+			return 0;
+		}
+		append(tried, triedsize, "Mesa surfaceless platform: %s", why);
+	}
+	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+			  "no EGL display could make an %s context: %s. Install the "
+			  "NVIDIA driver's EGL library, or Mesa for a software "
+			  "renderer; EGL_LOG_LEVEL=debug shows why Mesa fails.",
+			  flags & GLCUDA_HEADLESS_FLAG_GLES ? "OpenGL ES 3.0+"
+			  : "OpenGL 4.5 core", tried);
+}
+
+/*
+ * cuda_ordinal == -1: the EGL display of a CUDA device that CUDA can see.
+ * EGL lists every GPU whatever CUDA_VISIBLE_DEVICES says, so the first EGL
+ * device may be one CUDA cannot use; EGL_NV_device_cuda's ordinal follows
+ * CUDA_VISIBLE_DEVICES (the NVIDIA driver fails the query for a hidden
+ * GPU). So: the first EGL device that names a CUDA device, then the first
+ * EGL device (or Mesa's surfaceless display) whose GL device UUID is a CUDA
+ * device's. Only without a CUDA driver or device, or when no display is
+ * any CUDA device's, the first display that works (GL without interop; then
+ * glcuda_device_new() says GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE).
+ */
 static int
 open_any(uint32_t flags, struct glcuda_headless *hl)
 {
 	EGLDeviceEXT devices[MAX_EGL_DEVICES];
-	char tried[1024] = "", why[384], label[128];
+	/* Not tried again by UUID: the EGL_NV_device_cuda devices. */
+	bool said[MAX_EGL_DEVICES] = { false };
+	char tried[1024] = "", why[384], label[128], note[160];
+	struct cuda_devices *cuda;
 	EGLint count = 0;
 	int ret;
 
@@ -553,8 +680,21 @@ open_any(uint32_t flags, struct glcuda_headless *hl)
 		append(tried, sizeof(tried), "EGL devices: %s", why);
 	else if (count == 0)
 		append(tried, sizeof(tried), "EGL devices: none");
+
 	for (EGLint i = 0; i < count; i++) {
+		const char *exts = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+		EGLAttrib value = -1;
+
+		if (!extension_list_has(exts, "EGL_NV_device_cuda"))
+			continue;
+		said[i] = true;
 		device_label(devices[i], i, label, sizeof(label));
+		if (!eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &value)) {
+			(void)eglGetError();
+			err_debug(NULL, "glcuda_headless_new(-1): EGL device %d is no "
+				  "CUDA device CUDA can see (CUDA_VISIBLE_DEVICES)\n", i);
+			continue;
+		}
 		ret = open_on(EGL_PLATFORM_DEVICE_EXT, devices[i], &hl->display,
 			      &hl->context, flags, why, sizeof(why));
 		if (ret == 0) {
@@ -564,24 +704,76 @@ open_any(uint32_t flags, struct glcuda_headless *hl)
 		append(tried, sizeof(tried), "%s: %s", label, why);
 	}
 
-	if (!has_client_extension("EGL_MESA_platform_surfaceless")) {
-		append(tried, sizeof(tried), "Mesa surfaceless platform: the EGL "
-		       "library lacks EGL_MESA_platform_surfaceless");
-	} else {
-		ret = open_on(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-			      &hl->display, &hl->context, flags, why, sizeof(why));
-		if (ret == 0) {
-			describe(hl, "Mesa surfaceless platform");
-			return 0;
-		}
-		append(tried, sizeof(tried), "Mesa surfaceless platform: %s", why);
+	/* The others by UUID: Mesa's devices, and EGL without
+	 * EGL_NV_device_cuda. */
+	cuda = malloc(sizeof(*cuda));
+	if (!cuda)
+		return error_fail(NULL, -ENOMEM, "glcuda_headless_new: out of memory");
+	cuda_devices_list(cuda);
+	if (cuda->count == 0) {
+		err_debug(NULL, "glcuda_headless_new(-1): no CUDA device (%s): the "
+			  "first EGL display that works\n", cuda->why);
+		free(cuda);
+		return open_first(devices, count, flags, hl, "", tried, sizeof(tried));
 	}
-	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-			  "no EGL display could make an %s context: %s. Install the "
-			  "NVIDIA driver's EGL library, or Mesa for a software "
-			  "renderer; EGL_LOG_LEVEL=debug shows why Mesa fails.",
-			  flags & GLCUDA_HEADLESS_FLAG_GLES ? "OpenGL ES 3.0+"
-			  : "OpenGL 4.5 core", tried);
+	for (EGLint i = 0; i <= count; i++) {
+		/* i == count: Mesa's surfaceless platform. */
+		const bool surfaceless = i == count;
+		EGLDisplay dpy;
+		EGLContext ctx;
+		int ordinal;
+
+		if (!surfaceless && said[i])
+			continue;
+		if (surfaceless && !has_client_extension("EGL_MESA_platform_surfaceless"))
+			break;
+		if (surfaceless)
+			snprintf(label, sizeof(label), "Mesa surfaceless platform");
+		else
+			device_label(devices[i], i, label, sizeof(label));
+		ret = open_on(surfaceless ? EGL_PLATFORM_SURFACELESS_MESA
+			      : EGL_PLATFORM_DEVICE_EXT,
+			      surfaceless ? EGL_DEFAULT_DISPLAY : devices[i],
+			      &dpy, &ctx, flags, why, sizeof(why));
+		if (ret) {
+			append(tried, sizeof(tried), "%s: %s", label, why);
+			continue;
+		}
+		ordinal = cuda_device_of_context(cuda, why, sizeof(why));
+		if (ordinal < 0) {
+			append(tried, sizeof(tried), "%s: %s", label, why);
+			close_on(dpy, ctx);
+			continue;
+		}
+		free(cuda);
+		hl->display = dpy;
+		hl->context = ctx;
+		if (surfaceless)
+			snprintf(label, sizeof(label), "Mesa surfaceless platform "
+				 "(UUID of CUDA %d)", ordinal);
+		else
+			snprintf(label, sizeof(label), "EGL device %d (UUID of CUDA %d)",
+				 (int)i, ordinal);
+		describe(hl, label);
+		return 0;
+	}
+
+	/*
+	 * CUDA sees devices, and no EGL display is one of them (GL on Mesa or
+	 * another GPU, CUDA on NVIDIA). A context on another GPU is still a
+	 * GL context, and what a caller that wants GL only, or a diagnosis,
+	 * asks for; interop cannot work on it, and glcuda_device_new() fails
+	 * with GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE. The description says so,
+	 * so that the pick is never silent.
+	 */
+	err_info(NULL, "glcuda_headless_new(-1): no EGL display is one of the %d "
+		 "CUDA device%s (%s): the first display that works, without interop\n",
+		 cuda->count, cuda->count == 1 ? "" : "s", tried);
+	snprintf(note, sizeof(note), " [none of the %d CUDA device%s: no interop]",
+		 cuda->count, cuda->count == 1 ? "" : "s");
+	free(cuda);
+	tried[0] = '\0';
+	return open_first(devices, count, flags, hl, note, tried, sizeof(tried));
 }
 
 GLCUDA_EXPORT int

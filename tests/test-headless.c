@@ -1,6 +1,8 @@
 /*
  * The headless EGL helper: GL and GLES contexts without a window system,
- * errors, the CUDA-device path without a CUDA driver, and no leaks.
+ * errors, the CUDA-device path without a CUDA driver, which display -1
+ * picks with and without a CUDA device (the fake CUDA driver,
+ * tests/fake-cuda, stands in for one), and no leaks.
  * Runs on any machine with an EGL display (Mesa llvmpipe in CI); exits 77
  * when none can be opened.
  * SPDX-License-Identifier: MIT
@@ -10,6 +12,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +264,221 @@ START_TEST(test_cuda_ordinal_without_cuda)
 }
 END_TEST
 
+/* tests/fake-cuda/.libs/libfakecuda.so (make check runs tests from the
+ * build directory; the program may be libtool's lt- copy in .libs), or
+ * $GLCUDA_FAKE_CUDA_LIB. */
+static bool
+find_fake_cuda(char path[PATH_MAX])
+{
+	const char *env = getenv("GLCUDA_FAKE_CUDA_LIB");
+	char exe[PATH_MAX], cand[PATH_MAX + 64];
+	ssize_t n;
+
+	if (env && realpath(env, path))
+		return true;
+	if (realpath("tests/fake-cuda/.libs/libfakecuda.so", path))
+		return true;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(cand, sizeof(cand), "%s/fake-cuda/.libs/libfakecuda.so", exe);
+	if (realpath(cand, path))
+		return true;
+	snprintf(cand, sizeof(cand), "%s/../fake-cuda/.libs/libfakecuda.so", exe);
+	return realpath(cand, path) != NULL;
+}
+
+/*
+ * Set up the fake CUDA driver for -1: its one device gets the GL device
+ * UUID of the display -1 opens without CUDA (uuid true), or a UUID no
+ * display has. Returns false (and says why) where this cannot be tested:
+ * an EGL device with EGL_NV_device_cuda decides before any UUID, and GL
+ * without GL_EXT_memory_object has no UUID.
+ */
+static bool
+fake_cuda_for_any(bool uuid, char gl_uuid_out[33])
+{
+	struct glcuda_headless *hl = NULL;
+	char path[PATH_MAX], hex[33];
+	uint8_t gl_uuid[GL_UUID_SIZE_EXT] = { 0 };
+
+	if (egl_has_cuda_device()) {
+		fprintf(stderr, "an EGL device is a CUDA device here (EGL_NV_device_cuda): "
+			"-1 does not match by UUID, nothing to test with the fake\n");
+		return false;
+	}
+	ck_assert_msg(find_fake_cuda(path), "the fake CUDA driver "
+		      "tests/fake-cuda/.libs/libfakecuda.so was not found (make check "
+		      "builds it; or set GLCUDA_FAKE_CUDA_LIB)");
+
+	setenv("GLCUDA_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
+	if (!epoxy_has_gl_extension("GL_EXT_memory_object")) {
+		fprintf(stderr, "GL has no GL_EXT_memory_object (no device UUID): "
+			"nothing to match\n");
+		glcuda_headless_destroy(hl);
+		return false;
+	}
+	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+	glcuda_headless_destroy(hl);
+
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", gl_uuid[i]);
+	if (gl_uuid_out)
+		memcpy(gl_uuid_out, hex, sizeof(hex));
+	/* Not the GL UUID: its last byte flipped. */
+	if (!uuid)
+		snprintf(hex + 30, 3, "%02x", gl_uuid[15] ^ 0xff);
+	setenv("GLCUDA_FAKE_CUDA_UUID", hex, 1);
+	setenv("GLCUDA_LIBCUDA", path, 1);
+	return true;
+}
+
+/* -1 with a CUDA device: the display whose GL device UUID is the CUDA
+ * device's, and the description says it was chosen for that. */
+START_TEST(test_any_matches_cuda_uuid)
+{
+	struct glcuda_headless *hl = NULL;
+	uint8_t gl_uuid[GL_UUID_SIZE_EXT] = { 0 };
+	char want[33], got[33];
+	const char *desc;
+	int ret;
+
+	if (!fake_cuda_for_any(true, want))
+		return;
+	ret = glcuda_headless_new(-1, _i ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	desc = glcuda_headless_get_description(hl);
+	ck_assert_msg(strstr(desc, "(UUID of CUDA 0)"), "description \"%s\" does not "
+		      "say the display is CUDA device 0's", desc);
+	ck_assert_msg(!strstr(desc, "no interop"), "description \"%s\"", desc);
+	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid);
+	for (int i = 0; i < 16; i++)
+		snprintf(got + 2 * i, 3, "%02x", gl_uuid[i]);
+	ck_assert_str_eq(got, want);
+	glcuda_headless_destroy(hl);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+}
+END_TEST
+
+/*
+ * -1 with a CUDA device that no display is: a GL context still (GL alone
+ * works there), never passed off as the CUDA device's: the description
+ * says "no interop", and glcuda_device_new() on it fails with
+ * GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE.
+ */
+START_TEST(test_any_matches_no_cuda_device)
+{
+	struct glcuda_headless *hl = NULL;
+	struct glcuda_device *dev = NULL;
+	const char *desc;
+	int ret;
+
+	if (!fake_cuda_for_any(false, NULL))
+		return;
+	ret = glcuda_headless_new(-1, 0, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	desc = glcuda_headless_get_description(hl);
+	ck_assert_msg(strstr(desc, "[none of the 1 CUDA device: no interop]"),
+		      "description \"%s\" does not say the display is no CUDA device's", desc);
+	ck_assert_msg(!strstr(desc, "UUID of CUDA"), "description \"%s\"", desc);
+
+	ret = glcuda_device_new(glcuda_headless_get_display(hl),
+				glcuda_headless_get_context(hl), NULL, &dev);
+	if (ret == GLCUDA_ERROR_NO_VULKAN || ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
+	    ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE ||
+	    ret == GLCUDA_ERROR_MISSING_GL_EXTENSION)
+		fprintf(stderr, "glcuda_device_new stops before CUDA here (%s): the "
+			"error it gives is not tested\n", glcuda_error_get_name(ret));
+	else
+		ck_assert_msg(ret == GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE, "got %s: %s",
+			      glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_ptr_null(dev);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* -1 where EGL devices say which CUDA device they are (the NVIDIA driver):
+ * the first EGL device that names one CUDA can see, whatever
+ * CUDA_VISIBLE_DEVICES hides from CUDA before it. */
+START_TEST(test_any_nv_device_cuda)
+{
+	EGLDeviceEXT devices[32];
+	struct glcuda_headless *hl = NULL;
+	char want[64] = "";
+	EGLint n = 0;
+	int ret;
+
+	if (!egl_has_cuda_device()) {
+		fprintf(stderr, "no EGL device has EGL_NV_device_cuda here: nothing to test\n");
+		return;
+	}
+	ck_assert(eglQueryDevicesEXT(32, devices, &n));
+	for (EGLint i = 0; i < n && !want[0]; i++) {
+		const char *exts = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+		EGLAttrib cuda;
+
+		if (exts && strstr(exts, "EGL_NV_device_cuda") &&
+		    eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &cuda))
+			snprintf(want, sizeof(want), "EGL device %d (EGL_NV_device_cuda, CUDA %ld",
+				 (int)i, (long)cuda);
+		(void)eglGetError();
+	}
+	ck_assert_msg(want[0], "no EGL device names a CUDA device CUDA can see");
+	ret = glcuda_headless_new(-1, 0, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(strncmp(glcuda_headless_get_description(hl), want, strlen(want)) == 0,
+		      "description \"%s\", expected it to start with \"%s\"",
+		      glcuda_headless_get_description(hl), want);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* -1 with a CUDA driver that sees no device (cuInit fails with
+ * CUDA_ERROR_NO_DEVICE, as with CUDA_VISIBLE_DEVICES=""): the first display
+ * that works, not marked as a CUDA device's nor as none of them. */
+START_TEST(test_any_cuda_sees_no_device)
+{
+	struct glcuda_headless *hl = NULL;
+	const char *desc;
+	int ret;
+
+	if (!fake_cuda_for_any(false, NULL))
+		return;
+	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuInit:1:CUDA_ERROR_NO_DEVICE", 1);
+	ret = glcuda_headless_new(-1, 0, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	desc = glcuda_headless_get_description(hl);
+	ck_assert_msg(!strstr(desc, "UUID of CUDA") && !strstr(desc, "no interop"),
+		      "description \"%s\"", desc);
+	glcuda_headless_destroy(hl);
+	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
+}
+END_TEST
+
+/* -1 without a CUDA driver: the first display that works, described as
+ * before (no CUDA device named, no "no interop" mark). */
+START_TEST(test_any_without_cuda)
+{
+	struct glcuda_headless *hl = NULL;
+	const char *desc;
+
+	setenv("GLCUDA_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
+	desc = glcuda_headless_get_description(hl);
+	ck_assert_msg(!strstr(desc, "UUID of CUDA") && !strstr(desc, "no interop"),
+		      "description \"%s\"", desc);
+	ck_assert_msg(strncmp(desc, "EGL device ", 11) == 0 ||
+		      strncmp(desc, "Mesa surfaceless platform", 25) == 0,
+		      "description \"%s\"", desc);
+	glcuda_headless_destroy(hl);
+	unsetenv("GLCUDA_LIBCUDA");
+}
+END_TEST
+
 START_TEST(test_no_fd_leak)
 {
 	struct glcuda_headless *hl;
@@ -307,6 +525,15 @@ glcuda_headless_suite(void)
 	tc = tcase_create("errors");
 	tcase_add_test(tc, test_invalid_arguments);
 	tcase_add_test(tc, test_cuda_ordinal_without_cuda);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("any-device");
+	/* _i: 0 GL, 1 GLES. */
+	tcase_add_loop_test(tc, test_any_matches_cuda_uuid, 0, 2);
+	tcase_add_test(tc, test_any_matches_no_cuda_device);
+	tcase_add_test(tc, test_any_cuda_sees_no_device);
+	tcase_add_test(tc, test_any_nv_device_cuda);
+	tcase_add_test(tc, test_any_without_cuda);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("leaks");

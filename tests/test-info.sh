@@ -1,7 +1,11 @@
 #!/bin/sh
 # glcuda-info without a CUDA driver: it must say so, exit non-zero, and its
-# --json output must parse and carry "ok": false. Run from the build
-# directory (where make check runs tests); the binary is ./tools/glcuda-info.
+# --json output must parse and carry "ok": false. Every EGL device gets a
+# verdict line of its own, and no display is named twice. With the fake
+# CUDA driver: a working verdict for the EGL device whose GL UUID is the
+# CUDA device's, and with a CUDA UUID that no display has, a verdict that
+# says so on every device. Run from the build directory (where make check
+# runs tests); the binary is ./tools/glcuda-info.
 # SPDX-License-Identifier: MIT
 set -u
 
@@ -36,6 +40,27 @@ if ! grep -q "interop cannot work" "$tmp/text"; then
 	fail=1
 fi
 
+# every_device_judged FILE: one "verdict:" line per EGL device listed.
+every_device_judged() {
+	ndev=$(sed -n 's/^EGL devices: \([0-9][0-9]*\)$/\1/p' "$1")
+	nverdict=$(grep -c '^        verdict: ' "$1")
+	if [ -z "$ndev" ]; then
+		echo "SKIP: EGL devices cannot be listed here: no verdict per device to check"
+	elif [ "$nverdict" -ne "$ndev" ]; then
+		echo "FAIL: $ndev EGL device(s) and $nverdict device verdict(s) in $1:" >&2
+		grep -E '^EGL devices|^    device|^        verdict' "$1" >&2
+		fail=1
+	fi
+}
+every_device_judged "$tmp/text"
+# A display is named once: the GLES context on the GL context's display
+# says so rather than naming it again.
+dup=$(sed -n 's/^    display   //p' "$tmp/text" | sort | uniq -d)
+if [ -n "$dup" ]; then
+	echo "FAIL: the report names the same display twice: $dup" >&2
+	fail=1
+fi
+
 "$info" --json >"$tmp/json" 2>"$tmp/json.err"
 rc=$?
 if [ "$rc" -eq 0 ]; then
@@ -53,6 +78,11 @@ assert v["error"] and v["error"] != "GLCUDA_SUCCESS", v
 assert v["message"], v
 assert d["cuda"]["ok"] is False, d["cuda"]
 assert d["cuda"]["error"] == "GLCUDA_ERROR_NO_CUDA_DRIVER", d["cuda"]
+for e in d["egl"]["devices"]:
+    ev = e["verdict"]
+    assert ev["ok"] is False and ev["error"] and ev["message"], e
+    assert ev["stage"] in ("context", "glcuda_device_new"), e
+    assert isinstance(e["hidden_from_cuda"], bool), e
 ' <"$tmp/json"; then
 		echo "FAIL: --json output does not parse or has the wrong verdict:" >&2
 		cat "$tmp/json" >&2
@@ -82,13 +112,48 @@ if [ -e "$fake" ]; then
 		fail=1
 	elif command -v python3 >/dev/null 2>&1 && ! python3 -c '
 import json, sys
-v = json.load(sys.stdin)["verdict"]
+d = json.load(sys.stdin)
+v = d["verdict"]
 assert v["ok"] is True and v["sync_mode"] == "cpu", v
+# The contexts are on the display of CUDA device 0 (the fake one).
+assert "(UUID of CUDA 0)" in d["gl"]["display"], d["gl"]
+# Each EGL device is judged; the one with the GL UUID works on CUDA 0.
+works = [e for e in d["egl"]["devices"] if e["verdict"]["ok"]]
+assert works, d["egl"]["devices"]
+for e in works:
+    assert e["verdict"]["cuda_device"] == 0, e
+    assert e["verdict"]["sync_mode"] == "cpu", e
 ' <"$tmp/fake.json"; then
 		echo "FAIL: glcuda-info on the fake CUDA driver found no working device:" >&2
 		cat "$tmp/fake.json" >&2
 		fail=1
 	fi
+
+	# A CUDA device that no display is: the contexts still describe GL,
+	# marked as no CUDA device's, and no EGL device is said to work.
+	GLCUDA_LIBCUDA=$fake GLCUDA_FAKE_CUDA_UUID=00112233-4455-6677-8899-aabbccddeeff \
+		"$info" >"$tmp/nomatch" 2>"$tmp/nomatch.err"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		echo "FAIL: glcuda-info exited 0 with a CUDA device no display is" >&2
+		fail=1
+	fi
+	if ! grep -q '^    display   .*\[none of the 1 CUDA device: no interop\]' "$tmp/nomatch"; then
+		echo "FAIL: the report does not say the display is no CUDA device's:" >&2
+		grep '^    display' "$tmp/nomatch" >&2
+		fail=1
+	fi
+	if grep -q '^        verdict: interop works' "$tmp/nomatch"; then
+		echo "FAIL: an EGL device is said to work with a CUDA device no display is" >&2
+		fail=1
+	fi
+	if ! grep -q '^        verdict: interop cannot work: GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE' \
+		"$tmp/nomatch"; then
+		echo "FAIL: no EGL device verdict names GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE:" >&2
+		grep '^        verdict' "$tmp/nomatch" >&2
+		fail=1
+	fi
+	every_device_judged "$tmp/nomatch"
 fi
 
 "$info" --help >"$tmp/help" || { echo "FAIL: --help exited non-zero" >&2; fail=1; }

@@ -200,3 +200,148 @@ collect_verdict(struct report *r)
 	}
 	glcuda_headless_destroy(hl);
 }
+
+/* A context of the verdict's API on one EGL device's display, current
+ * without a surface, the way glcuda_headless_new() makes it (the public
+ * API opens a display by CUDA ordinal only, and a device CUDA cannot see
+ * has none). Returns the context, or EGL_NO_CONTEXT with the reason. */
+static EGLContext
+device_context(EGLDisplay dpy, bool gles, char *why, size_t whysize)
+{
+	static const EGLint gl_attribs[] = {
+		EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+		EGL_NONE,
+	};
+	static const EGLint gles_attribs[] = {
+		EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 0,
+		EGL_NONE,
+	};
+	const char *exts = eglQueryString(dpy, EGL_EXTENSIONS);
+	EGLConfig config = EGL_NO_CONFIG_KHR;
+	EGLContext ctx;
+
+	if (!glcuda_diag_extension_list_has(exts, "EGL_KHR_no_config_context") &&
+	    !glcuda_diag_extension_list_has(exts, "EGL_MESA_configless_context")) {
+		const EGLint attribs[] = {
+			EGL_RENDERABLE_TYPE, gles ? EGL_OPENGL_ES3_BIT_KHR : EGL_OPENGL_BIT,
+			EGL_SURFACE_TYPE, EGL_DONT_CARE,
+			EGL_NONE,
+		};
+		EGLint n = 0;
+
+		if (!eglChooseConfig(dpy, attribs, &config, 1, &n) || n < 1) {
+			snprintf(why, whysize, "no EGL config for %s (0x%04x)",
+				 gles ? "OpenGL ES 3" : "OpenGL", (unsigned)eglGetError());
+			return EGL_NO_CONTEXT;
+		}
+	}
+	if (!eglBindAPI(gles ? EGL_OPENGL_ES_API : EGL_OPENGL_API)) {
+		snprintf(why, whysize, "eglBindAPI failed (0x%04x)", (unsigned)eglGetError());
+		return EGL_NO_CONTEXT;
+	}
+	ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, gles ? gles_attribs : gl_attribs);
+	if (ctx == EGL_NO_CONTEXT) {
+		snprintf(why, whysize, "eglCreateContext(%s) failed (0x%04x)",
+			 gles ? "OpenGL ES 3.0" : "OpenGL 4.5 core", (unsigned)eglGetError());
+		return EGL_NO_CONTEXT;
+	}
+	if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+		snprintf(why, whysize, "eglMakeCurrent without a surface failed (0x%04x)",
+			 (unsigned)eglGetError());
+		eglDestroyContext(dpy, ctx);
+		return EGL_NO_CONTEXT;
+	}
+	return ctx;
+}
+
+static void
+device_verdict(struct device_verdict *v, EGLDeviceEXT device, bool gles)
+{
+	struct glcuda_device_options options;
+	struct glcuda_device *dev;
+	EGLDisplay dpy;
+	EGLContext ctx;
+	EGLint major, minor;
+	bool was_initialized;
+
+	v->tried = true;
+	v->stage = "context";
+	v->cuda_ordinal = -1;
+	dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, device, NULL);
+	if (dpy == EGL_NO_DISPLAY) {
+		v->error = GLCUDA_ERROR_EGL;
+		snprintf(v->message, sizeof(v->message), "eglGetPlatformDisplayEXT "
+			 "failed (0x%04x)", (unsigned)eglGetError());
+		return;
+	}
+	/* EGL displays are per-process singletons: terminate only one that
+	 * this call initialised. */
+	was_initialized = eglQueryString(dpy, EGL_VENDOR) != NULL;
+	(void)eglGetError();
+	if (!eglInitialize(dpy, &major, &minor)) {
+		v->error = GLCUDA_ERROR_EGL;
+		snprintf(v->message, sizeof(v->message), "eglInitialize failed (0x%04x)",
+			 (unsigned)eglGetError());
+		return;
+	}
+	ctx = device_context(dpy, gles, v->message, sizeof(v->message));
+	if (ctx == EGL_NO_CONTEXT) {
+		v->error = GLCUDA_ERROR_EGL;
+		if (!was_initialized)
+			eglTerminate(dpy);
+		return;
+	}
+	copy_string(v->renderer, sizeof(v->renderer), (const char *)glGetString(GL_RENDERER));
+
+	v->stage = "glcuda_device_new";
+	glcuda_device_options_init(&options);
+	options.log_func = quiet_log;
+	v->error = glcuda_device_new(dpy, ctx, &options, &dev);
+	if (v->error) {
+		copy_string(v->message, sizeof(v->message), glcuda_get_last_error());
+	} else {
+		v->cuda_ordinal = glcuda_device_get_caps(dev)->cuda_ordinal;
+		v->sync_mode = glcuda_device_get_caps(dev)->sync_mode;
+		glcuda_device_destroy(dev);
+	}
+	eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	eglDestroyContext(dpy, ctx);
+	if (!was_initialized)
+		eglTerminate(dpy);
+	(void)eglGetError();
+}
+
+void
+collect_device_verdicts(struct report *r)
+{
+	const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+	EGLDeviceEXT devices[MAX_EGL_DEVICES];
+	const char *why = NULL;
+	EGLint n = 0;
+
+	if (!client)
+		(void)eglGetError();
+	if (r->egl_device_error || r->egl_device_count == 0)
+		return;
+	/* The same list, in the same order, as collect_egl's. */
+	if (!glcuda_diag_extension_list_has(client, "EGL_EXT_platform_device"))
+		why = "the EGL library lacks EGL_EXT_platform_device: no display on a device";
+	else if (!eglQueryDevicesEXT(MAX_EGL_DEVICES, devices, &n))
+		why = "eglQueryDevicesEXT failed";
+	(void)eglGetError();
+	for (int i = 0; i < r->egl_device_count; i++) {
+		struct device_verdict *v = &r->egl_verdicts[i];
+
+		if (why || i >= n) {
+			v->tried = true;
+			v->stage = "context";
+			v->cuda_ordinal = -1;
+			v->error = GLCUDA_ERROR_MISSING_EGL_EXTENSION;
+			copy_string(v->message, sizeof(v->message),
+				    why ? why : "the device is no longer listed");
+			continue;
+		}
+		device_verdict(v, devices[i], r->gles);
+	}
+}

@@ -71,6 +71,18 @@ struct verdict {
 	const char *stage; /* "glcuda_headless_new" or "glcuda_device_new" */
 };
 
+/* Whether interop works on one EGL device: a context of the verdict's API
+ * made on it here, then glcuda_device_new(). */
+struct device_verdict {
+	bool tried;
+	int error; /* 0: interop works */
+	const char *stage; /* "context" or "glcuda_device_new" */
+	char message[1024];
+	char renderer[160];
+	int cuda_ordinal; /* the device's CUDA ordinal when it works */
+	enum glcuda_sync_mode sync_mode;
+};
+
 struct report {
 	bool gles;
 	int cuda_ordinal;
@@ -80,6 +92,7 @@ struct report {
 	char egl_device_message[256];
 	int egl_device_count;
 	struct glcuda_diag_egl_device egl_devices[MAX_EGL_DEVICES];
+	struct device_verdict egl_verdicts[MAX_EGL_DEVICES];
 
 	struct context_facts gl, gles_ctx;
 
@@ -109,10 +122,16 @@ void collect_context(struct context_facts *f, bool gles, int cuda_ordinal);
 void collect_vulkan(struct report *r);
 void collect_cuda(struct report *r);
 void collect_verdict(struct report *r);
+void collect_device_verdicts(struct report *r);
 
 /* info-report.c: the context whose UUIDs are matched against Vulkan's and
  * CUDA's, NULL when no context reports them. */
 const struct context_facts *uuid_context(const struct report *r);
+/* The EGL device has EGL_NV_device_cuda but names no CUDA device: a GPU
+ * CUDA cannot see (CUDA_VISIBLE_DEVICES hides it). */
+bool egl_device_hidden_from_cuda(const struct glcuda_diag_egl_device *e);
+/* The first EGL device on which interop works, or -1. */
+int first_working_egl_device(const struct report *r);
 
 void print_text(FILE *out, const struct report *r);
 void print_json(FILE *out, const struct report *r);

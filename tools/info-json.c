@@ -160,6 +160,30 @@ json_context(struct json *j, const char *key, const struct context_facts *f)
 	json_close(j, '}');
 }
 
+/* Like the report's "verdict", for one EGL device. */
+static void
+json_device_verdict(struct json *j, const struct device_verdict *v)
+{
+	json_open(j, "verdict", '{');
+	json_bool(j, "ok", v->tried && v->error == 0);
+	if (v->tried && v->error == 0) {
+		json_int(j, "cuda_device", v->cuda_ordinal);
+		json_str(j, "sync_mode", glcuda_sync_mode_get_name(v->sync_mode));
+		json_str(j, "renderer", v->renderer);
+		json_null(j, "stage");
+		json_null(j, "error");
+		json_null(j, "message");
+	} else {
+		json_null(j, "cuda_device");
+		json_null(j, "sync_mode");
+		json_str(j, "renderer", v->renderer[0] ? v->renderer : NULL);
+		json_str(j, "stage", v->tried ? v->stage : NULL);
+		json_str(j, "error", v->tried ? glcuda_error_get_name(v->error) : NULL);
+		json_str(j, "message", v->tried ? v->message : "not judged");
+	}
+	json_close(j, '}');
+}
+
 void
 print_json(FILE *out, const struct report *r)
 {
@@ -193,6 +217,8 @@ print_json(FILE *out, const struct report *r)
 			json_null(&j, "cuda_device");
 		json_str(&j, "drm_device", e->drm_device[0] ? e->drm_device : NULL);
 		json_str(&j, "drm_render_node", e->drm_render_node[0] ? e->drm_render_node : NULL);
+		json_bool(&j, "hidden_from_cuda", egl_device_hidden_from_cuda(e));
+		json_device_verdict(&j, &r->egl_verdicts[i]);
 		json_close(&j, '}');
 	}
 	json_close(&j, ']');

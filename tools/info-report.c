@@ -56,6 +56,22 @@ uuid_context(const struct report *r)
 	return f->error == 0 && f->has_uuids ? f : NULL;
 }
 
+bool
+egl_device_hidden_from_cuda(const struct glcuda_diag_egl_device *e)
+{
+	return e->cuda_device < 0 &&
+	       glcuda_diag_extension_list_has(e->extensions, "EGL_NV_device_cuda");
+}
+
+int
+first_working_egl_device(const struct report *r)
+{
+	for (int i = 0; i < r->egl_device_count; i++)
+		if (r->egl_verdicts[i].tried && r->egl_verdicts[i].error == 0)
+			return i;
+	return -1;
+}
+
 /* ---------------------------------------------------------------------- */
 
 int
@@ -79,6 +95,7 @@ glcuda_info_report(FILE *out, bool json, bool gles, int cuda_ordinal)
 	collect_vulkan(r);
 	collect_cuda(r);
 	collect_verdict(r);
+	collect_device_verdicts(r);
 
 	if (json)
 		print_json(out, r);

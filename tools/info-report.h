@@ -14,9 +14,12 @@
 /*
  * Write the report to out: readable text, or with json one JSON object
  * whose "verdict" member is {"ok", "sync_mode", "error", "message",
- * "advice"}. gles: the verdict uses a GLES context instead of GL core (both
+ * "advice"}, and each of its "egl"."devices" a "verdict" {"ok",
+ * "cuda_device", "sync_mode", "renderer", "stage", "error", "message"}
+ * and "hidden_from_cuda". gles: the verdict uses a GLES context instead of GL core (both
  * are described either way). cuda_ordinal: the CUDA device whose EGL device
- * is used (glcuda_headless_new), -1 for the first display that works.
+ * is used (glcuda_headless_new), -1 for that of a CUDA device CUDA can see.
+ * Every EGL device gets a verdict of its own as well.
  *
  * Creates and destroys EGL contexts (whatever was current on the calling
  * thread is not current afterwards) and loads libcuda.so.1 if present.

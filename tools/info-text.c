@@ -35,6 +35,23 @@ print_exts(FILE *out, int indent, const struct ext_info *exts, const bool *prese
 			present[i] ? "present" : "MISSING", exts[i].why);
 }
 
+/* One line per EGL device: whether interop works on it. */
+static void
+print_device_verdict(FILE *out, const struct device_verdict *v)
+{
+	if (!v->tried)
+		fprintf(out, "        verdict: not judged\n");
+	else if (v->error == 0)
+		fprintf(out, "        verdict: interop works, CUDA device %d, sync mode %s (%s)\n",
+			v->cuda_ordinal, glcuda_sync_mode_get_name(v->sync_mode), v->renderer);
+	else
+		fprintf(out, "        verdict: interop cannot work: %s: %s%s%s%s\n",
+			strcmp(v->stage, "context") == 0 ? "no context"
+			: glcuda_error_get_name(v->error), v->message,
+			v->renderer[0] ? " (GL: " : "", v->renderer,
+			v->renderer[0] ? ")" : "");
+}
+
 static void
 print_context_text(FILE *out, const struct report *r, const struct context_facts *f,
 		   const char *api, bool with_egl)
@@ -48,7 +65,12 @@ print_context_text(FILE *out, const struct report *r, const struct context_facts
 		return;
 	}
 	fprintf(out, ": %d.%d\n", f->major, f->minor);
-	fprintf(out, "    display   %s\n", f->description);
+	/* Both contexts are usually on one display: name it once. */
+	if (f == &r->gles_ctx && r->gl.error == 0 &&
+	    strcmp(f->description, r->gl.description) == 0)
+		fprintf(out, "    display   the OpenGL context's\n");
+	else
+		fprintf(out, "    display   %s\n", f->description);
 	fprintf(out, "    version   %s\n", f->gl_version);
 	fprintf(out, "    renderer  %s (%s)\n", f->gl_renderer, f->gl_vendor);
 	if (with_egl) {
@@ -127,12 +149,16 @@ print_text(FILE *out, const struct report *r)
 		if (e->cuda_device >= 0)
 			fprintf(out, "        CUDA device %ld (EGL_NV_device_cuda)\n",
 				e->cuda_device);
+		else if (egl_device_hidden_from_cuda(e))
+			fprintf(out, "        CUDA device: none CUDA can see (EGL_NV_device_cuda "
+				"names none: CUDA_VISIBLE_DEVICES leaves this GPU out)\n");
 		else
 			fprintf(out, "        CUDA device: not said (no EGL_NV_device_cuda)\n");
 		if (e->drm_device[0] || e->drm_render_node[0])
 			fprintf(out, "        DRM: %s%s%s\n", e->drm_device,
 				e->drm_device[0] && e->drm_render_node[0] ? ", " : "",
 				e->drm_render_node);
+		print_device_verdict(out, &r->egl_verdicts[i]);
 	}
 
 	print_context_text(out, r, &r->gl, "OpenGL (core)", true);
@@ -203,9 +229,15 @@ print_text(FILE *out, const struct report *r)
 		if (r->cuda_ordinal >= 0)
 			fprintf(out, "    CUDA device %d\n", r->cuda_ordinal);
 	} else {
+		int works = first_working_egl_device(r);
+
 		fprintf(out, "interop cannot work\n");
 		fprintf(out, "    %s: %s\n", v->stage, glcuda_error_get_name(v->error));
 		fprintf(out, "    %s\n", v->message[0] ? v->message : glcuda_strerror(v->error));
 		fprintf(out, "    What to do: %s\n", v->advice);
+		if (works >= 0)
+			fprintf(out, "    EGL device %d works with CUDA device %d: pass --device %d\n",
+				works, r->egl_verdicts[works].cuda_ordinal,
+				r->egl_verdicts[works].cuda_ordinal);
 	}
 }

@@ -991,15 +991,37 @@ enum glcuda_headless_flags {
  * for EGL devices without that extension, the one whose GL context reports
  * the CUDA device's UUID as GL_DEVICE_UUID_EXT (this loads libcuda.so.1 for
  * the duration of the call).
- * With -1: the first EGL device (EGL_EXT_platform_device) on which the
- * context can be made, then Mesa's surfaceless platform.
+ * With -1: the EGL display of some CUDA device that CUDA can see (CUDA
+ * devices are those CUDA_VISIBLE_DEVICES leaves; EGL lists every GPU
+ * whatever it says, so the first EGL device may be one CUDA cannot use):
+ *  1. the first EGL device that names a CUDA device through
+ *     EGL_NV_device_cuda (the NVIDIA driver's ordinal follows
+ *     CUDA_VISIBLE_DEVICES and names none for a hidden GPU);
+ *  2. else the first EGL device without that extension, then Mesa's
+ *     surfaceless platform, whose GL context reports a CUDA device's UUID
+ *     as GL_DEVICE_UUID_EXT (this loads libcuda.so.1, or $GLCUDA_LIBCUDA,
+ *     for the duration of the call);
+ *  3. only when there is no CUDA driver, CUDA sees no device, or no
+ *     display is any CUDA device's: the first EGL device on which the
+ *     context can be made, then Mesa's surfaceless platform. A context
+ *     there is a GL context without interop: glcuda_device_new() on it
+ *     fails with GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE (or
+ *     GLCUDA_ERROR_NO_CUDA_DRIVER), which names the GL and CUDA devices.
+ *     When CUDA has devices, glcuda_headless_get_description() marks such
+ *     a display "[none of the N CUDA devices: no interop]", and
+ *     GLCUDA_LOG=info logs why. It is not an error here because GL alone
+ *     (a renderer, a diagnosis, a GL-only baseline) still works on it.
+ * glcuda_headless_get_description() says which step picked the display:
+ * "EGL device 1 (EGL_NV_device_cuda, CUDA 0, ...)", "EGL device 0 (UUID of
+ * CUDA 0)".
  *
  * The display is initialised if it was not, and terminated by
  * glcuda_headless_destroy() only if this helper initialised it. EGL displays
  * are per-process singletons: do not keep using the same display after the
  * headless object is destroyed unless you initialised it yourself first.
  *
- * @param cuda_ordinal a CUDA device ordinal, or -1 for any display
+ * @param cuda_ordinal a CUDA device ordinal, or -1 for the display of a
+ *   CUDA device CUDA can see (see above)
  * @param flags enum glcuda_headless_flags
  * @param[out] out the new helper, owned by the caller
  * @return 0, or
@@ -1009,8 +1031,8 @@ enum glcuda_headless_flags {
  *     be loaded to match by UUID (a machine without the NVIDIA driver);
  *   GLCUDA_ERROR_CUDA: libcuda.so.1 loaded but cuInit failed;
  *   GLCUDA_ERROR_NO_DISPLAY: no EGL device is that CUDA device (or, with
- *     -1, no display could make the context); the message lists every
- *     device and platform tried and why each failed;
+ *     -1, no display at all could make the context); the message lists
+ *     every device and platform tried and why each failed;
  *   GLCUDA_ERROR_MISSING_EGL_EXTENSION: the EGL library lacks
  *     EGL_EXT_platform_base, or (@p cuda_ordinal >= 0) EGL device
  *     enumeration, or the matching device's display lacks

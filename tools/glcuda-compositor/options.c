@@ -31,7 +31,7 @@ usage(FILE *out)
 		"  --gles | --gl        GLES 3 (default) or desktop GL 4.5 core\n"
 		"  --sync MODE          auto, timeline, binary, cpu (default auto)\n"
 		"  --cuda-device N      CUDA device ordinal of the EGL display (default -1:\n"
-		"                       any display)\n"
+		"                       the EGL display of a CUDA device CUDA can see)\n"
 		"  --png-every N        write every N-th presented frame as PNG\n"
 		"  --png-dir DIR        where the PNGs go (default .)\n"
 		"  --output FILE        write presented frames as y4m video ('-': stdout)\n"
