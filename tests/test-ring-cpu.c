@@ -911,7 +911,7 @@ struct wakeup_race {
 	enum seam_point point;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool at_seam, dispatched;
+	bool at_seam, dispatched, released;
 	int ready; /* what the dispatch in the window returned */
 	unsigned int passes;
 };
@@ -987,6 +987,10 @@ release_stream(void *data)
 	struct wakeup_race *w = data;
 	/* Returns once the stream's work, host function included, has run. */
 	fake.hold(w->stream, FAKE_CUDA_RUN);
+	pthread_mutex_lock(&w->lock);
+	w->released = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
 
@@ -1004,15 +1008,17 @@ START_TEST(wakeup_dispatch_inside_completion)
 		pthread_t releaser;
 
 		w.point = points[i];
-		w.at_seam = w.dispatched = false;
+		w.at_seam = w.dispatched = w.released = false;
 		w.passes = 0;
 		w.ready = -1;
 		seam_set(w.point, dispatch_in_host_fn, &w);
 		ck_assert_int_eq(pthread_create(&releaser, NULL, release_stream, &w), 0);
 		pthread_mutex_lock(&w.lock);
-		while (!w.at_seam)
+		while (!w.at_seam && !w.released)
 			pthread_cond_wait(&w.cond, &w.lock);
 		pthread_mutex_unlock(&w.lock);
+		ck_assert_msg(w.at_seam, "the frame-done host function ran without passing \"%s\"",
+			      seam_name(w.point));
 		/* The host function is stopped at the seam. */
 		w.ready = glcuda_ring_dispatch(w.ring);
 		pthread_mutex_lock(&w.lock);
@@ -1059,7 +1065,8 @@ START_TEST(wakeup_completion_inside_dispatch)
 		seam_set(w.point, complete_in_dispatch, &w);
 		w.ready = glcuda_ring_dispatch(w.ring);
 		seam_set(w.point, NULL, NULL);
-		ck_assert_uint_eq(w.passes, 1);
+		ck_assert_msg(w.passes == 1, "dispatch passed \"%s\" %u times", seam_name(w.point),
+			      w.passes);
 		ck_assert_uint_eq(fake.host_fns_run(), host0 + 1);
 		frame_comes(&w, f);
 	}
