@@ -1,8 +1,8 @@
 # libglcuda: every layer is built into a convenience library that the tools
 # link directly; the shared library adds the symbol version script on top of
 # it. The tests link a second build of the same sources with the
-# fault-injection hooks (lib/fault.h), which the installed library never
-# contains (tests/test-symbols.sh checks).
+# fault-injection hooks (lib/fault.h) and the seams (lib/seam.h), which the
+# installed library never contains (tests/test-symbols.sh checks).
 # By layer, bottom up (lib/private.h says what each may call).
 %canon_reldir%_sources = \
 	%reldir%/base.h \
@@ -42,7 +42,7 @@
 	%reldir%/ring.c \
 	%reldir%/diag.c
 noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la
-%canon_reldir%_libglcuda_internal_la_SOURCES = $(lib_sources) %reldir%/fault.h
+%canon_reldir%_libglcuda_internal_la_SOURCES = $(lib_sources) %reldir%/fault.h %reldir%/seam.h
 %canon_reldir%_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) \
 	$(DLOPEN_LIBS) $(PTHREAD_LIBS)
 
@@ -50,6 +50,7 @@ check_LTLIBRARIES += %reldir%/libglcuda-test.la
 # The image copies of tests/vk-copy.c use the exporter's internals and go
 # through its fault-injection seam, so they are built here.
 %canon_reldir%_libglcuda_test_la_SOURCES = $(lib_sources) %reldir%/fault.h %reldir%/fault.c \
+	%reldir%/seam.h %reldir%/seam.c \
 	tests/vk-copy.c tests/vk-copy.h
 %canon_reldir%_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION -DGLCUDA_TEST_BUILD -DGLCUDA_TEST_BUILD
 %canon_reldir%_libglcuda_test_la_LIBADD = $(%canon_reldir%_libglcuda_internal_la_LIBADD)

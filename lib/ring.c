@@ -9,8 +9,13 @@
  * host function marks it done and writes the eventfd) -> PRESENTED (GL's
  * wait enqueued) -> FREE. GL's wait enters GL's command stream only when the
  * compositor takes the frame, so GL renders the next frame meanwhile.
+ *
+ * Frames complete out of order (one stream per slot, kernels of varying
+ * length), but are taken in order: once a frame is taken, an older one is
+ * never returned; it is dropped when it becomes ready (next_takeable).
  */
 #include "ring.h"
+#include "seam.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
@@ -42,18 +47,36 @@ bad_state(struct glcuda_frame *f, const char *call, const char *expected)
 			   expected);
 }
 
+/* The two steps of a completion, in this order: a dispatch that drains the
+ * fd after the write must find the count raised, or the wakeup is lost
+ * until another frame completes. Each step ends at a seam (lib/seam.h). */
+static void
+done_slot_count(struct ring_done_slot *slot)
+{
+	atomic_fetch_add(&slot->count, 1);
+	SEAM(SEAM_RING_DONE_COUNTED);
+}
+
+static void
+done_notify(struct ring_done *done)
+{
+	uint64_t one = 1;
+
+	if (write(done->efd, &one, sizeof(one)) < 0) {
+		/* The counter cannot overflow in practice; nothing to do. */
+	}
+	SEAM(SEAM_RING_DONE_NOTIFIED);
+}
+
 static void CUDA_CB
 frame_done_host_fn(void *data)
 {
 	struct ring_done_slot *slot = data;
 	struct ring_done *done = slot->done;
-	uint64_t one = 1;
 
 	/* Runs on a CUDA driver thread: no CUDA calls here. */
-	atomic_fetch_add(&slot->count, 1);
-	if (write(done->efd, &one, sizeof(one)) < 0) {
-		/* The counter cannot overflow in practice; nothing to do. */
-	}
+	done_slot_count(slot);
+	done_notify(done);
 	atomic_fetch_sub(&done->pending, 1); /* the last access */
 }
 
@@ -475,6 +498,16 @@ glcuda_frame_complete(struct glcuda_frame *f)
 }
 
 static void
+drain_fd(struct glcuda_ring *ring)
+{
+	uint64_t count;
+
+	while (read(ring->done->efd, &count, sizeof(count)) == (ssize_t)sizeof(count))
+		;
+	SEAM(SEAM_RING_DRAINED);
+}
+
+static void
 update_ready(struct glcuda_ring *ring)
 {
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
@@ -483,12 +516,27 @@ update_ready(struct glcuda_ring *ring)
 		    atomic_load(&ring->done->slots[i].count) >= f->done_target)
 			f->ready = true;
 	}
+	SEAM(SEAM_RING_LOOKED);
+}
+
+/* Whether glcuda_ring_take_newest() may still return the frame: it is not
+ * older than a frame already taken. */
+static bool
+frame_takeable(const struct glcuda_frame *f)
+{
+	return f->number >= f->ring->next_takeable;
+}
+
+static void
+frame_taken(struct glcuda_frame *f)
+{
+	if (f->number >= f->ring->next_takeable)
+		f->ring->next_takeable = f->number + 1;
 }
 
 GLCUDA_EXPORT int
 glcuda_ring_dispatch(struct glcuda_ring *ring)
 {
-	uint64_t count;
 	int n = 0, ret;
 
 	if (!ring)
@@ -498,11 +546,15 @@ glcuda_ring_dispatch(struct glcuda_ring *ring)
 		return ret;
 	/* Drain first, then look: a completion after the read leaves the fd
 	 * readable for the next round. */
-	while (read(ring->done->efd, &count, sizeof(count)) == (ssize_t)sizeof(count))
-		;
+	drain_fd(ring);
 	update_ready(ring);
+	/* Only the frames take_newest can return: a compositor that latches
+	 * when this is > 0 must not latch for a frame that is only dropped.
+	 * Those are dropped (their slots freed) by the next take_newest; no
+	 * GL here, as the fd's handler may run without the context. */
 	for (uint32_t i = 0; i < ring->slot_count; i++)
-		if (ring->frames[i].state == FRAME_COMPLETED && ring->frames[i].ready)
+		if (ring->frames[i].state == FRAME_COMPLETED && ring->frames[i].ready &&
+		    frame_takeable(&ring->frames[i]))
 			n++;
 	return n;
 }
@@ -539,20 +591,19 @@ glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 	glcuda_ring_dispatch(ring);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
-		if (f->state == FRAME_COMPLETED && f->ready &&
+		if (f->state == FRAME_COMPLETED && f->ready && frame_takeable(f) &&
 		    (!newest || f->number > newest->number))
 			newest = f;
 	}
-	/* Not a failure: nothing is recorded, as for glcuda_ring_acquire(). */
-	if (!newest)
-		return -EAGAIN;
+	/* Every other ready frame is older than the one returned, or than one
+	 * returned before (a frame whose work ran longer than a newer one's):
+	 * nobody will present it. Keep the semaphores balanced and free the
+	 * slot, also when nothing is returned, so that the producer gets it
+	 * back. */
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
-		if (f == newest || f->state != FRAME_COMPLETED || !f->ready ||
-		    f->number > newest->number)
+		if (f == newest || f->state != FRAME_COMPLETED || !f->ready)
 			continue;
-		/* An older frame nobody will present: keep the semaphores
-		 * balanced and free the slot. */
 		if (sync_gl_wait(ring->dev, &f->unit, 1) == 0) {
 			timing_put(f->timing);
 			f->timing = NULL;
@@ -560,9 +611,13 @@ glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 			ring->dropped++;
 		}
 	}
+	/* Not a failure: nothing is recorded, as for glcuda_ring_acquire(). */
+	if (!newest)
+		return -EAGAIN;
 	ret = frame_gl_wait(newest);
 	if (ret < 0)
 		return ret;
+	frame_taken(newest);
 	*out = newest;
 	return 0;
 }
@@ -583,7 +638,12 @@ glcuda_frame_wait_gl(struct glcuda_frame *f)
 	ret = device_check_gl(f->ring->dev, "glcuda_frame_wait_gl");
 	if (ret < 0)
 		return ret;
-	return frame_gl_wait(f);
+	ret = frame_gl_wait(f);
+	if (ret < 0)
+		return ret;
+	/* Presented: take_newest must not go back before it. */
+	frame_taken(f);
+	return 0;
 }
 
 GLCUDA_EXPORT int

@@ -83,6 +83,12 @@ struct glcuda_ring {
 	struct glcuda_frame frames[RING_MAX_SLOTS];
 	uint32_t next_slot;
 	uint64_t next_number;
+	/* One past the number of the last frame taken (glcuda_ring_take_newest,
+	 * glcuda_frame_wait_gl); 0 before the first. A frame numbered below it
+	 * is never returned: CUDA work of varying length completes out of
+	 * order, and a frame older than one already shown would go back in
+	 * time. It is dropped once ready. */
+	uint64_t next_takeable;
 	uint64_t dropped;
 	struct ring_done *done;
 

@@ -95,3 +95,13 @@ extern "C" __global__ void busy(unsigned int iters)
 	for (unsigned int i = 0; i < iters; i++)
 		__nanosleep(1000);
 }
+
+// Ring order test: a frame's work of a length of its own, `cycles` of the
+// SM clock (about 1 ms per 2 000 000 on an H200), so that frames on the
+// ring's streams finish out of order.
+extern "C" __global__ void spin_cycles(long long cycles)
+{
+	long long start = clock64();
+	while (clock64() - start < cycles)
+		;
+}

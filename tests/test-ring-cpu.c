@@ -5,19 +5,25 @@
  * "cpu" sync mode. Covers the device binding, images of every supported
  * format, hand-offs, and the frame ring: bookkeeping over 200 frames,
  * -EAGAIN, misuse errors, the ready fd (with the fake's gate modelling work
- * in flight), take_newest, destroy with frames in flight, timings, and
- * failures of driver calls. Runs anywhere; a real libcuda.so.1 is ignored.
+ * in flight), take_newest (frames completing out of order, held back by the
+ * fake's stream holds), the ready fd's wakeups with a completion forced
+ * into each step of dispatch and a dispatch into each step of a completion
+ * (the library's seams, lib/seam.h), destroy with frames in flight,
+ * timings, and failures of driver calls. Runs anywhere; a real
+ * libcuda.so.1 is ignored.
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-test.h"
 #include "fake-cuda/fake-cuda.h"
 #include <glcuda/glcuda-cuda.h>
+#include "seam.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,7 @@
 
 #define W 64
 #define H 48
+#define RING_SLOTS_MAX_TEST 4
 
 #define ck_ok(call) do { int r_ = (call); \
 	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
@@ -41,6 +48,7 @@ static struct {
 	unsigned int (*pending)(void);
 	unsigned int (*host_fns_run)(void);
 	void (*settle)(void);
+	fake_cuda_stream_hold_fn hold;
 } fake;
 
 struct env {
@@ -68,8 +76,10 @@ resolve_fake(void)
 	fake.pending = (unsigned int (*)(void))fake_cuda_control("fake_cuda_pending");
 	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
 	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
+	fake.hold = (fake_cuda_stream_hold_fn)fake_cuda_control("fake_cuda_stream_hold");
 	ck_assert_msg(fake.gate && fake.live_objects && fake.primary_refs && fake.pending &&
-		      fake.host_fns_run && fake.settle, "the fake CUDA driver %s is not loaded", fake_cuda_path);
+		      fake.host_fns_run && fake.settle && fake.hold,
+		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
 }
 
 static void
@@ -691,6 +701,380 @@ START_TEST(take_newest_drops_older)
 }
 END_TEST
 
+/* Frames whose CUDA work completes out of order are still taken in order:
+ * frame 0's stream is held while frame 1's work runs, frame 1 is taken,
+ * and frame 0, ready later, is dropped, never returned. The same when the
+ * newer frame was presented with glcuda_frame_wait_gl(). */
+START_TEST(take_newest_never_goes_back)
+{
+	struct glcuda_frame *old, *young, *got, *f[3];
+	struct glcuda_ring *ring;
+	struct env e;
+	int fd;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, 3, 0);
+	fd = glcuda_ring_get_fd(ring);
+	for (int round = 0; round < 3; round++) {
+		uint64_t dropped = glcuda_ring_get_dropped(ring);
+		bool by_wait_gl = round == 2;
+
+		ck_ok(glcuda_ring_acquire(ring, &old));
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(old), FAKE_CUDA_HOLD), 0);
+		test_render_frame(old, W, H);
+		ck_ok(glcuda_frame_submit(old));
+		ck_ok(glcuda_frame_complete(old));
+		run_frame(ring, &young);
+		ck_assert_uint_lt(glcuda_frame_get_number(old), glcuda_frame_get_number(young));
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
+		if (by_wait_gl) {
+			ck_ok(glcuda_frame_wait_gl(young));
+		} else {
+			ck_ok(glcuda_ring_take_newest(ring, &got));
+			ck_assert_ptr_eq(got, young);
+		}
+		ck_ok(glcuda_frame_release(young));
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), dropped);
+
+		/* The older frame's work finishes now: its wakeup comes... */
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(old), FAKE_CUDA_RUN), 0);
+		ck_assert(fd_readable(fd));
+		if (round == 1) {
+			/* ...but it is not a frame to take: a compositor that
+			 * latches when dispatch says so would latch nothing. */
+			ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+		}
+		{
+			int ret = glcuda_ring_take_newest(ring, &got);
+			ck_assert_msg(ret == -EAGAIN,
+				      "take_newest went back in time: it returned frame %llu after "
+				      "frame %llu (%s)",
+				      ret == 0 ? (unsigned long long)glcuda_frame_get_number(got) : 0ull,
+				      (unsigned long long)glcuda_frame_get_number(young),
+				      glcuda_error_get_name(ret));
+		}
+		/* ...and it is dropped, its slot freed. */
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), dropped + 1);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+		ck_assert(!fd_readable(fd));
+	}
+	/* Every slot is free again and the ring goes on as before. */
+	for (int i = 0; i < 3; i++)
+		run_frame(ring, &f[i]);
+	ck_assert_uint_ne(glcuda_frame_get_slot(f[0]), glcuda_frame_get_slot(f[1]));
+	ck_assert_uint_ne(glcuda_frame_get_slot(f[1]), glcuda_frame_get_slot(f[2]));
+	ck_assert_uint_ne(glcuda_frame_get_slot(f[0]), glcuda_frame_get_slot(f[2]));
+	ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
+	ck_ok(glcuda_ring_take_newest(ring, &got));
+	ck_assert_ptr_eq(got, f[2]);
+	ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 5);
+	ck_ok(glcuda_frame_release(got));
+	{
+		struct glcuda_frame *extra;
+		for (int i = 0; i < 3; i++)
+			ck_ok(glcuda_ring_acquire(ring, &f[i]));
+		ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
+		for (int i = 0; i < 3; i++) {
+			ck_ok(glcuda_frame_submit(f[i]));
+			ck_ok(glcuda_frame_complete(f[i]));
+		}
+		fake.settle();
+		for (int i = 0; i < 3; i++) {
+			ck_ok(glcuda_frame_wait_gl(f[i]));
+			ck_ok(glcuda_frame_release(f[i]));
+		}
+	}
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* xorshift64*: the same sequence on every machine. */
+static uint64_t
+prng_next(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Many frames whose work completes in an order the fake's stream holds
+ * decide (a seeded sequence, the same every run): a producer acquiring
+ * as fast as the ring allows, streams held and released in varied order,
+ * and a "vblank" that dispatches and takes the newest. The frames taken
+ * are strictly increasing in number, every frame is either presented or
+ * counted as dropped, and dispatch's count never promises a frame that
+ * take_newest does not give. */
+START_TEST(take_newest_in_order_randomized)
+{
+	const uint32_t slots = _i == 1 ? 4 : 3;
+	const unsigned int frames = 1500;
+	struct glcuda_frame *held[RING_SLOTS_MAX_TEST];
+	unsigned int held_count = 0, completed = 0, presented = 0, violations = 0;
+	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)_i, last = 0;
+	bool taken_any = false;
+	struct glcuda_ring *ring;
+	struct glcuda_frame *f;
+	struct env e;
+
+	env_setup(&e, _i == 1);
+	ring = make_ring(&e, slots, 0);
+	while (completed < frames) {
+		uint64_t r = prng_next(&seed);
+		int ret;
+
+		/* The producer: one frame, its stream held about a third of
+		 * the time. */
+		if (r % 4 != 0 && (ret = glcuda_ring_acquire(ring, &f)) != -EAGAIN) {
+			bool hold = (r >> 8) % 3 == 0;
+			ck_ok(ret);
+			if (hold) {
+				ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD), 0);
+				held[held_count++] = f;
+			}
+			if (completed % 50 == 0)
+				test_render_frame(f, W, H);
+			ck_ok(glcuda_frame_submit(f));
+			ck_ok(glcuda_frame_complete(f));
+			completed++;
+		}
+		/* Work held back finishes, in an order of its own. */
+		for (unsigned int k = 0; k < held_count;) {
+			if ((prng_next(&seed) >> 20) % 3 == 0) {
+				ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(held[k]), FAKE_CUDA_RUN),
+						 0);
+				held[k] = held[--held_count];
+			} else {
+				k++;
+			}
+		}
+		fake.settle();
+		/* The vblank. */
+		if ((r >> 32) % 2 == 0) {
+			int ready = glcuda_ring_dispatch(ring);
+
+			ret = glcuda_ring_take_newest(ring, &f);
+
+			ck_assert_int_ge(ready, 0);
+			ck_assert_msg(ready == 0 || ret == 0,
+				      "dispatch counted %d frames to take, take_newest: %s", ready,
+				      glcuda_error_get_name(ret));
+			if (ret == -EAGAIN)
+				continue;
+			ck_ok(ret);
+			if (taken_any && glcuda_frame_get_number(f) <= last) {
+				violations++;
+				fprintf(stderr, "frame %llu taken after frame %llu\n",
+					(unsigned long long)glcuda_frame_get_number(f),
+					(unsigned long long)last);
+			}
+			last = glcuda_frame_get_number(f);
+			taken_any = true;
+			presented++;
+			ck_ok(glcuda_frame_release(f));
+		}
+	}
+	/* The rest finishes; the last vblank takes the newest. */
+	while (held_count)
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(held[--held_count]), FAKE_CUDA_RUN), 0);
+	if (glcuda_ring_take_newest(ring, &f) == 0) {
+		if (taken_any && glcuda_frame_get_number(f) <= last)
+			violations++;
+		presented++;
+		ck_ok(glcuda_frame_release(f));
+	}
+	ck_err(glcuda_ring_take_newest(ring, &f), -EAGAIN);
+	printf("%s: %u frames through %u slots, out-of-order completion: %u presented, "
+	       "%llu dropped, %u order violations\n", _i ? "GLES" : "GL", completed, slots,
+	       presented, (unsigned long long)glcuda_ring_get_dropped(ring), violations);
+	ck_assert_uint_eq(violations, 0);
+	ck_assert_uint_eq(presented + glcuda_ring_get_dropped(ring), completed);
+	/* Out of order often enough to mean something. */
+	ck_assert_uint_gt(glcuda_ring_get_dropped(ring), frames / 10);
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* The ready fd's wakeups. A completion's two steps (raise the slot's
+ * count, write the fd) and dispatch's two (drain the fd, read the counts)
+ * race in a real program; the seams of the tests' build of the library put
+ * the other party into the window after each step on purpose, and then no
+ * wakeup may be lost: the frame is reported ready, or the fd is still
+ * readable. */
+struct wakeup_race {
+	struct glcuda_ring *ring;
+	CUstream stream;
+	enum seam_point point;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool at_seam, dispatched, released;
+	int ready; /* what the dispatch in the window returned */
+	unsigned int passes;
+};
+
+static const char *
+seam_name(enum seam_point p)
+{
+	switch (p) {
+	case SEAM_RING_DONE_COUNTED: return "the completion raised the count";
+	case SEAM_RING_DONE_NOTIFIED: return "the completion wrote the fd";
+	case SEAM_RING_DRAINED: return "dispatch drained the fd";
+	case SEAM_RING_LOOKED: return "dispatch read the counts";
+	case SEAM_POINT_COUNT: break;
+	}
+	return "?";
+}
+
+/* A frame whose work (and so its frame-done host function) is queued on a
+ * held stream. */
+static struct glcuda_frame *
+frame_held(struct wakeup_race *w)
+{
+	struct glcuda_frame *f;
+
+	ck_ok(glcuda_ring_acquire(w->ring, &f));
+	w->stream = glcuda_frame_get_stream(f);
+	ck_assert_int_eq(fake.hold(w->stream, FAKE_CUDA_HOLD), 0);
+	test_render_frame(f, W, H);
+	ck_ok(glcuda_frame_submit(f));
+	ck_ok(glcuda_frame_complete(f));
+	ck_assert(!fd_readable(glcuda_ring_get_fd(w->ring)));
+	ck_assert_int_eq(glcuda_ring_dispatch(w->ring), 0);
+	return f;
+}
+
+/* After the race: the frame comes, and exactly once. */
+static void
+frame_comes(struct wakeup_race *w, struct glcuda_frame *f)
+{
+	struct glcuda_frame *got;
+
+	ck_assert_msg(w->ready == 1 || fd_readable(glcuda_ring_get_fd(w->ring)),
+		      "a wakeup was lost: a dispatch right after \"%s\" returned %d, and the ready "
+		      "fd is not readable although the frame's work is done",
+		      seam_name(w->point), w->ready);
+	ck_assert_int_eq(glcuda_ring_dispatch(w->ring), 1);
+	ck_ok(glcuda_ring_take_newest(w->ring, &got));
+	ck_assert_ptr_eq(got, f);
+	ck_ok(glcuda_frame_release(f));
+	ck_assert(!fd_readable(glcuda_ring_get_fd(w->ring)));
+}
+
+/* On the driver thread, in the host function: let the ring's thread
+ * dispatch, and go on once it has. */
+static void
+dispatch_in_host_fn(enum seam_point point, void *data)
+{
+	struct wakeup_race *w = data;
+
+	(void)point;
+	pthread_mutex_lock(&w->lock);
+	w->passes++;
+	w->at_seam = true;
+	pthread_cond_broadcast(&w->cond);
+	while (!w->dispatched)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void *
+release_stream(void *data)
+{
+	struct wakeup_race *w = data;
+	/* Returns once the stream's work, host function included, has run. */
+	fake.hold(w->stream, FAKE_CUDA_RUN);
+	pthread_mutex_lock(&w->lock);
+	w->released = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* A dispatch right after each step of the frame-done host function. */
+START_TEST(wakeup_dispatch_inside_completion)
+{
+	static const enum seam_point points[] = { SEAM_RING_DONE_COUNTED, SEAM_RING_DONE_NOTIFIED };
+	struct wakeup_race w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct env e;
+
+	env_setup(&e, false);
+	w.ring = make_ring(&e, 2, 0);
+	for (size_t i = 0; i < ARRAY_LENGTH(points); i++) {
+		struct glcuda_frame *f = frame_held(&w);
+		pthread_t releaser;
+
+		w.point = points[i];
+		w.at_seam = w.dispatched = w.released = false;
+		w.passes = 0;
+		w.ready = -1;
+		seam_set(w.point, dispatch_in_host_fn, &w);
+		ck_assert_int_eq(pthread_create(&releaser, NULL, release_stream, &w), 0);
+		pthread_mutex_lock(&w.lock);
+		while (!w.at_seam && !w.released)
+			pthread_cond_wait(&w.cond, &w.lock);
+		pthread_mutex_unlock(&w.lock);
+		ck_assert_msg(w.at_seam, "the frame-done host function ran without passing \"%s\"",
+			      seam_name(w.point));
+		/* The host function is stopped at the seam. */
+		w.ready = glcuda_ring_dispatch(w.ring);
+		pthread_mutex_lock(&w.lock);
+		w.dispatched = true;
+		pthread_cond_broadcast(&w.cond);
+		pthread_mutex_unlock(&w.lock);
+		ck_assert_int_eq(pthread_join(releaser, NULL), 0);
+		seam_set(w.point, NULL, NULL);
+		ck_assert_uint_eq(w.passes, 1);
+		frame_comes(&w, f);
+	}
+	glcuda_ring_destroy(w.ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* On the ring's thread, in dispatch: the frame's work, its host function
+ * in full, runs now. */
+static void
+complete_in_dispatch(enum seam_point point, void *data)
+{
+	struct wakeup_race *w = data;
+
+	(void)point;
+	if (w->passes++ == 0)
+		ck_assert_int_eq(fake.hold(w->stream, FAKE_CUDA_RUN), 0);
+}
+
+/* A completion right after each step of glcuda_ring_dispatch. */
+START_TEST(wakeup_completion_inside_dispatch)
+{
+	static const enum seam_point points[] = { SEAM_RING_DRAINED, SEAM_RING_LOOKED };
+	struct wakeup_race w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct env e;
+
+	env_setup(&e, false);
+	w.ring = make_ring(&e, 2, 0);
+	for (size_t i = 0; i < ARRAY_LENGTH(points); i++) {
+		struct glcuda_frame *f = frame_held(&w);
+		unsigned int host0 = fake.host_fns_run();
+
+		w.point = points[i];
+		w.passes = 0;
+		seam_set(w.point, complete_in_dispatch, &w);
+		w.ready = glcuda_ring_dispatch(w.ring);
+		seam_set(w.point, NULL, NULL);
+		ck_assert_msg(w.passes == 1, "dispatch passed \"%s\" %u times", seam_name(w.point),
+			      w.passes);
+		ck_assert_uint_eq(fake.host_fns_run(), host0 + 1);
+		frame_comes(&w, f);
+	}
+	glcuda_ring_destroy(w.ring);
+	env_teardown(&e);
+}
+END_TEST
+
 START_TEST(destroy_in_flight_no_leaks)
 {
 	struct gl_names before, after;
@@ -903,6 +1287,10 @@ ring_cpu_suite(void)
 	tcase_add_test(tc, eagain_and_misuse);
 	tcase_add_loop_test(tc, ready_fd, 0, 2);
 	tcase_add_loop_test(tc, take_newest_drops_older, 0, 2);
+	tcase_add_loop_test(tc, take_newest_never_goes_back, 0, 2);
+	tcase_add_loop_test(tc, take_newest_in_order_randomized, 0, 2);
+	tcase_add_test(tc, wakeup_dispatch_inside_completion);
+	tcase_add_test(tc, wakeup_completion_inside_dispatch);
 	tcase_add_test(tc, user_data);
 	tcase_add_loop_test(tc, destroy_in_flight_no_leaks, 0, 2);
 	tcase_add_loop_test(tc, timings, 0, 2);

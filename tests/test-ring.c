@@ -1,6 +1,7 @@
 /*
  * The frame ring on the GPU: 1000 frames with every frame verified, frames
- * in batches, -EAGAIN, misuse, the ready fd, destroy with frames in
+ * in batches, -EAGAIN, misuse, the ready fd, frames taken in order when
+ * kernels of varying length finish out of order, destroy with frames in
  * flight, timings. GL and GLES.
  * Needs an NVIDIA GPU; exits 77 without a CUDA driver.
  * SPDX-License-Identifier: MIT
@@ -207,6 +208,119 @@ START_TEST(take_newest_drops_older)
 		ck_ok(glcuda_frame_release(got));
 	}
 	ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 100);
+	glDeleteFramebuffers(1, &fbo);
+	glcuda_ring_destroy(ring);
+	gpu_teardown(&g);
+}
+END_TEST
+
+/* xorshift64*: the same kernel lengths on every run. */
+static uint64_t
+prng_next(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* A compositor's loop on one ring of 3 slots: each iteration produces a
+ * frame if a slot is free, its kernel running for a length of its own
+ * (none, about 0.15 ms or about 1.5 ms), and then, as at a vblank, takes
+ * the newest frame. The slots' streams run concurrently, so frames finish
+ * out of order; the frames taken must still go strictly up in number, and
+ * every frame is presented or counted as dropped. */
+START_TEST(take_newest_in_order)
+{
+	const bool gles = _i == 1;
+	const unsigned int frames = 2400;
+	unsigned int produced = 0, presented = 0, violations = 0, verified = 0;
+	uint64_t seed = 0x243f6a8885a308d3ull, last = 0;
+	bool taken_any = false;
+	struct glcuda_ring *ring;
+	struct glcuda_frame *f;
+	CUfunction spin;
+	struct gpu g;
+	GLuint fbo;
+
+	gpu_setup(&g, gles, GLCUDA_SYNC_AUTO);
+	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&spin, g.module, "spin_cycles"));
+	ring = make_ring(&g, 3, 0);
+	glGenFramebuffers(1, &fbo);
+	while (produced < frames) {
+		int ret = glcuda_ring_acquire(ring, &f);
+		bool slots_full = ret == -EAGAIN;
+
+		if (ret == 0) {
+			uint64_t r = prng_next(&seed) % 8;
+			long long cycles = r < 3 ? 3000000 : r < 5 ? 300000 : 0;
+			void *args[] = { &cycles };
+
+			test_render_frame(f, W, H);
+			ck_ok(glcuda_frame_submit(f));
+			ck_cu(glcuda_test_cuda.cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0,
+							 glcuda_frame_get_stream(f), args, NULL));
+			launch_transform(&g, f);
+			ck_ok(glcuda_frame_complete(f));
+			produced++;
+		} else {
+			ck_assert_int_eq(ret, -EAGAIN);
+		}
+		/* The vblank. */
+		ret = glcuda_ring_take_newest(ring, &f);
+		if (ret == -EAGAIN) {
+			/* Every slot in flight and nothing ready: wait for
+			 * the ready fd rather than spin (the bound only keeps
+			 * a lost wakeup from hanging the test). */
+			if (slots_full)
+				ck_assert_msg(fd_readable(glcuda_ring_get_fd(ring), 10000),
+					      "every slot in flight, none ready, and no wakeup in 10 s");
+			continue;
+		}
+		ck_ok(ret);
+		if (taken_any && glcuda_frame_get_number(f) <= last) {
+			violations++;
+			fprintf(stderr, "%s: frame %llu taken after frame %llu\n", gles ? "GLES" : "GL",
+				(unsigned long long)glcuda_frame_get_number(f),
+				(unsigned long long)last);
+		}
+		last = glcuda_frame_get_number(f);
+		taken_any = true;
+		presented++;
+		if (presented % 64 == 0) {
+			verify_output(f, fbo);
+			verified++;
+		}
+		ck_ok(glcuda_frame_release(f));
+	}
+	/* The last frames finish: vblanks until each is presented or
+	 * dropped. */
+	while (presented + glcuda_ring_get_dropped(ring) < produced) {
+		int ret = glcuda_ring_take_newest(ring, &f);
+		if (ret == -EAGAIN) {
+			ck_assert_msg(fd_readable(glcuda_ring_get_fd(ring), 10000),
+				      "%llu frames neither presented nor dropped, and no wakeup in 10 s",
+				      (unsigned long long)(produced - presented -
+							   glcuda_ring_get_dropped(ring)));
+			continue;
+		}
+		ck_ok(ret);
+		if (taken_any && glcuda_frame_get_number(f) <= last)
+			violations++;
+		last = glcuda_frame_get_number(f);
+		taken_any = true;
+		presented++;
+		ck_ok(glcuda_frame_release(f));
+	}
+	ck_assert_int_eq(glcuda_ring_take_newest(ring, &f), -EAGAIN);
+	printf("%s %s: %u frames through 3 slots, kernels of varying length: %u presented, "
+	       "%llu dropped, %u order violations (%u outputs verified)\n", gles ? "GLES" : "GL",
+	       glcuda_sync_mode_get_name(glcuda_device_get_caps(g.dev)->sync_mode), produced,
+	       presented, (unsigned long long)glcuda_ring_get_dropped(ring), violations, verified);
+	ck_assert_uint_eq(violations, 0);
+	ck_assert_uint_eq(presented + glcuda_ring_get_dropped(ring), produced);
 	glDeleteFramebuffers(1, &fbo);
 	glcuda_ring_destroy(ring);
 	gpu_teardown(&g);
@@ -450,6 +564,7 @@ glcuda_ring_suite(void)
 	tcase_add_loop_test(tc, thousand_frames, 0, 2);
 	tcase_add_loop_test(tc, batched_frames, 0, 2);
 	tcase_add_test(tc, take_newest_drops_older);
+	tcase_add_loop_test(tc, take_newest_in_order, 0, 2);
 	tcase_add_test(tc, eagain_and_misuse);
 	tcase_add_loop_test(tc, ready_fd, 0, 2);
 	tcase_add_test(tc, destroy_in_flight_no_leaks);

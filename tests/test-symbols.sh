@@ -2,7 +2,7 @@
 # The symbols libglcuda.so exports are exactly those listed in lib/glcuda.sym,
 # and every function the public headers declare is listed there: nothing
 # internal leaks out, nothing public is forgotten. The test-only
-# fault-injection hooks are not in it at all.
+# fault-injection hooks and seams are not in it at all.
 set -eu
 
 : "${top_srcdir:?run from make check}" "${top_builddir:?run from make check}"
@@ -91,4 +91,11 @@ if $NM "$lib" 2>/dev/null | grep -E ' (fault_[a-z_]+|gl_reset_status_hook)$' > "
 	exit 1
 fi
 echo "ok: $lib has no fault-injection hooks"
+# Nor the seams (lib/seam.h).
+if $NM "$lib" 2>/dev/null | grep -E ' seam_[a-z_]+$' > "$tmp/seams"; then
+	echo "FAIL: $lib contains the tests' seams:"
+	cat "$tmp/seams"
+	exit 1
+fi
+echo "ok: $lib has no seams"
 exit $status

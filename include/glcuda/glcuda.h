@@ -798,10 +798,19 @@ int glcuda_ring_get_fd(const struct glcuda_ring *ring);
 
 /**
  * Drain the ready fd and update which frames are ready. Never blocks.
- * @return the number of frames whose CUDA stage is done and that were not
- *   yet taken (>= 0), or a negative error (-EINVAL,
- *   GLCUDA_ERROR_DEVICE_LOST).
- * @since 0.1
+ *
+ * Only frames that glcuda_ring_take_newest() can still return are counted,
+ * so a caller that latches when the count is above 0 gets a frame from
+ * glcuda_ring_take_newest(). A frame older than
+ * the last frame taken is not counted (it is never returned, see
+ * glcuda_ring_take_newest()), although its completion also makes the fd
+ * readable: the next glcuda_ring_take_newest() frees its slot and counts it
+ * in glcuda_ring_get_dropped(). Nothing here needs the GL context.
+ * @return the number of frames whose CUDA stage is done, that were not
+ *   yet taken and that are newer than the last frame taken (>= 0), or a
+ *   negative error (-EINVAL, GLCUDA_ERROR_DEVICE_LOST).
+ * @since 0.1; frames older than the last frame taken are not counted
+ *   since 0.3
  */
 int glcuda_ring_dispatch(struct glcuda_ring *ring);
 
@@ -812,6 +821,16 @@ int glcuda_ring_dispatch(struct glcuda_ring *ring);
  * balanced). Enqueues GL's GPU-side wait for the frame taken, so GL
  * commands issued afterwards see CUDA's output. The frame is then
  * "presented" until glcuda_frame_release(). Never blocks.
+ *
+ * Frames are taken in order: the numbers of the frames returned (and of
+ * those presented with glcuda_frame_wait_gl()) only increase. CUDA work
+ * of different lengths finishes out of order, so a frame can become ready
+ * after a newer one was taken; such a frame is never returned. It is
+ * dropped like the others, by the first call after it became ready (also
+ * one that returns -EAGAIN, so that its slot comes back), and
+ * glcuda_ring_get_dropped() counts it. Every frame completed is thus
+ * either taken, presented with glcuda_frame_wait_gl(), released by the
+ * caller with glcuda_frame_release(), or dropped.
  * GL: context current.
  * @param[out] out the frame, owned by the ring; untouched unless 0 is
  *   returned
@@ -826,7 +845,11 @@ int glcuda_ring_dispatch(struct glcuda_ring *ring);
 int glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out);
 
 /** Number of frames dropped by glcuda_ring_take_newest() since the ring
- *  was made. @since 0.3 (0.1 to 0.2: glcuda_ring_dropped) */
+ *  was made: ready frames older than the one it returned, and frames that
+ *  became ready after a newer frame was taken or presented (never
+ *  returned). Frames the caller released with glcuda_frame_release()
+ *  without presenting them are not counted.
+ *  @since 0.3 (0.1 to 0.2: glcuda_ring_dropped) */
 uint64_t glcuda_ring_get_dropped(const struct glcuda_ring *ring);
 
 /**
@@ -853,6 +876,8 @@ int glcuda_frame_complete(struct glcuda_frame *frame);
 /**
  * Enqueue GL's GPU-side wait for this frame's CUDA work now, and mark the
  * frame presented (the explicit alternative to glcuda_ring_take_newest()).
+ * It counts as taken: glcuda_ring_take_newest() never returns a frame
+ * older than it afterwards.
  * GL: context current.
  * @return 0, GLCUDA_ERROR_BAD_STATE if the frame was not completed.
  * @since 0.1
