@@ -25,6 +25,33 @@
  *   compositor-bad-client sub-destroy   destroy a parent, then its
  *                                       subsurface's surface with a cached
  *                                       buffer and frame callback (no error)
+ *   compositor-bad-client sub-deep      a chain of 64 nested subsurfaces
+ *                                       with cached buffers, committed (no
+ *                                       error), then one of 30 000
+ *                                       (wl_subcompositor.bad_surface past
+ *                                       64 levels)
+ *   compositor-bad-client ack-older     ack the first of two configures,
+ *                                       then the second, then map (no error)
+ *   compositor-bad-client ack-unsent    ack a configure, then a serial
+ *                                       never sent (xdg_surface.invalid_serial)
+ *   compositor-bad-client ack-zero      ack_configure(0) before any
+ *                                       configure, then a buffer
+ *                                       (xdg_surface.invalid_serial)
+ *   compositor-bad-client scale-3       a 100x100 buffer, then buffer
+ *                                       scale 3 without a new buffer
+ *                                       (wl_surface.invalid_size)
+ *   compositor-bad-client xdg-buffer    get_xdg_surface for a surface with
+ *                                       a buffer (xdg_surface.unconfigured_buffer)
+ *   compositor-bad-client xdg-twice     get_xdg_surface twice for one
+ *                                       surface (xdg_surface.already_constructed)
+ *   compositor-bad-client xdg-defunct   destroy the wl_surface, then
+ *                                       get_toplevel on its xdg_surface
+ *                                       (xdg_surface.defunct_role_object)
+ *   compositor-bad-client bad-stride    a 32x32 ARGB8888 buffer with a
+ *                                       stride of 64 bytes (wl_shm.invalid_stride)
+ *   compositor-bad-client big-upload    commit an 8192x8192 buffer; a second
+ *                                       client's frame callback must come
+ *                                       before that buffer's release (no error)
  *
  * Exit status 0 when the compositor answered as expected.
  * SPDX-License-Identifier: MIT
@@ -32,6 +59,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +68,12 @@
 
 #include <wayland-client.h>
 
+#include "xdg-shell-client-protocol.h"
+
 static struct wl_compositor *compositor;
 static struct wl_subcompositor *subcompositor;
 static struct wl_shm *shm;
+static struct xdg_wm_base *wm_base;
 
 static void
 global(void *data, struct wl_registry *registry, uint32_t name, const char *iface,
@@ -54,6 +85,8 @@ global(void *data, struct wl_registry *registry, uint32_t name, const char *ifac
 		subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
 	else if (!strcmp(iface, wl_shm_interface.name))
 		shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	else if (!strcmp(iface, xdg_wm_base_interface.name))
+		wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 }
 
 static void
@@ -116,6 +149,155 @@ expect(struct wl_display *display, const char *iface, uint32_t code)
 	return 1;
 }
 
+/* xdg-shell: the configure serials received, in order. */
+static uint32_t configure_serials[8];
+static int n_configures;
+
+static void
+wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial)
+{
+	xdg_wm_base_pong(base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = { wm_base_ping };
+
+static void
+xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	if (n_configures < (int)(sizeof(configure_serials) / sizeof(configure_serials[0])))
+		configure_serials[n_configures++] = serial;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = { xdg_surface_configure };
+
+static void
+toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
+		   struct wl_array *states)
+{
+}
+
+static void
+toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = { toplevel_configure,
+								 toplevel_close };
+
+/* A toplevel of surface, its initial commit made and its first configure
+ * received. */
+static struct xdg_surface *
+make_toplevel(struct wl_display *display, struct wl_surface *surface,
+	      struct xdg_toplevel **toplevel)
+{
+	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
+
+	xdg_surface_add_listener(xs, &xdg_surface_listener, NULL);
+	*toplevel = xdg_surface_get_toplevel(xs);
+	xdg_toplevel_add_listener(*toplevel, &toplevel_listener, NULL);
+	wl_surface_commit(surface);
+	wl_display_roundtrip(display);
+	return xs;
+}
+
+/* A pool of size bytes from a given wl_shm, filled with grey. */
+static struct wl_shm_pool *
+make_pool_on(struct wl_shm *on, size_t size)
+{
+	struct wl_shm *saved = shm;
+	struct wl_shm_pool *pool;
+
+	shm = on;
+	pool = make_pool(size);
+	shm = saved;
+	return pool;
+}
+
+static void
+set_flag(void *data, struct wl_callback *callback, uint32_t time)
+{
+	*(bool *)data = true;
+}
+
+static const struct wl_callback_listener flag_callback_listener = { set_flag };
+
+static void
+buffer_released(void *data, struct wl_buffer *buffer)
+{
+	*(bool *)data = true;
+}
+
+static const struct wl_buffer_listener flag_buffer_listener = { buffer_released };
+
+/* A second client, for the cases where one must not hold another up. */
+struct other {
+	struct wl_display *display;
+	struct wl_registry *registry;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+};
+
+static void
+other_global(void *data, struct wl_registry *registry, uint32_t name, const char *iface,
+	     uint32_t version)
+{
+	struct other *o = data;
+
+	if (!strcmp(iface, wl_compositor_interface.name))
+		o->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+	else if (!strcmp(iface, wl_shm_interface.name))
+		o->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+}
+
+static const struct wl_registry_listener other_registry_listener = { other_global,
+								     global_remove };
+
+/* The chain case: depth nested subsurfaces under surface, each with the
+ * 1x1 buffer committed (cached: synchronized), then the root committed. */
+static int
+sub_chain(struct wl_display *display, struct wl_surface *surface, int depth, const char *iface,
+	  uint32_t code)
+{
+	struct wl_shm_pool *pool = make_pool(4);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, 1, 1, 4,
+							     WL_SHM_FORMAT_ARGB8888);
+	struct wl_surface **surfaces = calloc((size_t)depth, sizeof(*surfaces));
+	struct wl_subsurface **subs = calloc((size_t)depth, sizeof(*subs));
+	struct wl_surface *parent = surface;
+	int ret, made = 0;
+
+	if (!surfaces || !subs) {
+		perror("calloc");
+		exit(2);
+	}
+	for (int i = 0; i < depth; i++) {
+		surfaces[i] = wl_compositor_create_surface(compositor);
+		subs[i] = wl_subcompositor_get_subsurface(subcompositor, surfaces[i], parent);
+		wl_surface_attach(surfaces[i], buffer, 0, 0);
+		wl_surface_commit(surfaces[i]);
+		parent = surfaces[i];
+		made++;
+		/* Stop at an error. Blocks of 16 levels fit in libwayland's
+		 * 4 KiB buffer, sent in one write: nothing is written after
+		 * the compositor closed the connection, which would lose its
+		 * error to EPIPE. */
+		if (i % 16 == 15 && wl_display_roundtrip(display) < 0)
+			break;
+	}
+	wl_surface_attach(surface, buffer, 0, 0);
+	wl_surface_commit(surface);
+	ret = expect(display, iface, code);
+	for (int i = made - 1; i >= 0; i--) {
+		wl_subsurface_destroy(subs[i]);
+		wl_surface_destroy(surfaces[i]);
+	}
+	free(subs);
+	free(surfaces);
+	wl_buffer_destroy(buffer);
+	wl_shm_pool_destroy(pool);
+	return ret;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -140,6 +322,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "compositor-bad-client: no wl_compositor, wl_subcompositor or wl_shm\n");
 		return 2;
 	}
+	if (wm_base)
+		xdg_wm_base_add_listener(wm_base, &wm_base_listener, NULL);
 	surface = wl_compositor_create_surface(compositor);
 
 	if (!strcmp(mode, "wrong-size")) {
@@ -233,14 +417,230 @@ main(int argc, char **argv)
 		wl_shm_pool_destroy(pool);
 		ret = expect(display, NULL, 0);
 		wl_callback_destroy(callback);
+	} else if (!strcmp(mode, "sub-deep")) {
+		/* 64 levels: SUBSURFACE_DEPTH_MAX, documented in
+		 * doc/compositor.md. */
+		struct wl_surface *root = wl_compositor_create_surface(compositor);
+		struct xdg_toplevel *toplevel = NULL;
+		struct xdg_surface *xs = NULL;
+
+		/* A mapped toplevel where the compositor has xdg-shell: the
+		 * chain is drawn too. */
+		if (wm_base) {
+			xs = make_toplevel(display, root, &toplevel);
+			if (n_configures)
+				xdg_surface_ack_configure(xs, configure_serials[0]);
+		}
+		ret = sub_chain(display, root, 64, NULL, 0);
+		if (xs) {
+			xdg_toplevel_destroy(toplevel);
+			xdg_surface_destroy(xs);
+		}
+		wl_surface_destroy(root);
+		if (ret == 0)
+			ret = sub_chain(display, surface, 30000, "wl_subcompositor",
+					WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE);
+		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "ack-older") || !strcmp(mode, "ack-unsent") ||
+		   !strcmp(mode, "ack-zero")) {
+		struct xdg_toplevel *toplevel;
+		struct xdg_surface *xs;
+
+		if (!wm_base) {
+			fprintf(stderr, "compositor-bad-client: no xdg_wm_base\n");
+			return 2;
+		}
+		pool = make_pool(64 * 64 * 4);
+		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
+						   WL_SHM_FORMAT_ARGB8888);
+		if (!strcmp(mode, "ack-zero")) {
+			/* Before the initial commit: no configure was sent. */
+			xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
+			xdg_surface_add_listener(xs, &xdg_surface_listener, NULL);
+			toplevel = xdg_surface_get_toplevel(xs);
+			xdg_toplevel_add_listener(toplevel, &toplevel_listener, NULL);
+			xdg_surface_ack_configure(xs, 0);
+			wl_surface_attach(surface, buffer, 0, 0);
+			wl_surface_commit(surface);
+			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_INVALID_SERIAL);
+		} else if (!strcmp(mode, "ack-unsent")) {
+			xs = make_toplevel(display, surface, &toplevel);
+			xdg_surface_ack_configure(xs, configure_serials[0]);
+			xdg_surface_ack_configure(xs, configure_serials[0] + 1000);
+			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_INVALID_SERIAL);
+		} else {
+			/* A second configure before the first ack: both are
+			 * the client's to ack, oldest first. */
+			xs = make_toplevel(display, surface, &toplevel);
+			xdg_toplevel_set_fullscreen(toplevel, NULL);
+			wl_display_roundtrip(display);
+			if (n_configures < 2) {
+				printf("FAIL: no second configure after set_fullscreen\n");
+				ret = 1;
+			} else {
+				xdg_surface_ack_configure(xs, configure_serials[0]);
+				ret = expect(display, NULL, 0);
+				xdg_surface_ack_configure(xs, configure_serials[1]);
+				wl_surface_attach(surface, buffer, 0, 0);
+				wl_surface_commit(surface);
+				ret |= expect(display, NULL, 0);
+			}
+		}
+		xdg_toplevel_destroy(toplevel);
+		xdg_surface_destroy(xs);
+		wl_buffer_destroy(buffer);
+		wl_shm_pool_destroy(pool);
+		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "scale-3")) {
+		/* 100x100 is fine at scale 1, and at scale 3 not. */
+		pool = make_pool(100 * 100 * 4);
+		buffer = wl_shm_pool_create_buffer(pool, 0, 100, 100, 100 * 4,
+						   WL_SHM_FORMAT_ARGB8888);
+		wl_surface_attach(surface, buffer, 0, 0);
+		wl_surface_commit(surface);
+		ret = expect(display, NULL, 0);
+		wl_surface_set_buffer_scale(surface, 3);
+		wl_surface_commit(surface);
+		ret |= expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_SIZE);
+		wl_buffer_destroy(buffer);
+		wl_shm_pool_destroy(pool);
+		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "xdg-buffer") || !strcmp(mode, "xdg-twice") ||
+		   !strcmp(mode, "xdg-defunct")) {
+		struct xdg_surface *xs, *xs2 = NULL;
+		struct xdg_toplevel *toplevel = NULL;
+
+		if (!wm_base) {
+			fprintf(stderr, "compositor-bad-client: no xdg_wm_base\n");
+			return 2;
+		}
+		pool = make_pool(64 * 64 * 4);
+		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
+						   WL_SHM_FORMAT_ARGB8888);
+		if (!strcmp(mode, "xdg-buffer")) {
+			wl_surface_attach(surface, buffer, 0, 0);
+			wl_surface_commit(surface);
+			xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
+			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER);
+		} else if (!strcmp(mode, "xdg-twice")) {
+			xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
+			xs2 = xdg_wm_base_get_xdg_surface(wm_base, surface);
+			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED);
+		} else {
+			xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
+			wl_surface_destroy(surface);
+			surface = NULL;
+			toplevel = xdg_surface_get_toplevel(xs);
+			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT);
+		}
+		if (toplevel)
+			xdg_toplevel_destroy(toplevel);
+		if (xs2)
+			xdg_surface_destroy(xs2);
+		xdg_surface_destroy(xs);
+		wl_buffer_destroy(buffer);
+		wl_shm_pool_destroy(pool);
+		if (surface)
+			wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "bad-stride")) {
+		/* libwayland checks the stride against the width, not against
+		 * the format's 4 bytes per pixel. */
+		pool = make_pool(32 * 64);
+		buffer = wl_shm_pool_create_buffer(pool, 0, 32, 32, 64, WL_SHM_FORMAT_ARGB8888);
+		wl_surface_attach(surface, buffer, 0, 0);
+		wl_surface_commit(surface);
+		ret = expect(display, "wl_shm", WL_SHM_ERROR_INVALID_STRIDE);
+		wl_buffer_destroy(buffer);
+		wl_shm_pool_destroy(pool);
+		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "big-upload")) {
+		/* This client commits an 8192x8192 buffer; another commits a
+		 * small one after that commit was handled. The other's frame
+		 * callback must come first: counted in events, not time. The
+		 * big buffer's release says its upload is complete. */
+		const int32_t big = 8192;
+		struct other o = { 0 };
+		struct wl_surface *osurface;
+		struct wl_shm_pool *opool;
+		struct wl_buffer *obuffer;
+		struct wl_callback *ocallback;
+		bool released = false, done = false, odone = false;
+
+		pool = make_pool((size_t)big * big * 4);
+		buffer = wl_shm_pool_create_buffer(pool, 0, big, big, big * 4,
+						   WL_SHM_FORMAT_XRGB8888);
+		wl_buffer_add_listener(buffer, &flag_buffer_listener, &released);
+		wl_surface_attach(surface, buffer, 0, 0);
+		wl_surface_damage_buffer(surface, 0, 0, big, big);
+		callback = wl_surface_frame(surface);
+		wl_callback_add_listener(callback, &flag_callback_listener, &done);
+		wl_surface_commit(surface);
+		wl_display_roundtrip(display);
+
+		o.display = wl_display_connect(NULL);
+		if (!o.display) {
+			fprintf(stderr, "compositor-bad-client: cannot connect a second client\n");
+			return 2;
+		}
+		o.registry = wl_display_get_registry(o.display);
+		wl_registry_add_listener(o.registry, &other_registry_listener, &o);
+		wl_display_roundtrip(o.display);
+		osurface = wl_compositor_create_surface(o.compositor);
+		opool = make_pool_on(o.shm, 64 * 64 * 4);
+		obuffer = wl_shm_pool_create_buffer(opool, 0, 64, 64, 64 * 4,
+						    WL_SHM_FORMAT_XRGB8888);
+		wl_surface_attach(osurface, obuffer, 0, 0);
+		ocallback = wl_surface_frame(osurface);
+		wl_callback_add_listener(ocallback, &flag_callback_listener, &odone);
+		wl_surface_commit(osurface);
+		while (!odone && wl_display_dispatch(o.display) >= 0)
+			;
+		/* Whatever the compositor sent this client before it sent the
+		 * other's frame callback is here after a round trip. */
+		wl_display_roundtrip(display);
+		if (!odone) {
+			printf("FAIL: the second client got no frame callback\n");
+			ret = 1;
+		} else if (released || done) {
+			printf("FAIL: the %dx%d upload was complete before another client's "
+			       "next frame\n", big, big);
+			ret = 1;
+		} else {
+			printf("another client's frame came before the %dx%d upload was "
+			       "complete\n", big, big);
+			ret = 0;
+		}
+		while (!done && wl_display_dispatch(display) >= 0)
+			;
+		if (!done || !released) {
+			printf("FAIL: the %dx%d upload did not complete\n", big, big);
+			ret = 1;
+		}
+		ret |= expect(display, NULL, 0);
+		wl_callback_destroy(ocallback);
+		wl_buffer_destroy(obuffer);
+		wl_shm_pool_destroy(opool);
+		wl_surface_destroy(osurface);
+		wl_shm_destroy(o.shm);
+		wl_compositor_destroy(o.compositor);
+		wl_registry_destroy(o.registry);
+		wl_display_disconnect(o.display);
+		wl_callback_destroy(callback);
+		wl_buffer_destroy(buffer);
+		wl_shm_pool_destroy(pool);
+		wl_surface_destroy(surface);
 	} else {
 		fprintf(stderr, "usage: compositor-bad-client wrong-size|bad-scale|zero-scale|"
 			"bad-transform|destroy-busy|crash|"
-			"sub-loop|sub-place|sub-destroy\n");
+			"sub-loop|sub-place|sub-destroy|"
+			"sub-deep|ack-older|ack-unsent|ack-zero|scale-3|xdg-buffer|xdg-twice|"
+			"xdg-defunct|bad-stride|big-upload\n");
 		return 2;
 	}
 	/* Every proxy freed, even after a protocol error: the sanitizer build
 	 * checks this program's own leaks too. */
+	if (wm_base)
+		xdg_wm_base_destroy(wm_base);
 	wl_shm_destroy(shm);
 	wl_subcompositor_destroy(subcompositor);
 	wl_compositor_destroy(compositor);

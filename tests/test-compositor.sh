@@ -172,6 +172,39 @@ else
 	esac
 fi
 
+# 3b. More misbehaving clients (tests/compositor-bad-client: a deep
+#     subsurface chain, configure acks, errors on the interfaces the XML
+#     names, an 8192x8192 upload while another client draws), the same way;
+#     the compositor exits with the last client, with its status.
+bad2_script="$bad sub-deep && $bad ack-older && $bad ack-unsent && $bad ack-zero &&
+	$bad scale-3 && $bad xdg-buffer && $bad xdg-twice && $bad xdg-defunct &&
+	$bad bad-stride && $bad big-upload"
+run bad2 -- sh -c "$bad2_script"
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "FAIL: the compositor with misbehaving clients (2) exited $rc:" >&2
+	cat "$tmp/bad2.out" "$tmp/bad2.log" >&2
+	fail=1
+else
+	for want in "protocol error: wl_subcompositor code 0" "protocol error: xdg_surface code 4" \
+		    "protocol error: wl_surface code 2" "protocol error: xdg_surface code 3" \
+		    "protocol error: xdg_surface code 2" "protocol error: xdg_surface code 6" \
+		    "protocol error: wl_shm code 1" \
+		    "another client's frame came before the 8192x8192 upload was complete"; do
+		grep -q "$want" "$tmp/bad2.out" ||
+			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
+			  cat "$tmp/bad2.out" >&2; fail=1; }
+	done
+	left=$(grep "a client left: 0 clients" "$tmp/bad2.log" | sed 's/.*a client left: //' | sort -u)
+	case $left in
+	"0 clients, 0 surfaces, 0 textures, "*" fds open") ;;
+	*)
+		echo "FAIL: what the misbehaving clients (2) left behind differs:" >&2
+		grep "a client left" "$tmp/bad2.log" >&2
+		fail=1 ;;
+	esac
+fi
+
 # 4. The client is killed: the compositor ends with 128 + 9, and says so.
 run killed -- sh -c "exec $bad crash"
 rc=$?

@@ -53,6 +53,36 @@ struct options {
 	char **command;             /* the client: argv, NULL-terminated */
 };
 
+/* The deepest subsurface tree a client may build: a surface is at most
+ * this many levels below its root surface. get_subsurface past it is a
+ * wl_subcompositor.bad_surface error. The bound makes every walk of a tree
+ * (applying cached state, drawing) use a fixed-size stack instead of
+ * recursion, and every walk up to the root a bounded loop. */
+#define SUBSURFACE_DEPTH_MAX 64
+
+/* Configures sent and not yet acked, per xdg_surface: while this many are
+ * outstanding, a new one waits for an ack (a client that never acks
+ * cannot make the list grow). */
+#define CONFIGURE_PENDING_MAX 16
+
+/* shm uploads larger than this many bytes are spread over refreshes, this
+ * many bytes per refresh for all surfaces together (surface.c,
+ * surface_uploads_step()). */
+#define UPLOAD_BYTES_PER_REFRESH (8u << 20)
+
+/* A surface's content in GL: one texture, or for a large shm buffer a
+ * column of strips, each a texture of `rows` rows of the buffer (the last
+ * one fewer). A strip is at most UPLOAD_BYTES_PER_REFRESH: allocating one
+ * (which Mesa's llvmpipe zero-fills: 0.2 s for 8192x8192) fits in a
+ * refresh as well as uploading it. tex[i] is 0 until strip i is made. */
+#define STRIPS_MAX 64
+
+struct strips {
+	int n;
+	int32_t rows;
+	GLuint tex[STRIPS_MAX];
+};
+
 /* Damage: a few rectangles; more are merged into their bounding box (an
  * upload of a little more than was damaged is still correct). */
 #define DAMAGE_RECTS 8
@@ -111,11 +141,11 @@ struct surface {
 	struct surface_state pending;
 
 	/* Current state. */
-	GLuint texture;
+	struct strips tex;              /* n == 0: none */
 	bool tex_image;                 /* made from a dma-buf's EGLImage */
 	struct wl_resource *held_buffer; /* a dma-buf buffer sampled in place */
 	struct wl_listener held_buffer_destroy;
-	uint32_t tex_width, tex_height; /* the texture's storage */
+	uint32_t tex_width, tex_height; /* the textures' storage, all strips */
 	uint32_t buffer_width, buffer_height;
 	bool opaque;                    /* XRGB8888: alpha ignored */
 	int32_t scale;
@@ -132,9 +162,24 @@ struct surface {
 	struct wl_list stack, stack_pending; /* struct stack_entry */
 	struct stack_entry self, self_pending;
 
+	/* A large shm buffer being uploaded over several refreshes into
+	 * the strips of upload, rows [0, upload_row) done; tex above shows
+	 * the previous content until it is complete. upload_state is the commit
+	 * that attached it (its buffer held, its callbacks waiting); commits
+	 * made meanwhile are merged into queued and applied after it. */
+	bool uploading;
+	struct wl_list upload_link;     /* comp.uploads */
+	struct surface_state upload_state;
+	struct strips upload;
+	uint32_t upload_row;
+	bool has_queued;
+	struct surface_state queued;
+
 	/* xdg-shell. */
 	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
-	uint32_t configure_serial;      /* last sent */
+	uint32_t pending_serials[CONFIGURE_PENDING_MAX]; /* sent, not acked; oldest first */
+	int n_pending;
+	bool configure_deferred;        /* one is due once the client acks */
 	bool configured;                /* a configure was acked */
 	bool initial_commit_done;
 	bool mapped;
@@ -150,6 +195,7 @@ struct comp {
 	const char *socket;
 	char *runtime_dir;              /* made by us, removed at exit */
 	struct wl_list surfaces;
+	struct wl_list uploads;         /* struct surface.upload_link */
 	struct wl_list output_resources;
 	struct wl_list slot_feedback[4];  /* per ring slot: feedback of its frame */
 	int32_t next_x, next_y;         /* where the next toplevel goes */
@@ -163,7 +209,7 @@ struct comp {
 	CUmodule module;
 	CUfunction kernel;
 	GLuint program, vao, vbo;
-	GLint u_rect, u_swizzle, u_opaque, u_uv_matrix, u_uv_offset;
+	GLint u_rect, u_swizzle, u_opaque, u_uv_matrix, u_uv_offset, u_band, u_strip;
 	GLuint read_fbo;
 	uint8_t *readback;
 
@@ -220,6 +266,9 @@ struct surface *surface_from_resource(struct wl_resource *resource);
 /* The surface's size: its buffer's divided by the scale, rotated by the
  * buffer transform. */
 void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
+/* At each refresh, before compositing: the next rows of the large uploads
+ * in progress; the ones completed show their new content. */
+void surface_uploads_step(struct comp *c);
 
 /* dmabuf.c */
 struct dmabuf_buffer;

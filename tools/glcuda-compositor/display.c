@@ -280,6 +280,7 @@ int
 display_init(struct comp *c)
 {
 	wl_list_init(&c->surfaces);
+	wl_list_init(&c->uploads);
 	wl_list_init(&c->output_resources);
 	c->display = wl_display_create();
 	if (!c->display) {

@@ -50,6 +50,9 @@ tests_compositor_check_png_LDADD = $(LIBPNG_LIBS)
 tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c
 tests_compositor_bad_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS)
 tests_compositor_bad_client_LDADD = $(WAYLAND_CLIENT_LIBS)
+nodist_tests_compositor_bad_client_SOURCES = %reldir%/xdg-shell-client-protocol.h \
+	%reldir%/xdg-shell-protocol.c
+tests_compositor_bad_client_CPPFLAGS = -I%reldir%
 tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c
 compositor_client_protocols = %reldir%/xdg-shell-client-protocol.h \
 	%reldir%/presentation-time-client-protocol.h

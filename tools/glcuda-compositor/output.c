@@ -238,6 +238,10 @@ on_vblank(int fd, uint32_t mask, void *data)
 		return 0;
 	}
 
+	/* The next slice of the large uploads: one that completes changes
+	 * what the composite below shows. */
+	surface_uploads_step(c);
+
 	/* Composite what changed; the clients' frame callbacks go out once
 	 * their content is in a frame, so they draw at the refresh rate. */
 	if (c->damaged && render_frame(c)) {

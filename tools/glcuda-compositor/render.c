@@ -29,11 +29,15 @@ static const char vs_body[] =
 	"in vec2 pos;\n"
 	"out vec2 uv;\n"
 	"uniform vec4 rect; /* x, y, w, h in clip space, y down */\n"
+	"uniform vec4 band; /* the part of the surface drawn: x, y, w, h in 0..1 */\n"
 	"uniform mat2 uv_matrix; /* the buffer transform, undone */\n"
 	"uniform vec2 uv_offset;\n"
+	"uniform vec2 strip; /* its rows: v of the first, 1 / their height in v */\n"
 	"void main() {\n"
-	"	uv = uv_matrix * pos + uv_offset;\n"
-	"	gl_Position = vec4(rect.xy + pos * rect.zw, 0.0, 1.0);\n"
+	"	vec2 p = band.xy + pos * band.zw;\n"
+	"	uv = uv_matrix * p + uv_offset;\n"
+	"	uv.y = (uv.y - strip.x) * strip.y;\n"
+	"	gl_Position = vec4(rect.xy + p * rect.zw, 0.0, 1.0);\n"
 	"}\n";
 static const char fs_body[] =
 	"precision mediump float;\n"
@@ -81,6 +85,8 @@ setup_gl(struct comp *c)
 	c->u_swizzle = glGetUniformLocation(c->program, "swizzle");
 	c->u_uv_matrix = glGetUniformLocation(c->program, "uv_matrix");
 	c->u_uv_offset = glGetUniformLocation(c->program, "uv_offset");
+	c->u_band = glGetUniformLocation(c->program, "band");
+	c->u_strip = glGetUniformLocation(c->program, "strip");
 	glUseProgram(c->program);
 	glUniform1i(glGetUniformLocation(c->program, "tex"), 0);
 	glUseProgram(0);
@@ -278,6 +284,7 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 	const float *t = uv_transforms[s->transform];
 	/* Column-major: the first column multiplies u. */
 	const float m[4] = { t[0], t[2], t[1], t[3] };
+	float bh = (float)s->tex_height;
 	int32_t w, h;
 	/* Clip space with y pointing down the image: row 0 (y = -1 in
 	 * clip space) is the top of the output. */
@@ -289,27 +296,71 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 	glUniform2f(c->u_uv_offset, t[4], t[5]);
 	glUniform1f(c->u_opaque, s->opaque ? 1.f : 0.f);
 	glUniform1f(c->u_swizzle, s->tex_image ? 0.f : 1.f);
-	glBindTexture(GL_TEXTURE_2D, s->texture);
-	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+	/* Each strip over the band of the surface that shows its rows, v in
+	 * [v0, v1]: v = t[2] u + t[3] v' + t[5] in the surface's (u, v'),
+	 * and one of t[2], t[3] is 0, so the band is a column or a row. */
+	for (int i = 0; i < s->tex.n; i++) {
+		float v0 = (float)(i * s->tex.rows) / bh;
+		float v1 = i == s->tex.n - 1 ? 1.f : (float)((i + 1) * s->tex.rows) / bh;
+		float k = t[3] != 0.f ? t[3] : t[2];
+		float a = (v0 - t[5]) / k, b = (v1 - t[5]) / k;
+		float lo = a < b ? a : b, span = a < b ? b - a : a - b;
+
+		if (!s->tex.tex[i])
+			continue;
+		if (t[3] != 0.f)
+			glUniform4f(c->u_band, 0.f, lo, 1.f, span);
+		else
+			glUniform4f(c->u_band, lo, 0.f, span, 1.f);
+		glUniform2f(c->u_strip, v0, 1.f / (v1 - v0));
+		glBindTexture(GL_TEXTURE_2D, s->tex.tex[i]);
+		glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+	}
 }
 
 /* A surface and its subsurfaces in their stacking order, each at its
- * position relative to its parent; x, y is the surface's on the output. */
+ * position relative to its parent; x, y is the surface's on the output.
+ * Depth first with an explicit stack: trees are at most
+ * SUBSURFACE_DEPTH_MAX levels deep (surface.c), and no recursion goes as
+ * deep as a client likes. */
 static void
-draw_tree(struct comp *c, struct surface *s, int32_t x, int32_t y)
+draw_tree(struct comp *c, struct surface *root, int32_t x, int32_t y)
 {
-	struct stack_entry *e;
+	struct {
+		struct surface *s;
+		struct wl_list *pos; /* the entry last drawn in s->stack */
+		int32_t x, y;
+	} stack[SUBSURFACE_DEPTH_MAX + 1];
+	int top = 0;
 
-	wl_list_for_each(e, &s->stack, link) {
-		struct surface *t = e->surface;
+	stack[0].s = root;
+	stack[0].pos = &root->stack;
+	stack[0].x = x;
+	stack[0].y = y;
+	while (top >= 0) {
+		struct surface *s = stack[top].s;
+		struct wl_list *next = stack[top].pos->next;
+		struct stack_entry *e;
+		struct surface *t;
 
+		if (next == &s->stack) {
+			top--;
+			continue;
+		}
+		stack[top].pos = next;
+		e = wl_container_of(next, e, link);
+		t = e->surface;
 		if (t == s) {
-			if (s->has_content && s->texture)
-				draw_surface(c, s, x, y);
-		} else if (t->has_content) {
+			if (s->has_content && s->tex.n)
+				draw_surface(c, s, stack[top].x, stack[top].y);
+		} else if (t->has_content && top < SUBSURFACE_DEPTH_MAX) {
 			/* A subsurface is mapped when its parent is and it
 			 * has a buffer. */
-			draw_tree(c, t, x + t->subsurface->x, y + t->subsurface->y);
+			stack[top + 1].s = t;
+			stack[top + 1].pos = &t->stack;
+			stack[top + 1].x = stack[top].x + t->subsurface->x;
+			stack[top + 1].y = stack[top].y + t->subsurface->y;
+			top++;
 		}
 	}
 }

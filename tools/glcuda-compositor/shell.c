@@ -8,6 +8,7 @@
 #include "compositor.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "xdg-shell-server-protocol.h"
 
@@ -23,6 +24,13 @@ send_configure(struct surface *s)
 	struct wl_array states;
 	int32_t w = 0, h = 0;
 
+	if (s->n_pending == CONFIGURE_PENDING_MAX) {
+		/* The client acks none: the next goes out at its next ack,
+		 * with the state as it is then. */
+		s->configure_deferred = true;
+		return;
+	}
+	s->configure_deferred = false;
 	wl_array_init(&states);
 	if (s->xdg_toplevel) {
 		if (s->fullscreen || s->maximized) {
@@ -40,8 +48,9 @@ send_configure(struct surface *s)
 		xdg_toplevel_send_configure(s->xdg_toplevel, w, h, &states);
 	}
 	wl_array_release(&states);
-	s->configure_serial = wl_display_next_serial(s->comp->display);
-	xdg_surface_send_configure(s->xdg_surface, s->configure_serial);
+	/* Serials only grow (until they wrap): the list is oldest first. */
+	s->pending_serials[s->n_pending] = wl_display_next_serial(s->comp->display);
+	xdg_surface_send_configure(s->xdg_surface, s->pending_serials[s->n_pending++]);
 }
 
 void
@@ -88,6 +97,8 @@ shell_surface_commit(struct surface *s)
 		s->mapped = false;
 		s->configured = false;
 		s->initial_commit_done = false;
+		/* The configures sent before stay ackable: the client may
+		 * have unmapped while one was on its way. */
 	}
 }
 
@@ -245,8 +256,10 @@ static bool
 check_role(struct wl_resource *resource, struct surface *s)
 {
 	if (!s) {
-		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_DEFUNCT_SURFACES,
-				       "the wl_surface was destroyed");
+		/* The wl_surface went first: the error the XML names for
+		 * "Surface was destroyed before its role object". */
+		wl_resource_post_error(resource, XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT,
+				       "the wl_surface was destroyed before its xdg_surface");
 		return false;
 	}
 	if (s->xdg_toplevel || s->xdg_popup) {
@@ -304,20 +317,34 @@ xdg_surface_set_window_geometry(struct wl_client *client, struct wl_resource *re
 				       "window geometry %dx%d is not positive", w, h);
 }
 
+/* Any configure sent and not yet superseded by a later ack may be acked:
+ * that one and all older ones are then done with. Anything else (a
+ * serial never sent, or one already acked or superseded) is
+ * invalid_serial. */
 static void
 xdg_surface_ack_configure(struct wl_client *client, struct wl_resource *resource,
 			  uint32_t serial)
 {
 	struct surface *s = wl_resource_get_user_data(resource);
+	int i;
 
 	if (!s)
 		return;
-	if (serial != s->configure_serial && !s->configured) {
+	for (i = 0; i < s->n_pending; i++)
+		if (s->pending_serials[i] == serial)
+			break;
+	if (i == s->n_pending) {
 		wl_resource_post_error(resource, XDG_SURFACE_ERROR_INVALID_SERIAL,
-				       "serial %u was never sent", serial);
+				       "serial %u is not that of a configure waiting for its ack",
+				       serial);
 		return;
 	}
+	s->n_pending -= i + 1;
+	memmove(s->pending_serials, s->pending_serials + i + 1,
+		(size_t)s->n_pending * sizeof(s->pending_serials[0]));
 	s->configured = true;
+	if (s->configure_deferred)
+		send_configure(s);
 }
 
 static const struct xdg_surface_interface xdg_surface_impl = {
@@ -349,6 +376,8 @@ xdg_surface_destroyed(struct wl_resource *resource)
 	s->xdg_surface = NULL;
 	s->mapped = false;
 	s->configured = false;
+	s->n_pending = 0;
+	s->configure_deferred = false;
 	s->initial_commit_done = false;
 	s->comp->damaged = true;
 }
@@ -436,20 +465,30 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource, 
 	struct surface *s = surface_from_resource(surface_resource);
 	struct wl_resource *r;
 
-	if (s->xdg_surface || s->subsurface) {
+	if (s->subsurface || s->xdg_toplevel || s->xdg_popup) {
 		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_ROLE,
 				       "the wl_surface already has a role");
-		return;
-	}
-	if (s->has_content) {
-		wl_resource_post_error(resource, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
-				       "the wl_surface already has a buffer");
 		return;
 	}
 	r = wl_resource_create(client, &xdg_surface_interface, wl_resource_get_version(resource),
 			       id);
 	if (!r) {
 		wl_client_post_no_memory(client);
+		return;
+	}
+	/* The errors that are xdg_surface's go on the new object, which is
+	 * never bound to the wl_surface. */
+	if (s->xdg_surface) {
+		/* No role yet, but an xdg_surface already. */
+		wl_resource_set_implementation(r, &xdg_surface_impl, NULL, NULL);
+		wl_resource_post_error(r, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED,
+				       "the wl_surface already has an xdg_surface");
+		return;
+	}
+	if (s->has_content || s->uploading || (s->pending.attached && s->pending.buffer)) {
+		wl_resource_set_implementation(r, &xdg_surface_impl, NULL, NULL);
+		wl_resource_post_error(r, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
+				       "the wl_surface already has a buffer attached or committed");
 		return;
 	}
 	wl_resource_set_implementation(r, &xdg_surface_impl, s, xdg_surface_destroyed);

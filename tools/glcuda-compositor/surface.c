@@ -1,9 +1,17 @@
 /*
  * glcuda-compositor: wl_compositor, wl_surface, wl_region,
- * wl_subcompositor and wl_subsurface. Buffers are wl_shm only (ARGB8888
- * and XRGB8888): the damaged pixels are copied into the surface's GL
- * texture when its state is applied and the buffer released at once, so a
- * client may reuse it as soon as it likes.
+ * wl_subcompositor and wl_subsurface. Buffers are wl_shm (ARGB8888 and
+ * XRGB8888) or dma-bufs (dmabuf.c). A shm buffer's damaged pixels are
+ * copied into the surface's GL texture (or strips of textures, struct
+ * strips) when its state is applied and the buffer released at once, so a
+ * client may reuse it as soon as it likes; a copy larger than
+ * UPLOAD_BYTES_PER_REFRESH is spread over refreshes instead
+ * (surface_uploads_step), so that one client's huge buffer does not stall
+ * the others' frames.
+ *
+ * Subsurface trees are at most SUBSURFACE_DEPTH_MAX levels deep, and are
+ * walked with explicit stacks: nothing here recurses or loops as deep as
+ * a client likes.
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"
@@ -266,39 +274,64 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 	}
 }
 
-static bool
-upload_shm(struct surface *s, struct wl_resource *buffer, const struct surface_state *st)
+/* The client's wl_shm: its error enum holds invalid_format and
+ * invalid_stride (wl_buffer has none). Looked for only on the error path,
+ * which ends the client. */
+static enum wl_iterator_result
+find_shm(struct wl_resource *resource, void *data)
 {
-	struct damage damage;
-	bool full;
-	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
-	int32_t w, h, stride;
-	uint32_t format;
+	struct wl_resource **shm = data;
 
-	if (!shm) {
-		/* wl_shm and our dma-bufs are all there is. */
-		wl_resource_post_error(s->resource, WL_DISPLAY_ERROR_INVALID_OBJECT,
-				       "buffer is not a wl_shm or dma-buf buffer");
-		return false;
-	}
-	w = wl_shm_buffer_get_width(shm);
-	h = wl_shm_buffer_get_height(shm);
-	stride = wl_shm_buffer_get_stride(shm);
-	format = wl_shm_buffer_get_format(shm);
+	if (strcmp(wl_resource_get_class(resource), wl_shm_interface.name))
+		return WL_ITERATOR_CONTINUE;
+	*shm = resource;
+	return WL_ITERATOR_STOP;
+}
+
+static void
+post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg, int32_t w, int32_t h,
+	       int32_t stride, uint32_t format)
+{
+	struct wl_client *client = wl_resource_get_client(buffer);
+	struct wl_resource *shm = NULL;
+
+	wl_client_for_each_resource(client, find_shm, &shm);
+	if (shm)
+		wl_resource_post_error(shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
+				       msg, w, h, stride, format);
+	else
+		/* wl_shm version 1 cannot be destroyed: not reached. */
+		wl_resource_post_error(wl_client_get_object(client, 1),
+				       WL_DISPLAY_ERROR_INVALID_OBJECT,
+				       "%s: buffer %dx%d, stride %d, format 0x%08x", msg, w, h, stride,
+				       format);
+}
+
+/* What libwayland does not check about a shm buffer: the format's bytes
+ * per pixel against the stride, the scale against the size, our size
+ * limit. false after a protocol error. */
+static bool
+shm_buffer_check(struct surface *s, struct wl_resource *buffer, struct wl_shm_buffer *shm,
+		 int32_t scale)
+{
+	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+	int32_t stride = wl_shm_buffer_get_stride(shm);
+	uint32_t format = wl_shm_buffer_get_format(shm);
+
 	if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) {
-		wl_resource_post_error(buffer, WL_SHM_ERROR_INVALID_FORMAT,
-				       "format 0x%08x is not ARGB8888 or XRGB8888", format);
+		post_shm_error(buffer, WL_SHM_ERROR_INVALID_FORMAT,
+			       "the format is not ARGB8888 or XRGB8888", w, h, stride, format);
 		return false;
 	}
-	if (w <= 0 || h <= 0 || stride < w * 4 || stride % 4) {
-		wl_resource_post_error(buffer, WL_SHM_ERROR_INVALID_STRIDE,
-				       "buffer %dx%d with stride %d", w, h, stride);
+	if (w <= 0 || h <= 0 || stride / 4 < w || stride % 4) {
+		post_shm_error(buffer, WL_SHM_ERROR_INVALID_STRIDE,
+			       "the stride is not a multiple of 4 of at least 4 x width", w, h,
+			       stride, format);
 		return false;
 	}
-	if (w % s->scale || h % s->scale) {
+	if (w % scale || h % scale) {
 		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %dx%d is not a multiple of the scale %d", w, h,
-				       s->scale);
+				       "buffer %dx%d is not a multiple of the scale %d", w, h, scale);
 		return false;
 	}
 	if (w > 8192 || h > 8192) {
@@ -306,65 +339,184 @@ upload_shm(struct surface *s, struct wl_resource *buffer, const struct surface_s
 				       "buffer %dx%d is larger than 8192x8192", w, h);
 		return false;
 	}
-	/* All of it when the texture is new or showed nothing: it holds no
-	 * content that undamaged parts could keep. */
-	full = !s->texture || s->tex_image || !s->has_content || s->tex_width != (uint32_t)w ||
-	       s->tex_height != (uint32_t)h;
-	if (!s->texture || s->tex_image || s->tex_width != (uint32_t)w ||
-	    s->tex_height != (uint32_t)h) {
-		/* Immutable storage: a new texture when the size changes. */
-		if (s->texture) {
-			glDeleteTextures(1, &s->texture);
-			s->comp->textures_alive--;
-		}
-		glGenTextures(1, &s->texture);
-		s->comp->textures_alive++;
-		s->tex_image = false;
-		glBindTexture(GL_TEXTURE_2D, s->texture);
-		glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
-		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-		glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-		s->tex_width = (uint32_t)w;
-		s->tex_height = (uint32_t)h;
-	} else {
-		glBindTexture(GL_TEXTURE_2D, s->texture);
-	}
-	/* Uploaded as RGBA bytes: the shader swizzles BGRA (the memory order
-	 * of ARGB8888 on little-endian) back, so no GL extension is needed.
-	 * begin/end_access turn a SIGBUS from a pool the client shrank into
-	 * a protocol error instead of a crash. */
-	if (full) {
-		damage.n = 1;
-		damage.r[0] = (struct rect){ 0, 0, w, h };
-	} else {
-		state_buffer_damage(s, st, w, h, &damage);
-	}
-	/* Each damaged rectangle from its place in the buffer: the row length
-	 * is the stride, the skips its corner. The unpack state is GL's
-	 * default again afterwards, for whoever uploads next. */
-	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-	glPixelStorei(GL_UNPACK_ROW_LENGTH, stride / 4);
-	wl_shm_buffer_begin_access(shm);
-	for (int i = 0; i < damage.n; i++) {
-		const struct rect *r = &damage.r[i];
+	return true;
+}
 
-		glPixelStorei(GL_UNPACK_SKIP_PIXELS, r->x);
-		glPixelStorei(GL_UNPACK_SKIP_ROWS, r->y);
-		glTexSubImage2D(GL_TEXTURE_2D, 0, r->x, r->y, r->w, r->h, GL_RGBA,
-				GL_UNSIGNED_BYTE, wl_shm_buffer_get_data(shm));
+/* A texture with immutable storage for w x h pixels. */
+static GLuint
+texture_new(struct comp *c, int32_t w, int32_t h)
+{
+	GLuint tex;
+
+	glGenTextures(1, &tex);
+	c->textures_alive++;
+	glBindTexture(GL_TEXTURE_2D, tex);
+	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+	glBindTexture(GL_TEXTURE_2D, 0);
+	return tex;
+}
+
+/* Strips for a w x h shm buffer, none made yet: one when the buffer is
+ * small, else as many rows each as UPLOAD_BYTES_PER_REFRESH holds. */
+static void
+strips_init(struct strips *st, int32_t w, int32_t h)
+{
+	uint64_t row_bytes = (uint64_t)w * 4;
+
+	memset(st, 0, sizeof(*st));
+	st->rows = row_bytes * (uint64_t)h <= UPLOAD_BYTES_PER_REFRESH ? h
+		   : (int32_t)(UPLOAD_BYTES_PER_REFRESH / row_bytes);
+	st->rows = st->rows < 1 ? 1 : st->rows;
+	/* 8192 rows of at least 256 (8192 x 4 bytes per row): 32. */
+	st->n = (h + st->rows - 1) / st->rows;
+}
+
+static int32_t
+strip_height(const struct strips *st, int i, int32_t h)
+{
+	return i == st->n - 1 ? h - i * st->rows : st->rows;
+}
+
+/* Strip i of a w x h buffer, made if it was not. */
+static GLuint
+strip_get(struct comp *c, struct strips *st, int i, int32_t w, int32_t h)
+{
+	if (!st->tex[i])
+		st->tex[i] = texture_new(c, w, strip_height(st, i, h));
+	return st->tex[i];
+}
+
+static void
+strips_free(struct comp *c, struct strips *st)
+{
+	for (int i = 0; i < st->n; i++)
+		if (st->tex[i]) {
+			glDeleteTextures(1, &st->tex[i]);
+			c->textures_alive--;
+		}
+	memset(st, 0, sizeof(*st));
+}
+
+/* Rectangles of the buffer into the strips, each from its place in the
+ * buffer: the row length is the stride, the skips its corner. Uploaded as
+ * RGBA bytes: the shader swizzles BGRA (the memory order of ARGB8888 on
+ * little-endian) back, so no GL extension is needed. begin/end_access
+ * turn a SIGBUS from a pool the client shrank into a protocol error
+ * instead of a crash. The unpack state is GL's default again afterwards,
+ * for whoever uploads next. */
+static void
+upload_rects(struct comp *c, struct strips *st, struct wl_shm_buffer *shm, const struct rect *r,
+	     int n)
+{
+	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+	glPixelStorei(GL_UNPACK_ROW_LENGTH, wl_shm_buffer_get_stride(shm) / 4);
+	wl_shm_buffer_begin_access(shm);
+	for (int i = 0; i < n; i++) {
+		/* The strips the rectangle crosses, each its part. */
+		for (int k = r[i].y / st->rows; k < st->n && k * st->rows < r[i].y + r[i].h; k++) {
+			int32_t y0 = k * st->rows, y1 = y0 + strip_height(st, k, h);
+			int32_t ry0 = r[i].y > y0 ? r[i].y : y0;
+			int32_t ry1 = r[i].y + r[i].h < y1 ? r[i].y + r[i].h : y1;
+
+			glBindTexture(GL_TEXTURE_2D, strip_get(c, st, k, w, h));
+			glPixelStorei(GL_UNPACK_SKIP_PIXELS, r[i].x);
+			glPixelStorei(GL_UNPACK_SKIP_ROWS, ry0);
+			glTexSubImage2D(GL_TEXTURE_2D, 0, r[i].x, ry0 - y0, r[i].w, ry1 - ry0,
+					GL_RGBA, GL_UNSIGNED_BYTE, wl_shm_buffer_get_data(shm));
+		}
 	}
 	wl_shm_buffer_end_access(shm);
 	glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
 	glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
 	glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 	glBindTexture(GL_TEXTURE_2D, 0);
-	s->buffer_width = (uint32_t)w;
-	s->buffer_height = (uint32_t)h;
-	s->opaque = format == WL_SHM_FORMAT_XRGB8888;
+}
+
+/* The surface now shows a shm buffer from the strips st (moved in). */
+static void
+surface_set_shm_strips(struct surface *s, struct strips *st, struct wl_shm_buffer *shm)
+{
+	if (st != &s->tex) {
+		strips_free(s->comp, &s->tex);
+		s->tex = *st;
+		memset(st, 0, sizeof(*st));
+	}
+	s->tex_image = false;
+	s->tex_width = s->buffer_width = (uint32_t)wl_shm_buffer_get_width(shm);
+	s->tex_height = s->buffer_height = (uint32_t)wl_shm_buffer_get_height(shm);
+	s->opaque = wl_shm_buffer_get_format(shm) == WL_SHM_FORMAT_XRGB8888;
 	s->has_content = true;
-	return true;
+}
+
+/* Whether the surface's strips can take a w x h buffer's damage: they
+ * exist, are the size, are not a dma-buf's and hold content. */
+static bool
+strips_reusable(const struct surface *s, int32_t w, int32_t h)
+{
+	return s->tex.n && !s->tex_image && s->has_content && s->tex_width == (uint32_t)w &&
+	       s->tex_height == (uint32_t)h;
+}
+
+/* Copy the damaged part of a checked shm buffer into the surface's
+ * strips, at once. */
+static void
+upload_shm(struct surface *s, struct wl_shm_buffer *shm, const struct surface_state *st)
+{
+	struct damage damage;
+	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+	struct strips fresh;
+
+	if (strips_reusable(s, w, h)) {
+		state_buffer_damage(s, st, w, h, &damage);
+		upload_rects(s->comp, &s->tex, shm, damage.r, damage.n);
+		surface_set_shm_strips(s, &s->tex, shm);
+		return;
+	}
+	/* Immutable storage: new textures when the size changes. They hold
+	 * no content that undamaged parts could keep. */
+	strips_init(&fresh, w, h);
+	damage.n = 1;
+	damage.r[0] = (struct rect){ 0, 0, w, h };
+	upload_rects(s->comp, &fresh, shm, damage.r, damage.n);
+	surface_set_shm_strips(s, &fresh, shm);
+}
+
+/* Bytes the upload of a state's shm buffer would copy: all of it when
+ * the strips are new or held nothing, else the damage. */
+static uint64_t
+upload_bytes(const struct surface *s, struct wl_shm_buffer *shm, const struct surface_state *st)
+{
+	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+	struct damage damage;
+	uint64_t bytes = 0;
+
+	if (!strips_reusable(s, w, h))
+		return (uint64_t)w * (uint64_t)h * 4;
+	state_buffer_damage(s, st, w, h, &damage);
+	for (int i = 0; i < damage.n; i++)
+		bytes += (uint64_t)damage.r[i].w * (uint64_t)damage.r[i].h * 4;
+	return bytes;
+}
+
+/* A large upload: into new strips, the whole buffer (the client's buffer
+ * holds all of its content; the damage only says what changed), one strip
+ * at each refresh (surface_uploads_step). The state (buffer held,
+ * callbacks) waits in upload_state; the surface keeps its current content
+ * meanwhile. */
+static void
+upload_start(struct surface *s, struct wl_shm_buffer *shm, struct surface_state *st)
+{
+	strips_init(&s->upload, wl_shm_buffer_get_width(shm), wl_shm_buffer_get_height(shm));
+	s->upload_row = 0;
+	state_move(&s->upload_state, st);
+	s->uploading = true;
+	wl_list_insert(s->comp->uploads.prev, &s->upload_link);
 }
 
 /* The dma-buf buffer the surface sampled in place is the client's again. */
@@ -393,7 +545,8 @@ held_buffer_gone(struct wl_listener *listener, void *data)
 /* A dma-buf buffer: a texture of its EGLImage, no copy; the buffer is held
  * until another replaces it. */
 static bool
-attach_dmabuf(struct surface *s, struct wl_resource *buffer, struct dmabuf_buffer *b)
+attach_dmabuf(struct surface *s, struct wl_resource *buffer, struct dmabuf_buffer *b,
+	      int32_t scale)
 {
 	uint32_t w, h;
 	bool opaque;
@@ -404,18 +557,17 @@ attach_dmabuf(struct surface *s, struct wl_resource *buffer, struct dmabuf_buffe
 						    "GL cannot sample the dma-buf buffer");
 		return false;
 	}
-	if (w % (uint32_t)s->scale || h % (uint32_t)s->scale) {
+	if (w % (uint32_t)scale || h % (uint32_t)scale) {
 		glDeleteTextures(1, &tex);
 		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
 				       "buffer %ux%u is not a multiple of the scale %d", w, h,
-				       s->scale);
+				       scale);
 		return false;
 	}
-	if (s->texture) {
-		glDeleteTextures(1, &s->texture);
-		s->comp->textures_alive--;
-	}
-	s->texture = tex;
+	strips_free(s->comp, &s->tex);
+	s->tex.n = 1;
+	s->tex.rows = (int32_t)h;
+	s->tex.tex[0] = tex;
 	s->comp->textures_alive++;
 	s->tex_image = true;
 	s->tex_width = s->buffer_width = w;
@@ -443,18 +595,6 @@ surface_is_synchronized(struct surface *s)
 	return false;
 }
 
-static void surface_apply(struct surface *s, struct surface_state *st);
-
-/* A synchronized subsurface's cached state, applied with its parent's. */
-static void
-subsurface_apply_cache(struct subsurface *sub)
-{
-	if (!sub->has_cache || !sub->surface)
-		return;
-	sub->has_cache = false;
-	surface_apply(sub->surface, &sub->cached);
-}
-
 /* The parent's state holds where its subsurfaces are and their order.
  * true when either changed. */
 static bool
@@ -478,50 +618,68 @@ surface_apply_children(struct surface *s)
 		changed |= sub->x != sub->pending_x || sub->y != sub->pending_y;
 		sub->x = sub->pending_x;
 		sub->y = sub->pending_y;
-		/* Only a synchronized subsurface has a cache: set_desync
-		 * applies it. */
-		subsurface_apply_cache(sub);
 	}
 	return changed;
 }
 
-/* Apply a state: upload what the damage covers, take its callbacks, and
- * schedule a composite when something visible changed. A commit that
- * changed nothing (only a frame callback, say) is not composited: its
- * callbacks are sent at the next vblank. */
-static void
-surface_apply(struct surface *s, struct surface_state *st)
+/* The surface's own part of a state: the buffer, uploaded (or its
+ * upload started) when it is shm, scale, transform, callbacks. A commit
+ * that changed nothing visible (only a frame callback, say) is not
+ * composited: its callbacks are sent at the next vblank. false after a
+ * protocol error. */
+static bool
+surface_apply_own(struct surface *s, struct surface_state *st)
 {
 	struct wl_resource *buffer = st->buffer;
 	bool changed = st->attached || st->damage.n || st->buffer_damage.n ||
 		       s->scale != st->scale || s->transform != st->transform ||
 		       !wl_list_empty(&st->feedback);
 
-	s->scale = st->scale;
-	s->transform = st->transform;
-	if (st->attached) {
-		if (buffer && s->xdg_surface && !s->configured) {
+	if (st->attached && buffer) {
+		struct dmabuf_buffer *db = dmabuf_buffer_get(buffer);
+		struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
+
+		if (s->xdg_surface && !s->configured) {
 			wl_resource_post_error(s->xdg_surface,
 					       XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
 					       "buffer attached before the first configure was acked");
-			return;
+			return false;
 		}
-		struct dmabuf_buffer *db = dmabuf_buffer_get(buffer);
-
 		if (db) {
-			if (!attach_dmabuf(s, buffer, db))
-				return;
-		} else if (buffer) {
-			if (!upload_shm(s, buffer, st))
-				return;
+			if (!attach_dmabuf(s, buffer, db, st->scale))
+				return false;
+		} else if (!shm) {
+			/* wl_shm and our dma-bufs are all there is: the
+			 * object is not a buffer this compositor made. */
+			wl_resource_post_error(wl_client_get_object(wl_resource_get_client(buffer), 1),
+					       WL_DISPLAY_ERROR_INVALID_OBJECT,
+					       "wl_buffer@%u is not a wl_shm or dma-buf buffer",
+					       wl_resource_get_id(buffer));
+			return false;
+		} else if (!shm_buffer_check(s, buffer, shm, st->scale)) {
+			return false;
+		} else if (upload_bytes(s, shm, st) > UPLOAD_BYTES_PER_REFRESH) {
+			upload_start(s, shm, st);
+			return true;
+		} else {
+			upload_shm(s, shm, st);
 			/* Copied: the client may reuse it now. */
 			wl_buffer_send_release(buffer);
 			surface_release_held(s);
-		} else {
-			s->has_content = false;
-			surface_release_held(s);
 		}
+	} else if (st->attached) {
+		s->has_content = false;
+		surface_release_held(s);
+	} else if (s->has_content && (s->buffer_width % (uint32_t)st->scale ||
+				      s->buffer_height % (uint32_t)st->scale)) {
+		/* A new scale for the buffer already shown. */
+		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+				       "buffer %ux%u is not a multiple of the scale %d",
+				       s->buffer_width, s->buffer_height, st->scale);
+		return false;
 	}
+	s->scale = st->scale;
+	s->transform = st->transform;
 	state_clear(st);
 	if (!wl_list_empty(&st->frames))
 		s->comp->frame_only = true;
@@ -529,11 +687,147 @@ surface_apply(struct surface *s, struct surface_state *st)
 	wl_list_init(&st->frames);
 	wl_list_insert_list(s->feedback.prev, &st->feedback);
 	wl_list_init(&st->feedback);
-	changed |= surface_apply_children(s);
-	if (s->xdg_surface)
-		shell_surface_commit(s);
 	if (changed)
 		s->comp->damaged = true;
+	return true;
+}
+
+/* One surface's state: its own part, queued behind a large upload in
+ * progress, and its subsurfaces' places. false after a protocol error. */
+static bool
+surface_apply_one(struct surface *s, struct surface_state *st)
+{
+	if (s->uploading) {
+		/* Applied when the upload is complete, in commit order. */
+		state_move(&s->queued, st);
+		s->has_queued = true;
+	} else if (!surface_apply_own(s, st)) {
+		return false;
+	}
+	if (surface_apply_children(s))
+		s->comp->damaged = true;
+	return true;
+}
+
+/* Apply a state to s, then the states its synchronized subsurfaces
+ * cached, and their subsurfaces' in turn: depth first, with an explicit
+ * stack of at most SUBSURFACE_DEPTH_MAX + 1 levels (get_subsurface keeps
+ * every tree that shallow), not with recursion, whose depth a client
+ * would choose. */
+static void
+surface_apply(struct surface *s, struct surface_state *st)
+{
+	struct {
+		struct surface *parent;
+		struct wl_list *pos; /* the child last visited */
+	} stack[SUBSURFACE_DEPTH_MAX + 1];
+	int top = 0;
+
+	if (!surface_apply_one(s, st))
+		return;
+	stack[0].parent = s;
+	stack[0].pos = &s->subsurfaces;
+	while (top >= 0) {
+		struct surface *parent = stack[top].parent;
+		struct wl_list *next = stack[top].pos->next;
+		struct subsurface *sub;
+
+		if (next == &parent->subsurfaces) {
+			top--;
+			continue;
+		}
+		stack[top].pos = next;
+		sub = wl_container_of(next, sub, parent_link);
+		/* Only a synchronized subsurface has a cache (set_desync
+		 * applies it); one without keeps its subsurfaces' too. */
+		if (!sub->has_cache || !sub->surface)
+			continue;
+		sub->has_cache = false;
+		if (!surface_apply_one(sub->surface, &sub->cached))
+			return;
+		if (top == SUBSURFACE_DEPTH_MAX)
+			continue; /* not reached: the depth is bounded */
+		top++;
+		stack[top].parent = sub->surface;
+		stack[top].pos = &sub->surface->subsurfaces;
+	}
+	/* A subsurface has no xdg role: only the tree's root may. */
+	if (s->xdg_surface)
+		shell_surface_commit(s);
+}
+
+/* A large upload is complete (done) or its buffer went away before (the
+ * commit then attached nothing: the previous content stays). The rest of
+ * its state and what was queued behind it are applied now. */
+static void
+upload_finish(struct surface *s, bool done)
+{
+	struct surface_state *st = &s->upload_state;
+	struct wl_resource *buffer = st->buffer;
+
+	wl_list_remove(&s->upload_link);
+	wl_list_init(&s->upload_link);
+	s->uploading = false;
+	if (done) {
+		surface_set_shm_strips(s, &s->upload, wl_shm_buffer_get(buffer));
+		wl_buffer_send_release(buffer);
+		surface_release_held(s);
+	} else {
+		strips_free(s->comp, &s->upload);
+	}
+	st->attached = false;
+	s->comp->damaged = true;
+	if (!surface_apply_own(s, st))
+		return;
+	if (s->xdg_surface)
+		shell_surface_commit(s);
+	if (s->has_queued) {
+		s->has_queued = false;
+		if (surface_apply_own(s, &s->queued) && s->xdg_surface)
+			shell_surface_commit(s);
+	}
+}
+
+void
+surface_uploads_step(struct comp *c)
+{
+	uint64_t budget = UPLOAD_BYTES_PER_REFRESH;
+	struct wl_list todo;
+
+	/* Round robin: each surface in its turn gets what is left of the
+	 * budget, at least one row. */
+	wl_list_init(&todo);
+	wl_list_insert_list(&todo, &c->uploads);
+	wl_list_init(&c->uploads);
+	while (!wl_list_empty(&todo)) {
+		struct surface *s = wl_container_of(todo.next, s, upload_link);
+		struct wl_shm_buffer *shm = s->upload_state.buffer ?
+			wl_shm_buffer_get(s->upload_state.buffer) : NULL;
+		uint32_t w, h, rows, end;
+
+		wl_list_remove(&s->upload_link);
+		wl_list_insert(c->uploads.prev, &s->upload_link);
+		if (!shm) {
+			upload_finish(s, false);
+			continue;
+		}
+		if (!budget)
+			continue;
+		w = (uint32_t)wl_shm_buffer_get_width(shm);
+		h = (uint32_t)wl_shm_buffer_get_height(shm);
+		rows = (uint32_t)(budget / ((uint64_t)w * 4));
+		/* Not past the strip's end: at most one strip made a step. */
+		end = ((s->upload_row / (uint32_t)s->upload.rows) + 1) * (uint32_t)s->upload.rows;
+		end = end > h ? h : end;
+		rows = rows < 1 ? 1 : rows > end - s->upload_row ? end - s->upload_row : rows;
+		upload_rects(c, &s->upload, shm,
+			     &(struct rect){ 0, (int32_t)s->upload_row, (int32_t)w, (int32_t)rows },
+			     1);
+		budget -= budget < (uint64_t)rows * w * 4 ? budget : (uint64_t)rows * w * 4;
+		s->upload_row += rows;
+		if (s->upload_row == h)
+			upload_finish(s, true);
+	}
 }
 
 static void
@@ -612,14 +906,16 @@ surface_destroyed(struct wl_resource *resource)
 		s->subsurface = NULL;
 	}
 	wl_list_remove(&s->link);
+	if (s->uploading)
+		wl_list_remove(&s->upload_link);
+	strips_free(s->comp, &s->upload);
+	state_fini(&s->upload_state);
+	state_fini(&s->queued);
 	surface_release_held(s);
 	state_fini(&s->pending);
 	destroy_all(&s->frames);
 	feedback_discard_all(&s->feedback);
-	if (s->texture) {
-		glDeleteTextures(1, &s->texture);
-		s->comp->textures_alive--;
-	}
+	strips_free(s->comp, &s->tex);
 	s->comp->surfaces_alive--;
 	s->comp->damaged = true;
 	free(s);
@@ -663,6 +959,9 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	s->comp = c;
 	s->scale = 1;
 	state_init(&s->pending);
+	state_init(&s->upload_state);
+	state_init(&s->queued);
+	wl_list_init(&s->upload_link);
 	wl_list_init(&s->frames);
 	wl_list_init(&s->feedback);
 	wl_list_init(&s->held_buffer_destroy.link);
@@ -821,8 +1120,10 @@ subsurface_set_desync(struct wl_client *client, struct wl_resource *resource)
 	sub->synchronized = false;
 	/* Desynchronized (and no ancestor synchronized): what was cached is
 	 * applied now, as if committed now. */
-	if (sub->surface && !surface_is_synchronized(sub->surface))
-		subsurface_apply_cache(sub);
+	if (sub->surface && sub->has_cache && !surface_is_synchronized(sub->surface)) {
+		sub->has_cache = false;
+		surface_apply(sub->surface, &sub->cached);
+	}
 }
 
 static const struct wl_subsurface_interface subsurface_impl = {
@@ -833,6 +1134,52 @@ static const struct wl_subsurface_interface subsurface_impl = {
 	.set_sync = subsurface_set_sync,
 	.set_desync = subsurface_set_desync,
 };
+
+/* Levels above s: 0 for a root. Bounded by SUBSURFACE_DEPTH_MAX, as every
+ * tree is. */
+static int
+surface_depth(const struct surface *s)
+{
+	int depth = 0;
+
+	for (; s->subsurface && s->subsurface->parent; s = s->subsurface->parent)
+		depth++;
+	return depth;
+}
+
+/* Levels of subsurfaces below s: 0 without any. A walk of its tree with
+ * an explicit stack, as in surface_apply. */
+static int
+surface_height(struct surface *s)
+{
+	struct {
+		struct surface *parent;
+		struct wl_list *pos;
+	} stack[SUBSURFACE_DEPTH_MAX + 1];
+	int top = 0, height = 0;
+
+	stack[0].parent = s;
+	stack[0].pos = &s->subsurfaces;
+	while (top >= 0) {
+		struct surface *parent = stack[top].parent;
+		struct wl_list *next = stack[top].pos->next;
+		struct subsurface *sub;
+
+		if (next == &parent->subsurfaces) {
+			top--;
+			continue;
+		}
+		stack[top].pos = next;
+		sub = wl_container_of(next, sub, parent_link);
+		height = top + 1 > height ? top + 1 : height;
+		if (!sub->surface || top == SUBSURFACE_DEPTH_MAX)
+			continue;
+		top++;
+		stack[top].parent = sub->surface;
+		stack[top].pos = &sub->surface->subsurfaces;
+	}
+	return height;
+}
 
 static void
 subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resource,
@@ -855,6 +1202,12 @@ subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resou
 					       "the parent is the surface or one of its descendants");
 			return;
 		}
+	if (surface_depth(parent) + 1 + surface_height(s) > SUBSURFACE_DEPTH_MAX) {
+		wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+				       "the subsurface would be more than %d levels deep",
+				       SUBSURFACE_DEPTH_MAX);
+		return;
+	}
 	sub = calloc(1, sizeof(*sub));
 	if (!sub) {
 		wl_client_post_no_memory(client);
