@@ -475,6 +475,7 @@ START_TEST(vulkan_uuid_every_byte)
 	vk_exporter_destroy(vk);
 	for (int i = 0; i < 16; i++) {
 		vk = NULL;
+		sink.last_error[0] = '\0';
 		uuid_flip(other, device_uuid, i);
 		ret = vk_exporter_new(&sink, other, driver_uuid, false, &vk);
 		ck_assert_msg(ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE,
@@ -482,6 +483,7 @@ START_TEST(vulkan_uuid_every_byte)
 			      glcuda_error_get_name(ret), sink.last_error);
 		ck_assert_ptr_null(vk);
 		uuid_flip(other, driver_uuid, i);
+		sink.last_error[0] = '\0';
 		ret = vk_exporter_new(&sink, device_uuid, other, false, &vk);
 		ck_assert_msg(ret == GLCUDA_ERROR_DRIVER_MISMATCH,
 			      "driver UUID differing in byte %d: %s (%s)", i,
