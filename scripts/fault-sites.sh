@@ -3,10 +3,11 @@
 # (lib/fault.h): CU_CALL(name, ...) for CUDA, VK(vk, name, ...) for Vulkan.
 # Writes one line per site to stdout,
 #
-#	FAULT_SITE(FAULT_CUDA, "lib/device.c", 72, 72, cuCtxPushCurrent)
+#	FAULT_SITE(FAULT_CUDA, "lib/device.c", 72, 72, cuCtxPushCurrent, device_push_cuda)
 #
 # (api, file relative to the source tree, the call's first and last line,
-# the entry point), for the fault-injection tests to compare with the sites
+# the entry point, the function it is in: the name that starts a line, as
+# glcuda's definitions do), for the fault-injection tests to compare with the sites
 # where they injected a failure: a site added to lib/ is on this list at the
 # next build, and a test that does not reach it fails.
 #
@@ -78,7 +79,10 @@ function emit(last,    nargs, args, name) {
 	name = trim(kind == "FAULT_CUDA" ? args[1] : args[2])
 	if (nargs < (kind == "FAULT_CUDA" ? 1 : 2) || name !~ /^[A-Za-z_][A-Za-z0-9_]*$/)
 		fail("cannot read the entry point of this call: " args_text)
-	printf("FAULT_SITE(%s, \"%s\", %d, %d, %s)\n", kind, FILENAME, first, last, name)
+	if (func == "")
+		fail("a call outside a function: " args_text)
+	printf("FAULT_SITE(%s, \"%s\", %d, %d, %s, %s)\n", kind, FILENAME, first, last, name,
+	       func)
 	sites++
 }
 # Finds the calls in code (one stripped line) and collects their arguments.
@@ -118,6 +122,7 @@ FNR == 1 {
 		fail("a call is not closed at the end of the file")
 	in_comment = 0
 	in_define = 0
+	func = ""
 }
 {
 	code = strip($0)
@@ -127,6 +132,11 @@ FNR == 1 {
 		in_define = ($0 ~ /\\$/)
 		next
 	}
+	# A definition starts its line with the function name (the type is
+	# on the line above).
+	if (!collecting && match(code, /^[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/))
+		func = substr(code, 1, RLENGTH - 1)
+	sub(/[ \t]+$/, "", func)
 	scan(code)
 }
 END {

@@ -13,10 +13,12 @@ struct site_range {
 	const char *file; /* relative to the source tree: "lib/device.c" */
 	int first, last;
 	const char *name;
+	const char *function;
 };
 
 static const struct site_range sites[] = {
-#define FAULT_SITE(api, file, first, last, name) { api, file, first, last, #name },
+#define FAULT_SITE(api, file, first, last, name, function) \
+	{ api, file, first, last, #name, #function },
 #include "tests/fault-sites.h"
 #undef FAULT_SITE
 };
@@ -47,7 +49,8 @@ static const struct fault_exception *
 exception_of(const struct site_range *s, const struct fault_exception *exceptions, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
-		if (!strcmp(exceptions[i].file, s->file) && !strcmp(exceptions[i].name, s->name))
+		if (!strcmp(exceptions[i].file, s->file) &&
+		    !strcmp(exceptions[i].function, s->function) && !strcmp(exceptions[i].name, s->name))
 			return &exceptions[i];
 	return NULL;
 }
@@ -83,7 +86,8 @@ fault_coverage_report(enum fault_api api, const char *label,
 		if (hit) {
 			covered++;
 		} else {
-			printf("not injected: %s:%d %s\n", s->file, s->first, s->name);
+			printf("not injected: %s:%d %s in %s()\n", s->file, s->first, s->name,
+			       s->function);
 			ok = false;
 		}
 	}
@@ -109,10 +113,12 @@ fault_coverage_report(enum fault_api api, const char *label,
 
 		for (size_t i = 0; i < sizeof(sites) / sizeof(sites[0]) && !found; i++)
 			found = sites[i].api == api && !strcmp(sites[i].file, exceptions[e].file) &&
+				!strcmp(sites[i].function, exceptions[e].function) &&
 				!strcmp(sites[i].name, exceptions[e].name);
 		if (!found) {
-			printf("FAIL: the exception %s %s (%s) names no site of lib/: remove it\n",
-			       exceptions[e].file, exceptions[e].name, exceptions[e].reason);
+			printf("FAIL: the exception %s %s() %s (%s) names no site of lib/: remove "
+			       "it\n", exceptions[e].file, exceptions[e].function, exceptions[e].name,
+			       exceptions[e].reason);
 			ok = false;
 		}
 	}
