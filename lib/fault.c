@@ -23,6 +23,9 @@ static struct {
 	unsigned long at; /* 0: count only */
 	unsigned long count;
 	int error;
+	/* fault_inject_at: the site to fail (file NULL: none). */
+	const char *file;
+	int first, last;
 } faults[FAULT_API_COUNT];
 /* The error of the call failed on this thread. */
 static __thread int fault_pending;
@@ -48,6 +51,22 @@ fault_inject(enum fault_api api, unsigned long n, int err)
 	faults[api].at = n;
 	faults[api].count = 0;
 	faults[api].error = err;
+	faults[api].file = NULL;
+	fault_failed_name = NULL;
+	__atomic_store_n(&fault_armed[api], 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&fault_lock);
+}
+
+void
+fault_inject_at(enum fault_api api, const char *file, int first, int last, int err)
+{
+	pthread_mutex_lock(&fault_lock);
+	faults[api].at = 0;
+	faults[api].count = 0;
+	faults[api].error = err;
+	faults[api].file = file;
+	faults[api].first = first;
+	faults[api].last = last;
 	fault_failed_name = NULL;
 	__atomic_store_n(&fault_armed[api], 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&fault_lock);
@@ -59,6 +78,7 @@ fault_disarm(enum fault_api api)
 	pthread_mutex_lock(&fault_lock);
 	__atomic_store_n(&fault_armed[api], 0, __ATOMIC_RELEASE);
 	faults[api].at = 0;
+	faults[api].file = NULL;
 	pthread_mutex_unlock(&fault_lock);
 }
 
@@ -86,6 +106,18 @@ fault_never_fails(const char *name)
 	return false;
 }
 
+/* __FILE__ (relative to the build directory: "../lib/x.c" in a VPATH
+ * build) names the source file `file` ("lib/x.c"). */
+static bool
+same_file(const char *compiled, const char *file)
+{
+	size_t a = strlen(compiled), b = strlen(file);
+
+	if (a == b)
+		return !strcmp(compiled, file);
+	return a > b && compiled[a - b - 1] == '/' && !strcmp(compiled + a - b, file);
+}
+
 static void
 record_site(enum fault_api api, const char *name, const char *file, int line)
 {
@@ -109,8 +141,11 @@ fault_check(enum fault_api api, const char *name, const char *file, int line)
 	/* Disarmed between FAULT_HIT's check and here: not counted. */
 	if (__atomic_load_n(&fault_armed[api], __ATOMIC_RELAXED)) {
 		faults[api].count++;
-		if (faults[api].at && faults[api].count == faults[api].at) {
+		if ((faults[api].at && faults[api].count == faults[api].at) ||
+		    (faults[api].file && line >= faults[api].first && line <= faults[api].last &&
+		     same_file(file, faults[api].file))) {
 			faults[api].at = 0;
+			faults[api].file = NULL;
 			fault_pending = faults[api].error;
 			fault_failed_name = name;
 			record_site(api, name, file, line);

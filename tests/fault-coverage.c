@@ -55,6 +55,47 @@ exception_of(const struct site_range *s, const struct fault_exception *exception
 	return NULL;
 }
 
+/* Whether the site is one the report counts, and whether it was injected. */
+static bool
+counted(const struct site_range *s, enum fault_api api,
+	const struct fault_exception *exceptions, size_t count)
+{
+	return s->api == api && !fault_never_fails(s->name) &&
+	       !exception_of(s, exceptions, count);
+}
+
+static bool
+injected_at(const struct site_range *s, const struct fault_site *injected, size_t ninjected)
+{
+	for (size_t j = 0; j < ninjected; j++)
+		if (same_file(injected[j].file, s->file) && injected[j].line >= s->first &&
+		    injected[j].line <= s->last)
+			return true;
+	return false;
+}
+
+size_t
+fault_coverage_missing(enum fault_api api, const struct fault_exception *exceptions,
+		       size_t count, struct fault_target *out, size_t max)
+{
+	static struct fault_site injected[MAX_INJECTED];
+	size_t ninjected = fault_sites_injected(api, injected, MAX_INJECTED), n = 0;
+
+	if (ninjected > MAX_INJECTED)
+		ninjected = MAX_INJECTED;
+	for (size_t i = 0; i < sizeof(sites) / sizeof(sites[0]); i++) {
+		const struct site_range *s = &sites[i];
+
+		if (!counted(s, api, exceptions, count) || injected_at(s, injected, ninjected))
+			continue;
+		if (n < max)
+			out[n] = (struct fault_target){ s->file, s->first, s->last, s->name,
+							s->function };
+		n++;
+	}
+	return n;
+}
+
 bool
 fault_coverage_report(enum fault_api api, const char *label,
 		      const struct fault_exception *exceptions, size_t count)

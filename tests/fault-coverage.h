@@ -33,4 +33,16 @@ struct fault_exception {
 bool fault_coverage_report(enum fault_api api, const char *label,
 			   const struct fault_exception *exceptions, size_t count);
 
+/* A site of lib/ (from the generated list). */
+struct fault_target {
+	const char *file; /* "lib/ring.c" */
+	int first, last;
+	const char *name, *function;
+};
+
+/* The sites of api that fault_coverage_report would count and that no
+ * failure was injected at yet: up to max into out; returns how many. */
+size_t fault_coverage_missing(enum fault_api api, const struct fault_exception *exceptions,
+			      size_t count, struct fault_target *out, size_t max);
+
 #endif
