@@ -263,6 +263,7 @@ struct run_state {
 	int fds;
 	struct gl_names before;
 	size_t free0;
+	long vk_live; /* Vulkan objects alive (lib/fault.h counts them) */
 	unsigned long repeats;
 };
 
@@ -320,6 +321,8 @@ failing_run(struct run_state *st, unsigned long n, const struct fault_target *t,
 			      "call %s: %s", label, call, cu_call, glcuda_get_last_error());
 	}
 	glFinish();
+	ck_assert_msg(fault_vk_live_total() == st->vk_live, "%s (%s): live Vulkan objects %ld -> "
+		      "%ld", label, call ? call : "-", st->vk_live, fault_vk_live_total());
 	ck_assert_msg(test_count_fds() == st->fds, "%s (%s): fds %d -> %d", label,
 		      call ? call : "-", st->fds, test_count_fds());
 	test_count_gl_names(&after, 4096);
@@ -415,6 +418,7 @@ START_TEST(every_cuda_call)
 	}
 	st.free0 = cuda_footprint(st.ctx);
 	st.fds = test_count_fds();
+	st.vk_live = fault_vk_live_total();
 	test_count_gl_names(&st.before, 4096);
 	/* Sites are counted from here: the failures of this test only. */
 	fault_sites_reset();
