@@ -100,14 +100,15 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 
 	if (options && options->cuda_context) {
 		CUcontext ctx = options->cuda_context, popped;
+		const char *call = "cuCtxPushCurrent of options.cuda_context";
 		res = CU_CALL(cuCtxPushCurrent, ctx);
 		if (res == CUDA_SUCCESS) {
+			call = "cuCtxGetDevice on options.cuda_context";
 			res = CU_CALL(cuCtxGetDevice, &dev->cu_device);
 			CU_CALL(cuCtxPopCurrent, &popped);
 		}
 		if (res != CUDA_SUCCESS) {
-			ret = device_cuda_fail(dev, res, "cuCtxGetDevice on options.cuda_context",
-					       "Pass a valid CUcontext or NULL.");
+			ret = device_cuda_fail(dev, res, call, "Pass a valid CUcontext or NULL.");
 			goto fail;
 		}
 		res = CU_CALL(cuDeviceGetUuid, &cu_uuid, dev->cu_device);

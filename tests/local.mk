@@ -32,10 +32,11 @@ nodist_%canon_reldir%_test_cuda_SOURCES = %reldir%/test-kernels.S
 %canon_reldir%_test_ring_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 %canon_reldir%_test_ring_LDADD = $(test_ldadd)
 nodist_%canon_reldir%_test_ring_SOURCES = %reldir%/test-kernels.S
-%canon_reldir%_test_faults_SOURCES = %reldir%/test-faults.c $(gpu_test_sources) $(sanitizer_sources)
+%canon_reldir%_test_faults_SOURCES = %reldir%/test-faults.c $(gpu_test_sources) $(sanitizer_sources) \
+	$(fault_coverage_sources)
 %canon_reldir%_test_faults_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 %canon_reldir%_test_faults_LDADD = $(test_ldadd)
-nodist_%canon_reldir%_test_faults_SOURCES = %reldir%/test-kernels.S
+nodist_%canon_reldir%_test_faults_SOURCES = %reldir%/test-kernels.S %reldir%/fault-sites.h
 %canon_reldir%_test_wrap_SOURCES = %reldir%/test-wrap.c $(gpu_test_sources) $(sanitizer_sources)
 %canon_reldir%_test_wrap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 %canon_reldir%_test_wrap_LDADD = $(test_ldadd)

@@ -8,6 +8,7 @@
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,6 +438,302 @@ START_TEST(gl_vulkan_binding)
 }
 END_TEST
 
+/* A UUID that equals `uuid` but in byte i: the comparisons must read all
+ * 16 bytes, the second half as much as the first. */
+static void
+uuid_flip(uint8_t out[16], const uint8_t uuid[16], int i)
+{
+	memcpy(out, uuid, 16);
+	out[i] ^= 0x5a;
+}
+
+/* The Vulkan side of the binding: the physical device is matched by GL's
+ * device UUID, its driver UUID compared with GL's. A UUID that differs in
+ * any one byte, the last 8 included, matches no device (lavapipe on CI,
+ * the GPU on the GPU machine). Internal: vk_exporter_new with the UUIDs
+ * the test chooses. */
+START_TEST(vulkan_uuid_every_byte)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	struct glcuda_device *dev = NULL;
+	struct error_sink sink = { .log_priority = GLCUDA_LOG_PRIORITY_ERROR };
+	uint8_t device_uuid[16], driver_uuid[16], other[16];
+	struct vk_exporter *vk;
+	int ret;
+
+	ret = device_new_internal(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
+				  NULL, false, &dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	memcpy(device_uuid, glcuda_device_get_caps(dev)->device_uuid, 16);
+	memcpy(driver_uuid, glcuda_device_get_caps(dev)->driver_uuid, 16);
+	glcuda_device_destroy(dev);
+
+	/* The UUIDs GL gave: found. */
+	vk = NULL;
+	ret = vk_exporter_new(&sink, device_uuid, driver_uuid, false, &vk);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), sink.last_error);
+	vk_exporter_destroy(vk);
+	for (int i = 0; i < 16; i++) {
+		vk = NULL;
+		sink.last_error[0] = '\0';
+		uuid_flip(other, device_uuid, i);
+		ret = vk_exporter_new(&sink, other, driver_uuid, false, &vk);
+		ck_assert_msg(ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE,
+			      "device UUID differing in byte %d: %s (%s)", i,
+			      glcuda_error_get_name(ret), sink.last_error);
+		ck_assert_ptr_null(vk);
+		uuid_flip(other, driver_uuid, i);
+		sink.last_error[0] = '\0';
+		ret = vk_exporter_new(&sink, device_uuid, other, false, &vk);
+		ck_assert_msg(ret == GLCUDA_ERROR_DRIVER_MISMATCH,
+			      "driver UUID differing in byte %d: %s (%s)", i,
+			      glcuda_error_get_name(ret), sink.last_error);
+		ck_assert_ptr_null(vk);
+	}
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* The fake CUDA driver (tests/fake-cuda), found as its suites find it
+ * (GLCUDA_FAKE_CUDA_LIB, or where make check builds it), or NULL. */
+static const char *
+fake_cuda_lib(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("GLCUDA_FAKE_CUDA_LIB");
+
+	if (env && realpath(env, path))
+		return path;
+	if (realpath("tests/fake-cuda/.libs/libfakecuda.so", path))
+		return path;
+	return NULL;
+}
+
+/* GLCUDA_FAKE_CUDA_UUID: the fake device's UUID, read at each
+ * cuDeviceGetUuid. */
+static void
+fake_cuda_uuid(const uint8_t uuid[16])
+{
+	char hex[33];
+
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
+	setenv("GLCUDA_FAKE_CUDA_UUID", hex, 1);
+}
+
+/* The CUDA side of the binding, on the fake driver: glcuda_device_new binds
+ * the CUDA device whose UUID is GL's, all 16 bytes of it; a CUDA device
+ * that differs in any one byte, the last 8 included, is no match, whether
+ * glcuda looks for the device or checks the caller's options.cuda_context. */
+START_TEST(cuda_uuid_every_byte)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	EGLDisplay dpy = glcuda_headless_get_display(hl);
+	EGLContext ctx = glcuda_headless_get_context(hl);
+	struct glcuda_device *dev = NULL, *other_dev = (void *)0x1;
+	struct glcuda_device_options opts;
+	const char *lib = fake_cuda_lib();
+	uint8_t gl_uuid[16], other[16];
+	int ret;
+
+	ck_assert_msg(lib, "the fake CUDA driver tests/fake-cuda/.libs/libfakecuda.so was not "
+		      "found (set GLCUDA_FAKE_CUDA_LIB)");
+	setenv("GLCUDA_LIBCUDA", lib, 1);
+	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+
+	for (int i = 0; i < 16; i++) {
+		uuid_flip(other, gl_uuid, i);
+		fake_cuda_uuid(other);
+		ret = glcuda_device_new(dpy, ctx, NULL, &other_dev);
+		ck_assert_msg(ret == GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
+			      "CUDA UUID differing in byte %d: %s (%s)", i, glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
+		ck_assert_ptr_eq(other_dev, (void *)0x1);
+	}
+
+	/* A context of the fake while its UUID is GL's ... */
+	fake_cuda_uuid(gl_uuid);
+	ret = glcuda_device_new(dpy, ctx, NULL, &dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	glcuda_device_options_init(&opts);
+	opts.cuda_context = glcuda_device_get_cuda_context(dev);
+	ret = glcuda_device_new(dpy, ctx, &opts, &other_dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	glcuda_device_destroy(other_dev);
+	other_dev = (void *)0x1;
+	/* ... is no longer one of GL's device once its UUID differs. */
+	for (int i = 0; i < 16; i++) {
+		uuid_flip(other, gl_uuid, i);
+		fake_cuda_uuid(other);
+		ret = glcuda_device_new(dpy, ctx, &opts, &other_dev);
+		ck_assert_msg(ret == GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
+			      "options.cuda_context on a CUDA device whose UUID differs in byte "
+			      "%d: %s (%s)", i, glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
+		ck_assert_ptr_eq(other_dev, (void *)0x1);
+	}
+	glcuda_device_destroy(dev);
+	unsetenv("GLCUDA_FAKE_CUDA_UUID");
+	unsetenv("GLCUDA_LIBCUDA");
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
+/* A member of a caller-allocated struct: where it starts, how long it is. */
+struct member {
+	const char *name;
+	size_t offset, size;
+};
+#define MEMBER(type, m) { #m, offsetof(type, m), sizeof(((type *)0)->m) }
+
+/* Every member after `size`, in order: the last must end the struct, so a
+ * member appended to the header and not here fails the test. */
+static const struct member device_options_members[] = {
+	MEMBER(struct glcuda_device_options, sync_mode),
+	MEMBER(struct glcuda_device_options, cuda_context),
+	MEMBER(struct glcuda_device_options, log_func),
+	MEMBER(struct glcuda_device_options, log_user_data),
+	MEMBER(struct glcuda_device_options, log_priority),
+	MEMBER(struct glcuda_device_options, flags),
+};
+static const struct member ring_desc_members[] = {
+	MEMBER(struct glcuda_ring_desc, width),
+	MEMBER(struct glcuda_ring_desc, height),
+	MEMBER(struct glcuda_ring_desc, slots),
+	MEMBER(struct glcuda_ring_desc, input_format),
+	MEMBER(struct glcuda_ring_desc, output_format),
+	MEMBER(struct glcuda_ring_desc, flags),
+	MEMBER(struct glcuda_ring_desc, cuda_stream),
+};
+static const struct member cuda_plane_members[] = {
+	MEMBER(struct glcuda_cuda_plane, array),
+	MEMBER(struct glcuda_cuda_plane, surface),
+	MEMBER(struct glcuda_cuda_plane, texture),
+	MEMBER(struct glcuda_cuda_plane, pointer),
+	MEMBER(struct glcuda_cuda_plane, pitch),
+	MEMBER(struct glcuda_cuda_plane, width),
+	MEMBER(struct glcuda_cuda_plane, height),
+	MEMBER(struct glcuda_cuda_plane, format),
+	MEMBER(struct glcuda_cuda_plane, channels),
+};
+
+/* The call under test with `size` in its struct: returns its error. */
+typedef int (*sized_call)(void *ctx, size_t size);
+
+/* Every size that ends where a member ends (an older version of the
+ * struct) gets past the size check; every size one byte short of a
+ * member's end, or one byte into it, ends inside the member and fails with
+ * -EINVAL and a message about `type`.size. */
+static void
+check_member_boundaries(const char *type, const struct member *members, size_t count,
+			size_t full, sized_call call, void *ctx)
+{
+	char expect[64];
+	int checked = 0;
+
+	snprintf(expect, sizeof(expect), "%s.size", type);
+	ck_assert_msg(members[count - 1].offset + members[count - 1].size == full,
+		      "%s: the test's member list does not end the struct", type);
+	for (size_t i = 0; i < count; i++) {
+		size_t end = members[i].offset + members[i].size;
+		size_t inside[2] = { end - 1, members[i].offset + 1 };
+		int ret = call(ctx, end);
+
+		ck_assert_msg(!(ret == -EINVAL && strstr(glcuda_get_last_error(), expect)),
+			      "%s.size %zu (ends with %s) refused: %s", type, end, members[i].name,
+			      glcuda_get_last_error());
+		if (members[i].size < 2)
+			continue; /* no byte inside it */
+		for (int k = 0; k < 2; k++) {
+			ret = call(ctx, inside[k]);
+			ck_assert_msg(ret == -EINVAL && strstr(glcuda_get_last_error(), expect),
+				      "%s.size %zu ends inside %s (bytes %zu..%zu), yet: %s: %s", type,
+				      inside[k], members[i].name, members[i].offset, end - 1,
+				      glcuda_error_get_name(ret), glcuda_get_last_error());
+			checked++;
+		}
+	}
+	ck_assert_int_gt(checked, 0);
+}
+
+struct sized_ctx {
+	EGLDisplay dpy;
+	EGLContext ctx;
+	struct glcuda_device *dev;
+	struct glcuda_image *img;
+};
+
+static int
+call_device_new(void *p, size_t size)
+{
+	struct sized_ctx *c = p;
+	struct glcuda_device_options opts;
+	struct glcuda_device *dev = NULL;
+	int ret;
+
+	glcuda_device_options_init(&opts);
+	opts.size = size;
+	ret = glcuda_device_new(c->dpy, c->ctx, &opts, &dev);
+	glcuda_device_destroy(dev);
+	return ret;
+}
+
+static int
+call_ring_new(void *p, size_t size)
+{
+	struct sized_ctx *c = p;
+	struct glcuda_ring_desc desc = { .size = size, .width = 64, .height = 64, .slots = 3,
+					 .input_format = GLCUDA_FORMAT_RGBA8 };
+	struct glcuda_ring *ring = NULL;
+	int ret = glcuda_ring_new(c->dev, &desc, &ring);
+
+	glcuda_ring_destroy(ring);
+	return ret;
+}
+
+static int
+call_get_cuda_plane(void *p, size_t size)
+{
+	struct sized_ctx *c = p;
+	struct glcuda_cuda_plane plane = { .size = size };
+
+	return glcuda_image_get_cuda_plane(c->img, 0, &plane);
+}
+
+/* Each caller-allocated struct, every member boundary: the device's
+ * options with the context not current (past the size check it fails with
+ * GLCUDA_ERROR_NO_CURRENT_CONTEXT), the ring's description and the CUDA
+ * plane on a device without CUDA (past the check they fail for want of
+ * it). */
+START_TEST(struct_size_member_boundaries)
+{
+	struct glcuda_headless *hl = test_headless(false);
+	struct sized_ctx c = { glcuda_headless_get_display(hl), glcuda_headless_get_context(hl) };
+	int ret;
+
+	ck_assert(eglMakeCurrent(c.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	check_member_boundaries("glcuda_device_options", device_options_members,
+				ARRAY_LENGTH(device_options_members),
+				sizeof(struct glcuda_device_options), call_device_new, &c);
+	ck_assert(eglMakeCurrent(c.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, c.ctx));
+
+	ret = device_new_internal(c.dpy, c.ctx, NULL, false, &c.dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ret = glcuda_image_new(c.dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &c.img);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	check_member_boundaries("glcuda_ring_desc", ring_desc_members,
+				ARRAY_LENGTH(ring_desc_members), sizeof(struct glcuda_ring_desc),
+				call_ring_new, &c);
+	check_member_boundaries("glcuda_cuda_plane", cuda_plane_members,
+				ARRAY_LENGTH(cuda_plane_members), sizeof(struct glcuda_cuda_plane),
+				call_get_cuda_plane, &c);
+	glcuda_image_destroy(c.img);
+	glcuda_device_destroy(c.dev);
+	glcuda_headless_destroy(hl);
+}
+END_TEST
+
 /* GPU machine: the whole binding. */
 static void
 full_binding(bool gles)
@@ -508,11 +805,13 @@ glcuda_device_suite(void)
 	tcase_add_test(tc, options_size);
 	tcase_add_test(tc, gl_too_old);
 	tcase_add_test(tc, gles2_context);
+	tcase_add_test(tc, struct_size_member_boundaries);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("binding");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, gl_vulkan_binding, 0, 2);
+	tcase_add_test(tc, vulkan_uuid_every_byte);
 	if (test_have_cuda()) {
 		tcase_add_test(tc, cuda_binding_gl);
 		tcase_add_test(tc, cuda_binding_gles);
@@ -521,6 +820,18 @@ glcuda_device_suite(void)
 		tcase_add_test(tc, no_cuda_driver_gles);
 	}
 	suite_add_tcase(s, tc);
+
+	/* On the fake CUDA driver, which make check builds; a build without
+	 * it (the GPU machine's static one) says so and runs the rest. */
+	if (fake_cuda_lib()) {
+		tc = tcase_create("fake-cuda");
+		tcase_set_timeout(tc, 120);
+		tcase_add_test(tc, cuda_uuid_every_byte);
+		suite_add_tcase(s, tc);
+	} else {
+		printf("the fake CUDA driver is not built here: the CUDA UUID checks on it "
+		       "(cuda_uuid_every_byte) do not run\n");
+	}
 	return s;
 }
 

@@ -306,6 +306,7 @@ vk_exporter_destroy(struct vk_exporter *vk)
 	if (vk->device) {
 		driver_lifecycle_lock();
 		vk->fn.DestroyDevice(vk->device, NULL);
+		FAULT_VK_RELEASED("DestroyDevice");
 		driver_lifecycle_unlock();
 	}
 	vk_instance_release(vk);

@@ -287,8 +287,10 @@ vk_instance_release(struct vk_exporter *vk)
 	pthread_mutex_lock(&shared_lock);
 	shared = vk->instance == shared_instance;
 	pthread_mutex_unlock(&shared_lock);
-	if (vk->instance && !shared && vk->fn.DestroyInstance)
+	if (vk->instance && !shared && vk->fn.DestroyInstance) {
 		vk->fn.DestroyInstance(vk->instance, NULL);
+		FAULT_VK_RELEASED("DestroyInstance");
+	}
 	vk->instance = VK_NULL_HANDLE;
 }
 

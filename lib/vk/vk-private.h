@@ -127,11 +127,16 @@ struct vk_exporter {
 };
 
 /* Call a VkResult-returning entry point through the table; in the tests'
- * build, the seam of fault injection (fault.h). Void entry points
- * (destroy/free/get) are called directly as vk->fn.Name(...): they cannot
- * fail, and an error path must never be skipped by a fake failure. */
+ * build, the seam of fault injection (fault.h), which also counts the
+ * objects a create or allocate made. Void entry points (destroy/free/get)
+ * are called directly as vk->fn.Name(...): they cannot fail, and an error
+ * path must never be skipped by a fake failure. A release is followed by
+ * FAULT_VK_RELEASED("DestroyImage") (nothing in the installed library), so
+ * that the tests' count of live objects sees it. */
 #define VK(vk, name, ...) \
-	(FAULT_HIT(FAULT_VULKAN, #name) ? (VkResult)FAULT_RESULT() : (vk)->fn.name(__VA_ARGS__))
+	((VkResult)FAULT_VK_CREATED(#name, FAULT_HIT(FAULT_VULKAN, #name) \
+					   ? (VkResult)FAULT_RESULT() \
+					   : (vk)->fn.name(__VA_ARGS__)))
 
 #define LOAD_GLOBAL(vk, name) \
 	((vk)->fn.name = (PFN_vk##name)vkGetInstanceProcAddr(NULL, "vk" #name))

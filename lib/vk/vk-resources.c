@@ -231,10 +231,14 @@ vk_image_destroy(struct vk_exporter *vk, struct vk_image *img)
 	if (!img)
 		return;
 	/* The image before its memory: it is bound to it. */
-	if (img->image)
+	if (img->image) {
 		vk->fn.DestroyImage(vk->device, img->image, NULL);
-	if (img->memory)
+		FAULT_VK_RELEASED("DestroyImage");
+	}
+	if (img->memory) {
 		vk->fn.FreeMemory(vk->device, img->memory, NULL);
+		FAULT_VK_RELEASED("FreeMemory");
+	}
 	memset(img, 0, sizeof(*img));
 }
 
@@ -322,8 +326,10 @@ vk_semaphore_destroy(struct vk_exporter *vk, struct vk_semaphore *sem)
 {
 	if (!sem)
 		return;
-	if (sem->semaphore)
+	if (sem->semaphore) {
 		vk->fn.DestroySemaphore(vk->device, sem->semaphore, NULL);
+		FAULT_VK_RELEASED("DestroySemaphore");
+	}
 	memset(sem, 0, sizeof(*sem));
 }
 
