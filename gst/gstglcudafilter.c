@@ -712,6 +712,15 @@ gst_glcuda_filter_kind_get_type(void)
 	"framerate = " GST_VIDEO_FPS_RANGE ", " \
 	"texture-target = (string) 2D"
 
+/* The metadata's author (a name and where to write) and the plugin's
+ * origin (a URL): configure.ac's AC_INIT is the one place they are
+ * written. GStreamer refuses a plugin with an empty origin: while
+ * AC_INIT names no URL, the package's name stands in. */
+#define GCF_AUTHOR \
+	(sizeof(PACKAGE_BUGREPORT) > 1 ? PACKAGE_NAME " maintainers <" PACKAGE_BUGREPORT ">" : \
+					 PACKAGE_NAME " maintainers")
+#define GCF_ORIGIN (sizeof(PACKAGE_URL) > 1 ? PACKAGE_URL : PACKAGE_NAME)
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
 	"sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GLCUDA_FILTER_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
@@ -1941,12 +1950,13 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 				  GST_TYPE_GLCUDA_FILTER_KIND, FILTER_NONE, flags));
 	g_object_class_install_property(gobject_class, PROP_PTX_FILE,
 		g_param_spec_string("ptx-file", "PTX file",
-				    "PTX file with the kernel named by kernel-name",
+				    "PTX file with the kernel named by kernel-name "
+				    "(set this or cubin-file, not both)",
 				    NULL, flags));
 	g_object_class_install_property(gobject_class, PROP_CUBIN_FILE,
 		g_param_spec_string("cubin-file", "Cubin file",
 				    "Cubin or fatbin file with the kernel named by kernel-name "
-				    "(used when ptx-file is not set)", NULL, flags));
+				    "(set this or ptx-file, not both)", NULL, flags));
 	g_object_class_install_property(gobject_class, PROP_KERNEL_NAME,
 		g_param_spec_string("kernel-name", "Kernel name",
 				    "Kernel to run instead of the built-in filter: "
@@ -1966,7 +1976,7 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 		"Filter/Effect/Video/Hardware",
 		"Runs a CUDA filter on GL textures (RGBA, RGB10A2_LE, NV12, P010_10LE) "
 		"without copies, through glcuda",
-		"glcuda");
+		GCF_AUTHOR);
 	gst_element_class_add_static_pad_template(element_class, &sink_template);
 	gst_element_class_add_static_pad_template(element_class, &src_template);
 
@@ -2000,4 +2010,4 @@ plugin_init(GstPlugin *plugin)
 
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, glcuda,
 		  "GL to CUDA hand-offs without copies (glcuda)", plugin_init, VERSION, "MIT",
-		  PACKAGE_NAME, PACKAGE_NAME)
+		  PACKAGE_NAME, GCF_ORIGIN)
