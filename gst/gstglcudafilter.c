@@ -787,6 +787,12 @@ load_kernel(GstGlcudaFilter *self, const char *path, const char *name, CUmodule 
 		g_error_free(gerr);
 		return self->ret;
 	}
+	/* Said here: CUDA's word for it depends on the driver. */
+	if (len == 0) {
+		g_free(data);
+		set_error(self, -EINVAL, "the kernel file %s is empty", path);
+		return self->ret;
+	}
 	res = CU(cuModuleLoadData)(&mod, data);
 	g_free(data);
 	if (res != CUDA_SUCCESS) {

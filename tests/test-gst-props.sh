@@ -9,8 +9,8 @@
 # - the element errors a user reads: a frame too large for glcuda, kernel
 #   properties that cannot run together, a kernel the module does not
 #   have (the fake's judgement of kernel files: by the kernel's name; a
-#   real driver's of garbage files is scripts/gst-gpu-test.sh's), a file
-#   that cannot be read;
+#   real driver's of garbage files and of a kernel of another signature is
+#   scripts/gst-gpu-test.sh's), a file that cannot be read, an empty one;
 # - formats the element does not take, with no caps filter before it: a
 #   not-negotiated error when the stream starts, and glcolorconvert in
 #   front as its remedy;
@@ -120,6 +120,11 @@ expect_error "a kernel the module lacks" "cuModuleGetFunction(no_such_kernel) in
 	gldownload ! fakesink
 expect_error "a kernel file that cannot be read" "cannot read the kernel file" \
 	$src ! glupload ! glcudafilter ptx-file="$tmp/missing.ptx" kernel-name=ring_transform ! \
+	gldownload ! fakesink
+
+: > "$tmp/empty.ptx"
+expect_error "an empty kernel file" "the kernel file $tmp/empty.ptx is empty" \
+	$src ! glupload ! glcudafilter ptx-file="$tmp/empty.ptx" kernel-name=ring_transform ! \
 	gldownload ! fakesink
 
 # 3. A format the element does not take, no caps filter before it: the
