@@ -1723,6 +1723,50 @@ gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 	return TRUE;
 }
 
+/*
+ * The filter now runs on @formats (a mask of gcf_formats), not on those
+ * it ran on. As GstGLFilter elements do when their caps depend on a
+ * property, upstream is asked to renegotiate before its next buffer
+ * (glcolorconvert in front then converts to a format the new filter
+ * runs on; the new caps reach downstream with the frame). Only where
+ * upstream can make one of @formats: elsewhere (a source of fixed caps)
+ * its renegotiation would fail with a mere warning and drop the frames,
+ * whereas the next frame reaching the element is an error that says why
+ * (apply_config).
+ */
+static void
+renegotiate(GstGlcudaFilter *self, guint formats)
+{
+	GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD(self);
+	GstCaps *allowed = gst_caps_new_empty_simple("video/x-raw"), *peer;
+	GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+	gboolean offers;
+
+	g_value_init(&list, GST_TYPE_LIST);
+	g_value_init(&item, G_TYPE_STRING);
+	for (guint i = 0; i < GCF_N_FORMATS; i++) {
+		if (!(formats & (1u << i)))
+			continue;
+		g_value_set_static_string(&item, gst_video_format_to_string(gcf_formats[i].video));
+		gst_value_list_append_value(&list, &item);
+	}
+	gst_caps_set_features(allowed, 0,
+			      gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+	gst_caps_set_value(allowed, "format", &list);
+	g_value_unset(&item);
+	g_value_unset(&list);
+	/* Unlinked: nothing to renegotiate yet (NULL, or ANY caps). */
+	peer = gst_pad_peer_query_caps(sinkpad, NULL);
+	offers = !peer || gst_caps_can_intersect(peer, allowed);
+	GST_DEBUG_OBJECT(self, "formats now %" GST_PTR_FORMAT ": upstream %s", allowed,
+			 offers ? "asked to renegotiate" : "cannot make any of them");
+	if (offers)
+		gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
+	if (peer)
+		gst_caps_unref(peer);
+	gst_caps_unref(allowed);
+}
+
 static void
 gst_glcuda_filter_set_property(GObject *object, guint prop_id, const GValue *value,
 			       GParamSpec *pspec)
@@ -1755,15 +1799,8 @@ gst_glcuda_filter_set_property(GObject *object, guint prop_id, const GValue *val
 	self->config_pending = TRUE;
 	after = formats_allowed(self);
 	GST_OBJECT_UNLOCK(self);
-	/* As GstGLFilter elements do when their caps depend on a property:
-	 * upstream is asked to renegotiate (the new filter runs on other
-	 * formats: glcolorconvert in front converts to one it runs on)
-	 * before its next buffer, and so is downstream. */
-	if (before != after) {
-		GST_DEBUG_OBJECT(self, "formats 0x%x -> 0x%x: renegotiating", before, after);
-		gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
-		gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
-	}
+	if (before != after)
+		renegotiate(self, after);
 }
 
 static void

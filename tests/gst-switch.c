@@ -14,8 +14,9 @@
  * which runs on one-plane formats only, the RGBA frame glcolorconvert
  * makes once the caps were renegotiated, RGB inverted and alpha kept.
  * Then the errors of changes that cannot run: a kernel the module does
- * not have, and ptx-file without kernel-name, each an element error
- * naming the reason.
+ * not have, ptx-file without kernel-name, and blur (RGBA only) on NV12
+ * from a source of fixed caps with no converter in front, each an
+ * element error naming the reason.
  *
  * Usage: gst-switch KERNEL-FILE (any file: the fake loads any module).
  * Prints one line per frame; exit 0 when every frame and every error
@@ -45,7 +46,7 @@ static int
 pipe_new(struct pipe *p, const char *middle)
 {
 	gchar *desc = g_strdup_printf("appsrc name=src format=time caps=" NV12_CAPS " ! "
-				      "glupload ! glcolorconvert ! %s ! gldownload ! "
+				      "glupload ! %s ! gldownload ! "
 				      "appsink name=sink sync=false", middle);
 	GError *err = NULL;
 
@@ -201,9 +202,9 @@ main(int argc, char **argv)
 		return 2;
 	}
 	kernel = argv[1];
-	if (pipe_new(&ref_nv12, "identity") < 0 ||
-	    pipe_new(&ref_rgba, "video/x-raw(memory:GLMemory),format=RGBA") < 0 ||
-	    pipe_new(&p, "glcudafilter name=f") < 0)
+	if (pipe_new(&ref_nv12, "glcolorconvert") < 0 ||
+	    pipe_new(&ref_rgba, "glcolorconvert ! video/x-raw(memory:GLMemory),format=RGBA") < 0 ||
+	    pipe_new(&p, "glcolorconvert ! glcudafilter name=f") < 0)
 		return 1;
 
 	for (guint s = 0; s < G_N_ELEMENTS(steps) && ret == 0; s++) {
@@ -240,7 +241,7 @@ main(int argc, char **argv)
 
 	/* A kernel the module does not have, set while PLAYING: an element
 	 * error naming it, at the next frame. */
-	if (ret == 0 && pipe_new(&e, "glcudafilter name=f") == 0) {
+	if (ret == 0 && pipe_new(&e, "glcolorconvert ! glcudafilter name=f") == 0) {
 		GstSample *out = push_pull(&e, 0);
 
 		if (out)
@@ -259,7 +260,7 @@ main(int argc, char **argv)
 	pipe_free(&e);
 
 	/* ptx-file without kernel-name, set while PLAYING. */
-	if (ret == 0 && pipe_new(&e, "glcudafilter name=f") == 0) {
+	if (ret == 0 && pipe_new(&e, "glcolorconvert ! glcudafilter name=f") == 0) {
 		GstSample *out = push_pull(&e, 0);
 
 		if (out)
@@ -269,6 +270,27 @@ main(int argc, char **argv)
 		error = wait_error(&e);
 		if (!out || !error || !strstr(error, "without kernel-name")) {
 			printf("ptx-file without kernel-name: no element error saying so\n");
+			ret = 1;
+		}
+		g_free(error);
+	} else {
+		ret = 1;
+	}
+	pipe_free(&e);
+
+	/* blur (RGBA only) on NV12 from a source of fixed caps, with no
+	 * converter in front: upstream cannot renegotiate, and the next
+	 * frame is an element error saying so. */
+	if (ret == 0 && pipe_new(&e, "glcudafilter name=f filter=invert") == 0) {
+		GstSample *out = push_pull(&e, 0);
+
+		if (out)
+			gst_sample_unref(out);
+		g_object_set(e.filter, "filter", 2 /* blur */, NULL);
+		gst_app_src_push_buffer(GST_APP_SRC(e.src), frame_new(1));
+		error = wait_error(&e);
+		if (!out || !error || !strstr(error, "blur does not run on NV12")) {
+			printf("filter=blur on NV12 without a converter: no element error saying so\n");
 			ret = 1;
 		}
 		g_free(error);
