@@ -462,7 +462,7 @@ pool_plane_new(GstGlcudaBufferPool *pool, GstGLContext *context,
 				   a.height, glcuda_format_get_name(a.format), glcuda_strerror(a.ret),
 				   glcuda_error_get_name(a.ret), a.msg);
 		if (owner) {
-			GST_ELEMENT_ERROR(owner, RESOURCE, NO_SPACE_LEFT,
+			GST_ELEMENT_ERROR(owner, RESOURCE, FAILED,
 					  ("Cannot make a frame of %dx%d %s: %s",
 					   GST_VIDEO_INFO_WIDTH(vparams->v_info),
 					   GST_VIDEO_INFO_HEIGHT(vparams->v_info),
