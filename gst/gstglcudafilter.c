@@ -343,6 +343,10 @@ struct _GstGlcudaBufferPool {
 	/* A reference: the images of the pool are this device's. */
 	struct gcf_device *device;
 	gboolean add_sync_meta;
+	/* The glcudafilter that made the pool: a buffer it cannot make is
+	 * an error of that element, with glcuda's reason (the pool's user
+	 * may be another element, which would only say "error (-5)"). */
+	GWeakRef owner;
 };
 
 G_DEFINE_TYPE(GstGlcudaBufferPool, gst_glcuda_buffer_pool, GST_TYPE_GL_BUFFER_POOL);
@@ -452,9 +456,22 @@ pool_plane_new(GstGlcudaBufferPool *pool, GstGLContext *context,
 	a.height = plane_height(vparams->v_info, plane);
 	gst_gl_context_thread_add(context, pool_image_new_gl, &a);
 	if (a.ret < 0) {
+		GstElement *owner = g_weak_ref_get(&pool->owner);
+
 		GST_WARNING_OBJECT(pool, "glcuda_image_new(%ux%u %s): %s (%s): %s", a.width,
 				   a.height, glcuda_format_get_name(a.format), glcuda_strerror(a.ret),
 				   glcuda_error_get_name(a.ret), a.msg);
+		if (owner) {
+			GST_ELEMENT_ERROR(owner, RESOURCE, FAILED,
+					  ("Cannot make a frame of %dx%d %s: %s",
+					   GST_VIDEO_INFO_WIDTH(vparams->v_info),
+					   GST_VIDEO_INFO_HEIGHT(vparams->v_info),
+					   gst_video_format_to_string(fmt->video), a.msg),
+					  ("plane %u, glcuda_image_new(%ux%u %s): %s (%s)", plane,
+					   a.width, a.height, glcuda_format_get_name(a.format),
+					   glcuda_strerror(a.ret), glcuda_error_get_name(a.ret)));
+			gst_object_unref(owner);
+		}
 		return NULL;
 	}
 	p = g_new0(struct gcf_pooled, 1);
@@ -550,6 +567,7 @@ gst_glcuda_buffer_pool_finalize(GObject *object)
 
 	/* The buffers go first (each memory holds its own reference). */
 	G_OBJECT_CLASS(gst_glcuda_buffer_pool_parent_class)->finalize(object);
+	g_weak_ref_clear(&pool->owner);
 	gcf_device_unref(d);
 }
 
@@ -568,11 +586,13 @@ gst_glcuda_buffer_pool_class_init(GstGlcudaBufferPoolClass *klass)
 static void
 gst_glcuda_buffer_pool_init(GstGlcudaBufferPool *pool)
 {
+	g_weak_ref_init(&pool->owner, NULL);
 }
 
-/* A pool of device @d's images (a new reference to @d). */
+/* A pool of device @d's images (a new reference to @d), made by @owner
+ * (a weak reference: the errors of the pool are its). */
 static GstBufferPool *
-gst_glcuda_buffer_pool_new(struct gcf_device *d)
+gst_glcuda_buffer_pool_new(struct gcf_device *d, GstElement *owner)
 {
 	GstGlcudaBufferPool *pool = g_object_new(GST_TYPE_GLCUDA_BUFFER_POOL, NULL);
 
@@ -580,6 +600,7 @@ gst_glcuda_buffer_pool_new(struct gcf_device *d)
 	GST_GL_BUFFER_POOL(pool)->context = gst_object_ref(d->context);
 	g_atomic_int_inc(&d->refcount);
 	pool->device = d;
+	g_weak_ref_set(&pool->owner, owner);
 	return GST_BUFFER_POOL(pool);
 }
 
@@ -612,6 +633,11 @@ struct _GstGlcudaFilter {
 	/* Properties, under the object lock. */
 	enum filter_kind filter;
 	gchar *ptx_file, *cubin_file, *kernel_name;
+	/* Set when filter, ptx-file, cubin-file or kernel-name changes
+	 * after the element started (object lock): the next buffer loads
+	 * what they name before it is filtered, on the GL thread, as
+	 * gleffects and glshader apply theirs. */
+	gboolean config_pending;
 
 	/* GL thread state, from gl_start to gl_stop. */
 	struct gcf_device *device;
@@ -686,6 +712,15 @@ gst_glcuda_filter_kind_get_type(void)
 	"framerate = " GST_VIDEO_FPS_RANGE ", " \
 	"texture-target = (string) 2D"
 
+/* The metadata's author (a name and where to write) and the plugin's
+ * origin (a URL): configure.ac's AC_INIT is the one place they are
+ * written. GStreamer refuses a plugin with an empty origin: while
+ * AC_INIT names no URL, the package's name stands in. */
+#define GCF_AUTHOR \
+	(sizeof(PACKAGE_BUGREPORT) > 1 ? PACKAGE_NAME " maintainers <" PACKAGE_BUGREPORT ">" : \
+					 PACKAGE_NAME " maintainers")
+#define GCF_ORIGIN (sizeof(PACKAGE_URL) > 1 ? PACKAGE_URL : PACKAGE_NAME)
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
 	"sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GLCUDA_FILTER_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
@@ -712,41 +747,67 @@ cuda_result(CUresult res, char *buf, size_t size)
 	return tools_cuda_result(res, buf, size);
 }
 
-/* GL thread: what CUDA work the element runs, from the properties. */
-static int
-load_kernel(GstGlcudaFilter *self, const char *ptx, const char *cubin, const char *name)
+/* Why the kernel properties cannot run as set (a new string), NULL if
+ * they can. Object lock held. */
+static gchar *
+config_check(GstGlcudaFilter *self)
 {
-	const char *path = ptx ? ptx : cubin;
+	if (self->ptx_file && self->cubin_file)
+		return g_strdup_printf("ptx-file=%s and cubin-file=%s are both set: set only "
+				       "the one that holds the kernel", self->ptx_file,
+				       self->cubin_file);
+	if (!self->kernel_name && (self->ptx_file || self->cubin_file))
+		return g_strdup_printf("%s=%s is set without kernel-name: name the kernel to "
+				       "run (extern \"C\" __global__ function)",
+				       self->ptx_file ? "ptx-file" : "cubin-file",
+				       self->ptx_file ? self->ptx_file : self->cubin_file);
+	if (self->kernel_name && !self->ptx_file && !self->cubin_file)
+		return g_strdup_printf("kernel-name=%s is set without ptx-file or cubin-file: "
+				       "name the file that holds the kernel", self->kernel_name);
+	return NULL;
+}
+
+/* GL thread, the CUDA context current: the module of ptx-file or
+ * cubin-file (@path) and its kernel @name, in *module and *function.
+ * Nothing is changed on failure. */
+static int
+load_kernel(GstGlcudaFilter *self, const char *path, const char *name, CUmodule *module,
+	    CUfunction *function)
+{
+	CUmodule mod = NULL;
 	gchar *data = NULL;
 	gsize len;
 	GError *gerr = NULL;
 	CUresult res;
 	char buf[256];
 
-	if (!path) {
-		set_error(self, -EINVAL, "kernel-name=%s needs ptx-file or cubin-file", name);
-		return self->ret;
-	}
 	/* g_file_get_contents ends the data with a NUL, as PTX text needs. */
 	if (!g_file_get_contents(path, &data, &len, &gerr)) {
 		set_error(self, -ENOENT, "cannot read the kernel file: %s", gerr->message);
 		g_error_free(gerr);
 		return self->ret;
 	}
-	res = CU(cuModuleLoadData)(&self->module, data);
+	/* Said here: CUDA's word for it depends on the driver. */
+	if (len == 0) {
+		g_free(data);
+		set_error(self, -EINVAL, "the kernel file %s is empty", path);
+		return self->ret;
+	}
+	res = CU(cuModuleLoadData)(&mod, data);
 	g_free(data);
 	if (res != CUDA_SUCCESS) {
-		self->module = NULL;
 		set_error(self, GLCUDA_ERROR_CUDA, "cuModuleLoadData(%s): %s", path,
 			  cuda_result(res, buf, sizeof(buf)));
 		return self->ret;
 	}
-	res = CU(cuModuleGetFunction)(&self->function, self->module, name);
+	res = CU(cuModuleGetFunction)(function, mod, name);
 	if (res != CUDA_SUCCESS) {
 		set_error(self, GLCUDA_ERROR_CUDA, "cuModuleGetFunction(%s) in %s: %s", name,
 			  path, cuda_result(res, buf, sizeof(buf)));
+		CU(cuModuleUnload)(mod);
 		return self->ret;
 	}
+	*module = mod;
 	return 0;
 }
 
@@ -782,9 +843,46 @@ load_builtin_kernels(GstGlcudaFilter *self)
 	return 0;
 #else
 	set_error(self, -ENOTSUP, "filter %s needs CUDA kernels: glcuda was built without nvcc",
-		  filter_name(self->run_filter));
+		  filter_name(FILTER_INVERT));
 	return self->ret;
 #endif
+}
+
+/* GL thread, the CUDA context current: makes the CUDA work of @filter,
+ * or of kernel @name in @path (ptx-file or cubin-file), what the element
+ * runs from the next frame on. On failure it keeps what it ran. */
+static int
+load_config(GstGlcudaFilter *self, enum filter_kind filter, const char *path, const char *name)
+{
+	CUmodule module = NULL;
+	CUfunction function = NULL;
+
+	if (name) {
+		if (load_kernel(self, path, name, &module, &function) < 0)
+			return self->ret;
+	} else if (!filter_available(filter)) {
+		set_error(self, -ENOTSUP, "filter %s needs CUDA kernels: glcuda was built "
+			  "without nvcc", filter_name(filter));
+		return self->ret;
+	} else if (filter == FILTER_INVERT && !self->kernels && load_builtin_kernels(self) < 0) {
+		return self->ret;
+	}
+	if (self->module) {
+		/* The stream's last frames may still run the old module's
+		 * kernel: a wait on the CPU, at a change of kernel only. */
+		CU(cuStreamSynchronize)(self->stream);
+		CU(cuModuleUnload)(self->module);
+	}
+	self->module = module;
+	self->function = function;
+	self->run_filter = filter;
+	if (name)
+		GST_INFO_OBJECT(self, "running kernel %s of %s on stream %p", name, path,
+				(void *)self->stream);
+	else
+		GST_INFO_OBJECT(self, "running filter %s on stream %p", filter_name(filter),
+				(void *)self->stream);
+	return 0;
 }
 
 static void
@@ -866,7 +964,8 @@ static gboolean
 gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(base);
-	gchar *ptx, *cubin, *name;
+	gchar *path, *name, *why;
+	enum filter_kind filter;
 	char msg[1024], buf[256];
 	CUcontext dummy;
 	CUresult res;
@@ -876,11 +975,18 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 		return FALSE;
 
 	GST_OBJECT_LOCK(self);
-	ptx = g_strdup(self->ptx_file);
-	cubin = g_strdup(self->cubin_file);
+	path = g_strdup(self->ptx_file ? self->ptx_file : self->cubin_file);
 	name = g_strdup(self->kernel_name);
-	self->run_filter = self->filter;
+	filter = self->filter;
+	why = config_check(self);
+	self->config_pending = FALSE;
 	GST_OBJECT_UNLOCK(self);
+	if (why) {
+		/* Checked going to PAUSED too; set again since. */
+		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", why), (NULL));
+		g_free(why);
+		goto fail;
+	}
 
 	self->frames = 0;
 	self->logged_routes = -1;
@@ -921,34 +1027,21 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 		self->stream = NULL;
 		set_error(self, GLCUDA_ERROR_CUDA, "cuStreamCreate: %s",
 			  cuda_result(res, buf, sizeof(buf)));
-	} else if (name) {
-		load_kernel(self, ptx, cubin, name);
-	} else if (!filter_available(self->run_filter)) {
-		set_error(self, -ENOTSUP, "filter %s needs CUDA kernels: glcuda was built "
-			  "without nvcc", filter_name(self->run_filter));
-	} else if (self->run_filter == FILTER_INVERT) {
-		load_builtin_kernels(self);
+	} else {
+		load_config(self, filter, path, name);
 	}
 	CU(cuCtxPopCurrent)(&dummy);
 	if (self->ret < 0) {
 		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("%s", self->err), (NULL));
 		goto fail;
 	}
-	if (name)
-		GST_INFO_OBJECT(self, "running kernel %s of %s on stream %p", name,
-				ptx ? ptx : cubin, (void *)self->stream);
-	else
-		GST_INFO_OBJECT(self, "running filter %s on stream %p",
-				filter_name(self->run_filter), (void *)self->stream);
-	g_free(ptx);
-	g_free(cubin);
+	g_free(path);
 	g_free(name);
 	return TRUE;
 
 fail:
 	stop_gl(self);
-	g_free(ptx);
-	g_free(cubin);
+	g_free(path);
 	g_free(name);
 	GST_GL_BASE_FILTER_CLASS(gst_glcuda_filter_parent_class)->gl_stop(base);
 	return FALSE;
@@ -1345,6 +1438,81 @@ process_gl(GstGLContext *context, gpointer data)
 	GST_OBJECT_UNLOCK(self);
 }
 
+static gboolean format_allowed(GstGlcudaFilter *self, const struct gcf_format *fmt,
+			       const char **why);
+
+struct config_args {
+	GstGlcudaFilter *self;
+	enum filter_kind filter;
+	gchar *path, *name;
+};
+
+/* GL thread: a change of the kernel properties, before the next frame. */
+static void
+reload_gl(GstGLContext *context, gpointer data)
+{
+	struct config_args *a = data;
+	GstGlcudaFilter *self = a->self;
+	CUcontext dummy;
+
+	self->ret = 0;
+	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS) {
+		set_error(self, GLCUDA_ERROR_CUDA, "cuCtxPushCurrent failed");
+		return;
+	}
+	load_config(self, a->filter, a->path, a->name);
+	CU(cuCtxPopCurrent)(&dummy);
+}
+
+/* Streaming thread, before a frame: what filter, ptx-file, cubin-file
+ * and kernel-name name now, if they changed since the last frame. FALSE
+ * (an element error posted) if it cannot run; the element then keeps
+ * what it ran. */
+static gboolean
+apply_config(GstGlcudaFilter *self, const struct gcf_format *fmt)
+{
+	struct config_args a = { self, FILTER_NONE, NULL, NULL };
+	const char *why = NULL;
+	gchar *invalid;
+
+	GST_OBJECT_LOCK(self);
+	if (!self->config_pending) {
+		GST_OBJECT_UNLOCK(self);
+		return TRUE;
+	}
+	self->config_pending = FALSE;
+	invalid = config_check(self);
+	a.filter = self->filter;
+	a.path = g_strdup(self->ptx_file ? self->ptx_file : self->cubin_file);
+	a.name = g_strdup(self->kernel_name);
+	/* Upstream renegotiates at its next buffer when the formats
+	 * changed (set_property): a frame of the old caps that cannot
+	 * wait for that (a source of fixed caps) is an error. */
+	if (!invalid && !format_allowed(self, fmt, &why))
+		invalid = g_strdup_printf("%s does not run on %s (%s), and upstream did not "
+					  "renegotiate: put glcolorconvert in front",
+					  a.name ? "the kernel of kernel-name" :
+						   filter_name(a.filter),
+					  gst_video_format_to_string(fmt->video), why);
+	GST_OBJECT_UNLOCK(self);
+	if (invalid) {
+		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", invalid), (NULL));
+		g_free(invalid);
+		g_free(a.path);
+		g_free(a.name);
+		return FALSE;
+	}
+	gst_gl_context_thread_add(GST_GL_BASE_FILTER(self)->context, reload_gl, &a);
+	g_free(a.path);
+	g_free(a.name);
+	if (self->ret < 0) {
+		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Cannot change the filter: %s",
+				  self->err), ("glcuda error %s", glcuda_error_get_name(self->ret)));
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* Every plane's GstGLMemory (GstGLFilter's own filter() hands on the
  * first plane only). */
 static gboolean
@@ -1362,6 +1530,8 @@ gst_glcuda_filter_filter(GstGLFilter *filter, GstBuffer *inbuf, GstBuffer *outbu
 				  GST_VIDEO_INFO_NAME(&filter->out_info)), (NULL));
 		return FALSE;
 	}
+	if (!apply_config(self, fmt))
+		return FALSE;
 	if (!gst_video_frame_map(&in_frame, &filter->in_info, inbuf, GST_MAP_READ | GST_MAP_GL)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, READ, ("Cannot map the input buffer"), (NULL));
 		return FALSE;
@@ -1412,6 +1582,20 @@ format_allowed(GstGlcudaFilter *self, const struct gcf_format *fmt, const char *
 		return TRUE;
 	*why = "blur, unsharp and grade run on RGBA only";
 	return fmt->video == GST_VIDEO_FORMAT_RGBA;
+}
+
+/* The formats the configured filter runs on, bit i for gcf_formats[i].
+ * Object lock held. */
+static guint
+formats_allowed(GstGlcudaFilter *self)
+{
+	const char *why;
+	guint mask = 0;
+
+	for (guint i = 0; i < GCF_N_FORMATS; i++)
+		if (format_allowed(self, &gcf_formats[i], &why))
+			mask |= 1u << i;
+	return mask;
 }
 
 /* GstGLFilter's caps (the same format on both pads), less the formats
@@ -1477,7 +1661,7 @@ gst_glcuda_filter_propose_allocation(GstBaseTransform *trans, GstQuery *decide_q
 		return FALSE;
 	}
 	if (need_pool) {
-		pool = gst_glcuda_buffer_pool_new(self->device);
+		pool = gst_glcuda_buffer_pool_new(self->device, GST_ELEMENT(self));
 		config = gst_buffer_pool_get_config(pool);
 		gst_buffer_pool_config_set_params(config, caps, (guint)info.size, 0, 0);
 		gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
@@ -1524,7 +1708,7 @@ gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 		gst_object_unref(pool);
 		return TRUE;
 	}
-	ours = gst_glcuda_buffer_pool_new(self->device);
+	ours = gst_glcuda_buffer_pool_new(self->device, GST_ELEMENT(self));
 	config = gst_buffer_pool_get_config(pool);
 	gst_object_unref(pool);
 	if (!gst_buffer_pool_set_config(ours, config)) {
@@ -1539,13 +1723,59 @@ gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 	return TRUE;
 }
 
+/*
+ * The filter now runs on @formats (a mask of gcf_formats), not on those
+ * it ran on. As GstGLFilter elements do when their caps depend on a
+ * property, upstream is asked to renegotiate before its next buffer
+ * (glcolorconvert in front then converts to a format the new filter
+ * runs on; the new caps reach downstream with the frame). Only where
+ * upstream can make one of @formats: elsewhere (a source of fixed caps)
+ * its renegotiation would fail with a mere warning and drop the frames,
+ * whereas the next frame reaching the element is an error that says why
+ * (apply_config).
+ */
+static void
+renegotiate(GstGlcudaFilter *self, guint formats)
+{
+	GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD(self);
+	GstCaps *allowed = gst_caps_new_empty_simple("video/x-raw"), *peer;
+	GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+	gboolean offers;
+
+	g_value_init(&list, GST_TYPE_LIST);
+	g_value_init(&item, G_TYPE_STRING);
+	for (guint i = 0; i < GCF_N_FORMATS; i++) {
+		if (!(formats & (1u << i)))
+			continue;
+		g_value_set_static_string(&item, gst_video_format_to_string(gcf_formats[i].video));
+		gst_value_list_append_value(&list, &item);
+	}
+	gst_caps_set_features(allowed, 0,
+			      gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+	gst_caps_set_value(allowed, "format", &list);
+	g_value_unset(&item);
+	g_value_unset(&list);
+	/* Unlinked: nothing to renegotiate yet (NULL, or ANY caps). */
+	peer = gst_pad_peer_query_caps(sinkpad, NULL);
+	offers = !peer || gst_caps_can_intersect(peer, allowed);
+	GST_DEBUG_OBJECT(self, "formats now %" GST_PTR_FORMAT ": upstream %s", allowed,
+			 offers ? "asked to renegotiate" : "cannot make any of them");
+	if (offers)
+		gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
+	if (peer)
+		gst_caps_unref(peer);
+	gst_caps_unref(allowed);
+}
+
 static void
 gst_glcuda_filter_set_property(GObject *object, guint prop_id, const GValue *value,
 			       GParamSpec *pspec)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(object);
+	guint before, after;
 
 	GST_OBJECT_LOCK(self);
+	before = formats_allowed(self);
 	switch (prop_id) {
 	case PROP_FILTER:
 		self->filter = (enum filter_kind)g_value_get_enum(value);
@@ -1566,7 +1796,11 @@ gst_glcuda_filter_set_property(GObject *object, guint prop_id, const GValue *val
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 		break;
 	}
+	self->config_pending = TRUE;
+	after = formats_allowed(self);
 	GST_OBJECT_UNLOCK(self);
+	if (before != after)
+		renegotiate(self, after);
 }
 
 static void
@@ -1703,8 +1937,24 @@ gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQ
 static GstStateChangeReturn
 gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
 {
+	GstGlcudaFilter *self = GST_GLCUDA_FILTER(element);
+
 	if (transition == GST_STATE_CHANGE_NULL_TO_READY)
-		gcf_offer_default_display(GST_GLCUDA_FILTER(element));
+		gcf_offer_default_display(self);
+	if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+		gchar *why;
+
+		/* Kernel properties that cannot run: refused before the
+		 * stream starts, with the reason. */
+		GST_OBJECT_LOCK(self);
+		why = config_check(self);
+		GST_OBJECT_UNLOCK(self);
+		if (why) {
+			GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", why), (NULL));
+			g_free(why);
+			return GST_STATE_CHANGE_FAILURE;
+		}
+	}
 	return GST_ELEMENT_CLASS(gst_glcuda_filter_parent_class)->change_state(element,
 									       transition);
 }
@@ -1729,8 +1979,9 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 	GstBaseTransformClass *transform_class = GST_BASE_TRANSFORM_CLASS(klass);
 	GstGLBaseFilterClass *base_class = GST_GL_BASE_FILTER_CLASS(klass);
 	GstGLFilterClass *filter_class = GST_GL_FILTER_CLASS(klass);
+	/* Changed while PLAYING, they apply from the next buffer on. */
 	const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-				  GST_PARAM_MUTABLE_READY;
+				  GST_PARAM_MUTABLE_PLAYING;
 
 	gobject_class->set_property = gst_glcuda_filter_set_property;
 	gobject_class->get_property = gst_glcuda_filter_get_property;
@@ -1742,12 +1993,13 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 				  GST_TYPE_GLCUDA_FILTER_KIND, FILTER_NONE, flags));
 	g_object_class_install_property(gobject_class, PROP_PTX_FILE,
 		g_param_spec_string("ptx-file", "PTX file",
-				    "PTX file with the kernel named by kernel-name",
+				    "PTX file with the kernel named by kernel-name "
+				    "(set this or cubin-file, not both)",
 				    NULL, flags));
 	g_object_class_install_property(gobject_class, PROP_CUBIN_FILE,
 		g_param_spec_string("cubin-file", "Cubin file",
 				    "Cubin or fatbin file with the kernel named by kernel-name "
-				    "(used when ptx-file is not set)", NULL, flags));
+				    "(set this or ptx-file, not both)", NULL, flags));
 	g_object_class_install_property(gobject_class, PROP_KERNEL_NAME,
 		g_param_spec_string("kernel-name", "Kernel name",
 				    "Kernel to run instead of the built-in filter: "
@@ -1767,7 +2019,7 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 		"Filter/Effect/Video/Hardware",
 		"Runs a CUDA filter on GL textures (RGBA, RGB10A2_LE, NV12, P010_10LE) "
 		"without copies, through glcuda",
-		"glcuda");
+		GCF_AUTHOR);
 	gst_element_class_add_static_pad_template(element_class, &sink_template);
 	gst_element_class_add_static_pad_template(element_class, &src_template);
 
@@ -1801,4 +2053,4 @@ plugin_init(GstPlugin *plugin)
 
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, glcuda,
 		  "GL to CUDA hand-offs without copies (glcuda)", plugin_init, VERSION, "MIT",
-		  PACKAGE_NAME, PACKAGE_NAME)
+		  PACKAGE_NAME, GCF_ORIGIN)

@@ -32,6 +32,11 @@ check_PROGRAMS += tests/gst-states
 tests_gst_states_SOURCES = tests/gst-states.c
 tests_gst_states_CPPFLAGS = $(GST_CFLAGS)
 tests_gst_states_LDADD = $(GST_LIBS)
+# Property changes while PLAYING, frame by frame (tests/test-gst-switch.sh).
+check_PROGRAMS += tests/gst-switch
+tests_gst_switch_SOURCES = tests/gst-switch.c
+tests_gst_switch_CPPFLAGS = $(GST_CFLAGS) $(GST_APP_CFLAGS)
+tests_gst_switch_LDADD = $(GST_APP_LIBS) $(GST_LIBS)
 
 # Runs from the build tree on Mesa and the fake CUDA driver. Only where
 # the plugin is built (a SKIP where it is not would fail CI's check of
@@ -41,9 +46,13 @@ fake_cuda_scripts += tests/test-gst.sh
 # Frames of odd height: every chroma row of NV12 and P010_10LE.
 TESTS += tests/test-gst-odd.sh
 fake_cuda_scripts += tests/test-gst-odd.sh
+# Changes while PLAYING, the errors users read, the documented defaults.
+TESTS += tests/test-gst-props.sh
+fake_cuda_scripts += tests/test-gst-props.sh
 endif
 dist_check_SCRIPTS += tests/test-gst.sh
 dist_check_SCRIPTS += tests/test-gst-odd.sh
+dist_check_SCRIPTS += tests/test-gst-props.sh
 # The GPU machine's build, test and benchmark of the plugin.
 EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh \
 	scripts/gst-gpu-env.sh scripts/gst-gpu-test.sh bench/gst-bench.sh

@@ -21,6 +21,10 @@
 # against the inverse computed here, two inverts in a row (the second's
 # pool) against the input, NV12 from glcolorconvert into the pool; P010_10LE
 # on GLES in frames only (GstGL does not read 16-bit planes back there).
+# Kernel files the driver judges (desktop GL, not with GST_GPU_FAKE): an
+# empty one, garbage as ptx-file and cubin-file, a kernel name the module
+# lacks, and a kernel of another signature, each an element error with
+# CUDA's reason.
 # Logs and the stats go to
 # ${OUT:-build-gst-gpu}/gst-logs/. The last line says "N passed, N failed";
 # the exit status is non-zero if any check failed.
@@ -221,6 +225,66 @@ for api in opengl3 gles2; do
 		fi
 	fi
 done
+
+# Kernel files the CUDA driver judges (the fake loads any module): each
+# must be an element error of glcudafilter0 with CUDA's reason, never a
+# crash or a hang. Garbage: cuModuleLoadData refuses it
+# (CUDA_ERROR_INVALID_PTX or CUDA_ERROR_INVALID_IMAGE). A kernel whose
+# argument is a pointer where the element passes the input's surface
+# object: the launch succeeds, the kernel writes through the surface
+# handle as an address (CUDA_ERROR_ILLEGAL_ADDRESS or, the handle being a
+# small number, CUDA_ERROR_MISALIGNED_ADDRESS), and a later CUDA call of
+# the element returns that error. An empty file is the element's
+# own error ("is empty"), as on CI.
+# kernel_error NAME PATTERN PIPELINE: the pipeline fails, with PATTERN
+# (grep -E) in an error of glcudafilter0 (its message or debug text).
+kernel_error() {
+	local name=$1 pattern=$2
+	shift 2
+	if gst-launch-1.0 "$@" > "$logdir/$name.log" 2>&1; then
+		fail "$name: the pipeline ran (see $logdir/$name.log)"
+	elif grep -A2 'ERROR: from element .*GstGlcudaFilter:glcudafilter0: ' "$logdir/$name.log" |
+		grep -qE "$pattern"; then
+		pass "$name: $(grep -m1 'GstGlcudaFilter:glcudafilter0: ' "$logdir/$name.log" |
+			sed 's/.*glcudafilter0: //')"
+	else
+		fail "$name: no error of glcudafilter0 matching $pattern (see $logdir/$name.log)"
+	fi
+}
+if [ -z "${GST_GPU_FAKE:-}" ]; then
+	export GST_GL_API=opengl3
+	ksrc='videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=160,height=120 ! glupload'
+	: > "$tmp/empty.ptx"
+	head -c 4096 /dev/urandom > "$tmp/garbage.ptx"
+	printf 'this is not PTX\n' > "$tmp/text.ptx"
+	cat > "$tmp/wrong.ptx" <<'PTX'
+.version 7.0
+.target sm_52
+.address_size 64
+.visible .entry wrong_signature(.param .u64 p)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [p];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, 0;
+	st.global.u32 [%rd2], %r1;
+	ret;
+}
+PTX
+	kernel_error kernel-empty "the kernel file .* is empty" \
+		$ksrc ! glcudafilter ptx-file="$tmp/empty.ptx" kernel-name=invert ! fakesink
+	kernel_error kernel-garbage "cuModuleLoadData\(.*\): CUDA_ERROR_INVALID_(PTX|IMAGE|SOURCE)" \
+		$ksrc ! glcudafilter ptx-file="$tmp/garbage.ptx" kernel-name=invert ! fakesink
+	kernel_error kernel-text "cuModuleLoadData\(.*\): CUDA_ERROR_INVALID_(PTX|IMAGE|SOURCE)" \
+		$ksrc ! glcudafilter ptx-file="$tmp/text.ptx" kernel-name=invert ! fakesink
+	kernel_error kernel-garbage-cubin "cuModuleLoadData\(.*\): CUDA_ERROR_INVALID_(PTX|IMAGE|SOURCE)" \
+		$ksrc ! glcudafilter cubin-file="$tmp/garbage.ptx" kernel-name=invert ! fakesink
+	kernel_error kernel-wrong-name "cuModuleGetFunction\(invert\) in .*: CUDA_ERROR_NOT_FOUND" \
+		$ksrc ! glcudafilter ptx-file="$tmp/wrong.ptx" kernel-name=invert ! fakesink
+	kernel_error kernel-wrong-signature "CUDA_ERROR_(ILLEGAL_ADDRESS|MISALIGNED_ADDRESS|LAUNCH_FAILED)|GLCUDA_ERROR_DEVICE_LOST" \
+		$ksrc ! glcudafilter ptx-file="$tmp/wrong.ptx" kernel-name=wrong_signature ! fakesink
+fi
 
 echo "$passed passed, $failed failed (logs in $logdir)"
 [ "$failed" -eq 0 ]
