@@ -103,9 +103,22 @@ egl_index() {
 	esac
 }
 
-for cvd in unset 0 1; do
+# The settings: unset, then each GPU's index alone. With one GPU only
+# unset and 0 mean something (=1 hides every device: nothing to test).
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+settings="unset"
+for ((i = 0; i < (gpus > 2 ? gpus : 2); i++)); do
+	settings="$settings $i"
+done
+echo "$gpus GPUs (nvidia-smi -L)"
+
+for cvd in $settings; do
 	tag="CUDA_VISIBLE_DEVICES=$cvd"
 	echo "== $tag"
+	if [ "$cvd" != unset ] && [ "$cvd" -ge "$gpus" ]; then
+		skip "$tag: this machine has $gpus GPU(s), so CUDA sees none with this setting"
+		continue
+	fi
 
 	# headless: the library's own test of -1, in build-gpu/ as make check runs it.
 	log=$logdir/headless-cvd-$cvd.log

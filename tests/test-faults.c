@@ -234,6 +234,11 @@ static const struct fault_exception after_a_failure[] = {
 	{ "lib/headless.c", "open_cuda_device", "cuDeviceGet", "glcuda_headless_new, not called" },
 	{ "lib/headless.c", "open_cuda_device", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
 	{ "lib/headless.c", "open_cuda_device", "cuDeviceGetCount", "glcuda_headless_new, not called" },
+	/* glcuda_headless_new(-1) asks which CUDA devices exist; a failure
+	 * there means "none seen" and falls back by design (no error). */
+	{ "lib/headless.c", "cuda_devices_list", "cuDeviceGetCount", "glcuda_headless_new, not called" },
+	{ "lib/headless.c", "cuda_devices_list", "cuDeviceGet", "glcuda_headless_new, not called" },
+	{ "lib/headless.c", "cuda_devices_list", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
 };
 /* Where the device cannot wrap GL textures and EGLImages (the fake CUDA
  * driver has no cuArray3DGetDescriptor). */
