@@ -22,8 +22,10 @@
  * with a semaphore, CUDA hands it back with another, and GL's wait for it
  * is enqueued only when the compositor takes the frame at the vblank.
  *
- * Run:  examples/compositor-loop [--hz N] [--seconds N] [--size WxH] [--gles]
- *                                [--device N]
+ * Run:  examples/compositor-loop [--hz N] [--seconds N | --frames N] [--size WxH]
+ *                                [--gles] [--device N]
+ * --frames N ends it after N presented frames instead of after --seconds
+ * (however long they take: tests use it).
  * At the end it prints frames produced, presented and dropped (frames that
  * finished but were overtaken by a newer one before the vblank), and the
  * mean latency from the start of rendering to the vblank that showed it.
@@ -99,6 +101,7 @@ struct compositor {
 	double acquired_at[MAX_SLOTS];
 
 	uint64_t produced, presented, vblanks, missed_vblanks;
+	uint64_t frames; /* --frames: the frames to present, 0: --seconds */
 	double latency_sum;
 	bool running;
 	int status; /* exit status once something failed */
@@ -307,6 +310,8 @@ on_vblank(int fd, uint32_t mask, void *data)
 	ret = glcuda_frame_release(f);
 	if (ret < 0)
 		fail(c, "glcuda_frame_release", ret);
+	if (c->frames && c->presented >= c->frames)
+		c->running = false;
 	return 0;
 }
 
@@ -347,8 +352,8 @@ setup_gl(struct compositor *c)
 static void
 usage(FILE *out)
 {
-	fprintf(out, "Usage: compositor-loop [--hz N] [--seconds N] [--size WxH] [--gles] "
-		     "[--device N]\n");
+	fprintf(out, "Usage: compositor-loop [--hz N] [--seconds N | --frames N] [--size WxH] "
+		     "[--gles] [--device N]\n");
 }
 
 int
@@ -359,7 +364,7 @@ main(int argc, char **argv)
 	struct wl_event_loop *loop = NULL;
 	struct wl_event_source *ring_src = NULL, *vblank_src = NULL, *end_src = NULL;
 	struct itimerspec its = { 0 };
-	int hz = 60, seconds = 3, device = -1, timer_fd = -1, ret;
+	int hz = 60, seconds = 3, frames = 0, device = -1, timer_fd = -1, ret;
 	uint32_t headless_flags = GLCUDA_HEADLESS_FLAG_NONE;
 	double t0;
 
@@ -372,6 +377,13 @@ main(int argc, char **argv)
 			i++;
 		} else if (strcmp(arg, "--seconds") == 0 && val) {
 			seconds = atoi(val);
+			i++;
+		} else if (strcmp(arg, "--frames") == 0 && val) {
+			frames = atoi(val);
+			if (frames < 1) {
+				usage(stderr);
+				return 2;
+			}
 			i++;
 		} else if (strcmp(arg, "--device") == 0 && val) {
 			device = atoi(val);
@@ -392,6 +404,7 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	c.frames = (uint64_t)frames;
 
 	/* A compositor has its own EGLDisplay and context; this example makes
 	 * a headless one. glcuda binds to whichever context is current. */
@@ -456,14 +469,17 @@ main(int argc, char **argv)
 	vblank_src = wl_event_loop_add_fd(loop, timer_fd, WL_EVENT_READABLE, on_vblank, &c);
 	end_src = wl_event_loop_add_timer(loop, on_end, &c);
 	if (!ring_src || !vblank_src || !end_src ||
-	    wl_event_source_timer_update(end_src, seconds * 1000) < 0) {
+	    (!c.frames && wl_event_source_timer_update(end_src, seconds * 1000) < 0)) {
 		fprintf(stderr, "compositor-loop: cannot add the event sources\n");
 		c.status = 1;
 		goto out;
 	}
 
-	printf("compositor-loop: %ux%u, %d Hz for %d s, CUDA stage: %s, sync %s\n", c.width,
-	       c.height, hz, seconds, "invert",
+	if (c.frames)
+		printf("compositor-loop: %ux%u, %d Hz for %d frames", c.width, c.height, hz, frames);
+	else
+		printf("compositor-loop: %ux%u, %d Hz for %d s", c.width, c.height, hz, seconds);
+	printf(", CUDA stage: %s, sync %s\n", "invert",
 	       glcuda_sync_mode_get_name(glcuda_device_get_caps(c.dev)->sync_mode));
 	t0 = now();
 	while (c.running) {

@@ -2052,5 +2052,5 @@ plugin_init(GstPlugin *plugin)
 }
 
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, glcuda,
-		  "GL to CUDA hand-offs without copies (glcuda)", plugin_init, VERSION, "MIT",
+		  "GL to CUDA hand-offs without copies (glcuda)", plugin_init, VERSION, "MIT/X11",
 		  PACKAGE_NAME, GCF_ORIGIN)

@@ -1,8 +1,10 @@
 # tests: packaging checks — exported symbols, no link-time CUDA dependency,
-# the installed pkg-config file, headers and programs, the examples built
-# against the installed tree, glcuda's declarations of the CUDA driver API
-# against the toolkit's (skipped without the toolkit), the API reference
-# with every public symbol documented (skipped without Doxygen).
+# make install writing under the prefix only (the GStreamer plugin in
+# LIBDIR/gstreamer-1.0), the installed pkg-config file, headers and
+# programs, the examples built against the installed tree, glcuda's
+# declarations of the CUDA driver API against the toolkit's (skipped
+# without the toolkit), the API reference with every public symbol
+# documented (skipped without Doxygen).
 
 # The environment of every test (the one definition in the build: fragments
 # that need more add to it with +=, after this file is included, or use
@@ -34,6 +36,7 @@ packaging_tests = \
 	%reldir%/test-symbols.sh \
 	%reldir%/test-no-libcuda.sh \
 	%reldir%/test-pkgconfig.sh \
+	%reldir%/test-install-prefix.sh \
 	%reldir%/test-examples.sh \
 	%reldir%/test-headers.sh \
 	%reldir%/test-cuda-abi.sh \

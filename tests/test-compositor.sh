@@ -29,7 +29,12 @@
 #  7. zwp_linux_dmabuf_v1 is advertised exactly when the compositor says
 #     EGL can import dma-bufs (Mesa's surfaceless llvmpipe cannot: then
 #     the global must be absent).
-# No timing is asserted: every run ends after a number of presented frames.
+# Nothing depends on how fast the machine is: a run ends when its client
+# exits, and each client of these tests exits once it has seen what it
+# checks, except weston-simple-shm, which draws until it is stopped: its
+# runs end after a number of presented frames with its window in them
+# (--frames counts only those, so a slow start does not use them up). The
+# only limit on time is a guard against hangs, far above any run's length.
 # SPDX-License-Identifier: MIT
 set -u
 
@@ -73,12 +78,17 @@ size=400x320
 bg="32 48 64"       # render.c's background
 bg_inv="223 207 191"
 
+# A run that has not ended after this many seconds hangs: it is killed
+# and fails.
+hang_guard=300
+
 # run NAME ARGS... : the compositor at $size in the cpu mode, its stderr
-# in $tmp/NAME.log; returns its exit status.
+# in $tmp/NAME.log; returns its exit status (124: it hung).
 run() {
 	name=$1
 	shift
-	"$comp" --verbose --size $size --sync cpu "$@" >"$tmp/$name.out" 2>"$tmp/$name.log"
+	timeout -k 10 $hang_guard "$comp" --verbose --size $size --sync cpu "$@" \
+		>"$tmp/$name.out" 2>"$tmp/$name.log"
 }
 
 # The window's rectangle from the compositor's "mapped toplevel WxH at X,Y".
@@ -87,7 +97,8 @@ window_rect() {
 		"$tmp/$1.log" | tail -n 1
 }
 
-# The last PNG written.
+# The last PNG written: with --png-every 1 and --frames, a frame with the
+# window in it.
 last_png() {
 	ls "$tmp/$1"/frame-*.png 2>/dev/null | tail -n 1
 }
@@ -113,7 +124,7 @@ check_frames() {
 }
 
 # 1. --filter none.
-run none --filter none --frames 12 --png-every 11 --png-dir "$tmp/none" -- "$shm_client"
+run none --filter none --frames 12 --png-every 1 --png-dir "$tmp/none" -- "$shm_client"
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "FAIL: --filter none exited $rc:" >&2
@@ -129,7 +140,7 @@ fi
 #    the CPU whatever the module holds.
 echo "not a real module: the fake driver ignores it" >"$tmp/kernel.ptx"
 run kernel --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform --frames 12 \
-	--png-every 11 --png-dir "$tmp/kernel" -- "$shm_client"
+	--png-every 1 --png-dir "$tmp/kernel" -- "$shm_client"
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "FAIL: --kernel-file exited $rc:" >&2
@@ -143,7 +154,7 @@ fi
 bad_script="$bad wrong-size && $bad bad-scale && $bad zero-scale && $bad bad-transform &&
 	$bad destroy-busy && $bad sub-loop &&
 	$bad sub-place && $bad sub-destroy && { $bad crash; true; } && exec $shm_client"
-run bad --frames 12 --png-every 11 --png-dir "$tmp/bad" -- sh -c "$bad_script"
+run bad --frames 12 --png-every 1 --png-dir "$tmp/bad" -- sh -c "$bad_script"
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "FAIL: the compositor with misbehaving clients exited $rc:" >&2
@@ -214,20 +225,22 @@ if [ $rc -ne 137 ] || ! grep -q "killed by signal 9" "$tmp/killed.log"; then
 	fail=1
 fi
 
-# 5. Under valgrind: the misbehaving clients, a few frames.
+# 5. Under valgrind: some of the misbehaving clients, then the pixel
+#    client's subsurface scene; the run ends when it exits.
 if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIONS:-}" ]; then
 	supp=${srcdir:-..}/tests/valgrind.supp
 	# Through libtool: the program in the build tree is a wrapper script.
 	# --keep-debuginfo: eglTerminate unloads Mesa's driver before the leak
 	# check; its frames keep their names so that valgrind.supp can tell the
 	# driver's own memory from glcuda's.
-	if ! GLCUDA_LOG=error ./libtool --mode=execute valgrind --leak-check=full --error-exitcode=99 \
+	if ! GLCUDA_LOG=error timeout -k 10 $hang_guard \
+		./libtool --mode=execute valgrind --leak-check=full --error-exitcode=99 \
 		--keep-debuginfo=yes \
 		--errors-for-leak-kinds=definite --suppressions="$supp" \
 		--log-file="$tmp/valgrind.log" \
-		"$comp" --size 128x96 --sync cpu --frames 8 -- \
+		"$comp" --size 128x96 --sync cpu -- \
 		sh -c "$bad wrong-size && $bad destroy-busy && $bad sub-destroy &&
-			$pixel run sub && exec $shm_client" \
+			exec $pixel run sub" \
 		>"$tmp/vg.out" 2>"$tmp/vg.log"; then
 		echo "FAIL: glcuda-compositor under valgrind:" >&2
 		grep -A30 -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|[0-9,]+ .*bytes in .* are definitely)' \
@@ -271,8 +284,10 @@ pixels sub sub none
 pixels xform xform invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 pixels damage damage none
 
-# 7. The dma-buf global, where EGL imports dma-bufs and only there.
-run globals --frames 1 -- "$pixel" globals
+# 7. The dma-buf global, where EGL imports dma-bufs and only there. The
+#    client prints the globals and exits, and the compositor with it.
+run globals -- "$pixel" globals
+rc=$?
 if grep -q "zwp_linux_dmabuf_v1 not advertised" "$tmp/globals.log"; then
 	want_dmabuf=no
 elif grep -q "zwp_linux_dmabuf_v1 advertised" "$tmp/globals.log"; then
@@ -285,8 +300,9 @@ if grep -qx zwp_linux_dmabuf_v1 "$tmp/globals.out"; then
 else
 	have_dmabuf=no
 fi
-if ! grep -qx wl_subcompositor "$tmp/globals.out" || [ "$want_dmabuf" != "$have_dmabuf" ]; then
-	echo "FAIL: the globals (dma-buf: said $want_dmabuf, advertised $have_dmabuf):" >&2
+if [ $rc -ne 0 ] || ! grep -qx wl_subcompositor "$tmp/globals.out" ||
+   [ "$want_dmabuf" != "$have_dmabuf" ]; then
+	echo "FAIL: the globals (exited $rc; dma-buf: said $want_dmabuf, advertised $have_dmabuf):" >&2
 	cat "$tmp/globals.out" "$tmp/globals.log" >&2
 	fail=1
 fi

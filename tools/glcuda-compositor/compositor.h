@@ -198,6 +198,7 @@ struct comp {
 	struct wl_list uploads;         /* struct surface.upload_link */
 	struct wl_list output_resources;
 	struct wl_list slot_feedback[4];  /* per ring slot: feedback of its frame */
+	bool slot_shows_window[4];      /* per ring slot: a window is in its frame */
 	int32_t next_x, next_y;         /* where the next toplevel goes */
 
 	/* GL, glcuda and CUDA. */
@@ -222,6 +223,7 @@ struct comp {
 	FILE *y4m;
 	uint8_t *y4m_buf;
 	uint64_t composited, presented, png_written, acquire_busy;
+	uint64_t window_frames;         /* presented with a window in them: --frames */
 	uint64_t refresh_ns;
 	uint64_t start_ns;
 

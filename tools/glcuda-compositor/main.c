@@ -112,7 +112,7 @@ main(int argc, char **argv)
 		}
 	}
 	report(&c);
-	if (c.status == 0 && c.client_exited && !(c.opt.frames && c.presented >= c.opt.frames)) {
+	if (c.status == 0 && c.client_exited && !(c.opt.frames && c.window_frames >= c.opt.frames)) {
 		/* Like cage: the client's exit status is ours. */
 		if (WIFEXITED(c.client_status))
 			c.status = WEXITSTATUS(c.client_status);

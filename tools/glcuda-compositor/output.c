@@ -225,11 +225,15 @@ on_vblank(int fd, uint32_t mask, void *data)
 		}
 		output_send_presentation(c, &c->slot_feedback[slot], clock_now_ns(), c->presented);
 		c->presented++;
+		if (c->slot_shows_window[slot])
+			c->window_frames++;
 		ret = glcuda_frame_release(f);
 		if (ret < 0)
 			comp_fail(c, "glcuda_frame_release", ret);
 		render_collect_timings(c);
-		if (c->opt.frames && c->presented >= c->opt.frames) {
+		/* --frames counts the frames with a window in them: however
+		 * long the client takes to start, its content is shown. */
+		if (c->opt.frames && c->window_frames >= c->opt.frames) {
 			c->running = false;
 			return 0;
 		}

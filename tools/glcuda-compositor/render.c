@@ -435,9 +435,13 @@ render_frame(struct comp *c)
 	/* shm ARGB8888 is premultiplied. */
 	glEnable(GL_BLEND);
 	glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-	wl_list_for_each(s, &c->surfaces, link)
-		if (s->mapped && s->has_content)
+	c->slot_shows_window[slot] = false;
+	wl_list_for_each(s, &c->surfaces, link) {
+		if (s->mapped && s->has_content) {
 			draw_tree(c, s, s->x, s->y);
+			c->slot_shows_window[slot] = true;
+		}
+	}
 	glDisable(GL_BLEND);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	glBindVertexArray(0);
