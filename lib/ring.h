@@ -10,7 +10,7 @@
 
 #include <stdatomic.h>
 
-#define RING_MAX_SLOTS 4
+#define RING_MAX_SLOTS GLCUDA_RING_MAX_SLOTS
 #define TIMING_RECORDS (RING_MAX_SLOTS * 8)
 
 enum frame_state {

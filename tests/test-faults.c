@@ -53,8 +53,8 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 #define STEP(call) do { ret = (call); if (ret < 0) { *failed_call = #call; goto out; } } while (0)
 	STEP(glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), NULL,
 			       &dev));
-	STEP(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &a));
-	STEP(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA16F, 0, &b));
+	STEP(test_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &a));
+	STEP(test_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA16F, 0, &b));
 	{
 		struct glcuda_image *both[2] = { a, b };
 		STEP(glcuda_handoff_to_cuda(dev, both, 2, NULL));
@@ -80,7 +80,7 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 	STEP(glcuda_ring_new(dev, &desc, &ring));
 	for (int n = 0; n < 20; n++) {
 		struct glcuda_frame *f, *t;
-		struct glcuda_frame_timings tm;
+		struct glcuda_frame_timings tm = { .size = sizeof(struct glcuda_frame_timings) };
 		ret = glcuda_ring_acquire(ring, &f);
 		if (ret == -EAGAIN) {
 			ret = glcuda_ring_take_newest(ring, &t);
@@ -94,7 +94,7 @@ scenario(struct glcuda_headless *hl, const char **failed_call)
 		STEP(ret);
 		STEP(glcuda_frame_submit(f));
 		STEP(glcuda_frame_complete(f));
-		STEP(glcuda_ring_get_timings(ring, &tm));
+		STEP(glcuda_ring_read_timings(ring, &tm));
 	}
 	ret = 0;
 out:
