@@ -119,6 +119,15 @@ extern "C" {
 #define GLCUDA_PRINTF(f, a)
 #endif
 
+/** Marks a declaration deprecated: it keeps working until the next major
+ *  version, and the compiler warns where it is used (doc/versioning.md);
+ *  empty for other compilers. @since 1.0 */
+#if defined(__GNUC__)
+#define GLCUDA_DEPRECATED __attribute__((deprecated))
+#else
+#define GLCUDA_DEPRECATED
+#endif
+
 /**
  * Error codes. Generic failures are negative errno values (-EINVAL for a bad
  * argument, -ENOMEM when host memory runs out, -EAGAIN when a ring has no
@@ -213,7 +222,7 @@ const char *glcuda_error_get_name(int error);
 const char *glcuda_get_last_error(void);
 
 /**
- * The version of the library that runs, e.g. "0.3.0" (GLCUDA_VERSION_STRING
+ * The version of the library that runs, e.g. "1.0.0" (GLCUDA_VERSION_STRING
  * is the version of the headers a program was built with). A static
  * string; thread-safe.
  * @since 0.3 (0.1 to 0.2: glcuda_version)
