@@ -239,6 +239,7 @@ reference_frame(const struct group *g, enum kernel_kind k, uint64_t frame,
 {
 	size_t bytes = frame_bytes(g);
 	struct glcuda_image *img[2] = { NULL, NULL };
+	struct glcuda_image_desc desc;
 	GLuint tex = 0, fbo = 0;
 	GLint tex_binding = 0, unpack_buf = 0, unpack_align = 4;
 	CUstream stream = NULL;
@@ -267,9 +268,13 @@ reference_frame(const struct group *g, enum kernel_kind k, uint64_t frame,
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	if (read_texture(tex, g, host) < 0)
 		goto out;
+	glcuda_image_desc_init(&desc);
+	desc.width = g->width;
+	desc.height = g->height;
+	desc.format = g->format;
+	desc.flags = GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE;
 	for (int i = 0; i < 2; i++) {
-		r = glcuda_image_new(main_dev, g->width, g->height, g->format,
-				     GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE, &img[i]);
+		r = glcuda_image_new(main_dev, &desc, &img[i]);
 		if (r < 0) {
 			glcuda_check(r, "verification: glcuda_image_new");
 			goto out;

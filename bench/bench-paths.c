@@ -8,12 +8,12 @@
 int
 ring_collect_timings(struct run_ctx *c)
 {
-	struct glcuda_frame_timings t;
+	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
 	int r;
 
 	if (!c->timings)
 		return 0;
-	while ((r = glcuda_ring_get_timings(c->ring, &t)) == 1) {
+	while ((r = glcuda_ring_read_timings(c->ring, &t)) == 1) {
 		if (!c->measuring)
 			continue;
 		c->timing_count++;
@@ -23,7 +23,7 @@ ring_collect_timings(struct run_ctx *c)
 		c->sum_gl_render += (double)t.gl_render_ns / 1e3;
 		c->sum_total += (double)t.total_ns / 1e3;
 	}
-	return glcuda_check(r, "glcuda_ring_get_timings");
+	return glcuda_check(r, "glcuda_ring_read_timings");
 }
 
 int
@@ -300,13 +300,18 @@ gl_teardown(struct run_ctx *c)
 int
 cuda_images_setup(struct run_ctx *c, bool pattern)
 {
+	struct glcuda_image_desc desc;
 	int r;
 
 	c->dev = main_dev;
 	CU_TRY(cuStreamCreate, &c->stream, CU_STREAM_NON_BLOCKING);
+	glcuda_image_desc_init(&desc);
+	desc.width = c->g->width;
+	desc.height = c->g->height;
+	desc.format = c->g->format;
+	desc.flags = GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE;
 	for (int i = 0; i < 2; i++) {
-		r = glcuda_image_new(main_dev, c->g->width, c->g->height, c->g->format,
-				     GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE, &c->img[i]);
+		r = glcuda_image_new(main_dev, &desc, &c->img[i]);
 		if (r < 0)
 			return glcuda_check(r, "glcuda_image_new");
 	}

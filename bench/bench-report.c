@@ -442,7 +442,7 @@ print_legend(void)
 	   "time waiting for GL to finish the frame %u back (the swap-chain throttle, the same "
 	   "for every path) and, for glcuda's ready and newest policies, sleeping on the ring's "
 	   "fd; **hand-off** GPU-measured GL→CUDA and CUDA→GL latency "
-	   "(glcuda_ring_get_timings, a separate run with GLCUDA_RING_FLAG_TIMINGS); **to "
+	   "(glcuda_ring_read_timings, a separate run with GLCUDA_RING_FLAG_TIMINGS); **to "
 	   "floor** mean frame time minus (GL alone + CUDA alone), rows without drops only; "
 	   "**×best legacy** throughput against the legacy row with the most composited fps "
 	   "(named under each table), **×readback** against the readback row; **process CPU "

@@ -500,8 +500,14 @@ run_setup(struct run *r)
 				return cu_fail(res, "cuGraphicsGLRegisterImage");
 			}
 		} else {
-			ret = glcuda_image_new(r->dev, opt.width, opt.height, GLCUDA_FORMAT_RGBA8,
-					       GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE, &r->img[i]);
+			struct glcuda_image_desc desc;
+
+			glcuda_image_desc_init(&desc);
+			desc.width = opt.width;
+			desc.height = opt.height;
+			desc.format = GLCUDA_FORMAT_RGBA8;
+			desc.flags = GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE;
+			ret = glcuda_image_new(r->dev, &desc, &r->img[i]);
 			if (gc_fail(ret, "glcuda_image_new") < 0)
 				return -1;
 			r->tex[i] = glcuda_image_get_gl_texture(r->img[i]);

@@ -82,8 +82,6 @@ static const char invert_ptx[] =
 	"  sust.b.2d.v4.b8.trap [%rd2, {%r6, %r7}], {%rs1, %rs2, %rs3, %rs4};\n"
 	"DONE:\n  ret;\n}\n";
 
-#define MAX_SLOTS 4
-
 struct compositor {
 	struct glcuda_headless *headless;
 	struct glcuda_device *dev;
@@ -98,7 +96,7 @@ struct compositor {
 	GLuint read_fbo;
 
 	/* When each slot's current frame was acquired (its render started). */
-	double acquired_at[MAX_SLOTS];
+	double acquired_at[GLCUDA_RING_MAX_SLOTS];
 
 	uint64_t produced, presented, vblanks, missed_vblanks;
 	uint64_t frames; /* --frames: the frames to present, 0: --seconds */

@@ -48,6 +48,8 @@ int
 main(void)
 {
 	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_TIMELINE };
+	struct glcuda_image_desc desc = { .size = sizeof(desc), .width = W, .height = H,
+					  .format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_headless *hl = NULL;
 	struct glcuda_device *dev = NULL;
 	struct glcuda_image *img = NULL;
@@ -66,7 +68,7 @@ main(void)
 	if ((ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_NONE, &hl)) < 0 ||
 	    (ret = glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
 				     &opts, &dev)) < 0 ||
-	    (ret = glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img)) < 0) {
+	    (ret = glcuda_image_new(dev, &desc, &img)) < 0) {
 		fprintf(stderr, "handoff: %s\n%s\n", glcuda_error_get_name(ret), glcuda_get_last_error());
 		goto out;
 	}

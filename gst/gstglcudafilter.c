@@ -365,8 +365,13 @@ static void
 pool_image_new_gl(GstGLContext *context, gpointer data)
 {
 	struct pool_image_args *a = data;
+	struct glcuda_image_desc desc;
 
-	a->ret = glcuda_image_new(a->dev, a->width, a->height, a->format, 0, &a->image);
+	glcuda_image_desc_init(&desc);
+	desc.width = a->width;
+	desc.height = a->height;
+	desc.format = a->format;
+	a->ret = glcuda_image_new(a->dev, &desc, &a->image);
 	if (a->ret < 0)
 		snprintf(a->msg, sizeof(a->msg), "%s", glcuda_device_get_last_error(a->dev));
 }
@@ -1088,6 +1093,7 @@ static int
 ensure_stage(GstGlcudaFilter *self, struct glcuda_image **stage, enum glcuda_format format,
 	     uint32_t w, uint32_t h)
 {
+	struct glcuda_image_desc desc;
 	int ret;
 
 	if (*stage && glcuda_image_get_width(*stage) == w &&
@@ -1095,7 +1101,11 @@ ensure_stage(GstGlcudaFilter *self, struct glcuda_image **stage, enum glcuda_for
 		return 0;
 	glcuda_image_destroy(*stage);
 	*stage = NULL;
-	ret = glcuda_image_new(self->device->dev, w, h, format, 0, stage);
+	glcuda_image_desc_init(&desc);
+	desc.width = w;
+	desc.height = h;
+	desc.format = format;
+	ret = glcuda_image_new(self->device->dev, &desc, stage);
 	if (ret < 0)
 		set_error(self, ret, "glcuda_image_new(%ux%u %s): %s", w, h,
 			  glcuda_format_get_name(format),

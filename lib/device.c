@@ -473,16 +473,67 @@ glcuda_device_destroy(struct glcuda_device *dev)
 {
 	if (!dev)
 		return;
+	glcuda_clear_error();
 	if (dev->live_images || dev->live_rings) {
 		/* Freeing now would leave those objects pointing at freed
-		 * memory; leak the device instead and say so. */
-		log_error(dev, "glcuda_device_destroy: %u images and %u rings of this "
-			  "device are still alive; destroy them first. The device is "
-			  "not destroyed.\n", dev->live_images, dev->live_rings);
+		 * memory. Refuse: the device stays whole and usable, and the
+		 * caller can destroy the children and call again (glcuda.h). */
+		glcuda_fail(dev, -EBUSY, "glcuda_device_destroy: %u images and %u rings of "
+			    "this device are still alive; destroy them first. The device "
+			    "is not destroyed and stays usable.",
+			    dev->live_images, dev->live_rings);
 		return;
 	}
 	device_release_drivers(dev);
 	free(dev);
+}
+
+GLCUDA_EXPORT void
+glcuda_device_set_user_data(struct glcuda_device *dev, void *user_data)
+{
+	if (dev)
+		dev->user_data = user_data;
+}
+
+GLCUDA_EXPORT void *
+glcuda_device_get_user_data(const struct glcuda_device *dev)
+{
+	return dev ? dev->user_data : NULL;
+}
+
+/* The caps' masks hold the first 32 values of an enum; these queries are
+ * what the API promises, so a value past 31 only needs them changed. */
+static int
+mask_has(uint32_t mask, int value)
+{
+	return value >= 0 && value < 32 && (mask & (1u << value)) ? 1 : 0;
+}
+
+GLCUDA_EXPORT int
+glcuda_device_has_format(const struct glcuda_device *dev, enum glcuda_format format)
+{
+	return dev ? mask_has(dev->caps.formats_supported, (int)format) : 0;
+}
+
+GLCUDA_EXPORT int
+glcuda_device_has_sync_mode(const struct glcuda_device *dev, enum glcuda_sync_mode mode)
+{
+	if (!dev || mode == GLCUDA_SYNC_AUTO)
+		return 0;
+	return mask_has(dev->caps.sync_modes_supported, (int)mode);
+}
+
+GLCUDA_EXPORT int
+glcuda_device_has_image_kind(const struct glcuda_device *dev, enum glcuda_image_kind kind)
+{
+	return dev ? mask_has(dev->caps.image_kinds_supported, (int)kind) : 0;
+}
+
+GLCUDA_EXPORT int
+glcuda_device_image_kind_waits_on_cpu(const struct glcuda_device *dev,
+				      enum glcuda_image_kind kind)
+{
+	return dev ? mask_has(dev->caps.image_kinds_cpu_wait, (int)kind) : 0;
 }
 
 GLCUDA_EXPORT const struct glcuda_caps *

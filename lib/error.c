@@ -116,6 +116,19 @@ glcuda_clear_error(void)
 }
 
 int
+error_note(int code, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(thread_last_error, sizeof(thread_last_error), fmt, args);
+	va_end(args);
+	error_log(NULL, GLCUDA_LOG_PRIORITY_INFO, "%s: %s\n", glcuda_error_get_name(code),
+		  thread_last_error);
+	return code;
+}
+
+int
 error_fail(struct error_sink *sink, int code, const char *fmt, ...)
 {
 	va_list args;

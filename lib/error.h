@@ -34,6 +34,11 @@ struct error_sink {
  * code. Messages say what failed, the raw code, and what to do. */
 int error_fail(struct error_sink *sink, int code, const char *fmt, ...)
 	GLCUDA_PRINTF(3, 4);
+/* Record a finding of a call without a device (the diagnosis lists): the
+ * message goes into the thread's last error like error_fail's, but is
+ * logged at info priority only, since a missing driver is what such a
+ * call reports rather than a failure. Returns code. */
+int error_note(int code, const char *fmt, ...) GLCUDA_PRINTF(2, 3);
 /* Log through the sink's handler and priority; sink NULL: stderr, at the
  * priority GLCUDA_LOG asks for (error by default). */
 void error_log(struct error_sink *sink, enum glcuda_log_priority prio,

@@ -179,14 +179,23 @@ fail:
 }
 
 GLCUDA_EXPORT int
-glcuda_image_new(struct glcuda_device *dev, uint32_t width, uint32_t height,
-		 enum glcuda_format format, uint32_t flags, struct glcuda_image **out)
+glcuda_image_new(struct glcuda_device *dev, const struct glcuda_image_desc *desc,
+		 struct glcuda_image **out)
 {
+	struct glcuda_image_desc copied;
+	int ret;
+
 	glcuda_clear_error();
-	if (!dev || !out)
+	if (!dev || !desc || !out)
 		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: %s is NULL",
-				   dev ? "out" : "dev");
-	return image_new_internal(dev, width, height, format, flags, 0, out);
+				   !dev ? "dev" : !desc ? "desc" : "out");
+	/* A struct of this glcuda's size from here on, whatever the size the
+	 * caller was built with. */
+	ret = image_desc_copy(dev, desc, &copied);
+	if (ret < 0)
+		return ret;
+	return image_new_internal(dev, copied.width, copied.height, copied.format,
+				  copied.flags, 0, out);
 }
 
 GLCUDA_EXPORT void
@@ -205,6 +214,19 @@ glcuda_image_destroy(struct glcuda_image *img)
 			  "before destroying images.\n");
 	dev->live_images--;
 	image_free(img, gl_current);
+}
+
+GLCUDA_EXPORT void
+glcuda_image_set_user_data(struct glcuda_image *img, void *user_data)
+{
+	if (img)
+		img->user_data = user_data;
+}
+
+GLCUDA_EXPORT void *
+glcuda_image_get_user_data(const struct glcuda_image *img)
+{
+	return img ? img->user_data : NULL;
 }
 
 GLCUDA_EXPORT unsigned int

@@ -44,6 +44,8 @@ struct glcuda_image {
 	uint32_t width, height;
 	uint32_t flags;         /* the caller's GLCUDA_IMAGE_FLAG_* / GLCUDA_WRAP_FLAG_* */
 	uint32_t private_flags; /* IMAGE_PRIVATE_* */
+	/* The caller's, untouched by glcuda (glcuda_image_set_user_data). */
+	void *user_data;
 
 	/* How CUDA sees the image, for every kind: one plane for shared
 	 * images and GL textures, up to three for EGLImages. */

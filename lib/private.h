@@ -42,6 +42,8 @@ struct vk_exporter;
  * CUDA device with the same UUID. */
 struct glcuda_device {
 	EGLDisplay display;
+	/* The caller's, untouched by glcuda (glcuda_device_set_user_data). */
+	void *user_data;
 	EGLContext context;
 	struct glcuda_caps caps;
 
@@ -126,5 +128,16 @@ int ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
 struct glcuda_cuda_plane;
 int cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out);
 void cuda_plane_copy_out(struct glcuda_cuda_plane *out, const struct glcuda_cuda_plane *full);
+int image_desc_copy(struct glcuda_device *dev, const struct glcuda_image_desc *in,
+		    struct glcuda_image_desc *out);
+struct glcuda_diag_egl_device;
+struct glcuda_diag_vk_device;
+struct glcuda_diag_cuda_device;
+int diag_egl_device_check(const struct glcuda_diag_egl_device *out);
+int diag_vk_device_check(const struct glcuda_diag_vk_device *out);
+int diag_cuda_device_check(const struct glcuda_diag_cuda_device *out);
+int frame_timings_check(struct glcuda_device *dev, const struct glcuda_frame_timings *out);
+void frame_timings_copy_out(struct glcuda_frame_timings *out,
+			    const struct glcuda_frame_timings *full);
 
 #endif

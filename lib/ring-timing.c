@@ -1,6 +1,6 @@
 /*
  * The frame ring's GPU timings: GL timestamp queries and CUDA events per
- * frame, linked to one clock (glcuda_ring_get_timings).
+ * frame, linked to one clock (glcuda_ring_read_timings).
  * SPDX-License-Identifier: MIT
  */
 #include "ring.h"
@@ -136,13 +136,14 @@ frame_drop_timing(struct glcuda_frame *f)
 }
 
 GLCUDA_EXPORT int
-glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *out)
+glcuda_ring_read_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *out)
 {
 	struct glcuda_device *dev;
 	struct timing_record *r;
 	GLuint available = 0;
 	GLuint64 t_start = 0, t_submit = 0, t_waited = 0;
 	float ms_ref_start = 0, ms_cuda = 0, ms_ref_end = 0;
+	struct glcuda_frame_timings full;
 	const char *call;
 	CUresult res;
 	CUevent tmp;
@@ -151,12 +152,15 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 	glcuda_clear_error();
 	if (!ring || !out)
 		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
-				   "glcuda_ring_get_timings: %s is NULL", ring ? "out" : "ring");
+				   "glcuda_ring_read_timings: %s is NULL", ring ? "out" : "ring");
 	dev = ring->dev;
+	ret = frame_timings_check(dev, out);
+	if (ret < 0)
+		return ret;
 	if (!ring->timings)
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_get_timings: the ring was made "
+		return glcuda_fail(dev, -EINVAL, "glcuda_ring_read_timings: the ring was made "
 				   "without GLCUDA_RING_FLAG_TIMINGS");
-	ret = device_check_gl(dev, "glcuda_ring_get_timings");
+	ret = device_check_gl(dev, "glcuda_ring_read_timings");
 	if (ret < 0)
 		return ret;
 	r = ring->pending_head;
@@ -166,7 +170,7 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 	glGetQueryObjectuiv(r->q_waited, GL_QUERY_RESULT_AVAILABLE, &available);
 	if (!available)
 		return 0;
-	ret = device_push_cuda(dev, "glcuda_ring_get_timings");
+	ret = device_push_cuda(dev, "glcuda_ring_read_timings");
 	if (ret < 0)
 		return ret;
 	call = "cuEventQuery";
@@ -205,13 +209,15 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 		int64_t to_cuda = cuda_start - (int64_t)t_submit;
 		int64_t to_gl = (int64_t)t_waited - cuda_end;
 
-		memset(out, 0, sizeof(*out));
-		out->frame_number = r->frame_number;
-		out->gl_render_ns = t_submit > t_start ? t_submit - t_start : 0;
-		out->cuda_ns = (uint64_t)((double)ms_cuda * 1e6);
-		out->handoff_to_cuda_ns = to_cuda > 0 ? (uint64_t)to_cuda : 0;
-		out->handoff_to_gl_ns = to_gl > 0 ? (uint64_t)to_gl : 0;
-		out->total_ns = t_waited > t_start ? t_waited - t_start : 0;
+		memset(&full, 0, sizeof(full));
+		full.size = sizeof(full);
+		full.frame_number = r->frame_number;
+		full.gl_render_ns = t_submit > t_start ? t_submit - t_start : 0;
+		full.cuda_ns = (uint64_t)((double)ms_cuda * 1e6);
+		full.handoff_to_cuda_ns = to_cuda > 0 ? (uint64_t)to_cuda : 0;
+		full.handoff_to_gl_ns = to_gl > 0 ? (uint64_t)to_gl : 0;
+		full.total_ns = t_waited > t_start ? t_waited - t_start : 0;
+		frame_timings_copy_out(out, &full);
 		/* Chain the clock link to this frame's end event: keeps the
 		 * float milliseconds of cuEventElapsedTime small. */
 		ring->ref_gl_ns = cuda_end;
@@ -225,5 +231,5 @@ glcuda_ring_get_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *o
 		ring->pending_tail = NULL;
 	r->next = NULL;
 	timing_put(r);
-	return gl_check_error(&dev->errors, "glcuda_ring_get_timings") ?: 1;
+	return gl_check_error(&dev->errors, "glcuda_ring_read_timings") ?: 1;
 }

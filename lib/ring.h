@@ -10,7 +10,7 @@
 
 #include <stdatomic.h>
 
-#define RING_MAX_SLOTS 4
+#define RING_MAX_SLOTS GLCUDA_RING_MAX_SLOTS
 #define TIMING_RECORDS (RING_MAX_SLOTS * 8)
 
 enum frame_state {
@@ -109,7 +109,7 @@ void timing_fini(struct glcuda_ring *ring, bool gl_current);
 /* A free record for a frame, or NULL when all are in use. */
 struct timing_record *timing_get(struct glcuda_ring *ring);
 void timing_put(struct timing_record *r);
-/* Queue a frame's record for glcuda_ring_get_timings. */
+/* Queue a frame's record for glcuda_ring_read_timings. */
 void timing_queue(struct glcuda_ring *ring, struct timing_record *r);
 /* A frame whose timing events could not be recorded is not measured. */
 void frame_drop_timing(struct glcuda_frame *f);

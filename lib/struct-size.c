@@ -1,6 +1,7 @@
 /*
  * The sizes of the structs callers allocate (struct glcuda_device_options,
- * struct glcuda_ring_desc, struct glcuda_cuda_plane): each starts with a
+ * struct glcuda_ring_desc, struct glcuda_image_desc, struct
+ * glcuda_cuda_plane, struct glcuda_frame_timings): each starts with a
  * size member the caller sets to sizeof the struct it was compiled with.
  * Also the check that a limit the headers state is the library's.
  * SPDX-License-Identifier: MIT
@@ -17,6 +18,7 @@
 #include "private.h"
 #include "sync.h"
 #include <glcuda/glcuda-cuda.h>
+#include <glcuda/glcuda-diag.h>
 
 #include <errno.h>
 #include <stddef.h>
@@ -49,6 +51,13 @@ static const struct member_span ring_desc_members[] = {
 	SPAN(struct glcuda_ring_desc, cuda_stream),
 };
 
+static const struct member_span image_desc_members[] = {
+	SPAN(struct glcuda_image_desc, width),
+	SPAN(struct glcuda_image_desc, height),
+	SPAN(struct glcuda_image_desc, format),
+	SPAN(struct glcuda_image_desc, flags),
+};
+
 static const struct member_span cuda_plane_members[] = {
 	SPAN(struct glcuda_cuda_plane, array),
 	SPAN(struct glcuda_cuda_plane, surface),
@@ -61,6 +70,50 @@ static const struct member_span cuda_plane_members[] = {
 	SPAN(struct glcuda_cuda_plane, channels),
 };
 
+static const struct member_span frame_timings_members[] = {
+	SPAN(struct glcuda_frame_timings, frame_number),
+	SPAN(struct glcuda_frame_timings, gl_render_ns),
+	SPAN(struct glcuda_frame_timings, handoff_to_cuda_ns),
+	SPAN(struct glcuda_frame_timings, cuda_ns),
+	SPAN(struct glcuda_frame_timings, handoff_to_gl_ns),
+	SPAN(struct glcuda_frame_timings, total_ns),
+};
+
+/* The diagnosis lists' elements. glcuda only writes these, so they may end
+ * in tail padding: a member a later glcuda places there lands in memory an
+ * older caller's size already gives it, and is ignored there. */
+static const struct member_span diag_egl_device_members[] = {
+	SPAN(struct glcuda_diag_egl_device, extensions),
+	SPAN(struct glcuda_diag_egl_device, cuda_device),
+	SPAN(struct glcuda_diag_egl_device, drm_device),
+	SPAN(struct glcuda_diag_egl_device, drm_render_node),
+};
+
+static const struct member_span diag_vk_device_members[] = {
+	SPAN(struct glcuda_diag_vk_device, name),
+	SPAN(struct glcuda_diag_vk_device, api_major),
+	SPAN(struct glcuda_diag_vk_device, api_minor),
+	SPAN(struct glcuda_diag_vk_device, api_patch),
+	SPAN(struct glcuda_diag_vk_device, driver_version),
+	SPAN(struct glcuda_diag_vk_device, vendor_id),
+	SPAN(struct glcuda_diag_vk_device, device_uuid),
+	SPAN(struct glcuda_diag_vk_device, driver_uuid),
+	SPAN(struct glcuda_diag_vk_device, driver_name),
+	SPAN(struct glcuda_diag_vk_device, driver_info),
+	SPAN(struct glcuda_diag_vk_device, external_memory_fd),
+	SPAN(struct glcuda_diag_vk_device, rgba8_exportable),
+	SPAN(struct glcuda_diag_vk_device, external_semaphore_fd),
+	SPAN(struct glcuda_diag_vk_device, binary_exportable),
+	SPAN(struct glcuda_diag_vk_device, timeline_semaphore),
+	SPAN(struct glcuda_diag_vk_device, timeline_exportable),
+};
+
+static const struct member_span diag_cuda_device_members[] = {
+	SPAN(struct glcuda_diag_cuda_device, name),
+	SPAN(struct glcuda_diag_cuda_device, has_uuid),
+	SPAN(struct glcuda_diag_cuda_device, uuid),
+};
+
 /* The last member ends the struct (no tail padding), so a newer glcuda
  * that appends a member cannot place it in padding that an older caller's
  * sizeof already covers. A member appended fails these until the tables
@@ -71,8 +124,12 @@ _Static_assert(ENDS_STRUCT(struct glcuda_device_options, flags),
 	       "struct glcuda_device_options: tail padding, or a new member");
 _Static_assert(ENDS_STRUCT(struct glcuda_ring_desc, cuda_stream),
 	       "struct glcuda_ring_desc: tail padding, or a new member");
+_Static_assert(ENDS_STRUCT(struct glcuda_image_desc, flags),
+	       "struct glcuda_image_desc: tail padding, or a new member");
 _Static_assert(ENDS_STRUCT(struct glcuda_cuda_plane, channels),
 	       "struct glcuda_cuda_plane: tail padding, or a new member");
+_Static_assert(ENDS_STRUCT(struct glcuda_frame_timings, total_ns),
+	       "struct glcuda_frame_timings: tail padding, or a new member");
 
 /* The hand-off limit the header promises is the one sync.c enforces. */
 _Static_assert(SYNC_MAX_IMAGES == GLCUDA_HANDOFF_MAX_IMAGES,
@@ -142,6 +199,19 @@ ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
 }
 
 int
+image_desc_copy(struct glcuda_device *dev, const struct glcuda_image_desc *in,
+		struct glcuda_image_desc *out)
+{
+	int ret = check_size(dev, "glcuda_image_new", "glcuda_image_desc", in->size,
+			     image_desc_members, ARRAY_LENGTH(image_desc_members), sizeof(*out));
+	if (ret < 0)
+		return ret;
+	copy_in(out, sizeof(*out), in, in->size);
+	out->size = sizeof(*out);
+	return 0;
+}
+
+int
 cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out)
 {
 	return check_size(dev, "glcuda_image_get_cuda_plane", "glcuda_cuda_plane", out->size,
@@ -157,3 +227,35 @@ cuda_plane_copy_out(struct glcuda_cuda_plane *out, const struct glcuda_cuda_plan
 	memcpy(out, full, size);
 	out->size = size;
 }
+
+int
+frame_timings_check(struct glcuda_device *dev, const struct glcuda_frame_timings *out)
+{
+	return check_size(dev, "glcuda_ring_read_timings", "glcuda_frame_timings", out->size,
+			  frame_timings_members, ARRAY_LENGTH(frame_timings_members),
+			  sizeof(*out));
+}
+
+void
+frame_timings_copy_out(struct glcuda_frame_timings *out,
+		       const struct glcuda_frame_timings *full)
+{
+	size_t size = out->size;
+
+	memcpy(out, full, size);
+	out->size = size;
+}
+
+/* The diagnosis lists take the first element's size as every element's:
+ * it is the stride of the caller's array. */
+#define DIAG_CHECK(name, call)							\
+int										\
+diag_##name##_check(const struct glcuda_diag_##name *out)			\
+{										\
+	return check_size(NULL, call, "glcuda_diag_" #name, out->size,		\
+			  diag_##name##_members,				\
+			  ARRAY_LENGTH(diag_##name##_members), sizeof(*out));	\
+}
+DIAG_CHECK(egl_device, "glcuda_diag_list_egl_devices")
+DIAG_CHECK(vk_device, "glcuda_diag_list_vk_devices")
+DIAG_CHECK(cuda_device, "glcuda_diag_list_cuda_devices")

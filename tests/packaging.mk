@@ -1,4 +1,5 @@
-# tests: packaging checks — exported symbols, no link-time CUDA dependency,
+# tests: packaging checks — exported symbols, the ABI against
+# abi/libglcuda.abi (skipped without abidiff), no link-time CUDA dependency,
 # make install writing under the prefix only (the GStreamer plugin in
 # LIBDIR/gstreamer-1.0), the installed pkg-config file, headers and
 # programs, the examples built against the installed tree, glcuda's
@@ -34,6 +35,7 @@ AM_TESTS_ENVIRONMENT = \
 
 packaging_tests = \
 	%reldir%/test-symbols.sh \
+	%reldir%/test-abi.sh \
 	%reldir%/test-no-libcuda.sh \
 	%reldir%/test-pkgconfig.sh \
 	%reldir%/test-install-prefix.sh \
@@ -46,7 +48,22 @@ TESTS += $(packaging_tests)
 CLEANFILES += %reldir%/.install.lock
 dist_check_SCRIPTS += $(packaging_tests)
 EXTRA_DIST += .ci/packages %reldir%/lsan.supp %reldir%/expected-skips \
-	%reldir%/cuda-abi.c %reldir%/cuda-abi.def
+	%reldir%/cuda-abi.c %reldir%/cuda-abi.def abi/libglcuda.abi
+
+# abi/libglcuda.abi, the ABI tests/test-abi.sh holds the library to: the
+# description abidw makes of the built library, restricted to the types of
+# the public headers (the library's own types are kept as declarations
+# only), without the build's paths. The header locations stay: abidiff
+# needs them to tell public types from private ones. Run after a change
+# that adds to the ABI, and commit the file with the change.
+abi-update: lib/libglcuda.la
+	$(AM_V_GEN)abidw --no-corpus-path --no-comp-dir-path \
+		--type-id-style hash --drop-private-types \
+		--headers-dir $(top_srcdir)/include/glcuda \
+		--headers-dir $(top_builddir)/include/glcuda \
+		--out-file $(top_srcdir)/abi/libglcuda.abi \
+		$(top_builddir)/lib/.libs/libglcuda.so
+.PHONY: abi-update
 
 # The tests that mean something on the GPU machine: every test but the
 # packaging checks above, which need the build tools, and the suites on the

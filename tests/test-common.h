@@ -67,4 +67,19 @@ void test_require_egl(void);
  * status for main. */
 int test_run_suite(Suite *s);
 
+/* glcuda_image_new() with the description's members as arguments. */
+static inline int
+test_image_new(struct glcuda_device *dev, uint32_t width, uint32_t height,
+	       enum glcuda_format format, uint32_t flags, struct glcuda_image **out)
+{
+	struct glcuda_image_desc desc;
+
+	glcuda_image_desc_init(&desc);
+	desc.width = width;
+	desc.height = height;
+	desc.format = format;
+	desc.flags = flags;
+	return glcuda_image_new(dev, &desc, out);
+}
+
 #endif

@@ -28,7 +28,7 @@ roundtrip_one(struct gpu *g, const struct format_info *fmt, bool gles, CUstream 
 	char tag[96];
 	int ret;
 
-	ret = glcuda_image_new(g->dev, 61, 37, fmt->format, 0, &img);
+	ret = test_image_new(g->dev, 61, 37, fmt->format, 0, &img);
 	ck_assert_msg(ret == 0, "%s %s: %s: %s", api_name(gles), fmt->name,
 		      glcuda_error_get_name(ret), glcuda_get_last_error());
 	for (uint32_t round = 0; round < 2; round++) {
@@ -127,7 +127,7 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 	ck_assert_uint_le(n, 8);
 	glGenFramebuffers(1, &fbo);
 	if (gated) {
-		ck_ok(glcuda_image_new(g->dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &gimg));
+		ck_ok(test_image_new(g->dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &gimg));
 		ck_cu(glcuda_cuda.cuStreamCreate(&gstream, CU_STREAM_NON_BLOCKING));
 		ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 						 CU_MEMHOSTALLOC_PORTABLE));
@@ -217,7 +217,7 @@ START_TEST(in_flight)
 
 	gpu_setup(&g, false, mode);
 	for (uint32_t i = 0; i < n; i++) {
-		ck_ok(glcuda_image_new(g.dev, w, h, fmt->format, 0, &img[i]));
+		ck_ok(test_image_new(g.dev, w, h, fmt->format, 0, &img[i]));
 		if (one_stream && i > 0)
 			stream[i] = stream[0];
 		else
@@ -293,7 +293,7 @@ START_TEST(no_cpu_blocking)
 	void *args[1];
 
 	gpu_setup(&g, false, mode);
-	ck_ok(glcuda_image_new(g.dev, w, h, fmt->format, 0, &img));
+	ck_ok(test_image_new(g.dev, w, h, fmt->format, 0, &img));
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 					 CU_MEMHOSTALLOC_PORTABLE));
@@ -367,7 +367,7 @@ START_TEST(no_leaks)
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 	for (int i = 0; i < 3; i++) { /* driver first-use allocations */
 		struct glcuda_image *img;
-		ck_ok(glcuda_image_new(g.dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &img));
+		ck_ok(test_image_new(g.dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &img));
 		ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 		ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 		glcuda_image_destroy(img);
@@ -381,7 +381,7 @@ START_TEST(no_leaks)
 		int k = i % 100; /* the cycle */
 		enum glcuda_format f = mix[k % ARRAY_LENGTH(mix)];
 		uint32_t w = 16 + (uint32_t)(k * 37) % 700, h = 8 + (uint32_t)(k * 53) % 500;
-		ck_ok(glcuda_image_new(g.dev, w, h, f, 0, &img));
+		ck_ok(test_image_new(g.dev, w, h, f, 0, &img));
 		if (img->texture > max_name)
 			max_name = img->texture;
 		switch (k % 5) {
@@ -434,11 +434,11 @@ START_TEST(bad_input)
 
 	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-	ck_ok(glcuda_image_new(g.dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &img));
-	ck_ok(glcuda_image_new(g.dev, 32, 32, GLCUDA_FORMAT_R8, 0, &img2));
+	ck_ok(test_image_new(g.dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(g.dev, 32, 32, GLCUDA_FORMAT_R8, 0, &img2));
 	ck_ok(glcuda_device_new(glcuda_headless_get_display(g.hl), glcuda_headless_get_context(g.hl),
 				NULL, &dev2));
-	ck_ok(glcuda_image_new(dev2, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &other));
+	ck_ok(test_image_new(dev2, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &other));
 
 	/* An image of another device. */
 	ck_assert_int_eq(glcuda_handoff_to_cuda(g.dev, &other, 1, stream),
@@ -469,7 +469,7 @@ START_TEST(bad_input)
 	ck_ok(glcuda_headless_make_current(g.hl));
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	/* Oversized images. */
-	ck_assert_int_eq(glcuda_image_new(g.dev, glcuda_device_get_caps(g.dev)->max_image_size + 1,
+	ck_assert_int_eq(test_image_new(g.dev, glcuda_device_get_caps(g.dev)->max_image_size + 1,
 					  4, GLCUDA_FORMAT_RGBA8, 0, &img2), -EINVAL);
 	/* Destroying a device with images alive refuses and says so. */
 	glcuda_device_destroy(dev2);

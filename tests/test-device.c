@@ -720,7 +720,7 @@ START_TEST(struct_size_member_boundaries)
 
 	ret = device_new_internal(c.dpy, c.ctx, NULL, false, &c.dev);
 	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
-	ret = glcuda_image_new(c.dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &c.img);
+	ret = test_image_new(c.dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &c.img);
 	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 	check_member_boundaries("glcuda_ring_desc", ring_desc_members,
 				ARRAY_LENGTH(ring_desc_members), sizeof(struct glcuda_ring_desc),

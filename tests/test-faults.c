@@ -76,8 +76,8 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 
 #define STEP(call) do { ret = (call); if (ret < 0) { *failed_call = #call; goto out; } } while (0)
 	STEP(glcuda_device_new(dpy, egl_ctx, NULL, &dev));
-	STEP(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &a));
-	STEP(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA16F, 0, &b));
+	STEP(test_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &a));
+	STEP(test_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA16F, 0, &b));
 	{
 		struct glcuda_image *both[2] = { a, b };
 		STEP(glcuda_handoff_to_cuda(dev, both, 2, NULL));
@@ -103,7 +103,7 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 	STEP(glcuda_ring_new(dev, &desc, &ring));
 	for (int n = 0; n < 20; n++) {
 		struct glcuda_frame *f, *t;
-		struct glcuda_frame_timings tm;
+		struct glcuda_frame_timings tm = { .size = sizeof(struct glcuda_frame_timings) };
 		ret = glcuda_ring_acquire(ring, &f);
 		if (ret == -EAGAIN) {
 			ret = glcuda_ring_take_newest(ring, &t);
@@ -117,7 +117,7 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		STEP(ret);
 		STEP(glcuda_frame_submit(f));
 		STEP(glcuda_frame_complete(f));
-		STEP(glcuda_ring_get_timings(ring, &tm));
+		STEP(glcuda_ring_read_timings(ring, &tm));
 	}
 
 	/* A device on the caller's CUDA context (checked by UUID). */
@@ -128,12 +128,12 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 	glcuda_device_options_init(&opts);
 	opts.sync_mode = GLCUDA_SYNC_CPU;
 	STEP(glcuda_device_new(dpy, egl_ctx, &opts, &dev_cpu));
-	STEP(glcuda_image_new(dev_cpu, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &c));
+	STEP(test_image_new(dev_cpu, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &c));
 	STEP(glcuda_handoff_to_cuda(dev_cpu, &c, 1, NULL));
 	STEP(glcuda_handoff_to_gl(dev_cpu, &c, 1, NULL));
 	/* Images destroyed while CUDA owns them: destroy waits for the
 	 * context, and unmaps a wrapped texture. */
-	STEP(glcuda_image_new(dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &d));
+	STEP(test_image_new(dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &d));
 	STEP(glcuda_handoff_to_cuda(dev, &d, 1, NULL));
 	glcuda_image_destroy(d);
 	d = NULL;

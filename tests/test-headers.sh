@@ -58,10 +58,15 @@ use_header(void)
 	const char *(*strerror_fn)(int) = glcuda_strerror;
 	struct glcuda_device_options options;
 	struct glcuda_ring_desc desc;
+	struct glcuda_image_desc image_desc;
+	struct glcuda_frame_timings timings;
 
 	glcuda_device_options_init(&options);
 	glcuda_ring_desc_init(&desc);
-	if (options.size != sizeof(options) || desc.size != sizeof(desc))
+	glcuda_image_desc_init(&image_desc);
+	glcuda_frame_timings_init(&timings);
+	if (options.size != sizeof(options) || desc.size != sizeof(desc) ||
+	    image_desc.size != sizeof(image_desc) || timings.size != sizeof(timings))
 		return 0;
 	options.sync_mode = GLCUDA_SYNC_AUTO;
 	options.flags = GLCUDA_DEVICE_FLAG_NONE;

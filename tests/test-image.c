@@ -8,8 +8,10 @@
 #include "image.h"
 #include "vk-copy.h"
 #include <glcuda/glcuda-cuda.h>
+#include <glcuda/glcuda-diag.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +101,7 @@ roundtrip(bool gles)
 
 		ck_assert_msg(glcuda_device_get_caps(dev)->formats_supported & (1u << f),
 			      "%s %s: not exportable here", gles ? "GLES" : "GL", fmt->name);
-		ret = glcuda_image_new(dev, w, h, fmt->format, 0, &img);
+		ret = test_image_new(dev, w, h, fmt->format, 0, &img);
 		ck_assert_msg(ret == 0, "%s %s: %s: %s", gles ? "GLES" : "GL", fmt->name,
 			      glcuda_error_get_name(ret), glcuda_get_last_error());
 		ck_assert_uint_ne(glcuda_image_get_gl_texture(img), 0);
@@ -154,7 +156,7 @@ START_TEST(render_target)
 	uint8_t px[4];
 
 	setup(false);
-	ck_assert_int_eq(glcuda_image_new(dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	ck_assert_int_eq(test_image_new(dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
 	glGenFramebuffers(1, &fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
 	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
@@ -190,7 +192,7 @@ START_TEST(gl_state_restored)
 	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
 
-	ck_assert_int_eq(glcuda_image_new(dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	ck_assert_int_eq(test_image_new(dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
 	glcuda_image_destroy(img);
 
 	glGetIntegerv(GL_ACTIVE_TEXTURE, &v);
@@ -228,7 +230,7 @@ START_TEST(no_leaks)
 	 * leaks. */
 	for (int i = 0; i < 2; i++) {
 		struct glcuda_image *img = NULL;
-		ck_assert_int_eq(glcuda_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+		ck_assert_int_eq(test_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
 		glcuda_image_destroy(img);
 	}
 	fds = test_count_fds();
@@ -237,7 +239,7 @@ START_TEST(no_leaks)
 		struct glcuda_image *img = NULL;
 		enum glcuda_format f = mix[i % ARRAY_LENGTH(mix)];
 		uint32_t w = 16 + (uint32_t)(i * 37) % 500, h = 8 + (uint32_t)(i * 53) % 300;
-		ck_assert_int_eq(glcuda_image_new(dev, w, h, f, 0, &img), 0);
+		ck_assert_int_eq(test_image_new(dev, w, h, f, 0, &img), 0);
 		glcuda_image_destroy(img);
 	}
 	ck_assert_int_eq(test_count_fds(), fds);
@@ -257,22 +259,22 @@ START_TEST(bad_input)
 	setup(false);
 	max = glcuda_device_get_caps(dev)->max_image_size;
 	fds = test_count_fds();
-	ck_assert_int_eq(glcuda_image_new(NULL, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, NULL), -EINVAL);
-	ck_assert_int_eq(glcuda_image_new(dev, 0, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_assert_int_eq(glcuda_image_new(dev, 4, 0, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_assert_int_eq(glcuda_image_new(dev, max + 1, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_assert_int_eq(test_image_new(NULL, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, NULL), -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 0, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 4, 0, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, max + 1, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "GL_MAX_TEXTURE_SIZE"));
-	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, (enum glcuda_format)99, 0, &img), -EINVAL);
-	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_INVALID, 0, &img), -EINVAL);
-	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 1u << 30, &img), -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, (enum glcuda_format)99, 0, &img), -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_INVALID, 0, &img), -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 1u << 30, &img), -EINVAL);
 	ck_assert_ptr_eq(img, (void *)0x1);
 	ck_assert_str_ne(glcuda_device_get_last_error(dev), "");
 
 	/* Without the context current. */
 	ck_assert(eglMakeCurrent(glcuda_headless_get_display(hl), EGL_NO_SURFACE, EGL_NO_SURFACE,
 				 EGL_NO_CONTEXT));
-	ck_assert_int_eq(glcuda_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img),
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img),
 			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
 	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
@@ -287,6 +289,223 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* struct glcuda_image_desc follows the size rule of the other structs the
+ * caller allocates: 0, too large and a size ending inside a member fail;
+ * the size of an older, shorter struct works with defaults for the rest. */
+START_TEST(image_desc_size)
+{
+	struct glcuda_image *img = (void *)0x1;
+	struct glcuda_image_desc desc;
+
+	setup(false);
+	ck_assert_int_eq(glcuda_image_new(dev, NULL, &img), -EINVAL);
+	glcuda_image_desc_init(&desc);
+	ck_assert_uint_eq(desc.size, sizeof(desc));
+	desc.width = desc.height = 4;
+	desc.format = GLCUDA_FORMAT_RGBA8;
+
+	desc.size = 0;
+	ck_assert_int_eq(glcuda_image_new(dev, &desc, &img), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda_image_desc.size is 0"));
+	desc.size = sizeof(desc) + 8;
+	ck_assert_int_eq(glcuda_image_new(dev, &desc, &img), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "newer glcuda"));
+	desc.size = offsetof(struct glcuda_image_desc, height) + 2;
+	ck_assert_int_eq(glcuda_image_new(dev, &desc, &img), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "ends inside a member"));
+	ck_assert_ptr_eq(img, (void *)0x1);
+
+	/* A struct without flags: the flags take their default, so garbage
+	 * past the size is not read. */
+	desc.size = offsetof(struct glcuda_image_desc, flags);
+	desc.flags = 0xdeadbeef;
+	ck_assert_int_eq(glcuda_image_new(dev, &desc, &img), 0);
+	ck_assert_uint_eq(glcuda_image_get_width(img), 4);
+	glcuda_image_destroy(img);
+	teardown();
+}
+END_TEST
+
+/* User data: NULL when made, kept, never touched; NULL objects are no-ops. */
+START_TEST(user_data)
+{
+	struct glcuda_image *img = NULL;
+	int a, b;
+
+	setup(false);
+	ck_assert_ptr_null(glcuda_device_get_user_data(dev));
+	glcuda_device_set_user_data(dev, &a);
+	ck_assert_ptr_eq(glcuda_device_get_user_data(dev), &a);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	ck_assert_ptr_null(glcuda_image_get_user_data(img));
+	glcuda_image_set_user_data(img, &b);
+	ck_assert_ptr_eq(glcuda_image_get_user_data(img), &b);
+	ck_assert_ptr_eq(glcuda_device_get_user_data(dev), &a);
+	glcuda_image_set_user_data(NULL, &b);
+	glcuda_device_set_user_data(NULL, &a);
+	ck_assert_ptr_null(glcuda_image_get_user_data(NULL));
+	ck_assert_ptr_null(glcuda_device_get_user_data(NULL));
+	glcuda_image_destroy(img);
+	teardown();
+}
+END_TEST
+
+/* The per-value queries agree with the caps' masks where those reach, and
+ * answer 0 past them instead of shifting out of range. */
+START_TEST(has_queries)
+{
+	const struct glcuda_caps *caps;
+
+	setup(false);
+	caps = glcuda_device_get_caps(dev);
+	for (int f = 0; f < GLCUDA_FORMAT_COUNT; f++)
+		ck_assert_int_eq(glcuda_device_has_format(dev, (enum glcuda_format)f),
+				 !!(caps->formats_supported & (1u << f)));
+	ck_assert_int_eq(glcuda_device_has_format(dev, GLCUDA_FORMAT_RGBA8), 1);
+	ck_assert_int_eq(glcuda_device_has_format(dev, GLCUDA_FORMAT_INVALID), 0);
+	ck_assert_int_eq(glcuda_device_has_format(dev, (enum glcuda_format)32), 0);
+	ck_assert_int_eq(glcuda_device_has_format(dev, (enum glcuda_format)1000), 0);
+	ck_assert_int_eq(glcuda_device_has_format(dev, (enum glcuda_format)-1), 0);
+	ck_assert_int_eq(glcuda_device_has_format(NULL, GLCUDA_FORMAT_RGBA8), 0);
+
+	ck_assert_int_eq(glcuda_device_has_sync_mode(dev, caps->sync_mode), 1);
+	ck_assert_int_eq(glcuda_device_has_sync_mode(dev, GLCUDA_SYNC_CPU), 1);
+	ck_assert_int_eq(glcuda_device_has_sync_mode(dev, GLCUDA_SYNC_AUTO), 0);
+	for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++)
+		ck_assert_int_eq(glcuda_device_has_sync_mode(dev, (enum glcuda_sync_mode)m),
+				 !!(caps->sync_modes_supported & (1u << m)));
+	ck_assert_int_eq(glcuda_device_has_sync_mode(dev, (enum glcuda_sync_mode)40), 0);
+
+	ck_assert_int_eq(glcuda_device_has_image_kind(dev, GLCUDA_IMAGE_KIND_SHARED), 1);
+	for (int k = GLCUDA_IMAGE_KIND_SHARED; k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++) {
+		ck_assert_int_eq(glcuda_device_has_image_kind(dev, (enum glcuda_image_kind)k),
+				 !!(caps->image_kinds_supported & (1u << k)));
+		ck_assert_int_eq(glcuda_device_image_kind_waits_on_cpu(dev,
+								       (enum glcuda_image_kind)k),
+				 !!(caps->image_kinds_cpu_wait & (1u << k)));
+	}
+	ck_assert_int_eq(glcuda_device_has_image_kind(dev, (enum glcuda_image_kind)33), 0);
+	ck_assert_int_eq(glcuda_device_has_image_kind(NULL, GLCUDA_IMAGE_KIND_SHARED), 0);
+	ck_assert_int_eq(glcuda_device_image_kind_waits_on_cpu(NULL, GLCUDA_IMAGE_KIND_SHARED), 0);
+	teardown();
+}
+END_TEST
+
+static void GLCUDA_PRINTF(3, 0)
+count_errors(enum glcuda_log_priority priority, void *user_data, const char *format,
+	     va_list args)
+{
+	(void)format;
+	(void)args;
+	if (priority >= GLCUDA_LOG_PRIORITY_ERROR)
+		++*(int *)user_data;
+}
+
+/* Destroying a device with a live image is refused: logged, the last
+ * error says so, and the device and image stay usable; once the image is
+ * gone the device is destroyed. */
+START_TEST(destroy_with_children)
+{
+	struct glcuda_image *img = NULL, *img2 = NULL;
+	int errors = 0;
+
+	setup(false);
+	glcuda_device_set_log_handler(dev, count_errors, &errors);
+	glcuda_device_set_user_data(dev, &errors);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+
+	glcuda_device_destroy(dev);
+	ck_assert_int_eq(errors, 1);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "1 images and 0 rings"));
+	ck_assert_ptr_nonnull(strstr(glcuda_device_get_last_error(dev), "not destroyed"));
+	/* Still the device, still usable. */
+	ck_assert_ptr_eq(glcuda_device_get_user_data(dev), &errors);
+	ck_assert_ptr_eq(glcuda_image_get_device(img), dev);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_R8, 0, &img2), 0);
+	glcuda_image_destroy(img2);
+	glcuda_image_destroy(img);
+
+	/* Now it goes, without complaint (LeakSanitizer and valgrind see
+	 * that it is freed). */
+	glcuda_device_destroy(dev);
+	ck_assert_int_eq(errors, 1);
+	ck_assert_str_eq(glcuda_get_last_error(), "");
+	dev = NULL;
+	teardown();
+}
+END_TEST
+
+/* The diagnosis lists: the total count whatever max (like snprintf), at
+ * most max elements written, the elements' size checked, failures in the
+ * thread's last error. */
+START_TEST(diag_lists)
+{
+	struct glcuda_diag_egl_device egl[2];
+	struct glcuda_diag_vk_device vk[2];
+	struct glcuda_diag_cuda_device cu[2];
+	int n, n0, ret;
+
+	/* EGL (Mesa lists its devices; the NVIDIA driver too). */
+	n0 = glcuda_diag_list_egl_devices(NULL, 0);
+	ck_assert_int_ge(n0, 1);
+	memset(egl, 0xa5, sizeof(egl));
+	glcuda_diag_egl_device_init(&egl[0]);
+	n = glcuda_diag_list_egl_devices(egl, 1);
+	ck_assert_int_eq(n, n0);
+	ck_assert_uint_eq(egl[0].size, sizeof(egl[0]));
+	ck_assert_int_ge(egl[0].cuda_device, -1);
+	/* Only max elements written. */
+	ck_assert_uint_eq(((unsigned char *)&egl[1])[0], 0xa5);
+	ck_assert_uint_eq(((unsigned char *)&egl[1])[sizeof(egl[1]) - 1], 0xa5);
+	egl[0].size = 0;
+	ck_assert_int_eq(glcuda_diag_list_egl_devices(egl, 1), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda_diag_egl_device.size is 0"));
+	ck_assert_int_eq(glcuda_diag_list_egl_devices(NULL, 1), -EINVAL);
+
+	/* An older, shorter element: its size is the stride, and nothing
+	 * past max of them is written. */
+	{
+		size_t small = offsetof(struct glcuda_diag_egl_device, drm_device);
+		unsigned char buf[2 * sizeof(struct glcuda_diag_egl_device)];
+
+		memset(buf, 0xa5, sizeof(buf));
+		memcpy(buf, &small, sizeof(small));
+		ck_assert_int_eq(glcuda_diag_list_egl_devices((void *)buf, 1), n0);
+		ck_assert_uint_eq(buf[small], 0xa5);
+		ck_assert_uint_eq(buf[sizeof(buf) - 1], 0xa5);
+	}
+
+	/* Vulkan (lavapipe on CI). */
+	n0 = glcuda_diag_list_vk_devices(NULL, 0);
+	ck_assert_msg(n0 >= 1, "%d: %s", n0, glcuda_get_last_error());
+	memset(vk, 0xa5, sizeof(vk));
+	glcuda_diag_vk_device_init(&vk[0]);
+	ck_assert_int_eq(glcuda_diag_list_vk_devices(vk, 1), n0);
+	ck_assert_uint_eq(vk[0].size, sizeof(vk[0]));
+	ck_assert_str_ne(vk[0].name, "");
+	ck_assert_uint_eq(((unsigned char *)&vk[1])[0], 0xa5);
+	vk[0].size = sizeof(vk[0]) + 1;
+	ck_assert_int_eq(glcuda_diag_list_vk_devices(vk, 1), -EINVAL);
+
+	/* CUDA: a count, or the reason in the thread's last error. */
+	memset(cu, 0xa5, sizeof(cu));
+	glcuda_diag_cuda_device_init(&cu[0]);
+	ret = glcuda_diag_list_cuda_devices(NULL, cu, 1);
+	if (ret < 0) {
+		ck_assert_msg(ret == GLCUDA_ERROR_NO_CUDA_DRIVER || ret == GLCUDA_ERROR_CUDA,
+			      "%s", glcuda_error_get_name(ret));
+		ck_assert_str_ne(glcuda_get_last_error(), "");
+	} else {
+		ck_assert_int_eq(glcuda_diag_list_cuda_devices(NULL, NULL, 0), ret);
+		if (ret > 0)
+			ck_assert_uint_eq(cu[0].size, sizeof(cu[0]));
+	}
+	ck_assert_uint_eq(((unsigned char *)&cu[1])[0], 0xa5);
+	cu[0].size = 0;
+	ck_assert_int_eq(glcuda_diag_list_cuda_devices(NULL, cu, 1), -EINVAL);
+}
+END_TEST
+
 /* Without CUDA, the hand-off and ring calls say so instead of crashing. */
 START_TEST(needs_cuda)
 {
@@ -296,7 +515,7 @@ START_TEST(needs_cuda)
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 
 	setup(false);
-	ck_assert_int_eq(glcuda_image_new(dev, 8, 8, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	ck_assert_int_eq(test_image_new(dev, 8, 8, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
 	ck_assert_int_eq(glcuda_handoff_to_cuda(dev, &img, 1, NULL), GLCUDA_ERROR_NO_CUDA_DRIVER);
 	/* Still owned by GL: handing it back is a state error. */
 	ck_assert_int_eq(glcuda_handoff_to_gl(dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
@@ -409,7 +628,7 @@ START_TEST(wrap_without_cuda)
 	}
 
 	/* A shared image describes its one plane. */
-	ck_assert_int_eq(glcuda_image_new(dev, 8, 4, GLCUDA_FORMAT_RG16, 0, &shared), 0);
+	ck_assert_int_eq(test_image_new(dev, 8, 4, GLCUDA_FORMAT_RG16, 0, &shared), 0);
 	ck_assert_int_eq(glcuda_image_get_kind(shared), GLCUDA_IMAGE_KIND_SHARED);
 	ck_assert_uint_eq(glcuda_image_get_plane_count(shared), 1);
 	glcuda_cuda_plane_init(&plane);
@@ -475,6 +694,15 @@ glcuda_image_suite(void)
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, needs_cuda);
 	tcase_add_test(tc, wrap_without_cuda);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("api");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, image_desc_size);
+	tcase_add_test(tc, user_data);
+	tcase_add_test(tc, has_queries);
+	tcase_add_test(tc, destroy_with_children);
+	tcase_add_test(tc, diag_lists);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -173,7 +173,7 @@ device_works(struct glcuda_device *dev)
 	struct glcuda_image *img;
 	struct glcuda_frame *f, *taken;
 
-	ck_ok(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	ck_ok(glcuda_handoff_to_cuda(dev, &img, 1, NULL));
 	ck_ok(glcuda_handoff_to_gl(dev, &img, 1, NULL));
 	for (int n = 0; n < 6; n++) {
@@ -184,7 +184,9 @@ device_works(struct glcuda_device *dev)
 		ck_ok(glcuda_frame_release(f));
 	}
 	glFinish();
-	ck_assert_int_ge(glcuda_ring_get_timings(ring, &(struct glcuda_frame_timings){ 0 }), 0);
+	ck_assert_int_ge(glcuda_ring_read_timings(ring, &(struct glcuda_frame_timings){
+							 .size = sizeof(struct glcuda_frame_timings) }),
+			 0);
 	glcuda_image_destroy(img);
 	glcuda_ring_destroy(ring);
 }
@@ -223,7 +225,7 @@ START_TEST(cuda_sticky_error)
 	struct glcuda_frame *f0, *f1, *f2, *got;
 	struct glcuda_image *a, *b, *c = NULL;
 	struct glcuda_ring *ring, *ring2 = NULL;
-	struct glcuda_frame_timings t;
+	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
 	struct glcuda_device *dev;
 	struct baseline base;
 	unsigned int host0, reclaimed, reclaimed_by_loss;
@@ -233,8 +235,8 @@ START_TEST(cuda_sticky_error)
 	baseline_take(hl_device_new(hl), &base);
 	dev = hl_device_new(hl);
 	ring = make_ring(dev, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
-	ck_ok(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &a));
-	ck_ok(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &b));
+	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &a));
+	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &b));
 	ck_ok(glcuda_handoff_to_cuda(dev, &a, 1, NULL)); /* a: CUDA's, b: GL's */
 
 	/* Mid-stream: f0 done, f1's work queued behind a busy GPU (its host
@@ -251,7 +253,7 @@ START_TEST(cuda_sticky_error)
 	case T_COMPLETE: ret = glcuda_frame_complete(f2); break;
 	case T_WAIT_GL: ret = glcuda_frame_wait_gl(f0); break;
 	case T_HANDOFF_TO_GL: ret = glcuda_handoff_to_gl(dev, &a, 1, NULL); break;
-	case T_IMAGE_NEW: ret = glcuda_image_new(dev, W, H, GLCUDA_FORMAT_R8, 0, &c); break;
+	case T_IMAGE_NEW: ret = test_image_new(dev, W, H, GLCUDA_FORMAT_R8, 0, &c); break;
 	}
 	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
 	ck_assert_msg(ret == GLCUDA_ERROR_DEVICE_LOST, "%s: %s: %s", sticky_cases[_i].fail,
@@ -268,7 +270,7 @@ START_TEST(cuda_sticky_error)
 
 	/* Every later call that does work: lost, whatever the object's state
 	 * (a state error would hide the loss from the caller). */
-	ck_lost(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &c));
+	ck_lost(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &c));
 	ck_assert_ptr_null(c);
 	ck_lost(glcuda_handoff_to_cuda(dev, &b, 1, NULL));
 	ck_lost(glcuda_handoff_to_gl(dev, &a, 1, NULL));
@@ -284,7 +286,7 @@ START_TEST(cuda_sticky_error)
 	ck_lost(glcuda_frame_release(f0));
 	ck_lost(glcuda_frame_release(f1));
 	ck_lost(glcuda_ring_dispatch(ring));
-	ck_lost(glcuda_ring_get_timings(ring, &t));
+	ck_lost(glcuda_ring_read_timings(ring, &t));
 	ck_lost(glcuda_ring_take_newest(ring, &got));
 	/* Getters keep returning what they hold; they do no work. */
 	ck_assert_int_ge(glcuda_ring_get_fd(ring), 0);
@@ -393,7 +395,7 @@ START_TEST(gl_reset)
 	dev = device_new(display, glcuda_headless_get_context(hl), &opts);
 	ck_assert_ptr_nonnull(strstr(log_text, "without reset notification"));
 	gl_reset_status_hook = reset_status_guilty;
-	ck_ok(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	gl_reset_status_hook = reset_status_default;
 	glcuda_image_destroy(img);
 	glcuda_device_destroy(dev);
@@ -417,7 +419,7 @@ START_TEST(gl_reset)
 		dev->gl.reset_notification = true;
 	}
 	ring = make_ring(dev, 2, GLCUDA_RING_FLAG_TIMINGS, NULL);
-	ck_ok(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	ck_ok(glcuda_handoff_to_cuda(dev, &img, 1, NULL));
 	f0 = frame_to(ring, true);
 	fake.gate(1);
@@ -430,12 +432,13 @@ START_TEST(gl_reset)
 		      strstr(glcuda_get_last_error(), "GL context"), "%s", glcuda_get_last_error());
 	printf("%s: %s\n", _i ? "GLES" : "GL", glcuda_get_last_error());
 	/* Later calls, with GL or without. */
-	ck_lost(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
+	ck_lost(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
 	ck_lost(glcuda_handoff_to_gl(dev, &img, 1, NULL));
 	ck_lost(glcuda_frame_wait_gl(f0));
 	ck_lost(glcuda_frame_release(f1));
 	ck_lost(glcuda_ring_dispatch(ring));
-	ck_lost(glcuda_ring_get_timings(ring, &(struct glcuda_frame_timings){ 0 }));
+	ck_lost(glcuda_ring_read_timings(ring, &(struct glcuda_frame_timings){
+						 .size = sizeof(struct glcuda_frame_timings) }));
 	ck_lost(glcuda_ring_take_newest(ring, &got));
 	/* CUDA itself is fine here: its objects are destroyed one by one, and
 	 * nothing waits on work a reset GL might never let finish. */
@@ -548,8 +551,8 @@ START_TEST(cpu_wait_failure)
 
 	baseline_take(hl_device_new(hl), &base);
 	dev = hl_device_new(hl);
-	ck_ok(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
-	ck_ok(glcuda_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
+	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
 
 	/* A failure that is not a loss: CUDA's half is done, GL's failed. */
 	ck_ok(glcuda_handoff_to_cuda(dev, &img, 1, NULL));

@@ -302,7 +302,7 @@ START_TEST(every_format_both_ways)
 		ck_assert(in && out && got);
 		test_fill_pattern(fmt, W, H, 11, in);
 		test_fill_pattern(fmt, W, H, 12, out);
-		ck_ok(glcuda_image_new(e.dev, W, H, (enum glcuda_format)f, 0, &img));
+		ck_ok(test_image_new(e.dev, W, H, (enum glcuda_format)f, 0, &img));
 		ck_assert(test_gl_upload(glcuda_image_get_gl_texture(img), fmt, W, H, in));
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
 
@@ -366,7 +366,7 @@ START_TEST(image_draw_invert)
 	streams[0] = e.stream;
 	streams[1] = NULL;
 	streams[2] = CU_STREAM_LEGACY;
-	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	for (uint32_t n = 0; n < 6; n++) {
 		CUstream s = streams[n % 3];
 		gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, n, 0);
@@ -392,7 +392,7 @@ START_TEST(handoff_to_gl_waits_for_cuda)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	for (uint32_t n = 0; n < 3; n++) {
 		gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 20 + n, 0);
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
@@ -425,7 +425,7 @@ START_TEST(handoff_to_cuda_waits_for_gl)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 30, 0);
 	glFinish();
 	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 31, spin);
@@ -688,7 +688,7 @@ START_TEST(gpu_mode_stream_order)
 	struct env e;
 
 	env_setup(&e, false);
-	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 40, 0);
 	glFinish();
 	host_calls = 0;

@@ -253,7 +253,7 @@ START_TEST(images_every_format)
 	supported = glcuda_device_get_caps(e.dev)->formats_supported;
 	ck_assert_uint_ne(supported & (1u << GLCUDA_FORMAT_RGBA8), 0);
 	/* warm-up */
-	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	glcuda_image_destroy(img);
 	fds = test_count_fds();
 	live0 = fake.live_objects();
@@ -264,7 +264,7 @@ START_TEST(images_every_format)
 		formats++;
 		for (size_t k = 0; k < ARRAY_LENGTH(flag_sets); k++) {
 			bool tex = !(flag_sets[k] & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE);
-			int ret = glcuda_image_new(e.dev, W + (uint32_t)f, H, (enum glcuda_format)f,
+			int ret = test_image_new(e.dev, W + (uint32_t)f, H, (enum glcuda_format)f,
 						   flag_sets[k], &img);
 			ck_assert_msg(ret == 0, "%s flags 0x%x: %s: %s",
 				      glcuda_format_get_name((enum glcuda_format)f), flag_sets[k],
@@ -289,11 +289,11 @@ START_TEST(images_every_format)
 	test_count_gl_names(&after, 1024);
 	ck_assert_gl_names_eq(&before, &after);
 	/* Bad arguments. */
-	ck_err(glcuda_image_new(NULL, W, H, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_err(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, NULL), -EINVAL);
-	ck_err(glcuda_image_new(e.dev, 0, H, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_err(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_INVALID, 0, &img), -EINVAL);
-	ck_err(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0x80000000u, &img), -EINVAL);
+	ck_err(test_image_new(NULL, W, H, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_err(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, NULL), -EINVAL);
+	ck_err(test_image_new(e.dev, 0, H, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
+	ck_err(test_image_new(e.dev, W, H, GLCUDA_FORMAT_INVALID, 0, &img), -EINVAL);
+	ck_err(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0x80000000u, &img), -EINVAL);
 	ck_assert_uint_eq(fake.live_objects(), live0);
 	printf("%s: %u formats created and destroyed without leaks\n", _i ? "GLES" : "GL",
 	       formats);
@@ -313,8 +313,8 @@ START_TEST(handoff_roundtrip)
 	env_setup(&e, _i == 1);
 	fds = test_count_fds();
 	live0 = fake.live_objects();
-	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
-	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
+	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
 	/* Owned by GL: handing back to GL is a state error. */
 	ck_err(glcuda_handoff_to_gl(e.dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
 	for (int i = 0; i < 20; i++) {
@@ -433,7 +433,7 @@ START_TEST(eagain_and_misuse)
 {
 	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
-	struct glcuda_frame_timings t;
+	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
 	struct glcuda_frame *f[4], *extra;
 	struct glcuda_ring *ring = NULL;
 	struct env e;
@@ -445,8 +445,13 @@ START_TEST(eagain_and_misuse)
 	ck_err(glcuda_ring_new(e.dev, &desc, NULL), -EINVAL);
 	desc.slots = 1;
 	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
-	desc.slots = 5;
+	desc.slots = GLCUDA_RING_MAX_SLOTS + 1;
 	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
+	/* The limit the header states is the one glcuda_ring_new() applies. */
+	desc.slots = GLCUDA_RING_MAX_SLOTS;
+	ck_ok(glcuda_ring_new(e.dev, &desc, &ring));
+	glcuda_ring_destroy(ring);
+	ring = NULL;
 	desc.slots = 3;
 	desc.flags = 0x100;
 	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
@@ -499,10 +504,10 @@ START_TEST(eagain_and_misuse)
 	ck_err(glcuda_ring_dispatch(NULL), -EINVAL);
 	ck_err(glcuda_ring_take_newest(NULL, &extra), -EINVAL);
 	ck_err(glcuda_ring_take_newest(ring, NULL), -EINVAL);
-	ck_err(glcuda_ring_get_timings(NULL, &t), -EINVAL);
-	ck_err(glcuda_ring_get_timings(ring, NULL), -EINVAL);
+	ck_err(glcuda_ring_read_timings(NULL, &t), -EINVAL);
+	ck_err(glcuda_ring_read_timings(ring, NULL), -EINVAL);
 	/* Timings were not asked for. */
-	ck_err(glcuda_ring_get_timings(ring, &t), -EINVAL);
+	ck_err(glcuda_ring_read_timings(ring, &t), -EINVAL);
 	ck_assert_int_eq(glcuda_ring_get_fd(NULL), -1);
 	ck_assert_uint_eq(glcuda_ring_get_dropped(NULL), 0);
 	ck_assert_uint_eq(glcuda_frame_get_number(NULL), 0);
@@ -1132,7 +1137,7 @@ END_TEST
 
 START_TEST(timings)
 {
-	struct glcuda_frame_timings t;
+	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
 	struct glcuda_ring *ring;
 	struct glcuda_frame *f;
 	int got = 0;
@@ -1141,13 +1146,13 @@ START_TEST(timings)
 	env_setup(&e, _i == 1);
 	ring = make_ring(&e, 3, GLCUDA_RING_FLAG_TIMINGS);
 	/* Nothing measured yet: nothing to fetch, and no stall. */
-	ck_assert_int_eq(glcuda_ring_get_timings(ring, &t), 0);
+	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
 	for (int n = 0; n < 60; n++) {
 		run_frame(ring, &f);
 		ck_ok(glcuda_frame_wait_gl(f));
 		ck_ok(glcuda_frame_release(f));
 		for (;;) {
-			int r = glcuda_ring_get_timings(ring, &t);
+			int r = glcuda_ring_read_timings(ring, &t);
 			ck_assert_msg(r >= 0, "%s", glcuda_get_last_error());
 			if (r == 0)
 				break;
@@ -1158,7 +1163,7 @@ START_TEST(timings)
 	}
 	glFinish();
 	for (uint64_t prev = 0;;) {
-		int r = glcuda_ring_get_timings(ring, &t);
+		int r = glcuda_ring_read_timings(ring, &t);
 		ck_assert_msg(r >= 0, "%s", glcuda_get_last_error());
 		if (r == 0)
 			break;
@@ -1177,13 +1182,30 @@ START_TEST(timings)
 	 * and nothing stalls. */
 	fake.gate(1);
 	run_frame(ring, &f);
-	ck_assert_int_eq(glcuda_ring_get_timings(ring, &t), 0);
+	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
 	fake.gate(0);
 	ck_ok(glcuda_frame_wait_gl(f));
 	ck_ok(glcuda_frame_release(f));
 	glFinish();
-	ck_assert_int_eq(glcuda_ring_get_timings(ring, &t), 1);
-	ck_assert_uint_ge(t.cuda_ns, 99000);
+	/* The size rule: 0 fails, and an older, shorter struct gets only
+	 * the members it has (here: up to cuda_ns). */
+	{
+		struct glcuda_frame_timings old;
+
+		memset(&old, 0xa5, sizeof(old));
+		old.size = 0;
+		ck_err(glcuda_ring_read_timings(ring, &old), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+					     "glcuda_frame_timings.size is 0"));
+		old.size = offsetof(struct glcuda_frame_timings, handoff_to_gl_ns);
+		ck_assert_int_eq(glcuda_ring_read_timings(ring, &old), 1);
+		ck_assert_uint_eq(old.size, offsetof(struct glcuda_frame_timings,
+						     handoff_to_gl_ns));
+		ck_assert_uint_ge(old.cuda_ns, 99000);
+		ck_assert_uint_eq(old.total_ns, 0xa5a5a5a5a5a5a5a5ull);
+	}
+	glcuda_frame_timings_init(&t);
+	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
 	printf("%s: %d frames measured\n", _i ? "GLES" : "GL", got);
 	glcuda_ring_destroy(ring);
 	env_teardown(&e);
@@ -1231,7 +1253,7 @@ START_TEST(driver_failures)
 		if (cases[i].ring)
 			ret = glcuda_ring_new(e.dev, &desc, &ring);
 		else
-			ret = glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img);
+			ret = test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img);
 		unsetenv("GLCUDA_FAKE_CUDA_FAIL");
 		ck_assert_msg(ret == GLCUDA_ERROR_CUDA, "%s: %s: %s", cases[i].fail,
 			      glcuda_error_get_name(ret), glcuda_get_last_error());

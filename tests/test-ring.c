@@ -494,7 +494,7 @@ END_TEST
 
 START_TEST(timings)
 {
-	struct glcuda_frame_timings t;
+	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
 	struct glcuda_ring *ring;
 	struct glcuda_frame *f;
 	double sum[5] = { 0 };
@@ -504,7 +504,7 @@ START_TEST(timings)
 	gpu_setup(&g, _i == 1, GLCUDA_SYNC_AUTO);
 	ring = make_ring(&g, 3, GLCUDA_RING_FLAG_TIMINGS);
 	/* Nothing measured yet: nothing to fetch, and no stall. */
-	ck_assert_int_eq(glcuda_ring_get_timings(ring, &t), 0);
+	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
 	for (int n = 0; n < 60; n++) {
 		struct glcuda_frame *done;
 		ck_ok(glcuda_ring_acquire(ring, &f));
@@ -515,7 +515,7 @@ START_TEST(timings)
 		ck_ok(glcuda_frame_wait_gl(f));
 		ck_ok(glcuda_frame_release(f));
 		(void)done;
-		while (glcuda_ring_get_timings(ring, &t) == 1)
+		while (glcuda_ring_read_timings(ring, &t) == 1)
 			got++;
 		/* Pace like a display would (test only), so that results
 		 * come in before their records are reused. */
@@ -525,7 +525,7 @@ START_TEST(timings)
 	glFinish();
 	ck_cu(glcuda_cuda.cuCtxSynchronize());
 	for (;;) {
-		int r = glcuda_ring_get_timings(ring, &t);
+		int r = glcuda_ring_read_timings(ring, &t);
 		ck_assert_int_ge(r, 0);
 		if (r == 0)
 			break;

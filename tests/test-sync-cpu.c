@@ -347,7 +347,7 @@ START_TEST(handoff_to_cuda_flushes_its_fence)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	for (uint32_t n = 0; n < 3; n++) {
 		upload_pattern(glcuda_image_get_gl_texture(img), n);
 		record_gl_start();
@@ -402,7 +402,7 @@ START_TEST(handoff_to_gl_waits_on_its_stream)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ck_ok(glcuda_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	for (uint32_t n = 0; n < 3; n++) {
 		upload_pattern(glcuda_image_get_gl_texture(img), 10 + n);
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));

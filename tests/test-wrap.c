@@ -214,7 +214,7 @@ START_TEST(no_cpu_blocking)
 	} else {
 		ck_ok(glcuda_image_wrap_gl_texture(g.dev, tex, GL_TEXTURE_2D, 0, &img));
 	}
-	ck_ok(glcuda_image_new(g.dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &stall));
+	ck_ok(test_image_new(g.dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &stall));
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 	ck_cu(glcuda_cuda.cuStreamCreate(&stall_stream, CU_STREAM_NON_BLOCKING));
 	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
@@ -307,7 +307,7 @@ START_TEST(mixed_handoff)
 
 	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
 	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-	ck_ok(glcuda_image_new(g.dev, W, H, fmt->format, 0, &img[0]));
+	ck_ok(test_image_new(g.dev, W, H, fmt->format, 0, &img[0]));
 	tex[0] = glcuda_image_get_gl_texture(img[0]);
 	tex[1] = make_texture(GL_RGBA8, W, H);
 	ck_ok(glcuda_image_wrap_gl_texture(g.dev, tex[1], GL_TEXTURE_2D, 0, &img[1]));

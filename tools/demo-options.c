@@ -143,9 +143,9 @@ parse_options(int argc, char **argv, struct options *o)
 			}
 			break;
 		case O_IN_FLIGHT:
-			if (!parse_u64(optarg, 2, 4, &n)) {
-				fprintf(stderr, "glcuda-demo: --in-flight %s: expected 2, 3 or 4\n",
-					optarg);
+			if (!parse_u64(optarg, 2, GLCUDA_RING_MAX_SLOTS, &n)) {
+				fprintf(stderr, "glcuda-demo: --in-flight %s: expected 2..%d\n",
+					optarg, GLCUDA_RING_MAX_SLOTS);
 				return 2;
 			}
 			o->in_flight = (uint32_t)n;

@@ -94,12 +94,12 @@ setup_failed(struct demo *d, const char *call, int err)
 int
 collect_timings(struct demo *d)
 {
-	struct glcuda_frame_timings t;
+	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
 	int ret;
 
 	if (!d->timings)
 		return 0;
-	while ((ret = glcuda_ring_get_timings(d->ring, &t)) == 1) {
+	while ((ret = glcuda_ring_read_timings(d->ring, &t)) == 1) {
 		if (t.frame_number < d->warmup)
 			continue;
 		if (!stats_add(&d->gl_render, t.gl_render_ns * 1e-3) ||
@@ -112,7 +112,7 @@ collect_timings(struct demo *d)
 		}
 	}
 	if (ret < 0)
-		return glcuda_failed("glcuda_ring_get_timings", ret);
+		return glcuda_failed("glcuda_ring_read_timings", ret);
 	return 0;
 }
 

@@ -23,15 +23,17 @@ collect_egl(struct report *r)
 	if (!client)
 		(void)eglGetError();
 	for (size_t i = 0; i < ARRAY_LENGTH(egl_client_exts); i++)
-		r->client_ext[i] = glcuda_diag_extension_list_has(client, egl_client_exts[i].name);
+		r->client_ext[i] = extension_list_has(client, egl_client_exts[i].name);
 
-	n = glcuda_diag_egl_devices(r->egl_devices, MAX_EGL_DEVICES, r->egl_device_message,
-				    sizeof(r->egl_device_message));
+	glcuda_diag_egl_device_init(&r->egl_devices[0]);
+	n = glcuda_diag_list_egl_devices(r->egl_devices, MAX_EGL_DEVICES);
 	if (n < 0) {
 		r->egl_device_error = n;
+		copy_string(r->egl_device_message, sizeof(r->egl_device_message),
+			    glcuda_get_last_error());
 		return;
 	}
-	r->egl_device_count = n;
+	r->egl_device_count = n < MAX_EGL_DEVICES ? n : MAX_EGL_DEVICES;
 }
 
 void
@@ -56,7 +58,7 @@ collect_context(struct context_facts *f, bool gles, int cuda_ordinal)
 	copy_string(f->egl_version, sizeof(f->egl_version), eglQueryString(dpy, EGL_VERSION));
 	exts = eglQueryString(dpy, EGL_EXTENSIONS);
 	for (size_t i = 0; i < ARRAY_LENGTH(egl_display_exts); i++)
-		f->egl_ext[i] = glcuda_diag_extension_list_has(exts, egl_display_exts[i].name);
+		f->egl_ext[i] = extension_list_has(exts, egl_display_exts[i].name);
 
 	copy_string(f->gl_version, sizeof(f->gl_version),
 		    (const char *)glGetString(GL_VERSION));
@@ -82,11 +84,13 @@ collect_context(struct context_facts *f, bool gles, int cuda_ordinal)
 void
 collect_vulkan(struct report *r)
 {
-	int n = glcuda_diag_vk_devices(r->vk, MAX_VK_DEVICES, r->vk_message,
-				       sizeof(r->vk_message));
+	int n;
 
+	glcuda_diag_vk_device_init(&r->vk[0]);
+	n = glcuda_diag_list_vk_devices(r->vk, MAX_VK_DEVICES);
 	if (n < 0) {
 		r->vk_error = n;
+		copy_string(r->vk_message, sizeof(r->vk_message), glcuda_get_last_error());
 		return;
 	}
 	r->vk_count = n < MAX_VK_DEVICES ? n : MAX_VK_DEVICES;
@@ -95,11 +99,13 @@ collect_vulkan(struct report *r)
 void
 collect_cuda(struct report *r)
 {
-	int n = glcuda_diag_cuda_devices(&r->cuda_driver_version, r->cuda, MAX_CUDA_DEVICES,
-					 r->cuda_message, sizeof(r->cuda_message));
+	int n;
 
+	glcuda_diag_cuda_device_init(&r->cuda[0]);
+	n = glcuda_diag_list_cuda_devices(&r->cuda_driver_version, r->cuda, MAX_CUDA_DEVICES);
 	if (n < 0) {
 		r->cuda_error = n;
+		copy_string(r->cuda_message, sizeof(r->cuda_message), glcuda_get_last_error());
 		return;
 	}
 	r->cuda_count = n < MAX_CUDA_DEVICES ? n : MAX_CUDA_DEVICES;
@@ -221,8 +227,8 @@ device_context(EGLDisplay dpy, bool gles, char *why, size_t whysize)
 	EGLConfig config = EGL_NO_CONFIG_KHR;
 	EGLContext ctx;
 
-	if (!glcuda_diag_extension_list_has(exts, "EGL_KHR_no_config_context") &&
-	    !glcuda_diag_extension_list_has(exts, "EGL_MESA_configless_context")) {
+	if (!extension_list_has(exts, "EGL_KHR_no_config_context") &&
+	    !extension_list_has(exts, "EGL_MESA_configless_context")) {
 		const EGLint attribs[] = {
 			EGL_RENDERABLE_TYPE, gles ? EGL_OPENGL_ES3_BIT_KHR : EGL_OPENGL_BIT,
 			EGL_SURFACE_TYPE, EGL_DONT_CARE,
@@ -325,7 +331,7 @@ collect_device_verdicts(struct report *r)
 	if (r->egl_device_error || r->egl_device_count == 0)
 		return;
 	/* The same list, in the same order, as collect_egl's. */
-	if (!glcuda_diag_extension_list_has(client, "EGL_EXT_platform_device"))
+	if (!extension_list_has(client, "EGL_EXT_platform_device"))
 		why = "the EGL library lacks EGL_EXT_platform_device: no display on a device";
 	else if (!eglQueryDevicesEXT(MAX_EGL_DEVICES, devices, &n))
 		why = "eglQueryDevicesEXT failed";

@@ -14,6 +14,8 @@
 #include <glcuda/glcuda.h>
 #include <glcuda/glcuda-diag.h>
 
+#include "extensions.h"
+
 #define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
 
 #define MAX_EGL_DEVICES 16

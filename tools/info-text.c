@@ -147,7 +147,7 @@ print_text(FILE *out, const struct report *r)
 		fprintf(out, "    device %d: %s\n", i,
 			e->extensions[0] ? e->extensions : "(no extensions)");
 		if (e->cuda_device >= 0)
-			fprintf(out, "        CUDA device %ld (EGL_NV_device_cuda)\n",
+			fprintf(out, "        CUDA device %d (EGL_NV_device_cuda)\n",
 				e->cuda_device);
 		else if (egl_device_hidden_from_cuda(e))
 			fprintf(out, "        CUDA device: none CUDA can see (EGL_NV_device_cuda "

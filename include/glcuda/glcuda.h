@@ -11,9 +11,17 @@
  * CUtexObject, CUstream) are in <glcuda/glcuda-cuda.h>.
  *
  * Conventions used throughout:
- *  - Functions that can fail return 0 on success or a negative error code
- *    (enum glcuda_error, or a negative errno value such as -EINVAL, -ENOMEM,
- *    -EAGAIN). Output pointers are left untouched on failure.
+ *  - Return shapes. Functions that can fail return an int: 0 on success or
+ *    a negative error code (enum glcuda_error, or a negative errno value
+ *    such as -EINVAL, -ENOMEM, -EAGAIN). Output pointers are left untouched
+ *    on failure. Three kinds of call return a non-negative value other
+ *    than 0, and say so: calls that count (glcuda_ring_dispatch() returns
+ *    the number of frames ready), calls that report whether they produced
+ *    something (glcuda_ring_read_timings() returns 1 when it filled its
+ *    output and 0 when nothing was ready), and the diagnosis lists of
+ *    <glcuda/glcuda-diag.h>, which return the total count and fill at most
+ *    the room given, as snprintf() does. Queries named _has_ return 1 or 0
+ *    and never fail. Getters (below) and _destroy functions do not fail.
  *  - Every failure also leaves a detailed message — what failed, the raw
  *    EGL/GL/Vulkan/CUDA code, and what to do — retrievable with
  *    glcuda_device_get_last_error() (per device) or glcuda_get_last_error()
@@ -24,7 +32,9 @@
  *  - _destroy functions accept NULL.
  *  - Structs the caller allocates and glcuda reads or fills
  *    (struct glcuda_device_options, struct glcuda_ring_desc,
- *    struct glcuda_cuda_plane) start with a size member: set it to
+ *    struct glcuda_image_desc, struct glcuda_cuda_plane,
+ *    struct glcuda_frame_timings, and the element structs of
+ *    <glcuda/glcuda-diag.h>) start with a size member: set it to
  *    sizeof the struct, or initialise the struct with its _init() function
  *    (glcuda_device_options_init(), ...), which zeroes it and sets the
  *    size. New members are only ever appended, so a program built against
@@ -42,6 +52,11 @@
  *    What a getter returns is owned by the object it came from and lives
  *    as long as it, unless its documentation says otherwise.
  *    glcuda_strerror() keeps the name of the C library function it mirrors.
+ *    A call that does work (queries a driver, needs a context current) is
+ *    named for the work: glcuda_ring_read_timings().
+ *  - User data: devices, images, rings and frames each hold one pointer of
+ *    the caller's (_set_user_data()/_get_user_data()), NULL when made,
+ *    never read or freed by glcuda.
  *
  * EGL types: this header includes no EGL header, so that it can come before
  * or after <EGL/egl.h> or <epoxy/egl.h> (epoxy refuses to follow
@@ -102,6 +117,15 @@ extern "C" {
 #define GLCUDA_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define GLCUDA_PRINTF(f, a)
+#endif
+
+/** Marks a declaration deprecated: it keeps working until the next major
+ *  version, and the compiler warns where it is used (doc/versioning.md);
+ *  empty for other compilers. @since 1.0 */
+#if defined(__GNUC__)
+#define GLCUDA_DEPRECATED __attribute__((deprecated))
+#else
+#define GLCUDA_DEPRECATED
 #endif
 
 /**
@@ -198,7 +222,7 @@ const char *glcuda_error_get_name(int error);
 const char *glcuda_get_last_error(void);
 
 /**
- * The version of the library that runs, e.g. "0.3.0" (GLCUDA_VERSION_STRING
+ * The version of the library that runs, e.g. "1.0.0" (GLCUDA_VERSION_STRING
  * is the version of the headers a program was built with). A static
  * string; thread-safe.
  * @since 0.3 (0.1 to 0.2: glcuda_version)
@@ -347,7 +371,9 @@ enum glcuda_gl_api {
 struct glcuda_caps {
 	/** The sync mode hand-offs use. */
 	enum glcuda_sync_mode sync_mode;
-	/** Modes the drivers support (bit 1 << enum glcuda_sync_mode). */
+	/** Modes the drivers support (bit 1 << enum glcuda_sync_mode). Bit
+	 *  masks hold the first 32 values of an enum only: query a value with
+	 *  glcuda_device_has_sync_mode(), which has no such limit. */
 	uint32_t sync_modes_supported;
 	/** Desktop GL or GLES: the API of the device's GL context. */
 	enum glcuda_gl_api gl_api;
@@ -375,16 +401,19 @@ struct glcuda_caps {
 	int cuda_driver_version;
 	/** Largest image side (min of GL_MAX_TEXTURE_SIZE and Vulkan). */
 	uint32_t max_image_size;
-	/** Formats that can be shared (bit 1 << enum glcuda_format). */
+	/** Formats that can be shared (bit 1 << enum glcuda_format), for the
+	 *  first 32 formats; glcuda_device_has_format() answers for any. */
 	uint32_t formats_supported;
 	/** Kinds of images this device makes (bit 1 << enum glcuda_image_kind):
 	 *  shared always; wrapped GL textures and EGLImages with a CUDA driver
-	 *  that has the GL and EGL interop. @since 0.2 */
+	 *  that has the GL and EGL interop. glcuda_device_has_image_kind()
+	 *  answers for any kind. @since 0.2 */
 	uint32_t image_kinds_supported;
 	/** Kinds whose hand-offs wait on the CPU in this device's sync mode
 	 *  (bit 1 << enum glcuda_image_kind): shared images and wrapped
 	 *  EGLImages in the cpu mode, nothing otherwise; wrapped GL textures
-	 *  never. No kind copies pixels. @since 0.2 */
+	 *  never. No kind copies pixels. glcuda_device_image_kind_waits_on_cpu()
+	 *  answers for any kind. @since 0.2 */
 	uint32_t image_kinds_cpu_wait;
 };
 
@@ -426,8 +455,20 @@ int glcuda_device_new(void *display /* EGLDisplay */, void *context /* EGLContex
 		      struct glcuda_device **out);
 
 /**
- * Destroy a device. Every image and ring made from it must be destroyed
- * first. GL: the device's context must be current. NULL is a no-op.
+ * Destroy a device. GL: the device's context must be current. NULL is a
+ * no-op.
+ *
+ * Every image and ring made from the device must be destroyed first.
+ * Destroying a device that still has some is a programming error that
+ * glcuda refuses rather than turns into a use after free: the device is
+ * not destroyed and stays fully usable, with its images and rings; the
+ * refusal is logged at error priority, naming the number of images and
+ * rings alive, and is the device's last error
+ * (glcuda_device_get_last_error()) and the thread's
+ * (glcuda_get_last_error()). Destroy the images and rings, then call
+ * this again. (Deferring the destruction to the last child would leave a
+ * device nobody may use but that still holds a GL context's objects, to
+ * be freed at some later call that may not have the context current.)
  *
  * After GLCUDA_ERROR_DEVICE_LOST it does not wait on the GPU. It releases
  * the CUDA primary context it retained: when that was the last reference,
@@ -469,6 +510,24 @@ void glcuda_device_set_log_priority(struct glcuda_device *dev,
 enum glcuda_log_priority
 glcuda_device_get_log_priority(const struct glcuda_device *dev);
 
+/**
+ * Attach a pointer of the caller's to the device (NULL when the device is
+ * made), e.g. the output or GPU it serves. glcuda never reads or frees it.
+ * Touches neither GL nor CUDA. NULL @p dev is a no-op.
+ * @since 1.0
+ */
+void glcuda_device_set_user_data(struct glcuda_device *dev, void *user_data);
+
+/** The device's user data (glcuda_device_set_user_data()); NULL for a
+ *  NULL device. @since 1.0 */
+void *glcuda_device_get_user_data(const struct glcuda_device *dev);
+
+/** Whether the drivers support sync mode @p mode on this device (a
+ *  device_options.sync_mode that glcuda_device_new() would accept): 1 or
+ *  0; 0 for NULL, GLCUDA_SYNC_AUTO and values that are no mode.
+ *  @since 1.0 */
+int glcuda_device_has_sync_mode(const struct glcuda_device *dev, enum glcuda_sync_mode mode);
+
 /* ---------------------------------------------------------------------- */
 /* Shared images                                                            */
 
@@ -509,7 +568,15 @@ unsigned int glcuda_format_get_bytes_per_pixel(enum glcuda_format format);
  *  @since 0.3 (0.1 to 0.2: glcuda_format_gl_internal_format) */
 unsigned int glcuda_format_get_gl_internal_format(enum glcuda_format format);
 
-/** Flags for glcuda_image_new(). @since 0.1 */
+/**
+ * Whether the device shares images of @p format (glcuda_image_new()
+ * accepts it): 1 or 0, and 0 for a NULL device or a value that is not a
+ * format. Unlike the bit mask caps.formats_supported, it answers for every
+ * value an enum may gain. Touches neither GL nor CUDA. @since 1.0
+ */
+int glcuda_device_has_format(const struct glcuda_device *dev, enum glcuda_format format);
+
+/** Flags for struct glcuda_image_desc. @since 0.1 */
 enum glcuda_image_flags {
 	GLCUDA_IMAGE_FLAG_NONE = 0,
 	/** Do not create the CUDA texture object (only the surface object). */
@@ -518,6 +585,40 @@ enum glcuda_image_flags {
 	 *  and normalised integer formats). Default: point sampling. */
 	GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER = 1 << 1,
 };
+
+/**
+ * Description of a shared image: initialise with glcuda_image_desc_init()
+ * (or zero it and set size), then fill width, height and format. The
+ * caller owns the struct; glcuda_image_new() reads it during the call
+ * only. New parameters of images are appended here, so that they need no
+ * new function.
+ * @since 1.0 (0.1 to 0.3: positional arguments of glcuda_image_new())
+ */
+struct glcuda_image_desc {
+	/** sizeof(struct glcuda_image_desc), as the caller was compiled
+	 *  with: see "Structs the caller allocates" at the top. */
+	size_t size;
+	/** Width in pixels, 1..caps.max_image_size. */
+	uint32_t width;
+	/** Height in pixels, 1..caps.max_image_size. */
+	uint32_t height;
+	/** The pixel format. */
+	enum glcuda_format format;
+	/** enum glcuda_image_flags */
+	uint32_t flags;
+};
+
+/**
+ * Zero @p desc and set its size. Inline, so that the size is the one the
+ * caller was compiled with.
+ * @since 1.0
+ */
+static inline void
+glcuda_image_desc_init(struct glcuda_image_desc *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->size = sizeof(*desc);
+}
 
 /**
  * Allocate a 2D image shared by GL and CUDA: one Vulkan allocation, imported
@@ -529,15 +630,18 @@ enum glcuda_image_flags {
  * glcuda_handoff_to_cuda() and back with glcuda_handoff_to_gl().
  *
  * GL: the device's context must be current.
- * @return 0, -EINVAL (zero or oversized dimensions, unknown format, NULL),
- *   -ENOMEM, GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_UNSUPPORTED_FORMAT
+ * @param desc read during the call only
+ * @param[out] out the new image, owned by the caller
+ *   (glcuda_image_destroy())
+ * @return 0, -EINVAL (NULL argument, desc->size not set or unknown, zero
+ *   or oversized dimensions, unknown format or flags), -ENOMEM,
+ *   GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_UNSUPPORTED_FORMAT
  *   (the message names the format and the API that refused it),
  *   GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE, GLCUDA_ERROR_VULKAN,
  *   GLCUDA_ERROR_GL, GLCUDA_ERROR_CUDA, GLCUDA_ERROR_DEVICE_LOST.
- * @since 0.1
+ * @since 0.1; takes a struct glcuda_image_desc since 1.0
  */
-int glcuda_image_new(struct glcuda_device *dev, uint32_t width,
-		     uint32_t height, enum glcuda_format format, uint32_t flags,
+int glcuda_image_new(struct glcuda_device *dev, const struct glcuda_image_desc *desc,
 		     struct glcuda_image **out);
 
 /**
@@ -572,6 +676,19 @@ enum glcuda_format glcuda_image_get_format(const struct glcuda_image *img);
 /** The device the image belongs to (not a reference: the device must
  *  outlive its images). @since 0.3 (0.1 to 0.2: glcuda_image_device) */
 struct glcuda_device *glcuda_image_get_device(const struct glcuda_image *img);
+
+/**
+ * Attach a pointer of the caller's to the image (NULL when the image is
+ * made, wrapped or part of a ring), e.g. the client buffer it holds.
+ * glcuda never reads or frees it. Touches neither GL nor CUDA. NULL @p img
+ * is a no-op.
+ * @since 1.0
+ */
+void glcuda_image_set_user_data(struct glcuda_image *img, void *user_data);
+
+/** The image's user data (glcuda_image_set_user_data()); NULL for a NULL
+ *  image. @since 1.0 */
+void *glcuda_image_get_user_data(const struct glcuda_image *img);
 
 /* ---------------------------------------------------------------------- */
 /* Wrapped textures and EGLImages                                           */
@@ -677,6 +794,17 @@ enum glcuda_image_kind glcuda_image_get_kind(const struct glcuda_image *img);
  *  @since 0.3 (0.2: glcuda_image_plane_count) */
 unsigned int glcuda_image_get_plane_count(const struct glcuda_image *img);
 
+/** Whether the device makes images of @p kind (see
+ *  caps.image_kinds_supported): 1 or 0; 0 for NULL and unknown kinds.
+ *  @since 1.0 */
+int glcuda_device_has_image_kind(const struct glcuda_device *dev, enum glcuda_image_kind kind);
+
+/** Whether hand-offs of images of @p kind wait on the CPU in the device's
+ *  sync mode (see caps.image_kinds_cpu_wait): 1 or 0; 0 for NULL and
+ *  unknown kinds. @since 1.0 */
+int glcuda_device_image_kind_waits_on_cpu(const struct glcuda_device *dev,
+					  enum glcuda_image_kind kind);
+
 /* ---------------------------------------------------------------------- */
 /* Frame ring                                                               */
 
@@ -692,6 +820,9 @@ enum glcuda_ring_flags {
 	GLCUDA_RING_FLAG_TIMINGS = 1 << 1,
 };
 
+/** The most slots a ring has (struct glcuda_ring_desc.slots). @since 1.0 */
+#define GLCUDA_RING_MAX_SLOTS 4
+
 /**
  * Description of a ring: initialise with glcuda_ring_desc_init() (or zero
  * it and set size), then fill width, height and input_format at least. The
@@ -706,7 +837,7 @@ struct glcuda_ring_desc {
 	uint32_t width;
 	/** Height of the ring's images, in pixels. */
 	uint32_t height;
-	/** Number of slots, 2..4 (0: 3). */
+	/** Number of slots, 2..GLCUDA_RING_MAX_SLOTS (0: 3). */
 	uint32_t slots;
 	/** Format of the input images (what GL renders into). */
 	enum glcuda_format input_format;
@@ -957,9 +1088,15 @@ void *glcuda_frame_get_user_data(const struct glcuda_frame *frame);
  *  - cuda: the caller's CUDA work between submit and complete (events);
  *  - handoff_to_gl: from the end of the CUDA stage to GL passing its wait;
  *  - total: from the start of GL's render to GL passing its wait.
- * @since 0.1
+ * The caller allocates it: initialise it with glcuda_frame_timings_init()
+ * (or set size) before glcuda_ring_read_timings(), which fills the members
+ * its size covers.
+ * @since 0.1; the size member since 1.0
  */
 struct glcuda_frame_timings {
+	/** sizeof(struct glcuda_frame_timings), as the caller was compiled
+	 *  with: see "Structs the caller allocates" at the top. @since 1.0 */
+	size_t size;
 	/** The frame these timings are of (glcuda_frame_get_number()). */
 	uint64_t frame_number;
 	/** gl_render stage. */
@@ -975,16 +1112,34 @@ struct glcuda_frame_timings {
 };
 
 /**
- * Fetch the timings of the oldest finished frame not yet fetched, without
- * stalling: results are available a frame or two after the frame was
- * presented. The ring needs GLCUDA_RING_FLAG_TIMINGS.
- * GL: context current.
- * @return 1 and fills @p out, 0 if none is available yet, or a negative
- *   error (-EINVAL without GLCUDA_RING_FLAG_TIMINGS).
- * @since 0.1
+ * Zero @p timings and set its size. Inline, so that the size is the one
+ * the caller was compiled with.
+ * @since 1.0
  */
-int glcuda_ring_get_timings(struct glcuda_ring *ring,
-			    struct glcuda_frame_timings *out);
+static inline void
+glcuda_frame_timings_init(struct glcuda_frame_timings *timings)
+{
+	memset(timings, 0, sizeof(*timings));
+	timings->size = sizeof(*timings);
+}
+
+/**
+ * Read the timings of the oldest finished frame not yet read, without
+ * stalling: results are available a frame or two after the frame was
+ * presented. The ring needs GLCUDA_RING_FLAG_TIMINGS. It queries GL's
+ * timer queries and CUDA's events (hence not a getter).
+ * GL: context current.
+ * @param[in,out] out its size set (glcuda_frame_timings_init()); the
+ *   members the size covers are filled when 1 is returned
+ * @return 1 and fills @p out, 0 if none is available yet (@p out
+ *   untouched), or a negative error: -EINVAL (NULL argument, out->size not
+ *   set or unknown, a ring without GLCUDA_RING_FLAG_TIMINGS),
+ *   GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_CUDA, GLCUDA_ERROR_GL,
+ *   GLCUDA_ERROR_DEVICE_LOST.
+ * @since 1.0 (0.1 to 0.3: glcuda_ring_get_timings, without the size)
+ */
+int glcuda_ring_read_timings(struct glcuda_ring *ring,
+			     struct glcuda_frame_timings *out);
 
 /* ---------------------------------------------------------------------- */
 /* Headless helper                                                          */

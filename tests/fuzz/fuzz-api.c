@@ -280,12 +280,17 @@ op_image_new(struct input *in, struct pool *p)
 	uint8_t how = take8(in);
 	int slot = slot_of(in, MAX_IMAGES);
 	struct glcuda_image *img = (struct glcuda_image *)&how, *const sentinel = img;
+	struct glcuda_image_desc desc;
 	uint32_t max;
 	bool invalid;
 	int ret;
 
-	ret = glcuda_image_new(dev, w, h, (enum glcuda_format)format, flags,
-			       (how & 1) ? NULL : &img);
+	glcuda_image_desc_init(&desc);
+	desc.width = w;
+	desc.height = h;
+	desc.format = (enum glcuda_format)format;
+	desc.flags = flags;
+	ret = glcuda_image_new(dev, &desc, (how & 1) ? NULL : &img);
 	if (!dev || (how & 1)) {
 		expect(ret == -EINVAL, "glcuda_image_new(NULL): %s", glcuda_error_get_name(ret));
 		expect_failure(ret, "glcuda_image_new");
@@ -449,7 +454,7 @@ op_ring_call(struct input *in, struct pool *p)
 	int r = b % MAX_RINGS;
 	struct glcuda_ring *ring = b & 0x80 ? NULL : p->rings[r];
 	struct glcuda_frame *frame = (struct glcuda_frame *)&b, *const sentinel = frame;
-	struct glcuda_frame_timings timings;
+	struct glcuda_frame_timings timings = { .size = sizeof(struct glcuda_frame_timings) };
 	int slot = slot_of(in, MAX_FRAMES);
 	int ret;
 
@@ -494,9 +499,9 @@ op_ring_call(struct input *in, struct pool *p)
 		(void)glcuda_ring_get_dropped(ring);
 		break;
 	case 5:
-		ret = glcuda_ring_get_timings(ring, (b & 0x40) ? NULL : &timings);
+		ret = glcuda_ring_read_timings(ring, (b & 0x40) ? NULL : &timings);
 		if (!ring || (b & 0x40))
-			expect_failure(ret, "glcuda_ring_get_timings(NULL)");
+			expect_failure(ret, "glcuda_ring_read_timings(NULL)");
 		break;
 	case 6:
 		if (ring) {
@@ -616,6 +621,7 @@ op_without_context(struct input *in, struct pool *p)
 	struct glcuda_image *img = (struct glcuda_image *)&dev, *const sentinel = img;
 	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 16, .height = 16,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
+	struct glcuda_image_desc image_desc;
 	struct glcuda_ring *ring = (struct glcuda_ring *)&desc;
 	int ret;
 
@@ -623,7 +629,10 @@ op_without_context(struct input *in, struct pool *p)
 		return;
 	eglMakeCurrent(glcuda_headless_get_display(headless), EGL_NO_SURFACE, EGL_NO_SURFACE,
 		       EGL_NO_CONTEXT);
-	ret = glcuda_image_new(dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &img);
+	glcuda_image_desc_init(&image_desc);
+	image_desc.width = image_desc.height = 16;
+	image_desc.format = GLCUDA_FORMAT_RGBA8;
+	ret = glcuda_image_new(dev, &image_desc, &img);
 	expect(ret == GLCUDA_ERROR_NO_CURRENT_CONTEXT, "glcuda_image_new without context: %s",
 	       glcuda_error_get_name(ret));
 	expect(img == sentinel, "wrote *out on failure");

@@ -1,11 +1,12 @@
 # tools/common: what glcuda-info, glcuda-demo, glcuda-bench and glcuda-soak
-# share (clocks, statistics, option parsing, shaders, UUIDs) and their own
-# table of CUDA driver functions: they use more of CUDA than libglcuda and
+# share (clocks, statistics, option parsing, shaders, UUIDs, extension
+# strings) and their own table of CUDA driver functions: they use more of CUDA than libglcuda and
 # link only its public API. A convenience library, never installed.
 noinst_LTLIBRARIES += tools/common/libtools-common.la
 tools_common_libtools_common_la_SOURCES = \
 	tools/common/clock.c tools/common/clock.h \
 	tools/common/cuda-table.c tools/common/cuda-table.h \
+	tools/common/extensions.c tools/common/extensions.h \
 	tools/common/parse.c tools/common/parse.h \
 	tools/common/shader.c tools/common/shader.h \
 	tools/common/stats.c tools/common/stats.h \

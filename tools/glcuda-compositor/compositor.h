@@ -197,8 +197,8 @@ struct comp {
 	struct wl_list surfaces;
 	struct wl_list uploads;         /* struct surface.upload_link */
 	struct wl_list output_resources;
-	struct wl_list slot_feedback[4];  /* per ring slot: feedback of its frame */
-	bool slot_shows_window[4];      /* per ring slot: a window is in its frame */
+	struct wl_list slot_feedback[GLCUDA_RING_MAX_SLOTS]; /* per ring slot: feedback of its frame */
+	bool slot_shows_window[GLCUDA_RING_MAX_SLOTS];      /* per ring slot: a window is in its frame */
 	int32_t next_x, next_y;         /* where the next toplevel goes */
 
 	/* GL, glcuda and CUDA. */

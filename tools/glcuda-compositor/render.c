@@ -480,11 +480,11 @@ render_frame(struct comp *c)
 void
 render_collect_timings(struct comp *c)
 {
-	struct glcuda_frame_timings t;
+	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
 
 	if (!c->ring_timings)
 		return;
-	while (glcuda_ring_get_timings(c->ring, &t) == 1) {
+	while (glcuda_ring_read_timings(c->ring, &t) == 1) {
 		c->t_count++;
 		c->t_render += t.gl_render_ns;
 		c->t_to_cuda += t.handoff_to_cuda_ns;

@@ -1,0 +1,15 @@
+/*
+ * Extension strings (eglQueryString(..., EGL_EXTENSIONS), a device's):
+ * whether one names an extension, as a whole word.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_TOOLS_EXTENSIONS_H
+#define GLCUDA_TOOLS_EXTENSIONS_H
+
+#include <stdbool.h>
+
+/* "EGL_KHR_image" does not match "EGL_KHR_image_base"; list may be NULL
+ * (then false). */
+bool extension_list_has(const char *list, const char *name);
+
+#endif
