@@ -123,7 +123,7 @@ scenario(struct glcuda_headless *hl, enum glcuda_sync_mode mode, const char **fa
 #define STEP(call) do { ret = (call); if (ret < 0) { *failed = #call; goto out; } } while (0)
 	STEP(device_new(hl, mode, 0, &dev));
 	for (size_t i = 0; i < ARRAY_LENGTH(formats); i++)
-		STEP(glcuda_image_new(dev, W, H, formats[i], 0, &img[i]));
+		STEP(test_image_new(dev, W, H, formats[i], 0, &img[i]));
 	STEP(glcuda_handoff_to_cuda(dev, img, ARRAY_LENGTH(img), NULL));
 	STEP(glcuda_handoff_to_gl(dev, img, ARRAY_LENGTH(img), NULL));
 	STEP(glcuda_ring_new(dev, &desc, &ring));

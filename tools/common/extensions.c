@@ -7,7 +7,7 @@
 #include <string.h>
 
 bool
-extension_list_has(const char *list, const char *name)
+tools_extension_list_has(const char *list, const char *name)
 {
 	size_t len = strlen(name);
 	const char *p = list;

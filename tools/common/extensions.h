@@ -8,8 +8,9 @@
 
 #include <stdbool.h>
 
-/* "EGL_KHR_image" does not match "EGL_KHR_image_base"; list may be NULL
+/* (Named apart from the library's internal copy, which a static
+ * libglcuda also carries.) "EGL_KHR_image" does not match "EGL_KHR_image_base"; list may be NULL
  * (then false). */
-bool extension_list_has(const char *list, const char *name);
+bool tools_extension_list_has(const char *list, const char *name);
 
 #endif
