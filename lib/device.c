@@ -473,7 +473,8 @@ glcuda_device_destroy(struct glcuda_device *dev)
 {
 	if (!dev)
 		return;
-	glcuda_clear_error();
+	/* No glcuda_clear_error(): destroy is what a caller's unwind calls
+	 * after a failure, and the failure's message must outlive it. */
 	if (dev->live_images || dev->live_rings) {
 		/* Freeing now would leave those objects pointing at freed
 		 * memory. Refuse: the device stays whole and usable, and the

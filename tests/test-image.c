@@ -425,11 +425,15 @@ START_TEST(destroy_with_children)
 	glcuda_image_destroy(img2);
 	glcuda_image_destroy(img);
 
+	/* An unwind after a failure: the destroy calls keep its message. */
+	ck_assert_int_eq(test_image_new(dev, 0, 4, GLCUDA_FORMAT_RGBA8, 0, &img2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "0x4"));
+	glcuda_image_destroy(NULL);
 	/* Now it goes, without complaint (LeakSanitizer and valgrind see
 	 * that it is freed). */
 	glcuda_device_destroy(dev);
-	ck_assert_int_eq(errors, 1);
-	ck_assert_str_eq(glcuda_get_last_error(), "");
+	ck_assert_int_eq(errors, 2);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "0x4"));
 	dev = NULL;
 	teardown();
 }

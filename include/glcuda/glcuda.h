@@ -469,6 +469,8 @@ int glcuda_device_new(void *display /* EGLDisplay */, void *context /* EGLContex
  * this again. (Deferring the destruction to the last child would leave a
  * device nobody may use but that still holds a GL context's objects, to
  * be freed at some later call that may not have the context current.)
+ * Otherwise it leaves the thread's last error as it was, like every
+ * _destroy call: an unwind after a failure keeps the failure's message.
  *
  * After GLCUDA_ERROR_DEVICE_LOST it does not wait on the GPU. It releases
  * the CUDA primary context it retained: when that was the last reference,
