@@ -51,6 +51,7 @@ TESTS += tests/test-gst-props.sh
 fake_cuda_scripts += tests/test-gst-props.sh
 endif
 dist_check_SCRIPTS += tests/test-gst.sh
+EXTRA_DIST += tests/gst-test-env.sh
 dist_check_SCRIPTS += tests/test-gst-odd.sh
 dist_check_SCRIPTS += tests/test-gst-props.sh
 # The GPU machine's build, test and benchmark of the plugin.

@@ -19,48 +19,11 @@
 # SPDX-License-Identifier: MIT
 set -u
 
-# test-pkgconfig.sh and test-examples.sh run `make install`, which relinks
-# the plugin inside the build tree (libtool moves the built file aside
-# meanwhile): hold the build tree's install lock, shared, while the
-# plugin is loaded from it.
-exec 9> ./tests/.install.lock
-flock -s 9
-
-plugin=./gst/.libs/libgstglcuda.so
-if [ ! -e "$plugin" ]; then
-	echo "SKIP: the GStreamer plugin is not built (configure found no GStreamer GL development files)"
-	exit 77
-fi
-info=./tools/glcuda-info
 states=./tests/gst-states
-fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
-for f in "$info" "$states" "$fake"; do
-	if [ ! -e "$f" ]; then
-		echo "FAIL: $f not found; run from the build directory after make check" >&2
-		exit 1
-	fi
-done
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# The build's plugin, and a registry of the test's own (not the user's).
-GST_PLUGIN_PATH=$(pwd)/gst/.libs
-GST_REGISTRY=$tmp/registry.bin
-# Headless GstGL on Mesa: EGL on the EGL device platform, no window system.
-GST_GL_PLATFORM=egl
-GST_GL_WINDOW=egl-device
+gst_test_needs=$states
+. "${srcdir:-.}/tests/gst-test-env.sh"
 GST_GL_API=opengl3
-export GST_PLUGIN_PATH GST_REGISTRY GST_GL_PLATFORM GST_GL_WINDOW GST_GL_API
-
-uuid=$(GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$info" 2>/dev/null |
-	awk '/device UUID/ { print $3; exit }')
-if [ -z "$uuid" ]; then
-	echo "SKIP: GL reports no device UUID (no GL_EXT_memory_object)"
-	exit 77
-fi
-GLCUDA_LIBCUDA=$fake
-GLCUDA_FAKE_CUDA_UUID=$uuid
-export GLCUDA_LIBCUDA GLCUDA_FAKE_CUDA_UUID
+export GST_GL_API
 
 failures=0
 fail() {
