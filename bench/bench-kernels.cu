@@ -5,7 +5,7 @@
 //   invert  one read, one write per pixel: bandwidth-bound (a 4K RGBA8
 //           frame moves 2 x 33 MB).
 //   blur    separable Gaussian, two passes through a float4 scratch buffer,
-//           the demo's blur passes (tools/pixel.cuh) with its parameters: sigma 4 px at 1080 lines, scaled with the
+//           the demo's blur passes (common/pixel.cuh) with its parameters: sigma 4 px at 1080 lines, scaled with the
 //           height; taps 0..radius in linear memory; reads clamp to the edge.
 //
 // Formats: u8 = GLCUDA_FORMAT_RGBA8 (uchar4), f16 = GLCUDA_FORMAT_RGBA16F
@@ -16,7 +16,7 @@
 // libcuda.
 //
 // SPDX-License-Identifier: MIT
-#include "../tools/pixel.cuh"
+#include "../common/pixel.cuh"
 
 // Invert, per format. RGBA8 without the float round trip: what a
 // hand-written RGBA8 invert does. Alpha stays.

@@ -36,7 +36,7 @@
  * last composited frame back and comparing it exactly with a reference.
  *
  * The program never links libcuda: its CUDA calls go through the tools'
- * run-time table (CU(name), tools/common/cuda-table.h), loaded once the
+ * run-time table (CU(name), common/cuda-table.h), loaded once the
  * first glcuda device has found the driver.
  *
  * SPDX-License-Identifier: MIT

@@ -11,18 +11,18 @@ noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-tr
 	$(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_bench_SOURCES = %reldir%/bench-kernels.S
 %canon_reldir%_glcuda_bench_CPPFLAGS = $(tools_cppflags)
-%canon_reldir%_glcuda_bench_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
+%canon_reldir%_glcuda_bench_LDADD = common/libglcuda-common.la lib/libglcuda.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 %canon_reldir%_glcuda_soak_SOURCES = %reldir%/glcuda-soak.c $(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_soak_SOURCES = %reldir%/bench-kernels.S
 %canon_reldir%_glcuda_soak_CPPFLAGS = $(tools_cppflags)
-%canon_reldir%_glcuda_soak_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
+%canon_reldir%_glcuda_soak_LDADD = common/libglcuda-common.la lib/libglcuda.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 
 %canon_reldir%_glcuda_trace_SOURCES = %reldir%/glcuda-trace.c $(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_trace_SOURCES = %reldir%/trace-kernels.S
 %canon_reldir%_glcuda_trace_CPPFLAGS = $(tools_cppflags)
-%canon_reldir%_glcuda_trace_LDADD = tools/common/libtools-common.la lib/libglcuda.la \
+%canon_reldir%_glcuda_trace_LDADD = common/libglcuda-common.la lib/libglcuda.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 
 # nvcc writes into bench/ before any object file has made it.

@@ -1,5 +1,5 @@
 // glcudafilter's own kernels: the built-in invert on the planes of the
-// formats other than RGBA (RGBA runs tools/filters.cu's). One kernel per
+// formats other than RGBA (RGBA runs common/filters.cu's). One kernel per
 // plane format, each (CUsurfObject in, CUsurfObject out, int width,
 // int height) with width and height of the plane, launched with 16x16
 // blocks, one thread per texel (x in bytes for the surface calls).

@@ -1,13 +1,13 @@
 # gst: the GStreamer plugin (libgstglcuda.so, element glcudafilter). It
 # builds like a user's program: glcuda's public headers and the shared
-# library, the tools' CUDA table (tools/common) and the demo's filters
-# (tools/libfilters.la). Built when configure finds GStreamer's GL
+# library, the shared CUDA table and filters
+# (common/libfilters.la). Built when configure finds GStreamer's GL
 # development files (--enable-gstreamer).
 if HAVE_GSTREAMER
 gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
 %canon_reldir%_libgstglcuda_la_SOURCES = %reldir%/gstglcudafilter.c %reldir%/gstglcudafilter.h
-%canon_reldir%_libgstglcuda_la_CPPFLAGS = $(tools_cppflags) -I$(top_srcdir)/tools $(GST_CFLAGS)
-%canon_reldir%_libgstglcuda_la_LIBADD = tools/libfilters.la tools/common/libtools-common.la \
+%canon_reldir%_libgstglcuda_la_CPPFLAGS = $(tools_cppflags) $(GST_CFLAGS)
+%canon_reldir%_libgstglcuda_la_LIBADD = common/libfilters.la common/libglcuda-common.la \
 	lib/libglcuda.la $(GST_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
 # A module: GStreamer loads it by its file name; only the plugin
 # descriptor (GST_PLUGIN_DEFINE) is exported.

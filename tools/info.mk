@@ -10,5 +10,5 @@ noinst_LTLIBRARIES += %reldir%/libinforeport.la
 bin_PROGRAMS += %reldir%/glcuda-info
 %canon_reldir%_glcuda_info_SOURCES = %reldir%/glcuda-info.c $(sanitizer_sources)
 %canon_reldir%_glcuda_info_CPPFLAGS = $(tools_cppflags)
-%canon_reldir%_glcuda_info_LDADD = %reldir%/libinforeport.la tools/common/libtools-common.la \
+%canon_reldir%_glcuda_info_LDADD = %reldir%/libinforeport.la common/libglcuda-common.la \
 	lib/libglcuda.la $(EGL_LIBS) $(EPOXY_LIBS)

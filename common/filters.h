@@ -3,9 +3,9 @@
  * invert, separable Gaussian blur, unsharp mask and a 3D-LUT colour grade,
  * from one shared image's surface to another's, enqueued on a stream.
  *
- * The kernels (tools/filters.cu) are a fat binary embedded in the program
+ * The kernels (common/filters.cu) are a fat binary embedded in the program
  * and loaded with cuModuleLoadData in the device's CUDA context. Every CUDA
- * call goes through the tools' run-time table (tools/common/cuda-table.h),
+ * call goes through the tools' run-time table (common/cuda-table.h),
  * loaded by filters_new(): nothing links libcuda. Built
  * without nvcc, only FILTER_NONE exists (an array-to-array copy).
  *

@@ -1,11 +1,11 @@
 // The CUDA filters of glcuda-demo and the examples: copy, invert, separable
 // Gaussian blur, unsharp mask and a 3D-LUT colour grade. Compiled to a fat
 // binary, embedded in the program and loaded with cuModuleLoadData through
-// glcuda's run-time CUDA loader (tools/filters.c), so nothing links libcuda.
+// glcuda's run-time CUDA loader (common/filters.c), so nothing links libcuda.
 //
 // Every kernel reads and writes 2D surface objects of shared images; the
 // pixel formats, launch geometry and the blur's two passes are in
-// tools/pixel.cuh, shared with glcuda-bench's kernels.
+// common/pixel.cuh, shared with glcuda-bench's kernels.
 //
 // SPDX-License-Identifier: MIT
 #include <stdint.h>
@@ -91,7 +91,7 @@ __device__ void grade_px(CUsurfObject in, CUsurfObject out, int w, int h,
 }
 
 // C entry points, one per (input, output) format pair, named
-// filter_<op>_<in>_<out> (blur_h: filter_blur_h_<in>). tools/filters.c
+// filter_<op>_<in>_<out> (blur_h: filter_blur_h_<in>). common/filters.c
 // looks them up by these names.
 #define PAIR_KERNELS(I, O, NI, NO)                                                          \
 	extern "C" __global__ void filter_copy_##NI##_##NO(CUsurfObject in, CUsurfObject out, \

@@ -1,4 +1,4 @@
-// Device code shared by the CUDA kernels of glcuda-demo (tools/filters.cu)
+// Device code shared by the CUDA kernels of glcuda-demo (common/filters.cu)
 // and glcuda-bench (bench/bench-kernels.cu): pixel loads and stores of
 // 2D surface objects per format, the launch geometry, and the two passes of
 // the separable Gaussian blur, so that both programs run the same blur.
