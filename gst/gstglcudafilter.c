@@ -24,6 +24,11 @@
  * of the tests, formats CUDA cannot register), a texture that is not a
  * pool's image is copied into (or out of) a glcuda shared image with
  * glBlitFramebuffer on the GPU; the element says so once in the log.
+ *
+ * This file is the element; beside it: gstglcudadevice.c (the device of
+ * each GL context), gstglcudaformat.c (the formats and the wraps of
+ * GstGLMemory), gstglcudabufferpool.c (the pool), gstglcudadisplay.c (the
+ * default GL display) and gstglcudaplugin.c (the plugin's registration).
  */
 #include "config.h"
 
@@ -31,13 +36,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <gst/gl/gl.h>
-#include <gst/gl/egl/gstgldisplay_egl_device.h>
 #include <gst/gl/gstglfuncs.h>
 
 #include "gstglcudafilter.h"
+#include "gstglcudabufferpool.h"
+#include "gstglcudadevice.h"
+#include "gstglcudadisplay.h"
+#include "gstglcudaformat.h"
 #include "filters.h"
 
 #ifdef HAVE_NVCC
@@ -53,564 +59,9 @@ extern const unsigned char glcudafilter_kernels_fatbin[];
 #define GL_DRAW_FRAMEBUFFER 0x8CA9
 #endif
 
-GST_DEBUG_CATEGORY_STATIC(gst_glcuda_filter_debug);
+GST_DEBUG_CATEGORY(gst_glcuda_filter_debug);
 #define GST_CAT_DEFAULT gst_glcuda_filter_debug
 
-/* ---------------------------------------------------------------------- */
-/* One glcuda device per GL context                                         */
-
-/* Referenced by the elements that use the context and by every wrap made
- * on it, so that the device outlives the images made from it whatever
- * order GStreamer frees elements and pooled memory in. */
-struct gcf_device {
-	gint refcount;
-	GstGLContext *context;
-	struct glcuda_device *dev;
-	/* Bit i set once the driver refused to register a GL texture of
-	 * gcf_formats[i]: the copy path for that format from then on,
-	 * without retrying at every new memory. Per format: CUDA registers
-	 * R8 but not RGB10_A2 textures, for instance. */
-	guint wrap_refused;
-};
-
-static GMutex devices_lock;
-static GList *devices; /* struct gcf_device *, one per context */
-
-struct device_new_args {
-	struct glcuda_device *dev;
-	int ret;
-	char msg[1024];
-};
-
-/* glcuda's messages of the device go to GStreamer's log, not stderr
- * (the process-wide handler is the application's to set). */
-static void G_GNUC_PRINTF(3, 0)
-device_log(enum glcuda_log_priority priority, void *user_data, const char *format,
-	   va_list args)
-{
-	GstDebugLevel level = priority >= GLCUDA_LOG_PRIORITY_ERROR ? GST_LEVEL_WARNING :
-			      priority >= GLCUDA_LOG_PRIORITY_INFO ? GST_LEVEL_INFO :
-								     GST_LEVEL_DEBUG;
-	gchar *msg;
-
-	if (level > gst_debug_category_get_threshold(GST_CAT_DEFAULT))
-		return;
-	msg = g_strdup_vprintf(format, args);
-	g_strchomp(msg);
-	GST_CAT_LEVEL_LOG(GST_CAT_DEFAULT, level, NULL, "glcuda: %s", msg);
-	g_free(msg);
-}
-
-/* GL thread: the context is current, so EGL names its display and context. */
-static void
-device_new_gl(GstGLContext *context, gpointer data)
-{
-	struct device_new_args *a = data;
-	struct glcuda_device_options opts;
-	EGLDisplay dpy = eglGetCurrentDisplay();
-	EGLContext ctx = eglGetCurrentContext();
-
-	if (gst_gl_context_get_gl_platform(context) != GST_GL_PLATFORM_EGL ||
-	    dpy == EGL_NO_DISPLAY || ctx == EGL_NO_CONTEXT) {
-		a->ret = GLCUDA_ERROR_NO_DISPLAY;
-		snprintf(a->msg, sizeof(a->msg),
-			 "the GstGLContext is not an EGL context (glcuda needs EGL: "
-			 "set GST_GL_PLATFORM=egl)");
-		return;
-	}
-	glcuda_device_options_init(&opts);
-	opts.log_func = device_log;
-	/* Everything, filtered by the debug category's threshold. */
-	opts.log_priority = GLCUDA_LOG_PRIORITY_DEBUG;
-	a->ret = glcuda_device_new(dpy, ctx, &opts, &a->dev);
-	/* The message is per thread: read it here, on the GL thread. */
-	if (a->ret < 0)
-		snprintf(a->msg, sizeof(a->msg), "%s", glcuda_get_last_error());
-}
-
-static void
-device_destroy_gl(GstGLContext *context, gpointer data)
-{
-	glcuda_device_destroy(data);
-}
-
-/* A reference to the device of @context, made if there is none yet.
- * On failure: NULL, with the glcuda error in *ret and its message in msg. */
-static struct gcf_device *
-gcf_device_get(GstGLContext *context, int *ret, char *msg, size_t size)
-{
-	struct device_new_args a = { NULL, 0, "" };
-	struct gcf_device *d = NULL;
-	GList *l;
-
-	g_mutex_lock(&devices_lock);
-	for (l = devices; l; l = l->next) {
-		struct gcf_device *e = l->data;
-		if (e->context == context) {
-			g_atomic_int_inc(&e->refcount);
-			d = e;
-			break;
-		}
-	}
-	g_mutex_unlock(&devices_lock);
-	if (d)
-		return d;
-
-	/* Made outside the lock: the GL thread may be freeing memory whose
-	 * wraps drop device references (and take the lock) meanwhile. */
-	gst_gl_context_thread_add(context, device_new_gl, &a);
-	if (a.ret < 0) {
-		*ret = a.ret;
-		snprintf(msg, size, "%s", a.msg);
-		return NULL;
-	}
-	d = g_new0(struct gcf_device, 1);
-	d->refcount = 1;
-	d->context = gst_object_ref(context);
-	d->dev = a.dev;
-	g_mutex_lock(&devices_lock);
-	for (l = devices; l; l = l->next) {
-		struct gcf_device *e = l->data;
-		if (e->context == context) {
-			/* Another element made one meanwhile: use that one. */
-			g_atomic_int_inc(&e->refcount);
-			g_mutex_unlock(&devices_lock);
-			gst_gl_context_thread_add(context, device_destroy_gl, d->dev);
-			gst_object_unref(d->context);
-			g_free(d);
-			return e;
-		}
-	}
-	devices = g_list_prepend(devices, d);
-	g_mutex_unlock(&devices_lock);
-	return d;
-}
-
-static void
-gcf_device_unref(struct gcf_device *d)
-{
-	gboolean last;
-
-	if (!d)
-		return;
-	g_mutex_lock(&devices_lock);
-	last = g_atomic_int_dec_and_test(&d->refcount);
-	if (last)
-		devices = g_list_remove(devices, d);
-	g_mutex_unlock(&devices_lock);
-	if (!last)
-		return;
-	gst_gl_context_thread_add(d->context, device_destroy_gl, d->dev);
-	gst_object_unref(d->context);
-	g_free(d);
-}
-
-/* ---------------------------------------------------------------------- */
-/* The video formats, as GL textures of glcuda formats, one per plane       */
-
-#define GCF_MAX_PLANES 2
-
-/* What GstGL makes of each format the element takes (one texture per
- * plane, in the GL format of the glcuda format named here) and the
- * built-in invert's kernel of each plane (gst/glcudafilter-kernels.cu;
- * NULL for RGBA, which runs the tools' filters). */
-struct gcf_format {
-	GstVideoFormat video;
-	guint n_planes;
-	enum glcuda_format planes[GCF_MAX_PLANES];
-	const char *invert[GCF_MAX_PLANES];
-};
-
-static const struct gcf_format gcf_formats[] = {
-	{ GST_VIDEO_FORMAT_RGBA, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL } },
-	{ GST_VIDEO_FORMAT_RGB10A2_LE, 1, { GLCUDA_FORMAT_RGB10_A2 },
-	  { "glcudafilter_invert_rgb10a2" } },
-	{ GST_VIDEO_FORMAT_NV12, 2, { GLCUDA_FORMAT_R8, GLCUDA_FORMAT_RG8 },
-	  { "glcudafilter_invert_r8", "glcudafilter_invert_rg8" } },
-	{ GST_VIDEO_FORMAT_P010_10LE, 2, { GLCUDA_FORMAT_R16, GLCUDA_FORMAT_RG16 },
-	  { "glcudafilter_invert_p010_r16", "glcudafilter_invert_p010_rg16" } },
-};
-#define GCF_N_FORMATS G_N_ELEMENTS(gcf_formats)
-
-static const struct gcf_format *
-gcf_format_find(GstVideoFormat video)
-{
-	for (guint i = 0; i < GCF_N_FORMATS; i++)
-		if (gcf_formats[i].video == video)
-			return &gcf_formats[i];
-	return NULL;
-}
-
-/* A plane's size, as GstGL sizes its texture (the chroma plane of NV12
- * and P010 is half the frame's size, rounded up). */
-static guint
-plane_width(const GstVideoInfo *info, guint plane)
-{
-	gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-	gst_video_format_info_component(info->finfo, plane, comp);
-	return (guint)GST_VIDEO_INFO_COMP_WIDTH(info, comp[0]);
-}
-
-static guint
-plane_height(const GstVideoInfo *info, guint plane)
-{
-	gint comp[GST_VIDEO_MAX_COMPONENTS];
-
-	gst_video_format_info_component(info->finfo, plane, comp);
-	return (guint)GST_VIDEO_INFO_COMP_HEIGHT(info, comp[0]);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Wraps of GstGLMemory textures, cached on the memory                      */
-
-struct gcf_wrap {
-	struct gcf_device *device;
-	struct glcuda_image *image;
-	uint32_t flags;
-};
-
-static GQuark wrap_quark;
-
-static void
-wrap_destroy_gl(GstGLContext *context, gpointer data)
-{
-	glcuda_image_destroy(data);
-}
-
-/* The memory's qdata notify: it runs before the memory's free function
- * deletes the texture, so the registration goes first, as glcuda asks. */
-static void
-wrap_free(gpointer data)
-{
-	struct gcf_wrap *w = data;
-
-	gst_gl_context_thread_add(w->device->context, wrap_destroy_gl, w->image);
-	gcf_device_unref(w->device);
-	g_free(w);
-}
-
-/* GL thread. The wrap of @mem's texture, made on first use. */
-static int
-wrap_get(struct gcf_device *d, GstGLMemory *mem, uint32_t flags, struct glcuda_image **out)
-{
-	struct gcf_wrap *w = gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), wrap_quark);
-	struct glcuda_image *img;
-	int ret;
-
-	if (w && w->device == d && w->flags == flags) {
-		*out = w->image;
-		return 0;
-	}
-	ret = glcuda_image_wrap_gl_texture(d->dev, gst_gl_memory_get_texture_id(mem),
-					   0x0DE1 /* GL_TEXTURE_2D */, flags, &img);
-	if (ret < 0)
-		return ret;
-	w = g_new0(struct gcf_wrap, 1);
-	w->device = d;
-	g_atomic_int_inc(&d->refcount);
-	w->image = img;
-	w->flags = flags;
-	/* Replaces (and frees) a wrap of another device or other flags. */
-	gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), wrap_quark, w, wrap_free);
-	*out = img;
-	return 0;
-}
-
-/* ---------------------------------------------------------------------- */
-/* The buffer pool: GstGLMemory on the textures of glcuda shared images     */
-
-/* The image behind one pooled memory, found again from the memory (qdata)
- * by the element that receives it. The memory's destroy notify frees it,
- * after GStreamer has let go of the texture (a wrapped texture, which
- * GStreamer does not delete: the image owns it). */
-struct gcf_pooled {
-	struct gcf_device *device;
-	struct glcuda_image *image;
-};
-
-static GQuark pooled_quark;
-
-#define GST_TYPE_GLCUDA_BUFFER_POOL (gst_glcuda_buffer_pool_get_type())
-G_DECLARE_FINAL_TYPE(GstGlcudaBufferPool, gst_glcuda_buffer_pool, GST, GLCUDA_BUFFER_POOL,
-		     GstGLBufferPool)
-
-/* A GstGLBufferPool, so that GL elements upstream (glcolorconvert,
- * GstGLFilter, GstGLBaseSrc) take it as theirs; only the allocation of
- * a buffer differs. */
-struct _GstGlcudaBufferPool {
-	GstGLBufferPool parent;
-	/* A reference: the images of the pool are this device's. */
-	struct gcf_device *device;
-	gboolean add_sync_meta;
-	/* The glcudafilter that made the pool: a buffer it cannot make is
-	 * an error of that element, with glcuda's reason (the pool's user
-	 * may be another element, which would only say "error (-5)"). */
-	GWeakRef owner;
-};
-
-G_DEFINE_TYPE(GstGlcudaBufferPool, gst_glcuda_buffer_pool, GST_TYPE_GL_BUFFER_POOL);
-
-struct pool_image_args {
-	struct glcuda_device *dev;
-	enum glcuda_format format;
-	uint32_t width, height;
-	struct glcuda_image *image;
-	int ret;
-	char msg[512];
-};
-
-/* GL thread. */
-static void
-pool_image_new_gl(GstGLContext *context, gpointer data)
-{
-	struct pool_image_args *a = data;
-	struct glcuda_image_desc desc;
-
-	glcuda_image_desc_init(&desc);
-	desc.width = a->width;
-	desc.height = a->height;
-	desc.format = a->format;
-	a->ret = glcuda_image_new(a->dev, &desc, &a->image);
-	if (a->ret < 0)
-		snprintf(a->msg, sizeof(a->msg), "%s", glcuda_device_get_last_error(a->dev));
-}
-
-static void
-pooled_free(gpointer data)
-{
-	struct gcf_pooled *p = data;
-
-	gst_gl_context_thread_add(p->device->context, wrap_destroy_gl, p->image);
-	gcf_device_unref(p->device);
-	g_free(p);
-}
-
-/* The image of @mem if it is a pooled memory of device @d, else NULL. */
-static struct glcuda_image *
-pooled_image(struct gcf_device *d, GstGLMemory *mem)
-{
-	struct gcf_pooled *p = gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), pooled_quark);
-
-	return p && p->device == d ? p->image : NULL;
-}
-
-static gboolean
-gst_glcuda_buffer_pool_set_config(GstBufferPool *bpool, GstStructure *config)
-{
-	GstGlcudaBufferPool *pool = GST_GLCUDA_BUFFER_POOL(bpool);
-
-	pool->add_sync_meta = gst_buffer_pool_config_has_option(config,
-								GST_BUFFER_POOL_OPTION_GL_SYNC_META);
-	return GST_BUFFER_POOL_CLASS(gst_glcuda_buffer_pool_parent_class)->set_config(bpool,
-										      config);
-}
-
-/* GstGL names 8-bit formats unsized (GL_RED, GL_RG, GL_RGBA) and sizes
- * them with GL_UNSIGNED_BYTE when it makes the texture (on GL 3 and
- * GLES 3, all glcuda runs on). */
-static guint
-sized_format(GstGLFormat format)
-{
-	switch (format) {
-	case GST_GL_RED:
-		return GST_GL_R8;
-	case GST_GL_RG:
-		return GST_GL_RG8;
-	case GST_GL_RGBA:
-		return GST_GL_RGBA8;
-	default:
-		return format;
-	}
-}
-
-/* Whether GstGL's textures of @vparams are what glcuda shares: one of the
- * element's formats, in the GL format of its glcuda format per plane. */
-static const struct gcf_format *
-pool_format(GstGLContext *context, const GstGLVideoAllocationParams *vparams)
-{
-	const struct gcf_format *fmt = gcf_format_find(GST_VIDEO_INFO_FORMAT(vparams->v_info));
-
-	if (!fmt || vparams->target != GST_GL_TEXTURE_TARGET_2D ||
-	    GST_VIDEO_INFO_MULTIVIEW_MODE(vparams->v_info) == GST_VIDEO_MULTIVIEW_MODE_SEPARATED)
-		return NULL;
-	for (guint p = 0; p < fmt->n_planes; p++)
-		if (sized_format(gst_gl_format_from_video_info(context, vparams->v_info, p)) !=
-		    glcuda_format_get_gl_internal_format(fmt->planes[p]))
-			return NULL;
-	return fmt;
-}
-
-/* One memory of a pooled buffer: plane @plane's texture, that of a new
- * glcuda image. NULL on failure (logged). */
-static GstMemory *
-pool_plane_new(GstGlcudaBufferPool *pool, GstGLContext *context,
-	       const GstGLVideoAllocationParams *vparams, const struct gcf_format *fmt,
-	       guint plane)
-{
-	GstGLVideoAllocationParams *wrapped;
-	GstGLMemoryAllocator *allocator;
-	struct pool_image_args a;
-	struct gcf_pooled *p;
-	GstMemory *mem;
-
-	memset(&a, 0, sizeof(a));
-	a.dev = pool->device->dev;
-	a.format = fmt->planes[plane];
-	a.width = plane_width(vparams->v_info, plane);
-	a.height = plane_height(vparams->v_info, plane);
-	gst_gl_context_thread_add(context, pool_image_new_gl, &a);
-	if (a.ret < 0) {
-		GstElement *owner = g_weak_ref_get(&pool->owner);
-
-		GST_WARNING_OBJECT(pool, "glcuda_image_new(%ux%u %s): %s (%s): %s", a.width,
-				   a.height, glcuda_format_get_name(a.format), glcuda_strerror(a.ret),
-				   glcuda_error_get_name(a.ret), a.msg);
-		if (owner) {
-			GST_ELEMENT_ERROR(owner, RESOURCE, FAILED,
-					  ("Cannot make a frame of %dx%d %s: %s",
-					   GST_VIDEO_INFO_WIDTH(vparams->v_info),
-					   GST_VIDEO_INFO_HEIGHT(vparams->v_info),
-					   gst_video_format_to_string(fmt->video), a.msg),
-					  ("plane %u, glcuda_image_new(%ux%u %s): %s (%s)", plane,
-					   a.width, a.height, glcuda_format_get_name(a.format),
-					   glcuda_strerror(a.ret), glcuda_error_get_name(a.ret)));
-			gst_object_unref(owner);
-		}
-		return NULL;
-	}
-	p = g_new0(struct gcf_pooled, 1);
-	p->device = pool->device;
-	g_atomic_int_inc(&p->device->refcount);
-	p->image = a.image;
-
-	/* From here the memory owns p: its destroy notify frees the image. */
-	wrapped = gst_gl_video_allocation_params_new_wrapped_texture(context,
-		vparams->parent.alloc_params, vparams->v_info, plane, vparams->valign,
-		GST_GL_TEXTURE_TARGET_2D,
-		(GstGLFormat)glcuda_format_get_gl_internal_format(a.format),
-		glcuda_image_get_gl_texture(a.image), p, pooled_free);
-	allocator = gst_gl_memory_allocator_get_default(context);
-	mem = (GstMemory *)gst_gl_base_memory_alloc(GST_GL_BASE_MEMORY_ALLOCATOR(allocator),
-				       (GstGLAllocationParams *)wrapped);
-	gst_object_unref(allocator);
-	gst_gl_allocation_params_free((GstGLAllocationParams *)wrapped);
-	if (!mem) {
-		GST_WARNING_OBJECT(pool, "cannot make a GstGLMemory of texture %u",
-				   glcuda_image_get_gl_texture(a.image));
-		/* No memory was made to own it. */
-		pooled_free(p);
-		return NULL;
-	}
-	gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), pooled_quark, p, NULL);
-	GST_DEBUG_OBJECT(pool, "plane %u: image of %ux%u %s, texture %u", plane, a.width,
-			 a.height, glcuda_format_get_name(a.format),
-			 glcuda_image_get_gl_texture(a.image));
-	return mem;
-}
-
-static GstFlowReturn
-gst_glcuda_buffer_pool_alloc_buffer(GstBufferPool *bpool, GstBuffer **buffer,
-				    GstBufferPoolAcquireParams *params)
-{
-	GstGlcudaBufferPool *pool = GST_GLCUDA_BUFFER_POOL(bpool);
-	GstGLContext *context = GST_GL_BUFFER_POOL(bpool)->context;
-	GstGLVideoAllocationParams *vparams;
-	const struct gcf_format *fmt;
-	GstVideoMeta *meta;
-	GstBuffer *buf;
-
-	vparams = (GstGLVideoAllocationParams *)gst_gl_buffer_pool_get_gl_allocation_params(
-		GST_GL_BUFFER_POOL(bpool));
-	if (!vparams) {
-		GST_WARNING_OBJECT(pool, "not configured");
-		return GST_FLOW_ERROR;
-	}
-	/* What glcuda cannot share (another format or target, GL formats
-	 * other than glcuda's): GStreamer's own GL memory. */
-	fmt = pool_format(context, vparams);
-	if (!fmt) {
-		gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
-		return GST_BUFFER_POOL_CLASS(gst_glcuda_buffer_pool_parent_class)->alloc_buffer(
-			bpool, buffer, params);
-	}
-
-	buf = gst_buffer_new();
-	for (guint plane = 0; plane < fmt->n_planes; plane++) {
-		GstMemory *mem = pool_plane_new(pool, context, vparams, fmt, plane);
-
-		if (!mem) {
-			/* The planes made so far free their images with it. */
-			gst_buffer_unref(buf);
-			gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
-			return GST_FLOW_ERROR;
-		}
-		gst_buffer_append_memory(buf, mem);
-	}
-	meta = gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE,
-					      GST_VIDEO_INFO_FORMAT(vparams->v_info),
-					      GST_VIDEO_INFO_WIDTH(vparams->v_info),
-					      GST_VIDEO_INFO_HEIGHT(vparams->v_info),
-					      GST_VIDEO_INFO_N_PLANES(vparams->v_info),
-					      vparams->v_info->offset, vparams->v_info->stride);
-	if (vparams->valign)
-		gst_video_meta_set_alignment(meta, *vparams->valign);
-	if (pool->add_sync_meta)
-		gst_buffer_add_gl_sync_meta(context, buf);
-	GST_DEBUG_OBJECT(pool, "buffer %p: %s, %u planes of glcuda images", (void *)buf,
-			 gst_video_format_to_string(fmt->video), fmt->n_planes);
-	gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
-	*buffer = buf;
-	return GST_FLOW_OK;
-}
-
-static void
-gst_glcuda_buffer_pool_finalize(GObject *object)
-{
-	GstGlcudaBufferPool *pool = GST_GLCUDA_BUFFER_POOL(object);
-	struct gcf_device *d = pool->device;
-
-	/* The buffers go first (each memory holds its own reference). */
-	G_OBJECT_CLASS(gst_glcuda_buffer_pool_parent_class)->finalize(object);
-	g_weak_ref_clear(&pool->owner);
-	gcf_device_unref(d);
-}
-
-static void
-gst_glcuda_buffer_pool_class_init(GstGlcudaBufferPoolClass *klass)
-{
-	GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
-	GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS(klass);
-
-	gobject_class->finalize = gst_glcuda_buffer_pool_finalize;
-	pool_class->set_config = gst_glcuda_buffer_pool_set_config;
-	pool_class->alloc_buffer = gst_glcuda_buffer_pool_alloc_buffer;
-	pooled_quark = g_quark_from_static_string("glcuda-pooled-image");
-}
-
-static void
-gst_glcuda_buffer_pool_init(GstGlcudaBufferPool *pool)
-{
-	g_weak_ref_init(&pool->owner, NULL);
-}
-
-/* A pool of device @d's images (a new reference to @d), made by @owner
- * (a weak reference: the errors of the pool are its). */
-static GstBufferPool *
-gst_glcuda_buffer_pool_new(struct gcf_device *d, GstElement *owner)
-{
-	GstGlcudaBufferPool *pool = g_object_new(GST_TYPE_GLCUDA_BUFFER_POOL, NULL);
-
-	gst_object_ref_sink(pool);
-	GST_GL_BUFFER_POOL(pool)->context = gst_object_ref(d->context);
-	g_atomic_int_inc(&d->refcount);
-	pool->device = d;
-	g_weak_ref_set(&pool->owner, owner);
-	return GST_BUFFER_POOL(pool);
-}
-
-/* ---------------------------------------------------------------------- */
-/* The element                                                              */
 
 enum {
 	PROP_0,
@@ -717,14 +168,11 @@ gst_glcuda_filter_kind_get_type(void)
 	"framerate = " GST_VIDEO_FPS_RANGE ", " \
 	"texture-target = (string) 2D"
 
-/* The metadata's author (a name and where to write) and the plugin's
- * origin (a URL): configure.ac's AC_INIT is the one place they are
- * written. GStreamer refuses a plugin with an empty origin: while
- * AC_INIT names no URL, the package's name stands in. */
+/* The metadata's author (a name and where to write): configure.ac's
+ * AC_INIT is the one place it is written. */
 #define GCF_AUTHOR \
 	(sizeof(PACKAGE_BUGREPORT) > 1 ? PACKAGE_NAME " maintainers <" PACKAGE_BUGREPORT ">" : \
 					 PACKAGE_NAME " maintainers")
-#define GCF_ORIGIN (sizeof(PACKAGE_URL) > 1 ? PACKAGE_URL : PACKAGE_NAME)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
 	"sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GLCUDA_FILTER_CAPS));
@@ -1167,8 +615,8 @@ copy_plane(GstGlcudaFilter *self, struct glcuda_image *in, struct glcuda_image *
  * plane of format @fmt (w[p] x h[p] texels) from in[p] to out[p]. What
  * runs on which format was settled in negotiation (transform_caps). */
 static int
-run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_image **in,
-	 struct glcuda_image **out, const uint32_t *w, const uint32_t *h)
+run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_image *const *in,
+	 struct glcuda_image *const *out, const uint32_t *w, const uint32_t *h)
 {
 	CUcontext dummy;
 	guint p;
@@ -1271,67 +719,66 @@ gpu_timing_end(GstGlcudaFilter *self)
 
 #define MS(t0, t1) ((double)((t1) - (t0)) / 1000.0)
 
-/* GL thread: one buffer, the planes of self->cur_in to self->cur_out. */
-static void
-process_gl(GstGLContext *context, gpointer data)
-{
-	GstGlcudaFilter *self = data;
-	const struct gcf_format *fmt = self->cur_format;
-	struct gcf_device *d = self->device;
-	struct glcuda_device *dev = d->dev;
-	const guint n = fmt->n_planes;
+/* One frame's planes as CUDA sees them, and how each got there. */
+struct gcf_frame {
+	const struct gcf_format *fmt;
+	guint n;
+	uint32_t w[GCF_MAX_PLANES], h[GCF_MAX_PLANES];
 	struct glcuda_image *in[GCF_MAX_PLANES], *out[GCF_MAX_PLANES];
 	enum gcf_route in_routes[GCF_MAX_PLANES], out_routes[GCF_MAX_PLANES];
 	/* The frame's routes: the costliest of its planes'. */
-	enum gcf_route in_route = ROUTE_POOLED, out_route = ROUTE_POOLED;
-	uint32_t w[GCF_MAX_PLANES], h[GCF_MAX_PLANES];
+	enum gcf_route in_route, out_route;
+	/* FALSE: only the input goes to CUDA and back ("none" on the copy
+	 * path), GL copies it into the output. */
+	gboolean hand_out;
+};
+
+/* GL thread: every plane's images in CUDA's sight, for self->cur_in and
+ * self->cur_out: a pool's image as it is, else the texture wrapped, else
+ * (the driver or the format refuses registration) a shared image the
+ * input is copied into or the output copied out of. */
+static int
+choose_routes(GstGlcudaFilter *self, struct gcf_frame *f)
+{
+	const struct gcf_format *fmt = f->fmt;
+	struct gcf_device *d = self->device;
 	const guint format_bit = 1u << (guint)(fmt - gcf_formats);
 	gboolean can_wrap = !(d->wrap_refused & format_bit) &&
-			    (glcuda_device_get_caps(dev)->image_kinds_supported &
+			    (glcuda_device_get_caps(d->dev)->image_kinds_supported &
 			     (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE));
 	gboolean identity = !self->function && self->run_filter == FILTER_NONE;
-	gboolean hand_out = TRUE;
-	struct glcuda_image *images[2 * GCF_MAX_PLANES];
 	GstGLMemory *refused = NULL;
-	unsigned int count = 0;
 	guint p;
-	int ret = 0, back;
-	/* The GL thread's time in each stage: inputs ready (wraps, copies
-	 * in), hand-off to CUDA, CUDA work enqueued, hand-off to GL, outputs
-	 * (copies out). The CPU's, not the GPU's, but for the CUDA work's. */
-	const gboolean timed = gst_debug_category_get_threshold(GST_CAT_DEFAULT) >= GST_LEVEL_DEBUG;
-	gint64 t[6] = { 0 };
+	int ret = 0;
 
-	self->ret = 0;
-	if (timed)
-		t[0] = g_get_monotonic_time();
-	for (p = 0; p < n; p++) {
+	for (p = 0; p < f->n; p++) {
 		GstGLMemory *min = self->cur_in[p], *mout = self->cur_out[p];
 
-		w[p] = (uint32_t)gst_gl_memory_get_texture_width(min);
-		h[p] = (uint32_t)gst_gl_memory_get_texture_height(min);
-		if (w[p] != (uint32_t)gst_gl_memory_get_texture_width(mout) ||
-		    h[p] != (uint32_t)gst_gl_memory_get_texture_height(mout)) {
+		f->w[p] = (uint32_t)gst_gl_memory_get_texture_width(min);
+		f->h[p] = (uint32_t)gst_gl_memory_get_texture_height(min);
+		if (f->w[p] != (uint32_t)gst_gl_memory_get_texture_width(mout) ||
+		    f->h[p] != (uint32_t)gst_gl_memory_get_texture_height(mout)) {
 			set_error(self, -EINVAL, "plane %u: input %ux%u and output %dx%d differ",
-				  p, w[p], h[p], gst_gl_memory_get_texture_width(mout),
+				  p, f->w[p], f->h[p], gst_gl_memory_get_texture_width(mout),
 				  gst_gl_memory_get_texture_height(mout));
-			return;
+			return self->ret;
 		}
 		/* Images of a glcuda pool (ours or another glcudafilter's
 		 * on this device) go to CUDA as they are. */
-		in[p] = pooled_image(d, min);
-		out[p] = pooled_image(d, mout);
-		in_routes[p] = out_routes[p] = ROUTE_POOLED;
+		f->in[p] = gcf_pooled_image(d, min);
+		f->out[p] = gcf_pooled_image(d, mout);
+		f->in_routes[p] = f->out_routes[p] = ROUTE_POOLED;
 	}
-	for (p = 0; p < n && can_wrap && ret == 0; p++) {
-		if (!in[p]) {
-			in_routes[p] = ROUTE_WRAPPED;
-			ret = wrap_get(d, self->cur_in[p], 0, &in[p]);
+	for (p = 0; p < f->n && can_wrap && ret == 0; p++) {
+		if (!f->in[p]) {
+			f->in_routes[p] = ROUTE_WRAPPED;
+			ret = gcf_wrap_get(d, self->cur_in[p], 0, &f->in[p]);
 			refused = self->cur_in[p];
 		}
-		if (ret == 0 && !out[p]) {
-			out_routes[p] = ROUTE_WRAPPED;
-			ret = wrap_get(d, self->cur_out[p], GLCUDA_WRAP_FLAG_WRITE_DISCARD, &out[p]);
+		if (ret == 0 && !f->out[p]) {
+			f->out_routes[p] = ROUTE_WRAPPED;
+			ret = gcf_wrap_get(d, self->cur_out[p], GLCUDA_WRAP_FLAG_WRITE_DISCARD,
+					   &f->out[p]);
 			refused = self->cur_out[p];
 		}
 	}
@@ -1342,69 +789,81 @@ process_gl(GstGLContext *context, gpointer data)
 				   "into and out of shared images on the GPU instead",
 				   gst_gl_memory_get_texture_id(refused),
 				   gst_video_format_to_string(fmt->video), glcuda_strerror(ret),
-				   glcuda_device_get_last_error(dev),
+				   glcuda_device_get_last_error(d->dev),
 				   gst_video_format_to_string(fmt->video));
 		d->wrap_refused |= format_bit;
 		can_wrap = FALSE;
-		for (p = 0; p < n; p++) {
-			in[p] = pooled_image(d, self->cur_in[p]);
-			out[p] = pooled_image(d, self->cur_out[p]);
-			in_routes[p] = out_routes[p] = ROUTE_POOLED;
+		for (p = 0; p < f->n; p++) {
+			f->in[p] = gcf_pooled_image(d, self->cur_in[p]);
+			f->out[p] = gcf_pooled_image(d, self->cur_out[p]);
+			f->in_routes[p] = f->out_routes[p] = ROUTE_POOLED;
 		}
 	}
-	for (p = 0; p < n; p++) {
-		if (in[p])
+	for (p = 0; p < f->n; p++) {
+		if (f->in[p])
 			continue;
-		in_routes[p] = ROUTE_COPIED;
-		if (ensure_stage(self, &self->stage_in[p], fmt->planes[p], w[p], h[p]) < 0 ||
+		f->in_routes[p] = ROUTE_COPIED;
+		if (ensure_stage(self, &self->stage_in[p], fmt->planes[p], f->w[p], f->h[p]) < 0 ||
 		    blit(self, gst_gl_memory_get_texture_id(self->cur_in[p]),
-			 glcuda_image_get_gl_texture(self->stage_in[p]), (int)w[p], (int)h[p]) < 0)
-			return;
-		in[p] = self->stage_in[p];
+			 glcuda_image_get_gl_texture(self->stage_in[p]), (int)f->w[p],
+			 (int)f->h[p]) < 0)
+			return self->ret;
+		f->in[p] = self->stage_in[p];
 	}
 	/* "none" is a copy: CUDA's, array to array, where CUDA registers GL
 	 * textures. Elsewhere (CUDA may not copy between the arrays of
 	 * shared images: the fake driver) the input's images alone are
 	 * handed to CUDA and back, the frame's hand-off as for any filter,
 	 * and GL copies them into the output textures. */
-	for (p = 0; p < n; p++) {
+	f->hand_out = TRUE;
+	f->in_route = f->out_route = ROUTE_POOLED;
+	for (p = 0; p < f->n; p++) {
 		if (identity && !can_wrap) {
-			hand_out = FALSE;
-			out_routes[p] = ROUTE_COPIED;
-		} else if (!out[p]) {
-			out_routes[p] = ROUTE_COPIED;
-			if (ensure_stage(self, &self->stage_out[p], fmt->planes[p], w[p], h[p]) < 0)
-				return;
-			out[p] = self->stage_out[p];
+			f->hand_out = FALSE;
+			f->out_routes[p] = ROUTE_COPIED;
+		} else if (!f->out[p]) {
+			f->out_routes[p] = ROUTE_COPIED;
+			if (ensure_stage(self, &self->stage_out[p], fmt->planes[p], f->w[p],
+					 f->h[p]) < 0)
+				return self->ret;
+			f->out[p] = self->stage_out[p];
 		}
-		in_route = MAX(in_route, in_routes[p]);
-		out_route = MAX(out_route, out_routes[p]);
+		f->in_route = MAX(f->in_route, f->in_routes[p]);
+		f->out_route = MAX(f->out_route, f->out_routes[p]);
 	}
-	if (self->logged_routes != (int)(in_route * ROUTE_COUNT + out_route)) {
-		GST_INFO_OBJECT(self, "%ux%u %s (%u planes): input %s, output %s", w[0], h[0],
-				gst_video_format_to_string(fmt->video), n, route_names[in_route],
-				route_names[out_route]);
-		self->logged_routes = (int)(in_route * ROUTE_COUNT + out_route);
-	}
+	return 0;
+}
 
-	/* Every plane of input and output in one hand-off each way. */
-	for (p = 0; p < n; p++)
-		images[count++] = in[p];
-	for (p = 0; p < n && hand_out; p++)
-		images[count++] = out[p];
+/* GL thread: the frame's CUDA work between its two hand-offs, every plane
+ * of input and output in one hand-off each way. t[1..4] (when @timed):
+ * the GL thread's times before the hand-off to CUDA, after it, after the
+ * work is enqueued and after the hand-off back. */
+static int
+cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed, gint64 *t)
+{
+	struct glcuda_device *dev = self->device->dev;
+	struct glcuda_image *images[2 * GCF_MAX_PLANES];
+	unsigned int count = 0;
+	guint p;
+	int ret, back;
+
+	for (p = 0; p < f->n; p++)
+		images[count++] = f->in[p];
+	for (p = 0; p < f->n && f->hand_out; p++)
+		images[count++] = f->out[p];
 	if (timed)
 		t[1] = g_get_monotonic_time();
 	ret = glcuda_handoff_to_cuda(dev, images, count, self->stream);
 	if (ret < 0) {
 		set_error(self, ret, "glcuda_handoff_to_cuda: %s: %s", glcuda_strerror(ret),
 			  glcuda_device_get_last_error(dev));
-		return;
+		return ret;
 	}
 	if (timed) {
 		t[2] = g_get_monotonic_time();
 		gpu_timing_start(self);
 	}
-	ret = hand_out ? run_cuda(self, fmt, in, out, w, h) : 0;
+	ret = f->hand_out ? run_cuda(self, f->fmt, f->in, f->out, f->w, f->h) : 0;
 	if (timed) {
 		if (ret == 0)
 			gpu_timing_end(self);
@@ -1417,34 +876,71 @@ process_gl(GstGLContext *context, gpointer data)
 	if (back < 0 && ret == 0)
 		set_error(self, back, "glcuda_handoff_to_gl: %s: %s", glcuda_strerror(back),
 			  glcuda_device_get_last_error(dev));
-	if (ret < 0 || back < 0)
-		return;
 	if (timed)
 		t[4] = g_get_monotonic_time();
-	for (p = 0; p < n; p++)
-		if (out_routes[p] == ROUTE_COPIED &&
-		    blit(self, glcuda_image_get_gl_texture(hand_out ? out[p] : in[p]),
-			 gst_gl_memory_get_texture_id(self->cur_out[p]), (int)w[p], (int)h[p]) < 0)
-			return;
+	return ret < 0 ? ret : back;
+}
+
+/* GL thread, the images handed back to GL: the planes whose output route
+ * is a copy, from CUDA's result (or the input, for "none" on the copy
+ * path) into the output textures. */
+static int
+copy_out(GstGlcudaFilter *self, const struct gcf_frame *f)
+{
+	for (guint p = 0; p < f->n; p++)
+		if (f->out_routes[p] == ROUTE_COPIED &&
+		    blit(self, glcuda_image_get_gl_texture(f->hand_out ? f->out[p] : f->in[p]),
+			 gst_gl_memory_get_texture_id(self->cur_out[p]), (int)f->w[p],
+			 (int)f->h[p]) < 0)
+			return self->ret;
+	return 0;
+}
+
+/* GL thread: one buffer, the planes of self->cur_in to self->cur_out. */
+static void
+process_gl(GstGLContext *context, gpointer data)
+{
+	GstGlcudaFilter *self = data;
+	struct gcf_frame f = { self->cur_format, self->cur_format->n_planes };
+	const char *video = gst_video_format_to_string(f.fmt->video);
+	/* The GL thread's time in each stage: inputs ready (wraps, copies
+	 * in), hand-off to CUDA, CUDA work enqueued, hand-off to GL, outputs
+	 * (copies out). The CPU's, not the GPU's, but for the CUDA work's. */
+	const gboolean timed = gst_debug_category_get_threshold(GST_CAT_DEFAULT) >= GST_LEVEL_DEBUG;
+	gint64 t[6] = { 0 };
+
+	self->ret = 0;
+	if (timed)
+		t[0] = g_get_monotonic_time();
+	if (choose_routes(self, &f) < 0)
+		return;
+	if (self->logged_routes != (int)(f.in_route * ROUTE_COUNT + f.out_route)) {
+		GST_INFO_OBJECT(self, "%ux%u %s (%u planes): input %s, output %s", f.w[0],
+				f.h[0], video, f.n, route_names[f.in_route],
+				route_names[f.out_route]);
+		self->logged_routes = (int)(f.in_route * ROUTE_COUNT + f.out_route);
+	}
+	if (cuda_work(self, &f, timed, t) < 0 || copy_out(self, &f) < 0)
+		return;
 	if (timed) {
 		t[5] = g_get_monotonic_time();
 		GST_DEBUG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": GL thread %.3f ms: inputs "
 				 "%.3f (%s), to CUDA %.3f, CUDA work enqueued %.3f, to GL %.3f, "
 				 "outputs %.3f (%s)", self->frames, MS(t[0], t[5]), MS(t[0], t[1]),
-				 route_names[in_route], MS(t[1], t[2]), MS(t[2], t[3]),
-				 MS(t[3], t[4]), MS(t[4], t[5]), route_names[out_route]);
+				 route_names[f.in_route], MS(t[1], t[2]), MS(t[2], t[3]),
+				 MS(t[3], t[4]), MS(t[4], t[5]), route_names[f.out_route]);
 	}
 	GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %s, textures %u -> %u (plane 0), "
 		       "input %s, output %s, hand-offs of %u images on stream %p", self->frames,
-		       gst_video_format_to_string(fmt->video),
-		       gst_gl_memory_get_texture_id(self->cur_in[0]),
-		       gst_gl_memory_get_texture_id(self->cur_out[0]), route_names[in_route],
-		       route_names[out_route], count, (void *)self->stream);
+		       video, gst_gl_memory_get_texture_id(self->cur_in[0]),
+		       gst_gl_memory_get_texture_id(self->cur_out[0]), route_names[f.in_route],
+		       route_names[f.out_route], f.n * (f.hand_out ? 2 : 1),
+		       (void *)self->stream);
 	self->frames++;
 	GST_OBJECT_LOCK(self);
 	self->stat_frames++;
-	self->stat_in[in_route]++;
-	self->stat_out[out_route]++;
+	self->stat_in[f.in_route]++;
+	self->stat_out[f.out_route]++;
 	GST_OBJECT_UNLOCK(self);
 }
 
@@ -1712,8 +1208,7 @@ gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 	gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
 	if (!pool)
 		return TRUE;
-	if (GST_IS_GLCUDA_BUFFER_POOL(pool) &&
-	    GST_GLCUDA_BUFFER_POOL(pool)->device == self->device) {
+	if (gst_glcuda_buffer_pool_is_of_device(pool, self->device)) {
 		GST_DEBUG_OBJECT(self, "output into downstream's %" GST_PTR_FORMAT, pool);
 		gst_object_unref(pool);
 		return TRUE;
@@ -1850,87 +1345,6 @@ gst_glcuda_filter_get_property(GObject *object, guint prop_id, GValue *value,
 	GST_OBJECT_UNLOCK(self);
 }
 
-/* ---------------------------------------------------------------------- */
-/* The default GL display: the EGL device of a CUDA device CUDA can see     */
-
-/* The EGL device glcuda_headless_new(-1) opens (that of a CUDA device CUDA
- * can see), NULL when none can be opened or it has no EGL device. On a
- * thread of its own: the headless context is made current there, never on
- * the caller's thread. */
-static gpointer
-cuda_egl_device_thread(gpointer data)
-{
-	PFNEGLQUERYDISPLAYATTRIBEXTPROC query_display =
-		(PFNEGLQUERYDISPLAYATTRIBEXTPROC)eglGetProcAddress("eglQueryDisplayAttribEXT");
-	struct glcuda_headless *hl = NULL;
-	EGLAttrib device = 0;
-
-	if (!query_display ||
-	    (glcuda_headless_new(-1, 0, &hl) != 0 &&
-	     glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl) != 0))
-		return NULL;
-	/* A display that is no CUDA device's is no better than GstGL's. */
-	if (strstr(glcuda_headless_get_description(hl), "no interop") ||
-	    !query_display(glcuda_headless_get_display(hl), EGL_DEVICE_EXT, &device))
-		device = 0;
-	glcuda_headless_destroy(hl);
-	return (gpointer)device;
-}
-
-/* Looked for once per process (it opens a GL context, and what it finds
- * does not change while the process runs). */
-static gpointer
-cuda_egl_device_once(gpointer data)
-{
-	return g_thread_join(g_thread_new("glcuda-display", cuda_egl_device_thread, NULL));
-}
-
-/*
- * GstGL's headless display (GST_GL_WINDOW=egl-device) is always the first
- * EGL device, and EGL lists every GPU whatever CUDA_VISIBLE_DEVICES says:
- * with CUDA_VISIBLE_DEVICES=1 on two GPUs, that is a GPU CUDA cannot use.
- * Unless the application or a neighbour gave a display, this element
- * offers (to itself, its GL neighbours and the bin) the display of the EGL
- * device glcuda_headless_new(-1) picks. Called before the element needs a
- * display: when a neighbour asks for one, and going to READY.
- */
-static void
-gcf_offer_default_display(GstGlcudaFilter *self)
-{
-	PFNEGLQUERYDEVICESEXTPROC query_devices =
-		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-	const char *window = g_getenv("GST_GL_WINDOW");
-	static GOnce once = G_ONCE_INIT;
-	GstGLDisplayEGLDevice *display;
-	EGLDeviceEXT device, listed[32];
-	GstContext *context;
-	EGLint n = 0, index = -1;
-
-	if (GST_GL_BASE_FILTER(self)->display || !window || !strstr(window, "egl-device") ||
-	    !query_devices)
-		return;
-	device = g_once(&once, cuda_egl_device_once, NULL);
-	if (!device || !query_devices(G_N_ELEMENTS(listed), listed, &n) || n < 1 ||
-	    device == listed[0]) {
-		(void)eglGetError();
-		return;
-	}
-	for (EGLint i = 0; i < n && index < 0; i++)
-		if (listed[i] == device)
-			index = i;
-	display = gst_gl_display_egl_device_new_with_egl_device(device);
-	if (!display)
-		return;
-	GST_INFO_OBJECT(self, "GL display: EGL device %d, a CUDA device's that CUDA can "
-			"see (GstGL's own would be EGL device 0)", index);
-	context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
-	gst_context_set_gl_display(context, GST_GL_DISPLAY(display));
-	gst_element_set_context(GST_ELEMENT(self), context);
-	gst_element_post_message(GST_ELEMENT(self),
-				 gst_message_new_have_context(GST_OBJECT(self), context));
-	gst_object_unref(display);
-}
-
 static gboolean
 gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
@@ -1939,7 +1353,7 @@ gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQ
 	if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
 	    gst_query_parse_context_type(query, &type) &&
 	    g_strcmp0(type, GST_GL_DISPLAY_CONTEXT_TYPE) == 0)
-		gcf_offer_default_display(GST_GLCUDA_FILTER(trans));
+		gcf_offer_default_display(GST_GL_BASE_FILTER(trans));
 	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->query(trans, direction,
 									       query);
 }
@@ -1950,7 +1364,7 @@ gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(element);
 
 	if (transition == GST_STATE_CHANGE_NULL_TO_READY)
-		gcf_offer_default_display(self);
+		gcf_offer_default_display(GST_GL_BASE_FILTER(self));
 	if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
 		gchar *why;
 
@@ -2044,7 +1458,6 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 	element_class->change_state = gst_glcuda_filter_change_state;
 
 	gst_type_mark_as_plugin_api(GST_TYPE_GLCUDA_FILTER_KIND, 0);
-	wrap_quark = g_quark_from_static_string("glcuda-wrap");
 	GST_DEBUG_CATEGORY_INIT(gst_glcuda_filter_debug, "glcudafilter", 0,
 				"glcuda CUDA filter");
 }
@@ -2054,13 +1467,3 @@ gst_glcuda_filter_init(GstGlcudaFilter *self)
 {
 	self->filter = FILTER_NONE;
 }
-
-static gboolean
-plugin_init(GstPlugin *plugin)
-{
-	return GST_ELEMENT_REGISTER(glcudafilter, plugin);
-}
-
-GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, glcuda,
-		  "GL to CUDA hand-offs without copies (glcuda)", plugin_init, VERSION, "MIT/X11",
-		  PACKAGE_NAME, GCF_ORIGIN)

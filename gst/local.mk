@@ -5,7 +5,12 @@
 # development files (--enable-gstreamer).
 if HAVE_GSTREAMER
 gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
-%canon_reldir%_libgstglcuda_la_SOURCES = %reldir%/gstglcudafilter.c %reldir%/gstglcudafilter.h
+%canon_reldir%_libgstglcuda_la_SOURCES = %reldir%/gstglcudaplugin.c \
+	%reldir%/gstglcudafilter.c %reldir%/gstglcudafilter.h \
+	%reldir%/gstglcudadevice.c %reldir%/gstglcudadevice.h \
+	%reldir%/gstglcudaformat.c %reldir%/gstglcudaformat.h \
+	%reldir%/gstglcudabufferpool.c %reldir%/gstglcudabufferpool.h \
+	%reldir%/gstglcudadisplay.c %reldir%/gstglcudadisplay.h
 %canon_reldir%_libgstglcuda_la_CPPFLAGS = $(tools_cppflags) $(GST_CFLAGS)
 %canon_reldir%_libgstglcuda_la_LIBADD = common/libfilters.la common/libglcuda-common.la \
 	lib/libglcuda.la $(GST_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
