@@ -169,11 +169,9 @@ gst_glcuda_filter_kind_get_type(void)
 	"framerate = " GST_VIDEO_FPS_RANGE ", " \
 	"texture-target = (string) 2D"
 
-/* The metadata's author (a name and where to write): configure.ac's
- * AC_INIT is the one place it is written. */
-#define GCF_AUTHOR \
-	(sizeof(PACKAGE_BUGREPORT) > 1 ? PACKAGE_NAME " maintainers <" PACKAGE_BUGREPORT ">" : \
-					 PACKAGE_NAME " maintainers")
+/* The metadata's author: a name and where to write (the bug tracker of
+ * configure.ac's AC_INIT, the one place it is written). */
+#define GCF_AUTHOR PACKAGE_NAME " maintainers <" PACKAGE_BUGREPORT ">"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
 	"sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GLCUDA_FILTER_CAPS));

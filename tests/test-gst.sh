@@ -58,6 +58,12 @@ if ! gst-inspect-1.0 glcudafilter > "$tmp/inspect.log" 2>&1 ||
 	fail "gst-inspect-1.0 glcudafilter"
 	cat "$tmp/inspect.log" >&2
 fi
+# The metadata: an author with where to write, an origin that is a URL
+# (configure.ac's AC_INIT).
+grep -Eq '^ *Author +[^<]+ <https?://[^ >]+>$' "$tmp/inspect.log" ||
+	fail "gst-inspect-1.0: no author with a contact: $(grep Author "$tmp/inspect.log")"
+grep -Eq '^ *Origin URL +https?://[^ ]+$' "$tmp/inspect.log" ||
+	fail "gst-inspect-1.0: the origin is not a URL: $(grep Origin "$tmp/inspect.log")"
 
 for api in opengl3 gles2; do
 	run ref-$api $src ! glupload ! gldownload ! filesink location="$tmp/ref-$api.raw" ||
