@@ -69,8 +69,7 @@ pooled_free(gpointer data)
 {
 	struct gcf_pooled *p = data;
 
-	gcf_device_destroy_image(p->device, p->image);
-	gcf_device_unref(p->device);
+	gcf_device_release_image(p->device, p->image);
 	g_free(p);
 }
 

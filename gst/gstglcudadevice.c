@@ -156,7 +156,8 @@ image_destroy_gl(GstGLContext *context, gpointer data)
 }
 
 void
-gcf_device_destroy_image(struct gcf_device *d, struct glcuda_image *image)
+gcf_device_release_image(struct gcf_device *d, struct glcuda_image *image)
 {
 	gst_gl_context_thread_add(d->context, image_destroy_gl, image);
+	gcf_device_unref(d);
 }

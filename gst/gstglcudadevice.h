@@ -43,8 +43,9 @@ struct gcf_device *gcf_device_ref(struct gcf_device *d);
  * NULL is a no-op. */
 void gcf_device_unref(struct gcf_device *d);
 
-/* Destroys @image, an image of @d, on @d's GL thread (from any thread). */
-void gcf_device_destroy_image(struct gcf_device *d, struct glcuda_image *image);
+/* Destroys @image, an image of @d, on @d's GL thread (from any thread),
+ * then drops the reference to @d the image held. */
+void gcf_device_release_image(struct gcf_device *d, struct glcuda_image *image);
 
 G_END_DECLS
 

@@ -1,7 +1,7 @@
 /*
- * glcudafilter: runs a CUDA filter on GL textures (RGBA, RGB10A2_LE, and
- * NV12 and P010_10LE as one texture per plane), in GStreamer's GL
- * pipeline, through glcuda's public API.
+ * glcudafilter: runs a CUDA filter on GL textures (RGBA, BGRA, RGBx, BGRx,
+ * RGB10A2_LE, and NV12, I420 and P010_10LE as one texture per plane), in
+ * GStreamer's GL pipeline, through glcuda's public API.
  * SPDX-License-Identifier: MIT
  *
  * One glcuda_device per GstGLContext, made on that context's GL thread
@@ -105,7 +105,7 @@ struct _GstGlcudaFilter {
 	CUfunction function;
 	struct filters *filters;
 	uint32_t filters_width, filters_height;
-	/* The built-in invert on formats other than RGBA: the element's own
+	/* The built-in invert on formats other than 8-bit RGB: the element's own
 	 * kernels, per format and plane (loaded for filter=invert only). */
 	CUmodule kernels;
 	CUfunction invert[GCF_N_FORMATS][GCF_MAX_PLANES];
@@ -160,7 +160,7 @@ gst_glcuda_filter_kind_get_type(void)
 /* The formats of gcf_formats, 2D textures only: what glcuda wraps and
  * shares on GL and GLES alike. Anything else fails negotiation, and so do
  * the formats the configured filter does not run on (transform_caps). */
-#define GLCUDA_FILTER_FORMATS "{ RGBA, RGB10A2_LE, NV12, P010_10LE }"
+#define GLCUDA_FILTER_FORMATS "{ RGBA, RGB10A2_LE, NV12, P010_10LE, BGRA, BGRx, RGBx, I420 }"
 #define GLCUDA_FILTER_CAPS \
 	"video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), " \
 	"format = (string) " GLCUDA_FILTER_FORMATS ", " \
@@ -235,7 +235,7 @@ load_kernel(GstGlcudaFilter *self, const char *path, const char *name, CUmodule 
 }
 
 /* GL thread, the CUDA context current: the built-in invert's kernels for
- * the formats other than RGBA (gst/glcudafilter-kernels.cu). */
+ * the formats other than 8-bit RGB (gst/glcudafilter-kernels.cu). */
 static int
 load_builtin_kernels(GstGlcudaFilter *self)
 {
@@ -587,16 +587,17 @@ run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_imag
 	guint p;
 	int ret = 0;
 
-	if (self->function || self->run_filter == FILTER_NONE || fmt->invert[0]) {
+	if (self->function || self->run_filter == FILTER_NONE || !GCF_FORMAT_IS_RGB8(fmt)) {
 		if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS) {
 			set_error(self, GLCUDA_ERROR_CUDA, "cuCtxPushCurrent failed");
 			return self->ret;
 		}
 		if (self->function) {
-			/* The documented convention: (CUsurfObject in,
-			 * CUsurfObject out, int width, int height), one
-			 * thread per pixel, on one-plane formats. */
-			ret = launch_plane(self, self->function, fmt, 0, in[0], out[0], w[0], h[0]);
+			/* The documented convention (common/user-kernel.h):
+			 * once per plane, one thread per texel. */
+			for (p = 0; p < fmt->n_planes && ret == 0; p++)
+				ret = launch_plane(self, self->function, fmt, p, in[p], out[p], w[p],
+						   h[p]);
 		} else if (self->run_filter == FILTER_NONE) {
 			/* A copy needs no kernel. */
 			for (p = 0; p < fmt->n_planes && ret == 0; p++)
@@ -614,7 +615,7 @@ run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_imag
 		CU(cuCtxPopCurrent)(&dummy);
 		return ret;
 	}
-	/* RGBA: the tools' filters. They size their scratch buffers for the
+	/* RGBA, BGRA, RGBx, BGRx: the tools' filters. They size their scratch buffers for the
 	 * largest frame: made on first use, again when a frame is larger. */
 	if (!self->filters || w[0] > self->filters_width || h[0] > self->filters_height) {
 		filters_destroy(self->filters);
@@ -628,7 +629,10 @@ run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_imag
 		self->filters_width = w[0];
 		self->filters_height = h[0];
 	}
-	ret = filters_run(self->filters, self->run_filter, self->stream, in[0], out[0]);
+	/* x is filtered as alpha is; grade reads the colours in the
+	 * format's order. */
+	ret = filters_run_ordered(self->filters, self->run_filter, self->stream, in[0], out[0],
+				  fmt->bgr ? FILTER_ORDER_BGR : FILTER_ORDER_RGB);
 	if (ret < 0)
 		set_error(self, ret, "filter %s: %s", filter_name(self->run_filter),
 			  filters_last_error());
@@ -1045,14 +1049,11 @@ gst_glcuda_filter_filter(GstGLFilter *filter, GstBuffer *inbuf, GstBuffer *outbu
 static gboolean
 format_allowed(GstGlcudaFilter *self, const struct gcf_format *fmt, const char **why)
 {
-	if (self->kernel_name) {
-		*why = "a kernel of kernel-name= takes one plane (in, out, width, height)";
-		return fmt->n_planes == 1;
-	}
-	if (self->filter == FILTER_NONE || self->filter == FILTER_INVERT)
+	/* A kernel of kernel-name runs on every plane of every format. */
+	if (self->kernel_name || self->filter == FILTER_NONE || self->filter == FILTER_INVERT)
 		return TRUE;
-	*why = "blur, unsharp and grade run on RGBA only";
-	return fmt->video == GST_VIDEO_FORMAT_RGBA;
+	*why = "blur, unsharp and grade run on RGBA, BGRA, RGBx and BGRx only";
+	return GCF_FORMAT_IS_RGB8(fmt);
 }
 
 /* The formats the configured filter runs on, bit i for gcf_formats[i].
@@ -1393,8 +1394,9 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 		g_param_spec_string("kernel-name", "Kernel name",
 				    "Kernel to run instead of the built-in filter: "
 				    "extern \"C\" __global__ void NAME(cudaSurfaceObject_t in, "
-				    "cudaSurfaceObject_t out, int width, int height), launched "
-				    "with 16x16 blocks covering the frame", NULL, flags));
+				    "cudaSurfaceObject_t out, int width, int height, int plane, "
+				    "int format) (the last two may be left out), launched once "
+				    "per plane with 16x16 blocks covering it", NULL, flags));
 	g_object_class_install_property(gobject_class, PROP_STATS,
 		g_param_spec_boxed("stats", "Statistics",
 				   "Frames filtered since the element started, and how each "
@@ -1406,7 +1408,8 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 
 	gst_element_class_set_static_metadata(element_class, "glcuda CUDA filter",
 		"Filter/Effect/Video/Hardware",
-		"Runs a CUDA filter on GL textures (RGBA, RGB10A2_LE, NV12, P010_10LE) "
+		"Runs a CUDA filter on GL textures (RGBA, BGRA, RGBx, BGRx, RGB10A2_LE, NV12, "
+		"I420, P010_10LE) "
 		"without copies, through glcuda",
 		GCF_AUTHOR);
 	gst_element_class_add_static_pad_template(element_class, &sink_template);

@@ -7,14 +7,21 @@
 
 #include "gstglcudaformat.h"
 
+/* In the order of the pad templates' list (GLCUDA_FILTER_FORMATS). */
 const struct gcf_format gcf_formats[GCF_N_FORMATS] = {
-	{ GST_VIDEO_FORMAT_RGBA, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL } },
+	{ GST_VIDEO_FORMAT_RGBA, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL }, FALSE },
 	{ GST_VIDEO_FORMAT_RGB10A2_LE, 1, { GLCUDA_FORMAT_RGB10_A2 },
-	  { "glcudafilter_invert_rgb10a2" } },
+	  { "glcudafilter_invert_rgb10a2" }, FALSE },
 	{ GST_VIDEO_FORMAT_NV12, 2, { GLCUDA_FORMAT_R8, GLCUDA_FORMAT_RG8 },
-	  { "glcudafilter_invert_r8", "glcudafilter_invert_rg8" } },
+	  { "glcudafilter_invert_r8", "glcudafilter_invert_rg8" }, FALSE },
 	{ GST_VIDEO_FORMAT_P010_10LE, 2, { GLCUDA_FORMAT_R16, GLCUDA_FORMAT_RG16 },
-	  { "glcudafilter_invert_p010_r16", "glcudafilter_invert_p010_rg16" } },
+	  { "glcudafilter_invert_p010_r16", "glcudafilter_invert_p010_rg16" }, FALSE },
+	{ GST_VIDEO_FORMAT_BGRA, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL }, TRUE },
+	{ GST_VIDEO_FORMAT_BGRx, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL }, TRUE },
+	{ GST_VIDEO_FORMAT_RGBx, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL }, FALSE },
+	{ GST_VIDEO_FORMAT_I420, 3, { GLCUDA_FORMAT_R8, GLCUDA_FORMAT_R8, GLCUDA_FORMAT_R8 },
+	  { "glcudafilter_invert_r8", "glcudafilter_invert_r8", "glcudafilter_invert_r8" },
+	  FALSE },
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(gcf_formats) == GCF_N_FORMATS);
 
@@ -69,8 +76,7 @@ wrap_free(gpointer data)
 {
 	struct gcf_wrap *w = data;
 
-	gcf_device_destroy_image(w->device, w->image);
-	gcf_device_unref(w->device);
+	gcf_device_release_image(w->device, w->image);
 	g_free(w);
 }
 

@@ -59,6 +59,11 @@ dist_check_SCRIPTS += tests/test-gst.sh
 EXTRA_DIST += tests/gst-test-env.sh
 dist_check_SCRIPTS += tests/test-gst-odd.sh
 dist_check_SCRIPTS += tests/test-gst-props.sh
+# The example of a kernel of the user's run once per plane
+# (doc/gstreamer.md), which scripts/gst-gpu-build.sh builds with
+# `make gst/invert-planes.fatbin` for scripts/gst-gpu-test.sh.
+EXTRA_DIST += %reldir%/invert-planes.cu
+CLEANFILES += %reldir%/invert-planes.fatbin %reldir%/invert-planes.fatbin.d
 # The GPU machine's build, test and benchmark of the plugin.
 EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh \
 	scripts/gst-gpu-env.sh scripts/gst-gpu-test.sh bench/gst-bench.sh
