@@ -615,8 +615,9 @@ run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_imag
 		CU(cuCtxPopCurrent)(&dummy);
 		return ret;
 	}
-	/* RGBA, BGRA, RGBx, BGRx: the tools' filters. They size their scratch buffers for the
-	 * largest frame: made on first use, again when a frame is larger. */
+	/* RGBA, BGRA, RGBx, BGRx: the tools' filters. They size their
+	 * scratch buffers for the largest frame: made on first use, again
+	 * when a frame is larger. */
 	if (!self->filters || w[0] > self->filters_width || h[0] > self->filters_height) {
 		filters_destroy(self->filters);
 		self->filters = NULL;
