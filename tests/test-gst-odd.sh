@@ -13,8 +13,9 @@
 # chroma follows the luma rows with no padding row), and both sides went
 # through the same upload and download. Per frame, the download holds
 # the luma rows and then the chroma rows (its size is checked), so the
-# last chroma row ends each frame: it is checked by name (I420's U rows
-# then V rows: the last chroma row is the last V row). The widths are
+# last chroma row ends each frame: it is checked by name (I420 holds its
+# U rows then its V rows, W/2 words each: its "chroma rows" below are
+# pairs of them, the last pair the last two V rows). The widths are
 # multiples of 4, so that a row is W words with no padding (the download
 # pads each row to 4 bytes); I420 runs where half the width is one too
 # (its two chroma rows are then W words together).
