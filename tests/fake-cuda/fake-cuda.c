@@ -16,7 +16,8 @@
  * there, never on the caller's), the legacy NULL stream synchronises with
  * blocking streams, stream waits on events and external semaphores hold
  * the stream until they are satisfied, synchronising calls wait (bounded),
- * and kernels of tests/test-kernels.cu run on the imported memory, mapped,
+ * and kernels of tests/test-kernels.cu, of glcudafilter and of the tools'
+ * filters (fake-filters.c) run on the CPU on the imported memory, mapped,
  * so that they read and write what GL renders. Tests hold streams or the
  * whole GPU, and signal semaphores, with the controls of fake-cuda.h.
  *
