@@ -871,7 +871,7 @@ static void
 process_gl(GstGLContext *context, gpointer data)
 {
 	GstGlcudaFilter *self = data;
-	struct gcf_frame f = { self->cur_format, self->cur_format->n_planes };
+	struct gcf_frame f = { .fmt = self->cur_format, .n = self->cur_format->n_planes };
 	const char *video = gst_video_format_to_string(f.fmt->video);
 	/* The GL thread's time in each stage: inputs ready (wraps, copies
 	 * in), hand-off to CUDA, CUDA work enqueued, hand-off to GL, outputs
