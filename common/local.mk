@@ -16,6 +16,16 @@ noinst_LTLIBRARIES += %reldir%/libglcuda-common.la
 %canon_reldir%_libglcuda_common_la_CPPFLAGS = $(tools_cppflags)
 %canon_reldir%_libglcuda_common_la_LIBADD = $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
 
+# PNG files of frames (glcuda-demo, glcuda-compositor): only with libpng,
+# which both of them need.
+if HAVE_LIBPNG
+noinst_LTLIBRARIES += %reldir%/libpng-file.la
+%canon_reldir%_libpng_file_la_SOURCES = %reldir%/png-file.c %reldir%/png-file.h
+%canon_reldir%_libpng_file_la_CPPFLAGS = $(tools_cppflags)
+%canon_reldir%_libpng_file_la_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+%canon_reldir%_libpng_file_la_LIBADD = $(LIBPNG_LIBS)
+endif
+
 # The programs build the way a user's program does: the public headers,
 # not lib/ (AM_CPPFLAGS has -I lib for the library and its tests).
 tools_cppflags = -I$(top_srcdir)/include -I$(top_builddir)/include \
