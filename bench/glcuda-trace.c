@@ -91,6 +91,7 @@
 #define TRACE_HAVE_EGLSTREAM 1
 #endif
 #include "clock.h"
+#include "parse.h"
 #include "stats.h"
 
 #ifndef EGL_CONTEXT_PRIORITY_LEVEL_IMG
@@ -1468,8 +1469,7 @@ parse(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (sscanf(optarg, "%ux%u", &opt.width, &opt.height) != 2 || !opt.width ||
-			    !opt.height || opt.width > 16384 || opt.height > 16384)
+			if (!parse_size(optarg, 1, 16384, &opt.width, &opt.height))
 				return -1;
 			break;
 		case 'f':

@@ -122,19 +122,13 @@ parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		uint64_t n;
 		switch (c) {
-		case O_SIZE: {
-			unsigned w, h;
-			char tail;
-			if (sscanf(optarg, "%ux%u%c", &w, &h, &tail) != 2 || w == 0 || h == 0 ||
-			    w > 16384 || h > 16384) {
-				fprintf(stderr, "glcuda-demo: --size %s: expected WxH, e.g. 1920x1080\n",
-					optarg);
+		case O_SIZE:
+			if (!parse_size(optarg, 1, 16384, &o->width, &o->height)) {
+				fprintf(stderr, "glcuda-demo: --size %s: expected WxH, each side "
+					"1..16384, e.g. 1920x1080\n", optarg);
 				return 2;
 			}
-			o->width = w;
-			o->height = h;
 			break;
-		}
 		case O_FRAMES:
 			if (!parse_u64(optarg, 1, 100000000, &o->frames)) {
 				fprintf(stderr, "glcuda-demo: --frames %s: expected a positive number\n",
@@ -211,17 +205,9 @@ parse_options(int argc, char **argv, struct options *o)
 			o->gles = true;
 			break;
 		case O_SYNC:
-			if (strcmp(optarg, "auto") == 0)
-				o->sync = GLCUDA_SYNC_AUTO;
-			else if (strcmp(optarg, "timeline") == 0)
-				o->sync = GLCUDA_SYNC_TIMELINE;
-			else if (strcmp(optarg, "binary") == 0)
-				o->sync = GLCUDA_SYNC_BINARY;
-			else if (strcmp(optarg, "cpu") == 0)
-				o->sync = GLCUDA_SYNC_CPU;
-			else {
-				fprintf(stderr, "glcuda-demo: --sync %s: expected auto, timeline, "
-					"binary or cpu\n", optarg);
+			if (!parse_sync_mode(optarg, &o->sync)) {
+				fprintf(stderr, "glcuda-demo: --sync %s: expected "
+					PARSE_SYNC_MODE_NAMES "\n", optarg);
 				return 2;
 			}
 			break;

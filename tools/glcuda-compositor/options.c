@@ -5,7 +5,6 @@
 #include "compositor.h"
 
 #include <getopt.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,19 +75,10 @@ options_parse(struct options *o, int argc, char **argv)
 	/* '+': stop at the first non-option, the client's command. */
 	while ((opt = getopt_long(argc, argv, "+", longopts, &idx)) != -1) {
 		switch (opt) {
-		case O_SIZE: {
-			/* A copy: argv stays as given (ps shows it). */
-			char w[16];
-			const char *x = strchr(optarg, 'x');
-			if (!x || x - optarg >= (ptrdiff_t)sizeof(w))
-				goto bad;
-			memcpy(w, optarg, (size_t)(x - optarg));
-			w[x - optarg] = '\0';
-			if (!parse_uint(w, 16, 8192, &o->width) ||
-			    !parse_uint(x + 1, 16, 8192, &o->height))
+		case O_SIZE:
+			if (!parse_size(optarg, 16, 8192, &o->width, &o->height))
 				goto bad;
 			break;
-		}
 		case O_REFRESH:
 			if (!parse_uint(optarg, 1, 1000, &o->refresh_hz))
 				goto bad;
@@ -115,15 +105,7 @@ options_parse(struct options *o, int argc, char **argv)
 			o->gles = false;
 			break;
 		case O_SYNC:
-			if (!strcmp(optarg, "auto"))
-				o->sync = GLCUDA_SYNC_AUTO;
-			else if (!strcmp(optarg, "timeline"))
-				o->sync = GLCUDA_SYNC_TIMELINE;
-			else if (!strcmp(optarg, "binary"))
-				o->sync = GLCUDA_SYNC_BINARY;
-			else if (!strcmp(optarg, "cpu"))
-				o->sync = GLCUDA_SYNC_CPU;
-			else
+			if (!parse_sync_mode(optarg, &o->sync))
 				goto bad;
 			break;
 		case O_CUDA_DEVICE:
