@@ -75,6 +75,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1515,7 +1516,8 @@ parse(int argc, char **argv)
 			opt.eglstream = false;
 			break;
 		case 'd':
-			opt.cuda_device = atoi(optarg);
+			if (!parse_int(optarg, -1, INT_MAX, &opt.cuda_device))
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);

@@ -30,9 +30,10 @@ usage(FILE *out)
 		"                      (default: last)\n"
 		"  --gles              OpenGL ES 3 instead of OpenGL 4 core\n"
 		"  --sync MODE         auto, timeline, binary, cpu (default auto)\n"
-		"  --device N          CUDA device ordinal whose EGL device to use\n"
+		"  --cuda-device N     CUDA device ordinal whose EGL device to use\n"
 		"                      (default: the EGL device of a CUDA device CUDA\n"
-		"                      can see)\n"
+		"                      can see; --device N, the older spelling, is the\n"
+		"                      same)\n"
 		"  --quiet             only errors and the summary\n"
 		"  --help              this text\n"
 		"\n"
@@ -106,7 +107,8 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "png-frames", required_argument, NULL, O_PNG_FRAMES },
 		{ "gles", no_argument, NULL, O_GLES },
 		{ "sync", required_argument, NULL, O_SYNC },
-		{ "device", required_argument, NULL, O_DEVICE },
+		{ "cuda-device", required_argument, NULL, O_DEVICE },
+		{ "device", required_argument, NULL, O_DEVICE }, /* the older spelling */
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -213,7 +215,7 @@ parse_options(int argc, char **argv, struct options *o)
 			break;
 		case O_DEVICE:
 			if (!parse_u64(optarg, 0, INT_MAX, &n)) {
-				fprintf(stderr, "glcuda-demo: --device %s: expected a CUDA device "
+				fprintf(stderr, "glcuda-demo: --cuda-device %s: expected a CUDA device "
 					"ordinal (0, 1, ...)\n", optarg);
 				return 2;
 			}

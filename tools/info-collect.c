@@ -129,7 +129,7 @@ advice_for(int error)
 	case GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE:
 		return "GL renders on a GPU that CUDA does not see (a PRIME laptop, or "
 		       "GL on Mesa while CUDA is on NVIDIA). Make GL run on the NVIDIA "
-		       "GPU: pass --device N (the CUDA ordinal) to use its EGL device, "
+		       "GPU: pass --cuda-device N (the CUDA ordinal) to use its EGL device, "
 		       "or set __EGL_VENDOR_LIBRARY_FILENAMES=/usr/share/glvnd/"
 		       "egl_vendor.d/10_nvidia.json.";
 	case GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE:
@@ -157,7 +157,7 @@ advice_for(int error)
 	case GLCUDA_ERROR_NO_DISPLAY:
 		return "No headless EGL display could make a context: install the "
 		       "NVIDIA EGL library (libEGL_nvidia.so.0) or Mesa, and check "
-		       "/usr/share/glvnd/egl_vendor.d; with --device, check the CUDA "
+		       "/usr/share/glvnd/egl_vendor.d; with --cuda-device, check the CUDA "
 		       "ordinal.";
 	case GLCUDA_ERROR_CUDA:
 		return "A CUDA call failed: check the NVIDIA kernel module and the "

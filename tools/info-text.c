@@ -236,7 +236,7 @@ print_text(FILE *out, const struct report *r)
 		fprintf(out, "    %s\n", v->message[0] ? v->message : glcuda_strerror(v->error));
 		fprintf(out, "    What to do: %s\n", v->advice);
 		if (works >= 0)
-			fprintf(out, "    EGL device %d works with CUDA device %d: pass --device %d\n",
+			fprintf(out, "    EGL device %d works with CUDA device %d: pass --cuda-device %d\n",
 				works, r->egl_verdicts[works].cuda_ordinal,
 				r->egl_verdicts[works].cuda_ordinal);
 	}
