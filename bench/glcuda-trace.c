@@ -72,7 +72,6 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -1138,8 +1137,8 @@ out_a:
 }
 
 #ifdef TRACE_HAVE_EGLSTREAM
-/* cudaEGL.h's entry points, from the driver by name: the tools' table
- * keeps to what every tool needs. */
+/* cudaEGL.h's entry points, from the driver the tools' table was loaded
+ * from: the table keeps to what every tool needs. */
 static struct {
 	__typeof__(cuEGLStreamConsumerConnect) *consumer_connect;
 	__typeof__(cuEGLStreamConsumerDisconnect) *consumer_disconnect;
@@ -1155,12 +1154,10 @@ static struct {
 static const char *
 eglstream_resolve(void)
 {
-	void *h = dlopen(getenv("GLCUDA_LIBCUDA") ? getenv("GLCUDA_LIBCUDA") : "libcuda.so.1",
-			 RTLD_NOW | RTLD_NOLOAD);
-	if (!h)
+	if (!tools_cuda_loaded())
 		return "libcuda.so.1 is not loaded";
 #define ES(member, name) \
-	if (!(es.member = (__typeof__(es.member))dlsym(h, #name))) \
+	if (!(es.member = (__typeof__(es.member))tools_cuda_find(#name))) \
 		return #name " not found in libcuda";
 	ES(consumer_connect, cuEGLStreamConsumerConnect)
 	ES(consumer_disconnect, cuEGLStreamConsumerDisconnect)

@@ -2,8 +2,9 @@
 # tools, glcuda-compositor, the GStreamer plugin and the benchmarks): clocks,
 # statistics, option parsing, shaders, UUIDs, extension strings, their
 # table of CUDA driver functions (they use more of CUDA than libglcuda),
-# and the CUDA filters. Convenience libraries, never installed; nothing
-# here includes lib/'s private headers.
+# and the CUDA filters. Convenience libraries, never installed; of lib/,
+# only the opening of the CUDA driver (lib/loader/cuda-driver.h, its own
+# convenience library, which libglcuda links too) is used here.
 noinst_LTLIBRARIES += %reldir%/libglcuda-common.la
 %canon_reldir%_libglcuda_common_la_SOURCES = \
 	%reldir%/clock.c %reldir%/clock.h \
@@ -13,8 +14,9 @@ noinst_LTLIBRARIES += %reldir%/libglcuda-common.la
 	%reldir%/shader.c %reldir%/shader.h \
 	%reldir%/stats.c %reldir%/stats.h \
 	%reldir%/uuid.c %reldir%/uuid.h
-%canon_reldir%_libglcuda_common_la_CPPFLAGS = $(tools_cppflags)
-%canon_reldir%_libglcuda_common_la_LIBADD = $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
+%canon_reldir%_libglcuda_common_la_CPPFLAGS = $(tools_cppflags) -I$(top_srcdir)/lib/loader
+%canon_reldir%_libglcuda_common_la_LIBADD = lib/loader/libcuda-driver.la $(EPOXY_LIBS) \
+	$(DLOPEN_LIBS) $(LIBM)
 
 # PNG files of frames (glcuda-demo, glcuda-compositor): only with libpng,
 # which both of them need.
