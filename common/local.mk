@@ -3,19 +3,19 @@
 # statistics, option parsing, shaders, UUIDs, extension strings, their
 # table of CUDA driver functions (they use more of CUDA than libglcuda),
 # and the CUDA filters. Convenience libraries, never installed; of lib/,
-# only the opening of the CUDA driver (lib/loader/cuda-driver.h, its own
-# convenience library, which libglcuda links too) is used here.
+# only lib/loader/libglcuda-shared.la (the opening of the CUDA driver,
+# UUID text, extension lists), which libglcuda links too, is used here.
 noinst_LTLIBRARIES += %reldir%/libglcuda-common.la
 %canon_reldir%_libglcuda_common_la_SOURCES = \
 	%reldir%/clock.c %reldir%/clock.h \
 	%reldir%/cuda-table.c %reldir%/cuda-table.h \
-	%reldir%/extensions.c %reldir%/extensions.h \
+	%reldir%/extensions.h \
 	%reldir%/parse.c %reldir%/parse.h \
 	%reldir%/shader.c %reldir%/shader.h \
 	%reldir%/stats.c %reldir%/stats.h \
-	%reldir%/uuid.c %reldir%/uuid.h
+	%reldir%/uuid.h
 %canon_reldir%_libglcuda_common_la_CPPFLAGS = $(tools_cppflags) -I$(top_srcdir)/lib/loader
-%canon_reldir%_libglcuda_common_la_LIBADD = lib/loader/libcuda-driver.la $(EPOXY_LIBS) \
+%canon_reldir%_libglcuda_common_la_LIBADD = lib/loader/libglcuda-shared.la $(EPOXY_LIBS) \
 	$(DLOPEN_LIBS) $(LIBM)
 
 # PNG files of frames (glcuda-demo, glcuda-compositor): only with libpng,

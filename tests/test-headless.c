@@ -22,6 +22,7 @@
 #include <epoxy/gl.h>
 
 #include <glcuda/glcuda.h>
+#include "util.h"
 
 static int
 count_fds(void)
@@ -505,6 +506,24 @@ START_TEST(test_no_fd_leak)
 }
 END_TEST
 
+/* The extension-list lookup that libglcuda and its programs share
+ * (lib/util.c): whole words only; an empty name matches nothing (and
+ * returns: it once searched the same place forever). */
+START_TEST(test_extension_list)
+{
+	const char *list = "EGL_KHR_image_base EGL_KHR_image EGL_EXT_a";
+
+	ck_assert(extension_list_has(list, "EGL_KHR_image"));
+	ck_assert(extension_list_has(list, "EGL_KHR_image_base"));
+	ck_assert(extension_list_has(list, "EGL_EXT_a"));
+	ck_assert(!extension_list_has(list, "EGL_KHR_imag"));
+	ck_assert(!extension_list_has(list, "EXT_a"));
+	ck_assert(!extension_list_has("EGL_KHR_image_base", "EGL_KHR_image"));
+	ck_assert(!extension_list_has(list, ""));
+	ck_assert(!extension_list_has(NULL, "EGL_EXT_a"));
+}
+END_TEST
+
 Suite *glcuda_headless_suite(void);
 
 Suite *
@@ -523,6 +542,7 @@ glcuda_headless_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
+	tcase_add_test(tc, test_extension_list);
 	tcase_add_test(tc, test_invalid_arguments);
 	tcase_add_test(tc, test_cuda_ordinal_without_cuda);
 	suite_add_tcase(s, tc);

@@ -6,9 +6,10 @@
  *
  * libcuda.so.1 (or $GLCUDA_LIBCUDA) is opened with dlopen() and every
  * entry point is resolved with its cuGetProcAddress_v2, for the driver-API
- * version whose ABI the caller's declarations describe. Internal: a
- * convenience library linked into libglcuda (whose version script keeps it
- * unexported) and into common/libglcuda-common.la. No CUDA type appears
+ * version whose ABI the caller's declarations describe. Internal: part of
+ * lib/loader/libglcuda-shared.la, linked into libglcuda (whose version
+ * script keeps it unexported) and into common/libglcuda-common.la. No CUDA
+ * type appears
  * here, so that a file may include it next to either the toolkit's
  * <cuda.h> or glcuda's cuda-types.h: results are ints (CUresult's values),
  * functions void pointers.
