@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,22 +21,8 @@
 #include <epoxy/gl.h>
 
 #include <glcuda/glcuda.h>
+#include "test-common.h"
 #include "util.h"
-
-static int
-count_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(dir);
-	while ((e = readdir(dir)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
-}
 
 static bool
 egl_has_cuda_device(void)
@@ -492,7 +477,7 @@ START_TEST(test_no_fd_leak)
 	ck_assert_int_eq(glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl), 0);
 	glcuda_headless_destroy(hl);
 
-	before = count_fds();
+	before = test_count_fds();
 	for (int i = 0; i < 50; i++) {
 		uint32_t flags = i % 2 ? GLCUDA_HEADLESS_FLAG_GLES : 0;
 
@@ -500,7 +485,7 @@ START_TEST(test_no_fd_leak)
 		ck_assert_ptr_nonnull(glGetString(GL_VERSION));
 		glcuda_headless_destroy(hl);
 	}
-	after = count_fds();
+	after = test_count_fds();
 	ck_assert_int_eq(after, before);
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
 }

@@ -27,7 +27,6 @@
 #include <glcuda/glcuda-cuda.h>
 
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +36,6 @@
 #define W 61 /* not a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 37
 
-#define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
-#define ck_cu(call) do { CUresult r_ = (call); \
-	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
 /* The library's CUDA table, and the tests' own (lib/loader/cuda-loader.h). */
 #define CUF(name) glcuda_cuda.name
 #define CUT(name) glcuda_test_cuda.name
@@ -444,26 +439,6 @@ END_TEST
 
 /* Ring -------------------------------------------------------------------------- */
 
-static struct glcuda_ring *
-make_ring(struct env *e, uint32_t flags)
-{
-	struct glcuda_ring_desc desc = {
-		.size = sizeof(desc),
-		.width = W, .height = H, .slots = 3,
-		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
-	};
-	struct glcuda_ring *ring = NULL;
-	ck_ok(glcuda_ring_new(e->dev, &desc, &ring));
-	return ring;
-}
-
-static bool
-fd_readable(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
-
 static struct glcuda_frame *
 frame_draw_submit(struct env *e, struct glcuda_ring *ring, int spin)
 {
@@ -495,7 +470,7 @@ START_TEST(ring_draw_invert)
 	struct env e;
 
 	env_setup(&e, _i / 2 == 1);
-	ring = make_ring(&e, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
+	ring = test_make_ring(e.dev, W, H, 3, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0, NULL);
 	for (int n = 0; n < 12; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
@@ -534,7 +509,7 @@ START_TEST(ring_batches)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 0);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	for (int b = 0; b < 4; b++) {
 		for (int i = 0; i < 3; i++) {
 			ck_ok(glcuda_ring_acquire(ring, &f[i]));
@@ -575,7 +550,7 @@ START_TEST(ring_ready_only_after_kernel)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 0);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD), 0);
@@ -587,14 +562,14 @@ START_TEST(ring_ready_only_after_kernel)
 		ck_assert_msg(fake.host_fns_run() == host0,
 			      "frame %d: the frame-done host function ran while the frame's "
 			      "kernel was still queued", n);
-		ck_assert(!fd_readable(glcuda_ring_get_fd(ring)));
+		ck_assert(!test_fd_readable(glcuda_ring_get_fd(ring), 0));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
 		ck_assert_int_eq(glcuda_ring_take_newest(ring, &got), -EAGAIN);
 		ck_assert_uint_gt(fake.stream_pending(glcuda_frame_get_stream(f)), 0);
 
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_RUN), 0);
 		ck_assert_uint_eq(fake.host_fns_run(), host0 + 1);
-		ck_assert(fd_readable(glcuda_ring_get_fd(ring)));
+		ck_assert(test_fd_readable(glcuda_ring_get_fd(ring), 0));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
 		ck_ok(glcuda_ring_take_newest(ring, &got));
 		ck_assert_ptr_eq(got, f);
@@ -615,7 +590,7 @@ START_TEST(ring_wait_gl_waits_for_cuda)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 0);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
@@ -645,7 +620,7 @@ START_TEST(ring_submit_waits_for_gl)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, GLCUDA_RING_FLAG_IN_PLACE);
+	ring = test_make_ring(e.dev, W, H, 3, GLCUDA_RING_FLAG_IN_PLACE, NULL);
 	f = frame_draw_submit(&e, ring, spin);
 	launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
 		      glcuda_frame_get_stream(f));

@@ -38,10 +38,6 @@
 #define W 29 /* neither a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 19
 
-#define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
-#define ck_cu(call) do { CUresult r_ = (call); \
-	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
 /* The library's CUDA table, and the tests' own (lib/loader/cuda-loader.h). */
 #define CUF(name) glcuda_cuda.name
 #define CUT(name) glcuda_test_cuda.name
@@ -165,20 +161,6 @@ check_inverted(GLuint tex, uint32_t seed, const char *what)
 	ck_assert_msg(i < 0, "%s: pixel (%ld,%ld) is %u,%u,%u,%u, expected %u,%u,%u,%u", what,
 		      i % W, i / W, got[4 * i], got[4 * i + 1], got[4 * i + 2], got[4 * i + 3],
 		      want[4 * i], want[4 * i + 1], want[4 * i + 2], want[4 * i + 3]);
-}
-
-static struct glcuda_ring *
-make_ring(struct env *e)
-{
-	struct glcuda_ring_desc desc = {
-		.size = sizeof(desc),
-		.width = W, .height = H, .slots = 3,
-		.input_format = GLCUDA_FORMAT_RGBA8,
-	};
-	struct glcuda_ring *ring = NULL;
-
-	ck_ok(glcuda_ring_new(e->dev, &desc, &ring));
-	return ring;
 }
 
 /* GL's fences, recorded ------------------------------------------------------ */
@@ -372,7 +354,7 @@ START_TEST(frame_submit_flushes_its_fence)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	for (uint32_t n = 0; n < 4; n++) {
 		ck_ok(glcuda_ring_acquire(ring, &f));
 		upload_pattern(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), n);
@@ -428,7 +410,7 @@ START_TEST(frame_wait_gl_waits_on_its_stream)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	for (uint32_t n = 0; n < 4; n++) {
 		ck_ok(glcuda_ring_acquire(ring, &f));
 		upload_pattern(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), 20 + n);
