@@ -8,6 +8,7 @@
 # --unpack  first unpack the runtime libraries of .gl/*.deb (root needed).
 # --tools   the sanitizer tools to run, comma-separated; default
 #           memcheck,racecheck,synccheck,initcheck.
+# SANITIZER_TIMEOUT: the seconds one run may take (default 1200).
 # TEST...   the suites, as named in build-gpu/, or demo:FILTER[:FORMAT]
 #           (glcuda-demo, 12 frames at 641x479, an odd size, so that the
 #           filters' edge handling is checked); default: tests/test-cuda
@@ -79,6 +80,10 @@ export abs_top_srcdir=$root abs_top_builddir=$build
 # Check's own per-test timeout, raised for the sanitizer's slowdown.
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-20}
 export GLCUDA_TEST_SANITIZER=1
+# test-faults fails each CUDA call site of lib/ once, by its site, instead
+# of every call of its scenario in turn: under a sanitizer the sweep of
+# every call takes over ten minutes per API, the site list under two.
+export GLCUDA_FAULTS_BY_SITE=1
 expected=$root/tests/compute-sanitizer.expected
 
 # LOG: prints "ERRORS EXPECTED UNEXPECTED-LIST": the errors of the summary
@@ -168,7 +173,7 @@ for tool in "${tool_list[@]}"; do
 			continue
 		fi
 		start=$(date +%s)
-		(cd "$build" && timeout 1200 "$sanitizer" --tool "$tool" "${opts[@]}" \
+		(cd "$build" && timeout "${SANITIZER_TIMEOUT:-1200}" "$sanitizer" --tool "$tool" "${opts[@]}" \
 			--target-processes all --error-exitcode 86 "${cmd[@]}") > "$log" 2>&1
 		status=$?
 		secs=$(($(date +%s) - start))
