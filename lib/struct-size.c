@@ -3,7 +3,6 @@
  * struct glcuda_ring_desc, struct glcuda_image_desc, struct
  * glcuda_cuda_plane, struct glcuda_frame_timings): each starts with a
  * size member the caller sets to sizeof the struct it was compiled with.
- * Also the check that a limit the headers state is the library's.
  * SPDX-License-Identifier: MIT
  *
  * Members are only ever appended, so a program built against an older
@@ -16,7 +15,6 @@
  * it), garbage and the size of a newer struct fail with -EINVAL.
  */
 #include "private.h"
-#include "sync.h"
 #include <glcuda/glcuda-cuda.h>
 #include <glcuda/glcuda-diag.h>
 
@@ -130,10 +128,6 @@ _Static_assert(ENDS_STRUCT(struct glcuda_cuda_plane, channels),
 	       "struct glcuda_cuda_plane: tail padding, or a new member");
 _Static_assert(ENDS_STRUCT(struct glcuda_frame_timings, total_ns),
 	       "struct glcuda_frame_timings: tail padding, or a new member");
-
-/* The hand-off limit the header promises is the one sync.c enforces. */
-_Static_assert(SYNC_MAX_IMAGES == GLCUDA_HANDOFF_MAX_IMAGES,
-	       "GLCUDA_HANDOFF_MAX_IMAGES differs from lib/sync.h");
 
 static int
 check_size(struct glcuda_device *dev, const char *call, const char *type, size_t size,
