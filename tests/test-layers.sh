@@ -72,10 +72,10 @@ found=0
 for lo in $(cd "$top_builddir/lib" && find . -name '*.lo' | sed 's|^\./||' | LC_ALL=C sort); do
 	dir=$(dirname "$lo")
 	base=$(basename "$lo" .lo)
-	build=installed
+	build=lib/*.lo
 	case $base in
 	*_la-*)
-		build=${base%%-*}
+		build="lib/${base%%-*}-*.lo"
 		base=${base#*-}
 		;;
 	esac
@@ -96,9 +96,16 @@ for lo in $(cd "$top_builddir/lib" && find . -name '*.lo' | sed 's|^\./||' | LC_
 		continue
 	fi
 	# "build file D|U symbol": global definitions and undefined symbols.
-	"$NM" -P "$obj" | awk -v build="$build" -v src="$src" '
+	# NM is as configure found it, options included ("nm -B").
+	# shellcheck disable=SC2086
+	if ! $NM -P "$obj" > "$tmp/nm" 2>&1; then
+		echo "FAIL: $NM -P $obj:"
+		cat "$tmp/nm"
+		exit 1
+	fi
+	awk -v build="$build" -v src="$src" '
 		$2 == "U" || $2 == "w" { print build, src, "U", $1; next }
-		$2 ~ /^[A-TV-Z]$/ { print build, src, "D", $1 }' >> "$tmp/symbols"
+		$2 ~ /^[A-TV-Z]$/ { print build, src, "D", $1 }' "$tmp/nm" >> "$tmp/symbols"
 	found=$((found + 1))
 done
 if [ "$found" -eq 0 ]; then
@@ -108,8 +115,8 @@ fi
 
 # Each undefined symbol against the file of the same build that defines it;
 # symbols from outside lib/ (libc, EGL, Vulkan) have none and are skipped.
-awk '
-FILENAME == ARGV[1] { pos[$4] = $1; layer[$4] = $2; name[$4] = $3; next }
+awk -v objects="$found" '
+FNR == NR { pos[$4] = $1; layer[$4] = $2; name[$4] = $3; next }
 $3 == "D" { def[$1 " " $4] = $2; next }
 { ref[++n] = $0 }
 END {
@@ -123,25 +130,31 @@ END {
 		if (callee == caller)
 			continue
 		calls++
-		if (!(caller in pos) || !(callee in pos))
-			continue	# reported above: not in lib/layers.txt
+		if (!(caller in pos) || !(callee in pos)) {
+			unlisted++	# reported above: not in lib/layers.txt
+			continue
+		}
 		if (layer[callee] > layer[caller]) {
 			printf "FAIL: lib/%s (layer %s %s) calls %s of lib/%s (layer %s %s): " \
-			       "a call up the layers (%s build)\n", caller, layer[caller],
+			       "a call up the layers (objects %s)\n", caller, layer[caller],
 			       name[caller], sym, callee, layer[callee], name[callee], build
 			bad++
 		} else if (layer[callee] == layer[caller] && pos[callee] > pos[caller]) {
 			printf "FAIL: lib/%s (layer %s %s) calls %s of lib/%s (layer %s %s), " \
 			       "listed after it in lib/layers.txt: a call up the order of " \
-			       "its layer (%s build)\n", caller, layer[caller], name[caller],
+			       "its layer (objects %s)\n", caller, layer[caller], name[caller],
 			       sym, callee, layer[callee], name[callee], build
 			bad++
 		}
 	}
 	if (bad)
 		exit 1
+	if (calls == unlisted) {
+		print "FAIL: no call found between the files of lib/: the symbols were not read"
+		exit 1
+	}
 	printf "ok: %d references between the files of lib/ (%d objects), none up " \
 	       "the layers of lib/layers.txt\n", calls, objects
-}' objects="$found" "$tmp/table" "$tmp/symbols" || status=1
+}' "$tmp/table" "$tmp/symbols" || status=1
 
 exit $status
