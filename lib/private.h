@@ -104,11 +104,9 @@ int device_options_copy(const struct glcuda_device_options *in,
 			struct glcuda_device_options *out);
 int ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
 		   struct glcuda_ring_desc *out);
-/* The same check for a struct glcuda filled for the caller, and the copy of
- * the members its size covers. */
+/* The same check for a struct glcuda fills for the caller. */
 struct glcuda_cuda_plane;
 int cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out);
-void cuda_plane_copy_out(struct glcuda_cuda_plane *out, const struct glcuda_cuda_plane *full);
 int image_desc_copy(struct glcuda_device *dev, const struct glcuda_image_desc *in,
 		    struct glcuda_image_desc *out);
 struct glcuda_diag_egl_device;
@@ -118,7 +116,9 @@ int diag_egl_device_check(const struct glcuda_diag_egl_device *out);
 int diag_vk_device_check(const struct glcuda_diag_vk_device *out);
 int diag_cuda_device_check(const struct glcuda_diag_cuda_device *out);
 int frame_timings_check(struct glcuda_device *dev, const struct glcuda_frame_timings *out);
-void frame_timings_copy_out(struct glcuda_frame_timings *out,
-			    const struct glcuda_frame_timings *full);
+/* Copy a struct glcuda filled in full (of this glcuda's size) out to the
+ * caller's, whose checked size is size: the members that size covers, and
+ * the size member left as the caller set it. */
+void sized_copy_out(void *out, const void *full, size_t size);
 
 #endif
