@@ -780,6 +780,21 @@ frame(struct run *r, unsigned int n)
 	return glGetError() == GL_NO_ERROR ? 0 : -1;
 }
 
+/* The table cells of count gaps, each its median (10th–90th percentile);
+ * frees them. */
+static void
+print_gap_cells(struct stats *st, unsigned int count)
+{
+	for (unsigned int i = 0; i < count; i++) {
+		double mean, p50, p99;
+		qsort(st[i].v, st[i].n, sizeof(double), stats_cmp_double);
+		stats_summary(&st[i], &mean, &p50, &p99);
+		printf(" %.1f (%.1f–%.1f) |", p50, stats_percentile(st[i].v, st[i].n, 10),
+		       stats_percentile(st[i].v, st[i].n, 90));
+		stats_free(&st[i]);
+	}
+}
+
 static void
 summarize(const struct run *r, bool ok)
 {
@@ -825,14 +840,7 @@ summarize(const struct run *r, bool ok)
 				n - opt.warmup, g[0], g[1], g[2], g[3], g[4], g[5]);
 	}
 	printf("| %s |", label);
-	for (int i = 0; i < G_COUNT; i++) {
-		double mean, p50, p99;
-		qsort(s[i].v, s[i].n, sizeof(double), stats_cmp_double);
-		stats_summary(&s[i], &mean, &p50, &p99);
-		printf(" %.1f (%.1f–%.1f) |", p50, stats_percentile(s[i].v, s[i].n, 10),
-		       stats_percentile(s[i].v, s[i].n, 90));
-		stats_free(&s[i]);
-	}
+	print_gap_cells(s, G_COUNT);
 	printf(" %s |\n", r->note);
 }
 
@@ -1426,14 +1434,7 @@ eglstream_report(struct eglstream_run *s)
 		stats_add(&st[2], ((double)acquired - (double)s->r.stamps[n * 2 + 1]) / 1e3);
 	}
 	printf("| eglstream, isolated |");
-	for (int i = 0; i < 3; i++) {
-		double mean, p50, p99;
-		qsort(st[i].v, st[i].n, sizeof(double), stats_cmp_double);
-		stats_summary(&st[i], &mean, &p50, &p99);
-		printf(" %.1f (%.1f–%.1f) |", p50, stats_percentile(st[i].v, st[i].n, 10),
-		       stats_percentile(st[i].v, st[i].n, 90));
-		stats_free(&st[i]);
-	}
+	print_gap_cells(st, ARRAY_LENGTH(st));
 	printf(" | | | GL producer surface -> CUDA consumer; CUDA producer -> GL "
 	       "texture consumer; to GL ends at GL past its acquire |\n");
 	fflush(stdout);
