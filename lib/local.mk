@@ -3,12 +3,13 @@
 # it. The tests link a second build of the same sources with the
 # fault-injection hooks (lib/fault.h) and the seams (lib/seam.h), which the
 # installed library never contains (tests/test-symbols.sh checks).
-# By layer, bottom up (lib/private.h says what each may call).
+# By layer, bottom up, in the order of lib/layers.txt (which says what each
+# file may call; tests/test-layers.sh checks).
 %canon_reldir%_sources = \
 	%reldir%/base.h \
+	%reldir%/log.c \
 	%reldir%/error.h \
 	%reldir%/error.c \
-	%reldir%/log.c \
 	%reldir%/driver-lock.c \
 	%reldir%/format.c \
 	%reldir%/loader/cuda-types.h \
@@ -27,12 +28,13 @@
 	%reldir%/vk/vk-resources.c \
 	%reldir%/headless.c \
 	%reldir%/private.h \
-	%reldir%/device.c \
 	%reldir%/struct-size.c \
+	%reldir%/device.c \
 	%reldir%/sync.h \
 	%reldir%/sync.c \
 	%reldir%/image.h \
 	%reldir%/image.c \
+	%reldir%/wrap.h \
 	%reldir%/wrap.c \
 	%reldir%/handoff.c \
 	%reldir%/ring.h \
@@ -59,7 +61,7 @@ lib_LTLIBRARIES += %reldir%/libglcuda.la
 %canon_reldir%_libglcuda_la_LDFLAGS = $(SANITIZER_LDFLAGS) -version-info $(LIBGLCUDA_LT_VERSION) \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/glcuda.sym -no-undefined
 EXTRA_%canon_reldir%_libglcuda_la_DEPENDENCIES = %reldir%/glcuda.sym
-EXTRA_DIST += %reldir%/glcuda.sym
+EXTRA_DIST += %reldir%/glcuda.sym %reldir%/layers.txt
 
 glcudaincludedir = $(includedir)/glcuda
 glcudainclude_HEADERS = include/glcuda/glcuda.h include/glcuda/glcuda-cuda.h \

@@ -11,7 +11,7 @@
  * gives no ordering: the image's semaphores (sync.c) order GL and CUDA, as
  * for a shared image.
  */
-#include "image.h"
+#include "wrap.h"
 #include "cuda/cuda-interop.h"
 #include <glcuda/glcuda-cuda.h>
 
