@@ -4,13 +4,15 @@
 # headers only (and the tools' filters and common code, as glcuda-demo).
 # The protocol code is generated from wayland-protocols' XML at build time.
 EXTRA_DIST += doc/compositor.md tests/test-compositor.sh tests/compositor-bad-client.c \
-	tests/compositor-check-png.c tests/compositor-pixel-client.c
+	tests/compositor-check-png.c tests/compositor-pixel-client.c \
+	tests/compositor-client.c tests/compositor-client.h
 
 if HAVE_COMPOSITOR
 bin_PROGRAMS += %reldir%/glcuda-compositor
 %canon_reldir%_glcuda_compositor_SOURCES = %reldir%/compositor.h \
 	%reldir%/main.c %reldir%/options.c %reldir%/display.c %reldir%/shell.c \
-	%reldir%/surface.c %reldir%/dmabuf.c %reldir%/render.c %reldir%/output.c \
+	%reldir%/surface.c %reldir%/tree.c %reldir%/texture.c %reldir%/dmabuf.c \
+	%reldir%/presentation.c %reldir%/render.c %reldir%/output.c \
 	%reldir%/launch.c $(sanitizer_sources)
 compositor_protocols = %reldir%/xdg-shell-protocol.c %reldir%/xdg-shell-server-protocol.h \
 	%reldir%/presentation-time-protocol.c %reldir%/presentation-time-server-protocol.h \
@@ -44,16 +46,19 @@ CLEANFILES += $(compositor_protocols)
 # test.
 check_PROGRAMS += tests/compositor-bad-client tests/compositor-check-png \
 	tests/compositor-pixel-client
+# What the clients share: connection, globals, pools, errors.
+compositor_client_sources = tests/compositor-client.c tests/compositor-client.h
 tests_compositor_check_png_SOURCES = tests/compositor-check-png.c
 tests_compositor_check_png_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 tests_compositor_check_png_LDADD = $(LIBPNG_LIBS)
-tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c
+tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c $(compositor_client_sources)
 tests_compositor_bad_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS)
 tests_compositor_bad_client_LDADD = $(WAYLAND_CLIENT_LIBS)
-nodist_tests_compositor_bad_client_SOURCES = %reldir%/xdg-shell-client-protocol.h \
-	%reldir%/xdg-shell-protocol.c
+nodist_tests_compositor_bad_client_SOURCES = $(compositor_client_protocols) \
+	%reldir%/xdg-shell-protocol.c %reldir%/presentation-time-protocol.c
 tests_compositor_bad_client_CPPFLAGS = -I%reldir%
-tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c
+tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c \
+	$(compositor_client_sources)
 compositor_client_protocols = %reldir%/xdg-shell-client-protocol.h \
 	%reldir%/presentation-time-client-protocol.h
 nodist_tests_compositor_pixel_client_SOURCES = $(compositor_client_protocols) \
