@@ -43,7 +43,9 @@ cleanup() {
 }
 trap cleanup EXIT
 fail=0
-hang_guard=300
+# A run that has not ended after this many seconds hangs: it is killed
+# and fails.
+hang_guard=${COMPOSITOR_TEST_HANG_GUARD:-300}
 max_commits=200
 bg="32 48 64"       # render.c's background
 
@@ -99,6 +101,16 @@ shot() {
 	commits=$2
 }
 
+# wait_commit NAME: until a frame with a commit newer than the last
+# screenshot's is presented.
+wait_commit() {
+	if ! "$ctl" wait-commit "$commits" >/dev/null; then
+		echo "FAIL: $1: no new commit before the compositor went away (killed after $hang_guard s):" >&2
+		cat "$tmp/$1.log" >&2
+		exit 1
+	fi
+}
+
 # changed A B X Y W H: sets $n and the box y0..y1 of the pixels that differ.
 changed() {
 	# shellcheck disable=SC2046 # split on purpose
@@ -147,7 +159,7 @@ while :; do
 		fail=1
 		break
 	fi
-	"$ctl" wait-commit "$commits" >/dev/null || exit 1
+	wait_commit terminal
 done
 kill "$client_pid"
 wait "$client_pid"
@@ -176,7 +188,7 @@ while :; do
 		fail=1
 		break
 	fi
-	"$ctl" wait-commit "$commits" >/dev/null || exit 1
+	wait_commit clickdot
 done
 kill "$client_pid"
 wait "$client_pid"
