@@ -206,13 +206,18 @@ struct key_mods {
 #define SEAT_KEYS_MAX 32
 #define SEAT_BUTTONS_MAX 16
 
+/* A device's focus: NULL once the surface is destroyed. */
+struct focus {
+	struct surface *surface;
+	struct wl_listener gone;
+};
+
 /* wl_seat: one pointer, one keyboard (seat.c). */
 struct seat {
 	struct wl_list pointers, keyboards; /* wl_pointer, wl_keyboard resources */
 	struct keymap *keymap;
-	struct surface *pointer_focus;  /* the surface under the pointer */
-	struct surface *keyboard_focus; /* a toplevel's surface */
-	struct wl_listener pointer_focus_gone, keyboard_focus_gone;
+	struct focus pointer_focus;     /* the surface under the pointer */
+	struct focus keyboard_focus;    /* a toplevel's surface */
 	double x, y;                    /* the pointer on the output */
 	double sx, sy;                  /* and on its focus */
 	uint32_t buttons[SEAT_BUTTONS_MAX];
