@@ -2,13 +2,18 @@
  * glcuda-compositor: a headless Wayland compositor whose output goes
  * through glcuda's frame ring: every frame it composites with GL is handed
  * to CUDA (a filter or the user's kernel) and back, without copies, and
- * "presented" as PNG files or a y4m video stream.
+ * "presented" as PNG files or a y4m video stream, one frame per refresh.
+ * Tests drive its seat and take screenshots through a control socket.
  *
  * Files, each with one job:
  *   main.c          setup, the loop and the report at exit
  *   options.c       the command line
  *   display.c       the wl_display and the globals not about surfaces:
- *                   wl_shm, wl_output, wl_seat
+ *                   wl_shm, wl_output
+ *   seat.c          wl_seat: a pointer and a keyboard, their focus, events
+ *   keymap.c        the keyboard's xkb keymap and modifiers
+ *   control.c       the control socket: driving the seat, screenshots,
+ *                   waits for frames, commits and windows
  *   surface.c       wl_compositor, wl_surface, wl_region, wl_subcompositor,
  *                   wl_subsurface: the protocol and the state of surfaces
  *   tree.c          the walk of a surface's subsurface tree
@@ -19,6 +24,8 @@
  *   render.c        GL compositing, the ring and the CUDA stage
  *   output.c        the vblank timer, presenting frames: PNG and y4m
  *   launch.c        the runtime directory and the client it runs
+ *   ctl.c           glcuda-compositor-ctl, a separate program: one
+ *                   command to the control socket
  *
  * Single-threaded: everything runs on the thread of the event loop, where
  * the EGL context is current.
