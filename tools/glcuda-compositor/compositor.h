@@ -288,6 +288,10 @@ struct comp {
 	bool have_frame;                /* a frame was presented */
 	bool shows_window;              /* the one presented last has a window */
 	uint64_t shown_commits;         /* and the commits in it */
+	uint64_t shown_composite;       /* and its number (render_frame's) */
+	uint64_t png_last, png_composite; /* the last PNG written: its frame, its composite */
+	uint64_t y4m_composite;         /* the frame y4m_buf holds */
+	size_t y4m_len;
 	bool readback_valid;            /* readback holds its pixels */
 	uint64_t refresh_ns;
 	uint64_t start_ns;
