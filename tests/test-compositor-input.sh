@@ -9,8 +9,10 @@
 #     socket (glcuda-compositor-ctl type / key); the screenshot (the
 #     presented frame, after the CUDA stage) must change on two text
 #     lines at least: the command and its output.
-#  3. weston-clickdot: a click off the window's middle; the dot moves there:
-#     the screenshot changes around the click.
+#  3. weston-clickdot through a CUDA stage (the fake's invert): a click
+#     off the window's middle; the dot moves there: the screenshot changes
+#     around the click, and is the frame after the CUDA stage (the
+#     background inverted).
 #  4. weston-eventdemo: pointer enter, motion, button, axis, keys; its log
 #     must show each.
 #  5. weston-flower, which draws once, with --png-every 5 --frames 30
@@ -48,6 +50,7 @@ fail=0
 hang_guard=${COMPOSITOR_TEST_HANG_GUARD:-300}
 max_commits=200
 bg="32 48 64"       # render.c's background
+bg_inv="223 207 191"
 
 # start NAME ARGS...: a standalone compositor, its stderr in $tmp/NAME.log;
 # its announcement (WAYLAND_DISPLAY, XDG_RUNTIME_DIR,
@@ -192,7 +195,10 @@ stop_client
 stop terminal
 
 # 3. weston-clickdot: the dot goes where the pointer clicks.
-start clickdot
+# Through a CUDA stage (the fake driver runs its CPU invert whatever the
+# module): screenshots show the frame after it.
+echo "not a real module: the fake driver ignores it" >"$tmp/kernel.ptx"
+start clickdot --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 client clickdot weston-clickdot
 # Off the middle, where the dot starts.
 cx=$((x + w / 2 - 80)) cy=$((y + h / 2 - 60))
@@ -200,6 +206,7 @@ shot "$tmp/before.png"
 "$ctl" click $cx $cy >/dev/null || fail=1
 until_changed clickdot 1 $((cx - 8)) $((cy - 8)) 16 16 ||
 	echo "FAIL: weston-clickdot: nothing changed around the click at $cx,$cy" >&2
+"$check" "$tmp/after.png" $x $y $w $h $bg_inv || fail=1
 stop_client
 stop clickdot
 
