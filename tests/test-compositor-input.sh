@@ -4,7 +4,8 @@
 #
 #  1. Standalone (no client command): it prints WAYLAND_DISPLAY, the
 #     runtime directory it made, the socket's and the control socket's
-#     paths; clients connect on their own.
+#     paths; clients connect on their own; it runs until the control
+#     socket's quit or SIGTERM, exits 0 and removes its directory.
 #  2. weston-terminal: "echo glcuda" and Return typed through the control
 #     socket (glcuda-compositor-ctl type / key); the screenshot (the
 #     presented frame, after the CUDA stage) must change on two text
@@ -80,19 +81,26 @@ start() {
 	fi
 }
 
-# stop NAME: quit through the control socket; the compositor must exit 0.
+# stop NAME [SIGNAL]: quit through the control socket (or SIGNAL: a
+# standalone compositor runs until it gets one); the compositor must exit
+# 0, its runtime directory gone.
 stop() {
-	"$ctl" quit >/dev/null
+	if [ $# -gt 1 ]; then
+		kill -s "$2" "$comp_pid"
+	else
+		"$ctl" quit >/dev/null
+	fi
 	wait "$comp_pid"
 	rc=$?
 	comp_pid=
-	# It removed its runtime directory: the next one makes another.
-	unset WAYLAND_DISPLAY XDG_RUNTIME_DIR GLCUDA_COMPOSITOR_SOCKET GLCUDA_COMPOSITOR_CONTROL
-	if [ $rc -ne 0 ]; then
-		echo "FAIL: $1: the compositor exited $rc:" >&2
+	if [ $rc -ne 0 ] || [ -e "$XDG_RUNTIME_DIR" ]; then
+		echo "FAIL: $1: the compositor exited $rc; its runtime directory $XDG_RUNTIME_DIR:" >&2
+		ls -la "$XDG_RUNTIME_DIR" >&2
 		cat "$tmp/$1.log" >&2
 		fail=1
 	fi
+	# The next one makes another runtime directory.
+	unset WAYLAND_DISPLAY XDG_RUNTIME_DIR GLCUDA_COMPOSITOR_SOCKET GLCUDA_COMPOSITOR_CONTROL
 }
 
 # shot FILE: a screenshot of the next frame; sets $commits, the commits
@@ -208,7 +216,7 @@ until_changed clickdot 1 $((cx - 8)) $((cy - 8)) 16 16 ||
 	echo "FAIL: weston-clickdot: nothing changed around the click at $cx,$cy" >&2
 "$check" "$tmp/after.png" $x $y $w $h $bg_inv || fail=1
 stop_client
-stop clickdot
+stop clickdot TERM
 
 # 4. weston-eventdemo: it logs what it receives; the compositor's quit
 #    ends it (its connection closes after the events), and its log is
