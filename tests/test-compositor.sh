@@ -38,38 +38,13 @@
 # SPDX-License-Identifier: MIT
 set -u
 
-comp=./tools/glcuda-compositor/glcuda-compositor
-if [ ! -x "$comp" ]; then
-	echo "SKIP: glcuda-compositor was not built (configure found no wayland-server, wayland-scanner, wayland-protocols, wayland-client or libpng)"
-	exit 77
-fi
-info=./tools/glcuda-info
 bad=./tests/compositor-bad-client
 check=./tests/compositor-check-png
 pixel=./tests/compositor-pixel-client
-fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
-for f in "$info" "$bad" "$check" "$pixel" "$fake"; do
-	if [ ! -e "$f" ]; then
-		echo "FAIL: $f not found; run from the build directory after make check" >&2
-		exit 1
-	fi
-done
+COMPOSITOR_TEST_NEEDS="$bad $check $pixel"
+COMPOSITOR_TEST_CLIENTS=weston-simple-shm
+. "${srcdir:-.}/tests/compositor-test-env.sh"
 shm_client=$(command -v weston-simple-shm)
-if [ -z "$shm_client" ]; then
-	echo "SKIP: weston-simple-shm not found (Debian: apt-get install weston)"
-	exit 77
-fi
-uuid=$(GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$info" 2>/dev/null |
-	awk '/device UUID/ { print $3; exit }')
-if [ -z "$uuid" ]; then
-	echo "SKIP: GL reports no device UUID (no GL_EXT_memory_object)"
-	exit 77
-fi
-GLCUDA_LIBCUDA=$fake
-GLCUDA_FAKE_CUDA_UUID=$uuid
-export GLCUDA_LIBCUDA GLCUDA_FAKE_CUDA_UUID
-# The compositor makes its own runtime directory when there is none.
-unset XDG_RUNTIME_DIR WAYLAND_DISPLAY
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

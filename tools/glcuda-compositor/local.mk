@@ -4,14 +4,18 @@
 # headers only (and the tools' filters and common code, as glcuda-demo).
 # The protocol code is generated from wayland-protocols' XML at build time.
 EXTRA_DIST += doc/compositor.md tests/test-compositor.sh tests/compositor-bad-client.c \
-	tests/compositor-check-png.c tests/compositor-pixel-client.c
+	tests/compositor-check-png.c tests/compositor-pixel-client.c \
+	tests/compositor-client.c tests/compositor-client.h tests/compositor-diff-png.c \
+	tests/compositor-test-env.sh
 
 if HAVE_COMPOSITOR
 bin_PROGRAMS += %reldir%/glcuda-compositor
 %canon_reldir%_glcuda_compositor_SOURCES = %reldir%/compositor.h \
 	%reldir%/main.c %reldir%/options.c %reldir%/display.c %reldir%/shell.c \
-	%reldir%/surface.c %reldir%/dmabuf.c %reldir%/render.c %reldir%/output.c \
-	%reldir%/launch.c $(sanitizer_sources)
+	%reldir%/surface.c %reldir%/tree.c %reldir%/texture.c %reldir%/dmabuf.c \
+	%reldir%/presentation.c %reldir%/render.c %reldir%/output.c \
+	%reldir%/launch.c %reldir%/keymap.c %reldir%/seat.c %reldir%/control.c \
+	$(sanitizer_sources)
 compositor_protocols = %reldir%/xdg-shell-protocol.c %reldir%/xdg-shell-server-protocol.h \
 	%reldir%/presentation-time-protocol.c %reldir%/presentation-time-server-protocol.h \
 	%reldir%/linux-dmabuf-unstable-v1-protocol.c \
@@ -21,10 +25,14 @@ BUILT_SOURCES += $(compositor_protocols)
 CLEANFILES += $(compositor_protocols)
 %canon_reldir%_glcuda_compositor_CPPFLAGS = $(tools_cppflags) -I%reldir% \
 	-I$(top_srcdir)/tools $(WAYLAND_SERVER_CFLAGS)
-%canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+%canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS) $(XKBCOMMON_CFLAGS)
 %canon_reldir%_glcuda_compositor_LDADD = common/libfilters.la \
 	common/libpng-file.la common/libglcuda-common.la lib/libglcuda.la $(WAYLAND_SERVER_LIBS) \
-	$(LIBPNG_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
+	$(LIBPNG_LIBS) $(XKBCOMMON_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
+# Its companion: one command to the control socket (control.c), for
+# scripts that drive the seat and wait for frames.
+bin_PROGRAMS += %reldir%/glcuda-compositor-ctl
+%canon_reldir%_glcuda_compositor_ctl_SOURCES = %reldir%/ctl.c
 
 %reldir%/xdg-shell-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
@@ -43,17 +51,23 @@ CLEANFILES += $(compositor_protocols)
 # and a client whose frames are compared with a CPU reference, for the
 # test.
 check_PROGRAMS += tests/compositor-bad-client tests/compositor-check-png \
-	tests/compositor-pixel-client
+	tests/compositor-pixel-client tests/compositor-diff-png
+tests_compositor_diff_png_SOURCES = tests/compositor-diff-png.c
+tests_compositor_diff_png_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+tests_compositor_diff_png_LDADD = $(LIBPNG_LIBS)
+# What the clients share: connection, globals, pools, errors.
+compositor_client_sources = tests/compositor-client.c tests/compositor-client.h
 tests_compositor_check_png_SOURCES = tests/compositor-check-png.c
 tests_compositor_check_png_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 tests_compositor_check_png_LDADD = $(LIBPNG_LIBS)
-tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c
+tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c $(compositor_client_sources)
 tests_compositor_bad_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS)
 tests_compositor_bad_client_LDADD = $(WAYLAND_CLIENT_LIBS)
-nodist_tests_compositor_bad_client_SOURCES = %reldir%/xdg-shell-client-protocol.h \
-	%reldir%/xdg-shell-protocol.c
+nodist_tests_compositor_bad_client_SOURCES = $(compositor_client_protocols) \
+	%reldir%/xdg-shell-protocol.c %reldir%/presentation-time-protocol.c
 tests_compositor_bad_client_CPPFLAGS = -I%reldir%
-tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c
+tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c \
+	$(compositor_client_sources)
 compositor_client_protocols = %reldir%/xdg-shell-client-protocol.h \
 	%reldir%/presentation-time-client-protocol.h
 nodist_tests_compositor_pixel_client_SOURCES = $(compositor_client_protocols) \
@@ -68,6 +82,9 @@ tests_compositor_pixel_client_LDADD = $(WAYLAND_CLIENT_LIBS) $(LIBPNG_LIBS)
 %reldir%/presentation-time-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
 
-TESTS += tests/test-compositor.sh
-fake_cuda_scripts += tests/test-compositor.sh
+TESTS += tests/test-compositor.sh tests/test-compositor-input.sh
+fake_cuda_scripts += tests/test-compositor.sh tests/test-compositor-input.sh
 endif
+# The seat, the control socket, screenshots and the output's rate, with
+# weston's clients (Debian's weston): terminal, clickdot, eventdemo, flower.
+dist_check_SCRIPTS += tests/test-compositor-input.sh

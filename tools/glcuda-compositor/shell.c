@@ -91,6 +91,8 @@ shell_surface_commit(struct surface *s)
 			fprintf(stderr, COMP_NAME ": mapped toplevel %dx%d at %d,%d\n", w, h, s->x,
 				s->y);
 		}
+		seat_surface_mapped(s);
+		control_window_mapped(c, s);
 	} else if (s->mapped && !s->has_content) {
 		/* A NULL buffer unmaps: the next buffer maps it again, after a
 		 * new initial commit. */
@@ -110,9 +112,35 @@ toplevel_set_parent(struct wl_client *client, struct wl_resource *resource,
 {
 }
 
+/* Kept for the control socket's window names, cut to fit, as one line
+ * (control characters become spaces) and, for the app_id, one word
+ * (spaces become '_'): a client cannot add lines or fields to the
+ * answers. */
 static void
-toplevel_set_string(struct wl_client *client, struct wl_resource *resource, const char *str)
+copy_name(char *dst, size_t size, const char *src, bool word)
 {
+	snprintf(dst, size, "%s", src);
+	for (char *p = dst; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || (word && *p == ' '))
+			*p = word ? '_' : ' ';
+}
+
+static void
+toplevel_set_title(struct wl_client *client, struct wl_resource *resource, const char *str)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+
+	if (s)
+		copy_name(s->title, sizeof(s->title), str, false);
+}
+
+static void
+toplevel_set_app_id(struct wl_client *client, struct wl_resource *resource, const char *str)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+
+	if (s)
+		copy_name(s->app_id, sizeof(s->app_id), str, true);
 }
 
 static void
@@ -195,8 +223,8 @@ toplevel_set_minimized(struct wl_client *client, struct wl_resource *resource)
 static const struct xdg_toplevel_interface toplevel_impl = {
 	.destroy = resource_destroy,
 	.set_parent = toplevel_set_parent,
-	.set_title = toplevel_set_string,
-	.set_app_id = toplevel_set_string,
+	.set_title = toplevel_set_title,
+	.set_app_id = toplevel_set_app_id,
 	.show_window_menu = toplevel_show_window_menu,
 	.move = toplevel_move,
 	.resize = toplevel_resize,
