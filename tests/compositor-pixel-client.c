@@ -40,6 +40,12 @@
  *          rectangles are damaged, with damage_buffer and with damage in
  *          surface coordinates: only those may change in the frame
  *          (damage, then damage.sub)
+ *   viewport  subsurfaces with wp_viewport: a crop, a crop scaled down by
+ *          2, a crop of a buffer at scale 2 and 90 degrees, a buffer
+ *          stretched to a destination size (viewport); a new source
+ *          rectangle committed without a buffer (viewport.moved); the
+ *          viewport destroyed: the buffer's own size again
+ *          (viewport.unset)
  *
  * Exit status 2 on usage or setup errors, 77 when the compositor lacks a
  * global the scene needs.
@@ -61,6 +67,7 @@
 #include <wayland-client.h>
 
 #include "presentation-time-client-protocol.h"
+#include "viewporter-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 /* render.c's background. */
@@ -82,6 +89,8 @@ struct layer {
 	int transform;                  /* enum wl_output_transform */
 	bool opaque;                    /* XRGB8888 */
 	uint32_t (*content)(int bx, int by);
+	int src[4];                     /* wp_viewport source: x, y, w, h; w 0: none */
+	int dst_w, dst_h;               /* wp_viewport destination; 0: none */
 };
 
 /* Content ------------------------------------------------------------- */
@@ -177,6 +186,12 @@ content_damaged_sub(int x, int y)
 	return in_rect(x, y, 4, 8, 8, 6) ? content_checker2(x, y) : content_opaque(x, y);
 }
 
+static uint32_t
+content_flat(int x, int y)
+{
+	return 0xffc08040;
+}
+
 /* States: the layers in stacking order, bottom to top. */
 struct state {
 	const char *name;
@@ -223,6 +238,19 @@ static const struct state states[] = {
 		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_damaged_top },
 		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_opaque },
 	} },
+	/* Every sampled point is a buffer pixel's centre, or between pixels
+	 * of equal value, or in a buffer of one colour: exact whatever GL's
+	 * filtering. */
+#define VP_T { 0, 0, 0, 128, 64, 1, 0, true, content_opaque }
+#define VP_A(sx, sy) { 0, 4, 4, 64, 48, 1, 0, true, content_opaque, { sx, sy, 20, 12 } }
+#define VP_B { 0, 30, 4, 64, 48, 1, 0, true, content_blocks, { 8, 4, 48, 32 }, 24, 16 }
+#define VP_C { 0, 60, 4, 32, 48, 2, WL_OUTPUT_TRANSFORM_90, false, content_alpha_blocks, \
+	       { 4, 2, 12, 10 } }
+#define VP_D { 0, 4, 40, 4, 4, 1, 0, true, content_flat, { 0 }, 40, 6 }
+	{ "viewport", 1, 5, { VP_T, VP_A(10, 6), VP_B, VP_C, VP_D } },
+	{ "viewport.moved", 1, 5, { VP_T, VP_A(30, 20), VP_B, VP_C, VP_D } },
+	{ "viewport.unset", 1, 5, { VP_T, VP_A(30, 20),
+		{ 0, 30, 4, 64, 48, 1, 0, true, content_blocks }, VP_C, VP_D } },
 	{ "damage.sub", 1, 2, {
 		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_damaged_top },
 		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_damaged_sub },
@@ -247,7 +275,7 @@ transform_swaps(int transform)
 /* The surface size: the buffer's divided by the scale, rotated for 90
  * and 270. */
 static void
-layer_size(const struct layer *l, int *w, int *h)
+layer_size_unviewported(const struct layer *l, int *w, int *h)
 {
 	int scale = l->scale ? l->scale : 1;
 
@@ -255,8 +283,24 @@ layer_size(const struct layer *l, int *w, int *h)
 	*h = (transform_swaps(l->transform) ? l->bw : l->bh) / scale;
 }
 
+/* Then the viewport: its destination size, or its source's. */
+static void
+layer_size(const struct layer *l, int *w, int *h)
+{
+	if (l->dst_w) {
+		*w = l->dst_w;
+		*h = l->dst_h;
+	} else if (l->src[2]) {
+		*w = l->src[2];
+		*h = l->src[3];
+	} else {
+		layer_size_unviewported(l, w, h);
+	}
+}
+
 /* The buffer pixel that the surface pixel sx, sy shows: its centre
- * through the inverse of the buffer transform (wl_output.transform: the
+ * through the viewport (source rectangle over the surface size), then
+ * the inverse of the buffer transform (wl_output.transform: the
  * client rendered the buffer rotated counter-clockwise and flipped, the
  * compositor undoes it), then the scale. Where the centre falls between
  * buffer pixels (at scale 2) the scenes make all of them equal, so GL's
@@ -264,10 +308,18 @@ layer_size(const struct layer *l, int *w, int *h)
 static void
 layer_sample(const struct layer *l, int sx, int sy, int *bx, int *by)
 {
-	int w, h, scale = l->scale ? l->scale : 1;
+	int w, h, vw, vh, scale = l->scale ? l->scale : 1;
 	float x = (float)sx + 0.5f, y = (float)sy + 0.5f, u, v;
 
-	layer_size(l, &w, &h);
+	layer_size(l, &vw, &vh);
+	layer_size_unviewported(l, &w, &h);
+	if (l->src[2]) {
+		x = (float)l->src[0] + x * (float)l->src[2] / (float)vw;
+		y = (float)l->src[1] + y * (float)l->src[3] / (float)vh;
+	} else {
+		x = x * (float)w / (float)vw;
+		y = y * (float)h / (float)vh;
+	}
 	switch (l->transform) {
 	default:
 	case WL_OUTPUT_TRANSFORM_NORMAL:      u = x;              v = y;              break;
@@ -383,7 +435,11 @@ struct client {
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
 	struct wp_presentation *presentation;
+	struct wp_viewporter *viewporter;
 };
+
+/* For surface_show: the viewporter, where the compositor has one. */
+static struct wp_viewporter *viewporter;
 
 struct buffer {
 	struct wl_buffer *wl;
@@ -398,6 +454,7 @@ struct window {
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *toplevel;
 	struct wl_subsurface *subsurface;
+	struct wp_viewport *viewport;
 	bool configured;
 };
 
@@ -417,6 +474,9 @@ global(void *data, struct wl_registry *registry, uint32_t name, const char *ifac
 		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 	else if (!strcmp(iface, wp_presentation_interface.name))
 		c->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+	else if (!strcmp(iface, wp_viewporter_interface.name))
+		viewporter = c->viewporter =
+			wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
 }
 
 static void
@@ -510,13 +570,24 @@ toplevel_close(void *data, struct xdg_toplevel *toplevel)
 static const struct xdg_toplevel_listener toplevel_listener = { toplevel_configure,
 								 toplevel_close };
 
-/* Attach the buffer with the layer's scale and transform, all of it
- * damaged. */
+/* Attach the buffer with the layer's scale, transform and viewport, all
+ * of it damaged. */
 static void
 surface_show(struct window *w, const struct layer *l, struct buffer *b)
 {
 	wl_surface_set_buffer_scale(w->surface, l->scale ? l->scale : 1);
 	wl_surface_set_buffer_transform(w->surface, l->transform);
+	if (l->src[2] || l->dst_w) {
+		if (!w->viewport)
+			w->viewport = wp_viewporter_get_viewport(viewporter, w->surface);
+		if (l->src[2])
+			wp_viewport_set_source(w->viewport, wl_fixed_from_int(l->src[0]),
+					       wl_fixed_from_int(l->src[1]),
+					       wl_fixed_from_int(l->src[2]),
+					       wl_fixed_from_int(l->src[3]));
+		if (l->dst_w)
+			wp_viewport_set_destination(w->viewport, l->dst_w, l->dst_h);
+	}
 	wl_surface_attach(w->surface, b->wl, 0, 0);
 	wl_surface_damage_buffer(w->surface, 0, 0, b->w, b->h);
 }
@@ -557,6 +628,8 @@ subsurface_init(struct client *c, struct window *w, struct window *parent,
 static void
 window_fini(struct window *w)
 {
+	if (w->viewport)
+		wp_viewport_destroy(w->viewport);
 	if (w->subsurface)
 		wl_subsurface_destroy(w->subsurface);
 	if (w->toplevel)
@@ -765,6 +838,43 @@ run_xform(struct client *c, struct window *win, struct buffer *buf)
 	return run_tree(c, win, buf, "xform");
 }
 
+/* The viewport's new source rectangle, no new buffer. */
+static void
+commit_source(struct window *w, void *data)
+{
+	const struct layer *l = data;
+
+	wp_viewport_set_source(w->viewport, wl_fixed_from_int(l->src[0]),
+			       wl_fixed_from_int(l->src[1]), wl_fixed_from_int(l->src[2]),
+			       wl_fixed_from_int(l->src[3]));
+}
+
+/* The viewport goes: the surface takes its buffer's size again. */
+static void
+commit_unset(struct window *w, void *data)
+{
+	if (w->viewport)
+		wp_viewport_destroy(w->viewport);
+	w->viewport = NULL;
+}
+
+static int
+run_viewport(struct client *c, struct window *win, struct buffer *buf)
+{
+	if (!c->viewporter) {
+		printf("compositor-pixel-client: no wp_viewporter\n");
+		return 77;
+	}
+	if (run_tree(c, win, buf, "viewport") < 0)
+		return -1;
+	wl_subsurface_set_desync(win[1].subsurface);
+	wl_subsurface_set_desync(win[2].subsurface);
+	if (present(c, &win[1], commit_source, (void *)&state_find("viewport.moved")->layers[1],
+		    "viewport.moved") < 0)
+		return -1;
+	return present(c, &win[2], commit_unset, NULL, "viewport.unset");
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct client *c, struct window *win, struct buffer *buf);
@@ -773,6 +883,7 @@ static const struct {
 	{ "sub", run_sub },
 	{ "xform", run_xform },
 	{ "damage", run_damage },
+	{ "viewport", run_viewport },
 };
 
 static int
@@ -826,8 +937,8 @@ run(const char *scene)
 		goto out;
 	}
 	xdg_wm_base_add_listener(c.wm_base, &wm_base_listener, NULL);
-	if (fn(&c, win, buf) == 0)
-		ret = 0;
+	ret = fn(&c, win, buf);
+	ret = ret == 77 ? 77 : ret == 0 ? 0 : 1;
 out:
 	if (ret == 1 && wl_display_get_error(c.display))
 		report_error(&c);
@@ -836,6 +947,8 @@ out:
 		window_fini(&win[i]);
 	for (int i = 0; i < MAX_BUFFERS; i++)
 		buffer_fini(&buf[i]);
+	if (c.viewporter)
+		wp_viewporter_destroy(c.viewporter);
 	if (c.presentation)
 		wp_presentation_destroy(c.presentation);
 	if (c.wm_base)

@@ -7,7 +7,10 @@
  * Files: main.c (the loop and the report), options.c, display.c (the
  * globals: wl_compositor, wl_subcompositor, wl_shm, wl_output, wl_seat,
  * wp_presentation), shell.c (xdg-shell), surface.c (surfaces and buffers),
- * dmabuf.c (zwp_linux_dmabuf_v1),
+ * dmabuf.c (zwp_linux_dmabuf_v1), viewporter.c (wp_viewporter),
+ * decoration.c (zxdg_decoration_manager_v1), xdg-output.c
+ * (zxdg_output_manager_v1), popup.c (xdg_positioner and xdg_popup),
+ * data-device.c (wl_data_device_manager: the clipboard),
  * render.c (GL, the ring and the CUDA stage), output.c (vblank,
  * presentation, PNG and y4m), launch.c (the client).
  *
@@ -32,6 +35,9 @@
 #include "filters.h"
 
 #define COMP_NAME "glcuda-compositor"
+/* The one output's wl_output and zxdg_output_v1 name and description. */
+#define OUTPUT_NAME "HEADLESS-1"
+#define OUTPUT_DESCRIPTION "glcuda-compositor headless output"
 
 enum y4m_chroma { Y4M_444 = 0, Y4M_420 };
 
@@ -96,6 +102,16 @@ struct damage {
 	struct rect r[DAMAGE_RECTS];
 };
 
+/* wp_viewport's crop and scale (viewporter.c), double-buffered with the
+ * rest of a surface's state: the source rectangle in surface coordinates
+ * before the viewport (after the buffer transform and scale), and the
+ * size the surface takes. src_w < 0: no source rectangle; dst_w < 0: no
+ * destination size. */
+struct viewport_state {
+	wl_fixed_t src_x, src_y, src_w, src_h;
+	int32_t dst_w, dst_h;
+};
+
 /* The double-buffered state of a wl_surface: pending until commit; for a
  * synchronized subsurface, cached until its parent's state is applied. */
 struct surface_state {
@@ -108,6 +124,7 @@ struct surface_state {
 	struct damage buffer_damage;    /* buffer coordinates */
 	struct wl_list frames;          /* wl_callback resources */
 	struct wl_list feedback;        /* wp_presentation_feedback resources */
+	struct viewport_state viewport;
 };
 
 /* An entry of a surface's stack: the surface itself or one of its
@@ -151,6 +168,8 @@ struct surface {
 	int32_t scale;
 	int32_t transform;              /* enum wl_output_transform */
 	bool has_content;
+	struct viewport_state viewport;
+	struct wl_resource *viewport_resource; /* its wp_viewport, if any */
 	struct wl_list frames;          /* committed, waiting for a composite */
 	struct wl_list feedback;
 
@@ -177,6 +196,7 @@ struct surface {
 
 	/* xdg-shell. */
 	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
+	struct wl_resource *decoration; /* its zxdg_toplevel_decoration_v1 */
 	uint32_t pending_serials[CONFIGURE_PENDING_MAX]; /* sent, not acked; oldest first */
 	int n_pending;
 	bool configure_deferred;        /* one is due once the client acks */
@@ -261,16 +281,50 @@ bool shell_init(struct comp *c);
 /* A commit on a surface with an xdg role: configure, map. */
 void shell_surface_commit(struct surface *s);
 void shell_surface_destroyed(struct surface *s);
+/* A configure for the xdg surface's new state, once the initial commit
+ * was answered (before, the initial configure will carry it). */
+void shell_configure(struct surface *s);
 
 /* surface.c */
 bool compositor_globals_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
+/* A buffer was attached (pending) or committed: too late for a role or
+ * its decoration. */
+bool surface_has_buffer(const struct surface *s);
 /* The surface's size: its buffer's divided by the scale, rotated by the
  * buffer transform. */
 void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
 /* At each refresh, before compositing: the next rows of the large uploads
  * in progress; the ones completed show their new content. */
 void surface_uploads_step(struct comp *c);
+
+/* viewporter.c */
+bool viewporter_init(struct comp *c);
+void viewport_state_init(struct viewport_state *v);
+bool viewport_is_set(const struct viewport_state *v);
+/* The surface size the viewport gives; false when it gives none (no
+ * destination size, no source rectangle). */
+bool viewport_size(const struct viewport_state *v, int32_t *w, int32_t *h);
+/* At commit, once the buffer is applied: the state's viewport checked
+ * against the buffer (out_of_buffer, bad_size) and made current. false
+ * after a protocol error. */
+bool viewport_apply(struct surface *s, const struct viewport_state *v, int32_t scale,
+		    int32_t transform);
+/* The source rectangle of the current state in the surface's coordinates
+ * before the viewport, normalized: x, y, w, h in 0..1 (0, 0, 1, 1 without
+ * one). */
+void viewport_crop(const struct surface *s, float crop[4]);
+void viewport_surface_destroyed(struct surface *s);
+
+/* xdg-output.c */
+bool xdg_output_init(struct comp *c);
+
+/* decoration.c */
+bool decoration_init(struct comp *c);
+/* The toplevel's role object goes: its decoration object is orphaned. */
+void decoration_toplevel_destroyed(struct surface *s);
+/* In each configure of a toplevel with a decoration object. */
+void decoration_send_configure(struct surface *s);
 
 /* dmabuf.c */
 struct dmabuf_buffer;

@@ -51,9 +51,9 @@ bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 	if (version >= WL_OUTPUT_SCALE_SINCE_VERSION)
 		wl_output_send_scale(r, 1);
 	if (version >= WL_OUTPUT_NAME_SINCE_VERSION)
-		wl_output_send_name(r, "HEADLESS-1");
+		wl_output_send_name(r, OUTPUT_NAME);
 	if (version >= WL_OUTPUT_DESCRIPTION_SINCE_VERSION)
-		wl_output_send_description(r, "glcuda-compositor headless output");
+		wl_output_send_description(r, OUTPUT_DESCRIPTION);
 	if (version >= WL_OUTPUT_DONE_SINCE_VERSION)
 		wl_output_send_done(r);
 }
@@ -294,7 +294,8 @@ display_init(struct comp *c)
 	 * compositor has; libwayland checks pools and buffers against their
 	 * sizes and posts the protocol errors itself. */
 	if (wl_display_init_shm(c->display) < 0 || !compositor_globals_init(c) ||
-	    !shell_init(c) ||
+	    !shell_init(c) || !viewporter_init(c) || !xdg_output_init(c) ||
+	    !decoration_init(c) ||
 	    !wl_global_create(c->display, &wl_output_interface, 4, c, bind_output) ||
 	    !wl_global_create(c->display, &wl_seat_interface, 7, c, bind_seat) ||
 	    !wl_global_create(c->display, &wp_presentation_interface, 1, c, bind_presentation)) {

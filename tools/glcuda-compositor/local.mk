@@ -11,8 +11,14 @@ bin_PROGRAMS += %reldir%/glcuda-compositor
 %canon_reldir%_glcuda_compositor_SOURCES = %reldir%/compositor.h \
 	%reldir%/main.c %reldir%/options.c %reldir%/display.c %reldir%/shell.c \
 	%reldir%/surface.c %reldir%/dmabuf.c %reldir%/render.c %reldir%/output.c \
-	%reldir%/launch.c $(sanitizer_sources)
-compositor_protocols = %reldir%/xdg-shell-protocol.c %reldir%/xdg-shell-server-protocol.h \
+	%reldir%/launch.c %reldir%/viewporter.c %reldir%/decoration.c \
+	%reldir%/xdg-output.c $(sanitizer_sources)
+compositor_protocols = %reldir%/viewporter-protocol.c %reldir%/viewporter-server-protocol.h \
+	%reldir%/xdg-decoration-unstable-v1-protocol.c \
+	%reldir%/xdg-decoration-unstable-v1-server-protocol.h \
+	%reldir%/xdg-output-unstable-v1-protocol.c \
+	%reldir%/xdg-output-unstable-v1-server-protocol.h \
+	%reldir%/xdg-shell-protocol.c %reldir%/xdg-shell-server-protocol.h \
 	%reldir%/presentation-time-protocol.c %reldir%/presentation-time-server-protocol.h \
 	%reldir%/linux-dmabuf-unstable-v1-protocol.c \
 	%reldir%/linux-dmabuf-unstable-v1-server-protocol.h
@@ -34,6 +40,26 @@ CLEANFILES += $(compositor_protocols)
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
 %reldir%/presentation-time-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
+# The protocols of the XML files named by their path under
+# wayland-protocols' data directory (stable/ or unstable/).
+%reldir%/viewporter-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
+%reldir%/viewporter-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
+%reldir%/viewporter-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
+%reldir%/xdg-decoration-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-decoration/xdg-decoration-unstable-v1.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
+%reldir%/xdg-decoration-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-decoration/xdg-decoration-unstable-v1.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
+%reldir%/xdg-decoration-unstable-v1-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-decoration/xdg-decoration-unstable-v1.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
+%reldir%/xdg-output-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-output/xdg-output-unstable-v1.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
+%reldir%/xdg-output-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-output/xdg-output-unstable-v1.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
+%reldir%/xdg-output-unstable-v1-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-output/xdg-output-unstable-v1.xml
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
 %reldir%/linux-dmabuf-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
 %reldir%/linux-dmabuf-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
@@ -55,9 +81,12 @@ nodist_tests_compositor_bad_client_SOURCES = %reldir%/xdg-shell-client-protocol.
 tests_compositor_bad_client_CPPFLAGS = -I%reldir%
 tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c
 compositor_client_protocols = %reldir%/xdg-shell-client-protocol.h \
-	%reldir%/presentation-time-client-protocol.h
+	%reldir%/presentation-time-client-protocol.h %reldir%/viewporter-client-protocol.h \
+	%reldir%/xdg-decoration-unstable-v1-client-protocol.h \
+	%reldir%/xdg-output-unstable-v1-client-protocol.h
 nodist_tests_compositor_pixel_client_SOURCES = $(compositor_client_protocols) \
-	%reldir%/xdg-shell-protocol.c %reldir%/presentation-time-protocol.c
+	%reldir%/xdg-shell-protocol.c %reldir%/presentation-time-protocol.c \
+	%reldir%/viewporter-protocol.c
 BUILT_SOURCES += $(compositor_client_protocols)
 CLEANFILES += $(compositor_client_protocols)
 tests_compositor_pixel_client_CPPFLAGS = -I%reldir%

@@ -46,11 +46,19 @@ send_configure(struct surface *s)
 		if (act)
 			*act = XDG_TOPLEVEL_STATE_ACTIVATED;
 		xdg_toplevel_send_configure(s->xdg_toplevel, w, h, &states);
+		decoration_send_configure(s);
 	}
 	wl_array_release(&states);
 	/* Serials only grow (until they wrap): the list is oldest first. */
 	s->pending_serials[s->n_pending] = wl_display_next_serial(s->comp->display);
 	xdg_surface_send_configure(s->xdg_surface, s->pending_serials[s->n_pending++]);
+}
+
+void
+shell_configure(struct surface *s)
+{
+	if (s->initial_commit_done)
+		send_configure(s);
 }
 
 void
@@ -217,6 +225,7 @@ toplevel_destroyed(struct wl_resource *resource)
 	if (!s)
 		return;
 	/* The role object goes: the surface is unmapped. */
+	decoration_toplevel_destroyed(s);
 	s->xdg_toplevel = NULL;
 	s->mapped = false;
 	s->comp->damaged = true;
@@ -371,7 +380,9 @@ xdg_surface_destroyed(struct wl_resource *resource)
 			wl_resource_set_user_data(s->xdg_toplevel, NULL);
 		if (s->xdg_popup)
 			wl_resource_set_user_data(s->xdg_popup, NULL);
-		s->xdg_toplevel = s->xdg_popup = NULL;
+		if (s->decoration)
+			wl_resource_set_user_data(s->decoration, NULL);
+		s->xdg_toplevel = s->xdg_popup = s->decoration = NULL;
 	}
 	s->xdg_surface = NULL;
 	s->mapped = false;
@@ -393,6 +404,8 @@ shell_surface_destroyed(struct surface *s)
 		wl_resource_set_user_data(s->xdg_popup, NULL);
 	if (s->xdg_surface)
 		wl_resource_set_user_data(s->xdg_surface, NULL);
+	if (s->decoration)
+		wl_resource_set_user_data(s->decoration, NULL);
 }
 
 /* xdg_positioner: accepted and ignored (popups are dismissed). */
@@ -485,7 +498,7 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource, 
 				       "the wl_surface already has an xdg_surface");
 		return;
 	}
-	if (s->has_content || s->uploading || (s->pending.attached && s->pending.buffer)) {
+	if (surface_has_buffer(s)) {
 		wl_resource_set_implementation(r, &xdg_surface_impl, NULL, NULL);
 		wl_resource_post_error(r, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
 				       "the wl_surface already has a buffer attached or committed");

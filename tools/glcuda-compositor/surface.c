@@ -81,6 +81,7 @@ state_init(struct surface_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->scale = 1;
+	viewport_state_init(&st->viewport);
 	wl_list_init(&st->frames);
 	wl_list_init(&st->feedback);
 	wl_list_init(&st->buffer_destroy.link);
@@ -120,6 +121,7 @@ state_move(struct surface_state *dst, struct surface_state *src)
 		state_set_buffer(dst, src->buffer);
 	dst->scale = src->scale;
 	dst->transform = src->transform;
+	dst->viewport = src->viewport;
 	damage_merge(&dst->damage, &src->damage);
 	damage_merge(&dst->buffer_damage, &src->buffer_damage);
 	wl_list_insert_list(dst->frames.prev, &src->frames);
@@ -260,7 +262,11 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 	int32_t sw = (swap ? h : w) / s->scale, sh = (swap ? w : h) / s->scale;
 
 	out->n = 0;
-	for (int i = 0; i < st->damage.n; i++) {
+	/* Through a viewport: all of the buffer (more than was damaged, still
+	 * correct). */
+	if (viewport_is_set(&st->viewport) && st->damage.n)
+		damage_add(out, 0, 0, w, h);
+	for (int i = 0; i < st->damage.n && !viewport_is_set(&st->viewport); i++) {
 		struct rect r = surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
 		damage_add(out, r.x, r.y, r.w, r.h);
 	}
@@ -678,6 +684,8 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 				       s->buffer_width, s->buffer_height, st->scale);
 		return false;
 	}
+	if (!viewport_apply(s, &st->viewport, st->scale, st->transform))
+		return false;
 	s->scale = st->scale;
 	s->transform = st->transform;
 	state_clear(st);
@@ -895,6 +903,7 @@ surface_destroyed(struct wl_resource *resource)
 	 * it is in the ring: the ring holds its own copy of the pixels, so
 	 * only our texture and lists go. */
 	shell_surface_destroyed(s);
+	viewport_surface_destroyed(s);
 	/* Its subsurfaces and its own subsurface object become inert. */
 	while (!wl_list_empty(&s->subsurfaces)) {
 		struct subsurface *sub = wl_container_of(s->subsurfaces.next, sub, parent_link);
@@ -927,6 +936,12 @@ surface_from_resource(struct wl_resource *resource)
 	return wl_resource_get_user_data(resource);
 }
 
+bool
+surface_has_buffer(const struct surface *s)
+{
+	return s->has_content || s->uploading || (s->pending.attached && s->pending.buffer);
+}
+
 void
 surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
 {
@@ -935,6 +950,8 @@ surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
 	uint32_t bw = swap ? s->buffer_height : s->buffer_width;
 	uint32_t bh = swap ? s->buffer_width : s->buffer_height;
 
+	if (viewport_size(&s->viewport, w, h))
+		return;
 	*w = (int32_t)(bw / (uint32_t)s->scale);
 	*h = (int32_t)(bh / (uint32_t)s->scale);
 }
@@ -958,6 +975,7 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	}
 	s->comp = c;
 	s->scale = 1;
+	viewport_state_init(&s->viewport);
 	state_init(&s->pending);
 	state_init(&s->upload_state);
 	state_init(&s->queued);
