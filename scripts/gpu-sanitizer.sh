@@ -8,6 +8,7 @@
 # --unpack  first unpack the runtime libraries of .gl/*.deb (root needed).
 # --tools   the sanitizer tools to run, comma-separated; default
 #           memcheck,racecheck,synccheck,initcheck.
+# SANITIZER_TIMEOUT: the seconds one run may take (default 1200).
 # TEST...   the suites, as named in build-gpu/, or demo:FILTER[:FORMAT]
 #           (glcuda-demo, 12 frames at 641x479, an odd size, so that the
 #           filters' edge handling is checked); default: tests/test-cuda
@@ -168,7 +169,7 @@ for tool in "${tool_list[@]}"; do
 			continue
 		fi
 		start=$(date +%s)
-		(cd "$build" && timeout 1200 "$sanitizer" --tool "$tool" "${opts[@]}" \
+		(cd "$build" && timeout "${SANITIZER_TIMEOUT:-1200}" "$sanitizer" --tool "$tool" "${opts[@]}" \
 			--target-processes all --error-exitcode 86 "${cmd[@]}") > "$log" 2>&1
 		status=$?
 		secs=$(($(date +%s) - start))

@@ -64,11 +64,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <wayland-client.h>
-
-#include "presentation-time-client-protocol.h"
+#include "compositor-client.h"
 #include "viewporter-client-protocol.h"
-#include "xdg-shell-client-protocol.h"
 
 /* render.c's background. */
 #define BG_R 32
@@ -427,17 +424,6 @@ check(const struct state *st, const char *file, const char *filter, int argc, ch
 
 /* The client ----------------------------------------------------------- */
 
-struct client {
-	struct wl_display *display;
-	struct wl_registry *registry;
-	struct wl_compositor *compositor;
-	struct wl_subcompositor *subcompositor;
-	struct wl_shm *shm;
-	struct xdg_wm_base *wm_base;
-	struct wp_presentation *presentation;
-	struct wp_viewporter *viewporter;
-};
-
 /* For surface_show: the viewporter, where the compositor has one. */
 static struct wp_viewporter *viewporter;
 
@@ -459,42 +445,6 @@ struct window {
 };
 
 static void
-global(void *data, struct wl_registry *registry, uint32_t name, const char *iface,
-       uint32_t version)
-{
-	struct client *c = data;
-
-	if (!strcmp(iface, wl_compositor_interface.name))
-		c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
-	else if (!strcmp(iface, wl_subcompositor_interface.name))
-		c->subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
-	else if (!strcmp(iface, wl_shm_interface.name))
-		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
-	else if (!strcmp(iface, xdg_wm_base_interface.name))
-		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
-	else if (!strcmp(iface, wp_presentation_interface.name))
-		c->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
-	else if (!strcmp(iface, wp_viewporter_interface.name))
-		viewporter = c->viewporter =
-			wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
-}
-
-static void
-global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = { global, global_remove };
-
-static void
-wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
-{
-	xdg_wm_base_pong(wm_base, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = { wm_base_ping };
-
-static void
 buffer_fill(struct buffer *b, uint32_t (*fn)(int x, int y))
 {
 	for (int y = 0; y < b->h; y++)
@@ -505,33 +455,22 @@ buffer_fill(struct buffer *b, uint32_t (*fn)(int x, int y))
 /* A buffer of the layer's size filled with its content, in its own
  * pool. */
 static int
-buffer_init(struct client *c, struct buffer *b, const struct layer *l)
+buffer_init(struct test_client *c, struct buffer *b, const struct layer *l)
 {
 	struct wl_shm_pool *pool;
-	int fd = memfd_create("pixel-client", MFD_CLOEXEC);
+	void *data;
 
 	b->w = l->bw;
 	b->h = l->bh;
 	b->size = (size_t)b->w * (size_t)b->h * 4;
-	if (fd < 0 || ftruncate(fd, (off_t)b->size) < 0) {
-		perror("compositor-pixel-client: memfd");
-		if (fd >= 0)
-			close(fd);
+	pool = test_client_pool(c, b->size, &data);
+	if (!pool)
 		return -1;
-	}
-	b->data = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (b->data == MAP_FAILED) {
-		perror("compositor-pixel-client: mmap");
-		b->data = NULL;
-		close(fd);
-		return -1;
-	}
+	b->data = data;
 	buffer_fill(b, l->content);
-	pool = wl_shm_create_pool(c->shm, fd, (int32_t)b->size);
 	b->wl = wl_shm_pool_create_buffer(pool, 0, b->w, b->h, b->w * 4,
 					  l->opaque ? WL_SHM_FORMAT_XRGB8888 : WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
-	close(fd);
 	return 0;
 }
 
@@ -595,7 +534,7 @@ surface_show(struct window *w, const struct layer *l, struct buffer *b)
 /* A toplevel showing the buffer: the initial commit, the configure, then
  * the buffer. */
 static int
-toplevel_init(struct client *c, struct window *w, const struct layer *l, struct buffer *b)
+toplevel_init(struct test_client *c, struct window *w, const struct layer *l, struct buffer *b)
 {
 	w->surface = wl_compositor_create_surface(c->compositor);
 	w->xdg_surface = xdg_wm_base_get_xdg_surface(c->wm_base, w->surface);
@@ -614,7 +553,7 @@ toplevel_init(struct client *c, struct window *w, const struct layer *l, struct 
 /* A subsurface of parent at the layer's position, the buffer committed
  * (cached until the parent commits: subsurfaces start synchronized). */
 static void
-subsurface_init(struct client *c, struct window *w, struct window *parent,
+subsurface_init(struct test_client *c, struct window *w, struct window *parent,
 		const struct layer *l, struct buffer *b)
 {
 	w->surface = wl_compositor_create_surface(c->compositor);
@@ -682,7 +621,7 @@ typedef void (*commit_fn)(struct window *w, void *data);
 /* Commit with a presentation feedback, until a frame with the commit was
  * presented (rather than dropped), and print its sequence number. */
 static int
-present(struct client *c, struct window *w, commit_fn fn, void *data, const char *state)
+present(struct test_client *c, struct window *w, commit_fn fn, void *data, const char *state)
 {
 	for (;;) {
 		struct feedback f = { 0 };
@@ -721,7 +660,7 @@ commit_reattach(struct window *w, void *data)
 }
 
 static int
-run_blend(struct client *c, struct window *win, struct buffer *buf)
+run_blend(struct test_client *c, struct window *win, struct buffer *buf)
 {
 	const struct state *st = state_find("blend");
 	struct reattach r = { &st->layers[1], &buf[1] };
@@ -734,7 +673,7 @@ run_blend(struct client *c, struct window *win, struct buffer *buf)
 }
 
 static int
-run_sub(struct client *c, struct window *win, struct buffer *buf)
+run_sub(struct test_client *c, struct window *win, struct buffer *buf)
 {
 	const struct state *tree = state_find("sub.tree"), *fin = state_find("sub");
 	const struct layer *lc = &tree->layers[0], *lt = &tree->layers[1];
@@ -773,7 +712,7 @@ run_sub(struct client *c, struct window *win, struct buffer *buf)
 /* A toplevel (the state's first layer) and its subsurfaces (the others,
  * in stacking order), shown with one commit of the toplevel. */
 static int
-run_tree(struct client *c, struct window *win, struct buffer *buf, const char *name)
+run_tree(struct test_client *c, struct window *win, struct buffer *buf, const char *name)
 {
 	const struct state *st = state_find(name);
 	struct reattach r = { &st->layers[0], &buf[0] };
@@ -815,7 +754,7 @@ commit_partial(struct window *w, void *data)
 }
 
 static int
-run_damage(struct client *c, struct window *win, struct buffer *buf)
+run_damage(struct test_client *c, struct window *win, struct buffer *buf)
 {
 	struct partial top = { &buf[0], 2, { { true, 16, 8, 40, 24 }, { false, 40, 30, 12, 10 } } };
 	struct partial sub = { &buf[1], 1, { { false, 2, 4, 6, 8 } } };
@@ -833,7 +772,7 @@ run_damage(struct client *c, struct window *win, struct buffer *buf)
 }
 
 static int
-run_xform(struct client *c, struct window *win, struct buffer *buf)
+run_xform(struct test_client *c, struct window *win, struct buffer *buf)
 {
 	return run_tree(c, win, buf, "xform");
 }
@@ -859,7 +798,7 @@ commit_unset(struct window *w, void *data)
 }
 
 static int
-run_viewport(struct client *c, struct window *win, struct buffer *buf)
+run_viewport(struct test_client *c, struct window *win, struct buffer *buf)
 {
 	if (!c->viewporter) {
 		printf("compositor-pixel-client: no wp_viewporter\n");
@@ -877,7 +816,7 @@ run_viewport(struct client *c, struct window *win, struct buffer *buf)
 
 static const struct {
 	const char *name;
-	int (*run)(struct client *c, struct window *win, struct buffer *buf);
+	int (*run)(struct test_client *c, struct window *win, struct buffer *buf);
 } scenes[] = {
 	{ "blend", run_blend },
 	{ "sub", run_sub },
@@ -886,32 +825,15 @@ static const struct {
 	{ "viewport", run_viewport },
 };
 
-static int
-report_error(struct client *c)
-{
-	const struct wl_interface *iface = NULL;
-	uint32_t id, code;
-	int err = wl_display_get_error(c->display);
-
-	if (err != EPROTO) {
-		fprintf(stderr, "compositor-pixel-client: connection lost: %s\n", strerror(err));
-		return 1;
-	}
-	code = wl_display_get_protocol_error(c->display, &iface, &id);
-	fprintf(stderr, "compositor-pixel-client: protocol error: %s code %u\n",
-		iface ? iface->name : "?", code);
-	return 1;
-}
-
 #define MAX_BUFFERS 16
 
 static int
 run(const char *scene)
 {
-	struct client c = { 0 };
+	struct test_client c;
 	struct window win[MAX_LAYERS] = { 0 };
 	struct buffer buf[MAX_BUFFERS] = { 0 };
-	int (*fn)(struct client *c, struct window *win, struct buffer *buf) = NULL;
+	int (*fn)(struct test_client *c, struct window *win, struct buffer *buf) = NULL;
 	int ret = 1;
 
 	for (size_t i = 0; i < sizeof(scenes) / sizeof(scenes[0]); i++)
@@ -921,46 +843,26 @@ run(const char *scene)
 		fprintf(stderr, "compositor-pixel-client: no scene %s\n", scene);
 		return 2;
 	}
-	c.display = wl_display_connect(NULL);
-	if (!c.display) {
-		fprintf(stderr, "compositor-pixel-client: cannot connect to the compositor\n");
+	if (test_client_connect(&c, "compositor-pixel-client") < 0)
 		return 2;
-	}
-	c.registry = wl_display_get_registry(c.display);
-	wl_registry_add_listener(c.registry, &registry_listener, &c);
-	if (wl_display_roundtrip(c.display) < 0)
-		goto out;
 	if (!c.compositor || !c.subcompositor || !c.shm || !c.wm_base || !c.presentation) {
 		printf("compositor-pixel-client: no wl_compositor, wl_subcompositor, wl_shm, "
 		       "xdg_wm_base or wp_presentation\n");
 		ret = 77;
 		goto out;
 	}
-	xdg_wm_base_add_listener(c.wm_base, &wm_base_listener, NULL);
+	viewporter = c.viewporter;
 	ret = fn(&c, win, buf);
 	ret = ret == 77 ? 77 : ret == 0 ? 0 : 1;
 out:
 	if (ret == 1 && wl_display_get_error(c.display))
-		report_error(&c);
+		test_client_report_error(&c);
 	/* Children first: a subsurface's surface before its parent's. */
 	for (int i = MAX_LAYERS - 1; i >= 0; i--)
 		window_fini(&win[i]);
 	for (int i = 0; i < MAX_BUFFERS; i++)
 		buffer_fini(&buf[i]);
-	if (c.viewporter)
-		wp_viewporter_destroy(c.viewporter);
-	if (c.presentation)
-		wp_presentation_destroy(c.presentation);
-	if (c.wm_base)
-		xdg_wm_base_destroy(c.wm_base);
-	if (c.shm)
-		wl_shm_destroy(c.shm);
-	if (c.subcompositor)
-		wl_subcompositor_destroy(c.subcompositor);
-	if (c.compositor)
-		wl_compositor_destroy(c.compositor);
-	wl_registry_destroy(c.registry);
-	wl_display_disconnect(c.display);
+	test_client_disconnect(&c);
 	return ret;
 }
 
@@ -971,7 +873,13 @@ global_print(void *data, struct wl_registry *registry, uint32_t name, const char
 	printf("%s\n", iface);
 }
 
-static const struct wl_registry_listener print_listener = { global_print, global_remove };
+static void
+global_print_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener print_listener = { global_print,
+							    global_print_remove };
 
 static int
 globals(void)

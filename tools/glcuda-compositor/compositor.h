@@ -4,15 +4,24 @@
  * to CUDA (a filter or the user's kernel) and back, without copies, and
  * "presented" as PNG files or a y4m video stream.
  *
- * Files: main.c (the loop and the report), options.c, display.c (the
- * globals: wl_compositor, wl_subcompositor, wl_shm, wl_output, wl_seat,
- * wp_presentation), shell.c (xdg-shell), surface.c (surfaces and buffers),
- * dmabuf.c (zwp_linux_dmabuf_v1), viewporter.c (wp_viewporter),
- * decoration.c (zxdg_decoration_manager_v1), xdg-output.c
- * (zxdg_output_manager_v1), popup.c (xdg_positioner and xdg_popup),
- * data-device.c (wl_data_device_manager: the clipboard),
- * render.c (GL, the ring and the CUDA stage), output.c (vblank,
- * presentation, PNG and y4m), launch.c (the client).
+ * Files, each with one job:
+ *   main.c          setup, the loop and the report at exit
+ *   options.c       the command line
+ *   display.c       the wl_display and the globals not about surfaces:
+ *                   wl_shm, wl_output, wl_seat
+ *   surface.c       wl_compositor, wl_surface, wl_region, wl_subcompositor,
+ *                   wl_subsurface: the protocol and the state of surfaces
+ *   tree.c          the walk of a surface's subsurface tree
+ *   texture.c       client buffers (shm, dma-buf) to GL textures
+ *   dmabuf.c        zwp_linux_dmabuf_v1: dma-bufs imported as EGLImages
+ *   shell.c         xdg-shell: xdg_wm_base, xdg_surface, xdg_toplevel
+ *   presentation.c  wp_presentation and its feedback
+ *   render.c        GL compositing, the ring and the CUDA stage
+ *   output.c        the vblank timer, presenting frames: PNG and y4m
+ *   launch.c        the runtime directory and the client it runs
+ *   viewporter.c    wp_viewporter: crop and scale of surfaces
+ *   decoration.c    zxdg_decoration_manager_v1: always client-side
+ *   xdg-output.c    zxdg_output_manager_v1: the output's logical geometry
  *
  * Single-threaded: everything runs on the thread of the event loop, where
  * the EGL context is current.
@@ -264,6 +273,36 @@ struct comp {
 	uint64_t t_count, t_render, t_to_cuda, t_cuda, t_to_gl, t_total;
 };
 
+/* tree.c: a surface's tree, depth first in stacking order (bottom to
+ * top), without recursion. Each entry is a surface's own place in its
+ * parent's order (self: where it is drawn; the root's comes too) or a
+ * subsurface's place, whose own tree is walked next only if
+ * tree_walk_enter is called before the next tree_walk_next. */
+struct tree_entry {
+	struct surface *surface;
+	bool self;
+	int depth;                      /* levels below the root */
+	int32_t x, y;                   /* its position on the output */
+};
+
+struct tree_walk {
+	struct {
+		struct surface *s;
+		struct wl_list *pos;    /* the entry last returned in s->stack */
+		int32_t x, y;
+	} level[SUBSURFACE_DEPTH_MAX + 1];
+	int top;
+	struct surface *child;          /* the subsurface just returned */
+	int32_t child_x, child_y;
+};
+
+void tree_walk_init(struct tree_walk *w, struct surface *root, int32_t x, int32_t y);
+/* The next entry (out filled), NULL after the last. */
+struct surface *tree_walk_next(struct tree_walk *w, struct tree_entry *out);
+/* Into the subsurface just returned; false past SUBSURFACE_DEPTH_MAX (not
+ * reached: get_subsurface keeps trees shallower). */
+bool tree_walk_enter(struct tree_walk *w);
+
 /* options.c: 0, or the exit status (2: bad usage, 0 after --help) + 1. */
 int options_parse(struct options *o, int argc, char **argv);
 
@@ -272,8 +311,17 @@ int display_init(struct comp *c);
 /* --verbose: surfaces, textures and fds alive after a client left. */
 void display_report_resources(struct comp *c);
 void display_fini(struct comp *c);
+/* The destructor of a resource kept in one of our lists (callbacks,
+ * feedback, outputs): out of the list when it is sent or the client
+ * goes. */
+void resource_unlink(struct wl_resource *resource);
+
+/* presentation.c */
+bool presentation_init(struct comp *c);
+/* The feedback of a frame presented at when_ns, the seq-th vblank. */
 void output_send_presentation(struct comp *c, struct wl_list *feedback, uint64_t when_ns,
 			      uint64_t seq);
+/* Feedback for content that never reaches the output. */
 void feedback_discard_all(struct wl_list *list);
 
 /* shell.c */
@@ -327,15 +375,40 @@ void decoration_toplevel_destroyed(struct surface *s);
 void decoration_send_configure(struct surface *s);
 
 /* dmabuf.c */
-struct dmabuf_buffer;
+/* An imported dma-buf buffer: its EGLImage holds the memory. */
+struct dmabuf_buffer {
+	struct comp *comp;
+	struct wl_resource *resource;
+	EGLImageKHR image;
+	int32_t width, height;
+	bool opaque;                    /* XRGB8888: alpha ignored */
+};
 /* Advertise zwp_linux_dmabuf_v1 if EGL and GL can import dma-bufs; false
  * only on failure (not when they cannot). */
 bool dmabuf_init(struct comp *c);
 /* The dma-buf buffer of a wl_buffer resource, NULL if it is not one. */
 struct dmabuf_buffer *dmabuf_buffer_get(struct wl_resource *resource);
-/* A new texture sampling the buffer in place; 0 on a GL error. */
-GLuint dmabuf_buffer_texture(struct dmabuf_buffer *b, uint32_t *width, uint32_t *height,
-			     bool *opaque);
+
+/* texture.c: client buffers to GL textures. */
+/* Copy the damage (buffer coordinates, clipped) of a checked shm buffer
+ * into the surface's strips at once; all of the buffer when the strips
+ * cannot take it (none yet, another size, a dma-buf's). */
+void texture_upload_shm(struct surface *s, struct wl_shm_buffer *shm, const struct damage *damage);
+/* The bytes texture_upload_shm would copy. */
+uint64_t texture_upload_bytes(const struct surface *s, struct wl_shm_buffer *shm,
+			      const struct damage *damage);
+/* A large upload into s->upload, all of the buffer: begun, then a step
+ * at each refresh within *budget bytes (at least one row; true once the
+ * last row is in), then finished (the surface shows it) or cancelled. */
+void texture_upload_begin(struct surface *s, struct wl_shm_buffer *shm);
+bool texture_upload_step(struct surface *s, struct wl_shm_buffer *shm, uint64_t *budget);
+void texture_upload_finish(struct surface *s, struct wl_shm_buffer *shm);
+void texture_upload_cancel(struct surface *s);
+/* The surface samples the buffer's EGLImage in place; false on a GL
+ * error (the surface keeps what it showed). */
+bool texture_set_dmabuf(struct surface *s, const struct dmabuf_buffer *b);
+/* The surface's textures, and those of an upload in progress, freed. */
+void texture_surface_fini(struct surface *s);
 
 /* render.c */
 int render_init(struct comp *c);

@@ -1,19 +1,15 @@
 /*
  * glcuda-compositor: the wl_display and the globals that are not about
- * surfaces: wl_shm, wl_output, wl_seat (without input devices) and
- * wp_presentation.
+ * surfaces: wl_shm, wl_output and wl_seat (without input devices).
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"
 
 #include <dirent.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include "presentation-time-server-protocol.h"
-
-static void
-unlink_resource(struct wl_resource *resource)
+void
+resource_unlink(struct wl_resource *resource)
 {
 	wl_list_remove(wl_resource_get_link(resource));
 }
@@ -40,7 +36,7 @@ bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(r, &output_impl, c, unlink_resource);
+	wl_resource_set_implementation(r, &output_impl, c, resource_unlink);
 	wl_list_insert(&c->output_resources, wl_resource_get_link(r));
 	/* A headless output: no physical size. */
 	wl_output_send_geometry(r, 0, 0, 0, 0, WL_OUTPUT_SUBPIXEL_NONE, "glcuda", "headless",
@@ -139,84 +135,6 @@ bind_seat(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 		wl_seat_send_name(r, "seat0");
 }
 
-/* wp_presentation ------------------------------------------------------- */
-
-static void
-presentation_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
-presentation_feedback(struct wl_client *client, struct wl_resource *resource,
-		      struct wl_resource *surface_resource, uint32_t id)
-{
-	struct surface *s = surface_from_resource(surface_resource);
-	struct wl_resource *fb = wl_resource_create(client, &wp_presentation_feedback_interface,
-						    1, id);
-
-	if (!fb) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(fb, NULL, NULL, unlink_resource);
-	wl_list_insert(s->pending.feedback.prev, wl_resource_get_link(fb));
-}
-
-static const struct wp_presentation_interface presentation_impl = {
-	.destroy = presentation_destroy,
-	.feedback = presentation_feedback,
-};
-
-static void
-bind_presentation(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct wl_resource *r = wl_resource_create(client, &wp_presentation_interface, version,
-						   id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &presentation_impl, data, NULL);
-	wp_presentation_send_clock_id(r, CLOCK_MONOTONIC);
-}
-
-/* The content these feedbacks asked about reached the output: "presented"
- * at the vblank that showed it, with the output's refresh period. */
-void
-output_send_presentation(struct comp *c, struct wl_list *list, uint64_t when_ns, uint64_t seq)
-{
-	struct wl_resource *fb, *tmp;
-
-	wl_resource_for_each_safe(fb, tmp, list) {
-		struct wl_client *client = wl_resource_get_client(fb);
-		struct wl_resource *out;
-
-		wl_resource_for_each(out, &c->output_resources)
-			if (wl_resource_get_client(out) == client)
-				wp_presentation_feedback_send_sync_output(fb, out);
-		wp_presentation_feedback_send_presented(
-			fb, (uint32_t)((when_ns / 1000000000u) >> 32),
-			(uint32_t)(when_ns / 1000000000u), (uint32_t)(when_ns % 1000000000u),
-			(uint32_t)c->refresh_ns, (uint32_t)(seq >> 32), (uint32_t)seq,
-			WP_PRESENTATION_FEEDBACK_KIND_VSYNC);
-		wl_resource_destroy(fb);
-	}
-}
-
-/* Feedback for content that never reaches the output. */
-void
-feedback_discard_all(struct wl_list *list)
-{
-	struct wl_resource *fb, *tmp;
-
-	wl_resource_for_each_safe(fb, tmp, list) {
-		wp_presentation_feedback_send_discarded(fb);
-		wl_resource_destroy(fb);
-	}
-}
-
 /* The display ------------------------------------------------------------ */
 
 /* A client's destroy signal comes before its objects are destroyed: count
@@ -298,7 +216,7 @@ display_init(struct comp *c)
 	    !decoration_init(c) ||
 	    !wl_global_create(c->display, &wl_output_interface, 4, c, bind_output) ||
 	    !wl_global_create(c->display, &wl_seat_interface, 7, c, bind_seat) ||
-	    !wl_global_create(c->display, &wp_presentation_interface, 1, c, bind_presentation)) {
+	    !presentation_init(c)) {
 		fprintf(stderr, COMP_NAME ": cannot create the Wayland globals\n");
 		return -1;
 	}

@@ -4,13 +4,15 @@
 # headers only (and the tools' filters and common code, as glcuda-demo).
 # The protocol code is generated from wayland-protocols' XML at build time.
 EXTRA_DIST += doc/compositor.md tests/test-compositor.sh tests/compositor-bad-client.c \
-	tests/compositor-check-png.c tests/compositor-pixel-client.c
+	tests/compositor-check-png.c tests/compositor-pixel-client.c \
+	tests/compositor-client.c tests/compositor-client.h
 
 if HAVE_COMPOSITOR
 bin_PROGRAMS += %reldir%/glcuda-compositor
 %canon_reldir%_glcuda_compositor_SOURCES = %reldir%/compositor.h \
 	%reldir%/main.c %reldir%/options.c %reldir%/display.c %reldir%/shell.c \
-	%reldir%/surface.c %reldir%/dmabuf.c %reldir%/render.c %reldir%/output.c \
+	%reldir%/surface.c %reldir%/tree.c %reldir%/texture.c %reldir%/dmabuf.c \
+	%reldir%/presentation.c %reldir%/render.c %reldir%/output.c \
 	%reldir%/launch.c %reldir%/viewporter.c %reldir%/decoration.c \
 	%reldir%/xdg-output.c $(sanitizer_sources)
 compositor_protocols = %reldir%/viewporter-protocol.c %reldir%/viewporter-server-protocol.h \
@@ -40,8 +42,6 @@ CLEANFILES += $(compositor_protocols)
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
 %reldir%/presentation-time-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-# The protocols of the XML files named by their path under
-# wayland-protocols' data directory (stable/ or unstable/).
 %reldir%/viewporter-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
 %reldir%/viewporter-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
@@ -70,23 +70,29 @@ CLEANFILES += $(compositor_protocols)
 # test.
 check_PROGRAMS += tests/compositor-bad-client tests/compositor-check-png \
 	tests/compositor-pixel-client
+# What the clients share: connection, globals, pools, errors.
+compositor_client_sources = tests/compositor-client.c tests/compositor-client.h
 tests_compositor_check_png_SOURCES = tests/compositor-check-png.c
 tests_compositor_check_png_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 tests_compositor_check_png_LDADD = $(LIBPNG_LIBS)
-tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c
+tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c $(compositor_client_sources)
 tests_compositor_bad_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS)
 tests_compositor_bad_client_LDADD = $(WAYLAND_CLIENT_LIBS)
-nodist_tests_compositor_bad_client_SOURCES = %reldir%/xdg-shell-client-protocol.h \
-	%reldir%/xdg-shell-protocol.c
+nodist_tests_compositor_bad_client_SOURCES = $(compositor_client_protocols) \
+	$(compositor_client_code)
 tests_compositor_bad_client_CPPFLAGS = -I%reldir%
-tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c
+tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c \
+	$(compositor_client_sources)
 compositor_client_protocols = %reldir%/xdg-shell-client-protocol.h \
 	%reldir%/presentation-time-client-protocol.h %reldir%/viewporter-client-protocol.h \
 	%reldir%/xdg-decoration-unstable-v1-client-protocol.h \
 	%reldir%/xdg-output-unstable-v1-client-protocol.h
+# The protocols' code (the same for clients and the compositor).
+compositor_client_code = %reldir%/xdg-shell-protocol.c %reldir%/presentation-time-protocol.c \
+	%reldir%/viewporter-protocol.c %reldir%/xdg-decoration-unstable-v1-protocol.c \
+	%reldir%/xdg-output-unstable-v1-protocol.c
 nodist_tests_compositor_pixel_client_SOURCES = $(compositor_client_protocols) \
-	%reldir%/xdg-shell-protocol.c %reldir%/presentation-time-protocol.c \
-	%reldir%/viewporter-protocol.c
+	$(compositor_client_code)
 BUILT_SOURCES += $(compositor_client_protocols)
 CLEANFILES += $(compositor_client_protocols)
 tests_compositor_pixel_client_CPPFLAGS = -I%reldir%

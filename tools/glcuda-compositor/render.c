@@ -335,48 +335,21 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 
 /* A surface and its subsurfaces in their stacking order, each at its
  * position relative to its parent; x, y is the surface's on the output.
- * Depth first with an explicit stack: trees are at most
- * SUBSURFACE_DEPTH_MAX levels deep (surface.c), and no recursion goes as
- * deep as a client likes. */
+ * A subsurface is mapped when its parent is and it has a buffer. */
 static void
 draw_tree(struct comp *c, struct surface *root, int32_t x, int32_t y)
 {
-	struct {
-		struct surface *s;
-		struct wl_list *pos; /* the entry last drawn in s->stack */
-		int32_t x, y;
-	} stack[SUBSURFACE_DEPTH_MAX + 1];
-	int top = 0;
+	struct tree_walk w;
+	struct tree_entry e;
 
-	stack[0].s = root;
-	stack[0].pos = &root->stack;
-	stack[0].x = x;
-	stack[0].y = y;
-	while (top >= 0) {
-		struct surface *s = stack[top].s;
-		struct wl_list *next = stack[top].pos->next;
-		struct stack_entry *e;
-		struct surface *t;
-
-		if (next == &s->stack) {
-			top--;
+	tree_walk_init(&w, root, x, y);
+	while (tree_walk_next(&w, &e)) {
+		if (!e.surface->has_content)
 			continue;
-		}
-		stack[top].pos = next;
-		e = wl_container_of(next, e, link);
-		t = e->surface;
-		if (t == s) {
-			if (s->has_content && s->tex.n)
-				draw_surface(c, s, stack[top].x, stack[top].y);
-		} else if (t->has_content && top < SUBSURFACE_DEPTH_MAX) {
-			/* A subsurface is mapped when its parent is and it
-			 * has a buffer. */
-			stack[top + 1].s = t;
-			stack[top + 1].pos = &t->stack;
-			stack[top + 1].x = stack[top].x + t->subsurface->x;
-			stack[top + 1].y = stack[top].y + t->subsurface->y;
-			top++;
-		}
+		if (!e.self)
+			tree_walk_enter(&w);
+		else if (e.surface->tex.n)
+			draw_surface(c, e.surface, e.x, e.y);
 	}
 }
 
