@@ -25,7 +25,8 @@ global(void *data, struct wl_registry *registry, uint32_t name, const char *ifac
 	else if (!strcmp(iface, wl_shm_interface.name))
 		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	else if (!strcmp(iface, xdg_wm_base_interface.name))
-		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface,
+					     version < 3 ? version : 3);
 	else if (!strcmp(iface, wp_presentation_interface.name))
 		c->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
 	else if (!strcmp(iface, wp_viewporter_interface.name))

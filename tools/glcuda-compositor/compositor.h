@@ -22,6 +22,7 @@
  *   viewporter.c    wp_viewporter: crop and scale of surfaces
  *   decoration.c    zxdg_decoration_manager_v1: always client-side
  *   xdg-output.c    zxdg_output_manager_v1: the output's logical geometry
+ *   popup.c         xdg_positioner and xdg_popup: placement, grabs, dismissal
  *
  * Single-threaded: everything runs on the thread of the event loop, where
  * the EGL context is current.
@@ -74,6 +75,11 @@ struct options {
  * (applying cached state, drawing) use a fixed-size stack instead of
  * recursion, and every walk up to the root a bounded loop. */
 #define SUBSURFACE_DEPTH_MAX 64
+
+/* The deepest popup nesting: a popup is at most this many levels above
+ * its toplevel. get_popup past it is xdg_wm_base.invalid_popup_parent. */
+#define POPUP_DEPTH_MAX 16
+#define POPUP_DEPTH_MAX_STR "16"
 
 /* Configures sent and not yet acked, per xdg_surface: while this many are
  * outstanding, a new one waits for an ack (a client that never acks
@@ -206,6 +212,14 @@ struct surface {
 	/* xdg-shell. */
 	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
 	struct wl_resource *decoration; /* its zxdg_toplevel_decoration_v1 */
+	struct popup *popup;            /* its xdg_popup's state (popup.c) */
+	/* The popups whose parent it is (struct popup.parent_link), oldest
+	 * first, and how many of them are mapped with a grab. */
+	struct wl_list popups;
+	int popup_grabs;
+	/* xdg_surface.set_window_geometry, applied at commit; w 0: unset
+	 * (the surface's origin is then the window's). */
+	struct rect geometry, geometry_pending;
 	uint32_t pending_serials[CONFIGURE_PENDING_MAX]; /* sent, not acked; oldest first */
 	int n_pending;
 	bool configure_deferred;        /* one is due once the client acks */
@@ -332,10 +346,17 @@ void shell_surface_destroyed(struct surface *s);
 /* A configure for the xdg surface's new state, once the initial commit
  * was answered (before, the initial configure will carry it). */
 void shell_configure(struct surface *s);
+/* wl_surface.enter for the output, once mapped. */
+void shell_send_enter(struct surface *s);
 
 /* surface.c */
 bool compositor_globals_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
+/* One of the client's objects of that interface, NULL if none: for the
+ * errors that go on a global's object. A walk of all the client's
+ * objects: only on error paths, which end the client. */
+struct wl_resource *client_find_resource(struct wl_client *client,
+					 const struct wl_interface *iface);
 /* A buffer was attached (pending) or committed: too late for a role or
  * its decoration. */
 bool surface_has_buffer(const struct surface *s);
@@ -363,6 +384,22 @@ bool viewport_apply(struct surface *s, const struct viewport_state *v, int32_t s
  * one). */
 void viewport_crop(const struct surface *s, float crop[4]);
 void viewport_surface_destroyed(struct surface *s);
+
+/* popup.c */
+void positioner_create(struct wl_client *client, struct wl_resource *wm_base, uint32_t id);
+void popup_create(struct wl_client *client, struct wl_resource *xdg_surface, struct surface *s,
+		  uint32_t id, struct wl_resource *parent, struct wl_resource *positioner);
+/* xdg_popup.configure (and repositioned), before xdg_surface.configure. */
+void popup_send_configure(struct surface *s);
+/* A commit after the initial one: placed, mapped over its parent. */
+void popup_commit(struct surface *s);
+/* The popups above s get popup_done, topmost first (s is unmapped). */
+void popup_parent_unmapped(struct surface *s);
+/* The surface or its xdg_surface goes: its popups are dismissed, its
+ * xdg_popup becomes inert. */
+void popup_surface_destroyed(struct surface *s);
+/* The popup's surface was unmapped by its client (a NULL buffer). */
+void popup_unmapped(struct surface *s);
 
 /* xdg-output.c */
 bool xdg_output_init(struct comp *c);

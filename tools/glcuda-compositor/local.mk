@@ -14,7 +14,7 @@ bin_PROGRAMS += %reldir%/glcuda-compositor
 	%reldir%/surface.c %reldir%/tree.c %reldir%/texture.c %reldir%/dmabuf.c \
 	%reldir%/presentation.c %reldir%/render.c %reldir%/output.c \
 	%reldir%/launch.c %reldir%/viewporter.c %reldir%/decoration.c \
-	%reldir%/xdg-output.c $(sanitizer_sources)
+	%reldir%/xdg-output.c %reldir%/popup.c $(sanitizer_sources)
 compositor_protocols = %reldir%/viewporter-protocol.c %reldir%/viewporter-server-protocol.h \
 	%reldir%/xdg-decoration-unstable-v1-protocol.c \
 	%reldir%/xdg-decoration-unstable-v1-server-protocol.h \

@@ -271,28 +271,40 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 	}
 }
 
-/* The client's wl_shm: its error enum holds invalid_format and
- * invalid_stride (wl_buffer has none). Looked for only on the error path,
- * which ends the client. */
-static enum wl_iterator_result
-find_shm(struct wl_resource *resource, void *data)
-{
-	struct wl_resource **shm = data;
+struct find_class {
+	const char *name;
+	struct wl_resource *found;
+};
 
-	if (strcmp(wl_resource_get_class(resource), wl_shm_interface.name))
+static enum wl_iterator_result
+find_class(struct wl_resource *resource, void *data)
+{
+	struct find_class *f = data;
+
+	if (strcmp(wl_resource_get_class(resource), f->name))
 		return WL_ITERATOR_CONTINUE;
-	*shm = resource;
+	f->found = resource;
 	return WL_ITERATOR_STOP;
 }
 
+struct wl_resource *
+client_find_resource(struct wl_client *client, const struct wl_interface *iface)
+{
+	struct find_class f = { iface->name, NULL };
+
+	wl_client_for_each_resource(client, find_class, &f);
+	return f.found;
+}
+
+/* The client's wl_shm: its error enum holds invalid_format and
+ * invalid_stride (wl_buffer has none). */
 static void
 post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg, int32_t w, int32_t h,
 	       int32_t stride, uint32_t format)
 {
 	struct wl_client *client = wl_resource_get_client(buffer);
-	struct wl_resource *shm = NULL;
+	struct wl_resource *shm = client_find_resource(client, &wl_shm_interface);
 
-	wl_client_for_each_resource(client, find_shm, &shm);
 	if (shm)
 		wl_resource_post_error(shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
 				       msg, w, h, stride, format);
@@ -781,6 +793,7 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	wl_list_init(&s->held_buffer_destroy.link);
 	s->held_buffer_destroy.notify = held_buffer_gone;
 	wl_list_init(&s->subsurfaces);
+	wl_list_init(&s->popups);
 	wl_list_init(&s->stack);
 	wl_list_init(&s->stack_pending);
 	s->self.surface = s->self_pending.surface = s;
