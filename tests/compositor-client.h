@@ -51,4 +51,9 @@ struct wl_shm_pool *test_client_pool(struct test_client *c, size_t size, void **
  * connection). */
 void test_client_report_error(struct test_client *c);
 
+/* Round-trip; the protocol error the compositor sent must be code of
+ * the interface named iface (NULL: none must come). Prints what came;
+ * 0 when it was the one expected, else 1. */
+int test_client_expect(struct wl_display *display, const char *iface, uint32_t code);
+
 #endif

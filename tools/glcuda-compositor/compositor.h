@@ -23,6 +23,7 @@
  *   decoration.c    zxdg_decoration_manager_v1: always client-side
  *   xdg-output.c    zxdg_output_manager_v1: the output's logical geometry
  *   popup.c         xdg_positioner and xdg_popup: placement, grabs, dismissal
+ *   data-device.c   wl_data_device_manager: the clipboard between clients
  *
  * Single-threaded: everything runs on the thread of the event loop, where
  * the EGL context is current.
@@ -230,6 +231,15 @@ struct surface {
 	bool fullscreen, maximized;
 };
 
+/* The clipboard (data-device.c). */
+struct data_source;
+struct clipboard {
+	struct wl_list devices;         /* wl_data_device resources */
+	struct data_source *selection;  /* NULL: none */
+	struct wl_client *focus;        /* gets the selection; NULL: none */
+	struct wl_listener focus_destroy;
+};
+
 struct comp {
 	struct options opt;
 
@@ -243,6 +253,7 @@ struct comp {
 	struct wl_list slot_feedback[GLCUDA_RING_MAX_SLOTS]; /* per ring slot: feedback of its frame */
 	bool slot_shows_window[GLCUDA_RING_MAX_SLOTS];      /* per ring slot: a window is in its frame */
 	int32_t next_x, next_y;         /* where the next toplevel goes */
+	struct clipboard clipboard;
 
 	/* GL, glcuda and CUDA. */
 	struct glcuda_headless *headless;
@@ -400,6 +411,11 @@ void popup_parent_unmapped(struct surface *s);
 void popup_surface_destroyed(struct surface *s);
 /* The popup's surface was unmapped by its client (a NULL buffer). */
 void popup_unmapped(struct surface *s);
+
+/* data-device.c */
+bool data_device_init(struct comp *c);
+/* The client that gets the selection (NULL: none). */
+void data_device_set_focus(struct comp *c, struct wl_client *client);
 
 /* xdg-output.c */
 bool xdg_output_init(struct comp *c);

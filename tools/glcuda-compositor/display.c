@@ -213,7 +213,7 @@ display_init(struct comp *c)
 	 * sizes and posts the protocol errors itself. */
 	if (wl_display_init_shm(c->display) < 0 || !compositor_globals_init(c) ||
 	    !shell_init(c) || !viewporter_init(c) || !xdg_output_init(c) ||
-	    !decoration_init(c) ||
+	    !decoration_init(c) || !data_device_init(c) ||
 	    !wl_global_create(c->display, &wl_output_interface, 4, c, bind_output) ||
 	    !wl_global_create(c->display, &wl_seat_interface, 7, c, bind_seat) ||
 	    !presentation_init(c)) {

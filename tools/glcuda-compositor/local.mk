@@ -5,7 +5,9 @@
 # The protocol code is generated from wayland-protocols' XML at build time.
 EXTRA_DIST += doc/compositor.md tests/test-compositor.sh tests/compositor-bad-client.c \
 	tests/compositor-check-png.c tests/compositor-pixel-client.c \
-	tests/compositor-client.c tests/compositor-client.h
+	tests/compositor-client.c tests/compositor-client.h \
+	tests/compositor-test-env.sh tests/test-compositor-protocols.sh \
+	tests/compositor-protocol-client.c
 
 if HAVE_COMPOSITOR
 bin_PROGRAMS += %reldir%/glcuda-compositor
@@ -14,7 +16,8 @@ bin_PROGRAMS += %reldir%/glcuda-compositor
 	%reldir%/surface.c %reldir%/tree.c %reldir%/texture.c %reldir%/dmabuf.c \
 	%reldir%/presentation.c %reldir%/render.c %reldir%/output.c \
 	%reldir%/launch.c %reldir%/viewporter.c %reldir%/decoration.c \
-	%reldir%/xdg-output.c %reldir%/popup.c $(sanitizer_sources)
+	%reldir%/xdg-output.c %reldir%/popup.c %reldir%/data-device.c \
+	$(sanitizer_sources)
 compositor_protocols = %reldir%/viewporter-protocol.c %reldir%/viewporter-server-protocol.h \
 	%reldir%/xdg-decoration-unstable-v1-protocol.c \
 	%reldir%/xdg-decoration-unstable-v1-server-protocol.h \
@@ -69,7 +72,7 @@ CLEANFILES += $(compositor_protocols)
 # and a client whose frames are compared with a CPU reference, for the
 # test.
 check_PROGRAMS += tests/compositor-bad-client tests/compositor-check-png \
-	tests/compositor-pixel-client
+	tests/compositor-pixel-client tests/compositor-protocol-client
 # What the clients share: connection, globals, pools, errors.
 compositor_client_sources = tests/compositor-client.c tests/compositor-client.h
 tests_compositor_check_png_SOURCES = tests/compositor-check-png.c
@@ -81,6 +84,13 @@ tests_compositor_bad_client_LDADD = $(WAYLAND_CLIENT_LIBS)
 nodist_tests_compositor_bad_client_SOURCES = $(compositor_client_protocols) \
 	$(compositor_client_code)
 tests_compositor_bad_client_CPPFLAGS = -I%reldir%
+tests_compositor_protocol_client_SOURCES = tests/compositor-protocol-client.c \
+	$(compositor_client_sources)
+nodist_tests_compositor_protocol_client_SOURCES = $(compositor_client_protocols) \
+	$(compositor_client_code)
+tests_compositor_protocol_client_CPPFLAGS = -I%reldir%
+tests_compositor_protocol_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS)
+tests_compositor_protocol_client_LDADD = $(WAYLAND_CLIENT_LIBS)
 tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c \
 	$(compositor_client_sources)
 compositor_client_protocols = %reldir%/xdg-shell-client-protocol.h \
@@ -103,6 +113,6 @@ tests_compositor_pixel_client_LDADD = $(WAYLAND_CLIENT_LIBS) $(LIBPNG_LIBS)
 %reldir%/presentation-time-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
 
-TESTS += tests/test-compositor.sh
-fake_cuda_scripts += tests/test-compositor.sh
+TESTS += tests/test-compositor.sh tests/test-compositor-protocols.sh
+fake_cuda_scripts += tests/test-compositor.sh tests/test-compositor-protocols.sh
 endif

@@ -104,6 +104,8 @@ shell_surface_commit(struct surface *s)
 			c->next_y = 32 + c->next_y % (int32_t)(c->opt.height / 2);
 		}
 		shell_send_enter(s);
+		/* No keyboard: the toplevel mapped last has the focus. */
+		data_device_set_focus(c, wl_resource_get_client(s->resource));
 		/* The test reads this line to know where the window is. */
 		if (c->opt.verbose) {
 			int32_t w, h;
