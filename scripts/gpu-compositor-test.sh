@@ -4,7 +4,9 @@
 # blending, subsurfaces, buffer scale and transforms, damage) checked
 # against their CPU references through the compositor's own invert filter
 # or none, in the device's best sync mode; then weston-simple-shm for a
-# few frames. Run from the project root after scripts/gpu-build.sh (and
+# few frames, and once more under a standalone compositor driven through
+# its control socket (glcuda-compositor-ctl): a screenshot after the real
+# CUDA invert, and a y4m stream with one frame per refresh. Run from the project root after scripts/gpu-build.sh (and
 # scripts/gpu-test.sh --unpack, or with --unpack here):
 #
 #     scripts/gpu-compositor-test.sh [--unpack] [OUTDIR]
@@ -23,6 +25,8 @@ export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/n
 unset XDG_RUNTIME_DIR WAYLAND_DISPLAY
 
 comp=build-gpu/tools/glcuda-compositor/glcuda-compositor
+ctl=build-gpu/tools/glcuda-compositor/glcuda-compositor-ctl
+check=build-gpu/tests/compositor-check-png
 pixel=build-gpu/tests/compositor-pixel-client
 shm=build-gpu/extra/weston-simple-shm
 out=${1:-$(mktemp -d)}
@@ -74,6 +78,50 @@ if [ -x "$shm" ]; then
 	echo "weston-simple-shm at 1080p: exit $rc"
 	tail -n 12 "$out/shm.log"
 	[ $rc -eq 0 ] || failed=$((failed + 1))
+fi
+# Standalone, driven through the control socket: the screenshot is the
+# frame after the CUDA stage (the background inverted: 223 207 191
+# outside the window), the y4m stream has as many frames as the
+# compositor counted.
+if [ -x "$shm" ] && [ -x "$ctl" ] && [ -x "$check" ]; then
+	mkfifo "$out/announce"
+	timeout 120 "$comp" --verbose --size 640x480 --filter invert --output "$out/standalone.y4m" \
+		>"$out/announce" 2>"$out/standalone.log" &
+	pid=$!
+	exec 3<"$out/announce"
+	for i in 1 2 3 4; do
+		read -r line <&3 && export "${line?}"
+	done
+	exec 3<&-
+	"$shm" >/dev/null 2>&1 &
+	shm_pid=$!
+	# shellcheck disable=SC2046 # split on purpose
+	set -- $("$ctl" wait-window) x
+	if [ $# -lt 5 ]; then
+		echo "FAIL: standalone: no window mapped"
+		failed=$((failed + 1))
+	elif ! "$ctl" screenshot "$out/standalone.png" >/dev/null ||
+	     ! "$check" "$out/standalone.png" "$1" "$2" "$3" "$4" 223 207 191; then
+		echo "FAIL: standalone: the screenshot is not the inverted frame"
+		failed=$((failed + 1))
+	fi
+	"$ctl" quit >/dev/null
+	wait "$pid"
+	rc=$?
+	kill "$shm_pid" 2>/dev/null
+	wait "$shm_pid"
+	frames=$(sed -n 's/.* \([0-9]*\) output frames.*/\1/p' "$out/standalone.log")
+	size=$(wc -c <"$out/standalone.y4m")
+	header=$(head -n 1 "$out/standalone.y4m")
+	echo "standalone: exit $rc, $frames output frames, y4m of $size bytes"
+	if [ $rc -ne 0 ] || [ -z "$frames" ] ||
+	   [ $((size - ${#header} - 1)) -ne $((frames * (6 + 640 * 480 * 3))) ]; then
+		echo "FAIL: standalone: the y4m stream does not have one frame per output frame"
+		tail -n 12 "$out/standalone.log"
+		failed=$((failed + 1))
+	fi
+	rm -f "$out/standalone.y4m"
+	unset WAYLAND_DISPLAY XDG_RUNTIME_DIR GLCUDA_COMPOSITOR_SOCKET GLCUDA_COMPOSITOR_CONTROL
 fi
 echo "compositor on the GPU: $failed failed"
 exit $failed

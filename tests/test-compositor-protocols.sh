@@ -20,12 +20,18 @@
 # SPDX-License-Identifier: MIT
 set -u
 
+pixel=./tests/compositor-pixel-client
+protocol=./tests/compositor-protocol-client
+COMPOSITOR_TEST_NEEDS="$pixel $protocol"
+COMPOSITOR_TEST_CLIENTS=weston-scaler
 . "${srcdir:-.}/tests/compositor-test-env.sh"
 scaler=$(command -v weston-scaler)
-if [ -z "$scaler" ]; then
-	echo "SKIP: weston-scaler not found (Debian: apt-get install weston)"
-	exit 77
-fi
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+size=400x320
+. "${srcdir:-.}/tests/compositor-test-run.sh"
 
 # expect NAME WANT...: each line WANT in $tmp/NAME.out, else FAIL.
 expect() {

@@ -38,14 +38,22 @@
 # SPDX-License-Identifier: MIT
 set -u
 
+bad=./tests/compositor-bad-client
+check=./tests/compositor-check-png
+pixel=./tests/compositor-pixel-client
+COMPOSITOR_TEST_NEEDS="$bad $check $pixel"
+COMPOSITOR_TEST_CLIENTS=weston-simple-shm
 . "${srcdir:-.}/tests/compositor-test-env.sh"
 shm_client=$(command -v weston-simple-shm)
-if [ -z "$shm_client" ]; then
-	echo "SKIP: weston-simple-shm not found (Debian: apt-get install weston)"
-	exit 77
-fi
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+size=400x320
 bg="32 48 64"       # render.c's background
 bg_inv="223 207 191"
+
+. "${srcdir:-.}/tests/compositor-test-run.sh"
 
 # The window's rectangle from the compositor's "mapped toplevel WxH at X,Y".
 window_rect() {
@@ -206,7 +214,7 @@ if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIO
 	fi
 fi
 
-# 6. Pixels (pixels: tests/compositor-test-env.sh).
+# 6. Pixels (pixels: tests/compositor-test-run.sh).
 pixels blend blend none --filter none
 pixels blend-invert blend invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 pixels sub sub none

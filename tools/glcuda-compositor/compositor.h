@@ -229,6 +229,32 @@ struct surface {
 	bool mapped;
 	int32_t x, y;                   /* position on the output */
 	bool fullscreen, maximized;
+	char title[128], app_id[128];   /* as set, cut at 127 bytes */
+};
+
+/* The keyboard's modifiers, as wl_keyboard.modifiers sends them. */
+struct key_mods {
+	uint32_t depressed, latched, locked, group;
+};
+
+/* Keys and buttons held down at once: more are refused. */
+#define SEAT_KEYS_MAX 32
+#define SEAT_BUTTONS_MAX 16
+
+/* wl_seat: one pointer, one keyboard (seat.c). */
+struct seat {
+	struct wl_list pointers, keyboards; /* wl_pointer, wl_keyboard resources */
+	struct keymap *keymap;
+	struct surface *pointer_focus;  /* the surface under the pointer */
+	struct surface *keyboard_focus; /* a toplevel's surface */
+	struct wl_listener pointer_focus_gone, keyboard_focus_gone;
+	double x, y;                    /* the pointer on the output */
+	double sx, sy;                  /* and on its focus */
+	uint32_t buttons[SEAT_BUTTONS_MAX];
+	int n_buttons;
+	uint32_t keys[SEAT_KEYS_MAX];   /* evdev codes */
+	int n_keys;
+	struct key_mods mods;
 };
 
 /* The clipboard (data-device.c). */
@@ -252,6 +278,16 @@ struct comp {
 	struct wl_list output_resources;
 	struct wl_list slot_feedback[GLCUDA_RING_MAX_SLOTS]; /* per ring slot: feedback of its frame */
 	bool slot_shows_window[GLCUDA_RING_MAX_SLOTS];      /* per ring slot: a window is in its frame */
+	uint64_t slot_composite[GLCUDA_RING_MAX_SLOTS];     /* per ring slot: its frame's number */
+	uint64_t slot_commits[GLCUDA_RING_MAX_SLOTS];       /* per ring slot: commits in its frame */
+	uint64_t commits;               /* commits that changed what is shown */
+	struct seat seat;
+
+	/* The control socket (control.c). */
+	int control_fd;
+	char *control_path;
+	struct wl_event_source *control_src;
+	struct wl_list control_conns;
 	int32_t next_x, next_y;         /* where the next toplevel goes */
 	struct clipboard clipboard;
 
@@ -277,7 +313,15 @@ struct comp {
 	FILE *y4m;
 	uint8_t *y4m_buf;
 	uint64_t composited, presented, png_written, acquire_busy;
-	uint64_t window_frames;         /* presented with a window in them: --frames */
+	/* The output's frames, one per vblank from the first frame presented
+	 * on (a frame is repeated until the next is presented): PNGs, y4m,
+	 * the presentation sequence. */
+	uint64_t out_frames;
+	uint64_t window_frames;         /* output frames with a window in them: --frames */
+	bool have_frame;                /* a frame was presented */
+	bool shows_window;              /* the one presented last has a window */
+	uint64_t shown_commits;         /* and the commits in it */
+	bool readback_valid;            /* readback holds its pixels */
 	uint64_t refresh_ns;
 	uint64_t start_ns;
 
@@ -476,8 +520,49 @@ void render_collect_timings(struct comp *c);
 void output_send_frame_done(struct comp *c);
 int output_init(struct comp *c);
 void output_fini(struct comp *c);
-/* Present a frame whose CUDA stage is done: PNG, y4m. */
-int output_present(struct comp *c, struct glcuda_frame *f);
+/* The last presented frame's pixels as a PNG file. */
+int output_write_png(struct comp *c, const char *path);
+
+/* keymap.c: the keyboard's xkb keymap and state. */
+struct keymap;
+struct keymap *keymap_new(void);
+void keymap_destroy(struct keymap *k);
+/* The keymap's text, a sealed memfd of size bytes (the keymap's). */
+int keymap_get_fd(const struct keymap *k, uint32_t *size);
+/* The evdev code of the key that gives a keysym (by name: Return, a,
+ * Shift_L) or a character, and whether Shift is needed. */
+bool keymap_key_for_name(const struct keymap *k, const char *name, uint32_t *code, bool *shift);
+bool keymap_key_for_char(const struct keymap *k, uint32_t ucs4, uint32_t *code, bool *shift);
+bool keymap_shift_key(const struct keymap *k, uint32_t *code);
+/* A key pressed or released: the modifiers now; true if they changed. */
+bool keymap_update(struct keymap *k, uint32_t code, bool pressed, struct key_mods *mods);
+void keymap_get_mods(const struct keymap *k, struct key_mods *mods);
+
+/* seat.c: wl_seat, driven by control.c. */
+bool seat_init(struct comp *c);
+void seat_fini(struct comp *c);
+/* The pointer to x, y on the output (clamped): enter, leave, motion. */
+void seat_pointer_move(struct comp *c, double x, double y);
+/* false when the button already is in that state. A press focuses the
+ * keyboard on the window under the pointer. */
+bool seat_pointer_button(struct comp *c, uint32_t button, bool pressed);
+/* Wheel steps, vertical and horizontal. */
+void seat_pointer_scroll(struct comp *c, int32_t dx, int32_t dy);
+/* false when the key already is in that state. */
+bool seat_key(struct comp *c, uint32_t code, bool pressed);
+/* The keyboard's focus to s's window (NULL: none). */
+void seat_focus(struct comp *c, struct surface *s);
+void seat_surface_mapped(struct surface *s);
+
+/* control.c: the control socket. */
+int control_init(struct comp *c);
+void control_fini(struct comp *c);
+void control_window_mapped(struct comp *c, struct surface *s);
+/* Whether a screenshot waits: the next frame must be read back. */
+bool control_wants_pixels(struct comp *c);
+/* A frame presented as the output's frame seq: composite, its number;
+ * commits, the commits in it. */
+void control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits, uint64_t seq);
 
 /* launch.c */
 int launch_client(struct comp *c);

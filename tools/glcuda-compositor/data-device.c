@@ -7,11 +7,12 @@
  * source's client (wl_data_source.send), the data goes between the two
  * clients without passing through it.
  *
- * The focus: the seat has no keyboard, so the client of the toplevel
- * mapped last takes it (data_device_set_focus). For the same reason no
- * event serial exists to check set_selection's against: any client may
- * set the selection. Drag and drop needs a pointer: start_drag is
- * refused (the source is cancelled).
+ * The focus is the keyboard's (seat.c calls data_device_set_focus): a
+ * new toplevel takes it, or the control socket's focus command. The
+ * serial of set_selection is not checked: a client may set the selection
+ * without an input event (the seat is driven by scripts, which may not
+ * send any). Drag and drop is not offered: start_drag is refused and its
+ * source cancelled.
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"

@@ -1,6 +1,7 @@
 /*
  * glcuda-compositor: the wl_display and the globals that are not about
- * surfaces: wl_shm, wl_output and wl_seat (without input devices).
+ * surfaces: wl_shm and wl_output (seat.c has wl_seat, presentation.c
+ * wp_presentation).
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"
@@ -52,87 +53,6 @@ bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 		wl_output_send_description(r, OUTPUT_DESCRIPTION);
 	if (version >= WL_OUTPUT_DONE_SINCE_VERSION)
 		wl_output_send_done(r);
-}
-
-/* wl_seat --------------------------------------------------------------- */
-
-/* Pointers, keyboards and touch objects a client asks for although the
- * seat has none: allowed by the protocol; they never get events. */
-static void
-input_release(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
-pointer_set_cursor(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
-		   struct wl_resource *surface, int32_t x, int32_t y)
-{
-}
-
-static const struct wl_pointer_interface pointer_impl = {
-	.set_cursor = pointer_set_cursor,
-	.release = input_release,
-};
-static const struct wl_keyboard_interface keyboard_impl = {
-	.release = input_release,
-};
-static const struct wl_touch_interface touch_impl = {
-	.release = input_release,
-};
-
-static void
-inert_resource(struct wl_client *client, struct wl_resource *seat,
-	       const struct wl_interface *iface, const void *impl, uint32_t id)
-{
-	struct wl_resource *r = wl_resource_create(client, iface,
-						   wl_resource_get_version(seat), id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, impl, NULL, NULL);
-}
-
-static void
-seat_get_pointer(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	inert_resource(client, resource, &wl_pointer_interface, &pointer_impl, id);
-}
-
-static void
-seat_get_keyboard(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	inert_resource(client, resource, &wl_keyboard_interface, &keyboard_impl, id);
-}
-
-static void
-seat_get_touch(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	inert_resource(client, resource, &wl_touch_interface, &touch_impl, id);
-}
-
-static const struct wl_seat_interface seat_impl = {
-	.get_pointer = seat_get_pointer,
-	.get_keyboard = seat_get_keyboard,
-	.get_touch = seat_get_touch,
-	.release = input_release,
-};
-
-static void
-bind_seat(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct wl_resource *r = wl_resource_create(client, &wl_seat_interface, version, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &seat_impl, data, NULL);
-	wl_seat_send_capabilities(r, 0);
-	if (version >= WL_SEAT_NAME_SINCE_VERSION)
-		wl_seat_send_name(r, "seat0");
 }
 
 /* The display ------------------------------------------------------------ */
@@ -215,11 +135,12 @@ display_init(struct comp *c)
 	    !shell_init(c) || !viewporter_init(c) || !xdg_output_init(c) ||
 	    !decoration_init(c) || !data_device_init(c) ||
 	    !wl_global_create(c->display, &wl_output_interface, 4, c, bind_output) ||
-	    !wl_global_create(c->display, &wl_seat_interface, 7, c, bind_seat) ||
 	    !presentation_init(c)) {
 		fprintf(stderr, COMP_NAME ": cannot create the Wayland globals\n");
 		return -1;
 	}
+	if (!seat_init(c))
+		return -1;
 	c->socket = wl_display_add_socket_auto(c->display);
 	if (!c->socket) {
 		fprintf(stderr, COMP_NAME ": cannot create a Wayland socket in %s\n",
@@ -239,4 +160,5 @@ display_fini(struct comp *c)
 	wl_display_destroy_clients(c->display);
 	wl_display_destroy(c->display);
 	c->display = NULL;
+	seat_fini(c);
 }

@@ -5,8 +5,8 @@
 # The protocol code is generated from wayland-protocols' XML at build time.
 EXTRA_DIST += doc/compositor.md tests/test-compositor.sh tests/compositor-bad-client.c \
 	tests/compositor-check-png.c tests/compositor-pixel-client.c \
-	tests/compositor-client.c tests/compositor-client.h \
-	tests/compositor-test-env.sh tests/test-compositor-protocols.sh \
+	tests/compositor-client.c tests/compositor-client.h tests/compositor-diff-png.c \
+	tests/compositor-test-env.sh tests/compositor-test-run.sh \
 	tests/compositor-protocol-client.c
 
 if HAVE_COMPOSITOR
@@ -15,9 +15,9 @@ bin_PROGRAMS += %reldir%/glcuda-compositor
 	%reldir%/main.c %reldir%/options.c %reldir%/display.c %reldir%/shell.c \
 	%reldir%/surface.c %reldir%/tree.c %reldir%/texture.c %reldir%/dmabuf.c \
 	%reldir%/presentation.c %reldir%/render.c %reldir%/output.c \
-	%reldir%/launch.c %reldir%/viewporter.c %reldir%/decoration.c \
-	%reldir%/xdg-output.c %reldir%/popup.c %reldir%/data-device.c \
-	$(sanitizer_sources)
+	%reldir%/launch.c %reldir%/keymap.c %reldir%/seat.c %reldir%/control.c \
+	%reldir%/viewporter.c %reldir%/decoration.c %reldir%/xdg-output.c %reldir%/popup.c \
+	%reldir%/data-device.c $(sanitizer_sources)
 compositor_protocols = %reldir%/viewporter-protocol.c %reldir%/viewporter-server-protocol.h \
 	%reldir%/xdg-decoration-unstable-v1-protocol.c \
 	%reldir%/xdg-decoration-unstable-v1-server-protocol.h \
@@ -32,10 +32,14 @@ BUILT_SOURCES += $(compositor_protocols)
 CLEANFILES += $(compositor_protocols)
 %canon_reldir%_glcuda_compositor_CPPFLAGS = $(tools_cppflags) -I%reldir% \
 	-I$(top_srcdir)/tools $(WAYLAND_SERVER_CFLAGS)
-%canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+%canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS) $(XKBCOMMON_CFLAGS)
 %canon_reldir%_glcuda_compositor_LDADD = common/libfilters.la \
 	common/libglcuda-common.la lib/libglcuda.la $(WAYLAND_SERVER_LIBS) \
-	$(LIBPNG_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
+	$(LIBPNG_LIBS) $(XKBCOMMON_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
+# Its companion: one command to the control socket (control.c), for
+# scripts that drive the seat and wait for frames.
+bin_PROGRAMS += %reldir%/glcuda-compositor-ctl
+%canon_reldir%_glcuda_compositor_ctl_SOURCES = %reldir%/ctl.c
 
 %reldir%/xdg-shell-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
@@ -72,7 +76,11 @@ CLEANFILES += $(compositor_protocols)
 # and a client whose frames are compared with a CPU reference, for the
 # test.
 check_PROGRAMS += tests/compositor-bad-client tests/compositor-check-png \
-	tests/compositor-pixel-client tests/compositor-protocol-client
+	tests/compositor-pixel-client tests/compositor-diff-png \
+	tests/compositor-protocol-client
+tests_compositor_diff_png_SOURCES = tests/compositor-diff-png.c
+tests_compositor_diff_png_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+tests_compositor_diff_png_LDADD = $(LIBPNG_LIBS)
 # What the clients share: connection, globals, pools, errors.
 compositor_client_sources = tests/compositor-client.c tests/compositor-client.h
 tests_compositor_check_png_SOURCES = tests/compositor-check-png.c
@@ -113,6 +121,14 @@ tests_compositor_pixel_client_LDADD = $(WAYLAND_CLIENT_LIBS) $(LIBPNG_LIBS)
 %reldir%/presentation-time-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
 
-TESTS += tests/test-compositor.sh tests/test-compositor-protocols.sh
-fake_cuda_scripts += tests/test-compositor.sh tests/test-compositor-protocols.sh
+TESTS += tests/test-compositor.sh tests/test-compositor-input.sh \
+	tests/test-compositor-protocols.sh
+fake_cuda_scripts += tests/test-compositor.sh tests/test-compositor-input.sh \
+	tests/test-compositor-protocols.sh
 endif
+# The seat, the control socket, screenshots and the output's rate, with
+# weston's clients (Debian's weston): terminal, clickdot, eventdemo, flower.
+dist_check_SCRIPTS += tests/test-compositor-input.sh
+# The protocols beyond the core and xdg-shell's toplevels, with
+# weston-scaler and the test clients.
+dist_check_SCRIPTS += tests/test-compositor-protocols.sh

@@ -138,40 +138,102 @@ write_y4m(struct comp *c, const uint8_t *rgba)
 	return 0;
 }
 
-int
-output_present(struct comp *c, struct glcuda_frame *f)
+/* The presented frame's pixels into c->readback, when something will
+ * write them: PNGs, the y4m stream, a screenshot asked for. */
+static int
+read_back(struct comp *c, struct glcuda_frame *f)
 {
-	uint64_t n = c->presented;
-	bool png = c->opt.png_every && n % c->opt.png_every == 0;
-
-	if (png || c->y4m) {
-		/* The output's cost: a readback of the presented frame. */
-		glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
-		glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-				       glcuda_frame_get_output_texture(f), 0);
-		glPixelStorei(GL_PACK_ALIGNMENT, 1);
-		glReadPixels(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height, GL_RGBA,
-			     GL_UNSIGNED_BYTE, c->readback);
-		glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0,
-				       0);
-		glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-		if (glGetError() != GL_NO_ERROR) {
-			fprintf(stderr, COMP_NAME ": reading the presented frame back failed\n");
-			return -1;
-		}
+	c->readback_valid = false;
+	if (!c->opt.png_every && !c->y4m && !control_wants_pixels(c))
+		return 0;
+	/* The output's cost: a readback of the presented frame. */
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+			       glcuda_frame_get_output_texture(f), 0);
+	glPixelStorei(GL_PACK_ALIGNMENT, 1);
+	glReadPixels(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height, GL_RGBA,
+		     GL_UNSIGNED_BYTE, c->readback);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+	if (glGetError() != GL_NO_ERROR) {
+		fprintf(stderr, COMP_NAME ": reading the presented frame back failed\n");
+		return -1;
 	}
-	if (png) {
+	c->readback_valid = true;
+	return 0;
+}
+
+int
+output_write_png(struct comp *c, const char *path)
+{
+	if (!c->readback_valid) {
+		fprintf(stderr, COMP_NAME ": no pixels of the presented frame for %s\n", path);
+		return -1;
+	}
+	if (write_png(path, c->readback, c->opt.width, c->opt.height) < 0)
+		return -1;
+	if (c->opt.verbose)
+		fprintf(stderr, COMP_NAME ": wrote %s\n", path);
+	return 0;
+}
+
+/* One frame of the output, at one vblank: what was presented last, new
+ * or repeated. The PNGs, the y4m stream and --frames count these, so the
+ * stream has one frame per refresh, as its header says. */
+static int
+output_frame(struct comp *c)
+{
+	uint64_t n = c->out_frames++;
+
+	if (c->shows_window)
+		c->window_frames++;
+	if (c->opt.png_every && n % c->opt.png_every == 0) {
 		char path[PATH_MAX];
+
 		snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir,
 			 (unsigned long long)n);
-		if (write_png(path, c->readback, c->opt.width, c->opt.height) < 0)
+		if (output_write_png(c, path) < 0)
 			return -1;
 		c->png_written++;
-		if (c->opt.verbose)
-			fprintf(stderr, COMP_NAME ": wrote %s\n", path);
 	}
 	if (c->y4m && write_y4m(c, c->readback) < 0)
 		return -1;
+	return 0;
+}
+
+/* The vblanks the loop missed (it was late: a slow client, a loaded
+ * machine) showed the previous frame: the output repeats it. */
+static int
+output_repeat(struct comp *c, uint64_t n)
+{
+	for (uint64_t i = 0; i < n && c->have_frame; i++) {
+		if (c->opt.frames && c->window_frames >= c->opt.frames)
+			break;
+		if (output_frame(c) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A frame whose CUDA stage is done, at this vblank: the output's next
+ * frame, its feedback, the control socket's waits. */
+static int
+output_present(struct comp *c, struct glcuda_frame *f, uint64_t missed)
+{
+	uint32_t slot = glcuda_frame_get_slot(f);
+	uint64_t seq;
+
+	if (output_repeat(c, missed) < 0 || read_back(c, f) < 0)
+		return -1;
+	c->have_frame = true;
+	c->shows_window = c->slot_shows_window[slot];
+	c->shown_commits = c->slot_commits[slot];
+	c->presented++;
+	seq = c->out_frames;
+	if (output_frame(c) < 0)
+		return -1;
+	output_send_presentation(c, &c->slot_feedback[slot], clock_now_ns(), seq);
+	control_frame_presented(c, c->slot_composite[slot], c->slot_commits[slot], seq);
 	return 0;
 }
 
@@ -215,30 +277,31 @@ on_vblank(int fd, uint32_t mask, void *data)
 		return 0;
 
 	/* Present: the newest finished frame (older ones are dropped). This
-	 * enqueues GL's wait for CUDA; the readback below comes after it. */
+	 * enqueues GL's wait for CUDA; the readback comes after it. Without
+	 * one, the output repeats what it showed. */
 	ret = glcuda_ring_take_newest(c->ring, &f);
 	if (ret == 0) {
-		uint32_t slot = glcuda_frame_get_slot(f);
-		if (output_present(c, f) < 0) {
+		if (output_present(c, f, ticks - 1) < 0) {
 			c->status = 1;
 			c->running = false;
 		}
-		output_send_presentation(c, &c->slot_feedback[slot], clock_now_ns(), c->presented);
-		c->presented++;
-		if (c->slot_shows_window[slot])
-			c->window_frames++;
 		ret = glcuda_frame_release(f);
 		if (ret < 0)
 			comp_fail(c, "glcuda_frame_release", ret);
 		render_collect_timings(c);
-		/* --frames counts the frames with a window in them: however
-		 * long the client takes to start, its content is shown. */
-		if (c->opt.frames && c->window_frames >= c->opt.frames) {
+	} else if (ret == -EAGAIN) {
+		if (output_repeat(c, ticks) < 0) {
+			c->status = 1;
 			c->running = false;
-			return 0;
 		}
-	} else if (ret != -EAGAIN) {
+	} else {
 		comp_fail(c, "glcuda_ring_take_newest", ret);
+		return 0;
+	}
+	/* --frames counts the frames with a window in them: however long
+	 * the client takes to start, its content is shown. */
+	if (c->opt.frames && c->window_frames >= c->opt.frames) {
+		c->running = false;
 		return 0;
 	}
 

@@ -456,6 +456,8 @@ render_frame(struct comp *c)
 		return false;
 	}
 	c->composited++;
+	c->slot_composite[slot] = c->composited;
+	c->slot_commits[slot] = c->commits;
 	/* The content committed so far is in this frame: its presentation
 	 * feedback goes with the slot, sent when the frame is presented. */
 	wl_list_for_each(s, &c->surfaces, link) {

@@ -104,8 +104,6 @@ shell_surface_commit(struct surface *s)
 			c->next_y = 32 + c->next_y % (int32_t)(c->opt.height / 2);
 		}
 		shell_send_enter(s);
-		/* No keyboard: the toplevel mapped last has the focus. */
-		data_device_set_focus(c, wl_resource_get_client(s->resource));
 		/* The test reads this line to know where the window is. */
 		if (c->opt.verbose) {
 			int32_t w, h;
@@ -113,6 +111,8 @@ shell_surface_commit(struct surface *s)
 			fprintf(stderr, COMP_NAME ": mapped toplevel %dx%d at %d,%d\n", w, h, s->x,
 				s->y);
 		}
+		seat_surface_mapped(s);
+		control_window_mapped(c, s);
 	} else if (s->mapped && !s->has_content) {
 		/* A NULL buffer unmaps: the next buffer maps it again, after a
 		 * new initial commit. Its popups are dismissed. */
@@ -134,9 +134,23 @@ toplevel_set_parent(struct wl_client *client, struct wl_resource *resource,
 {
 }
 
+/* Kept for the control socket's window names, cut to fit. */
 static void
-toplevel_set_string(struct wl_client *client, struct wl_resource *resource, const char *str)
+toplevel_set_title(struct wl_client *client, struct wl_resource *resource, const char *str)
 {
+	struct surface *s = wl_resource_get_user_data(resource);
+
+	if (s)
+		snprintf(s->title, sizeof(s->title), "%s", str);
+}
+
+static void
+toplevel_set_app_id(struct wl_client *client, struct wl_resource *resource, const char *str)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+
+	if (s)
+		snprintf(s->app_id, sizeof(s->app_id), "%s", str);
 }
 
 static void
@@ -219,8 +233,8 @@ toplevel_set_minimized(struct wl_client *client, struct wl_resource *resource)
 static const struct xdg_toplevel_interface toplevel_impl = {
 	.destroy = resource_destroy,
 	.set_parent = toplevel_set_parent,
-	.set_title = toplevel_set_string,
-	.set_app_id = toplevel_set_string,
+	.set_title = toplevel_set_title,
+	.set_app_id = toplevel_set_app_id,
 	.show_window_menu = toplevel_show_window_menu,
 	.move = toplevel_move,
 	.resize = toplevel_resize,

@@ -536,8 +536,10 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 	wl_list_init(&st->frames);
 	wl_list_insert_list(s->feedback.prev, &st->feedback);
 	wl_list_init(&st->feedback);
-	if (changed)
+	if (changed) {
 		s->comp->damaged = true;
+		s->comp->commits++;
+	}
 	return true;
 }
 
@@ -553,8 +555,10 @@ surface_apply_one(struct surface *s, struct surface_state *st)
 	} else if (!surface_apply_own(s, st)) {
 		return false;
 	}
-	if (surface_apply_children(s))
+	if (surface_apply_children(s)) {
 		s->comp->damaged = true;
+		s->comp->commits++;
+	}
 	return true;
 }
 
@@ -609,6 +613,7 @@ upload_finish(struct surface *s, bool done)
 	}
 	st->attached = false;
 	s->comp->damaged = true;
+	s->comp->commits++;
 	if (!surface_apply_own(s, st))
 		return;
 	if (s->xdg_surface)

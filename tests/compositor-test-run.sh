@@ -1,0 +1,48 @@
+# Sourced (". tests/compositor-test-run.sh") by test-compositor.sh and
+# test-compositor-protocols.sh after tests/compositor-test-env.sh, with
+# $tmp, $size, $pixel and fail set: run (the compositor in the cpu sync
+# mode, to its end) and pixels (a scene of tests/compositor-pixel-client
+# against its CPU reference).
+# SPDX-License-Identifier: MIT
+
+# A run that has not ended after this many seconds hangs: it is killed
+# and fails.
+hang_guard=300
+
+# run NAME ARGS... : the compositor at $size in the cpu mode, its stderr
+# in $tmp/NAME.log; returns its exit status (124: it hung).
+run() {
+	name=$1
+	shift
+	timeout -k 10 $hang_guard "$comp" --verbose --size $size --sync cpu "$@" \
+		>"$tmp/$name.out" 2>"$tmp/$name.log"
+}
+
+# Pixels: for each state the client checks, the frame that presented
+#    it (the client prints the presentation sequence number, which names
+#    the PNG) against the CPU reference, the toplevels where the
+#    compositor logged them.
+# pixels NAME SCENE FILTER ARGS...: ARGS go to the compositor.
+pixels() {
+	name=$1 scene=$2 filter=$3
+	shift 3
+	run "$name" --png-every 1 --png-dir "$tmp/$name" "$@" -- "$pixel" run "$scene"
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -q "^presented " "$tmp/$name.out"; then
+		echo "FAIL: scene $scene ($name) exited $rc:" >&2
+		cat "$tmp/$name.out" "$tmp/$name.log" >&2
+		fail=1
+		return
+	fi
+	pos=$(sed -n 's/.*mapped toplevel [0-9]*x[0-9]* at \([0-9]*\),\([0-9]*\).*/\1 \2/p' \
+		"$tmp/$name.log")
+	grep "^presented " "$tmp/$name.out" | while read -r _ state seq; do
+		png=$(printf '%s/frame-%06d.png' "$tmp/$name" "$seq")
+		# shellcheck disable=SC2086 # split on purpose
+		if ! "$pixel" check "$state" "$png" "$filter" $pos; then
+			echo "FAIL: $state ($name): the presented frame differs from the reference" >&2
+			cat "$tmp/$name.out" "$tmp/$name.log" >&2
+			exit 1
+		fi
+	done || fail=1
+}
