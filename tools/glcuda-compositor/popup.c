@@ -8,10 +8,10 @@
  * the constraint adjustment allows. It is drawn above everything mapped
  * before it, its parent included.
  *
- * Grabs: the seat has no input devices, so no event serial can be checked
- * and no click outside can dismiss a grab; a grab is accepted and lasts
- * until the client destroys the popup or its parent is unmapped or
- * destroyed. Then the popup and every popup above it get popup_done,
+ * Grabs: accepted whatever the serial (the seat is driven by scripts,
+ * which may send no event first); a grab lasts until the client destroys
+ * the popup or its parent is unmapped or destroyed (a click outside does
+ * not end it). Then the popup and every popup above it get popup_done,
  * topmost first.
  *
  * Popups nest at most POPUP_DEPTH_MAX deep: the walks of a popup tree use
