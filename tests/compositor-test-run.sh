@@ -1,8 +1,8 @@
 # Sourced (". tests/compositor-test-run.sh") by test-compositor.sh and
 # test-compositor-protocols.sh after tests/compositor-test-env.sh, with
 # $tmp, $size, $pixel and fail set: run (the compositor in the cpu sync
-# mode, to its end) and pixels (a scene of tests/compositor-pixel-client
-# against its CPU reference).
+# mode, to its end), pixels (a scene of tests/compositor-pixel-client
+# against its CPU reference) and memcheck (a run under valgrind).
 # SPDX-License-Identifier: MIT
 
 # A run that has not ended after this many seconds hangs: it is killed
@@ -45,4 +45,32 @@ pixels() {
 			exit 1
 		fi
 	done || fail=1
+}
+
+# memcheck SCRIPT: the compositor under valgrind's memcheck, where
+# valgrind exists (and no sanitizer is built in), with sh -c SCRIPT as
+# its client; fails on the compositor's leaks and invalid accesses (the
+# drivers' are suppressed). The run ends when the script exits.
+memcheck() {
+	if ! command -v valgrind >/dev/null 2>&1 || [ ! -x ./libtool ] ||
+	   [ -n "${ASAN_OPTIONS:-}" ]; then
+		return 0
+	fi
+	# Through libtool: the program in the build tree is a wrapper script.
+	# --keep-debuginfo: eglTerminate unloads Mesa's driver before the leak
+	# check; its frames keep their names so that valgrind.supp can tell the
+	# driver's own memory from glcuda's.
+	if ! GLCUDA_LOG=error timeout -k 10 $hang_guard \
+		./libtool --mode=execute valgrind --leak-check=full --error-exitcode=99 \
+		--keep-debuginfo=yes \
+		--errors-for-leak-kinds=definite --suppressions="${srcdir:-..}/tests/valgrind.supp" \
+		--log-file="$tmp/valgrind.log" \
+		"$comp" --size 128x96 --sync cpu -- sh -c "$1" \
+		>"$tmp/vg.out" 2>"$tmp/vg.log"; then
+		echo "FAIL: glcuda-compositor under valgrind:" >&2
+		grep -A30 -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|[0-9,]+ .*bytes in .* are definitely)' \
+			"$tmp/valgrind.log" | head -n 120 >&2
+		cat "$tmp/vg.out" "$tmp/vg.log" >&2
+		fail=1
+	fi
 }

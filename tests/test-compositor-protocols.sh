@@ -15,6 +15,7 @@
 #  6. The protocol errors the XML files name, one client each
 #     (tests/compositor-protocol-client), in one compositor that frees
 #     what each made.
+#  7. Where valgrind exists: some of them under memcheck.
 # Runs end when their client exits; weston-scaler draws until stopped:
 # its runs end after a number of presented frames with its window.
 # SPDX-License-Identifier: MIT
@@ -106,5 +107,13 @@ case $left in
 	grep "a client left" "$tmp/errors.log" >&2
 	fail=1 ;;
 esac
+
+# 7. Under valgrind (memcheck: tests/compositor-test-run.sh): the
+#    decoration, the clipboard, error cases and the viewport scene.
+memcheck "$protocol decoration &&
+	{ $protocol clipboard-source abc & $protocol clipboard-target abc; } && wait &&
+	{ $protocol viewport-no-surface; $protocol decoration-orphaned;
+	  $protocol popup-not-topmost; $protocol offer-finish; true; } &&
+	exec $pixel run viewport"
 
 exit $fail

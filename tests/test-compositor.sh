@@ -189,30 +189,10 @@ if [ $rc -ne 137 ] || ! grep -q "killed by signal 9" "$tmp/killed.log"; then
 	fail=1
 fi
 
-# 5. Under valgrind: some of the misbehaving clients, then the pixel
-#    client's subsurface scene; the run ends when it exits.
-if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIONS:-}" ]; then
-	supp=${srcdir:-..}/tests/valgrind.supp
-	# Through libtool: the program in the build tree is a wrapper script.
-	# --keep-debuginfo: eglTerminate unloads Mesa's driver before the leak
-	# check; its frames keep their names so that valgrind.supp can tell the
-	# driver's own memory from glcuda's.
-	if ! GLCUDA_LOG=error timeout -k 10 $hang_guard \
-		./libtool --mode=execute valgrind --leak-check=full --error-exitcode=99 \
-		--keep-debuginfo=yes \
-		--errors-for-leak-kinds=definite --suppressions="$supp" \
-		--log-file="$tmp/valgrind.log" \
-		"$comp" --size 128x96 --sync cpu -- \
-		sh -c "$bad wrong-size && $bad destroy-busy && $bad sub-destroy &&
-			exec $pixel run sub" \
-		>"$tmp/vg.out" 2>"$tmp/vg.log"; then
-		echo "FAIL: glcuda-compositor under valgrind:" >&2
-		grep -A30 -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|[0-9,]+ .*bytes in .* are definitely)' \
-			"$tmp/valgrind.log" | head -n 120 >&2
-		cat "$tmp/vg.log" >&2
-		fail=1
-	fi
-fi
+# 5. Under valgrind (memcheck: tests/compositor-test-run.sh): some of
+#    the misbehaving clients, then the pixel client's subsurface scene;
+#    the run ends when it exits.
+memcheck "$bad wrong-size && $bad destroy-busy && $bad sub-destroy && exec $pixel run sub"
 
 # 6. Pixels (pixels: tests/compositor-test-run.sh).
 pixels blend blend none --filter none
