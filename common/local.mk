@@ -1,6 +1,7 @@
 # common: code shared by the programs built on glcuda's public API (the
 # tools, glcuda-compositor, the GStreamer plugin and the benchmarks): clocks,
-# statistics, option parsing, shaders, UUIDs, extension strings, their
+# statistics, option parsing, shaders, UUIDs, extension strings, users'
+# own kernels (loaded from a file, launched on a plane), their
 # table of CUDA driver functions (they use more of CUDA than libglcuda),
 # and the CUDA filters. Convenience libraries, never installed; nothing
 # here includes lib/'s private headers.
@@ -12,6 +13,7 @@ noinst_LTLIBRARIES += %reldir%/libglcuda-common.la
 	%reldir%/parse.c %reldir%/parse.h \
 	%reldir%/shader.c %reldir%/shader.h \
 	%reldir%/stats.c %reldir%/stats.h \
+	%reldir%/user-kernel.c %reldir%/user-kernel.h \
 	%reldir%/uuid.c %reldir%/uuid.h
 %canon_reldir%_libglcuda_common_la_CPPFLAGS = $(tools_cppflags)
 %canon_reldir%_libglcuda_common_la_LIBADD = $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)

@@ -118,6 +118,52 @@ changed() {
 	n=$1 y0=$3 y1=$5
 }
 
+# until_changed NAME ROWS X Y W H: screenshots, one a commit of the
+# client, until $tmp/after.png differs from $tmp/before.png in the
+# rectangle, over ROWS rows at least; false (and fail set) after
+# $max_commits commits without.
+until_changed() {
+	name=$1 rows=$2
+	shift 2
+	i=0
+	while :; do
+		shot "$tmp/after.png"
+		changed "$tmp/before.png" "$tmp/after.png" "$@"
+		[ "$n" -gt 0 ] && [ $((y1 - y0)) -ge "$rows" ] && return 0
+		i=$((i + 1))
+		if [ $i -ge $max_commits ]; then
+			fail=1
+			return 1
+		fi
+		wait_commit "$name"
+	done
+}
+
+# client NAME COMMAND...: the client, its output in $tmp/NAME.out; waits
+# until its window (app_id or title holding NAME) is mapped and sets
+# x y w h, its rectangle.
+client() {
+	name=$1
+	shift
+	timeout -k 10 $hang_guard "$@" >"$tmp/$name.out" 2>&1 &
+	client_pid=$!
+	# shellcheck disable=SC2046 # split on purpose
+	set -- $("$ctl" wait-window "$name") "" "" "" ""
+	x=$1 y=$2 w=$3 h=$4
+	if [ -z "$h" ]; then
+		echo "FAIL: no window of $name mapped:" >&2
+		cat "$tmp/$name.log" "$tmp/$name.out" >&2
+		exit 1
+	fi
+}
+
+# stop_client: the client the test started, ended.
+stop_client() {
+	kill "$client_pid"
+	wait "$client_pid"
+	client_pid=
+}
+
 # 1. Standalone: the runtime directory it made, the sockets in it.
 start terminal
 case $XDG_RUNTIME_DIR in
@@ -131,79 +177,38 @@ if [ "$GLCUDA_COMPOSITOR_SOCKET" != "$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY" ] ||
 fi
 
 # 2. weston-terminal: type a command, see its output.
-timeout -k 10 $hang_guard weston-terminal --shell=/bin/sh --font-size=14 >"$tmp/terminal.out" 2>&1 &
-client_pid=$!
-# shellcheck disable=SC2046 # split on purpose
-set -- $("$ctl" wait-window terminal)
-if [ $# -lt 4 ]; then
-	echo "FAIL: weston-terminal mapped no window:" >&2
-	cat "$tmp/terminal.log" "$tmp/terminal.out" >&2
-	exit 1
-fi
-win="$1 $2 $3 $4"
+client terminal weston-terminal --shell=/bin/sh --font-size=14
+win="$x $y $w $h"
 "$ctl" focus terminal >/dev/null
 shot "$tmp/before.png"
 "$ctl" type echo glcuda >/dev/null && "$ctl" key Return >/dev/null ||
 	{ echo "FAIL: typing into weston-terminal" >&2; fail=1; }
 # The command line, then the output line below it: changes over two
 # lines of text (14-pixel glyphs, 17-pixel lines) at least.
-i=0
-while :; do
-	shot "$tmp/after.png"
-	# shellcheck disable=SC2086 # split on purpose
-	changed "$tmp/before.png" "$tmp/after.png" $win
-	[ "$n" -gt 0 ] && [ $((y1 - y0)) -ge 30 ] && break
-	i=$((i + 1))
-	if [ $i -ge $max_commits ]; then
-		echo "FAIL: weston-terminal: after \"echo glcuda\" and Return, $n pixels changed in rows $y0..$y1 of $win" >&2
-		fail=1
-		break
-	fi
-	wait_commit terminal
-done
-kill "$client_pid"
-wait "$client_pid"
-client_pid=
+# shellcheck disable=SC2086 # split on purpose
+until_changed terminal 30 $win ||
+	echo "FAIL: weston-terminal: after \"echo glcuda\" and Return, $n pixels changed in rows $y0..$y1 of $win" >&2
+stop_client
 stop terminal
 
 # 3. weston-clickdot: the dot goes where the pointer clicks.
 start clickdot
-timeout -k 10 $hang_guard weston-clickdot >"$tmp/clickdot.out" 2>&1 &
-client_pid=$!
-# shellcheck disable=SC2046 # split on purpose
-set -- $("$ctl" wait-window clickdot)
-x=$1 y=$2 w=$3 h=$4
+client clickdot weston-clickdot
 # Off the middle, where the dot starts.
 cx=$((x + w / 2 - 80)) cy=$((y + h / 2 - 60))
 shot "$tmp/before.png"
 "$ctl" click $cx $cy >/dev/null || fail=1
-i=0
-while :; do
-	shot "$tmp/after.png"
-	changed "$tmp/before.png" "$tmp/after.png" $((cx - 8)) $((cy - 8)) 16 16
-	[ "$n" -gt 0 ] && break
-	i=$((i + 1))
-	if [ $i -ge $max_commits ]; then
-		echo "FAIL: weston-clickdot: nothing changed around the click at $cx,$cy" >&2
-		fail=1
-		break
-	fi
-	wait_commit clickdot
-done
-kill "$client_pid"
-wait "$client_pid"
-client_pid=
+until_changed clickdot 1 $((cx - 8)) $((cy - 8)) 16 16 ||
+	echo "FAIL: weston-clickdot: nothing changed around the click at $cx,$cy" >&2
+stop_client
 stop clickdot
 
 # 4. weston-eventdemo: it logs what it receives; the compositor's quit
 #    ends it (its connection closes after the events), and its log is
 #    complete once it has exited.
 start eventdemo
-timeout -k 10 $hang_guard weston-eventdemo >"$tmp/eventdemo.out" 2>&1 &
-client_pid=$!
-# shellcheck disable=SC2046 # split on purpose
-set -- $("$ctl" wait-window EventDemo)
-cx=$(($1 + $3 / 2)) cy=$(($2 + $4 / 2))
+client eventdemo weston-eventdemo
+cx=$((x + w / 2)) cy=$((y + h / 2))
 "$ctl" pointer-move $cx $cy >/dev/null &&
 	"$ctl" pointer-move $((cx + 5)) $((cy + 3)) >/dev/null &&
 	"$ctl" click $((cx + 5)) $((cy + 3)) right >/dev/null &&

@@ -7,7 +7,7 @@
 if HAVE_CHECK
 check_LTLIBRARIES += %reldir%/libfakecuda.la
 %canon_reldir%_libfakecuda_la_SOURCES = %reldir%/fake-cuda.c \
-	%reldir%/fake-cuda.h
+	%reldir%/fake-cuda.h %reldir%/fake-filters.c %reldir%/fake-filters.h
 %canon_reldir%_libfakecuda_la_LDFLAGS = $(SANITIZER_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).

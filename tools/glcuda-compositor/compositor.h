@@ -2,13 +2,18 @@
  * glcuda-compositor: a headless Wayland compositor whose output goes
  * through glcuda's frame ring: every frame it composites with GL is handed
  * to CUDA (a filter or the user's kernel) and back, without copies, and
- * "presented" as PNG files or a y4m video stream.
+ * "presented" as PNG files or a y4m video stream, one frame per refresh.
+ * Tests drive its seat and take screenshots through a control socket.
  *
  * Files, each with one job:
  *   main.c          setup, the loop and the report at exit
  *   options.c       the command line
  *   display.c       the wl_display and the globals not about surfaces:
- *                   wl_shm, wl_output, wl_seat
+ *                   wl_shm, wl_output
+ *   seat.c          wl_seat: a pointer and a keyboard, their focus, events
+ *   keymap.c        the keyboard's xkb keymap and modifiers
+ *   control.c       the control socket: driving the seat, screenshots,
+ *                   waits for frames, commits and windows
  *   surface.c       wl_compositor, wl_surface, wl_region, wl_subcompositor,
  *                   wl_subsurface: the protocol and the state of surfaces
  *   tree.c          the walk of a surface's subsurface tree
@@ -24,6 +29,8 @@
  *   xdg-output.c    zxdg_output_manager_v1: the output's logical geometry
  *   popup.c         xdg_positioner and xdg_popup: placement, grabs, dismissal
  *   data-device.c   wl_data_device_manager: the clipboard between clients
+ *   ctl.c           glcuda-compositor-ctl, a separate program: one
+ *                   command to the control socket
  *
  * Single-threaded: everything runs on the thread of the event loop, where
  * the EGL context is current.
@@ -241,13 +248,18 @@ struct key_mods {
 #define SEAT_KEYS_MAX 32
 #define SEAT_BUTTONS_MAX 16
 
+/* A device's focus: NULL once the surface is destroyed. */
+struct focus {
+	struct surface *surface;
+	struct wl_listener gone;
+};
+
 /* wl_seat: one pointer, one keyboard (seat.c). */
 struct seat {
 	struct wl_list pointers, keyboards; /* wl_pointer, wl_keyboard resources */
 	struct keymap *keymap;
-	struct surface *pointer_focus;  /* the surface under the pointer */
-	struct surface *keyboard_focus; /* a toplevel's surface */
-	struct wl_listener pointer_focus_gone, keyboard_focus_gone;
+	struct focus pointer_focus;     /* the surface under the pointer */
+	struct focus keyboard_focus;    /* a toplevel's surface */
 	double x, y;                    /* the pointer on the output */
 	double sx, sy;                  /* and on its focus */
 	uint32_t buttons[SEAT_BUTTONS_MAX];
@@ -321,6 +333,10 @@ struct comp {
 	bool have_frame;                /* a frame was presented */
 	bool shows_window;              /* the one presented last has a window */
 	uint64_t shown_commits;         /* and the commits in it */
+	uint64_t shown_composite;       /* and its number (render_frame's) */
+	uint64_t png_last, png_composite; /* the last PNG written: its frame, its composite */
+	uint64_t y4m_composite;         /* the frame y4m_buf holds */
+	size_t y4m_len;
 	bool readback_valid;            /* readback holds its pixels */
 	uint64_t refresh_ns;
 	uint64_t start_ns;

@@ -90,8 +90,9 @@ rgb_v(int r, int g, int b)
 	return (uint8_t)((112 * r - 94 * g - 18 * b + 128) / 256 + 128);
 }
 
-static int
-write_y4m(struct comp *c, const uint8_t *rgba)
+/* The frame's RGBA in YUV, into y4m_buf; its size in *len. */
+static void
+y4m_convert(struct comp *c, const uint8_t *rgba, size_t *len)
 {
 	uint32_t w = c->opt.width, h = c->opt.height;
 	size_t npix = (size_t)w * h;
@@ -130,8 +131,20 @@ write_y4m(struct comp *c, const uint8_t *rgba)
 				v[(size_t)j * (w / 2) + i] = rgb_v(r / 4, g / 4, b / 4);
 			}
 	}
-	if (fputs("FRAME\n", c->y4m) == EOF || fwrite(y, 1, npix + 2 * csize, c->y4m) !=
-	    npix + 2 * csize) {
+	*len = npix + 2 * csize;
+}
+
+/* One frame of the stream: the frame presented last, converted once
+ * however often it is repeated. */
+static int
+write_y4m(struct comp *c)
+{
+	if (c->y4m_composite != c->shown_composite) {
+		y4m_convert(c, c->readback, &c->y4m_len);
+		c->y4m_composite = c->shown_composite;
+	}
+	if (fputs("FRAME\n", c->y4m) == EOF || fwrite(c->y4m_buf, 1, c->y4m_len, c->y4m) !=
+	    c->y4m_len) {
 		fprintf(stderr, COMP_NAME ": writing the y4m stream: %s\n", strerror(errno));
 		return -1;
 	}
@@ -177,6 +190,26 @@ output_write_png(struct comp *c, const char *path)
 	return 0;
 }
 
+/* The PNG of output frame n. A repeated frame is a hard link to the PNG
+ * of the same frame written before (where the file system has them): an
+ * encode at every refresh would take longer than the refresh. */
+static int
+write_frame_png(struct comp *c, uint64_t n)
+{
+	char path[PATH_MAX], last[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir, (unsigned long long)n);
+	snprintf(last, sizeof(last), "%s/frame-%06llu.png", c->opt.png_dir,
+		 (unsigned long long)c->png_last);
+	if (!(c->png_written && c->png_composite == c->shown_composite && link(last, path) == 0) &&
+	    output_write_png(c, path) < 0)
+		return -1;
+	c->png_written++;
+	c->png_last = n;
+	c->png_composite = c->shown_composite;
+	return 0;
+}
+
 /* One frame of the output, at one vblank: what was presented last, new
  * or repeated. The PNGs, the y4m stream and --frames count these, so the
  * stream has one frame per refresh, as its header says. */
@@ -187,16 +220,9 @@ output_frame(struct comp *c)
 
 	if (c->shows_window)
 		c->window_frames++;
-	if (c->opt.png_every && n % c->opt.png_every == 0) {
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir,
-			 (unsigned long long)n);
-		if (output_write_png(c, path) < 0)
-			return -1;
-		c->png_written++;
-	}
-	if (c->y4m && write_y4m(c, c->readback) < 0)
+	if (c->opt.png_every && n % c->opt.png_every == 0 && write_frame_png(c, n) < 0)
+		return -1;
+	if (c->y4m && write_y4m(c) < 0)
 		return -1;
 	return 0;
 }
@@ -228,6 +254,7 @@ output_present(struct comp *c, struct glcuda_frame *f, uint64_t missed)
 	c->have_frame = true;
 	c->shows_window = c->slot_shows_window[slot];
 	c->shown_commits = c->slot_commits[slot];
+	c->shown_composite = c->slot_composite[slot];
 	c->presented++;
 	seq = c->out_frames;
 	if (output_frame(c) < 0)

@@ -38,24 +38,33 @@ next_serial(struct comp *c)
 /* Focus ------------------------------------------------------------------ */
 
 static void
-pointer_focus_gone(struct wl_listener *listener, void *data)
+focus_gone(struct wl_listener *listener, void *data)
 {
-	struct seat *seat = wl_container_of(listener, seat, pointer_focus_gone);
+	struct focus *f = wl_container_of(listener, f, gone);
 
 	/* The surface is being destroyed: no leave (it names the surface). */
-	wl_list_remove(&seat->pointer_focus_gone.link);
-	wl_list_init(&seat->pointer_focus_gone.link);
-	seat->pointer_focus = NULL;
+	wl_list_remove(&f->gone.link);
+	wl_list_init(&f->gone.link);
+	f->surface = NULL;
+}
+
+/* The focus to s (NULL: none), watching it go. */
+static void
+focus_set(struct focus *f, struct surface *s)
+{
+	wl_list_remove(&f->gone.link);
+	wl_list_init(&f->gone.link);
+	f->surface = s;
+	if (s)
+		wl_resource_add_destroy_listener(s->resource, &f->gone);
 }
 
 static void
-keyboard_focus_gone(struct wl_listener *listener, void *data)
+focus_init(struct focus *f)
 {
-	struct seat *seat = wl_container_of(listener, seat, keyboard_focus_gone);
-
-	wl_list_remove(&seat->keyboard_focus_gone.link);
-	wl_list_init(&seat->keyboard_focus_gone.link);
-	seat->keyboard_focus = NULL;
+	f->surface = NULL;
+	wl_list_init(&f->gone.link);
+	f->gone.notify = focus_gone;
 }
 
 /* The topmost surface at x, y on the output, and x, y on it. */
@@ -110,25 +119,23 @@ pointer_refocus(struct comp *c)
 	struct seat *seat = &c->seat;
 	double sx = 0, sy = 0;
 	struct surface *s = surface_at(c, seat->x, seat->y, &sx, &sy);
+	struct surface *old = seat->pointer_focus.surface;
 	struct wl_resource *r;
 	uint32_t serial;
 
 	seat->sx = sx;
 	seat->sy = sy;
-	if (s == seat->pointer_focus)
+	if (s == old)
 		return false;
-	if (seat->pointer_focus) {
+	if (old) {
 		serial = next_serial(c);
-		for_each_resource_of(r, &seat->pointers, seat->pointer_focus)
-			wl_pointer_send_leave(r, serial, seat->pointer_focus->resource);
-		pointer_send_frame(seat, seat->pointer_focus);
-		wl_list_remove(&seat->pointer_focus_gone.link);
-		wl_list_init(&seat->pointer_focus_gone.link);
+		for_each_resource_of(r, &seat->pointers, old)
+			wl_pointer_send_leave(r, serial, old->resource);
+		pointer_send_frame(seat, old);
 	}
-	seat->pointer_focus = s;
+	focus_set(&seat->pointer_focus, s);
 	if (!s)
 		return true;
-	wl_resource_add_destroy_listener(s->resource, &seat->pointer_focus_gone);
 	serial = next_serial(c);
 	for_each_resource_of(r, &seat->pointers, s)
 		wl_pointer_send_enter(r, serial, s->resource, wl_fixed_from_double(sx),
@@ -147,7 +154,7 @@ keyboard_send_enter(struct seat *seat, struct wl_resource *r, uint32_t serial)
 		if (k)
 			memcpy(k, seat->keys, sizeof(uint32_t) * (size_t)seat->n_keys);
 	}
-	wl_keyboard_send_enter(r, serial, seat->keyboard_focus->resource, &keys);
+	wl_keyboard_send_enter(r, serial, seat->keyboard_focus.surface->resource, &keys);
 	wl_array_release(&keys);
 	wl_keyboard_send_modifiers(r, serial, seat->mods.depressed, seat->mods.latched,
 				   seat->mods.locked, seat->mods.group);
@@ -167,26 +174,24 @@ void
 seat_focus(struct comp *c, struct surface *s)
 {
 	struct seat *seat = &c->seat;
+	struct surface *old = seat->keyboard_focus.surface;
 	struct wl_resource *r;
 	uint32_t serial;
 
 	if (s)
 		s = surface_root(s);
-	if (s == seat->keyboard_focus)
+	if (s == old)
 		return;
-	if (seat->keyboard_focus) {
+	if (old) {
 		serial = next_serial(c);
-		for_each_resource_of(r, &seat->keyboards, seat->keyboard_focus)
-			wl_keyboard_send_leave(r, serial, seat->keyboard_focus->resource);
-		wl_list_remove(&seat->keyboard_focus_gone.link);
-		wl_list_init(&seat->keyboard_focus_gone.link);
+		for_each_resource_of(r, &seat->keyboards, old)
+			wl_keyboard_send_leave(r, serial, old->resource);
 	}
-	seat->keyboard_focus = s;
+	focus_set(&seat->keyboard_focus, s);
 	/* The selection goes to the client with the keyboard. */
 	data_device_set_focus(c, s ? wl_resource_get_client(s->resource) : NULL);
 	if (!s)
 		return;
-	wl_resource_add_destroy_listener(s->resource, &seat->keyboard_focus_gone);
 	serial = next_serial(c);
 	for_each_resource_of(r, &seat->keyboards, s)
 		keyboard_send_enter(seat, r, serial);
@@ -206,16 +211,16 @@ seat_pointer_move(struct comp *c, double x, double y)
 	seat->x = x < 0 ? 0 : x > c->opt.width - 1 ? c->opt.width - 1 : x;
 	seat->y = y < 0 ? 0 : y > c->opt.height - 1 ? c->opt.height - 1 : y;
 	if (pointer_refocus(c)) {
-		if (seat->pointer_focus)
-			pointer_send_frame(seat, seat->pointer_focus);
+		if (seat->pointer_focus.surface)
+			pointer_send_frame(seat, seat->pointer_focus.surface);
 		return;
 	}
-	if (!seat->pointer_focus)
+	if (!seat->pointer_focus.surface)
 		return;
-	for_each_resource_of(r, &seat->pointers, seat->pointer_focus)
+	for_each_resource_of(r, &seat->pointers, seat->pointer_focus.surface)
 		wl_pointer_send_motion(r, now_ms(), wl_fixed_from_double(seat->sx),
 				       wl_fixed_from_double(seat->sy));
-	pointer_send_frame(seat, seat->pointer_focus);
+	pointer_send_frame(seat, seat->pointer_focus.surface);
 }
 
 bool
@@ -235,19 +240,19 @@ seat_pointer_button(struct comp *c, uint32_t button, bool pressed)
 			return false;
 		seat->buttons[seat->n_buttons++] = button;
 		/* Click to focus. */
-		if (seat->pointer_focus)
-			seat_focus(c, seat->pointer_focus);
+		if (seat->pointer_focus.surface)
+			seat_focus(c, seat->pointer_focus.surface);
 	} else {
 		seat->buttons[i] = seat->buttons[--seat->n_buttons];
 	}
-	if (!seat->pointer_focus)
+	if (!seat->pointer_focus.surface)
 		return true;
 	serial = next_serial(c);
-	for_each_resource_of(r, &seat->pointers, seat->pointer_focus)
+	for_each_resource_of(r, &seat->pointers, seat->pointer_focus.surface)
 		wl_pointer_send_button(r, serial, now_ms(), button,
 				       pressed ? WL_POINTER_BUTTON_STATE_PRESSED
 					       : WL_POINTER_BUTTON_STATE_RELEASED);
-	pointer_send_frame(seat, seat->pointer_focus);
+	pointer_send_frame(seat, seat->pointer_focus.surface);
 	return true;
 }
 
@@ -260,7 +265,7 @@ pointer_axis(struct seat *seat, uint32_t axis, int32_t steps, uint32_t time)
 
 	if (!steps)
 		return;
-	for_each_resource_of(r, &seat->pointers, seat->pointer_focus) {
+	for_each_resource_of(r, &seat->pointers, seat->pointer_focus.surface) {
 		if (wl_resource_get_version(r) >= WL_POINTER_AXIS_SOURCE_SINCE_VERSION)
 			wl_pointer_send_axis_source(r, WL_POINTER_AXIS_SOURCE_WHEEL);
 		if (wl_resource_get_version(r) >= WL_POINTER_AXIS_DISCRETE_SINCE_VERSION)
@@ -275,11 +280,11 @@ seat_pointer_scroll(struct comp *c, int32_t dx, int32_t dy)
 	struct seat *seat = &c->seat;
 	uint32_t time = now_ms();
 
-	if (!seat->pointer_focus)
+	if (!seat->pointer_focus.surface)
 		return;
 	pointer_axis(seat, WL_POINTER_AXIS_VERTICAL_SCROLL, dy, time);
 	pointer_axis(seat, WL_POINTER_AXIS_HORIZONTAL_SCROLL, dx, time);
-	pointer_send_frame(seat, seat->pointer_focus);
+	pointer_send_frame(seat, seat->pointer_focus.surface);
 }
 
 bool
@@ -306,10 +311,10 @@ seat_key(struct comp *c, uint32_t code, bool pressed)
 	mods_changed = keymap_update(seat->keymap, code, pressed, &mods) &&
 		       memcmp(&mods, &seat->mods, sizeof(mods));
 	seat->mods = mods;
-	if (!seat->keyboard_focus)
+	if (!seat->keyboard_focus.surface)
 		return true;
 	serial = next_serial(c);
-	for_each_resource_of(r, &seat->keyboards, seat->keyboard_focus) {
+	for_each_resource_of(r, &seat->keyboards, seat->keyboard_focus.surface) {
 		wl_keyboard_send_key(r, serial, now_ms(), code,
 				     pressed ? WL_KEYBOARD_KEY_STATE_PRESSED
 					     : WL_KEYBOARD_KEY_STATE_RELEASED);
@@ -367,8 +372,9 @@ seat_get_pointer(struct wl_client *client, struct wl_resource *resource, uint32_
 	}
 	wl_resource_set_implementation(r, &pointer_impl, c, resource_unlink);
 	wl_list_insert(&seat->pointers, wl_resource_get_link(r));
-	if (seat->pointer_focus && wl_resource_get_client(seat->pointer_focus->resource) == client) {
-		wl_pointer_send_enter(r, next_serial(c), seat->pointer_focus->resource,
+	if (seat->pointer_focus.surface &&
+	    wl_resource_get_client(seat->pointer_focus.surface->resource) == client) {
+		wl_pointer_send_enter(r, next_serial(c), seat->pointer_focus.surface->resource,
 				      wl_fixed_from_double(seat->sx), wl_fixed_from_double(seat->sy));
 		if (wl_resource_get_version(r) >= WL_POINTER_FRAME_SINCE_VERSION)
 			wl_pointer_send_frame(r);
@@ -396,8 +402,8 @@ seat_get_keyboard(struct wl_client *client, struct wl_resource *resource, uint32
 	wl_keyboard_send_keymap(r, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
 	if (wl_resource_get_version(r) >= WL_KEYBOARD_REPEAT_INFO_SINCE_VERSION)
 		wl_keyboard_send_repeat_info(r, 0, 0);
-	if (seat->keyboard_focus &&
-	    wl_resource_get_client(seat->keyboard_focus->resource) == client)
+	if (seat->keyboard_focus.surface &&
+	    wl_resource_get_client(seat->keyboard_focus.surface->resource) == client)
 		keyboard_send_enter(seat, r, next_serial(c));
 }
 
@@ -444,10 +450,8 @@ seat_init(struct comp *c)
 
 	wl_list_init(&seat->pointers);
 	wl_list_init(&seat->keyboards);
-	wl_list_init(&seat->pointer_focus_gone.link);
-	wl_list_init(&seat->keyboard_focus_gone.link);
-	seat->pointer_focus_gone.notify = pointer_focus_gone;
-	seat->keyboard_focus_gone.notify = keyboard_focus_gone;
+	focus_init(&seat->pointer_focus);
+	focus_init(&seat->keyboard_focus);
 	seat->keymap = keymap_new();
 	if (!seat->keymap)
 		return false;
