@@ -2,7 +2,8 @@
 # test-compositor-protocols.sh after tests/compositor-test-env.sh, with
 # $tmp, $size, $pixel and fail set: run (the compositor in the cpu sync
 # mode, to its end), pixels (a scene of tests/compositor-pixel-client
-# against its CPU reference) and memcheck (a run under valgrind).
+# against its CPU reference), memcheck (a run under valgrind) and
+# clients_left_nothing (what a run's clients left behind).
 # SPDX-License-Identifier: MIT
 
 # A run that has not ended after this many seconds hangs: it is killed
@@ -73,4 +74,18 @@ memcheck() {
 		cat "$tmp/vg.out" "$tmp/vg.log" >&2
 		fail=1
 	fi
+}
+
+# clients_left_nothing NAME WHO: in run NAME's log, whenever no client was
+# connected, no surface or texture was alive and the same number of fds
+# was open; else FAIL, naming WHO.
+clients_left_nothing() {
+	left=$(grep "a client left: 0 clients" "$tmp/$1.log" | sed 's/.*a client left: //' | sort -u)
+	case $left in
+	"0 clients, 0 surfaces, 0 textures, "*" fds open") ;;
+	*)
+		echo "FAIL: what $2 left behind differs:" >&2
+		grep "a client left" "$tmp/$1.log" >&2
+		fail=1 ;;
+	esac
 }

@@ -96,14 +96,7 @@ run errors -- sh -c "$script"
 for e in $errors; do
 	expect errors "protocol error: $(echo "${e#*:}" | tr . ' ')"
 done
-left=$(grep "a client left: 0 clients" "$tmp/errors.log" | sed 's/.*a client left: //' | sort -u)
-case $left in
-"0 clients, 0 surfaces, 0 textures, "*" fds open") ;;
-*)
-	echo "FAIL: what the clients in error left behind differs:" >&2
-	grep "a client left" "$tmp/errors.log" >&2
-	fail=1 ;;
-esac
+clients_left_nothing errors "the clients in error"
 
 # 7. Under valgrind (memcheck: tests/compositor-test-run.sh): the
 #    decoration, the clipboard, error cases and the viewport scene.

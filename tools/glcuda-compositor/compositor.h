@@ -392,6 +392,13 @@ bool tree_walk_enter(struct tree_walk *w);
 int options_parse(struct options *o, int argc, char **argv);
 
 /* display.c */
+/* A new resource with its implementation, or NULL after
+ * wl_client_post_no_memory. */
+struct wl_resource *resource_new(struct wl_client *client, const struct wl_interface *iface,
+				 int version, uint32_t id, const void *impl, void *data,
+				 wl_resource_destroy_func_t destroyed);
+/* The destroy (or release) request of an object that needs nothing more. */
+void resource_destroy_request(struct wl_client *client, struct wl_resource *resource);
 int display_init(struct comp *c);
 /* --verbose: surfaces, textures and fds alive after a client left. */
 void display_report_resources(struct comp *c);

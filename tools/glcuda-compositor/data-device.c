@@ -56,12 +56,6 @@ offer_receive(struct wl_client *client, struct wl_resource *resource, const char
 }
 
 static void
-offer_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 offer_finish(struct wl_client *client, struct wl_resource *resource)
 {
 	wl_resource_post_error(resource, WL_DATA_OFFER_ERROR_INVALID_FINISH,
@@ -79,7 +73,7 @@ offer_set_actions(struct wl_client *client, struct wl_resource *resource, uint32
 static const struct wl_data_offer_interface offer_impl = {
 	.accept = offer_accept,
 	.receive = offer_receive,
-	.destroy = offer_destroy,
+	.destroy = resource_destroy_request,
 	.finish = offer_finish,
 	.set_actions = offer_set_actions,
 };
@@ -175,12 +169,6 @@ source_offer(struct wl_client *client, struct wl_resource *resource, const char 
 }
 
 static void
-source_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 source_set_actions(struct wl_client *client, struct wl_resource *resource, uint32_t actions)
 {
 	struct data_source *src = wl_resource_get_user_data(resource);
@@ -204,7 +192,7 @@ source_set_actions(struct wl_client *client, struct wl_resource *resource, uint3
 
 static const struct wl_data_source_interface source_impl = {
 	.offer = source_offer,
-	.destroy = source_destroy,
+	.destroy = resource_destroy_request,
 	.set_actions = source_set_actions,
 };
 
@@ -276,16 +264,10 @@ device_set_selection(struct wl_client *client, struct wl_resource *resource,
 	focus_send_selection(c);
 }
 
-static void
-device_release(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
 static const struct wl_data_device_interface device_impl = {
 	.start_drag = device_start_drag,
 	.set_selection = device_set_selection,
-	.release = device_release,
+	.release = resource_destroy_request,
 };
 
 static void
@@ -322,14 +304,12 @@ manager_get_data_device(struct wl_client *client, struct wl_resource *resource, 
 			struct wl_resource *seat)
 {
 	struct comp *c = wl_resource_get_user_data(resource);
-	struct wl_resource *r = wl_resource_create(client, &wl_data_device_interface,
-						   wl_resource_get_version(resource), id);
+	struct wl_resource *r = resource_new(client, &wl_data_device_interface,
+					     wl_resource_get_version(resource), id, &device_impl, c,
+					     device_destroyed);
 
-	if (!r) {
-		wl_client_post_no_memory(client);
+	if (!r)
 		return;
-	}
-	wl_resource_set_implementation(r, &device_impl, c, device_destroyed);
 	wl_list_insert(&c->clipboard.devices, wl_resource_get_link(r));
 	if (client == c->clipboard.focus)
 		device_send_selection(c, r);
@@ -343,14 +323,8 @@ static const struct wl_data_device_manager_interface manager_impl = {
 static void
 bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *r = wl_resource_create(client, &wl_data_device_manager_interface,
-						   (int)version, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &manager_impl, data, NULL);
+	resource_new(client, &wl_data_device_manager_interface, (int)version, id, &manager_impl, data,
+		     NULL);
 }
 
 bool

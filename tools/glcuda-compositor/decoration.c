@@ -10,12 +10,6 @@
 
 #include "xdg-decoration-unstable-v1-server-protocol.h"
 
-static void
-decoration_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
 /* set_mode and unset_mode: the answer is the same configure. */
 static void
 decoration_configure_again(struct wl_resource *resource)
@@ -39,7 +33,7 @@ decoration_unset_mode(struct wl_client *client, struct wl_resource *resource)
 }
 
 static const struct zxdg_toplevel_decoration_v1_interface decoration_impl = {
-	.destroy = decoration_destroy,
+	.destroy = resource_destroy_request,
 	.set_mode = decoration_set_mode,
 	.unset_mode = decoration_unset_mode,
 };
@@ -70,12 +64,6 @@ decoration_toplevel_destroyed(struct surface *s)
 			       "the xdg_toplevel was destroyed before its decoration object");
 	wl_resource_set_user_data(s->decoration, NULL);
 	s->decoration = NULL;
-}
-
-static void
-manager_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
 }
 
 static void
@@ -114,21 +102,15 @@ manager_get_toplevel_decoration(struct wl_client *client, struct wl_resource *re
 }
 
 static const struct zxdg_decoration_manager_v1_interface manager_impl = {
-	.destroy = manager_destroy,
+	.destroy = resource_destroy_request,
 	.get_toplevel_decoration = manager_get_toplevel_decoration,
 };
 
 static void
 bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *r = wl_resource_create(client, &zxdg_decoration_manager_v1_interface,
-						   (int)version, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &manager_impl, data, NULL);
+	resource_new(client, &zxdg_decoration_manager_v1_interface, (int)version, id, &manager_impl, data,
+		     NULL);
 }
 
 bool

@@ -15,6 +15,26 @@ resource_unlink(struct wl_resource *resource)
 	wl_list_remove(wl_resource_get_link(resource));
 }
 
+struct wl_resource *
+resource_new(struct wl_client *client, const struct wl_interface *iface, int version,
+	     uint32_t id, const void *impl, void *data, wl_resource_destroy_func_t destroyed)
+{
+	struct wl_resource *r = wl_resource_create(client, iface, version, id);
+
+	if (!r) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	wl_resource_set_implementation(r, impl, data, destroyed);
+	return r;
+}
+
+void
+resource_destroy_request(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
 /* wl_output ------------------------------------------------------------- */
 
 static void

@@ -514,12 +514,6 @@ popup_create(struct wl_client *client, struct wl_resource *xdg_surface, struct s
 /* xdg_positioner ------------------------------------------------------------ */
 
 static void
-positioner_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 positioner_set_size(struct wl_client *client, struct wl_resource *resource, int32_t w,
 		    int32_t h)
 {
@@ -619,7 +613,7 @@ positioner_set_parent_configure(struct wl_client *client, struct wl_resource *re
 }
 
 static const struct xdg_positioner_interface positioner_impl = {
-	.destroy = positioner_destroy,
+	.destroy = resource_destroy_request,
 	.set_size = positioner_set_size,
 	.set_anchor_rect = positioner_set_anchor_rect,
 	.set_anchor = positioner_set_anchor,

@@ -136,12 +136,6 @@ viewport_surface(struct wl_resource *resource)
 }
 
 static void
-viewport_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 viewport_set_source(struct wl_client *client, struct wl_resource *resource, wl_fixed_t x,
 		    wl_fixed_t y, wl_fixed_t w, wl_fixed_t h)
 {
@@ -187,7 +181,7 @@ viewport_set_destination(struct wl_client *client, struct wl_resource *resource,
 }
 
 static const struct wp_viewport_interface viewport_impl = {
-	.destroy = viewport_destroy,
+	.destroy = resource_destroy_request,
 	.set_source = viewport_set_source,
 	.set_destination = viewport_set_destination,
 };
@@ -215,12 +209,6 @@ viewport_surface_destroyed(struct surface *s)
 /* wp_viewporter ---------------------------------------------------------- */
 
 static void
-viewporter_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 viewporter_get_viewport(struct wl_client *client, struct wl_resource *resource, uint32_t id,
 			struct wl_resource *surface_resource)
 {
@@ -232,31 +220,22 @@ viewporter_get_viewport(struct wl_client *client, struct wl_resource *resource, 
 				       "the wl_surface already has a wp_viewport");
 		return;
 	}
-	r = wl_resource_create(client, &wp_viewport_interface, wl_resource_get_version(resource),
-			       id);
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &viewport_impl, s, viewport_destroyed);
-	s->viewport_resource = r;
+	r = resource_new(client, &wp_viewport_interface, wl_resource_get_version(resource), id,
+			 &viewport_impl, s, viewport_destroyed);
+	if (r)
+		s->viewport_resource = r;
 }
 
 static const struct wp_viewporter_interface viewporter_impl = {
-	.destroy = viewporter_destroy,
+	.destroy = resource_destroy_request,
 	.get_viewport = viewporter_get_viewport,
 };
 
 static void
 bind_viewporter(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *r = wl_resource_create(client, &wp_viewporter_interface, version, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &viewporter_impl, data, NULL);
+	resource_new(client, &wp_viewporter_interface, (int)version, id, &viewporter_impl, data,
+		     NULL);
 }
 
 bool

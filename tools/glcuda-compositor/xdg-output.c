@@ -9,21 +9,9 @@
 
 #include "xdg-output-unstable-v1-server-protocol.h"
 
-static void
-xdg_output_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
 static const struct zxdg_output_v1_interface xdg_output_impl = {
-	.destroy = xdg_output_destroy,
+	.destroy = resource_destroy_request,
 };
-
-static void
-manager_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
 
 static void
 manager_get_xdg_output(struct wl_client *client, struct wl_resource *resource, uint32_t id,
@@ -31,14 +19,11 @@ manager_get_xdg_output(struct wl_client *client, struct wl_resource *resource, u
 {
 	struct comp *c = wl_resource_get_user_data(resource);
 	uint32_t version = (uint32_t)wl_resource_get_version(resource);
-	struct wl_resource *r = wl_resource_create(client, &zxdg_output_v1_interface, (int)version,
-						   id);
+	struct wl_resource *r = resource_new(client, &zxdg_output_v1_interface, (int)version, id,
+					     &xdg_output_impl, c, NULL);
 
-	if (!r) {
-		wl_client_post_no_memory(client);
+	if (!r)
 		return;
-	}
-	wl_resource_set_implementation(r, &xdg_output_impl, c, NULL);
 	zxdg_output_v1_send_logical_position(r, 0, 0);
 	zxdg_output_v1_send_logical_size(r, (int32_t)c->opt.width, (int32_t)c->opt.height);
 	if (version >= ZXDG_OUTPUT_V1_NAME_SINCE_VERSION)
@@ -56,21 +41,15 @@ manager_get_xdg_output(struct wl_client *client, struct wl_resource *resource, u
 }
 
 static const struct zxdg_output_manager_v1_interface manager_impl = {
-	.destroy = manager_destroy,
+	.destroy = resource_destroy_request,
 	.get_xdg_output = manager_get_xdg_output,
 };
 
 static void
 bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *r = wl_resource_create(client, &zxdg_output_manager_v1_interface,
-						   (int)version, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &manager_impl, data, NULL);
+	resource_new(client, &zxdg_output_manager_v1_interface, (int)version, id, &manager_impl, data,
+		     NULL);
 }
 
 bool
