@@ -15,6 +15,10 @@
  *   compositor-protocol-client clipboard-target TEXT
  *       maps a toplevel (so it has the focus), waits for a selection
  *       offering text/plain;charset=utf-8, receives it: it must be TEXT
+ *   compositor-protocol-client popup-click CTL
+ *       a toplevel and a grabbing popup; CTL (glcuda-compositor-ctl)
+ *       clicks on the toplevel: the popup stays; then outside: it gets
+ *       popup_done
  *   compositor-protocol-client ERROR-CASE
  *       breaks a rule and expects the protocol error the XML names:
  *       viewport-exists viewport-bad-value viewport-bad-dest
@@ -513,6 +517,69 @@ popup_map(struct popup *p, struct xdg_surface *parent, struct wl_buffer *buffer)
 	return 0;
 }
 
+static bool popup_was_done;
+
+static void
+popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+}
+
+static void
+popup_done(void *data, struct xdg_popup *popup)
+{
+	popup_was_done = true;
+}
+
+static void
+popup_repositioned(void *data, struct xdg_popup *popup, uint32_t token)
+{
+}
+
+static const struct xdg_popup_listener popup_listener = { popup_configure, popup_done,
+							   popup_repositioned };
+
+/* Run CTL's command, then a round trip: the compositor answered the
+ * command once it had done it, so what it sent is here. */
+static int
+ctl(const char *prog, const char *command)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "%s %s >/dev/null", prog, command);
+	if (system(line) != 0) {
+		printf("FAIL: %s %s\n", prog, command);
+		return -1;
+	}
+	return wl_display_roundtrip(tc.display) < 0 ? -1 : 0;
+}
+
+static int
+run_popup_click(const char *prog)
+{
+	struct toplevel t;
+	struct popup p = { 0 };
+
+	toplevel_new(&t);
+	if (toplevel_map(&t) < 0 || popup_map(&p, t.xdg_surface, t.buffer) < 0)
+		return 1;
+	xdg_popup_add_listener(p.popup, &popup_listener, NULL);
+	/* The first toplevel of a compositor is at 32,32 (32x32). */
+	if (ctl(prog, "click 40 40") < 0)
+		return 1;
+	if (popup_was_done) {
+		printf("FAIL: a click on the client's own toplevel dismissed its popup\n");
+		return 1;
+	}
+	if (ctl(prog, "click 1 1") < 0)
+		return 1;
+	if (!popup_was_done) {
+		printf("FAIL: a click outside left the grabbing popup\n");
+		return 1;
+	}
+	printf("popup dismissed by a click outside, not by one inside\n");
+	return 0;
+}
+
 /* A source set as the selection by the focused client: its offer. */
 static int
 own_selection(struct toplevel *t, struct wl_data_device **dev, struct wl_data_source **src)
@@ -698,6 +765,8 @@ main(int argc, char **argv)
 		ret = run_decoration();
 	else if (!strcmp(mode, "clipboard-source") && argc == 3)
 		clip_text = argv[2], ret = run_clipboard_source();
+	else if (!strcmp(mode, "popup-click") && argc == 3)
+		ret = run_popup_click(argv[2]);
 	else if (!strcmp(mode, "clipboard-target") && argc == 3)
 		ret = run_clipboard_target(argv[2]);
 	else

@@ -7,7 +7,8 @@
 #     source alone, the viewport destroyed) equals its CPU reference.
 #  2. xdg popups: the pixel client's popup scene: placement by anchor,
 #     gravity and offset, nested, slid and flipped inside the output,
-#     repositioned; pixels against the reference; dismissed topmost first.
+#     repositioned; pixels against the reference; dismissed topmost first,
+#     and by a click outside (glcuda-compositor-ctl).
 #  3. zxdg_output_manager_v1: the output's logical position, size, name.
 #  4. zxdg_decoration_manager_v1: client_side with every configure.
 #  5. wl_data_device_manager: a client sets the selection, another (with
@@ -23,7 +24,8 @@ set -u
 
 pixel=./tests/compositor-pixel-client
 protocol=./tests/compositor-protocol-client
-COMPOSITOR_TEST_NEEDS="$pixel $protocol"
+ctl=./tools/glcuda-compositor/glcuda-compositor-ctl
+COMPOSITOR_TEST_NEEDS="$pixel $protocol $ctl"
 COMPOSITOR_TEST_CLIENTS=weston-scaler
 . "${srcdir:-.}/tests/compositor-test-env.sh"
 scaler=$(command -v weston-scaler)
@@ -66,6 +68,10 @@ expect popup "popups dismissed, topmost first"
 grep -q "mapped popup 100x60 at 300,220" "$tmp/popup.log" ||
 	{ echo "FAIL: the constrained popup is not where its configure put it:" >&2;
 	  cat "$tmp/popup.log" >&2; fail=1; }
+# A press outside the grabbing client's surfaces (through the control
+# socket) dismisses its popups; one on its own toplevel does not.
+run popup-click -- "$protocol" popup-click "$ctl"
+expect popup-click "popup dismissed by a click outside, not by one inside"
 
 # 3., 4. and 5. in one compositor.
 w=${size%x*} h=${size#*x}

@@ -302,6 +302,7 @@ struct comp {
 	struct wl_list control_conns;
 	int32_t next_x, next_y;         /* where the next toplevel goes */
 	struct clipboard clipboard;
+	struct surface *popup_grab;     /* a toplevel whose popups hold a grab */
 
 	/* GL, glcuda and CUDA. */
 	struct glcuda_headless *headless;
@@ -478,6 +479,9 @@ void popup_parent_unmapped(struct surface *s);
 void popup_surface_destroyed(struct surface *s);
 /* The popup's surface was unmapped by its client (a NULL buffer). */
 void popup_unmapped(struct surface *s);
+/* A pointer button pressed over under (NULL: nothing): a click outside
+ * the grabbing client's surfaces dismisses its popups. */
+void popup_pointer_pressed(struct comp *c, struct surface *under);
 
 /* data-device.c */
 bool data_device_init(struct comp *c);

@@ -10,9 +10,9 @@
  *
  * Grabs: accepted whatever the serial (the seat is driven by scripts,
  * which may send no event first); a grab lasts until the client destroys
- * the popup or its parent is unmapped or destroyed (a click outside does
- * not end it). Then the popup and every popup above it get popup_done,
- * topmost first.
+ * the popup, its parent is unmapped or destroyed, or a button is pressed
+ * outside the client's surfaces. Then the popup and every popup above it
+ * get popup_done, topmost first.
  *
  * Popups nest at most POPUP_DEPTH_MAX deep: the walks of a popup tree use
  * a fixed stack, and each popup is dismissed once.
@@ -264,8 +264,33 @@ dismiss_above(struct surface *s)
 void
 popup_parent_unmapped(struct surface *s)
 {
+	if (s->comp->popup_grab == s)
+		s->comp->popup_grab = NULL;
 	if (!wl_list_empty(&s->popups))
 		dismiss_above(s);
+}
+
+void
+popup_pointer_pressed(struct comp *c, struct surface *under)
+{
+	struct surface *root = c->popup_grab;
+
+	/* Owner events: a click on the client's own surfaces is its own. */
+	if (!root || (under && wl_resource_get_client(under->resource) ==
+				       wl_resource_get_client(root->resource)))
+		return;
+	popup_parent_unmapped(root);
+}
+
+/* The toplevel below a popup: at most POPUP_DEPTH_MAX steps. */
+static struct surface *
+popup_root(struct popup *p)
+{
+	struct surface *s = p->parent;
+
+	for (int i = 0; s && s->popup && i < POPUP_DEPTH_MAX; i++)
+		s = s->popup->parent;
+	return s;
 }
 
 /* The popup no longer has a parent surface to be placed against. */
@@ -448,8 +473,10 @@ popup_commit(struct surface *s)
 		return;
 	}
 	s->mapped = true;
-	if (p->grab)
+	if (p->grab) {
 		p->parent->popup_grabs++;
+		c->popup_grab = popup_root(p);
+	}
 	/* Above everything mapped so far. */
 	wl_list_remove(&s->link);
 	wl_list_insert(c->surfaces.prev, &s->link);

@@ -239,6 +239,7 @@ seat_pointer_button(struct comp *c, uint32_t button, bool pressed)
 		if (seat->n_buttons == SEAT_BUTTONS_MAX)
 			return false;
 		seat->buttons[seat->n_buttons++] = button;
+		popup_pointer_pressed(c, seat->pointer_focus.surface);
 		/* Click to focus. */
 		if (seat->pointer_focus.surface)
 			seat_focus(c, seat->pointer_focus.surface);
