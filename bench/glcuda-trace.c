@@ -72,9 +72,9 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +91,7 @@
 #define TRACE_HAVE_EGLSTREAM 1
 #endif
 #include "clock.h"
+#include "parse.h"
 #include "stats.h"
 
 #ifndef EGL_CONTEXT_PRIORITY_LEVEL_IMG
@@ -780,6 +781,21 @@ frame(struct run *r, unsigned int n)
 	return glGetError() == GL_NO_ERROR ? 0 : -1;
 }
 
+/* The table cells of count gaps, each its median (10th–90th percentile);
+ * frees them. */
+static void
+print_gap_cells(struct stats *st, unsigned int count)
+{
+	for (unsigned int i = 0; i < count; i++) {
+		double mean, p50, p99;
+		qsort(st[i].v, st[i].n, sizeof(double), stats_cmp_double);
+		stats_summary(&st[i], &mean, &p50, &p99);
+		printf(" %.1f (%.1f–%.1f) |", p50, stats_percentile(st[i].v, st[i].n, 10),
+		       stats_percentile(st[i].v, st[i].n, 90));
+		stats_free(&st[i]);
+	}
+}
+
 static void
 summarize(const struct run *r, bool ok)
 {
@@ -825,14 +841,7 @@ summarize(const struct run *r, bool ok)
 				n - opt.warmup, g[0], g[1], g[2], g[3], g[4], g[5]);
 	}
 	printf("| %s |", label);
-	for (int i = 0; i < G_COUNT; i++) {
-		double mean, p50, p99;
-		qsort(s[i].v, s[i].n, sizeof(double), stats_cmp_double);
-		stats_summary(&s[i], &mean, &p50, &p99);
-		printf(" %.1f (%.1f–%.1f) |", p50, stats_percentile(s[i].v, s[i].n, 10),
-		       stats_percentile(s[i].v, s[i].n, 90));
-		stats_free(&s[i]);
-	}
+	print_gap_cells(s, G_COUNT);
 	printf(" %s |\n", r->note);
 }
 
@@ -1136,8 +1145,8 @@ out_a:
 }
 
 #ifdef TRACE_HAVE_EGLSTREAM
-/* cudaEGL.h's entry points, from the driver by name: the tools' table
- * keeps to what every tool needs. */
+/* cudaEGL.h's entry points, from the driver the tools' table was loaded
+ * from: the table keeps to what every tool needs. */
 static struct {
 	__typeof__(cuEGLStreamConsumerConnect) *consumer_connect;
 	__typeof__(cuEGLStreamConsumerDisconnect) *consumer_disconnect;
@@ -1153,12 +1162,10 @@ static struct {
 static const char *
 eglstream_resolve(void)
 {
-	void *h = dlopen(getenv("GLCUDA_LIBCUDA") ? getenv("GLCUDA_LIBCUDA") : "libcuda.so.1",
-			 RTLD_NOW | RTLD_NOLOAD);
-	if (!h)
+	if (!tools_cuda_loaded())
 		return "libcuda.so.1 is not loaded";
 #define ES(member, name) \
-	if (!(es.member = (__typeof__(es.member))dlsym(h, #name))) \
+	if (!(es.member = (__typeof__(es.member))tools_cuda_find(#name))) \
 		return #name " not found in libcuda";
 	ES(consumer_connect, cuEGLStreamConsumerConnect)
 	ES(consumer_disconnect, cuEGLStreamConsumerDisconnect)
@@ -1180,9 +1187,29 @@ eglstream_row(const char *result, const char *note)
 	fflush(stdout);
 }
 
-/* GL -> CUDA -> GL through two EGLStreams, every frame on an idle GPU. */
-static void
-run_eglstream(CUstream unused)
+/* GL -> CUDA -> GL through two EGLStreams: GL renders into the producer
+ * surface of to_cuda, CUDA consumes it and produces into to_gl, which GL
+ * consumes as an external texture. */
+struct eglstream_run {
+	EGLContext main_ctx, ctx;
+	EGLConfig cfg;
+	EGLStreamKHR to_cuda, to_gl;
+	EGLSurface surf;               /* GL's producer surface on to_cuda */
+	CUeglStreamConnection cons, prod;
+	GLuint ext_tex;                /* GL's consumer texture on to_gl */
+	struct run r;                  /* for gl_draw's program and the marks */
+	unsigned int n_all;
+	CUdeviceptr out[2];            /* CUDA's output frames, by turns */
+	CUarray cached_array;          /* GL's last frame, and a surface on it */
+	CUsurfObject cached_surf;
+	CUstream cs;
+	unsigned int presented;
+	char note[256];
+};
+
+/* Why the run cannot be made here, or NULL (with the config chosen). */
+static const char *
+eglstream_skip_reason(struct eglstream_run *s)
 {
 	static const char *const exts[] = {
 		"EGL_KHR_stream", "EGL_KHR_stream_producer_eglsurface",
@@ -1192,246 +1219,296 @@ run_eglstream(CUstream unused)
 		EGL_SURFACE_TYPE, EGL_STREAM_BIT_KHR, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
 		EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE,
 	};
+	EGLint ncfg = 0;
+	const char *why;
+
+	for (size_t i = 0; i < ARRAY_LENGTH(exts); i++)
+		if (!epoxy_has_egl_extension(dpy, exts[i])) {
+			snprintf(s->note, sizeof(s->note), "no %s", exts[i]);
+			return s->note;
+		}
+	why = eglstream_resolve();
+	if (why)
+		return why;
+	eglBindAPI(EGL_OPENGL_API);
+	if (!eglChooseConfig(dpy, cfg_attribs, &s->cfg, 1, &ncfg) || ncfg < 1)
+		return "no EGLConfig with EGL_STREAM_BIT_KHR and GL";
+	return NULL;
+}
+
+/* The context, the streams and their four ends (the producer surface
+ * current), CUDA's stream and frames, the queries and the program. -1 with
+ * the reason in the note; eglstream_close frees what was made. */
+static int
+eglstream_open(struct eglstream_run *s)
+{
 	static const EGLint ctx_attribs[] = {
 		EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
 		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE,
 	};
-	EGLContext main_ctx = eglGetCurrentContext(), ctx = EGL_NO_CONTEXT;
-	EGLStreamKHR to_cuda = EGL_NO_STREAM_KHR, to_gl = EGL_NO_STREAM_KHR;
-	EGLSurface surf = EGL_NO_SURFACE;
-	CUeglStreamConnection cons = NULL, prod = NULL;
-	unsigned int n_all = opt.warmup + opt.frames;
-	struct run r; /* for gl_draw's program and the marks */
-	CUdeviceptr out[2] = { 0, 0 };
-	CUarray cached_array = NULL;
-	CUsurfObject cached_surf = 0;
-	CUstream cs = NULL;
-	EGLConfig cfg;
-	EGLint ncfg = 0;
-	GLuint ext_tex = 0;
-	char note[256] = "";
+
+	s->ctx = eglCreateContext(dpy, s->cfg, EGL_NO_CONTEXT, ctx_attribs);
+	s->to_cuda = eglCreateStreamKHR(dpy, (EGLint[]){ EGL_NONE });
+	s->to_gl = eglCreateStreamKHR(dpy, (EGLint[]){ EGL_NONE });
+	if (s->ctx == EGL_NO_CONTEXT || s->to_cuda == EGL_NO_STREAM_KHR ||
+	    s->to_gl == EGL_NO_STREAM_KHR) {
+		snprintf(s->note, sizeof(s->note), "context or streams: EGL error 0x%x",
+			 eglGetError());
+		return -1;
+	}
+	/* Consumers connect first. */
+	if (cu_fail(es.consumer_connect(&s->cons, s->to_cuda), "cuEGLStreamConsumerConnect") < 0) {
+		s->cons = NULL;
+		snprintf(s->note, sizeof(s->note), "cuEGLStreamConsumerConnect failed");
+		return -1;
+	}
+	s->surf = eglCreateStreamProducerSurfaceKHR(dpy, s->cfg, s->to_cuda,
+						    (EGLint[]){ EGL_WIDTH, (EGLint)opt.width,
+								EGL_HEIGHT, (EGLint)opt.height,
+								EGL_NONE });
+	if (s->surf == EGL_NO_SURFACE || !eglMakeCurrent(dpy, s->surf, s->surf, s->ctx)) {
+		snprintf(s->note, sizeof(s->note), "producer surface: EGL error 0x%x",
+			 eglGetError());
+		return -1;
+	}
+	glGenTextures(1, &s->ext_tex);
+	glBindTexture(GL_TEXTURE_EXTERNAL_OES, s->ext_tex);
+	if (!eglStreamConsumerGLTextureExternalKHR(dpy, s->to_gl)) {
+		snprintf(s->note, sizeof(s->note),
+			 "eglStreamConsumerGLTextureExternalKHR: EGL error 0x%x", eglGetError());
+		return -1;
+	}
+	if (cu_fail(es.producer_connect(&s->prod, s->to_gl, (EGLint)opt.width,
+					(EGLint)opt.height), "cuEGLStreamProducerConnect") < 0) {
+		s->prod = NULL;
+		snprintf(s->note, sizeof(s->note), "cuEGLStreamProducerConnect failed");
+		return -1;
+	}
+	if (cu_fail(CU(cuStreamCreate)(&s->cs, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0 ||
+	    cu_fail(CU(cuMemAllocHost)((void **)&s->r.stamps,
+				       (size_t)s->n_all * 2 * sizeof(uint64_t)),
+		    "cuMemAllocHost") < 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (cu_fail(CU(cuMemAlloc)(&s->out[i], (size_t)opt.width * opt.height * 4),
+			    "cuMemAlloc") < 0)
+			return -1;
+	s->r.queries = calloc((size_t)s->n_all * 4, sizeof(GLuint));
+	if (!s->r.queries)
+		return -1;
+	glGenQueries((GLsizei)(s->n_all * 4), s->r.queries);
+	if (make_draw_program(&s->r) < 0)
+		return -1;
+	s->r.fbo[0] = 0; /* the stream's producer surface */
+	return 0;
+}
+
+/* CUDA's side of frame n: GL's frame from to_cuda, inverted into dst. */
+static int
+eglstream_cuda(struct eglstream_run *s, unsigned int n, CUdeviceptr dst)
+{
+	CUgraphicsResource res = NULL;
+	CUeglFrame in_frame;
+	CUresult cr;
+	int w = (int)opt.width, h = (int)opt.height, pitch_px = (int)opt.width;
+	void *args[] = { &s->cached_surf, &dst, &pitch_px, &w, &h };
+
+	cr = es.consumer_acquire(&s->cons, &res, &s->cs, 1000000);
+	if (cr != CUDA_SUCCESS) {
+		cu_fail(cr, "cuEGLStreamConsumerAcquireFrame");
+		snprintf(s->note, sizeof(s->note), "cuEGLStreamConsumerAcquireFrame failed (%d)", cr);
+		return -1;
+	}
+	cr = es.mapped_frame(&in_frame, res, 0, 0);
+	if (cr == CUDA_SUCCESS && in_frame.frameType != CU_EGL_FRAME_TYPE_ARRAY) {
+		snprintf(s->note, sizeof(s->note), "GL's frame is not a CUDA array (type %d)",
+			 (int)in_frame.frameType);
+		es.consumer_release(&s->cons, res, &s->cs);
+		return -1;
+	}
+	if (cr == CUDA_SUCCESS && in_frame.frame.pArray[0] != s->cached_array) {
+		CUDA_RESOURCE_DESC rd;
+		if (s->cached_surf)
+			CU(cuSurfObjectDestroy)(s->cached_surf);
+		s->cached_surf = 0;
+		memset(&rd, 0, sizeof(rd));
+		rd.resType = CU_RESOURCE_TYPE_ARRAY;
+		rd.res.array.hArray = in_frame.frame.pArray[0];
+		cr = CU(cuSurfObjectCreate)(&s->cached_surf, &rd);
+		s->cached_array = cr == CUDA_SUCCESS ? in_frame.frame.pArray[0] : NULL;
+	}
+	if (cr == CUDA_SUCCESS)
+		cr = launch_stamp(s->cs, &s->r.stamps[n * 2]) < 0 ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
+	if (cr == CUDA_SUCCESS)
+		cr = CU(cuLaunchKernel)(k.invert_to_pitch, (opt.width + 15) / 16,
+					(opt.height + 15) / 16, 1, 16, 16, 1, 0, s->cs, args, NULL);
+	if (cr == CUDA_SUCCESS)
+		cr = launch_stamp(s->cs, &s->r.stamps[n * 2 + 1]) < 0 ? CUDA_ERROR_UNKNOWN
+									  : CUDA_SUCCESS;
+	es.consumer_release(&s->cons, res, &s->cs);
+	if (cr != CUDA_SUCCESS) {
+		cu_fail(cr, "the EGLStream frame's kernel");
+		snprintf(s->note, sizeof(s->note), "mapping or using GL's frame in CUDA failed (%d)",
+			 cr);
+		return -1;
+	}
+	return 0;
+}
+
+/* CUDA's frame dst into to_gl, and GL's acquire of it. */
+static int
+eglstream_present(struct eglstream_run *s, CUdeviceptr dst)
+{
+	CUeglFrame out_frame;
+	CUresult cr;
+
+	/* Buffers the consumer is done with come back to the producer. */
+	if (s->presented >= 2) {
+		CUeglFrame back;
+		es.producer_return(&s->prod, &back, &s->cs);
+	}
+	memset(&out_frame, 0, sizeof(out_frame));
+	out_frame.frame.pPitch[0] = (void *)(uintptr_t)dst;
+	out_frame.width = opt.width;
+	out_frame.height = opt.height;
+	out_frame.depth = 1;
+	out_frame.pitch = opt.width * 4;
+	out_frame.planeCount = 1;
+	out_frame.numChannels = 4;
+	out_frame.frameType = CU_EGL_FRAME_TYPE_PITCH;
+	out_frame.eglColorFormat = CU_EGL_COLOR_FORMAT_ABGR;
+	out_frame.cuFormat = CU_AD_FORMAT_UNSIGNED_INT8;
+	cr = es.producer_present(&s->prod, out_frame, &s->cs);
+	if (cr != CUDA_SUCCESS) {
+		cu_fail(cr, "cuEGLStreamProducerPresentFrame");
+		snprintf(s->note, sizeof(s->note), "cuEGLStreamProducerPresentFrame failed (%d)", cr);
+		return -1;
+	}
+	s->presented++;
+	glBindTexture(GL_TEXTURE_EXTERNAL_OES, s->ext_tex);
+	if (!eglStreamConsumerAcquireKHR(dpy, s->to_gl)) {
+		snprintf(s->note, sizeof(s->note), "eglStreamConsumerAcquireKHR: EGL error 0x%x",
+			 eglGetError());
+		return -1;
+	}
+	return 0;
+}
+
+/* Frame n through both streams, its marks taken, on an idle GPU after. */
+static int
+eglstream_frame(struct eglstream_run *s, unsigned int n)
+{
+	GLuint *q = &s->r.queries[n * 4];
+	CUdeviceptr dst = s->out[n % 2];
+
+	glQueryCounter(q[0], GL_TIMESTAMP);
+	gl_draw(&s->r, 0, n);
+	glQueryCounter(q[1], GL_TIMESTAMP);
+	if (!eglSwapBuffers(dpy, s->surf)) {
+		snprintf(s->note, sizeof(s->note), "eglSwapBuffers: EGL error 0x%x", eglGetError());
+		return -1;
+	}
+	if (eglstream_cuda(s, n, dst) < 0 || eglstream_present(s, dst) < 0)
+		return -1;
+	glQueryCounter(q[2], GL_TIMESTAMP);
+	eglStreamConsumerReleaseKHR(dpy, s->to_gl);
+	glQueryCounter(q[3], GL_TIMESTAMP);
+	if (cpu_wait_gl() < 0 || cu_fail(CU(cuStreamSynchronize)(s->cs), "cuStreamSynchronize") < 0)
+		return -1;
+	return 0;
+}
+
+/* The table row of the frames after the warm-up. */
+static void
+eglstream_report(struct eglstream_run *s)
+{
+	struct stats st[3] = { { 0 } };
+
+	for (unsigned int n = opt.warmup; n < s->n_all; n++) {
+		GLuint64 drawn = 0, acquired = 0;
+		glGetQueryObjectui64v(s->r.queries[n * 4 + 1], GL_QUERY_RESULT, &drawn);
+		glGetQueryObjectui64v(s->r.queries[n * 4 + 2], GL_QUERY_RESULT, &acquired);
+		stats_add(&st[0], ((double)s->r.stamps[n * 2] - (double)drawn) / 1e3);
+		stats_add(&st[1], ((double)s->r.stamps[n * 2 + 1] - (double)s->r.stamps[n * 2]) / 1e3);
+		stats_add(&st[2], ((double)acquired - (double)s->r.stamps[n * 2 + 1]) / 1e3);
+	}
+	printf("| eglstream, isolated |");
+	print_gap_cells(st, ARRAY_LENGTH(st));
+	printf(" | | | GL producer surface -> CUDA consumer; CUDA producer -> GL "
+	       "texture consumer; to GL ends at GL past its acquire |\n");
+	fflush(stdout);
+}
+
+/* Whatever eglstream_open made, after CUDA's work is done; the bench's
+ * context current again. */
+static void
+eglstream_close(struct eglstream_run *s)
+{
+	if (s->cs)
+		CU(cuStreamSynchronize)(s->cs);
+	if (s->cached_surf)
+		CU(cuSurfObjectDestroy)(s->cached_surf);
+	if (s->prod)
+		es.producer_disconnect(&s->prod);
+	if (s->cons)
+		es.consumer_disconnect(&s->cons);
+	if (eglGetCurrentContext() == s->ctx && s->ctx != EGL_NO_CONTEXT) {
+		if (s->r.queries)
+			glDeleteQueries((GLsizei)(s->n_all * 4), s->r.queries);
+		if (s->ext_tex)
+			glDeleteTextures(1, &s->ext_tex);
+		if (s->r.prog)
+			glDeleteProgram(s->r.prog);
+		if (s->r.vao)
+			glDeleteVertexArrays(1, &s->r.vao);
+	}
+	free(s->r.queries);
+	eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, s->main_ctx);
+	if (s->surf != EGL_NO_SURFACE)
+		eglDestroySurface(dpy, s->surf);
+	if (s->to_cuda != EGL_NO_STREAM_KHR)
+		eglDestroyStreamKHR(dpy, s->to_cuda);
+	if (s->to_gl != EGL_NO_STREAM_KHR)
+		eglDestroyStreamKHR(dpy, s->to_gl);
+	if (s->ctx != EGL_NO_CONTEXT)
+		eglDestroyContext(dpy, s->ctx);
+	for (int i = 0; i < 2; i++)
+		if (s->out[i])
+			CU(cuMemFree)(s->out[i]);
+	if (s->r.stamps)
+		CU(cuMemFreeHost)(s->r.stamps);
+	if (s->cs)
+		CU(cuStreamDestroy)(s->cs);
+}
+
+/* GL -> CUDA -> GL through two EGLStreams, every frame on an idle GPU. */
+static void
+run_eglstream(CUstream unused)
+{
+	struct eglstream_run s;
 	const char *why;
-	unsigned int presented = 0;
-	bool ok = false;
+	int ret;
 
 	(void)unused;
-	memset(&r, 0, sizeof(r));
-	for (size_t i = 0; i < ARRAY_LENGTH(exts); i++)
-		if (!epoxy_has_egl_extension(dpy, exts[i])) {
-			snprintf(note, sizeof(note), "no %s", exts[i]);
-			eglstream_row("skipped", note);
-			return;
-		}
-	why = eglstream_resolve();
+	memset(&s, 0, sizeof(s));
+	s.main_ctx = eglGetCurrentContext();
+	s.ctx = EGL_NO_CONTEXT;
+	s.to_cuda = s.to_gl = EGL_NO_STREAM_KHR;
+	s.surf = EGL_NO_SURFACE;
+	s.n_all = opt.warmup + opt.frames;
+	why = eglstream_skip_reason(&s);
 	if (why) {
 		eglstream_row("skipped", why);
 		return;
 	}
-	eglBindAPI(EGL_OPENGL_API);
-	if (!eglChooseConfig(dpy, cfg_attribs, &cfg, 1, &ncfg) || ncfg < 1) {
-		eglstream_row("skipped", "no EGLConfig with EGL_STREAM_BIT_KHR and GL");
-		return;
-	}
-	ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attribs);
-	to_cuda = eglCreateStreamKHR(dpy, (EGLint[]){ EGL_NONE });
-	to_gl = eglCreateStreamKHR(dpy, (EGLint[]){ EGL_NONE });
-	if (ctx == EGL_NO_CONTEXT || to_cuda == EGL_NO_STREAM_KHR || to_gl == EGL_NO_STREAM_KHR) {
-		snprintf(note, sizeof(note), "context or streams: EGL error 0x%x", eglGetError());
-		goto out;
-	}
-	/* Consumers connect first. */
-	if (cu_fail(es.consumer_connect(&cons, to_cuda), "cuEGLStreamConsumerConnect") < 0) {
-		cons = NULL;
-		snprintf(note, sizeof(note), "cuEGLStreamConsumerConnect failed");
-		goto out;
-	}
-	surf = eglCreateStreamProducerSurfaceKHR(dpy, cfg, to_cuda,
-						 (EGLint[]){ EGL_WIDTH, (EGLint)opt.width, EGL_HEIGHT,
-							     (EGLint)opt.height, EGL_NONE });
-	if (surf == EGL_NO_SURFACE || !eglMakeCurrent(dpy, surf, surf, ctx)) {
-		snprintf(note, sizeof(note), "producer surface: EGL error 0x%x", eglGetError());
-		goto out;
-	}
-	glGenTextures(1, &ext_tex);
-	glBindTexture(GL_TEXTURE_EXTERNAL_OES, ext_tex);
-	if (!eglStreamConsumerGLTextureExternalKHR(dpy, to_gl)) {
-		snprintf(note, sizeof(note), "eglStreamConsumerGLTextureExternalKHR: EGL error 0x%x",
-			 eglGetError());
-		goto out;
-	}
-	if (cu_fail(es.producer_connect(&prod, to_gl, (EGLint)opt.width, (EGLint)opt.height),
-		    "cuEGLStreamProducerConnect") < 0) {
-		prod = NULL;
-		snprintf(note, sizeof(note), "cuEGLStreamProducerConnect failed");
-		goto out;
-	}
-	if (cu_fail(CU(cuStreamCreate)(&cs, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0 ||
-	    cu_fail(CU(cuMemAllocHost)((void **)&r.stamps, (size_t)n_all * 2 * sizeof(uint64_t)),
-		    "cuMemAllocHost") < 0)
-		goto out;
-	for (int i = 0; i < 2; i++)
-		if (cu_fail(CU(cuMemAlloc)(&out[i], (size_t)opt.width * opt.height * 4),
-			    "cuMemAlloc") < 0)
-			goto out;
-	r.queries = calloc((size_t)n_all * 4, sizeof(GLuint));
-	if (!r.queries)
-		goto out;
-	glGenQueries((GLsizei)(n_all * 4), r.queries);
-	if (make_draw_program(&r) < 0)
-		goto out;
-	r.fbo[0] = 0; /* the stream's producer surface */
-
-	for (unsigned int n = 0; n < n_all; n++) {
-		GLuint *q = &r.queries[n * 4];
-		CUgraphicsResource res = NULL;
-		CUeglFrame in_frame, out_frame;
-		CUresult cr;
-		int w = (int)opt.width, h = (int)opt.height, pitch_px = (int)opt.width;
-		CUdeviceptr dst = out[n % 2];
-		void *args[] = { &cached_surf, &dst, &pitch_px, &w, &h };
-
-		glQueryCounter(q[0], GL_TIMESTAMP);
-		gl_draw(&r, 0, n);
-		glQueryCounter(q[1], GL_TIMESTAMP);
-		if (!eglSwapBuffers(dpy, surf)) {
-			snprintf(note, sizeof(note), "eglSwapBuffers: EGL error 0x%x", eglGetError());
-			goto out;
-		}
-		cr = es.consumer_acquire(&cons, &res, &cs, 1000000);
-		if (cr != CUDA_SUCCESS) {
-			cu_fail(cr, "cuEGLStreamConsumerAcquireFrame");
-			snprintf(note, sizeof(note), "cuEGLStreamConsumerAcquireFrame failed (%d)", cr);
-			goto out;
-		}
-		cr = es.mapped_frame(&in_frame, res, 0, 0);
-		if (cr == CUDA_SUCCESS && in_frame.frameType != CU_EGL_FRAME_TYPE_ARRAY) {
-			snprintf(note, sizeof(note), "GL's frame is not a CUDA array (type %d)",
-				 (int)in_frame.frameType);
-			es.consumer_release(&cons, res, &cs);
-			goto out;
-		}
-		if (cr == CUDA_SUCCESS && in_frame.frame.pArray[0] != cached_array) {
-			CUDA_RESOURCE_DESC rd;
-			if (cached_surf)
-				CU(cuSurfObjectDestroy)(cached_surf);
-			cached_surf = 0;
-			memset(&rd, 0, sizeof(rd));
-			rd.resType = CU_RESOURCE_TYPE_ARRAY;
-			rd.res.array.hArray = in_frame.frame.pArray[0];
-			cr = CU(cuSurfObjectCreate)(&cached_surf, &rd);
-			cached_array = cr == CUDA_SUCCESS ? in_frame.frame.pArray[0] : NULL;
-		}
-		if (cr == CUDA_SUCCESS)
-			cr = launch_stamp(cs, &r.stamps[n * 2]) < 0 ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
-		if (cr == CUDA_SUCCESS)
-			cr = CU(cuLaunchKernel)(k.invert_to_pitch, (opt.width + 15) / 16,
-						(opt.height + 15) / 16, 1, 16, 16, 1, 0, cs, args, NULL);
-		if (cr == CUDA_SUCCESS)
-			cr = launch_stamp(cs, &r.stamps[n * 2 + 1]) < 0 ? CUDA_ERROR_UNKNOWN
-									: CUDA_SUCCESS;
-		es.consumer_release(&cons, res, &cs);
-		if (cr != CUDA_SUCCESS) {
-			cu_fail(cr, "the EGLStream frame's kernel");
-			snprintf(note, sizeof(note), "mapping or using GL's frame in CUDA failed (%d)", cr);
-			goto out;
-		}
-		/* Buffers the consumer is done with come back to the producer. */
-		if (presented >= 2) {
-			CUeglFrame back;
-			es.producer_return(&prod, &back, &cs);
-		}
-		memset(&out_frame, 0, sizeof(out_frame));
-		out_frame.frame.pPitch[0] = (void *)(uintptr_t)dst;
-		out_frame.width = opt.width;
-		out_frame.height = opt.height;
-		out_frame.depth = 1;
-		out_frame.pitch = opt.width * 4;
-		out_frame.planeCount = 1;
-		out_frame.numChannels = 4;
-		out_frame.frameType = CU_EGL_FRAME_TYPE_PITCH;
-		out_frame.eglColorFormat = CU_EGL_COLOR_FORMAT_ABGR;
-		out_frame.cuFormat = CU_AD_FORMAT_UNSIGNED_INT8;
-		cr = es.producer_present(&prod, out_frame, &cs);
-		if (cr != CUDA_SUCCESS) {
-			cu_fail(cr, "cuEGLStreamProducerPresentFrame");
-			snprintf(note, sizeof(note), "cuEGLStreamProducerPresentFrame failed (%d)", cr);
-			goto out;
-		}
-		presented++;
-		glBindTexture(GL_TEXTURE_EXTERNAL_OES, ext_tex);
-		if (!eglStreamConsumerAcquireKHR(dpy, to_gl)) {
-			snprintf(note, sizeof(note), "eglStreamConsumerAcquireKHR: EGL error 0x%x",
-				 eglGetError());
-			goto out;
-		}
-		glQueryCounter(q[2], GL_TIMESTAMP);
-		eglStreamConsumerReleaseKHR(dpy, to_gl);
-		glQueryCounter(q[3], GL_TIMESTAMP);
-		if (cpu_wait_gl() < 0 || cu_fail(CU(cuStreamSynchronize)(cs), "cuStreamSynchronize") < 0)
-			goto out;
-	}
-	{
-		struct stats st[3] = { { 0 } };
-		for (unsigned int n = opt.warmup; n < n_all; n++) {
-			GLuint64 drawn = 0, acquired = 0;
-			glGetQueryObjectui64v(r.queries[n * 4 + 1], GL_QUERY_RESULT, &drawn);
-			glGetQueryObjectui64v(r.queries[n * 4 + 2], GL_QUERY_RESULT, &acquired);
-			stats_add(&st[0], ((double)r.stamps[n * 2] - (double)drawn) / 1e3);
-			stats_add(&st[1], ((double)r.stamps[n * 2 + 1] - (double)r.stamps[n * 2]) / 1e3);
-			stats_add(&st[2], ((double)acquired - (double)r.stamps[n * 2 + 1]) / 1e3);
-		}
-		printf("| eglstream, isolated |");
-		for (int i = 0; i < 3; i++) {
-			double mean, p50, p99;
-			qsort(st[i].v, st[i].n, sizeof(double), stats_cmp_double);
-			stats_summary(&st[i], &mean, &p50, &p99);
-			printf(" %.1f (%.1f–%.1f) |", p50, stats_percentile(st[i].v, st[i].n, 10),
-			       stats_percentile(st[i].v, st[i].n, 90));
-			stats_free(&st[i]);
-		}
-		printf(" | | | GL producer surface -> CUDA consumer; CUDA producer -> GL "
-		       "texture consumer; to GL ends at GL past its acquire |\n");
-		fflush(stdout);
-		ok = true;
-	}
-out:
-	if (!ok)
-		eglstream_row("failed", note);
-	if (cs)
-		CU(cuStreamSynchronize)(cs);
-	if (cached_surf)
-		CU(cuSurfObjectDestroy)(cached_surf);
-	if (prod)
-		es.producer_disconnect(&prod);
-	if (cons)
-		es.consumer_disconnect(&cons);
-	if (eglGetCurrentContext() == ctx && ctx != EGL_NO_CONTEXT) {
-		if (r.queries)
-			glDeleteQueries((GLsizei)(n_all * 4), r.queries);
-		if (ext_tex)
-			glDeleteTextures(1, &ext_tex);
-		if (r.prog)
-			glDeleteProgram(r.prog);
-		if (r.vao)
-			glDeleteVertexArrays(1, &r.vao);
-	}
-	free(r.queries);
-	eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, main_ctx);
-	if (surf != EGL_NO_SURFACE)
-		eglDestroySurface(dpy, surf);
-	if (to_cuda != EGL_NO_STREAM_KHR)
-		eglDestroyStreamKHR(dpy, to_cuda);
-	if (to_gl != EGL_NO_STREAM_KHR)
-		eglDestroyStreamKHR(dpy, to_gl);
-	if (ctx != EGL_NO_CONTEXT)
-		eglDestroyContext(dpy, ctx);
-	for (int i = 0; i < 2; i++)
-		if (out[i])
-			CU(cuMemFree)(out[i]);
-	if (r.stamps)
-		CU(cuMemFreeHost)(r.stamps);
-	if (cs)
-		CU(cuStreamDestroy)(cs);
+	ret = eglstream_open(&s);
+	for (unsigned int n = 0; ret == 0 && n < s.n_all; n++)
+		ret = eglstream_frame(&s, n);
+	if (ret == 0)
+		eglstream_report(&s);
+	else
+		eglstream_row("failed", s.note);
+	eglstream_close(&s);
 }
 #endif
 
@@ -1468,8 +1545,7 @@ parse(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (sscanf(optarg, "%ux%u", &opt.width, &opt.height) != 2 || !opt.width ||
-			    !opt.height || opt.width > 16384 || opt.height > 16384)
+			if (!parse_size(optarg, 1, 16384, &opt.width, &opt.height))
 				return -1;
 			break;
 		case 'f':
@@ -1515,7 +1591,8 @@ parse(int argc, char **argv)
 			opt.eglstream = false;
 			break;
 		case 'd':
-			opt.cuda_device = atoi(optarg);
+			if (!parse_int(optarg, -1, INT_MAX, &opt.cuda_device))
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);

@@ -1,8 +1,8 @@
 # bench: glcuda against the legacy CUDA-GL registration and a PBO readback,
 # on the GPU machine (bench/run.sh), and the soak run of the ring
 # (bench/soak.sh). Built by `make` (and `make bench`); `make check` runs the
-# soak only briefly, on the fake CUDA driver (tests/test-soak-fake.sh). The
-# kernels need nvcc.
+# soak only briefly, on the fake CUDA driver (tests/test-soak-fake.sh), and
+# the trace briefly (tests/test-trace.sh). The kernels need nvcc.
 if HAVE_NVCC
 noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-trace
 %canon_reldir%_glcuda_bench_SOURCES = %reldir%/glcuda-bench.c %reldir%/bench.h \
@@ -40,6 +40,11 @@ CLEANFILES += %reldir%/bench-kernels.S %reldir%/bench-kernels.fatbin \
 -include %reldir%/trace-kernels.fatbin.d
 
 bench: %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-trace
+
+# The trace, briefly: its failure path everywhere, one scenario and the
+# EGLStreams row where a CUDA driver is (the GPU machine).
+TESTS += tests/test-trace.sh
+dist_check_SCRIPTS += tests/test-trace.sh
 
 # The soak, briefly, on the fake CUDA driver (built with the Check suites;
 # CI's, not the GPU machine's: see print-gpu-tests).

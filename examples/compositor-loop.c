@@ -354,190 +354,254 @@ usage(FILE *out)
 		     "[--gles] [--device N]\n");
 }
 
-int
-main(int argc, char **argv)
-{
-	struct compositor c = { .width = 1920, .height = 1080, .running = true };
-	struct glcuda_ring_desc desc;
-	struct wl_event_loop *loop = NULL;
-	struct wl_event_source *ring_src = NULL, *vblank_src = NULL, *end_src = NULL;
-	struct itimerspec its = { 0 };
-	int hz = 60, seconds = 3, frames = 0, device = -1, timer_fd = -1, ret;
-	uint32_t headless_flags = GLCUDA_HEADLESS_FLAG_NONE;
-	double t0;
+/* The command line: 0, or -1 on a bad one (usage printed), 1 for --help. */
+struct options {
+	int hz, seconds, frames, device;
+	uint32_t headless_flags;
+};
 
+static int
+parse_args(int argc, char **argv, struct compositor *c, struct options *o)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(arg, "--gles") == 0) {
-			headless_flags |= GLCUDA_HEADLESS_FLAG_GLES;
+			o->headless_flags |= GLCUDA_HEADLESS_FLAG_GLES;
 		} else if (strcmp(arg, "--hz") == 0 && val) {
-			hz = atoi(val);
+			o->hz = atoi(val);
 			i++;
 		} else if (strcmp(arg, "--seconds") == 0 && val) {
-			seconds = atoi(val);
+			o->seconds = atoi(val);
 			i++;
 		} else if (strcmp(arg, "--frames") == 0 && val) {
-			frames = atoi(val);
-			if (frames < 1) {
+			o->frames = atoi(val);
+			if (o->frames < 1) {
 				usage(stderr);
-				return 2;
+				return -1;
 			}
 			i++;
 		} else if (strcmp(arg, "--device") == 0 && val) {
-			device = atoi(val);
+			o->device = atoi(val);
 			i++;
 		} else if (strcmp(arg, "--size") == 0 && val &&
-			   sscanf(val, "%ux%u", &c.width, &c.height) == 2) {
+			   sscanf(val, "%ux%u", &c->width, &c->height) == 2) {
 			i++;
 		} else if (strcmp(arg, "--help") == 0) {
 			usage(stdout);
-			return 0;
+			return 1;
 		} else {
 			usage(stderr);
-			return 2;
+			return -1;
 		}
 	}
-	if (hz < 1 || hz > 1000 || seconds < 1 || device < -1 || c.width == 0 ||
-	    c.height == 0 || c.width > 16384 || c.height > 16384) {
+	if (o->hz < 1 || o->hz > 1000 || o->seconds < 1 || o->device < -1 || c->width == 0 ||
+	    c->height == 0 || c->width > 16384 || c->height > 16384) {
 		usage(stderr);
-		return 2;
+		return -1;
 	}
-	c.frames = (uint64_t)frames;
+	c->frames = (uint64_t)o->frames;
+	return 0;
+}
+
+/* The GL context, the glcuda device on it, the ring, the kernel and the
+ * screen. 0, or -1 with the failure printed. */
+static int
+compositor_setup(struct compositor *c, const struct options *o)
+{
+	struct glcuda_ring_desc desc;
+	int ret;
 
 	/* A compositor has its own EGLDisplay and context; this example makes
 	 * a headless one. glcuda binds to whichever context is current. */
-	ret = glcuda_headless_new(device, headless_flags, &c.headless);
+	ret = glcuda_headless_new(o->device, o->headless_flags, &c->headless);
 	if (ret < 0) {
-		fail(&c, "glcuda_headless_new", ret);
-		return 1;
+		fail(c, "glcuda_headless_new", ret);
+		return -1;
 	}
-	ret = glcuda_device_new(glcuda_headless_get_display(c.headless),
-				glcuda_headless_get_context(c.headless), NULL, &c.dev);
+	ret = glcuda_device_new(glcuda_headless_get_display(c->headless),
+				glcuda_headless_get_context(c->headless), NULL, &c->dev);
 	if (ret < 0) {
-		fail(&c, "glcuda_device_new", ret);
-		goto out;
+		fail(c, "glcuda_device_new", ret);
+		return -1;
 	}
 
 	/* Three slots: one on screen, one latched or in CUDA, one rendering. */
 	glcuda_ring_desc_init(&desc); /* sets desc.size: see glcuda.h */
-	desc.width = c.width;
-	desc.height = c.height;
+	desc.width = c->width;
+	desc.height = c->height;
 	desc.slots = 3;
 	desc.input_format = GLCUDA_FORMAT_RGBA8;
 	desc.output_format = GLCUDA_FORMAT_RGBA8;
-	ret = glcuda_ring_new(c.dev, &desc, &c.ring);
+	ret = glcuda_ring_new(c->dev, &desc, &c->ring);
 	if (ret < 0) {
-		fail(&c, "glcuda_ring_new", ret);
-		goto out;
+		fail(c, "glcuda_ring_new", ret);
+		return -1;
 	}
 	/* glcuda has loaded the driver: open it for this program's calls, and
 	 * load the kernel into glcuda's CUDA context. */
-	if (example_cuda_open() < 0 || !load_kernel(&c)) {
+	if (example_cuda_open() < 0 || !load_kernel(c)) {
 		fprintf(stderr, "compositor-loop: cannot load the CUDA kernel\n");
-		c.status = 1;
-		goto out;
+		c->status = 1;
+		return -1;
 	}
-	if (setup_gl(&c)) {
-		c.status = 1;
-		goto out;
+	if (setup_gl(c)) {
+		c->status = 1;
+		return -1;
 	}
+	return 0;
+}
 
-	/* The event loop and its three sources. */
-	loop = wl_event_loop_create();
-	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (!loop || timer_fd < 0) {
+/* Teardown with the context current: GL objects first, then the ring (safe
+ * with frames in flight: it waits for the CUDA work on its streams), the
+ * kernel's module (no work uses it any more), the device, the context.
+ * Whatever compositor_setup made. */
+static void
+compositor_teardown(struct compositor *c)
+{
+	if (c->read_fbo)
+		glDeleteFramebuffers(1, &c->read_fbo);
+	if (c->screen_fbo)
+		glDeleteFramebuffers(1, &c->screen_fbo);
+	if (c->screen_tex)
+		glDeleteTextures(1, &c->screen_tex);
+	glcuda_ring_destroy(c->ring);
+	if (c->module) {
+		CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev));
+		CU(cuModuleUnload)(c->module);
+		CU(cuCtxPopCurrent)(NULL);
+	}
+	glcuda_device_destroy(c->dev);
+	glcuda_headless_destroy(c->headless);
+}
+
+/* The event loop and its three sources: the ring's fd, the vblank timer and
+ * the end of the run. */
+struct event_loop {
+	struct wl_event_loop *loop;
+	int timer_fd;
+	struct wl_event_source *ring_src, *vblank_src, *end_src;
+};
+
+static int
+event_loop_setup(struct event_loop *el, struct compositor *c, const struct options *o)
+{
+	struct itimerspec its = { 0 };
+
+	el->loop = wl_event_loop_create();
+	el->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (!el->loop || el->timer_fd < 0) {
 		fprintf(stderr, "compositor-loop: cannot create the event loop or timerfd: %s\n",
 			strerror(errno));
-		c.status = 1;
-		goto out;
+		return -1;
 	}
-	its.it_interval.tv_nsec = 1000000000L / hz;
-	if (hz == 1)
+	its.it_interval.tv_nsec = 1000000000L / o->hz;
+	if (o->hz == 1)
 		its.it_interval = (struct timespec){ .tv_sec = 1 };
 	its.it_value = its.it_interval;
-	if (timerfd_settime(timer_fd, 0, &its, NULL) < 0) {
+	if (timerfd_settime(el->timer_fd, 0, &its, NULL) < 0) {
 		fprintf(stderr, "compositor-loop: timerfd_settime: %s\n", strerror(errno));
-		c.status = 1;
-		goto out;
+		return -1;
 	}
 	/* The ring's fd is owned by the ring: never close or read it yourself;
 	 * glcuda_ring_dispatch() drains it. */
-	ring_src = wl_event_loop_add_fd(loop, glcuda_ring_get_fd(c.ring), WL_EVENT_READABLE,
-					on_ring_ready, &c);
-	vblank_src = wl_event_loop_add_fd(loop, timer_fd, WL_EVENT_READABLE, on_vblank, &c);
-	end_src = wl_event_loop_add_timer(loop, on_end, &c);
-	if (!ring_src || !vblank_src || !end_src ||
-	    (!c.frames && wl_event_source_timer_update(end_src, seconds * 1000) < 0)) {
+	el->ring_src = wl_event_loop_add_fd(el->loop, glcuda_ring_get_fd(c->ring),
+					    WL_EVENT_READABLE, on_ring_ready, c);
+	el->vblank_src = wl_event_loop_add_fd(el->loop, el->timer_fd, WL_EVENT_READABLE,
+					      on_vblank, c);
+	el->end_src = wl_event_loop_add_timer(el->loop, on_end, c);
+	if (!el->ring_src || !el->vblank_src || !el->end_src ||
+	    (!c->frames && wl_event_source_timer_update(el->end_src, o->seconds * 1000) < 0)) {
 		fprintf(stderr, "compositor-loop: cannot add the event sources\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+event_loop_teardown(struct event_loop *el)
+{
+	if (el->end_src)
+		wl_event_source_remove(el->end_src);
+	if (el->vblank_src)
+		wl_event_source_remove(el->vblank_src);
+	if (el->ring_src)
+		wl_event_source_remove(el->ring_src);
+	if (el->loop)
+		wl_event_loop_destroy(el->loop);
+	if (el->timer_fd >= 0)
+		close(el->timer_fd);
+}
+
+/* Until the end: produce while the ring has room, handling whatever events
+ * are pending in between (timeout 0). When it is full, sleep in the loop
+ * (timeout -1) until a frame finishes or the vblank comes: both free slots,
+ * and neither wastes the CPU. */
+static void
+run(struct compositor *c, struct wl_event_loop *loop)
+{
+	while (c->running) {
+		bool made = produce(c);
+		if (!c->running)
+			break;
+		if (wl_event_loop_dispatch(loop, made ? 0 : -1) < 0 && errno != EINTR) {
+			fprintf(stderr, "compositor-loop: wl_event_loop_dispatch: %s\n",
+				strerror(errno));
+			c->status = 1;
+			break;
+		}
+	}
+}
+
+static void
+print_summary(const struct compositor *c, double secs)
+{
+	uint64_t dropped = glcuda_ring_get_dropped(c->ring);
+
+	printf("frames produced:  %" PRIu64 " (%.1f/s)\n", c->produced, c->produced / secs);
+	printf("frames presented: %" PRIu64 " of %" PRIu64 " vblanks (%" PRIu64
+	       " missed)\n", c->presented, c->vblanks, c->missed_vblanks);
+	printf("frames dropped:   %" PRIu64 " (finished, then overtaken before a vblank)\n",
+	       dropped);
+	printf("in flight at exit: %" PRIu64 "\n", c->produced - c->presented - dropped);
+	if (c->presented)
+		printf("mean latency:     %.2f ms from the start of rendering to the "
+		       "vblank that showed it\n", 1e3 * c->latency_sum / c->presented);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct compositor c = { .width = 1920, .height = 1080, .running = true };
+	struct options o = { .hz = 60, .seconds = 3, .device = -1 };
+	struct event_loop el = { .timer_fd = -1 };
+	double t0;
+	int ret;
+
+	ret = parse_args(argc, argv, &c, &o);
+	if (ret != 0)
+		return ret < 0 ? 2 : 0;
+	if (compositor_setup(&c, &o) < 0)
+		goto out;
+	if (event_loop_setup(&el, &c, &o) < 0) {
 		c.status = 1;
 		goto out;
 	}
 
 	if (c.frames)
-		printf("compositor-loop: %ux%u, %d Hz for %d frames", c.width, c.height, hz, frames);
+		printf("compositor-loop: %ux%u, %d Hz for %d frames", c.width, c.height, o.hz,
+		       o.frames);
 	else
-		printf("compositor-loop: %ux%u, %d Hz for %d s", c.width, c.height, hz, seconds);
+		printf("compositor-loop: %ux%u, %d Hz for %d s", c.width, c.height, o.hz,
+		       o.seconds);
 	printf(", CUDA stage: %s, sync %s\n", "invert",
 	       glcuda_sync_mode_get_name(glcuda_device_get_caps(c.dev)->sync_mode));
 	t0 = now();
-	while (c.running) {
-		/* Produce while the ring has room, handling whatever events are
-		 * pending in between (timeout 0). When it is full, sleep in the
-		 * loop (timeout -1) until a frame finishes or the vblank comes:
-		 * both free slots, and neither wastes the CPU. */
-		bool made = produce(&c);
-		if (!c.running)
-			break;
-		if (wl_event_loop_dispatch(loop, made ? 0 : -1) < 0 && errno != EINTR) {
-			fprintf(stderr, "compositor-loop: wl_event_loop_dispatch: %s\n",
-				strerror(errno));
-			c.status = 1;
-			break;
-		}
-	}
-
-	if (c.status == 0) {
-		uint64_t dropped = glcuda_ring_get_dropped(c.ring);
-		double secs = now() - t0;
-		printf("frames produced:  %" PRIu64 " (%.1f/s)\n", c.produced, c.produced / secs);
-		printf("frames presented: %" PRIu64 " of %" PRIu64 " vblanks (%" PRIu64
-		       " missed)\n", c.presented, c.vblanks, c.missed_vblanks);
-		printf("frames dropped:   %" PRIu64 " (finished, then overtaken before a vblank)\n",
-		       dropped);
-		printf("in flight at exit: %" PRIu64 "\n", c.produced - c.presented - dropped);
-		if (c.presented)
-			printf("mean latency:     %.2f ms from the start of rendering to the "
-			       "vblank that showed it\n", 1e3 * c.latency_sum / c.presented);
-	}
+	run(&c, el.loop);
+	if (c.status == 0)
+		print_summary(&c, now() - t0);
 
 out:
-	if (end_src)
-		wl_event_source_remove(end_src);
-	if (vblank_src)
-		wl_event_source_remove(vblank_src);
-	if (ring_src)
-		wl_event_source_remove(ring_src);
-	if (loop)
-		wl_event_loop_destroy(loop);
-	if (timer_fd >= 0)
-		close(timer_fd);
-	/* Teardown with the context current: GL objects first, then the ring
-	 * (safe with frames in flight: it waits for the CUDA work on its
-	 * streams), the kernel's module (no work uses it any more), the device,
-	 * the context. */
-	if (c.read_fbo)
-		glDeleteFramebuffers(1, &c.read_fbo);
-	if (c.screen_fbo)
-		glDeleteFramebuffers(1, &c.screen_fbo);
-	if (c.screen_tex)
-		glDeleteTextures(1, &c.screen_tex);
-	glcuda_ring_destroy(c.ring);
-	if (c.module) {
-		CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c.dev));
-		CU(cuModuleUnload)(c.module);
-		CU(cuCtxPopCurrent)(NULL);
-	}
-	glcuda_device_destroy(c.dev);
-	glcuda_headless_destroy(c.headless);
+	event_loop_teardown(&el);
+	compositor_teardown(&c);
 	return c.status;
 }

@@ -34,12 +34,9 @@ struct diag_array {
 };
 
 static void
-diag_array_put(const struct diag_array *a, unsigned int i, void *full)
+diag_array_put(const struct diag_array *a, unsigned int i, const void *full)
 {
-	unsigned char *dst = a->base + (size_t)i * a->size;
-
-	memcpy(dst, full, a->size);
-	memcpy(dst, &a->size, sizeof(a->size));
+	sized_copy_out(a->base + (size_t)i * a->size, full, a->size);
 }
 
 /* out NULL with max > 0 is -EINVAL; max 0 counts only. */

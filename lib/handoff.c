@@ -4,7 +4,7 @@
  * the public API.
  * SPDX-License-Identifier: MIT
  */
-#include "image.h"
+#include "wrap.h"
 #include "cuda/cuda-interop.h"
 #include <glcuda/glcuda-cuda.h>
 

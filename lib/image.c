@@ -323,6 +323,6 @@ glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
 	full.height = p->height;
 	full.format = p->format;
 	full.channels = p->channels;
-	cuda_plane_copy_out(out, &full);
+	sized_copy_out(out, &full, out->size);
 	return 0;
 }

@@ -92,9 +92,4 @@ int image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t heigh
 		       enum glcuda_format format, uint32_t flags, uint32_t private_flags,
 		       struct glcuda_image **out);
 
-/* wrap.c: after the map of wrapped GL textures, pick up a new array if the
- * driver moved the texture (never seen; the objects are made again then).
- * The CUDA context must be pushed. */
-int wrap_refresh_mapped(struct glcuda_image *img);
-
 #endif

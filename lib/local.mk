@@ -3,14 +3,13 @@
 # it. The tests link a second build of the same sources with the
 # fault-injection hooks (lib/fault.h) and the seams (lib/seam.h), which the
 # installed library never contains (tests/test-symbols.sh checks).
-# By layer, bottom up (lib/private.h says what each may call).
+# By layer, bottom up, in the order of lib/layers.txt (which says what each
+# file may call; tests/test-layers.sh checks).
 %canon_reldir%_sources = \
 	%reldir%/base.h \
+	%reldir%/log.c \
 	%reldir%/error.h \
 	%reldir%/error.c \
-	%reldir%/log.c \
-	%reldir%/util.h \
-	%reldir%/util.c \
 	%reldir%/driver-lock.c \
 	%reldir%/format.c \
 	%reldir%/loader/cuda-types.h \
@@ -29,12 +28,13 @@
 	%reldir%/vk/vk-resources.c \
 	%reldir%/headless.c \
 	%reldir%/private.h \
-	%reldir%/device.c \
 	%reldir%/struct-size.c \
+	%reldir%/device.c \
 	%reldir%/sync.h \
 	%reldir%/sync.c \
 	%reldir%/image.h \
 	%reldir%/image.c \
+	%reldir%/wrap.h \
 	%reldir%/wrap.c \
 	%reldir%/handoff.c \
 	%reldir%/ring.h \
@@ -43,8 +43,8 @@
 	%reldir%/diag.c
 noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la
 %canon_reldir%_libglcuda_internal_la_SOURCES = $(lib_sources) %reldir%/fault.h %reldir%/seam.h
-%canon_reldir%_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) \
-	$(DLOPEN_LIBS) $(PTHREAD_LIBS)
+%canon_reldir%_libglcuda_internal_la_LIBADD = %reldir%/loader/libglcuda-shared.la \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(DLOPEN_LIBS) $(PTHREAD_LIBS)
 
 check_LTLIBRARIES += %reldir%/libglcuda-test.la
 # The image copies of tests/vk-copy.c use the exporter's internals and go
@@ -61,7 +61,7 @@ lib_LTLIBRARIES += %reldir%/libglcuda.la
 %canon_reldir%_libglcuda_la_LDFLAGS = $(SANITIZER_LDFLAGS) -version-info $(LIBGLCUDA_LT_VERSION) \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/glcuda.sym -no-undefined
 EXTRA_%canon_reldir%_libglcuda_la_DEPENDENCIES = %reldir%/glcuda.sym
-EXTRA_DIST += %reldir%/glcuda.sym
+EXTRA_DIST += %reldir%/glcuda.sym %reldir%/layers.txt
 
 glcudaincludedir = $(includedir)/glcuda
 glcudainclude_HEADERS = include/glcuda/glcuda.h include/glcuda/glcuda-cuda.h \

@@ -2,32 +2,13 @@
  * Internal declarations shared by the layers of libglcuda.
  * SPDX-License-Identifier: MIT
  *
- * The layers of lib/, bottom up. A file calls only files of its own layer
- * that are listed before it, and files of the layers below; nothing calls
- * upwards. Where a lower layer must reach something above, the upper one
- * hands it a hook (the device's orphans.reap, an image's kind ops).
- *
- *  0 base       error.c (codes, last error, the error sink), log.c,
- *               util.c (UUID text, extension lists, EGL binding),
- *               driver-lock.c, format.c; fault.c in the tests' build only.
- *               Header: base.h. Knows no device: failures go to a
- *               struct error_sink.
- *  1 drivers    loader/cuda-loader.c < cuda/cuda-importer.c <
- *               cuda/cuda-interop.c; gl/gl-importer.c;
- *               vk/vk-instance.c < vk/vk-device.c < vk/vk-resources.c;
- *               headless.c (EGL, and the loader to name a CUDA device's
- *               EGL device). Each reports to the error sink it is given,
- *               never to a device.
- *  2 device     device.c: binds one GL context, Vulkan device and CUDA
- *               context; owns the sink and hands it down. struct-size.c:
- *               the size checks of the caller's structs (failures are
- *               recorded on the device). This header.
- *  3 hand-off   sync.c: the semaphores and waits of one hand-off unit.
- *  4 images     image.c: every kind of image (one plane list), its free
- *               routine and accessors; kind hooks for what differs.
- *  5 wrapping   wrap.c: the wrapped kinds (GL textures, EGLImages).
- *  6 public     handoff.c (hand-offs of images); ring-timing.c < ring.c
- *               (the frame ring).
+ * The device layer (lib/layers.txt lists the layers of lib/ and the order
+ * in which their files may call each other; doc/design.md says what each
+ * is): struct-size.c, the size checks of the caller's structs, and
+ * device.c, which binds one GL context, Vulkan device and CUDA context and
+ * owns the error sink it hands down. Nothing calls upwards: where a lower
+ * layer must reach something above, the upper one hands it a hook (the
+ * device's orphans.reap, an image's kind ops).
  */
 #ifndef GLCUDA_PRIVATE_H
 #define GLCUDA_PRIVATE_H
@@ -123,11 +104,9 @@ int device_options_copy(const struct glcuda_device_options *in,
 			struct glcuda_device_options *out);
 int ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
 		   struct glcuda_ring_desc *out);
-/* The same check for a struct glcuda filled for the caller, and the copy of
- * the members its size covers. */
+/* The same check for a struct glcuda fills for the caller. */
 struct glcuda_cuda_plane;
 int cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out);
-void cuda_plane_copy_out(struct glcuda_cuda_plane *out, const struct glcuda_cuda_plane *full);
 int image_desc_copy(struct glcuda_device *dev, const struct glcuda_image_desc *in,
 		    struct glcuda_image_desc *out);
 struct glcuda_diag_egl_device;
@@ -137,7 +116,9 @@ int diag_egl_device_check(const struct glcuda_diag_egl_device *out);
 int diag_vk_device_check(const struct glcuda_diag_vk_device *out);
 int diag_cuda_device_check(const struct glcuda_diag_cuda_device *out);
 int frame_timings_check(struct glcuda_device *dev, const struct glcuda_frame_timings *out);
-void frame_timings_copy_out(struct glcuda_frame_timings *out,
-			    const struct glcuda_frame_timings *full);
+/* Copy a struct glcuda filled in full (of this glcuda's size) out to the
+ * caller's, whose checked size is size: the members that size covers, and
+ * the size member left as the caller set it. */
+void sized_copy_out(void *out, const void *full, size_t size);
 
 #endif

@@ -217,7 +217,7 @@ glcuda_ring_read_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *
 		full.handoff_to_cuda_ns = to_cuda > 0 ? (uint64_t)to_cuda : 0;
 		full.handoff_to_gl_ns = to_gl > 0 ? (uint64_t)to_gl : 0;
 		full.total_ns = t_waited > t_start ? t_waited - t_start : 0;
-		frame_timings_copy_out(out, &full);
+		sized_copy_out(out, &full, out->size);
 		/* Chain the clock link to this frame's end event: keeps the
 		 * float milliseconds of cuEventElapsedTime small. */
 		ring->ref_gl_ns = cuda_end;

@@ -172,27 +172,17 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 	free(ring);
 }
 
-GLCUDA_EXPORT int
-glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
-		struct glcuda_ring **out)
+/* The output's format: the input's unless the caller names another. */
+static enum glcuda_format
+ring_output_format(const struct glcuda_ring_desc *desc)
 {
-	struct glcuda_ring *ring;
-	struct gl_saved_state saved;
-	bool pushed = false, saved_state = false;
-	enum glcuda_format out_fmt;
-	struct glcuda_ring_desc copied;
-	int ret;
+	return desc->output_format ? desc->output_format : desc->input_format;
+}
 
-	glcuda_clear_error();
-	if (!dev || !desc || !out)
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %s is NULL",
-				   !dev ? "dev" : !desc ? "desc" : "out");
-	/* From here on desc is a struct of this glcuda's size, whatever the
-	 * size the caller was built with. */
-	ret = ring_desc_copy(dev, desc, &copied);
-	if (ret < 0)
-		return ret;
-	desc = &copied;
+/* The members of a ring's description that need no device. */
+static int
+ring_desc_check(struct glcuda_device *dev, const struct glcuda_ring_desc *desc)
+{
 	if (desc->slots != 0 && (desc->slots < 2 || desc->slots > RING_MAX_SLOTS))
 		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %u slots; a ring has 2..%d",
 				   desc->slots, RING_MAX_SLOTS);
@@ -202,22 +192,19 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	if (!format_info(desc->input_format))
 		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: input_format %d is not a "
 				   "glcuda_format", (int)desc->input_format);
-	out_fmt = desc->output_format ? desc->output_format : desc->input_format;
-	if (!(desc->flags & GLCUDA_RING_FLAG_IN_PLACE) && !format_info(out_fmt))
+	if (!(desc->flags & GLCUDA_RING_FLAG_IN_PLACE) && !format_info(ring_output_format(desc)))
 		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: output_format %d is not a "
 				   "glcuda_format", (int)desc->output_format);
-	ret = device_check_gl(dev, "glcuda_ring_new");
-	if (ret < 0)
-		return ret;
-	ring_orphans_reap(dev, false);
-	if ((desc->flags & GLCUDA_RING_FLAG_TIMINGS) && !dev->gl.has_timer_query)
-		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
-				   "glcuda_ring_new: GLCUDA_RING_FLAG_TIMINGS needs GL timer "
-				   "queries (GL_EXT_disjoint_timer_query on GLES), which "
-				   "\"%s\" lacks", dev->caps.gl_renderer);
-	if (!dev->has_cuda)
-		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
-				   "glcuda_ring_new needs a device with CUDA");
+	return 0;
+}
+
+/* A ring without slots: its completion block and the block's eventfd. */
+static int
+ring_alloc(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
+	   struct glcuda_ring **out)
+{
+	struct glcuda_ring *ring;
+	int ret;
 
 	ring = calloc(1, sizeof(*ring));
 	if (!ring)
@@ -240,101 +227,167 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		free(ring);
 		return ret;
 	}
+	*out = ring;
+	return 0;
+}
+
+/* A slot's GL side: its images, the textures its hand-off unit covers, and
+ * a framebuffer on its input. Changes the framebuffer binding. What was
+ * made stays in the slot for ring_free. */
+static int
+slot_gl_new(struct glcuda_ring *ring, struct glcuda_frame *f)
+{
+	struct glcuda_device *dev = ring->dev;
+	const struct glcuda_ring_desc *desc = &ring->desc;
+	GLenum status;
+	int ret;
+
+	ret = image_new_internal(dev, desc->width, desc->height, desc->input_format,
+				 0, IMAGE_PRIVATE_RING_MANAGED, &f->input);
+	if (ret < 0)
+		return ret;
+	if (desc->flags & GLCUDA_RING_FLAG_IN_PLACE) {
+		f->output = f->input;
+	} else {
+		ret = image_new_internal(dev, desc->width, desc->height, ring_output_format(desc),
+					 0, IMAGE_PRIVATE_RING_MANAGED, &f->output);
+		if (ret < 0)
+			return ret;
+	}
+	/* The output goes to CUDA too: CUDA's writes must wait until GL has
+	 * finished sampling it in the slot's previous use. */
+	f->textures[0] = f->input->texture;
+	f->unit.texture_count = 1;
+	if (f->output != f->input)
+		f->textures[f->unit.texture_count++] = f->output->texture;
+	f->unit.sync = &f->sync;
+	f->unit.textures = f->textures;
+
+	glGenFramebuffers(1, &f->fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, f->fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+			       f->input->texture, 0);
+	status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+	if (status != GL_FRAMEBUFFER_COMPLETE)
+		return glcuda_fail(dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+				   "glcuda_ring_new: a framebuffer with the %s input "
+				   "texture is incomplete (glCheckFramebufferStatus "
+				   "0x%04x); GL cannot render into this format",
+				   f->input->fmt->name, status);
+	return 0;
+}
+
+/* Every slot's GL side, leaving the caller's GL state as it was. */
+static int
+ring_gl_new(struct glcuda_ring *ring)
+{
+	struct gl_saved_state saved;
+	int ret = 0;
 
 	gl_save_state(&saved);
-	saved_state = true;
-	for (uint32_t i = 0; i < ring->slot_count; i++) {
+	for (uint32_t i = 0; i < ring->slot_count && ret >= 0; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
-		GLenum status;
 
 		f->ring = ring;
 		f->slot = i;
-		ret = image_new_internal(dev, desc->width, desc->height, desc->input_format,
-					 0, IMAGE_PRIVATE_RING_MANAGED, &f->input);
-		if (ret < 0)
-			goto fail;
-		if (desc->flags & GLCUDA_RING_FLAG_IN_PLACE) {
-			f->output = f->input;
-		} else {
-			ret = image_new_internal(dev, desc->width, desc->height, out_fmt,
-						 0, IMAGE_PRIVATE_RING_MANAGED, &f->output);
-			if (ret < 0)
-				goto fail;
-		}
-		/* The output goes to CUDA too: CUDA's writes must wait until GL
-		 * has finished sampling it in the slot's previous use. */
-		f->textures[0] = f->input->texture;
-		f->unit.texture_count = 1;
-		if (f->output != f->input)
-			f->textures[f->unit.texture_count++] = f->output->texture;
-		f->unit.sync = &f->sync;
-		f->unit.textures = f->textures;
-
-		glGenFramebuffers(1, &f->fbo);
-		glBindFramebuffer(GL_FRAMEBUFFER, f->fbo);
-		glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-				       f->input->texture, 0);
-		status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-		if (status != GL_FRAMEBUFFER_COMPLETE) {
-			ret = glcuda_fail(dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
-					  "glcuda_ring_new: a framebuffer with the %s input "
-					  "texture is incomplete (glCheckFramebufferStatus "
-					  "0x%04x); GL cannot render into this format",
-					  f->input->fmt->name, status);
-			goto fail;
-		}
+		ret = slot_gl_new(ring, f);
 	}
 	gl_restore_state(&saved);
-	saved_state = false;
-	ret = gl_check_error(&dev->errors, "glcuda_ring_new: creating framebuffers");
 	if (ret < 0)
-		goto fail;
+		return ret;
+	return gl_check_error(&ring->dev->errors, "glcuda_ring_new: creating framebuffers");
+}
+
+/* Every slot's CUDA side: its semaphores and stream (the caller's, or one
+ * of its own); the GPU timings. What was made stays in the slots for
+ * ring_free. */
+static int
+ring_cuda_new(struct glcuda_ring *ring)
+{
+	struct glcuda_device *dev = ring->dev;
+	int ret;
 
 	ret = device_push_cuda(dev, "glcuda_ring_new");
 	if (ret < 0)
-		goto fail;
-	pushed = true;
+		return ret;
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		ret = handoff_sync_init(dev, &f->sync);
 		if (ret < 0)
-			goto fail;
-		if (desc->cuda_stream) {
-			f->stream = (CUstream)desc->cuda_stream;
+			goto out;
+		if (ring->desc.cuda_stream) {
+			f->stream = (CUstream)ring->desc.cuda_stream;
 		} else {
 			CUresult res = CU_CALL(cuStreamCreate, &f->stream, CU_STREAM_NON_BLOCKING);
 			if (res != CUDA_SUCCESS) {
 				f->stream = NULL;
 				ret = device_cuda_fail(dev, res, "cuStreamCreate", NULL);
-				goto fail;
+				goto out;
 			}
 			f->own_stream = true;
 		}
 	}
-	if (ring->timings) {
+	if (ring->timings)
 		ret = timing_init(ring, ring->frames[0].stream);
-		if (ret < 0)
-			goto fail;
-	}
+out:
 	device_pop_cuda(dev);
-	pushed = false;
+	return ret;
+}
+
+GLCUDA_EXPORT int
+glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
+		struct glcuda_ring **out)
+{
+	struct glcuda_ring *ring = NULL;
+	struct glcuda_ring_desc copied;
+	int ret;
+
+	glcuda_clear_error();
+	if (!dev || !desc || !out)
+		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %s is NULL",
+				   !dev ? "dev" : !desc ? "desc" : "out");
+	/* From here on desc is a struct of this glcuda's size, whatever the
+	 * size the caller was built with. */
+	ret = ring_desc_copy(dev, desc, &copied);
+	if (ret < 0)
+		return ret;
+	desc = &copied;
+	ret = ring_desc_check(dev, desc);
+	if (ret < 0)
+		return ret;
+	ret = device_check_gl(dev, "glcuda_ring_new");
+	if (ret < 0)
+		return ret;
+	ring_orphans_reap(dev, false);
+	if ((desc->flags & GLCUDA_RING_FLAG_TIMINGS) && !dev->gl.has_timer_query)
+		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+				   "glcuda_ring_new: GLCUDA_RING_FLAG_TIMINGS needs GL timer "
+				   "queries (GL_EXT_disjoint_timer_query on GLES), which "
+				   "\"%s\" lacks", dev->caps.gl_renderer);
+	if (!dev->has_cuda)
+		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+				   "glcuda_ring_new needs a device with CUDA");
+
+	ret = ring_alloc(dev, desc, &ring);
+	if (ret < 0)
+		return ret;
+	ret = ring_gl_new(ring);
+	if (ret >= 0)
+		ret = ring_cuda_new(ring);
+	if (ret < 0) {
+		ring_free(ring, true);
+		return ret;
+	}
 
 	dev->live_rings++;
 	log_debug(dev, "ring %p: %u slots of %ux%u %s -> %s%s\n", (void *)ring,
 		  ring->slot_count, desc->width, desc->height,
 		  glcuda_format_get_name(desc->input_format),
-		  desc->flags & GLCUDA_RING_FLAG_IN_PLACE ? "(in place)" : glcuda_format_get_name(out_fmt),
+		  desc->flags & GLCUDA_RING_FLAG_IN_PLACE ? "(in place)"
+		  : glcuda_format_get_name(ring_output_format(desc)),
 		  ring->timings ? ", timings" : "");
 	*out = ring;
 	return 0;
-
-fail:
-	if (saved_state)
-		gl_restore_state(&saved);
-	if (pushed)
-		device_pop_cuda(dev);
-	ring_free(ring, true);
-	return ret;
 }
 
 GLCUDA_EXPORT void

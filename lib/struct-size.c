@@ -3,7 +3,6 @@
  * struct glcuda_ring_desc, struct glcuda_image_desc, struct
  * glcuda_cuda_plane, struct glcuda_frame_timings): each starts with a
  * size member the caller sets to sizeof the struct it was compiled with.
- * Also the check that a limit the headers state is the library's.
  * SPDX-License-Identifier: MIT
  *
  * Members are only ever appended, so a program built against an older
@@ -16,7 +15,6 @@
  * it), garbage and the size of a newer struct fail with -EINVAL.
  */
 #include "private.h"
-#include "sync.h"
 #include <glcuda/glcuda-cuda.h>
 #include <glcuda/glcuda-diag.h>
 
@@ -114,6 +112,19 @@ static const struct member_span diag_cuda_device_members[] = {
 	SPAN(struct glcuda_diag_cuda_device, uuid),
 };
 
+/* size is the first member of each, a size_t: the copies below rely on
+ * it. */
+#define SIZE_FIRST(type) \
+	(offsetof(type, size) == 0 && sizeof(((type *)0)->size) == sizeof(size_t))
+_Static_assert(SIZE_FIRST(struct glcuda_device_options), "glcuda_device_options.size");
+_Static_assert(SIZE_FIRST(struct glcuda_ring_desc), "glcuda_ring_desc.size");
+_Static_assert(SIZE_FIRST(struct glcuda_image_desc), "glcuda_image_desc.size");
+_Static_assert(SIZE_FIRST(struct glcuda_cuda_plane), "glcuda_cuda_plane.size");
+_Static_assert(SIZE_FIRST(struct glcuda_frame_timings), "glcuda_frame_timings.size");
+_Static_assert(SIZE_FIRST(struct glcuda_diag_egl_device), "glcuda_diag_egl_device.size");
+_Static_assert(SIZE_FIRST(struct glcuda_diag_vk_device), "glcuda_diag_vk_device.size");
+_Static_assert(SIZE_FIRST(struct glcuda_diag_cuda_device), "glcuda_diag_cuda_device.size");
+
 /* The last member ends the struct (no tail padding), so a newer glcuda
  * that appends a member cannot place it in padding that an older caller's
  * sizeof already covers. A member appended fails these until the tables
@@ -130,10 +141,6 @@ _Static_assert(ENDS_STRUCT(struct glcuda_cuda_plane, channels),
 	       "struct glcuda_cuda_plane: tail padding, or a new member");
 _Static_assert(ENDS_STRUCT(struct glcuda_frame_timings, total_ns),
 	       "struct glcuda_frame_timings: tail padding, or a new member");
-
-/* The hand-off limit the header promises is the one sync.c enforces. */
-_Static_assert(SYNC_MAX_IMAGES == GLCUDA_HANDOFF_MAX_IMAGES,
-	       "GLCUDA_HANDOFF_MAX_IMAGES differs from lib/sync.h");
 
 static int
 check_size(struct glcuda_device *dev, const char *call, const char *type, size_t size,
@@ -163,12 +170,14 @@ check_size(struct glcuda_device *dev, const char *call, const char *type, size_t
 }
 
 /* Copy what the caller's struct has into a zeroed one of this glcuda's
- * size: the members it lacks read as their defaults. */
+ * size, whose size member says so: the members it lacks read as their
+ * defaults. */
 static void
 copy_in(void *out, size_t full, const void *in, size_t size)
 {
 	memset(out, 0, full);
 	memcpy(out, in, size);
+	memcpy(out, &full, sizeof(full));
 }
 
 int
@@ -181,7 +190,6 @@ device_options_copy(const struct glcuda_device_options *in,
 	if (ret < 0)
 		return ret;
 	copy_in(out, sizeof(*out), in, in->size);
-	out->size = sizeof(*out);
 	return 0;
 }
 
@@ -194,7 +202,6 @@ ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
 	if (ret < 0)
 		return ret;
 	copy_in(out, sizeof(*out), in, in->size);
-	out->size = sizeof(*out);
 	return 0;
 }
 
@@ -207,7 +214,6 @@ image_desc_copy(struct glcuda_device *dev, const struct glcuda_image_desc *in,
 	if (ret < 0)
 		return ret;
 	copy_in(out, sizeof(*out), in, in->size);
-	out->size = sizeof(*out);
 	return 0;
 }
 
@@ -219,13 +225,11 @@ cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out)
 }
 
 void
-cuda_plane_copy_out(struct glcuda_cuda_plane *out, const struct glcuda_cuda_plane *full)
+sized_copy_out(void *out, const void *full, size_t size)
 {
-	size_t size = out->size;
-
 	/* Only the caller's members: the rest of its memory is not ours. */
 	memcpy(out, full, size);
-	out->size = size;
+	memcpy(out, &size, sizeof(size));
 }
 
 int
@@ -234,16 +238,6 @@ frame_timings_check(struct glcuda_device *dev, const struct glcuda_frame_timings
 	return check_size(dev, "glcuda_ring_read_timings", "glcuda_frame_timings", out->size,
 			  frame_timings_members, ARRAY_LENGTH(frame_timings_members),
 			  sizeof(*out));
-}
-
-void
-frame_timings_copy_out(struct glcuda_frame_timings *out,
-		       const struct glcuda_frame_timings *full)
-{
-	size_t size = out->size;
-
-	memcpy(out, full, size);
-	out->size = size;
 }
 
 /* The diagnosis lists take the first element's size as every element's:

@@ -19,6 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The hand-off limit the header promises is the one this file enforces. */
+_Static_assert(SYNC_MAX_IMAGES == GLCUDA_HANDOFF_MAX_IMAGES,
+	       "GLCUDA_HANDOFF_MAX_IMAGES differs from lib/sync.h");
+
 /* Semaphores ------------------------------------------------------------ */
 
 static int

@@ -11,7 +11,7 @@
  * gives no ordering: the image's semaphores (sync.c) order GL and CUDA, as
  * for a shared image.
  */
-#include "image.h"
+#include "wrap.h"
 #include "cuda/cuda-interop.h"
 #include <glcuda/glcuda-cuda.h>
 
@@ -37,6 +37,16 @@ wrap_unmap_cuda(struct glcuda_image *img, bool idle)
 static void
 wrap_release_cuda(struct glcuda_image *img)
 {
+	/* CUDA refuses to unregister a mapped resource: where the unmap
+	 * failed (or could not be tried: a lost device, no context), the
+	 * registration is left to the context. */
+	if (img->cuda_mapped) {
+		log_error(img->dev, "image %p: texture %u could not be unmapped: its CUDA "
+			  "registration stays until the CUDA context is destroyed\n", (void *)img,
+			  img->texture);
+		img->resource = NULL;
+		return;
+	}
 	cuda_unregister(&img->resource);
 }
 

@@ -1,4 +1,5 @@
-# tests: packaging checks — exported symbols, the ABI against
+# tests: packaging checks — the layers of lib/ (no call up them, from the
+# built objects; lib/layers.txt), exported symbols, the ABI against
 # abi/libglcuda.abi (skipped without abidiff), no link-time CUDA dependency,
 # make install writing under the prefix only (the GStreamer plugin in
 # LIBDIR/gstreamer-1.0), the installed pkg-config file, headers and
@@ -34,6 +35,7 @@ AM_TESTS_ENVIRONMENT = \
 	$(SANITIZER_TESTS_ENVIRONMENT)
 
 packaging_tests = \
+	%reldir%/test-layers.sh \
 	%reldir%/test-symbols.sh \
 	%reldir%/test-abi.sh \
 	%reldir%/test-no-libcuda.sh \

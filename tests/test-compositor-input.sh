@@ -4,13 +4,16 @@
 #
 #  1. Standalone (no client command): it prints WAYLAND_DISPLAY, the
 #     runtime directory it made, the socket's and the control socket's
-#     paths; clients connect on their own.
+#     paths; clients connect on their own; it runs until the control
+#     socket's quit or SIGTERM, exits 0 and removes its directory.
 #  2. weston-terminal: "echo glcuda" and Return typed through the control
 #     socket (glcuda-compositor-ctl type / key); the screenshot (the
 #     presented frame, after the CUDA stage) must change on two text
 #     lines at least: the command and its output.
-#  3. weston-clickdot: a click off the window's middle; the dot moves there:
-#     the screenshot changes around the click.
+#  3. weston-clickdot through a CUDA stage (the fake's invert): a click
+#     off the window's middle; the dot moves there: the screenshot changes
+#     around the click, and is the frame after the CUDA stage (the
+#     background inverted).
 #  4. weston-eventdemo: pointer enter, motion, button, axis, keys; its log
 #     must show each.
 #  5. weston-flower, which draws once, with --png-every 5 --frames 30
@@ -48,6 +51,7 @@ fail=0
 hang_guard=${COMPOSITOR_TEST_HANG_GUARD:-300}
 max_commits=200
 bg="32 48 64"       # render.c's background
+bg_inv="223 207 191"
 
 # start NAME ARGS...: a standalone compositor, its stderr in $tmp/NAME.log;
 # its announcement (WAYLAND_DISPLAY, XDG_RUNTIME_DIR,
@@ -77,19 +81,26 @@ start() {
 	fi
 }
 
-# stop NAME: quit through the control socket; the compositor must exit 0.
+# stop NAME [SIGNAL]: quit through the control socket (or SIGNAL: a
+# standalone compositor runs until it gets one); the compositor must exit
+# 0, its runtime directory gone.
 stop() {
-	"$ctl" quit >/dev/null
+	if [ $# -gt 1 ]; then
+		kill -s "$2" "$comp_pid"
+	else
+		"$ctl" quit >/dev/null
+	fi
 	wait "$comp_pid"
 	rc=$?
 	comp_pid=
-	# It removed its runtime directory: the next one makes another.
-	unset WAYLAND_DISPLAY XDG_RUNTIME_DIR GLCUDA_COMPOSITOR_SOCKET GLCUDA_COMPOSITOR_CONTROL
-	if [ $rc -ne 0 ]; then
-		echo "FAIL: $1: the compositor exited $rc:" >&2
+	if [ $rc -ne 0 ] || [ -e "$XDG_RUNTIME_DIR" ]; then
+		echo "FAIL: $1: the compositor exited $rc; its runtime directory $XDG_RUNTIME_DIR:" >&2
+		ls -la "$XDG_RUNTIME_DIR" >&2
 		cat "$tmp/$1.log" >&2
 		fail=1
 	fi
+	# The next one makes another runtime directory.
+	unset WAYLAND_DISPLAY XDG_RUNTIME_DIR GLCUDA_COMPOSITOR_SOCKET GLCUDA_COMPOSITOR_CONTROL
 }
 
 # shot FILE: a screenshot of the next frame; sets $commits, the commits
@@ -192,7 +203,10 @@ stop_client
 stop terminal
 
 # 3. weston-clickdot: the dot goes where the pointer clicks.
-start clickdot
+# Through a CUDA stage (the fake driver runs its CPU invert whatever the
+# module): screenshots show the frame after it.
+echo "not a real module: the fake driver ignores it" >"$tmp/kernel.ptx"
+start clickdot --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 client clickdot weston-clickdot
 # Off the middle, where the dot starts.
 cx=$((x + w / 2 - 80)) cy=$((y + h / 2 - 60))
@@ -200,8 +214,9 @@ shot "$tmp/before.png"
 "$ctl" click $cx $cy >/dev/null || fail=1
 until_changed clickdot 1 $((cx - 8)) $((cy - 8)) 16 16 ||
 	echo "FAIL: weston-clickdot: nothing changed around the click at $cx,$cy" >&2
+"$check" "$tmp/after.png" $x $y $w $h $bg_inv || fail=1
 stop_client
-stop clickdot
+stop clickdot TERM
 
 # 4. weston-eventdemo: it logs what it receives; the compositor's quit
 #    ends it (its connection closes after the events), and its log is

@@ -6,6 +6,7 @@
 #include "test-common.h"
 #include "vk/vk-exporter.h"
 #include <glcuda/glcuda-cuda.h>
+#include <glcuda/glcuda-diag.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -617,6 +618,43 @@ static const struct member cuda_plane_members[] = {
 	MEMBER(struct glcuda_cuda_plane, format),
 	MEMBER(struct glcuda_cuda_plane, channels),
 };
+static const struct member image_desc_members[] = {
+	MEMBER(struct glcuda_image_desc, width),
+	MEMBER(struct glcuda_image_desc, height),
+	MEMBER(struct glcuda_image_desc, format),
+	MEMBER(struct glcuda_image_desc, flags),
+};
+/* The diagnosis lists' elements, which glcuda only writes, may end in tail
+ * padding (struct-size.c). */
+static const struct member diag_egl_device_members[] = {
+	MEMBER(struct glcuda_diag_egl_device, extensions),
+	MEMBER(struct glcuda_diag_egl_device, cuda_device),
+	MEMBER(struct glcuda_diag_egl_device, drm_device),
+	MEMBER(struct glcuda_diag_egl_device, drm_render_node),
+};
+static const struct member diag_vk_device_members[] = {
+	MEMBER(struct glcuda_diag_vk_device, name),
+	MEMBER(struct glcuda_diag_vk_device, api_major),
+	MEMBER(struct glcuda_diag_vk_device, api_minor),
+	MEMBER(struct glcuda_diag_vk_device, api_patch),
+	MEMBER(struct glcuda_diag_vk_device, driver_version),
+	MEMBER(struct glcuda_diag_vk_device, vendor_id),
+	MEMBER(struct glcuda_diag_vk_device, device_uuid),
+	MEMBER(struct glcuda_diag_vk_device, driver_uuid),
+	MEMBER(struct glcuda_diag_vk_device, driver_name),
+	MEMBER(struct glcuda_diag_vk_device, driver_info),
+	MEMBER(struct glcuda_diag_vk_device, external_memory_fd),
+	MEMBER(struct glcuda_diag_vk_device, rgba8_exportable),
+	MEMBER(struct glcuda_diag_vk_device, external_semaphore_fd),
+	MEMBER(struct glcuda_diag_vk_device, binary_exportable),
+	MEMBER(struct glcuda_diag_vk_device, timeline_semaphore),
+	MEMBER(struct glcuda_diag_vk_device, timeline_exportable),
+};
+static const struct member diag_cuda_device_members[] = {
+	MEMBER(struct glcuda_diag_cuda_device, name),
+	MEMBER(struct glcuda_diag_cuda_device, has_uuid),
+	MEMBER(struct glcuda_diag_cuda_device, uuid),
+};
 
 /* The call under test with `size` in its struct: returns its error. */
 typedef int (*sized_call)(void *ctx, size_t size);
@@ -624,17 +662,31 @@ typedef int (*sized_call)(void *ctx, size_t size);
 /* Every size that ends where a member ends (an older version of the
  * struct) gets past the size check; every size one byte short of a
  * member's end, or one byte into it, ends inside the member and fails with
- * -EINVAL and a message about `type`.size. */
+ * -EINVAL and a message about `type`.size. tail_padding: the struct may
+ * end in padding (less than the alignment of its size_t), and its full
+ * size gets past the check too. */
 static void
 check_member_boundaries(const char *type, const struct member *members, size_t count,
-			size_t full, sized_call call, void *ctx)
+			size_t full, bool tail_padding, sized_call call, void *ctx)
 {
+	size_t last_end = members[count - 1].offset + members[count - 1].size;
 	char expect[64];
 	int checked = 0;
 
 	snprintf(expect, sizeof(expect), "%s.size", type);
-	ck_assert_msg(members[count - 1].offset + members[count - 1].size == full,
-		      "%s: the test's member list does not end the struct", type);
+	if (tail_padding)
+		ck_assert_msg(last_end <= full && full - last_end < sizeof(size_t),
+			      "%s: the test's member list does not end the struct", type);
+	else
+		ck_assert_msg(last_end == full,
+			      "%s: the test's member list does not end the struct", type);
+	if (tail_padding) {
+		int ret = call(ctx, full);
+
+		ck_assert_msg(!(ret == -EINVAL && strstr(glcuda_get_last_error(), expect)),
+			      "%s.size %zu (sizeof) refused: %s", type, full,
+			      glcuda_get_last_error());
+	}
 	for (size_t i = 0; i < count; i++) {
 		size_t end = members[i].offset + members[i].size;
 		size_t inside[2] = { end - 1, members[i].offset + 1 };
@@ -701,11 +753,53 @@ call_get_cuda_plane(void *p, size_t size)
 	return glcuda_image_get_cuda_plane(c->img, 0, &plane);
 }
 
+static int
+call_image_new(void *p, size_t size)
+{
+	struct sized_ctx *c = p;
+	struct glcuda_image_desc desc = { .size = size, .width = 64, .height = 64,
+					  .format = GLCUDA_FORMAT_RGBA8 };
+	struct glcuda_image *img = NULL;
+	int ret = glcuda_image_new(c->dev, &desc, &img);
+
+	glcuda_image_destroy(img);
+	return ret;
+}
+
+/* A list of one element whose size is `size` (the list's stride). */
+static int
+call_diag_egl_device(void *p, size_t size)
+{
+	struct glcuda_diag_egl_device element = { .size = size };
+
+	(void)p;
+	return glcuda_diag_list_egl_devices(&element, 1);
+}
+
+static int
+call_diag_vk_device(void *p, size_t size)
+{
+	struct glcuda_diag_vk_device element = { .size = size };
+
+	(void)p;
+	return glcuda_diag_list_vk_devices(&element, 1);
+}
+
+static int
+call_diag_cuda_device(void *p, size_t size)
+{
+	struct glcuda_diag_cuda_device element = { .size = size };
+	int driver_version;
+
+	(void)p;
+	return glcuda_diag_list_cuda_devices(&driver_version, &element, 1);
+}
+
 /* Each caller-allocated struct, every member boundary: the device's
  * options with the context not current (past the size check it fails with
- * GLCUDA_ERROR_NO_CURRENT_CONTEXT), the ring's description and the CUDA
- * plane on a device without CUDA (past the check they fail for want of
- * it). */
+ * GLCUDA_ERROR_NO_CURRENT_CONTEXT), the ring's description, the image's
+ * and the CUDA plane on a device without CUDA (past the check they fail
+ * for want of it, or succeed), and the diagnosis lists' elements. */
 START_TEST(struct_size_member_boundaries)
 {
 	struct glcuda_headless *hl = test_headless(false);
@@ -715,7 +809,7 @@ START_TEST(struct_size_member_boundaries)
 	ck_assert(eglMakeCurrent(c.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
 	check_member_boundaries("glcuda_device_options", device_options_members,
 				ARRAY_LENGTH(device_options_members),
-				sizeof(struct glcuda_device_options), call_device_new, &c);
+				sizeof(struct glcuda_device_options), false, call_device_new, &c);
 	ck_assert(eglMakeCurrent(c.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, c.ctx));
 
 	ret = device_new_internal(c.dpy, c.ctx, NULL, false, &c.dev);
@@ -724,10 +818,24 @@ START_TEST(struct_size_member_boundaries)
 	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
 	check_member_boundaries("glcuda_ring_desc", ring_desc_members,
 				ARRAY_LENGTH(ring_desc_members), sizeof(struct glcuda_ring_desc),
-				call_ring_new, &c);
+				false, call_ring_new, &c);
 	check_member_boundaries("glcuda_cuda_plane", cuda_plane_members,
 				ARRAY_LENGTH(cuda_plane_members), sizeof(struct glcuda_cuda_plane),
-				call_get_cuda_plane, &c);
+				false, call_get_cuda_plane, &c);
+	check_member_boundaries("glcuda_image_desc", image_desc_members,
+				ARRAY_LENGTH(image_desc_members), sizeof(struct glcuda_image_desc),
+				false, call_image_new, &c);
+	check_member_boundaries("glcuda_diag_egl_device", diag_egl_device_members,
+				ARRAY_LENGTH(diag_egl_device_members),
+				sizeof(struct glcuda_diag_egl_device), true, call_diag_egl_device,
+				&c);
+	check_member_boundaries("glcuda_diag_vk_device", diag_vk_device_members,
+				ARRAY_LENGTH(diag_vk_device_members),
+				sizeof(struct glcuda_diag_vk_device), true, call_diag_vk_device, &c);
+	check_member_boundaries("glcuda_diag_cuda_device", diag_cuda_device_members,
+				ARRAY_LENGTH(diag_cuda_device_members),
+				sizeof(struct glcuda_diag_cuda_device), true, call_diag_cuda_device,
+				&c);
 	glcuda_image_destroy(c.img);
 	glcuda_device_destroy(c.dev);
 	glcuda_headless_destroy(hl);

@@ -21,8 +21,6 @@
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-test.h"
 #include <glcuda/glcuda-cuda.h>
-#define ck_cu(call) do { CUresult r_ = (call); \
-	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
 #else
 #include "test-gpu.h"
 #endif

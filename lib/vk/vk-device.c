@@ -46,18 +46,15 @@ no_matching_device(struct vk_exporter *vk, const uint8_t device_uuid[16],
 		       msg);
 }
 
+/* One queue for the test copies: any family can copy, but only
+ * graphics/compute/transfer ones must say so. */
 static int
-device_create(struct vk_exporter *vk)
+pick_queue_family(struct vk_exporter *vk)
 {
-	const char *exts[8];
-	uint32_t next = 0;
 	VkQueueFamilyProperties *families;
 	uint32_t nfamilies = 0;
 	bool found = false;
-	VkResult res;
 
-	/* One queue for the test copies: any family can copy, but only
-	 * graphics/compute/transfer ones must say so. */
 	vk->fn.GetPhysicalDeviceQueueFamilyProperties(vk->physical, &nfamilies, NULL);
 	families = calloc(nfamilies ? nfamilies : 1, sizeof(*families));
 	if (!families)
@@ -77,6 +74,16 @@ device_create(struct vk_exporter *vk)
 		return vk_fail(vk, GLCUDA_ERROR_VULKAN,
 			       "Vulkan device %s has no queue that can copy; "
 			       "update the GPU driver", vk->info.name);
+	return 0;
+}
+
+/* The device extensions glcuda enables, into exts (room for
+ * DEVICE_EXTENSIONS_MAX); returns how many. */
+#define DEVICE_EXTENSIONS_MAX 8
+static uint32_t
+device_extensions(const struct vk_exporter *vk, const char *exts[DEVICE_EXTENSIONS_MAX])
+{
+	uint32_t next = 0;
 
 	exts[next++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
 	if (vk->caps.ext_semaphore_fd)
@@ -90,6 +97,63 @@ device_create(struct vk_exporter *vk)
 	}
 	if (vk->caps.timeline_feature && vk->caps.api < VK_API_VERSION_1_2)
 		exts[next++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+	return next;
+}
+
+/* The device's entry points, after vkDestroyDevice (which the caller
+ * loads first, so that the device can always be destroyed). Where those
+ * of the semaphores are missing, the capabilities say so instead of a
+ * failure later. */
+static int
+load_device_functions(struct vk_exporter *vk)
+{
+#define LOAD(name) LOAD_DEVICE(vk, name);
+	VK_DEVICE_FUNCTIONS(LOAD)
+#undef LOAD
+	if (!vk->fn.GetImageMemoryRequirements2)
+		vk->fn.GetImageMemoryRequirements2 = (PFN_vkGetImageMemoryRequirements2)
+			vk->fn.GetDeviceProcAddr(vk->device, "vkGetImageMemoryRequirements2KHR");
+	if (vk->caps.ext_semaphore_fd)
+		LOAD_DEVICE(vk, GetSemaphoreFdKHR);
+	if (vk->caps.timeline_feature) {
+		LOAD_DEVICE(vk, GetSemaphoreCounterValue);
+		if (!vk->fn.GetSemaphoreCounterValue)
+			vk->fn.GetSemaphoreCounterValue = (PFN_vkGetSemaphoreCounterValue)
+				vk->fn.GetDeviceProcAddr(vk->device,
+							 "vkGetSemaphoreCounterValueKHR");
+	}
+
+#define MISSING(name) !vk->fn.name ||
+	if (VK_DEVICE_FUNCTIONS(MISSING) false)
+#undef MISSING
+		return vk_fail(vk, GLCUDA_ERROR_VULKAN,
+			       "vkGetDeviceProcAddr returned NULL for a Vulkan 1.1 or "
+			       "external-memory function on %s; update the GPU driver",
+			       vk->info.name);
+
+	if (!vk->fn.GetSemaphoreFdKHR) {
+		vk->info.binary_exportable = false;
+		vk->info.timeline_exportable = false;
+	}
+	if (!vk->fn.GetSemaphoreCounterValue) {
+		vk->info.has_timeline_semaphore = false;
+		vk->info.timeline_exportable = false;
+	}
+	return 0;
+}
+
+/* The logical device and its queue. On failure vk->device is the device
+ * if one was made (vk_exporter_destroy destroys it), else VK_NULL_HANDLE. */
+static int
+device_create(struct vk_exporter *vk)
+{
+	const char *exts[DEVICE_EXTENSIONS_MAX];
+	VkResult res;
+	int ret;
+
+	ret = pick_queue_family(vk);
+	if (ret)
+		return ret;
 
 	const float priority = 1.0f;
 	VkDeviceQueueCreateInfo queue = {
@@ -107,7 +171,7 @@ device_create(struct vk_exporter *vk)
 		.pNext = vk->caps.timeline_feature ? &timeline : NULL,
 		.queueCreateInfoCount = 1,
 		.pQueueCreateInfos = &queue,
-		.enabledExtensionCount = next,
+		.enabledExtensionCount = device_extensions(vk, exts),
 		.ppEnabledExtensionNames = exts,
 	};
 
@@ -133,42 +197,121 @@ device_create(struct vk_exporter *vk)
 			       "vkGetDeviceProcAddr returned no vkDestroyDevice; "
 			       "update the GPU driver");
 	}
-#define LOAD(name) LOAD_DEVICE(vk, name);
-	VK_DEVICE_FUNCTIONS(LOAD)
-#undef LOAD
-	if (!vk->fn.GetImageMemoryRequirements2)
-		vk->fn.GetImageMemoryRequirements2 = (PFN_vkGetImageMemoryRequirements2)
-			vk->fn.GetDeviceProcAddr(vk->device, "vkGetImageMemoryRequirements2KHR");
-	if (vk->caps.ext_semaphore_fd)
-		LOAD_DEVICE(vk, GetSemaphoreFdKHR);
-	if (vk->caps.timeline_feature) {
-		LOAD_DEVICE(vk, GetSemaphoreCounterValue);
-		if (!vk->fn.GetSemaphoreCounterValue)
-			vk->fn.GetSemaphoreCounterValue = (PFN_vkGetSemaphoreCounterValue)
-				vk->fn.GetDeviceProcAddr(vk->device,
-							 "vkGetSemaphoreCounterValueKHR");
+	ret = load_device_functions(vk);
+	if (ret)
+		return ret;
+
+	vk->fn.GetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
+	return 0;
+}
+
+/* The physical device whose device UUID is GL's (memcmp: a UUID may hold
+ * zero bytes, doc/design.md §1), into vk->physical, info, caps and
+ * max_image_size. */
+static int
+choose_physical(struct vk_exporter *vk, const uint8_t device_uuid[16])
+{
+	struct vk_physical_info *infos = NULL;
+	struct physical_caps *caps = NULL;
+	VkPhysicalDeviceProperties *props = NULL;
+	VkPhysicalDevice *list = NULL;
+	uint32_t count = 0, match = UINT32_MAX;
+	int ret;
+
+	ret = vk_enumerate_physical(vk, &list, &count);
+	if (ret)
+		return ret;
+	if (count == 0) {
+		ret = vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
+			      "vkEnumeratePhysicalDevices found no Vulkan device; "
+			      "install the GPU's Vulkan driver (ICD) and check that "
+			      "vulkaninfo lists it (VK_DRIVER_FILES selects ICD files)");
+		goto out;
 	}
 
-#define MISSING(name) !vk->fn.name ||
-	if (VK_DEVICE_FUNCTIONS(MISSING) false)
-#undef MISSING
-		return vk_fail(vk, GLCUDA_ERROR_VULKAN,
-			       "vkGetDeviceProcAddr returned NULL for a Vulkan 1.1 or "
-			       "external-memory function on %s; update the GPU driver",
-			       vk->info.name);
+	infos = calloc(count, sizeof(*infos));
+	caps = calloc(count, sizeof(*caps));
+	props = calloc(count, sizeof(*props));
+	if (!infos || !caps || !props) {
+		ret = vk_fail(vk, -ENOMEM, "out of memory listing Vulkan devices");
+		goto out;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		ret = vk_query_physical(vk, list[i], &infos[i], &caps[i], &props[i]);
+		if (ret)
+			goto out;
+		if (match == UINT32_MAX &&
+		    !memcmp(infos[i].device_uuid, device_uuid, VK_UUID_SIZE))
+			match = i;
+	}
+	if (match == UINT32_MAX) {
+		ret = no_matching_device(vk, device_uuid, infos, count);
+		goto out;
+	}
 
-	/* Without the entry points the semaphores cannot be exported or read:
-	 * say so through the capabilities instead of failing later. */
-	if (!vk->fn.GetSemaphoreFdKHR) {
+	vk->physical = list[match];
+	vk->info = infos[match];
+	vk->caps = caps[match];
+	vk->max_image_size = props[match].limits.maxImageDimension2D;
+out:
+	free(infos);
+	free(caps);
+	free(props);
+	free(list);
+	return ret;
+}
+
+/* GL and Vulkan come from the same driver build (driver_uuid NULL: not
+ * checked). */
+static int
+check_driver_uuid(struct vk_exporter *vk, const uint8_t driver_uuid[16])
+{
+	char gl_uuid[UUID_STRING_SIZE], vk_uuid[UUID_STRING_SIZE];
+
+	if (!driver_uuid || !memcmp(vk->info.driver_uuid, driver_uuid, VK_UUID_SIZE))
+		return 0;
+	uuid_format(driver_uuid, gl_uuid);
+	uuid_format(vk->info.driver_uuid, vk_uuid);
+	return vk_fail(vk, GLCUDA_ERROR_DRIVER_MISMATCH,
+		       "Vulkan device %s is GL's GPU but its driver UUID %s "
+		       "differs from GL's driver UUID %s: GL and Vulkan come "
+		       "from different driver builds, and memory and semaphores "
+		       "cannot be shared between them. Install one driver "
+		       "version for both (a half-finished driver update, or a "
+		       "container whose driver libraries differ from the host's, "
+		       "does this)", vk->info.name, vk_uuid, gl_uuid);
+}
+
+/* The extensions images need; on Vulkan 1.0 without
+ * VK_KHR_external_semaphore, semaphores are reported as not exportable. */
+static int
+check_extensions(struct vk_exporter *vk)
+{
+	if (!vk->caps.ext_memory_fd)
+		return vk_fail(vk, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+			       "Vulkan device %s lacks %s, needed to share images with "
+			       "GL and CUDA; update the GPU driver", vk->info.name,
+			       VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+	if (vk->caps.api >= VK_API_VERSION_1_1)
+		return 0;
+
+	const struct { bool has; const char *name; } need[] = {
+		{ vk->caps.ext_external_memory, VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME },
+		{ vk->caps.ext_dedicated, VK_KHR_DEDICATED_ALLOCATION_EXTENSION_NAME },
+		{ vk->caps.ext_memreq2, VK_KHR_GET_MEMORY_REQUIREMENTS_2_EXTENSION_NAME },
+	};
+
+	for (size_t i = 0; i < ARRAY_LENGTH(need); i++) {
+		if (!need[i].has)
+			return vk_fail(vk, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+				       "Vulkan device %s (Vulkan 1.0) lacks %s; "
+				       "update the GPU driver", vk->info.name, need[i].name);
+	}
+	if (!vk->caps.ext_external_semaphore) {
+		vk->caps.ext_semaphore_fd = false;
 		vk->info.binary_exportable = false;
 		vk->info.timeline_exportable = false;
 	}
-	if (!vk->fn.GetSemaphoreCounterValue) {
-		vk->info.has_timeline_semaphore = false;
-		vk->info.timeline_exportable = false;
-	}
-
-	vk->fn.GetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
 	return 0;
 }
 
@@ -178,11 +321,6 @@ vk_exporter_new(struct error_sink *errors, const uint8_t device_uuid[16],
 		struct vk_exporter **out)
 {
 	struct vk_exporter *vk;
-	struct vk_physical_info *infos = NULL;
-	struct physical_caps *caps = NULL;
-	VkPhysicalDeviceProperties *props = NULL;
-	VkPhysicalDevice *list = NULL;
-	uint32_t count = 0, match = UINT32_MAX;
 	int ret;
 
 	vk = calloc(1, sizeof(*vk));
@@ -193,107 +331,23 @@ vk_exporter_new(struct error_sink *errors, const uint8_t device_uuid[16],
 	ret = vk_instance_create(vk, validation);
 	if (ret)
 		goto fail;
-	ret = vk_enumerate_physical(vk, &list, &count);
+	ret = choose_physical(vk, device_uuid);
 	if (ret)
 		goto fail;
-	if (count == 0) {
-		ret = vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
-			      "vkEnumeratePhysicalDevices found no Vulkan device; "
-			      "install the GPU's Vulkan driver (ICD) and check that "
-			      "vulkaninfo lists it (VK_DRIVER_FILES selects ICD files)");
+	ret = check_driver_uuid(vk, driver_uuid);
+	if (ret)
 		goto fail;
-	}
-
-	infos = calloc(count, sizeof(*infos));
-	caps = calloc(count, sizeof(*caps));
-	props = calloc(count, sizeof(*props));
-	if (!infos || !caps || !props) {
-		ret = vk_fail(vk, -ENOMEM, "out of memory listing Vulkan devices");
+	ret = check_extensions(vk);
+	if (ret)
 		goto fail;
-	}
-	for (uint32_t i = 0; i < count; i++) {
-		ret = vk_query_physical(vk, list[i], &infos[i], &caps[i], &props[i]);
-		if (ret)
-			goto fail;
-		/* memcmp: a UUID may hold zero bytes (doc/design.md §1). */
-		if (match == UINT32_MAX &&
-		    !memcmp(infos[i].device_uuid, device_uuid, VK_UUID_SIZE))
-			match = i;
-	}
-	if (match == UINT32_MAX) {
-		ret = no_matching_device(vk, device_uuid, infos, count);
-		goto fail;
-	}
-
-	vk->physical = list[match];
-	vk->info = infos[match];
-	vk->caps = caps[match];
-	vk->max_image_size = props[match].limits.maxImageDimension2D;
-
-	if (driver_uuid && memcmp(vk->info.driver_uuid, driver_uuid, VK_UUID_SIZE)) {
-		char gl_uuid[UUID_STRING_SIZE], vk_uuid[UUID_STRING_SIZE];
-
-		uuid_format(driver_uuid, gl_uuid);
-		uuid_format(vk->info.driver_uuid, vk_uuid);
-		ret = vk_fail(vk, GLCUDA_ERROR_DRIVER_MISMATCH,
-			      "Vulkan device %s is GL's GPU but its driver UUID %s "
-			      "differs from GL's driver UUID %s: GL and Vulkan come "
-			      "from different driver builds, and memory and semaphores "
-			      "cannot be shared between them. Install one driver "
-			      "version for both (a half-finished driver update, or a "
-			      "container whose driver libraries differ from the host's, "
-			      "does this)", vk->info.name, vk_uuid, gl_uuid);
-		goto fail;
-	}
-
-	if (!vk->caps.ext_memory_fd) {
-		ret = vk_fail(vk, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
-			      "Vulkan device %s lacks %s, needed to share images with "
-			      "GL and CUDA; update the GPU driver", vk->info.name,
-			      VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
-		goto fail;
-	}
-	if (vk->caps.api < VK_API_VERSION_1_1) {
-		const struct { bool has; const char *name; } need[] = {
-			{ vk->caps.ext_external_memory, VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME },
-			{ vk->caps.ext_dedicated, VK_KHR_DEDICATED_ALLOCATION_EXTENSION_NAME },
-			{ vk->caps.ext_memreq2, VK_KHR_GET_MEMORY_REQUIREMENTS_2_EXTENSION_NAME },
-		};
-
-		for (size_t i = 0; i < ARRAY_LENGTH(need); i++) {
-			if (!need[i].has) {
-				ret = vk_fail(vk, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
-					      "Vulkan device %s (Vulkan 1.0) lacks %s; "
-					      "update the GPU driver", vk->info.name,
-					      need[i].name);
-				goto fail;
-			}
-		}
-		/* Semaphores need VK_KHR_external_semaphore on 1.0 too. */
-		if (!vk->caps.ext_external_semaphore) {
-			vk->caps.ext_semaphore_fd = false;
-			vk->info.binary_exportable = false;
-			vk->info.timeline_exportable = false;
-		}
-	}
-
 	vk->fn.GetPhysicalDeviceMemoryProperties(vk->physical, &vk->memory);
 	ret = device_create(vk);
 	if (ret)
 		goto fail;
-
-	free(infos);
-	free(caps);
-	free(props);
-	free(list);
 	*out = vk;
 	return 0;
 
 fail:
-	free(infos);
-	free(caps);
-	free(props);
-	free(list);
 	vk_exporter_destroy(vk);
 	return ret;
 }

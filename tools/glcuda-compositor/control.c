@@ -215,7 +215,8 @@ cmd_key(struct control_conn *k, char **argv, int argc)
 		type_key(c, code, shift);
 	else if (!strcmp(argv[2], "press") || !strcmp(argv[2], "release")) {
 		if (!seat_key(c, code, !strcmp(argv[2], "press")))
-			return conn_send(k, "error key %s is already %sed", argv[1], argv[2]);
+			return conn_send(k, "error key %s is already %s", argv[1],
+					 argv[2][0] == 'p' ? "down" : "up");
 	} else
 		return conn_send(k, "error usage: key NAME [press|release]");
 	return conn_send(k, "ok");
@@ -268,7 +269,8 @@ conn_command(struct control_conn *k, char *line)
 			return conn_send(k, "error usage: pointer-button left|right|middle|CODE "
 					 "press|release");
 		if (!seat_pointer_button(c, button, !strcmp(argv[2], "press")))
-			return conn_send(k, "error button %s is already %sed", argv[1], argv[2]);
+			return conn_send(k, "error button %s is already %s", argv[1],
+					 argv[2][0] == 'p' ? "down" : "up");
 		return conn_send(k, "ok");
 	}
 	if (!strcmp(argv[0], "scroll")) {

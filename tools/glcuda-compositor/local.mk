@@ -34,7 +34,7 @@ CLEANFILES += $(compositor_protocols)
 	-I$(top_srcdir)/tools $(WAYLAND_SERVER_CFLAGS)
 %canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS) $(XKBCOMMON_CFLAGS)
 %canon_reldir%_glcuda_compositor_LDADD = common/libfilters.la \
-	common/libglcuda-common.la lib/libglcuda.la $(WAYLAND_SERVER_LIBS) \
+	common/libpng-file.la common/libglcuda-common.la lib/libglcuda.la $(WAYLAND_SERVER_LIBS) \
 	$(LIBPNG_LIBS) $(XKBCOMMON_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
 # Its companion: one command to the control socket (control.c), for
 # scripts that drive the seat and wait for frames.

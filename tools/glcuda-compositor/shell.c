@@ -134,14 +134,26 @@ toplevel_set_parent(struct wl_client *client, struct wl_resource *resource,
 {
 }
 
-/* Kept for the control socket's window names, cut to fit. */
+/* Kept for the control socket's window names, cut to fit, as one line
+ * (control characters become spaces) and, for the app_id, one word
+ * (spaces become '_'): a client cannot add lines or fields to the
+ * answers. */
+static void
+copy_name(char *dst, size_t size, const char *src, bool word)
+{
+	snprintf(dst, size, "%s", src);
+	for (char *p = dst; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || (word && *p == ' '))
+			*p = word ? '_' : ' ';
+}
+
 static void
 toplevel_set_title(struct wl_client *client, struct wl_resource *resource, const char *str)
 {
 	struct surface *s = wl_resource_get_user_data(resource);
 
 	if (s)
-		snprintf(s->title, sizeof(s->title), "%s", str);
+		copy_name(s->title, sizeof(s->title), str, false);
 }
 
 static void
@@ -150,7 +162,7 @@ toplevel_set_app_id(struct wl_client *client, struct wl_resource *resource, cons
 	struct surface *s = wl_resource_get_user_data(resource);
 
 	if (s)
-		snprintf(s->app_id, sizeof(s->app_id), "%s", str);
+		copy_name(s->app_id, sizeof(s->app_id), str, true);
 }
 
 static void
