@@ -1,7 +1,9 @@
 #!/bin/sh
 # glcuda-compositor on the GPU machine, with real CUDA: the pixel scenes of
-# tests/test-compositor.sh (tests/compositor-pixel-client: placement,
-# blending, subsurfaces, buffer scale and transforms, damage) checked
+# tests/test-compositor.sh and test-compositor-protocols.sh
+# (tests/compositor-pixel-client: placement, blending, subsurfaces, buffer
+# scale and transforms, damage, wp_viewporter crops and scales, xdg popups
+# placed by their positioners) checked
 # against their CPU references through the compositor's own invert filter
 # or none, in the device's best sync mode; then weston-simple-shm for a
 # few frames, and once more under a standalone compositor driven through
@@ -66,7 +68,7 @@ EOF
 	rm -f "$dir"/*.png
 }
 
-for s in blend sub xform damage; do
+for s in blend sub xform damage viewport popup; do
 	scene "$s" none
 	scene "$s" invert
 done

@@ -90,33 +90,10 @@ make_pool(size_t size)
 	return make_pool_on(&tc, size);
 }
 
-/* Round-trip; report the protocol error if the compositor sent one. */
 static int
 expect(struct wl_display *display, const char *iface, uint32_t code)
 {
-	const struct wl_interface *got_iface = NULL;
-	uint32_t id, got;
-	int err;
-
-	if (wl_display_roundtrip(display) >= 0) {
-		if (!iface) {
-			printf("no protocol error, as expected\n");
-			return 0;
-		}
-		printf("FAIL: no protocol error, expected %s code %u\n", iface, code);
-		return 1;
-	}
-	err = wl_display_get_error(display);
-	if (err != EPROTO) {
-		printf("FAIL: connection lost: %s\n", strerror(err));
-		return 1;
-	}
-	got = wl_display_get_protocol_error(display, &got_iface, &id);
-	printf("protocol error: %s code %u\n", got_iface ? got_iface->name : "?", got);
-	if (iface && got_iface && !strcmp(got_iface->name, iface) && got == code)
-		return 0;
-	printf("FAIL: expected %s code %u\n", iface ? iface : "no error", code);
-	return 1;
+	return test_client_expect(display, iface, code);
 }
 
 /* xdg-shell: the configure serials received, in order. */

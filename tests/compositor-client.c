@@ -25,9 +25,28 @@ global(void *data, struct wl_registry *registry, uint32_t name, const char *ifac
 	else if (!strcmp(iface, wl_shm_interface.name))
 		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	else if (!strcmp(iface, xdg_wm_base_interface.name))
-		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface,
+					     version < 3 ? version : 3);
 	else if (!strcmp(iface, wp_presentation_interface.name))
 		c->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+	else if (!strcmp(iface, wp_viewporter_interface.name))
+		c->viewporter = wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
+	else if (!strcmp(iface, zxdg_decoration_manager_v1_interface.name))
+		c->decoration_manager =
+			wl_registry_bind(registry, name, &zxdg_decoration_manager_v1_interface, 1);
+	else if (!strcmp(iface, zxdg_output_manager_v1_interface.name))
+		c->xdg_output_manager = wl_registry_bind(registry, name,
+							 &zxdg_output_manager_v1_interface,
+							 version < 3 ? version : 3);
+	else if (!strcmp(iface, wl_output_interface.name) && !c->output)
+		c->output = wl_registry_bind(registry, name, &wl_output_interface,
+					     version < 4 ? version : 4);
+	else if (!strcmp(iface, wl_seat_interface.name) && !c->seat)
+		c->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+	else if (!strcmp(iface, wl_data_device_manager_interface.name))
+		c->data_device_manager = wl_registry_bind(registry, name,
+							  &wl_data_device_manager_interface,
+							  version < 3 ? version : 3);
 }
 
 static void
@@ -72,6 +91,20 @@ test_client_disconnect(struct test_client *c)
 {
 	if (!c->display)
 		return;
+	if (c->data_device_manager)
+		wl_data_device_manager_destroy(c->data_device_manager);
+	if (c->seat)
+		wl_seat_destroy(c->seat);
+	if (c->output && wl_output_get_version(c->output) >= WL_OUTPUT_RELEASE_SINCE_VERSION)
+		wl_output_release(c->output);
+	else if (c->output)
+		wl_output_destroy(c->output);
+	if (c->xdg_output_manager)
+		zxdg_output_manager_v1_destroy(c->xdg_output_manager);
+	if (c->decoration_manager)
+		zxdg_decoration_manager_v1_destroy(c->decoration_manager);
+	if (c->viewporter)
+		wp_viewporter_destroy(c->viewporter);
 	if (c->presentation)
 		wp_presentation_destroy(c->presentation);
 	if (c->wm_base)
@@ -125,4 +158,32 @@ test_client_report_error(struct test_client *c)
 	code = wl_display_get_protocol_error(c->display, &iface, &id);
 	fprintf(stderr, "%s: protocol error: %s@%u code %u\n", c->prog,
 		iface ? iface->name : "?", id, code);
+}
+
+int
+test_client_expect(struct wl_display *display, const char *iface, uint32_t code)
+{
+	const struct wl_interface *got_iface = NULL;
+	uint32_t id, got;
+	int err;
+
+	if (wl_display_roundtrip(display) >= 0) {
+		if (!iface) {
+			printf("no protocol error, as expected\n");
+			return 0;
+		}
+		printf("FAIL: no protocol error, expected %s code %u\n", iface, code);
+		return 1;
+	}
+	err = wl_display_get_error(display);
+	if (err != EPROTO) {
+		printf("FAIL: connection lost: %s\n", strerror(err));
+		return 1;
+	}
+	got = wl_display_get_protocol_error(display, &got_iface, &id);
+	printf("protocol error: %s code %u\n", got_iface ? got_iface->name : "?", got);
+	if (iface && got_iface && !strcmp(got_iface->name, iface) && got == code)
+		return 0;
+	printf("FAIL: expected %s code %u\n", iface ? iface : "no error", code);
+	return 1;
 }

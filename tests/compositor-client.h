@@ -13,6 +13,9 @@
 #include <wayland-client.h>
 
 #include "presentation-time-client-protocol.h"
+#include "viewporter-client-protocol.h"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
+#include "xdg-output-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 struct test_client {
@@ -25,6 +28,12 @@ struct test_client {
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;    /* answers pings */
 	struct wp_presentation *presentation;
+	struct wp_viewporter *viewporter;
+	struct zxdg_decoration_manager_v1 *decoration_manager;
+	struct zxdg_output_manager_v1 *xdg_output_manager;
+	struct wl_output *output;
+	struct wl_seat *seat;
+	struct wl_data_device_manager *data_device_manager;
 };
 
 /* Connect to $WAYLAND_DISPLAY and bind the globals (after a round trip).
@@ -41,5 +50,10 @@ struct wl_shm_pool *test_client_pool(struct test_client *c, size_t size, void **
 /* After a failed dispatch: print the protocol error (or the lost
  * connection). */
 void test_client_report_error(struct test_client *c);
+
+/* Round-trip; the protocol error the compositor sent must be code of
+ * the interface named iface (NULL: none must come). Prints what came;
+ * 0 when it was the one expected, else 1. */
+int test_client_expect(struct wl_display *display, const char *iface, uint32_t code);
 
 #endif

@@ -53,18 +53,7 @@ size=400x320
 bg="32 48 64"       # render.c's background
 bg_inv="223 207 191"
 
-# A run that has not ended after this many seconds hangs: it is killed
-# and fails.
-hang_guard=300
-
-# run NAME ARGS... : the compositor at $size in the cpu mode, its stderr
-# in $tmp/NAME.log; returns its exit status (124: it hung).
-run() {
-	name=$1
-	shift
-	timeout -k 10 $hang_guard "$comp" --verbose --size $size --sync cpu "$@" \
-		>"$tmp/$name.out" 2>"$tmp/$name.log"
-}
+. "${srcdir:-.}/tests/compositor-test-run.sh"
 
 # The window's rectangle from the compositor's "mapped toplevel WxH at X,Y".
 window_rect() {
@@ -148,14 +137,7 @@ else
 	# Every client that left took all it made with it: whenever no
 	# client is connected, no surface or texture is alive and the same
 	# number of fds is open.
-	left=$(grep "a client left: 0 clients" "$tmp/bad.log" | sed 's/.*a client left: //' | sort -u)
-	case $left in
-	"0 clients, 0 surfaces, 0 textures, "*" fds open") ;;
-	*)
-		echo "FAIL: what the misbehaving clients left behind differs:" >&2
-		grep "a client left" "$tmp/bad.log" >&2
-		fail=1 ;;
-	esac
+	clients_left_nothing bad "the misbehaving clients"
 fi
 
 # 3b. More misbehaving clients (tests/compositor-bad-client: a deep
@@ -181,14 +163,7 @@ else
 			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
 			  cat "$tmp/bad2.out" >&2; fail=1; }
 	done
-	left=$(grep "a client left: 0 clients" "$tmp/bad2.log" | sed 's/.*a client left: //' | sort -u)
-	case $left in
-	"0 clients, 0 surfaces, 0 textures, "*" fds open") ;;
-	*)
-		echo "FAIL: what the misbehaving clients (2) left behind differs:" >&2
-		grep "a client left" "$tmp/bad2.log" >&2
-		fail=1 ;;
-	esac
+	clients_left_nothing bad2 "the misbehaving clients (2)"
 fi
 
 # 4. The client is killed: the compositor ends with 128 + 9, and says so.
@@ -200,59 +175,12 @@ if [ $rc -ne 137 ] || ! grep -q "killed by signal 9" "$tmp/killed.log"; then
 	fail=1
 fi
 
-# 5. Under valgrind: some of the misbehaving clients, then the pixel
-#    client's subsurface scene; the run ends when it exits.
-if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIONS:-}" ]; then
-	supp=${srcdir:-..}/tests/valgrind.supp
-	# Through libtool: the program in the build tree is a wrapper script.
-	# --keep-debuginfo: eglTerminate unloads Mesa's driver before the leak
-	# check; its frames keep their names so that valgrind.supp can tell the
-	# driver's own memory from glcuda's.
-	if ! GLCUDA_LOG=error timeout -k 10 $hang_guard \
-		./libtool --mode=execute valgrind --leak-check=full --error-exitcode=99 \
-		--keep-debuginfo=yes \
-		--errors-for-leak-kinds=definite --suppressions="$supp" \
-		--log-file="$tmp/valgrind.log" \
-		"$comp" --size 128x96 --sync cpu -- \
-		sh -c "$bad wrong-size && $bad destroy-busy && $bad sub-destroy &&
-			exec $pixel run sub" \
-		>"$tmp/vg.out" 2>"$tmp/vg.log"; then
-		echo "FAIL: glcuda-compositor under valgrind:" >&2
-		grep -A30 -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|[0-9,]+ .*bytes in .* are definitely)' \
-			"$tmp/valgrind.log" | head -n 120 >&2
-		cat "$tmp/vg.log" >&2
-		fail=1
-	fi
-fi
+# 5. Under valgrind (memcheck: tests/compositor-test-run.sh): some of
+#    the misbehaving clients, then the pixel client's subsurface scene;
+#    the run ends when it exits.
+memcheck "$bad wrong-size && $bad destroy-busy && $bad sub-destroy && exec $pixel run sub"
 
-# 6. Pixels: for each state the client checks, the frame that presented
-#    it (the client prints the presentation sequence number, which names
-#    the PNG) against the CPU reference, the toplevels where the
-#    compositor logged them.
-# pixels NAME SCENE FILTER ARGS...: ARGS go to the compositor.
-pixels() {
-	name=$1 scene=$2 filter=$3
-	shift 3
-	run "$name" --png-every 1 --png-dir "$tmp/$name" "$@" -- "$pixel" run "$scene"
-	rc=$?
-	if [ $rc -ne 0 ] || ! grep -q "^presented " "$tmp/$name.out"; then
-		echo "FAIL: scene $scene ($name) exited $rc:" >&2
-		cat "$tmp/$name.out" "$tmp/$name.log" >&2
-		fail=1
-		return
-	fi
-	pos=$(sed -n 's/.*mapped toplevel [0-9]*x[0-9]* at \([0-9]*\),\([0-9]*\).*/\1 \2/p' \
-		"$tmp/$name.log")
-	grep "^presented " "$tmp/$name.out" | while read -r _ state seq; do
-		png=$(printf '%s/frame-%06d.png' "$tmp/$name" "$seq")
-		# shellcheck disable=SC2086 # split on purpose
-		if ! "$pixel" check "$state" "$png" "$filter" $pos; then
-			echo "FAIL: $state ($name): the presented frame differs from the reference" >&2
-			cat "$tmp/$name.out" "$tmp/$name.log" >&2
-			exit 1
-		fi
-	done || fail=1
-}
+# 6. Pixels (pixels: tests/compositor-test-run.sh).
 pixels blend blend none --filter none
 pixels blend-invert blend invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 pixels sub sub none

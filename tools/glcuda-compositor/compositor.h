@@ -24,6 +24,11 @@
  *   render.c        GL compositing, the ring and the CUDA stage
  *   output.c        the vblank timer, presenting frames: PNG and y4m
  *   launch.c        the runtime directory and the client it runs
+ *   viewporter.c    wp_viewporter: crop and scale of surfaces
+ *   decoration.c    zxdg_decoration_manager_v1: always client-side
+ *   xdg-output.c    zxdg_output_manager_v1: the output's logical geometry
+ *   popup.c         xdg_positioner and xdg_popup: placement, grabs, dismissal
+ *   data-device.c   wl_data_device_manager: the clipboard between clients
  *   ctl.c           glcuda-compositor-ctl, a separate program: one
  *                   command to the control socket
  *
@@ -48,6 +53,9 @@
 #include "filters.h"
 
 #define COMP_NAME "glcuda-compositor"
+/* The one output's wl_output and zxdg_output_v1 name and description. */
+#define OUTPUT_NAME "HEADLESS-1"
+#define OUTPUT_DESCRIPTION "glcuda-compositor headless output"
 
 enum y4m_chroma { Y4M_444 = 0, Y4M_420 };
 
@@ -75,6 +83,11 @@ struct options {
  * (applying cached state, drawing) use a fixed-size stack instead of
  * recursion, and every walk up to the root a bounded loop. */
 #define SUBSURFACE_DEPTH_MAX 64
+
+/* The deepest popup nesting: a popup is at most this many levels above
+ * its toplevel. get_popup past it is xdg_wm_base.invalid_popup_parent. */
+#define POPUP_DEPTH_MAX 16
+#define POPUP_DEPTH_MAX_STR "16"
 
 /* Configures sent and not yet acked, per xdg_surface: while this many are
  * outstanding, a new one waits for an ack (a client that never acks
@@ -112,6 +125,16 @@ struct damage {
 	struct rect r[DAMAGE_RECTS];
 };
 
+/* wp_viewport's crop and scale (viewporter.c), double-buffered with the
+ * rest of a surface's state: the source rectangle in surface coordinates
+ * before the viewport (after the buffer transform and scale), and the
+ * size the surface takes. src_w < 0: no source rectangle; dst_w < 0: no
+ * destination size. */
+struct viewport_state {
+	wl_fixed_t src_x, src_y, src_w, src_h;
+	int32_t dst_w, dst_h;
+};
+
 /* The double-buffered state of a wl_surface: pending until commit; for a
  * synchronized subsurface, cached until its parent's state is applied. */
 struct surface_state {
@@ -124,6 +147,7 @@ struct surface_state {
 	struct damage buffer_damage;    /* buffer coordinates */
 	struct wl_list frames;          /* wl_callback resources */
 	struct wl_list feedback;        /* wp_presentation_feedback resources */
+	struct viewport_state viewport;
 };
 
 /* An entry of a surface's stack: the surface itself or one of its
@@ -167,6 +191,8 @@ struct surface {
 	int32_t scale;
 	int32_t transform;              /* enum wl_output_transform */
 	bool has_content;
+	struct viewport_state viewport;
+	struct wl_resource *viewport_resource; /* its wp_viewport, if any */
 	struct wl_list frames;          /* committed, waiting for a composite */
 	struct wl_list feedback;
 
@@ -193,6 +219,15 @@ struct surface {
 
 	/* xdg-shell. */
 	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
+	struct wl_resource *decoration; /* its zxdg_toplevel_decoration_v1 */
+	struct popup *popup;            /* its xdg_popup's state (popup.c) */
+	/* The popups whose parent it is (struct popup.parent_link), oldest
+	 * first, and how many of them are mapped with a grab. */
+	struct wl_list popups;
+	int popup_grabs;
+	/* xdg_surface.set_window_geometry, applied at commit; w 0: unset
+	 * (the surface's origin is then the window's). */
+	struct rect geometry, geometry_pending;
 	uint32_t pending_serials[CONFIGURE_PENDING_MAX]; /* sent, not acked; oldest first */
 	int n_pending;
 	bool configure_deferred;        /* one is due once the client acks */
@@ -234,6 +269,15 @@ struct seat {
 	struct key_mods mods;
 };
 
+/* The clipboard (data-device.c). */
+struct data_source;
+struct clipboard {
+	struct wl_list devices;         /* wl_data_device resources */
+	struct data_source *selection;  /* NULL: none */
+	struct wl_client *focus;        /* gets the selection; NULL: none */
+	struct wl_listener focus_destroy;
+};
+
 struct comp {
 	struct options opt;
 
@@ -257,6 +301,8 @@ struct comp {
 	struct wl_event_source *control_src;
 	struct wl_list control_conns;
 	int32_t next_x, next_y;         /* where the next toplevel goes */
+	struct clipboard clipboard;
+	struct surface *popup_grab;     /* a toplevel whose popups hold a grab */
 
 	/* GL, glcuda and CUDA. */
 	struct glcuda_headless *headless;
@@ -347,6 +393,13 @@ bool tree_walk_enter(struct tree_walk *w);
 int options_parse(struct options *o, int argc, char **argv);
 
 /* display.c */
+/* A new resource with its implementation, or NULL after
+ * wl_client_post_no_memory. */
+struct wl_resource *resource_new(struct wl_client *client, const struct wl_interface *iface,
+				 int version, uint32_t id, const void *impl, void *data,
+				 wl_resource_destroy_func_t destroyed);
+/* The destroy (or release) request of an object that needs nothing more. */
+void resource_destroy_request(struct wl_client *client, struct wl_resource *resource);
 int display_init(struct comp *c);
 /* --verbose: surfaces, textures and fds alive after a client left. */
 void display_report_resources(struct comp *c);
@@ -369,16 +422,81 @@ bool shell_init(struct comp *c);
 /* A commit on a surface with an xdg role: configure, map. */
 void shell_surface_commit(struct surface *s);
 void shell_surface_destroyed(struct surface *s);
+/* A configure for the xdg surface's new state, once the initial commit
+ * was answered (before, the initial configure will carry it). */
+void shell_configure(struct surface *s);
+/* wl_surface.enter for the output, once mapped. */
+void shell_send_enter(struct surface *s);
 
 /* surface.c */
 bool compositor_globals_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
+/* One of the client's objects of that interface, NULL if none: for the
+ * errors that go on a global's object. A walk of all the client's
+ * objects: only on error paths, which end the client. */
+struct wl_resource *client_find_resource(struct wl_client *client,
+					 const struct wl_interface *iface);
+/* A buffer was attached (pending) or committed: too late for a role or
+ * its decoration. */
+bool surface_has_buffer(const struct surface *s);
 /* The surface's size: its buffer's divided by the scale, rotated by the
  * buffer transform. */
 void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
 /* At each refresh, before compositing: the next rows of the large uploads
  * in progress; the ones completed show their new content. */
 void surface_uploads_step(struct comp *c);
+
+/* viewporter.c */
+bool viewporter_init(struct comp *c);
+void viewport_state_init(struct viewport_state *v);
+bool viewport_is_set(const struct viewport_state *v);
+/* The surface size the viewport gives; false when it gives none (no
+ * destination size, no source rectangle). */
+bool viewport_size(const struct viewport_state *v, int32_t *w, int32_t *h);
+/* At commit, once the buffer is applied: the state's viewport checked
+ * against the buffer (out_of_buffer, bad_size) and made current. false
+ * after a protocol error. */
+bool viewport_apply(struct surface *s, const struct viewport_state *v, int32_t scale,
+		    int32_t transform);
+/* The source rectangle of the current state in the surface's coordinates
+ * before the viewport, normalized: x, y, w, h in 0..1 (0, 0, 1, 1 without
+ * one). */
+void viewport_crop(const struct surface *s, float crop[4]);
+void viewport_surface_destroyed(struct surface *s);
+
+/* popup.c */
+void positioner_create(struct wl_client *client, struct wl_resource *wm_base, uint32_t id);
+void popup_create(struct wl_client *client, struct wl_resource *xdg_surface, struct surface *s,
+		  uint32_t id, struct wl_resource *parent, struct wl_resource *positioner);
+/* xdg_popup.configure (and repositioned), before xdg_surface.configure. */
+void popup_send_configure(struct surface *s);
+/* A commit after the initial one: placed, mapped over its parent. */
+void popup_commit(struct surface *s);
+/* The popups above s get popup_done, topmost first (s is unmapped). */
+void popup_parent_unmapped(struct surface *s);
+/* The surface or its xdg_surface goes: its popups are dismissed, its
+ * xdg_popup becomes inert. */
+void popup_surface_destroyed(struct surface *s);
+/* The popup's surface was unmapped by its client (a NULL buffer). */
+void popup_unmapped(struct surface *s);
+/* A pointer button pressed over under (NULL: nothing): a click outside
+ * the grabbing client's surfaces dismisses its popups. */
+void popup_pointer_pressed(struct comp *c, struct surface *under);
+
+/* data-device.c */
+bool data_device_init(struct comp *c);
+/* The client that gets the selection (NULL: none). */
+void data_device_set_focus(struct comp *c, struct wl_client *client);
+
+/* xdg-output.c */
+bool xdg_output_init(struct comp *c);
+
+/* decoration.c */
+bool decoration_init(struct comp *c);
+/* The toplevel's role object goes: its decoration object is orphaned. */
+void decoration_toplevel_destroyed(struct surface *s);
+/* In each configure of a toplevel with a decoration object. */
+void decoration_send_configure(struct surface *s);
 
 /* dmabuf.c */
 /* An imported dma-buf buffer: its EGLImage holds the memory. */

@@ -15,6 +15,26 @@ resource_unlink(struct wl_resource *resource)
 	wl_list_remove(wl_resource_get_link(resource));
 }
 
+struct wl_resource *
+resource_new(struct wl_client *client, const struct wl_interface *iface, int version,
+	     uint32_t id, const void *impl, void *data, wl_resource_destroy_func_t destroyed)
+{
+	struct wl_resource *r = wl_resource_create(client, iface, version, id);
+
+	if (!r) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	wl_resource_set_implementation(r, impl, data, destroyed);
+	return r;
+}
+
+void
+resource_destroy_request(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
 /* wl_output ------------------------------------------------------------- */
 
 static void
@@ -48,9 +68,9 @@ bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 	if (version >= WL_OUTPUT_SCALE_SINCE_VERSION)
 		wl_output_send_scale(r, 1);
 	if (version >= WL_OUTPUT_NAME_SINCE_VERSION)
-		wl_output_send_name(r, "HEADLESS-1");
+		wl_output_send_name(r, OUTPUT_NAME);
 	if (version >= WL_OUTPUT_DESCRIPTION_SINCE_VERSION)
-		wl_output_send_description(r, "glcuda-compositor headless output");
+		wl_output_send_description(r, OUTPUT_DESCRIPTION);
 	if (version >= WL_OUTPUT_DONE_SINCE_VERSION)
 		wl_output_send_done(r);
 }
@@ -132,7 +152,8 @@ display_init(struct comp *c)
 	 * compositor has; libwayland checks pools and buffers against their
 	 * sizes and posts the protocol errors itself. */
 	if (wl_display_init_shm(c->display) < 0 || !compositor_globals_init(c) ||
-	    !shell_init(c) ||
+	    !shell_init(c) || !viewporter_init(c) || !xdg_output_init(c) ||
+	    !decoration_init(c) || !data_device_init(c) ||
 	    !wl_global_create(c->display, &wl_output_interface, 4, c, bind_output) ||
 	    !presentation_init(c)) {
 		fprintf(stderr, COMP_NAME ": cannot create the Wayland globals\n");

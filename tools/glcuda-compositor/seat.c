@@ -188,6 +188,8 @@ seat_focus(struct comp *c, struct surface *s)
 			wl_keyboard_send_leave(r, serial, old->resource);
 	}
 	focus_set(&seat->keyboard_focus, s);
+	/* The selection goes to the client with the keyboard. */
+	data_device_set_focus(c, s ? wl_resource_get_client(s->resource) : NULL);
 	if (!s)
 		return;
 	serial = next_serial(c);
@@ -237,6 +239,7 @@ seat_pointer_button(struct comp *c, uint32_t button, bool pressed)
 		if (seat->n_buttons == SEAT_BUTTONS_MAX)
 			return false;
 		seat->buttons[seat->n_buttons++] = button;
+		popup_pointer_pressed(c, seat->pointer_focus.surface);
 		/* Click to focus. */
 		if (seat->pointer_focus.surface)
 			seat_focus(c, seat->pointer_focus.surface);

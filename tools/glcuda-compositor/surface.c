@@ -72,6 +72,7 @@ state_init(struct surface_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->scale = 1;
+	viewport_state_init(&st->viewport);
 	wl_list_init(&st->frames);
 	wl_list_init(&st->feedback);
 	wl_list_init(&st->buffer_destroy.link);
@@ -111,6 +112,7 @@ state_move(struct surface_state *dst, struct surface_state *src)
 		state_set_buffer(dst, src->buffer);
 	dst->scale = src->scale;
 	dst->transform = src->transform;
+	dst->viewport = src->viewport;
 	damage_merge(&dst->damage, &src->damage);
 	damage_merge(&dst->buffer_damage, &src->buffer_damage);
 	wl_list_insert_list(dst->frames.prev, &src->frames);
@@ -251,7 +253,11 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 	int32_t sw = (swap ? h : w) / s->scale, sh = (swap ? w : h) / s->scale;
 
 	out->n = 0;
-	for (int i = 0; i < st->damage.n; i++) {
+	/* Through a viewport: all of the buffer (more than was damaged, still
+	 * correct). */
+	if (viewport_is_set(&st->viewport) && st->damage.n)
+		damage_add(out, 0, 0, w, h);
+	for (int i = 0; i < st->damage.n && !viewport_is_set(&st->viewport); i++) {
 		struct rect r = surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
 		damage_add(out, r.x, r.y, r.w, r.h);
 	}
@@ -265,28 +271,40 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 	}
 }
 
-/* The client's wl_shm: its error enum holds invalid_format and
- * invalid_stride (wl_buffer has none). Looked for only on the error path,
- * which ends the client. */
-static enum wl_iterator_result
-find_shm(struct wl_resource *resource, void *data)
-{
-	struct wl_resource **shm = data;
+struct find_class {
+	const char *name;
+	struct wl_resource *found;
+};
 
-	if (strcmp(wl_resource_get_class(resource), wl_shm_interface.name))
+static enum wl_iterator_result
+find_class(struct wl_resource *resource, void *data)
+{
+	struct find_class *f = data;
+
+	if (strcmp(wl_resource_get_class(resource), f->name))
 		return WL_ITERATOR_CONTINUE;
-	*shm = resource;
+	f->found = resource;
 	return WL_ITERATOR_STOP;
 }
 
+struct wl_resource *
+client_find_resource(struct wl_client *client, const struct wl_interface *iface)
+{
+	struct find_class f = { iface->name, NULL };
+
+	wl_client_for_each_resource(client, find_class, &f);
+	return f.found;
+}
+
+/* The client's wl_shm: its error enum holds invalid_format and
+ * invalid_stride (wl_buffer has none). */
 static void
 post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg, int32_t w, int32_t h,
 	       int32_t stride, uint32_t format)
 {
 	struct wl_client *client = wl_resource_get_client(buffer);
-	struct wl_resource *shm = NULL;
+	struct wl_resource *shm = client_find_resource(client, &wl_shm_interface);
 
-	wl_client_for_each_resource(client, find_shm, &shm);
 	if (shm)
 		wl_resource_post_error(shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
 				       msg, w, h, stride, format);
@@ -507,6 +525,8 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 				       s->buffer_width, s->buffer_height, st->scale);
 		return false;
 	}
+	if (!viewport_apply(s, &st->viewport, st->scale, st->transform))
+		return false;
 	s->scale = st->scale;
 	s->transform = st->transform;
 	state_clear(st);
@@ -697,6 +717,7 @@ surface_destroyed(struct wl_resource *resource)
 	 * it is in the ring: the ring holds its own copy of the pixels, so
 	 * only our texture and lists go. */
 	shell_surface_destroyed(s);
+	viewport_surface_destroyed(s);
 	/* Its subsurfaces and its own subsurface object become inert. */
 	while (!wl_list_empty(&s->subsurfaces)) {
 		struct subsurface *sub = wl_container_of(s->subsurfaces.next, sub, parent_link);
@@ -728,6 +749,12 @@ surface_from_resource(struct wl_resource *resource)
 	return wl_resource_get_user_data(resource);
 }
 
+bool
+surface_has_buffer(const struct surface *s)
+{
+	return s->has_content || s->uploading || (s->pending.attached && s->pending.buffer);
+}
+
 void
 surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
 {
@@ -736,6 +763,8 @@ surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
 	uint32_t bw = swap ? s->buffer_height : s->buffer_width;
 	uint32_t bh = swap ? s->buffer_width : s->buffer_height;
 
+	if (viewport_size(&s->viewport, w, h))
+		return;
 	*w = (int32_t)(bw / (uint32_t)s->scale);
 	*h = (int32_t)(bh / (uint32_t)s->scale);
 }
@@ -759,6 +788,7 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	}
 	s->comp = c;
 	s->scale = 1;
+	viewport_state_init(&s->viewport);
 	state_init(&s->pending);
 	state_init(&s->upload_state);
 	state_init(&s->queued);
@@ -768,6 +798,7 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	wl_list_init(&s->held_buffer_destroy.link);
 	s->held_buffer_destroy.notify = held_buffer_gone;
 	wl_list_init(&s->subsurfaces);
+	wl_list_init(&s->popups);
 	wl_list_init(&s->stack);
 	wl_list_init(&s->stack_pending);
 	s->self.surface = s->self_pending.surface = s;
