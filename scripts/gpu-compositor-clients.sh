@@ -22,8 +22,8 @@
 # - Clients that draw continuously (simple-shm, simple-damage,
 #   presentation-shm, smoke, terminal fed by a shell loop) run for
 #   --frames RATE x RUN_SECONDS frames (at most 1000) at each rate; in the
-#   first rate's run two frames are written as PNG, and the last one
-#   (tests/compositor-check-png) must show the window where the compositor
+#   first rate's run every (frames / 2)-th presented frame is written as
+#   PNG, and the last one (tests/compositor-check-png) must show the window where the compositor
 #   mapped it, not background and not one colour, and the inverted
 #   background everywhere else; weston-simple-shm's white border must come
 #   out black.
