@@ -4,8 +4,6 @@
  */
 #include "bench.h"
 
-#include <dlfcn.h>
-
 /* CUDA: the kernels                                                        */
 
 struct bench_cuda cu;
@@ -25,28 +23,6 @@ get_function(const char *name)
 		snprintf(cu.missing, sizeof(cu.missing), "cuModuleGetFunction(\"%s\"): %s", name,
 			 tools_cuda_result(res, buf, sizeof(buf)));
 	return NULL;
-}
-
-/* cuGraphicsResourceSetMapFlags from the driver the tools' table was
- * loaded from, through its cuGetProcAddress: NULL where the driver has
- * none (the fake CUDA driver of the tests). */
-static void
-find_set_map_flags(void)
-{
-	const char *path = getenv("GLCUDA_LIBCUDA");
-	__typeof__(cuGetProcAddress) *get_proc;
-	CUdriverProcAddressQueryResult status;
-	void *handle, *fn = NULL;
-
-	handle = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	if (!handle)
-		return;
-	get_proc = (__typeof__(get_proc))dlsym(handle, "cuGetProcAddress_v2");
-	if (get_proc && get_proc("cuGraphicsResourceSetMapFlags", &fn, CUDA_VERSION,
-				 CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS)
-		cu.set_map_flags = (CUresult (*)(CUgraphicsResource, unsigned int))fn;
-	/* The tools' table holds the library open; this reference goes. */
-	dlclose(handle);
 }
 
 int
@@ -77,7 +53,10 @@ cuda_init(struct glcuda_device *dev)
 		snprintf(name, sizeof(name), "bench_blur_v_%s", suffix[f]);
 		cu.blur_v[f] = get_function(name);
 	}
-	find_set_map_flags();
+	/* NULL where the driver has none (the fake CUDA driver of the
+	 * tests). */
+	cu.set_map_flags = (CUresult (*)(CUgraphicsResource, unsigned int))tools_cuda_find(
+		"cuGraphicsResourceSetMapFlags");
 	CU_TRY(cuMemAlloc, &cu.weights, (MAX_RADIUS + 1) * sizeof(float));
 	cu.loaded = true;
 	return 0;

@@ -135,7 +135,6 @@ parse_group(const char *s, struct group *g)
 {
 	unsigned int w = 0, h = 0;
 	const char *rest;
-	char *end;
 
 	memset(g, 0, sizeof(*g));
 	if (strncmp(s, "1080p", 5) == 0) {
@@ -144,18 +143,9 @@ parse_group(const char *s, struct group *g)
 		w = 3840, h = 2160, rest = s + 2;
 	} else if (strncmp(s, "720p", 4) == 0) {
 		w = 1280, h = 720, rest = s + 4;
-	} else {
-		w = (unsigned int)strtoul(s, &end, 10);
-		if (end == s || (*end != 'x' && *end != 'X'))
-			return -1;
-		s = end + 1;
-		h = (unsigned int)strtoul(s, &end, 10);
-		if (end == s)
-			return -1;
-		rest = end;
-	}
-	if (w == 0 || h == 0 || w > 16384 || h > 16384)
+	} else if (!parse_size_prefix(s, 1, 16384, &w, &h, &rest)) {
 		return -1;
+	}
 	if (*rest == '\0' || strcmp(rest, "-rgba8") == 0) {
 		g->format = GLCUDA_FORMAT_RGBA8;
 		g->internal_format = GL_RGBA8;

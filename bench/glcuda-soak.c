@@ -198,7 +198,6 @@ parse_options(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		uint64_t v;
-		char *end;
 
 		switch (c) {
 		case O_FRAMES:
@@ -206,15 +205,12 @@ parse_options(int argc, char **argv)
 				goto bad;
 			break;
 		case O_SIZE: {
-			unsigned long w, h;
-			w = strtoul(optarg, &end, 10);
-			if (*end != 'x')
+			unsigned int w, h;
+			if (!parse_size(optarg, 1, 16384, &w, &h) || w < PATCH + 96 ||
+			    h < PATCH + 32)
 				goto bad;
-			h = strtoul(end + 1, &end, 10);
-			if (*end || w < PATCH + 96 || h < PATCH + 32 || w > 16384 || h > 16384)
-				goto bad;
-			opt.width = (uint32_t)w;
-			opt.height = (uint32_t)h;
+			opt.width = w;
+			opt.height = h;
 			break;
 		}
 		case O_VERIFY:
@@ -239,15 +235,7 @@ parse_options(int argc, char **argv)
 			opt.gles = true;
 			break;
 		case O_SYNC:
-			if (!strcmp(optarg, "auto"))
-				opt.sync_mode = GLCUDA_SYNC_AUTO;
-			else if (!strcmp(optarg, "timeline"))
-				opt.sync_mode = GLCUDA_SYNC_TIMELINE;
-			else if (!strcmp(optarg, "binary"))
-				opt.sync_mode = GLCUDA_SYNC_BINARY;
-			else if (!strcmp(optarg, "cpu"))
-				opt.sync_mode = GLCUDA_SYNC_CPU;
-			else
+			if (!parse_sync_mode(optarg, &opt.sync_mode))
 				goto bad;
 			break;
 		case O_KERNEL:

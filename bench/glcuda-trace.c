@@ -72,9 +72,9 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +91,7 @@
 #define TRACE_HAVE_EGLSTREAM 1
 #endif
 #include "clock.h"
+#include "parse.h"
 #include "stats.h"
 
 #ifndef EGL_CONTEXT_PRIORITY_LEVEL_IMG
@@ -1144,8 +1145,8 @@ out_a:
 }
 
 #ifdef TRACE_HAVE_EGLSTREAM
-/* cudaEGL.h's entry points, from the driver by name: the tools' table
- * keeps to what every tool needs. */
+/* cudaEGL.h's entry points, from the driver the tools' table was loaded
+ * from: the table keeps to what every tool needs. */
 static struct {
 	__typeof__(cuEGLStreamConsumerConnect) *consumer_connect;
 	__typeof__(cuEGLStreamConsumerDisconnect) *consumer_disconnect;
@@ -1161,12 +1162,10 @@ static struct {
 static const char *
 eglstream_resolve(void)
 {
-	void *h = dlopen(getenv("GLCUDA_LIBCUDA") ? getenv("GLCUDA_LIBCUDA") : "libcuda.so.1",
-			 RTLD_NOW | RTLD_NOLOAD);
-	if (!h)
+	if (!tools_cuda_loaded())
 		return "libcuda.so.1 is not loaded";
 #define ES(member, name) \
-	if (!(es.member = (__typeof__(es.member))dlsym(h, #name))) \
+	if (!(es.member = (__typeof__(es.member))tools_cuda_find(#name))) \
 		return #name " not found in libcuda";
 	ES(consumer_connect, cuEGLStreamConsumerConnect)
 	ES(consumer_disconnect, cuEGLStreamConsumerDisconnect)
@@ -1546,8 +1545,7 @@ parse(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (sscanf(optarg, "%ux%u", &opt.width, &opt.height) != 2 || !opt.width ||
-			    !opt.height || opt.width > 16384 || opt.height > 16384)
+			if (!parse_size(optarg, 1, 16384, &opt.width, &opt.height))
 				return -1;
 			break;
 		case 'f':
@@ -1593,7 +1591,8 @@ parse(int argc, char **argv)
 			opt.eglstream = false;
 			break;
 		case 'd':
-			opt.cuda_device = atoi(optarg);
+			if (!parse_int(optarg, -1, INT_MAX, &opt.cuda_device))
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);

@@ -4,14 +4,14 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "cuda-driver.h"
 #include "cuda-table.h"
 
 struct tools_cuda tools_cuda;
+static struct cuda_driver driver;
 static bool loaded;
 
 /* The driver-API version whose ABI the declarations describe: the
@@ -22,54 +22,18 @@ static bool loaded;
 #define TOOLS_CUDA_API_VERSION GLCUDA_CUDA_API_VERSION
 #endif
 
-/*
- * The version to ask cuGetProcAddress for, so that it returns the ABI the
- * header's declaration describes: TOOLS_CUDA_API_VERSION, except for the two calls
- * CUDA 13 gave a context argument without redirecting the plain names
- * (lib/loader/cuda-loader.c has the story).
- */
 static int
-abi_version(const char *name)
+resolve_all(struct tools_cuda *table, char *msg, size_t size)
 {
-	if (!strcmp(name, "cuCtxSynchronize") || !strcmp(name, "cuCtxGetDevice"))
-		return TOOLS_CUDA_API_VERSION < 12000 ? TOOLS_CUDA_API_VERSION : 12000;
-	return TOOLS_CUDA_API_VERSION;
-}
-
-static int
-resolve_all(struct tools_cuda *table, void *handle, char *msg, size_t size)
-{
-	/* cuda.h maps cuGetProcAddress to cuGetProcAddress_v2 (CUDA 12+). */
-	__typeof__(cuGetProcAddress) *get_proc;
-	CUdriverProcAddressQueryResult status;
-	CUresult res;
-
-	get_proc = (__typeof__(get_proc))dlsym(handle, "cuGetProcAddress_v2");
-	if (!get_proc) {
-		snprintf(msg, size, "libcuda.so.1 has no cuGetProcAddress_v2: the NVIDIA "
-			 "driver is older than CUDA 12. Install driver 525 or newer.");
-		return -1;
-	}
+	/* #name: the API name, not the versioned symbol <cuda.h> maps it to. */
 #define RESOLVE(name)                                                          \
-	res = get_proc(#name, (void **)&table->name, abi_version(#name),      \
-		       CU_GET_PROC_ADDRESS_DEFAULT, &status);                  \
-	if (res != CUDA_SUCCESS || !table->name) {                             \
-		snprintf(msg, size,                                            \
-			 "cuGetProcAddress(\"%s\", version %d) failed: result %d, " \
-			 "status %d. The NVIDIA driver is older than the CUDA "    \
-			 "%d.%d API the tools were built for; update the driver.", \
-			 #name, abi_version(#name), (int)res, (int)status,     \
-			 TOOLS_CUDA_API_VERSION / 1000,                        \
-			 TOOLS_CUDA_API_VERSION % 1000 / 10);                  \
-		return -1;                                                     \
-	}
+	if (cuda_driver_resolve(&driver, #name, (void **)&table->name, msg, size) < 0) \
+		return -1;
 	TOOLS_CUDA_FUNCTIONS(RESOLVE)
 	RESOLVE(cuGraphicsGLRegisterImage)
 #undef RESOLVE
-#define RESOLVE_OPTIONAL(name)                                                 \
-	if (get_proc(#name, (void **)&table->name, abi_version(#name),        \
-		     CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS)   \
-		table->name = NULL;
+#define RESOLVE_OPTIONAL(name) \
+	table->name = (__typeof__(table->name))cuda_driver_find(&driver, #name);
 	TOOLS_CUDA_OPTIONAL_FUNCTIONS(RESOLVE_OPTIONAL)
 #undef RESOLVE_OPTIONAL
 	return 0;
@@ -78,26 +42,17 @@ resolve_all(struct tools_cuda *table, void *handle, char *msg, size_t size)
 int
 tools_cuda_load(char *msg, size_t size)
 {
-	const char *path = getenv("GLCUDA_LIBCUDA");
 	struct tools_cuda table;
 	char buf[160];
-	void *handle;
 	CUresult res;
 
 	if (loaded)
 		return 0;
-	if (!path || !*path)
-		path = "libcuda.so.1";
-	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!handle) {
-		const char *why = dlerror();
-		snprintf(msg, size, "no CUDA driver: dlopen(\"%s\") failed: %s", path,
-			 why ? why : "unknown error");
+	if (cuda_driver_open(&driver, TOOLS_CUDA_API_VERSION, msg, size) < 0)
 		return -1;
-	}
 	memset(&table, 0, sizeof(table));
-	if (resolve_all(&table, handle, msg, size) < 0) {
-		dlclose(handle);
+	if (resolve_all(&table, msg, size) < 0) {
+		cuda_driver_close(&driver);
 		return -1;
 	}
 	res = table.cuInit(0);
@@ -118,19 +73,10 @@ tools_cuda_loaded(void)
 	return loaded;
 }
 
-static const char *
-fallback_name(CUresult res)
+void *
+tools_cuda_find(const char *name)
 {
-	switch (res) {
-	case CUDA_SUCCESS: return "CUDA_SUCCESS";
-	case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
-	case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
-	case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
-	case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
-	case CUDA_ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
-	case CUDA_ERROR_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
-	default: return "CUDA error";
-	}
+	return loaded ? cuda_driver_find(&driver, name) : NULL;
 }
 
 const char *
@@ -142,9 +88,5 @@ tools_cuda_result(CUresult res, char *buf, size_t size)
 		tools_cuda.cuGetErrorName(res, &name);
 	if (tools_cuda.cuGetErrorString)
 		tools_cuda.cuGetErrorString(res, &desc);
-	if (!name)
-		name = fallback_name(res);
-	snprintf(buf, size, "%s (%d)%s%s", name, (int)res, desc ? ": " : "",
-		 desc ? desc : "");
-	return buf;
+	return cuda_driver_result_format((int)res, name, desc, buf, size);
 }

@@ -8,7 +8,9 @@
  * its own: dlopen("libcuda.so.1") (or $GLCUDA_LIBCUDA, so the tools run on
  * the fake driver of the tests) and cuGetProcAddress for the CUDA_VERSION
  * of the headers we build against, so a tool starts on a machine without
- * an NVIDIA driver and says so instead of failing to link.
+ * an NVIDIA driver and says so instead of failing to link. The opening
+ * itself is the library's (lib/loader/cuda-driver.h, a convenience
+ * library linked into both).
  */
 #ifndef GLCUDA_TOOLS_CUDA_TABLE_H
 #define GLCUDA_TOOLS_CUDA_TABLE_H
@@ -96,6 +98,10 @@ extern struct tools_cuda tools_cuda;
  * msg. Loading again after a success does nothing. */
 int tools_cuda_load(char *msg, size_t size);
 bool tools_cuda_loaded(void);
+/* An entry point outside the table, from the loaded driver by its API
+ * name (cudaEGL.h's, say): the function, or NULL when the driver has none
+ * or is not loaded. The caller casts it to the declaration's type. */
+void *tools_cuda_find(const char *name);
 
 /* "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" into buf; works before the
  * table is loaded (the name then comes from a short list). */

@@ -467,10 +467,10 @@ run_blur(struct filters *f, CUstream stream, bool unsharp, CUsurfObject in, int 
 }
 #endif
 
-int
-filters_run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream,
-		     CUsurfObject in, enum glcuda_format in_format, CUsurfObject out,
-		     enum glcuda_format out_format, uint32_t width, uint32_t height)
+static int
+run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream, CUsurfObject in,
+	     enum glcuda_format in_format, CUsurfObject out, enum glcuda_format out_format,
+	     uint32_t width, uint32_t height, enum filter_order order)
 {
 	int fi = format_index(in_format), fo = format_index(out_format);
 
@@ -490,14 +490,16 @@ filters_run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream,
 		return fail(-EINVAL, "filters_run: input and output are the same surface");
 #ifndef HAVE_NVCC
 	(void)stream;
+	(void)order;
 	return fail(-ENOTSUP, "filters_run: \"%s\" needs the CUDA kernels, and this "
 		    "program was built without nvcc", filter_name(kind));
 #else
 	{
-		int w = (int)width, h = (int)height, ret;
+		int w = (int)width, h = (int)height, bgr = order == FILTER_ORDER_BGR, ret;
 		/* Every kernel but blur takes (in, out, w, h) first; grade also
-		 * the LUT. cuLaunchKernel reads as many as the kernel has. */
-		void *args[] = { &in, &out, &w, &h, &f->lut, &f->params.lut_size };
+		 * the LUT and the colour order. cuLaunchKernel reads as many as
+		 * the kernel has. */
+		void *args[] = { &in, &out, &w, &h, &f->lut, &f->params.lut_size, &bgr };
 
 		ret = push(f);
 		if (ret < 0)
@@ -524,8 +526,24 @@ filters_run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream,
 }
 
 int
+filters_run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream,
+		     CUsurfObject in, enum glcuda_format in_format, CUsurfObject out,
+		     enum glcuda_format out_format, uint32_t width, uint32_t height)
+{
+	return run_surfaces(f, kind, stream, in, in_format, out, out_format, width, height,
+			    FILTER_ORDER_RGB);
+}
+
+int
 filters_run(struct filters *f, enum filter_kind kind, CUstream stream,
 	    struct glcuda_image *in, struct glcuda_image *out)
+{
+	return filters_run_ordered(f, kind, stream, in, out, FILTER_ORDER_RGB);
+}
+
+int
+filters_run_ordered(struct filters *f, enum filter_kind kind, CUstream stream,
+		    struct glcuda_image *in, struct glcuda_image *out, enum filter_order order)
 {
 	uint32_t w, h;
 
@@ -566,7 +584,7 @@ filters_run(struct filters *f, enum filter_kind kind, CUstream stream,
 		pop();
 		return res == CUDA_SUCCESS ? 0 : cuda_fail(res, "cuMemcpy2DAsync");
 	}
-	return filters_run_surfaces(f, kind, stream, glcuda_image_get_cuda_surface(in),
-				    glcuda_image_get_format(in), glcuda_image_get_cuda_surface(out),
-				    glcuda_image_get_format(out), w, h);
+	return run_surfaces(f, kind, stream, glcuda_image_get_cuda_surface(in),
+			    glcuda_image_get_format(in), glcuda_image_get_cuda_surface(out),
+			    glcuda_image_get_format(out), w, h, order);
 }

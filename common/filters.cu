@@ -66,13 +66,17 @@ __device__ void blur_v_px(const float4 *__restrict__ scratch, CUsurfObject orig,
 // (d) colour grade: a size^3 RGB LUT (float4 entries, red fastest, then
 // green, then blue) built on the host, sampled with trilinear
 // interpolation. Kept in linear memory: eight cached loads per pixel, and it
-// needs no 3D arrays. Inputs are clamped to [0, 1]; alpha stays.
+// needs no 3D arrays. Inputs are clamped to [0, 1]; alpha stays. bgr != 0:
+// the pixel's colours are B, G, R (BGRA): graded as the same colours as
+// RGBA, the same arithmetic, and stored back in that order.
 template <int I, int O>
 __device__ void grade_px(CUsurfObject in, CUsurfObject out, int w, int h,
-			 const float4 *__restrict__ lut, int size)
+			 const float4 *__restrict__ lut, int size, int bgr)
 {
 	PIXEL_COORDS(w, h);
-	const float4 c = saturate4(Pixel<I>::load(in, x, y));
+	float4 c = saturate4(Pixel<I>::load(in, x, y));
+	if (bgr)
+		c = make_float4(c.z, c.y, c.x, c.w);
 	const float s = (float)(size - 1);
 	const float fr = c.x * s, fg = c.y * s, fb = c.z * s;
 	// size >= 2 (the host checks): the cell's far corner is at most size - 1,
@@ -87,7 +91,8 @@ __device__ void grade_px(CUsurfObject in, CUsurfObject out, int w, int h,
 	const float4 c11 = lerp4(LUT(r0, g1, b1), LUT(r1, g1, b1), tr);
 #undef LUT
 	const float4 g = lerp4(lerp4(c00, c10, tg), lerp4(c01, c11, tg), tb);
-	Pixel<O>::store(out, x, y, make_float4(g.x, g.y, g.z, c.w));
+	Pixel<O>::store(out, x, y,
+			bgr ? make_float4(g.z, g.y, g.x, c.w) : make_float4(g.x, g.y, g.z, c.w));
 }
 
 // C entry points, one per (input, output) format pair, named
@@ -112,9 +117,9 @@ __device__ void grade_px(CUsurfObject in, CUsurfObject out, int w, int h,
 	}                                                                                   \
 	extern "C" __global__ void filter_grade_##NI##_##NO(CUsurfObject in, CUsurfObject out, \
 							    int w, int h, const float4 *lut,     \
-							    int size)                            \
+							    int size, int bgr)                   \
 	{                                                                                   \
-		grade_px<I, O>(in, out, w, h, lut, size);                                   \
+		grade_px<I, O>(in, out, w, h, lut, size, bgr);                              \
 	}
 
 #define INPUT_KERNELS(I, NI)                                                              \

@@ -83,6 +83,22 @@ void filters_destroy(struct filters *filters);
 int filters_run(struct filters *filters, enum filter_kind kind, CUstream stream,
 		struct glcuda_image *in, struct glcuda_image *out);
 
+/*
+ * The order of the colours in an 8-bit image's bytes: R, G, B (RGBA,
+ * RGBx) or B, G, R (BGRA, BGRx, whose GL texture holds blue in its red
+ * channel). Byte 3 is alpha, or x (filtered as alpha is). Only grade
+ * depends on it: it grades the same colours in either order.
+ */
+enum filter_order {
+	FILTER_ORDER_RGB = 0,
+	FILTER_ORDER_BGR = 1,
+};
+
+/* filters_run on images whose colours are in @order (filters_run: RGB). */
+int filters_run_ordered(struct filters *filters, enum filter_kind kind, CUstream stream,
+			struct glcuda_image *in, struct glcuda_image *out,
+			enum filter_order order);
+
 /* The same on bare surface objects (no array copy: needs the kernels). */
 int filters_run_surfaces(struct filters *filters, enum filter_kind kind,
 			 CUstream stream, CUsurfObject in, enum glcuda_format in_format,

@@ -1,20 +1,34 @@
 # common: code shared by the programs built on glcuda's public API (the
 # tools, glcuda-compositor, the GStreamer plugin and the benchmarks): clocks,
-# statistics, option parsing, shaders, UUIDs, extension strings, their
+# statistics, option parsing, shaders, UUIDs, extension strings, users'
+# own kernels (loaded from a file, launched on a plane), their
 # table of CUDA driver functions (they use more of CUDA than libglcuda),
-# and the CUDA filters. Convenience libraries, never installed; nothing
-# here includes lib/'s private headers.
+# and the CUDA filters. Convenience libraries, never installed; of lib/,
+# only lib/loader/libglcuda-shared.la (the opening of the CUDA driver,
+# UUID text, extension lists), which libglcuda links too, is used here.
 noinst_LTLIBRARIES += %reldir%/libglcuda-common.la
 %canon_reldir%_libglcuda_common_la_SOURCES = \
 	%reldir%/clock.c %reldir%/clock.h \
 	%reldir%/cuda-table.c %reldir%/cuda-table.h \
-	%reldir%/extensions.c %reldir%/extensions.h \
+	%reldir%/extensions.h \
 	%reldir%/parse.c %reldir%/parse.h \
 	%reldir%/shader.c %reldir%/shader.h \
 	%reldir%/stats.c %reldir%/stats.h \
-	%reldir%/uuid.c %reldir%/uuid.h
-%canon_reldir%_libglcuda_common_la_CPPFLAGS = $(tools_cppflags)
-%canon_reldir%_libglcuda_common_la_LIBADD = $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
+	%reldir%/user-kernel.c %reldir%/user-kernel.h \
+	%reldir%/uuid.h
+%canon_reldir%_libglcuda_common_la_CPPFLAGS = $(tools_cppflags) -I$(top_srcdir)/lib/loader
+%canon_reldir%_libglcuda_common_la_LIBADD = lib/loader/libglcuda-shared.la $(EPOXY_LIBS) \
+	$(DLOPEN_LIBS) $(LIBM)
+
+# PNG files of frames (glcuda-demo, glcuda-compositor): only with libpng,
+# which both of them need.
+if HAVE_LIBPNG
+noinst_LTLIBRARIES += %reldir%/libpng-file.la
+%canon_reldir%_libpng_file_la_SOURCES = %reldir%/png-file.c %reldir%/png-file.h
+%canon_reldir%_libpng_file_la_CPPFLAGS = $(tools_cppflags)
+%canon_reldir%_libpng_file_la_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+%canon_reldir%_libpng_file_la_LIBADD = $(LIBPNG_LIBS)
+endif
 
 # The programs build the way a user's program does: the public headers,
 # not lib/ (AM_CPPFLAGS has -I lib for the library and its tests).

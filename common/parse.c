@@ -1,5 +1,5 @@
 /*
- * Number parsing for the tools' options (see parse.h).
+ * Parsing of the tools' options (see parse.h).
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "parse.h"
 
@@ -85,4 +86,70 @@ parse_float(const char *s, float min, float max, float *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* One side of a size: digits only (no sign, no space), min..max. */
+static bool
+parse_side(const char *s, unsigned int min, unsigned int max, unsigned int *out,
+	   const char **end)
+{
+	char *e;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoul(s, &e, 10);
+	if (errno || v < min || v > max)
+		return false;
+	*out = (unsigned int)v;
+	*end = e;
+	return true;
+}
+
+bool
+parse_size_prefix(const char *s, unsigned int min, unsigned int max, unsigned int *w,
+		  unsigned int *h, const char **rest)
+{
+	unsigned int pw, ph;
+	const char *e;
+
+	if (!s || !parse_side(s, min, max, &pw, &e) || (*e != 'x' && *e != 'X') ||
+	    !parse_side(e + 1, min, max, &ph, &e))
+		return false;
+	*w = pw;
+	*h = ph;
+	*rest = e;
+	return true;
+}
+
+bool
+parse_size(const char *s, unsigned int min, unsigned int max, unsigned int *w,
+	   unsigned int *h)
+{
+	unsigned int pw, ph;
+	const char *rest;
+
+	if (!parse_size_prefix(s, min, max, &pw, &ph, &rest) || *rest)
+		return false;
+	*w = pw;
+	*h = ph;
+	return true;
+}
+
+bool
+parse_sync_mode(const char *s, enum glcuda_sync_mode *out)
+{
+	static const enum glcuda_sync_mode modes[] = {
+		GLCUDA_SYNC_AUTO, GLCUDA_SYNC_TIMELINE, GLCUDA_SYNC_BINARY, GLCUDA_SYNC_CPU,
+	};
+
+	if (!s)
+		return false;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(s, glcuda_sync_mode_get_name(modes[i])) == 0) {
+			*out = modes[i];
+			return true;
+		}
+	return false;
 }

@@ -1,5 +1,6 @@
 // glcudafilter's own kernels: the built-in invert on the planes of the
-// formats other than RGBA (RGBA runs common/filters.cu's). One kernel per
+// formats other than 8-bit RGB (RGBA, BGRA, RGBx and BGRx run
+// common/filters.cu's). One kernel per
 // plane format, each (CUsurfObject in, CUsurfObject out, int width,
 // int height) with width and height of the plane, launched with 16x16
 // blocks, one thread per texel (x in bytes for the surface calls).
@@ -15,7 +16,8 @@
 	if (x >= (w) || y >= (h))                            \
 		return
 
-// 8 bits (NV12): Y' = 255 - Y; chroma mirrored the same way, C' = 255 - C.
+// 8 bits (NV12, and I420's three planes): Y' = 255 - Y; chroma mirrored
+// the same way, C' = 255 - C.
 extern "C" __global__ void glcudafilter_invert_r8(CUsurfObject in, CUsurfObject out, int w, int h)
 {
 	PLANE_COORDS(w, h);

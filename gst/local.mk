@@ -5,7 +5,12 @@
 # development files (--enable-gstreamer).
 if HAVE_GSTREAMER
 gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
-%canon_reldir%_libgstglcuda_la_SOURCES = %reldir%/gstglcudafilter.c %reldir%/gstglcudafilter.h
+%canon_reldir%_libgstglcuda_la_SOURCES = %reldir%/gstglcudaplugin.c \
+	%reldir%/gstglcudafilter.c %reldir%/gstglcudafilter.h \
+	%reldir%/gstglcudadevice.c %reldir%/gstglcudadevice.h \
+	%reldir%/gstglcudaformat.c %reldir%/gstglcudaformat.h \
+	%reldir%/gstglcudabufferpool.c %reldir%/gstglcudabufferpool.h \
+	%reldir%/gstglcudadisplay.c %reldir%/gstglcudadisplay.h
 %canon_reldir%_libgstglcuda_la_CPPFLAGS = $(tools_cppflags) $(GST_CFLAGS)
 %canon_reldir%_libgstglcuda_la_LIBADD = common/libfilters.la common/libglcuda-common.la \
 	lib/libglcuda.la $(GST_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
@@ -54,6 +59,11 @@ dist_check_SCRIPTS += tests/test-gst.sh
 EXTRA_DIST += tests/gst-test-env.sh
 dist_check_SCRIPTS += tests/test-gst-odd.sh
 dist_check_SCRIPTS += tests/test-gst-props.sh
+# The example of a kernel of the user's run once per plane
+# (doc/gstreamer.md), which scripts/gst-gpu-build.sh builds with
+# `make gst/invert-planes.fatbin` for scripts/gst-gpu-test.sh.
+EXTRA_DIST += %reldir%/invert-planes.cu
+CLEANFILES += %reldir%/invert-planes.fatbin %reldir%/invert-planes.fatbin.d
 # The GPU machine's build, test and benchmark of the plugin.
 EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh \
 	scripts/gst-gpu-env.sh scripts/gst-gpu-test.sh bench/gst-bench.sh

@@ -119,6 +119,13 @@ set_owner(struct glcuda_image *const *images, unsigned int count, enum image_own
 			images[i]->owner = owner;
 }
 
+static void
+set_mapped(struct image_handoff *h, bool mapped)
+{
+	for (unsigned int i = 0; i < h->mapped_count; i++)
+		h->mapped[i]->cuda_mapped = mapped;
+}
+
 /* Map the wrapped GL textures on the stream; their arrays are checked. */
 static int
 map_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream)
@@ -131,8 +138,17 @@ map_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream
 	if (ret < 0)
 		return ret;
 	ret = cuda_map(&dev->errors, h->resources, h->mapped_count, stream);
+	if (ret < 0)
+		goto out;
+	set_mapped(h, true);
 	for (unsigned int i = 0; ret == 0 && i < h->mapped_count; i++)
 		ret = wrap_refresh_mapped(h->mapped[i]);
+	/* Left mapped, the textures could be neither handed off again nor
+	 * unregistered. */
+	if (ret < 0 && CU_CALL(cuGraphicsUnmapResources, h->mapped_count, h->resources,
+			       stream) == CUDA_SUCCESS)
+		set_mapped(h, false);
+out:
 	device_pop_cuda(dev);
 	return ret;
 }
@@ -148,6 +164,8 @@ unmap_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stre
 	if (ret < 0)
 		return ret;
 	ret = cuda_unmap(&dev->errors, h->resources, h->mapped_count, stream);
+	if (ret == 0)
+		set_mapped(h, false);
 	device_pop_cuda(dev);
 	return ret;
 }

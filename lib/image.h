@@ -68,6 +68,11 @@ struct glcuda_image {
 	 * map, with the semaphores of `sync`. */
 	CUgraphicsResource resource;
 	GLenum target;
+	/* The registration is mapped (wrap.c, handoff.c): set by each
+	 * successful map, cleared by each successful unmap. A failed unmap
+	 * leaves it set, and image_free unmaps before it unregisters (CUDA
+	 * refuses to unregister a mapped resource). */
+	bool cuda_mapped;
 
 	/* Hand-off state (sync.c, handoff.c). */
 	enum image_owner owner;

@@ -10,8 +10,6 @@
 	%reldir%/log.c \
 	%reldir%/error.h \
 	%reldir%/error.c \
-	%reldir%/util.h \
-	%reldir%/util.c \
 	%reldir%/driver-lock.c \
 	%reldir%/format.c \
 	%reldir%/loader/cuda-types.h \
@@ -45,8 +43,8 @@
 	%reldir%/diag.c
 noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la
 %canon_reldir%_libglcuda_internal_la_SOURCES = $(lib_sources) %reldir%/fault.h %reldir%/seam.h
-%canon_reldir%_libglcuda_internal_la_LIBADD = $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) \
-	$(DLOPEN_LIBS) $(PTHREAD_LIBS)
+%canon_reldir%_libglcuda_internal_la_LIBADD = %reldir%/loader/libglcuda-shared.la \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(DLOPEN_LIBS) $(PTHREAD_LIBS)
 
 check_LTLIBRARIES += %reldir%/libglcuda-test.la
 # The image copies of tests/vk-copy.c use the exporter's internals and go

@@ -29,7 +29,8 @@ extension_list_has(const char *list, const char *name)
 	size_t len = strlen(name);
 	const char *p = list;
 
-	if (!list)
+	/* An empty name would match at every place and never advance. */
+	if (!list || len == 0)
 		return false;
 	while ((p = strstr(p, name))) {
 		if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))

@@ -29,14 +29,24 @@ wrap_unmap_cuda(struct glcuda_image *img, bool idle)
 {
 	/* Never unmap what queued work may still use (image_free waited,
 	 * unless the device is lost). */
-	if (idle && img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE && img->owner == IMAGE_OWNER_CUDA &&
-	    img->resource)
-		CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL);
+	if (idle && img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE && img->cuda_mapped &&
+	    CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL) == CUDA_SUCCESS)
+		img->cuda_mapped = false;
 }
 
 static void
 wrap_release_cuda(struct glcuda_image *img)
 {
+	/* CUDA refuses to unregister a mapped resource: where the unmap
+	 * failed (or could not be tried: a lost device, no context), the
+	 * registration is left to the context. */
+	if (img->cuda_mapped) {
+		log_error(img->dev, "image %p: texture %u could not be unmapped: its CUDA "
+			  "registration stays until the CUDA context is destroyed\n", (void *)img,
+			  img->texture);
+		img->resource = NULL;
+		return;
+	}
 	cuda_unregister(&img->resource);
 }
 
@@ -167,6 +177,7 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 	ret = cuda_map(&dev->errors, &img->resource, 1, NULL);
 	if (ret < 0)
 		goto fail;
+	img->cuda_mapped = true;
 	ret = cuda_gl_resource_plane(&dev->errors, img->resource, &img->planes[0]);
 	if (ret == 0) {
 		img->fmt = ifmt ? format_info_from_gl(ifmt)
@@ -175,12 +186,14 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 		ret = make_objects(img);
 	}
 	if (ret < 0) {
-		CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL);
+		if (CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL) == CUDA_SUCCESS)
+			img->cuda_mapped = false;
 		goto fail;
 	}
 	ret = cuda_unmap(&dev->errors, &img->resource, 1, NULL);
 	if (ret < 0)
 		goto fail;
+	img->cuda_mapped = false;
 	device_pop_cuda(dev);
 	img->width = width ? width : img->planes[0].width;
 	img->height = height ? height : img->planes[0].height;

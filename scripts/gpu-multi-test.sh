@@ -1,7 +1,7 @@
 #!/bin/bash
 # The tools on a machine with several GPUs, with CUDA_VISIBLE_DEVICES unset,
 # =0 and =1: each must open the EGL device of a GPU that CUDA can see
-# without --device (glcuda_headless_new(-1), the GStreamer element's
+# without --cuda-device (glcuda_headless_new(-1), the GStreamer element's
 # default display). Run on the two-GPU machine from the project root after
 # scripts/gpu-build.sh built build-gpu/ (and, for the GStreamer check,
 # scripts/gst-gpu-build.sh built build-gst-gpu/stage/):

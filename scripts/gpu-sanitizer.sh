@@ -80,6 +80,10 @@ export abs_top_srcdir=$root abs_top_builddir=$build
 # Check's own per-test timeout, raised for the sanitizer's slowdown.
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-20}
 export GLCUDA_TEST_SANITIZER=1
+# test-faults fails each CUDA call site of lib/ once, by its site, instead
+# of every call of its scenario in turn: under a sanitizer the sweep of
+# every call takes over ten minutes per API, the site list under two.
+export GLCUDA_FAULTS_BY_SITE=1
 expected=$root/tests/compute-sanitizer.expected
 
 # LOG: prints "ERRORS EXPECTED UNEXPECTED-LIST": the errors of the summary

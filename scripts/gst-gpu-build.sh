@@ -19,7 +19,9 @@
 #             are left out.
 #   glcuda/   libglcuda.so (shared) and libgstglcuda.so, from `make install
 #             DESTDIR=`, built in build-gst-gpu/ with the CUDA kernels.
-#   bin/      tests/gst-states, which prints the element's stats.
+#   bin/      tests/gst-states, which prints the element's stats, and
+#             invert-planes.fatbin (gst/invert-planes.cu, the example of a
+#             kernel of the user's run once per plane) where nvcc is found.
 #
 # The .deb files come from Debian's archive through `apt-get download` into
 # .gl/gst/ (kept there: .gl/ is not in git); each is unpacked into
@@ -162,6 +164,9 @@ if [ ! -f Makefile ] || [ $# -gt 0 ]; then
 fi
 make -j8
 make -j8 tests/gst-states
+if grep -q '^#define HAVE_NVCC 1' config.h; then
+	make gst/invert-planes.fatbin
+fi
 rm -rf "$stage"
 make install-libLTLIBRARIES install-gstpluginLTLIBRARIES DESTDIR="$stage/install" >/dev/null
 mkdir -p "$stage/glcuda" "$stage/bin" "$stage/root/lib" "$stage/root/bin" "$stage/root/plugins" \
@@ -174,6 +179,9 @@ if head -c 4 tests/gst-states | grep -q ELF; then
 	cp tests/gst-states "$stage/bin/"
 else
 	cp tests/.libs/gst-states "$stage/bin/"
+fi
+if [ -f gst/invert-planes.fatbin ]; then
+	cp gst/invert-planes.fatbin "$stage/bin/"
 fi
 
 # glcuda's own NEEDED must be in the tree too.

@@ -15,12 +15,19 @@
 # filter=none byte for byte; glcolorconvert rendering into the element's
 # buffer pool (input and output pooled: the stats say so) with invert
 # checked; three glcudafilters in a row (invert, invert, invert) against
-# the inverse; blur at 1920x1080 to EOS. NV12, P010_10LE and RGB10A2_LE
-# (one texture per plane: R8 + RG8, R16 + RG16, RGB10_A2): filter=none
-# byte for byte, filter=invert (the element's own kernels) every plane
-# against the inverse computed here, two inverts in a row (the second's
-# pool) against the input, NV12 from glcolorconvert into the pool; P010_10LE
-# on GLES in frames only (GstGL does not read 16-bit planes back there).
+# the inverse; blur at 1920x1080 to EOS. NV12, I420, P010_10LE,
+# RGB10A2_LE, BGRA, BGRx and RGBx (one texture per plane: R8 + RG8, three
+# R8, R16 + RG16, RGB10_A2, RGBA8): filter=none byte for byte,
+# filter=invert (the element's own kernels; common/filters.cu's on the
+# 8-bit RGB formats) and gst/invert-planes.cu (a kernel of the user's, run
+# once per plane, built by scripts/gst-gpu-build.sh) every plane against
+# the inverse computed here, two inverts in a row (the second's pool)
+# against the input, NV12 from glcolorconvert into the pool; P010_10LE on
+# GLES in frames only (GstGL does not read 16-bit planes back there).
+# BGRA, BGRx and RGBx through every filter (none, invert, grade, blur,
+# unsharp) at 640x360 and at 33x17, pixel for pixel against RGBA through
+# the same filter: bytes 0 and 2 swapped for BGR (grade grades the same
+# colours), byte 3 (alpha or x) the format's own input's.
 # Kernel files the driver judges (desktop GL, not with GST_GPU_FAKE): an
 # empty one, garbage as ptx-file and cubin-file, a kernel name the module
 # lacks, and a kernel of another signature, each an element error with
@@ -30,10 +37,10 @@
 # the exit status is non-zero if any check failed.
 #
 # With GST_GPU_FAKE=/path/to/libfakecuda.so it runs on the development
-# machine (Mesa and the fake CUDA driver, which runs only its CPU invert
-# for a kernel named ring_transform, and CPU versions of the element's
-# kernels for the other formats): RGBA's invert is that kernel, blur is
-# left out.
+# machine (Mesa and the fake CUDA driver, which runs CPU versions of the
+# kernels it knows by name: ring_transform, an invert, the element's own,
+# common/filters.cu's on 8-bit RGB, invert_planes): RGBA's invert is
+# ring_transform, the 1920x1080 blur is left out.
 # SPDX-License-Identifier: MIT
 set -uo pipefail
 
@@ -92,13 +99,15 @@ inverse() {
 	fi
 }
 # planes_inverse NAME FORMAT REF OUT: OUT is REF inverted as the element's
-# invert does FORMAT, every byte of every plane: NV12 255 - v; P010_10LE
-# the 10 high bits of each 16-bit word inverted, the low 6 zero;
-# RGB10A2_LE bits 0-29 of each 32-bit word inverted, alpha kept.
+# invert does FORMAT, every byte of every plane: NV12 and I420 255 - v;
+# P010_10LE the 10 high bits of each 16-bit word inverted, the low 6 zero;
+# RGB10A2_LE bits 0-29 of each 32-bit word inverted, alpha kept; BGRA,
+# BGRx and RGBx bytes 0-2 of each pixel inverted, byte 3 kept.
 planes_inverse() {
 	local size expr bad words
 	case $2 in
-	NV12) size=1 expr='$2 == 255 - $1' ;;
+	NV12 | I420) size=1 expr='$2 == 255 - $1' ;;
+	BGRA | BGRx | RGBx) size=4 expr='$2 == $1 - $1 % 16777216 + 16777215 - $1 % 16777216' ;;
 	P010_10LE) size=2 expr='$2 == 65472 - ($1 - $1 % 64)' ;;
 	RGB10A2_LE) size=4 expr='$2 == $1 - $1 % 1073741824 + 1073741823 - $1 % 1073741824' ;;
 	esac
@@ -113,6 +122,29 @@ planes_inverse() {
 		fail "$1: $bad of $words words are not the inverse"
 	else
 		pass "$1: $words words inverted"
+	fi
+}
+# same_as_rgba NAME FORMAT IN RGBA_OUT OUT: OUT (FORMAT through a filter)
+# is RGBA_OUT (the same picture in RGBA through the same filter) in
+# FORMAT's order, bytes 0 and 2 swapped for BGRA and BGRx, and byte 3 (alpha
+# or x) IN's (FORMAT's input), every pixel.
+same_as_rgba() {
+	local expr bad pixels
+	case $2 in
+	BGRA | BGRx) expr='$9 == $7 && $10 == $6 && $11 == $5 && $12 == $4' ;;
+	*) expr='$9 == $5 && $10 == $6 && $11 == $7 && $12 == $4' ;;
+	esac
+	if [ ! -s "$3" ] || [ ! -s "$4" ] || [ ! -s "$5" ]; then
+		fail "$1: no frames"
+		return
+	fi
+	bad=$(paste <(od -An -v -tu1 -w4 "$3") <(od -An -v -tu1 -w4 "$4") <(od -An -v -tu1 -w4 "$5") |
+		awk "NF != 12 || !($expr) { bad++ } END { print bad + 0 }")
+	pixels=$(($(stat -c %s "$3") / 4))
+	if [ "$bad" -ne 0 ]; then
+		fail "$1: $bad of $pixels pixels differ from RGBA's"
+	else
+		pass "$1: $pixels pixels as RGBA's"
 	fi
 }
 # stats NAME ELEMENT FIELD=VALUE...: ELEMENT's stats in NAME's log.
@@ -137,6 +169,19 @@ fi
 gst-inspect-1.0 nvcodec > "$logdir/inspect-nvcodec.log" 2>&1
 echo "nvcodec elements: $(awk '/^  [a-z0-9]+: /{ sub(":", "", $1); printf "%s ", $1 }' \
 	"$logdir/inspect-nvcodec.log")"
+
+# gst/invert-planes.cu, built by scripts/gst-gpu-build.sh (the fake loads
+# any module and runs its CPU version by name).
+planes_kernel=$gst_stage/bin/invert-planes.fatbin
+if [ ! -s "$planes_kernel" ]; then
+	if [ -n "${GST_GPU_FAKE:-}" ]; then
+		echo "any module" > "$tmp/planes.fatbin"
+		planes_kernel=$tmp/planes.fatbin
+	else
+		fail "no $planes_kernel: run scripts/gst-gpu-build.sh (with nvcc) again"
+	fi
+fi
+planes="glcudafilter cubin-file=$planes_kernel kernel-name=invert_planes"
 
 moving='videotestsrc num-buffers=600 pattern=ball ! video/x-raw,format=RGBA,width=160,height=120'
 bgra='videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=BGRA,width=320,height=240'
@@ -174,7 +219,7 @@ for api in opengl3 gles2; do
 	else
 		fail "$api: pooled invert (see $logdir/pool-$api.log)"
 	fi
-	for format in NV12 P010_10LE RGB10A2_LE; do
+	for format in NV12 P010_10LE RGB10A2_LE I420 BGRA BGRx RGBx; do
 		fsrc="videotestsrc num-buffers=300 pattern=ball ! video/x-raw,format=$format,width=160,height=120"
 		if [ $api = gles2 ] && [ $format = P010_10LE ]; then
 			if run $format-$api "$fsrc ! glupload ! glcudafilter name=a filter=invert ! glcudafilter name=b filter=none ! fakesink"; then
@@ -201,6 +246,12 @@ for api in opengl3 gles2; do
 		else
 			fail "$api $format: invert (see $logdir/$format-invert-$api.log)"
 		fi
+		if [ -s "$planes_kernel" ] &&
+		   run $format-planes-$api "$fsrc ! glupload ! $planes name=f ! gldownload ! filesink location=$tmp/out.raw"; then
+			planes_inverse "$api $format: invert_planes once per plane" $format "$tmp/ref.raw" "$tmp/out.raw"
+		else
+			fail "$api $format: invert_planes (see $logdir/$format-planes-$api.log)"
+		fi
 		if run $format-chain-$api "$fsrc ! glupload ! glcudafilter name=a filter=invert ! glcudafilter name=b filter=invert ! gldownload ! filesink location=$tmp/out.raw" &&
 		   cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
 			pass "$api $format: two inverts are the input"
@@ -217,6 +268,24 @@ for api in opengl3 gles2; do
 	else
 		fail "$api: pooled NV12 invert (see $logdir/nv12-pool-$api.log)"
 	fi
+	for size in 640x360 33x17; do
+		osrc="videotestsrc num-buffers=4 pattern=smpte ! video/x-raw,width=${size%x*},height=${size#*x}"
+		for filter in none invert grade blur unsharp; do
+			if ! run order-rgba-$api "$osrc,format=RGBA ! glupload ! glcudafilter filter=$filter ! gldownload ! filesink location=$tmp/orgba.raw"; then
+				fail "$api RGBA $size: filter=$filter (see $logdir/order-rgba-$api.log)"
+				continue
+			fi
+			for format in BGRA BGRx RGBx; do
+				if run order-ref-$api "$osrc,format=$format ! glupload ! gldownload ! filesink location=$tmp/oref.raw" &&
+				   run order-$format-$api "$osrc,format=$format ! glupload ! glcudafilter filter=$filter ! gldownload ! filesink location=$tmp/oout.raw"; then
+					same_as_rgba "$api $format $size: filter=$filter" $format "$tmp/oref.raw" \
+						"$tmp/orgba.raw" "$tmp/oout.raw"
+				else
+					fail "$api $format $size: filter=$filter (see $logdir/order-$format-$api.log)"
+				fi
+			done
+		done
+	done
 	if [ -z "${GST_GPU_FAKE:-}" ]; then
 		if run blur-$api "videotestsrc num-buffers=60 ! video/x-raw,format=RGBA,width=1920,height=1080 ! glupload ! glcudafilter name=f filter=blur ! fakesink"; then
 			stats blur-$api f frames=60

@@ -10,11 +10,14 @@
  * the frame as GstGL uploads and downloads it (the same frame through
  * the pipeline without glcudafilter), filter=invert every byte of it
  * inverted (the fake CUDA driver runs CPU versions of the element's
- * kernels), and kernel-name=ring_transform (a CPU invert in the fake),
- * which runs on one-plane formats only, the RGBA frame glcolorconvert
- * makes once the caps were renegotiated, RGB inverted and alpha kept.
+ * kernels), kernel-name=invert_planes (gst/invert-planes.cu, which the
+ * fake runs by name) every byte of the NV12 frame inverted too, the
+ * kernel run once per plane, and filter=grade, which runs on 8-bit RGB
+ * only, the RGBx frame glcolorconvert makes once the caps were
+ * renegotiated (it prefers RGBx for a frame without alpha), graded: the
+ * same frame through a pipeline that converts to RGBx and grades it.
  * Then the errors of changes that cannot run: a kernel the module does
- * not have, ptx-file without kernel-name, and blur (RGBA only) on NV12
+ * not have, ptx-file without kernel-name, and blur (8-bit RGB only) on NV12
  * from a source of fixed caps with no converter in front, each an
  * element error naming the reason.
  *
@@ -143,9 +146,9 @@ wait_error(struct pipe *p)
 	return text;
 }
 
-enum expect { EXPECT_SAME, EXPECT_INVERT_ALL, EXPECT_INVERT_RGB };
+enum expect { EXPECT_SAME, EXPECT_INVERT_ALL, EXPECT_KERNEL, EXPECT_GRADE };
 
-static const char *const expect_names[] = { "none", "invert", "ring_transform" };
+static const char *const expect_names[] = { "none", "invert", "invert_planes", "grade" };
 
 /* Whether @out is @ref as @expect says, in format @format. */
 static gboolean
@@ -166,7 +169,7 @@ check_frame(int n, enum expect expect, const char *format, GstSample *ref, GstSa
 	for (gsize i = 0; ok && i < rm.size; i++) {
 		guint8 want = rm.data[i];
 
-		if (expect == EXPECT_INVERT_ALL || (expect == EXPECT_INVERT_RGB && i % 4 != 3))
+		if (expect == EXPECT_INVERT_ALL || expect == EXPECT_KERNEL)
 			want = (guint8)(255 - want);
 		bad += om.data[i] != want;
 	}
@@ -181,16 +184,17 @@ check_frame(int n, enum expect expect, const char *format, GstSample *ref, GstSa
 int
 main(int argc, char **argv)
 {
-	/* The frames as GstGL uploads and downloads them, in NV12 and in
-	 * glcolorconvert's RGBA. */
-	struct pipe ref_nv12 = { 0 }, ref_rgba = { 0 }, p = { 0 }, e = { 0 };
+	/* The frames as GstGL uploads and downloads them, in NV12, and in
+	 * glcolorconvert's RGBx graded. */
+	struct pipe ref_nv12 = { 0 }, ref_rgbx = { 0 }, p = { 0 }, e = { 0 };
 	static const struct {
 		enum expect expect;
 		int frames;
 	} steps[] = {
-		{ EXPECT_SAME, 2 },	  { EXPECT_INVERT_ALL, 2 }, { EXPECT_SAME, 1 },
-		{ EXPECT_INVERT_RGB, 2 }, { EXPECT_SAME, 1 },	    { EXPECT_INVERT_ALL, 2 },
-		{ EXPECT_INVERT_RGB, 1 }, { EXPECT_INVERT_ALL, 1 },
+		{ EXPECT_SAME, 2 },  { EXPECT_INVERT_ALL, 2 }, { EXPECT_SAME, 1 },
+		{ EXPECT_GRADE, 2 }, { EXPECT_SAME, 1 },       { EXPECT_INVERT_ALL, 2 },
+		{ EXPECT_GRADE, 1 }, { EXPECT_KERNEL, 2 },     { EXPECT_GRADE, 1 },
+		{ EXPECT_INVERT_ALL, 1 },
 	};
 	const char *kernel;
 	gchar *error;
@@ -203,25 +207,28 @@ main(int argc, char **argv)
 	}
 	kernel = argv[1];
 	if (pipe_new(&ref_nv12, "glcolorconvert") < 0 ||
-	    pipe_new(&ref_rgba, "glcolorconvert ! video/x-raw(memory:GLMemory),format=RGBA") < 0 ||
+	    pipe_new(&ref_rgbx, "glcolorconvert ! video/x-raw(memory:GLMemory),format=RGBx ! "
+			       "glcudafilter filter=grade") < 0 ||
 	    pipe_new(&p, "glcolorconvert ! glcudafilter name=f") < 0)
 		return 1;
 
 	for (guint s = 0; s < G_N_ELEMENTS(steps) && ret == 0; s++) {
 		enum expect expect = steps[s].expect;
-		const char *format = expect == EXPECT_INVERT_RGB ? "RGBA" : "NV12";
+		const char *format = expect == EXPECT_GRADE ? "RGBx" : "NV12";
 
 		/* Between frames: the last output was pulled, the next frame
 		 * is not pushed yet. */
-		if (expect == EXPECT_INVERT_RGB)
-			g_object_set(p.filter, "ptx-file", kernel, "kernel-name", "ring_transform",
+		if (expect == EXPECT_KERNEL)
+			g_object_set(p.filter, "ptx-file", kernel, "kernel-name", "invert_planes",
 				     NULL);
 		else
 			g_object_set(p.filter, "kernel-name", NULL, "ptx-file", NULL, "filter",
-				     expect == EXPECT_SAME ? 0 /* none */ : 1 /* invert */, NULL);
+				     expect == EXPECT_SAME	 ? 0 /* none */ :
+				     expect == EXPECT_INVERT_ALL ? 1 /* invert */ :
+								   4 /* grade */,
+				     NULL);
 		for (int i = 0; i < steps[s].frames && ret == 0; i++, n++) {
-			GstSample *ref = push_pull(expect == EXPECT_INVERT_RGB ? &ref_rgba : &ref_nv12,
-						   n);
+			GstSample *ref = push_pull(expect == EXPECT_GRADE ? &ref_rgbx : &ref_nv12, n);
 			GstSample *out = ref ? push_pull(&p, n) : NULL;
 
 			if (!out || !check_frame(n, expect, format, ref, out))
@@ -278,7 +285,7 @@ main(int argc, char **argv)
 	}
 	pipe_free(&e);
 
-	/* blur (RGBA only) on NV12 from a source of fixed caps, with no
+	/* blur (8-bit RGB only) on NV12 from a source of fixed caps, with no
 	 * converter in front: upstream cannot renegotiate, and the next
 	 * frame is an element error saying so. */
 	if (ret == 0 && pipe_new(&e, "glcudafilter name=f filter=invert") == 0) {
@@ -299,7 +306,7 @@ main(int argc, char **argv)
 	}
 	pipe_free(&e);
 
-	pipe_free(&ref_rgba);
+	pipe_free(&ref_rgbx);
 	pipe_free(&ref_nv12);
 	gst_deinit();
 	if (ret == 0)

@@ -4,8 +4,7 @@ check_PROGRAMS += %reldir%/test-headless
 TESTS += %reldir%/test-headless
 %canon_reldir%_test_headless_SOURCES = %reldir%/test-headless.c $(sanitizer_sources)
 %canon_reldir%_test_headless_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-%canon_reldir%_test_headless_LDADD = lib/libglcuda-internal.la $(CHECK_LIBS) \
-	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS)
+%canon_reldir%_test_headless_LDADD = $(test_ldadd)
 endif
 
 # Runs tools/glcuda-info from the build directory.

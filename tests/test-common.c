@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,29 @@ test_count_fds(void)
 			n++;
 	closedir(d);
 	return n - 1; /* the directory stream itself */
+}
+
+bool
+test_fd_readable(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+struct glcuda_ring *
+test_make_ring(struct glcuda_device *dev, uint32_t w, uint32_t h, uint32_t slots,
+	       uint32_t flags, void *stream)
+{
+	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc),
+		.width = w, .height = h, .slots = slots,
+		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags, .cuda_stream = stream,
+	};
+	struct glcuda_ring *ring = NULL;
+
+	ck_ok(glcuda_ring_new(dev, &desc, &ring));
+	return ring;
 }
 
 void

@@ -12,8 +12,27 @@
 
 #include "private.h"
 
-/* Open file descriptors of this process (entries of /proc/self/fd). */
+/* A call that must return 0, naming glcuda's error and message if not;
+ * one that must return err; a CUDA call that must succeed. */
+#define ck_ok(call) do { int r_ = (call); \
+	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
+#define ck_err(call, err) do { int r_ = (call); \
+	ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, glcuda_error_get_name(r_), \
+		      glcuda_error_get_name(err), glcuda_get_last_error()); } while (0)
+#define ck_cu(call) do { CUresult r_ = (call); \
+	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
+
+/* Open file descriptors of this process (entries of /proc/self/fd, less
+ * the one that reads them). */
 int test_count_fds(void);
+
+/* Whether fd is readable within timeout_ms (0: now). */
+bool test_fd_readable(int fd, int timeout_ms);
+
+/* A ring of slots w x h RGBA8 frames on dev (flags and stream: the
+ * description's); the test fails if glcuda_ring_new() does. */
+struct glcuda_ring *test_make_ring(struct glcuda_device *dev, uint32_t w, uint32_t h,
+				   uint32_t slots, uint32_t flags, void *stream);
 
 /* GL object names alive in the current context among 1..limit. */
 struct gl_names {

@@ -25,7 +25,8 @@ fail=0
 # Usage errors exit 2, --help 0.
 "$demo" --help >"$tmp/help" 2>&1 || { echo "FAIL: --help exited non-zero" >&2; fail=1; }
 grep -q -- "--in-flight" "$tmp/help" || { echo "FAIL: --help does not list --in-flight" >&2; fail=1; }
-for bad in "--filter nope" "--in-flight 5" "--size 12" "--sync nope" "--frames 0"; do
+for bad in "--filter nope" "--in-flight 5" "--size 12" "--size 0x64" "--size 64x64x" \
+	   "--sync nope" "--frames 0" "--cuda-device nope" "--device nope"; do
 	# shellcheck disable=SC2086 # split on purpose
 	"$demo" $bad >/dev/null 2>&1
 	rc=$?
@@ -57,6 +58,18 @@ if [ -e "$tmp/nodriver" ]; then
 	echo "FAIL: glcuda-demo wrote output without running" >&2
 	fail=1
 fi
+
+# Both spellings of the device option are accepted: without a driver they
+# fail at run time (1), not as bad usage (2).
+for opt in --cuda-device --device; do
+	GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$demo" "$opt" 0 --size 64x64 --frames 2 \
+		--png-frames none --quiet >/dev/null 2>&1
+	rc=$?
+	if [ $rc -ne 1 ]; then
+		echo "FAIL: glcuda-demo $opt 0 without a CUDA driver exited $rc, expected 1" >&2
+		fail=1
+	fi
+done
 
 have_cuda_driver() {
 	if [ -n "${GLCUDA_LIBCUDA:-}" ]; then
@@ -146,6 +159,9 @@ for filter in none invert blur unsharp grade; do
 done
 run blur16f --filter blur --format rgba16f --in-flight 2
 run grade-gles --filter grade --gles --in-flight 4
+# CUDA device 0 by name, and by the older spelling of the option.
+run device0 --filter none --cuda-device 0
+run device0-old --filter none --device 0
 
 # The compositor example at 120 Hz until 30 frames reached the screen
 # (however long that takes).

@@ -24,10 +24,6 @@ struct gpu {
 void gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode);
 void gpu_teardown(struct gpu *g);
 
-#define ck_cu(call) do { CUresult r_ = (call); \
-	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
-#define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
 
 /* Launch check_and_fill for the image: compare with expect (device
  * pointer or 0) and write fill (or 0); counters at dcount[0..1]. */

@@ -1,9 +1,9 @@
 #!/bin/sh
 # The GStreamer element (gst/, glcudafilter) on frames of odd height, on
-# Mesa and the fake CUDA driver as tests/test-gst.sh runs it: NV12 and
-# P010_10LE, whose chroma plane is half the frame's height rounded up
-# (a 47-row frame has 24 chroma rows, the last of them half outside the
-# frame's rows), through the built-in invert and filter=none, on the
+# Mesa and the fake CUDA driver as tests/test-gst.sh runs it: NV12, I420
+# and P010_10LE, whose chroma planes are half the frame's height rounded
+# up (a 47-row frame has 24 chroma rows, the last of them half outside
+# the frame's rows), through the built-in invert and filter=none, on the
 # element's every route: GstGL's textures copied in, the element's pool
 # filled by another glcudafilter, and (NV12) by glcolorconvert.
 #
@@ -13,9 +13,12 @@
 # chroma follows the luma rows with no padding row), and both sides went
 # through the same upload and download. Per frame, the download holds
 # the luma rows and then the chroma rows (its size is checked), so the
-# last chroma row ends each frame: it is checked by name. The widths are
+# last chroma row ends each frame: it is checked by name (I420 holds its
+# U rows then its V rows, W/2 words each: its "chroma rows" below are
+# pairs of them, the last pair the last two V rows). The widths are
 # multiples of 4, so that a row is W words with no padding (the download
-# pads each row to 4 bytes).
+# pads each row to 4 bytes); I420 runs where half the width is one too
+# (its two chroma rows are then W words together).
 # Run from the build directory after make check.
 # SPDX-License-Identifier: MIT
 set -u
@@ -53,7 +56,7 @@ states() {
 # words FORMAT FILE: FILE's words, one a line, as FORMAT's invert sees them.
 words() {
 	case $1 in
-	NV12) od -An -v -tu1 -w1 "$2" ;;
+	NV12 | I420) od -An -v -tu1 -w1 "$2" ;;
 	P010_10LE) od -An -v -tu2 -w2 "$2" ;;
 	esac
 }
@@ -68,7 +71,7 @@ check() {
 	label=$1 format=$2 w=$3 h=$4 frames=$5 ref=$6 out=$7
 	case $2/$8 in
 	*/no) expr='$2 == $1' ;;
-	NV12/yes) expr='$2 == 255 - $1' ;;
+	NV12/yes | I420/yes) expr='$2 == 255 - $1' ;;
 	P010_10LE/yes) expr='$2 == 65472 - ($1 - $1 % 64)' ;;
 	esac
 	checks=$((checks + 1))
@@ -130,11 +133,12 @@ for size in 64x47 36x7; do
 	h=${size#*x}
 	for api in opengl3 gles2; do
 		export GST_GL_API=$api
-		for format in NV12 P010_10LE; do
+		for format in NV12 P010_10LE I420; do
 			# GstGL on GLES reads back no 16-bit texture (gldownload
 			# fails): tests/test-gst.sh runs P010_10LE there without
 			# pixels.
 			[ $api = gles2 ] && [ $format = P010_10LE ] && continue
+			[ $format = I420 ] && [ $((w / 2 % 4)) -ne 0 ] && continue
 			l="$api $format ${w}x$h"
 			src="videotestsrc num-buffers=$frames pattern=smpte ! video/x-raw,format=$format,width=$w,height=$h ! glupload"
 			if ! run ref $src ! gldownload ! filesink location="$tmp/ref.raw"; then

@@ -96,21 +96,21 @@ expect_error "an empty kernel file" "the kernel file $tmp/empty.ptx is empty" \
 # 3. A format the element does not take, no caps filter before it: the
 # link is made, the stream fails when it starts (as doc/gstreamer.md
 # says); glcolorconvert in front converts.
-bgra='videotestsrc num-buffers=2 ! video/x-raw,format=BGRA,width=64,height=48'
-if gst-launch-1.0 $bgra ! glupload ! glcudafilter ! gldownload ! fakesink > "$tmp/bgra.log" 2>&1; then
-	fail "BGRA straight into glcudafilter ran"
-elif ! grep -q 'reason not-negotiated' "$tmp/bgra.log"; then
-	fail "BGRA straight into glcudafilter: not the not-negotiated error doc/gstreamer.md describes"
-	grep -v '^Got context' "$tmp/bgra.log" >&2
+argb='videotestsrc num-buffers=2 ! video/x-raw,format=ARGB,width=64,height=48'
+if gst-launch-1.0 $argb ! glupload ! glcudafilter ! gldownload ! fakesink > "$tmp/argb.log" 2>&1; then
+	fail "ARGB straight into glcudafilter ran"
+elif ! grep -q 'reason not-negotiated' "$tmp/argb.log"; then
+	fail "ARGB straight into glcudafilter: not the not-negotiated error doc/gstreamer.md describes"
+	grep -v '^Got context' "$tmp/argb.log" >&2
 else
-	echo "PASS: BGRA without glcolorconvert: streaming stopped, reason not-negotiated"
+	echo "PASS: ARGB without glcolorconvert: streaming stopped, reason not-negotiated"
 fi
-if ! gst-launch-1.0 $bgra ! glupload ! glcolorconvert ! glcudafilter ! gldownload ! fakesink \
-	> "$tmp/bgra-cc.log" 2>&1; then
-	fail "BGRA through glcolorconvert into glcudafilter"
-	grep -v '^Got context' "$tmp/bgra-cc.log" >&2
+if ! gst-launch-1.0 $argb ! glupload ! glcolorconvert ! glcudafilter ! gldownload ! fakesink \
+	> "$tmp/argb-cc.log" 2>&1; then
+	fail "ARGB through glcolorconvert into glcudafilter"
+	grep -v '^Got context' "$tmp/argb-cc.log" >&2
 else
-	echo "PASS: BGRA with glcolorconvert in front"
+	echo "PASS: ARGB with glcolorconvert in front"
 fi
 
 # 4. doc/gstreamer.md's property table against gst-inspect-1.0 (a new

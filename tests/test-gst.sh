@@ -4,10 +4,13 @@
 # device platform without a window system, glcuda in the cpu sync mode.
 # Pixels: filter=none against the same pipeline without the filter, byte
 # for byte, on desktop GL and GLES; kernel-name=ring_transform (the fake
-# runs a CPU invert for that name) against the inverse; NV12, P010_10LE
-# and RGB10A2_LE (one texture per plane) with none and the built-in invert
-# (CPU versions of the element's kernels in the fake) against the inverse
-# computed here. The buffer pool:
+# runs a CPU invert for that name) against the inverse; NV12, I420,
+# P010_10LE, RGB10A2_LE, BGRA, BGRx and RGBx (one texture per plane) with
+# none, the built-in invert (CPU versions of the element's kernels and of
+# the tools' filters in the fake) and a kernel of the user's run once per
+# plane (invert_planes) against the inverse computed here; BGRA, BGRx and
+# RGBx at an odd size through every filter against RGBA through the same
+# filter, colours in the format's order. The buffer pool:
 # glcudafilter offers upstream a pool of glcuda images (an allocation query
 # answered on its sink pad), glcolorconvert renders into it, a glcudafilter
 # before another outputs into the other's, and the stats property counts
@@ -58,6 +61,12 @@ if ! gst-inspect-1.0 glcudafilter > "$tmp/inspect.log" 2>&1 ||
 	fail "gst-inspect-1.0 glcudafilter"
 	cat "$tmp/inspect.log" >&2
 fi
+# The metadata: an author with where to write, an origin that is a URL
+# (configure.ac's AC_INIT).
+grep -Eq '^ *Author +[^<]+ <https?://[^ >]+>$' "$tmp/inspect.log" ||
+	fail "gst-inspect-1.0: no author with a contact: $(grep Author "$tmp/inspect.log")"
+grep -Eq '^ *Origin URL +https?://[^ ]+$' "$tmp/inspect.log" ||
+	fail "gst-inspect-1.0: the origin is not a URL: $(grep Origin "$tmp/inspect.log")"
 
 for api in opengl3 gles2; do
 	run ref-$api $src ! glupload ! gldownload ! filesink location="$tmp/ref-$api.raw" ||
@@ -146,11 +155,14 @@ else
 	cmp "$tmp/ref-opengl3.raw" "$tmp/chain.raw" || fail "two inverts are not the input"
 fi
 
-# The formats other than RGBA: NV12 and P010_10LE as one texture per
-# plane (R8 and RG8 at half size; R16 and RG16), RGB10A2_LE as one. The
-# built-in invert runs the element's own kernels (the fake runs CPU
-# versions of them by name), which only a build with nvcc has: without,
-# the element must say so when it starts.
+# The formats other than RGBA: NV12, I420 and P010_10LE as one texture
+# per plane (R8 and RG8 at half size; three R8; R16 and RG16), RGB10A2_LE,
+# BGRA, BGRx and RGBx as one. The built-in invert runs the element's own
+# kernels on the first four, the tools' filters on the others (the fake
+# runs CPU versions of both by name), which only a build with nvcc has:
+# without, the element must say so when it starts. A kernel of the user's
+# runs once per plane (gst/invert-planes.cu, doc/gstreamer.md's example,
+# inverts as the built-in invert does; the fake runs it by name).
 if grep -q '^#define HAVE_NVCC 1' ./config.h 2>/dev/null; then
 	have_kernels=yes
 else
@@ -158,12 +170,14 @@ else
 	echo "filter=invert on NV12, P010_10LE and RGB10A2_LE left out: built without nvcc"
 fi
 # check_planes NAME FORMAT REF OUT: OUT is REF inverted as FORMAT's invert
-# does it, every byte: NV12 every byte 255 - v; P010_10LE every 16-bit
-# word's 10 high bits inverted, the low 6 zero; RGB10A2_LE every 32-bit
-# word's bits 0-29 inverted, alpha (30-31) kept.
+# does it, every byte: NV12 and I420 every byte 255 - v; P010_10LE every
+# 16-bit word's 10 high bits inverted, the low 6 zero; RGB10A2_LE every
+# 32-bit word's bits 0-29 inverted, alpha (30-31) kept; BGRA, BGRx and
+# RGBx every pixel's bytes 0-2 inverted, byte 3 (alpha or x) kept.
 check_planes() {
 	case $2 in
-	NV12) size=1 expr='$2 == 255 - $1' ;;
+	NV12 | I420) size=1 expr='$2 == 255 - $1' ;;
+	BGRA | BGRx | RGBx) size=4 expr='$2 == $1 - $1 % 16777216 + 16777215 - $1 % 16777216' ;;
 	P010_10LE) size=2 expr='$2 == 65472 - ($1 - $1 % 64)' ;;
 	RGB10A2_LE) size=4 expr='$2 == $1 - $1 % 1073741824 + 1073741823 - $1 % 1073741824' ;;
 	esac
@@ -176,7 +190,7 @@ check_planes() {
 	fi
 }
 for api in opengl3 gles2; do
-	for format in NV12 P010_10LE RGB10A2_LE; do
+	for format in NV12 P010_10LE RGB10A2_LE I420 BGRA BGRx RGBx; do
 		fsrc="videotestsrc num-buffers=4 pattern=smpte ! video/x-raw,format=$format,width=64,height=48"
 		label="$api $format"
 		if [ $api = gles2 ] && [ $format = P010_10LE ]; then
@@ -216,6 +230,15 @@ for api in opengl3 gles2; do
 		else
 			check_planes "$label: filter=invert" $format "$tmp/fref.raw" "$tmp/finv.raw"
 		fi
+		if ! GST_GL_API=$api run fkern $fsrc ! glupload ! glcudafilter \
+			kernel-name=invert_planes ptx-file="$tmp/kernel.ptx" ! \
+			gldownload ! filesink location="$tmp/fkern.raw"; then
+			fail "$label: kernel-name=invert_planes"
+			cat "$tmp/fkern.log" >&2
+		else
+			check_planes "$label: kernel-name=invert_planes, once per plane" $format \
+				"$tmp/fref.raw" "$tmp/fkern.raw"
+		fi
 		# Two in a row: the first outputs into the second's pool,
 		# whose buffers are glcuda images per plane; twice inverted
 		# is the input.
@@ -248,18 +271,59 @@ for api in opengl3 gles2; do
 	fi
 done
 
+# BGRA, BGRx and RGBx through every filter, at an odd size, pixel for
+# pixel against RGBA through the same filter (its colours in the
+# format's order: grade grades the same colours), byte 3 (alpha or x,
+# filtered as alpha is) against the format's own input (the source's
+# alpha and x are uniform: the blur keeps them).
+# check_order NAME FORMAT IN RGBA_OUT OUT
+check_order() {
+	case $2 in
+	BGRA | BGRx) expr='$9 == $7 && $10 == $6 && $11 == $5' ;;
+	*) expr='$9 == $5 && $10 == $6 && $11 == $7' ;;
+	esac
+	od -An -v -tu1 -w4 "$3" > "$tmp/oin.txt"
+	od -An -v -tu1 -w4 "$4" > "$tmp/orgba.txt"
+	od -An -v -tu1 -w4 "$5" > "$tmp/oout.txt"
+	bad=$(paste "$tmp/oin.txt" "$tmp/orgba.txt" "$tmp/oout.txt" |
+		awk "NF != 12 || !($expr && \$12 == \$4) { bad++ } END { print bad + 0 }")
+	pixels=$(wc -l < "$tmp/oin.txt")
+	if [ "$pixels" -ne $((33 * 17 * 2)) ] || [ "$bad" -ne 0 ]; then
+		fail "$1: $bad of $pixels pixels differ from RGBA's"
+	fi
+}
+if [ $have_kernels = yes ]; then
+	osrc='videotestsrc num-buffers=2 pattern=smpte ! video/x-raw,width=33,height=17'
+	for filter in none invert grade blur unsharp; do
+		run orgba $osrc,format=RGBA ! glupload ! glcudafilter filter=$filter ! gldownload ! \
+			filesink location="$tmp/orgba.raw" || { fail "RGBA: filter=$filter"; continue; }
+		for format in BGRA BGRx RGBx; do
+			run oref $osrc,format=$format ! glupload ! gldownload ! \
+				filesink location="$tmp/oref.raw" ||
+				{ fail "$format: the reference pipeline"; continue; }
+			if ! run oout $osrc,format=$format ! glupload ! glcudafilter filter=$filter ! \
+				gldownload ! filesink location="$tmp/oout.raw"; then
+				fail "$format: filter=$filter"
+				cat "$tmp/oout.log" >&2
+				continue
+			fi
+			check_order "$format 33x17: filter=$filter" $format "$tmp/oref.raw" \
+				"$tmp/orgba.raw" "$tmp/oout.raw"
+		done
+	done
+fi
+
 # Caps glcudafilter cannot handle are refused when linking: formats and
 # targets it does not take, and formats the configured filter does not
-# run on (blur on RGBA only; a kernel of the user's on one plane).
-for caps in 'format=BGRA' 'texture-target=rectangle' 'format=ARGB64'; do
+# run on (blur, unsharp and grade on 8-bit RGB only).
+for caps in 'format=ARGB' 'texture-target=rectangle' 'format=ARGB64'; do
 	run caps $src ! glupload ! glcolorconvert ! "video/x-raw(memory:GLMemory),$caps" ! \
 		glcudafilter ! fakesink
 	grep -q "could not link.*glcudafilter0.*can't handle caps" "$tmp/caps.log" ||
 		fail "caps $caps: not refused"
 done
 for args in 'filter=blur NV12' 'filter=grade P010_10LE' 'filter=unsharp RGB10A2_LE' \
-	"kernel-name=ring_transform ptx-file=$tmp/kernel.ptx NV12" \
-	"kernel-name=ring_transform ptx-file=$tmp/kernel.ptx P010_10LE"; do
+	'filter=grade I420'; do
 	run caps videotestsrc num-buffers=1 ! "video/x-raw,format=${args##* }" ! glupload ! \
 		"video/x-raw(memory:GLMemory),format=${args##* }" ! glcudafilter ${args% *} ! fakesink
 	grep -q "could not link.*glcudafilter0.*can't handle caps" "$tmp/caps.log" ||
@@ -367,5 +431,5 @@ if [ "$failures" -ne 0 ]; then
 	echo "FAIL: $failures checks failed" >&2
 	exit 1
 fi
-echo "PASS: glcudafilter: pixels (GL, GLES, kernel, NV12, P010_10LE, RGB10A2_LE), the buffer pool, caps refusal, errors, state changes"
+echo "PASS: glcudafilter: pixels (GL, GLES, kernel, NV12, I420, P010_10LE, RGB10A2_LE, BGRA, BGRx, RGBx), the buffer pool, caps refusal, errors, state changes"
 exit 0

@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,21 +21,8 @@
 #include <epoxy/gl.h>
 
 #include <glcuda/glcuda.h>
-
-static int
-count_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(dir);
-	while ((e = readdir(dir)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
-}
+#include "test-common.h"
+#include "util.h"
 
 static bool
 egl_has_cuda_device(void)
@@ -491,7 +477,7 @@ START_TEST(test_no_fd_leak)
 	ck_assert_int_eq(glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl), 0);
 	glcuda_headless_destroy(hl);
 
-	before = count_fds();
+	before = test_count_fds();
 	for (int i = 0; i < 50; i++) {
 		uint32_t flags = i % 2 ? GLCUDA_HEADLESS_FLAG_GLES : 0;
 
@@ -499,9 +485,27 @@ START_TEST(test_no_fd_leak)
 		ck_assert_ptr_nonnull(glGetString(GL_VERSION));
 		glcuda_headless_destroy(hl);
 	}
-	after = count_fds();
+	after = test_count_fds();
 	ck_assert_int_eq(after, before);
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+}
+END_TEST
+
+/* The extension-list lookup that libglcuda and its programs share
+ * (lib/util.c): whole words only; an empty name matches nothing (and
+ * returns: it once searched the same place forever). */
+START_TEST(test_extension_list)
+{
+	const char *list = "EGL_KHR_image_base EGL_KHR_image EGL_EXT_a";
+
+	ck_assert(extension_list_has(list, "EGL_KHR_image"));
+	ck_assert(extension_list_has(list, "EGL_KHR_image_base"));
+	ck_assert(extension_list_has(list, "EGL_EXT_a"));
+	ck_assert(!extension_list_has(list, "EGL_KHR_imag"));
+	ck_assert(!extension_list_has(list, "EXT_a"));
+	ck_assert(!extension_list_has("EGL_KHR_image_base", "EGL_KHR_image"));
+	ck_assert(!extension_list_has(list, ""));
+	ck_assert(!extension_list_has(NULL, "EGL_EXT_a"));
 }
 END_TEST
 
@@ -523,6 +527,7 @@ glcuda_headless_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
+	tcase_add_test(tc, test_extension_list);
 	tcase_add_test(tc, test_invalid_arguments);
 	tcase_add_test(tc, test_cuda_ordinal_without_cuda);
 	suite_add_tcase(s, tc);

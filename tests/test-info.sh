@@ -158,10 +158,21 @@ fi
 
 "$info" --help >"$tmp/help" || { echo "FAIL: --help exited non-zero" >&2; fail=1; }
 grep -q -- "--json" "$tmp/help" || { echo "FAIL: --help does not list --json" >&2; fail=1; }
-"$info" --device nope >/dev/null 2>&1
-if [ $? -ne 2 ]; then
-	echo "FAIL: a bad --device argument must exit 2" >&2
-	fail=1
-fi
+grep -q -- "--cuda-device" "$tmp/help" || { echo "FAIL: --help does not list --cuda-device" >&2; fail=1; }
+# --device is the older spelling of --cuda-device: a bad value is bad
+# usage (2); a good one runs, and fails without a driver (1).
+for opt in --cuda-device --device; do
+	"$info" "$opt" nope >/dev/null 2>&1
+	if [ $? -ne 2 ]; then
+		echo "FAIL: a bad $opt argument must exit 2" >&2
+		fail=1
+	fi
+	GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$info" "$opt" 0 >/dev/null 2>&1
+	rc=$?
+	if [ $rc -ne 1 ]; then
+		echo "FAIL: glcuda-info $opt 0 without a CUDA driver exited $rc, expected 1" >&2
+		fail=1
+	fi
+done
 
 exit $fail

@@ -33,11 +33,6 @@
 #define W 64
 #define H 48
 
-#define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
-#define ck_err(call, err) do { int r_ = (call); \
-	ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, glcuda_error_get_name(r_), \
-		      glcuda_error_get_name(err), glcuda_get_last_error()); } while (0)
 /* A call after the loss: DEVICE_LOST, and the message says what was lost
  * (`what` and `code`: the first failure's call and code). */
 #define ck_lost(call) do { ck_err(call, GLCUDA_ERROR_DEVICE_LOST); \
@@ -137,19 +132,6 @@ baseline_check(const struct baseline *b, unsigned int *reclaimed)
 	*reclaimed = fake.reclaimed() - b->reclaimed;
 }
 
-static struct glcuda_ring *
-make_ring(struct glcuda_device *dev, uint32_t slots, uint32_t flags, void *stream)
-{
-	struct glcuda_ring_desc desc = {
-		.size = sizeof(desc),
-		.width = W, .height = H, .slots = slots,
-		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags, .cuda_stream = stream,
-	};
-	struct glcuda_ring *ring = NULL;
-	ck_ok(glcuda_ring_new(dev, &desc, &ring));
-	return ring;
-}
-
 static struct glcuda_frame *
 frame_to(struct glcuda_ring *ring, bool complete)
 {
@@ -169,7 +151,7 @@ frame_to(struct glcuda_ring *ring, bool complete)
 static void
 device_works(struct glcuda_device *dev)
 {
-	struct glcuda_ring *ring = make_ring(dev, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
+	struct glcuda_ring *ring = test_make_ring(dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
 	struct glcuda_image *img;
 	struct glcuda_frame *f, *taken;
 
@@ -234,7 +216,7 @@ START_TEST(cuda_sticky_error)
 
 	baseline_take(hl_device_new(hl), &base);
 	dev = hl_device_new(hl);
-	ring = make_ring(dev, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
+	ring = test_make_ring(dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
 	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &a));
 	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &b));
 	ck_ok(glcuda_handoff_to_cuda(dev, &a, 1, NULL)); /* a: CUDA's, b: GL's */
@@ -418,7 +400,7 @@ START_TEST(gl_reset)
 	} else {
 		dev->gl.reset_notification = true;
 	}
-	ring = make_ring(dev, 2, GLCUDA_RING_FLAG_TIMINGS, NULL);
+	ring = test_make_ring(dev, W, H, 2, GLCUDA_RING_FLAG_TIMINGS, NULL);
 	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	ck_ok(glcuda_handoff_to_cuda(dev, &img, 1, NULL));
 	f0 = frame_to(ring, true);
@@ -496,7 +478,7 @@ START_TEST(ring_destroy_host_functions_queued)
 		ck_assert_int_eq(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), 0);
 		glcuda_cuda.cuCtxPopCurrent(&popped);
 	}
-	ring = make_ring(dev, 3, (_i == 1 ? GLCUDA_RING_FLAG_IN_PLACE : 0) |
+	ring = test_make_ring(dev, W, H, 3, (_i == 1 ? GLCUDA_RING_FLAG_IN_PLACE : 0) |
 			 GLCUDA_RING_FLAG_TIMINGS, stream);
 	frame_to(ring, true);
 	fake.gate(1);
@@ -525,7 +507,7 @@ START_TEST(ring_destroy_host_functions_queued)
 		fake.gate(0);
 		ck_assert_uint_eq(fake.host_fns_run(), host0 + 2);
 		/* The next ring call frees what they used. */
-		glcuda_ring_destroy(make_ring(dev, 2, 0, NULL));
+		glcuda_ring_destroy(test_make_ring(dev, W, H, 2, 0, NULL));
 		ck_assert_int_eq(test_count_fds(), fds);
 		glcuda_device_destroy(dev);
 	}
@@ -592,7 +574,7 @@ START_TEST(cpu_wait_failure)
 	glcuda_image_destroy(img);
 
 	/* A ring frame stays completed: its wait can be retried. */
-	ring = make_ring(dev, 2, 0, NULL);
+	ring = test_make_ring(dev, W, H, 2, 0, NULL);
 	f = frame_to(ring, true);
 	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuEventSynchronize:1", 1);
 	ck_err(glcuda_frame_wait_gl(f), GLCUDA_ERROR_CUDA);

@@ -21,13 +21,13 @@
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"
+#include "fake-cuda/fake-cuda-env.h"
 #include "fake-cuda/fake-cuda-test.h"
 #include "fake-cuda/fake-cuda.h"
 #include <errno.h>
 #include <glcuda/glcuda-cuda.h>
 
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,13 +37,6 @@
 #define W 61 /* not a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 37
 
-#define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
-#define ck_cu(call) do { CUresult r_ = (call); \
-	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
-/* The library's CUDA table, and the tests' own (lib/loader/cuda-loader.h). */
-#define CUF(name) glcuda_cuda.name
-#define CUT(name) glcuda_test_cuda.name
 
 static struct {
 	fake_cuda_stream_hold_fn hold;
@@ -52,19 +45,11 @@ static struct {
 	fake_cuda_semaphore_state_fn sem_state;
 	void (*settle)(void);
 	unsigned int (*host_fns_run)(void);
-	unsigned int (*live_objects)(void);
-	unsigned int (*primary_refs)(void);
-	int (*sticky_error)(void);
 } fake;
 
 struct env {
-	struct glcuda_headless *hl;
-	struct glcuda_device *dev;
-	bool gles;
-	unsigned int live0;
-	CUmodule module;
-	CUfunction invert, check[17];
-	CUstream stream; /* non-blocking, as the ring's own */
+	struct fake_env f; /* context, device, kernels, stream */
+	CUfunction check[17];
 	GLuint program, vao, fbo;
 };
 
@@ -80,26 +65,9 @@ resolve_fake(void)
 		"fake_cuda_semaphore_state");
 	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
 	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
-	fake.live_objects = (unsigned int (*)(void))fake_cuda_control("fake_cuda_live_objects");
-	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control("fake_cuda_primary_refs");
-	fake.sticky_error = (int (*)(void))fake_cuda_control("fake_cuda_sticky_error");
 	ck_assert_msg(fake.hold && fake.stream_pending && fake.sem_signal && fake.sem_state &&
-		      fake.settle && fake.host_fns_run && fake.live_objects &&
-		      fake.primary_refs && fake.sticky_error,
+		      fake.settle && fake.host_fns_run,
 		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
-}
-
-static void
-push(struct env *e)
-{
-	ck_cu(CUF(cuCtxPushCurrent)(glcuda_device_get_cuda_context(e->dev)));
-}
-
-static void
-pop(void)
-{
-	CUcontext c;
-	ck_cu(CUF(cuCtxPopCurrent)(&c));
 }
 
 /* GL: a program that draws the test pattern (test_fill_pattern's RGBA8
@@ -146,8 +114,8 @@ shader(GLenum type, bool gles, const char *body)
 static void
 gl_setup(struct env *e)
 {
-	GLuint vs = shader(GL_VERTEX_SHADER, e->gles, vs_src);
-	GLuint fs = shader(GL_FRAGMENT_SHADER, e->gles, fs_src);
+	GLuint vs = shader(GL_VERTEX_SHADER, e->f.gles, vs_src);
+	GLuint fs = shader(GL_FRAGMENT_SHADER, e->f.gles, fs_src);
 	GLint ok = 0;
 
 	e->program = glCreateProgram();
@@ -187,27 +155,16 @@ gl_draw(struct env *e, GLuint tex, uint32_t w, uint32_t h, uint32_t seed, int sp
 static void
 env_setup(struct env *e, bool gles)
 {
-	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_CPU };
-
 	memset(e, 0, sizeof(*e));
-	e->gles = gles;
-	e->hl = test_headless(gles);
-	ck_assert_int_eq(fake_cuda_set_uuid_from_gl(), GL_NO_ERROR);
-	ck_ok(glcuda_device_new(glcuda_headless_get_display(e->hl), glcuda_headless_get_context(e->hl),
-				&opts, &e->dev));
+	fake_env_setup(&e->f, gles);
 	resolve_fake();
-	e->live0 = fake.live_objects();
-	push(e);
-	/* The fake loads any image: its functions are the CPU versions. */
-	ck_cu(CUT(cuModuleLoadData)(&e->module, "tests/test-kernels.cu"));
-	ck_cu(CUT(cuModuleGetFunction)(&e->invert, e->module, "ring_transform"));
+	fake_env_push(&e->f);
 	for (unsigned int n = 1; n <= 16; n *= 2) {
 		char name[32];
 		snprintf(name, sizeof(name), "check_and_fill_%u", n);
-		ck_cu(CUT(cuModuleGetFunction)(&e->check[n], e->module, name));
+		ck_cu(CUT(cuModuleGetFunction)(&e->check[n], e->f.module, name));
 	}
-	ck_cu(CUF(cuStreamCreate)(&e->stream, CU_STREAM_NON_BLOCKING));
-	pop();
+	fake_env_pop();
 	gl_setup(e);
 }
 
@@ -217,30 +174,10 @@ env_teardown(struct env *e)
 	glDeleteProgram(e->program);
 	glDeleteVertexArrays(1, &e->vao);
 	glDeleteFramebuffers(1, &e->fbo);
-	push(e);
-	ck_cu(CUF(cuStreamDestroy)(e->stream));
-	ck_cu(CUT(cuModuleUnload)(e->module));
-	pop();
-	ck_assert_uint_eq(fake.live_objects(), e->live0);
-	ck_assert_int_eq(fake.sticky_error(), 0);
-	glcuda_device_destroy(e->dev);
-	ck_assert_uint_eq(fake.primary_refs(), 0);
-	glcuda_headless_destroy(e->hl);
+	fake_env_teardown(&e->f);
 }
 
 /* ring_transform (in, out, w, h): R, G inverted, B flipped, A kept. */
-static void
-launch_invert(struct env *e, CUsurfObject in, CUsurfObject out, CUstream stream)
-{
-	int w = W, h = H;
-	void *args[] = { &in, &out, &w, &h };
-
-	push(e);
-	ck_cu(CUT(cuLaunchKernel)(e->invert, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1, 0,
-				  stream, args, NULL));
-	pop();
-}
-
 static void
 invert_pixels(uint8_t *p, size_t count)
 {
@@ -285,7 +222,7 @@ START_TEST(every_format_both_ways)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	supported = glcuda_device_get_caps(e.dev)->formats_supported;
+	supported = glcuda_device_get_caps(e.f.dev)->formats_supported;
 	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
 		const struct format_info *fmt = format_info((enum glcuda_format)f);
 		size_t bpp = fmt->bytes_per_pixel, size = (size_t)W * H * bpp;
@@ -302,11 +239,11 @@ START_TEST(every_format_both_ways)
 		ck_assert(in && out && got);
 		test_fill_pattern(fmt, W, H, 11, in);
 		test_fill_pattern(fmt, W, H, 12, out);
-		ck_ok(test_image_new(e.dev, W, H, (enum glcuda_format)f, 0, &img));
+		ck_ok(test_image_new(e.f.dev, W, H, (enum glcuda_format)f, 0, &img));
 		ck_assert(test_gl_upload(glcuda_image_get_gl_texture(img), fmt, W, H, in));
-		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+		ck_ok(glcuda_handoff_to_cuda(e.f.dev, &img, 1, e.f.stream));
 
-		push(&e);
+		fake_env_push(&e.f);
 		ck_cu(CUT(cuMemAlloc)(&d_in, size));
 		ck_cu(CUT(cuMemAlloc)(&d_out, size));
 		ck_cu(CUT(cuMemAlloc)(&d_count, 8));
@@ -318,28 +255,28 @@ START_TEST(every_format_both_ways)
 			CUdeviceptr d_first = d_count + 4;
 			void *args[] = { &surf, &w, &h, &d_in, &d_out, &d_count, &d_first };
 			ck_cu(CUT(cuLaunchKernel)(e.check[bpp], (W + 15) / 16, (H + 15) / 16, 1, 16,
-						  16, 1, 0, e.stream, args, NULL));
+						  16, 1, 0, e.f.stream, args, NULL));
 		}
-		pop();
-		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
-		push(&e);
+		fake_env_pop();
+		ck_ok(glcuda_handoff_to_gl(e.f.dev, &img, 1, e.f.stream));
+		fake_env_push(&e.f);
 		ck_cu(CUT(cuMemcpyDtoH)(&mismatches, d_count, 4));
 		ck_cu(CUT(cuMemcpyDtoH)(&first, d_count + 4, 4));
 		ck_cu(CUT(cuMemFree)(d_in));
 		ck_cu(CUT(cuMemFree)(d_out));
 		ck_cu(CUT(cuMemFree)(d_count));
-		pop();
+		fake_env_pop();
 		ck_assert_msg(mismatches == 0, "%s %s: CUDA saw %u texels that GL did not write, "
-			      "the first at (%u,%u)", e.gles ? "GLES" : "GL", fmt->name, mismatches,
+			      "the first at (%u,%u)", e.f.gles ? "GLES" : "GL", fmt->name, mismatches,
 			      first % W, first / W);
 		if (!test_gl_readback(glcuda_image_get_gl_texture(img), fmt, W, H, got)) {
 			/* GLES reads some formats only as another type. */
-			ck_assert_msg(e.gles, "GL cannot read %s back", fmt->name);
+			ck_assert_msg(e.f.gles, "GL cannot read %s back", fmt->name);
 			printf("GLES: %s: checked on the CUDA side only\n", fmt->name);
 		} else {
 			i = test_first_mismatch(got, out, fmt, W, H);
 			ck_assert_msg(i < 0, "%s %s: GL reads texel (%ld,%ld) not as CUDA wrote it",
-				      e.gles ? "GLES" : "GL", fmt->name, i % W, i / W);
+				      e.f.gles ? "GLES" : "GL", fmt->name, i % W, i / W);
 		}
 		glcuda_image_destroy(img);
 		free(in);
@@ -363,16 +300,17 @@ START_TEST(image_draw_invert)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	streams[0] = e.stream;
+	streams[0] = e.f.stream;
 	streams[1] = NULL;
 	streams[2] = CU_STREAM_LEGACY;
-	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.f.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	for (uint32_t n = 0; n < 6; n++) {
 		CUstream s = streams[n % 3];
 		gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, n, 0);
-		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, s));
-		launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img), s);
-		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, s));
+		ck_ok(glcuda_handoff_to_cuda(e.f.dev, &img, 1, s));
+		fake_env_launch_invert(&e.f, glcuda_image_get_cuda_surface(img),
+				       glcuda_image_get_cuda_surface(img), W, H, s);
+		ck_ok(glcuda_handoff_to_gl(e.f.dev, &img, 1, s));
 		rgba8_pattern(n, want);
 		invert_pixels(want, W * H);
 		check_rgba8(glcuda_image_get_gl_texture(img), want, "drawn, inverted by CUDA");
@@ -392,20 +330,20 @@ START_TEST(handoff_to_gl_waits_for_cuda)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.f.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	for (uint32_t n = 0; n < 3; n++) {
 		gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 20 + n, 0);
-		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
-		ck_assert_int_eq(fake.hold(e.stream, FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
-		launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img),
-			      e.stream);
-		ck_assert_uint_eq(fake.stream_pending(e.stream), 1);
-		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+		ck_ok(glcuda_handoff_to_cuda(e.f.dev, &img, 1, e.f.stream));
+		ck_assert_int_eq(fake.hold(e.f.stream, FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
+		fake_env_launch_invert(&e.f, glcuda_image_get_cuda_surface(img),
+				       glcuda_image_get_cuda_surface(img), W, H, e.f.stream);
+		ck_assert_uint_eq(fake.stream_pending(e.f.stream), 1);
+		ck_ok(glcuda_handoff_to_gl(e.f.dev, &img, 1, e.f.stream));
 		rgba8_pattern(20 + n, want);
 		invert_pixels(want, W * H);
 		check_rgba8(glcuda_image_get_gl_texture(img), want,
 			    "image handed back to GL: CUDA's kernel must be done");
-		ck_assert_uint_eq(fake.stream_pending(e.stream), 0);
+		ck_assert_uint_eq(fake.stream_pending(e.f.stream), 0);
 	}
 	glcuda_image_destroy(img);
 	env_teardown(&e);
@@ -425,14 +363,14 @@ START_TEST(handoff_to_cuda_waits_for_gl)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.f.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 30, 0);
 	glFinish();
 	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 31, spin);
-	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
-	launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img),
-		      e.stream);
-	ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+	ck_ok(glcuda_handoff_to_cuda(e.f.dev, &img, 1, e.f.stream));
+	fake_env_launch_invert(&e.f, glcuda_image_get_cuda_surface(img),
+			       glcuda_image_get_cuda_surface(img), W, H, e.f.stream);
+	ck_ok(glcuda_handoff_to_gl(e.f.dev, &img, 1, e.f.stream));
 	rgba8_pattern(31, want);
 	invert_pixels(want, W * H);
 	check_rgba8(glcuda_image_get_gl_texture(img), want,
@@ -443,26 +381,6 @@ START_TEST(handoff_to_cuda_waits_for_gl)
 END_TEST
 
 /* Ring -------------------------------------------------------------------------- */
-
-static struct glcuda_ring *
-make_ring(struct env *e, uint32_t flags)
-{
-	struct glcuda_ring_desc desc = {
-		.size = sizeof(desc),
-		.width = W, .height = H, .slots = 3,
-		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
-	};
-	struct glcuda_ring *ring = NULL;
-	ck_ok(glcuda_ring_new(e->dev, &desc, &ring));
-	return ring;
-}
-
-static bool
-fd_readable(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
 
 static struct glcuda_frame *
 frame_draw_submit(struct env *e, struct glcuda_ring *ring, int spin)
@@ -495,11 +413,11 @@ START_TEST(ring_draw_invert)
 	struct env e;
 
 	env_setup(&e, _i / 2 == 1);
-	ring = make_ring(&e, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
+	ring = test_make_ring(e.f.dev, W, H, 3, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0, NULL);
 	for (int n = 0; n < 12; n++) {
 		f = frame_draw_submit(&e, ring, 0);
-		launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
-			      glcuda_frame_get_stream(f));
+		fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
+				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
 		ck_ok(glcuda_frame_complete(f));
 		if (prev) {
 			ck_ok(glcuda_frame_wait_gl(prev));
@@ -534,7 +452,7 @@ START_TEST(ring_batches)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 0);
+	ring = test_make_ring(e.f.dev, W, H, 3, 0, NULL);
 	for (int b = 0; b < 4; b++) {
 		for (int i = 0; i < 3; i++) {
 			ck_ok(glcuda_ring_acquire(ring, &f[i]));
@@ -546,8 +464,8 @@ START_TEST(ring_batches)
 		for (int i = 0; i < 3; i++) {
 			CUstream s = glcuda_frame_get_stream(f[i]);
 			ck_assert_int_eq(fake.hold(s, FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
-			launch_invert(&e, glcuda_frame_get_input_surface(f[i]),
-				      glcuda_frame_get_output_surface(f[i]), s);
+			fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f[i]),
+					       glcuda_frame_get_output_surface(f[i]), W, H, s);
 		}
 		for (int i = 0; i < 3; i++)
 			ck_ok(glcuda_frame_complete(f[i]));
@@ -575,26 +493,26 @@ START_TEST(ring_ready_only_after_kernel)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 0);
+	ring = test_make_ring(e.f.dev, W, H, 3, 0, NULL);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD), 0);
 		host0 = fake.host_fns_run();
-		launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
-			      glcuda_frame_get_stream(f));
+		fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
+				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
 		ck_ok(glcuda_frame_complete(f));
 		fake.settle();
 		ck_assert_msg(fake.host_fns_run() == host0,
 			      "frame %d: the frame-done host function ran while the frame's "
 			      "kernel was still queued", n);
-		ck_assert(!fd_readable(glcuda_ring_get_fd(ring)));
+		ck_assert(!test_fd_readable(glcuda_ring_get_fd(ring), 0));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
 		ck_assert_int_eq(glcuda_ring_take_newest(ring, &got), -EAGAIN);
 		ck_assert_uint_gt(fake.stream_pending(glcuda_frame_get_stream(f)), 0);
 
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_RUN), 0);
 		ck_assert_uint_eq(fake.host_fns_run(), host0 + 1);
-		ck_assert(fd_readable(glcuda_ring_get_fd(ring)));
+		ck_assert(test_fd_readable(glcuda_ring_get_fd(ring), 0));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
 		ck_ok(glcuda_ring_take_newest(ring, &got));
 		ck_assert_ptr_eq(got, f);
@@ -615,12 +533,12 @@ START_TEST(ring_wait_gl_waits_for_cuda)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 0);
+	ring = test_make_ring(e.f.dev, W, H, 3, 0, NULL);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
-		launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
-			      glcuda_frame_get_stream(f));
+		fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
+				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
 		ck_ok(glcuda_frame_complete(f));
 		if (n % 2)
 			ck_ok(glcuda_frame_wait_gl(f));
@@ -645,10 +563,10 @@ START_TEST(ring_submit_waits_for_gl)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, GLCUDA_RING_FLAG_IN_PLACE);
+	ring = test_make_ring(e.f.dev, W, H, 3, GLCUDA_RING_FLAG_IN_PLACE, NULL);
 	f = frame_draw_submit(&e, ring, spin);
-	launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
-		      glcuda_frame_get_stream(f));
+	fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
+			       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
 	ck_ok(glcuda_frame_complete(f));
 	ck_ok(glcuda_frame_release(f));
 	check_frame_output(f, "ring frame submitted during a long draw");
@@ -688,11 +606,11 @@ START_TEST(gpu_mode_stream_order)
 	struct env e;
 
 	env_setup(&e, false);
-	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ck_ok(test_image_new(e.f.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 40, 0);
 	glFinish();
 	host_calls = 0;
-	push(&e);
+	fake_env_push(&e.f);
 	memset(&desc, 0, sizeof(desc));
 	desc.type = timeline ? CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD
 			     : CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
@@ -706,30 +624,30 @@ START_TEST(gpu_mode_stream_order)
 		memset(&signal, 0, sizeof(signal));
 		wait.params.fence.value = frame;
 		signal.params.fence.value = frame;
-		ck_cu(CUF(cuWaitExternalSemaphoresAsync)(&to_cuda, &wait, 1, e.stream));
-		pop();
-		launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img),
-			      e.stream);
-		push(&e);
-		ck_cu(CUF(cuSignalExternalSemaphoresAsync)(&to_gl, &signal, 1, e.stream));
-		ck_cu(CUF(cuEventRecord)(done, e.stream));
-		ck_cu(CUF(cuLaunchHostFunc)(e.stream, record_host_fn, (void *)(uintptr_t)frame));
+		ck_cu(CUF(cuWaitExternalSemaphoresAsync)(&to_cuda, &wait, 1, e.f.stream));
+		fake_env_pop();
+		fake_env_launch_invert(&e.f, glcuda_image_get_cuda_surface(img),
+				       glcuda_image_get_cuda_surface(img), W, H, e.f.stream);
+		fake_env_push(&e.f);
+		ck_cu(CUF(cuSignalExternalSemaphoresAsync)(&to_gl, &signal, 1, e.f.stream));
+		ck_cu(CUF(cuEventRecord)(done, e.f.stream));
+		ck_cu(CUF(cuLaunchHostFunc)(e.f.stream, record_host_fn, (void *)(uintptr_t)frame));
 
 		/* GL has not signalled: everything waits. */
 		ck_assert_int_eq(fake.sem_state(to_gl, &value, NULL, NULL), 0);
 		ck_assert_uint_eq(value, frame - 1); /* binary: nobody waited */
-		ck_assert_uint_eq(fake.stream_pending(e.stream), 5);
+		ck_assert_uint_eq(fake.stream_pending(e.f.stream), 5);
 		ck_assert_int_eq(CUF(cuEventQuery)(done), CUDA_ERROR_NOT_READY);
 		ck_assert_uint_eq(host_calls, frame - 1);
 		/* A timeline's earlier value does not release it. */
 		if (timeline) {
 			ck_assert_int_eq(fake.sem_signal(to_cuda, frame - 1), 0);
-			ck_assert_uint_eq(fake.stream_pending(e.stream), 5);
+			ck_assert_uint_eq(fake.stream_pending(e.f.stream), 5);
 		}
 		ck_assert_int_eq(fake.sem_signal(to_cuda, frame), 0);
 		ck_cu(CUF(cuEventSynchronize)(done));
 		fake.settle();
-		ck_assert_uint_eq(fake.stream_pending(e.stream), 0);
+		ck_assert_uint_eq(fake.stream_pending(e.f.stream), 0);
 		ck_assert_uint_eq(host_calls, frame);
 		ck_assert_uint_eq(host_order[frame - 1], frame);
 		ck_assert_int_eq(fake.sem_state(to_gl, &value, &waits, &signals), 0);
@@ -739,19 +657,19 @@ START_TEST(gpu_mode_stream_order)
 		ck_assert_int_eq(fake.sem_state(to_cuda, &value, &waits, NULL), 0);
 		ck_assert_uint_eq(waits, frame);
 		ck_assert_uint_eq(value, timeline ? frame : 0); /* binary: consumed */
-		pop();
+		fake_env_pop();
 		/* The kernel ran between the wait and the signal: inverted
 		 * an odd number of times now or not. */
 		rgba8_pattern(40, want);
 		if (frame % 2)
 			invert_pixels(want, W * H);
 		check_rgba8(glcuda_image_get_gl_texture(img), want, "kernel after the semaphore wait");
-		push(&e);
+		fake_env_push(&e.f);
 	}
 	ck_cu(CUF(cuEventDestroy)(done));
 	ck_cu(CUF(cuDestroyExternalSemaphore)(to_cuda));
 	ck_cu(CUF(cuDestroyExternalSemaphore)(to_gl));
-	pop();
+	fake_env_pop();
 	glcuda_image_destroy(img);
 	env_teardown(&e);
 }
@@ -768,7 +686,7 @@ START_TEST(legacy_stream_and_events)
 
 	env_setup(&e, false);
 	host_calls = 0;
-	push(&e);
+	fake_env_push(&e.f);
 	ck_cu(CUF(cuStreamCreate)(&blocking, 0));
 	ck_cu(CUF(cuStreamCreate)(&other, CU_STREAM_NON_BLOCKING));
 	ck_cu(CUF(cuEventCreate)(&ev, CU_EVENT_DISABLE_TIMING));
@@ -776,7 +694,7 @@ START_TEST(legacy_stream_and_events)
 	ck_cu(CUF(cuLaunchHostFunc)(blocking, record_host_fn, (void *)1));
 	ck_cu(CUF(cuEventRecord)(ev, blocking));
 	ck_cu(CUF(cuLaunchHostFunc)(NULL, record_host_fn, (void *)2));
-	ck_cu(CUF(cuLaunchHostFunc)(e.stream, record_host_fn, (void *)3));
+	ck_cu(CUF(cuLaunchHostFunc)(e.f.stream, record_host_fn, (void *)3));
 	ck_cu(CUT(cuStreamWaitEvent)(other, ev, 0));
 	ck_cu(CUF(cuLaunchHostFunc)(other, record_host_fn, (void *)4));
 	fake.settle();
@@ -797,7 +715,7 @@ START_TEST(legacy_stream_and_events)
 	ck_cu(CUF(cuEventDestroy)(ev));
 	ck_cu(CUF(cuStreamDestroy)(blocking));
 	ck_cu(CUF(cuStreamDestroy)(other));
-	pop();
+	fake_env_pop();
 	env_teardown(&e);
 }
 END_TEST

@@ -22,7 +22,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +33,6 @@
 #define H 48
 #define RING_SLOTS_MAX_TEST 4
 
-#define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
-#define ck_err(call, err) do { int r_ = (call); \
-	ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, glcuda_error_get_name(r_), \
-		      glcuda_error_get_name(err), glcuda_get_last_error()); } while (0)
 
 /* The fake's controls, resolved once it is loaded. */
 static struct {
@@ -128,26 +122,6 @@ verify_input(struct glcuda_frame *f)
 	ck_assert_msg(!memcmp(px, c, 4), "frame %llu: input %u,%u,%u,%u, rendered %u,%u,%u,%u",
 		      (unsigned long long)glcuda_frame_get_number(f), px[0], px[1], px[2], px[3],
 		      c[0], c[1], c[2], c[3]);
-}
-
-static struct glcuda_ring *
-make_ring(struct env *e, uint32_t slots, uint32_t flags)
-{
-	struct glcuda_ring_desc desc = {
-		.size = sizeof(desc),
-		.width = W, .height = H, .slots = slots,
-		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
-	};
-	struct glcuda_ring *ring = NULL;
-	ck_ok(glcuda_ring_new(e->dev, &desc, &ring));
-	return ring;
-}
-
-static bool
-fd_readable(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
 
 static void
@@ -340,7 +314,7 @@ START_TEST(handoff_roundtrip)
 	ck_err(glcuda_handoff_to_gl(NULL, &img, 1, NULL), -EINVAL);
 	ck_err(glcuda_handoff_to_gl(e.dev, NULL, 1, NULL), -EINVAL);
 	/* Ring images are handed off by the ring. */
-	ring = make_ring(&e, 2, 0);
+	ring = test_make_ring(e.dev, W, H, 2, 0, NULL);
 	ck_ok(glcuda_ring_acquire(ring, &f));
 	{
 		struct glcuda_image *in = glcuda_frame_get_input(f);
@@ -368,7 +342,7 @@ START_TEST(ring_200_frames)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 3, 0);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	host0 = fake.host_fns_run();
 	for (uint64_t n = 0; n < 200;) {
 		struct glcuda_frame *f;
@@ -493,7 +467,7 @@ START_TEST(eagain_and_misuse)
 	desc.cuda_stream = NULL;
 	desc.size = sizeof(desc);
 
-	ring = make_ring(&e, 3, 0);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	/* NULLs. */
 	ck_err(glcuda_ring_acquire(NULL, &extra), -EINVAL);
 	ck_err(glcuda_ring_acquire(ring, NULL), -EINVAL);
@@ -583,24 +557,24 @@ START_TEST(ready_fd)
 	int fd;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 2, 0);
+	ring = test_make_ring(e.dev, W, H, 2, 0, NULL);
 	fd = glcuda_ring_get_fd(ring);
 	ck_assert_int_ge(fd, 0);
 	for (int round = 0; round < 20; round++) {
-		ck_assert(!fd_readable(fd));
+		ck_assert(!test_fd_readable(fd, 0));
 		fake.gate(1);
 		run_frame(ring, &f);
 		ck_assert_uint_gt(fake.pending(), 0);
 		/* Gated: not ready, nothing to take. */
-		ck_assert(!fd_readable(fd));
+		ck_assert(!test_fd_readable(fd, 0));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
 		ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
 		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 0);
 		fake.gate(0);
 		ck_assert_uint_eq(fake.pending(), 0);
-		ck_assert(fd_readable(fd));
+		ck_assert(test_fd_readable(fd, 0));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
-		ck_assert(!fd_readable(fd)); /* drained */
+		ck_assert(!test_fd_readable(fd, 0)); /* drained */
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1); /* still ready */
 		ck_ok(glcuda_ring_take_newest(ring, &taken));
 		ck_assert_ptr_eq(taken, f);
@@ -620,7 +594,7 @@ START_TEST(ready_fd)
 		ck_ok(glcuda_frame_release(a));
 		ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
 		fake.gate(0);
-		ck_assert(fd_readable(fd));
+		ck_assert(test_fd_readable(fd, 0));
 		ck_ok(glcuda_ring_take_newest(ring, &taken));
 		ck_assert_ptr_eq(taken, b);
 		ck_ok(glcuda_frame_release(b));
@@ -641,7 +615,7 @@ START_TEST(user_data)
 	struct env e;
 
 	env_setup(&e, false);
-	ring = make_ring(&e, 3, 0);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	ck_assert_ptr_null(glcuda_ring_get_user_data(ring));
 	glcuda_ring_set_user_data(ring, &ring_tag);
 	ck_assert_ptr_eq(glcuda_ring_get_user_data(ring), &ring_tag);
@@ -684,14 +658,14 @@ START_TEST(take_newest_drops_older)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 4, 0);
+	ring = test_make_ring(e.dev, W, H, 4, 0, NULL);
 	for (int round = 0; round < 50; round++) {
 		uint64_t last = 0;
 		for (int i = 0; i < 3; i++) {
 			run_frame(ring, &f);
 			last = glcuda_frame_get_number(f);
 		}
-		ck_assert(fd_readable(glcuda_ring_get_fd(ring)));
+		ck_assert(test_fd_readable(glcuda_ring_get_fd(ring), 0));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
 		ck_ok(glcuda_ring_take_newest(ring, &got));
 		ck_assert_uint_eq(glcuda_frame_get_number(got), last);
@@ -718,7 +692,7 @@ START_TEST(take_newest_never_goes_back)
 	int fd;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 3, 0);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	fd = glcuda_ring_get_fd(ring);
 	for (int round = 0; round < 3; round++) {
 		uint64_t dropped = glcuda_ring_get_dropped(ring);
@@ -743,7 +717,7 @@ START_TEST(take_newest_never_goes_back)
 
 		/* The older frame's work finishes now: its wakeup comes... */
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(old), FAKE_CUDA_RUN), 0);
-		ck_assert(fd_readable(fd));
+		ck_assert(test_fd_readable(fd, 0));
 		if (round == 1) {
 			/* ...but it is not a frame to take: a compositor that
 			 * latches when dispatch says so would latch nothing. */
@@ -761,7 +735,7 @@ START_TEST(take_newest_never_goes_back)
 		/* ...and it is dropped, its slot freed. */
 		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), dropped + 1);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
-		ck_assert(!fd_readable(fd));
+		ck_assert(!test_fd_readable(fd, 0));
 	}
 	/* Every slot is free again and the ring goes on as before. */
 	for (int i = 0; i < 3; i++)
@@ -826,7 +800,7 @@ START_TEST(take_newest_in_order_randomized)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, slots, 0);
+	ring = test_make_ring(e.dev, W, H, slots, 0, NULL);
 	while (completed < frames) {
 		uint64_t r = prng_next(&seed);
 		int ret;
@@ -947,7 +921,7 @@ frame_held(struct wakeup_race *w)
 	test_render_frame(f, W, H);
 	ck_ok(glcuda_frame_submit(f));
 	ck_ok(glcuda_frame_complete(f));
-	ck_assert(!fd_readable(glcuda_ring_get_fd(w->ring)));
+	ck_assert(!test_fd_readable(glcuda_ring_get_fd(w->ring), 0));
 	ck_assert_int_eq(glcuda_ring_dispatch(w->ring), 0);
 	return f;
 }
@@ -958,7 +932,7 @@ frame_comes(struct wakeup_race *w, struct glcuda_frame *f)
 {
 	struct glcuda_frame *got;
 
-	ck_assert_msg(w->ready == 1 || fd_readable(glcuda_ring_get_fd(w->ring)),
+	ck_assert_msg(w->ready == 1 || test_fd_readable(glcuda_ring_get_fd(w->ring), 0),
 		      "a wakeup was lost: a dispatch right after \"%s\" returned %d, and the ready "
 		      "fd is not readable although the frame's work is done",
 		      seam_name(w->point), w->ready);
@@ -966,7 +940,7 @@ frame_comes(struct wakeup_race *w, struct glcuda_frame *f)
 	ck_ok(glcuda_ring_take_newest(w->ring, &got));
 	ck_assert_ptr_eq(got, f);
 	ck_ok(glcuda_frame_release(f));
-	ck_assert(!fd_readable(glcuda_ring_get_fd(w->ring)));
+	ck_assert(!test_fd_readable(glcuda_ring_get_fd(w->ring), 0));
 }
 
 /* On the driver thread, in the host function: let the ring's thread
@@ -1007,7 +981,7 @@ START_TEST(wakeup_dispatch_inside_completion)
 	struct env e;
 
 	env_setup(&e, false);
-	w.ring = make_ring(&e, 2, 0);
+	w.ring = test_make_ring(e.dev, W, H, 2, 0, NULL);
 	for (size_t i = 0; i < ARRAY_LENGTH(points); i++) {
 		struct glcuda_frame *f = frame_held(&w);
 		pthread_t releaser;
@@ -1060,7 +1034,7 @@ START_TEST(wakeup_completion_inside_dispatch)
 	struct env e;
 
 	env_setup(&e, false);
-	w.ring = make_ring(&e, 2, 0);
+	w.ring = test_make_ring(e.dev, W, H, 2, 0, NULL);
 	for (size_t i = 0; i < ARRAY_LENGTH(points); i++) {
 		struct glcuda_frame *f = frame_held(&w);
 		unsigned int host0 = fake.host_fns_run();
@@ -1089,14 +1063,14 @@ START_TEST(destroy_in_flight_no_leaks)
 
 	env_setup(&e, _i == 1);
 	/* warm-up */
-	glcuda_ring_destroy(make_ring(&e, 3, GLCUDA_RING_FLAG_TIMINGS));
+	glcuda_ring_destroy(test_make_ring(e.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
 	fds = test_count_fds();
 	live0 = fake.live_objects();
 	test_count_gl_names(&before, 4096);
 	for (int i = 0; i < 48; i++) {
 		uint32_t flags = (i % 2 ? GLCUDA_RING_FLAG_TIMINGS : 0) |
 				 (i % 3 == 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
-		struct glcuda_ring *ring = make_ring(&e, 2 + i % 3, flags);
+		struct glcuda_ring *ring = test_make_ring(e.dev, W, H, 2 + i % 3, flags, NULL);
 		struct glcuda_frame *f;
 		bool gated = i % 4 >= 2;
 
@@ -1122,7 +1096,7 @@ START_TEST(destroy_in_flight_no_leaks)
 	}
 	/* The last ring's eventfd stayed open for its late host functions;
 	 * the next ring call on the device closes it. */
-	glcuda_ring_destroy(make_ring(&e, 2, 0));
+	glcuda_ring_destroy(test_make_ring(e.dev, W, H, 2, 0, NULL));
 	ck_assert_int_eq(test_count_fds(), fds);
 	ck_assert_uint_eq(fake.live_objects(), live0);
 	test_count_gl_names(&after, 4096);
@@ -1144,7 +1118,7 @@ START_TEST(timings)
 	struct env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e, 3, GLCUDA_RING_FLAG_TIMINGS);
+	ring = test_make_ring(e.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
 	/* Nothing measured yet: nothing to fetch, and no stall. */
 	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
 	for (int n = 0; n < 60; n++) {
@@ -1237,7 +1211,7 @@ START_TEST(driver_failures)
 	int fds;
 
 	env_setup(&e, false);
-	glcuda_ring_destroy(make_ring(&e, 3, GLCUDA_RING_FLAG_TIMINGS));
+	glcuda_ring_destroy(test_make_ring(e.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
 	fds = test_count_fds();
 	live0 = fake.live_objects();
 	test_count_gl_names(&before, 4096);
@@ -1272,7 +1246,7 @@ START_TEST(driver_failures)
 	/* A failed host function launch: the frame is completed but never
 	 * ready; releasing it frees the slot. */
 	{
-		struct glcuda_ring *ring = make_ring(&e, 2, 0);
+		struct glcuda_ring *ring = test_make_ring(e.dev, W, H, 2, 0, NULL);
 		struct glcuda_frame *f, *taken;
 		ck_ok(glcuda_ring_acquire(ring, &f));
 		ck_ok(glcuda_frame_submit(f));

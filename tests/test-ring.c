@@ -9,7 +9,6 @@
 #include "test-gpu.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,26 +54,6 @@ verify_output(struct glcuda_frame *f, GLuint fbo)
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev);
 }
 
-static struct glcuda_ring *
-make_ring(struct gpu *g, uint32_t slots, uint32_t flags)
-{
-	struct glcuda_ring_desc desc = {
-		.size = sizeof(desc),
-		.width = W, .height = H, .slots = slots,
-		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags,
-	};
-	struct glcuda_ring *ring = NULL;
-	ck_ok(glcuda_ring_new(g->dev, &desc, &ring));
-	return ring;
-}
-
-static bool
-fd_readable(int fd, int timeout_ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
-}
-
 /* 1000 frames through 3 slots, pipelined (GL renders the next frame before
  * it waits for the oldest), every frame's output checked in order. */
 START_TEST(thousand_frames)
@@ -87,7 +66,7 @@ START_TEST(thousand_frames)
 	GLuint fbo;
 
 	gpu_setup(&g, gles, GLCUDA_SYNC_AUTO);
-	ring = make_ring(&g, 3, 0);
+	ring = test_make_ring(g.dev, W, H, 3, 0, NULL);
 	glGenFramebuffers(1, &fbo);
 	for (uint64_t n = 0; n < 1000;) {
 		struct glcuda_frame *f;
@@ -145,7 +124,7 @@ START_TEST(batched_frames)
 	gpu_setup(&g, gles, GLCUDA_SYNC_AUTO);
 	glGenFramebuffers(1, &fbo);
 	for (uint32_t batch = 2; batch <= 4; batch++) {
-		struct glcuda_ring *ring = make_ring(&g, batch, 0);
+		struct glcuda_ring *ring = test_make_ring(g.dev, W, H, batch, 0, NULL);
 		struct glcuda_frame *f[4];
 
 		for (unsigned int n = 0; n < 300; n += batch) {
@@ -185,7 +164,7 @@ START_TEST(take_newest_drops_older)
 	GLuint fbo;
 
 	gpu_setup(&g, false, GLCUDA_SYNC_AUTO);
-	ring = make_ring(&g, 4, 0);
+	ring = test_make_ring(g.dev, W, H, 4, 0, NULL);
 	glGenFramebuffers(1, &fbo);
 	for (int round = 0; round < 50; round++) {
 		uint64_t last = 0;
@@ -200,7 +179,7 @@ START_TEST(take_newest_drops_older)
 		/* Wait until all three are done (test only). */
 		ck_cu(glcuda_cuda.cuCtxSynchronize());
 		while (glcuda_ring_dispatch(ring) < 3)
-			ck_assert(fd_readable(glcuda_ring_get_fd(ring), 5000));
+			ck_assert(test_fd_readable(glcuda_ring_get_fd(ring), 5000));
 		ck_ok(glcuda_ring_take_newest(ring, &got));
 		ck_assert_uint_eq(glcuda_frame_get_number(got), last);
 		verify_output(got, fbo);
@@ -247,7 +226,7 @@ START_TEST(take_newest_in_order)
 
 	gpu_setup(&g, gles, GLCUDA_SYNC_AUTO);
 	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&spin, g.module, "spin_cycles"));
-	ring = make_ring(&g, 3, 0);
+	ring = test_make_ring(g.dev, W, H, 3, 0, NULL);
 	glGenFramebuffers(1, &fbo);
 	while (produced < frames) {
 		int ret = glcuda_ring_acquire(ring, &f);
@@ -277,7 +256,7 @@ START_TEST(take_newest_in_order)
 			 * a lost wakeup from hanging the test). Unless this
 			 * take dropped stale frames: their slots are free. */
 			if (slots_full && glcuda_ring_get_dropped(ring) == dropped_before)
-				ck_assert_msg(fd_readable(glcuda_ring_get_fd(ring), 10000),
+				ck_assert_msg(test_fd_readable(glcuda_ring_get_fd(ring), 10000),
 					      "every slot in flight, none ready, and no wakeup in 10 s");
 			continue;
 		}
@@ -305,7 +284,7 @@ START_TEST(take_newest_in_order)
 			/* It may have dropped the last stale frames. */
 			if (presented + glcuda_ring_get_dropped(ring) >= produced)
 				break;
-			ck_assert_msg(fd_readable(glcuda_ring_get_fd(ring), 10000),
+			ck_assert_msg(test_fd_readable(glcuda_ring_get_fd(ring), 10000),
 				      "%llu frames neither presented nor dropped, and no wakeup in 10 s",
 				      (unsigned long long)(produced - presented -
 							   glcuda_ring_get_dropped(ring)));
@@ -339,7 +318,7 @@ START_TEST(eagain_and_misuse)
 	struct gpu g;
 
 	gpu_setup(&g, false, GLCUDA_SYNC_AUTO);
-	ring = make_ring(&g, 3, 0);
+	ring = test_make_ring(g.dev, W, H, 3, 0, NULL);
 	for (int i = 0; i < 3; i++)
 		ck_ok(glcuda_ring_acquire(ring, &f[i]));
 	ck_assert_int_eq(glcuda_ring_acquire(ring, &extra), -EAGAIN);
@@ -385,7 +364,7 @@ START_TEST(ready_fd)
 	int fd;
 
 	gpu_setup(&g, _i == 1, GLCUDA_SYNC_AUTO);
-	ring = make_ring(&g, 2, 0);
+	ring = test_make_ring(g.dev, W, H, 2, 0, NULL);
 	fd = glcuda_ring_get_fd(ring);
 	ck_assert_int_ge(fd, 0);
 	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
@@ -393,7 +372,7 @@ START_TEST(ready_fd)
 	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
 	for (int round = 0; round < 20; round++) {
 		*gate = 0;
-		ck_assert(!fd_readable(fd, 0));
+		ck_assert(!test_fd_readable(fd, 0));
 		ck_ok(glcuda_ring_acquire(ring, &f));
 		test_render_frame(f, W, H);
 		ck_ok(glcuda_frame_submit(f));
@@ -403,14 +382,14 @@ START_TEST(ready_fd)
 		launch_transform(&g, f);
 		ck_ok(glcuda_frame_complete(f));
 		/* Gated: not ready, nothing to take. */
-		ck_assert(!fd_readable(fd, 20));
+		ck_assert(!test_fd_readable(fd, 20));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
 		ck_assert_int_eq(glcuda_ring_take_newest(ring, &got), -EAGAIN);
 		*gate = 1;
 		__sync_synchronize();
-		ck_assert(fd_readable(fd, 5000));
+		ck_assert(test_fd_readable(fd, 5000));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
-		ck_assert(!fd_readable(fd, 0)); /* drained */
+		ck_assert(!test_fd_readable(fd, 0)); /* drained */
 		ck_ok(glcuda_ring_take_newest(ring, &got));
 		ck_assert_ptr_eq(got, f);
 		ck_ok(glcuda_frame_release(f));
@@ -427,7 +406,8 @@ END_TEST
 static void
 ring_leak_step(struct gpu *g, int i)
 {
-	struct glcuda_ring *ring = make_ring(g, 2 + i % 3, i % 2 ? GLCUDA_RING_FLAG_TIMINGS : 0);
+	struct glcuda_ring *ring = test_make_ring(g->dev, W, H, 2 + i % 3,
+						  i % 2 ? GLCUDA_RING_FLAG_TIMINGS : 0, NULL);
 	struct glcuda_frame *f;
 
 	for (int k = 0; k < i % 4; k++) {
@@ -453,7 +433,7 @@ START_TEST(destroy_in_flight_no_leaks)
 
 	gpu_setup(&g, false, GLCUDA_SYNC_AUTO);
 	/* warm-up */
-	glcuda_ring_destroy(make_ring(&g, 3, GLCUDA_RING_FLAG_TIMINGS));
+	glcuda_ring_destroy(test_make_ring(g.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
 	fds = test_count_fds();
 	test_count_gl_names(&before, 4096);
 	/* CUDA memory: the driver's pools grow in 64 KiB steps on their own
@@ -502,7 +482,7 @@ START_TEST(timings)
 	struct gpu g;
 
 	gpu_setup(&g, _i == 1, GLCUDA_SYNC_AUTO);
-	ring = make_ring(&g, 3, GLCUDA_RING_FLAG_TIMINGS);
+	ring = test_make_ring(g.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
 	/* Nothing measured yet: nothing to fetch, and no stall. */
 	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
 	for (int n = 0; n < 60; n++) {

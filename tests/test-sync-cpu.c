@@ -27,6 +27,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"
+#include "fake-cuda/fake-cuda-env.h"
 #include "fake-cuda/fake-cuda-test.h"
 #include "fake-cuda/fake-cuda.h"
 #include <glcuda/glcuda-cuda.h>
@@ -38,83 +39,20 @@
 #define W 29 /* neither a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 19
 
-#define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
-#define ck_cu(call) do { CUresult r_ = (call); \
-	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
-/* The library's CUDA table, and the tests' own (lib/loader/cuda-loader.h). */
-#define CUF(name) glcuda_cuda.name
-#define CUT(name) glcuda_test_cuda.name
-
 static struct {
 	fake_cuda_stream_hold_fn hold;
 	fake_cuda_stream_pending_fn stream_pending;
-	unsigned int (*live_objects)(void);
-	int (*sticky_error)(void);
 } fake;
 
-struct env {
-	struct glcuda_headless *hl;
-	struct glcuda_device *dev;
-	bool gles;
-	unsigned int live0;
-	CUmodule module;
-	CUfunction invert;
-	CUstream stream; /* non-blocking, as the ring's own */
-};
-
 static void
-push(struct env *e)
+env_setup(struct fake_env *e, bool gles)
 {
-	ck_cu(CUF(cuCtxPushCurrent)(glcuda_device_get_cuda_context(e->dev)));
-}
-
-static void
-pop(void)
-{
-	CUcontext c;
-	ck_cu(CUF(cuCtxPopCurrent)(&c));
-}
-
-static void
-env_setup(struct env *e, bool gles)
-{
-	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_CPU };
-
-	memset(e, 0, sizeof(*e));
-	e->gles = gles;
-	e->hl = test_headless(gles);
-	ck_assert_int_eq(fake_cuda_set_uuid_from_gl(), GL_NO_ERROR);
-	ck_ok(glcuda_device_new(glcuda_headless_get_display(e->hl), glcuda_headless_get_context(e->hl),
-				&opts, &e->dev));
-	ck_assert_int_eq(glcuda_device_get_caps(e->dev)->sync_mode, GLCUDA_SYNC_CPU);
+	fake_env_setup(e, gles);
 	fake.hold = (fake_cuda_stream_hold_fn)fake_cuda_control("fake_cuda_stream_hold");
 	fake.stream_pending =
 		(fake_cuda_stream_pending_fn)fake_cuda_control("fake_cuda_stream_pending");
-	fake.live_objects = (unsigned int (*)(void))fake_cuda_control("fake_cuda_live_objects");
-	fake.sticky_error = (int (*)(void))fake_cuda_control("fake_cuda_sticky_error");
-	ck_assert_msg(fake.hold && fake.stream_pending && fake.live_objects && fake.sticky_error,
-		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
-	e->live0 = fake.live_objects();
-	push(e);
-	/* The fake loads any image: its functions are the CPU versions. */
-	ck_cu(CUT(cuModuleLoadData)(&e->module, "tests/test-kernels.cu"));
-	ck_cu(CUT(cuModuleGetFunction)(&e->invert, e->module, "ring_transform"));
-	ck_cu(CUF(cuStreamCreate)(&e->stream, CU_STREAM_NON_BLOCKING));
-	pop();
-}
-
-static void
-env_teardown(struct env *e)
-{
-	push(e);
-	ck_cu(CUF(cuStreamDestroy)(e->stream));
-	ck_cu(CUT(cuModuleUnload)(e->module));
-	pop();
-	ck_assert_uint_eq(fake.live_objects(), e->live0);
-	ck_assert_int_eq(fake.sticky_error(), 0);
-	glcuda_device_destroy(e->dev);
-	glcuda_headless_destroy(e->hl);
+	ck_assert_msg(fake.hold && fake.stream_pending, "the fake CUDA driver %s is not loaded",
+		      fake_cuda_path);
 }
 
 static const struct format_info *
@@ -134,18 +72,6 @@ upload_pattern(GLuint tex, uint32_t seed)
 }
 
 /* ring_transform (in, out, w, h): R, G inverted, B flipped, A kept. */
-static void
-launch_invert(struct env *e, CUsurfObject in, CUsurfObject out, CUstream stream)
-{
-	int w = W, h = H;
-	void *args[] = { &in, &out, &w, &h };
-
-	push(e);
-	ck_cu(CUT(cuLaunchKernel)(e->invert, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1, 0,
-				  stream, args, NULL));
-	pop();
-}
-
 /* Every pixel of tex is the pattern of seed put through ring_transform. */
 static void
 check_inverted(GLuint tex, uint32_t seed, const char *what)
@@ -165,20 +91,6 @@ check_inverted(GLuint tex, uint32_t seed, const char *what)
 	ck_assert_msg(i < 0, "%s: pixel (%ld,%ld) is %u,%u,%u,%u, expected %u,%u,%u,%u", what,
 		      i % W, i / W, got[4 * i], got[4 * i + 1], got[4 * i + 2], got[4 * i + 3],
 		      want[4 * i], want[4 * i + 1], want[4 * i + 2], want[4 * i + 3]);
-}
-
-static struct glcuda_ring *
-make_ring(struct env *e)
-{
-	struct glcuda_ring_desc desc = {
-		.size = sizeof(desc),
-		.width = W, .height = H, .slots = 3,
-		.input_format = GLCUDA_FORMAT_RGBA8,
-	};
-	struct glcuda_ring *ring = NULL;
-
-	ck_ok(glcuda_ring_new(e->dev, &desc, &ring));
-	return ring;
 }
 
 /* GL's fences, recorded ------------------------------------------------------ */
@@ -344,7 +256,7 @@ check_waited_for_gl(const char *what)
 START_TEST(handoff_to_cuda_flushes_its_fence)
 {
 	struct glcuda_image *img;
-	struct env e;
+	struct fake_env e;
 
 	env_setup(&e, _i == 1);
 	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
@@ -354,13 +266,13 @@ START_TEST(handoff_to_cuda_flushes_its_fence)
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
 		record_gl_stop();
 		check_waited_for_gl("glcuda_handoff_to_cuda");
-		launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img),
-			      e.stream);
+		fake_env_launch_invert(&e, glcuda_image_get_cuda_surface(img),
+				       glcuda_image_get_cuda_surface(img), W, H, e.stream);
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 		check_inverted(glcuda_image_get_gl_texture(img), n, "image");
 	}
 	glcuda_image_destroy(img);
-	env_teardown(&e);
+	fake_env_teardown(&e);
 }
 END_TEST
 
@@ -369,10 +281,10 @@ START_TEST(frame_submit_flushes_its_fence)
 {
 	struct glcuda_ring *ring;
 	struct glcuda_frame *f;
-	struct env e;
+	struct fake_env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	for (uint32_t n = 0; n < 4; n++) {
 		ck_ok(glcuda_ring_acquire(ring, &f));
 		upload_pattern(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), n);
@@ -380,15 +292,15 @@ START_TEST(frame_submit_flushes_its_fence)
 		ck_ok(glcuda_frame_submit(f));
 		record_gl_stop();
 		check_waited_for_gl("glcuda_frame_submit");
-		launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
-			      glcuda_frame_get_stream(f));
+		fake_env_launch_invert(&e, glcuda_frame_get_input_surface(f),
+				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
 		ck_ok(glcuda_frame_complete(f));
 		ck_ok(glcuda_frame_wait_gl(f));
 		check_inverted(glcuda_frame_get_output_texture(f), n, "ring frame");
 		ck_ok(glcuda_frame_release(f));
 	}
 	glcuda_ring_destroy(ring);
-	env_teardown(&e);
+	fake_env_teardown(&e);
 }
 END_TEST
 
@@ -399,7 +311,7 @@ END_TEST
 START_TEST(handoff_to_gl_waits_on_its_stream)
 {
 	struct glcuda_image *img;
-	struct env e;
+	struct fake_env e;
 
 	env_setup(&e, _i == 1);
 	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
@@ -407,8 +319,8 @@ START_TEST(handoff_to_gl_waits_on_its_stream)
 		upload_pattern(glcuda_image_get_gl_texture(img), 10 + n);
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
 		ck_assert_int_eq(fake.hold(e.stream, FAKE_CUDA_HOLD_UNTIL_WAITED), 0);
-		launch_invert(&e, glcuda_image_get_cuda_surface(img), glcuda_image_get_cuda_surface(img),
-			      e.stream);
+		fake_env_launch_invert(&e, glcuda_image_get_cuda_surface(img),
+				       glcuda_image_get_cuda_surface(img), W, H, e.stream);
 		ck_assert_uint_eq(fake.stream_pending(e.stream), 1);
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 		check_inverted(glcuda_image_get_gl_texture(img), 10 + n,
@@ -416,7 +328,7 @@ START_TEST(handoff_to_gl_waits_on_its_stream)
 		ck_assert_uint_eq(fake.stream_pending(e.stream), 0);
 	}
 	glcuda_image_destroy(img);
-	env_teardown(&e);
+	fake_env_teardown(&e);
 }
 END_TEST
 
@@ -425,17 +337,17 @@ START_TEST(frame_wait_gl_waits_on_its_stream)
 {
 	struct glcuda_ring *ring;
 	struct glcuda_frame *f;
-	struct env e;
+	struct fake_env e;
 
 	env_setup(&e, _i == 1);
-	ring = make_ring(&e);
+	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	for (uint32_t n = 0; n < 4; n++) {
 		ck_ok(glcuda_ring_acquire(ring, &f));
 		upload_pattern(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), 20 + n);
 		ck_ok(glcuda_frame_submit(f));
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD_UNTIL_WAITED), 0);
-		launch_invert(&e, glcuda_frame_get_input_surface(f), glcuda_frame_get_output_surface(f),
-			      glcuda_frame_get_stream(f));
+		fake_env_launch_invert(&e, glcuda_frame_get_input_surface(f),
+				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
 		ck_ok(glcuda_frame_complete(f));
 		ck_assert_uint_gt(fake.stream_pending(glcuda_frame_get_stream(f)), 0);
 		ck_ok(glcuda_frame_wait_gl(f));
@@ -444,7 +356,7 @@ START_TEST(frame_wait_gl_waits_on_its_stream)
 		ck_ok(glcuda_frame_release(f));
 	}
 	glcuda_ring_destroy(ring);
-	env_teardown(&e);
+	fake_env_teardown(&e);
 }
 END_TEST
 

@@ -10,7 +10,6 @@
 
 #include <check.h>
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "private.h"
+#include "test-common.h"
 #include "vk/vk-exporter.h"
 #include "vk-copy.h"
 
@@ -28,21 +28,6 @@ static struct vk_physical_info devices[MAX_DEVICES];
 static unsigned int ndevices;
 /* The device the tests export from: the first that can export RGBA8. */
 static const struct vk_physical_info *chosen;
-
-static int
-count_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(dir);
-	while ((e = readdir(dir)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n - 1; /* the directory's own fd */
-}
 
 static struct glcuda_device *
 quiet_device(void)
@@ -148,7 +133,7 @@ START_TEST(test_new_matching)
 	/* quiet_device first: it makes the process's kept Vulkan instance,
 	 * whose driver fds are not this test's. */
 	struct glcuda_device *dev = quiet_device();
-	int fds = count_fds();
+	int fds = test_count_fds();
 	struct vk_exporter *vk = exporter_new(dev);
 	const struct vk_physical_info *info = vk_exporter_info(vk);
 
@@ -165,7 +150,7 @@ START_TEST(test_new_matching)
 	vk_exporter_destroy(vk);
 	vk_exporter_destroy(NULL);
 	free(dev);
-	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(test_count_fds(), fds);
 }
 END_TEST
 
@@ -175,7 +160,7 @@ START_TEST(test_wrong_device)
 	struct vk_exporter *vk = (struct vk_exporter *)&dev; /* must stay */
 	uint8_t uuid[VK_UUID_SIZE];
 	char text[37];
-	int fds = count_fds();
+	int fds = test_count_fds();
 	int ret;
 
 	/* A UUID no device has; byte 5 zero to prove memcmp is used. */
@@ -200,7 +185,7 @@ START_TEST(test_wrong_device)
 	}
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "__NV_PRIME_RENDER_OFFLOAD"));
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_DRIVER_FILES"));
-	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(test_count_fds(), fds);
 	free(dev);
 }
 END_TEST
@@ -211,7 +196,7 @@ START_TEST(test_driver_mismatch)
 	struct vk_exporter *vk = NULL;
 	uint8_t driver[VK_UUID_SIZE];
 	char text[37];
-	int fds = count_fds();
+	int fds = test_count_fds();
 	int ret;
 
 	memcpy(driver, chosen->driver_uuid, sizeof(driver));
@@ -225,14 +210,14 @@ START_TEST(test_driver_mismatch)
 	uuid_format(chosen->driver_uuid, text);
 	ck_assert_msg(strstr(dev->errors.last_error, text), "Vulkan driver UUID missing: %s",
 		      dev->errors.last_error);
-	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(test_count_fds(), fds);
 
 	/* No driver UUID to compare with: the device alone decides. */
 	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, NULL, false, &vk);
 	ck_assert_int_eq(ret, 0);
 	vk_exporter_destroy(vk);
 	free(dev);
-	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(test_count_fds(), fds);
 }
 END_TEST
 
@@ -247,7 +232,7 @@ START_TEST(test_formats)
 	struct vk_image img = { 0 };
 	size_t size;
 	uint8_t *src, *dst;
-	int fds = count_fds();
+	int fds = test_count_fds();
 	int fd[2], ret;
 
 	ck_assert_ptr_nonnull(fmt);
@@ -266,16 +251,16 @@ START_TEST(test_formats)
 	ck_assert_uint_eq(img.height, h);
 
 	/* One fd per importer, each a new one. */
-	int before = count_fds();
+	int before = test_count_fds();
 	ck_assert_int_eq(vk_image_export_fd(vk, &img, &fd[0]), 0);
 	ck_assert_int_eq(vk_image_export_fd(vk, &img, &fd[1]), 0);
 	ck_assert_int_ge(fd[0], 0);
 	ck_assert_int_ge(fd[1], 0);
 	ck_assert_int_ne(fd[0], fd[1]);
-	ck_assert_int_eq(count_fds(), before + 2);
+	ck_assert_int_eq(test_count_fds(), before + 2);
 	close(fd[0]);
 	close(fd[1]);
-	ck_assert_int_eq(count_fds(), before);
+	ck_assert_int_eq(test_count_fds(), before);
 
 	src = malloc(size);
 	dst = malloc(size);
@@ -306,7 +291,7 @@ START_TEST(test_formats)
 	free(src);
 	free(dst);
 	free(dev);
-	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(test_count_fds(), fds);
 }
 END_TEST
 
@@ -373,7 +358,7 @@ END_TEST
 START_TEST(test_semaphores)
 {
 	struct glcuda_device *dev = quiet_device();
-	int fds = count_fds();
+	int fds = test_count_fds();
 	struct vk_exporter *vk = exporter_new(dev);
 	struct vk_semaphore sem = { 0 };
 	uint64_t value = 1234;
@@ -383,9 +368,9 @@ START_TEST(test_semaphores)
 		ck_assert_int_eq(vk_semaphore_create(vk, false, &sem), 0);
 		ck_assert(sem.semaphore != VK_NULL_HANDLE);
 		ck_assert(!sem.timeline);
-		int before = count_fds();
+		int before = test_count_fds();
 		ck_assert_int_eq(vk_semaphore_export_fd(vk, &sem, &fd[0]), 0);
-		ck_assert_int_eq(count_fds(), before + 1);
+		ck_assert_int_eq(test_count_fds(), before + 1);
 		close(fd[0]);
 		/* Only timelines have a value. */
 		ck_assert_int_eq(vk_semaphore_get_value(vk, &sem, &value), -EINVAL);
@@ -406,11 +391,11 @@ START_TEST(test_semaphores)
 		ck_assert(sem.timeline);
 		ck_assert_int_eq(vk_semaphore_get_value(vk, &sem, &value), 0);
 		ck_assert_uint_eq(value, 0);
-		int before = count_fds();
+		int before = test_count_fds();
 		ck_assert_int_eq(vk_semaphore_export_fd(vk, &sem, &fd[0]), 0);
 		ck_assert_int_eq(vk_semaphore_export_fd(vk, &sem, &fd[1]), 0);
 		ck_assert_int_ne(fd[0], fd[1]);
-		ck_assert_int_eq(count_fds(), before + 2);
+		ck_assert_int_eq(test_count_fds(), before + 2);
 		close(fd[0]);
 		close(fd[1]);
 		vk_semaphore_destroy(vk, &sem);
@@ -425,7 +410,7 @@ START_TEST(test_semaphores)
 	vk_semaphore_destroy(vk, &sem); /* zeroed: harmless */
 	vk_exporter_destroy(vk);
 	free(dev);
-	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(test_count_fds(), fds);
 }
 END_TEST
 
@@ -542,11 +527,11 @@ START_TEST(test_fd_balance)
 
 	/* The kept instance's own fds are not a leak: make it first. */
 	ck_assert_int_eq(run_everything(dev, true), 0);
-	fds = count_fds();
+	fds = test_count_fds();
 	for (int i = 0; i < 3; i++) {
 		int ret = run_everything(dev, true);
 		ck_assert_msg(ret == 0, "%s", glcuda_get_last_error());
-		ck_assert_int_eq(count_fds(), fds);
+		ck_assert_int_eq(test_count_fds(), fds);
 	}
 	free(dev);
 }
@@ -556,14 +541,14 @@ START_TEST(test_fault_injection)
 {
 	static const char injected[] = "VK_ERROR_OUT_OF_HOST_MEMORY (-1)";
 	struct glcuda_device *dev = quiet_device();
-	int fds = count_fds();
+	int fds = test_count_fds();
 	unsigned long n, clean_calls;
 	int ret;
 
 	/* The process's Vulkan instance is made once and kept (see
 	 * instance_create): make it before counting. */
 	ck_assert_int_eq(run_everything(dev, true), 0);
-	fds = count_fds();
+	fds = test_count_fds();
 
 	/* How many calls a clean run makes: every one of them must fail
 	 * cleanly when it is made to fail. */
@@ -596,8 +581,8 @@ START_TEST(test_fault_injection)
 			      "call %lu: message names no Vulkan call: %s", n,
 			      glcuda_get_last_error());
 		ck_assert_str_eq(dev->errors.last_error, glcuda_get_last_error());
-		ck_assert_msg(count_fds() == fds, "call %lu: fds leaked (%d, was %d)",
-			      n, count_fds(), fds);
+		ck_assert_msg(test_count_fds() == fds, "call %lu: fds leaked (%d, was %d)",
+			      n, test_count_fds(), fds);
 	}
 	ck_assert_uint_eq(n - 1, clean_calls);
 	printf("vk fault injection: %lu injection points, each failed cleanly\n",

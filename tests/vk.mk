@@ -5,6 +5,6 @@ check_PROGRAMS += %reldir%/test-vk
 TESTS += %reldir%/test-vk
 %canon_reldir%_test_vk_SOURCES = %reldir%/test-vk.c $(sanitizer_sources)
 %canon_reldir%_test_vk_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-%canon_reldir%_test_vk_LDADD = lib/libglcuda-test.la $(CHECK_LIBS) $(VULKAN_LIBS) \
+%canon_reldir%_test_vk_LDADD = tests/libtestcommon.la lib/libglcuda-test.la $(CHECK_LIBS) $(VULKAN_LIBS) \
 	$(EPOXY_LIBS) $(EGL_LIBS)
 endif

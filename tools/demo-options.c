@@ -30,9 +30,10 @@ usage(FILE *out)
 		"                      (default: last)\n"
 		"  --gles              OpenGL ES 3 instead of OpenGL 4 core\n"
 		"  --sync MODE         auto, timeline, binary, cpu (default auto)\n"
-		"  --device N          CUDA device ordinal whose EGL device to use\n"
+		"  --cuda-device N     CUDA device ordinal whose EGL device to use\n"
 		"                      (default: the EGL device of a CUDA device CUDA\n"
-		"                      can see)\n"
+		"                      can see; --device N, the older spelling, is the\n"
+		"                      same)\n"
 		"  --quiet             only errors and the summary\n"
 		"  --help              this text\n"
 		"\n"
@@ -106,7 +107,8 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "png-frames", required_argument, NULL, O_PNG_FRAMES },
 		{ "gles", no_argument, NULL, O_GLES },
 		{ "sync", required_argument, NULL, O_SYNC },
-		{ "device", required_argument, NULL, O_DEVICE },
+		{ "cuda-device", required_argument, NULL, O_DEVICE },
+		{ "device", required_argument, NULL, O_DEVICE }, /* the older spelling */
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -122,19 +124,13 @@ parse_options(int argc, char **argv, struct options *o)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		uint64_t n;
 		switch (c) {
-		case O_SIZE: {
-			unsigned w, h;
-			char tail;
-			if (sscanf(optarg, "%ux%u%c", &w, &h, &tail) != 2 || w == 0 || h == 0 ||
-			    w > 16384 || h > 16384) {
-				fprintf(stderr, "glcuda-demo: --size %s: expected WxH, e.g. 1920x1080\n",
-					optarg);
+		case O_SIZE:
+			if (!parse_size(optarg, 1, 16384, &o->width, &o->height)) {
+				fprintf(stderr, "glcuda-demo: --size %s: expected WxH, each side "
+					"1..16384, e.g. 1920x1080\n", optarg);
 				return 2;
 			}
-			o->width = w;
-			o->height = h;
 			break;
-		}
 		case O_FRAMES:
 			if (!parse_u64(optarg, 1, 100000000, &o->frames)) {
 				fprintf(stderr, "glcuda-demo: --frames %s: expected a positive number\n",
@@ -211,23 +207,15 @@ parse_options(int argc, char **argv, struct options *o)
 			o->gles = true;
 			break;
 		case O_SYNC:
-			if (strcmp(optarg, "auto") == 0)
-				o->sync = GLCUDA_SYNC_AUTO;
-			else if (strcmp(optarg, "timeline") == 0)
-				o->sync = GLCUDA_SYNC_TIMELINE;
-			else if (strcmp(optarg, "binary") == 0)
-				o->sync = GLCUDA_SYNC_BINARY;
-			else if (strcmp(optarg, "cpu") == 0)
-				o->sync = GLCUDA_SYNC_CPU;
-			else {
-				fprintf(stderr, "glcuda-demo: --sync %s: expected auto, timeline, "
-					"binary or cpu\n", optarg);
+			if (!parse_sync_mode(optarg, &o->sync)) {
+				fprintf(stderr, "glcuda-demo: --sync %s: expected "
+					PARSE_SYNC_MODE_NAMES "\n", optarg);
 				return 2;
 			}
 			break;
 		case O_DEVICE:
 			if (!parse_u64(optarg, 0, INT_MAX, &n)) {
-				fprintf(stderr, "glcuda-demo: --device %s: expected a CUDA device "
+				fprintf(stderr, "glcuda-demo: --cuda-device %s: expected a CUDA device "
 					"ordinal (0, 1, ...)\n", optarg);
 				return 2;
 			}

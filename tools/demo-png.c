@@ -4,57 +4,6 @@
  */
 #include "demo.h"
 
-int
-write_png(const char *path, const uint8_t *rgba, uint32_t w, uint32_t h)
-{
-	png_structp png = NULL;
-	png_infop info = NULL;
-	png_bytep *rows = malloc(h * sizeof(*rows));
-	FILE *fp = NULL;
-	volatile int ret = 1; /* set after setjmp */
-
-	if (!rows) {
-		fprintf(stderr, "glcuda-demo: out of memory writing %s\n", path);
-		return 1;
-	}
-	/* GL's rows go bottom-up, PNG's top-down. */
-	for (uint32_t y = 0; y < h; y++)
-		rows[y] = (png_bytep)(rgba + (size_t)(h - 1 - y) * w * 4);
-	fp = fopen(path, "wb");
-	if (!fp) {
-		fprintf(stderr, "glcuda-demo: cannot create %s: %s\n", path, strerror(errno));
-		free(rows);
-		return 1;
-	}
-	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-	if (png)
-		info = png_create_info_struct(png);
-	if (!png || !info) {
-		fprintf(stderr, "glcuda-demo: libpng: out of memory\n");
-		goto out;
-	}
-	if (setjmp(png_jmpbuf(png))) {
-		fprintf(stderr, "glcuda-demo: libpng failed writing %s\n", path);
-		goto out;
-	}
-	png_init_io(png, fp);
-	png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
-		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-	png_set_compression_level(png, 3);
-	png_write_info(png, info);
-	png_write_image(png, rows);
-	png_write_end(png, NULL);
-	ret = 0;
-out:
-	png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
-	if (fclose(fp) != 0 && ret == 0) {
-		fprintf(stderr, "glcuda-demo: writing %s: %s\n", path, strerror(errno));
-		ret = 1;
-	}
-	free(rows);
-	return ret;
-}
-
 /* Read the screen back (only for frames written as PNG) and write it. */
 int
 save_screen(struct demo *d, uint64_t number)
@@ -94,7 +43,9 @@ save_screen(struct demo *d, uint64_t number)
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 	if (gl_failed_check("reading the screen back for a PNG"))
 		return 1;
-	if (write_png(path, d->readback, d->opt.width, d->opt.height))
+	/* GL's rows go bottom-up. */
+	if (png_file_write_rgba("glcuda-demo", path, d->readback, d->opt.width,
+				d->opt.height, true, 3) < 0)
 		return 1;
 	d->png_last_written = number + 1;
 	d->png_count++;

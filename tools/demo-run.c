@@ -80,7 +80,7 @@ setup_failed(struct demo *d, const char *call, int err)
 	fprintf(stderr, "glcuda-demo: %s failed with %s: %s\n", call, glcuda_error_get_name(err),
 		detail);
 	if (d->opt.device >= 0)
-		snprintf(detail, sizeof(detail), " --device %d", d->opt.device);
+		snprintf(detail, sizeof(detail), " --cuda-device %d", d->opt.device);
 	else
 		detail[0] = '\0';
 	fprintf(stderr, "\nglcuda-demo: diagnosis (the report of glcuda-info%s%s):\n\n",

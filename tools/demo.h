@@ -14,7 +14,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <png.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,6 +35,7 @@
 #include "filters.h"
 #include "info-report.h"
 #include "parse.h"
+#include "png-file.h"
 #include "shader.h"
 #include "stats.h"
 
@@ -136,8 +136,6 @@ void fill_rect(int x, int y, int w, int h, float r, float g, float b);
 void draw_texture(GLuint tex, int x, int y, int w, int h);
 
 void composite(struct demo *d, struct glcuda_frame *f);
-
-int write_png(const char *path, const uint8_t *rgba, uint32_t w, uint32_t h);
 
 int save_screen(struct demo *d, uint64_t number);
 

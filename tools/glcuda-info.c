@@ -17,19 +17,21 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: glcuda-info [--json] [--gles] [--device N]\n"
+		"Usage: glcuda-info [--json] [--gles] [--cuda-device N]\n"
 		"\n"
 		"Reports what EGL, OpenGL, Vulkan and CUDA offer for zero-copy\n"
 		"GL <-> CUDA interop, which devices match by UUID, and whether glcuda\n"
 		"works here (and with which sync mode) or why not, overall and on each\n"
 		"EGL device.\n"
 		"\n"
-		"  --json       one JSON object with the same facts\n"
-		"  --gles       judge an OpenGL ES 3 context instead of OpenGL 4.5 core\n"
-		"  --device N   use the EGL device of CUDA device N (default: the EGL\n"
-		"               device of a CUDA device CUDA can see); every EGL device\n"
-		"               gets a verdict of its own either way\n"
-		"  --help       this text\n"
+		"  --json           one JSON object with the same facts\n"
+		"  --gles           judge an OpenGL ES 3 context instead of OpenGL 4.5\n"
+		"                   core\n"
+		"  --cuda-device N  use the EGL device of CUDA device N (default: the\n"
+		"                   EGL device of a CUDA device CUDA can see); every\n"
+		"                   EGL device gets a verdict of its own either way\n"
+		"                   (--device N, the older spelling, is the same)\n"
+		"  --help           this text\n"
 		"\n"
 		"Exit status: 0 when interop works, 1 when it cannot, 2 on bad usage.\n");
 }
@@ -40,7 +42,8 @@ main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "gles", no_argument, NULL, 'g' },
-		{ "device", required_argument, NULL, 'd' },
+		{ "cuda-device", required_argument, NULL, 'd' },
+		{ "device", required_argument, NULL, 'd' }, /* the older spelling */
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -58,7 +61,7 @@ main(int argc, char **argv)
 			break;
 		case 'd':
 			if (!parse_int(optarg, 0, INT_MAX, &ordinal)) {
-				fprintf(stderr, "glcuda-info: --device wants a CUDA device "
+				fprintf(stderr, "glcuda-info: --cuda-device wants a CUDA device "
 					"ordinal (0, 1, ...), not '%s'\n", optarg);
 				return 2;
 			}

@@ -23,7 +23,7 @@ collect_egl(struct report *r)
 	if (!client)
 		(void)eglGetError();
 	for (size_t i = 0; i < ARRAY_LENGTH(egl_client_exts); i++)
-		r->client_ext[i] = tools_extension_list_has(client, egl_client_exts[i].name);
+		r->client_ext[i] = extension_list_has(client, egl_client_exts[i].name);
 
 	glcuda_diag_egl_device_init(&r->egl_devices[0]);
 	n = glcuda_diag_list_egl_devices(r->egl_devices, MAX_EGL_DEVICES);
@@ -58,7 +58,7 @@ collect_context(struct context_facts *f, bool gles, int cuda_ordinal)
 	copy_string(f->egl_version, sizeof(f->egl_version), eglQueryString(dpy, EGL_VERSION));
 	exts = eglQueryString(dpy, EGL_EXTENSIONS);
 	for (size_t i = 0; i < ARRAY_LENGTH(egl_display_exts); i++)
-		f->egl_ext[i] = tools_extension_list_has(exts, egl_display_exts[i].name);
+		f->egl_ext[i] = extension_list_has(exts, egl_display_exts[i].name);
 
 	copy_string(f->gl_version, sizeof(f->gl_version),
 		    (const char *)glGetString(GL_VERSION));
@@ -129,7 +129,7 @@ advice_for(int error)
 	case GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE:
 		return "GL renders on a GPU that CUDA does not see (a PRIME laptop, or "
 		       "GL on Mesa while CUDA is on NVIDIA). Make GL run on the NVIDIA "
-		       "GPU: pass --device N (the CUDA ordinal) to use its EGL device, "
+		       "GPU: pass --cuda-device N (the CUDA ordinal) to use its EGL device, "
 		       "or set __EGL_VENDOR_LIBRARY_FILENAMES=/usr/share/glvnd/"
 		       "egl_vendor.d/10_nvidia.json.";
 	case GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE:
@@ -157,7 +157,7 @@ advice_for(int error)
 	case GLCUDA_ERROR_NO_DISPLAY:
 		return "No headless EGL display could make a context: install the "
 		       "NVIDIA EGL library (libEGL_nvidia.so.0) or Mesa, and check "
-		       "/usr/share/glvnd/egl_vendor.d; with --device, check the CUDA "
+		       "/usr/share/glvnd/egl_vendor.d; with --cuda-device, check the CUDA "
 		       "ordinal.";
 	case GLCUDA_ERROR_CUDA:
 		return "A CUDA call failed: check the NVIDIA kernel module and the "
@@ -227,8 +227,8 @@ device_context(EGLDisplay dpy, bool gles, char *why, size_t whysize)
 	EGLConfig config = EGL_NO_CONFIG_KHR;
 	EGLContext ctx;
 
-	if (!tools_extension_list_has(exts, "EGL_KHR_no_config_context") &&
-	    !tools_extension_list_has(exts, "EGL_MESA_configless_context")) {
+	if (!extension_list_has(exts, "EGL_KHR_no_config_context") &&
+	    !extension_list_has(exts, "EGL_MESA_configless_context")) {
 		const EGLint attribs[] = {
 			EGL_RENDERABLE_TYPE, gles ? EGL_OPENGL_ES3_BIT_KHR : EGL_OPENGL_BIT,
 			EGL_SURFACE_TYPE, EGL_DONT_CARE,
@@ -331,7 +331,7 @@ collect_device_verdicts(struct report *r)
 	if (r->egl_device_error || r->egl_device_count == 0)
 		return;
 	/* The same list, in the same order, as collect_egl's. */
-	if (!tools_extension_list_has(client, "EGL_EXT_platform_device"))
+	if (!extension_list_has(client, "EGL_EXT_platform_device"))
 		why = "the EGL library lacks EGL_EXT_platform_device: no display on a device";
 	else if (!eglQueryDevicesEXT(MAX_EGL_DEVICES, devices, &n))
 		why = "eglQueryDevicesEXT failed";

@@ -108,7 +108,7 @@ json_uuid(struct json *j, const char *key, const uint8_t uuid[16])
 {
 	char u[UUID_STRING_SIZE];
 
-	tools_uuid_format(uuid, u);
+	uuid_format(uuid, u);
 	json_str(j, key, u);
 }
 

@@ -60,7 +60,7 @@ bool
 egl_device_hidden_from_cuda(const struct glcuda_diag_egl_device *e)
 {
 	return e->cuda_device < 0 &&
-	       tools_extension_list_has(e->extensions, "EGL_NV_device_cuda");
+	       extension_list_has(e->extensions, "EGL_NV_device_cuda");
 }
 
 int

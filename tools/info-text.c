@@ -81,9 +81,9 @@ print_context_text(FILE *out, const struct report *r, const struct context_facts
 	fprintf(out, "    interop extensions:\n");
 	print_exts(out, 8, gl_exts, f->ext, GL_EXT_COUNT);
 	if (f->has_uuids) {
-		tools_uuid_format(f->device_uuid, u);
+		uuid_format(f->device_uuid, u);
 		fprintf(out, "    device UUID  %s\n", u);
-		tools_uuid_format(f->driver_uuid, u);
+		uuid_format(f->driver_uuid, u);
 		fprintf(out, "    driver UUID  %s\n", u);
 	} else {
 		fprintf(out, "    device UUID  unknown (no GL_EXT_memory_object or "
@@ -172,8 +172,8 @@ print_text(FILE *out, const struct report *r)
 	for (int i = 0; i < r->vk_count; i++) {
 		const struct glcuda_diag_vk_device *p = &r->vk[i];
 
-		tools_uuid_format(p->device_uuid, u);
-		tools_uuid_format(p->driver_uuid, d);
+		uuid_format(p->device_uuid, u);
+		uuid_format(p->driver_uuid, d);
 		fprintf(out, "    device %d: %s (Vulkan %u.%u.%u, driver %s%s%s)\n", i,
 			p->name, p->api_major,
 			p->api_minor,
@@ -200,7 +200,7 @@ print_text(FILE *out, const struct report *r)
 			r->cuda_count, r->cuda_count == 1 ? "" : "s");
 		for (int i = 0; i < r->cuda_count; i++) {
 			if (r->cuda[i].has_uuid)
-				tools_uuid_format(r->cuda[i].uuid, u);
+				uuid_format(r->cuda[i].uuid, u);
 			else
 				copy_string(u, sizeof(u), "unknown");
 			fprintf(out, "    device %d: %s, UUID %s\n", i, r->cuda[i].name, u);
@@ -236,7 +236,7 @@ print_text(FILE *out, const struct report *r)
 		fprintf(out, "    %s\n", v->message[0] ? v->message : glcuda_strerror(v->error));
 		fprintf(out, "    What to do: %s\n", v->advice);
 		if (works >= 0)
-			fprintf(out, "    EGL device %d works with CUDA device %d: pass --device %d\n",
+			fprintf(out, "    EGL device %d works with CUDA device %d: pass --cuda-device %d\n",
 				works, r->egl_verdicts[works].cuda_ordinal,
 				r->egl_verdicts[works].cuda_ordinal);
 	}

@@ -4,13 +4,13 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <glcuda/glcuda.h>
+#include "cuda-driver.h"
 #include "cuda-loader.h"
 #include "error.h"
 
@@ -22,23 +22,6 @@ struct glcuda_test_cuda glcuda_test_cuda;
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int loader_refs;
 
-static const char *
-fallback_result_name(CUresult res)
-{
-	switch (res) {
-	case CUDA_SUCCESS: return "CUDA_SUCCESS";
-	case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
-	case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
-	case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
-	case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
-	case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
-	case CUDA_ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
-	case CUDA_ERROR_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
-	case CUDA_ERROR_UNKNOWN: return "CUDA_ERROR_UNKNOWN";
-	default: return "CUDA error";
-	}
-}
-
 const char *
 cuda_result_string(CUresult res, char *buf, size_t size)
 {
@@ -48,11 +31,7 @@ cuda_result_string(CUresult res, char *buf, size_t size)
 		glcuda_cuda.cuGetErrorName(res, &name);
 	if (glcuda_cuda.cuGetErrorString)
 		glcuda_cuda.cuGetErrorString(res, &desc);
-	if (!name)
-		name = fallback_result_name(res);
-	snprintf(buf, size, "%s (%d)%s%s", name, (int)res, desc ? ": " : "",
-		 desc ? desc : "");
-	return buf;
+	return cuda_driver_result_format(res, name, desc, buf, size);
 }
 
 /* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
@@ -99,89 +78,44 @@ cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const 
 			  hint ? ". " : "", hint ? hint : "");
 }
 
-/*
- * The version to ask cuGetProcAddress for, so that it returns the ABI that
- * cuda-types.h declares: GLCUDA_CUDA_API_VERSION (where an ABI changed,
- * cuda-types.h #defines the name to that variant, as cuda.h does). CUDA 13 added
- * cuCtxSynchronize_v2(CUcontext) and cuCtxGetDevice_v2(CUdevice *, CUcontext)
- * without redirecting the plain names, so asking for 13000 returns a
- * function that takes a context the caller never passes (seen as
- * CUDA_ERROR_CONTEXT_IS_DESTROYED from cuCtxSynchronize()).
- */
+/* Every entry point of the table (and, in the tests' build, of the tests'
+ * table) from the driver: 0, or GLCUDA_ERROR_NO_CUDA_DRIVER with the
+ * reason in buf. */
 static int
-abi_version(const char *name)
+resolve_all(struct glcuda_cuda *table, const struct cuda_driver *drv, char *buf,
+	    size_t bufsize)
 {
-	static const char *const pre13[] = { "cuCtxSynchronize", "cuCtxGetDevice" };
-
-	for (size_t i = 0; i < sizeof(pre13) / sizeof(pre13[0]); i++)
-		if (!strcmp(name, pre13[i]))
-			return GLCUDA_CUDA_API_VERSION < 12000 ? GLCUDA_CUDA_API_VERSION : 12000;
-	return GLCUDA_CUDA_API_VERSION;
-}
-
-static int
-resolve_all(struct glcuda_cuda *table, void *handle, char *buf, size_t bufsize)
-{
-	/* cuGetProcAddress is cuGetProcAddress_v2 (CUDA 12+). */
-	__typeof__(cuGetProcAddress) *get_proc;
-	CUdriverProcAddressQueryResult status;
-	CUresult res;
-
-	get_proc = (__typeof__(get_proc))dlsym(handle, "cuGetProcAddress_v2");
-	if (!get_proc) {
-		snprintf(buf, bufsize,
-			 "libcuda.so.1 has no cuGetProcAddress_v2: the NVIDIA driver is "
-			 "older than CUDA 12. Install driver 525 or newer.");
-		return GLCUDA_ERROR_NO_CUDA_DRIVER;
-	}
-
+	/* #name: the API name; through another macro, it would be expanded
+	 * to the versioned symbol (cuMemGetInfo_v2) before it is stringified. */
 #define RESOLVE(name)                                                          \
-	res = get_proc(#name, (void **)&table->name, abi_version(#name),      \
-		       CU_GET_PROC_ADDRESS_DEFAULT, &status);                  \
-	if (res != CUDA_SUCCESS || !table->name) {                             \
-		snprintf(buf, bufsize,                                         \
-			 "cuGetProcAddress(\"%s\", version %d) failed: result %d, " \
-			 "status %d. The NVIDIA driver is older than CUDA %d.%d, "  \
-			 "whose driver API glcuda uses; update the driver.",   \
-			 #name, abi_version(#name), (int)res, (int)status,     \
-			 GLCUDA_CUDA_API_VERSION / 1000,                       \
-			 GLCUDA_CUDA_API_VERSION % 1000 / 10);                 \
-		return GLCUDA_ERROR_NO_CUDA_DRIVER;                            \
-	}
+	if (cuda_driver_resolve(drv, #name, (void **)&table->name, buf, bufsize) < 0) \
+		return GLCUDA_ERROR_NO_CUDA_DRIVER;
 	GLCUDA_CUDA_FUNCTIONS(RESOLVE)
 	RESOLVE(cuGraphicsGLRegisterImage)
 #undef RESOLVE
-#define RESOLVE_OPTIONAL(name)                                                  \
-	if (get_proc(#name, (void **)&table->name, abi_version(#name),          \
-		     CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS)      \
-		table->name = NULL;
+#define RESOLVE_OPTIONAL(name) table->name = (__typeof__(table->name))cuda_driver_find(drv, #name);
 	RESOLVE_OPTIONAL(cuGraphicsEGLRegisterImage)
 	RESOLVE_OPTIONAL(cuGraphicsResourceGetMappedEglFrame)
 	RESOLVE_OPTIONAL(cuArray3DGetDescriptor)
+#undef RESOLVE_OPTIONAL
 #ifdef GLCUDA_TEST_BUILD
-	/* Directly: through another macro, name would be expanded to the
-	 * versioned symbol (cuMemGetInfo_v2) before it is stringified. The
-	 * tests' table is written once, on the first load: the functions of
-	 * libcuda never move (it is never unloaded). */
-#undef RESOLVE_OPTIONAL
-#define RESOLVE_OPTIONAL(name)                                                  \
-	if (!glcuda_test_cuda.name &&                                           \
-	    get_proc(#name, (void **)&glcuda_test_cuda.name, abi_version(#name), \
-		     CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS)      \
-		glcuda_test_cuda.name = NULL;
-	GLCUDA_CUDA_PROGRAM_FUNCTIONS(RESOLVE_OPTIONAL)
+	/* The tests' table is written once, on the first load: the functions
+	 * of libcuda never move (it is never unloaded). */
+#define RESOLVE_TEST(name)                                                     \
+	if (!glcuda_test_cuda.name)                                            \
+		glcuda_test_cuda.name = (__typeof__(glcuda_test_cuda.name))cuda_driver_find(drv, #name);
+	GLCUDA_CUDA_PROGRAM_FUNCTIONS(RESOLVE_TEST)
+#undef RESOLVE_TEST
 #endif
-#undef RESOLVE_OPTIONAL
 	return 0;
 }
 
 int
 cuda_loader_load(char *buf, size_t bufsize)
 {
-	const char *path = getenv("GLCUDA_LIBCUDA");
+	struct cuda_driver drv;
 	struct glcuda_cuda table;
 	char resbuf[160];
-	void *handle;
 	int version;
 	CUresult res;
 	int ret = 0;
@@ -192,24 +126,14 @@ cuda_loader_load(char *buf, size_t bufsize)
 		goto out;
 	}
 
-	if (!path || !*path)
-		path = "libcuda.so.1";
-	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!handle) {
-		const char *why = dlerror();
-		snprintf(buf, bufsize,
-			 "no CUDA driver: dlopen(\"%s\") failed: %s. Install the "
-			 "NVIDIA driver (it provides libcuda.so.1), or check that "
-			 "the loader can find it (ldconfig -p | grep libcuda).",
-			 path, why ? why : "unknown error");
+	if (cuda_driver_open(&drv, GLCUDA_CUDA_API_VERSION, buf, bufsize) < 0) {
 		ret = GLCUDA_ERROR_NO_CUDA_DRIVER;
 		goto out;
 	}
-
 	memset(&table, 0, sizeof(table));
-	ret = resolve_all(&table, handle, buf, bufsize);
+	ret = resolve_all(&table, &drv, buf, bufsize);
 	if (ret < 0) {
-		dlclose(handle);
+		cuda_driver_close(&drv);
 		goto out;
 	}
 	table.handle = glcuda_cuda.handle;
@@ -239,8 +163,8 @@ cuda_loader_load(char *buf, size_t bufsize)
 		version = 0;
 	if (glcuda_cuda.driver_version != version)
 		glcuda_cuda.driver_version = version;
-	if (glcuda_cuda.handle != handle)
-		glcuda_cuda.handle = handle;
+	if (glcuda_cuda.handle != drv.handle)
+		glcuda_cuda.handle = drv.handle;
 	loader_refs = 1;
 out:
 	pthread_mutex_unlock(&loader_lock);

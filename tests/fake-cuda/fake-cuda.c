@@ -16,7 +16,8 @@
  * there, never on the caller's), the legacy NULL stream synchronises with
  * blocking streams, stream waits on events and external semaphores hold
  * the stream until they are satisfied, synchronising calls wait (bounded),
- * and kernels of tests/test-kernels.cu run on the imported memory, mapped,
+ * and kernels of tests/test-kernels.cu, of glcudafilter and of the tools'
+ * filters (fake-filters.c) run on the CPU on the imported memory, mapped,
  * so that they read and write what GL renders. Tests hold streams or the
  * whole GPU, and signal semaphores, with the controls of fake-cuda.h.
  *
@@ -45,8 +46,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glcuda/glcuda.h>
+
 #include "loader/cuda-loader.h"
 #include "fake-cuda.h"
+#include "fake-filters.h"
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
 #define FAKE_DEVICE_NAME "glcuda fake CUDA device"
@@ -162,14 +166,17 @@ struct CUmod_st {
 
 /* The kernels of tests/test-kernels.cu and of glcudafilter's
  * gst/glcudafilter-kernels.cu (the built-in invert per plane format) that
- * the fake runs on the CPU. args: the parameters' sizes in order (S: a
- * 64-bit surface object or pointer, i: a 32-bit int). */
+ * the fake runs on the CPU, and the tools' filters (common/filters.cu,
+ * fake-filters.c). args: the parameters' sizes in order (S: a 64-bit
+ * surface object or pointer, i: a 32-bit int or float). */
 enum kernel_id {
 	KERNEL_RING_TRANSFORM,
 	KERNEL_CHECK_AND_FILL,
 	KERNEL_INVERT_8,       /* every byte: 255 - v */
 	KERNEL_INVERT_P010,    /* every 16-bit word: the 10 high bits inverted, low 6 zero */
 	KERNEL_INVERT_RGB10A2, /* a 32-bit word: bits 0-29 inverted, alpha kept */
+	KERNEL_FILTER,         /* fake-filters.c */
+	KERNEL_INVERT_PLANES,  /* gst/invert-planes.cu: by the plane's glcuda format */
 };
 
 struct CUfunc_st {
@@ -177,6 +184,7 @@ struct CUfunc_st {
 	enum kernel_id id;
 	size_t elem;
 	const char *args;
+	enum fake_filter filter;
 };
 
 static struct CUfunc_st functions[] = {
@@ -191,9 +199,17 @@ static struct CUfunc_st functions[] = {
 	{ "glcudafilter_invert_p010_r16", KERNEL_INVERT_P010, 2, "SSii" },
 	{ "glcudafilter_invert_p010_rg16", KERNEL_INVERT_P010, 4, "SSii" },
 	{ "glcudafilter_invert_rgb10a2", KERNEL_INVERT_RGB10A2, 4, "SSii" },
+	{ "invert_planes", KERNEL_INVERT_PLANES, 0, "SSiiii" },
 };
 
-#define KERNEL_MAX_ARGS 8
+/* The filters' kernels, made on first look-up (common/filters.c looks up
+ * every format pair's), never freed: a fixed number of names. */
+#define FILTER_FUNCTIONS 64
+static struct CUfunc_st filter_functions[FILTER_FUNCTIONS];
+static char filter_names[FILTER_FUNCTIONS][32];
+static size_t filter_count;
+
+#define KERNEL_MAX_ARGS 10
 
 struct sem_ref {
 	CUexternalSemaphore sem;
@@ -569,6 +585,10 @@ invert_texel(enum kernel_id id, uint8_t *v, size_t elem)
 			v[i] = (uint8_t)u;
 			v[i + 1] = (uint8_t)(u >> 8);
 		}
+	} else if (id == KERNEL_INVERT_PLANES) {
+		/* RGBA8: RGB inverted, alpha kept. */
+		for (size_t i = 0; i < 3; i++)
+			v[i] = (uint8_t)(255 - v[i]);
 	} else {
 		uint32_t u = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
 			     (uint32_t)v[3] << 24;
@@ -583,6 +603,7 @@ invert_texel(enum kernel_id id, uint8_t *v, size_t elem)
 static void
 kernel_run(const struct op *op)
 {
+	static const struct fake_filter_memory filter_memory = { surf_texel, device_ptr };
 	const uint64_t *a = op->args;
 	/* (in, out, width, height) but for check_and_fill (surface, width,
 	 * height, ...). */
@@ -592,18 +613,36 @@ kernel_run(const struct op *op)
 	int gw = (int)op->grid[0], gh = (int)op->grid[1];
 	size_t elem = op->kernel->elem;
 
+	enum kernel_id id = op->kernel->id;
+
+	if (id == KERNEL_FILTER) {
+		if (!fake_filter_run(op->kernel->filter, a, gw, gh, &filter_memory))
+			goto fault;
+		return;
+	}
+	/* invert_planes: the built-in invert of the plane's glcuda format. */
+	if (id == KERNEL_INVERT_PLANES) {
+		switch ((int32_t)a[5]) {
+		case GLCUDA_FORMAT_RGBA8: elem = 4; break;
+		case GLCUDA_FORMAT_RGB10_A2: id = KERNEL_INVERT_RGB10A2; elem = 4; break;
+		case GLCUDA_FORMAT_R8: id = KERNEL_INVERT_8; elem = 1; break;
+		case GLCUDA_FORMAT_RG8: id = KERNEL_INVERT_8; elem = 2; break;
+		case GLCUDA_FORMAT_R16: id = KERNEL_INVERT_P010; elem = 2; break;
+		case GLCUDA_FORMAT_RG16: id = KERNEL_INVERT_P010; elem = 4; break;
+		default: goto fault;
+		}
+	}
 	for (int y = 0; y < h && y < gh; y++) {
 		for (int x = 0; x < w && x < gw; x++) {
-			if (op->kernel->id == KERNEL_INVERT_8 ||
-			    op->kernel->id == KERNEL_INVERT_P010 ||
-			    op->kernel->id == KERNEL_INVERT_RGB10A2) {
+			if (id == KERNEL_INVERT_8 || id == KERNEL_INVERT_P010 ||
+			    id == KERNEL_INVERT_RGB10A2 || id == KERNEL_INVERT_PLANES) {
 				uint8_t *in = surf_texel(a[0], x * (int)elem, y, elem);
 				uint8_t *out = surf_texel(a[1], x * (int)elem, y, elem);
 				uint8_t v[4];
 				if (!in || !out)
 					goto fault;
 				memcpy(v, in, elem);
-				invert_texel(op->kernel->id, v, elem);
+				invert_texel(id, v, elem);
 				memcpy(out, v, elem);
 			} else if (op->kernel->id == KERNEL_RING_TRANSFORM) {
 				uint8_t *in = surf_texel(a[0], x * 4, y, 4);
@@ -2022,6 +2061,9 @@ function_is_valid(CUfunction f)
 	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
 		if (f == &functions[i])
 			return true;
+	for (size_t i = 0; i < filter_count; i++)
+		if (f == &filter_functions[i])
+			return true;
 	return false;
 }
 
@@ -2172,6 +2214,34 @@ fake_cuModuleUnload(CUmodule module)
 	LEAVE(CUDA_SUCCESS);
 }
 
+/* A filter kernel of common/filters.cu by name (lock held). */
+static CUresult
+filter_function(const char *name, CUfunction *f)
+{
+	const char *args = NULL;
+	enum fake_filter id = fake_filter_find(name, &args);
+	struct CUfunc_st *fn;
+
+	if (id == FAKE_FILTER_NONE || strlen(name) >= sizeof(filter_names[0]))
+		return CUDA_ERROR_NOT_FOUND;
+	for (size_t i = 0; i < filter_count; i++)
+		if (!strcmp(filter_names[i], name)) {
+			*f = &filter_functions[i];
+			return CUDA_SUCCESS;
+		}
+	if (filter_count == FILTER_FUNCTIONS)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	snprintf(filter_names[filter_count], sizeof(filter_names[0]), "%s", name);
+	fn = &filter_functions[filter_count++];
+	fn->name = filter_names[filter_count - 1];
+	fn->id = KERNEL_FILTER;
+	fn->elem = 4;
+	fn->args = args;
+	fn->filter = id;
+	*f = fn;
+	return CUDA_SUCCESS;
+}
+
 static CUresult
 fake_cuModuleGetFunction(CUfunction *f, CUmodule module, const char *name)
 {
@@ -2185,7 +2255,7 @@ fake_cuModuleGetFunction(CUfunction *f, CUmodule module, const char *name)
 			*f = &functions[i];
 			LEAVE(CUDA_SUCCESS);
 		}
-	LEAVE(CUDA_ERROR_NOT_FOUND);
+	LEAVE(filter_function(name, f));
 }
 
 static CUresult

@@ -7,7 +7,7 @@
 if HAVE_CHECK
 check_LTLIBRARIES += %reldir%/libfakecuda.la
 %canon_reldir%_libfakecuda_la_SOURCES = %reldir%/fake-cuda.c \
-	%reldir%/fake-cuda.h
+	%reldir%/fake-cuda.h %reldir%/fake-filters.c %reldir%/fake-filters.h
 %canon_reldir%_libfakecuda_la_LDFLAGS = $(SANITIZER_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
@@ -16,6 +16,8 @@ fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu tests/test-loss \
 check_PROGRAMS += $(fake_cuda_tests)
 TESTS += $(fake_cuda_tests)
 fake_cuda_test_sources = %reldir%/fake-cuda-test.c %reldir%/fake-cuda-test.h
+# The pixel suites' context, device, kernels and stream.
+fake_cuda_env_sources = %reldir%/fake-cuda-env.c %reldir%/fake-cuda-env.h
 tests_test_ring_cpu_SOURCES = tests/test-ring-cpu.c $(fake_cuda_test_sources) $(sanitizer_sources)
 tests_test_ring_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_ring_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
@@ -28,14 +30,16 @@ tests_test_threads_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 
 # Pixels through images, hand-offs and the ring, and the order of the work
 # around them (the fake's kernels run on the memory GL renders into).
-tests_test_pixels_cpu_SOURCES = tests/test-pixels-cpu.c $(fake_cuda_test_sources) $(sanitizer_sources)
+tests_test_pixels_cpu_SOURCES = tests/test-pixels-cpu.c $(fake_cuda_test_sources) \
+	$(fake_cuda_env_sources) $(sanitizer_sources)
 tests_test_pixels_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_pixels_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 
 # The cpu sync mode's waits: GL's fence flushed before the CPU waits on
 # it (GL's calls recorded through libepoxy's entry points), CUDA's event
 # on the hand-off's stream (the stream's work held until waited for).
-tests_test_sync_cpu_SOURCES = tests/test-sync-cpu.c $(fake_cuda_test_sources) $(sanitizer_sources)
+tests_test_sync_cpu_SOURCES = tests/test-sync-cpu.c $(fake_cuda_test_sources) \
+	$(fake_cuda_env_sources) $(sanitizer_sources)
 tests_test_sync_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_sync_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 

@@ -23,7 +23,7 @@ CLEANFILES += $(compositor_protocols)
 	-I$(top_srcdir)/tools $(WAYLAND_SERVER_CFLAGS)
 %canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 %canon_reldir%_glcuda_compositor_LDADD = common/libfilters.la \
-	common/libglcuda-common.la lib/libglcuda.la $(WAYLAND_SERVER_LIBS) \
+	common/libpng-file.la common/libglcuda-common.la lib/libglcuda.la $(WAYLAND_SERVER_LIBS) \
 	$(LIBPNG_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
 
 %reldir%/xdg-shell-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml

@@ -5,7 +5,6 @@
 #include "compositor.h"
 
 #include <getopt.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,124 +45,82 @@ enum {
 	O_HELP,
 };
 
-int
-options_parse(struct options *o, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "refresh", required_argument, NULL, O_REFRESH },
-		{ "frames", required_argument, NULL, O_FRAMES },
-		{ "filter", required_argument, NULL, O_FILTER },
-		{ "kernel-file", required_argument, NULL, O_KERNEL_FILE },
-		{ "kernel-name", required_argument, NULL, O_KERNEL_NAME },
-		{ "gles", no_argument, NULL, O_GLES },
-		{ "gl", no_argument, NULL, O_GL },
-		{ "sync", required_argument, NULL, O_SYNC },
-		{ "cuda-device", required_argument, NULL, O_CUDA_DEVICE },
-		{ "png-every", required_argument, NULL, O_PNG_EVERY },
-		{ "png-dir", required_argument, NULL, O_PNG_DIR },
-		{ "output", required_argument, NULL, O_OUTPUT },
-		{ "y4m-chroma", required_argument, NULL, O_CHROMA },
-		{ "verbose", no_argument, NULL, O_VERBOSE },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt, idx = -1;
+static const struct option longopts[] = {
+	{ "size", required_argument, NULL, O_SIZE },
+	{ "refresh", required_argument, NULL, O_REFRESH },
+	{ "frames", required_argument, NULL, O_FRAMES },
+	{ "filter", required_argument, NULL, O_FILTER },
+	{ "kernel-file", required_argument, NULL, O_KERNEL_FILE },
+	{ "kernel-name", required_argument, NULL, O_KERNEL_NAME },
+	{ "gles", no_argument, NULL, O_GLES },
+	{ "gl", no_argument, NULL, O_GL },
+	{ "sync", required_argument, NULL, O_SYNC },
+	{ "cuda-device", required_argument, NULL, O_CUDA_DEVICE },
+	{ "png-every", required_argument, NULL, O_PNG_EVERY },
+	{ "png-dir", required_argument, NULL, O_PNG_DIR },
+	{ "output", required_argument, NULL, O_OUTPUT },
+	{ "y4m-chroma", required_argument, NULL, O_CHROMA },
+	{ "verbose", no_argument, NULL, O_VERBOSE },
+	{ "help", no_argument, NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
 
-	*o = (struct options){ .width = 640, .height = 480, .refresh_hz = 60,
-			       .filter = FILTER_NONE, .gles = true, .sync = GLCUDA_SYNC_AUTO,
-			       .cuda_device = -1, .png_dir = "." };
-	/* '+': stop at the first non-option, the client's command. */
-	while ((opt = getopt_long(argc, argv, "+", longopts, &idx)) != -1) {
-		switch (opt) {
-		case O_SIZE: {
-			/* A copy: argv stays as given (ps shows it). */
-			char w[16];
-			const char *x = strchr(optarg, 'x');
-			if (!x || x - optarg >= (ptrdiff_t)sizeof(w))
-				goto bad;
-			memcpy(w, optarg, (size_t)(x - optarg));
-			w[x - optarg] = '\0';
-			if (!parse_uint(w, 16, 8192, &o->width) ||
-			    !parse_uint(x + 1, 16, 8192, &o->height))
-				goto bad;
-			break;
-		}
-		case O_REFRESH:
-			if (!parse_uint(optarg, 1, 1000, &o->refresh_hz))
-				goto bad;
-			break;
-		case O_FRAMES:
-			if (!parse_u64(optarg, 1, UINT64_MAX, &o->frames))
-				goto bad;
-			break;
-		case O_FILTER:
-			o->filter = filter_from_name(optarg);
-			if (o->filter < 0)
-				goto bad;
-			break;
-		case O_KERNEL_FILE:
-			o->kernel_file = optarg;
-			break;
-		case O_KERNEL_NAME:
-			o->kernel_name = optarg;
-			break;
-		case O_GLES:
-			o->gles = true;
-			break;
-		case O_GL:
-			o->gles = false;
-			break;
-		case O_SYNC:
-			if (!strcmp(optarg, "auto"))
-				o->sync = GLCUDA_SYNC_AUTO;
-			else if (!strcmp(optarg, "timeline"))
-				o->sync = GLCUDA_SYNC_TIMELINE;
-			else if (!strcmp(optarg, "binary"))
-				o->sync = GLCUDA_SYNC_BINARY;
-			else if (!strcmp(optarg, "cpu"))
-				o->sync = GLCUDA_SYNC_CPU;
-			else
-				goto bad;
-			break;
-		case O_CUDA_DEVICE:
-			if (!parse_int(optarg, -1, 1024, &o->cuda_device))
-				goto bad;
-			break;
-		case O_PNG_EVERY:
-			if (!parse_u64(optarg, 1, UINT64_MAX, &o->png_every))
-				goto bad;
-			break;
-		case O_PNG_DIR:
-			o->png_dir = optarg;
-			break;
-		case O_OUTPUT:
-			o->output = optarg;
-			break;
-		case O_CHROMA:
-			if (!strcmp(optarg, "444"))
-				o->chroma = Y4M_444;
-			else if (!strcmp(optarg, "420"))
-				o->chroma = Y4M_420;
-			else
-				goto bad;
-			break;
-		case O_VERBOSE:
-			o->verbose = true;
-			break;
-		case O_HELP:
-			usage(stdout);
-			return 1;
-		default:
-			usage(stderr);
-			return 3;
-		}
+/* Option opt's value arg into o: false if arg is not a value it takes. */
+static bool
+option_set(struct options *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case O_SIZE:
+		return parse_size(arg, 16, 8192, &o->width, &o->height);
+	case O_REFRESH:
+		return parse_uint(arg, 1, 1000, &o->refresh_hz);
+	case O_FRAMES:
+		return parse_u64(arg, 1, UINT64_MAX, &o->frames);
+	case O_FILTER:
+		o->filter = filter_from_name(arg);
+		return o->filter >= 0;
+	case O_KERNEL_FILE:
+		o->kernel_file = arg;
+		return true;
+	case O_KERNEL_NAME:
+		o->kernel_name = arg;
+		return true;
+	case O_GLES:
+	case O_GL:
+		o->gles = opt == O_GLES;
+		return true;
+	case O_SYNC:
+		return parse_sync_mode(arg, &o->sync);
+	case O_CUDA_DEVICE:
+		return parse_int(arg, -1, 1024, &o->cuda_device);
+	case O_PNG_EVERY:
+		return parse_u64(arg, 1, UINT64_MAX, &o->png_every);
+	case O_PNG_DIR:
+		o->png_dir = arg;
+		return true;
+	case O_OUTPUT:
+		o->output = arg;
+		return true;
+	case O_CHROMA:
+		if (!strcmp(arg, "444"))
+			o->chroma = Y4M_444;
+		else if (!strcmp(arg, "420"))
+			o->chroma = Y4M_420;
+		else
+			return false;
+		return true;
+	case O_VERBOSE:
+		o->verbose = true;
+		return true;
 	}
-	if (optind >= argc) {
-		fprintf(stderr, COMP_NAME ": no client command (put it after --)\n");
-		usage(stderr);
-		return 3;
-	}
+	return false;
+}
+
+/* The options that go together or exclude each other: 0, or 3 (bad usage)
+ * after a message. */
+static int
+options_check(const struct options *o)
+{
 	if (!o->kernel_file != !o->kernel_name) {
 		fprintf(stderr, COMP_NAME ": --kernel-file and --kernel-name go together\n");
 		return 3;
@@ -176,11 +133,46 @@ options_parse(struct options *o, int argc, char **argv)
 		fprintf(stderr, COMP_NAME ": 4:2:0 needs an even width and height\n");
 		return 3;
 	}
+	return 0;
+}
+
+int
+options_parse(struct options *o, int argc, char **argv)
+{
+	int ret;
+
+	*o = (struct options){ .width = 640, .height = 480, .refresh_hz = 60,
+			       .filter = FILTER_NONE, .gles = true, .sync = GLCUDA_SYNC_AUTO,
+			       .cuda_device = -1, .png_dir = "." };
+	/* '+': stop at the first non-option, the client's command. */
+	for (;;) {
+		int idx = -1, opt = getopt_long(argc, argv, "+", longopts, &idx);
+
+		if (opt == -1)
+			break;
+		if (opt == O_HELP) {
+			usage(stdout);
+			return 1;
+		}
+		if (opt == '?' || opt == ':') {
+			usage(stderr);
+			return 3;
+		}
+		if (!option_set(o, opt, optarg)) {
+			fprintf(stderr, COMP_NAME ": bad value for --%s: %s\n",
+				idx >= 0 ? longopts[idx].name : "?", optarg ? optarg : "");
+			usage(stderr);
+			return 3;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, COMP_NAME ": no client command (put it after --)\n");
+		usage(stderr);
+		return 3;
+	}
+	ret = options_check(o);
+	if (ret)
+		return ret;
 	o->command = argv + optind;
 	return 0;
-bad:
-	fprintf(stderr, COMP_NAME ": bad value for --%s: %s\n",
-		idx >= 0 ? longopts[idx].name : "?", optarg ? optarg : "");
-	usage(stderr);
-	return 3;
 }

@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <png.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,51 +24,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-
-static int
-write_png(const char *path, const uint8_t *rgba, uint32_t w, uint32_t h)
-{
-	png_structp png = NULL;
-	png_infop info = NULL;
-	png_bytep *rows = malloc(h * sizeof(*rows));
-	FILE *fp = NULL;
-	volatile int ret = -1; /* set after setjmp */
-
-	if (!rows)
-		return -1;
-	/* Row 0 of the ring's images is the top (render.c). */
-	for (uint32_t y = 0; y < h; y++)
-		rows[y] = (png_bytep)(rgba + (size_t)y * w * 4);
-	fp = fopen(path, "wb");
-	if (!fp) {
-		fprintf(stderr, COMP_NAME ": cannot create %s: %s\n", path, strerror(errno));
-		free(rows);
-		return -1;
-	}
-	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-	if (png)
-		info = png_create_info_struct(png);
-	if (!png || !info)
-		goto out;
-	if (setjmp(png_jmpbuf(png)))
-		goto out;
-	png_init_io(png, fp);
-	png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
-		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-	png_set_compression_level(png, 1);
-	png_write_info(png, info);
-	png_write_image(png, rows);
-	png_write_end(png, NULL);
-	ret = 0;
-out:
-	png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
-	if (fclose(fp) != 0)
-		ret = -1;
-	if (ret < 0)
-		fprintf(stderr, COMP_NAME ": writing %s failed\n", path);
-	free(rows);
-	return ret;
-}
+#include "png-file.h"
 
 /* BT.601, limited range (what y4m readers assume), fixed point. */
 static inline uint8_t
@@ -164,7 +119,9 @@ output_present(struct comp *c, struct glcuda_frame *f)
 		char path[PATH_MAX];
 		snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir,
 			 (unsigned long long)n);
-		if (write_png(path, c->readback, c->opt.width, c->opt.height) < 0)
+		/* Row 0 of the ring's images is the top (render.c). */
+		if (png_file_write_rgba(COMP_NAME, path, c->readback, c->opt.width,
+					c->opt.height, false, 1) < 0)
 			return -1;
 		c->png_written++;
 		if (c->opt.verbose)

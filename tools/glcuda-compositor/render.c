@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "shader.h"
+#include "user-kernel.h"
 
 /* Background, RGBA 8-bit: the test looks for it outside the windows. */
 #define BG_R 32
@@ -109,60 +110,30 @@ setup_gl(struct comp *c)
 	return 0;
 }
 
-/* The user's module: PTX (text, needs its NUL) or a cubin/fatbin. */
+/* The user's module: PTX, or a cubin/fatbin (common/user-kernel.h). */
 static int
 load_user_kernel(struct comp *c)
 {
-	FILE *fp = fopen(c->opt.kernel_file, "rb");
-	char *data = NULL, msg[256];
-	long size;
-	CUresult res;
-	int ret = -1;
+	char msg[512];
+	int ret;
 
-	if (!fp) {
-		fprintf(stderr, COMP_NAME ": cannot open %s: %s\n", c->opt.kernel_file,
-			strerror(errno));
-		return -1;
-	}
-	if (fseek(fp, 0, SEEK_END) < 0 || (size = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) < 0) {
-		fprintf(stderr, COMP_NAME ": cannot read %s\n", c->opt.kernel_file);
-		goto out;
-	}
-	data = calloc(1, (size_t)size + 1);
-	if (!data || fread(data, 1, (size_t)size, fp) != (size_t)size) {
-		fprintf(stderr, COMP_NAME ": cannot read %s\n", c->opt.kernel_file);
-		goto out;
-	}
 	if (tools_cuda_load(msg, sizeof(msg)) < 0) {
 		fprintf(stderr, COMP_NAME ": %s\n", msg);
-		goto out;
+		return -1;
 	}
 	/* Into glcuda's context: the ring's streams and surfaces live there. */
 	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS) {
 		fprintf(stderr, COMP_NAME ": cannot make glcuda's CUDA context current\n");
-		goto out;
+		return -1;
 	}
-	res = CU(cuModuleLoadData)(&c->module, data);
-	if (res == CUDA_SUCCESS) {
-		res = CU(cuModuleGetFunction)(&c->kernel, c->module, c->opt.kernel_name);
-		if (res != CUDA_SUCCESS) {
-			fprintf(stderr, COMP_NAME ": no kernel %s in %s: %s\n", c->opt.kernel_name,
-				c->opt.kernel_file, tools_cuda_result(res, msg, sizeof(msg)));
-			CU(cuModuleUnload)(c->module);
-			c->module = NULL;
-		} else {
-			ret = 0;
-		}
-	} else {
-		fprintf(stderr, COMP_NAME ": cuModuleLoadData(%s): %s\n", c->opt.kernel_file,
-			tools_cuda_result(res, msg, sizeof(msg)));
-		c->module = NULL;
-	}
+	ret = user_kernel_load(c->opt.kernel_file, c->opt.kernel_name, &c->module, &c->kernel,
+			       msg, sizeof(msg));
 	CU(cuCtxPopCurrent)(NULL);
-out:
-	free(data);
-	fclose(fp);
-	return ret;
+	if (ret < 0) {
+		fprintf(stderr, COMP_NAME ": %s\n", msg);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -370,21 +341,19 @@ static int
 run_cuda_stage(struct comp *c, struct glcuda_frame *f)
 {
 	if (c->module) {
-		CUsurfObject in = glcuda_frame_get_input_surface(f);
-		CUsurfObject out = glcuda_frame_get_output_surface(f);
-		int w = (int)c->opt.width, h = (int)c->opt.height;
-		void *args[] = { &in, &out, &w, &h };
-		char msg[128];
-		CUresult res;
+		char msg[512];
+		int ret;
 
 		if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
 			return -1;
-		res = CU(cuLaunchKernel)(c->kernel, ((unsigned)w + 15) / 16, ((unsigned)h + 15) / 16,
-					 1, 16, 16, 1, 0, glcuda_frame_get_stream(f), args, NULL);
+		/* One plane of RGBA8: the ring's output format. */
+		ret = user_kernel_launch(c->kernel, glcuda_frame_get_stream(f),
+					 glcuda_frame_get_input_surface(f),
+					 glcuda_frame_get_output_surface(f), c->opt.width,
+					 c->opt.height, 0, GLCUDA_FORMAT_RGBA8, msg, sizeof(msg));
 		CU(cuCtxPopCurrent)(NULL);
-		if (res != CUDA_SUCCESS) {
-			fprintf(stderr, COMP_NAME ": cuLaunchKernel(%s): %s\n", c->opt.kernel_name,
-				tools_cuda_result(res, msg, sizeof(msg)));
+		if (ret < 0) {
+			fprintf(stderr, COMP_NAME ": kernel %s: %s\n", c->opt.kernel_name, msg);
 			return -1;
 		}
 		return 0;
