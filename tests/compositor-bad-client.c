@@ -66,100 +66,39 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <wayland-client.h>
+#include "compositor-client.h"
 
-#include "xdg-shell-client-protocol.h"
+static struct test_client tc;
 
-static struct wl_compositor *compositor;
-static struct wl_subcompositor *subcompositor;
-static struct wl_shm *shm;
-static struct xdg_wm_base *wm_base;
-
-static void
-global(void *data, struct wl_registry *registry, uint32_t name, const char *iface,
-       uint32_t version)
-{
-	if (!strcmp(iface, wl_compositor_interface.name))
-		compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
-	else if (!strcmp(iface, wl_subcompositor_interface.name))
-		subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
-	else if (!strcmp(iface, wl_shm_interface.name))
-		shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
-	else if (!strcmp(iface, xdg_wm_base_interface.name))
-		wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
-}
-
-static void
-global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = { global, global_remove };
-
-/* A pool of size bytes, filled with grey. */
+/* A pool of size bytes of a client, filled with grey. */
 static struct wl_shm_pool *
-make_pool(size_t size)
+make_pool_on(struct test_client *c, size_t size)
 {
-	struct wl_shm_pool *pool;
 	void *map;
-	int fd = memfd_create("bad-client", MFD_CLOEXEC);
+	struct wl_shm_pool *pool = test_client_pool(c, size, &map);
 
-	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
-		perror("memfd");
+	if (!pool)
 		exit(2);
-	}
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		perror("mmap");
-		exit(2);
-	}
 	memset(map, 0x80, size);
 	munmap(map, size);
-	pool = wl_shm_create_pool(shm, fd, (int32_t)size);
-	close(fd);
 	return pool;
 }
 
-/* Round-trip; report the protocol error if the compositor sent one. */
+static struct wl_shm_pool *
+make_pool(size_t size)
+{
+	return make_pool_on(&tc, size);
+}
+
 static int
 expect(struct wl_display *display, const char *iface, uint32_t code)
 {
-	const struct wl_interface *got_iface = NULL;
-	uint32_t id, got;
-	int err;
-
-	if (wl_display_roundtrip(display) >= 0) {
-		if (!iface) {
-			printf("no protocol error, as expected\n");
-			return 0;
-		}
-		printf("FAIL: no protocol error, expected %s code %u\n", iface, code);
-		return 1;
-	}
-	err = wl_display_get_error(display);
-	if (err != EPROTO) {
-		printf("FAIL: connection lost: %s\n", strerror(err));
-		return 1;
-	}
-	got = wl_display_get_protocol_error(display, &got_iface, &id);
-	printf("protocol error: %s code %u\n", got_iface ? got_iface->name : "?", got);
-	if (iface && got_iface && !strcmp(got_iface->name, iface) && got == code)
-		return 0;
-	printf("FAIL: expected %s code %u\n", iface ? iface : "no error", code);
-	return 1;
+	return test_client_expect(display, iface, code);
 }
 
 /* xdg-shell: the configure serials received, in order. */
 static uint32_t configure_serials[8];
 static int n_configures;
-
-static void
-wm_base_ping(void *data, struct xdg_wm_base *base, uint32_t serial)
-{
-	xdg_wm_base_pong(base, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = { wm_base_ping };
 
 static void
 xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
@@ -190,7 +129,7 @@ static struct xdg_surface *
 make_toplevel(struct wl_display *display, struct wl_surface *surface,
 	      struct xdg_toplevel **toplevel)
 {
-	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
+	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
 
 	xdg_surface_add_listener(xs, &xdg_surface_listener, NULL);
 	*toplevel = xdg_surface_get_toplevel(xs);
@@ -198,19 +137,6 @@ make_toplevel(struct wl_display *display, struct wl_surface *surface,
 	wl_surface_commit(surface);
 	wl_display_roundtrip(display);
 	return xs;
-}
-
-/* A pool of size bytes from a given wl_shm, filled with grey. */
-static struct wl_shm_pool *
-make_pool_on(struct wl_shm *on, size_t size)
-{
-	struct wl_shm *saved = shm;
-	struct wl_shm_pool *pool;
-
-	shm = on;
-	pool = make_pool(size);
-	shm = saved;
-	return pool;
 }
 
 static void
@@ -228,29 +154,6 @@ buffer_released(void *data, struct wl_buffer *buffer)
 }
 
 static const struct wl_buffer_listener flag_buffer_listener = { buffer_released };
-
-/* A second client, for the cases where one must not hold another up. */
-struct other {
-	struct wl_display *display;
-	struct wl_registry *registry;
-	struct wl_compositor *compositor;
-	struct wl_shm *shm;
-};
-
-static void
-other_global(void *data, struct wl_registry *registry, uint32_t name, const char *iface,
-	     uint32_t version)
-{
-	struct other *o = data;
-
-	if (!strcmp(iface, wl_compositor_interface.name))
-		o->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
-	else if (!strcmp(iface, wl_shm_interface.name))
-		o->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
-}
-
-static const struct wl_registry_listener other_registry_listener = { other_global,
-								     global_remove };
 
 /* The chain case: depth nested subsurfaces under surface, each with the
  * 1x1 buffer committed (cached: synchronized), then the root committed. */
@@ -271,8 +174,8 @@ sub_chain(struct wl_display *display, struct wl_surface *surface, int depth, con
 		exit(2);
 	}
 	for (int i = 0; i < depth; i++) {
-		surfaces[i] = wl_compositor_create_surface(compositor);
-		subs[i] = wl_subcompositor_get_subsurface(subcompositor, surfaces[i], parent);
+		surfaces[i] = wl_compositor_create_surface(tc.compositor);
+		subs[i] = wl_subcompositor_get_subsurface(tc.subcompositor, surfaces[i], parent);
 		wl_surface_attach(surfaces[i], buffer, 0, 0);
 		wl_surface_commit(surfaces[i]);
 		parent = surfaces[i];
@@ -302,7 +205,6 @@ int
 main(int argc, char **argv)
 {
 	struct wl_display *display;
-	struct wl_registry *registry;
 	struct wl_surface *surface;
 	struct wl_shm_pool *pool;
 	struct wl_buffer *buffer;
@@ -310,21 +212,15 @@ main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	int ret;
 
-	display = wl_display_connect(NULL);
-	if (!display) {
-		fprintf(stderr, "compositor-bad-client: cannot connect to the compositor\n");
+	if (test_client_connect(&tc, "compositor-bad-client") < 0)
 		return 2;
-	}
-	registry = wl_display_get_registry(display);
-	wl_registry_add_listener(registry, &registry_listener, NULL);
-	wl_display_roundtrip(display);
-	if (!compositor || !subcompositor || !shm) {
+	display = tc.display;
+	if (!tc.compositor || !tc.subcompositor || !tc.shm) {
 		fprintf(stderr, "compositor-bad-client: no wl_compositor, wl_subcompositor or wl_shm\n");
+		test_client_disconnect(&tc);
 		return 2;
 	}
-	if (wm_base)
-		xdg_wm_base_add_listener(wm_base, &wm_base_listener, NULL);
-	surface = wl_compositor_create_surface(compositor);
+	surface = wl_compositor_create_surface(tc.compositor);
 
 	if (!strcmp(mode, "wrong-size")) {
 		/* 128x128 pixels out of a pool of 64x64. */
@@ -379,10 +275,10 @@ main(int argc, char **argv)
 		raise(SIGKILL);
 		ret = 1;
 	} else if (!strcmp(mode, "sub-loop")) {
-		struct wl_surface *child = wl_compositor_create_surface(compositor);
-		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(subcompositor, child,
+		struct wl_surface *child = wl_compositor_create_surface(tc.compositor);
+		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(tc.subcompositor, child,
 									    surface);
-		struct wl_subsurface *loop = wl_subcompositor_get_subsurface(subcompositor, surface,
+		struct wl_subsurface *loop = wl_subcompositor_get_subsurface(tc.subcompositor, surface,
 									     child);
 		ret = expect(display, "wl_subcompositor", WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE);
 		wl_subsurface_destroy(loop);
@@ -390,9 +286,9 @@ main(int argc, char **argv)
 		wl_surface_destroy(child);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "sub-place")) {
-		struct wl_surface *child = wl_compositor_create_surface(compositor);
-		struct wl_surface *other = wl_compositor_create_surface(compositor);
-		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(subcompositor, child,
+		struct wl_surface *child = wl_compositor_create_surface(tc.compositor);
+		struct wl_surface *other = wl_compositor_create_surface(tc.compositor);
+		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(tc.subcompositor, child,
 									    surface);
 		wl_subsurface_place_above(sub, other);
 		ret = expect(display, "wl_subsurface", WL_SUBSURFACE_ERROR_BAD_SURFACE);
@@ -401,8 +297,8 @@ main(int argc, char **argv)
 		wl_surface_destroy(child);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "sub-destroy")) {
-		struct wl_surface *child = wl_compositor_create_surface(compositor);
-		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(subcompositor, child,
+		struct wl_surface *child = wl_compositor_create_surface(tc.compositor);
+		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(tc.subcompositor, child,
 									    surface);
 		pool = make_pool(32 * 32 * 4);
 		buffer = wl_shm_pool_create_buffer(pool, 0, 32, 32, 32 * 4,
@@ -420,13 +316,13 @@ main(int argc, char **argv)
 	} else if (!strcmp(mode, "sub-deep")) {
 		/* 64 levels: SUBSURFACE_DEPTH_MAX, documented in
 		 * doc/compositor.md. */
-		struct wl_surface *root = wl_compositor_create_surface(compositor);
+		struct wl_surface *root = wl_compositor_create_surface(tc.compositor);
 		struct xdg_toplevel *toplevel = NULL;
 		struct xdg_surface *xs = NULL;
 
 		/* A mapped toplevel where the compositor has xdg-shell: the
 		 * chain is drawn too. */
-		if (wm_base) {
+		if (tc.wm_base) {
 			xs = make_toplevel(display, root, &toplevel);
 			if (n_configures)
 				xdg_surface_ack_configure(xs, configure_serials[0]);
@@ -446,7 +342,7 @@ main(int argc, char **argv)
 		struct xdg_toplevel *toplevel;
 		struct xdg_surface *xs;
 
-		if (!wm_base) {
+		if (!tc.wm_base) {
 			fprintf(stderr, "compositor-bad-client: no xdg_wm_base\n");
 			return 2;
 		}
@@ -455,7 +351,7 @@ main(int argc, char **argv)
 						   WL_SHM_FORMAT_ARGB8888);
 		if (!strcmp(mode, "ack-zero")) {
 			/* Before the initial commit: no configure was sent. */
-			xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
+			xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
 			xdg_surface_add_listener(xs, &xdg_surface_listener, NULL);
 			toplevel = xdg_surface_get_toplevel(xs);
 			xdg_toplevel_add_listener(toplevel, &toplevel_listener, NULL);
@@ -510,7 +406,7 @@ main(int argc, char **argv)
 		struct xdg_surface *xs, *xs2 = NULL;
 		struct xdg_toplevel *toplevel = NULL;
 
-		if (!wm_base) {
+		if (!tc.wm_base) {
 			fprintf(stderr, "compositor-bad-client: no xdg_wm_base\n");
 			return 2;
 		}
@@ -520,14 +416,14 @@ main(int argc, char **argv)
 		if (!strcmp(mode, "xdg-buffer")) {
 			wl_surface_attach(surface, buffer, 0, 0);
 			wl_surface_commit(surface);
-			xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
+			xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
 			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER);
 		} else if (!strcmp(mode, "xdg-twice")) {
-			xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
-			xs2 = xdg_wm_base_get_xdg_surface(wm_base, surface);
+			xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
+			xs2 = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
 			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED);
 		} else {
-			xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
+			xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
 			wl_surface_destroy(surface);
 			surface = NULL;
 			toplevel = xdg_surface_get_toplevel(xs);
@@ -559,7 +455,7 @@ main(int argc, char **argv)
 		 * callback must come first: counted in events, not time. The
 		 * big buffer's release says its upload is complete. */
 		const int32_t big = 8192;
-		struct other o = { 0 };
+		struct test_client o;
 		struct wl_surface *osurface;
 		struct wl_shm_pool *opool;
 		struct wl_buffer *obuffer;
@@ -577,16 +473,10 @@ main(int argc, char **argv)
 		wl_surface_commit(surface);
 		wl_display_roundtrip(display);
 
-		o.display = wl_display_connect(NULL);
-		if (!o.display) {
-			fprintf(stderr, "compositor-bad-client: cannot connect a second client\n");
+		if (test_client_connect(&o, "compositor-bad-client (second client)") < 0)
 			return 2;
-		}
-		o.registry = wl_display_get_registry(o.display);
-		wl_registry_add_listener(o.registry, &other_registry_listener, &o);
-		wl_display_roundtrip(o.display);
 		osurface = wl_compositor_create_surface(o.compositor);
-		opool = make_pool_on(o.shm, 64 * 64 * 4);
+		opool = make_pool_on(&o, 64 * 64 * 4);
 		obuffer = wl_shm_pool_create_buffer(opool, 0, 64, 64, 64 * 4,
 						    WL_SHM_FORMAT_XRGB8888);
 		wl_surface_attach(osurface, obuffer, 0, 0);
@@ -621,10 +511,7 @@ main(int argc, char **argv)
 		wl_buffer_destroy(obuffer);
 		wl_shm_pool_destroy(opool);
 		wl_surface_destroy(osurface);
-		wl_shm_destroy(o.shm);
-		wl_compositor_destroy(o.compositor);
-		wl_registry_destroy(o.registry);
-		wl_display_disconnect(o.display);
+		test_client_disconnect(&o);
 		wl_callback_destroy(callback);
 		wl_buffer_destroy(buffer);
 		wl_shm_pool_destroy(pool);
@@ -639,12 +526,6 @@ main(int argc, char **argv)
 	}
 	/* Every proxy freed, even after a protocol error: the sanitizer build
 	 * checks this program's own leaks too. */
-	if (wm_base)
-		xdg_wm_base_destroy(wm_base);
-	wl_shm_destroy(shm);
-	wl_subcompositor_destroy(subcompositor);
-	wl_compositor_destroy(compositor);
-	wl_registry_destroy(registry);
-	wl_display_disconnect(display);
+	test_client_disconnect(&tc);
 	return ret;
 }

@@ -40,6 +40,18 @@
  *          rectangles are damaged, with damage_buffer and with damage in
  *          surface coordinates: only those may change in the frame
  *          (damage, then damage.sub)
+ *   popup  a fullscreen toplevel and xdg popups: one placed by anchor,
+ *          gravity and offset, one nested in it (both grabbing), one kept
+ *          inside the output by a slide in x and a flip in y (popup);
+ *          the last repositioned against the top left corner
+ *          (popup.moved); the configures must say where, the toplevel's
+ *          NULL buffer dismisses them all, topmost first
+ *   viewport  subsurfaces with wp_viewport: a crop, a crop scaled down by
+ *          2, a crop of a buffer at scale 2 and 90 degrees, a buffer
+ *          stretched to a destination size (viewport); a new source
+ *          rectangle committed without a buffer (viewport.moved); the
+ *          viewport destroyed: the buffer's own size again
+ *          (viewport.unset)
  *
  * Exit status 2 on usage or setup errors, 77 when the compositor lacks a
  * global the scene needs.
@@ -58,10 +70,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <wayland-client.h>
-
-#include "presentation-time-client-protocol.h"
-#include "xdg-shell-client-protocol.h"
+#include "compositor-client.h"
+#include "viewporter-client-protocol.h"
 
 /* render.c's background. */
 #define BG_R 32
@@ -82,6 +92,9 @@ struct layer {
 	int transform;                  /* enum wl_output_transform */
 	bool opaque;                    /* XRGB8888 */
 	uint32_t (*content)(int bx, int by);
+	int src[4];                     /* wp_viewport source: x, y, w, h; w 0: none */
+	int dst_w, dst_h;               /* wp_viewport destination; 0: none */
+	bool fullscreen;                /* a toplevel: asks for fullscreen, at 0,0 */
 };
 
 /* Content ------------------------------------------------------------- */
@@ -177,6 +190,12 @@ content_damaged_sub(int x, int y)
 	return in_rect(x, y, 4, 8, 8, 6) ? content_checker2(x, y) : content_opaque(x, y);
 }
 
+static uint32_t
+content_flat(int x, int y)
+{
+	return 0xffc08040;
+}
+
 /* States: the layers in stacking order, bottom to top. */
 struct state {
 	const char *name;
@@ -223,6 +242,27 @@ static const struct state states[] = {
 		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_damaged_top },
 		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_opaque },
 	} },
+	/* Every sampled point is a buffer pixel's centre, or between pixels
+	 * of equal value, or in a buffer of one colour: exact whatever GL's
+	 * filtering. */
+#define VP_T { 0, 0, 0, 128, 64, 1, 0, true, content_opaque }
+#define VP_A(sx, sy) { 0, 4, 4, 64, 48, 1, 0, true, content_opaque, { sx, sy, 20, 12 } }
+#define VP_B { 0, 30, 4, 64, 48, 1, 0, true, content_blocks, { 8, 4, 48, 32 }, 24, 16 }
+#define VP_C { 0, 60, 4, 32, 48, 2, WL_OUTPUT_TRANSFORM_90, false, content_alpha_blocks, \
+	       { 4, 2, 12, 10 } }
+#define VP_D { 0, 4, 40, 4, 4, 1, 0, true, content_flat, { 0 }, 40, 6 }
+	{ "viewport", 1, 5, { VP_T, VP_A(10, 6), VP_B, VP_C, VP_D } },
+	{ "viewport.moved", 1, 5, { VP_T, VP_A(30, 20), VP_B, VP_C, VP_D } },
+	{ "viewport.unset", 1, 5, { VP_T, VP_A(30, 20),
+		{ 0, 30, 4, 64, 48, 1, 0, true, content_blocks }, VP_C, VP_D } },
+	/* Where the positioner rules put the popups (run_popup checks the
+	 * configures say so). */
+#define PO_T { 0, 0, 0, 400, 320, 1, 0, true, content_opaque, { 0 }, 0, 0, true }
+#define PO_1 { 0, 32, 23, 40, 30, 1, 0, true, content_checker }
+#define PO_2 { 0, 72, 30, 24, 16, 1, 0, false, content_alpha }
+	{ "popup", 1, 4, { PO_T, PO_1, PO_2, { 0, 300, 220, 100, 60, 1, 0, true, content_checker2 } } },
+	{ "popup.moved", 1, 4, { PO_T, PO_1, PO_2,
+		{ 0, 0, 0, 100, 60, 1, 0, true, content_checker2 } } },
 	{ "damage.sub", 1, 2, {
 		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_damaged_top },
 		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_damaged_sub },
@@ -247,7 +287,7 @@ transform_swaps(int transform)
 /* The surface size: the buffer's divided by the scale, rotated for 90
  * and 270. */
 static void
-layer_size(const struct layer *l, int *w, int *h)
+layer_size_unviewported(const struct layer *l, int *w, int *h)
 {
 	int scale = l->scale ? l->scale : 1;
 
@@ -255,8 +295,24 @@ layer_size(const struct layer *l, int *w, int *h)
 	*h = (transform_swaps(l->transform) ? l->bw : l->bh) / scale;
 }
 
+/* Then the viewport: its destination size, or its source's. */
+static void
+layer_size(const struct layer *l, int *w, int *h)
+{
+	if (l->dst_w) {
+		*w = l->dst_w;
+		*h = l->dst_h;
+	} else if (l->src[2]) {
+		*w = l->src[2];
+		*h = l->src[3];
+	} else {
+		layer_size_unviewported(l, w, h);
+	}
+}
+
 /* The buffer pixel that the surface pixel sx, sy shows: its centre
- * through the inverse of the buffer transform (wl_output.transform: the
+ * through the viewport (source rectangle over the surface size), then
+ * the inverse of the buffer transform (wl_output.transform: the
  * client rendered the buffer rotated counter-clockwise and flipped, the
  * compositor undoes it), then the scale. Where the centre falls between
  * buffer pixels (at scale 2) the scenes make all of them equal, so GL's
@@ -264,10 +320,18 @@ layer_size(const struct layer *l, int *w, int *h)
 static void
 layer_sample(const struct layer *l, int sx, int sy, int *bx, int *by)
 {
-	int w, h, scale = l->scale ? l->scale : 1;
+	int w, h, vw, vh, scale = l->scale ? l->scale : 1;
 	float x = (float)sx + 0.5f, y = (float)sy + 0.5f, u, v;
 
-	layer_size(l, &w, &h);
+	layer_size(l, &vw, &vh);
+	layer_size_unviewported(l, &w, &h);
+	if (l->src[2]) {
+		x = (float)l->src[0] + x * (float)l->src[2] / (float)vw;
+		y = (float)l->src[1] + y * (float)l->src[3] / (float)vh;
+	} else {
+		x = x * (float)w / (float)vw;
+		y = y * (float)h / (float)vh;
+	}
 	switch (l->transform) {
 	default:
 	case WL_OUTPUT_TRANSFORM_NORMAL:      u = x;              v = y;              break;
@@ -375,15 +439,8 @@ check(const struct state *st, const char *file, const char *filter, int argc, ch
 
 /* The client ----------------------------------------------------------- */
 
-struct client {
-	struct wl_display *display;
-	struct wl_registry *registry;
-	struct wl_compositor *compositor;
-	struct wl_subcompositor *subcompositor;
-	struct wl_shm *shm;
-	struct xdg_wm_base *wm_base;
-	struct wp_presentation *presentation;
-};
+/* For surface_show: the viewporter, where the compositor has one. */
+static struct wp_viewporter *viewporter;
 
 struct buffer {
 	struct wl_buffer *wl;
@@ -398,41 +455,13 @@ struct window {
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *toplevel;
 	struct wl_subsurface *subsurface;
+	struct wp_viewport *viewport;
+	struct xdg_popup *popup;
 	bool configured;
+	int32_t popup_x, popup_y, popup_w, popup_h; /* its last configure */
+	uint32_t repositioned;          /* the token of the last repositioned */
+	int done;                       /* popup_done: its rank, from 1 */
 };
-
-static void
-global(void *data, struct wl_registry *registry, uint32_t name, const char *iface,
-       uint32_t version)
-{
-	struct client *c = data;
-
-	if (!strcmp(iface, wl_compositor_interface.name))
-		c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
-	else if (!strcmp(iface, wl_subcompositor_interface.name))
-		c->subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
-	else if (!strcmp(iface, wl_shm_interface.name))
-		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
-	else if (!strcmp(iface, xdg_wm_base_interface.name))
-		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
-	else if (!strcmp(iface, wp_presentation_interface.name))
-		c->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
-}
-
-static void
-global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = { global, global_remove };
-
-static void
-wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
-{
-	xdg_wm_base_pong(wm_base, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = { wm_base_ping };
 
 static void
 buffer_fill(struct buffer *b, uint32_t (*fn)(int x, int y))
@@ -445,33 +474,22 @@ buffer_fill(struct buffer *b, uint32_t (*fn)(int x, int y))
 /* A buffer of the layer's size filled with its content, in its own
  * pool. */
 static int
-buffer_init(struct client *c, struct buffer *b, const struct layer *l)
+buffer_init(struct test_client *c, struct buffer *b, const struct layer *l)
 {
 	struct wl_shm_pool *pool;
-	int fd = memfd_create("pixel-client", MFD_CLOEXEC);
+	void *data;
 
 	b->w = l->bw;
 	b->h = l->bh;
 	b->size = (size_t)b->w * (size_t)b->h * 4;
-	if (fd < 0 || ftruncate(fd, (off_t)b->size) < 0) {
-		perror("compositor-pixel-client: memfd");
-		if (fd >= 0)
-			close(fd);
+	pool = test_client_pool(c, b->size, &data);
+	if (!pool)
 		return -1;
-	}
-	b->data = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (b->data == MAP_FAILED) {
-		perror("compositor-pixel-client: mmap");
-		b->data = NULL;
-		close(fd);
-		return -1;
-	}
+	b->data = data;
 	buffer_fill(b, l->content);
-	pool = wl_shm_create_pool(c->shm, fd, (int32_t)b->size);
 	b->wl = wl_shm_pool_create_buffer(pool, 0, b->w, b->h, b->w * 4,
 					  l->opaque ? WL_SHM_FORMAT_XRGB8888 : WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
-	close(fd);
 	return 0;
 }
 
@@ -510,13 +528,24 @@ toplevel_close(void *data, struct xdg_toplevel *toplevel)
 static const struct xdg_toplevel_listener toplevel_listener = { toplevel_configure,
 								 toplevel_close };
 
-/* Attach the buffer with the layer's scale and transform, all of it
- * damaged. */
+/* Attach the buffer with the layer's scale, transform and viewport, all
+ * of it damaged. */
 static void
 surface_show(struct window *w, const struct layer *l, struct buffer *b)
 {
 	wl_surface_set_buffer_scale(w->surface, l->scale ? l->scale : 1);
 	wl_surface_set_buffer_transform(w->surface, l->transform);
+	if (l->src[2] || l->dst_w) {
+		if (!w->viewport)
+			w->viewport = wp_viewporter_get_viewport(viewporter, w->surface);
+		if (l->src[2])
+			wp_viewport_set_source(w->viewport, wl_fixed_from_int(l->src[0]),
+					       wl_fixed_from_int(l->src[1]),
+					       wl_fixed_from_int(l->src[2]),
+					       wl_fixed_from_int(l->src[3]));
+		if (l->dst_w)
+			wp_viewport_set_destination(w->viewport, l->dst_w, l->dst_h);
+	}
 	wl_surface_attach(w->surface, b->wl, 0, 0);
 	wl_surface_damage_buffer(w->surface, 0, 0, b->w, b->h);
 }
@@ -524,13 +553,15 @@ surface_show(struct window *w, const struct layer *l, struct buffer *b)
 /* A toplevel showing the buffer: the initial commit, the configure, then
  * the buffer. */
 static int
-toplevel_init(struct client *c, struct window *w, const struct layer *l, struct buffer *b)
+toplevel_init(struct test_client *c, struct window *w, const struct layer *l, struct buffer *b)
 {
 	w->surface = wl_compositor_create_surface(c->compositor);
 	w->xdg_surface = xdg_wm_base_get_xdg_surface(c->wm_base, w->surface);
 	xdg_surface_add_listener(w->xdg_surface, &xdg_surface_listener, w);
 	w->toplevel = xdg_surface_get_toplevel(w->xdg_surface);
 	xdg_toplevel_add_listener(w->toplevel, &toplevel_listener, w);
+	if (l->fullscreen)
+		xdg_toplevel_set_fullscreen(w->toplevel, NULL);
 	wl_surface_commit(w->surface);
 	while (!w->configured)
 		if (wl_display_dispatch(c->display) < 0)
@@ -543,7 +574,7 @@ toplevel_init(struct client *c, struct window *w, const struct layer *l, struct 
 /* A subsurface of parent at the layer's position, the buffer committed
  * (cached until the parent commits: subsurfaces start synchronized). */
 static void
-subsurface_init(struct client *c, struct window *w, struct window *parent,
+subsurface_init(struct test_client *c, struct window *w, struct window *parent,
 		const struct layer *l, struct buffer *b)
 {
 	w->surface = wl_compositor_create_surface(c->compositor);
@@ -557,8 +588,12 @@ subsurface_init(struct client *c, struct window *w, struct window *parent,
 static void
 window_fini(struct window *w)
 {
+	if (w->viewport)
+		wp_viewport_destroy(w->viewport);
 	if (w->subsurface)
 		wl_subsurface_destroy(w->subsurface);
+	if (w->popup)
+		xdg_popup_destroy(w->popup);
 	if (w->toplevel)
 		xdg_toplevel_destroy(w->toplevel);
 	if (w->xdg_surface)
@@ -609,7 +644,7 @@ typedef void (*commit_fn)(struct window *w, void *data);
 /* Commit with a presentation feedback, until a frame with the commit was
  * presented (rather than dropped), and print its sequence number. */
 static int
-present(struct client *c, struct window *w, commit_fn fn, void *data, const char *state)
+present(struct test_client *c, struct window *w, commit_fn fn, void *data, const char *state)
 {
 	for (;;) {
 		struct feedback f = { 0 };
@@ -648,7 +683,7 @@ commit_reattach(struct window *w, void *data)
 }
 
 static int
-run_blend(struct client *c, struct window *win, struct buffer *buf)
+run_blend(struct test_client *c, struct window *win, struct buffer *buf)
 {
 	const struct state *st = state_find("blend");
 	struct reattach r = { &st->layers[1], &buf[1] };
@@ -661,7 +696,7 @@ run_blend(struct client *c, struct window *win, struct buffer *buf)
 }
 
 static int
-run_sub(struct client *c, struct window *win, struct buffer *buf)
+run_sub(struct test_client *c, struct window *win, struct buffer *buf)
 {
 	const struct state *tree = state_find("sub.tree"), *fin = state_find("sub");
 	const struct layer *lc = &tree->layers[0], *lt = &tree->layers[1];
@@ -700,7 +735,7 @@ run_sub(struct client *c, struct window *win, struct buffer *buf)
 /* A toplevel (the state's first layer) and its subsurfaces (the others,
  * in stacking order), shown with one commit of the toplevel. */
 static int
-run_tree(struct client *c, struct window *win, struct buffer *buf, const char *name)
+run_tree(struct test_client *c, struct window *win, struct buffer *buf, const char *name)
 {
 	const struct state *st = state_find(name);
 	struct reattach r = { &st->layers[0], &buf[0] };
@@ -742,7 +777,7 @@ commit_partial(struct window *w, void *data)
 }
 
 static int
-run_damage(struct client *c, struct window *win, struct buffer *buf)
+run_damage(struct test_client *c, struct window *win, struct buffer *buf)
 {
 	struct partial top = { &buf[0], 2, { { true, 16, 8, 40, 24 }, { false, 40, 30, 12, 10 } } };
 	struct partial sub = { &buf[1], 1, { { false, 2, 4, 6, 8 } } };
@@ -760,47 +795,240 @@ run_damage(struct client *c, struct window *win, struct buffer *buf)
 }
 
 static int
-run_xform(struct client *c, struct window *win, struct buffer *buf)
+run_xform(struct test_client *c, struct window *win, struct buffer *buf)
 {
 	return run_tree(c, win, buf, "xform");
 }
 
+/* The viewport's new source rectangle, no new buffer. */
+static void
+commit_source(struct window *w, void *data)
+{
+	const struct layer *l = data;
+
+	wp_viewport_set_source(w->viewport, wl_fixed_from_int(l->src[0]),
+			       wl_fixed_from_int(l->src[1]), wl_fixed_from_int(l->src[2]),
+			       wl_fixed_from_int(l->src[3]));
+}
+
+/* The viewport goes: the surface takes its buffer's size again. */
+static void
+commit_unset(struct window *w, void *data)
+{
+	if (w->viewport)
+		wp_viewport_destroy(w->viewport);
+	w->viewport = NULL;
+}
+
+static int
+run_viewport(struct test_client *c, struct window *win, struct buffer *buf)
+{
+	if (!c->viewporter) {
+		printf("compositor-pixel-client: no wp_viewporter\n");
+		return 77;
+	}
+	if (run_tree(c, win, buf, "viewport") < 0)
+		return -1;
+	wl_subsurface_set_desync(win[1].subsurface);
+	wl_subsurface_set_desync(win[2].subsurface);
+	if (present(c, &win[1], commit_source, (void *)&state_find("viewport.moved")->layers[1],
+		    "viewport.moved") < 0)
+		return -1;
+	return present(c, &win[2], commit_unset, NULL, "viewport.unset");
+}
+
+/* Popups ---------------------------------------------------------------- */
+
+static int popups_done;
+
+static void
+popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y, int32_t w, int32_t h)
+{
+	struct window *win = data;
+
+	win->popup_x = x, win->popup_y = y, win->popup_w = w, win->popup_h = h;
+}
+
+static void
+popup_done(void *data, struct xdg_popup *popup)
+{
+	struct window *win = data;
+
+	win->done = ++popups_done;
+}
+
+static void
+popup_repositioned(void *data, struct xdg_popup *popup, uint32_t token)
+{
+	struct window *win = data;
+
+	win->repositioned = token;
+}
+
+static const struct xdg_popup_listener popup_listener = { popup_configure, popup_done,
+							   popup_repositioned };
+
+struct popup_rule {
+	int w, h;
+	int ax, ay, aw, ah;
+	uint32_t anchor, gravity, constraint;
+	int off_x, off_y;
+};
+
+static struct xdg_positioner *
+positioner_new(struct test_client *c, const struct popup_rule *r)
+{
+	struct xdg_positioner *p = xdg_wm_base_create_positioner(c->wm_base);
+
+	xdg_positioner_set_size(p, r->w, r->h);
+	xdg_positioner_set_anchor_rect(p, r->ax, r->ay, r->aw, r->ah);
+	xdg_positioner_set_anchor(p, r->anchor);
+	xdg_positioner_set_gravity(p, r->gravity);
+	xdg_positioner_set_constraint_adjustment(p, r->constraint);
+	xdg_positioner_set_offset(p, r->off_x, r->off_y);
+	return p;
+}
+
+/* Wait for the configure; it must place the popup at the layer's
+ * position (relative to the toplevel at 0,0: the parent's, for a
+ * nested one, is px, py). */
+static int
+popup_wait_configure(struct test_client *c, struct window *w, const struct layer *l, int px,
+		     int py)
+{
+	while (!w->configured)
+		if (wl_display_dispatch(c->display) < 0)
+			return -1;
+	if (w->popup_x != l->x - px || w->popup_y != l->y - py || w->popup_w != l->bw ||
+	    w->popup_h != l->bh) {
+		printf("FAIL: popup configured at %d,%d %dx%d, the rules say %d,%d %dx%d\n",
+		       w->popup_x, w->popup_y, w->popup_w, w->popup_h, l->x - px, l->y - py, l->bw,
+		       l->bh);
+		return -1;
+	}
+	return 0;
+}
+
+/* A popup of parent placed by the rule, configured where the layer
+ * is, showing the buffer (committed). */
+static int
+popup_init(struct test_client *c, struct window *w, struct window *parent,
+	   const struct popup_rule *r, bool grab, const struct layer *l, struct buffer *b, int px,
+	   int py)
+{
+	struct xdg_positioner *pos = positioner_new(c, r);
+
+	w->surface = wl_compositor_create_surface(c->compositor);
+	w->xdg_surface = xdg_wm_base_get_xdg_surface(c->wm_base, w->surface);
+	xdg_surface_add_listener(w->xdg_surface, &xdg_surface_listener, w);
+	w->popup = xdg_surface_get_popup(w->xdg_surface, parent->xdg_surface, pos);
+	xdg_popup_add_listener(w->popup, &popup_listener, w);
+	xdg_positioner_destroy(pos);
+	if (grab)
+		xdg_popup_grab(w->popup, c->seat, 0);
+	wl_surface_commit(w->surface);
+	if (popup_wait_configure(c, w, l, px, py) < 0)
+		return -1;
+	surface_show(w, l, b);
+	return 0;
+}
+
+static void
+commit_nothing(struct window *w, void *data)
+{
+}
+
+static int
+run_popup(struct test_client *c, struct window *win, struct buffer *buf)
+{
+	const struct state *st = state_find("popup"), *moved = state_find("popup.moved");
+	const struct layer *l = st->layers;
+	static const struct popup_rule r1 = { 40, 30, 10, 10, 20, 10,
+		XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT, 0, 2, 3 };
+	static const struct popup_rule r2 = { 24, 16, 0, 0, 40, 30, XDG_POSITIONER_ANCHOR_RIGHT,
+		XDG_POSITIONER_GRAVITY_RIGHT, 0, 0, 0 };
+	/* Off the output's right and bottom edges: slid back in x, flipped
+	 * above the anchor in y. */
+	static const struct popup_rule r3 = { 100, 60, 340, 280, 20, 20,
+		XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT,
+		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
+		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_Y, 0, 0 };
+	/* Off the top left corner: slid in both. */
+	static const struct popup_rule r4 = { 100, 60, 0, 0, 20, 20, XDG_POSITIONER_ANCHOR_TOP_LEFT,
+		XDG_POSITIONER_GRAVITY_TOP_LEFT, XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
+		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y, 0, 0 };
+	struct xdg_positioner *pos;
+	struct reattach rp = { &l[3], &buf[3] };
+
+	if (!c->seat || xdg_wm_base_get_version(c->wm_base) < 3) {
+		printf("compositor-pixel-client: no wl_seat or xdg_wm_base version 3\n");
+		return 77;
+	}
+	for (int i = 0; i < 4; i++)
+		if (buffer_init(c, &buf[i], &l[i]) < 0)
+			return -1;
+	if (toplevel_init(c, &win[0], &l[0], &buf[0]) < 0 ||
+	    popup_init(c, &win[1], &win[0], &r1, true, &l[1], &buf[1], 0, 0) < 0)
+		return -1;
+	wl_surface_commit(win[1].surface);
+	if (popup_init(c, &win[2], &win[1], &r2, true, &l[2], &buf[2], l[1].x, l[1].y) < 0)
+		return -1;
+	wl_surface_commit(win[2].surface);
+	if (popup_init(c, &win[3], &win[0], &r3, false, &l[3], &buf[3], 0, 0) < 0 ||
+	    present(c, &win[3], commit_reattach, &rp, "popup") < 0)
+		return -1;
+
+	/* Repositioned: repositioned, configure, and the new place once
+	 * acked. */
+	win[3].configured = false;
+	pos = positioner_new(c, &r4);
+	xdg_popup_reposition(win[3].popup, pos, 7);
+	xdg_positioner_destroy(pos);
+	if (popup_wait_configure(c, &win[3], &moved->layers[3], 0, 0) < 0)
+		return -1;
+	if (win[3].repositioned != 7) {
+		printf("FAIL: repositioned with token %u, not 7\n", win[3].repositioned);
+		return -1;
+	}
+	if (present(c, &win[3], commit_nothing, NULL, "popup.moved") < 0)
+		return -1;
+
+	/* The toplevel unmapped: every popup dismissed, the nested one
+	 * before its parent. */
+	wl_surface_attach(win[0].surface, NULL, 0, 0);
+	wl_surface_commit(win[0].surface);
+	while (popups_done < 3)
+		if (wl_display_dispatch(c->display) < 0)
+			return -1;
+	if (win[2].done > win[1].done) {
+		printf("FAIL: popup_done for the nested popup came after its parent's\n");
+		return -1;
+	}
+	printf("popups dismissed, topmost first\n");
+	return 0;
+}
+
 static const struct {
 	const char *name;
-	int (*run)(struct client *c, struct window *win, struct buffer *buf);
+	int (*run)(struct test_client *c, struct window *win, struct buffer *buf);
 } scenes[] = {
 	{ "blend", run_blend },
 	{ "sub", run_sub },
 	{ "xform", run_xform },
 	{ "damage", run_damage },
+	{ "viewport", run_viewport },
+	{ "popup", run_popup },
 };
-
-static int
-report_error(struct client *c)
-{
-	const struct wl_interface *iface = NULL;
-	uint32_t id, code;
-	int err = wl_display_get_error(c->display);
-
-	if (err != EPROTO) {
-		fprintf(stderr, "compositor-pixel-client: connection lost: %s\n", strerror(err));
-		return 1;
-	}
-	code = wl_display_get_protocol_error(c->display, &iface, &id);
-	fprintf(stderr, "compositor-pixel-client: protocol error: %s code %u\n",
-		iface ? iface->name : "?", code);
-	return 1;
-}
 
 #define MAX_BUFFERS 16
 
 static int
 run(const char *scene)
 {
-	struct client c = { 0 };
+	struct test_client c;
 	struct window win[MAX_LAYERS] = { 0 };
 	struct buffer buf[MAX_BUFFERS] = { 0 };
-	int (*fn)(struct client *c, struct window *win, struct buffer *buf) = NULL;
+	int (*fn)(struct test_client *c, struct window *win, struct buffer *buf) = NULL;
 	int ret = 1;
 
 	for (size_t i = 0; i < sizeof(scenes) / sizeof(scenes[0]); i++)
@@ -810,44 +1038,26 @@ run(const char *scene)
 		fprintf(stderr, "compositor-pixel-client: no scene %s\n", scene);
 		return 2;
 	}
-	c.display = wl_display_connect(NULL);
-	if (!c.display) {
-		fprintf(stderr, "compositor-pixel-client: cannot connect to the compositor\n");
+	if (test_client_connect(&c, "compositor-pixel-client") < 0)
 		return 2;
-	}
-	c.registry = wl_display_get_registry(c.display);
-	wl_registry_add_listener(c.registry, &registry_listener, &c);
-	if (wl_display_roundtrip(c.display) < 0)
-		goto out;
 	if (!c.compositor || !c.subcompositor || !c.shm || !c.wm_base || !c.presentation) {
 		printf("compositor-pixel-client: no wl_compositor, wl_subcompositor, wl_shm, "
 		       "xdg_wm_base or wp_presentation\n");
 		ret = 77;
 		goto out;
 	}
-	xdg_wm_base_add_listener(c.wm_base, &wm_base_listener, NULL);
-	if (fn(&c, win, buf) == 0)
-		ret = 0;
+	viewporter = c.viewporter;
+	ret = fn(&c, win, buf);
+	ret = ret == 77 ? 77 : ret == 0 ? 0 : 1;
 out:
 	if (ret == 1 && wl_display_get_error(c.display))
-		report_error(&c);
+		test_client_report_error(&c);
 	/* Children first: a subsurface's surface before its parent's. */
 	for (int i = MAX_LAYERS - 1; i >= 0; i--)
 		window_fini(&win[i]);
 	for (int i = 0; i < MAX_BUFFERS; i++)
 		buffer_fini(&buf[i]);
-	if (c.presentation)
-		wp_presentation_destroy(c.presentation);
-	if (c.wm_base)
-		xdg_wm_base_destroy(c.wm_base);
-	if (c.shm)
-		wl_shm_destroy(c.shm);
-	if (c.subcompositor)
-		wl_subcompositor_destroy(c.subcompositor);
-	if (c.compositor)
-		wl_compositor_destroy(c.compositor);
-	wl_registry_destroy(c.registry);
-	wl_display_disconnect(c.display);
+	test_client_disconnect(&c);
 	return ret;
 }
 
@@ -858,7 +1068,13 @@ global_print(void *data, struct wl_registry *registry, uint32_t name, const char
 	printf("%s\n", iface);
 }
 
-static const struct wl_registry_listener print_listener = { global_print, global_remove };
+static void
+global_print_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener print_listener = { global_print,
+							    global_print_remove };
 
 static int
 globals(void)

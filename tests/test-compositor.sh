@@ -38,38 +38,13 @@
 # SPDX-License-Identifier: MIT
 set -u
 
-comp=./tools/glcuda-compositor/glcuda-compositor
-if [ ! -x "$comp" ]; then
-	echo "SKIP: glcuda-compositor was not built (configure found no wayland-server, wayland-scanner, wayland-protocols, wayland-client or libpng)"
-	exit 77
-fi
-info=./tools/glcuda-info
 bad=./tests/compositor-bad-client
 check=./tests/compositor-check-png
 pixel=./tests/compositor-pixel-client
-fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
-for f in "$info" "$bad" "$check" "$pixel" "$fake"; do
-	if [ ! -e "$f" ]; then
-		echo "FAIL: $f not found; run from the build directory after make check" >&2
-		exit 1
-	fi
-done
+COMPOSITOR_TEST_NEEDS="$bad $check $pixel"
+COMPOSITOR_TEST_CLIENTS=weston-simple-shm
+. "${srcdir:-.}/tests/compositor-test-env.sh"
 shm_client=$(command -v weston-simple-shm)
-if [ -z "$shm_client" ]; then
-	echo "SKIP: weston-simple-shm not found (Debian: apt-get install weston)"
-	exit 77
-fi
-uuid=$(GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$info" 2>/dev/null |
-	awk '/device UUID/ { print $3; exit }')
-if [ -z "$uuid" ]; then
-	echo "SKIP: GL reports no device UUID (no GL_EXT_memory_object)"
-	exit 77
-fi
-GLCUDA_LIBCUDA=$fake
-GLCUDA_FAKE_CUDA_UUID=$uuid
-export GLCUDA_LIBCUDA GLCUDA_FAKE_CUDA_UUID
-# The compositor makes its own runtime directory when there is none.
-unset XDG_RUNTIME_DIR WAYLAND_DISPLAY
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -78,18 +53,7 @@ size=400x320
 bg="32 48 64"       # render.c's background
 bg_inv="223 207 191"
 
-# A run that has not ended after this many seconds hangs: it is killed
-# and fails.
-hang_guard=300
-
-# run NAME ARGS... : the compositor at $size in the cpu mode, its stderr
-# in $tmp/NAME.log; returns its exit status (124: it hung).
-run() {
-	name=$1
-	shift
-	timeout -k 10 $hang_guard "$comp" --verbose --size $size --sync cpu "$@" \
-		>"$tmp/$name.out" 2>"$tmp/$name.log"
-}
+. "${srcdir:-.}/tests/compositor-test-run.sh"
 
 # The window's rectangle from the compositor's "mapped toplevel WxH at X,Y".
 window_rect() {
@@ -173,14 +137,7 @@ else
 	# Every client that left took all it made with it: whenever no
 	# client is connected, no surface or texture is alive and the same
 	# number of fds is open.
-	left=$(grep "a client left: 0 clients" "$tmp/bad.log" | sed 's/.*a client left: //' | sort -u)
-	case $left in
-	"0 clients, 0 surfaces, 0 textures, "*" fds open") ;;
-	*)
-		echo "FAIL: what the misbehaving clients left behind differs:" >&2
-		grep "a client left" "$tmp/bad.log" >&2
-		fail=1 ;;
-	esac
+	clients_left_nothing bad "the misbehaving clients"
 fi
 
 # 3b. More misbehaving clients (tests/compositor-bad-client: a deep
@@ -206,14 +163,7 @@ else
 			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
 			  cat "$tmp/bad2.out" >&2; fail=1; }
 	done
-	left=$(grep "a client left: 0 clients" "$tmp/bad2.log" | sed 's/.*a client left: //' | sort -u)
-	case $left in
-	"0 clients, 0 surfaces, 0 textures, "*" fds open") ;;
-	*)
-		echo "FAIL: what the misbehaving clients (2) left behind differs:" >&2
-		grep "a client left" "$tmp/bad2.log" >&2
-		fail=1 ;;
-	esac
+	clients_left_nothing bad2 "the misbehaving clients (2)"
 fi
 
 # 4. The client is killed: the compositor ends with 128 + 9, and says so.
@@ -225,59 +175,12 @@ if [ $rc -ne 137 ] || ! grep -q "killed by signal 9" "$tmp/killed.log"; then
 	fail=1
 fi
 
-# 5. Under valgrind: some of the misbehaving clients, then the pixel
-#    client's subsurface scene; the run ends when it exits.
-if command -v valgrind >/dev/null 2>&1 && [ -x ./libtool ] && [ -z "${ASAN_OPTIONS:-}" ]; then
-	supp=${srcdir:-..}/tests/valgrind.supp
-	# Through libtool: the program in the build tree is a wrapper script.
-	# --keep-debuginfo: eglTerminate unloads Mesa's driver before the leak
-	# check; its frames keep their names so that valgrind.supp can tell the
-	# driver's own memory from glcuda's.
-	if ! GLCUDA_LOG=error timeout -k 10 $hang_guard \
-		./libtool --mode=execute valgrind --leak-check=full --error-exitcode=99 \
-		--keep-debuginfo=yes \
-		--errors-for-leak-kinds=definite --suppressions="$supp" \
-		--log-file="$tmp/valgrind.log" \
-		"$comp" --size 128x96 --sync cpu -- \
-		sh -c "$bad wrong-size && $bad destroy-busy && $bad sub-destroy &&
-			exec $pixel run sub" \
-		>"$tmp/vg.out" 2>"$tmp/vg.log"; then
-		echo "FAIL: glcuda-compositor under valgrind:" >&2
-		grep -A30 -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|[0-9,]+ .*bytes in .* are definitely)' \
-			"$tmp/valgrind.log" | head -n 120 >&2
-		cat "$tmp/vg.log" >&2
-		fail=1
-	fi
-fi
+# 5. Under valgrind (memcheck: tests/compositor-test-run.sh): some of
+#    the misbehaving clients, then the pixel client's subsurface scene;
+#    the run ends when it exits.
+memcheck "$bad wrong-size && $bad destroy-busy && $bad sub-destroy && exec $pixel run sub"
 
-# 6. Pixels: for each state the client checks, the frame that presented
-#    it (the client prints the presentation sequence number, which names
-#    the PNG) against the CPU reference, the toplevels where the
-#    compositor logged them.
-# pixels NAME SCENE FILTER ARGS...: ARGS go to the compositor.
-pixels() {
-	name=$1 scene=$2 filter=$3
-	shift 3
-	run "$name" --png-every 1 --png-dir "$tmp/$name" "$@" -- "$pixel" run "$scene"
-	rc=$?
-	if [ $rc -ne 0 ] || ! grep -q "^presented " "$tmp/$name.out"; then
-		echo "FAIL: scene $scene ($name) exited $rc:" >&2
-		cat "$tmp/$name.out" "$tmp/$name.log" >&2
-		fail=1
-		return
-	fi
-	pos=$(sed -n 's/.*mapped toplevel [0-9]*x[0-9]* at \([0-9]*\),\([0-9]*\).*/\1 \2/p' \
-		"$tmp/$name.log")
-	grep "^presented " "$tmp/$name.out" | while read -r _ state seq; do
-		png=$(printf '%s/frame-%06d.png' "$tmp/$name" "$seq")
-		# shellcheck disable=SC2086 # split on purpose
-		if ! "$pixel" check "$state" "$png" "$filter" $pos; then
-			echo "FAIL: $state ($name): the presented frame differs from the reference" >&2
-			cat "$tmp/$name.out" "$tmp/$name.log" >&2
-			exit 1
-		fi
-	done || fail=1
-}
+# 6. Pixels (pixels: tests/compositor-test-run.sh).
 pixels blend blend none --filter none
 pixels blend-invert blend invert --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform
 pixels sub sub none

@@ -2,14 +2,35 @@
  * glcuda-compositor: a headless Wayland compositor whose output goes
  * through glcuda's frame ring: every frame it composites with GL is handed
  * to CUDA (a filter or the user's kernel) and back, without copies, and
- * "presented" as PNG files or a y4m video stream.
+ * "presented" as PNG files or a y4m video stream, one frame per refresh.
+ * Tests drive its seat and take screenshots through a control socket.
  *
- * Files: main.c (the loop and the report), options.c, display.c (the
- * globals: wl_compositor, wl_subcompositor, wl_shm, wl_output, wl_seat,
- * wp_presentation), shell.c (xdg-shell), surface.c (surfaces and buffers),
- * dmabuf.c (zwp_linux_dmabuf_v1),
- * render.c (GL, the ring and the CUDA stage), output.c (vblank,
- * presentation, PNG and y4m), launch.c (the client).
+ * Files, each with one job:
+ *   main.c          setup, the loop and the report at exit
+ *   options.c       the command line
+ *   display.c       the wl_display and the globals not about surfaces:
+ *                   wl_shm, wl_output
+ *   seat.c          wl_seat: a pointer and a keyboard, their focus, events
+ *   keymap.c        the keyboard's xkb keymap and modifiers
+ *   control.c       the control socket: driving the seat, screenshots,
+ *                   waits for frames, commits and windows
+ *   surface.c       wl_compositor, wl_surface, wl_region, wl_subcompositor,
+ *                   wl_subsurface: the protocol and the state of surfaces
+ *   tree.c          the walk of a surface's subsurface tree
+ *   texture.c       client buffers (shm, dma-buf) to GL textures
+ *   dmabuf.c        zwp_linux_dmabuf_v1: dma-bufs imported as EGLImages
+ *   shell.c         xdg-shell: xdg_wm_base, xdg_surface, xdg_toplevel
+ *   presentation.c  wp_presentation and its feedback
+ *   render.c        GL compositing, the ring and the CUDA stage
+ *   output.c        the vblank timer, presenting frames: PNG and y4m
+ *   launch.c        the runtime directory and the client it runs
+ *   viewporter.c    wp_viewporter: crop and scale of surfaces
+ *   decoration.c    zxdg_decoration_manager_v1: always client-side
+ *   xdg-output.c    zxdg_output_manager_v1: the output's logical geometry
+ *   popup.c         xdg_positioner and xdg_popup: placement, grabs, dismissal
+ *   data-device.c   wl_data_device_manager: the clipboard between clients
+ *   ctl.c           glcuda-compositor-ctl, a separate program: one
+ *                   command to the control socket
  *
  * Single-threaded: everything runs on the thread of the event loop, where
  * the EGL context is current.
@@ -32,6 +53,9 @@
 #include "filters.h"
 
 #define COMP_NAME "glcuda-compositor"
+/* The one output's wl_output and zxdg_output_v1 name and description. */
+#define OUTPUT_NAME "HEADLESS-1"
+#define OUTPUT_DESCRIPTION "glcuda-compositor headless output"
 
 enum y4m_chroma { Y4M_444 = 0, Y4M_420 };
 
@@ -59,6 +83,11 @@ struct options {
  * (applying cached state, drawing) use a fixed-size stack instead of
  * recursion, and every walk up to the root a bounded loop. */
 #define SUBSURFACE_DEPTH_MAX 64
+
+/* The deepest popup nesting: a popup is at most this many levels above
+ * its toplevel. get_popup past it is xdg_wm_base.invalid_popup_parent. */
+#define POPUP_DEPTH_MAX 16
+#define POPUP_DEPTH_MAX_STR "16"
 
 /* Configures sent and not yet acked, per xdg_surface: while this many are
  * outstanding, a new one waits for an ack (a client that never acks
@@ -96,6 +125,16 @@ struct damage {
 	struct rect r[DAMAGE_RECTS];
 };
 
+/* wp_viewport's crop and scale (viewporter.c), double-buffered with the
+ * rest of a surface's state: the source rectangle in surface coordinates
+ * before the viewport (after the buffer transform and scale), and the
+ * size the surface takes. src_w < 0: no source rectangle; dst_w < 0: no
+ * destination size. */
+struct viewport_state {
+	wl_fixed_t src_x, src_y, src_w, src_h;
+	int32_t dst_w, dst_h;
+};
+
 /* The double-buffered state of a wl_surface: pending until commit; for a
  * synchronized subsurface, cached until its parent's state is applied. */
 struct surface_state {
@@ -108,6 +147,7 @@ struct surface_state {
 	struct damage buffer_damage;    /* buffer coordinates */
 	struct wl_list frames;          /* wl_callback resources */
 	struct wl_list feedback;        /* wp_presentation_feedback resources */
+	struct viewport_state viewport;
 };
 
 /* An entry of a surface's stack: the surface itself or one of its
@@ -151,6 +191,8 @@ struct surface {
 	int32_t scale;
 	int32_t transform;              /* enum wl_output_transform */
 	bool has_content;
+	struct viewport_state viewport;
+	struct wl_resource *viewport_resource; /* its wp_viewport, if any */
 	struct wl_list frames;          /* committed, waiting for a composite */
 	struct wl_list feedback;
 
@@ -177,6 +219,15 @@ struct surface {
 
 	/* xdg-shell. */
 	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
+	struct wl_resource *decoration; /* its zxdg_toplevel_decoration_v1 */
+	struct popup *popup;            /* its xdg_popup's state (popup.c) */
+	/* The popups whose parent it is (struct popup.parent_link), oldest
+	 * first, and how many of them are mapped with a grab. */
+	struct wl_list popups;
+	int popup_grabs;
+	/* xdg_surface.set_window_geometry, applied at commit; w 0: unset
+	 * (the surface's origin is then the window's). */
+	struct rect geometry, geometry_pending;
 	uint32_t pending_serials[CONFIGURE_PENDING_MAX]; /* sent, not acked; oldest first */
 	int n_pending;
 	bool configure_deferred;        /* one is due once the client acks */
@@ -185,6 +236,46 @@ struct surface {
 	bool mapped;
 	int32_t x, y;                   /* position on the output */
 	bool fullscreen, maximized;
+	char title[128], app_id[128];   /* as set, cut at 127 bytes */
+};
+
+/* The keyboard's modifiers, as wl_keyboard.modifiers sends them. */
+struct key_mods {
+	uint32_t depressed, latched, locked, group;
+};
+
+/* Keys and buttons held down at once: more are refused. */
+#define SEAT_KEYS_MAX 32
+#define SEAT_BUTTONS_MAX 16
+
+/* A device's focus: NULL once the surface is destroyed. */
+struct focus {
+	struct surface *surface;
+	struct wl_listener gone;
+};
+
+/* wl_seat: one pointer, one keyboard (seat.c). */
+struct seat {
+	struct wl_list pointers, keyboards; /* wl_pointer, wl_keyboard resources */
+	struct keymap *keymap;
+	struct focus pointer_focus;     /* the surface under the pointer */
+	struct focus keyboard_focus;    /* a toplevel's surface */
+	double x, y;                    /* the pointer on the output */
+	double sx, sy;                  /* and on its focus */
+	uint32_t buttons[SEAT_BUTTONS_MAX];
+	int n_buttons;
+	uint32_t keys[SEAT_KEYS_MAX];   /* evdev codes */
+	int n_keys;
+	struct key_mods mods;
+};
+
+/* The clipboard (data-device.c). */
+struct data_source;
+struct clipboard {
+	struct wl_list devices;         /* wl_data_device resources */
+	struct data_source *selection;  /* NULL: none */
+	struct wl_client *focus;        /* gets the selection; NULL: none */
+	struct wl_listener focus_destroy;
 };
 
 struct comp {
@@ -199,7 +290,19 @@ struct comp {
 	struct wl_list output_resources;
 	struct wl_list slot_feedback[GLCUDA_RING_MAX_SLOTS]; /* per ring slot: feedback of its frame */
 	bool slot_shows_window[GLCUDA_RING_MAX_SLOTS];      /* per ring slot: a window is in its frame */
+	uint64_t slot_composite[GLCUDA_RING_MAX_SLOTS];     /* per ring slot: its frame's number */
+	uint64_t slot_commits[GLCUDA_RING_MAX_SLOTS];       /* per ring slot: commits in its frame */
+	uint64_t commits;               /* commits that changed what is shown */
+	struct seat seat;
+
+	/* The control socket (control.c). */
+	int control_fd;
+	char *control_path;
+	struct wl_event_source *control_src;
+	struct wl_list control_conns;
 	int32_t next_x, next_y;         /* where the next toplevel goes */
+	struct clipboard clipboard;
+	struct surface *popup_grab;     /* a toplevel whose popups hold a grab */
 
 	/* GL, glcuda and CUDA. */
 	struct glcuda_headless *headless;
@@ -223,7 +326,19 @@ struct comp {
 	FILE *y4m;
 	uint8_t *y4m_buf;
 	uint64_t composited, presented, png_written, acquire_busy;
-	uint64_t window_frames;         /* presented with a window in them: --frames */
+	/* The output's frames, one per vblank from the first frame presented
+	 * on (a frame is repeated until the next is presented): PNGs, y4m,
+	 * the presentation sequence. */
+	uint64_t out_frames;
+	uint64_t window_frames;         /* output frames with a window in them: --frames */
+	bool have_frame;                /* a frame was presented */
+	bool shows_window;              /* the one presented last has a window */
+	uint64_t shown_commits;         /* and the commits in it */
+	uint64_t shown_composite;       /* and its number (render_frame's) */
+	uint64_t png_last, png_composite; /* the last PNG written: its frame, its composite */
+	uint64_t y4m_composite;         /* the frame y4m_buf holds */
+	size_t y4m_len;
+	bool readback_valid;            /* readback holds its pixels */
 	uint64_t refresh_ns;
 	uint64_t start_ns;
 
@@ -244,16 +359,62 @@ struct comp {
 	uint64_t t_count, t_render, t_to_cuda, t_cuda, t_to_gl, t_total;
 };
 
+/* tree.c: a surface's tree, depth first in stacking order (bottom to
+ * top), without recursion. Each entry is a surface's own place in its
+ * parent's order (self: where it is drawn; the root's comes too) or a
+ * subsurface's place, whose own tree is walked next only if
+ * tree_walk_enter is called before the next tree_walk_next. */
+struct tree_entry {
+	struct surface *surface;
+	bool self;
+	int depth;                      /* levels below the root */
+	int32_t x, y;                   /* its position on the output */
+};
+
+struct tree_walk {
+	struct {
+		struct surface *s;
+		struct wl_list *pos;    /* the entry last returned in s->stack */
+		int32_t x, y;
+	} level[SUBSURFACE_DEPTH_MAX + 1];
+	int top;
+	struct surface *child;          /* the subsurface just returned */
+	int32_t child_x, child_y;
+};
+
+void tree_walk_init(struct tree_walk *w, struct surface *root, int32_t x, int32_t y);
+/* The next entry (out filled), NULL after the last. */
+struct surface *tree_walk_next(struct tree_walk *w, struct tree_entry *out);
+/* Into the subsurface just returned; false past SUBSURFACE_DEPTH_MAX (not
+ * reached: get_subsurface keeps trees shallower). */
+bool tree_walk_enter(struct tree_walk *w);
+
 /* options.c: 0, or the exit status (2: bad usage, 0 after --help) + 1. */
 int options_parse(struct options *o, int argc, char **argv);
 
 /* display.c */
+/* A new resource with its implementation, or NULL after
+ * wl_client_post_no_memory. */
+struct wl_resource *resource_new(struct wl_client *client, const struct wl_interface *iface,
+				 int version, uint32_t id, const void *impl, void *data,
+				 wl_resource_destroy_func_t destroyed);
+/* The destroy (or release) request of an object that needs nothing more. */
+void resource_destroy_request(struct wl_client *client, struct wl_resource *resource);
 int display_init(struct comp *c);
 /* --verbose: surfaces, textures and fds alive after a client left. */
 void display_report_resources(struct comp *c);
 void display_fini(struct comp *c);
+/* The destructor of a resource kept in one of our lists (callbacks,
+ * feedback, outputs): out of the list when it is sent or the client
+ * goes. */
+void resource_unlink(struct wl_resource *resource);
+
+/* presentation.c */
+bool presentation_init(struct comp *c);
+/* The feedback of a frame presented at when_ns, the seq-th vblank. */
 void output_send_presentation(struct comp *c, struct wl_list *feedback, uint64_t when_ns,
 			      uint64_t seq);
+/* Feedback for content that never reaches the output. */
 void feedback_discard_all(struct wl_list *list);
 
 /* shell.c */
@@ -261,10 +422,23 @@ bool shell_init(struct comp *c);
 /* A commit on a surface with an xdg role: configure, map. */
 void shell_surface_commit(struct surface *s);
 void shell_surface_destroyed(struct surface *s);
+/* A configure for the xdg surface's new state, once the initial commit
+ * was answered (before, the initial configure will carry it). */
+void shell_configure(struct surface *s);
+/* wl_surface.enter for the output, once mapped. */
+void shell_send_enter(struct surface *s);
 
 /* surface.c */
 bool compositor_globals_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
+/* One of the client's objects of that interface, NULL if none: for the
+ * errors that go on a global's object. A walk of all the client's
+ * objects: only on error paths, which end the client. */
+struct wl_resource *client_find_resource(struct wl_client *client,
+					 const struct wl_interface *iface);
+/* A buffer was attached (pending) or committed: too late for a role or
+ * its decoration. */
+bool surface_has_buffer(const struct surface *s);
 /* The surface's size: its buffer's divided by the scale, rotated by the
  * buffer transform. */
 void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
@@ -272,16 +446,93 @@ void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
  * in progress; the ones completed show their new content. */
 void surface_uploads_step(struct comp *c);
 
+/* viewporter.c */
+bool viewporter_init(struct comp *c);
+void viewport_state_init(struct viewport_state *v);
+bool viewport_is_set(const struct viewport_state *v);
+/* The surface size the viewport gives; false when it gives none (no
+ * destination size, no source rectangle). */
+bool viewport_size(const struct viewport_state *v, int32_t *w, int32_t *h);
+/* At commit, once the buffer is applied: the state's viewport checked
+ * against the buffer (out_of_buffer, bad_size) and made current. false
+ * after a protocol error. */
+bool viewport_apply(struct surface *s, const struct viewport_state *v, int32_t scale,
+		    int32_t transform);
+/* The source rectangle of the current state in the surface's coordinates
+ * before the viewport, normalized: x, y, w, h in 0..1 (0, 0, 1, 1 without
+ * one). */
+void viewport_crop(const struct surface *s, float crop[4]);
+void viewport_surface_destroyed(struct surface *s);
+
+/* popup.c */
+void positioner_create(struct wl_client *client, struct wl_resource *wm_base, uint32_t id);
+void popup_create(struct wl_client *client, struct wl_resource *xdg_surface, struct surface *s,
+		  uint32_t id, struct wl_resource *parent, struct wl_resource *positioner);
+/* xdg_popup.configure (and repositioned), before xdg_surface.configure. */
+void popup_send_configure(struct surface *s);
+/* A commit after the initial one: placed, mapped over its parent. */
+void popup_commit(struct surface *s);
+/* The popups above s get popup_done, topmost first (s is unmapped). */
+void popup_parent_unmapped(struct surface *s);
+/* The surface or its xdg_surface goes: its popups are dismissed, its
+ * xdg_popup becomes inert. */
+void popup_surface_destroyed(struct surface *s);
+/* The popup's surface was unmapped by its client (a NULL buffer). */
+void popup_unmapped(struct surface *s);
+/* A pointer button pressed over under (NULL: nothing): a click outside
+ * the grabbing client's surfaces dismisses its popups. */
+void popup_pointer_pressed(struct comp *c, struct surface *under);
+
+/* data-device.c */
+bool data_device_init(struct comp *c);
+/* The client that gets the selection (NULL: none). */
+void data_device_set_focus(struct comp *c, struct wl_client *client);
+
+/* xdg-output.c */
+bool xdg_output_init(struct comp *c);
+
+/* decoration.c */
+bool decoration_init(struct comp *c);
+/* The toplevel's role object goes: its decoration object is orphaned. */
+void decoration_toplevel_destroyed(struct surface *s);
+/* In each configure of a toplevel with a decoration object. */
+void decoration_send_configure(struct surface *s);
+
 /* dmabuf.c */
-struct dmabuf_buffer;
+/* An imported dma-buf buffer: its EGLImage holds the memory. */
+struct dmabuf_buffer {
+	struct comp *comp;
+	struct wl_resource *resource;
+	EGLImageKHR image;
+	int32_t width, height;
+	bool opaque;                    /* XRGB8888: alpha ignored */
+};
 /* Advertise zwp_linux_dmabuf_v1 if EGL and GL can import dma-bufs; false
  * only on failure (not when they cannot). */
 bool dmabuf_init(struct comp *c);
 /* The dma-buf buffer of a wl_buffer resource, NULL if it is not one. */
 struct dmabuf_buffer *dmabuf_buffer_get(struct wl_resource *resource);
-/* A new texture sampling the buffer in place; 0 on a GL error. */
-GLuint dmabuf_buffer_texture(struct dmabuf_buffer *b, uint32_t *width, uint32_t *height,
-			     bool *opaque);
+
+/* texture.c: client buffers to GL textures. */
+/* Copy the damage (buffer coordinates, clipped) of a checked shm buffer
+ * into the surface's strips at once; all of the buffer when the strips
+ * cannot take it (none yet, another size, a dma-buf's). */
+void texture_upload_shm(struct surface *s, struct wl_shm_buffer *shm, const struct damage *damage);
+/* The bytes texture_upload_shm would copy. */
+uint64_t texture_upload_bytes(const struct surface *s, struct wl_shm_buffer *shm,
+			      const struct damage *damage);
+/* A large upload into s->upload, all of the buffer: begun, then a step
+ * at each refresh within *budget bytes (at least one row; true once the
+ * last row is in), then finished (the surface shows it) or cancelled. */
+void texture_upload_begin(struct surface *s, struct wl_shm_buffer *shm);
+bool texture_upload_step(struct surface *s, struct wl_shm_buffer *shm, uint64_t *budget);
+void texture_upload_finish(struct surface *s, struct wl_shm_buffer *shm);
+void texture_upload_cancel(struct surface *s);
+/* The surface samples the buffer's EGLImage in place; false on a GL
+ * error (the surface keeps what it showed). */
+bool texture_set_dmabuf(struct surface *s, const struct dmabuf_buffer *b);
+/* The surface's textures, and those of an upload in progress, freed. */
+void texture_surface_fini(struct surface *s);
 
 /* render.c */
 int render_init(struct comp *c);
@@ -296,8 +547,49 @@ void render_collect_timings(struct comp *c);
 void output_send_frame_done(struct comp *c);
 int output_init(struct comp *c);
 void output_fini(struct comp *c);
-/* Present a frame whose CUDA stage is done: PNG, y4m. */
-int output_present(struct comp *c, struct glcuda_frame *f);
+/* The last presented frame's pixels as a PNG file. */
+int output_write_png(struct comp *c, const char *path);
+
+/* keymap.c: the keyboard's xkb keymap and state. */
+struct keymap;
+struct keymap *keymap_new(void);
+void keymap_destroy(struct keymap *k);
+/* The keymap's text, a sealed memfd of size bytes (the keymap's). */
+int keymap_get_fd(const struct keymap *k, uint32_t *size);
+/* The evdev code of the key that gives a keysym (by name: Return, a,
+ * Shift_L) or a character, and whether Shift is needed. */
+bool keymap_key_for_name(const struct keymap *k, const char *name, uint32_t *code, bool *shift);
+bool keymap_key_for_char(const struct keymap *k, uint32_t ucs4, uint32_t *code, bool *shift);
+bool keymap_shift_key(const struct keymap *k, uint32_t *code);
+/* A key pressed or released: the modifiers now; true if they changed. */
+bool keymap_update(struct keymap *k, uint32_t code, bool pressed, struct key_mods *mods);
+void keymap_get_mods(const struct keymap *k, struct key_mods *mods);
+
+/* seat.c: wl_seat, driven by control.c. */
+bool seat_init(struct comp *c);
+void seat_fini(struct comp *c);
+/* The pointer to x, y on the output (clamped): enter, leave, motion. */
+void seat_pointer_move(struct comp *c, double x, double y);
+/* false when the button already is in that state. A press focuses the
+ * keyboard on the window under the pointer. */
+bool seat_pointer_button(struct comp *c, uint32_t button, bool pressed);
+/* Wheel steps, vertical and horizontal. */
+void seat_pointer_scroll(struct comp *c, int32_t dx, int32_t dy);
+/* false when the key already is in that state. */
+bool seat_key(struct comp *c, uint32_t code, bool pressed);
+/* The keyboard's focus to s's window (NULL: none). */
+void seat_focus(struct comp *c, struct surface *s);
+void seat_surface_mapped(struct surface *s);
+
+/* control.c: the control socket. */
+int control_init(struct comp *c);
+void control_fini(struct comp *c);
+void control_window_mapped(struct comp *c, struct surface *s);
+/* Whether a screenshot waits: the next frame must be read back. */
+bool control_wants_pixels(struct comp *c);
+/* A frame presented as the output's frame seq: composite, its number;
+ * commits, the commits in it. */
+void control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits, uint64_t seq);
 
 /* launch.c */
 int launch_client(struct comp *c);

@@ -1,21 +1,38 @@
 /*
  * glcuda-compositor: the wl_display and the globals that are not about
- * surfaces: wl_shm, wl_output, wl_seat (without input devices) and
- * wp_presentation.
+ * surfaces: wl_shm and wl_output (seat.c has wl_seat, presentation.c
+ * wp_presentation).
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"
 
 #include <dirent.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include "presentation-time-server-protocol.h"
-
-static void
-unlink_resource(struct wl_resource *resource)
+void
+resource_unlink(struct wl_resource *resource)
 {
 	wl_list_remove(wl_resource_get_link(resource));
+}
+
+struct wl_resource *
+resource_new(struct wl_client *client, const struct wl_interface *iface, int version,
+	     uint32_t id, const void *impl, void *data, wl_resource_destroy_func_t destroyed)
+{
+	struct wl_resource *r = wl_resource_create(client, iface, version, id);
+
+	if (!r) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	wl_resource_set_implementation(r, impl, data, destroyed);
+	return r;
+}
+
+void
+resource_destroy_request(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
 }
 
 /* wl_output ------------------------------------------------------------- */
@@ -40,7 +57,7 @@ bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(r, &output_impl, c, unlink_resource);
+	wl_resource_set_implementation(r, &output_impl, c, resource_unlink);
 	wl_list_insert(&c->output_resources, wl_resource_get_link(r));
 	/* A headless output: no physical size. */
 	wl_output_send_geometry(r, 0, 0, 0, 0, WL_OUTPUT_SUBPIXEL_NONE, "glcuda", "headless",
@@ -51,170 +68,11 @@ bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 	if (version >= WL_OUTPUT_SCALE_SINCE_VERSION)
 		wl_output_send_scale(r, 1);
 	if (version >= WL_OUTPUT_NAME_SINCE_VERSION)
-		wl_output_send_name(r, "HEADLESS-1");
+		wl_output_send_name(r, OUTPUT_NAME);
 	if (version >= WL_OUTPUT_DESCRIPTION_SINCE_VERSION)
-		wl_output_send_description(r, "glcuda-compositor headless output");
+		wl_output_send_description(r, OUTPUT_DESCRIPTION);
 	if (version >= WL_OUTPUT_DONE_SINCE_VERSION)
 		wl_output_send_done(r);
-}
-
-/* wl_seat --------------------------------------------------------------- */
-
-/* Pointers, keyboards and touch objects a client asks for although the
- * seat has none: allowed by the protocol; they never get events. */
-static void
-input_release(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
-pointer_set_cursor(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
-		   struct wl_resource *surface, int32_t x, int32_t y)
-{
-}
-
-static const struct wl_pointer_interface pointer_impl = {
-	.set_cursor = pointer_set_cursor,
-	.release = input_release,
-};
-static const struct wl_keyboard_interface keyboard_impl = {
-	.release = input_release,
-};
-static const struct wl_touch_interface touch_impl = {
-	.release = input_release,
-};
-
-static void
-inert_resource(struct wl_client *client, struct wl_resource *seat,
-	       const struct wl_interface *iface, const void *impl, uint32_t id)
-{
-	struct wl_resource *r = wl_resource_create(client, iface,
-						   wl_resource_get_version(seat), id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, impl, NULL, NULL);
-}
-
-static void
-seat_get_pointer(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	inert_resource(client, resource, &wl_pointer_interface, &pointer_impl, id);
-}
-
-static void
-seat_get_keyboard(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	inert_resource(client, resource, &wl_keyboard_interface, &keyboard_impl, id);
-}
-
-static void
-seat_get_touch(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	inert_resource(client, resource, &wl_touch_interface, &touch_impl, id);
-}
-
-static const struct wl_seat_interface seat_impl = {
-	.get_pointer = seat_get_pointer,
-	.get_keyboard = seat_get_keyboard,
-	.get_touch = seat_get_touch,
-	.release = input_release,
-};
-
-static void
-bind_seat(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct wl_resource *r = wl_resource_create(client, &wl_seat_interface, version, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &seat_impl, data, NULL);
-	wl_seat_send_capabilities(r, 0);
-	if (version >= WL_SEAT_NAME_SINCE_VERSION)
-		wl_seat_send_name(r, "seat0");
-}
-
-/* wp_presentation ------------------------------------------------------- */
-
-static void
-presentation_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
-presentation_feedback(struct wl_client *client, struct wl_resource *resource,
-		      struct wl_resource *surface_resource, uint32_t id)
-{
-	struct surface *s = surface_from_resource(surface_resource);
-	struct wl_resource *fb = wl_resource_create(client, &wp_presentation_feedback_interface,
-						    1, id);
-
-	if (!fb) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(fb, NULL, NULL, unlink_resource);
-	wl_list_insert(s->pending.feedback.prev, wl_resource_get_link(fb));
-}
-
-static const struct wp_presentation_interface presentation_impl = {
-	.destroy = presentation_destroy,
-	.feedback = presentation_feedback,
-};
-
-static void
-bind_presentation(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct wl_resource *r = wl_resource_create(client, &wp_presentation_interface, version,
-						   id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &presentation_impl, data, NULL);
-	wp_presentation_send_clock_id(r, CLOCK_MONOTONIC);
-}
-
-/* The content these feedbacks asked about reached the output: "presented"
- * at the vblank that showed it, with the output's refresh period. */
-void
-output_send_presentation(struct comp *c, struct wl_list *list, uint64_t when_ns, uint64_t seq)
-{
-	struct wl_resource *fb, *tmp;
-
-	wl_resource_for_each_safe(fb, tmp, list) {
-		struct wl_client *client = wl_resource_get_client(fb);
-		struct wl_resource *out;
-
-		wl_resource_for_each(out, &c->output_resources)
-			if (wl_resource_get_client(out) == client)
-				wp_presentation_feedback_send_sync_output(fb, out);
-		wp_presentation_feedback_send_presented(
-			fb, (uint32_t)((when_ns / 1000000000u) >> 32),
-			(uint32_t)(when_ns / 1000000000u), (uint32_t)(when_ns % 1000000000u),
-			(uint32_t)c->refresh_ns, (uint32_t)(seq >> 32), (uint32_t)seq,
-			WP_PRESENTATION_FEEDBACK_KIND_VSYNC);
-		wl_resource_destroy(fb);
-	}
-}
-
-/* Feedback for content that never reaches the output. */
-void
-feedback_discard_all(struct wl_list *list)
-{
-	struct wl_resource *fb, *tmp;
-
-	wl_resource_for_each_safe(fb, tmp, list) {
-		wp_presentation_feedback_send_discarded(fb);
-		wl_resource_destroy(fb);
-	}
 }
 
 /* The display ------------------------------------------------------------ */
@@ -294,13 +152,15 @@ display_init(struct comp *c)
 	 * compositor has; libwayland checks pools and buffers against their
 	 * sizes and posts the protocol errors itself. */
 	if (wl_display_init_shm(c->display) < 0 || !compositor_globals_init(c) ||
-	    !shell_init(c) ||
+	    !shell_init(c) || !viewporter_init(c) || !xdg_output_init(c) ||
+	    !decoration_init(c) || !data_device_init(c) ||
 	    !wl_global_create(c->display, &wl_output_interface, 4, c, bind_output) ||
-	    !wl_global_create(c->display, &wl_seat_interface, 7, c, bind_seat) ||
-	    !wl_global_create(c->display, &wp_presentation_interface, 1, c, bind_presentation)) {
+	    !presentation_init(c)) {
 		fprintf(stderr, COMP_NAME ": cannot create the Wayland globals\n");
 		return -1;
 	}
+	if (!seat_init(c))
+		return -1;
 	c->socket = wl_display_add_socket_auto(c->display);
 	if (!c->socket) {
 		fprintf(stderr, COMP_NAME ": cannot create a Wayland socket in %s\n",
@@ -320,4 +180,5 @@ display_fini(struct comp *c)
 	wl_display_destroy_clients(c->display);
 	wl_display_destroy(c->display);
 	c->display = NULL;
+	seat_fini(c);
 }

@@ -9,7 +9,7 @@
  * A buffer is imported at creation (eglCreateImageKHR with
  * EGL_LINUX_DMA_BUF_EXT; the fds are closed after it, the image holds the
  * memory), and a surface samples it through a texture made with
- * glEGLImageTargetTexture2DOES: no copy. Such a buffer stays the
+ * glEGLImageTargetTexture2DOES (texture.c): no copy. Such a buffer stays the
  * compositor's until another buffer replaces it on the surface.
  * SPDX-License-Identifier: MIT
  */
@@ -43,14 +43,6 @@ struct params {
 	uint64_t modifier[MAX_PLANES];
 };
 
-struct dmabuf_buffer {
-	struct comp *comp;
-	struct wl_resource *resource;
-	EGLImageKHR image;
-	int32_t width, height;
-	uint32_t format;
-};
-
 static void
 resource_destroy(struct wl_client *client, struct wl_resource *resource)
 {
@@ -79,31 +71,6 @@ dmabuf_buffer_get(struct wl_resource *resource)
 	if (!resource || !wl_resource_instance_of(resource, &wl_buffer_interface, &buffer_impl))
 		return NULL;
 	return wl_resource_get_user_data(resource);
-}
-
-GLuint
-dmabuf_buffer_texture(struct dmabuf_buffer *b, uint32_t *width, uint32_t *height, bool *opaque)
-{
-	GLuint tex = 0;
-
-	while (glGetError() != GL_NO_ERROR)
-		;
-	glGenTextures(1, &tex);
-	glBindTexture(GL_TEXTURE_2D, tex);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-	glEGLImageTargetTexture2DOES(GL_TEXTURE_2D, (GLeglImageOES)b->image);
-	glBindTexture(GL_TEXTURE_2D, 0);
-	if (glGetError() != GL_NO_ERROR) {
-		glDeleteTextures(1, &tex);
-		return 0;
-	}
-	*width = (uint32_t)b->width;
-	*height = (uint32_t)b->height;
-	*opaque = b->format == DRM_FORMAT_XRGB8888;
-	return tex;
 }
 
 /* zwp_linux_buffer_params_v1 --------------------------------------------- */
@@ -255,7 +222,7 @@ params_import(struct params *p, int32_t width, int32_t height, uint32_t format, 
 	b->comp = p->comp;
 	b->width = width;
 	b->height = height;
-	b->format = format;
+	b->opaque = format == DRM_FORMAT_XRGB8888;
 	b->image = eglCreateImageKHR(glcuda_headless_get_display(p->comp->headless), EGL_NO_CONTEXT,
 				     EGL_LINUX_DMA_BUF_EXT, NULL, attribs);
 	/* The image holds the memory: the fds are no longer needed. */

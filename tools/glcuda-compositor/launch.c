@@ -1,6 +1,7 @@
 /*
  * glcuda-compositor: the client. Like cage, the compositor runs one
- * command with WAYLAND_DISPLAY set to its socket and lives as long as it.
+ * command with WAYLAND_DISPLAY set to its socket and lives as long as it
+ * (without one, it serves whoever connects until a signal stops it).
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"
@@ -113,6 +114,7 @@ launch_client(struct comp *c)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		setenv("WAYLAND_DISPLAY", c->socket, 1);
+		setenv("GLCUDA_COMPOSITOR_CONTROL", c->control_path, 1);
 		/* No X11 or other fallbacks for toolkits. */
 		unsetenv("DISPLAY");
 		/* The y4m stream owns stdout: the client's output goes to

@@ -35,17 +35,31 @@ on_quit_signal(int sig, void *data)
 	return 0;
 }
 
+/* Where clients connect and tests drive: shell assignments, one a line,
+ * on stdout (stderr when the y4m stream has stdout), before any client
+ * runs. A script reads them from a pipe instead of waiting. */
+static void
+announce(struct comp *c)
+{
+	FILE *out = c->opt.output && !strcmp(c->opt.output, "-") ? stderr : stdout;
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+
+	fprintf(out, "WAYLAND_DISPLAY=%s\nXDG_RUNTIME_DIR=%s\nGLCUDA_COMPOSITOR_SOCKET=%s/%s\n"
+		"GLCUDA_COMPOSITOR_CONTROL=%s\n", c->socket, dir, dir, c->socket, c->control_path);
+	fflush(out);
+}
+
 static void
 report(struct comp *c)
 {
 	double secs = (double)(clock_now_ns() - c->start_ns) * 1e-9;
 
 	fprintf(stderr, COMP_NAME ": %llu frames composited in %.2f s (%.1f/s), %llu presented, "
-		"%llu dropped, %llu vblanks with the ring full; sync %s\n",
+		"%llu dropped, %llu vblanks with the ring full, %llu output frames; sync %s\n",
 		(unsigned long long)c->composited, secs, secs > 0 ? (double)c->composited / secs : 0,
 		(unsigned long long)c->presented,
 		(unsigned long long)glcuda_ring_get_dropped(c->ring),
-		(unsigned long long)c->acquire_busy,
+		(unsigned long long)c->acquire_busy, (unsigned long long)c->out_frames,
 		glcuda_sync_mode_get_name(glcuda_device_get_caps(c->dev)->sync_mode));
 	if (c->t_count) {
 		double n = (double)c->t_count * 1e6;
@@ -63,7 +77,8 @@ report(struct comp *c)
 int
 main(int argc, char **argv)
 {
-	struct comp c = { .vblank_fd = -1, .running = true, .next_x = 32, .next_y = 32 };
+	struct comp c = { .vblank_fd = -1, .control_fd = -1, .running = true, .next_x = 32,
+			  .next_y = 32 };
 	sigset_t sigs;
 	int ret;
 
@@ -93,7 +108,10 @@ main(int argc, char **argv)
 		fprintf(stderr, COMP_NAME ": cannot watch SIGINT and SIGTERM\n");
 		goto out;
 	}
-	if (launch_client(&c) < 0)
+	if (control_init(&c) < 0)
+		goto out;
+	announce(&c);
+	if (c.opt.command && launch_client(&c) < 0)
 		goto out;
 	fprintf(stderr, COMP_NAME ": %ux%u at %u Hz on %s (%s), CUDA stage %s, sync %s, "
 		"WAYLAND_DISPLAY=%s\n", c.opt.width, c.opt.height, c.opt.refresh_hz,
@@ -130,6 +148,7 @@ done:
 	if (c.sigterm_src)
 		wl_event_source_remove(c.sigterm_src);
 	output_fini(&c);
+	control_fini(&c);
 	if (c.display)
 		wl_display_destroy_clients(c.display);
 	client_stop(&c);

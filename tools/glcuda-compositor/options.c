@@ -14,14 +14,18 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: " COMP_NAME " [OPTIONS] -- COMMAND [ARGS...]\n"
-		"A headless Wayland compositor: runs COMMAND as its client, composites\n"
-		"its windows with GL, hands every frame to CUDA through glcuda's ring\n"
-		"and writes the frames out. Exits when COMMAND exits.\n\n"
+		"Usage: " COMP_NAME " [OPTIONS] [-- COMMAND [ARGS...]]\n"
+		"A headless Wayland compositor: composites its clients' windows with GL,\n"
+		"hands every frame to CUDA through glcuda's ring and writes the frames\n"
+		"out. With COMMAND, runs it as its client and exits when it exits;\n"
+		"without, serves any clients until SIGINT or SIGTERM. Prints\n"
+		"WAYLAND_DISPLAY, the socket's path and the control socket's\n"
+		"(GLCUDA_COMPOSITOR_CONTROL: glcuda-compositor-ctl drives the seat and\n"
+		"takes screenshots).\n\n"
 		"  --size WxH           output size (default 640x480)\n"
 		"  --refresh HZ         output refresh rate, 1..1000 (default 60)\n"
-		"  --frames N           exit after N presented frames with a window in\n"
-		"                       them (default: when the client exits)\n"
+		"  --frames N           exit after N output frames (one per refresh) with a\n"
+		"                       window in them (default: when the client exits)\n"
 		"  --filter NAME        CUDA stage: none, invert, blur, unsharp, grade\n"
 		"                       (default none)\n"
 		"  --kernel-file FILE   load a PTX or cubin module and run --kernel-name\n"
@@ -31,9 +35,10 @@ usage(FILE *out)
 		"  --sync MODE          auto, timeline, binary, cpu (default auto)\n"
 		"  --cuda-device N      CUDA device ordinal of the EGL display (default -1:\n"
 		"                       the EGL display of a CUDA device CUDA can see)\n"
-		"  --png-every N        write every N-th presented frame as PNG\n"
+		"  --png-every N        write every N-th output frame (one per refresh) as PNG\n"
 		"  --png-dir DIR        where the PNGs go (default .)\n"
-		"  --output FILE        write presented frames as y4m video ('-': stdout)\n"
+		"  --output FILE        write the output as y4m video, one frame per refresh\n"
+		"                       ('-': stdout)\n"
 		"  --y4m-chroma C       444 or 420 (default 444)\n"
 		"  --verbose            say what clients do\n"
 		"  --help\n");
@@ -165,14 +170,10 @@ options_parse(struct options *o, int argc, char **argv)
 			return 3;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, COMP_NAME ": no client command (put it after --)\n");
-		usage(stderr);
-		return 3;
-	}
 	ret = options_check(o);
 	if (ret)
 		return ret;
-	o->command = argv + optind;
+	/* None: standalone, until SIGINT or SIGTERM. */
+	o->command = optind < argc ? argv + optind : NULL;
 	return 0;
 }

@@ -45,8 +45,9 @@ rgb_v(int r, int g, int b)
 	return (uint8_t)((112 * r - 94 * g - 18 * b + 128) / 256 + 128);
 }
 
-static int
-write_y4m(struct comp *c, const uint8_t *rgba)
+/* The frame's RGBA in YUV, into y4m_buf; its size in *len. */
+static void
+y4m_convert(struct comp *c, const uint8_t *rgba, size_t *len)
 {
 	uint32_t w = c->opt.width, h = c->opt.height;
 	size_t npix = (size_t)w * h;
@@ -85,50 +86,138 @@ write_y4m(struct comp *c, const uint8_t *rgba)
 				v[(size_t)j * (w / 2) + i] = rgb_v(r / 4, g / 4, b / 4);
 			}
 	}
-	if (fputs("FRAME\n", c->y4m) == EOF || fwrite(y, 1, npix + 2 * csize, c->y4m) !=
-	    npix + 2 * csize) {
+	*len = npix + 2 * csize;
+}
+
+/* One frame of the stream: the frame presented last, converted once
+ * however often it is repeated. */
+static int
+write_y4m(struct comp *c)
+{
+	if (c->y4m_composite != c->shown_composite) {
+		y4m_convert(c, c->readback, &c->y4m_len);
+		c->y4m_composite = c->shown_composite;
+	}
+	if (fputs("FRAME\n", c->y4m) == EOF || fwrite(c->y4m_buf, 1, c->y4m_len, c->y4m) !=
+	    c->y4m_len) {
 		fprintf(stderr, COMP_NAME ": writing the y4m stream: %s\n", strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-int
-output_present(struct comp *c, struct glcuda_frame *f)
+/* The presented frame's pixels into c->readback, when something will
+ * write them: PNGs, the y4m stream, a screenshot asked for. */
+static int
+read_back(struct comp *c, struct glcuda_frame *f)
 {
-	uint64_t n = c->presented;
-	bool png = c->opt.png_every && n % c->opt.png_every == 0;
-
-	if (png || c->y4m) {
-		/* The output's cost: a readback of the presented frame. */
-		glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
-		glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-				       glcuda_frame_get_output_texture(f), 0);
-		glPixelStorei(GL_PACK_ALIGNMENT, 1);
-		glReadPixels(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height, GL_RGBA,
-			     GL_UNSIGNED_BYTE, c->readback);
-		glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0,
-				       0);
-		glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-		if (glGetError() != GL_NO_ERROR) {
-			fprintf(stderr, COMP_NAME ": reading the presented frame back failed\n");
-			return -1;
-		}
-	}
-	if (png) {
-		char path[PATH_MAX];
-		snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir,
-			 (unsigned long long)n);
-		/* Row 0 of the ring's images is the top (render.c). */
-		if (png_file_write_rgba(COMP_NAME, path, c->readback, c->opt.width,
-					c->opt.height, false, 1) < 0)
-			return -1;
-		c->png_written++;
-		if (c->opt.verbose)
-			fprintf(stderr, COMP_NAME ": wrote %s\n", path);
-	}
-	if (c->y4m && write_y4m(c, c->readback) < 0)
+	c->readback_valid = false;
+	if (!c->opt.png_every && !c->y4m && !control_wants_pixels(c))
+		return 0;
+	/* The output's cost: a readback of the presented frame. */
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+			       glcuda_frame_get_output_texture(f), 0);
+	glPixelStorei(GL_PACK_ALIGNMENT, 1);
+	glReadPixels(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height, GL_RGBA,
+		     GL_UNSIGNED_BYTE, c->readback);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+	if (glGetError() != GL_NO_ERROR) {
+		fprintf(stderr, COMP_NAME ": reading the presented frame back failed\n");
 		return -1;
+	}
+	c->readback_valid = true;
+	return 0;
+}
+
+int
+output_write_png(struct comp *c, const char *path)
+{
+	if (!c->readback_valid) {
+		fprintf(stderr, COMP_NAME ": no pixels of the presented frame for %s\n", path);
+		return -1;
+	}
+	/* Row 0 of the ring's images is the top (render.c). */
+	if (png_file_write_rgba(COMP_NAME, path, c->readback, c->opt.width, c->opt.height, false,
+				1) < 0)
+		return -1;
+	if (c->opt.verbose)
+		fprintf(stderr, COMP_NAME ": wrote %s\n", path);
+	return 0;
+}
+
+/* The PNG of output frame n. A repeated frame is a hard link to the PNG
+ * of the same frame written before (where the file system has them): an
+ * encode at every refresh would take longer than the refresh. */
+static int
+write_frame_png(struct comp *c, uint64_t n)
+{
+	char path[PATH_MAX], last[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir, (unsigned long long)n);
+	snprintf(last, sizeof(last), "%s/frame-%06llu.png", c->opt.png_dir,
+		 (unsigned long long)c->png_last);
+	if (!(c->png_written && c->png_composite == c->shown_composite && link(last, path) == 0) &&
+	    output_write_png(c, path) < 0)
+		return -1;
+	c->png_written++;
+	c->png_last = n;
+	c->png_composite = c->shown_composite;
+	return 0;
+}
+
+/* One frame of the output, at one vblank: what was presented last, new
+ * or repeated. The PNGs, the y4m stream and --frames count these, so the
+ * stream has one frame per refresh, as its header says. */
+static int
+output_frame(struct comp *c)
+{
+	uint64_t n = c->out_frames++;
+
+	if (c->shows_window)
+		c->window_frames++;
+	if (c->opt.png_every && n % c->opt.png_every == 0 && write_frame_png(c, n) < 0)
+		return -1;
+	if (c->y4m && write_y4m(c) < 0)
+		return -1;
+	return 0;
+}
+
+/* The vblanks the loop missed (it was late: a slow client, a loaded
+ * machine) showed the previous frame: the output repeats it. */
+static int
+output_repeat(struct comp *c, uint64_t n)
+{
+	for (uint64_t i = 0; i < n && c->have_frame; i++) {
+		if (c->opt.frames && c->window_frames >= c->opt.frames)
+			break;
+		if (output_frame(c) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A frame whose CUDA stage is done, at this vblank: the output's next
+ * frame, its feedback, the control socket's waits. */
+static int
+output_present(struct comp *c, struct glcuda_frame *f, uint64_t missed)
+{
+	uint32_t slot = glcuda_frame_get_slot(f);
+	uint64_t seq;
+
+	if (output_repeat(c, missed) < 0 || read_back(c, f) < 0)
+		return -1;
+	c->have_frame = true;
+	c->shows_window = c->slot_shows_window[slot];
+	c->shown_commits = c->slot_commits[slot];
+	c->shown_composite = c->slot_composite[slot];
+	c->presented++;
+	seq = c->out_frames;
+	if (output_frame(c) < 0)
+		return -1;
+	output_send_presentation(c, &c->slot_feedback[slot], clock_now_ns(), seq);
+	control_frame_presented(c, c->slot_composite[slot], c->slot_commits[slot], seq);
 	return 0;
 }
 
@@ -172,30 +261,31 @@ on_vblank(int fd, uint32_t mask, void *data)
 		return 0;
 
 	/* Present: the newest finished frame (older ones are dropped). This
-	 * enqueues GL's wait for CUDA; the readback below comes after it. */
+	 * enqueues GL's wait for CUDA; the readback comes after it. Without
+	 * one, the output repeats what it showed. */
 	ret = glcuda_ring_take_newest(c->ring, &f);
 	if (ret == 0) {
-		uint32_t slot = glcuda_frame_get_slot(f);
-		if (output_present(c, f) < 0) {
+		if (output_present(c, f, ticks - 1) < 0) {
 			c->status = 1;
 			c->running = false;
 		}
-		output_send_presentation(c, &c->slot_feedback[slot], clock_now_ns(), c->presented);
-		c->presented++;
-		if (c->slot_shows_window[slot])
-			c->window_frames++;
 		ret = glcuda_frame_release(f);
 		if (ret < 0)
 			comp_fail(c, "glcuda_frame_release", ret);
 		render_collect_timings(c);
-		/* --frames counts the frames with a window in them: however
-		 * long the client takes to start, its content is shown. */
-		if (c->opt.frames && c->window_frames >= c->opt.frames) {
+	} else if (ret == -EAGAIN) {
+		if (output_repeat(c, ticks) < 0) {
+			c->status = 1;
 			c->running = false;
-			return 0;
 		}
-	} else if (ret != -EAGAIN) {
+	} else {
 		comp_fail(c, "glcuda_ring_take_newest", ret);
+		return 0;
+	}
+	/* --frames counts the frames with a window in them: however long
+	 * the client takes to start, its content is shown. */
+	if (c->opt.frames && c->window_frames >= c->opt.frames) {
+		c->running = false;
 		return 0;
 	}
 

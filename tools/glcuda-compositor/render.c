@@ -252,15 +252,26 @@ static void
 draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 {
 	float ow = (float)c->opt.width, oh = (float)c->opt.height;
-	const float *t = uv_transforms[s->transform];
-	/* Column-major: the first column multiplies u. */
-	const float m[4] = { t[0], t[2], t[1], t[3] };
+	const float *bt = uv_transforms[s->transform];
+	float crop[4], t[6];
+	float m[4];
 	float bh = (float)s->tex_height;
 	int32_t w, h;
 	/* Clip space with y pointing down the image: row 0 (y = -1 in
 	 * clip space) is the top of the output. */
 	float x0 = 2.f * (float)x / ow - 1.f, y0 = 2.f * (float)y / oh - 1.f;
 
+	/* The viewport's source rectangle first, then the buffer transform:
+	 * u = cx + cw u", v = cy + ch v" in the composition above. */
+	viewport_crop(s, crop);
+	t[0] = bt[0] * crop[2];
+	t[1] = bt[1] * crop[3];
+	t[2] = bt[2] * crop[2];
+	t[3] = bt[3] * crop[3];
+	t[4] = bt[0] * crop[0] + bt[1] * crop[1] + bt[4];
+	t[5] = bt[2] * crop[0] + bt[3] * crop[1] + bt[5];
+	/* Column-major: the first column multiplies u. */
+	m[0] = t[0], m[1] = t[2], m[2] = t[1], m[3] = t[3];
 	surface_get_size(s, &w, &h);
 	glUniform4f(c->u_rect, x0, y0, 2.f * (float)w / ow, 2.f * (float)h / oh);
 	glUniformMatrix2fv(c->u_uv_matrix, 1, GL_FALSE, m);
@@ -275,9 +286,13 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 		float v1 = i == s->tex.n - 1 ? 1.f : (float)((i + 1) * s->tex.rows) / bh;
 		float k = t[3] != 0.f ? t[3] : t[2];
 		float a = (v0 - t[5]) / k, b = (v1 - t[5]) / k;
-		float lo = a < b ? a : b, span = a < b ? b - a : a - b;
+		float lo = a < b ? a : b, hi = a < b ? b : a, span;
 
-		if (!s->tex.tex[i])
+		/* A source rectangle shows only part of the strips. */
+		lo = lo < 0.f ? 0.f : lo;
+		hi = hi > 1.f ? 1.f : hi;
+		span = hi - lo;
+		if (!s->tex.tex[i] || span <= 0.f)
 			continue;
 		if (t[3] != 0.f)
 			glUniform4f(c->u_band, 0.f, lo, 1.f, span);
@@ -291,48 +306,21 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 
 /* A surface and its subsurfaces in their stacking order, each at its
  * position relative to its parent; x, y is the surface's on the output.
- * Depth first with an explicit stack: trees are at most
- * SUBSURFACE_DEPTH_MAX levels deep (surface.c), and no recursion goes as
- * deep as a client likes. */
+ * A subsurface is mapped when its parent is and it has a buffer. */
 static void
 draw_tree(struct comp *c, struct surface *root, int32_t x, int32_t y)
 {
-	struct {
-		struct surface *s;
-		struct wl_list *pos; /* the entry last drawn in s->stack */
-		int32_t x, y;
-	} stack[SUBSURFACE_DEPTH_MAX + 1];
-	int top = 0;
+	struct tree_walk w;
+	struct tree_entry e;
 
-	stack[0].s = root;
-	stack[0].pos = &root->stack;
-	stack[0].x = x;
-	stack[0].y = y;
-	while (top >= 0) {
-		struct surface *s = stack[top].s;
-		struct wl_list *next = stack[top].pos->next;
-		struct stack_entry *e;
-		struct surface *t;
-
-		if (next == &s->stack) {
-			top--;
+	tree_walk_init(&w, root, x, y);
+	while (tree_walk_next(&w, &e)) {
+		if (!e.surface->has_content)
 			continue;
-		}
-		stack[top].pos = next;
-		e = wl_container_of(next, e, link);
-		t = e->surface;
-		if (t == s) {
-			if (s->has_content && s->tex.n)
-				draw_surface(c, s, stack[top].x, stack[top].y);
-		} else if (t->has_content && top < SUBSURFACE_DEPTH_MAX) {
-			/* A subsurface is mapped when its parent is and it
-			 * has a buffer. */
-			stack[top + 1].s = t;
-			stack[top + 1].pos = &t->stack;
-			stack[top + 1].x = stack[top].x + t->subsurface->x;
-			stack[top + 1].y = stack[top].y + t->subsurface->y;
-			top++;
-		}
+		if (!e.self)
+			tree_walk_enter(&w);
+		else if (e.surface->tex.n)
+			draw_surface(c, e.surface, e.x, e.y);
 	}
 }
 
@@ -437,6 +425,8 @@ render_frame(struct comp *c)
 		return false;
 	}
 	c->composited++;
+	c->slot_composite[slot] = c->composited;
+	c->slot_commits[slot] = c->commits;
 	/* The content committed so far is in this frame: its presentation
 	 * feedback goes with the slot, sent when the frame is presented. */
 	wl_list_for_each(s, &c->surfaces, link) {

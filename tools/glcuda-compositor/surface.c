@@ -1,17 +1,17 @@
 /*
  * glcuda-compositor: wl_compositor, wl_surface, wl_region,
- * wl_subcompositor and wl_subsurface. Buffers are wl_shm (ARGB8888 and
- * XRGB8888) or dma-bufs (dmabuf.c). A shm buffer's damaged pixels are
- * copied into the surface's GL texture (or strips of textures, struct
- * strips) when its state is applied and the buffer released at once, so a
- * client may reuse it as soon as it likes; a copy larger than
- * UPLOAD_BYTES_PER_REFRESH is spread over refreshes instead
- * (surface_uploads_step), so that one client's huge buffer does not stall
- * the others' frames.
+ * wl_subcompositor and wl_subsurface: the protocol and the double-buffered
+ * state of surfaces. Buffers are wl_shm (ARGB8888 and XRGB8888) or
+ * dma-bufs (dmabuf.c); texture.c turns them into GL textures. A shm buffer
+ * is released as soon as its damage is copied, so a client may reuse it
+ * at once; a copy larger than UPLOAD_BYTES_PER_REFRESH is spread over
+ * refreshes instead (surface_uploads_step), its commit waiting until it is
+ * complete, so that one client's huge buffer does not stall the others'
+ * frames.
  *
  * Subsurface trees are at most SUBSURFACE_DEPTH_MAX levels deep, and are
- * walked with explicit stacks: nothing here recurses or loops as deep as
- * a client likes.
+ * walked with tree.c's walk: nothing here recurses or loops as deep as a
+ * client likes.
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"
@@ -19,21 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "presentation-time-server-protocol.h"
 #include "xdg-shell-server-protocol.h"
 
 static void
 resource_destroy(struct wl_client *client, struct wl_resource *resource)
 {
 	wl_resource_destroy(resource);
-}
-
-/* A callback or feedback in one of our lists: unlink it when the client
- * goes away or it has been sent. */
-static void
-unlink_resource(struct wl_resource *resource)
-{
-	wl_list_remove(wl_resource_get_link(resource));
 }
 
 static void
@@ -81,6 +72,7 @@ state_init(struct surface_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->scale = 1;
+	viewport_state_init(&st->viewport);
 	wl_list_init(&st->frames);
 	wl_list_init(&st->feedback);
 	wl_list_init(&st->buffer_destroy.link);
@@ -120,6 +112,7 @@ state_move(struct surface_state *dst, struct surface_state *src)
 		state_set_buffer(dst, src->buffer);
 	dst->scale = src->scale;
 	dst->transform = src->transform;
+	dst->viewport = src->viewport;
 	damage_merge(&dst->damage, &src->damage);
 	damage_merge(&dst->buffer_damage, &src->buffer_damage);
 	wl_list_insert_list(dst->frames.prev, &src->frames);
@@ -134,7 +127,7 @@ destroy_all(struct wl_list *list)
 {
 	struct wl_resource *r, *tmp;
 
-	/* wl_resource_destroy runs unlink_resource. */
+	/* wl_resource_destroy runs resource_unlink. */
 	wl_resource_for_each_safe(r, tmp, list)
 		wl_resource_destroy(r);
 }
@@ -190,7 +183,7 @@ surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t i
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(cb, NULL, NULL, unlink_resource);
+	wl_resource_set_implementation(cb, NULL, NULL, resource_unlink);
 	wl_list_insert(s->pending.frames.prev, wl_resource_get_link(cb));
 }
 
@@ -260,7 +253,11 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 	int32_t sw = (swap ? h : w) / s->scale, sh = (swap ? w : h) / s->scale;
 
 	out->n = 0;
-	for (int i = 0; i < st->damage.n; i++) {
+	/* Through a viewport: all of the buffer (more than was damaged, still
+	 * correct). */
+	if (viewport_is_set(&st->viewport) && st->damage.n)
+		damage_add(out, 0, 0, w, h);
+	for (int i = 0; i < st->damage.n && !viewport_is_set(&st->viewport); i++) {
 		struct rect r = surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
 		damage_add(out, r.x, r.y, r.w, r.h);
 	}
@@ -274,28 +271,40 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 	}
 }
 
-/* The client's wl_shm: its error enum holds invalid_format and
- * invalid_stride (wl_buffer has none). Looked for only on the error path,
- * which ends the client. */
-static enum wl_iterator_result
-find_shm(struct wl_resource *resource, void *data)
-{
-	struct wl_resource **shm = data;
+struct find_class {
+	const char *name;
+	struct wl_resource *found;
+};
 
-	if (strcmp(wl_resource_get_class(resource), wl_shm_interface.name))
+static enum wl_iterator_result
+find_class(struct wl_resource *resource, void *data)
+{
+	struct find_class *f = data;
+
+	if (strcmp(wl_resource_get_class(resource), f->name))
 		return WL_ITERATOR_CONTINUE;
-	*shm = resource;
+	f->found = resource;
 	return WL_ITERATOR_STOP;
 }
 
+struct wl_resource *
+client_find_resource(struct wl_client *client, const struct wl_interface *iface)
+{
+	struct find_class f = { iface->name, NULL };
+
+	wl_client_for_each_resource(client, find_class, &f);
+	return f.found;
+}
+
+/* The client's wl_shm: its error enum holds invalid_format and
+ * invalid_stride (wl_buffer has none). */
 static void
 post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg, int32_t w, int32_t h,
 	       int32_t stride, uint32_t format)
 {
 	struct wl_client *client = wl_resource_get_client(buffer);
-	struct wl_resource *shm = NULL;
+	struct wl_resource *shm = client_find_resource(client, &wl_shm_interface);
 
-	wl_client_for_each_resource(client, find_shm, &shm);
 	if (shm)
 		wl_resource_post_error(shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
 				       msg, w, h, stride, format);
@@ -342,178 +351,15 @@ shm_buffer_check(struct surface *s, struct wl_resource *buffer, struct wl_shm_bu
 	return true;
 }
 
-/* A texture with immutable storage for w x h pixels. */
-static GLuint
-texture_new(struct comp *c, int32_t w, int32_t h)
-{
-	GLuint tex;
-
-	glGenTextures(1, &tex);
-	c->textures_alive++;
-	glBindTexture(GL_TEXTURE_2D, tex);
-	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-	glBindTexture(GL_TEXTURE_2D, 0);
-	return tex;
-}
-
-/* Strips for a w x h shm buffer, none made yet: one when the buffer is
- * small, else as many rows each as UPLOAD_BYTES_PER_REFRESH holds. */
-static void
-strips_init(struct strips *st, int32_t w, int32_t h)
-{
-	uint64_t row_bytes = (uint64_t)w * 4;
-
-	memset(st, 0, sizeof(*st));
-	st->rows = row_bytes * (uint64_t)h <= UPLOAD_BYTES_PER_REFRESH ? h
-		   : (int32_t)(UPLOAD_BYTES_PER_REFRESH / row_bytes);
-	st->rows = st->rows < 1 ? 1 : st->rows;
-	/* 8192 rows of at least 256 (8192 x 4 bytes per row): 32. */
-	st->n = (h + st->rows - 1) / st->rows;
-}
-
-static int32_t
-strip_height(const struct strips *st, int i, int32_t h)
-{
-	return i == st->n - 1 ? h - i * st->rows : st->rows;
-}
-
-/* Strip i of a w x h buffer, made if it was not. */
-static GLuint
-strip_get(struct comp *c, struct strips *st, int i, int32_t w, int32_t h)
-{
-	if (!st->tex[i])
-		st->tex[i] = texture_new(c, w, strip_height(st, i, h));
-	return st->tex[i];
-}
-
-static void
-strips_free(struct comp *c, struct strips *st)
-{
-	for (int i = 0; i < st->n; i++)
-		if (st->tex[i]) {
-			glDeleteTextures(1, &st->tex[i]);
-			c->textures_alive--;
-		}
-	memset(st, 0, sizeof(*st));
-}
-
-/* Rectangles of the buffer into the strips, each from its place in the
- * buffer: the row length is the stride, the skips its corner. Uploaded as
- * RGBA bytes: the shader swizzles BGRA (the memory order of ARGB8888 on
- * little-endian) back, so no GL extension is needed. begin/end_access
- * turn a SIGBUS from a pool the client shrank into a protocol error
- * instead of a crash. The unpack state is GL's default again afterwards,
- * for whoever uploads next. */
-static void
-upload_rects(struct comp *c, struct strips *st, struct wl_shm_buffer *shm, const struct rect *r,
-	     int n)
-{
-	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
-
-	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-	glPixelStorei(GL_UNPACK_ROW_LENGTH, wl_shm_buffer_get_stride(shm) / 4);
-	wl_shm_buffer_begin_access(shm);
-	for (int i = 0; i < n; i++) {
-		/* The strips the rectangle crosses, each its part. */
-		for (int k = r[i].y / st->rows; k < st->n && k * st->rows < r[i].y + r[i].h; k++) {
-			int32_t y0 = k * st->rows, y1 = y0 + strip_height(st, k, h);
-			int32_t ry0 = r[i].y > y0 ? r[i].y : y0;
-			int32_t ry1 = r[i].y + r[i].h < y1 ? r[i].y + r[i].h : y1;
-
-			glBindTexture(GL_TEXTURE_2D, strip_get(c, st, k, w, h));
-			glPixelStorei(GL_UNPACK_SKIP_PIXELS, r[i].x);
-			glPixelStorei(GL_UNPACK_SKIP_ROWS, ry0);
-			glTexSubImage2D(GL_TEXTURE_2D, 0, r[i].x, ry0 - y0, r[i].w, ry1 - ry0,
-					GL_RGBA, GL_UNSIGNED_BYTE, wl_shm_buffer_get_data(shm));
-		}
-	}
-	wl_shm_buffer_end_access(shm);
-	glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
-	glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
-	glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-	glBindTexture(GL_TEXTURE_2D, 0);
-}
-
-/* The surface now shows a shm buffer from the strips st (moved in). */
-static void
-surface_set_shm_strips(struct surface *s, struct strips *st, struct wl_shm_buffer *shm)
-{
-	if (st != &s->tex) {
-		strips_free(s->comp, &s->tex);
-		s->tex = *st;
-		memset(st, 0, sizeof(*st));
-	}
-	s->tex_image = false;
-	s->tex_width = s->buffer_width = (uint32_t)wl_shm_buffer_get_width(shm);
-	s->tex_height = s->buffer_height = (uint32_t)wl_shm_buffer_get_height(shm);
-	s->opaque = wl_shm_buffer_get_format(shm) == WL_SHM_FORMAT_XRGB8888;
-	s->has_content = true;
-}
-
-/* Whether the surface's strips can take a w x h buffer's damage: they
- * exist, are the size, are not a dma-buf's and hold content. */
-static bool
-strips_reusable(const struct surface *s, int32_t w, int32_t h)
-{
-	return s->tex.n && !s->tex_image && s->has_content && s->tex_width == (uint32_t)w &&
-	       s->tex_height == (uint32_t)h;
-}
-
-/* Copy the damaged part of a checked shm buffer into the surface's
- * strips, at once. */
-static void
-upload_shm(struct surface *s, struct wl_shm_buffer *shm, const struct surface_state *st)
-{
-	struct damage damage;
-	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
-	struct strips fresh;
-
-	if (strips_reusable(s, w, h)) {
-		state_buffer_damage(s, st, w, h, &damage);
-		upload_rects(s->comp, &s->tex, shm, damage.r, damage.n);
-		surface_set_shm_strips(s, &s->tex, shm);
-		return;
-	}
-	/* Immutable storage: new textures when the size changes. They hold
-	 * no content that undamaged parts could keep. */
-	strips_init(&fresh, w, h);
-	damage.n = 1;
-	damage.r[0] = (struct rect){ 0, 0, w, h };
-	upload_rects(s->comp, &fresh, shm, damage.r, damage.n);
-	surface_set_shm_strips(s, &fresh, shm);
-}
-
-/* Bytes the upload of a state's shm buffer would copy: all of it when
- * the strips are new or held nothing, else the damage. */
-static uint64_t
-upload_bytes(const struct surface *s, struct wl_shm_buffer *shm, const struct surface_state *st)
-{
-	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
-	struct damage damage;
-	uint64_t bytes = 0;
-
-	if (!strips_reusable(s, w, h))
-		return (uint64_t)w * (uint64_t)h * 4;
-	state_buffer_damage(s, st, w, h, &damage);
-	for (int i = 0; i < damage.n; i++)
-		bytes += (uint64_t)damage.r[i].w * (uint64_t)damage.r[i].h * 4;
-	return bytes;
-}
-
 /* A large upload: into new strips, the whole buffer (the client's buffer
- * holds all of its content; the damage only says what changed), one strip
- * at each refresh (surface_uploads_step). The state (buffer held,
- * callbacks) waits in upload_state; the surface keeps its current content
+ * holds all of its content; the damage only says what changed), a part at
+ * each refresh (surface_uploads_step). The state (buffer held, callbacks)
+ * waits in upload_state; the surface keeps its current content
  * meanwhile. */
 static void
 upload_start(struct surface *s, struct wl_shm_buffer *shm, struct surface_state *st)
 {
-	strips_init(&s->upload, wl_shm_buffer_get_width(shm), wl_shm_buffer_get_height(shm));
-	s->upload_row = 0;
+	texture_upload_begin(s, shm);
 	state_move(&s->upload_state, st);
 	s->uploading = true;
 	wl_list_insert(s->comp->uploads.prev, &s->upload_link);
@@ -548,38 +394,45 @@ static bool
 attach_dmabuf(struct surface *s, struct wl_resource *buffer, struct dmabuf_buffer *b,
 	      int32_t scale)
 {
-	uint32_t w, h;
-	bool opaque;
-	GLuint tex = dmabuf_buffer_texture(b, &w, &h, &opaque);
-
-	if (!tex) {
+	if (b->width % scale || b->height % scale) {
+		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+				       "buffer %dx%d is not a multiple of the scale %d", b->width,
+				       b->height, scale);
+		return false;
+	}
+	if (!texture_set_dmabuf(s, b)) {
 		wl_client_post_implementation_error(wl_resource_get_client(s->resource),
 						    "GL cannot sample the dma-buf buffer");
 		return false;
 	}
-	if (w % (uint32_t)scale || h % (uint32_t)scale) {
-		glDeleteTextures(1, &tex);
-		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %ux%u is not a multiple of the scale %d", w, h,
-				       scale);
-		return false;
-	}
-	strips_free(s->comp, &s->tex);
-	s->tex.n = 1;
-	s->tex.rows = (int32_t)h;
-	s->tex.tex[0] = tex;
-	s->comp->textures_alive++;
-	s->tex_image = true;
-	s->tex_width = s->buffer_width = w;
-	s->tex_height = s->buffer_height = h;
-	s->opaque = opaque;
-	s->has_content = true;
 	if (s->held_buffer != buffer) {
 		surface_release_held(s);
 		s->held_buffer = buffer;
 		wl_resource_add_destroy_listener(buffer, &s->held_buffer_destroy);
 	}
 	return true;
+}
+
+/* A checked shm buffer: its damage copied at once and the buffer
+ * released, or, when the copy is large, its upload started (true: the
+ * state waits in upload_state until it is complete). */
+static bool
+attach_shm(struct surface *s, struct wl_resource *buffer, struct wl_shm_buffer *shm,
+	   struct surface_state *st)
+{
+	struct damage damage;
+
+	state_buffer_damage(s, st, wl_shm_buffer_get_width(shm), wl_shm_buffer_get_height(shm),
+			    &damage);
+	if (texture_upload_bytes(s, shm, &damage) > UPLOAD_BYTES_PER_REFRESH) {
+		upload_start(s, shm, st);
+		return true;
+	}
+	texture_upload_shm(s, shm, &damage);
+	/* Copied: the client may reuse it now. */
+	wl_buffer_send_release(buffer);
+	surface_release_held(s);
+	return false;
 }
 
 /* Whether the surface's commits are cached: it or one of its ancestors
@@ -658,14 +511,8 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 			return false;
 		} else if (!shm_buffer_check(s, buffer, shm, st->scale)) {
 			return false;
-		} else if (upload_bytes(s, shm, st) > UPLOAD_BYTES_PER_REFRESH) {
-			upload_start(s, shm, st);
+		} else if (attach_shm(s, buffer, shm, st)) {
 			return true;
-		} else {
-			upload_shm(s, shm, st);
-			/* Copied: the client may reuse it now. */
-			wl_buffer_send_release(buffer);
-			surface_release_held(s);
 		}
 	} else if (st->attached) {
 		s->has_content = false;
@@ -678,6 +525,8 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 				       s->buffer_width, s->buffer_height, st->scale);
 		return false;
 	}
+	if (!viewport_apply(s, &st->viewport, st->scale, st->transform))
+		return false;
 	s->scale = st->scale;
 	s->transform = st->transform;
 	state_clear(st);
@@ -687,8 +536,10 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 	wl_list_init(&st->frames);
 	wl_list_insert_list(s->feedback.prev, &st->feedback);
 	wl_list_init(&st->feedback);
-	if (changed)
+	if (changed) {
 		s->comp->damaged = true;
+		s->comp->commits++;
+	}
 	return true;
 }
 
@@ -704,52 +555,37 @@ surface_apply_one(struct surface *s, struct surface_state *st)
 	} else if (!surface_apply_own(s, st)) {
 		return false;
 	}
-	if (surface_apply_children(s))
+	if (surface_apply_children(s)) {
 		s->comp->damaged = true;
+		s->comp->commits++;
+	}
 	return true;
 }
 
 /* Apply a state to s, then the states its synchronized subsurfaces
- * cached, and their subsurfaces' in turn: depth first, with an explicit
- * stack of at most SUBSURFACE_DEPTH_MAX + 1 levels (get_subsurface keeps
- * every tree that shallow), not with recursion, whose depth a client
- * would choose. */
+ * cached, and their subsurfaces' in turn, each before its own
+ * subsurfaces (tree.c's walk: no recursion, whose depth a client would
+ * choose). */
 static void
 surface_apply(struct surface *s, struct surface_state *st)
 {
-	struct {
-		struct surface *parent;
-		struct wl_list *pos; /* the child last visited */
-	} stack[SUBSURFACE_DEPTH_MAX + 1];
-	int top = 0;
+	struct tree_walk w;
+	struct tree_entry e;
 
 	if (!surface_apply_one(s, st))
 		return;
-	stack[0].parent = s;
-	stack[0].pos = &s->subsurfaces;
-	while (top >= 0) {
-		struct surface *parent = stack[top].parent;
-		struct wl_list *next = stack[top].pos->next;
-		struct subsurface *sub;
+	tree_walk_init(&w, s, 0, 0);
+	while (tree_walk_next(&w, &e)) {
+		struct subsurface *sub = e.surface->subsurface;
 
-		if (next == &parent->subsurfaces) {
-			top--;
-			continue;
-		}
-		stack[top].pos = next;
-		sub = wl_container_of(next, sub, parent_link);
 		/* Only a synchronized subsurface has a cache (set_desync
 		 * applies it); one without keeps its subsurfaces' too. */
-		if (!sub->has_cache || !sub->surface)
+		if (e.self || !sub->has_cache)
 			continue;
 		sub->has_cache = false;
-		if (!surface_apply_one(sub->surface, &sub->cached))
+		if (!surface_apply_one(e.surface, &sub->cached))
 			return;
-		if (top == SUBSURFACE_DEPTH_MAX)
-			continue; /* not reached: the depth is bounded */
-		top++;
-		stack[top].parent = sub->surface;
-		stack[top].pos = &sub->surface->subsurfaces;
+		tree_walk_enter(&w);
 	}
 	/* A subsurface has no xdg role: only the tree's root may. */
 	if (s->xdg_surface)
@@ -769,14 +605,15 @@ upload_finish(struct surface *s, bool done)
 	wl_list_init(&s->upload_link);
 	s->uploading = false;
 	if (done) {
-		surface_set_shm_strips(s, &s->upload, wl_shm_buffer_get(buffer));
+		texture_upload_finish(s, wl_shm_buffer_get(buffer));
 		wl_buffer_send_release(buffer);
 		surface_release_held(s);
 	} else {
-		strips_free(s->comp, &s->upload);
+		texture_upload_cancel(s);
 	}
 	st->attached = false;
 	s->comp->damaged = true;
+	s->comp->commits++;
 	if (!surface_apply_own(s, st))
 		return;
 	if (s->xdg_surface)
@@ -803,7 +640,6 @@ surface_uploads_step(struct comp *c)
 		struct surface *s = wl_container_of(todo.next, s, upload_link);
 		struct wl_shm_buffer *shm = s->upload_state.buffer ?
 			wl_shm_buffer_get(s->upload_state.buffer) : NULL;
-		uint32_t w, h, rows, end;
 
 		wl_list_remove(&s->upload_link);
 		wl_list_insert(c->uploads.prev, &s->upload_link);
@@ -811,21 +647,7 @@ surface_uploads_step(struct comp *c)
 			upload_finish(s, false);
 			continue;
 		}
-		if (!budget)
-			continue;
-		w = (uint32_t)wl_shm_buffer_get_width(shm);
-		h = (uint32_t)wl_shm_buffer_get_height(shm);
-		rows = (uint32_t)(budget / ((uint64_t)w * 4));
-		/* Not past the strip's end: at most one strip made a step. */
-		end = ((s->upload_row / (uint32_t)s->upload.rows) + 1) * (uint32_t)s->upload.rows;
-		end = end > h ? h : end;
-		rows = rows < 1 ? 1 : rows > end - s->upload_row ? end - s->upload_row : rows;
-		upload_rects(c, &s->upload, shm,
-			     &(struct rect){ 0, (int32_t)s->upload_row, (int32_t)w, (int32_t)rows },
-			     1);
-		budget -= budget < (uint64_t)rows * w * 4 ? budget : (uint64_t)rows * w * 4;
-		s->upload_row += rows;
-		if (s->upload_row == h)
+		if (budget && texture_upload_step(s, shm, &budget))
 			upload_finish(s, true);
 	}
 }
@@ -895,6 +717,7 @@ surface_destroyed(struct wl_resource *resource)
 	 * it is in the ring: the ring holds its own copy of the pixels, so
 	 * only our texture and lists go. */
 	shell_surface_destroyed(s);
+	viewport_surface_destroyed(s);
 	/* Its subsurfaces and its own subsurface object become inert. */
 	while (!wl_list_empty(&s->subsurfaces)) {
 		struct subsurface *sub = wl_container_of(s->subsurfaces.next, sub, parent_link);
@@ -908,14 +731,13 @@ surface_destroyed(struct wl_resource *resource)
 	wl_list_remove(&s->link);
 	if (s->uploading)
 		wl_list_remove(&s->upload_link);
-	strips_free(s->comp, &s->upload);
 	state_fini(&s->upload_state);
 	state_fini(&s->queued);
 	surface_release_held(s);
 	state_fini(&s->pending);
 	destroy_all(&s->frames);
 	feedback_discard_all(&s->feedback);
-	strips_free(s->comp, &s->tex);
+	texture_surface_fini(s);
 	s->comp->surfaces_alive--;
 	s->comp->damaged = true;
 	free(s);
@@ -927,6 +749,12 @@ surface_from_resource(struct wl_resource *resource)
 	return wl_resource_get_user_data(resource);
 }
 
+bool
+surface_has_buffer(const struct surface *s)
+{
+	return s->has_content || s->uploading || (s->pending.attached && s->pending.buffer);
+}
+
 void
 surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
 {
@@ -935,6 +763,8 @@ surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
 	uint32_t bw = swap ? s->buffer_height : s->buffer_width;
 	uint32_t bh = swap ? s->buffer_width : s->buffer_height;
 
+	if (viewport_size(&s->viewport, w, h))
+		return;
 	*w = (int32_t)(bw / (uint32_t)s->scale);
 	*h = (int32_t)(bh / (uint32_t)s->scale);
 }
@@ -958,6 +788,7 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	}
 	s->comp = c;
 	s->scale = 1;
+	viewport_state_init(&s->viewport);
 	state_init(&s->pending);
 	state_init(&s->upload_state);
 	state_init(&s->queued);
@@ -967,6 +798,7 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	wl_list_init(&s->held_buffer_destroy.link);
 	s->held_buffer_destroy.notify = held_buffer_gone;
 	wl_list_init(&s->subsurfaces);
+	wl_list_init(&s->popups);
 	wl_list_init(&s->stack);
 	wl_list_init(&s->stack_pending);
 	s->self.surface = s->self_pending.surface = s;
@@ -1147,36 +979,20 @@ surface_depth(const struct surface *s)
 	return depth;
 }
 
-/* Levels of subsurfaces below s: 0 without any. A walk of its tree with
- * an explicit stack, as in surface_apply. */
+/* Levels of subsurfaces below s: 0 without any. */
 static int
 surface_height(struct surface *s)
 {
-	struct {
-		struct surface *parent;
-		struct wl_list *pos;
-	} stack[SUBSURFACE_DEPTH_MAX + 1];
-	int top = 0, height = 0;
+	struct tree_walk w;
+	struct tree_entry e;
+	int height = 0;
 
-	stack[0].parent = s;
-	stack[0].pos = &s->subsurfaces;
-	while (top >= 0) {
-		struct surface *parent = stack[top].parent;
-		struct wl_list *next = stack[top].pos->next;
-		struct subsurface *sub;
-
-		if (next == &parent->subsurfaces) {
-			top--;
+	tree_walk_init(&w, s, 0, 0);
+	while (tree_walk_next(&w, &e)) {
+		if (e.self)
 			continue;
-		}
-		stack[top].pos = next;
-		sub = wl_container_of(next, sub, parent_link);
-		height = top + 1 > height ? top + 1 : height;
-		if (!sub->surface || top == SUBSURFACE_DEPTH_MAX)
-			continue;
-		top++;
-		stack[top].parent = sub->surface;
-		stack[top].pos = &sub->surface->subsurfaces;
+		height = e.depth > height ? e.depth : height;
+		tree_walk_enter(&w);
 	}
 	return height;
 }

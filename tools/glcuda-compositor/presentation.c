@@ -1,0 +1,96 @@
+/*
+ * glcuda-compositor: wp_presentation. A feedback asked for with a commit
+ * goes with the surface's state; once the state is composited, with the
+ * ring slot of that frame (render.c); when the frame is presented at a
+ * vblank (output.c), "presented" with the vblank's time, or "discarded"
+ * if the content never reaches the output (a frame overtaken, a state
+ * never applied, a surface destroyed).
+ * SPDX-License-Identifier: MIT
+ */
+#include "compositor.h"
+
+#include <time.h>
+
+#include "presentation-time-server-protocol.h"
+
+static void
+presentation_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static void
+presentation_feedback(struct wl_client *client, struct wl_resource *resource,
+		      struct wl_resource *surface_resource, uint32_t id)
+{
+	struct surface *s = surface_from_resource(surface_resource);
+	struct wl_resource *fb = wl_resource_create(client, &wp_presentation_feedback_interface,
+						    1, id);
+
+	if (!fb) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(fb, NULL, NULL, resource_unlink);
+	wl_list_insert(s->pending.feedback.prev, wl_resource_get_link(fb));
+}
+
+static const struct wp_presentation_interface presentation_impl = {
+	.destroy = presentation_destroy,
+	.feedback = presentation_feedback,
+};
+
+static void
+bind_presentation(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct wl_resource *r = wl_resource_create(client, &wp_presentation_interface, version,
+						   id);
+
+	if (!r) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(r, &presentation_impl, data, NULL);
+	wp_presentation_send_clock_id(r, CLOCK_MONOTONIC);
+}
+
+/* The content these feedbacks asked about reached the output: "presented"
+ * at the vblank that showed it, with the output's refresh period. */
+void
+output_send_presentation(struct comp *c, struct wl_list *list, uint64_t when_ns, uint64_t seq)
+{
+	struct wl_resource *fb, *tmp;
+
+	wl_resource_for_each_safe(fb, tmp, list) {
+		struct wl_client *client = wl_resource_get_client(fb);
+		struct wl_resource *out;
+
+		wl_resource_for_each(out, &c->output_resources)
+			if (wl_resource_get_client(out) == client)
+				wp_presentation_feedback_send_sync_output(fb, out);
+		wp_presentation_feedback_send_presented(
+			fb, (uint32_t)((when_ns / 1000000000u) >> 32),
+			(uint32_t)(when_ns / 1000000000u), (uint32_t)(when_ns % 1000000000u),
+			(uint32_t)c->refresh_ns, (uint32_t)(seq >> 32), (uint32_t)seq,
+			WP_PRESENTATION_FEEDBACK_KIND_VSYNC);
+		wl_resource_destroy(fb);
+	}
+}
+
+/* Feedback for content that never reaches the output. */
+void
+feedback_discard_all(struct wl_list *list)
+{
+	struct wl_resource *fb, *tmp;
+
+	wl_resource_for_each_safe(fb, tmp, list) {
+		wp_presentation_feedback_send_discarded(fb);
+		wl_resource_destroy(fb);
+	}
+}
+
+bool
+presentation_init(struct comp *c)
+{
+	return wl_global_create(c->display, &wp_presentation_interface, 1, c, bind_presentation);
+}
