@@ -474,6 +474,105 @@ query_devices(EGLDeviceEXT *devices, EGLint *count, char *why, size_t whysize)
 	return 0;
 }
 
+/* The current GL context's device UUID (GL_DEVICE_UUID_EXT): 0, or -1
+ * with the reason in why. */
+static int
+gl_context_uuid(GLubyte uuid[GL_UUID_SIZE_EXT], char *why, size_t whysize)
+{
+	if (!epoxy_has_gl_extension("GL_EXT_memory_object") &&
+	    !epoxy_has_gl_extension("GL_EXT_semaphore")) {
+		snprintf(why, whysize, "no GL_EXT_memory_object, cannot read "
+			 "GL_DEVICE_UUID_EXT");
+		return -1;
+	}
+	memset(uuid, 0, GL_UUID_SIZE_EXT);
+	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
+	return 0;
+}
+
+/* The UUID of CUDA device ordinal, with CUDA loaded for the query only. */
+static int
+cuda_device_uuid(int ordinal, CUuuid *uuid)
+{
+	char cuerr[512];
+	CUdevice cudev;
+	CUresult res;
+	int ret;
+
+	ret = cuda_loader_load(cuerr, sizeof(cuerr));
+	if (ret)
+		return error_fail(NULL, ret, "no EGL device says it is CUDA device %d "
+				  "(EGL_NV_device_cuda), and matching by UUID needs CUDA: %s",
+				  ordinal, cuerr);
+	res = CU_CALL(cuDeviceGet, &cudev, ordinal);
+	if (res == CUDA_SUCCESS)
+		res = CU_CALL(cuDeviceGetUuid, uuid, cudev);
+	if (res != CUDA_SUCCESS) {
+		int ndev = 0;
+
+		cuda_result_string(res, cuerr, sizeof(cuerr));
+		CU_CALL(cuDeviceGetCount, &ndev);
+		cuda_loader_unload();
+		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+				  "CUDA device %d: cuDeviceGet/cuDeviceGetUuid failed: %s. "
+				  "CUDA sees %d device%s; pass an ordinal below that.",
+				  ordinal, cuerr, ndev, ndev == 1 ? "" : "s");
+	}
+	cuda_loader_unload();
+	return 0;
+}
+
+/* The first of the candidate EGL devices whose GL context has the UUID of
+ * CUDA device ordinal. */
+static int
+open_by_uuid(const EGLDeviceEXT *devices, const bool *candidate, EGLint count,
+	     int ordinal, uint32_t flags, struct glcuda_headless *hl,
+	     char *tried, size_t triedsize)
+{
+	char why[384], label[128];
+	CUuuid uuid;
+	int ret;
+
+	ret = cuda_device_uuid(ordinal, &uuid);
+	if (ret)
+		return ret;
+	for (EGLint i = 0; i < count; i++) {
+		EGLDisplay dpy;
+		EGLContext ctx;
+		GLubyte gl_uuid[GL_UUID_SIZE_EXT];
+
+		if (!candidate[i])
+			continue;
+		device_label(devices[i], i, label, sizeof(label));
+		ret = open_on(EGL_PLATFORM_DEVICE_EXT, devices[i], &dpy, &ctx, flags,
+			      why, sizeof(why));
+		if (ret) {
+			append(tried, triedsize, "%s: %s", label, why);
+			continue;
+		}
+		if (gl_context_uuid(gl_uuid, why, sizeof(why)) < 0) {
+			append(tried, triedsize, "%s: %s", label, why);
+			close_on(dpy, ctx);
+			continue;
+		}
+		/* memcmp: a UUID may contain a zero byte. */
+		if (memcmp(gl_uuid, uuid.bytes, sizeof(gl_uuid)) != 0) {
+			append(tried, triedsize, "%s: another device UUID", label);
+			close_on(dpy, ctx);
+			continue;
+		}
+		hl->display = dpy;
+		hl->context = ctx;
+		snprintf(label, sizeof(label), "EGL device %d (UUID of CUDA %d)", i, ordinal);
+		describe(hl, label);
+		return 0;
+	}
+	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
+			  "no EGL device is CUDA device %d: %s. GL must run on the "
+			  "NVIDIA driver of that GPU (check the EGL vendor ICDs in "
+			  "/usr/share/glvnd/egl_vendor.d).", ordinal, tried);
+}
+
 /* cuda_ordinal >= 0: the EGL device of that CUDA device. */
 static int
 open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
@@ -481,11 +580,8 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 	EGLDeviceEXT devices[MAX_EGL_DEVICES];
 	bool candidate[MAX_EGL_DEVICES] = { false };
 	unsigned int ncandidates = 0;
-	char tried[1024] = "", why[384], label[128], cuerr[512];
+	char tried[1024] = "", why[384], label[128];
 	EGLint count;
-	CUuuid uuid;
-	CUdevice cudev;
-	CUresult res;
 	int ret;
 
 	ret = query_devices(devices, &count, why, sizeof(why));
@@ -535,66 +631,8 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 				  tried[0] ? ": " : "", tried);
 
 	/* The others: compare the GL context's device UUID with CUDA's. */
-	ret = cuda_loader_load(cuerr, sizeof(cuerr));
-	if (ret)
-		return error_fail(NULL, ret, "no EGL device says it is CUDA device %d "
-				  "(EGL_NV_device_cuda), and matching by UUID needs CUDA: %s",
-				  ordinal, cuerr);
-	res = CU_CALL(cuDeviceGet, &cudev, ordinal);
-	if (res == CUDA_SUCCESS)
-		res = CU_CALL(cuDeviceGetUuid, &uuid, cudev);
-	if (res != CUDA_SUCCESS) {
-		int ndev = 0;
-
-		cuda_result_string(res, cuerr, sizeof(cuerr));
-		CU_CALL(cuDeviceGetCount, &ndev);
-		cuda_loader_unload();
-		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-				  "CUDA device %d: cuDeviceGet/cuDeviceGetUuid failed: %s. "
-				  "CUDA sees %d device%s; pass an ordinal below that.",
-				  ordinal, cuerr, ndev, ndev == 1 ? "" : "s");
-	}
-	cuda_loader_unload();
-
-	for (EGLint i = 0; i < count; i++) {
-		EGLDisplay dpy;
-		EGLContext ctx;
-		GLubyte gl_uuid[GL_UUID_SIZE_EXT];
-
-		if (!candidate[i])
-			continue;
-		device_label(devices[i], i, label, sizeof(label));
-		ret = open_on(EGL_PLATFORM_DEVICE_EXT, devices[i], &dpy, &ctx, flags,
-			      why, sizeof(why));
-		if (ret) {
-			append(tried, sizeof(tried), "%s: %s", label, why);
-			continue;
-		}
-		if (!epoxy_has_gl_extension("GL_EXT_memory_object") &&
-		    !epoxy_has_gl_extension("GL_EXT_semaphore")) {
-			append(tried, sizeof(tried), "%s: no GL_EXT_memory_object, "
-			       "cannot read GL_DEVICE_UUID_EXT", label);
-			close_on(dpy, ctx);
-			continue;
-		}
-		memset(gl_uuid, 0, sizeof(gl_uuid));
-		glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid);
-		/* memcmp: a UUID may contain a zero byte. */
-		if (memcmp(gl_uuid, uuid.bytes, sizeof(gl_uuid)) != 0) {
-			append(tried, sizeof(tried), "%s: another device UUID", label);
-			close_on(dpy, ctx);
-			continue;
-		}
-		hl->display = dpy;
-		hl->context = ctx;
-		snprintf(label, sizeof(label), "EGL device %d (UUID of CUDA %d)", i, ordinal);
-		describe(hl, label);
-		return 0;
-	}
-	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-			  "no EGL device is CUDA device %d: %s. GL must run on the "
-			  "NVIDIA driver of that GPU (check the EGL vendor ICDs in "
-			  "/usr/share/glvnd/egl_vendor.d).", ordinal, tried);
+	return open_by_uuid(devices, candidate, count, ordinal, flags, hl, tried,
+			    sizeof(tried));
 }
 
 /* The CUDA devices CUDA can see, with their UUIDs: what cuda_ordinal -1
@@ -651,14 +689,8 @@ cuda_device_of_context(const struct cuda_devices *c, char *why, size_t whysize)
 {
 	GLubyte gl_uuid[GL_UUID_SIZE_EXT];
 
-	if (!epoxy_has_gl_extension("GL_EXT_memory_object") &&
-	    !epoxy_has_gl_extension("GL_EXT_semaphore")) {
-		snprintf(why, whysize, "no GL_EXT_memory_object, cannot read "
-			 "GL_DEVICE_UUID_EXT");
+	if (gl_context_uuid(gl_uuid, why, whysize) < 0)
 		return -1;
-	}
-	memset(gl_uuid, 0, sizeof(gl_uuid));
-	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid);
 	for (int i = 0; i < c->count; i++)
 		/* memcmp: a UUID may contain a zero byte. */
 		if (c->has_uuid[i] && memcmp(gl_uuid, c->uuid[i].bytes, sizeof(gl_uuid)) == 0)

@@ -113,20 +113,25 @@ if [ "$found" -eq 0 ]; then
 	exit 1
 fi
 
-# Each undefined symbol against the file of the same build that defines it;
-# symbols from outside lib/ (libc, EGL, Vulkan) have none and are skipped.
+# Each undefined symbol against the file of the same build that defines it,
+# else of any build (a convenience library both link, such as
+# lib/loader/libglcuda-shared.la); symbols from outside lib/ (libc, EGL,
+# Vulkan) have none and are skipped.
 awk -v objects="$found" '
 FNR == NR { pos[$4] = $1; layer[$4] = $2; name[$4] = $3; next }
-$3 == "D" { def[$1 " " $4] = $2; next }
+$3 == "D" { def[$1 " " $4] = $2; any[$4] = $2; next }
 { ref[++n] = $0 }
 END {
 	bad = 0
 	for (i = 1; i <= n; i++) {
 		split(ref[i], r, " ")
 		build = r[1]; caller = r[2]; sym = r[4]
-		if (!((build " " sym) in def))
+		if ((build " " sym) in def)
+			callee = def[build " " sym]
+		else if (sym in any)
+			callee = any[sym]
+		else
 			continue
-		callee = def[build " " sym]
 		if (callee == caller)
 			continue
 		calls++
