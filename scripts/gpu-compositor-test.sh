@@ -84,6 +84,20 @@ for s in blend sub xform damage viewport popup; do
 	scene "$s" invert
 done
 
+# A large upload beside another client (compositor-bad-client upload-gaps):
+# how long an 8192x8192 shm buffer takes to show with real CUDA, and the
+# intervals between the other client's frame callbacks meanwhile. Measured,
+# not judged.
+bad=$build/tests/compositor-bad-client
+if [ -x "$bad" ]; then
+	for rate in 60 240; do
+		"$comp" --size 1920x1080 --refresh "$rate" --filter invert -- "$bad" upload-gaps \
+			>"$out/upload-gaps-$rate.out" 2>"$out/upload-gaps-$rate.log"
+		echo "upload-gaps at 1920x1080, $rate Hz: exit $?"
+		grep '^upload-gaps' "$out/upload-gaps-$rate.out"
+	done
+fi
+
 if [ -x "$clients/run" ]; then
 	scripts/gpu-compositor-clients.sh "$clients" "$out/clients"
 	failed=$((failed + $?))

@@ -53,6 +53,11 @@
  *                                       client's frame callback must come
  *                                       before that buffer's release (no error)
  *
+ *   compositor-bad-client upload-gaps   measures, checks nothing
+ *                                       (scripts/gpu-compositor-test.sh):
+ *                                       the intervals between another
+ *                                       client's frame callbacks while an
+ *                                       8192x8192 buffer is uploaded
  * Exit status 0 when the compositor answered as expected.
  * SPDX-License-Identifier: MIT
  */
@@ -63,7 +68,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "compositor-client.h"
@@ -199,6 +206,137 @@ sub_chain(struct wl_display *display, struct wl_surface *surface, int depth, con
 	wl_buffer_destroy(buffer);
 	wl_shm_pool_destroy(pool);
 	return ret;
+}
+
+/* upload-gaps: a second client commits a 64x64 buffer at each of its
+ * frame callbacks; after its 30th, this one commits an 8192x8192 buffer.
+ * Printed: how long the upload took (the commit to the buffer's release)
+ * and the intervals between the second client's frame callbacks before
+ * and during it. A measurement for the GPU machine, asserted nowhere. */
+static double
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static void
+count_frame(void *data, struct wl_callback *callback, uint32_t time)
+{
+	(*(int *)data)++;
+	wl_callback_destroy(callback);
+}
+
+static const struct wl_callback_listener count_frame_listener = { count_frame };
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The longest and the median of n intervals (sorted here). */
+static void
+print_gaps(const char *what, double *gaps, int n)
+{
+	if (n == 0) {
+		printf("upload-gaps: no frame callback %s\n", what);
+		return;
+	}
+	qsort(gaps, n, sizeof(*gaps), compare_doubles);
+	printf("upload-gaps: %d frame callbacks of the other client %s: longest interval "
+	       "%.1f ms, median %.1f ms\n", n, what, gaps[n - 1], gaps[n / 2]);
+}
+
+static void
+commit_small(struct wl_surface *s, struct wl_buffer *b, int *frames)
+{
+	struct wl_callback *cb;
+
+	wl_surface_attach(s, b, 0, 0);
+	wl_surface_damage_buffer(s, 0, 0, 64, 64);
+	cb = wl_surface_frame(s);
+	wl_callback_add_listener(cb, &count_frame_listener, frames);
+	wl_surface_commit(s);
+}
+
+static int
+upload_gaps(struct wl_display *display, struct wl_surface *surface)
+{
+	enum { WARM = 30, GAPS_MAX = 4096 };
+	const int32_t big = 8192;
+	static double before[GAPS_MAX], during[GAPS_MAX];
+	struct test_client o;
+	struct wl_surface *osurface;
+	struct wl_shm_pool *opool, *pool = NULL;
+	struct wl_buffer *obuffer, *buffer = NULL;
+	bool released = false;
+	int frames = 0, seen = 0, nbefore = 0, nduring = 0, refreshes = 0;
+	double last = 0, start = 0, upload_ms = 0;
+
+	if (test_client_connect(&o, "compositor-bad-client (second client)") < 0)
+		return 2;
+	osurface = wl_compositor_create_surface(o.compositor);
+	opool = make_pool_on(&o, 64 * 64 * 4);
+	obuffer = wl_shm_pool_create_buffer(opool, 0, 64, 64, 64 * 4, WL_SHM_FORMAT_XRGB8888);
+	commit_small(osurface, obuffer, &frames);
+	while (!released) {
+		struct pollfd fds[2] = {
+			{ .fd = wl_display_get_fd(display), .events = POLLIN },
+			{ .fd = wl_display_get_fd(o.display), .events = POLLIN },
+		};
+
+		if (wl_display_flush(display) < 0 || wl_display_flush(o.display) < 0 ||
+		    poll(fds, 2, -1) < 0 ||
+		    ((fds[0].revents & POLLIN) && wl_display_dispatch(display) < 0) ||
+		    ((fds[1].revents & POLLIN) && wl_display_dispatch(o.display) < 0)) {
+			printf("FAIL: upload-gaps: the connection broke\n");
+			break;
+		}
+		if (frames == seen)
+			continue;
+		seen = frames;
+		double t = now_ms();
+		if (seen > 1 && !start && nbefore < GAPS_MAX)
+			before[nbefore++] = t - last;
+		else if (start && nduring < GAPS_MAX)
+			during[nduring++] = t - last;
+		last = t;
+		if (start)
+			refreshes++;
+		if (seen == WARM) {
+			pool = make_pool((size_t)big * big * 4);
+			buffer = wl_shm_pool_create_buffer(pool, 0, big, big, big * 4,
+							   WL_SHM_FORMAT_XRGB8888);
+			wl_buffer_add_listener(buffer, &flag_buffer_listener, &released);
+			wl_surface_attach(surface, buffer, 0, 0);
+			wl_surface_damage_buffer(surface, 0, 0, big, big);
+			wl_surface_commit(surface);
+			start = now_ms();
+		}
+		commit_small(osurface, obuffer, &frames);
+	}
+	upload_ms = now_ms() - start;
+	if (released)
+		printf("upload-gaps: the %dx%d upload took %.0f ms (commit to release), "
+		       "%d frame callbacks of the other client meanwhile\n", big, big, upload_ms,
+		       refreshes);
+	print_gaps("before the upload", before, nbefore);
+	print_gaps("during the upload", during, nduring);
+	if (buffer)
+		wl_buffer_destroy(buffer);
+	if (pool)
+		wl_shm_pool_destroy(pool);
+	wl_buffer_destroy(obuffer);
+	wl_shm_pool_destroy(opool);
+	wl_surface_destroy(osurface);
+	test_client_disconnect(&o);
+	wl_surface_destroy(surface);
+	return released ? 0 : 1;
 }
 
 int
@@ -516,12 +654,14 @@ main(int argc, char **argv)
 		wl_buffer_destroy(buffer);
 		wl_shm_pool_destroy(pool);
 		wl_surface_destroy(surface);
+	} else if (!strcmp(mode, "upload-gaps")) {
+		ret = upload_gaps(display, surface);
 	} else {
 		fprintf(stderr, "usage: compositor-bad-client wrong-size|bad-scale|zero-scale|"
 			"bad-transform|destroy-busy|crash|"
 			"sub-loop|sub-place|sub-destroy|"
 			"sub-deep|ack-older|ack-unsent|ack-zero|scale-3|xdg-buffer|xdg-twice|"
-			"xdg-defunct|bad-stride|big-upload\n");
+			"xdg-defunct|bad-stride|big-upload|upload-gaps\n");
 		return 2;
 	}
 	/* Every proxy freed, even after a protocol error: the sanitizer build
