@@ -57,6 +57,8 @@ CLEANFILES += %reldir%/test-kernels.S %reldir%/test-kernels.fatbin \
 -include %reldir%/test-kernels.fatbin.d
 endif
 EXTRA_DIST += %reldir%/test-kernels.cu
+# The ring cases test-ring and test-ring-cpu both include.
+EXTRA_DIST += %reldir%/ring-cases.c
 else
 check-local:
 	@echo "make check: the tests were disabled at configure time (--disable-tests)" >&2; exit 1

@@ -139,6 +139,33 @@ run_frame(struct glcuda_ring *ring, struct glcuda_frame **out)
 	*out = f;
 }
 
+/* The backend of the shared cases (tests/ring-cases.c): the fake CUDA
+ * driver in the CPU sync mode; teardown checks the fake holds no
+ * reference to the primary context. */
+struct ring_env {
+	struct env e;
+};
+
+static void
+ring_env_setup(struct ring_env *e, bool gles)
+{
+	env_setup(&e->e, gles);
+}
+
+static void
+ring_env_teardown(struct ring_env *e)
+{
+	env_teardown(&e->e);
+}
+
+static struct glcuda_device *
+ring_env_device(struct ring_env *e)
+{
+	return e->e.dev;
+}
+
+#include "ring-cases.c"
+
 /* Device ----------------------------------------------------------------- */
 
 START_TEST(device_binds_fake_cuda)
@@ -403,150 +430,6 @@ START_TEST(ring_200_frames)
 }
 END_TEST
 
-START_TEST(eagain_and_misuse)
-{
-	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H,
-					 .input_format = GLCUDA_FORMAT_RGBA8 };
-	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
-	struct glcuda_frame *f[4], *extra;
-	struct glcuda_ring *ring = NULL;
-	struct env e;
-
-	env_setup(&e, false);
-	/* Creation. */
-	ck_err(glcuda_ring_new(NULL, &desc, &ring), -EINVAL);
-	ck_err(glcuda_ring_new(e.dev, NULL, &ring), -EINVAL);
-	ck_err(glcuda_ring_new(e.dev, &desc, NULL), -EINVAL);
-	desc.slots = 1;
-	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
-	desc.slots = GLCUDA_RING_MAX_SLOTS + 1;
-	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
-	/* The limit the header states is the one glcuda_ring_new() applies. */
-	desc.slots = GLCUDA_RING_MAX_SLOTS;
-	ck_ok(glcuda_ring_new(e.dev, &desc, &ring));
-	glcuda_ring_destroy(ring);
-	ring = NULL;
-	desc.slots = 3;
-	desc.flags = 0x100;
-	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
-	desc.flags = 0;
-	desc.input_format = GLCUDA_FORMAT_INVALID;
-	ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
-	ck_assert_ptr_null(ring);
-	desc.input_format = GLCUDA_FORMAT_RGBA8;
-	/* desc.size: not set, a newer glcuda's, inside a member. */
-	{
-		const size_t bad[] = { 0, sizeof(desc) + 8,
-				       offsetof(struct glcuda_ring_desc, height) + 1 };
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			desc.size = bad[i];
-			ck_err(glcuda_ring_new(e.dev, &desc, &ring), -EINVAL);
-			ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
-						     "glcuda_ring_desc.size"));
-		}
-		ck_assert_ptr_null(ring);
-	}
-	/* Older sizes: the members past them are not read, their defaults
-	 * apply (here an unknown flag and a stream that is no stream). */
-	desc.flags = 0x100;
-	desc.cuda_stream = (void *)0x1;
-	desc.size = offsetof(struct glcuda_ring_desc, flags);
-	ck_ok(glcuda_ring_new(e.dev, &desc, &ring));
-	ck_ok(glcuda_ring_acquire(ring, &extra));
-	ck_assert_ptr_ne(glcuda_frame_get_stream(extra), (CUstream)0x1);
-	ck_ok(glcuda_frame_submit(extra));
-	ck_ok(glcuda_frame_complete(extra));
-	ck_ok(glcuda_frame_release(extra));
-	glcuda_ring_destroy(ring);
-	ring = NULL;
-	desc.flags = 0;
-	desc.size = offsetof(struct glcuda_ring_desc, cuda_stream);
-	ck_ok(glcuda_ring_new(e.dev, &desc, &ring));
-	glcuda_ring_destroy(ring);
-	ring = NULL;
-	desc.cuda_stream = NULL;
-	desc.size = sizeof(desc);
-
-	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
-	/* NULLs. */
-	ck_err(glcuda_ring_acquire(NULL, &extra), -EINVAL);
-	ck_err(glcuda_ring_acquire(ring, NULL), -EINVAL);
-	ck_err(glcuda_frame_submit(NULL), -EINVAL);
-	ck_err(glcuda_frame_complete(NULL), -EINVAL);
-	ck_err(glcuda_frame_wait_gl(NULL), -EINVAL);
-	ck_err(glcuda_frame_release(NULL), -EINVAL);
-	ck_err(glcuda_ring_dispatch(NULL), -EINVAL);
-	ck_err(glcuda_ring_take_newest(NULL, &extra), -EINVAL);
-	ck_err(glcuda_ring_take_newest(ring, NULL), -EINVAL);
-	ck_err(glcuda_ring_read_timings(NULL, &t), -EINVAL);
-	ck_err(glcuda_ring_read_timings(ring, NULL), -EINVAL);
-	/* Timings were not asked for. */
-	ck_err(glcuda_ring_read_timings(ring, &t), -EINVAL);
-	ck_assert_int_eq(glcuda_ring_get_fd(NULL), -1);
-	ck_assert_uint_eq(glcuda_ring_get_dropped(NULL), 0);
-	ck_assert_uint_eq(glcuda_frame_get_number(NULL), 0);
-	ck_assert_ptr_null(glcuda_frame_get_input(NULL));
-	ck_assert_ptr_null(glcuda_frame_get_stream(NULL));
-	glcuda_ring_destroy(NULL);
-
-	/* -EAGAIN exactly when every slot is in flight. */
-	for (int i = 0; i < 3; i++) {
-		ck_ok(glcuda_ring_acquire(ring, &f[i]));
-		ck_assert_uint_eq(glcuda_frame_get_slot(f[i]), (uint32_t)i);
-		ck_assert_uint_eq(glcuda_frame_get_number(f[i]), (uint64_t)i);
-	}
-	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-
-	/* Out of order calls on an acquired frame. */
-	ck_err(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_err(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_err(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "acquired"));
-	ck_ok(glcuda_frame_submit(f[0]));
-	/* Submitted. */
-	ck_err(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_err(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_err(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "submitted"));
-	ck_ok(glcuda_frame_complete(f[0]));
-	/* Completed. */
-	ck_err(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_err(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-	ck_ok(glcuda_frame_wait_gl(f[0]));
-	/* Presented. */
-	ck_err(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_err(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-	ck_ok(glcuda_frame_release(f[0]));
-	/* Free. */
-	ck_err(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_err(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_ok(glcuda_ring_acquire(ring, &extra));
-	ck_assert_ptr_eq(extra, f[0]);
-	ck_assert_uint_eq(glcuda_frame_get_number(extra), 3);
-	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-
-	/* Released without presenting: GL's wait is enqueued, the slot free. */
-	ck_ok(glcuda_frame_submit(f[1]));
-	ck_ok(glcuda_frame_complete(f[1]));
-	ck_ok(glcuda_frame_release(f[1]));
-	ck_ok(glcuda_ring_acquire(ring, &extra));
-	ck_assert_ptr_eq(extra, f[1]);
-	ck_assert_uint_eq(glcuda_frame_get_number(extra), 4);
-	ck_err(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-	ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 0);
-
-	/* Destroy with frames acquired, submitted and completed. */
-	ck_ok(glcuda_frame_submit(f[1]));
-	ck_ok(glcuda_frame_submit(f[2]));
-	ck_ok(glcuda_frame_complete(f[2]));
-	glcuda_ring_destroy(ring);
-	env_teardown(&e);
-}
-END_TEST
-
 /* The fd is readable exactly when a frame's CUDA work is done: the fake's
  * gate holds the work back like a busy GPU. */
 START_TEST(ready_fd)
@@ -767,18 +650,6 @@ START_TEST(take_newest_never_goes_back)
 	env_teardown(&e);
 }
 END_TEST
-
-/* xorshift64*: the same sequence on every machine. */
-static uint64_t
-prng_next(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
 
 /* Many frames whose work completes in an order the fake's stream holds
  * decide (a seeded sequence, the same every run): a producer acquiring
@@ -1280,7 +1151,7 @@ ring_cpu_suite(void)
 	tcase_add_loop_test(tc, images_every_format, 0, 2);
 	tcase_add_loop_test(tc, handoff_roundtrip, 0, 2);
 	tcase_add_loop_test(tc, ring_200_frames, 0, 2);
-	tcase_add_test(tc, eagain_and_misuse);
+	ring_add_shared_cases(tc);
 	tcase_add_loop_test(tc, ready_fd, 0, 2);
 	tcase_add_loop_test(tc, take_newest_drops_older, 0, 2);
 	tcase_add_loop_test(tc, take_newest_never_goes_back, 0, 2);

@@ -54,6 +54,32 @@ verify_output(struct glcuda_frame *f, GLuint fbo)
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev);
 }
 
+/* The backend of the shared cases (tests/ring-cases.c): a GPU and the
+ * NVIDIA driver's sync mode of choice. */
+struct ring_env {
+	struct gpu g;
+};
+
+static void
+ring_env_setup(struct ring_env *e, bool gles)
+{
+	gpu_setup(&e->g, gles, GLCUDA_SYNC_AUTO);
+}
+
+static void
+ring_env_teardown(struct ring_env *e)
+{
+	gpu_teardown(&e->g);
+}
+
+static struct glcuda_device *
+ring_env_device(struct ring_env *e)
+{
+	return e->g.dev;
+}
+
+#include "ring-cases.c"
+
 /* 1000 frames through 3 slots, pipelined (GL renders the next frame before
  * it waits for the oldest), every frame's output checked in order. */
 START_TEST(thousand_frames)
@@ -193,18 +219,6 @@ START_TEST(take_newest_drops_older)
 }
 END_TEST
 
-/* xorshift64*: the same kernel lengths on every run. */
-static uint64_t
-prng_next(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
 /* A compositor's loop on one ring of 3 slots: each iteration produces a
  * frame if a slot is free, its kernel running for a length of its own
  * (none, about 0.15 ms or about 1.5 ms), and then, as at a vblank, takes
@@ -306,47 +320,6 @@ START_TEST(take_newest_in_order)
 	ck_assert_uint_eq(violations, 0);
 	ck_assert_uint_eq(presented + glcuda_ring_get_dropped(ring), produced);
 	glDeleteFramebuffers(1, &fbo);
-	glcuda_ring_destroy(ring);
-	gpu_teardown(&g);
-}
-END_TEST
-
-START_TEST(eagain_and_misuse)
-{
-	struct glcuda_frame *f[4], *extra;
-	struct glcuda_ring *ring;
-	struct gpu g;
-
-	gpu_setup(&g, false, GLCUDA_SYNC_AUTO);
-	ring = test_make_ring(g.dev, W, H, 3, 0, NULL);
-	for (int i = 0; i < 3; i++)
-		ck_ok(glcuda_ring_acquire(ring, &f[i]));
-	ck_assert_int_eq(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-
-	/* Out of order calls. */
-	ck_assert_int_eq(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_int_eq(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_int_eq(glcuda_frame_wait_gl(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "acquired"));
-	ck_ok(glcuda_frame_submit(f[0]));
-	ck_assert_int_eq(glcuda_frame_submit(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_int_eq(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_ok(glcuda_frame_complete(f[0]));
-	ck_assert_int_eq(glcuda_frame_complete(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_int_eq(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-	/* Released without presenting: the GL wait is enqueued, slot free. */
-	ck_ok(glcuda_frame_release(f[0]));
-	ck_assert_int_eq(glcuda_frame_release(f[0]), GLCUDA_ERROR_BAD_STATE);
-	ck_ok(glcuda_ring_acquire(ring, &extra));
-	ck_assert_ptr_eq(extra, f[0]);
-	ck_assert_uint_eq(glcuda_frame_get_number(extra), 3);
-	ck_assert_int_eq(glcuda_ring_acquire(ring, &extra), -EAGAIN);
-	ck_assert_int_eq(glcuda_ring_acquire(NULL, &extra), -EINVAL);
-	ck_assert_int_eq(glcuda_frame_submit(NULL), -EINVAL);
-	/* Destroy with frames acquired, submitted and completed. */
-	ck_ok(glcuda_frame_submit(f[1]));
-	ck_ok(glcuda_frame_submit(f[2]));
-	ck_ok(glcuda_frame_complete(f[2]));
 	glcuda_ring_destroy(ring);
 	gpu_teardown(&g);
 }
@@ -550,7 +523,7 @@ glcuda_ring_suite(void)
 	tcase_add_loop_test(tc, batched_frames, 0, 2);
 	tcase_add_test(tc, take_newest_drops_older);
 	tcase_add_loop_test(tc, take_newest_in_order, 0, 2);
-	tcase_add_test(tc, eagain_and_misuse);
+	ring_add_shared_cases(tc);
 	tcase_add_loop_test(tc, ready_fd, 0, 2);
 	tcase_add_test(tc, destroy_in_flight_no_leaks);
 	tcase_add_loop_test(tc, timings, 0, 2);
