@@ -6,6 +6,15 @@
  *  - ring_env_setup(e, gles), ring_env_teardown(e): make and free it
  *    (teardown also checks what the backend can see was left behind);
  *  - ring_env_device(e): its device;
+ *  - ring_env_run_frame(e, ring, &f): one frame acquired, rendered,
+ *    submitted, given its CUDA work and completed;
+ *  - ring_env_hold(e): the next frame run_frame runs has its work held
+ *    back (a busy GPU) until ring_env_let_go(e, fd), which then waits
+ *    for the ring's ready fd;
+ *  - ring_env_wait_ready(e, ring, fd, n): until n frames whose work was
+ *    not held are ready (the fake has finished them already);
+ *  - RING_QUIET_MS: how long the ready fd is watched to stay quiet while
+ *    work is held back;
  *  - W, H: the frame size.
  * ring_add_shared_cases() adds the cases to the including suite.
  * SPDX-License-Identifier: MIT
@@ -176,8 +185,63 @@ START_TEST(eagain_and_misuse)
 }
 END_TEST
 
+/* The fd is readable exactly when a frame's CUDA work is done. */
+START_TEST(ready_fd)
+{
+	struct glcuda_frame *f, *taken;
+	struct glcuda_ring *ring;
+	struct ring_env e;
+	int fd;
+
+	ring_env_setup(&e, _i == 1);
+	ring = test_make_ring(ring_env_device(&e), W, H, 2, 0, NULL);
+	fd = glcuda_ring_get_fd(ring);
+	ck_assert_int_ge(fd, 0);
+	for (int round = 0; round < 20; round++) {
+		ck_assert(!test_fd_readable(fd, 0));
+		ring_env_hold(&e);
+		ring_env_run_frame(&e, ring, &f);
+		/* Held back: not ready, nothing to take. */
+		ck_assert(!test_fd_readable(fd, RING_QUIET_MS));
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+		ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 0);
+		ring_env_let_go(&e, fd);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
+		ck_assert(!test_fd_readable(fd, 0)); /* drained */
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1); /* still ready */
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, f);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
+		ck_ok(glcuda_frame_release(f));
+	}
+	/* Two frames, the second held back: take_newest returns the first
+	 * and drops nothing; the second comes when its work is done. */
+	{
+		struct glcuda_frame *a, *b;
+		ring_env_run_frame(&e, ring, &a);
+		ring_env_hold(&e);
+		ring_env_run_frame(&e, ring, &b);
+		ring_env_wait_ready(&e, ring, fd, 1);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, a);
+		ck_ok(glcuda_frame_release(a));
+		ck_err(glcuda_ring_take_newest(ring, &taken), -EAGAIN);
+		ring_env_let_go(&e, fd);
+		ck_ok(glcuda_ring_take_newest(ring, &taken));
+		ck_assert_ptr_eq(taken, b);
+		ck_ok(glcuda_frame_release(b));
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 0);
+	}
+	glcuda_ring_destroy(ring);
+	ring_env_teardown(&e);
+}
+END_TEST
+
 static void
 ring_add_shared_cases(TCase *tc)
 {
 	tcase_add_test(tc, eagain_and_misuse);
+	tcase_add_loop_test(tc, ready_fd, 0, 2);
 }
