@@ -13,6 +13,8 @@
  *    for the ring's ready fd;
  *  - ring_env_wait_ready(e, ring, fd, n): until n frames whose work was
  *    not held are ready (the fake has finished them already);
+ *  - ring_env_check_frame(e, f): the pixels of a frame taken (the GPU's
+ *    kernel output, the fake's GL input);
  *  - RING_QUIET_MS: how long the ready fd is watched to stay quiet while
  *    work is held back;
  *  - W, H: the frame size.
@@ -239,9 +241,43 @@ START_TEST(ready_fd)
 }
 END_TEST
 
+/* Latch the newest: older ready frames are dropped, the newest shown. */
+START_TEST(take_newest_drops_older)
+{
+	struct glcuda_frame *f, *got;
+	struct glcuda_ring *ring;
+	struct ring_env e;
+	int fd;
+
+	ring_env_setup(&e, _i == 1);
+	ring = test_make_ring(ring_env_device(&e), W, H, 4, 0, NULL);
+	fd = glcuda_ring_get_fd(ring);
+	for (int round = 0; round < 50; round++) {
+		uint64_t last = 0;
+		for (int i = 0; i < 3; i++) {
+			ring_env_run_frame(&e, ring, &f);
+			last = glcuda_frame_get_number(f);
+		}
+		ring_env_wait_ready(&e, ring, fd, 3);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
+		ck_ok(glcuda_ring_take_newest(ring, &got));
+		ck_assert_uint_eq(glcuda_frame_get_number(got), last);
+		ring_env_check_frame(&e, got);
+		ck_err(glcuda_ring_take_newest(ring, &got), -EAGAIN);
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 2 * (uint64_t)(round + 1));
+		/* The dropped slots are free again: 3 more fit. */
+		ck_ok(glcuda_frame_release(got));
+	}
+	ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 100);
+	glcuda_ring_destroy(ring);
+	ring_env_teardown(&e);
+}
+END_TEST
+
 static void
 ring_add_shared_cases(TCase *tc)
 {
 	tcase_add_test(tc, eagain_and_misuse);
 	tcase_add_loop_test(tc, ready_fd, 0, 2);
+	tcase_add_loop_test(tc, take_newest_drops_older, 0, 2);
 }
