@@ -15,6 +15,10 @@
  *    not held are ready (the fake has finished them already);
  *  - ring_env_check_frame(e, f): the pixels of a frame taken (the GPU's
  *    kernel output, the fake's GL input);
+ *  - ring_env_settle(e): until all work queued so far has run;
+ *  - ring_env_check_timings(e, t): what the backend's clock promises of
+ *    one frame's timings; RING_CUDA_NS_MIN: the least CUDA time a frame
+ *    can measure;
  *  - RING_QUIET_MS: how long the ready fd is watched to stay quiet while
  *    work is held back;
  *  - W, H: the frame size.
@@ -274,10 +278,99 @@ START_TEST(take_newest_drops_older)
 }
 END_TEST
 
+/* Timings: nothing before the first frame, a record per frame while
+ * paced like a display, nothing (and no stall) while work is held back,
+ * and the struct size rule. */
+START_TEST(timings)
+{
+	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
+	struct glcuda_ring *ring;
+	struct glcuda_frame *f;
+	double sum[5] = { 0 };
+	int got = 0, summed = 0;
+	struct ring_env e;
+
+	ring_env_setup(&e, _i == 1);
+	ring = test_make_ring(ring_env_device(&e), W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
+	/* Nothing measured yet: nothing to fetch, and no stall. */
+	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
+	for (int n = 0; n < 60; n++) {
+		ring_env_run_frame(&e, ring, &f);
+		ck_ok(glcuda_frame_wait_gl(f));
+		ck_ok(glcuda_frame_release(f));
+		for (;;) {
+			int r = glcuda_ring_read_timings(ring, &t);
+			ck_assert_msg(r >= 0, "%s", glcuda_get_last_error());
+			if (r == 0)
+				break;
+			got++;
+		}
+		/* Pace like a display would (test only), so that results
+		 * come in before their records are reused. */
+		if (n % 2)
+			glFinish();
+	}
+	glFinish();
+	ring_env_settle(&e);
+	for (;;) {
+		int r = glcuda_ring_read_timings(ring, &t);
+		ck_assert_msg(r >= 0, "%s", glcuda_get_last_error());
+		if (r == 0)
+			break;
+		got++;
+		ring_env_check_timings(&e, &t);
+		sum[0] += t.gl_render_ns;
+		sum[1] += t.handoff_to_cuda_ns;
+		sum[2] += t.cuda_ns;
+		sum[3] += t.handoff_to_gl_ns;
+		sum[4] += t.total_ns;
+		summed++;
+	}
+	ck_assert_int_ge(got, 40);
+	/* Timings are a diagnostic: with the work held back, nothing comes
+	 * and nothing stalls. */
+	ring_env_hold(&e);
+	ring_env_run_frame(&e, ring, &f);
+	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
+	ring_env_let_go(&e, glcuda_ring_get_fd(ring));
+	ck_ok(glcuda_frame_wait_gl(f));
+	ck_ok(glcuda_frame_release(f));
+	glFinish();
+	ring_env_settle(&e);
+	/* The size rule: 0 fails, and an older, shorter struct gets only
+	 * the members it has (here: up to cuda_ns). */
+	{
+		struct glcuda_frame_timings old;
+
+		memset(&old, 0xa5, sizeof(old));
+		old.size = 0;
+		ck_err(glcuda_ring_read_timings(ring, &old), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+					     "glcuda_frame_timings.size is 0"));
+		old.size = offsetof(struct glcuda_frame_timings, handoff_to_gl_ns);
+		ck_assert_int_eq(glcuda_ring_read_timings(ring, &old), 1);
+		ck_assert_uint_eq(old.size, offsetof(struct glcuda_frame_timings,
+						     handoff_to_gl_ns));
+		ck_assert_uint_ge(old.cuda_ns, RING_CUDA_NS_MIN);
+		ck_assert_uint_eq(old.total_ns, 0xa5a5a5a5a5a5a5a5ull);
+	}
+	glcuda_frame_timings_init(&t);
+	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
+	if (summed)
+		printf("%s timings over the last %d frames (us): render %.1f, to CUDA %.1f, "
+		       "CUDA %.1f, to GL %.1f, total %.1f (%d frames measured)\n",
+		       _i ? "GLES" : "GL", summed, sum[0] / 1e3 / summed, sum[1] / 1e3 / summed,
+		       sum[2] / 1e3 / summed, sum[3] / 1e3 / summed, sum[4] / 1e3 / summed, got);
+	glcuda_ring_destroy(ring);
+	ring_env_teardown(&e);
+}
+END_TEST
+
 static void
 ring_add_shared_cases(TCase *tc)
 {
 	tcase_add_test(tc, eagain_and_misuse);
 	tcase_add_loop_test(tc, ready_fd, 0, 2);
 	tcase_add_loop_test(tc, take_newest_drops_older, 0, 2);
+	tcase_add_loop_test(tc, timings, 0, 2);
 }
