@@ -3,14 +3,15 @@
  * (tests/fake-cuda) stands in for libcuda.so.1, GL and Vulkan are whatever
  * the machine has (Mesa llvmpipe and lavapipe on CI), and hand-offs use the
  * "cpu" sync mode. Covers the device binding, images of every supported
- * format, hand-offs, and the frame ring: bookkeeping over 200 frames,
- * -EAGAIN, misuse errors, the ready fd (with the fake's gate modelling work
- * in flight), take_newest (frames completing out of order, held back by the
- * fake's stream holds), the ready fd's wakeups with a completion forced
- * into each step of dispatch and a dispatch into each step of a completion
- * (the library's seams, lib/seam.h), destroy with frames in flight,
- * timings, and failures of driver calls. Runs anywhere; a real
- * libcuda.so.1 is ignored.
+ * format, hand-offs, and the frame ring: the cases it shares with the GPU
+ * (tests/ring-cases.c: -EAGAIN and misuse errors, the ready fd with the
+ * fake's gate modelling work in flight, take_newest dropping older frames,
+ * timings), bookkeeping over 200 frames, take_newest (frames completing
+ * out of order, held back by the fake's stream holds), the ready fd's
+ * wakeups with a completion forced into each step of dispatch and a
+ * dispatch into each step of a completion (the library's seams,
+ * lib/seam.h), destroy with frames in flight, and failures of driver
+ * calls. Runs anywhere; a real libcuda.so.1 is ignored.
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"

@@ -1,8 +1,11 @@
 /*
- * The frame ring on the GPU: 1000 frames with every frame verified, frames
- * in batches, -EAGAIN, misuse, the ready fd, frames taken in order when
- * kernels of varying length finish out of order, destroy with frames in
- * flight, timings. GL and GLES.
+ * The frame ring on the GPU. The cases it shares with the fake CUDA driver
+ * (tests/ring-cases.c: -EAGAIN and misuse, the ready fd, take_newest
+ * dropping older frames, timings), run here with a kernel on every frame
+ * and its output checked; and the GPU's own: 1000 frames with every frame
+ * verified, frames in batches, frames taken in order when kernels of
+ * varying length finish out of order, destroy with frames in flight (free
+ * GPU memory). GL and GLES.
  * Needs an NVIDIA GPU; exits 77 without a CUDA driver.
  * SPDX-License-Identifier: MIT
  */
@@ -82,6 +85,10 @@ static void
 ring_env_teardown(struct ring_env *e)
 {
 	glDeleteFramebuffers(1, &e->fbo);
+	/* No spin_gate may still read the gate. */
+	*e->gate = 1;
+	__sync_synchronize();
+	ck_cu(glcuda_cuda.cuCtxSynchronize());
 	glcuda_test_cuda.cuMemFreeHost((void *)e->gate);
 	gpu_teardown(&e->g);
 }
