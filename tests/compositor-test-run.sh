@@ -7,8 +7,8 @@
 # SPDX-License-Identifier: MIT
 
 # A run that has not ended after this many seconds hangs: it is killed
-# and fails.
-hang_guard=300
+# and fails (COMPOSITOR_TEST_HANG_GUARD sets it, to find a hang sooner).
+hang_guard=${COMPOSITOR_TEST_HANG_GUARD:-300}
 
 # run NAME ARGS... : the compositor at $size in the cpu mode, its stderr
 # in $tmp/NAME.log; returns its exit status (124: it hung).

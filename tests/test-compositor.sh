@@ -13,7 +13,10 @@
 #  3. Misbehaving clients (tests/compositor-bad-client), one after the
 #     other in one compositor: each gets its protocol error or dies; the
 #     compositor frees what each made (surfaces, textures, fds: counted
-#     after each leaves), keeps running and then shows weston-simple-shm.
+#     after each leaves), keeps running and then shows weston-simple-shm
+#     (its window mapped, the run ended by --frames with the client still
+#     running). No PNGs: 1 and 6 check pixels; a PNG per refresh here
+#     would only grow with however long the clients take.
 #  4. A client killed with SIGKILL: the compositor exits cleanly and says so.
 #  5. Where valgrind exists: run 3 and the subsurface scene of 6 under
 #     memcheck (leaks and invalid accesses of the compositor; the drivers'
@@ -118,7 +121,7 @@ fi
 bad_script="$bad wrong-size && $bad bad-scale && $bad zero-scale && $bad bad-transform &&
 	$bad destroy-busy && $bad sub-loop &&
 	$bad sub-place && $bad sub-destroy && { $bad crash; true; } && exec $shm_client"
-run bad --frames 12 --png-every 1 --png-dir "$tmp/bad" -- sh -c "$bad_script"
+run bad --frames 12 -- sh -c "$bad_script"
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "FAIL: the compositor with misbehaving clients exited $rc:" >&2
@@ -133,7 +136,12 @@ else
 			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
 			  cat "$tmp/bad.out" >&2; fail=1; }
 	done
-	check_frames bad "$bg" "255 255 255"
+	if ! grep -q "mapped toplevel" "$tmp/bad.log" ||
+	   grep -q "the client exited\|the client was killed" "$tmp/bad.log"; then
+		echo "FAIL: weston-simple-shm was not shown after the misbehaving clients:" >&2
+		cat "$tmp/bad.log" >&2
+		fail=1
+	fi
 	# Every client that left took all it made with it: whenever no
 	# client is connected, no surface or texture is alive and the same
 	# number of fds is open.

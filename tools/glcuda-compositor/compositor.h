@@ -330,6 +330,7 @@ struct comp {
 	 * on (a frame is repeated until the next is presented): PNGs, y4m,
 	 * the presentation sequence. */
 	uint64_t out_frames;
+	uint64_t out_skipped;           /* vblanks past a second late: not made up */
 	uint64_t window_frames;         /* output frames with a window in them: --frames */
 	bool have_frame;                /* a frame was presented */
 	bool shows_window;              /* the one presented last has a window */

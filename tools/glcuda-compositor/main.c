@@ -55,11 +55,13 @@ report(struct comp *c)
 	double secs = (double)(clock_now_ns() - c->start_ns) * 1e-9;
 
 	fprintf(stderr, COMP_NAME ": %llu frames composited in %.2f s (%.1f/s), %llu presented, "
-		"%llu dropped, %llu vblanks with the ring full, %llu output frames; sync %s\n",
+		"%llu dropped, %llu vblanks with the ring full, %llu output frames (%llu vblanks "
+		"skipped, the loop over a second late); sync %s\n",
 		(unsigned long long)c->composited, secs, secs > 0 ? (double)c->composited / secs : 0,
 		(unsigned long long)c->presented,
 		(unsigned long long)glcuda_ring_get_dropped(c->ring),
 		(unsigned long long)c->acquire_busy, (unsigned long long)c->out_frames,
+		(unsigned long long)c->out_skipped,
 		glcuda_sync_mode_get_name(glcuda_device_get_caps(c->dev)->sync_mode));
 	if (c->t_count) {
 		double n = (double)c->t_count * 1e6;

@@ -249,6 +249,23 @@ on_ring_ready(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
+/* The vblanks this one stands for, the missed ones included: at most a
+ * second's worth. Making up a missed vblank costs an output frame (a PNG
+ * link or encode, a y4m frame); a loop later than a second (a stopped or
+ * starved process) skips the rest, counted for the report. Without the
+ * bound, one late vblank made the next later still whenever a frame costs
+ * more than the refresh period (a loaded machine, a slow disk): the loop
+ * then spent all its time catching up and never again served its clients,
+ * their exits or SIGTERM. */
+static uint64_t
+vblanks_to_output(struct comp *c, uint64_t ticks)
+{
+	if (ticks <= c->opt.refresh_hz)
+		return ticks;
+	c->out_skipped += ticks - c->opt.refresh_hz;
+	return c->opt.refresh_hz;
+}
+
 static int
 on_vblank(int fd, uint32_t mask, void *data)
 {
@@ -259,6 +276,7 @@ on_vblank(int fd, uint32_t mask, void *data)
 
 	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) || !c->running)
 		return 0;
+	ticks = vblanks_to_output(c, ticks);
 
 	/* Present: the newest finished frame (older ones are dropped). This
 	 * enqueues GL's wait for CUDA; the readback comes after it. Without
