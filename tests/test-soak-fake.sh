@@ -26,7 +26,8 @@ if [ -z "$uuid" ]; then
 	exit 77
 fi
 
-# Timing on a shared CI machine is noisy: the p99 rule gets a wide margin.
+# Timing is not judged here (a test must not depend on how busy the machine
+# is): the p99 rule reports only; bench/soak.sh judges it on the GPU machine.
 # Under AddressSanitizer (the sanitizer build sets ASAN_OPTIONS) freed memory
 # sits in its quarantine, so RSS grows by design: the RSS rule is relaxed
 # there; fds and CUDA memory keep their exact limits everywhere, and
@@ -37,7 +38,7 @@ if [ -n "${ASAN_OPTIONS:-}" ]; then
 fi
 GLCUDA_LIBCUDA=$fake GLCUDA_FAKE_CUDA_UUID=$uuid "$soak" --cuda-device -1 --sync cpu \
 	--kernel none --size 320x180 --frames 2000 --sample-every 400 --verify-every 10 \
-	--p99-ratio 50 --rss-slack-kib $rss_slack
+	--p99-ratio 0 --rss-slack-kib $rss_slack
 rc=$?
 case $rc in
 0) exit 0 ;;
