@@ -29,9 +29,14 @@ wrap_unmap_cuda(struct glcuda_image *img, bool idle)
 {
 	/* Never unmap what queued work may still use (image_free waited,
 	 * unless the device is lost). */
-	if (idle && img->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE && img->cuda_mapped &&
-	    CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL) == CUDA_SUCCESS)
-		img->cuda_mapped = false;
+	if (!idle || img->kind != GLCUDA_IMAGE_KIND_GL_TEXTURE || !img->cuda_mapped)
+		return;
+	/* CUDA cannot unregister a mapped resource, so a failed unmap would
+	 * leave the registration (and its array) to the context: it is tried
+	 * once more. An error that persists (a broken context) fails both. */
+	for (int attempt = 0; attempt < 2 && img->cuda_mapped; attempt++)
+		if (CU_CALL(cuGraphicsUnmapResources, 1, &img->resource, NULL) == CUDA_SUCCESS)
+			img->cuda_mapped = false;
 }
 
 static void
