@@ -95,9 +95,12 @@ struct options {
 #define CONFIGURE_PENDING_MAX 16
 
 /* shm uploads larger than this many bytes are spread over refreshes, this
- * many bytes per refresh for all surfaces together (surface.c,
- * surface_uploads_step()). */
+ * many bytes per refresh at 60 Hz for all surfaces together, and a share
+ * of it in proportion to the refresh period above 60 Hz (at least
+ * UPLOAD_BYTES_MIN): the upload takes the same share of each refresh at
+ * any rate (surface.c, surface_uploads_step()). */
 #define UPLOAD_BYTES_PER_REFRESH (8u << 20)
+#define UPLOAD_BYTES_MIN (1u << 20)
 
 /* A surface's content in GL: one texture, or for a large shm buffer a
  * column of strips, each a texture of `rows` rows of the buffer (the last

@@ -631,6 +631,13 @@ surface_uploads_step(struct comp *c)
 	uint64_t budget = UPLOAD_BYTES_PER_REFRESH;
 	struct wl_list todo;
 
+	/* At 240 Hz, 8 MiB a refresh held the other clients' frame
+	 * callbacks for three refreshes on the H200: scale it to the period. */
+	if (c->opt.refresh_hz > 60)
+		budget = budget * 60 / c->opt.refresh_hz;
+	if (budget < UPLOAD_BYTES_MIN)
+		budget = UPLOAD_BYTES_MIN;
+
 	/* Round robin: each surface in its turn gets what is left of the
 	 * budget, at least one row. */
 	wl_list_init(&todo);
