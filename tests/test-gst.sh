@@ -104,11 +104,11 @@ check_stats() {
 	element=$2
 	shift 2
 	grep -q "^$element: offers GstGlcudaBufferPool" "$log" ||
-		fail "$label: $element did not offer its pool upstream ($(grep "^$element: offers" "$log"))"
+		fail "$what: $element did not offer its pool upstream ($(grep "^$element: offers" "$log"))"
 	for field in "$@"; do
 		grep "^$element: glcudafilter-stats" "$log" |
 			grep -q "${field%%=*}=(guint64)${field#*=}[,;]" ||
-			fail "$label: $element: not $field: $(grep "^$element: glcudafilter-stats" "$log")"
+			fail "$what: $element: not $field: $(grep "^$element: glcudafilter-stats" "$log")"
 	done
 }
 bgra='videotestsrc num-buffers=4 pattern=smpte ! video/x-raw,format=BGRA,width=64,height=48'
@@ -239,7 +239,7 @@ for api in opengl3 gles2; do
 			check_planes "$label: kernel-name=invert_planes, once per plane" $format \
 				"$tmp/fref.raw" "$tmp/fkern.raw"
 		fi
-		check_chain fchain $api "$label" "$fsrc" filter=invert "$tmp/fref.raw"
+		check_chain fchain-$api-$format $api "$label" "$fsrc" filter=invert "$tmp/fref.raw"
 	done
 	# glcolorconvert renders NV12 into the pool (it does not convert to
 	# P010_10LE or RGB10A2_LE): both planes of input and output pooled.
