@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Sourced (". tests/fake-cuda-env.sh") from the build directory, after make
 # check, by the tests that run glcuda on the fake CUDA driver
 # (tests/fake-cuda) on the device GL renders on (Mesa's llvmpipe on CI):

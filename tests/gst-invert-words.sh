@@ -8,6 +8,7 @@
 # word's bits 0-29 inverted, alpha (30-31) kept; BGRA, BGRx and RGBx
 # every pixel's bytes 0-2 inverted, byte 3 (alpha or x) kept.
 # SPDX-License-Identifier: MIT
+# shellcheck disable=SC2034 # size and expr are for the caller
 invert_words() {
 	case $1 in
 	NV12 | I420) size=1 expr='$2 == 255 - $1' ;;

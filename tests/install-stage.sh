@@ -1,9 +1,11 @@
+# shellcheck shell=sh
 # Sourced (". tests/install-stage.sh") by the tests of what make install
 # writes (test-pkgconfig.sh, test-install-prefix.sh, test-examples.sh),
 # with $tmp and $top_builddir set: installs what is already built into the
 # staging directory $stage ($tmp/stage, with DESTDIR); exits 1, showing
 # make's output, when the install fails.
 # SPDX-License-Identifier: MIT
+# shellcheck disable=SC2154 # tmp and top_builddir: set by the caller
 stage=$tmp/stage
 # Run from make check, so leave the parent's make options (the jobserver,
 # TESTS=...) alone: this is a plain install of what is already built.

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Sourced (". tests/system-includes.sh") by the tests that compile against
 # third-party headers (test-headers.sh, test-cuda-abi.sh): their own
 # warnings are not glcuda's to fix, so they are included as system headers.
