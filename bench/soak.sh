@@ -46,14 +46,8 @@ if [ ! -x "$bin" ]; then
 fi
 
 # GLVND and the Vulkan loader find the NVIDIA driver here on the GPU machine.
-nv_egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-nv_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-if [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -f $nv_egl ]; then
-	export __EGL_VENDOR_LIBRARY_FILENAMES=$nv_egl
-fi
-if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f $nv_icd ]; then
-	export VK_DRIVER_FILES=$nv_icd
-fi
+# shellcheck source=scripts/gpu-nvidia-env.sh
+. "$(dirname "$0")/../scripts/gpu-nvidia-env.sh"
 
 case $yield in
 default) unset __GL_YIELD ;;

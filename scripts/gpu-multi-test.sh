@@ -58,26 +58,14 @@ for f in "$info" "$demo" "$comp" "$pixel" "$headless"; do
 done
 
 # GLVND and the Vulkan loader find the NVIDIA driver here on the GPU machine.
-export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+# shellcheck source=scripts/gpu-nvidia-env.sh
+. "$(dirname "$0")/gpu-nvidia-env.sh"
 unset XDG_RUNTIME_DIR WAYLAND_DISPLAY
 
 logdir=${OUT:-$build}/multi-logs
 mkdir -p "$logdir"
-passed=0 failed=0 skipped=0
-
-pass() {
-	echo "PASS: $*"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
-skip() {
-	echo "SKIP: $*"
-	skipped=$((skipped + 1))
-}
+# shellcheck source=scripts/gpu-verdicts.sh
+. "$(dirname "$0")/gpu-verdicts.sh"
 
 # run_cvd SETTING COMMAND...: COMMAND with CUDA_VISIBLE_DEVICES unset
 # (SETTING "unset") or set to SETTING.

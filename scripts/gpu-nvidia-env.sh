@@ -1,5 +1,6 @@
 # shellcheck shell=sh
-# Sourced by the GPU machine's compositor scripts: point GLVND and the
+# Sourced by the GPU machine's scripts (scripts/gpu-*.sh,
+# scripts/gst-gpu-env.sh, bench/run.sh, bench/soak.sh): point GLVND and the
 # Vulkan loader at the NVIDIA driver where it is installed as on the GPU
 # machine, unless the environment already names a driver. Elsewhere (a dry
 # run on Mesa) the system's defaults stay.

@@ -73,8 +73,8 @@ if [ -z "$sanitizer" ]; then
 	exit 2
 fi
 
-export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+# shellcheck source=scripts/gpu-nvidia-env.sh
+. "$(dirname "$0")/gpu-nvidia-env.sh"
 export srcdir=$root top_srcdir=$root top_builddir=$build
 export abs_top_srcdir=$root abs_top_builddir=$build
 # Check's own per-test timeout, raised for the sanitizer's slowdown.

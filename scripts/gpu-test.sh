@@ -36,8 +36,8 @@ if [ $unpack = yes ]; then
 fi
 
 # GLVND and the Vulkan loader find the NVIDIA driver here on the GPU machine.
-export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+# shellcheck source=scripts/gpu-nvidia-env.sh
+. "$(dirname "$0")/gpu-nvidia-env.sh"
 # What `make check` gives the tests.
 export srcdir=$root top_srcdir=$root top_builddir=$build
 export abs_top_srcdir=$root abs_top_builddir=$build

@@ -28,6 +28,6 @@ if [ -n "${GST_GPU_FAKE:-}" ]; then
 		"$(pwd)/build-gst-gpu/tools/glcuda-info" 2>/dev/null | awk '/device UUID/ { print $3; exit }')}
 else
 	# GLVND and the Vulkan loader find the NVIDIA driver here.
-	export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
-	export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+	# shellcheck source=scripts/gpu-nvidia-env.sh
+	. "$(dirname "${BASH_SOURCE[0]}")/gpu-nvidia-env.sh"
 fi

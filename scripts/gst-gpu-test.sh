@@ -54,16 +54,8 @@ tmp=$gst_tmp
 logdir=${OUT:-$(pwd)/build-gst-gpu}/gst-logs
 mkdir -p "$logdir"
 
-passed=0
-failed=0
-pass() {
-	echo "PASS: $*"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
+# shellcheck source=scripts/gpu-verdicts.sh
+. "$(dirname "$0")/gpu-verdicts.sh"
 
 if [ -n "${GST_GPU_FAKE:-}" ]; then
 	echo "any module" > "$tmp/kernel.ptx"
@@ -99,18 +91,12 @@ inverse() {
 	fi
 }
 # planes_inverse NAME FORMAT REF OUT: OUT is REF inverted as the element's
-# invert does FORMAT, every byte of every plane: NV12 and I420 255 - v;
-# P010_10LE the 10 high bits of each 16-bit word inverted, the low 6 zero;
-# RGB10A2_LE bits 0-29 of each 32-bit word inverted, alpha kept; BGRA,
-# BGRx and RGBx bytes 0-2 of each pixel inverted, byte 3 kept.
+# invert does FORMAT (tests/gst-invert-words.sh), every word of every plane.
+# shellcheck source=tests/gst-invert-words.sh
+. "$(dirname "$0")/../tests/gst-invert-words.sh"
 planes_inverse() {
 	local size expr bad words
-	case $2 in
-	NV12 | I420) size=1 expr='$2 == 255 - $1' ;;
-	BGRA | BGRx | RGBx) size=4 expr='$2 == $1 - $1 % 16777216 + 16777215 - $1 % 16777216' ;;
-	P010_10LE) size=2 expr='$2 == 65472 - ($1 - $1 % 64)' ;;
-	RGB10A2_LE) size=4 expr='$2 == $1 - $1 % 1073741824 + 1073741823 - $1 % 1073741824' ;;
-	esac
+	invert_words "$2"
 	if [ ! -s "$3" ] || [ ! -s "$4" ]; then
 		fail "$1: no frames"
 		return

@@ -63,3 +63,12 @@ else
 check-local:
 	@echo "make check: the tests were disabled at configure time (--disable-tests)" >&2; exit 1
 endif
+# Sourced by the shell tests: the fake CUDA driver bound to GL's device, a
+# staged make install, one program's test preamble, third-party flags as
+# system includes, and what the GStreamer element's invert does to each
+# format (also sourced by scripts/gst-gpu-test.sh).
+EXTRA_DIST += %reldir%/fake-cuda-env.sh %reldir%/install-stage.sh %reldir%/program-test.sh \
+	%reldir%/gst-invert-words.sh %reldir%/system-includes.sh
+# The GPU machine's multi-GPU checks and the verdicts its check scripts
+# share.
+EXTRA_DIST += scripts/gpu-multi-test.sh scripts/gpu-verdicts.sh

@@ -90,14 +90,24 @@ check_frames() {
 	fi
 }
 
+# run_ok NAME WHAT ARGS...: run NAME ARGS...; where the compositor exits
+# non-zero, FAIL naming WHAT, with its output, and return 1.
+run_ok() {
+	name=$1 what=$2
+	shift 2
+	run "$name" "$@"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "FAIL: $what exited $rc:" >&2
+		cat "$tmp/$name.out" "$tmp/$name.log" >&2
+		fail=1
+		return 1
+	fi
+}
+
 # 1. --filter none.
-run none --filter none --frames 12 --png-every 1 --png-dir "$tmp/none" -- "$shm_client"
-rc=$?
-if [ $rc -ne 0 ]; then
-	echo "FAIL: --filter none exited $rc:" >&2
-	cat "$tmp/none.log" >&2
-	fail=1
-else
+if run_ok none "--filter none" --filter none --frames 12 --png-every 1 --png-dir "$tmp/none" \
+	-- "$shm_client"; then
 	check_frames none "$bg" "255 255 255"
 	grep -q "frames composited" "$tmp/none.log" ||
 		{ echo "FAIL: no report of the frames composited" >&2; fail=1; }
@@ -106,46 +116,47 @@ fi
 # 2. A kernel from a file: the fake runs ring_transform (an invert) on
 #    the CPU whatever the module holds.
 echo "not a real module: the fake driver ignores it" >"$tmp/kernel.ptx"
-run kernel --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform --frames 12 \
-	--png-every 1 --png-dir "$tmp/kernel" -- "$shm_client"
-rc=$?
-if [ $rc -ne 0 ]; then
-	echo "FAIL: --kernel-file exited $rc:" >&2
-	cat "$tmp/kernel.log" >&2
-	fail=1
-else
+if run_ok kernel --kernel-file --kernel-file "$tmp/kernel.ptx" --kernel-name ring_transform \
+	--frames 12 --png-every 1 --png-dir "$tmp/kernel" -- "$shm_client"; then
 	check_frames kernel "$bg_inv" "0 0 0"
 fi
+
+# bad_clients NAME WHO COMPOSITOR-OPTIONS SCRIPT WANT...: the compositor
+# (with COMPOSITOR-OPTIONS) and sh -c SCRIPT as its client must exit 0,
+# the clients' output hold each WANT, and the clients leave nothing behind
+# (clients_left_nothing); FAIL naming WHO otherwise. Returns non-zero when
+# the compositor failed.
+bad_clients() {
+	name=$1 who=$2 options=$3 script=$4
+	shift 4
+	# shellcheck disable=SC2086 # split on purpose
+	run_ok "$name" "the compositor with $who" $options -- sh -c "$script" || return 1
+	for want; do
+		grep -q "$want" "$tmp/$name.out" ||
+			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
+			  cat "$tmp/$name.out" >&2; fail=1; }
+	done
+	# Every client that left took all it made with it: whenever no
+	# client is connected, no surface or texture is alive and the same
+	# number of fds is open.
+	clients_left_nothing "$name" "$who"
+}
 
 # 3. Misbehaving clients, then a good one, in one compositor.
 bad_script="$bad wrong-size && $bad bad-scale && $bad zero-scale && $bad bad-transform &&
 	$bad destroy-busy && $bad sub-loop &&
 	$bad sub-place && $bad sub-destroy && { $bad crash; true; } && exec $shm_client"
-run bad --frames 12 -- sh -c "$bad_script"
-rc=$?
-if [ $rc -ne 0 ]; then
-	echo "FAIL: the compositor with misbehaving clients exited $rc:" >&2
-	cat "$tmp/bad.out" "$tmp/bad.log" >&2
-	fail=1
-else
-	for want in "protocol error: wl_shm_pool code 1" "protocol error: wl_surface code 2" \
-		    "protocol error: wl_surface code 0" "protocol error: wl_surface code 1" \
-		    "protocol error: wl_subcompositor code 0" "protocol error: wl_subsurface code 0" \
-		    "no protocol error, as expected"; do
-		grep -q "$want" "$tmp/bad.out" ||
-			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
-			  cat "$tmp/bad.out" >&2; fail=1; }
-	done
+if bad_clients bad "the misbehaving clients" "--frames 12" "$bad_script" \
+	"protocol error: wl_shm_pool code 1" "protocol error: wl_surface code 2" \
+	"protocol error: wl_surface code 0" "protocol error: wl_surface code 1" \
+	"protocol error: wl_subcompositor code 0" "protocol error: wl_subsurface code 0" \
+	"no protocol error, as expected"; then
 	if ! grep -q "mapped toplevel" "$tmp/bad.log" ||
 	   grep -q "the client exited\|the client was killed" "$tmp/bad.log"; then
 		echo "FAIL: weston-simple-shm was not shown after the misbehaving clients:" >&2
 		cat "$tmp/bad.log" >&2
 		fail=1
 	fi
-	# Every client that left took all it made with it: whenever no
-	# client is connected, no surface or texture is alive and the same
-	# number of fds is open.
-	clients_left_nothing bad "the misbehaving clients"
 fi
 
 # 3b. More misbehaving clients (tests/compositor-bad-client: a deep
@@ -155,24 +166,12 @@ fi
 bad2_script="$bad sub-deep && $bad ack-older && $bad ack-unsent && $bad ack-zero &&
 	$bad scale-3 && $bad xdg-buffer && $bad xdg-twice && $bad xdg-defunct &&
 	$bad bad-stride && $bad big-upload"
-run bad2 -- sh -c "$bad2_script"
-rc=$?
-if [ $rc -ne 0 ]; then
-	echo "FAIL: the compositor with misbehaving clients (2) exited $rc:" >&2
-	cat "$tmp/bad2.out" "$tmp/bad2.log" >&2
-	fail=1
-else
-	for want in "protocol error: wl_subcompositor code 0" "protocol error: xdg_surface code 4" \
-		    "protocol error: wl_surface code 2" "protocol error: xdg_surface code 3" \
-		    "protocol error: xdg_surface code 2" "protocol error: xdg_surface code 6" \
-		    "protocol error: wl_shm code 1" \
-		    "another client's frame came before the 8192x8192 upload was complete"; do
-		grep -q "$want" "$tmp/bad2.out" ||
-			{ echo "FAIL: a bad client did not report \"$want\":" >&2;
-			  cat "$tmp/bad2.out" >&2; fail=1; }
-	done
-	clients_left_nothing bad2 "the misbehaving clients (2)"
-fi
+bad_clients bad2 "the misbehaving clients (2)" "" "$bad2_script" \
+	"protocol error: wl_subcompositor code 0" "protocol error: xdg_surface code 4" \
+	"protocol error: wl_surface code 2" "protocol error: xdg_surface code 3" \
+	"protocol error: xdg_surface code 2" "protocol error: xdg_surface code 6" \
+	"protocol error: wl_shm code 1" \
+	"another client's frame came before the 8192x8192 upload was complete"
 
 # 4. The client is killed: the compositor ends with 128 + 9, and says so.
 run killed -- sh -c "exec $bad crash"

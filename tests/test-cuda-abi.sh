@@ -39,13 +39,9 @@ if [ -n "$missing" ]; then
 fi
 
 # The toolkit's headers are system headers: their own warnings are not ours.
-system_includes=
-for flag in ${CUDA_CFLAGS:-} ${EGL_CFLAGS:-}; do
-	case $flag in
-	-I*) system_includes="$system_includes -isystem ${flag#-I}" ;;
-	*) system_includes="$system_includes $flag" ;;
-	esac
-done
+. "$top_srcdir/tests/system-includes.sh"
+# shellcheck disable=SC2086 # split on purpose
+system_includes=$(system_includes ${CUDA_CFLAGS:-} ${EGL_CFLAGS:-})
 flags="-std=gnu11 -Wall -Wextra -Werror -I$top_srcdir/lib -I$top_srcdir/tests"
 # shellcheck disable=SC2086
 if ! $CC $flags -c -o "$tmp/glcuda.o" "$top_srcdir/tests/cuda-abi.c" > "$tmp/out" 2>&1 ||

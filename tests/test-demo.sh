@@ -13,28 +13,14 @@
 set -u
 
 demo=./tools/glcuda-demo
-if [ ! -x "$demo" ]; then
-	echo "FAIL: $demo not found; run from the build directory" >&2
-	exit 1
-fi
-
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+prog=$demo
+. "${srcdir:-.}/tests/program-test.sh"
 
 # Usage errors exit 2, --help 0.
 "$demo" --help >"$tmp/help" 2>&1 || { echo "FAIL: --help exited non-zero" >&2; fail=1; }
 grep -q -- "--in-flight" "$tmp/help" || { echo "FAIL: --help does not list --in-flight" >&2; fail=1; }
-for bad in "--filter nope" "--in-flight 5" "--size 12" "--size 0x64" "--size 64x64x" \
-	   "--sync nope" "--frames 0" "--cuda-device nope" "--device nope"; do
-	# shellcheck disable=SC2086 # split on purpose
-	"$demo" $bad >/dev/null 2>&1
-	rc=$?
-	if [ $rc -ne 2 ]; then
-		echo "FAIL: glcuda-demo $bad exited $rc, expected 2 (bad usage)" >&2
-		fail=1
-	fi
-done
+bad_usage "--filter nope" "--in-flight 5" "--size 12" "--size 0x64" "--size 64x64x" \
+	"--sync nope" "--frames 0" "--cuda-device nope" "--device nope"
 
 # No CUDA driver (forced, so that this means the same on every machine).
 GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$demo" --size 64x64 --frames 2 \

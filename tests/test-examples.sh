@@ -7,7 +7,6 @@ set -eu
 
 : "${top_srcdir:?run from make check}" "${top_builddir:?run from make check}"
 : "${glcuda_libdir:?run from make check}"
-MAKE=${MAKE:-make}
 CC=${CC:-cc}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 
@@ -18,19 +17,8 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-examples.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-stage=$tmp/stage
 
-# A plain install of what is already built (the parent's make options,
-# its jobserver included, are not ours).
-# One install at a time: each relinks libraries (the GStreamer plugin)
-# inside the build tree (tests/test-gst.sh has the lock's other side).
-if ! flock "$top_builddir/tests/.install.lock" \
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" \
-	install DESTDIR="$stage" > "$tmp/install.log" 2>&1; then
-	cat "$tmp/install.log"
-	echo "FAIL: make install DESTDIR=$stage"
-	exit 1
-fi
+. "$top_srcdir/tests/install-stage.sh"
 
 PKG_CONFIG_PATH=$stage$glcuda_libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 PKG_CONFIG_SYSROOT_DIR=$stage

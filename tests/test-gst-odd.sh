@@ -145,41 +145,37 @@ for size in 64x47 36x7; do
 				fail "$l: the reference pipeline without the element"
 				continue
 			fi
-			# GstGL's textures, copied in and out.
-			if run none $src ! glcudafilter filter=none ! gldownload ! \
-				filesink location="$tmp/none.raw"; then
-				check "$l: filter=none" $format $w $h $frames "$tmp/ref.raw" \
-					"$tmp/none.raw" no
-			else
-				fail "$l: filter=none"
-			fi
-			if run inv $src ! glcudafilter filter=invert ! gldownload ! \
-				filesink location="$tmp/inv.raw"; then
-				check "$l: filter=invert" $format $w $h $frames "$tmp/ref.raw" \
-					"$tmp/inv.raw" yes
-			else
-				fail "$l: filter=invert"
-			fi
+			# GstGL's textures, copied in and out (inverted: yes
+			# where the filter inverts).
+			for filter in none invert; do
+				inverted=no
+				[ $filter = invert ] && inverted=yes
+				if run $filter $src ! glcudafilter filter=$filter ! gldownload ! \
+					filesink location="$tmp/$filter.raw"; then
+					check "$l: filter=$filter" $format $w $h $frames "$tmp/ref.raw" \
+						"$tmp/$filter.raw" $inverted
+				else
+					fail "$l: filter=$filter"
+				fi
+			done
 			# The element's pool: a fills b's images (a copy, then
-			# an invert; twice inverted is the input).
-			if states pool "$src ! glcudafilter name=a filter=none ! \
-				glcudafilter name=b filter=invert ! gldownload ! \
-				filesink location=$tmp/pool.raw"; then
-				check_stats pool b frames=$frames input-pooled=$frames
-				check "$l: into the pool, filter=invert" $format $w $h $frames \
-					"$tmp/ref.raw" "$tmp/pool.raw" yes
-			else
-				fail "$l: into the pool, filter=invert"
-			fi
-			if states pool2 "$src ! glcudafilter name=a filter=invert ! \
-				glcudafilter name=b filter=invert ! gldownload ! \
-				filesink location=$tmp/pool2.raw"; then
-				check_stats pool2 b frames=$frames input-pooled=$frames
-				check "$l: into the pool, filter=invert twice" $format $w $h \
-					$frames "$tmp/ref.raw" "$tmp/pool2.raw" no
-			else
-				fail "$l: into the pool, filter=invert twice"
-			fi
+			# an invert; or two inverts: twice inverted is the
+			# input).
+			for first in none invert; do
+				desc="filter=invert" inverted=yes
+				if [ $first = invert ]; then
+					desc="filter=invert twice" inverted=no
+				fi
+				if states pool-$first "$src ! glcudafilter name=a filter=$first ! \
+					glcudafilter name=b filter=invert ! gldownload ! \
+					filesink location=$tmp/pool-$first.raw"; then
+					check_stats pool-$first b frames=$frames input-pooled=$frames
+					check "$l: into the pool, $desc" $format $w $h $frames \
+						"$tmp/ref.raw" "$tmp/pool-$first.raw" $inverted
+				else
+					fail "$l: into the pool, $desc"
+				fi
+			done
 		done
 		# glcolorconvert renders NV12 into the element's pool.
 		l="$api NV12 ${w}x$h through glcolorconvert"

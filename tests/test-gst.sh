@@ -104,11 +104,11 @@ check_stats() {
 	element=$2
 	shift 2
 	grep -q "^$element: offers GstGlcudaBufferPool" "$log" ||
-		fail "$label: $element did not offer its pool upstream ($(grep "^$element: offers" "$log"))"
+		fail "$what: $element did not offer its pool upstream ($(grep "^$element: offers" "$log"))"
 	for field in "$@"; do
 		grep "^$element: glcudafilter-stats" "$log" |
 			grep -q "${field%%=*}=(guint64)${field#*=}[,;]" ||
-			fail "$label: $element: not $field: $(grep "^$element: glcudafilter-stats" "$log")"
+			fail "$what: $element: not $field: $(grep "^$element: glcudafilter-stats" "$log")"
 	done
 }
 bgra='videotestsrc num-buffers=4 pattern=smpte ! video/x-raw,format=BGRA,width=64,height=48'
@@ -141,19 +141,26 @@ for api in opengl3 gles2; do
 		check_inverse "$api: pooled ring_transform" "$tmp/pref-$api.raw" "$tmp/pinv-$api.raw"
 	fi
 done
-# Two in a row: the first copies glupload's texture in (a plain GL
-# texture) and outputs into the second's pool; twice inverted is the input.
-if ! "$states" 1 "$src ! glupload ! glcudafilter name=a kernel-name=ring_transform \
-	ptx-file=$tmp/kernel.ptx ! glcudafilter name=b kernel-name=ring_transform \
-	ptx-file=$tmp/kernel.ptx ! gldownload ! filesink location=$tmp/chain.raw" \
-	> "$tmp/chain.log" 2>&1; then
-	fail "two glcudafilters"
-	cat "$tmp/chain.log" >&2
-else
-	check_stats chain a frames=4 input-copied=4 output-pooled=4
-	check_stats chain b frames=4 input-pooled=4 output-pooled=4
-	cmp "$tmp/ref-opengl3.raw" "$tmp/chain.raw" || fail "two inverts are not the input"
-fi
+# check_chain NAME API LABEL SRC FILTER REF: two glcudafilters in a row
+# (a, then b, each with FILTER, an invert) on SRC ! glupload with GL API
+# API: the first copies glupload's texture in (a plain GL texture) and
+# outputs into the second's pool, whose buffers are glcuda images (per
+# plane); twice inverted is the input, REF.
+check_chain() {
+	name=$1 label=$3 csrc=$4 cfilter=$5 cref=$6
+	if ! GST_GL_API=$2 "$states" 1 "$csrc ! glupload ! glcudafilter name=a $cfilter ! \
+		glcudafilter name=b $cfilter ! gldownload ! filesink location=$tmp/$name.raw" \
+		> "$tmp/$name.log" 2>&1; then
+		fail "$label: two glcudafilters"
+		cat "$tmp/$name.log" >&2
+	else
+		check_stats "$name" a frames=4 input-copied=4 output-pooled=4
+		check_stats "$name" b frames=4 input-pooled=4 output-pooled=4
+		cmp "$cref" "$tmp/$name.raw" || fail "$label: two inverts are not the input"
+	fi
+}
+check_chain chain opengl3 RGBA "$src" "kernel-name=ring_transform ptx-file=$tmp/kernel.ptx" \
+	"$tmp/ref-opengl3.raw"
 
 # The formats other than RGBA: NV12, I420 and P010_10LE as one texture
 # per plane (R8 and RG8 at half size; three R8; R16 and RG16), RGB10A2_LE,
@@ -170,17 +177,10 @@ else
 	echo "filter=invert on NV12, P010_10LE and RGB10A2_LE left out: built without nvcc"
 fi
 # check_planes NAME FORMAT REF OUT: OUT is REF inverted as FORMAT's invert
-# does it, every byte: NV12 and I420 every byte 255 - v; P010_10LE every
-# 16-bit word's 10 high bits inverted, the low 6 zero; RGB10A2_LE every
-# 32-bit word's bits 0-29 inverted, alpha (30-31) kept; BGRA, BGRx and
-# RGBx every pixel's bytes 0-2 inverted, byte 3 (alpha or x) kept.
+# does it (tests/gst-invert-words.sh), every word.
+. "${srcdir:-.}/tests/gst-invert-words.sh"
 check_planes() {
-	case $2 in
-	NV12 | I420) size=1 expr='$2 == 255 - $1' ;;
-	BGRA | BGRx | RGBx) size=4 expr='$2 == $1 - $1 % 16777216 + 16777215 - $1 % 16777216' ;;
-	P010_10LE) size=2 expr='$2 == 65472 - ($1 - $1 % 64)' ;;
-	RGB10A2_LE) size=4 expr='$2 == $1 - $1 % 1073741824 + 1073741823 - $1 % 1073741824' ;;
-	esac
+	invert_words "$2"
 	od -An -v -tu$size -w$size "$3" > "$tmp/ref.txt"
 	od -An -v -tu$size -w$size "$4" > "$tmp/out.txt"
 	bad=$(paste "$tmp/ref.txt" "$tmp/out.txt" | awk "NF != 2 || !($expr) { bad++ } END { print bad + 0 }")
@@ -239,19 +239,7 @@ for api in opengl3 gles2; do
 			check_planes "$label: kernel-name=invert_planes, once per plane" $format \
 				"$tmp/fref.raw" "$tmp/fkern.raw"
 		fi
-		# Two in a row: the first outputs into the second's pool,
-		# whose buffers are glcuda images per plane; twice inverted
-		# is the input.
-		if ! GST_GL_API=$api "$states" 1 "$fsrc ! glupload ! glcudafilter name=a filter=invert ! \
-			glcudafilter name=b filter=invert ! gldownload ! filesink location=$tmp/fchain.raw" \
-			> "$tmp/fchain.log" 2>&1; then
-			fail "$label: two glcudafilters"
-			cat "$tmp/fchain.log" >&2
-		else
-			check_stats fchain a frames=4 input-copied=4 output-pooled=4
-			check_stats fchain b frames=4 input-pooled=4 output-pooled=4
-			cmp "$tmp/fref.raw" "$tmp/fchain.raw" || fail "$label: two inverts are not the input"
-		fi
+		check_chain fchain-$api-$format $api "$label" "$fsrc" filter=invert "$tmp/fref.raw"
 	done
 	# glcolorconvert renders NV12 into the pool (it does not convert to
 	# P010_10LE or RGB10A2_LE): both planes of input and output pooled.

@@ -17,28 +17,18 @@ CXX=${CXX:-c++}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-headers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# Third-party headers are included as system headers: their own pedantic
-# warnings are not ours to fix. -I becomes -isystem.
-system_includes=
-for flag in ${EGL_CFLAGS:-} ${CUDA_CFLAGS:-}; do
-	case $flag in
-	-I*) system_includes="$system_includes -isystem ${flag#-I}" ;;
-	*) system_includes="$system_includes $flag" ;;
-	esac
-done
 # libepoxy's flags, for the include-order checks (configure requires it).
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 epoxy_cflags=$($PKG_CONFIG --cflags epoxy) || {
 	echo "FAIL: $PKG_CONFIG --cflags epoxy"
 	exit 1
 }
-for flag in $epoxy_cflags; do
-	case $flag in
-	-I*) system_includes="$system_includes -isystem ${flag#-I}" ;;
-	*) system_includes="$system_includes $flag" ;;
-	esac
-done
-includes="-I$top_srcdir/include -I$top_builddir/include $system_includes"
+# Third-party headers are included as system headers: their own pedantic
+# warnings are not ours to fix.
+. "$top_srcdir/tests/system-includes.sh"
+# shellcheck disable=SC2086 # split on purpose
+includes="-I$top_srcdir/include -I$top_builddir/include \
+$(system_includes ${EGL_CFLAGS:-} ${CUDA_CFLAGS:-} $epoxy_cflags)"
 
 write_source() # FILE HEADER [FIRST-INCLUDE]
 {
@@ -125,21 +115,26 @@ compile() # DESCRIPTION COMPILER FLAGS... FILE
 c_flags="-std=c99 -pedantic -Werror -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wundef"
 cxx_flags="-std=c++11 -pedantic -Werror -Wall -Wextra -Wshadow -Wundef"
 
-check_header() # DESCRIPTION HEADER [FIRST-INCLUDE]
+compile_both() # DESCRIPTION FILE.c: FILE.c as C99 and, copied to FILE.cpp, as C++11
 {
-	write_source "$tmp/test.c" "$2" "${3:-}"
-	cp "$tmp/test.c" "$tmp/test.cpp"
+	cp "$2" "${2%.c}.cpp"
 	# shellcheck disable=SC2086
 	compile "$1 as C99" \
-		$CC $c_flags $includes -c -o "$tmp/c.o" "$tmp/test.c"
+		$CC $c_flags $includes -c -o "$tmp/c.o" "$2"
 	if command -v "${CXX%% *}" > /dev/null 2>&1; then
 		# shellcheck disable=SC2086
 		compile "$1 as C++11" \
-			$CXX $cxx_flags $includes -c -o "$tmp/cxx.o" "$tmp/test.cpp"
+			$CXX $cxx_flags $includes -c -o "$tmp/cxx.o" "${2%.c}.cpp"
 	else
 		echo "FAIL: no C++ compiler ($CXX)"
 		status=1
 	fi
+}
+
+check_header() # DESCRIPTION HEADER [FIRST-INCLUDE]
+{
+	write_source "$tmp/test.c" "$2" "${3:-}"
+	compile_both "$1" "$tmp/test.c"
 }
 
 check_header "<glcuda/glcuda.h>" glcuda.h
@@ -166,15 +161,7 @@ for header in $order_headers; do
 			else
 				write_order_source "$tmp/order$n.c" "glcuda/$header" "$egl"
 			fi
-			cp "$tmp/order$n.c" "$tmp/order$n.cpp"
-			# shellcheck disable=SC2086
-			compile "<$egl> $order <glcuda/$header> as C99" \
-				$CC $c_flags $includes -c -o "$tmp/c.o" "$tmp/order$n.c"
-			if command -v "${CXX%% *}" > /dev/null 2>&1; then
-				# shellcheck disable=SC2086
-				compile "<$egl> $order <glcuda/$header> as C++11" \
-					$CXX $cxx_flags $includes -c -o "$tmp/cxx.o" "$tmp/order$n.cpp"
-			fi
+			compile_both "<$egl> $order <glcuda/$header>" "$tmp/order$n.c"
 		done
 	done
 done

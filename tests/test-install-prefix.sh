@@ -10,13 +10,12 @@
 # by default, and GStreamer loads it from there with GST_PLUGIN_PATH.
 set -eu
 
-: "${top_builddir:?run from make check}" "${glcuda_prefix:?run from make check}"
+: "${top_srcdir:?run from make check}" "${top_builddir:?run from make check}"
+: "${glcuda_prefix:?run from make check}"
 : "${glcuda_libdir:?run from make check}"
-MAKE=${MAKE:-make}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-stage=$tmp/stage
 
 # The directories configure was told (config.status --config prints its
 # arguments, quoted for the shell).
@@ -36,17 +35,7 @@ ${arg#*=}" ;;
 	esac
 done
 
-# Run from make check, so leave the parent's make options (the jobserver,
-# TESTS=...) alone: this is a plain install of what is already built.
-# One install at a time: each relinks libraries (the GStreamer plugin)
-# inside the build tree (tests/test-gst.sh has the lock's other side).
-if ! flock "$top_builddir/tests/.install.lock" \
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" \
-	install DESTDIR="$stage" > "$tmp/install.log" 2>&1; then
-	cat "$tmp/install.log"
-	echo "FAIL: make install DESTDIR=$stage"
-	exit 1
-fi
+. "$top_srcdir/tests/install-stage.sh"
 
 (cd "$stage" && find . ! -type d | sed 's/^\.//') > "$tmp/files"
 if [ ! -s "$tmp/files" ]; then

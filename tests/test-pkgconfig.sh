@@ -5,26 +5,15 @@
 # version the headers promise.
 set -eu
 
-: "${top_builddir:?run from make check}" "${glcuda_libdir:?run from make check}"
-MAKE=${MAKE:-make}
+: "${top_srcdir:?run from make check}" "${top_builddir:?run from make check}"
+: "${glcuda_libdir:?run from make check}"
 CC=${CC:-cc}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-pkgconfig.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-stage=$tmp/stage
 
-# Run from make check, so leave the parent's make options (the jobserver,
-# TESTS=...) alone: this is a plain install of what is already built.
-# One install at a time: each relinks libraries (the GStreamer plugin)
-# inside the build tree (tests/test-gst.sh has the lock's other side).
-if ! flock "$top_builddir/tests/.install.lock" \
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE" -C "$top_builddir" \
-	install DESTDIR="$stage" > "$tmp/install.log" 2>&1; then
-	cat "$tmp/install.log"
-	echo "FAIL: make install DESTDIR=$stage"
-	exit 1
-fi
+. "$top_srcdir/tests/install-stage.sh"
 
 pcdir=$stage$glcuda_libdir/pkgconfig
 if [ ! -f "$pcdir/glcuda.pc" ]; then

@@ -8,23 +8,8 @@
 set -u
 
 soak=./bench/glcuda-soak
-info=./tools/glcuda-info
-fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
-for f in "$soak" "$info" "$fake"; do
-	if [ ! -e "$f" ]; then
-		echo "FAIL: $f not found; run from the build directory after make check" >&2
-		exit 1
-	fi
-done
-
-# The fake CUDA device claims the GL context's device UUID, so that glcuda
-# binds it to whatever GL renders on here (Mesa's llvmpipe on CI).
-uuid=$(GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$info" 2>/dev/null |
-	awk '/device UUID/ { print $3; exit }')
-if [ -z "$uuid" ]; then
-	echo "SKIP: GL reports no device UUID (no GL_EXT_memory_object)"
-	exit 77
-fi
+fake_cuda_needs=$soak
+. "${srcdir:-.}/tests/fake-cuda-env.sh"
 
 # Timing is not judged here (a test must not depend on how busy the machine
 # is): the p99 rule reports only; bench/soak.sh judges it on the GPU machine.
@@ -36,7 +21,7 @@ rss_slack=1024
 if [ -n "${ASAN_OPTIONS:-}" ]; then
 	rss_slack=1048576
 fi
-GLCUDA_LIBCUDA=$fake GLCUDA_FAKE_CUDA_UUID=$uuid "$soak" --cuda-device -1 --sync cpu \
+"$soak" --cuda-device -1 --sync cpu \
 	--kernel none --size 320x180 --frames 2000 --sample-every 400 --verify-every 10 \
 	--p99-ratio 0 --rss-slack-kib $rss_slack
 rc=$?

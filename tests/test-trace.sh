@@ -12,24 +12,10 @@
 set -u
 
 trace=./bench/glcuda-trace
-if [ ! -x "$trace" ]; then
-	echo "FAIL: $trace not found; run from the build directory" >&2
-	exit 1
-fi
+prog=$trace
+. "${srcdir:-.}/tests/program-test.sh"
 
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-for bad in "--frames 0" "--scenarios nope" "--size 12"; do
-	# shellcheck disable=SC2086 # split on purpose
-	"$trace" $bad >/dev/null 2>&1
-	rc=$?
-	if [ $rc -ne 2 ]; then
-		echo "FAIL: glcuda-trace $bad exited $rc, expected 2 (bad usage)" >&2
-		fail=1
-	fi
-done
+bad_usage "--frames 0" "--scenarios nope" "--size 12"
 
 GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 "$trace" --size 64x64 --frames 2 --warmup 1 \
 	--scenarios timeline --no-gl-switch >"$tmp/nodriver.out" 2>&1

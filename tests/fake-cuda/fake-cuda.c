@@ -1162,7 +1162,7 @@ fake_cuDriverGetVersion(int *version)
 	return CUDA_SUCCESS;
 }
 
-static const struct {
+static const struct error_entry {
 	CUresult res;
 	const char *name, *desc;
 } error_table[] = {
@@ -1200,32 +1200,34 @@ result_from_name(const char *name)
 	return CUDA_SUCCESS;
 }
 
+/* The error_table entry of error, or NULL. */
+static const struct error_entry *
+error_entry(CUresult error)
+{
+	for (size_t i = 0; i < sizeof(error_table) / sizeof(error_table[0]); i++)
+		if (error_table[i].res == error)
+			return &error_table[i];
+	return NULL;
+}
+
 static CUresult
 fake_cuGetErrorName(CUresult error, const char **str)
 {
+	const struct error_entry *e = error_entry(error);
 	if (!str)
 		return CUDA_ERROR_INVALID_VALUE;
-	for (size_t i = 0; i < sizeof(error_table) / sizeof(error_table[0]); i++)
-		if (error_table[i].res == error) {
-			*str = error_table[i].name;
-			return CUDA_SUCCESS;
-		}
-	*str = NULL;
-	return CUDA_ERROR_INVALID_VALUE;
+	*str = e ? e->name : NULL;
+	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 static CUresult
 fake_cuGetErrorString(CUresult error, const char **str)
 {
+	const struct error_entry *e = error_entry(error);
 	if (!str)
 		return CUDA_ERROR_INVALID_VALUE;
-	for (size_t i = 0; i < sizeof(error_table) / sizeof(error_table[0]); i++)
-		if (error_table[i].res == error) {
-			*str = error_table[i].desc;
-			return CUDA_SUCCESS;
-		}
-	*str = NULL;
-	return CUDA_ERROR_INVALID_VALUE;
+	*str = e ? e->desc : NULL;
+	return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 static CUresult
@@ -1872,6 +1874,9 @@ fake_cuDestroyExternalSemaphore(CUexternalSemaphore sem)
 	LEAVE(CUDA_SUCCESS);
 }
 
+/* The most semaphores one signal or wait call takes. */
+#define SEM_OP_MAX 64
+
 /* The semaphore's other side (GL, Vulkan) is not here: a test signals
  * with fake_cuda_semaphore_signal. A stream's wait holds it until the
  * semaphore is signalled (binary: a signal not yet waited for; timeline:
@@ -1901,27 +1906,43 @@ sem_op(struct op *op, const CUexternalSemaphore *sems, const unsigned long long 
 	return CUDA_SUCCESS;
 }
 
+/* What cuSignalExternalSemaphoresAsync and cuWaitExternalSemaphoresAsync
+ * share, once the caller has read the fence values out of its parameters
+ * (values: NULL where the parameters were NULL): checks, queues the op of
+ * the kind given on the stream, and counts it on each semaphore. */
 static CUresult
-fake_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *sems,
-				     const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *params,
-				     unsigned int count, CUstream stream)
+sem_async(const char *name, enum op_kind kind, const CUexternalSemaphore *sems,
+	  const unsigned long long *values, unsigned int count, CUstream stream)
 {
-	struct op op = { .kind = OP_SEM_SIGNAL };
-	unsigned long long values[64];
+	struct op op = { .kind = kind };
 	CUresult res;
-	ENTER("cuSignalExternalSemaphoresAsync");
-	if (!params || count > 64)
+	ENTER(name);
+	if (!values || count > SEM_OP_MAX)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
-	for (unsigned int i = 0; i < count; i++)
-		values[i] = params[i].params.fence.value;
 	res = sem_op(&op, sems, values, count, stream);
 	if (res == CUDA_SUCCESS)
 		res = enqueue(&op);
 	free(op.sems);
 	if (res == CUDA_SUCCESS)
-		for (unsigned int i = 0; i < count; i++)
-			sems[i]->signals++;
+		for (unsigned int i = 0; i < count; i++) {
+			if (kind == OP_SEM_SIGNAL)
+				sems[i]->signals++;
+			else
+				sems[i]->waits++;
+		}
 	LEAVE(res);
+}
+
+static CUresult
+fake_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *sems,
+				     const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *params,
+				     unsigned int count, CUstream stream)
+{
+	unsigned long long values[SEM_OP_MAX];
+	for (unsigned int i = 0; params && i < count && i < SEM_OP_MAX; i++)
+		values[i] = params[i].params.fence.value;
+	return sem_async("cuSignalExternalSemaphoresAsync", OP_SEM_SIGNAL, sems,
+			 params ? values : NULL, count, stream);
 }
 
 static CUresult
@@ -1929,22 +1950,11 @@ fake_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *sems,
 				   const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *params,
 				   unsigned int count, CUstream stream)
 {
-	struct op op = { .kind = OP_SEM_WAIT };
-	unsigned long long values[64];
-	CUresult res;
-	ENTER("cuWaitExternalSemaphoresAsync");
-	if (!params || count > 64)
-		LEAVE(CUDA_ERROR_INVALID_VALUE);
-	for (unsigned int i = 0; i < count; i++)
+	unsigned long long values[SEM_OP_MAX];
+	for (unsigned int i = 0; params && i < count && i < SEM_OP_MAX; i++)
 		values[i] = params[i].params.fence.value;
-	res = sem_op(&op, sems, values, count, stream);
-	if (res == CUDA_SUCCESS)
-		res = enqueue(&op);
-	free(op.sems);
-	if (res == CUDA_SUCCESS)
-		for (unsigned int i = 0; i < count; i++)
-			sems[i]->waits++;
-	LEAVE(res);
+	return sem_async("cuWaitExternalSemaphoresAsync", OP_SEM_WAIT, sems,
+			 params ? values : NULL, count, stream);
 }
 
 /* Streams ------------------------------------------------------------------ */
@@ -2683,24 +2693,30 @@ fake_cuda_settle(void)
 	pthread_mutex_unlock(&lock);
 }
 
-FAKE_EXPORT unsigned int
-fake_cuda_live_objects(void)
+/* A counter's value, read under the lock; with settle_first, once the work
+ * that can run has run (what a test that waits for the GPU would see). */
+static unsigned int
+counter_read(const unsigned int *counter, bool settle_first)
 {
 	unsigned int n;
 	pthread_mutex_lock(&lock);
-	n = live_count;
+	if (settle_first)
+		settle();
+	n = *counter;
 	pthread_mutex_unlock(&lock);
 	return n;
 }
 
 FAKE_EXPORT unsigned int
+fake_cuda_live_objects(void)
+{
+	return counter_read(&live_count, false);
+}
+
+FAKE_EXPORT unsigned int
 fake_cuda_reclaimed_objects(void)
 {
-	unsigned int n;
-	pthread_mutex_lock(&lock);
-	n = reclaimed;
-	pthread_mutex_unlock(&lock);
-	return n;
+	return counter_read(&reclaimed, false);
 }
 
 FAKE_EXPORT int
@@ -2716,42 +2732,23 @@ fake_cuda_sticky_error(void)
 FAKE_EXPORT unsigned int
 fake_cuda_primary_refs(void)
 {
-	unsigned int n;
-	pthread_mutex_lock(&lock);
-	n = primary.refs;
-	pthread_mutex_unlock(&lock);
-	return n;
+	return counter_read(&primary.refs, false);
 }
 
 FAKE_EXPORT unsigned int
 fake_cuda_pending(void)
 {
-	unsigned int n;
-	pthread_mutex_lock(&lock);
-	settle();
-	n = queue_len;
-	pthread_mutex_unlock(&lock);
-	return n;
+	return counter_read(&queue_len, true);
 }
 
 FAKE_EXPORT unsigned int
 fake_cuda_launches(void)
 {
-	unsigned int n;
-	pthread_mutex_lock(&lock);
-	settle();
-	n = launches;
-	pthread_mutex_unlock(&lock);
-	return n;
+	return counter_read(&launches, true);
 }
 
 FAKE_EXPORT unsigned int
 fake_cuda_host_fns_run(void)
 {
-	unsigned int n;
-	pthread_mutex_lock(&lock);
-	settle();
-	n = host_fns_run;
-	pthread_mutex_unlock(&lock);
-	return n;
+	return counter_read(&host_fns_run, true);
 }
