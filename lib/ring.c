@@ -47,6 +47,29 @@ bad_state(struct glcuda_frame *f, const char *call, const char *expected)
 			   expected);
 }
 
+#define STATE(s) (1u << (s))
+
+/* The checks a frame call starts with, in this order: f is not NULL, the
+ * device is not lost (the caller's recovery keys on that code), the frame
+ * is in one of the states of the mask states (expected names them) and,
+ * with gl, the device's GL context is current. */
+static int
+frame_enter(struct glcuda_frame *f, const char *call, unsigned int states,
+	    const char *expected, bool gl)
+{
+	int ret;
+
+	glcuda_clear_error();
+	if (!f)
+		return glcuda_fail(NULL, -EINVAL, "%s: frame is NULL", call);
+	ret = device_check_lost(f->ring->dev, call);
+	if (ret < 0)
+		return ret;
+	if (!(states & STATE(f->state)))
+		return bad_state(f, call, expected);
+	return gl ? device_check_gl(f->ring->dev, call) : 0;
+}
+
 /* The two steps of a completion, in this order: a dispatch that drains the
  * fd after the write must find the count raised, or the wakeup is lost
  * until another frame completes. Each step ends at a seam (lib/seam.h). */
@@ -470,19 +493,10 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	struct glcuda_device *dev;
 	int ret;
 
-	glcuda_clear_error();
-	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_submit: frame is NULL");
+	ret = frame_enter(f, "glcuda_frame_submit", STATE(FRAME_ACQUIRED), "acquired", true);
+	if (ret < 0)
+		return ret;
 	dev = f->ring->dev;
-	/* A lost device first: the caller's recovery keys on that code. */
-	ret = device_check_lost(dev, "glcuda_frame_submit");
-	if (ret < 0)
-		return ret;
-	if (f->state != FRAME_ACQUIRED)
-		return bad_state(f, "glcuda_frame_submit", "acquired");
-	ret = device_check_gl(dev, "glcuda_frame_submit");
-	if (ret < 0)
-		return ret;
 	if (f->sync.broken)
 		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
 				   "glcuda_frame_submit: an earlier hand-off of slot %u failed "
@@ -513,15 +527,10 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	CUresult res;
 	int ret;
 
-	glcuda_clear_error();
-	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_complete: frame is NULL");
-	dev = f->ring->dev;
-	ret = device_check_lost(dev, "glcuda_frame_complete");
+	ret = frame_enter(f, "glcuda_frame_complete", STATE(FRAME_SUBMITTED), "submitted", false);
 	if (ret < 0)
 		return ret;
-	if (f->state != FRAME_SUBMITTED)
-		return bad_state(f, "glcuda_frame_complete", "submitted");
+	dev = f->ring->dev;
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
 	if (ret < 0)
 		return ret;
@@ -680,15 +689,7 @@ glcuda_frame_wait_gl(struct glcuda_frame *f)
 {
 	int ret;
 
-	glcuda_clear_error();
-	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_wait_gl: frame is NULL");
-	ret = device_check_lost(f->ring->dev, "glcuda_frame_wait_gl");
-	if (ret < 0)
-		return ret;
-	if (f->state != FRAME_COMPLETED)
-		return bad_state(f, "glcuda_frame_wait_gl", "completed");
-	ret = device_check_gl(f->ring->dev, "glcuda_frame_wait_gl");
+	ret = frame_enter(f, "glcuda_frame_wait_gl", STATE(FRAME_COMPLETED), "completed", true);
 	if (ret < 0)
 		return ret;
 	ret = frame_gl_wait(f);
@@ -704,15 +705,8 @@ glcuda_frame_release(struct glcuda_frame *f)
 {
 	int ret;
 
-	glcuda_clear_error();
-	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_release: frame is NULL");
-	ret = device_check_lost(f->ring->dev, "glcuda_frame_release");
-	if (ret < 0)
-		return ret;
-	if (f->state != FRAME_COMPLETED && f->state != FRAME_PRESENTED)
-		return bad_state(f, "glcuda_frame_release", "completed or presented");
-	ret = device_check_gl(f->ring->dev, "glcuda_frame_release");
+	ret = frame_enter(f, "glcuda_frame_release", STATE(FRAME_COMPLETED) | STATE(FRAME_PRESENTED),
+			  "completed or presented", true);
 	if (ret < 0)
 		return ret;
 	if (f->state == FRAME_COMPLETED) {
