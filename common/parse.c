@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,16 +76,16 @@ parse_double(const char *s, double min, double max, double *out)
 bool
 parse_float(const char *s, float min, float max, float *out)
 {
-	char *end;
-	float v;
+	double v;
+	float f;
 
-	if (!s)
+	/* The range in float: "0.1" is 0.1f, which a double 0.1 is not. */
+	if (!parse_double(s, -HUGE_VAL, HUGE_VAL, &v))
 		return false;
-	errno = 0;
-	v = strtof(s, &end);
-	if (errno || end == s || *end || !(v >= min && v <= max))
+	f = (float)v;
+	if (!(f >= min && f <= max))
 		return false;
-	*out = v;
+	*out = f;
 	return true;
 }
 
