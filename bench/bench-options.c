@@ -372,10 +372,8 @@ parse_options(int argc, char **argv)
 			return -1;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "glcuda-bench: unexpected argument \"%s\"\n", argv[optind]);
+	if (!parse_no_operands("glcuda-bench", argc, argv, optind))
 		return -1;
-	}
 
 	if (!sizes)
 		sizes = strcmp(opt.preset, "quick") == 0 ? "1080p,4k" : "1080p,4k,4k-f16";

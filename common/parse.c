@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,15 @@ parse_float(const char *s, float min, float max, float *out)
 		return false;
 	*out = f;
 	return true;
+}
+
+bool
+parse_no_operands(const char *prog, int argc, char *const *argv, int first)
+{
+	if (first >= argc)
+		return true;
+	fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[first]);
+	return false;
 }
 
 /* One side of a size: digits only (no sign, no space), min..max. */
