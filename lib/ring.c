@@ -70,6 +70,18 @@ frame_enter(struct glcuda_frame *f, const char *call, unsigned int states,
 	return gl ? device_check_gl(f->ring->dev, call) : 0;
 }
 
+/* The checks of the calls that hand a frame out: ring and out are not
+ * NULL, the device is usable and its GL context current. */
+static int
+ring_enter(struct glcuda_ring *ring, struct glcuda_frame **out, const char *call)
+{
+	glcuda_clear_error();
+	if (!ring || !out)
+		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL, "%s: %s is NULL", call,
+				   ring ? "out" : "ring");
+	return device_check_gl(ring->dev, call);
+}
+
 /* The two steps of a completion, in this order: a dispatch that drains the
  * fd after the write must find the count raised, or the wakeup is lost
  * until another frame completes. Each step ends at a seam (lib/seam.h). */
@@ -449,14 +461,10 @@ glcuda_ring_acquire(struct glcuda_ring *ring, struct glcuda_frame **out)
 	struct glcuda_frame *f = NULL;
 	int ret;
 
-	glcuda_clear_error();
-	if (!ring || !out)
-		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
-				   "glcuda_ring_acquire: %s is NULL", ring ? "out" : "ring");
-	/* First, so that a lost device is reported even when every slot is
-	 * in flight (-EAGAIN would have the caller wait for frames that never
-	 * complete). */
-	ret = device_check_gl(ring->dev, "glcuda_ring_acquire");
+	/* The checks first, so that a lost device is reported even when
+	 * every slot is in flight (-EAGAIN would have the caller wait for
+	 * frames that never complete). */
+	ret = ring_enter(ring, out, "glcuda_ring_acquire");
 	if (ret < 0)
 		return ret;
 	/* Slots in order; the first free one from where the last left off. */
@@ -643,11 +651,7 @@ glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 	struct glcuda_frame *newest = NULL;
 	int ret;
 
-	glcuda_clear_error();
-	if (!ring || !out)
-		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
-				   "glcuda_ring_take_newest: %s is NULL", ring ? "out" : "ring");
-	ret = device_check_gl(ring->dev, "glcuda_ring_take_newest");
+	ret = ring_enter(ring, out, "glcuda_ring_take_newest");
 	if (ret < 0)
 		return ret;
 	glcuda_ring_dispatch(ring);
