@@ -223,6 +223,44 @@ option_double(const char *s, double lo, double hi, double *out, const char *what
 	return 0;
 }
 
+/* The options that take a number: its range and where it goes (u for
+ * unsigned ones, d for the others). */
+static const struct numeric_option {
+	int id;
+	const char *name;
+	double lo, hi;
+	unsigned int *u;
+	double *d;
+} numeric_options[] = {
+	{ OPT_FRAMES, "--frames", 1, 1000000, &opt.frames, NULL },
+	{ OPT_WARMUP, "--warmup", 0, 100000, &opt.warmup, NULL },
+	{ OPT_REPS, "--reps", 1, MAX_REPS, &opt.reps, NULL },
+	{ OPT_MAX_SECONDS, "--max-seconds", 0.01, 3600, NULL, &opt.max_seconds },
+	{ OPT_MIN_FRAMES, "--min-frames", 1, 1000000, &opt.min_frames, NULL },
+	{ OPT_TIME_LIMIT, "--time-limit", 1, 1e6, NULL, &opt.time_limit },
+	{ OPT_QUEUE, "--queue", 0, MAX_QUEUE, &opt.queue, NULL },
+	{ OPT_TIMING_FRAMES, "--timing-frames", 0, 1000000, &opt.timing_frames, NULL },
+	{ OPT_BLUR_SIGMA, "--blur-sigma", 0, 20, NULL, &opt.blur_sigma },
+};
+
+/* A numeric option's value: 1 when id is one (set), 0 when it is not, -1
+ * after a message when the value is out of its range. */
+static int
+numeric_option(int id, const char *arg)
+{
+	for (size_t i = 0; i < ARRAY_LENGTH(numeric_options); i++) {
+		const struct numeric_option *o = &numeric_options[i];
+
+		if (o->id != id)
+			continue;
+		if (o->u)
+			return option_uint(arg, (unsigned int)o->lo, (unsigned int)o->hi, o->u,
+					   o->name) < 0 ? -1 : 1;
+		return option_double(arg, o->lo, o->hi, o->d, o->name) < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
 const struct option long_options[] = {
 	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "full", no_argument, NULL, OPT_FULL },
@@ -272,6 +310,12 @@ parse_options(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+		int numeric = numeric_option(c, optarg);
+
+		if (numeric < 0)
+			return -1;
+		if (numeric > 0)
+			continue;
 		switch (c) {
 		case OPT_QUICK:
 		case OPT_FULL:
@@ -301,42 +345,6 @@ parse_options(int argc, char **argv)
 		}
 		case OPT_POLICIES:
 			if (parse_names(optarg, policy_names, POLICY_COUNT, &opt.policies, "policy") < 0)
-				return -1;
-			break;
-		case OPT_FRAMES:
-			if (option_uint(optarg, 1, 1000000, &opt.frames, "--frames") < 0)
-				return -1;
-			break;
-		case OPT_WARMUP:
-			if (option_uint(optarg, 0, 100000, &opt.warmup, "--warmup") < 0)
-				return -1;
-			break;
-		case OPT_REPS:
-			if (option_uint(optarg, 1, MAX_REPS, &opt.reps, "--reps") < 0)
-				return -1;
-			break;
-		case OPT_MAX_SECONDS:
-			if (option_double(optarg, 0.01, 3600, &opt.max_seconds, "--max-seconds") < 0)
-				return -1;
-			break;
-		case OPT_MIN_FRAMES:
-			if (option_uint(optarg, 1, 1000000, &opt.min_frames, "--min-frames") < 0)
-				return -1;
-			break;
-		case OPT_TIME_LIMIT:
-			if (option_double(optarg, 1, 1e6, &opt.time_limit, "--time-limit") < 0)
-				return -1;
-			break;
-		case OPT_QUEUE:
-			if (option_uint(optarg, 0, MAX_QUEUE, &opt.queue, "--queue") < 0)
-				return -1;
-			break;
-		case OPT_TIMING_FRAMES:
-			if (option_uint(optarg, 0, 1000000, &opt.timing_frames, "--timing-frames") < 0)
-				return -1;
-			break;
-		case OPT_BLUR_SIGMA:
-			if (option_double(optarg, 0, 20, &opt.blur_sigma, "--blur-sigma") < 0)
 				return -1;
 			break;
 		case OPT_OUT:
@@ -372,10 +380,8 @@ parse_options(int argc, char **argv)
 			return -1;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "glcuda-bench: unexpected argument \"%s\"\n", argv[optind]);
+	if (!parse_no_operands("glcuda-bench", argc, argv, optind))
 		return -1;
-	}
 
 	if (!sizes)
 		sizes = strcmp(opt.preset, "quick") == 0 ? "1080p,4k" : "1080p,4k,4k-f16";

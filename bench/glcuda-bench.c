@@ -280,6 +280,7 @@ main(int argc, char **argv)
 	unsigned int done = 0, total = 0;
 	uint64_t t0 = clock_now_ns();
 	bool any_failed = false;
+	int status = 1;
 	long md_headline_at = -1;
 
 	start_ns = t0;
@@ -330,20 +331,20 @@ main(int argc, char **argv)
 	}
 	if (gl_init() < 0) {
 		fprintf(stderr, "glcuda-bench: %s\n", run_error);
-		goto fail;
+		goto out;
 	}
 
 	if (opt.out_dir) {
 		if (make_dirs(opt.out_dir) < 0) {
 			fprintf(stderr, "glcuda-bench: cannot create %s: %s\n", opt.out_dir,
 				strerror(errno));
-			goto fail;
+			goto out;
 		}
 		md_file = open_output("bench", "md");
 		summary_csv = open_output("summary", "csv");
 		runs_csv = open_output("runs", "csv");
 		if (!md_file || !summary_csv || !runs_csv)
-			goto fail;
+			goto out;
 		/* fps: composited frames per second; produced_fps beside it. */
 		fprintf(summary_csv, "label,gl_yield,size,format,width,height,kernel,id,path,mode,policy,"
 			"depth,slots,reps,frames,fps,produced_fps,drop_pct,fps_spread_pct,mean_us,"
@@ -410,24 +411,16 @@ main(int argc, char **argv)
 	md("\nTotal time: %.0f s.\n", (double)(clock_now_ns() - t0) / 1e9);
 	write_headline(stdout);
 
+	status = any_failed ? 1 : 0;
+	/* Closed before the headline goes in at its place in the file. */
 	if (md_file) {
 		fclose(md_file);
 		md_file = NULL;
 		if (md_headline_at >= 0)
 			insert_headline(md_headline_at);
 	}
-	if (summary_csv)
-		fclose(summary_csv);
-	if (runs_csv)
-		fclose(runs_csv);
-	gl_fini();
-	cuda_fini();
-	destroy_devices();
-	glcuda_headless_destroy(hl);
-	free(rows);
-	return any_failed ? 1 : 0;
 
-fail:
+out:
 	if (md_file)
 		fclose(md_file);
 	if (summary_csv)
@@ -439,5 +432,5 @@ fail:
 	destroy_devices();
 	glcuda_headless_destroy(hl);
 	free(rows);
-	return 1;
+	return status;
 }

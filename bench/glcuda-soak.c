@@ -269,10 +269,8 @@ bad:
 		fprintf(stderr, "glcuda-soak: bad value for an option: %s\n", optarg);
 		return -1;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "glcuda-soak: unexpected argument: %s\n", argv[optind]);
+	if (!parse_no_operands("glcuda-soak", argc, argv, optind))
 		return -1;
-	}
 	return 0;
 }
 

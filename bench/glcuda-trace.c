@@ -610,6 +610,35 @@ legacy_map(struct run *r, CUsurfObject surf[2])
 	return 0;
 }
 
+/* The start of frame n: in the steady mode, at most two frames ahead (the
+ * fence frame_end left two frames back). */
+static void
+frame_begin(struct run *r, unsigned int n)
+{
+	if (r->fences[n % 2]) {
+		glClientWaitSync(r->fences[n % 2], GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+		glDeleteSync(r->fences[n % 2]);
+		r->fences[n % 2] = NULL;
+	}
+}
+
+/* The end of frame n: the CPU waits for GL and for CUDA's count streams,
+ * or, in the steady mode, a fence for frame_begin and a flush. */
+static int
+frame_end(struct run *r, unsigned int n, const CUstream *streams, unsigned int count)
+{
+	if (!r->steady) {
+		if (cpu_wait_gl() < 0)
+			return -1;
+		for (unsigned int i = 0; i < count; i++)
+			CU_TRY(cuStreamSynchronize, streams[i]);
+	} else {
+		r->fences[n % 2] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		glFlush();
+	}
+	return glGetError() == GL_NO_ERROR ? 0 : -1;
+}
+
 /* One iteration through the frame ring: acquire and render every frame
  * of the batch, submit them all, a kernel each (stamps on the first
  * frame's stream before, on the last's after), complete them all, GL waits
@@ -621,13 +650,10 @@ ring_frame(struct run *r, unsigned int n)
 	uint64_t *st = &r->stamps[n * 2];
 	unsigned int B = r->batch;
 	uint64_t cpu[RC_COUNT] = { 0 };
+	CUstream streams[MAX_BATCH];
 	int ret;
 
-	if (r->fences[n % 2]) {
-		glClientWaitSync(r->fences[n % 2], GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
-		glDeleteSync(r->fences[n % 2]);
-		r->fences[n % 2] = NULL;
-	}
+	frame_begin(r, n);
 	glQueryCounter(q[0], GL_TIMESTAMP);
 	for (unsigned int b = 0; b < B; b++) {
 		CPU_TIMED(cpu[RC_ACQUIRE], ret = glcuda_ring_acquire(r->ring, &r->frames[b]));
@@ -688,16 +714,9 @@ ring_frame(struct run *r, unsigned int n)
 	if (n >= opt.warmup)
 		for (int i = 0; i < RC_COUNT; i++)
 			stats_add(&r->cpu[i], (double)cpu[i] / 1e3 / B);
-	if (!r->steady) {
-		if (cpu_wait_gl() < 0)
-			return -1;
-		for (unsigned int b = 0; b < B; b++)
-			CU_TRY(cuStreamSynchronize, glcuda_frame_get_stream(r->frames[b]));
-	} else {
-		r->fences[n % 2] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-		glFlush();
-	}
-	return glGetError() == GL_NO_ERROR ? 0 : -1;
+	for (unsigned int b = 0; b < B; b++)
+		streams[b] = glcuda_frame_get_stream(r->frames[b]);
+	return frame_end(r, n, streams, B);
 }
 
 static int
@@ -709,12 +728,7 @@ frame(struct run *r, unsigned int n)
 	bool legacy = r->sc == SC_LEGACY;
 	int ret = 0;
 
-	/* At most two frames ahead in the steady mode. */
-	if (r->fences[n % 2]) {
-		glClientWaitSync(r->fences[n % 2], GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
-		glDeleteSync(r->fences[n % 2]);
-		r->fences[n % 2] = NULL;
-	}
+	frame_begin(r, n);
 	glQueryCounter(q[0], GL_TIMESTAMP);
 	for (unsigned int b = 0; b < r->batch; b++)
 		gl_draw(r, b, n * r->batch + b);
@@ -770,15 +784,7 @@ frame(struct run *r, unsigned int n)
 		gl_blit(r, b);
 	glQueryCounter(q[3], GL_TIMESTAMP);
 
-	if (!r->steady) {
-		if (cpu_wait_gl() < 0)
-			return -1;
-		CU_TRY(cuStreamSynchronize, r->stream);
-	} else {
-		r->fences[n % 2] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-		glFlush();
-	}
-	return glGetError() == GL_NO_ERROR ? 0 : -1;
+	return frame_end(r, n, &r->stream, 1);
 }
 
 /* The table cells of count gaps, each its median (10th–90th percentile);

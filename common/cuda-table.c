@@ -25,18 +25,20 @@ static bool loaded;
 static int
 resolve_all(struct tools_cuda *table, char *msg, size_t size)
 {
-	/* #name: the API name, not the versioned symbol <cuda.h> maps it to. */
-#define RESOLVE(name)                                                          \
-	if (cuda_driver_resolve(&driver, #name, (void **)&table->name, msg, size) < 0) \
-		return -1;
-	TOOLS_CUDA_FUNCTIONS(RESOLVE)
-	RESOLVE(cuGraphicsGLRegisterImage)
-#undef RESOLVE
-#define RESOLVE_OPTIONAL(name) \
-	table->name = (__typeof__(table->name))cuda_driver_find(&driver, #name);
-	TOOLS_CUDA_OPTIONAL_FUNCTIONS(RESOLVE_OPTIONAL)
-#undef RESOLVE_OPTIONAL
-	return 0;
+	/* #name: the API name (see struct cuda_driver_entry). */
+#define ENTRY(name) { #name, (void **)&table->name },
+	const struct cuda_driver_entry required[] = {
+		TOOLS_CUDA_FUNCTIONS(ENTRY)
+		ENTRY(cuGraphicsGLRegisterImage)
+	};
+	const struct cuda_driver_entry optional[] = {
+		TOOLS_CUDA_OPTIONAL_FUNCTIONS(ENTRY)
+	};
+#undef ENTRY
+
+	return cuda_driver_resolve_table(&driver, required, sizeof(required) / sizeof(required[0]),
+					 optional, sizeof(optional) / sizeof(optional[0]), msg,
+					 size);
 }
 
 int
@@ -82,11 +84,6 @@ tools_cuda_find(const char *name)
 const char *
 tools_cuda_result(CUresult res, char *buf, size_t size)
 {
-	const char *name = NULL, *desc = NULL;
-
-	if (tools_cuda.cuGetErrorName)
-		tools_cuda.cuGetErrorName(res, &name);
-	if (tools_cuda.cuGetErrorString)
-		tools_cuda.cuGetErrorString(res, &desc);
-	return cuda_driver_result_format((int)res, name, desc, buf, size);
+	return cuda_driver_result_string((int)res, (void *)tools_cuda.cuGetErrorName,
+					 (void *)tools_cuda.cuGetErrorString, buf, size);
 }

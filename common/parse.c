@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,17 +77,26 @@ parse_double(const char *s, double min, double max, double *out)
 bool
 parse_float(const char *s, float min, float max, float *out)
 {
-	char *end;
-	float v;
+	double v;
+	float f;
 
-	if (!s)
+	/* The range in float: "0.1" is 0.1f, which a double 0.1 is not. */
+	if (!parse_double(s, -HUGE_VAL, HUGE_VAL, &v))
 		return false;
-	errno = 0;
-	v = strtof(s, &end);
-	if (errno || end == s || *end || !(v >= min && v <= max))
+	f = (float)v;
+	if (!(f >= min && f <= max))
 		return false;
-	*out = v;
+	*out = f;
 	return true;
+}
+
+bool
+parse_no_operands(const char *prog, int argc, char *const *argv, int first)
+{
+	if (first >= argc)
+		return true;
+	fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[first]);
+	return false;
 }
 
 /* One side of a size: digits only (no sign, no space), min..max. */

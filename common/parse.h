@@ -27,6 +27,10 @@ bool parse_size_prefix(const char *s, unsigned int min, unsigned int max, unsign
 bool parse_size(const char *s, unsigned int min, unsigned int max, unsigned int *w,
 		unsigned int *h);
 
+/* After getopt_long(), with first its optind: true when no argument is
+ * left; false after "PROG: unexpected argument 'ARG'" on stderr. */
+bool parse_no_operands(const char *prog, int argc, char *const *argv, int first);
+
 /* A sync mode by the name glcuda_sync_mode_get_name() gives it: auto,
  * timeline, binary or cpu. */
 #define PARSE_SYNC_MODE_NAMES "auto, timeline, binary or cpu"

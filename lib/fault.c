@@ -44,24 +44,13 @@ static struct {
 	long live;
 } vk_objects[FAULT_MAX_VK_TYPES];
 
-void
-fault_inject(enum fault_api api, unsigned long n, int err)
+/* Arm api: fail the nth call (at > 0) or, with file, the calls made from
+ * its lines first..last. */
+static void
+arm(enum fault_api api, unsigned long at, const char *file, int first, int last, int err)
 {
 	pthread_mutex_lock(&fault_lock);
-	faults[api].at = n;
-	faults[api].count = 0;
-	faults[api].error = err;
-	faults[api].file = NULL;
-	fault_failed_name = NULL;
-	__atomic_store_n(&fault_armed[api], 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&fault_lock);
-}
-
-void
-fault_inject_at(enum fault_api api, const char *file, int first, int last, int err)
-{
-	pthread_mutex_lock(&fault_lock);
-	faults[api].at = 0;
+	faults[api].at = at;
 	faults[api].count = 0;
 	faults[api].error = err;
 	faults[api].file = file;
@@ -70,6 +59,18 @@ fault_inject_at(enum fault_api api, const char *file, int first, int last, int e
 	fault_failed_name = NULL;
 	__atomic_store_n(&fault_armed[api], 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&fault_lock);
+}
+
+void
+fault_inject(enum fault_api api, unsigned long n, int err)
+{
+	arm(api, n, NULL, 0, 0, err);
+}
+
+void
+fault_inject_at(enum fault_api api, const char *file, int first, int last, int err)
+{
+	arm(api, 0, file, first, last, err);
 }
 
 void

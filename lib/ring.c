@@ -47,6 +47,41 @@ bad_state(struct glcuda_frame *f, const char *call, const char *expected)
 			   expected);
 }
 
+#define STATE(s) (1u << (s))
+
+/* The checks a frame call starts with, in this order: f is not NULL, the
+ * device is not lost (the caller's recovery keys on that code), the frame
+ * is in one of the states of the mask states (expected names them) and,
+ * with gl, the device's GL context is current. */
+static int
+frame_enter(struct glcuda_frame *f, const char *call, unsigned int states,
+	    const char *expected, bool gl)
+{
+	int ret;
+
+	glcuda_clear_error();
+	if (!f)
+		return glcuda_fail(NULL, -EINVAL, "%s: frame is NULL", call);
+	ret = device_check_lost(f->ring->dev, call);
+	if (ret < 0)
+		return ret;
+	if (!(states & STATE(f->state)))
+		return bad_state(f, call, expected);
+	return gl ? device_check_gl(f->ring->dev, call) : 0;
+}
+
+/* The checks of the calls that hand a frame out: ring and out are not
+ * NULL, the device is usable and its GL context current. */
+static int
+ring_enter(struct glcuda_ring *ring, struct glcuda_frame **out, const char *call)
+{
+	glcuda_clear_error();
+	if (!ring || !out)
+		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL, "%s: %s is NULL", call,
+				   ring ? "out" : "ring");
+	return device_check_gl(ring->dev, call);
+}
+
 /* The two steps of a completion, in this order: a dispatch that drains the
  * fd after the write must find the count raised, or the wakeup is lost
  * until another frame completes. Each step ends at a seam (lib/seam.h). */
@@ -426,14 +461,10 @@ glcuda_ring_acquire(struct glcuda_ring *ring, struct glcuda_frame **out)
 	struct glcuda_frame *f = NULL;
 	int ret;
 
-	glcuda_clear_error();
-	if (!ring || !out)
-		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
-				   "glcuda_ring_acquire: %s is NULL", ring ? "out" : "ring");
-	/* First, so that a lost device is reported even when every slot is
-	 * in flight (-EAGAIN would have the caller wait for frames that never
-	 * complete). */
-	ret = device_check_gl(ring->dev, "glcuda_ring_acquire");
+	/* The checks first, so that a lost device is reported even when
+	 * every slot is in flight (-EAGAIN would have the caller wait for
+	 * frames that never complete). */
+	ret = ring_enter(ring, out, "glcuda_ring_acquire");
 	if (ret < 0)
 		return ret;
 	/* Slots in order; the first free one from where the last left off. */
@@ -470,19 +501,10 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	struct glcuda_device *dev;
 	int ret;
 
-	glcuda_clear_error();
-	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_submit: frame is NULL");
+	ret = frame_enter(f, "glcuda_frame_submit", STATE(FRAME_ACQUIRED), "acquired", true);
+	if (ret < 0)
+		return ret;
 	dev = f->ring->dev;
-	/* A lost device first: the caller's recovery keys on that code. */
-	ret = device_check_lost(dev, "glcuda_frame_submit");
-	if (ret < 0)
-		return ret;
-	if (f->state != FRAME_ACQUIRED)
-		return bad_state(f, "glcuda_frame_submit", "acquired");
-	ret = device_check_gl(dev, "glcuda_frame_submit");
-	if (ret < 0)
-		return ret;
 	if (f->sync.broken)
 		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
 				   "glcuda_frame_submit: an earlier hand-off of slot %u failed "
@@ -513,15 +535,10 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	CUresult res;
 	int ret;
 
-	glcuda_clear_error();
-	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_complete: frame is NULL");
-	dev = f->ring->dev;
-	ret = device_check_lost(dev, "glcuda_frame_complete");
+	ret = frame_enter(f, "glcuda_frame_complete", STATE(FRAME_SUBMITTED), "submitted", false);
 	if (ret < 0)
 		return ret;
-	if (f->state != FRAME_SUBMITTED)
-		return bad_state(f, "glcuda_frame_complete", "submitted");
+	dev = f->ring->dev;
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
 	if (ret < 0)
 		return ret;
@@ -634,11 +651,7 @@ glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 	struct glcuda_frame *newest = NULL;
 	int ret;
 
-	glcuda_clear_error();
-	if (!ring || !out)
-		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
-				   "glcuda_ring_take_newest: %s is NULL", ring ? "out" : "ring");
-	ret = device_check_gl(ring->dev, "glcuda_ring_take_newest");
+	ret = ring_enter(ring, out, "glcuda_ring_take_newest");
 	if (ret < 0)
 		return ret;
 	glcuda_ring_dispatch(ring);
@@ -680,15 +693,7 @@ glcuda_frame_wait_gl(struct glcuda_frame *f)
 {
 	int ret;
 
-	glcuda_clear_error();
-	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_wait_gl: frame is NULL");
-	ret = device_check_lost(f->ring->dev, "glcuda_frame_wait_gl");
-	if (ret < 0)
-		return ret;
-	if (f->state != FRAME_COMPLETED)
-		return bad_state(f, "glcuda_frame_wait_gl", "completed");
-	ret = device_check_gl(f->ring->dev, "glcuda_frame_wait_gl");
+	ret = frame_enter(f, "glcuda_frame_wait_gl", STATE(FRAME_COMPLETED), "completed", true);
 	if (ret < 0)
 		return ret;
 	ret = frame_gl_wait(f);
@@ -704,15 +709,8 @@ glcuda_frame_release(struct glcuda_frame *f)
 {
 	int ret;
 
-	glcuda_clear_error();
-	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_frame_release: frame is NULL");
-	ret = device_check_lost(f->ring->dev, "glcuda_frame_release");
-	if (ret < 0)
-		return ret;
-	if (f->state != FRAME_COMPLETED && f->state != FRAME_PRESENTED)
-		return bad_state(f, "glcuda_frame_release", "completed or presented");
-	ret = device_check_gl(f->ring->dev, "glcuda_frame_release");
+	ret = frame_enter(f, "glcuda_frame_release", STATE(FRAME_COMPLETED) | STATE(FRAME_PRESENTED),
+			  "completed or presented", true);
 	if (ret < 0)
 		return ret;
 	if (f->state == FRAME_COMPLETED) {

@@ -113,6 +113,27 @@ require_cuda(struct glcuda_device *dev, const char *what)
 	return 0;
 }
 
+/* The image a wrap fills, with the device's CUDA context pushed: 0, or the
+ * error with nothing to undo. */
+static int
+alloc_wrapped(struct glcuda_device *dev, enum glcuda_image_kind kind, uint32_t flags,
+	      const char *what, struct glcuda_image **img)
+{
+	int ret = require_cuda(dev, what);
+
+	if (ret < 0)
+		return ret;
+	*img = image_alloc(dev, kind, &wrap_ops, flags);
+	if (!*img)
+		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
+	ret = device_push_cuda(dev, what);
+	if (ret < 0) {
+		free(*img);
+		*img = NULL;
+	}
+	return ret;
+}
+
 static int
 make_objects(struct glcuda_image *img)
 {
@@ -158,21 +179,12 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 				   what, target, dev->gl.is_gles ? "" : " and GL_TEXTURE_RECTANGLE");
 	ret = gl_inspect_texture(&dev->gl, texture, target, &width, &height, &ifmt);
 	if (ret == 0)
-		ret = require_cuda(dev, what);
+		ret = alloc_wrapped(dev, GLCUDA_IMAGE_KIND_GL_TEXTURE, flags, what, &img);
 	if (ret < 0)
 		return ret;
-
-	img = image_alloc(dev, GLCUDA_IMAGE_KIND_GL_TEXTURE, &wrap_ops, flags);
-	if (!img)
-		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
 	img->texture = texture;
 	img->target = target;
 	img->plane_count = 1;
-	ret = device_push_cuda(dev, what);
-	if (ret < 0) {
-		free(img);
-		return ret;
-	}
 	ret = cuda_register_gl_texture(&dev->errors, texture, target, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
 				       flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img->resource);
 	if (ret < 0)
@@ -225,18 +237,9 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image, uint32_t 
 		return ret;
 	if (image == EGL_NO_IMAGE)
 		return glcuda_fail(dev, -EINVAL, "%s: image is EGL_NO_IMAGE", what);
-	ret = require_cuda(dev, what);
+	ret = alloc_wrapped(dev, GLCUDA_IMAGE_KIND_EGL_IMAGE, flags, what, &img);
 	if (ret < 0)
 		return ret;
-
-	img = image_alloc(dev, GLCUDA_IMAGE_KIND_EGL_IMAGE, &wrap_ops, flags);
-	if (!img)
-		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
-	ret = device_push_cuda(dev, what);
-	if (ret < 0) {
-		free(img);
-		return ret;
-	}
 	ret = cuda_register_egl_image(&dev->errors, image, flags & GLCUDA_WRAP_FLAG_READ_ONLY,
 				      flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img->resource);
 	if (ret == 0)

@@ -233,8 +233,7 @@ parse_options(int argc, char **argv, struct options *o)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "glcuda-demo: unexpected argument '%s'\n", argv[optind]);
+	if (!parse_no_operands("glcuda-demo", argc, argv, optind)) {
 		usage(stderr);
 		return 2;
 	}

@@ -74,8 +74,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "glcuda-info: unexpected argument '%s'\n", argv[optind]);
+	if (!parse_no_operands("glcuda-info", argc, argv, optind)) {
 		usage(stderr);
 		return 2;
 	}

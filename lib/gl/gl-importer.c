@@ -298,9 +298,11 @@ fill_layouts(GLenum *layouts, unsigned int count)
 		layouts[i] = GL_LAYOUT_GENERAL_EXT;
 }
 
-void
-gl_signal_semaphore(GLuint semaphore, bool timeline, uint64_t value,
-		    const GLuint *textures, unsigned int count)
+/* GL's semaphore call with the layouts and, for a timeline, the value:
+ * signal (glSignalSemaphoreEXT) or wait (glWaitSemaphoreEXT). */
+static void
+semaphore_op(bool signal, GLuint semaphore, bool timeline, uint64_t value,
+	     const GLuint *textures, unsigned int count)
 {
 	GLenum layouts[GLCUDA_MAX_LAYOUTS];
 
@@ -310,22 +312,24 @@ gl_signal_semaphore(GLuint semaphore, bool timeline, uint64_t value,
 	if (timeline)
 		glSemaphoreParameterui64vEXT(semaphore, GLCUDA_GL_TIMELINE_SEMAPHORE_VALUE_NV,
 					     &value);
-	glSignalSemaphoreEXT(semaphore, 0, NULL, count, textures, layouts);
+	if (signal)
+		glSignalSemaphoreEXT(semaphore, 0, NULL, count, textures, layouts);
+	else
+		glWaitSemaphoreEXT(semaphore, 0, NULL, count, textures, layouts);
+}
+
+void
+gl_signal_semaphore(GLuint semaphore, bool timeline, uint64_t value,
+		    const GLuint *textures, unsigned int count)
+{
+	semaphore_op(true, semaphore, timeline, value, textures, count);
 }
 
 void
 gl_wait_semaphore(GLuint semaphore, bool timeline, uint64_t value,
 		  const GLuint *textures, unsigned int count)
 {
-	GLenum layouts[GLCUDA_MAX_LAYOUTS];
-
-	if (count > GLCUDA_MAX_LAYOUTS)
-		count = GLCUDA_MAX_LAYOUTS;
-	fill_layouts(layouts, count);
-	if (timeline)
-		glSemaphoreParameterui64vEXT(semaphore, GLCUDA_GL_TIMELINE_SEMAPHORE_VALUE_NV,
-					     &value);
-	glWaitSemaphoreEXT(semaphore, 0, NULL, count, textures, layouts);
+	semaphore_op(false, semaphore, timeline, value, textures, count);
 }
 
 void

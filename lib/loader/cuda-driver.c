@@ -13,6 +13,8 @@
 #include "cuda-driver.h"
 
 typedef __typeof__(cuGetProcAddress) *get_proc_fn;
+typedef __typeof__(cuGetErrorName) *get_error_name_fn;
+typedef __typeof__(cuGetErrorString) *get_error_string_fn;
 
 int
 cuda_driver_open(struct cuda_driver *drv, int api_version, char *msg, size_t size)
@@ -113,6 +115,20 @@ cuda_driver_find(const struct cuda_driver *drv, const char *name)
 	return fn;
 }
 
+int
+cuda_driver_resolve_table(const struct cuda_driver *drv,
+			  const struct cuda_driver_entry *required, size_t count_required,
+			  const struct cuda_driver_entry *optional, size_t count_optional,
+			  char *msg, size_t size)
+{
+	for (size_t i = 0; i < count_required; i++)
+		if (cuda_driver_resolve(drv, required[i].name, required[i].fn, msg, size) < 0)
+			return -1;
+	for (size_t i = 0; i < count_optional; i++)
+		*optional[i].fn = cuda_driver_find(drv, optional[i].name);
+	return 0;
+}
+
 static const char *
 fallback_result_name(int res)
 {
@@ -137,4 +153,16 @@ cuda_driver_result_format(int res, const char *name, const char *desc, char *buf
 	snprintf(buf, size, "%s (%d)%s%s", name ? name : fallback_result_name(res), res,
 		 desc ? ": " : "", desc ? desc : "");
 	return buf;
+}
+
+const char *
+cuda_driver_result_string(int res, void *get_name, void *get_string, char *buf, size_t size)
+{
+	const char *name = NULL, *desc = NULL;
+
+	if (get_name)
+		((get_error_name_fn)get_name)((CUresult)res, &name);
+	if (get_string)
+		((get_error_string_fn)get_string)((CUresult)res, &desc);
+	return cuda_driver_result_format(res, name, desc, buf, size);
 }

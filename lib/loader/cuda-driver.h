@@ -42,11 +42,32 @@ int cuda_driver_resolve(const struct cuda_driver *drv, const char *name, void **
 /* name's entry point, or NULL when the driver has none (an optional one). */
 void *cuda_driver_find(const struct cuda_driver *drv, const char *name);
 
+/* One slot of a caller's table of entry points: the API name as <cuda.h>
+ * spells it and where the function goes. The caller's X-macro writes
+ * { #name, (void **)&table->name } itself: #name must stand in the macro
+ * that the list calls, or the argument is first expanded to the versioned
+ * symbol (cuMemGetInfo_v2) that <cuda.h> maps the name to. */
+struct cuda_driver_entry {
+	const char *name;
+	void **fn;
+};
+/* Fill a table: every one of the count_required entries must resolve
+ * (0, or -1 with the first that did not in msg, the table then half
+ * written), each of the count_optional ones gets its function or NULL. */
+int cuda_driver_resolve_table(const struct cuda_driver *drv,
+			      const struct cuda_driver_entry *required, size_t count_required,
+			      const struct cuda_driver_entry *optional, size_t count_optional,
+			      char *msg, size_t size);
+
 /* "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" into buf, from what the
  * driver's cuGetErrorName and cuGetErrorString said (name and desc, NULL
  * where they said nothing or the driver is not loaded: the name then
  * comes from a short list of the common codes). Returns buf. */
 const char *cuda_driver_result_format(int res, const char *name, const char *desc, char *buf,
+				      size_t size);
+/* The same, asking the driver: get_name and get_string are the caller's
+ * table's cuGetErrorName and cuGetErrorString (NULL before it is loaded). */
+const char *cuda_driver_result_string(int res, void *get_name, void *get_string, char *buf,
 				      size_t size);
 
 #endif

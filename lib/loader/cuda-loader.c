@@ -25,13 +25,8 @@ static unsigned int loader_refs;
 const char *
 cuda_result_string(CUresult res, char *buf, size_t size)
 {
-	const char *name = NULL, *desc = NULL;
-
-	if (glcuda_cuda.cuGetErrorName)
-		glcuda_cuda.cuGetErrorName(res, &name);
-	if (glcuda_cuda.cuGetErrorString)
-		glcuda_cuda.cuGetErrorString(res, &desc);
-	return cuda_driver_result_format(res, name, desc, buf, size);
+	return cuda_driver_result_string(res, (void *)glcuda_cuda.cuGetErrorName,
+					 (void *)glcuda_cuda.cuGetErrorString, buf, size);
 }
 
 /* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
@@ -78,6 +73,27 @@ cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const 
 			  hint ? ". " : "", hint ? hint : "");
 }
 
+#ifdef GLCUDA_TEST_BUILD
+/* The tests' table, written once, on the first load: the functions of
+ * libcuda never move (it is never unloaded). Each is NULL where the driver
+ * has none. */
+static void
+resolve_test_table(const struct cuda_driver *drv)
+{
+	static bool filled;
+#define ENTRY(name) { #name, (void **)&glcuda_test_cuda.name },
+	const struct cuda_driver_entry optional[] = {
+		GLCUDA_CUDA_PROGRAM_FUNCTIONS(ENTRY)
+	};
+#undef ENTRY
+
+	if (!filled)
+		cuda_driver_resolve_table(drv, NULL, 0, optional,
+					  sizeof(optional) / sizeof(optional[0]), NULL, 0);
+	filled = true;
+}
+#endif
+
 /* Every entry point of the table (and, in the tests' build, of the tests'
  * table) from the driver: 0, or GLCUDA_ERROR_NO_CUDA_DRIVER with the
  * reason in buf. */
@@ -85,27 +101,25 @@ static int
 resolve_all(struct glcuda_cuda *table, const struct cuda_driver *drv, char *buf,
 	    size_t bufsize)
 {
-	/* #name: the API name; through another macro, it would be expanded
-	 * to the versioned symbol (cuMemGetInfo_v2) before it is stringified. */
-#define RESOLVE(name)                                                          \
-	if (cuda_driver_resolve(drv, #name, (void **)&table->name, buf, bufsize) < 0) \
+	/* #name: the API name (see struct cuda_driver_entry). */
+#define ENTRY(name) { #name, (void **)&table->name },
+	const struct cuda_driver_entry required[] = {
+		GLCUDA_CUDA_FUNCTIONS(ENTRY)
+		ENTRY(cuGraphicsGLRegisterImage)
+	};
+	const struct cuda_driver_entry optional[] = {
+		ENTRY(cuGraphicsEGLRegisterImage)
+		ENTRY(cuGraphicsResourceGetMappedEglFrame)
+		ENTRY(cuArray3DGetDescriptor)
+	};
+#undef ENTRY
+
+	if (cuda_driver_resolve_table(drv, required, sizeof(required) / sizeof(required[0]),
+				      optional, sizeof(optional) / sizeof(optional[0]), buf,
+				      bufsize) < 0)
 		return GLCUDA_ERROR_NO_CUDA_DRIVER;
-	GLCUDA_CUDA_FUNCTIONS(RESOLVE)
-	RESOLVE(cuGraphicsGLRegisterImage)
-#undef RESOLVE
-#define RESOLVE_OPTIONAL(name) table->name = (__typeof__(table->name))cuda_driver_find(drv, #name);
-	RESOLVE_OPTIONAL(cuGraphicsEGLRegisterImage)
-	RESOLVE_OPTIONAL(cuGraphicsResourceGetMappedEglFrame)
-	RESOLVE_OPTIONAL(cuArray3DGetDescriptor)
-#undef RESOLVE_OPTIONAL
 #ifdef GLCUDA_TEST_BUILD
-	/* The tests' table is written once, on the first load: the functions
-	 * of libcuda never move (it is never unloaded). */
-#define RESOLVE_TEST(name)                                                     \
-	if (!glcuda_test_cuda.name)                                            \
-		glcuda_test_cuda.name = (__typeof__(glcuda_test_cuda.name))cuda_driver_find(drv, #name);
-	GLCUDA_CUDA_PROGRAM_FUNCTIONS(RESOLVE_TEST)
-#undef RESOLVE_TEST
+	resolve_test_table(drv);
 #endif
 	return 0;
 }

@@ -281,6 +281,16 @@ struct clipboard {
 	struct wl_listener focus_destroy;
 };
 
+/* A global whose bind makes the client's resource and nothing more: its
+ * interface with impl, the compositor as the resource's data
+ * (display_add_plain_global). */
+struct plain_global {
+	struct comp *comp;
+	const struct wl_interface *iface;
+	const void *impl;
+};
+#define COMP_MAX_PLAIN_GLOBALS 8
+
 struct comp {
 	struct options opt;
 
@@ -291,6 +301,8 @@ struct comp {
 	struct wl_list surfaces;
 	struct wl_list uploads;         /* struct surface.upload_link */
 	struct wl_list output_resources;
+	struct plain_global plain_globals[COMP_MAX_PLAIN_GLOBALS];
+	unsigned int plain_global_count;
 	struct wl_list slot_feedback[GLCUDA_RING_MAX_SLOTS]; /* per ring slot: feedback of its frame */
 	bool slot_shows_window[GLCUDA_RING_MAX_SLOTS];      /* per ring slot: a window is in its frame */
 	uint64_t slot_composite[GLCUDA_RING_MAX_SLOTS];     /* per ring slot: its frame's number */
@@ -404,6 +416,12 @@ struct wl_resource *resource_new(struct wl_client *client, const struct wl_inter
 				 wl_resource_destroy_func_t destroyed);
 /* The destroy (or release) request of an object that needs nothing more. */
 void resource_destroy_request(struct wl_client *client, struct wl_resource *resource);
+/* Out of the signal it listens to (if any), and safe to detach again. */
+void listener_detach(struct wl_listener *l);
+/* Advertise iface up to version; a client's bind makes a resource with
+ * impl and c as its data, nothing more. false when it cannot be made. */
+bool display_add_plain_global(struct comp *c, const struct wl_interface *iface, int version,
+			      const void *impl);
 int display_init(struct comp *c);
 /* --verbose: surfaces, textures and fds alive after a client left. */
 void display_report_resources(struct comp *c);

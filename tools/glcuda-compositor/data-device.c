@@ -96,13 +96,10 @@ device_send_selection(struct comp *c, struct wl_resource *device)
 		wl_data_device_send_selection(device, NULL);
 		return;
 	}
-	offer = wl_resource_create(wl_resource_get_client(device), &wl_data_offer_interface,
-				   wl_resource_get_version(device), 0);
-	if (!offer) {
-		wl_client_post_no_memory(wl_resource_get_client(device));
+	offer = resource_new(wl_resource_get_client(device), &wl_data_offer_interface,
+			     wl_resource_get_version(device), 0, &offer_impl, src, offer_destroyed);
+	if (!offer)
 		return;
-	}
-	wl_resource_set_implementation(offer, &offer_impl, src, offer_destroyed);
 	wl_list_insert(&src->offers, wl_resource_get_link(offer));
 	wl_data_device_send_data_offer(device, offer);
 	for (int i = 0; i < src->n_mimes; i++)
@@ -128,8 +125,7 @@ focus_gone(struct wl_listener *listener, void *data)
 {
 	struct clipboard *cb = wl_container_of(listener, cb, focus_destroy);
 
-	wl_list_remove(&cb->focus_destroy.link);
-	wl_list_init(&cb->focus_destroy.link);
+	listener_detach(&cb->focus_destroy);
 	cb->focus = NULL;
 }
 
@@ -140,8 +136,7 @@ data_device_set_focus(struct comp *c, struct wl_client *client)
 
 	if (cb->focus == client)
 		return;
-	wl_list_remove(&cb->focus_destroy.link);
-	wl_list_init(&cb->focus_destroy.link);
+	listener_detach(&cb->focus_destroy);
 	cb->focus = client;
 	if (!client)
 		return;
@@ -320,18 +315,10 @@ static const struct wl_data_device_manager_interface manager_impl = {
 	.get_data_device = manager_get_data_device,
 };
 
-static void
-bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	resource_new(client, &wl_data_device_manager_interface, (int)version, id, &manager_impl, data,
-		     NULL);
-}
-
 bool
 data_device_init(struct comp *c)
 {
 	wl_list_init(&c->clipboard.devices);
 	wl_list_init(&c->clipboard.focus_destroy.link);
-	return wl_global_create(c->display, &wl_data_device_manager_interface, 3, c,
-				bind_manager);
+	return display_add_plain_global(c, &wl_data_device_manager_interface, 3, &manager_impl);
 }

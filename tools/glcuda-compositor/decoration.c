@@ -106,16 +106,8 @@ static const struct zxdg_decoration_manager_v1_interface manager_impl = {
 	.get_toplevel_decoration = manager_get_toplevel_decoration,
 };
 
-static void
-bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	resource_new(client, &zxdg_decoration_manager_v1_interface, (int)version, id, &manager_impl, data,
-		     NULL);
-}
-
 bool
 decoration_init(struct comp *c)
 {
-	return wl_global_create(c->display, &zxdg_decoration_manager_v1_interface, 1, c,
-				bind_manager);
+	return display_add_plain_global(c, &zxdg_decoration_manager_v1_interface, 1, &manager_impl);
 }

@@ -35,29 +35,52 @@ resource_destroy_request(struct wl_client *client, struct wl_resource *resource)
 	wl_resource_destroy(resource);
 }
 
-/* wl_output ------------------------------------------------------------- */
-
-static void
-output_release(struct wl_client *client, struct wl_resource *resource)
+void
+listener_detach(struct wl_listener *l)
 {
-	wl_resource_destroy(resource);
+	wl_list_remove(&l->link);
+	wl_list_init(&l->link);
 }
 
+static void
+bind_plain(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct plain_global *g = data;
+
+	resource_new(client, g->iface, (int)version, id, g->impl, g->comp, NULL);
+}
+
+bool
+display_add_plain_global(struct comp *c, const struct wl_interface *iface, int version,
+			 const void *impl)
+{
+	struct plain_global *g;
+
+	if (c->plain_global_count == COMP_MAX_PLAIN_GLOBALS) {
+		fprintf(stderr, COMP_NAME ": cannot advertise %s: more than %d plain globals "
+			"(raise COMP_MAX_PLAIN_GLOBALS)\n", iface->name, COMP_MAX_PLAIN_GLOBALS);
+		return false;
+	}
+	g = &c->plain_globals[c->plain_global_count++];
+	*g = (struct plain_global){ .comp = c, .iface = iface, .impl = impl };
+	return wl_global_create(c->display, iface, version, g, bind_plain) != NULL;
+}
+
+/* wl_output ------------------------------------------------------------- */
+
 static const struct wl_output_interface output_impl = {
-	.release = output_release,
+	.release = resource_destroy_request,
 };
 
 static void
 bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
 	struct comp *c = data;
-	struct wl_resource *r = wl_resource_create(client, &wl_output_interface, version, id);
+	struct wl_resource *r = resource_new(client, &wl_output_interface, (int)version, id,
+					     &output_impl, c, resource_unlink);
 
-	if (!r) {
-		wl_client_post_no_memory(client);
+	if (!r)
 		return;
-	}
-	wl_resource_set_implementation(r, &output_impl, c, resource_unlink);
 	wl_list_insert(&c->output_resources, wl_resource_get_link(r));
 	/* A headless output: no physical size. */
 	wl_output_send_geometry(r, 0, 0, 0, 0, WL_OUTPUT_SUBPIXEL_NONE, "glcuda", "headless",

@@ -43,16 +43,10 @@ struct params {
 	uint64_t modifier[MAX_PLANES];
 };
 
-static void
-resource_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
 /* wl_buffer -------------------------------------------------------------- */
 
 static const struct wl_buffer_interface buffer_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 };
 
 static void
@@ -246,14 +240,13 @@ params_import(struct params *p, int32_t width, int32_t height, uint32_t format, 
 static bool
 buffer_create(struct dmabuf_buffer *b, struct wl_client *client, uint32_t id)
 {
-	b->resource = wl_resource_create(client, &wl_buffer_interface, 1, id);
+	b->resource = resource_new(client, &wl_buffer_interface, 1, id, &buffer_impl, b,
+				   buffer_destroyed);
 	if (!b->resource) {
 		eglDestroyImageKHR(glcuda_headless_get_display(b->comp->headless), b->image);
 		free(b);
-		wl_client_post_no_memory(client);
 		return false;
 	}
-	wl_resource_set_implementation(b->resource, &buffer_impl, b, buffer_destroyed);
 	return true;
 }
 
@@ -294,7 +287,7 @@ params_create_immed(struct wl_client *client, struct wl_resource *resource, uint
 }
 
 static const struct zwp_linux_buffer_params_v1_interface params_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 	.add = params_add,
 	.create = params_create,
 	.create_immed = params_create_immed,
@@ -325,18 +318,17 @@ dmabuf_create_params(struct wl_client *client, struct wl_resource *resource, uin
 	for (int i = 0; i < MAX_PLANES; i++)
 		p->fd[i] = -1;
 	p->comp = wl_resource_get_user_data(resource);
-	p->resource = wl_resource_create(client, &zwp_linux_buffer_params_v1_interface,
-					 wl_resource_get_version(resource), id);
+	p->resource = resource_new(client, &zwp_linux_buffer_params_v1_interface,
+				   wl_resource_get_version(resource), id, &params_impl, p,
+				   params_destroyed);
 	if (!p->resource) {
 		free(p);
-		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(p->resource, &params_impl, p, params_destroyed);
 }
 
 static const struct zwp_linux_dmabuf_v1_interface dmabuf_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 	.create_params = dmabuf_create_params,
 };
 
@@ -346,14 +338,11 @@ bind_dmabuf(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 	struct comp *c = data;
 	EGLDisplay dpy = glcuda_headless_get_display(c->headless);
 	bool modifiers = epoxy_has_egl_extension(dpy, "EGL_EXT_image_dma_buf_import_modifiers");
-	struct wl_resource *r = wl_resource_create(client, &zwp_linux_dmabuf_v1_interface, version,
-						   id);
+	struct wl_resource *r = resource_new(client, &zwp_linux_dmabuf_v1_interface, (int)version,
+					     id, &dmabuf_impl, c, NULL);
 
-	if (!r) {
-		wl_client_post_no_memory(client);
+	if (!r)
 		return;
-	}
-	wl_resource_set_implementation(r, &dmabuf_impl, c, NULL);
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		EGLuint64KHR mods[MAX_MODIFIERS];
 		EGLint n = 0;

@@ -61,32 +61,25 @@ post_wm_base_error(struct wl_resource *resource, uint32_t code, const char *msg)
 
 /* Placement ---------------------------------------------------------------- */
 
-static bool
-is_left(uint32_t edge)
-{
-	return edge == XDG_POSITIONER_ANCHOR_LEFT || edge == XDG_POSITIONER_ANCHOR_TOP_LEFT ||
-	       edge == XDG_POSITIONER_ANCHOR_BOTTOM_LEFT;
-}
+enum { EDGE_TOP = 1, EDGE_BOTTOM = 2, EDGE_LEFT = 4, EDGE_RIGHT = 8 };
 
-static bool
-is_right(uint32_t edge)
+/* The edges an anchor points to (a gravity too: they share values); e is
+ * one of the protocol's nine values, checked when it was set. */
+static unsigned int
+edges(uint32_t e)
 {
-	return edge == XDG_POSITIONER_ANCHOR_RIGHT || edge == XDG_POSITIONER_ANCHOR_TOP_RIGHT ||
-	       edge == XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT;
-}
-
-static bool
-is_top(uint32_t edge)
-{
-	return edge == XDG_POSITIONER_ANCHOR_TOP || edge == XDG_POSITIONER_ANCHOR_TOP_LEFT ||
-	       edge == XDG_POSITIONER_ANCHOR_TOP_RIGHT;
-}
-
-static bool
-is_bottom(uint32_t edge)
-{
-	return edge == XDG_POSITIONER_ANCHOR_BOTTOM || edge == XDG_POSITIONER_ANCHOR_BOTTOM_LEFT ||
-	       edge == XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT;
+	static const unsigned int m[9] = {
+		[XDG_POSITIONER_ANCHOR_NONE] = 0,
+		[XDG_POSITIONER_ANCHOR_TOP] = EDGE_TOP,
+		[XDG_POSITIONER_ANCHOR_BOTTOM] = EDGE_BOTTOM,
+		[XDG_POSITIONER_ANCHOR_LEFT] = EDGE_LEFT,
+		[XDG_POSITIONER_ANCHOR_RIGHT] = EDGE_RIGHT,
+		[XDG_POSITIONER_ANCHOR_TOP_LEFT] = EDGE_TOP | EDGE_LEFT,
+		[XDG_POSITIONER_ANCHOR_BOTTOM_LEFT] = EDGE_BOTTOM | EDGE_LEFT,
+		[XDG_POSITIONER_ANCHOR_TOP_RIGHT] = EDGE_TOP | EDGE_RIGHT,
+		[XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT] = EDGE_BOTTOM | EDGE_RIGHT,
+	};
+	return m[e];
 }
 
 /* Anchors and gravities share their values: the same edge mirrored. */
@@ -119,15 +112,19 @@ place_axis(int64_t start, int64_t len, bool anchor_lo, bool anchor_hi, bool grav
 static int64_t
 place_x(const struct positioner *p, uint32_t anchor, uint32_t gravity)
 {
-	return place_axis(p->anchor_rect.x, p->anchor_rect.w, is_left(anchor), is_right(anchor),
-			  is_left(gravity), is_right(gravity), p->w, p->off_x);
+	unsigned int a = edges(anchor), g = edges(gravity);
+
+	return place_axis(p->anchor_rect.x, p->anchor_rect.w, a & EDGE_LEFT, a & EDGE_RIGHT,
+			  g & EDGE_LEFT, g & EDGE_RIGHT, p->w, p->off_x);
 }
 
 static int64_t
 place_y(const struct positioner *p, uint32_t anchor, uint32_t gravity)
 {
-	return place_axis(p->anchor_rect.y, p->anchor_rect.h, is_top(anchor), is_bottom(anchor),
-			  is_top(gravity), is_bottom(gravity), p->h, p->off_y);
+	unsigned int a = edges(anchor), g = edges(gravity);
+
+	return place_axis(p->anchor_rect.y, p->anchor_rect.h, a & EDGE_TOP, a & EDGE_BOTTOM,
+			  g & EDGE_TOP, g & EDGE_BOTTOM, p->h, p->off_y);
 }
 
 static bool
@@ -675,12 +672,10 @@ positioner_create(struct wl_client *client, struct wl_resource *wm_base, uint32_
 		wl_client_post_no_memory(client);
 		return;
 	}
-	r = wl_resource_create(client, &xdg_positioner_interface, wl_resource_get_version(wm_base),
-			       id);
+	r = resource_new(client, &xdg_positioner_interface, wl_resource_get_version(wm_base), id,
+			 &positioner_impl, p, positioner_destroyed);
 	if (!r) {
 		free(p);
-		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(r, &positioner_impl, p, positioner_destroyed);
 }

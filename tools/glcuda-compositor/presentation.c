@@ -24,14 +24,11 @@ presentation_feedback(struct wl_client *client, struct wl_resource *resource,
 		      struct wl_resource *surface_resource, uint32_t id)
 {
 	struct surface *s = surface_from_resource(surface_resource);
-	struct wl_resource *fb = wl_resource_create(client, &wp_presentation_feedback_interface,
-						    1, id);
+	struct wl_resource *fb = resource_new(client, &wp_presentation_feedback_interface, 1, id,
+					      NULL, NULL, resource_unlink);
 
-	if (!fb) {
-		wl_client_post_no_memory(client);
+	if (!fb)
 		return;
-	}
-	wl_resource_set_implementation(fb, NULL, NULL, resource_unlink);
 	wl_list_insert(s->pending.feedback.prev, wl_resource_get_link(fb));
 }
 
@@ -43,14 +40,11 @@ static const struct wp_presentation_interface presentation_impl = {
 static void
 bind_presentation(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *r = wl_resource_create(client, &wp_presentation_interface, version,
-						   id);
+	struct wl_resource *r = resource_new(client, &wp_presentation_interface, (int)version, id,
+					     &presentation_impl, data, NULL);
 
-	if (!r) {
-		wl_client_post_no_memory(client);
+	if (!r)
 		return;
-	}
-	wl_resource_set_implementation(r, &presentation_impl, data, NULL);
 	wp_presentation_send_clock_id(r, CLOCK_MONOTONIC);
 }
 

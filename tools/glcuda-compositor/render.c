@@ -110,6 +110,15 @@ setup_gl(struct comp *c)
 	return 0;
 }
 
+/* -1, after saying which filter failed doing what, and why. */
+static int
+filter_failed(const struct comp *c, const char *doing)
+{
+	fprintf(stderr, COMP_NAME ": %s the %s filter: %s\n", doing, filter_name(c->opt.filter),
+		filters_last_error());
+	return -1;
+}
+
 /* The user's module: PTX, or a cubin/fatbin (common/user-kernel.h). */
 static int
 load_user_kernel(struct comp *c)
@@ -193,11 +202,8 @@ render_init(struct comp *c)
 			return -1;
 	} else if (!in_place) {
 		ret = filters_new(c->dev, c->opt.width, c->opt.height, NULL, &c->filters);
-		if (ret < 0) {
-			fprintf(stderr, COMP_NAME ": the %s filter: %s\n", filter_name(c->opt.filter),
-				filters_last_error());
-			return -1;
-		}
+		if (ret < 0)
+			return filter_failed(c, "setting up");
 	}
 	return 0;
 }
@@ -349,11 +355,8 @@ run_cuda_stage(struct comp *c, struct glcuda_frame *f)
 	if (c->filters) {
 		int ret = filters_run(c->filters, c->opt.filter, glcuda_frame_get_stream(f),
 				      glcuda_frame_get_input(f), glcuda_frame_get_output(f));
-		if (ret < 0) {
-			fprintf(stderr, COMP_NAME ": filter %s: %s\n", filter_name(c->opt.filter),
-				filters_last_error());
-			return -1;
-		}
+		if (ret < 0)
+			return filter_failed(c, "running");
 	}
 	return 0;
 }

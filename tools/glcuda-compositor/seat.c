@@ -43,8 +43,7 @@ focus_gone(struct wl_listener *listener, void *data)
 	struct focus *f = wl_container_of(listener, f, gone);
 
 	/* The surface is being destroyed: no leave (it names the surface). */
-	wl_list_remove(&f->gone.link);
-	wl_list_init(&f->gone.link);
+	listener_detach(&f->gone);
 	f->surface = NULL;
 }
 
@@ -52,8 +51,7 @@ focus_gone(struct wl_listener *listener, void *data)
 static void
 focus_set(struct focus *f, struct surface *s)
 {
-	wl_list_remove(&f->gone.link);
-	wl_list_init(&f->gone.link);
+	listener_detach(&f->gone);
 	f->surface = s;
 	if (s)
 		wl_resource_add_destroy_listener(s->resource, &f->gone);
@@ -336,12 +334,6 @@ seat_surface_mapped(struct surface *s)
 /* The protocol ----------------------------------------------------------- */
 
 static void
-input_release(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 pointer_set_cursor(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
 		   struct wl_resource *surface, int32_t x, int32_t y)
 {
@@ -350,13 +342,13 @@ pointer_set_cursor(struct wl_client *client, struct wl_resource *resource, uint3
 
 static const struct wl_pointer_interface pointer_impl = {
 	.set_cursor = pointer_set_cursor,
-	.release = input_release,
+	.release = resource_destroy_request,
 };
 static const struct wl_keyboard_interface keyboard_impl = {
-	.release = input_release,
+	.release = resource_destroy_request,
 };
 static const struct wl_touch_interface touch_impl = {
-	.release = input_release,
+	.release = resource_destroy_request,
 };
 
 static void
@@ -364,14 +356,12 @@ seat_get_pointer(struct wl_client *client, struct wl_resource *resource, uint32_
 {
 	struct comp *c = wl_resource_get_user_data(resource);
 	struct seat *seat = &c->seat;
-	struct wl_resource *r = wl_resource_create(client, &wl_pointer_interface,
-						   wl_resource_get_version(resource), id);
+	struct wl_resource *r = resource_new(client, &wl_pointer_interface,
+					     wl_resource_get_version(resource), id, &pointer_impl,
+					     c, resource_unlink);
 
-	if (!r) {
-		wl_client_post_no_memory(client);
+	if (!r)
 		return;
-	}
-	wl_resource_set_implementation(r, &pointer_impl, c, resource_unlink);
 	wl_list_insert(&seat->pointers, wl_resource_get_link(r));
 	if (seat->pointer_focus.surface &&
 	    wl_resource_get_client(seat->pointer_focus.surface->resource) == client) {
@@ -387,16 +377,14 @@ seat_get_keyboard(struct wl_client *client, struct wl_resource *resource, uint32
 {
 	struct comp *c = wl_resource_get_user_data(resource);
 	struct seat *seat = &c->seat;
-	struct wl_resource *r = wl_resource_create(client, &wl_keyboard_interface,
-						   wl_resource_get_version(resource), id);
+	struct wl_resource *r = resource_new(client, &wl_keyboard_interface,
+					     wl_resource_get_version(resource), id, &keyboard_impl,
+					     c, resource_unlink);
 	uint32_t size;
 	int fd;
 
-	if (!r) {
-		wl_client_post_no_memory(client);
+	if (!r)
 		return;
-	}
-	wl_resource_set_implementation(r, &keyboard_impl, c, resource_unlink);
 	wl_list_insert(&seat->keyboards, wl_resource_get_link(r));
 	fd = keymap_get_fd(seat->keymap, &size);
 	/* libwayland sends a duplicate of the fd. */
@@ -412,33 +400,25 @@ static void
 seat_get_touch(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
 	/* No touch capability: allowed by the protocol, never gets events. */
-	struct wl_resource *r = wl_resource_create(client, &wl_touch_interface,
-						   wl_resource_get_version(resource), id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &touch_impl, NULL, NULL);
+	resource_new(client, &wl_touch_interface, wl_resource_get_version(resource), id,
+		     &touch_impl, NULL, NULL);
 }
 
 static const struct wl_seat_interface seat_impl = {
 	.get_pointer = seat_get_pointer,
 	.get_keyboard = seat_get_keyboard,
 	.get_touch = seat_get_touch,
-	.release = input_release,
+	.release = resource_destroy_request,
 };
 
 static void
 bind_seat(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *r = wl_resource_create(client, &wl_seat_interface, version, id);
+	struct wl_resource *r = resource_new(client, &wl_seat_interface, (int)version, id,
+					     &seat_impl, data, NULL);
 
-	if (!r) {
-		wl_client_post_no_memory(client);
+	if (!r)
 		return;
-	}
-	wl_resource_set_implementation(r, &seat_impl, data, NULL);
 	wl_seat_send_capabilities(r, WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD);
 	if (version >= WL_SEAT_NAME_SINCE_VERSION)
 		wl_seat_send_name(r, "seat0");

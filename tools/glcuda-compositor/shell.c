@@ -13,12 +13,6 @@
 #include "xdg-shell-server-protocol.h"
 
 static void
-resource_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 send_configure(struct surface *s)
 {
 	struct wl_array states;
@@ -243,7 +237,7 @@ toplevel_set_minimized(struct wl_client *client, struct wl_resource *resource)
 }
 
 static const struct xdg_toplevel_interface toplevel_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 	.set_parent = toplevel_set_parent,
 	.set_title = toplevel_set_title,
 	.set_app_id = toplevel_set_app_id,
@@ -303,13 +297,10 @@ xdg_surface_get_toplevel(struct wl_client *client, struct wl_resource *resource,
 
 	if (!check_role(resource, s))
 		return;
-	r = wl_resource_create(client, &xdg_toplevel_interface,
-			       wl_resource_get_version(resource), id);
-	if (!r) {
-		wl_client_post_no_memory(client);
+	r = resource_new(client, &xdg_toplevel_interface, wl_resource_get_version(resource), id,
+			 &toplevel_impl, s, toplevel_destroyed);
+	if (!r)
 		return;
-	}
-	wl_resource_set_implementation(r, &toplevel_impl, s, toplevel_destroyed);
 	s->xdg_toplevel = r;
 }
 
@@ -369,7 +360,7 @@ xdg_surface_ack_configure(struct wl_client *client, struct wl_resource *resource
 }
 
 static const struct xdg_surface_interface xdg_surface_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 	.get_toplevel = xdg_surface_get_toplevel,
 	.get_popup = xdg_surface_get_popup,
 	.set_window_geometry = xdg_surface_set_window_geometry,
@@ -469,26 +460,14 @@ wm_base_pong(struct wl_client *client, struct wl_resource *resource, uint32_t se
 }
 
 static const struct xdg_wm_base_interface wm_base_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 	.create_positioner = wm_base_create_positioner,
 	.get_xdg_surface = wm_base_get_xdg_surface,
 	.pong = wm_base_pong,
 };
 
-static void
-bind_wm_base(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct wl_resource *r = wl_resource_create(client, &xdg_wm_base_interface, version, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &wm_base_impl, data, NULL);
-}
-
 bool
 shell_init(struct comp *c)
 {
-	return wl_global_create(c->display, &xdg_wm_base_interface, 3, c, bind_wm_base) != NULL;
+	return display_add_plain_global(c, &xdg_wm_base_interface, 3, &wm_base_impl);
 }

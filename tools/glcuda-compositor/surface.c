@@ -22,12 +22,6 @@
 #include "xdg-shell-server-protocol.h"
 
 static void
-resource_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 state_buffer_gone(struct wl_listener *listener, void *data)
 {
 	struct surface_state *st = wl_container_of(listener, st, buffer_destroy);
@@ -35,8 +29,7 @@ state_buffer_gone(struct wl_listener *listener, void *data)
 	/* The client destroyed an attached buffer before its state was
 	 * applied: the commit then attaches nothing (as if NULL). */
 	st->buffer = NULL;
-	wl_list_remove(&st->buffer_destroy.link);
-	wl_list_init(&st->buffer_destroy.link);
+	listener_detach(&st->buffer_destroy);
 }
 
 static void
@@ -82,8 +75,7 @@ state_init(struct surface_state *st)
 static void
 state_set_buffer(struct surface_state *st, struct wl_resource *buffer)
 {
-	wl_list_remove(&st->buffer_destroy.link);
-	wl_list_init(&st->buffer_destroy.link);
+	listener_detach(&st->buffer_destroy);
 	st->buffer = buffer;
 	st->attached = true;
 	if (buffer)
@@ -95,8 +87,7 @@ state_set_buffer(struct surface_state *st, struct wl_resource *buffer)
 static void
 state_clear(struct surface_state *st)
 {
-	wl_list_remove(&st->buffer_destroy.link);
-	wl_list_init(&st->buffer_destroy.link);
+	listener_detach(&st->buffer_destroy);
 	st->buffer = NULL;
 	st->attached = false;
 	st->damage.n = 0;
@@ -177,13 +168,11 @@ static void
 surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
 	struct surface *s = surface_from_resource(resource);
-	struct wl_resource *cb = wl_resource_create(client, &wl_callback_interface, 1, id);
+	struct wl_resource *cb = resource_new(client, &wl_callback_interface, 1, id, NULL, NULL,
+					      resource_unlink);
 
-	if (!cb) {
-		wl_client_post_no_memory(client);
+	if (!cb)
 		return;
-	}
-	wl_resource_set_implementation(cb, NULL, NULL, resource_unlink);
 	wl_list_insert(s->pending.frames.prev, wl_resource_get_link(cb));
 }
 
@@ -372,8 +361,7 @@ surface_release_held(struct surface *s)
 	if (!s->held_buffer)
 		return;
 	wl_buffer_send_release(s->held_buffer);
-	wl_list_remove(&s->held_buffer_destroy.link);
-	wl_list_init(&s->held_buffer_destroy.link);
+	listener_detach(&s->held_buffer_destroy);
 	s->held_buffer = NULL;
 }
 
@@ -383,8 +371,7 @@ held_buffer_gone(struct wl_listener *listener, void *data)
 	struct surface *s = wl_container_of(listener, s, held_buffer_destroy);
 
 	/* The texture keeps the EGLImage's memory: the content stays. */
-	wl_list_remove(&s->held_buffer_destroy.link);
-	wl_list_init(&s->held_buffer_destroy.link);
+	listener_detach(&s->held_buffer_destroy);
 	s->held_buffer = NULL;
 }
 
@@ -701,7 +688,7 @@ surface_set_buffer_scale(struct wl_client *client, struct wl_resource *resource,
 }
 
 static const struct wl_surface_interface surface_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 	.attach = surface_attach,
 	.damage = surface_damage,
 	.frame = surface_frame,
@@ -823,7 +810,7 @@ region_add(struct wl_client *client, struct wl_resource *resource, int32_t x, in
 }
 
 static const struct wl_region_interface region_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 	.add = region_add,
 	.subtract = region_add,
 };
@@ -831,32 +818,14 @@ static const struct wl_region_interface region_impl = {
 static void
 compositor_create_region(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
-	struct wl_resource *r = wl_resource_create(client, &wl_region_interface,
-						   wl_resource_get_version(resource), id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &region_impl, NULL, NULL);
+	resource_new(client, &wl_region_interface, wl_resource_get_version(resource), id,
+		     &region_impl, NULL, NULL);
 }
 
 static const struct wl_compositor_interface compositor_impl = {
 	.create_surface = compositor_create_surface,
 	.create_region = compositor_create_region,
 };
-
-static void
-bind_compositor(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct wl_resource *r = wl_resource_create(client, &wl_compositor_interface, version, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &compositor_impl, data, NULL);
-}
 
 /* wl_subsurface ---------------------------------------------------------- */
 
@@ -966,7 +935,7 @@ subsurface_set_desync(struct wl_client *client, struct wl_resource *resource)
 }
 
 static const struct wl_subsurface_interface subsurface_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 	.set_position = subsurface_set_position,
 	.place_above = subsurface_place_above,
 	.place_below = subsurface_place_below,
@@ -1056,27 +1025,14 @@ subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resou
 }
 
 static const struct wl_subcompositor_interface subcompositor_impl = {
-	.destroy = resource_destroy,
+	.destroy = resource_destroy_request,
 	.get_subsurface = subcompositor_get_subsurface,
 };
-
-static void
-bind_subcompositor(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct wl_resource *r = wl_resource_create(client, &wl_subcompositor_interface, 1, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(r, &subcompositor_impl, data, NULL);
-}
 
 bool
 compositor_globals_init(struct comp *c)
 {
 	/* Version 4: damage_buffer; not 5 (wl_surface.offset). */
-	return wl_global_create(c->display, &wl_compositor_interface, 4, c, bind_compositor) &&
-	       wl_global_create(c->display, &wl_subcompositor_interface, 1, c,
-				bind_subcompositor);
+	return display_add_plain_global(c, &wl_compositor_interface, 4, &compositor_impl) &&
+	       display_add_plain_global(c, &wl_subcompositor_interface, 1, &subcompositor_impl);
 }

@@ -231,15 +231,8 @@ static const struct wp_viewporter_interface viewporter_impl = {
 	.get_viewport = viewporter_get_viewport,
 };
 
-static void
-bind_viewporter(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	resource_new(client, &wp_viewporter_interface, (int)version, id, &viewporter_impl, data,
-		     NULL);
-}
-
 bool
 viewporter_init(struct comp *c)
 {
-	return wl_global_create(c->display, &wp_viewporter_interface, 1, c, bind_viewporter);
+	return display_add_plain_global(c, &wp_viewporter_interface, 1, &viewporter_impl);
 }

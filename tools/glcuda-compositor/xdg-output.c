@@ -45,16 +45,8 @@ static const struct zxdg_output_manager_v1_interface manager_impl = {
 	.get_xdg_output = manager_get_xdg_output,
 };
 
-static void
-bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	resource_new(client, &zxdg_output_manager_v1_interface, (int)version, id, &manager_impl, data,
-		     NULL);
-}
-
 bool
 xdg_output_init(struct comp *c)
 {
-	return wl_global_create(c->display, &zxdg_output_manager_v1_interface, 3, c,
-				bind_manager);
+	return display_add_plain_global(c, &zxdg_output_manager_v1_interface, 3, &manager_impl);
 }
