@@ -484,33 +484,16 @@ START_TEST(bad_input)
 }
 END_TEST
 
-static Suite *
-glcuda_cuda_suite(void)
-{
-	Suite *s = suite_create("cuda");
-	TCase *tc = tcase_create("formats");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, formats_x_modes, 0, 6);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("in-flight");
-	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, in_flight, 0, 6);
-	tcase_add_loop_test(tc, no_cpu_blocking, 0, 2);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("hygiene");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, no_leaks);
-	tcase_add_test(tc, bad_input);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("formats", 120), TEST_LOOP(formats_x_modes, 6),
+		TEST_TCASE("in-flight", 60), TEST_LOOP(in_flight, 6), TEST_LOOP(no_cpu_blocking, 2),
+		TEST_TCASE("hygiene", 300), TEST_ONCE(no_leaks), TEST_ONCE(bad_input),
+	};
+
 	gpu_require_cuda();
 	test_require_egl();
-	return test_run_suite(glcuda_cuda_suite());
+	return test_run_cases("cuda", cases);
 }

@@ -596,24 +596,16 @@ START_TEST(cpu_wait_failure)
 }
 END_TEST
 
-static Suite *
-loss_suite(void)
-{
-	Suite *s = suite_create("loss");
-	TCase *tc = tcase_create("fake-cuda");
-
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, cuda_sticky_error, 0, (int)ARRAY_LENGTH(sticky_cases));
-	tcase_add_loop_test(tc, gl_reset, 0, 2);
-	tcase_add_loop_test(tc, ring_destroy_host_functions_queued, 0, 4);
-	tcase_add_test(tc, cpu_wait_failure);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("fake-cuda", 120),
+		TEST_LOOP(cuda_sticky_error, (int)ARRAY_LENGTH(sticky_cases)),
+		TEST_LOOP(gl_reset, 2), TEST_LOOP(ring_destroy_host_functions_queued, 4),
+		TEST_ONCE(cpu_wait_failure),
+	};
+
 	fake_cuda_test_setup();
-	return test_run_suite(loss_suite());
+	return test_run_cases("loss", cases);
 }

@@ -720,31 +720,18 @@ START_TEST(legacy_stream_and_events)
 }
 END_TEST
 
-static Suite *
-pixels_suite(void)
-{
-	Suite *s = suite_create("pixels-cpu");
-	TCase *tc = tcase_create("fake-cuda");
-
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, every_format_both_ways, 0, 2);
-	tcase_add_loop_test(tc, image_draw_invert, 0, 2);
-	tcase_add_loop_test(tc, handoff_to_gl_waits_for_cuda, 0, 2);
-	tcase_add_loop_test(tc, handoff_to_cuda_waits_for_gl, 0, 2);
-	tcase_add_loop_test(tc, ring_draw_invert, 0, 4);
-	tcase_add_loop_test(tc, ring_batches, 0, 2);
-	tcase_add_loop_test(tc, ring_ready_only_after_kernel, 0, 2);
-	tcase_add_loop_test(tc, ring_wait_gl_waits_for_cuda, 0, 2);
-	tcase_add_loop_test(tc, ring_submit_waits_for_gl, 0, 2);
-	tcase_add_loop_test(tc, gpu_mode_stream_order, 0, 2);
-	tcase_add_test(tc, legacy_stream_and_events);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("fake-cuda", 120), TEST_LOOP(every_format_both_ways, 2),
+		TEST_LOOP(image_draw_invert, 2), TEST_LOOP(handoff_to_gl_waits_for_cuda, 2),
+		TEST_LOOP(handoff_to_cuda_waits_for_gl, 2), TEST_LOOP(ring_draw_invert, 4),
+		TEST_LOOP(ring_batches, 2), TEST_LOOP(ring_ready_only_after_kernel, 2),
+		TEST_LOOP(ring_wait_gl_waits_for_cuda, 2), TEST_LOOP(ring_submit_waits_for_gl, 2),
+		TEST_LOOP(gpu_mode_stream_order, 2), TEST_ONCE(legacy_stream_and_events),
+	};
+
 	fake_cuda_test_setup();
-	return test_run_suite(pixels_suite());
+	return test_run_cases("pixels-cpu", cases);
 }

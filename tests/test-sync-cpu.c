@@ -360,27 +360,16 @@ START_TEST(frame_wait_gl_waits_on_its_stream)
 }
 END_TEST
 
-static Suite *
-sync_cpu_suite(void)
-{
-	Suite *s = suite_create("sync-cpu");
-	TCase *fence = tcase_create("gl-fence");
-	TCase *event = tcase_create("cuda-event");
-
-	tcase_set_timeout(fence, 60);
-	tcase_add_loop_test(fence, handoff_to_cuda_flushes_its_fence, 0, 2);
-	tcase_add_loop_test(fence, frame_submit_flushes_its_fence, 0, 2);
-	suite_add_tcase(s, fence);
-	tcase_set_timeout(event, 60);
-	tcase_add_loop_test(event, handoff_to_gl_waits_on_its_stream, 0, 2);
-	tcase_add_loop_test(event, frame_wait_gl_waits_on_its_stream, 0, 2);
-	suite_add_tcase(s, event);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("gl-fence", 60), TEST_LOOP(handoff_to_cuda_flushes_its_fence, 2),
+		TEST_LOOP(frame_submit_flushes_its_fence, 2),
+		TEST_TCASE("cuda-event", 60), TEST_LOOP(handoff_to_gl_waits_on_its_stream, 2),
+		TEST_LOOP(frame_wait_gl_waits_on_its_stream, 2),
+	};
+
 	fake_cuda_test_setup();
-	return test_run_suite(sync_cpu_suite());
+	return test_run_cases("sync-cpu", cases);
 }

@@ -575,28 +575,17 @@ START_TEST(bad_input)
 }
 END_TEST
 
-static Suite *
-wrap_suite(void)
-{
-	Suite *s = suite_create("wrap");
-	TCase *tc = tcase_create("wrap");
-
-	tcase_set_timeout(tc, 300);
-	tcase_add_loop_test(tc, gl_texture_formats, 0, 6);
-	tcase_add_loop_test(tc, egl_image_formats, 0, 6);
-	tcase_add_loop_test(tc, no_cpu_blocking, 0, 2);
-	tcase_add_test(tc, mixed_handoff);
-	tcase_add_test(tc, wrap_cycles_no_leak);
-	tcase_add_test(tc, no_copy);
-	tcase_add_test(tc, bad_input);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("wrap", 300), TEST_LOOP(gl_texture_formats, 6),
+		TEST_LOOP(egl_image_formats, 6), TEST_LOOP(no_cpu_blocking, 2),
+		TEST_ONCE(mixed_handoff), TEST_ONCE(wrap_cycles_no_leak), TEST_ONCE(no_copy),
+		TEST_ONCE(bad_input),
+	};
+
 	gpu_require_cuda();
 	test_require_egl();
-	return test_run_suite(wrap_suite());
+	return test_run_cases("wrap", cases);
 }
