@@ -282,11 +282,10 @@ START_TEST(no_cpu_blocking)
 	enum glcuda_sync_mode mode = (enum glcuda_sync_mode)(GLCUDA_SYNC_TIMELINE + _i);
 	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
 	const uint32_t w = 128, h = 64;
-	size_t size = (size_t)w * h * 4;
-	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
+	struct gpu_patterns p;
 	volatile unsigned int *gate;
+	CUdeviceptr dgate;
 	struct glcuda_image *img;
-	CUdeviceptr dgate, da, db, dcount;
 	CUstream stream;
 	GLsync fence;
 	struct gpu g;
@@ -299,17 +298,13 @@ START_TEST(no_cpu_blocking)
 					 CU_MEMHOSTALLOC_PORTABLE));
 	*gate = 0;
 	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
-	test_fill_pattern(fmt, w, h, 5, a);
-	test_fill_pattern(fmt, w, h, 6, b);
-	da = gpu_upload(a, size);
-	db = gpu_upload(b, size);
-	dcount = gpu_upload(NULL, 8);
+	gpu_patterns_init(&p, fmt, w, h, 5);
 
-	ck_assert(test_gl_upload(img->texture, fmt, w, h, a));
+	ck_assert(test_gl_upload(img->texture, fmt, w, h, p.a));
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 	args[0] = &dgate;
 	ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
-	gpu_check_and_fill(&g, img, da, db, dcount, stream);
+	gpu_check_and_fill(&g, img, p.da, p.db, p.dcount, stream);
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	/* GL work after the hand-off is queued behind the GPU-side wait. */
 	fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -321,8 +316,8 @@ START_TEST(no_cpu_blocking)
 
 	*gate = 1;
 	__sync_synchronize();
-	ck_assert(test_gl_readback(img->texture, fmt, w, h, got));
-	ck_assert(test_first_mismatch(b, got, fmt, w, h) < 0);
+	ck_assert(test_gl_readback(img->texture, fmt, w, h, p.got));
+	ck_assert(test_first_mismatch(p.b, p.got, fmt, w, h) < 0);
 	ck_assert_int_ne(glClientWaitSync(fence, 0, 0), GL_TIMEOUT_EXPIRED);
 	glDeleteSync(fence);
 	printf("%s: the GL->CUDA->GL round trip was issued with the stream gated; "
@@ -332,12 +327,7 @@ START_TEST(no_cpu_blocking)
 	glcuda_image_destroy(img);
 	glcuda_cuda.cuStreamDestroy(stream);
 	glcuda_test_cuda.cuMemFreeHost((void *)gate);
-	glcuda_test_cuda.cuMemFree(da);
-	glcuda_test_cuda.cuMemFree(db);
-	glcuda_test_cuda.cuMemFree(dcount);
-	free(a);
-	free(b);
-	free(got);
+	gpu_patterns_fini(&p);
 	gpu_teardown(&g);
 }
 END_TEST
