@@ -212,6 +212,32 @@ rgba8_pattern(uint32_t seed, uint8_t *out)
 
 /* Images ---------------------------------------------------------------------- */
 
+/* How many iterations GL's long draws spin (GLCUDA_TEST_GL_SPIN, 4000 by
+ * default). */
+static int
+gl_spin(void)
+{
+	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
+
+	return env ? atoi(env) : 4000;
+}
+
+/* The environment (GLES or GL) and a ring of 3 slots on its device. */
+static struct glcuda_ring *
+env_ring(struct env *e, bool gles, uint32_t flags)
+{
+	env_setup(e, gles);
+	return test_make_ring(e->f.dev, W, H, 3, flags, NULL);
+}
+
+/* The frame's kernel on its stream: its input inverted into its output. */
+static void
+frame_invert(struct env *e, struct glcuda_frame *f)
+{
+	fake_env_launch_invert(&e->f, glcuda_frame_get_input_surface(f),
+			       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+}
+
 /* Every format: GL uploads a pattern, CUDA checks every texel of it and
  * writes another, GL reads that back. The layout the fake gives the
  * memory (offset, row pitch) and each format's bytes are checked at once. */
@@ -356,8 +382,7 @@ END_TEST
  * there before the draw. */
 START_TEST(handoff_to_cuda_waits_for_gl)
 {
-	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
-	int spin = env ? atoi(env) : 4000;
+	int spin = gl_spin();
 	uint8_t want[W * H * 4];
 	struct glcuda_image *img;
 	struct env e;
@@ -412,12 +437,10 @@ START_TEST(ring_draw_invert)
 	struct glcuda_ring *ring;
 	struct env e;
 
-	env_setup(&e, _i / 2 == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0, NULL);
+	ring = env_ring(&e, _i / 2 == 1, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
 	for (int n = 0; n < 12; n++) {
 		f = frame_draw_submit(&e, ring, 0);
-		fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
-				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		if (prev) {
 			ck_ok(glcuda_frame_wait_gl(prev));
@@ -445,14 +468,12 @@ END_TEST
  * drawing of that frame, put through CUDA's kernel. */
 START_TEST(ring_batches)
 {
-	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
-	int spin = env ? atoi(env) : 4000;
+	int spin = gl_spin();
 	struct glcuda_frame *f[3];
 	struct glcuda_ring *ring;
 	struct env e;
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, 0, NULL);
+	ring = env_ring(&e, _i == 1, 0);
 	for (int b = 0; b < 4; b++) {
 		for (int i = 0; i < 3; i++) {
 			ck_ok(glcuda_ring_acquire(ring, &f[i]));
@@ -492,14 +513,12 @@ START_TEST(ring_ready_only_after_kernel)
 	unsigned int host0;
 	struct env e;
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, 0, NULL);
+	ring = env_ring(&e, _i == 1, 0);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD), 0);
 		host0 = fake.host_fns_run();
-		fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
-				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		fake.settle();
 		ck_assert_msg(fake.host_fns_run() == host0,
@@ -532,13 +551,11 @@ START_TEST(ring_wait_gl_waits_for_cuda)
 	struct glcuda_ring *ring;
 	struct env e;
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, 0, NULL);
+	ring = env_ring(&e, _i == 1, 0);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
-		fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
-				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		if (n % 2)
 			ck_ok(glcuda_frame_wait_gl(f));
@@ -556,17 +573,14 @@ END_TEST
 /* A frame submitted during a long draw: the kernel must see all of it. */
 START_TEST(ring_submit_waits_for_gl)
 {
-	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
-	int spin = env ? atoi(env) : 4000;
+	int spin = gl_spin();
 	struct glcuda_frame *f;
 	struct glcuda_ring *ring;
 	struct env e;
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, GLCUDA_RING_FLAG_IN_PLACE, NULL);
+	ring = env_ring(&e, _i == 1, GLCUDA_RING_FLAG_IN_PLACE);
 	f = frame_draw_submit(&e, ring, spin);
-	fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
-			       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+	frame_invert(&e, f);
 	ck_ok(glcuda_frame_complete(f));
 	ck_ok(glcuda_frame_release(f));
 	check_frame_output(f, "ring frame submitted during a long draw");
