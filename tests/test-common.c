@@ -290,7 +290,7 @@ test_suite(const char *name, const struct test_case *cases, size_t n)
 				"the table with one\n", name, i);
 			exit(99);
 		} else if (cases[i].test) {
-			tcase_add_loop_test(tc, cases[i].test, 0, cases[i].loops);
+			tcase_add_loop_test(tc, cases[i].test, cases[i].start, cases[i].end);
 		}
 	}
 	return s;

@@ -87,19 +87,20 @@ void test_require(int (*probe)(void));
 /* test_require() of an EGL display and a GL context. */
 void test_require_egl(void);
 
-/* One row of a suite's table of cases: a test and how many times it runs
- * (_i from 0 to loops - 1), or, with TEST_TCASE, the start of a Check test
+/* One row of a suite's table of cases: a test and the values of _i it runs
+ * with (start to end - 1), or, with TEST_TCASE, the start of a Check test
  * case of its own name and timeout in seconds (0: Check's default). A NULL
  * test is a case this build or machine does not run. */
 struct test_case {
 	const TTest *test;
-	int loops;
+	int start, end;
 	const char *tcase;
 	int timeout_s;
 };
-#define TEST_TCASE(name, timeout_s) { NULL, 0, (name), (timeout_s) }
-#define TEST_ONCE(test) { (test), 1, NULL, 0 }
-#define TEST_LOOP(test, loops) { (test), (loops), NULL, 0 }
+#define TEST_TCASE(name, timeout_s) { NULL, 0, 0, (name), (timeout_s) }
+#define TEST_ONCE(test) { (test), 0, 1, NULL, 0 }
+#define TEST_LOOP(test, loops) { (test), 0, (loops), NULL, 0 }
+#define TEST_RANGE(test, start, end) { (test), (start), (end), NULL, 0 }
 
 /* The suite of the table's cases (its first row a TEST_TCASE). */
 Suite *test_suite(const char *name, const struct test_case *cases, size_t n);
