@@ -230,6 +230,31 @@ copy_run(struct vk_exporter *vk, const struct vk_image *img, struct staging *s,
 	return 0;
 }
 
+/* A staging buffer whose memory is not host-coherent: the host's writes
+ * made visible to the device (to_device: flushed), or the device's to the
+ * host (invalidated). */
+static int
+staging_sync(struct vk_exporter *vk, const struct staging *s, bool to_device)
+{
+	VkMappedMemoryRange range = {
+		.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+		.memory = s->memory,
+		.size = VK_WHOLE_SIZE,
+	};
+	VkResult res;
+
+	if (s->coherent)
+		return 0;
+	if (to_device)
+		res = VK(vk, FlushMappedMemoryRanges, vk->device, 1, &range);
+	else
+		res = VK(vk, InvalidateMappedMemoryRanges, vk->device, 1, &range);
+	if (res != VK_SUCCESS)
+		return vk_call_fail(vk, res, to_device ? "vkFlushMappedMemoryRanges" :
+					     "vkInvalidateMappedMemoryRanges", NULL);
+	return 0;
+}
+
 int
 vk_image_read(struct vk_exporter *vk, const struct vk_image *img,
 	      const struct format_info *fmt, void *dst, size_t size)
@@ -244,16 +269,8 @@ vk_image_read(struct vk_exporter *vk, const struct vk_image *img,
 	ret = staging_create(vk, bytes, &s);
 	if (!ret)
 		ret = copy_run(vk, img, &s, false);
-	if (!ret && !s.coherent) {
-		VkMappedMemoryRange range = {
-			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-			.memory = s.memory,
-			.size = VK_WHOLE_SIZE,
-		};
-		VkResult res = VK(vk, InvalidateMappedMemoryRanges, vk->device, 1, &range);
-		if (res != VK_SUCCESS)
-			ret = vk_call_fail(vk, res, "vkInvalidateMappedMemoryRanges", NULL);
-	}
+	if (!ret)
+		ret = staging_sync(vk, &s, false);
 	if (!ret)
 		memcpy(dst, s.map, bytes);
 	staging_destroy(vk, &s);
@@ -274,16 +291,7 @@ vk_image_write(struct vk_exporter *vk, const struct vk_image *img,
 	ret = staging_create(vk, bytes, &s);
 	if (!ret) {
 		memcpy(s.map, src, bytes);
-		if (!s.coherent) {
-			VkMappedMemoryRange range = {
-				.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-				.memory = s.memory,
-				.size = VK_WHOLE_SIZE,
-			};
-			VkResult res = VK(vk, FlushMappedMemoryRanges, vk->device, 1, &range);
-			if (res != VK_SUCCESS)
-				ret = vk_call_fail(vk, res, "vkFlushMappedMemoryRanges", NULL);
-		}
+		ret = staging_sync(vk, &s, true);
 	}
 	if (!ret)
 		ret = copy_run(vk, img, &s, true);
