@@ -22,8 +22,7 @@
  */
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-env.h"
-#include "fake-cuda/fake-cuda-test.h"
-#include "fake-cuda/fake-cuda.h"
+#include "fake-controls.h"
 #include <errno.h>
 #include <glcuda/glcuda-cuda.h>
 
@@ -37,38 +36,11 @@
 #define W 61 /* not a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 37
 
-
-static struct {
-	fake_cuda_stream_hold_fn hold;
-	fake_cuda_stream_pending_fn stream_pending;
-	fake_cuda_semaphore_signal_fn sem_signal;
-	fake_cuda_semaphore_state_fn sem_state;
-	void (*settle)(void);
-	unsigned int (*host_fns_run)(void);
-} fake;
-
 struct env {
 	struct fake_env f; /* context, device, kernels, stream */
 	CUfunction check[17];
 	GLuint program, vao, fbo;
 };
-
-static void
-resolve_fake(void)
-{
-	fake.hold = (fake_cuda_stream_hold_fn)fake_cuda_control("fake_cuda_stream_hold");
-	fake.stream_pending =
-		(fake_cuda_stream_pending_fn)fake_cuda_control("fake_cuda_stream_pending");
-	fake.sem_signal = (fake_cuda_semaphore_signal_fn)fake_cuda_control(
-		"fake_cuda_semaphore_signal");
-	fake.sem_state = (fake_cuda_semaphore_state_fn)fake_cuda_control(
-		"fake_cuda_semaphore_state");
-	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
-	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
-	ck_assert_msg(fake.hold && fake.stream_pending && fake.sem_signal && fake.sem_state &&
-		      fake.settle && fake.host_fns_run,
-		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
-}
 
 /* GL: a program that draws the test pattern (test_fill_pattern's RGBA8
  * values) over the whole target, after `spin` rounds of busy work per

@@ -15,8 +15,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"
-#include "fake-cuda/fake-cuda-test.h"
-#include "fake-cuda/fake-cuda.h"
+#include "fake-controls.h"
 #include <glcuda/glcuda-cuda.h>
 #include "seam.h"
 
@@ -34,18 +33,6 @@
 #define H 48
 #define RING_SLOTS_MAX_TEST 4
 
-
-/* The fake's controls, resolved once it is loaded. */
-static struct {
-	void (*gate)(int closed);
-	unsigned int (*live_objects)(void);
-	unsigned int (*primary_refs)(void);
-	unsigned int (*pending)(void);
-	unsigned int (*host_fns_run)(void);
-	void (*settle)(void);
-	fake_cuda_stream_hold_fn hold;
-} fake;
-
 struct env {
 	struct glcuda_headless *hl;
 	struct glcuda_device *dev;
@@ -60,21 +47,6 @@ set_fake_uuid_from_gl(void)
 	ck_assert_msg(epoxy_has_gl_extension("GL_EXT_memory_object"),
 		      "GL has no GL_EXT_memory_object");
 	ck_assert_int_eq(fake_cuda_set_uuid_from_gl(), GL_NO_ERROR);
-}
-
-static void
-resolve_fake(void)
-{
-	fake.gate = (void (*)(int))fake_cuda_control("fake_cuda_gate");
-	fake.live_objects = (unsigned int (*)(void))fake_cuda_control("fake_cuda_live_objects");
-	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control("fake_cuda_primary_refs");
-	fake.pending = (unsigned int (*)(void))fake_cuda_control("fake_cuda_pending");
-	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
-	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
-	fake.hold = (fake_cuda_stream_hold_fn)fake_cuda_control("fake_cuda_stream_hold");
-	ck_assert_msg(fake.gate && fake.live_objects && fake.primary_refs && fake.pending &&
-		      fake.host_fns_run && fake.settle && fake.hold,
-		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
 }
 
 static void
@@ -106,7 +78,6 @@ env_teardown(struct env *e)
 	ck_assert_uint_eq(fake.primary_refs(), 0);
 	glcuda_headless_destroy(e->hl);
 }
-
 
 /* GL rendered the frame's colour into its input (test only: waits for GL). */
 static void

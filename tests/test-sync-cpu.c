@@ -28,8 +28,7 @@
  */
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-env.h"
-#include "fake-cuda/fake-cuda-test.h"
-#include "fake-cuda/fake-cuda.h"
+#include "fake-controls.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <EGL/egl.h>
@@ -39,20 +38,11 @@
 #define W 29 /* neither a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 19
 
-static struct {
-	fake_cuda_stream_hold_fn hold;
-	fake_cuda_stream_pending_fn stream_pending;
-} fake;
-
 static void
 env_setup(struct fake_env *e, bool gles)
 {
 	fake_env_setup(e, gles);
-	fake.hold = (fake_cuda_stream_hold_fn)fake_cuda_control("fake_cuda_stream_hold");
-	fake.stream_pending =
-		(fake_cuda_stream_pending_fn)fake_cuda_control("fake_cuda_stream_pending");
-	ck_assert_msg(fake.hold && fake.stream_pending, "the fake CUDA driver %s is not loaded",
-		      fake_cuda_path);
+	resolve_fake();
 }
 
 static const struct format_info *
