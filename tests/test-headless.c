@@ -60,6 +60,14 @@ egl_device_count(void)
 	return n;
 }
 
+/* A headless context destroyed while current: nothing is current after. */
+static void
+destroy_current(struct glcuda_headless *hl)
+{
+	glcuda_headless_destroy(hl);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+}
+
 START_TEST(test_gl_context)
 {
 	struct glcuda_headless *hl = NULL;
@@ -89,8 +97,7 @@ START_TEST(test_gl_context)
 	ck_assert_ptr_nonnull(strstr(glcuda_headless_get_description(hl), renderer));
 	ck_assert_str_eq(glcuda_get_last_error(), "");
 
-	glcuda_headless_destroy(hl);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(hl);
 }
 END_TEST
 
@@ -109,8 +116,7 @@ START_TEST(test_gles_context)
 	ck_assert_ptr_nonnull(strstr((const char *)glGetString(GL_VERSION), "OpenGL ES"));
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
 
-	glcuda_headless_destroy(hl);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(hl);
 }
 END_TEST
 
@@ -144,8 +150,7 @@ START_TEST(test_make_current)
 
 	/* Destroying a context that is not current leaves the thread alone. */
 	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
-	glcuda_headless_destroy(hl);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(hl);
 
 	ck_assert_int_eq(glcuda_headless_make_current(NULL), -EINVAL);
 }
@@ -166,8 +171,7 @@ START_TEST(test_two_at_once)
 	ck_assert_int_eq(glcuda_headless_make_current(b), 0);
 	ck_assert_ptr_nonnull(glGetString(GL_RENDERER));
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
-	glcuda_headless_destroy(b);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(b);
 }
 END_TEST
 
@@ -345,8 +349,7 @@ START_TEST(test_any_matches_cuda_uuid)
 	for (int i = 0; i < 16; i++)
 		snprintf(got + 2 * i, 3, "%02x", gl_uuid[i]);
 	ck_assert_str_eq(got, want);
-	glcuda_headless_destroy(hl);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(hl);
 }
 END_TEST
 
