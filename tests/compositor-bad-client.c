@@ -97,6 +97,24 @@ make_pool(size_t size)
 	return make_pool_on(&tc, size);
 }
 
+/* A w x h buffer of format, 4 bytes a pixel, in a pool of its own size. */
+static struct wl_buffer *
+make_buffer(struct wl_shm_pool **pool, int w, int h, uint32_t format)
+{
+	*pool = make_pool((size_t)w * h * 4);
+	return wl_shm_pool_create_buffer(*pool, 0, w, h, w * 4, format);
+}
+
+/* The xdg-shell modes: whether the compositor has xdg_wm_base (if not,
+ * said on stderr). */
+static bool
+have_wm_base(void)
+{
+	if (!tc.wm_base)
+		fprintf(stderr, "compositor-bad-client: no xdg_wm_base\n");
+	return tc.wm_base != NULL;
+}
+
 static int
 expect(struct wl_display *display, const char *iface, uint32_t code)
 {
@@ -116,20 +134,6 @@ xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t seri
 
 static const struct xdg_surface_listener xdg_surface_listener = { xdg_surface_configure };
 
-static void
-toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
-		   struct wl_array *states)
-{
-}
-
-static void
-toplevel_close(void *data, struct xdg_toplevel *toplevel)
-{
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = { toplevel_configure,
-								 toplevel_close };
-
 /* A toplevel of surface, its initial commit made and its first configure
  * received. */
 static struct xdg_surface *
@@ -140,7 +144,7 @@ make_toplevel(struct wl_display *display, struct wl_surface *surface,
 
 	xdg_surface_add_listener(xs, &xdg_surface_listener, NULL);
 	*toplevel = xdg_surface_get_toplevel(xs);
-	xdg_toplevel_add_listener(*toplevel, &toplevel_listener, NULL);
+	xdg_toplevel_add_listener(*toplevel, &test_client_toplevel_ignored, NULL);
 	wl_surface_commit(surface);
 	wl_display_roundtrip(display);
 	return xs;
@@ -280,8 +284,7 @@ upload_gaps(struct wl_display *display, struct wl_surface *surface)
 
 	/* The big buffer is made (256 MiB written) before the measurement:
 	 * the loop below then measures the compositor, not this process. */
-	pool = make_pool((size_t)big * big * 4);
-	buffer = wl_shm_pool_create_buffer(pool, 0, big, big, big * 4, WL_SHM_FORMAT_XRGB8888);
+	buffer = make_buffer(&pool, big, big, WL_SHM_FORMAT_XRGB8888);
 	wl_buffer_add_listener(buffer, &flag_buffer_listener, &released);
 	if (test_client_connect(&o, "compositor-bad-client (second client)") < 0)
 		return 2;
@@ -371,9 +374,7 @@ main(int argc, char **argv)
 		wl_shm_pool_destroy(pool);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "bad-scale")) {
-		pool = make_pool(101 * 100 * 4);
-		buffer = wl_shm_pool_create_buffer(pool, 0, 101, 100, 101 * 4,
-						   WL_SHM_FORMAT_ARGB8888);
+		buffer = make_buffer(&pool, 101, 100, WL_SHM_FORMAT_ARGB8888);
 		wl_surface_set_buffer_scale(surface, 2);
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_commit(surface);
@@ -390,9 +391,7 @@ main(int argc, char **argv)
 		ret = expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_TRANSFORM);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "destroy-busy")) {
-		pool = make_pool(64 * 64 * 4);
-		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
-						   WL_SHM_FORMAT_ARGB8888);
+		buffer = make_buffer(&pool, 64, 64, WL_SHM_FORMAT_ARGB8888);
 		wl_surface_attach(surface, buffer, 0, 0);
 		callback = wl_surface_frame(surface);
 		wl_surface_commit(surface);
@@ -402,9 +401,7 @@ main(int argc, char **argv)
 		ret = expect(display, NULL, 0);
 		wl_callback_destroy(callback);
 	} else if (!strcmp(mode, "crash")) {
-		pool = make_pool(64 * 64 * 4);
-		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
-						   WL_SHM_FORMAT_ARGB8888);
+		buffer = make_buffer(&pool, 64, 64, WL_SHM_FORMAT_ARGB8888);
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_frame(surface);
 		wl_surface_commit(surface);
@@ -437,9 +434,7 @@ main(int argc, char **argv)
 		struct wl_surface *child = wl_compositor_create_surface(tc.compositor);
 		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(tc.subcompositor, child,
 									    surface);
-		pool = make_pool(32 * 32 * 4);
-		buffer = wl_shm_pool_create_buffer(pool, 0, 32, 32, 32 * 4,
-						   WL_SHM_FORMAT_ARGB8888);
+		buffer = make_buffer(&pool, 32, 32, WL_SHM_FORMAT_ARGB8888);
 		wl_surface_attach(child, buffer, 0, 0);
 		callback = wl_surface_frame(child);
 		wl_surface_commit(child); /* synchronized: cached */
@@ -479,19 +474,15 @@ main(int argc, char **argv)
 		struct xdg_toplevel *toplevel;
 		struct xdg_surface *xs;
 
-		if (!tc.wm_base) {
-			fprintf(stderr, "compositor-bad-client: no xdg_wm_base\n");
+		if (!have_wm_base())
 			return 2;
-		}
-		pool = make_pool(64 * 64 * 4);
-		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
-						   WL_SHM_FORMAT_ARGB8888);
+		buffer = make_buffer(&pool, 64, 64, WL_SHM_FORMAT_ARGB8888);
 		if (!strcmp(mode, "ack-zero")) {
 			/* Before the initial commit: no configure was sent. */
 			xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
 			xdg_surface_add_listener(xs, &xdg_surface_listener, NULL);
 			toplevel = xdg_surface_get_toplevel(xs);
-			xdg_toplevel_add_listener(toplevel, &toplevel_listener, NULL);
+			xdg_toplevel_add_listener(toplevel, &test_client_toplevel_ignored, NULL);
 			xdg_surface_ack_configure(xs, 0);
 			wl_surface_attach(surface, buffer, 0, 0);
 			wl_surface_commit(surface);
@@ -526,9 +517,7 @@ main(int argc, char **argv)
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "scale-3")) {
 		/* 100x100 is fine at scale 1, and at scale 3 not. */
-		pool = make_pool(100 * 100 * 4);
-		buffer = wl_shm_pool_create_buffer(pool, 0, 100, 100, 100 * 4,
-						   WL_SHM_FORMAT_ARGB8888);
+		buffer = make_buffer(&pool, 100, 100, WL_SHM_FORMAT_ARGB8888);
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_commit(surface);
 		ret = expect(display, NULL, 0);
@@ -543,13 +532,9 @@ main(int argc, char **argv)
 		struct xdg_surface *xs, *xs2 = NULL;
 		struct xdg_toplevel *toplevel = NULL;
 
-		if (!tc.wm_base) {
-			fprintf(stderr, "compositor-bad-client: no xdg_wm_base\n");
+		if (!have_wm_base())
 			return 2;
-		}
-		pool = make_pool(64 * 64 * 4);
-		buffer = wl_shm_pool_create_buffer(pool, 0, 64, 64, 64 * 4,
-						   WL_SHM_FORMAT_ARGB8888);
+		buffer = make_buffer(&pool, 64, 64, WL_SHM_FORMAT_ARGB8888);
 		if (!strcmp(mode, "xdg-buffer")) {
 			wl_surface_attach(surface, buffer, 0, 0);
 			wl_surface_commit(surface);
@@ -599,9 +584,7 @@ main(int argc, char **argv)
 		struct wl_callback *ocallback;
 		bool released = false, done = false, odone = false;
 
-		pool = make_pool((size_t)big * big * 4);
-		buffer = wl_shm_pool_create_buffer(pool, 0, big, big, big * 4,
-						   WL_SHM_FORMAT_XRGB8888);
+		buffer = make_buffer(&pool, big, big, WL_SHM_FORMAT_XRGB8888);
 		wl_buffer_add_listener(buffer, &flag_buffer_listener, &released);
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_damage_buffer(surface, 0, 0, big, big);

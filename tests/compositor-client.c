@@ -187,3 +187,17 @@ test_client_expect(struct wl_display *display, const char *iface, uint32_t code)
 	printf("FAIL: expected %s code %u\n", iface ? iface : "no error", code);
 	return 1;
 }
+
+static void
+toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
+		   struct wl_array *states)
+{
+}
+
+static void
+toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+}
+
+const struct xdg_toplevel_listener test_client_toplevel_ignored = { toplevel_configure,
+								    toplevel_close };

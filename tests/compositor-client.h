@@ -47,6 +47,10 @@ void test_client_disconnect(struct test_client *c);
  * the pool holds its own reference to the fd. */
 struct wl_shm_pool *test_client_pool(struct test_client *c, size_t size, void **data);
 
+/* A toplevel listener that ignores configure and close (the test clients
+ * draw at sizes of their own). */
+extern const struct xdg_toplevel_listener test_client_toplevel_ignored;
+
 /* After a failed dispatch: print the protocol error (or the lost
  * connection). */
 void test_client_report_error(struct test_client *c);

@@ -514,20 +514,6 @@ xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t seri
 
 static const struct xdg_surface_listener xdg_surface_listener = { xdg_surface_configure };
 
-static void
-toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
-		   struct wl_array *states)
-{
-}
-
-static void
-toplevel_close(void *data, struct xdg_toplevel *toplevel)
-{
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = { toplevel_configure,
-								 toplevel_close };
-
 /* Attach the buffer with the layer's scale, transform and viewport, all
  * of it damaged. */
 static void
@@ -559,7 +545,7 @@ toplevel_init(struct test_client *c, struct window *w, const struct layer *l, st
 	w->xdg_surface = xdg_wm_base_get_xdg_surface(c->wm_base, w->surface);
 	xdg_surface_add_listener(w->xdg_surface, &xdg_surface_listener, w);
 	w->toplevel = xdg_surface_get_toplevel(w->xdg_surface);
-	xdg_toplevel_add_listener(w->toplevel, &toplevel_listener, w);
+	xdg_toplevel_add_listener(w->toplevel, &test_client_toplevel_ignored, w);
 	if (l->fullscreen)
 		xdg_toplevel_set_fullscreen(w->toplevel, NULL);
 	wl_surface_commit(w->surface);

@@ -57,8 +57,9 @@ CLEANFILES += %reldir%/test-kernels.S %reldir%/test-kernels.fatbin \
 -include %reldir%/test-kernels.fatbin.d
 endif
 EXTRA_DIST += %reldir%/test-kernels.cu
-# The ring cases test-ring and test-ring-cpu both include.
-EXTRA_DIST += %reldir%/ring-cases.c
+# The ring cases test-ring and test-ring-cpu both include; the fake CUDA
+# driver's controls as the suites on it call them.
+EXTRA_DIST += %reldir%/ring-cases.c %reldir%/fake-controls.h
 else
 check-local:
 	@echo "make check: the tests were disabled at configure time (--disable-tests)" >&2; exit 1

@@ -6,6 +6,12 @@
  *  - ring_env_setup(e, gles), ring_env_teardown(e): make and free it
  *    (teardown also checks what the backend can see was left behind);
  *  - ring_env_device(e): its device;
+ *  - ring_env_frame_work(e, f): a submitted frame's CUDA work (its
+ *    kernel, held back behind a gate after ring_env_hold where the
+ *    backend holds work per stream);
+ *  - ring_env_hold_past_destroy(e, on): where the backend can, the work
+ *    queued from now on held back until it is called again with false,
+ *    after the ring it was queued for is destroyed;
  *  - ring_env_run_frame(e, ring, &f): one frame acquired, rendered,
  *    submitted, given its CUDA work and completed;
  *  - ring_env_hold(e): the next frame run_frame runs has its work held
@@ -22,7 +28,9 @@
  *  - RING_QUIET_MS: how long the ready fd is watched to stay quiet while
  *    work is held back;
  *  - W, H: the frame size.
- * ring_add_shared_cases() adds the cases to the including suite.
+ * RING_SHARED_CASES: the cases' rows in the including suite's table;
+ * ring_leak_step(): one ring of the suites' destroy-with-frames-in-flight
+ * cycles, whose witnesses of leaks are the backend's own.
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
@@ -39,6 +47,43 @@ prng_next(uint64_t *state)
 	x ^= x >> 27;
 	*state = x;
 	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* The backend set up (GLES or GL) and a ring of slots on its device. */
+static struct glcuda_ring *
+ring_env_ring(struct ring_env *e, bool gles, uint32_t slots, uint32_t flags)
+{
+	ring_env_setup(e, gles);
+	return test_make_ring(ring_env_device(e), W, H, slots, flags, NULL);
+}
+
+/* Step i of a cycle of 12: a ring of 2..4 slots, with or without timings,
+ * in place or not, destroyed with 1..4 frames acquired (as many as fit):
+ * the first left acquired, the others submitted with their CUDA work, the
+ * third and fourth completed; in half the steps the work is held back
+ * until the ring is gone. */
+static void
+ring_leak_step(struct ring_env *e, int i)
+{
+	uint32_t flags = (i % 2 ? GLCUDA_RING_FLAG_TIMINGS : 0) |
+			 (i % 3 == 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
+	struct glcuda_ring *ring = test_make_ring(ring_env_device(e), W, H, 2 + i % 3, flags, NULL);
+	struct glcuda_frame *f;
+
+	ring_env_hold_past_destroy(e, i % 4 >= 2);
+	for (int k = 0; k < 1 + i % 4; k++) {
+		if (glcuda_ring_acquire(ring, &f) < 0)
+			break;
+		test_render_frame(f, W, H);
+		if (k == 0)
+			continue; /* leave one acquired */
+		ck_ok(glcuda_frame_submit(f));
+		ring_env_frame_work(e, f);
+		if (k >= 2)
+			ck_ok(glcuda_frame_complete(f));
+	}
+	glcuda_ring_destroy(ring);
+	ring_env_hold_past_destroy(e, false);
 }
 
 /* Creation errors, NULLs, -EAGAIN exactly when every slot is in flight,
@@ -195,13 +240,10 @@ END_TEST
 START_TEST(ready_fd)
 {
 	struct glcuda_frame *f, *taken;
-	struct glcuda_ring *ring;
 	struct ring_env e;
-	int fd;
+	struct glcuda_ring *ring = ring_env_ring(&e, _i == 1, 2, 0);
+	int fd = glcuda_ring_get_fd(ring);
 
-	ring_env_setup(&e, _i == 1);
-	ring = test_make_ring(ring_env_device(&e), W, H, 2, 0, NULL);
-	fd = glcuda_ring_get_fd(ring);
 	ck_assert_int_ge(fd, 0);
 	for (int round = 0; round < 20; round++) {
 		ck_assert(!test_fd_readable(fd, 0));
@@ -249,13 +291,10 @@ END_TEST
 START_TEST(take_newest_drops_older)
 {
 	struct glcuda_frame *f, *got;
-	struct glcuda_ring *ring;
 	struct ring_env e;
-	int fd;
+	struct glcuda_ring *ring = ring_env_ring(&e, _i == 1, 4, 0);
+	int fd = glcuda_ring_get_fd(ring);
 
-	ring_env_setup(&e, _i == 1);
-	ring = test_make_ring(ring_env_device(&e), W, H, 4, 0, NULL);
-	fd = glcuda_ring_get_fd(ring);
 	for (int round = 0; round < 50; round++) {
 		uint64_t last = 0;
 		for (int i = 0; i < 3; i++) {
@@ -284,14 +323,12 @@ END_TEST
 START_TEST(timings)
 {
 	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
-	struct glcuda_ring *ring;
 	struct glcuda_frame *f;
 	double sum[5] = { 0 };
 	int got = 0, summed = 0;
 	struct ring_env e;
+	struct glcuda_ring *ring = ring_env_ring(&e, _i == 1, 3, GLCUDA_RING_FLAG_TIMINGS);
 
-	ring_env_setup(&e, _i == 1);
-	ring = test_make_ring(ring_env_device(&e), W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
 	/* Nothing measured yet: nothing to fetch, and no stall. */
 	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
 	for (int n = 0; n < 60; n++) {
@@ -366,11 +403,5 @@ START_TEST(timings)
 }
 END_TEST
 
-static void
-ring_add_shared_cases(TCase *tc)
-{
-	tcase_add_test(tc, eagain_and_misuse);
-	tcase_add_loop_test(tc, ready_fd, 0, 2);
-	tcase_add_loop_test(tc, take_newest_drops_older, 0, 2);
-	tcase_add_loop_test(tc, timings, 0, 2);
-}
+#define RING_SHARED_CASES TEST_ONCE(eagain_and_misuse), TEST_LOOP(ready_fd, 2), \
+	TEST_LOOP(take_newest_drops_older, 2), TEST_LOOP(timings, 2)

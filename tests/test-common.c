@@ -235,27 +235,65 @@ test_first_mismatch(const void *a, const void *b, const struct format_info *fmt,
 }
 
 void
-test_require_egl(void)
+test_require(int (*probe)(void))
 {
 	pid_t pid = fork();
 	int status = 0;
 
 	if (pid == 0) {
-		struct glcuda_headless *hl = NULL;
-		int ret = glcuda_headless_new(-1, 0, &hl);
-		if (ret < 0) {
-			printf("SKIP: no EGL display or GL context: %s: %s\n",
-			       glcuda_error_get_name(ret), glcuda_get_last_error());
-			fflush(stdout);
-			_exit(77);
-		}
-		glcuda_headless_destroy(hl);
-		_exit(0);
+		int ret = probe();
+
+		fflush(stdout);
+		_exit(ret);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
 		exit(99);
 	if (WEXITSTATUS(status) != 0)
 		exit(WEXITSTATUS(status) == 77 ? 77 : 99);
+}
+
+static int
+probe_egl(void)
+{
+	struct glcuda_headless *hl = NULL;
+	int ret = glcuda_headless_new(-1, 0, &hl);
+
+	if (ret < 0) {
+		printf("SKIP: no EGL display or GL context: %s: %s\n",
+		       glcuda_error_get_name(ret), glcuda_get_last_error());
+		return 77;
+	}
+	glcuda_headless_destroy(hl);
+	return 0;
+}
+
+void
+test_require_egl(void)
+{
+	test_require(probe_egl);
+}
+
+Suite *
+test_suite(const char *name, const struct test_case *cases, size_t n)
+{
+	Suite *s = suite_create(name);
+	TCase *tc = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (cases[i].tcase) {
+			tc = tcase_create(cases[i].tcase);
+			if (cases[i].timeout_s)
+				tcase_set_timeout(tc, cases[i].timeout_s);
+			suite_add_tcase(s, tc);
+		} else if (!tc) {
+			fprintf(stderr, "FAIL: suite %s: case %zu comes before any TEST_TCASE: start "
+				"the table with one\n", name, i);
+			exit(99);
+		} else if (cases[i].test) {
+			tcase_add_loop_test(tc, cases[i].test, cases[i].start, cases[i].end);
+		}
+	}
+	return s;
 }
 
 int

@@ -77,14 +77,41 @@ void test_render_frame(struct glcuda_frame *f, uint32_t w, uint32_t h);
 /* Monotonic clock in seconds (for printed measurements, never asserted). */
 double test_now(void);
 
-/* In main(), before running suites: exit 77 with one line if no EGL
- * display/context can be made. Probes in a child process, so that the
- * parent never initialises EGL or CUDA before Check forks. */
+/* In main(), before running suites: run probe in a child process (so that
+ * the parent never initialises EGL or CUDA before Check forks). The probe
+ * returns 0 where the suite can run; otherwise it prints one line saying
+ * what is missing and returns 77 (skip) or anything else (fail), and the
+ * program exits 77 or 99. */
+void test_require(int (*probe)(void));
+
+/* test_require() of an EGL display and a GL context. */
 void test_require_egl(void);
+
+/* One row of a suite's table of cases: a test and the values of _i it runs
+ * with (start to end - 1), or, with TEST_TCASE, the start of a Check test
+ * case of its own name and timeout in seconds (0: Check's default). A NULL
+ * test is a case this build or machine does not run. */
+struct test_case {
+	const TTest *test;
+	int start, end;
+	const char *tcase;
+	int timeout_s;
+};
+#define TEST_TCASE(name, timeout_s) { NULL, 0, 0, (name), (timeout_s) }
+#define TEST_ONCE(test) { (test), 0, 1, NULL, 0 }
+#define TEST_LOOP(test, loops) { (test), 0, (loops), NULL, 0 }
+#define TEST_RANGE(test, start, end) { (test), (start), (end), NULL, 0 }
+
+/* The suite of the table's cases (its first row a TEST_TCASE). */
+Suite *test_suite(const char *name, const struct test_case *cases, size_t n);
 
 /* Run a suite (fork mode unless CK_FORK says otherwise); returns the exit
  * status for main. */
 int test_run_suite(Suite *s);
+
+/* Run the suite of a table of cases: main's return. */
+#define test_run_cases(name, cases) \
+	test_run_suite(test_suite((name), (cases), ARRAY_LENGTH(cases)))
 
 /* glcuda_image_new() with the description's members as arguments. */
 static inline int

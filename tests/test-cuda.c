@@ -282,11 +282,10 @@ START_TEST(no_cpu_blocking)
 	enum glcuda_sync_mode mode = (enum glcuda_sync_mode)(GLCUDA_SYNC_TIMELINE + _i);
 	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
 	const uint32_t w = 128, h = 64;
-	size_t size = (size_t)w * h * 4;
-	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
+	struct gpu_patterns p;
 	volatile unsigned int *gate;
+	CUdeviceptr dgate;
 	struct glcuda_image *img;
-	CUdeviceptr dgate, da, db, dcount;
 	CUstream stream;
 	GLsync fence;
 	struct gpu g;
@@ -299,17 +298,13 @@ START_TEST(no_cpu_blocking)
 					 CU_MEMHOSTALLOC_PORTABLE));
 	*gate = 0;
 	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
-	test_fill_pattern(fmt, w, h, 5, a);
-	test_fill_pattern(fmt, w, h, 6, b);
-	da = gpu_upload(a, size);
-	db = gpu_upload(b, size);
-	dcount = gpu_upload(NULL, 8);
+	gpu_patterns_init(&p, fmt, w, h, 5);
 
-	ck_assert(test_gl_upload(img->texture, fmt, w, h, a));
+	ck_assert(test_gl_upload(img->texture, fmt, w, h, p.a));
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 	args[0] = &dgate;
 	ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
-	gpu_check_and_fill(&g, img, da, db, dcount, stream);
+	gpu_check_and_fill(&g, img, p.da, p.db, p.dcount, stream);
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	/* GL work after the hand-off is queued behind the GPU-side wait. */
 	fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -321,8 +316,8 @@ START_TEST(no_cpu_blocking)
 
 	*gate = 1;
 	__sync_synchronize();
-	ck_assert(test_gl_readback(img->texture, fmt, w, h, got));
-	ck_assert(test_first_mismatch(b, got, fmt, w, h) < 0);
+	ck_assert(test_gl_readback(img->texture, fmt, w, h, p.got));
+	ck_assert(test_first_mismatch(p.b, p.got, fmt, w, h) < 0);
 	ck_assert_int_ne(glClientWaitSync(fence, 0, 0), GL_TIMEOUT_EXPIRED);
 	glDeleteSync(fence);
 	printf("%s: the GL->CUDA->GL round trip was issued with the stream gated; "
@@ -332,12 +327,7 @@ START_TEST(no_cpu_blocking)
 	glcuda_image_destroy(img);
 	glcuda_cuda.cuStreamDestroy(stream);
 	glcuda_test_cuda.cuMemFreeHost((void *)gate);
-	glcuda_test_cuda.cuMemFree(da);
-	glcuda_test_cuda.cuMemFree(db);
-	glcuda_test_cuda.cuMemFree(dcount);
-	free(a);
-	free(b);
-	free(got);
+	gpu_patterns_fini(&p);
 	gpu_teardown(&g);
 }
 END_TEST
@@ -484,33 +474,16 @@ START_TEST(bad_input)
 }
 END_TEST
 
-static Suite *
-glcuda_cuda_suite(void)
-{
-	Suite *s = suite_create("cuda");
-	TCase *tc = tcase_create("formats");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, formats_x_modes, 0, 6);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("in-flight");
-	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, in_flight, 0, 6);
-	tcase_add_loop_test(tc, no_cpu_blocking, 0, 2);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("hygiene");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, no_leaks);
-	tcase_add_test(tc, bad_input);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("formats", 120), TEST_LOOP(formats_x_modes, 6),
+		TEST_TCASE("in-flight", 60), TEST_LOOP(in_flight, 6), TEST_LOOP(no_cpu_blocking, 2),
+		TEST_TCASE("hygiene", 300), TEST_ONCE(no_leaks), TEST_ONCE(bad_input),
+	};
+
 	gpu_require_cuda();
 	test_require_egl();
-	return test_run_suite(glcuda_cuda_suite());
+	return test_run_cases("cuda", cases);
 }

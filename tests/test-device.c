@@ -902,50 +902,28 @@ START_TEST(cuda_binding_gles)
 }
 END_TEST
 
-static Suite *
-glcuda_device_suite(void)
-{
-	Suite *s = suite_create("device");
-	TCase *tc = tcase_create("arguments");
-	tcase_add_test(tc, null_arguments);
-	tcase_add_test(tc, context_not_current);
-	tcase_add_test(tc, global_log_handler);
-	tcase_add_test(tc, options_size);
-	tcase_add_test(tc, gl_too_old);
-	tcase_add_test(tc, gles2_context);
-	tcase_add_test(tc, struct_size_member_boundaries);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("binding");
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, gl_vulkan_binding, 0, 2);
-	tcase_add_test(tc, vulkan_uuid_every_byte);
-	if (test_have_cuda()) {
-		tcase_add_test(tc, cuda_binding_gl);
-		tcase_add_test(tc, cuda_binding_gles);
-	} else {
-		tcase_add_test(tc, no_cuda_driver_gl);
-		tcase_add_test(tc, no_cuda_driver_gles);
-	}
-	suite_add_tcase(s, tc);
-
-	/* On the fake CUDA driver, which make check builds; a build without
-	 * it (the GPU machine's static one) says so and runs the rest. */
-	if (fake_cuda_lib()) {
-		tc = tcase_create("fake-cuda");
-		tcase_set_timeout(tc, 120);
-		tcase_add_test(tc, cuda_uuid_every_byte);
-		suite_add_tcase(s, tc);
-	} else {
-		printf("the fake CUDA driver is not built here: the CUDA UUID checks on it "
-		       "(cuda_uuid_every_byte) do not run\n");
-	}
-	return s;
-}
-
 int
 main(void)
 {
+	bool cuda, fake;
+
 	test_require_egl();
-	return test_run_suite(glcuda_device_suite());
+	cuda = test_have_cuda();
+	/* On the fake CUDA driver, which make check builds; a build without
+	 * it (the GPU machine's static one) says so and runs the rest. */
+	fake = fake_cuda_lib() != NULL;
+	if (!fake)
+		printf("the fake CUDA driver is not built here: the CUDA UUID checks on it "
+		       "(cuda_uuid_every_byte) do not run\n");
+	const struct test_case cases[] = {
+		TEST_TCASE("arguments", 0), TEST_ONCE(null_arguments), TEST_ONCE(context_not_current),
+		TEST_ONCE(global_log_handler), TEST_ONCE(options_size), TEST_ONCE(gl_too_old),
+		TEST_ONCE(gles2_context), TEST_ONCE(struct_size_member_boundaries),
+		TEST_TCASE("binding", 120), TEST_LOOP(gl_vulkan_binding, 2),
+		TEST_ONCE(vulkan_uuid_every_byte),
+		TEST_ONCE(cuda ? cuda_binding_gl : no_cuda_driver_gl),
+		TEST_ONCE(cuda ? cuda_binding_gles : no_cuda_driver_gles),
+		TEST_TCASE("fake-cuda", 120), TEST_ONCE(fake ? cuda_uuid_every_byte : NULL),
+	};
+	return test_run_cases("device", cases);
 }

@@ -389,20 +389,13 @@ START_TEST(every_vulkan_call)
 }
 END_TEST
 
-static Suite *
-glcuda_faults_vk_suite(void)
-{
-	Suite *s = suite_create("faults-vk");
-	TCase *tc = tcase_create("vulkan");
-	tcase_set_timeout(tc, 600);
-	tcase_add_test(tc, every_vulkan_call);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("vulkan", 600), TEST_ONCE(every_vulkan_call),
+	};
+
 	fake_cuda_test_setup();
-	return test_run_suite(glcuda_faults_vk_suite());
+	return test_run_cases("faults-vk", cases);
 }

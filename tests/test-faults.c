@@ -474,25 +474,18 @@ START_TEST(every_cuda_call)
 }
 END_TEST
 
-static Suite *
-glcuda_faults_suite(void)
-{
-	Suite *s = suite_create("faults");
-	TCase *tc = tcase_create("cuda");
-	tcase_set_timeout(tc, 600);
-	tcase_add_loop_test(tc, every_cuda_call, 0, 2);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("cuda", 600), TEST_LOOP(every_cuda_call, 2),
+	};
+
 #ifdef FAULTS_FAKE_CUDA
 	fake_cuda_test_setup();
 #else
 	gpu_require_cuda();
 	test_require_egl();
 #endif
-	return test_run_suite(glcuda_faults_suite());
+	return test_run_cases("faults", cases);
 }

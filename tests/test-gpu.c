@@ -105,54 +105,70 @@ gpu_upload(const void *data, size_t size)
 }
 
 void
+gpu_patterns_init(struct gpu_patterns *p, const struct format_info *fmt, uint32_t w, uint32_t h,
+		  uint32_t seed)
+{
+	p->size = (size_t)w * h * fmt->bytes_per_pixel;
+	p->a = malloc(p->size);
+	p->b = malloc(p->size);
+	p->got = malloc(p->size);
+	ck_assert(p->a && p->b && p->got);
+	test_fill_pattern(fmt, w, h, seed, p->a);
+	test_fill_pattern(fmt, w, h, seed + 1, p->b);
+	p->da = gpu_upload(p->a, p->size);
+	p->db = gpu_upload(p->b, p->size);
+	p->dcount = gpu_upload(NULL, 16);
+}
+
+void
+gpu_patterns_fini(struct gpu_patterns *p)
+{
+	glcuda_test_cuda.cuMemFree(p->da);
+	glcuda_test_cuda.cuMemFree(p->db);
+	glcuda_test_cuda.cuMemFree(p->dcount);
+	free(p->a);
+	free(p->b);
+	free(p->got);
+}
+
+void
 gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
 	      const struct format_info *fmt, uint32_t seed, CUstream stream, const char *tag)
 {
 	const uint32_t w = glcuda_image_get_width(img), h = glcuda_image_get_height(img);
-	size_t size = (size_t)w * h * fmt->bytes_per_pixel;
-	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
-	CUdeviceptr da, db, dcount;
+	struct gpu_patterns p;
 	uint32_t count[2];
 
-	test_fill_pattern(fmt, w, h, seed, a);
-	test_fill_pattern(fmt, w, h, seed + 1, b);
-	da = gpu_upload(a, size);
-	db = gpu_upload(b, size);
-	dcount = gpu_upload(NULL, 16);
-	ck_assert_msg(test_gl_upload(tex, fmt, w, h, a), "%s: upload", tag);
+	gpu_patterns_init(&p, fmt, w, h, seed);
+	ck_assert_msg(test_gl_upload(tex, fmt, w, h, p.a), "%s: upload", tag);
 
 	ck_ok(glcuda_handoff_to_cuda(g->dev, &img, 1, stream));
-	gpu_check_and_fill(g, img, da, db, dcount, stream);
+	gpu_check_and_fill(g, img, p.da, p.db, p.dcount, stream);
 	ck_ok(glcuda_handoff_to_gl(g->dev, &img, 1, stream));
 
-	if (test_gl_readback(tex, fmt, w, h, got)) {
-		long bad = test_first_mismatch(b, got, fmt, w, h);
+	if (test_gl_readback(tex, fmt, w, h, p.got)) {
+		long bad = test_first_mismatch(p.b, p.got, fmt, w, h);
 		ck_assert_msg(bad < 0, "%s: GL read pixel %ld wrong", tag, bad);
 	} else if (img->kind == GLCUDA_IMAGE_KIND_SHARED) {
 		/* GLES cannot read every format back: check the memory
 		 * through Vulkan instead, after GL is done. */
 		glFinish();
-		ck_assert_int_eq(vk_image_read(g->dev->vk, &img->vk, fmt, got, size), 0);
-		ck_assert_msg(test_first_mismatch(b, got, fmt, w, h) < 0, "%s: Vulkan read wrong",
+		ck_assert_int_eq(vk_image_read(g->dev->vk, &img->vk, fmt, p.got, p.size), 0);
+		ck_assert_msg(test_first_mismatch(p.b, p.got, fmt, w, h) < 0, "%s: Vulkan read wrong",
 			      tag);
 	} else {
 		/* A wrapped image has no Vulkan view: hand it to CUDA once
 		 * more and check there that GL's copy is what CUDA wrote. */
 		ck_ok(glcuda_handoff_to_cuda(g->dev, &img, 1, stream));
-		gpu_check_and_fill(g, img, db, 0, dcount + 8, stream);
+		gpu_check_and_fill(g, img, p.db, 0, p.dcount + 8, stream);
 		ck_ok(glcuda_handoff_to_gl(g->dev, &img, 1, stream));
 	}
 	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount, 8));
+	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, p.dcount, 8));
 	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels, first %u", tag, count[0],
 		      count[1]);
-	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount + 8, 8));
+	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, p.dcount + 8, 8));
 	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels of its own write, first %u",
 		      tag, count[0], count[1]);
-	glcuda_test_cuda.cuMemFree(da);
-	glcuda_test_cuda.cuMemFree(db);
-	glcuda_test_cuda.cuMemFree(dcount);
-	free(a);
-	free(b);
-	free(got);
+	gpu_patterns_fini(&p);
 }

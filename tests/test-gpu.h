@@ -52,6 +52,19 @@ size_t gpu_free_memory(void);
  * suites print the numbers without comparing them. */
 bool gpu_free_memory_exact(void);
 
+/* Two patterns of w x h pixels of fmt (test_fill_pattern's seed and
+ * seed + 1) on the host (a, b) and the device (da, db), a host buffer of
+ * their size to read back into (got), and zeroed device counters for two
+ * gpu_check_and_fill() runs (dcount, dcount + 8). */
+struct gpu_patterns {
+	size_t size;
+	uint8_t *a, *b, *got;
+	CUdeviceptr da, db, dcount;
+};
+void gpu_patterns_init(struct gpu_patterns *p, const struct format_info *fmt, uint32_t w,
+		       uint32_t h, uint32_t seed);
+void gpu_patterns_fini(struct gpu_patterns *p);
+
 /* Device copy of a host buffer. */
 CUdeviceptr gpu_upload(const void *data, size_t size);
 

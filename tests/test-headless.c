@@ -60,6 +60,14 @@ egl_device_count(void)
 	return n;
 }
 
+/* A headless context destroyed while current: nothing is current after. */
+static void
+destroy_current(struct glcuda_headless *hl)
+{
+	glcuda_headless_destroy(hl);
+	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+}
+
 START_TEST(test_gl_context)
 {
 	struct glcuda_headless *hl = NULL;
@@ -89,8 +97,7 @@ START_TEST(test_gl_context)
 	ck_assert_ptr_nonnull(strstr(glcuda_headless_get_description(hl), renderer));
 	ck_assert_str_eq(glcuda_get_last_error(), "");
 
-	glcuda_headless_destroy(hl);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(hl);
 }
 END_TEST
 
@@ -109,8 +116,7 @@ START_TEST(test_gles_context)
 	ck_assert_ptr_nonnull(strstr((const char *)glGetString(GL_VERSION), "OpenGL ES"));
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
 
-	glcuda_headless_destroy(hl);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(hl);
 }
 END_TEST
 
@@ -144,8 +150,7 @@ START_TEST(test_make_current)
 
 	/* Destroying a context that is not current leaves the thread alone. */
 	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
-	glcuda_headless_destroy(hl);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(hl);
 
 	ck_assert_int_eq(glcuda_headless_make_current(NULL), -EINVAL);
 }
@@ -166,8 +171,7 @@ START_TEST(test_two_at_once)
 	ck_assert_int_eq(glcuda_headless_make_current(b), 0);
 	ck_assert_ptr_nonnull(glGetString(GL_RENDERER));
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
-	glcuda_headless_destroy(b);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(b);
 }
 END_TEST
 
@@ -345,8 +349,7 @@ START_TEST(test_any_matches_cuda_uuid)
 	for (int i = 0; i < 16; i++)
 		snprintf(got + 2 * i, 3, "%02x", gl_uuid[i]);
 	ck_assert_str_eq(got, want);
-	glcuda_headless_destroy(hl);
-	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
+	destroy_current(hl);
 }
 END_TEST
 
@@ -509,94 +512,43 @@ START_TEST(test_extension_list)
 }
 END_TEST
 
-Suite *glcuda_headless_suite(void);
-
-Suite *
-glcuda_headless_suite(void)
+/* Skip (77) if no EGL display can be opened at all. */
+static int
+probe_display(void)
 {
-	Suite *s = suite_create("headless");
-	TCase *tc;
+	struct glcuda_headless *hl;
+	int ret;
 
-	tc = tcase_create("contexts");
-	tcase_add_test(tc, test_gl_context);
-	tcase_add_test(tc, test_gles_context);
-	tcase_add_test(tc, test_debug_context);
-	tcase_add_test(tc, test_make_current);
-	tcase_add_test(tc, test_two_at_once);
-	tcase_add_test(tc, test_display_ownership);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("errors");
-	tcase_add_test(tc, test_extension_list);
-	tcase_add_test(tc, test_invalid_arguments);
-	tcase_add_test(tc, test_cuda_ordinal_without_cuda);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("any-device");
-	/* _i: 0 GL, 1 GLES. */
-	tcase_add_loop_test(tc, test_any_matches_cuda_uuid, 0, 2);
-	tcase_add_test(tc, test_any_matches_no_cuda_device);
-	tcase_add_test(tc, test_any_cuda_sees_no_device);
-	tcase_add_test(tc, test_any_nv_device_cuda);
-	tcase_add_test(tc, test_any_without_cuda);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("leaks");
-	tcase_add_test(tc, test_no_fd_leak);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
-/* Exit 77 (skip) if no EGL display can be opened at all. Probed in a child:
- * EGL driver state made before fork() must not leak into the test children. */
-static void
-skip_without_display(void)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid < 0) {
-		perror("fork");
-		exit(1);
-	}
-	if (pid == 0) {
-		struct glcuda_headless *hl;
-		int ret;
-
-		/* The parent prints the one line that says why. */
-		if (!freopen("/dev/null", "w", stderr))
-			_exit(1);
-		ret = glcuda_headless_new(-1, 0, &hl);
-
-		if (ret == GLCUDA_ERROR_NO_DISPLAY || ret == GLCUDA_ERROR_MISSING_EGL_EXTENSION)
-			_exit(77);
-		if (ret == 0)
-			glcuda_headless_destroy(hl);
-		_exit(0);
-	}
-	if (waitpid(pid, &status, 0) < 0) {
-		perror("waitpid");
-		exit(1);
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+	/* The one line that says why is this probe's. */
+	if (!freopen("/dev/null", "w", stderr))
+		return 1;
+	ret = glcuda_headless_new(-1, 0, &hl);
+	if (ret == GLCUDA_ERROR_NO_DISPLAY || ret == GLCUDA_ERROR_MISSING_EGL_EXTENSION) {
 		printf("SKIP: no EGL display can be opened (no EGL device, no Mesa "
 		       "surfaceless platform)\n");
-		exit(77);
+		return 77;
 	}
+	if (ret == 0)
+		glcuda_headless_destroy(hl);
+	return 0;
 }
 
 int
 main(void)
 {
-	SRunner *sr;
-	int failed;
+	const struct test_case cases[] = {
+		TEST_TCASE("contexts", 0), TEST_ONCE(test_gl_context), TEST_ONCE(test_gles_context),
+		TEST_ONCE(test_debug_context), TEST_ONCE(test_make_current),
+		TEST_ONCE(test_two_at_once), TEST_ONCE(test_display_ownership),
+		TEST_TCASE("errors", 0), TEST_ONCE(test_extension_list),
+		TEST_ONCE(test_invalid_arguments), TEST_ONCE(test_cuda_ordinal_without_cuda),
+		/* _i: 0 GL, 1 GLES. */
+		TEST_TCASE("any-device", 0), TEST_LOOP(test_any_matches_cuda_uuid, 2),
+		TEST_ONCE(test_any_matches_no_cuda_device), TEST_ONCE(test_any_cuda_sees_no_device),
+		TEST_ONCE(test_any_nv_device_cuda), TEST_ONCE(test_any_without_cuda),
+		TEST_TCASE("leaks", 120), TEST_ONCE(test_no_fd_leak),
+	};
 
-	skip_without_display();
-	sr = srunner_create(glcuda_headless_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	test_require(probe_display);
+	return test_run_cases("headless", cases);
 }

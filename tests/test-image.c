@@ -680,40 +680,18 @@ START_TEST(wrap_without_cuda)
 }
 END_TEST
 
-static Suite *
-glcuda_image_suite(void)
-{
-	Suite *s = suite_create("image");
-	TCase *tc = tcase_create("formats");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, formats_gl);
-	tcase_add_test(tc, formats_gles);
-	tcase_add_test(tc, render_target);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("hygiene");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, gl_state_restored);
-	tcase_add_test(tc, no_leaks);
-	tcase_add_test(tc, bad_input);
-	tcase_add_test(tc, needs_cuda);
-	tcase_add_test(tc, wrap_without_cuda);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("api");
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, image_desc_size);
-	tcase_add_test(tc, user_data);
-	tcase_add_test(tc, has_queries);
-	tcase_add_test(tc, destroy_with_children);
-	tcase_add_test(tc, diag_lists);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("formats", 300), TEST_ONCE(formats_gl), TEST_ONCE(formats_gles),
+		TEST_ONCE(render_target),
+		TEST_TCASE("hygiene", 300), TEST_ONCE(gl_state_restored), TEST_ONCE(no_leaks),
+		TEST_ONCE(bad_input), TEST_ONCE(needs_cuda), TEST_ONCE(wrap_without_cuda),
+		TEST_TCASE("api", 300), TEST_ONCE(image_desc_size), TEST_ONCE(user_data),
+		TEST_ONCE(has_queries), TEST_ONCE(destroy_with_children), TEST_ONCE(diag_lists),
+	};
+
 	test_require_egl();
-	return test_run_suite(glcuda_image_suite());
+	return test_run_cases("image", cases);
 }

@@ -4,6 +4,14 @@
 #include <cuda.h>
 #include <stdint.h>
 
+// This thread's pixel (x, y) of a w x h image; false past its edges.
+__device__ bool thread_pixel(int w, int h, int *x, int *y)
+{
+	*x = blockIdx.x * blockDim.x + threadIdx.x;
+	*y = blockIdx.y * blockDim.y + threadIdx.y;
+	return *x < w && *y < h;
+}
+
 template <typename T>
 __device__ bool bytes_equal(const T &a, const T &b)
 {
@@ -18,9 +26,8 @@ template <typename T>
 __device__ void check_and_fill(CUsurfObject surf, int w, int h, const T *expect,
 			       const T *fill, unsigned int *mismatches, unsigned int *first)
 {
-	int x = blockIdx.x * blockDim.x + threadIdx.x;
-	int y = blockIdx.y * blockDim.y + threadIdx.y;
-	if (x >= w || y >= h)
+	int x, y;
+	if (!thread_pixel(w, h, &x, &y))
 		return;
 	size_t i = (size_t)y * w + x;
 	T v;
@@ -63,9 +70,8 @@ extern "C" __global__ void spin_gate(volatile unsigned int *gate)
 // (255 - R, 255 - G, B ^ 0xff, A) so a stale or skipped frame shows.
 extern "C" __global__ void ring_transform(CUsurfObject in, CUsurfObject out, int w, int h)
 {
-	int x = blockIdx.x * blockDim.x + threadIdx.x;
-	int y = blockIdx.y * blockDim.y + threadIdx.y;
-	if (x >= w || y >= h)
+	int x, y;
+	if (!thread_pixel(w, h, &x, &y))
 		return;
 	uchar4 v;
 	surf2Dread(&v, in, x * 4, y);
@@ -77,9 +83,8 @@ extern "C" __global__ void ring_transform(CUsurfObject in, CUsurfObject out, int
 // (GL's content of this round) and on which image the key was meant for.
 extern "C" __global__ void xor_rgba8(CUsurfObject surf, int w, int h, unsigned int key)
 {
-	int x = blockIdx.x * blockDim.x + threadIdx.x;
-	int y = blockIdx.y * blockDim.y + threadIdx.y;
-	if (x >= w || y >= h)
+	int x, y;
+	if (!thread_pixel(w, h, &x, &y))
 		return;
 	uchar4 v;
 	surf2Dread(&v, surf, x * 4, y);

@@ -17,8 +17,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"
-#include "fake-cuda/fake-cuda-test.h"
-#include "fake-cuda/fake-cuda.h"
+#include "fake-controls.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <dlfcn.h>
@@ -41,39 +40,12 @@
 		      "%s: %s", #call, glcuda_get_last_error()); \
 	} while (0)
 
-static struct {
-	void (*gate)(int closed);
-	unsigned int (*live_objects)(void);
-	unsigned int (*primary_refs)(void);
-	unsigned int (*pending)(void);
-	unsigned int (*host_fns_run)(void);
-	void (*settle)(void);
-	unsigned int (*reclaimed)(void);
-	int (*sticky_error)(void);
-} fake;
-
 /* What a test starts from: compared after everything is destroyed. */
 struct baseline {
 	int fds;
 	unsigned int live, reclaimed;
 	struct gl_names names;
 };
-
-static void
-resolve_fake(void)
-{
-	fake.gate = (void (*)(int))fake_cuda_control("fake_cuda_gate");
-	fake.live_objects = (unsigned int (*)(void))fake_cuda_control("fake_cuda_live_objects");
-	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control("fake_cuda_primary_refs");
-	fake.pending = (unsigned int (*)(void))fake_cuda_control("fake_cuda_pending");
-	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
-	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
-	fake.reclaimed = (unsigned int (*)(void))fake_cuda_control("fake_cuda_reclaimed_objects");
-	fake.sticky_error = (int (*)(void))fake_cuda_control("fake_cuda_sticky_error");
-	ck_assert_msg(fake.gate && fake.live_objects && fake.primary_refs && fake.pending &&
-		      fake.host_fns_run && fake.settle && fake.reclaimed && fake.sticky_error,
-		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
-}
 
 static struct glcuda_device *
 device_new(EGLDisplay display, EGLContext context, const struct glcuda_device_options *opts)
@@ -596,24 +568,16 @@ START_TEST(cpu_wait_failure)
 }
 END_TEST
 
-static Suite *
-loss_suite(void)
-{
-	Suite *s = suite_create("loss");
-	TCase *tc = tcase_create("fake-cuda");
-
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, cuda_sticky_error, 0, (int)ARRAY_LENGTH(sticky_cases));
-	tcase_add_loop_test(tc, gl_reset, 0, 2);
-	tcase_add_loop_test(tc, ring_destroy_host_functions_queued, 0, 4);
-	tcase_add_test(tc, cpu_wait_failure);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("fake-cuda", 120),
+		TEST_LOOP(cuda_sticky_error, (int)ARRAY_LENGTH(sticky_cases)),
+		TEST_LOOP(gl_reset, 2), TEST_LOOP(ring_destroy_host_functions_queued, 4),
+		TEST_ONCE(cpu_wait_failure),
+	};
+
 	fake_cuda_test_setup();
-	return test_run_suite(loss_suite());
+	return test_run_cases("loss", cases);
 }

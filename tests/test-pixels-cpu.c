@@ -22,8 +22,7 @@
  */
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-env.h"
-#include "fake-cuda/fake-cuda-test.h"
-#include "fake-cuda/fake-cuda.h"
+#include "fake-controls.h"
 #include <errno.h>
 #include <glcuda/glcuda-cuda.h>
 
@@ -37,38 +36,11 @@
 #define W 61 /* not a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 37
 
-
-static struct {
-	fake_cuda_stream_hold_fn hold;
-	fake_cuda_stream_pending_fn stream_pending;
-	fake_cuda_semaphore_signal_fn sem_signal;
-	fake_cuda_semaphore_state_fn sem_state;
-	void (*settle)(void);
-	unsigned int (*host_fns_run)(void);
-} fake;
-
 struct env {
 	struct fake_env f; /* context, device, kernels, stream */
 	CUfunction check[17];
 	GLuint program, vao, fbo;
 };
-
-static void
-resolve_fake(void)
-{
-	fake.hold = (fake_cuda_stream_hold_fn)fake_cuda_control("fake_cuda_stream_hold");
-	fake.stream_pending =
-		(fake_cuda_stream_pending_fn)fake_cuda_control("fake_cuda_stream_pending");
-	fake.sem_signal = (fake_cuda_semaphore_signal_fn)fake_cuda_control(
-		"fake_cuda_semaphore_signal");
-	fake.sem_state = (fake_cuda_semaphore_state_fn)fake_cuda_control(
-		"fake_cuda_semaphore_state");
-	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
-	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
-	ck_assert_msg(fake.hold && fake.stream_pending && fake.sem_signal && fake.sem_state &&
-		      fake.settle && fake.host_fns_run,
-		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
-}
 
 /* GL: a program that draws the test pattern (test_fill_pattern's RGBA8
  * values) over the whole target, after `spin` rounds of busy work per
@@ -211,6 +183,32 @@ rgba8_pattern(uint32_t seed, uint8_t *out)
 }
 
 /* Images ---------------------------------------------------------------------- */
+
+/* How many iterations GL's long draws spin (GLCUDA_TEST_GL_SPIN, 4000 by
+ * default). */
+static int
+gl_spin(void)
+{
+	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
+
+	return env ? atoi(env) : 4000;
+}
+
+/* The environment (GLES or GL) and a ring of 3 slots on its device. */
+static struct glcuda_ring *
+env_ring(struct env *e, bool gles, uint32_t flags)
+{
+	env_setup(e, gles);
+	return test_make_ring(e->f.dev, W, H, 3, flags, NULL);
+}
+
+/* The frame's kernel on its stream: its input inverted into its output. */
+static void
+frame_invert(struct env *e, struct glcuda_frame *f)
+{
+	fake_env_launch_invert(&e->f, glcuda_frame_get_input_surface(f),
+			       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+}
 
 /* Every format: GL uploads a pattern, CUDA checks every texel of it and
  * writes another, GL reads that back. The layout the fake gives the
@@ -356,8 +354,7 @@ END_TEST
  * there before the draw. */
 START_TEST(handoff_to_cuda_waits_for_gl)
 {
-	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
-	int spin = env ? atoi(env) : 4000;
+	int spin = gl_spin();
 	uint8_t want[W * H * 4];
 	struct glcuda_image *img;
 	struct env e;
@@ -412,12 +409,10 @@ START_TEST(ring_draw_invert)
 	struct glcuda_ring *ring;
 	struct env e;
 
-	env_setup(&e, _i / 2 == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0, NULL);
+	ring = env_ring(&e, _i / 2 == 1, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
 	for (int n = 0; n < 12; n++) {
 		f = frame_draw_submit(&e, ring, 0);
-		fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
-				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		if (prev) {
 			ck_ok(glcuda_frame_wait_gl(prev));
@@ -445,14 +440,12 @@ END_TEST
  * drawing of that frame, put through CUDA's kernel. */
 START_TEST(ring_batches)
 {
-	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
-	int spin = env ? atoi(env) : 4000;
+	int spin = gl_spin();
 	struct glcuda_frame *f[3];
 	struct glcuda_ring *ring;
 	struct env e;
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, 0, NULL);
+	ring = env_ring(&e, _i == 1, 0);
 	for (int b = 0; b < 4; b++) {
 		for (int i = 0; i < 3; i++) {
 			ck_ok(glcuda_ring_acquire(ring, &f[i]));
@@ -492,14 +485,12 @@ START_TEST(ring_ready_only_after_kernel)
 	unsigned int host0;
 	struct env e;
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, 0, NULL);
+	ring = env_ring(&e, _i == 1, 0);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD), 0);
 		host0 = fake.host_fns_run();
-		fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
-				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		fake.settle();
 		ck_assert_msg(fake.host_fns_run() == host0,
@@ -532,13 +523,11 @@ START_TEST(ring_wait_gl_waits_for_cuda)
 	struct glcuda_ring *ring;
 	struct env e;
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, 0, NULL);
+	ring = env_ring(&e, _i == 1, 0);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
-		fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
-				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		if (n % 2)
 			ck_ok(glcuda_frame_wait_gl(f));
@@ -556,17 +545,14 @@ END_TEST
 /* A frame submitted during a long draw: the kernel must see all of it. */
 START_TEST(ring_submit_waits_for_gl)
 {
-	const char *env = getenv("GLCUDA_TEST_GL_SPIN");
-	int spin = env ? atoi(env) : 4000;
+	int spin = gl_spin();
 	struct glcuda_frame *f;
 	struct glcuda_ring *ring;
 	struct env e;
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.f.dev, W, H, 3, GLCUDA_RING_FLAG_IN_PLACE, NULL);
+	ring = env_ring(&e, _i == 1, GLCUDA_RING_FLAG_IN_PLACE);
 	f = frame_draw_submit(&e, ring, spin);
-	fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f),
-			       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+	frame_invert(&e, f);
 	ck_ok(glcuda_frame_complete(f));
 	ck_ok(glcuda_frame_release(f));
 	check_frame_output(f, "ring frame submitted during a long draw");
@@ -720,31 +706,18 @@ START_TEST(legacy_stream_and_events)
 }
 END_TEST
 
-static Suite *
-pixels_suite(void)
-{
-	Suite *s = suite_create("pixels-cpu");
-	TCase *tc = tcase_create("fake-cuda");
-
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, every_format_both_ways, 0, 2);
-	tcase_add_loop_test(tc, image_draw_invert, 0, 2);
-	tcase_add_loop_test(tc, handoff_to_gl_waits_for_cuda, 0, 2);
-	tcase_add_loop_test(tc, handoff_to_cuda_waits_for_gl, 0, 2);
-	tcase_add_loop_test(tc, ring_draw_invert, 0, 4);
-	tcase_add_loop_test(tc, ring_batches, 0, 2);
-	tcase_add_loop_test(tc, ring_ready_only_after_kernel, 0, 2);
-	tcase_add_loop_test(tc, ring_wait_gl_waits_for_cuda, 0, 2);
-	tcase_add_loop_test(tc, ring_submit_waits_for_gl, 0, 2);
-	tcase_add_loop_test(tc, gpu_mode_stream_order, 0, 2);
-	tcase_add_test(tc, legacy_stream_and_events);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("fake-cuda", 120), TEST_LOOP(every_format_both_ways, 2),
+		TEST_LOOP(image_draw_invert, 2), TEST_LOOP(handoff_to_gl_waits_for_cuda, 2),
+		TEST_LOOP(handoff_to_cuda_waits_for_gl, 2), TEST_LOOP(ring_draw_invert, 4),
+		TEST_LOOP(ring_batches, 2), TEST_LOOP(ring_ready_only_after_kernel, 2),
+		TEST_LOOP(ring_wait_gl_waits_for_cuda, 2), TEST_LOOP(ring_submit_waits_for_gl, 2),
+		TEST_LOOP(gpu_mode_stream_order, 2), TEST_ONCE(legacy_stream_and_events),
+	};
+
 	fake_cuda_test_setup();
-	return test_run_suite(pixels_suite());
+	return test_run_cases("pixels-cpu", cases);
 }

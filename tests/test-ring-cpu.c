@@ -15,8 +15,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"
-#include "fake-cuda/fake-cuda-test.h"
-#include "fake-cuda/fake-cuda.h"
+#include "fake-controls.h"
 #include <glcuda/glcuda-cuda.h>
 #include "seam.h"
 
@@ -34,18 +33,6 @@
 #define H 48
 #define RING_SLOTS_MAX_TEST 4
 
-
-/* The fake's controls, resolved once it is loaded. */
-static struct {
-	void (*gate)(int closed);
-	unsigned int (*live_objects)(void);
-	unsigned int (*primary_refs)(void);
-	unsigned int (*pending)(void);
-	unsigned int (*host_fns_run)(void);
-	void (*settle)(void);
-	fake_cuda_stream_hold_fn hold;
-} fake;
-
 struct env {
 	struct glcuda_headless *hl;
 	struct glcuda_device *dev;
@@ -60,21 +47,6 @@ set_fake_uuid_from_gl(void)
 	ck_assert_msg(epoxy_has_gl_extension("GL_EXT_memory_object"),
 		      "GL has no GL_EXT_memory_object");
 	ck_assert_int_eq(fake_cuda_set_uuid_from_gl(), GL_NO_ERROR);
-}
-
-static void
-resolve_fake(void)
-{
-	fake.gate = (void (*)(int))fake_cuda_control("fake_cuda_gate");
-	fake.live_objects = (unsigned int (*)(void))fake_cuda_control("fake_cuda_live_objects");
-	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control("fake_cuda_primary_refs");
-	fake.pending = (unsigned int (*)(void))fake_cuda_control("fake_cuda_pending");
-	fake.host_fns_run = (unsigned int (*)(void))fake_cuda_control("fake_cuda_host_fns_run");
-	fake.settle = (void (*)(void))fake_cuda_control("fake_cuda_settle");
-	fake.hold = (fake_cuda_stream_hold_fn)fake_cuda_control("fake_cuda_stream_hold");
-	ck_assert_msg(fake.gate && fake.live_objects && fake.primary_refs && fake.pending &&
-		      fake.host_fns_run && fake.settle && fake.hold,
-		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
 }
 
 static void
@@ -106,7 +78,6 @@ env_teardown(struct env *e)
 	ck_assert_uint_eq(fake.primary_refs(), 0);
 	glcuda_headless_destroy(e->hl);
 }
-
 
 /* GL rendered the frame's colour into its input (test only: waits for GL). */
 static void
@@ -173,6 +144,27 @@ ring_env_hold(struct ring_env *e)
 {
 	(void)e;
 	fake.gate(1);
+}
+
+/* The fake's gate: completed frames' work is still queued when the ring
+ * is destroyed, and runs after it is gone (as on the real driver, a
+ * destroyed stream's work still runs): its host functions must not touch
+ * the ring's memory. */
+static void
+ring_env_hold_past_destroy(struct ring_env *e, bool on)
+{
+	(void)e;
+	fake.gate(on);
+	if (!on)
+		ck_assert_uint_eq(fake.pending(), 0);
+}
+
+/* The fake has no kernel to run: the frame's work is the hand-offs'. */
+static void
+ring_env_frame_work(struct ring_env *e, struct glcuda_frame *f)
+{
+	(void)e;
+	(void)f;
 }
 
 static void
@@ -825,44 +817,62 @@ release_stream(void *data)
 	return NULL;
 }
 
-/* A dispatch right after each step of the frame-done host function. */
-START_TEST(wakeup_dispatch_inside_completion)
+/* For each seam point in turn: a frame held, the race at that point, and
+ * then the frame comes, exactly once. */
+static void
+wakeup_races(const enum seam_point *points, size_t n, void (*race)(struct wakeup_race *w))
 {
-	static const enum seam_point points[] = { SEAM_RING_DONE_COUNTED, SEAM_RING_DONE_NOTIFIED };
 	struct wakeup_race w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 	struct env e;
 
 	env_setup(&e, false);
 	w.ring = test_make_ring(e.dev, W, H, 2, 0, NULL);
-	for (size_t i = 0; i < ARRAY_LENGTH(points); i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct glcuda_frame *f = frame_held(&w);
-		pthread_t releaser;
 
 		w.point = points[i];
-		w.at_seam = w.dispatched = w.released = false;
 		w.passes = 0;
-		w.ready = -1;
-		seam_set(w.point, dispatch_in_host_fn, &w);
-		ck_assert_int_eq(pthread_create(&releaser, NULL, release_stream, &w), 0);
-		pthread_mutex_lock(&w.lock);
-		while (!w.at_seam && !w.released)
-			pthread_cond_wait(&w.cond, &w.lock);
-		pthread_mutex_unlock(&w.lock);
-		ck_assert_msg(w.at_seam, "the frame-done host function ran without passing \"%s\"",
-			      seam_name(w.point));
-		/* The host function is stopped at the seam. */
-		w.ready = glcuda_ring_dispatch(w.ring);
-		pthread_mutex_lock(&w.lock);
-		w.dispatched = true;
-		pthread_cond_broadcast(&w.cond);
-		pthread_mutex_unlock(&w.lock);
-		ck_assert_int_eq(pthread_join(releaser, NULL), 0);
-		seam_set(w.point, NULL, NULL);
-		ck_assert_uint_eq(w.passes, 1);
+		race(&w);
 		frame_comes(&w, f);
 	}
 	glcuda_ring_destroy(w.ring);
 	env_teardown(&e);
+}
+
+/* The frame's work let go on another thread; the ring's thread dispatches
+ * while the host function is stopped at the seam. */
+static void
+race_dispatch_inside_completion(struct wakeup_race *w)
+{
+	pthread_t releaser;
+
+	w->at_seam = w->dispatched = w->released = false;
+	w->ready = -1;
+	seam_set(w->point, dispatch_in_host_fn, w);
+	ck_assert_int_eq(pthread_create(&releaser, NULL, release_stream, w), 0);
+	pthread_mutex_lock(&w->lock);
+	while (!w->at_seam && !w->released)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	ck_assert_msg(w->at_seam, "the frame-done host function ran without passing \"%s\"",
+		      seam_name(w->point));
+	/* The host function is stopped at the seam. */
+	w->ready = glcuda_ring_dispatch(w->ring);
+	pthread_mutex_lock(&w->lock);
+	w->dispatched = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	ck_assert_int_eq(pthread_join(releaser, NULL), 0);
+	seam_set(w->point, NULL, NULL);
+	ck_assert_uint_eq(w->passes, 1);
+}
+
+/* A dispatch right after each step of the frame-done host function. */
+START_TEST(wakeup_dispatch_inside_completion)
+{
+	static const enum seam_point points[] = { SEAM_RING_DONE_COUNTED, SEAM_RING_DONE_NOTIFIED };
+
+	wakeup_races(points, ARRAY_LENGTH(points), race_dispatch_inside_completion);
 }
 END_TEST
 
@@ -878,86 +888,61 @@ complete_in_dispatch(enum seam_point point, void *data)
 		ck_assert_int_eq(fake.hold(w->stream, FAKE_CUDA_RUN), 0);
 }
 
+/* The ring's thread dispatches; the frame's work runs inside it, at the
+ * seam. */
+static void
+race_completion_inside_dispatch(struct wakeup_race *w)
+{
+	unsigned int host0 = fake.host_fns_run();
+
+	seam_set(w->point, complete_in_dispatch, w);
+	w->ready = glcuda_ring_dispatch(w->ring);
+	seam_set(w->point, NULL, NULL);
+	ck_assert_msg(w->passes == 1, "dispatch passed \"%s\" %u times", seam_name(w->point),
+		      w->passes);
+	ck_assert_uint_eq(fake.host_fns_run(), host0 + 1);
+}
+
 /* A completion right after each step of glcuda_ring_dispatch. */
 START_TEST(wakeup_completion_inside_dispatch)
 {
 	static const enum seam_point points[] = { SEAM_RING_DRAINED, SEAM_RING_LOOKED };
-	struct wakeup_race w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
-	struct env e;
 
-	env_setup(&e, false);
-	w.ring = test_make_ring(e.dev, W, H, 2, 0, NULL);
-	for (size_t i = 0; i < ARRAY_LENGTH(points); i++) {
-		struct glcuda_frame *f = frame_held(&w);
-		unsigned int host0 = fake.host_fns_run();
-
-		w.point = points[i];
-		w.passes = 0;
-		seam_set(w.point, complete_in_dispatch, &w);
-		w.ready = glcuda_ring_dispatch(w.ring);
-		seam_set(w.point, NULL, NULL);
-		ck_assert_msg(w.passes == 1, "dispatch passed \"%s\" %u times", seam_name(w.point),
-			      w.passes);
-		ck_assert_uint_eq(fake.host_fns_run(), host0 + 1);
-		frame_comes(&w, f);
-	}
-	glcuda_ring_destroy(w.ring);
-	env_teardown(&e);
+	wakeup_races(points, ARRAY_LENGTH(points), race_completion_inside_dispatch);
 }
 END_TEST
 
+/* Rings destroyed with frames in flight (ring_leak_step, the cycle of 12
+ * the GPU's suite runs too), four cycles, witnessed by the fake's live
+ * objects, the fds and GL's names. */
 START_TEST(destroy_in_flight_no_leaks)
 {
 	struct gl_names before, after;
 	unsigned int live0;
-	struct env e;
+	struct ring_env re;
+	struct env *e = &re.e;
 	int fds;
 
-	env_setup(&e, _i == 1);
+	ring_env_setup(&re, _i == 1);
 	/* warm-up */
-	glcuda_ring_destroy(test_make_ring(e.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
+	glcuda_ring_destroy(test_make_ring(e->dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
 	fds = test_count_fds();
 	live0 = fake.live_objects();
 	test_count_gl_names(&before, 4096);
-	for (int i = 0; i < 48; i++) {
-		uint32_t flags = (i % 2 ? GLCUDA_RING_FLAG_TIMINGS : 0) |
-				 (i % 3 == 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
-		struct glcuda_ring *ring = test_make_ring(e.dev, W, H, 2 + i % 3, flags, NULL);
-		struct glcuda_frame *f;
-		bool gated = i % 4 >= 2;
-
-		if (gated)
-			fake.gate(1);
-		for (int k = 0; k < 1 + i % 4; k++) {
-			if (glcuda_ring_acquire(ring, &f) < 0)
-				break;
-			test_render_frame(f, W, H);
-			if (k == 0)
-				continue; /* leave one acquired */
-			ck_ok(glcuda_frame_submit(f));
-			if (k >= 2)
-				ck_ok(glcuda_frame_complete(f));
-		}
-		/* Gated: completed frames' work is still queued, and runs
-		 * after the ring is gone (as on the real driver, a destroyed
-		 * stream's work still runs): its host functions must not
-		 * touch the ring's memory. */
-		glcuda_ring_destroy(ring);
-		fake.gate(0);
-		ck_assert_uint_eq(fake.pending(), 0);
-	}
+	for (int i = 0; i < 48; i++)
+		ring_leak_step(&re, i);
 	/* The last ring's eventfd stayed open for its late host functions;
 	 * the next ring call on the device closes it. */
-	glcuda_ring_destroy(test_make_ring(e.dev, W, H, 2, 0, NULL));
+	glcuda_ring_destroy(test_make_ring(e->dev, W, H, 2, 0, NULL));
 	ck_assert_int_eq(test_count_fds(), fds);
 	ck_assert_uint_eq(fake.live_objects(), live0);
 	test_count_gl_names(&after, 4096);
 	ck_assert_gl_names_eq(&before, &after);
-	glcuda_device_destroy(e.dev);
+	glcuda_device_destroy(e->dev);
 	/* Everything the device made is gone, its context too. */
 	ck_assert_uint_eq(fake.live_objects(), 0);
 	ck_assert_uint_eq(fake.primary_refs(), 0);
-	glcuda_headless_destroy(e.hl);
+	glcuda_headless_destroy(e->hl);
 }
 END_TEST
 
@@ -1043,33 +1028,19 @@ START_TEST(driver_failures)
 }
 END_TEST
 
-static Suite *
-ring_cpu_suite(void)
-{
-	Suite *s = suite_create("ring-cpu");
-	TCase *tc = tcase_create("fake-cuda");
-
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, device_binds_fake_cuda, 0, 2);
-	tcase_add_test(tc, device_uuid_mismatch);
-	tcase_add_loop_test(tc, images_every_format, 0, 2);
-	tcase_add_loop_test(tc, handoff_roundtrip, 0, 2);
-	tcase_add_loop_test(tc, ring_200_frames, 0, 2);
-	ring_add_shared_cases(tc);
-	tcase_add_loop_test(tc, take_newest_never_goes_back, 0, 2);
-	tcase_add_loop_test(tc, take_newest_in_order_randomized, 0, 2);
-	tcase_add_test(tc, wakeup_dispatch_inside_completion);
-	tcase_add_test(tc, wakeup_completion_inside_dispatch);
-	tcase_add_test(tc, user_data);
-	tcase_add_loop_test(tc, destroy_in_flight_no_leaks, 0, 2);
-	tcase_add_test(tc, driver_failures);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("fake-cuda", 120), TEST_LOOP(device_binds_fake_cuda, 2),
+		TEST_ONCE(device_uuid_mismatch), TEST_LOOP(images_every_format, 2),
+		TEST_LOOP(handoff_roundtrip, 2), TEST_LOOP(ring_200_frames, 2), RING_SHARED_CASES,
+		TEST_LOOP(take_newest_never_goes_back, 2), TEST_LOOP(take_newest_in_order_randomized, 2),
+		TEST_ONCE(wakeup_dispatch_inside_completion),
+		TEST_ONCE(wakeup_completion_inside_dispatch), TEST_ONCE(user_data),
+		TEST_LOOP(destroy_in_flight_no_leaks, 2), TEST_ONCE(driver_failures),
+	};
+
 	fake_cuda_test_setup();
-	return test_run_suite(ring_cpu_suite());
+	return test_run_cases("ring-cpu", cases);
 }

@@ -107,6 +107,27 @@ ring_env_hold(struct ring_env *e)
 	e->hold_next = true;
 }
 
+/* glcuda_ring_destroy() waits for the ring's work: none is held past it. */
+static void
+ring_env_hold_past_destroy(struct ring_env *e, bool on)
+{
+	(void)e;
+	(void)on;
+}
+
+/* The frame's kernel, behind a spin_gate after ring_env_hold. */
+static void
+ring_env_frame_work(struct ring_env *e, struct glcuda_frame *f)
+{
+	if (e->hold_next) {
+		void *args[] = { &e->dgate };
+		ck_cu(glcuda_test_cuda.cuLaunchKernel(e->g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
+						 glcuda_frame_get_stream(f), args, NULL));
+		e->hold_next = false;
+	}
+	launch_transform(&e->g, f);
+}
+
 static void
 ring_env_run_frame(struct ring_env *e, struct glcuda_ring *ring, struct glcuda_frame **out)
 {
@@ -115,13 +136,7 @@ ring_env_run_frame(struct ring_env *e, struct glcuda_ring *ring, struct glcuda_f
 	ck_ok(glcuda_ring_acquire(ring, &f));
 	test_render_frame(f, W, H);
 	ck_ok(glcuda_frame_submit(f));
-	if (e->hold_next) {
-		void *args[] = { &e->dgate };
-		ck_cu(glcuda_test_cuda.cuLaunchKernel(e->g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
-						 glcuda_frame_get_stream(f), args, NULL));
-		e->hold_next = false;
-	}
-	launch_transform(&e->g, f);
+	ring_env_frame_work(e, f);
 	ck_ok(glcuda_frame_complete(f));
 	*out = f;
 }
@@ -392,40 +407,19 @@ START_TEST(take_newest_in_order)
 }
 END_TEST
 
-/* One step of the leak cycle: a ring of 2..4 slots, with or without
- * timings, destroyed with 0..3 frames acquired, in flight or completed.
- * The cases repeat every 12 steps. */
-static void
-ring_leak_step(struct gpu *g, int i)
-{
-	struct glcuda_ring *ring = test_make_ring(g->dev, W, H, 2 + i % 3,
-						  i % 2 ? GLCUDA_RING_FLAG_TIMINGS : 0, NULL);
-	struct glcuda_frame *f;
-
-	for (int k = 0; k < i % 4; k++) {
-		if (glcuda_ring_acquire(ring, &f) < 0)
-			break;
-		test_render_frame(f, W, H);
-		if (k == 0)
-			continue; /* leave one acquired */
-		ck_ok(glcuda_frame_submit(f));
-		launch_transform(g, f);
-		if (k == 2)
-			ck_ok(glcuda_frame_complete(f));
-	}
-	glcuda_ring_destroy(ring);
-}
-
+/* Rings destroyed with frames in flight (ring_leak_step, the cycle of 12
+ * the fake CUDA driver's suite runs too), witnessed by CUDA's free memory,
+ * the fds and GL's names. */
 START_TEST(destroy_in_flight_no_leaks)
 {
 	struct gl_names before, after;
 	size_t free0, free1;
-	struct gpu g;
+	struct ring_env e;
 	int fds;
 
-	gpu_setup(&g, false, GLCUDA_SYNC_AUTO);
+	ring_env_setup(&e, false);
 	/* warm-up */
-	glcuda_ring_destroy(test_make_ring(g.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
+	glcuda_ring_destroy(test_make_ring(e.g.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
 	fds = test_count_fds();
 	test_count_gl_names(&before, 4096);
 	/* CUDA memory: the driver's pools grow in 64 KiB steps on their own
@@ -441,7 +435,7 @@ START_TEST(destroy_in_flight_no_leaks)
 		ck_assert_msg(cycles < 10, "CUDA free memory still changing after %d cycles of "
 			      "12 rings (last %zu -> %zu)", cycles, free0, free1);
 		for (int i = 0; i < 12; i++)
-			ring_leak_step(&g, i);
+			ring_leak_step(&e, i);
 		free1 = gpu_free_memory();
 		unchanged = free1 == free0 || !gpu_free_memory_exact() ? unchanged + 1 : 0;
 		free0 = free1;
@@ -449,7 +443,7 @@ START_TEST(destroy_in_flight_no_leaks)
 	}
 	for (int c = 0; c < 4; c++) {
 		for (int i = 0; i < 12; i++)
-			ring_leak_step(&g, i);
+			ring_leak_step(&e, i);
 		free1 = gpu_free_memory();
 		ck_assert_msg(free1 == free0 || !gpu_free_memory_exact(),
 			      "CUDA free memory %zu after %d settled cycles -> "
@@ -458,31 +452,22 @@ START_TEST(destroy_in_flight_no_leaks)
 	ck_assert_int_eq(test_count_fds(), fds);
 	test_count_gl_names(&after, 4096);
 	ck_assert_gl_names_eq(&before, &after);
-	ck_assert_uint_eq(g.dev->live_rings, 0);
-	ck_assert_uint_eq(g.dev->live_images, 0);
-	gpu_teardown(&g);
+	ck_assert_uint_eq(e.g.dev->live_rings, 0);
+	ck_assert_uint_eq(e.g.dev->live_images, 0);
+	ring_env_teardown(&e);
 }
 END_TEST
-
-static Suite *
-glcuda_ring_suite(void)
-{
-	Suite *s = suite_create("ring");
-	TCase *tc = tcase_create("frames");
-	tcase_set_timeout(tc, 180);
-	tcase_add_loop_test(tc, thousand_frames, 0, 2);
-	tcase_add_loop_test(tc, batched_frames, 0, 2);
-	tcase_add_loop_test(tc, take_newest_in_order, 0, 2);
-	ring_add_shared_cases(tc);
-	tcase_add_test(tc, destroy_in_flight_no_leaks);
-	suite_add_tcase(s, tc);
-	return s;
-}
 
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("frames", 180), TEST_LOOP(thousand_frames, 2), TEST_LOOP(batched_frames, 2),
+		TEST_LOOP(take_newest_in_order, 2), RING_SHARED_CASES,
+		TEST_ONCE(destroy_in_flight_no_leaks),
+	};
+
 	gpu_require_cuda();
 	test_require_egl();
-	return test_run_suite(glcuda_ring_suite());
+	return test_run_cases("ring", cases);
 }

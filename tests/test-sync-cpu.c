@@ -28,8 +28,7 @@
  */
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-env.h"
-#include "fake-cuda/fake-cuda-test.h"
-#include "fake-cuda/fake-cuda.h"
+#include "fake-controls.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <EGL/egl.h>
@@ -39,20 +38,11 @@
 #define W 29 /* neither a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 19
 
-static struct {
-	fake_cuda_stream_hold_fn hold;
-	fake_cuda_stream_pending_fn stream_pending;
-} fake;
-
 static void
 env_setup(struct fake_env *e, bool gles)
 {
 	fake_env_setup(e, gles);
-	fake.hold = (fake_cuda_stream_hold_fn)fake_cuda_control("fake_cuda_stream_hold");
-	fake.stream_pending =
-		(fake_cuda_stream_pending_fn)fake_cuda_control("fake_cuda_stream_pending");
-	ck_assert_msg(fake.hold && fake.stream_pending, "the fake CUDA driver %s is not loaded",
-		      fake_cuda_path);
+	resolve_fake();
 }
 
 static const struct format_info *
@@ -252,6 +242,33 @@ check_waited_for_gl(const char *what)
 		      "signalled; no glFinish)", what, seen.fences);
 }
 
+/* The environment (GLES or GL) and a ring of 3 slots on its device. */
+static struct glcuda_ring *
+env_ring(struct fake_env *e, bool gles)
+{
+	env_setup(e, gles);
+	return test_make_ring(e->dev, W, H, 3, 0, NULL);
+}
+
+/* The ring's next frame, pattern n uploaded into its input. */
+static struct glcuda_frame *
+frame_with_pattern(struct glcuda_ring *ring, uint32_t n)
+{
+	struct glcuda_frame *f;
+
+	ck_ok(glcuda_ring_acquire(ring, &f));
+	upload_pattern(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), n);
+	return f;
+}
+
+/* The frame's kernel on its stream: its input inverted into its output. */
+static void
+frame_invert(struct fake_env *e, struct glcuda_frame *f)
+{
+	fake_env_launch_invert(e, glcuda_frame_get_input_surface(f),
+			       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+}
+
 /* glcuda_handoff_to_cuda, GL's upload still queued. */
 START_TEST(handoff_to_cuda_flushes_its_fence)
 {
@@ -279,21 +296,17 @@ END_TEST
 /* glcuda_frame_submit, the frame's rendering still queued. */
 START_TEST(frame_submit_flushes_its_fence)
 {
-	struct glcuda_ring *ring;
 	struct glcuda_frame *f;
 	struct fake_env e;
+	struct glcuda_ring *ring = env_ring(&e, _i == 1);
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	for (uint32_t n = 0; n < 4; n++) {
-		ck_ok(glcuda_ring_acquire(ring, &f));
-		upload_pattern(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), n);
+		f = frame_with_pattern(ring, n);
 		record_gl_start();
 		ck_ok(glcuda_frame_submit(f));
 		record_gl_stop();
 		check_waited_for_gl("glcuda_frame_submit");
-		fake_env_launch_invert(&e, glcuda_frame_get_input_surface(f),
-				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		ck_ok(glcuda_frame_wait_gl(f));
 		check_inverted(glcuda_frame_get_output_texture(f), n, "ring frame");
@@ -335,19 +348,15 @@ END_TEST
 /* glcuda_frame_wait_gl, the frame's stream held the same way. */
 START_TEST(frame_wait_gl_waits_on_its_stream)
 {
-	struct glcuda_ring *ring;
 	struct glcuda_frame *f;
 	struct fake_env e;
+	struct glcuda_ring *ring = env_ring(&e, _i == 1);
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
 	for (uint32_t n = 0; n < 4; n++) {
-		ck_ok(glcuda_ring_acquire(ring, &f));
-		upload_pattern(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), 20 + n);
+		f = frame_with_pattern(ring, 20 + n);
 		ck_ok(glcuda_frame_submit(f));
 		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD_UNTIL_WAITED), 0);
-		fake_env_launch_invert(&e, glcuda_frame_get_input_surface(f),
-				       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		ck_assert_uint_gt(fake.stream_pending(glcuda_frame_get_stream(f)), 0);
 		ck_ok(glcuda_frame_wait_gl(f));
@@ -360,27 +369,16 @@ START_TEST(frame_wait_gl_waits_on_its_stream)
 }
 END_TEST
 
-static Suite *
-sync_cpu_suite(void)
-{
-	Suite *s = suite_create("sync-cpu");
-	TCase *fence = tcase_create("gl-fence");
-	TCase *event = tcase_create("cuda-event");
-
-	tcase_set_timeout(fence, 60);
-	tcase_add_loop_test(fence, handoff_to_cuda_flushes_its_fence, 0, 2);
-	tcase_add_loop_test(fence, frame_submit_flushes_its_fence, 0, 2);
-	suite_add_tcase(s, fence);
-	tcase_set_timeout(event, 60);
-	tcase_add_loop_test(event, handoff_to_gl_waits_on_its_stream, 0, 2);
-	tcase_add_loop_test(event, frame_wait_gl_waits_on_its_stream, 0, 2);
-	suite_add_tcase(s, event);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("gl-fence", 60), TEST_LOOP(handoff_to_cuda_flushes_its_fence, 2),
+		TEST_LOOP(frame_submit_flushes_its_fence, 2),
+		TEST_TCASE("cuda-event", 60), TEST_LOOP(handoff_to_gl_waits_on_its_stream, 2),
+		TEST_LOOP(frame_wait_gl_waits_on_its_stream, 2),
+	};
+
 	fake_cuda_test_setup();
-	return test_run_suite(sync_cpu_suite());
+	return test_run_cases("sync-cpu", cases);
 }

@@ -438,33 +438,20 @@ END_TEST
 
 #endif
 
-static Suite *
-threads_suite(void)
+int
+main(void)
 {
-	Suite *s = suite_create("threads");
-	TCase *tc = tcase_create("two-devices");
-
-	tcase_set_timeout(tc, 300);
-	/* _i == 1: the second thread's context is GLES. */
-	tcase_add_loop_test(tc, two_devices_two_threads, 0, 2);
-	tcase_add_test(tc, create_destroy_concurrently);
-	suite_add_tcase(s, tc);
-	return s;
-}
+	const struct test_case cases[] = {
+		/* _i == 1: the second thread's context is GLES. */
+		TEST_TCASE("two-devices", 300), TEST_LOOP(two_devices_two_threads, 2),
+		TEST_ONCE(create_destroy_concurrently),
+	};
 
 #ifdef THREADS_FAKE_CUDA
-int
-main(void)
-{
 	fake_cuda_test_setup();
-	return test_run_suite(threads_suite());
-}
 #else
-int
-main(void)
-{
 	gpu_require_cuda();
 	test_require_egl();
-	return test_run_suite(threads_suite());
-}
 #endif
+	return test_run_cases("threads", cases);
+}

@@ -591,50 +591,21 @@ START_TEST(test_fault_injection)
 }
 END_TEST
 
-Suite *glcuda_vk_suite(void);
-
-Suite *
-glcuda_vk_suite(void)
-{
-	Suite *s = suite_create("vk");
-	TCase *tc;
-
-	tc = tcase_create("devices");
-	tcase_add_test(tc, test_list_devices);
-	tcase_add_test(tc, test_new_matching);
-	tcase_add_test(tc, test_wrong_device);
-	tcase_add_test(tc, test_driver_mismatch);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("images");
-	tcase_add_loop_test(tc, test_formats, GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_COUNT);
-	tcase_add_test(tc, test_format_errors);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("semaphores");
-	tcase_add_test(tc, test_semaphores);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("errors");
-	tcase_add_test(tc, test_result_names);
-	tcase_add_test(tc, test_error_mapping);
-	tcase_add_test(tc, test_fd_balance);
-	tcase_add_test(tc, test_fault_injection);
-	tcase_set_timeout(tc, 300);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("devices", 60), TEST_ONCE(test_list_devices), TEST_ONCE(test_new_matching),
+		TEST_ONCE(test_wrong_device), TEST_ONCE(test_driver_mismatch),
+		TEST_TCASE("images", 60),
+		TEST_RANGE(test_formats, GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_COUNT),
+		TEST_ONCE(test_format_errors),
+		TEST_TCASE("semaphores", 60), TEST_ONCE(test_semaphores),
+		TEST_TCASE("errors", 300), TEST_ONCE(test_result_names), TEST_ONCE(test_error_mapping),
+		TEST_ONCE(test_fd_balance), TEST_ONCE(test_fault_injection),
+	};
 	char err[512];
-	SRunner *sr;
-	int n, failed;
+	int n;
 
 	n = vk_list_physical_devices(devices, MAX_DEVICES, err, sizeof(err));
 	if (n <= 0) {
@@ -651,9 +622,5 @@ main(void)
 		return 77;
 	}
 
-	sr = srunner_create(glcuda_vk_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return test_run_cases("vk", cases);
 }

@@ -192,11 +192,10 @@ START_TEST(no_cpu_blocking)
 	bool egl = _i == 1;
 	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
 	const uint32_t w = 128, h = 64;
-	size_t size = (size_t)w * h * 4;
-	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
+	struct gpu_patterns p;
 	volatile unsigned int *gate;
+	CUdeviceptr dgate;
 	struct glcuda_image *img, *stall;
-	CUdeviceptr dgate, da, db, dcount;
 	CUstream stream, stall_stream;
 	EGLImage eimg = EGL_NO_IMAGE;
 	uint32_t count[2];
@@ -220,11 +219,7 @@ START_TEST(no_cpu_blocking)
 	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 					 CU_MEMHOSTALLOC_PORTABLE));
 	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
-	test_fill_pattern(fmt, w, h, 7, a);
-	test_fill_pattern(fmt, w, h, 8, b);
-	da = gpu_upload(a, size);
-	db = gpu_upload(b, size);
-	dcount = gpu_upload(NULL, 8);
+	gpu_patterns_init(&p, fmt, w, h, 7);
 
 	/* GL -> CUDA with GL stalled. */
 	*gate = 0;
@@ -240,25 +235,25 @@ START_TEST(no_cpu_blocking)
 	glClear(GL_COLOR_BUFFER_BIT); /* behind the stall */
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	glDeleteFramebuffers(1, &fbo);
-	ck_assert(test_gl_upload(tex, fmt, w, h, a)); /* queued behind the stall too */
+	ck_assert(test_gl_upload(tex, fmt, w, h, p.a)); /* queued behind the stall too */
 	t0 = test_now();
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 	t1 = test_now();
-	gpu_check_and_fill(&g, img, da, 0, dcount, stream);
+	gpu_check_and_fill(&g, img, p.da, 0, p.dcount, stream);
 	ck_assert_int_eq(glcuda_test_cuda.cuStreamQuery(stall_stream), CUDA_ERROR_NOT_READY);
 	printf("%s: glcuda_handoff_to_cuda returned in %.0f us with GL stalled on the GPU\n",
 	       egl ? "EGLImage" : "GL texture", (t1 - t0) * 1e6);
 	*gate = 1;
 	__sync_synchronize();
 	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount, 8));
+	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, p.dcount, 8));
 	ck_assert_msg(count[0] == 0, "CUDA read %u pixels GL had not written yet", count[0]);
 
 	/* CUDA -> GL with the stream gated. */
 	*gate = 0;
 	__sync_synchronize();
 	ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
-	gpu_check_and_fill(&g, img, 0, db, dcount, stream);
+	gpu_check_and_fill(&g, img, 0, p.db, p.dcount, stream);
 	t0 = test_now();
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	t1 = test_now();
@@ -267,8 +262,8 @@ START_TEST(no_cpu_blocking)
 	       egl ? "EGLImage" : "GL texture", (t1 - t0) * 1e6);
 	*gate = 1;
 	__sync_synchronize();
-	ck_assert(test_gl_readback(tex, fmt, w, h, got));
-	ck_assert_msg(test_first_mismatch(b, got, fmt, w, h) < 0,
+	ck_assert(test_gl_readback(tex, fmt, w, h, p.got));
+	ck_assert_msg(test_first_mismatch(p.b, p.got, fmt, w, h) < 0,
 		      "GL read a pixel CUDA had not written yet");
 
 	ck_cu(glcuda_cuda.cuCtxSynchronize());
@@ -280,12 +275,7 @@ START_TEST(no_cpu_blocking)
 	glcuda_cuda.cuStreamDestroy(stream);
 	glcuda_cuda.cuStreamDestroy(stall_stream);
 	glcuda_test_cuda.cuMemFreeHost((void *)gate);
-	glcuda_test_cuda.cuMemFree(da);
-	glcuda_test_cuda.cuMemFree(db);
-	glcuda_test_cuda.cuMemFree(dcount);
-	free(a);
-	free(b);
-	free(got);
+	gpu_patterns_fini(&p);
 	gpu_teardown(&g);
 }
 END_TEST
@@ -295,11 +285,9 @@ END_TEST
 START_TEST(mixed_handoff)
 {
 	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
-	size_t size = (size_t)W * H * 4;
 	struct glcuda_image *img[3];
 	GLuint tex[3];
-	uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
-	CUdeviceptr da, db, dcount;
+	struct gpu_patterns p;
 	uint32_t count[2];
 	CUstream stream;
 	EGLImage eimg;
@@ -314,26 +302,22 @@ START_TEST(mixed_handoff)
 	tex[2] = make_texture(GL_RGBA8, W, H);
 	eimg = make_egl_image(&g, tex[2]);
 	ck_ok(glcuda_image_wrap_egl_image(g.dev, eimg, 0, &img[2]));
-	test_fill_pattern(fmt, W, H, 40, a);
-	test_fill_pattern(fmt, W, H, 41, b);
-	da = gpu_upload(a, size);
-	db = gpu_upload(b, size);
-	dcount = gpu_upload(NULL, 8);
+	gpu_patterns_init(&p, fmt, W, H, 40);
 	for (int i = 0; i < 3; i++)
-		ck_assert(test_gl_upload(tex[i], fmt, W, H, a));
+		ck_assert(test_gl_upload(tex[i], fmt, W, H, p.a));
 	ck_ok(glcuda_handoff_to_cuda(g.dev, img, 3, stream));
 	/* Every image now CUDA's: a second hand-off is a state error. */
 	ck_assert_int_eq(glcuda_handoff_to_cuda(g.dev, &img[1], 1, stream), GLCUDA_ERROR_BAD_STATE);
 	for (int i = 0; i < 3; i++)
-		gpu_check_and_fill(&g, img[i], da, db, dcount, stream);
+		gpu_check_and_fill(&g, img[i], p.da, p.db, p.dcount, stream);
 	ck_ok(glcuda_handoff_to_gl(g.dev, img, 3, stream));
 	ck_assert_int_eq(glcuda_handoff_to_gl(g.dev, &img[2], 1, stream), GLCUDA_ERROR_BAD_STATE);
 	for (int i = 0; i < 3; i++) {
-		ck_assert(test_gl_readback(tex[i], fmt, W, H, got));
-		ck_assert_msg(test_first_mismatch(b, got, fmt, W, H) < 0, "image %d wrong", i);
+		ck_assert(test_gl_readback(tex[i], fmt, W, H, p.got));
+		ck_assert_msg(test_first_mismatch(p.b, p.got, fmt, W, H) < 0, "image %d wrong", i);
 	}
 	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount, 8));
+	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, p.dcount, 8));
 	ck_assert_uint_eq(count[0], 0);
 	printf("shared + wrapped texture + wrapped EGLImage: one hand-off each way, exact\n");
 	for (int i = 0; i < 3; i++)
@@ -341,12 +325,7 @@ START_TEST(mixed_handoff)
 	eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 	glDeleteTextures(2, &tex[1]);
 	glcuda_cuda.cuStreamDestroy(stream);
-	glcuda_test_cuda.cuMemFree(da);
-	glcuda_test_cuda.cuMemFree(db);
-	glcuda_test_cuda.cuMemFree(dcount);
-	free(a);
-	free(b);
-	free(got);
+	gpu_patterns_fini(&p);
 	gpu_teardown(&g);
 }
 END_TEST
@@ -575,28 +554,17 @@ START_TEST(bad_input)
 }
 END_TEST
 
-static Suite *
-wrap_suite(void)
-{
-	Suite *s = suite_create("wrap");
-	TCase *tc = tcase_create("wrap");
-
-	tcase_set_timeout(tc, 300);
-	tcase_add_loop_test(tc, gl_texture_formats, 0, 6);
-	tcase_add_loop_test(tc, egl_image_formats, 0, 6);
-	tcase_add_loop_test(tc, no_cpu_blocking, 0, 2);
-	tcase_add_test(tc, mixed_handoff);
-	tcase_add_test(tc, wrap_cycles_no_leak);
-	tcase_add_test(tc, no_copy);
-	tcase_add_test(tc, bad_input);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int
 main(void)
 {
+	const struct test_case cases[] = {
+		TEST_TCASE("wrap", 300), TEST_LOOP(gl_texture_formats, 6),
+		TEST_LOOP(egl_image_formats, 6), TEST_LOOP(no_cpu_blocking, 2),
+		TEST_ONCE(mixed_handoff), TEST_ONCE(wrap_cycles_no_leak), TEST_ONCE(no_copy),
+		TEST_ONCE(bad_input),
+	};
+
 	gpu_require_cuda();
 	test_require_egl();
-	return test_run_suite(wrap_suite());
+	return test_run_cases("wrap", cases);
 }

@@ -230,64 +230,71 @@ copy_run(struct vk_exporter *vk, const struct vk_image *img, struct staging *s,
 	return 0;
 }
 
+/* A staging buffer whose memory is not host-coherent: the host's writes
+ * made visible to the device (to_device: flushed), or the device's to the
+ * host (invalidated). */
+static int
+staging_sync(struct vk_exporter *vk, const struct staging *s, bool to_device)
+{
+	VkMappedMemoryRange range = {
+		.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+		.memory = s->memory,
+		.size = VK_WHOLE_SIZE,
+	};
+	VkResult res;
+
+	if (s->coherent)
+		return 0;
+	if (to_device)
+		res = VK(vk, FlushMappedMemoryRanges, vk->device, 1, &range);
+	else
+		res = VK(vk, InvalidateMappedMemoryRanges, vk->device, 1, &range);
+	if (res != VK_SUCCESS)
+		return vk_call_fail(vk, res, to_device ? "vkFlushMappedMemoryRanges" :
+					     "vkInvalidateMappedMemoryRanges", NULL);
+	return 0;
+}
+
+/* The image's pixels through a staging buffer: src uploaded into it, or
+ * (src NULL) read back into dst. */
+static int
+image_copy(struct vk_exporter *vk, const struct vk_image *img, const struct format_info *fmt,
+	   const void *src, void *dst, size_t size)
+{
+	const bool to_image = src != NULL;
+	size_t bytes = (size_t)img->width * img->height * fmt->bytes_per_pixel;
+	struct staging s = { 0 };
+	int ret;
+
+	ret = copy_check_args(vk, img, fmt, size, to_image ? "vk_image_write" : "vk_image_read");
+	if (ret)
+		return ret;
+	ret = staging_create(vk, bytes, &s);
+	if (!ret && to_image) {
+		memcpy(s.map, src, bytes);
+		ret = staging_sync(vk, &s, true);
+	}
+	if (!ret)
+		ret = copy_run(vk, img, &s, to_image);
+	if (!ret && !to_image) {
+		ret = staging_sync(vk, &s, false);
+		if (!ret)
+			memcpy(dst, s.map, bytes);
+	}
+	staging_destroy(vk, &s);
+	return ret;
+}
+
 int
 vk_image_read(struct vk_exporter *vk, const struct vk_image *img,
 	      const struct format_info *fmt, void *dst, size_t size)
 {
-	struct staging s = { 0 };
-	size_t bytes = (size_t)img->width * img->height * fmt->bytes_per_pixel;
-	int ret;
-
-	ret = copy_check_args(vk, img, fmt, size, "vk_image_read");
-	if (ret)
-		return ret;
-	ret = staging_create(vk, bytes, &s);
-	if (!ret)
-		ret = copy_run(vk, img, &s, false);
-	if (!ret && !s.coherent) {
-		VkMappedMemoryRange range = {
-			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-			.memory = s.memory,
-			.size = VK_WHOLE_SIZE,
-		};
-		VkResult res = VK(vk, InvalidateMappedMemoryRanges, vk->device, 1, &range);
-		if (res != VK_SUCCESS)
-			ret = vk_call_fail(vk, res, "vkInvalidateMappedMemoryRanges", NULL);
-	}
-	if (!ret)
-		memcpy(dst, s.map, bytes);
-	staging_destroy(vk, &s);
-	return ret;
+	return image_copy(vk, img, fmt, NULL, dst, size);
 }
 
 int
 vk_image_write(struct vk_exporter *vk, const struct vk_image *img,
 	       const struct format_info *fmt, const void *src, size_t size)
 {
-	struct staging s = { 0 };
-	size_t bytes = (size_t)img->width * img->height * fmt->bytes_per_pixel;
-	int ret;
-
-	ret = copy_check_args(vk, img, fmt, size, "vk_image_write");
-	if (ret)
-		return ret;
-	ret = staging_create(vk, bytes, &s);
-	if (!ret) {
-		memcpy(s.map, src, bytes);
-		if (!s.coherent) {
-			VkMappedMemoryRange range = {
-				.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-				.memory = s.memory,
-				.size = VK_WHOLE_SIZE,
-			};
-			VkResult res = VK(vk, FlushMappedMemoryRanges, vk->device, 1, &range);
-			if (res != VK_SUCCESS)
-				ret = vk_call_fail(vk, res, "vkFlushMappedMemoryRanges", NULL);
-		}
-	}
-	if (!ret)
-		ret = copy_run(vk, img, &s, true);
-	staging_destroy(vk, &s);
-	return ret;
+	return image_copy(vk, img, fmt, src, NULL, size);
 }
-

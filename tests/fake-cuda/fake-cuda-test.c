@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define FAKE_LIB "fake-cuda/.libs/libfakecuda.so"
@@ -73,46 +72,36 @@ fake_cuda_control(const char *name)
 
 /* Skip (77) where glcuda cannot make a device at all (no Vulkan, GL without
  * GL_EXT_memory_object_fd): probed in a child, like test_require_egl. */
-static void
-require_device(void)
+static int
+probe_device(void)
 {
-	pid_t pid = fork();
-	int status = 0;
+	struct glcuda_headless *hl = NULL;
+	struct glcuda_device *dev = NULL;
+	int ret = glcuda_headless_new(-1, 0, &hl);
 
-	if (pid == 0) {
-		struct glcuda_headless *hl = NULL;
-		struct glcuda_device *dev = NULL;
-		int ret = glcuda_headless_new(-1, 0, &hl);
-		if (ret == 0 && !epoxy_has_gl_extension("GL_EXT_memory_object")) {
-			printf("SKIP: GL has no GL_EXT_memory_object\n");
-			_exit(77);
-		}
-		if (ret == 0) {
-			fake_cuda_set_uuid_from_gl();
-			ret = glcuda_device_new(glcuda_headless_get_display(hl),
-						glcuda_headless_get_context(hl), NULL, &dev);
-		}
-		if (ret < 0) {
-			bool skip = ret == GLCUDA_ERROR_MISSING_GL_EXTENSION ||
-				    ret == GLCUDA_ERROR_GL_TOO_OLD ||
-				    ret == GLCUDA_ERROR_NO_VULKAN ||
-				    ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
-				    ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE ||
-				    ret == GLCUDA_ERROR_DRIVER_MISMATCH;
-			printf("%s: glcuda_device_new with the fake CUDA driver: %s: %s\n",
-			       skip ? "SKIP" : "FAIL", glcuda_error_get_name(ret),
-			       glcuda_get_last_error());
-			fflush(stdout);
-			_exit(skip ? 77 : 1);
-		}
-		glcuda_device_destroy(dev);
-		glcuda_headless_destroy(hl);
-		_exit(0);
+	if (ret == 0 && !epoxy_has_gl_extension("GL_EXT_memory_object")) {
+		printf("SKIP: GL has no GL_EXT_memory_object\n");
+		return 77;
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		exit(99);
-	if (WEXITSTATUS(status) != 0)
-		exit(WEXITSTATUS(status) == 77 ? 77 : 99);
+	if (ret == 0) {
+		fake_cuda_set_uuid_from_gl();
+		ret = glcuda_device_new(glcuda_headless_get_display(hl),
+					glcuda_headless_get_context(hl), NULL, &dev);
+	}
+	if (ret < 0) {
+		bool skip = ret == GLCUDA_ERROR_MISSING_GL_EXTENSION ||
+			    ret == GLCUDA_ERROR_GL_TOO_OLD ||
+			    ret == GLCUDA_ERROR_NO_VULKAN ||
+			    ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
+			    ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE ||
+			    ret == GLCUDA_ERROR_DRIVER_MISMATCH;
+		printf("%s: glcuda_device_new with the fake CUDA driver: %s: %s\n",
+		       skip ? "SKIP" : "FAIL", glcuda_error_get_name(ret), glcuda_get_last_error());
+		return skip ? 77 : 1;
+	}
+	glcuda_device_destroy(dev);
+	glcuda_headless_destroy(hl);
+	return 0;
 }
 
 void
@@ -127,5 +116,5 @@ fake_cuda_test_setup(void)
 	setenv("GLCUDA_LIBCUDA", fake_cuda_path, 1);
 	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
 	test_require_egl();
-	require_device();
+	test_require(probe_device);
 }
