@@ -36,6 +36,9 @@ struct glcuda_headless {
 	EGLDisplay display;
 	EGLContext context;
 	EGLenum api; /* EGL_OPENGL_API or EGL_OPENGL_ES_API */
+	/* enum glcuda_headless_cuda_match: how the display relates to CUDA's
+	 * devices, set by the step that picked it. */
+	int cuda_match;
 	char description[384];
 };
 
@@ -564,6 +567,7 @@ open_by_uuid(const EGLDeviceEXT *devices, const bool *candidate, EGLint count,
 		hl->display = dpy;
 		hl->context = ctx;
 		snprintf(label, sizeof(label), "EGL device %d (UUID of CUDA %d)", i, ordinal);
+		hl->cuda_match = GLCUDA_HEADLESS_CUDA_MATCHED;
 		describe(hl, label);
 		return 0;
 	}
@@ -618,6 +622,7 @@ open_cuda_device(int ordinal, uint32_t flags, struct glcuda_headless *hl)
 			return error_fail(NULL, ret, "%s is CUDA device %d, but no context "
 					  "could be made on it: %s. Update the NVIDIA driver "
 					  "or ask for another context kind.", label, ordinal, why);
+		hl->cuda_match = GLCUDA_HEADLESS_CUDA_MATCHED;
 		describe(hl, label);
 		return 0;
 	}
@@ -788,6 +793,7 @@ open_any(uint32_t flags, struct glcuda_headless *hl)
 		ret = open_on(EGL_PLATFORM_DEVICE_EXT, devices[i], &hl->display,
 			      &hl->context, flags, why, sizeof(why));
 		if (ret == 0) {
+			hl->cuda_match = GLCUDA_HEADLESS_CUDA_MATCHED;
 			describe(hl, label);
 			return 0;
 		}
@@ -844,6 +850,7 @@ open_any(uint32_t flags, struct glcuda_headless *hl)
 		else
 			snprintf(label, sizeof(label), "EGL device %d (UUID of CUDA %d)",
 				 (int)i, ordinal);
+		hl->cuda_match = GLCUDA_HEADLESS_CUDA_MATCHED;
 		describe(hl, label);
 		return 0;
 	}
@@ -862,6 +869,7 @@ open_any(uint32_t flags, struct glcuda_headless *hl)
 	snprintf(note, sizeof(note), " [none of the %d CUDA device%s: no interop]",
 		 cuda->count, cuda->count == 1 ? "" : "s");
 	free(cuda);
+	hl->cuda_match = GLCUDA_HEADLESS_CUDA_NONE;
 	tried[0] = '\0';
 	return open_first(devices, count, flags, hl, note, tried, sizeof(tried));
 }
@@ -967,4 +975,11 @@ GLCUDA_EXPORT const char *
 glcuda_headless_get_description(const struct glcuda_headless *hl)
 {
 	return hl ? hl->description : "";
+}
+
+GLCUDA_EXPORT enum glcuda_headless_cuda_match
+glcuda_headless_get_cuda_match(const struct glcuda_headless *hl)
+{
+	return hl ? (enum glcuda_headless_cuda_match)hl->cuda_match
+		  : GLCUDA_HEADLESS_CUDA_UNKNOWN;
 }

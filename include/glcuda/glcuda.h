@@ -1248,6 +1248,27 @@ int glcuda_headless_make_current(const struct glcuda_headless *hl);
  *  glcuda_headless_get_description) */
 const char *glcuda_headless_get_description(const struct glcuda_headless *hl);
 
+/** How a headless helper's display relates to CUDA's devices. @since 1.1 */
+enum glcuda_headless_cuda_match {
+	/** Not known: there is no CUDA driver, or CUDA sees no device, so
+	 *  the first display that works was taken (step 3 of
+	 *  glcuda_headless_new() without CUDA devices). */
+	GLCUDA_HEADLESS_CUDA_UNKNOWN = 0,
+	/** The display is a CUDA device's, found through EGL_NV_device_cuda
+	 *  or by UUID: glcuda_device_new() can share memory on it. */
+	GLCUDA_HEADLESS_CUDA_MATCHED = 1,
+	/** CUDA has devices and the display is none of them (step 3): GL
+	 *  works, interop does not (the description then ends
+	 *  "[none of the N CUDA devices: no interop]"). */
+	GLCUDA_HEADLESS_CUDA_NONE = 2,
+};
+
+/** How the helper's display relates to CUDA's devices: what a program
+ *  that wants interop, not only GL, checks before it relies on the
+ *  display. GLCUDA_HEADLESS_CUDA_UNKNOWN for NULL. @since 1.1 */
+enum glcuda_headless_cuda_match
+glcuda_headless_get_cuda_match(const struct glcuda_headless *hl);
+
 #ifdef __cplusplus
 }
 #endif
