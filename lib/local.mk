@@ -65,5 +65,6 @@ EXTRA_DIST += %reldir%/glcuda.sym %reldir%/layers.txt
 
 glcudaincludedir = $(includedir)/glcuda
 glcudainclude_HEADERS = include/glcuda/glcuda.h include/glcuda/glcuda-cuda.h \
+	include/glcuda/glcuda-dlpack.h \
 	include/glcuda/glcuda-diag.h
 nodist_glcudainclude_HEADERS = include/glcuda/glcuda-version.h

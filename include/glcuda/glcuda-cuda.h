@@ -83,6 +83,10 @@ struct glcuda_cuda_plane {
 	CUarray_format format;
 	/** Channel count (e.g. 4). */
 	unsigned int channels;
+	/** Layers: 1, or N for a layered array (CUDA_ARRAY3D_LAYERED; the
+	 *  surface and texture objects are then layered too: surf2DLayered*,
+	 *  tex2DLayered). @since 1.1 */
+	uint32_t layers;
 };
 
 /**
@@ -175,6 +179,62 @@ int glcuda_handoff_to_cuda(struct glcuda_device *dev,
 int glcuda_handoff_to_gl(struct glcuda_device *dev,
 			 struct glcuda_image *const *images, unsigned int count,
 			 CUstream stream);
+
+/** With glcuda_image_copy_to_linear() and _from_linear(): every layer of
+ *  the plane. @since 1.1 */
+#define GLCUDA_ALL_LAYERS (-1)
+
+/**
+ * Copy a plane of an image into linear device memory the caller owns,
+ * enqueued on @p stream: nothing waits on the CPU, in every sync mode.
+ *
+ * GL images cannot be plain pointers for CUDA (GL refuses linear tiling on
+ * imported memory), so a frame becomes a tensor with this one GPU copy.
+ * The image must be handed to CUDA (glcuda_handoff_to_cuda()); the copy
+ * runs in @p stream's order, so hand the image off on the same stream, or
+ * order the two streams yourself, and hand it back to GL after the copy
+ * (glcuda_handoff_to_gl() on @p stream).
+ *
+ * Layout of @p dst: row y of layer l of the copy starts at
+ * dst + l * layer_pitch + y * row_pitch, and holds width * bytes per pixel
+ * of the plane's format (rows are tight when row_pitch is exactly that).
+ * Copying a single layer (@p layer >= 0) writes layer 0 of that layout.
+ *
+ * glcuda picks how to copy (the copy engine, or a copy kernel where one
+ * was measured faster); the result is the same bytes either way.
+ *
+ * The CUDA context need not be current; GL is not touched.
+ * @param plane 0, or 1 for the depth buffer of an image with
+ *   desc.depth_format; the planes of wrapped EGLImages
+ * @param layer a layer, or GLCUDA_ALL_LAYERS
+ * @param dst device memory of the device's CUDA context, at least
+ *   (layers - 1) * layer_pitch + (height - 1) * row_pitch + width * bpp
+ *   bytes
+ * @param row_pitch bytes from one row to the next, >= width * bpp
+ * @param layer_pitch bytes from one layer to the next, >= height *
+ *   row_pitch (ignored for a single layer)
+ * @return 0, -EINVAL (NULL image, 0 @p dst, plane or layer out of range,
+ *   pitch too small; the message says which and the smallest that fits),
+ *   GLCUDA_ERROR_BAD_STATE (the image is owned by GL),
+ *   GLCUDA_ERROR_NO_CUDA_DRIVER (a device without CUDA),
+ *   GLCUDA_ERROR_CUDA (the copy was refused: the message has the CUDA
+ *   code), GLCUDA_ERROR_DEVICE_LOST.
+ * @since 1.1
+ */
+int glcuda_image_copy_to_linear(struct glcuda_image *img, unsigned int plane,
+				int layer, CUdeviceptr dst, size_t row_pitch,
+				size_t layer_pitch, CUstream stream);
+
+/**
+ * Copy linear device memory into a plane of an image (the other direction
+ * of glcuda_image_copy_to_linear(), with the same layout, rules and
+ * errors): for a network's output drawn by GL. Hand the image back to GL
+ * with glcuda_handoff_to_gl() on @p stream afterwards.
+ * @since 1.1
+ */
+int glcuda_image_copy_from_linear(struct glcuda_image *img, unsigned int plane,
+				  int layer, CUdeviceptr src, size_t row_pitch,
+				  size_t layer_pitch, CUstream stream);
 
 /** The CUDA stream of a ring frame: the slot's own, owned by the ring, or
  *  the caller's desc.cuda_stream. Enqueue the frame's CUDA work on it

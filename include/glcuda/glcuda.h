@@ -415,6 +415,10 @@ struct glcuda_caps {
 	 *  never. No kind copies pixels. glcuda_device_image_kind_waits_on_cpu()
 	 *  answers for any kind. @since 0.2 */
 	uint32_t image_kinds_cpu_wait;
+	/** Most layers of an image (struct glcuda_image_desc.layers): the
+	 *  smallest of GL_MAX_ARRAY_TEXTURE_LAYERS, Vulkan's
+	 *  maxImageArrayLayers and CUDA's layered surface limit. @since 1.1 */
+	uint32_t max_image_layers;
 };
 
 /**
@@ -552,10 +556,16 @@ enum glcuda_format {
 	GLCUDA_FORMAT_R16 = 8,      /**< GL_R16; CUDA ushort (P010 luma) */
 	GLCUDA_FORMAT_RG16 = 9,     /**< GL_RG16; CUDA ushort2 (P010 chroma) */
 	GLCUDA_FORMAT_R32F = 10,    /**< GL_R32F; CUDA float */
+	/** GL_DEPTH_COMPONENT32F (Vulkan D32_SFLOAT); CUDA float, the depth
+	 *  GL wrote (0..1 with the default depth range). A depth image is
+	 *  a depth attachment, not a colour one: use it as the image's
+	 *  struct glcuda_image_desc.depth_format, or alone for depth-only
+	 *  rendering. @since 1.1 */
+	GLCUDA_FORMAT_DEPTH32F = 11,
 };
 /** The number of enum glcuda_format values (GLCUDA_FORMAT_INVALID included):
- *  one more than the largest. @since 0.1 */
-#define GLCUDA_FORMAT_COUNT 11
+ *  one more than the largest. @since 0.1 (12 since 1.1) */
+#define GLCUDA_FORMAT_COUNT 12
 
 /** Name of a format ("RGBA8", ...), or "INVALID". A static string;
  *  thread-safe. @since 0.3 (0.1 to 0.2: glcuda_format_name) */
@@ -608,6 +618,21 @@ struct glcuda_image_desc {
 	enum glcuda_format format;
 	/** enum glcuda_image_flags */
 	uint32_t flags;
+	/** Layers: 0 or 1 for a 2D image (GL_TEXTURE_2D), 2 to
+	 *  caps.max_image_layers for a 2D array of that many layers
+	 *  (GL_TEXTURE_2D_ARRAY; CUDA sees a layered array, with layered
+	 *  surface and texture objects). One hand-off moves every layer.
+	 *  @since 1.1 */
+	uint32_t layers;
+	/** A depth buffer that goes with the image: GLCUDA_FORMAT_INVALID
+	 *  (0, none) or GLCUDA_FORMAT_DEPTH32F. It has the image's size and
+	 *  layers, is attached to every framebuffer of the image
+	 *  (glcuda_image_get_gl_framebuffer()), so that one draw fills
+	 *  colour and depth together, is handed off with the image in the
+	 *  same call, and is the image's plane 1 for CUDA
+	 *  (glcuda_image_get_cuda_plane(), the copies and the DLPack
+	 *  export). @since 1.1 */
+	enum glcuda_format depth_format;
 };
 
 /**
@@ -623,10 +648,14 @@ glcuda_image_desc_init(struct glcuda_image_desc *desc)
 }
 
 /**
- * Allocate a 2D image shared by GL and CUDA: one Vulkan allocation, imported
- * into GL as a texture (glTexStorageMem2DEXT; usable as a framebuffer colour
- * attachment and for sampling) and into CUDA as a level-0 CUarray with a
- * surface object (read/write) and a texture object (sampling).
+ * Allocate a 2D image, or a 2D array of layers, shared by GL and CUDA: one
+ * Vulkan allocation, imported into GL as a texture (glTexStorageMem2DEXT or
+ * glTexStorageMem3DEXT; usable as a framebuffer attachment and for
+ * sampling) and into CUDA as a level-0 CUarray (layered for arrays) with a
+ * surface object (read/write) and a texture object (sampling). glcuda also
+ * makes the framebuffers a renderer needs: one per layer and one layered
+ * (glcuda_image_get_gl_framebuffer()), with the depth buffer of
+ * desc->depth_format attached beside the colour.
  *
  * The image starts owned by GL. Hand it to CUDA with
  * glcuda_handoff_to_cuda() and back with glcuda_handoff_to_gl().
@@ -645,6 +674,49 @@ glcuda_image_desc_init(struct glcuda_image_desc *desc)
  */
 int glcuda_image_new(struct glcuda_device *dev, const struct glcuda_image_desc *desc,
 		     struct glcuda_image **out);
+
+/** The GL texture target: GL_TEXTURE_2D, GL_TEXTURE_2D_ARRAY for an image
+ *  of layers, the wrapped texture's target (GL_TEXTURE_2D or
+ *  GL_TEXTURE_RECTANGLE); 0 for a wrapped EGLImage and for NULL.
+ *  @since 1.1 */
+unsigned int glcuda_image_get_gl_target(const struct glcuda_image *img);
+
+/** Layers of the image: 1 for a 2D image (and every wrapped one), N for a
+ *  2D array; 0 for NULL. @since 1.1 */
+uint32_t glcuda_image_get_layer_count(const struct glcuda_image *img);
+
+/** The depth buffer's format (struct glcuda_image_desc.depth_format):
+ *  GLCUDA_FORMAT_INVALID when the image has none. @since 1.1 */
+enum glcuda_format glcuda_image_get_depth_format(const struct glcuda_image *img);
+
+/** The depth buffer's GL texture (same target and layers as the image);
+ *  0 when the image has none. For a depth-only image (format
+ *  GLCUDA_FORMAT_DEPTH32F) this is glcuda_image_get_gl_texture().
+ *  @since 1.1 */
+unsigned int glcuda_image_get_gl_depth_texture(const struct glcuda_image *img);
+
+/**
+ * The GL framebuffer that renders into one layer of a shared image: the
+ * layer of the colour texture as GL_COLOR_ATTACHMENT0 (none for a
+ * depth-only image) and the same layer of the depth buffer as
+ * GL_DEPTH_ATTACHMENT (when the image has one). Complete, made with the
+ * image, owned by it; bind it, set the viewport to the image's size and
+ * draw. 0 for @p layer out of range, wrapped images and NULL.
+ * @since 1.1
+ */
+unsigned int glcuda_image_get_gl_framebuffer(const struct glcuda_image *img,
+					     uint32_t layer);
+
+/**
+ * The layered GL framebuffer of a shared image: the whole colour texture
+ * and depth buffer attached (glFramebufferTexture), so that one draw call
+ * fills every layer, each primitive going to the layer its shader writes to
+ * gl_Layer (a geometry shader; or the vertex shader, with
+ * GL_ARB_shader_viewport_layer_array or GL_NV_viewport_array2). For a 2D
+ * image this is the framebuffer of layer 0. 0 for wrapped images and NULL.
+ * @since 1.1
+ */
+unsigned int glcuda_image_get_gl_layered_framebuffer(const struct glcuda_image *img);
 
 /**
  * Destroy an image. Safe with hand-offs still in flight: GL objects are
