@@ -59,6 +59,9 @@ struct format_info {
 	unsigned int cu_channels;
 	unsigned int bytes_per_pixel;
 	bool is_float, is_srgb;
+	/* A depth format: a depth attachment in GL and Vulkan, one float
+	 * channel in CUDA. */
+	bool is_depth;
 };
 
 const struct format_info *format_info(enum glcuda_format format);

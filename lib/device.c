@@ -88,7 +88,7 @@ static int
 bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options)
 {
 	char msg[2048], gl_uuid[UUID_STRING_SIZE], uuid[UUID_STRING_SIZE];
-	int count = 0, ret, len;
+	int count = 0, layers = 0, ret, len;
 	CUresult res;
 	CUuuid cu_uuid;
 
@@ -182,12 +182,29 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 		dev->cu_context_is_primary = true;
 	}
 
+	/* Layered images need CUDA's layered surfaces (and textures). */
+	res = CU_CALL(cuDeviceGetAttribute, &layers,
+		      CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS, dev->cu_device);
+	if (res != CUDA_SUCCESS) {
+		ret = device_cuda_fail(dev, res, "cuDeviceGetAttribute",
+				       "(MAXIMUM_SURFACE2D_LAYERED_LAYERS)");
+		goto fail_context;
+	}
+	if (layers > 0 && (uint32_t)layers < dev->caps.max_image_layers)
+		dev->caps.max_image_layers = (uint32_t)layers;
+
 	dev->caps.cuda_ordinal = (int)dev->cu_device;
 	CU_CALL(cuDeviceGetName, dev->caps.cuda_device_name, sizeof(dev->caps.cuda_device_name),
 			    dev->cu_device);
 	dev->has_cuda = true;
 	return 0;
 
+fail_context:
+	if (dev->cu_context_is_primary) {
+		CU_CALL(cuDevicePrimaryCtxRelease, dev->cu_device);
+		dev->cu_context = NULL;
+		dev->cu_context_is_primary = false;
+	}
 fail:
 	cuda_loader_unload();
 	return ret;
@@ -428,6 +445,9 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	dev->caps.max_image_size = vk_exporter_max_image_size(dev->vk);
 	if ((uint32_t)dev->gl.max_texture_size < dev->caps.max_image_size)
 		dev->caps.max_image_size = (uint32_t)dev->gl.max_texture_size;
+	dev->caps.max_image_layers = vk_exporter_max_image_layers(dev->vk);
+	if ((uint32_t)dev->gl.max_array_layers < dev->caps.max_image_layers)
+		dev->caps.max_image_layers = (uint32_t)dev->gl.max_array_layers;
 	fill_formats(dev);
 
 	dev->caps.cuda_ordinal = -1;

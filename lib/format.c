@@ -32,6 +32,12 @@ static const struct format_info formats[] = {
 	  VK_FORMAT_R16G16_UNORM, CU_AD_FORMAT_UNSIGNED_INT16, 2, 4, false, false },
 	{ GLCUDA_FORMAT_R32F, "R32F", GL_R32F, GL_RED, GL_FLOAT,
 	  VK_FORMAT_R32_SFLOAT, CU_AD_FORMAT_FLOAT, 1, 4, true, false },
+	/* Depth as GL wrote it: CUDA imports D32_SFLOAT as a one-channel
+	 * float array (CUDA_ARRAY3D_DEPTH_TEXTURE is refused for external
+	 * memory), and reads the same values glReadPixels(GL_DEPTH_COMPONENT,
+	 * GL_FLOAT) returns. */
+	{ GLCUDA_FORMAT_DEPTH32F, "DEPTH32F", GL_DEPTH_COMPONENT32F, GL_DEPTH_COMPONENT,
+	  GL_FLOAT, VK_FORMAT_D32_SFLOAT, CU_AD_FORMAT_FLOAT, 1, 4, true, false, true },
 };
 
 const struct format_info *
@@ -81,7 +87,8 @@ format_info_from_cuda(CUarray_format format, unsigned int channels)
 	 * channel need not be RGB10_A2. */
 	for (size_t i = 0; i < ARRAY_LENGTH(formats); i++)
 		if (formats[i].cu_format == format && formats[i].cu_channels == channels &&
-		    !formats[i].is_srgb && formats[i].format != GLCUDA_FORMAT_RGB10_A2)
+		    !formats[i].is_srgb && !formats[i].is_depth &&
+		    formats[i].format != GLCUDA_FORMAT_RGB10_A2)
 			return &formats[i];
 	return NULL;
 }

@@ -103,9 +103,12 @@ begin_image_handoff(struct glcuda_device *dev, struct glcuda_image *const *image
 		}
 		struct handoff_unit *u = &h->units[h->unit_count++];
 		u->sync = &img->sync;
-		/* An EGLImage has no texture of glcuda's to name. */
-		u->textures = img->kind == GLCUDA_IMAGE_KIND_SHARED ? &img->texture : NULL;
-		u->texture_count = img->kind == GLCUDA_IMAGE_KIND_SHARED ? 1 : 0;
+		/* An EGLImage has no texture of glcuda's to name; a shared
+		 * image names its colour and depth textures. */
+		u->textures = img->kind == GLCUDA_IMAGE_KIND_SHARED
+				      ? img->handoff_textures : NULL;
+		u->texture_count = img->kind == GLCUDA_IMAGE_KIND_SHARED
+					   ? img->handoff_texture_count : 0;
 	}
 	return 0;
 }

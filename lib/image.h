@@ -17,6 +17,7 @@ enum image_owner {
 };
 
 struct glcuda_image;
+struct tensor_pool;
 
 /* What differs between the kinds of image when one is freed; every hook is
  * optional. image_free calls them in this order, around the steps common
@@ -61,6 +62,25 @@ struct glcuda_image {
 	 * wrapped GL textures (0 for EGLImages). */
 	GLuint texture;
 
+	/* Shared images: layers (1 for a 2D image), and the depth buffer of
+	 * desc.depth_format, made like the colour (plane 1 for CUDA). */
+	uint32_t layers;
+	const struct format_info *depth_fmt;
+	struct vk_image depth_vk;
+	GLuint depth_memory_object;
+	struct cuda_import depth_import;
+	GLuint depth_texture;
+	/* The framebuffer of each layer (layers of them) and the layered
+	 * one (fbos[0] for a 2D image, 0 where GL cannot attach layers). */
+	GLuint *fbos;
+	GLuint layered_fbo;
+	/* The textures the hand-off's semaphores name: colour and depth. */
+	GLuint handoff_textures[2];
+	unsigned int handoff_texture_count;
+	/* DLPack exports' device memory, per plane (dlpack.c); made on the
+	 * first export. */
+	struct tensor_pool *pools[2];
+
 	/* Wrapped images (wrap.c): the caller's GL texture (texture, target)
 	 * or EGLImage, registered with CUDA. The image owns the registration
 	 * and the objects of each plane, never the texture or EGLImage. GL
@@ -86,10 +106,40 @@ struct glcuda_image *image_alloc(struct glcuda_device *dev, enum glcuda_image_ki
  * whatever part of it was made. Does not touch dev->live_images. */
 void image_free(struct glcuda_image *img, bool gl_current);
 
-/* glcuda_image_new without the argument checks the public call does;
- * private_flags: IMAGE_PRIVATE_*. */
-int image_new_internal(struct glcuda_device *dev, uint32_t width, uint32_t height,
-		       enum glcuda_format format, uint32_t flags, uint32_t private_flags,
-		       struct glcuda_image **out);
+/* glcuda_image_new after its argument checks (desc is a full struct of
+ * this glcuda's size); private_flags: IMAGE_PRIVATE_*. */
+int image_new_internal(struct glcuda_device *dev,
+		       const struct glcuda_image_desc *desc,
+		       uint32_t private_flags, struct glcuda_image **out);
+
+/* Bytes per pixel of a CUDA plane: its channels of its format. */
+static inline unsigned int
+cuda_plane_bytes_per_pixel(const struct cuda_plane *p)
+{
+	unsigned int channel;
+
+	switch (p->format) {
+	case CU_AD_FORMAT_UNSIGNED_INT8:
+	case CU_AD_FORMAT_SIGNED_INT8:
+		channel = 1;
+		break;
+	case CU_AD_FORMAT_UNSIGNED_INT16:
+	case CU_AD_FORMAT_SIGNED_INT16:
+	case CU_AD_FORMAT_HALF:
+		channel = 2;
+		break;
+	default:
+		channel = 4;
+		break;
+	}
+	return channel * p->channels;
+}
+
+/* The layers of a CUDA plane: 1 for planes that do not say. */
+static inline uint32_t
+cuda_plane_layers(const struct cuda_plane *p)
+{
+	return p->layers ? p->layers : 1;
+}
 
 #endif

@@ -19,6 +19,8 @@
 	%reldir%/cuda/cuda-importer.c \
 	%reldir%/cuda/cuda-interop.h \
 	%reldir%/cuda/cuda-interop.c \
+	%reldir%/cuda/tensor-pool.h \
+	%reldir%/cuda/tensor-pool.c \
 	%reldir%/gl/gl-importer.h \
 	%reldir%/gl/gl-importer.c \
 	%reldir%/vk/vk-exporter.h \
@@ -36,11 +38,14 @@
 	%reldir%/image.c \
 	%reldir%/wrap.h \
 	%reldir%/wrap.c \
+	%reldir%/copy.h \
+	%reldir%/copy.c \
 	%reldir%/handoff.c \
 	%reldir%/ring.h \
 	%reldir%/ring-timing.c \
 	%reldir%/ring.c \
-	%reldir%/diag.c
+	%reldir%/diag.c \
+	%reldir%/dlpack.c
 noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la
 %canon_reldir%_libglcuda_internal_la_SOURCES = $(lib_sources) %reldir%/fault.h %reldir%/seam.h
 %canon_reldir%_libglcuda_internal_la_LIBADD = %reldir%/loader/libglcuda-shared.la \

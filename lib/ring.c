@@ -274,18 +274,24 @@ slot_gl_new(struct glcuda_ring *ring, struct glcuda_frame *f)
 {
 	struct glcuda_device *dev = ring->dev;
 	const struct glcuda_ring_desc *desc = &ring->desc;
+	struct glcuda_image_desc image;
 	GLenum status;
 	int ret;
 
-	ret = image_new_internal(dev, desc->width, desc->height, desc->input_format,
-				 0, IMAGE_PRIVATE_RING_MANAGED, &f->input);
+	glcuda_image_desc_init(&image);
+	image.width = desc->width;
+	image.height = desc->height;
+	image.format = desc->input_format;
+	ret = image_new_internal(dev, &image, IMAGE_PRIVATE_RING_MANAGED,
+				 &f->input);
 	if (ret < 0)
 		return ret;
 	if (desc->flags & GLCUDA_RING_FLAG_IN_PLACE) {
 		f->output = f->input;
 	} else {
-		ret = image_new_internal(dev, desc->width, desc->height, ring_output_format(desc),
-					 0, IMAGE_PRIVATE_RING_MANAGED, &f->output);
+		image.format = ring_output_format(desc);
+		ret = image_new_internal(dev, &image, IMAGE_PRIVATE_RING_MANAGED,
+					 &f->output);
 		if (ret < 0)
 			return ret;
 	}

@@ -54,6 +54,8 @@ static const struct member_span image_desc_members[] = {
 	SPAN(struct glcuda_image_desc, height),
 	SPAN(struct glcuda_image_desc, format),
 	SPAN(struct glcuda_image_desc, flags),
+	SPAN(struct glcuda_image_desc, layers),
+	SPAN(struct glcuda_image_desc, depth_format),
 };
 
 static const struct member_span cuda_plane_members[] = {
@@ -66,6 +68,8 @@ static const struct member_span cuda_plane_members[] = {
 	SPAN(struct glcuda_cuda_plane, height),
 	SPAN(struct glcuda_cuda_plane, format),
 	SPAN(struct glcuda_cuda_plane, channels),
+	SPAN(struct glcuda_cuda_plane, layers),
+	SPAN(struct glcuda_cuda_plane, bytes_per_pixel),
 };
 
 static const struct member_span frame_timings_members[] = {
@@ -135,9 +139,9 @@ _Static_assert(ENDS_STRUCT(struct glcuda_device_options, flags),
 	       "struct glcuda_device_options: tail padding, or a new member");
 _Static_assert(ENDS_STRUCT(struct glcuda_ring_desc, cuda_stream),
 	       "struct glcuda_ring_desc: tail padding, or a new member");
-_Static_assert(ENDS_STRUCT(struct glcuda_image_desc, flags),
+_Static_assert(ENDS_STRUCT(struct glcuda_image_desc, depth_format),
 	       "struct glcuda_image_desc: tail padding, or a new member");
-_Static_assert(ENDS_STRUCT(struct glcuda_cuda_plane, channels),
+_Static_assert(ENDS_STRUCT(struct glcuda_cuda_plane, bytes_per_pixel),
 	       "struct glcuda_cuda_plane: tail padding, or a new member");
 _Static_assert(ENDS_STRUCT(struct glcuda_frame_timings, total_ns),
 	       "struct glcuda_frame_timings: tail padding, or a new member");

@@ -87,6 +87,10 @@ struct glcuda_cuda_plane {
 	 *  surface and texture objects are then layered too: surf2DLayered*,
 	 *  tex2DLayered). @since 1.1 */
 	uint32_t layers;
+	/** Bytes per pixel: channels times the size of the channel type
+	 *  (a row of the plane in linear memory is width times this).
+	 *  @since 1.1 */
+	uint32_t bytes_per_pixel;
 };
 
 /**

@@ -12,8 +12,8 @@
 int
 cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicated,
 		  const struct format_info *fmt, uint32_t width, uint32_t height,
-		  bool with_texture, bool linear, struct cuda_import *out,
-		  struct cuda_plane *plane)
+		  uint32_t layers, bool with_texture, bool linear,
+		  struct cuda_import *out, struct cuda_plane *plane)
 {
 	CUDA_EXTERNAL_MEMORY_HANDLE_DESC mem_desc;
 	CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC array_desc;
@@ -40,17 +40,21 @@ cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicat
 	}
 
 	/* The array must describe the Vulkan image exactly: format, channel
-	 * count, size, one level. SURFACE_LDST for kernels that write;
-	 * COLOR_ATTACHMENT because the memory is also a render target. */
+	 * count, size, layers, one level. SURFACE_LDST for kernels that
+	 * write; COLOR_ATTACHMENT because the memory is also a render target
+	 * (for depth too: CUDA refuses DEPTH_TEXTURE on external memory, and
+	 * reads GL's depth exactly as one float channel). LAYERED with the
+	 * layer count as the depth for 2D arrays. */
 	memset(&array_desc, 0, sizeof(array_desc));
 	array_desc.offset = 0;
 	array_desc.numLevels = 1;
 	array_desc.arrayDesc.Width = width;
 	array_desc.arrayDesc.Height = height;
-	array_desc.arrayDesc.Depth = 0;
+	array_desc.arrayDesc.Depth = layers > 1 ? layers : 0;
 	array_desc.arrayDesc.Format = fmt->cu_format;
 	array_desc.arrayDesc.NumChannels = fmt->cu_channels;
-	array_desc.arrayDesc.Flags = CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_COLOR_ATTACHMENT;
+	array_desc.arrayDesc.Flags = CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_COLOR_ATTACHMENT |
+				     (layers > 1 ? CUDA_ARRAY3D_LAYERED : 0);
 	res = CU_CALL(cuExternalMemoryGetMappedMipmappedArray, &img.mipmapped, img.memory, &array_desc);
 	if (res != CUDA_SUCCESS) {
 		ret = cuda_call_fail(errors, res, "cuExternalMemoryGetMappedMipmappedArray",

@@ -24,6 +24,7 @@ struct cuda_plane {
 	CUdeviceptr pointer;
 	size_t pitch;
 	uint32_t width, height;
+	uint32_t layers; /* 1, or the layers of a layered array */
 	CUarray_format format;
 	unsigned int channels;
 	CUsurfObject surface;
@@ -42,14 +43,16 @@ struct cuda_import {
 
 /* Import an OPAQUE_FD of `size` bytes holding an optimal-tiling image. The
  * fd is consumed in every case (CUDA owns it on success, it is closed on
- * failure). On success *plane gets the level-0 array and its objects (a
+ * failure). layers > 1: a layered array. On success *plane gets the
+ * level-0 array and its objects (a
  * surface, and a texture when with_texture, filtering linearly if linear).
  * On failure nothing is left. Teardown: cuda_plane_destroy_objects, then
  * cuda_destroy_import. */
 int cuda_import_image(struct error_sink *errors, int fd, uint64_t size,
 		      bool dedicated, const struct format_info *fmt,
-		      uint32_t width, uint32_t height, bool with_texture,
-		      bool linear, struct cuda_import *out, struct cuda_plane *plane);
+		      uint32_t width, uint32_t height, uint32_t layers,
+		      bool with_texture, bool linear, struct cuda_import *out,
+		      struct cuda_plane *plane);
 void cuda_destroy_import(struct cuda_import *imp);
 
 /* A surface object (with_surface) and a texture object (with_texture) on an

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -158,6 +159,7 @@ gl_state_init(struct gl_state *gl, struct error_sink *errors)
 	}
 
 	glGetIntegerv(GL_MAX_TEXTURE_SIZE, &gl->max_texture_size);
+	glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &gl->max_array_layers);
 
 	/* GL_EXT_memory_object: the UUIDs of the device and driver the context
 	 * runs on. memcmp'd against Vulkan's and CUDA's (a UUID may hold a
@@ -176,8 +178,9 @@ gl_state_init(struct gl_state *gl, struct error_sink *errors)
 int
 gl_import_texture(struct gl_state *gl, int fd, uint64_t size, bool dedicated,
 		  const struct format_info *fmt, uint32_t width, uint32_t height,
-		  GLuint *texture, GLuint *memory_object)
+		  uint32_t layers, GLuint *texture, GLuint *memory_object)
 {
+	const GLenum target = layers > 1 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D;
 	GLuint mem = 0, tex = 0;
 	GLint dedicated_flag = dedicated ? GL_TRUE : GL_FALSE;
 	GLint prev_tex = 0;
@@ -203,19 +206,25 @@ gl_import_texture(struct gl_state *gl, int fd, uint64_t size, bool dedicated,
 		return ret;
 	}
 
-	glGetIntegerv(GL_TEXTURE_BINDING_2D, &prev_tex);
+	glGetIntegerv(layers > 1 ? GL_TEXTURE_BINDING_2D_ARRAY : GL_TEXTURE_BINDING_2D,
+		      &prev_tex);
 	glGenTextures(1, &tex);
-	glBindTexture(GL_TEXTURE_2D, tex);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_TILING_EXT, GL_OPTIMAL_TILING_EXT);
-	glTexStorageMem2DEXT(GL_TEXTURE_2D, 1, fmt->gl_internal_format, (GLsizei)width,
-			     (GLsizei)height, mem, 0);
+	glBindTexture(target, tex);
+	glTexParameteri(target, GL_TEXTURE_TILING_EXT, GL_OPTIMAL_TILING_EXT);
+	if (layers > 1)
+		glTexStorageMem3DEXT(target, 1, fmt->gl_internal_format,
+				     (GLsizei)width, (GLsizei)height,
+				     (GLsizei)layers, mem, 0);
+	else
+		glTexStorageMem2DEXT(target, 1, fmt->gl_internal_format,
+				     (GLsizei)width, (GLsizei)height, mem, 0);
 	/* Sampling defaults that work for every format (integer-like float
 	 * formats cannot be linearly filtered on every driver). */
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-	glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-	glBindTexture(GL_TEXTURE_2D, (GLuint)prev_tex);
+	glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+	glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+	glTexParameteri(target, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+	glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+	glBindTexture(target, (GLuint)prev_tex);
 	{
 		GLenum err = gl_take_error();
 		if (err != GL_NO_ERROR) {
@@ -227,11 +236,13 @@ gl_import_texture(struct gl_state *gl, int fd, uint64_t size, bool dedicated,
 			return error_fail(gl->errors, err == GL_INVALID_ENUM || err == GL_INVALID_OPERATION
 						       ? GLCUDA_ERROR_UNSUPPORTED_FORMAT
 						       : GLCUDA_ERROR_GL,
-					   "glTexStorageMem2DEXT(%s 0x%04x, %ux%u) on imported "
-					   "memory failed: %s (0x%04x). The GL driver cannot "
-					   "use shared memory for this format; pick another "
-					   "format (glcuda_device_get_caps()->formats_supported).",
-					   fmt->name, fmt->gl_internal_format, width, height,
+					   "glTexStorageMem%cDEXT(%s 0x%04x, %ux%ux%u) on "
+					   "imported memory failed: %s (0x%04x). The GL "
+					   "driver cannot use shared memory for this format "
+					   "and layer count; pick another format "
+					   "(glcuda_device_get_caps()->formats_supported).",
+					   layers > 1 ? '3' : '2', fmt->name,
+					   fmt->gl_internal_format, width, height, layers,
 					   gl_error_name(err), err);
 		}
 	}
@@ -407,5 +418,86 @@ gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target, uint32_t 
 	*width = (uint32_t)w;
 	*height = (uint32_t)h;
 	*internal_format = (GLenum)ifmt;
+	return 0;
+}
+
+/* Attach `layer` (-1: every layer, a layered attachment) of the colour and
+ * depth textures to the bound draw framebuffer. */
+static void
+attach_layer(GLenum target, GLuint color, GLuint depth, int layer)
+{
+	const GLenum points[2] = { GL_COLOR_ATTACHMENT0, GL_DEPTH_ATTACHMENT };
+	const GLuint textures[2] = { color, depth };
+
+	for (int i = 0; i < 2; i++) {
+		if (!textures[i])
+			continue;
+		if (layer < 0)
+			glFramebufferTexture(GL_DRAW_FRAMEBUFFER, points[i],
+					     textures[i], 0);
+		else if (target == GL_TEXTURE_2D_ARRAY)
+			glFramebufferTextureLayer(GL_DRAW_FRAMEBUFFER, points[i],
+						  textures[i], 0, layer);
+		else
+			glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, points[i],
+					       GL_TEXTURE_2D, textures[i], 0);
+	}
+	if (!color) {
+		/* Depth only: no colour buffer to draw to or read from. */
+		const GLenum none = GL_NONE;
+
+		glDrawBuffers(1, &none);
+		glReadBuffer(GL_NONE);
+	}
+}
+
+int
+gl_create_framebuffers(struct gl_state *gl, GLenum target, GLuint color,
+		       GLuint depth, uint32_t layers, GLuint *fbos,
+		       GLuint *layered)
+{
+	/* glFramebufferTexture: GL 3.2, GLES 3.2. */
+	const bool can_layer = !gl->is_gles || gl->major > 3 ||
+			       (gl->major == 3 && gl->minor >= 2);
+	const uint32_t count = layers + (layers > 1 && can_layer ? 1 : 0);
+	GLint prev = 0;
+	GLuint *names;
+	int ret = 0;
+
+	names = calloc(count, sizeof(*names));
+	if (!names)
+		return error_fail(gl->errors, -ENOMEM,
+				  "out of memory for %u framebuffers", count);
+	gl_take_error();
+	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
+	glGenFramebuffers((GLsizei)count, names);
+	for (uint32_t i = 0; i < count && ret == 0; i++) {
+		/* The last one, past the layers, is the layered one. */
+		const int layer = i < layers ? (int)i : -1;
+		GLenum status;
+
+		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, names[i]);
+		attach_layer(target, color, depth, layer);
+		status = glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER);
+		if (status != GL_FRAMEBUFFER_COMPLETE)
+			ret = error_fail(gl->errors, GLCUDA_ERROR_GL,
+					 "the framebuffer of %s %d of a shared "
+					 "image is incomplete: "
+					 "glCheckFramebufferStatus 0x%04x",
+					 layer < 0 ? "all layers," : "layer",
+					 layer, status);
+	}
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)prev);
+	if (ret == 0)
+		ret = gl_check_error(gl->errors, "making the framebuffers of a "
+				     "shared image");
+	if (ret < 0) {
+		glDeleteFramebuffers((GLsizei)count, names);
+		free(names);
+		return ret;
+	}
+	memcpy(fbos, names, layers * sizeof(*names));
+	*layered = layers == 1 ? names[0] : count > layers ? names[layers] : 0;
+	free(names);
 	return 0;
 }

@@ -43,6 +43,7 @@ struct gl_state {
 	 * it glGetGraphicsResetStatus always returns GL_NO_ERROR. */
 	bool reset_notification;
 	GLint max_texture_size;
+	GLint max_array_layers; /* GL_MAX_ARRAY_TEXTURE_LAYERS */
 	glcuda_PFNGLCREATESEMAPHORESNV CreateSemaphoresNV;
 	glcuda_PFNGLSEMAPHOREPARAMETERIVNV SemaphoreParameterivNV;
 };
@@ -69,13 +70,25 @@ int gl_check_error(struct error_sink *errors, const char *what);
 GLenum gl_take_error(void);
 
 /* Import an image's memory (fd from Vulkan, OPAQUE_FD) and make a
- * GL_TEXTURE_2D with glTexStorageMem2DEXT, optimal tiling, dedicated as
- * Vulkan allocated. The fd is consumed in every case (GL owns it on
- * success; it is closed on failure). Texture bindings are restored. */
+ * GL_TEXTURE_2D with glTexStorageMem2DEXT (layers 1) or a
+ * GL_TEXTURE_2D_ARRAY with glTexStorageMem3DEXT (layers > 1), optimal
+ * tiling, dedicated as Vulkan allocated. The fd is consumed in every case
+ * (GL owns it on success; it is closed on failure). Texture bindings are
+ * restored. */
 int gl_import_texture(struct gl_state *gl, int fd, uint64_t size,
 		      bool dedicated, const struct format_info *fmt,
-		      uint32_t width, uint32_t height, GLuint *texture,
-		      GLuint *memory_object);
+		      uint32_t width, uint32_t height, uint32_t layers,
+		      GLuint *texture, GLuint *memory_object);
+
+/* One framebuffer per layer of `color` (GL_COLOR_ATTACHMENT0; 0: none, a
+ * depth-only image) and `depth` (GL_DEPTH_ATTACHMENT; 0: none), into
+ * fbos[0..layers-1], and the layered one (every layer attached) into
+ * *layered: fbos[0] for one layer, 0 where GL cannot attach layers
+ * (GLES before 3.2). Each is checked complete; the framebuffer binding is
+ * restored. On failure none is left. */
+int gl_create_framebuffers(struct gl_state *gl, GLenum target, GLuint color,
+			   GLuint depth, uint32_t layers, GLuint *fbos,
+			   GLuint *layered);
 void gl_delete_texture(GLuint *texture, GLuint *memory_object);
 
 /* Import a semaphore fd (binary with glGenSemaphoresEXT, timeline with

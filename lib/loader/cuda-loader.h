@@ -66,7 +66,12 @@
 	X(cuGraphicsMapResources) \
 	X(cuGraphicsUnmapResources) \
 	X(cuGraphicsSubResourceGetMappedArray) \
-	X(cuGraphicsUnregisterResource)
+	X(cuGraphicsUnregisterResource) \
+	X(cuMemcpy3DAsync) \
+	X(cuMemAlloc) \
+	X(cuMemFree) \
+	X(cuDeviceGetAttribute) \
+	X(cuStreamWaitEvent)
 
 /* Not used by the library: what the test suites call, in a table of their
  * own, glcuda_test_cuda, that only the tests' build of the library

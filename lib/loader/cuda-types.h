@@ -106,11 +106,13 @@ typedef enum CUdevice_attribute_enum {
 	CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
 	CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH = 22,
 	CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT = 23,
+	CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS = 29,
 	CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
 	CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
 	CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
 	CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH = 56,
 	CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT = 57,
+	CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS = 65,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 } CUdevice_attribute;
@@ -171,6 +173,34 @@ typedef struct CUDA_MEMCPY2D_st {
 	size_t Height;
 } CUDA_MEMCPY2D;
 
+typedef struct CUDA_MEMCPY3D_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	size_t srcZ;
+	size_t srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	void *reserved0;
+	size_t srcPitch;
+	size_t srcHeight;
+	size_t dstXInBytes;
+	size_t dstY;
+	size_t dstZ;
+	size_t dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	void *reserved1;
+	size_t dstPitch;
+	size_t dstHeight;
+	size_t WidthInBytes;
+	size_t Height;
+	size_t Depth;
+} CUDA_MEMCPY3D;
+
 /* Arrays, surfaces, textures */
 typedef enum CUarray_format_enum {
 	CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
@@ -184,6 +214,7 @@ typedef enum CUarray_format_enum {
 	CU_AD_FORMAT_MAX = 0x7FFFFFFF
 } CUarray_format;
 
+#define CUDA_ARRAY3D_LAYERED 0x01
 #define CUDA_ARRAY3D_SURFACE_LDST 0x02
 #define CUDA_ARRAY3D_COLOR_ATTACHMENT 0x20
 
@@ -399,6 +430,7 @@ typedef enum CUgraphicsMapResourceFlags_enum {
 #define cuMemcpyDtoHAsync cuMemcpyDtoHAsync_v2
 #define cuMemcpy2D cuMemcpy2D_v2
 #define cuMemcpy2DAsync cuMemcpy2DAsync_v2
+#define cuMemcpy3DAsync cuMemcpy3DAsync_v2
 #define cuMemsetD32 cuMemsetD32_v2
 #define cuMemsetD8 cuMemsetD8_v2
 #define cuArray3DGetDescriptor cuArray3DGetDescriptor_v2
@@ -530,6 +562,7 @@ CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size
 				      CUstream hStream);
 CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy);
 CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
+CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
 CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N);
 CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N);
 CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources,

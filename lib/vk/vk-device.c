@@ -253,6 +253,7 @@ choose_physical(struct vk_exporter *vk, const uint8_t device_uuid[16])
 	vk->info = infos[match];
 	vk->caps = caps[match];
 	vk->max_image_size = props[match].limits.maxImageDimension2D;
+	vk->max_image_layers = props[match].limits.maxImageArrayLayers;
 out:
 	free(infos);
 	free(caps);
@@ -391,3 +392,8 @@ vk_exporter_max_image_size(const struct vk_exporter *vk)
 	return vk->max_image_size;
 }
 
+uint32_t
+vk_exporter_max_image_layers(const struct vk_exporter *vk)
+{
+	return vk->max_image_layers;
+}

@@ -73,6 +73,8 @@ bool vk_exporter_has_timeline(const struct vk_exporter *vk);
 bool vk_exporter_has_binary(const struct vk_exporter *vk);
 /* maxImageDimension2D. */
 uint32_t vk_exporter_max_image_size(const struct vk_exporter *vk);
+/* maxImageArrayLayers of the physical device. */
+uint32_t vk_exporter_max_image_layers(const struct vk_exporter *vk);
 
 /* 0 if images of this format can be created with the usage glcuda needs
  * and exported as OPAQUE_FD (vkGetPhysicalDeviceImageFormatProperties2 with
@@ -88,16 +90,17 @@ struct vk_image {
 	VkDeviceSize size;      /* allocation size, for the importers */
 	bool dedicated;         /* allocated with VkMemoryDedicatedAllocateInfo */
 	VkFormat format;
-	uint32_t width, height;
+	uint32_t width, height, layers;
 };
 
-/* Create an optimal-tiling 2D image (1 level, 1 layer), usage colour
- * attachment | sampled | transfer src/dst (| storage where the format
- * supports it), exportable as OPAQUE_FD; allocate device-local memory for
- * it, dedicated when the driver prefers or requires it
- * (VkMemoryDedicatedRequirements), and bind it. On failure nothing is left. */
+/* Create an optimal-tiling 2D image (1 level, `layers` layers: 1 for a 2D
+ * image), usage colour attachment (depth attachment for depth formats) |
+ * sampled | transfer src/dst (| storage where the format supports it),
+ * exportable as OPAQUE_FD; allocate device-local memory for it, dedicated
+ * when the driver prefers or requires it (VkMemoryDedicatedRequirements),
+ * and bind it. On failure nothing is left. */
 int vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
-		    uint32_t width, uint32_t height, struct vk_image *out);
+		    uint32_t width, uint32_t height, uint32_t layers, struct vk_image *out);
 /* A new fd for the image's memory (vkGetMemoryFdKHR). One per importer:
  * the caller owns it until an import takes it. */
 int vk_image_export_fd(struct vk_exporter *vk, const struct vk_image *img, int *fd);

@@ -385,11 +385,16 @@ query_extensions(struct vk_exporter *vk, VkPhysicalDevice pd,
 VkImageUsageFlags
 vk_image_usage(struct vk_exporter *vk, VkPhysicalDevice pd, VkFormat format)
 {
-	VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-				  VK_IMAGE_USAGE_SAMPLED_BIT |
+	VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
 				  VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
 				  VK_IMAGE_USAGE_TRANSFER_DST_BIT;
 	VkFormatProperties props;
+
+	/* Depth formats are depth attachments (never colour ones, nor
+	 * storage images). */
+	if (format == VK_FORMAT_D32_SFLOAT)
+		return usage | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
+	usage |= VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
 
 	vk->fn.GetPhysicalDeviceFormatProperties(pd, format, &props);
 	if (props.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)

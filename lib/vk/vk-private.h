@@ -124,6 +124,7 @@ struct vk_exporter {
 	struct vk_physical_info info;
 	VkPhysicalDeviceMemoryProperties memory;
 	uint32_t max_image_size;
+	uint32_t max_image_layers;
 };
 
 /* Call a VkResult-returning entry point through the table; in the tests'

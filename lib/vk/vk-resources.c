@@ -94,12 +94,14 @@ vk_find_memory_type(const struct vk_exporter *vk, uint32_t type_bits,
 
 int
 vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
-		uint32_t width, uint32_t height, struct vk_image *out)
+		uint32_t width, uint32_t height, uint32_t layers,
+		struct vk_image *out)
 {
 	struct vk_image img = {
 		.format = (VkFormat)fmt->vk_format,
 		.width = width,
 		.height = height,
+		.layers = layers,
 	};
 	VkImageUsageFlags usage;
 	bool dedicated_only;
@@ -109,6 +111,10 @@ vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
 	ret = check_format(vk, fmt, width, height, true, &usage, &dedicated_only);
 	if (ret)
 		return ret;
+	if (layers == 0 || layers > vk->max_image_layers)
+		return vk_fail(vk, -EINVAL, "a %s image of %u layers: %s has 1 to %u "
+			       "(maxImageArrayLayers)", fmt->name, layers,
+			       vk->info.name, vk->max_image_layers);
 
 	VkExternalMemoryImageCreateInfo external = {
 		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
@@ -121,7 +127,7 @@ vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
 		.format = img.format,
 		.extent = { width, height, 1 },
 		.mipLevels = 1,
-		.arrayLayers = 1,
+		.arrayLayers = layers,
 		.samples = VK_SAMPLE_COUNT_1_BIT,
 		.tiling = VK_IMAGE_TILING_OPTIMAL,
 		.usage = usage,

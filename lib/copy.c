@@ -1,0 +1,180 @@
+/*
+ * Copies between a plane of an image and linear device memory, enqueued on
+ * a stream: how a GL frame becomes a tensor (GL refuses linear tiling on
+ * imported memory, so CUDA never sees a frame as a plain pointer).
+ * SPDX-License-Identifier: MIT
+ */
+#include "copy.h"
+#include <glcuda/glcuda-cuda.h>
+
+#include <errno.h>
+#include <string.h>
+
+/* The copy of `layers` layers from `first` between the plane and the
+ * linear block, as 3D copies: one for every layer when the layer pitch is
+ * a whole number of rows (CUDA_MEMCPY3D describes the block by rows per
+ * layer), one per layer otherwise. */
+static CUresult
+copy_layers(const struct cuda_plane *p, const struct linear_block *b,
+	    uint32_t first, uint32_t layers, bool to_linear, CUstream stream)
+{
+	const size_t row_bytes = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
+	const bool one_copy = layers == 1 || b->layer_pitch % b->row_pitch == 0;
+	CUDA_MEMCPY3D m;
+	CUresult res = CUDA_SUCCESS;
+
+	for (uint32_t l = 0; l < layers && res == CUDA_SUCCESS;
+	     l += one_copy ? layers : 1) {
+		const uint32_t count = one_copy ? layers : 1;
+		const CUdeviceptr linear = b->pointer + (CUdeviceptr)(l * b->layer_pitch);
+
+		memset(&m, 0, sizeof(m));
+		m.WidthInBytes = row_bytes;
+		m.Height = p->height;
+		m.Depth = count;
+		if (to_linear) {
+			m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+			m.srcArray = p->array;
+			m.srcZ = first + l;
+			m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+			m.dstDevice = linear;
+			m.dstPitch = b->row_pitch;
+			m.dstHeight = count > 1 ? b->layer_pitch / b->row_pitch : p->height;
+		} else {
+			m.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+			m.dstArray = p->array;
+			m.dstZ = first + l;
+			m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+			m.srcDevice = linear;
+			m.srcPitch = b->row_pitch;
+			m.srcHeight = count > 1 ? b->layer_pitch / b->row_pitch : p->height;
+		}
+		res = CU_CALL(cuMemcpy3DAsync, &m, stream);
+	}
+	return res;
+}
+
+/* A pitch-linear plane (a wrapped EGLImage's) is a 2D block already. */
+static CUresult
+copy_pitched(const struct cuda_plane *p, const struct linear_block *b,
+	     bool to_linear, CUstream stream)
+{
+	CUDA_MEMCPY3D m;
+
+	memset(&m, 0, sizeof(m));
+	m.WidthInBytes = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
+	m.Height = p->height;
+	m.Depth = 1;
+	m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	m.srcDevice = to_linear ? p->pointer : b->pointer;
+	m.srcPitch = to_linear ? p->pitch : b->row_pitch;
+	m.dstDevice = to_linear ? b->pointer : p->pointer;
+	m.dstPitch = to_linear ? b->row_pitch : p->pitch;
+	return CU_CALL(cuMemcpy3DAsync, &m, stream);
+}
+
+int
+copy_check(struct glcuda_image *img, unsigned int plane, int layer,
+	   const struct linear_block *b, const char *what)
+{
+	struct glcuda_device *dev = img->dev;
+	const struct cuda_plane *p;
+	size_t row_bytes;
+	uint32_t layers;
+
+	if (plane >= img->plane_count)
+		return glcuda_fail(dev, -EINVAL, "%s: plane %u of an image with %u "
+				   "plane%s", what, plane, img->plane_count,
+				   img->plane_count == 1 ? "" : "s");
+	p = &img->planes[plane];
+	layers = cuda_plane_layers(p);
+	if (layer != GLCUDA_ALL_LAYERS && (layer < 0 || (uint32_t)layer >= layers))
+		return glcuda_fail(dev, -EINVAL, "%s: layer %d of an image with %u "
+				   "layer%s (or GLCUDA_ALL_LAYERS for all)", what, layer,
+				   layers, layers == 1 ? "" : "s");
+	if (!b->pointer)
+		return glcuda_fail(dev, -EINVAL, "%s: the device pointer is 0", what);
+	row_bytes = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
+	if (b->row_pitch < row_bytes)
+		return glcuda_fail(dev, -EINVAL, "%s: a row pitch of %zu bytes is too "
+				   "small for plane %u: its rows are %u pixels of %u "
+				   "bytes, %zu bytes at least", what, b->row_pitch, plane,
+				   p->width, cuda_plane_bytes_per_pixel(p), row_bytes);
+	if (layer == GLCUDA_ALL_LAYERS && layers > 1 &&
+	    b->layer_pitch < b->row_pitch * p->height)
+		return glcuda_fail(dev, -EINVAL, "%s: a layer pitch of %zu bytes is too "
+				   "small for plane %u: %u rows of %zu bytes, %zu bytes at "
+				   "least", what, b->layer_pitch, plane, p->height,
+				   b->row_pitch, b->row_pitch * p->height);
+	/* A ring frame's images are handed off by the frame, between
+	 * glcuda_frame_submit() and _complete(). */
+	if (img->owner == IMAGE_OWNER_GL &&
+	    !(img->private_flags & IMAGE_PRIVATE_RING_MANAGED))
+		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image is owned "
+				   "by GL; hand it to CUDA first (glcuda_handoff_to_cuda())",
+				   what);
+	if (img->owner == IMAGE_OWNER_CUDA_DONE)
+		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image was handed "
+				   "back to GL and waits for GL's half of the hand-off; "
+				   "retry glcuda_handoff_to_gl() first", what);
+	return device_check_lost(dev, what);
+}
+
+int
+copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
+	     const struct linear_block *b, bool to_linear, CUstream stream,
+	     const char *what)
+{
+	const struct cuda_plane *p = &img->planes[plane];
+	const uint32_t first = layer == GLCUDA_ALL_LAYERS ? 0 : (uint32_t)layer;
+	const uint32_t count = layer == GLCUDA_ALL_LAYERS ? cuda_plane_layers(p) : 1;
+	CUresult res;
+
+	res = p->array ? copy_layers(p, b, first, count, to_linear, stream)
+		       : copy_pitched(p, b, to_linear, stream);
+	if (res != CUDA_SUCCESS)
+		return device_cuda_fail(img->dev, res, "cuMemcpy3DAsync", what);
+	return 0;
+}
+
+static int
+copy_public(struct glcuda_image *img, unsigned int plane, int layer,
+	    CUdeviceptr pointer, size_t row_pitch, size_t layer_pitch,
+	    CUstream stream, bool to_linear)
+{
+	const char *what = to_linear ? "glcuda_image_copy_to_linear"
+				     : "glcuda_image_copy_from_linear";
+	const struct linear_block b = { pointer, row_pitch, layer_pitch };
+	int ret;
+
+	glcuda_clear_error();
+	if (!img)
+		return glcuda_fail(NULL, -EINVAL, "%s: img is NULL", what);
+	ret = copy_check(img, plane, layer, &b, what);
+	if (ret < 0)
+		return ret;
+	/* One push for the whole call (doc/design.md, "The CUDA context"). */
+	ret = device_push_cuda(img->dev, what);
+	if (ret < 0)
+		return ret;
+	ret = copy_enqueue(img, plane, layer, &b, to_linear, stream, what);
+	device_pop_cuda(img->dev);
+	return ret;
+}
+
+GLCUDA_EXPORT int
+glcuda_image_copy_to_linear(struct glcuda_image *img, unsigned int plane, int layer,
+			    CUdeviceptr dst, size_t row_pitch, size_t layer_pitch,
+			    CUstream stream)
+{
+	return copy_public(img, plane, layer, dst, row_pitch, layer_pitch, stream, true);
+}
+
+GLCUDA_EXPORT int
+glcuda_image_copy_from_linear(struct glcuda_image *img, unsigned int plane, int layer,
+			      CUdeviceptr src, size_t row_pitch, size_t layer_pitch,
+			      CUstream stream)
+{
+	return copy_public(img, plane, layer, src, row_pitch, layer_pitch, stream, false);
+}

@@ -1,0 +1,31 @@
+/*
+ * Copies between a plane of an image and linear device memory (copy.c),
+ * for the public copy calls and the DLPack export.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_COPY_H
+#define GLCUDA_COPY_H
+
+#include "image.h"
+
+/* Linear device memory: row y of layer l at
+ * pointer + l * layer_pitch + y * row_pitch. */
+struct linear_block {
+	CUdeviceptr pointer;
+	size_t row_pitch;
+	size_t layer_pitch;
+};
+
+/* The checks of a copy of `plane` (`layer`, or GLCUDA_ALL_LAYERS) with the
+ * block: plane, layer, pitches, and an image handed to CUDA. 0 or a
+ * recorded error naming `what`. */
+int copy_check(struct glcuda_image *img, unsigned int plane, int layer,
+	       const struct linear_block *b, const char *what);
+
+/* Enqueue the copy on the stream, image to block (to_linear) or back. With
+ * the device's CUDA context current; after copy_check. */
+int copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
+		 const struct linear_block *b, bool to_linear, CUstream stream,
+		 const char *what);
+
+#endif
