@@ -162,6 +162,12 @@ test_fill_pattern(const struct format_info *fmt, uint32_t w, uint32_t h, uint32_
 					memcpy(p + o + 4 * c, &v, 4);
 				}
 				break;
+			case GLCUDA_FORMAT_DEPTH32F: {
+				/* Depth stays in 0..1, exact in a float. */
+				float v = (float)(base & 0xffff) / 65536.0f;
+				memcpy(p + o, &v, 4);
+				break;
+			}
 			default:
 				ck_abort_msg("no pattern for %s", fmt->name);
 			}
@@ -212,7 +218,9 @@ test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t
 		GLuint fbo;
 		glGenFramebuffers(1, &fbo);
 		glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-		glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+		glFramebufferTexture2D(GL_FRAMEBUFFER, fmt->is_depth ? GL_DEPTH_ATTACHMENT
+								     : GL_COLOR_ATTACHMENT0,
+				       GL_TEXTURE_2D, tex, 0);
 		glReadPixels(0, 0, (GLsizei)w, (GLsizei)h, fmt->gl_format, fmt->gl_type, out);
 		glDeleteFramebuffers(1, &fbo);
 	}

@@ -617,12 +617,16 @@ static const struct member cuda_plane_members[] = {
 	MEMBER(struct glcuda_cuda_plane, height),
 	MEMBER(struct glcuda_cuda_plane, format),
 	MEMBER(struct glcuda_cuda_plane, channels),
+	MEMBER(struct glcuda_cuda_plane, layers),
+	MEMBER(struct glcuda_cuda_plane, bytes_per_pixel),
 };
 static const struct member image_desc_members[] = {
 	MEMBER(struct glcuda_image_desc, width),
 	MEMBER(struct glcuda_image_desc, height),
 	MEMBER(struct glcuda_image_desc, format),
 	MEMBER(struct glcuda_image_desc, flags),
+	MEMBER(struct glcuda_image_desc, layers),
+	MEMBER(struct glcuda_image_desc, depth_format),
 };
 /* The diagnosis lists' elements, which glcuda only writes, may end in tail
  * padding (struct-size.c). */

@@ -32,9 +32,9 @@ status=0
 if "$CC" --version 2>/dev/null | grep -qi -e gcc -e 'free software foundation'; then
 	# <cuda.h> from the toolkit; without it, glcuda's own declarations.
 	if [ "${HAVE_CUDA_TOOLKIT:-no}" = yes ]; then
-		printf '#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n' > "$tmp/decls.c"
+		printf '#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n#include <glcuda/glcuda-dlpack.h>\n' > "$tmp/decls.c"
 	else
-		printf '#include "loader/cuda-types.h"\n#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n' > "$tmp/decls.c"
+		printf '#include "loader/cuda-types.h"\n#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n#include <glcuda/glcuda-dlpack.h>\n' > "$tmp/decls.c"
 	fi
 	# shellcheck disable=SC2086
 	if "$CC" -std=gnu99 -fsyntax-only -aux-info "$tmp/aux" \

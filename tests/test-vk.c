@@ -241,7 +241,7 @@ START_TEST(test_formats)
 
 	ret = vk_exporter_check_format(vk, fmt, w, h, true);
 	ck_assert_msg(ret == 0, "%s: %s", fmt->name, glcuda_get_last_error());
-	ret = vk_image_create(vk, fmt, w, h, &img);
+	ret = vk_image_create(vk, fmt, w, h, 1, &img);
 	ck_assert_msg(ret == 0, "%s: %s", fmt->name, glcuda_get_last_error());
 	ck_assert(img.image != VK_NULL_HANDLE);
 	ck_assert(img.memory != VK_NULL_HANDLE);
@@ -297,12 +297,12 @@ END_TEST
 
 START_TEST(test_format_errors)
 {
-	/* A depth format cannot be a colour attachment anywhere. */
+	/* A compressed format cannot be a colour attachment anywhere. */
 	static const struct format_info depth = {
 		.format = GLCUDA_FORMAT_INVALID,
-		.name = "TEST_D32",
-		.vk_format = VK_FORMAT_D32_SFLOAT,
-		.bytes_per_pixel = 4,
+		.name = "TEST_BC1",
+		.vk_format = VK_FORMAT_BC1_RGBA_UNORM_BLOCK,
+		.bytes_per_pixel = 8,
 	};
 	const struct format_info *rgba8 = format_info(GLCUDA_FORMAT_RGBA8);
 	struct glcuda_device *dev = quiet_device();
@@ -314,13 +314,13 @@ START_TEST(test_format_errors)
 
 	ret = vk_exporter_check_format(vk, &depth, 16, 16, true);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
-	snprintf(number, sizeof(number), "VkFormat %d", VK_FORMAT_D32_SFLOAT);
-	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "TEST_D32"));
+	snprintf(number, sizeof(number), "VkFormat %d", VK_FORMAT_BC1_RGBA_UNORM_BLOCK);
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "TEST_BC1"));
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, number));
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error,
 				     "vkGetPhysicalDeviceImageFormatProperties2"));
 
-	ret = vk_image_create(vk, &depth, 16, 16, &img);
+	ret = vk_image_create(vk, &depth, 16, 16, 1, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
 	ck_assert(img.image == VK_NULL_HANDLE);
 
@@ -343,7 +343,7 @@ START_TEST(test_format_errors)
 	ck_assert_int_eq(vk_exporter_check_format(vk, rgba8, 0, 16, true), -EINVAL);
 
 	/* Copies check the format and size they are given. */
-	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, &img), 0);
+	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, 1, &img), 0);
 	uint8_t buf[8 * 8 * 4];
 	ck_assert_int_eq(vk_image_write(vk, &img, format_info(GLCUDA_FORMAT_R8),
 					buf, sizeof(buf)), -EINVAL);
@@ -445,19 +445,19 @@ START_TEST(test_error_mapping)
 	vk = exporter_new(dev);
 	/* vk_image_create: the format query, then vkCreateImage. */
 	fault_inject(FAULT_VULKAN, 0, VK_SUCCESS);
-	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, &img), 0);
+	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, 1, &img), 0);
 	ck_assert_uint_eq(fault_calls(FAULT_VULKAN), 4); /* query, create, allocate, bind */
 	vk_image_destroy(vk, &img);
 
 	fault_inject(FAULT_VULKAN, 2, VK_ERROR_OUT_OF_DEVICE_MEMORY);
-	ret = vk_image_create(vk, rgba8, 8, 8, &img);
+	ret = vk_image_create(vk, rgba8, 8, 8, 1, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_VULKAN);
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkCreateImage"));
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)"));
 	ck_assert(!dev->errors.lost);
 
 	fault_inject(FAULT_VULKAN, 3, VK_ERROR_DEVICE_LOST);
-	ret = vk_image_create(vk, rgba8, 8, 8, &img);
+	ret = vk_image_create(vk, rgba8, 8, 8, 1, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_DEVICE_LOST);
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkAllocateMemory"));
 	ck_assert(dev->errors.lost);
@@ -485,7 +485,7 @@ run_everything(struct glcuda_device *dev, bool semaphores)
 	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid, false, &vk);
 	if (ret)
 		return ret;
-	ret = vk_image_create(vk, fmt, 16, 8, &img);
+	ret = vk_image_create(vk, fmt, 16, 8, 1, &img);
 	if (!ret)
 		ret = vk_image_export_fd(vk, &img, &fd);
 	if (!ret) {

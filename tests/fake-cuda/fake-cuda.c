@@ -108,6 +108,8 @@ struct CUmipmappedArray_st {
 	struct CUextMemory_st *memory;
 	unsigned long long offset;
 	size_t bpp, pitch;
+	/* Layered arrays: layers, and the bytes from one layer to the next. */
+	size_t layers, layer_stride;
 	struct CUarray_st *level0; /* made on first cuMipmappedArrayGetLevel */
 };
 
@@ -223,6 +225,7 @@ enum op_kind {
 	OP_KERNEL,
 	OP_MEMCPY,
 	OP_MEMCPY2D,
+	OP_MEMCPY3D,
 	OP_WAIT_EVENT,
 	OP_SEM_WAIT,
 	OP_SEM_SIGNAL,
@@ -241,6 +244,7 @@ struct op {
 	const void *src;
 	size_t n;
 	CUDA_MEMCPY2D m2d;
+	CUDA_MEMCPY3D m3d;
 	const struct CUfunc_st *kernel;
 	unsigned int grid[2];
 	uint64_t args[KERNEL_MAX_ARGS];
@@ -545,6 +549,82 @@ memcpy2d_run(const CUDA_MEMCPY2D *m)
 			src + (m->srcY + y) * m->srcPitch + m->srcXInBytes, m->WidthInBytes);
 }
 
+/* Where a 3D copy's side starts: row 0 of slice 0 of an array (its
+ * memory, laid out as lavapipe lays it out) or of linear memory, with the
+ * bytes from row to row and from slice to slice; NULL for an array that is
+ * gone (a real GPU would fault). */
+static uint8_t *
+memcpy3d_side(CUmemorytype type, CUarray array, CUdeviceptr device, const void *host,
+	      size_t x, size_t y, size_t z, size_t pitch, size_t height,
+	      size_t *row, size_t *slice)
+{
+	if (type == CU_MEMORYTYPE_ARRAY) {
+		struct CUmipmappedArray_st *mip;
+
+		if (!obj_is_live(array, K_ARRAY) || !(mip = array->parent) ||
+		    !obj_is_live(mip->memory, K_EXT_MEMORY))
+			return NULL;
+		*row = mip->pitch;
+		*slice = mip->layer_stride;
+		return mip->memory->bytes + mip->offset + z * mip->layer_stride +
+		       y * mip->pitch + x;
+	}
+	*row = pitch;
+	*slice = pitch * height;
+	return (type == CU_MEMORYTYPE_HOST ? (uint8_t *)host : (uint8_t *)(uintptr_t)device) +
+	       z * *slice + y * pitch + x;
+}
+
+static void
+memcpy3d_run(const CUDA_MEMCPY3D *m)
+{
+	size_t srow, sslice, drow, dslice;
+	const uint8_t *src = memcpy3d_side(m->srcMemoryType, m->srcArray, m->srcDevice,
+					   m->srcHost, m->srcXInBytes, m->srcY, m->srcZ,
+					   m->srcPitch, m->srcHeight, &srow, &sslice);
+	uint8_t *dst = memcpy3d_side(m->dstMemoryType, m->dstArray, m->dstDevice,
+				     m->dstHost, m->dstXInBytes, m->dstY, m->dstZ,
+				     m->dstPitch, m->dstHeight, &drow, &dslice);
+
+	if (!src || !dst)
+		return;
+	for (size_t z = 0; z < m->Depth; z++)
+		for (size_t y = 0; y < m->Height; y++)
+			memmove(dst + z * dslice + y * drow, src + z * sslice + y * srow,
+				m->WidthInBytes);
+}
+
+/* The bounds of one side of a 3D copy, as the driver checks them. */
+static CUresult
+memcpy3d_check_side(CUmemorytype type, CUarray array, CUdeviceptr device,
+		    const void *host, size_t x, size_t y, size_t z, size_t pitch,
+		    size_t height, const CUDA_MEMCPY3D *m)
+{
+	if (type == CU_MEMORYTYPE_ARRAY) {
+		struct CUmipmappedArray_st *mip;
+
+		if (!obj_is_live(array, K_ARRAY))
+			return CUDA_ERROR_INVALID_HANDLE;
+		mip = array->parent;
+		if (x + m->WidthInBytes > mip->desc.Width * mip->bpp ||
+		    y + m->Height > (mip->desc.Height ? mip->desc.Height : 1) ||
+		    z + m->Depth > mip->layers)
+			return CUDA_ERROR_INVALID_VALUE;
+		return CUDA_SUCCESS;
+	}
+	if (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_HOST)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (m->WidthInBytes + x > pitch || (m->Depth > 1 && m->Height + y > height))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type == CU_MEMORYTYPE_HOST)
+		return host ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	if (!alloc_find((uintptr_t)device + z * pitch * height + y * pitch + x,
+			(m->Depth - 1) * pitch * height + (m->Height - 1) * pitch +
+			m->WidthInBytes))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
 /* The texel at byte column xbytes of row y of a surface, or NULL where a
  * real GPU would fault (a stale object, out of bounds with the default
  * trapping boundary mode). */
@@ -706,6 +786,9 @@ op_run(struct op *op)
 		break;
 	case OP_MEMCPY2D:
 		memcpy2d_run(&op->m2d);
+		break;
+	case OP_MEMCPY3D:
+		memcpy3d_run(&op->m3d);
 		break;
 	case OP_WAIT_EVENT:
 		break;
@@ -1701,7 +1784,7 @@ fake_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *out, CUexternalMe
 					     const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
 {
 	struct CUmipmappedArray_st *a;
-	size_t bpp, pitch, height;
+	size_t bpp, pitch, height, layers, stride;
 	ENTER("cuExternalMemoryGetMappedMipmappedArray");
 	if (!out || !desc || desc->numLevels == 0 || desc->arrayDesc.Width == 0 ||
 	    desc->arrayDesc.NumChannels == 0 || desc->arrayDesc.NumChannels == 3 ||
@@ -1718,7 +1801,15 @@ fake_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *out, CUexternalMe
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	height = desc->arrayDesc.Height ? desc->arrayDesc.Height : 1;
 	pitch = image_pitch(desc->arrayDesc.Width, bpp);
-	if ((height - 1) * pitch + desc->arrayDesc.Width * bpp > mem->size - desc->offset)
+	/* Layers one after the other, each of the height aligned to 4 rows
+	 * (llvmpipe_texture_layout's image stride). */
+	layers = desc->arrayDesc.Flags & CUDA_ARRAY3D_LAYERED ? desc->arrayDesc.Depth : 1;
+	if (layers == 0 || (!(desc->arrayDesc.Flags & CUDA_ARRAY3D_LAYERED) &&
+			    desc->arrayDesc.Depth > 0))
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	stride = pitch * ((height + 3) & ~(size_t)3);
+	if ((layers - 1) * stride + (height - 1) * pitch + desc->arrayDesc.Width * bpp >
+	    mem->size - desc->offset)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -1729,6 +1820,8 @@ fake_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *out, CUexternalMe
 	a->offset = desc->offset;
 	a->bpp = bpp;
 	a->pitch = pitch;
+	a->layers = layers;
+	a->layer_stride = stride;
 	obj_add(&a->o, K_MIPMAP);
 	*out = a;
 	LEAVE(CUDA_SUCCESS);
@@ -2494,6 +2587,33 @@ fake_cuMemcpy2DAsync(const CUDA_MEMCPY2D *m, CUstream stream)
 	if (res != CUDA_SUCCESS)
 		LEAVE(res);
 	op.m2d = *m;
+	LEAVE(enqueue(&op));
+}
+
+static CUresult
+fake_cuMemcpy3DAsync(const CUDA_MEMCPY3D *m, CUstream stream)
+{
+	struct op op = { .kind = OP_MEMCPY3D, .stream = stream };
+	CUresult res;
+	ENTER("cuMemcpy3DAsync");
+	if (!have_context())
+		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+	if (!stream_ok(stream))
+		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	if (!m || m->reserved0 || m->reserved1 || m->srcLOD || m->dstLOD)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	if (m->WidthInBytes == 0 || m->Height == 0 || m->Depth == 0)
+		LEAVE(CUDA_SUCCESS);
+	res = memcpy3d_check_side(m->srcMemoryType, m->srcArray, m->srcDevice, m->srcHost,
+				  m->srcXInBytes, m->srcY, m->srcZ, m->srcPitch,
+				  m->srcHeight, m);
+	if (res == CUDA_SUCCESS)
+		res = memcpy3d_check_side(m->dstMemoryType, m->dstArray, m->dstDevice,
+					  m->dstHost, m->dstXInBytes, m->dstY, m->dstZ,
+					  m->dstPitch, m->dstHeight, m);
+	if (res != CUDA_SUCCESS)
+		LEAVE(res);
+	op.m3d = *m;
 	LEAVE(enqueue(&op));
 }
 

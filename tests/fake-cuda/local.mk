@@ -12,7 +12,7 @@ check_LTLIBRARIES += %reldir%/libfakecuda.la
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
 fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu tests/test-loss \
-	tests/test-pixels-cpu tests/test-sync-cpu
+	tests/test-pixels-cpu tests/test-sync-cpu tests/test-tensor-cpu
 check_PROGRAMS += $(fake_cuda_tests)
 TESTS += $(fake_cuda_tests)
 fake_cuda_test_sources = %reldir%/fake-cuda-test.c %reldir%/fake-cuda-test.h
@@ -42,6 +42,12 @@ tests_test_sync_cpu_SOURCES = tests/test-sync-cpu.c $(fake_cuda_test_sources) \
 	$(fake_cuda_env_sources) $(sanitizer_sources)
 tests_test_sync_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_sync_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
+
+# Layered images, copies between images and linear memory, DLPack.
+tests_test_tensor_cpu_SOURCES = tests/test-tensor-cpu.c $(fake_cuda_test_sources) \
+	$(fake_cuda_env_sources) $(sanitizer_sources)
+tests_test_tensor_cpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_tensor_cpu_LDADD = $(test_ldadd) $(DLOPEN_LIBS)
 
 tests_test_loss_SOURCES = tests/test-loss.c $(fake_cuda_test_sources) $(sanitizer_sources)
 tests_test_loss_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -1,0 +1,574 @@
+/*
+ * Frames as tensors without a GPU: layered images, their framebuffers and
+ * depth buffers, the copies between an image and linear CUDA memory, and
+ * the DLPack export, on Mesa and the fake CUDA driver (which copies the
+ * very memory GL renders into, laid out as lavapipe lays it out).
+ *
+ * Every pixel is checked: GL writes a pattern different in every layer,
+ * CUDA copies it into linear memory with row and layer pitches larger
+ * than tight, and the host compares; then the other way, read back by GL.
+ * SPDX-License-Identifier: MIT
+ */
+#include "test-common.h"
+#include "fake-cuda/fake-cuda-env.h"
+#include "fake-controls.h"
+#include <glcuda/glcuda-dlpack.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 13 /* neither a multiple of the 4-pixel raster block nor of 16 bytes */
+#define H 7
+#define LAYERS 3
+#define ROW_PAD 24   /* bytes past a tight row */
+#define LAYER_PAD 2  /* rows past a tight layer */
+
+static struct glcuda_image *
+new_image(struct fake_env *e, enum glcuda_format format, uint32_t layers,
+	  enum glcuda_format depth)
+{
+	struct glcuda_image_desc desc;
+	struct glcuda_image *img = NULL;
+
+	glcuda_image_desc_init(&desc);
+	desc.width = W;
+	desc.height = H;
+	desc.format = format;
+	desc.layers = layers;
+	desc.depth_format = depth;
+	ck_ok(glcuda_image_new(e->dev, &desc, &img));
+	return img;
+}
+
+/* GL's upload of layer `layer` of a colour texture (2D or 2D array). */
+static void
+upload_layer(struct glcuda_image *img, const struct format_info *fmt, uint32_t layer,
+	     const void *data)
+{
+	GLenum target = glcuda_image_get_gl_target(img);
+	GLint prev = 0;
+
+	glGetIntegerv(target == GL_TEXTURE_2D ? GL_TEXTURE_BINDING_2D
+					       : GL_TEXTURE_BINDING_2D_ARRAY, &prev);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+	glBindTexture(target, glcuda_image_get_gl_texture(img));
+	if (target == GL_TEXTURE_2D)
+		glTexSubImage2D(target, 0, 0, 0, W, H, fmt->gl_format, fmt->gl_type, data);
+	else
+		glTexSubImage3D(target, 0, 0, 0, (GLint)layer, W, H, 1, fmt->gl_format,
+				fmt->gl_type, data);
+	glBindTexture(target, (GLuint)prev);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+/* GL's read-back of a layer through the image's framebuffer of that layer
+ * (colour, or depth for a depth plane on desktop GL). */
+static void
+read_layer(struct glcuda_image *img, const struct format_info *fmt, uint32_t layer,
+	   bool depth, void *out)
+{
+	GLint prev = 0;
+
+	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, glcuda_image_get_gl_framebuffer(img, layer));
+	glPixelStorei(GL_PACK_ALIGNMENT, 1);
+	glReadPixels(0, 0, W, H, depth ? GL_DEPTH_COMPONENT : fmt->gl_format,
+		     depth ? GL_FLOAT : fmt->gl_type, out);
+	glPixelStorei(GL_PACK_ALIGNMENT, 4);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+/* A device block holding `layers` layers with padded pitches. */
+struct block {
+	CUdeviceptr ptr;
+	size_t row, row_pitch, layer_pitch, size;
+};
+
+static struct block
+block_new(struct fake_env *e, const struct format_info *fmt, uint32_t layers)
+{
+	struct block b;
+
+	b.row = (size_t)W * fmt->bytes_per_pixel;
+	b.row_pitch = b.row + ROW_PAD;
+	b.layer_pitch = b.row_pitch * (H + LAYER_PAD);
+	b.size = b.layer_pitch * layers;
+	fake_env_push(e);
+	ck_cu(CUT(cuMemAlloc)(&b.ptr, b.size));
+	ck_cu(CUT(cuMemsetD8)(b.ptr, 0xee, b.size));
+	fake_env_pop();
+	return b;
+}
+
+static void
+block_free(struct fake_env *e, struct block *b)
+{
+	fake_env_push(e);
+	ck_cu(CUT(cuMemFree)(b->ptr));
+	fake_env_pop();
+}
+
+/* The stream's work done, then the block in host memory. */
+static uint8_t *
+block_read(struct fake_env *e, const struct block *b)
+{
+	uint8_t *host = malloc(b->size);
+
+	ck_assert_ptr_nonnull(host);
+	fake_env_push(e);
+	ck_cu(CUF(cuStreamSynchronize)(e->stream));
+	ck_cu(CUT(cuMemcpyDtoH)(host, b->ptr, b->size));
+	fake_env_pop();
+	return host;
+}
+
+static void
+block_write(struct fake_env *e, const struct block *b, const uint8_t *host)
+{
+	fake_env_push(e);
+	ck_cu(CUT(cuMemcpyHtoD)(b->ptr, host, b->size));
+	fake_env_pop();
+}
+
+/* Layer l of the pattern of seed s: what GL or CUDA writes. */
+static void
+pattern(const struct format_info *fmt, uint32_t seed, uint32_t layer, void *out)
+{
+	test_fill_pattern(fmt, W, H, seed * 64 + layer, out);
+}
+
+/* Every format, 1 and LAYERS layers, GL and GLES: GL's pattern into
+ * linear memory, pixel for pixel, with the padding untouched; then a new
+ * pattern from linear memory back into the image, read by GL. */
+START_TEST(test_copies_every_format)
+{
+	static const enum glcuda_format formats[] = {
+		GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_SRGB8_A8, GLCUDA_FORMAT_RGB10_A2,
+		GLCUDA_FORMAT_RGBA16F, GLCUDA_FORMAT_RGBA32F, GLCUDA_FORMAT_R8,
+		GLCUDA_FORMAT_RG8, GLCUDA_FORMAT_R16, GLCUDA_FORMAT_RG16,
+		GLCUDA_FORMAT_R32F,
+	};
+	const bool gles = _i & 1;
+	const uint32_t layers = _i & 2 ? LAYERS : 1;
+	struct fake_env e;
+
+	fake_env_setup(&e, gles);
+	for (size_t f = 0; f < ARRAY_LENGTH(formats); f++) {
+		const struct format_info *fmt = format_info(formats[f]);
+		const size_t bytes = (size_t)W * H * fmt->bytes_per_pixel;
+		uint8_t *want = malloc(bytes), *got = malloc(bytes), *host;
+		struct glcuda_image *img;
+		struct glcuda_cuda_plane plane;
+		struct block b;
+
+		if (!glcuda_device_has_format(e.dev, formats[f]) ||
+		    (gles && formats[f] == GLCUDA_FORMAT_R16) ||
+		    (gles && formats[f] == GLCUDA_FORMAT_RG16))
+			goto next; /* GLES 3 has no 16-bit normalised formats */
+		img = new_image(&e, formats[f], layers, 0);
+		ck_assert_uint_eq(glcuda_image_get_layer_count(img), layers);
+		ck_assert_uint_eq(glcuda_image_get_gl_target(img),
+				  layers > 1 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D);
+		glcuda_cuda_plane_init(&plane);
+		ck_ok(glcuda_image_get_cuda_plane(img, 0, &plane));
+		ck_assert_uint_eq(plane.layers, layers);
+		ck_assert_uint_eq(plane.bytes_per_pixel, fmt->bytes_per_pixel);
+		for (uint32_t l = 0; l < layers; l++) {
+			pattern(fmt, 1, l, want);
+			upload_layer(img, fmt, l, want);
+		}
+		b = block_new(&e, fmt, layers);
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+		ck_ok(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr, b.row_pitch,
+						  b.layer_pitch, e.stream));
+		host = block_read(&e, &b);
+		for (uint32_t l = 0; l < layers; l++) {
+			pattern(fmt, 1, l, want);
+			for (uint32_t y = 0; y < H; y++) {
+				const uint8_t *row = host + l * b.layer_pitch + y * b.row_pitch;
+
+				ck_assert_msg(!memcmp(row, want + y * b.row, b.row),
+					      "%s layer %u row %u differs", fmt->name, l, y);
+				for (size_t x = b.row; x < b.row_pitch; x++)
+					ck_assert_uint_eq(row[x], 0xee);
+			}
+		}
+		/* The other way: a new pattern, back to GL. */
+		for (uint32_t l = 0; l < layers; l++) {
+			pattern(fmt, 2, l, want);
+			for (uint32_t y = 0; y < H; y++)
+				memcpy(host + l * b.layer_pitch + y * b.row_pitch,
+				       want + y * b.row, b.row);
+		}
+		block_write(&e, &b, host);
+		ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
+						    b.row_pitch, b.layer_pitch, e.stream));
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+		for (uint32_t l = 0; l < layers; l++) {
+			pattern(fmt, 2, l, want);
+			read_layer(img, fmt, l, false, got);
+			ck_assert_msg(test_first_mismatch(want, got, fmt, W, H) < 0,
+				      "%s layer %u: pixel %ld differs after the copy back",
+				      fmt->name, l, test_first_mismatch(want, got, fmt, W, H));
+		}
+		/* One layer alone lands at the start of the block. */
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+		ck_ok(glcuda_image_copy_to_linear(img, 0, (int)layers - 1, b.ptr, b.row_pitch,
+						  0, e.stream));
+		free(host);
+		host = block_read(&e, &b);
+		pattern(fmt, 2, layers - 1, want);
+		for (uint32_t y = 0; y < H; y++)
+			ck_assert(!memcmp(host + y * b.row_pitch, want + y * b.row, b.row));
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+		free(host);
+		block_free(&e, &b);
+		glcuda_image_destroy(img);
+next:
+		free(want);
+		free(got);
+	}
+	fake_env_teardown(&e);
+}
+END_TEST
+
+/* The arguments a copy refuses, each with a message that says why. */
+START_TEST(test_copy_errors)
+{
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	struct glcuda_image *img;
+	struct fake_env e;
+	struct block b;
+
+	fake_env_setup(&e, false);
+	img = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS, 0);
+	b = block_new(&e, fmt, LAYERS);
+	/* Owned by GL. */
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
+						     b.row_pitch, b.layer_pitch, e.stream),
+			 GLCUDA_ERROR_BAD_STATE);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda_handoff_to_cuda"));
+	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+	/* Row pitch too small: the message names the smallest. */
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
+						     b.row - 1, b.layer_pitch, e.stream),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "52 bytes at least"));
+	/* Layer pitch too small. */
+	ck_assert_int_eq(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
+						       b.row_pitch, b.row_pitch * H - 1,
+						       e.stream),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "layer pitch"));
+	/* A layer pitch is not needed for one layer. */
+	ck_ok(glcuda_image_copy_to_linear(img, 0, 1, b.ptr, b.row_pitch, 0, e.stream));
+	/* Plane and layer out of range, a NULL pointer and image. */
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 1, 0, b.ptr, b.row_pitch, 0,
+						     e.stream), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "plane 1 of an image with 1"));
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, LAYERS, b.ptr, b.row_pitch, 0,
+						     e.stream), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "layer 3 of an image with 3"));
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, -2, b.ptr, b.row_pitch, 0,
+						     e.stream), -EINVAL);
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, 0, 0, b.row_pitch, 0,
+						     e.stream), -EINVAL);
+	ck_assert_int_eq(glcuda_image_copy_to_linear(NULL, 0, 0, b.ptr, b.row_pitch, 0,
+						     e.stream), -EINVAL);
+	/* A block too small for the copy: CUDA's refusal, with its code. */
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
+						     b.row_pitch, b.layer_pitch * 2, e.stream),
+			 GLCUDA_ERROR_CUDA);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "cuMemcpy3DAsync"));
+	ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+	block_free(&e, &b);
+	glcuda_image_destroy(img);
+	fake_env_teardown(&e);
+}
+END_TEST
+
+/* The image description's new members: layers and depth_format. */
+START_TEST(test_image_desc_errors)
+{
+	const struct glcuda_caps *caps;
+	struct glcuda_image_desc desc;
+	struct glcuda_image *img = NULL;
+	struct fake_env e;
+
+	fake_env_setup(&e, _i);
+	caps = glcuda_device_get_caps(e.dev);
+	ck_assert_uint_ge(caps->max_image_layers, 256);
+	ck_assert_uint_le(caps->max_image_layers, 2048); /* the fake's CUDA limit */
+	glcuda_image_desc_init(&desc);
+	desc.width = W;
+	desc.height = H;
+	desc.format = GLCUDA_FORMAT_RGBA8;
+	desc.layers = caps->max_image_layers + 1;
+	ck_assert_int_eq(glcuda_image_new(e.dev, &desc, &img), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "caps.max_image_layers"));
+	desc.layers = 2;
+	desc.depth_format = GLCUDA_FORMAT_R32F;
+	ck_assert_int_eq(glcuda_image_new(e.dev, &desc, &img), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "not a depth format"));
+	desc.format = GLCUDA_FORMAT_DEPTH32F;
+	desc.depth_format = GLCUDA_FORMAT_DEPTH32F;
+	ck_assert_int_eq(glcuda_image_new(e.dev, &desc, &img), -EINVAL);
+	ck_assert_ptr_null(img);
+	/* Getters on NULL. */
+	ck_assert_uint_eq(glcuda_image_get_layer_count(NULL), 0);
+	ck_assert_uint_eq(glcuda_image_get_gl_target(NULL), 0);
+	ck_assert_uint_eq(glcuda_image_get_gl_framebuffer(NULL, 0), 0);
+	ck_assert_uint_eq(glcuda_image_get_gl_layered_framebuffer(NULL), 0);
+	ck_assert_uint_eq(glcuda_image_get_gl_depth_texture(NULL), 0);
+	ck_assert_int_eq(glcuda_image_get_depth_format(NULL), GLCUDA_FORMAT_INVALID);
+	fake_env_teardown(&e);
+}
+END_TEST
+
+/* GL: a program whose geometry shader sends triangle i to layer i and
+ * colours it (i * 40 + 10, 200 - i * 30, 77, 255) / 255 at depth
+ * 0.1 + i * 0.2: one draw call fills every layer's colour and depth. */
+static GLuint
+layered_program(bool gles)
+{
+	static const char vs[] =
+		"void main() {\n"
+		"	vec2 v = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1));\n"
+		"	gl_Position = vec4(v, 0.0, 1.0);\n"
+		"}\n";
+	static const char gs[] =
+		"layout(triangles) in;\n"
+		"layout(triangle_strip, max_vertices = 12) out;\n"
+		"uniform int layers;\n"
+		"flat out int layer;\n"
+		"void main() {\n"
+		"	for (int l = 0; l < layers; l++) {\n"
+		"		for (int i = 0; i < 3; i++) {\n"
+		"			gl_Layer = l;\n"
+		"			layer = l;\n"
+		"			gl_Position = vec4(gl_in[i].gl_Position.xy, (0.1 + float(l) * 0.2) * 2.0 - 1.0, 1.0);\n"
+		"			EmitVertex();\n"
+		"		}\n"
+		"		EndPrimitive();\n"
+		"	}\n"
+		"}\n";
+	static const char fs[] =
+		"flat in int layer;\n"
+		"out vec4 color;\n"
+		"void main() {\n"
+		"	color = vec4(float(layer * 40 + 10), float(200 - layer * 30), 77.0, 255.0) / 255.0;\n"
+		"}\n";
+	const char *head = gles ? "#version 320 es\nprecision highp float;\n" : "#version 330 core\n";
+	const char *gs_head = gles ? "#version 320 es\nprecision highp float;\n" : "#version 330 core\n";
+	const char *srcs[3] = { vs, gs, fs };
+	const GLenum types[3] = { GL_VERTEX_SHADER, GL_GEOMETRY_SHADER, GL_FRAGMENT_SHADER };
+	GLuint prog = glCreateProgram();
+	GLint ok = 0;
+	char log[1024] = "";
+
+	for (int i = 0; i < 3; i++) {
+		const char *src[2] = { i == 1 ? gs_head : head, srcs[i] };
+		GLuint s = glCreateShader(types[i]);
+
+		glShaderSource(s, 2, src, NULL);
+		glCompileShader(s);
+		glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+		glGetShaderInfoLog(s, sizeof(log), NULL, log);
+		ck_assert_msg(ok, "shader %d: %s", i, log);
+		glAttachShader(prog, s);
+		glDeleteShader(s);
+	}
+	glLinkProgram(prog);
+	glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+	glGetProgramInfoLog(prog, sizeof(log), NULL, log);
+	ck_assert_msg(ok, "link: %s", log);
+	return prog;
+}
+
+/* One layered draw into colour and depth; one hand-off; both planes
+ * exported, with DLPack's shape, strides, type and device; depth equal to
+ * what GL reads back. */
+START_TEST(test_layered_draw_and_dlpack)
+{
+	const bool gles = _i;
+	const struct format_info *d32 = format_info(GLCUDA_FORMAT_DEPTH32F);
+	DLManagedTensorVersioned *color = NULL, *depth = NULL;
+	DLManagedTensor *old = NULL;
+	struct glcuda_image *img;
+	struct fake_env e;
+	GLuint prog, vao;
+	float gl_depth[W * H];
+	uint8_t *host;
+
+	fake_env_setup(&e, gles);
+	resolve_fake();
+	if (!glcuda_device_has_format(e.dev, GLCUDA_FORMAT_DEPTH32F)) {
+		fake_env_teardown(&e);
+		ck_abort_msg("Mesa shares no DEPTH32F images here");
+	}
+	img = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS, GLCUDA_FORMAT_DEPTH32F);
+	ck_assert_uint_eq(glcuda_image_get_plane_count(img), 2);
+	ck_assert_int_eq(glcuda_image_get_depth_format(img), GLCUDA_FORMAT_DEPTH32F);
+	ck_assert_uint_ne(glcuda_image_get_gl_depth_texture(img), 0);
+	ck_assert_uint_ne(glcuda_image_get_gl_layered_framebuffer(img), 0);
+	for (uint32_t l = 0; l < LAYERS; l++)
+		ck_assert_uint_ne(glcuda_image_get_gl_framebuffer(img, l), 0);
+	ck_assert_uint_eq(glcuda_image_get_gl_framebuffer(img, LAYERS), 0);
+
+	prog = layered_program(gles);
+	glGenVertexArrays(1, &vao);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, glcuda_image_get_gl_layered_framebuffer(img));
+	glViewport(0, 0, W, H);
+	glClearColor(0, 0, 0, 0);
+	glClearDepthf(1.0f);
+	glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+	glEnable(GL_DEPTH_TEST);
+	glUseProgram(prog);
+	glUniform1i(glGetUniformLocation(prog, "layers"), LAYERS);
+	glBindVertexArray(vao);
+	glDrawArrays(GL_TRIANGLES, 0, 3);
+	glDisable(GL_DEPTH_TEST);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+
+	/* GL's own depth of the middle layer, before the hand-off. */
+	if (!gles)
+		read_layer(img, d32, 1, true, gl_depth);
+
+	/* Owned by GL: the export hands off, copies and hands back. */
+	ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &color));
+	ck_ok(glcuda_image_export_dlpack(img, 1, e.stream, &depth));
+	ck_assert_uint_eq(color->version.major, 1);
+	ck_assert(color->flags & DLPACK_FLAG_BITMASK_IS_COPIED);
+	ck_assert_int_eq(color->dl_tensor.device.device_type, kDLCUDA);
+	ck_assert_int_eq(color->dl_tensor.device.device_id, 0);
+	ck_assert_int_eq(color->dl_tensor.ndim, 4);
+	ck_assert_int_eq(color->dl_tensor.shape[0], LAYERS);
+	ck_assert_int_eq(color->dl_tensor.shape[1], H);
+	ck_assert_int_eq(color->dl_tensor.shape[2], W);
+	ck_assert_int_eq(color->dl_tensor.shape[3], 4);
+	ck_assert_int_eq(color->dl_tensor.strides[0], H * W * 4);
+	ck_assert_int_eq(color->dl_tensor.strides[1], W * 4);
+	ck_assert_int_eq(color->dl_tensor.strides[2], 4);
+	ck_assert_int_eq(color->dl_tensor.strides[3], 1);
+	ck_assert_int_eq(color->dl_tensor.dtype.code, kDLUInt);
+	ck_assert_int_eq(color->dl_tensor.dtype.bits, 8);
+	ck_assert_int_eq(color->dl_tensor.dtype.lanes, 1);
+	ck_assert_int_eq(depth->dl_tensor.dtype.code, kDLFloat);
+	ck_assert_int_eq(depth->dl_tensor.dtype.bits, 32);
+	ck_assert_int_eq(depth->dl_tensor.shape[3], 1);
+
+	host = malloc((size_t)LAYERS * W * H * 4);
+	fake_env_push(&e);
+	ck_cu(CUF(cuStreamSynchronize)(e.stream));
+	ck_cu(CUT(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)color->dl_tensor.data,
+				(size_t)LAYERS * W * H * 4));
+	fake_env_pop();
+	for (uint32_t l = 0; l < LAYERS; l++)
+		for (uint32_t p = 0; p < W * H; p++) {
+			const uint8_t *px = host + ((size_t)l * W * H + p) * 4;
+
+			ck_assert_msg(px[0] == l * 40 + 10 && px[1] == 200 - l * 30 &&
+				      px[2] == 77 && px[3] == 255,
+				      "layer %u pixel %u: %u %u %u %u", l, p, px[0], px[1],
+				      px[2], px[3]);
+		}
+	fake_env_push(&e);
+	ck_cu(CUT(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)depth->dl_tensor.data,
+				(size_t)LAYERS * W * H * 4));
+	fake_env_pop();
+	for (uint32_t l = 0; l < LAYERS; l++) {
+		const float *d = (const float *)host + (size_t)l * W * H;
+		const float want = 0.1f + l * 0.2f;
+
+		for (uint32_t p = 0; p < W * H; p++)
+			ck_assert_msg(d[p] > want - 1e-5f && d[p] < want + 1e-5f,
+				      "layer %u depth %u: %f, not %f", l, p, d[p], want);
+		if (l == 1 && !gles)
+			ck_assert(!memcmp(d, gl_depth, sizeof(gl_depth)));
+	}
+	free(host);
+
+	/* The image went back to GL: a hand-off to CUDA works again. */
+	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+	ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+
+	/* The pool: a block given back is reused on the same stream. */
+	{
+		void *data = color->dl_tensor.data;
+		DLManagedTensorVersioned *again = NULL;
+
+		color->deleter(color);
+		ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &again));
+		ck_assert_ptr_eq(again->dl_tensor.data, data);
+		color = again;
+	}
+	ck_ok(glcuda_image_export_dlpack_unversioned(img, 0, e.stream, &old));
+	ck_assert_int_eq(old->dl_tensor.ndim, 4);
+	ck_assert_ptr_ne(old->dl_tensor.data, color->dl_tensor.data);
+
+	/* The deleters after the image and the device are gone. */
+	glDeleteVertexArrays(1, &vao);
+	glDeleteProgram(prog);
+	glcuda_image_destroy(img);
+	color->deleter(color);
+	fake_env_push(&e);
+	ck_cu(CUF(cuStreamDestroy)(e.stream));
+	ck_cu(CUT(cuModuleUnload)(e.module));
+	fake_env_pop();
+	glcuda_device_destroy(e.dev);
+	ck_assert_uint_ne(fake.primary_refs(), 0); /* the tensors hold it */
+	depth->deleter(depth);
+	old->deleter(old);
+	ck_assert_uint_eq(fake.primary_refs(), 0);
+	ck_assert_uint_eq(fake.live_objects(), e.live0);
+	glcuda_headless_destroy(e.hl);
+}
+END_TEST
+
+/* Exports refused: a plane that is not there, NULLs, a wrapped image. */
+START_TEST(test_dlpack_errors)
+{
+	DLManagedTensorVersioned *t = NULL;
+	struct glcuda_image *img;
+	struct fake_env e;
+
+	fake_env_setup(&e, false);
+	img = new_image(&e, GLCUDA_FORMAT_R8, 1, 0);
+	ck_assert_int_eq(glcuda_image_export_dlpack(img, 1, e.stream, &t), -EINVAL);
+	ck_assert_ptr_null(t);
+	ck_assert_int_eq(glcuda_image_export_dlpack(img, 0, e.stream, NULL), -EINVAL);
+	ck_assert_int_eq(glcuda_image_export_dlpack(NULL, 0, e.stream, &t), -EINVAL);
+	/* The image kept its owner: GL. */
+	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+	/* Owned by CUDA: copied only, the image stays CUDA's. */
+	ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &t));
+	ck_assert_int_eq(t->dl_tensor.ndim, 3);
+	ck_assert_int_eq(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream),
+			 GLCUDA_ERROR_BAD_STATE);
+	ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+	t->deleter(t);
+	glcuda_image_destroy(img);
+	fake_env_teardown(&e);
+}
+END_TEST
+
+int
+main(void)
+{
+	const struct test_case cases[] = {
+		TEST_TCASE("tensor", 120),
+		TEST_RANGE(test_copies_every_format, 0, 4),
+		TEST_ONCE(test_copy_errors),
+		TEST_RANGE(test_image_desc_errors, 0, 2),
+		TEST_RANGE(test_layered_draw_and_dlpack, 0, 2),
+		TEST_ONCE(test_dlpack_errors),
+	};
+
+	fake_cuda_test_setup();
+	return test_run_cases("tensor-cpu", cases);
+}
