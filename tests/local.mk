@@ -22,12 +22,16 @@ TESTS += %reldir%/test-device %reldir%/test-image
 # GPU suites: kernels from nvcc, embedded in the test programs.
 if HAVE_NVCC
 check_PROGRAMS += %reldir%/test-cuda %reldir%/test-ring %reldir%/test-faults %reldir%/test-wrap \
-	%reldir%/test-threads
+	%reldir%/test-threads %reldir%/test-tensor
 TESTS += %reldir%/test-cuda %reldir%/test-ring %reldir%/test-faults %reldir%/test-wrap \
-	%reldir%/test-threads
+	%reldir%/test-threads %reldir%/test-tensor
 gpu_test_sources = %reldir%/test-gpu.c %reldir%/test-gpu.h
 %canon_reldir%_test_cuda_SOURCES = %reldir%/test-cuda.c $(gpu_test_sources) $(sanitizer_sources)
 nodist_%canon_reldir%_test_cuda_SOURCES = %reldir%/test-kernels.S
+%canon_reldir%_test_tensor_SOURCES = %reldir%/test-tensor.c $(gpu_test_sources) $(sanitizer_sources)
+%canon_reldir%_test_tensor_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_tensor_LDADD = $(test_ldadd)
+nodist_%canon_reldir%_test_tensor_SOURCES = %reldir%/test-kernels.S
 %canon_reldir%_test_ring_SOURCES = %reldir%/test-ring.c $(gpu_test_sources) $(sanitizer_sources)
 %canon_reldir%_test_ring_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 %canon_reldir%_test_ring_LDADD = $(test_ldadd)
