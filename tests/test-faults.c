@@ -20,9 +20,10 @@
 #ifdef FAULTS_FAKE_CUDA
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-test.h"
-#include <glcuda/glcuda-cuda.h>
+#include <glcuda/glcuda-dlpack.h>
 #else
 #include "test-gpu.h"
+#include <glcuda/glcuda-dlpack.h>
 #endif
 #include "fault-coverage.h"
 
@@ -59,6 +60,8 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 {
 	struct glcuda_device *dev = NULL, *dev_ctx = NULL, *dev_cpu = NULL;
 	struct glcuda_image *a = NULL, *b = NULL, *wt = NULL, *we = NULL, *c = NULL, *d = NULL;
+	struct glcuda_image *l = NULL;
+	DLManagedTensorVersioned *t = NULL;
 	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	EGLContext egl_ctx = glcuda_headless_get_context(hl);
 	EGLImage eimg = EGL_NO_IMAGE;
@@ -80,6 +83,29 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		struct glcuda_image *both[2] = { a, b };
 		STEP(glcuda_handoff_to_cuda(dev, both, 2, NULL));
 		STEP(glcuda_handoff_to_gl(dev, both, 2, NULL));
+	}
+	/* Layers and depth: a DLPack export (the image's pool, its hand-off
+	 * and copy), then copies to and from linear memory (the export's). */
+	{
+		struct glcuda_image_desc ld;
+		CUdeviceptr data;
+
+		glcuda_image_desc_init(&ld);
+		ld.width = 16;
+		ld.height = 8;
+		ld.format = GLCUDA_FORMAT_RGBA8;
+		ld.layers = 2;
+		ld.depth_format = GLCUDA_FORMAT_DEPTH32F;
+		STEP(glcuda_image_new(dev, &ld, &l));
+		STEP(glcuda_image_export_dlpack(l, 1, NULL, &t));
+		data = (CUdeviceptr)(uintptr_t)t->dl_tensor.data;
+		STEP(glcuda_handoff_to_cuda(dev, &l, 1, NULL));
+		STEP(glcuda_image_copy_from_linear(l, 0, GLCUDA_ALL_LAYERS, data, 64, 512,
+						   NULL));
+		STEP(glcuda_image_copy_to_linear(l, 0, 1, data, 64, 0, NULL));
+		STEP(glcuda_handoff_to_gl(dev, &l, 1, NULL));
+		t->deleter(t);
+		t = NULL;
 	}
 	/* The caller's own texture and EGLImage, wrapped. */
 	glGenTextures(2, tex);
@@ -173,6 +199,9 @@ out:
 		eglDestroyImage(dpy, eimg);
 		glDeleteTextures(2, tex);
 	}
+	if (t)
+		t->deleter(t);
+	glcuda_image_destroy(l);
 	glcuda_image_destroy(b);
 	glcuda_image_destroy(a);
 	glcuda_device_destroy(dev);

@@ -153,6 +153,10 @@ copy_run(struct vk_exporter *vk, const struct vk_image *img, struct staging *s,
 	 * visible to the copy. An upload overwrites every pixel, so it may
 	 * discard the old contents (UNDEFINED), which is valid whatever
 	 * layout the image was in; a read keeps them and needs GENERAL. */
+	/* Depth images are copied through their depth aspect. */
+	const VkImageAspectFlags aspect = img->format == VK_FORMAT_D32_SFLOAT
+						  ? VK_IMAGE_ASPECT_DEPTH_BIT
+						  : VK_IMAGE_ASPECT_COLOR_BIT;
 	VkImageMemoryBarrier before = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
 		.srcAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
@@ -163,7 +167,7 @@ copy_run(struct vk_exporter *vk, const struct vk_image *img, struct staging *s,
 		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 		.image = img->image,
-		.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
+		.subresourceRange = { aspect, 0, 1, 0, 1 },
 	};
 	vk->fn.CmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 				  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL,
@@ -173,7 +177,7 @@ copy_run(struct vk_exporter *vk, const struct vk_image *img, struct staging *s,
 		.bufferOffset = 0,
 		.bufferRowLength = 0,   /* tightly packed */
 		.bufferImageHeight = 0,
-		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.imageSubresource = { aspect, 0, 0, 1 },
 		.imageExtent = { img->width, img->height, 1 },
 	};
 	if (to_image)
