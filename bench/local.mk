@@ -4,7 +4,12 @@
 # soak only briefly, on the fake CUDA driver (tests/test-soak-fake.sh), and
 # the trace briefly (tests/test-trace.sh). The kernels need nvcc.
 if HAVE_NVCC
-noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-trace
+noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-trace \
+	%reldir%/glcuda-tensor-bench
+%canon_reldir%_glcuda_tensor_bench_SOURCES = %reldir%/glcuda-tensor-bench.c $(sanitizer_sources)
+%canon_reldir%_glcuda_tensor_bench_CPPFLAGS = $(tools_cppflags)
+%canon_reldir%_glcuda_tensor_bench_LDADD = common/libglcuda-common.la lib/libglcuda.la \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 %canon_reldir%_glcuda_bench_SOURCES = %reldir%/glcuda-bench.c %reldir%/bench.h \
 	%reldir%/bench-options.c %reldir%/bench-gl.c %reldir%/bench-cuda.c \
 	%reldir%/bench-paths.c %reldir%/bench-harness.c %reldir%/bench-report.c \

@@ -1,0 +1,483 @@
+/*
+ * glcuda-tensor-bench: GL-rendered batches into linear CUDA memory, the
+ * way a headless renderer feeds a network. One instanced draw fills every
+ * layer of an RGBA8 2D array (gl_Layer from a geometry shader); then each
+ * path produces a linear CUDA buffer of the rendered pixels:
+ *
+ *   glcuda    glcuda_handoff_to_cuda, glcuda_image_copy_to_linear (all
+ *             layers), glcuda_handoff_to_gl, all on one stream;
+ *   legacy    the array texture registered once with
+ *             cuGraphicsGLRegisterImage; per batch map on the stream, the
+ *             mapped array copied with cuMemcpy3DAsync, unmap;
+ *   readback  glGetTextureImage into a pixel-pack buffer, a fence waited
+ *             for, the buffer mapped and copied into pinned memory,
+ *             cuMemcpyHtoDAsync.
+ *
+ * Per path: batches and frames (layers) per second with the render, the
+ * CPU time inside the path's calls per batch, and the time those calls
+ * blocked (wall minus CPU). Then, apart from the render, what the hand-off
+ * and the copy cost on the GPU, and the copy against a plain
+ * cuMemcpyDtoDAsync of the same bytes, both timed with CUDA events.
+ *
+ * The CPU never runs more than two batches ahead of GL (a fence per batch,
+ * as a swap chain throttles): that wait is not counted in the calls.
+ * Usage: glcuda-tensor-bench [BATCHES]   (default 200)
+ * SPDX-License-Identifier: MIT
+ */
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+#include <glcuda/glcuda-cuda.h>
+
+#include "cuda-table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const struct {
+	uint32_t layers, w, h;
+} sizes[] = {
+	{ 2048, 64, 64 }, { 2048, 128, 128 }, { 256, 128, 128 }, { 64, 512, 512 },
+	{ 1, 1920, 1080 },
+};
+
+static __typeof__(cuMemcpy3DAsync) *memcpy3d;
+static __typeof__(cuMemcpyDtoDAsync) *memcpy_dtod;
+static __typeof__(cuMemcpyHtoDAsync) *memcpy_htod;
+static __typeof__(cuArray3DGetDescriptor) *array_desc;
+static __typeof__(cuMemcpyDtoH) *memcpy_dtoh;
+
+#define CHECK_CU(call) check_cu((call), #call, __LINE__)
+static void
+check_cu(CUresult res, const char *what, int line)
+{
+	char buf[128];
+
+	if (res == CUDA_SUCCESS)
+		return;
+	fprintf(stderr, "line %d: %s: %s\n", line, what, tools_cuda_result(res, buf, sizeof(buf)));
+	exit(1);
+}
+
+#define CHECK(call) do { int r_ = (call); if (r_ < 0) { \
+	fprintf(stderr, "line %d: %s: %s\n", __LINE__, #call, glcuda_get_last_error()); \
+	exit(1); } } while (0)
+
+static double
+now(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Time inside a path's calls: wall and this thread's CPU. */
+struct in_call {
+	double wall, cpu, w0, c0;
+};
+
+static void
+enter(struct in_call *t)
+{
+	t->w0 = now(CLOCK_MONOTONIC);
+	t->c0 = now(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static void
+leave(struct in_call *t)
+{
+	t->cpu += now(CLOCK_THREAD_CPUTIME_ID) - t->c0;
+	t->wall += now(CLOCK_MONOTONIC) - t->w0;
+}
+
+static GLuint
+shader(GLenum type, const char *body)
+{
+	const char *src[2] = { "#version 450 core\n", body };
+	GLuint s = glCreateShader(type);
+	GLint ok = 0;
+	char log[512] = "";
+
+	glShaderSource(s, 2, src, NULL);
+	glCompileShader(s);
+	glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+	if (!ok) {
+		glGetShaderInfoLog(s, sizeof(log), NULL, log);
+		fprintf(stderr, "shader: %s\n", log);
+		exit(1);
+	}
+	return s;
+}
+
+/* A trivial scene: instance l fills layer l with a colour of its own. */
+static GLuint
+layered_program(void)
+{
+	GLuint p = glCreateProgram();
+
+	glAttachShader(p, shader(GL_VERTEX_SHADER,
+		"flat out int inst;\n"
+		"void main() {\n"
+		"	vec2 v = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1));\n"
+		"	inst = gl_InstanceID;\n"
+		"	gl_Position = vec4(v, 0.0, 1.0);\n"
+		"}\n"));
+	glAttachShader(p, shader(GL_GEOMETRY_SHADER,
+		"layout(triangles) in;\n"
+		"layout(triangle_strip, max_vertices = 3) out;\n"
+		"flat in int inst[];\n"
+		"flat out int layer;\n"
+		"void main() {\n"
+		"	for (int i = 0; i < 3; i++) {\n"
+		"		gl_Position = gl_in[i].gl_Position;\n"
+		"		gl_Layer = inst[0];\n"
+		"		layer = inst[0];\n"
+		"		EmitVertex();\n"
+		"	}\n"
+		"}\n"));
+	glAttachShader(p, shader(GL_FRAGMENT_SHADER,
+		"flat in int layer;\n"
+		"out vec4 color;\n"
+		"void main() {\n"
+		"	color = vec4(float(layer & 255), float((layer >> 8) & 255), 90.0, 255.0) / 255.0;\n"
+		"}\n"));
+	glLinkProgram(p);
+	return p;
+}
+
+struct scene {
+	GLuint program, vao, fbo;
+	uint32_t w, h, layers;
+	GLsync fences[2];
+	unsigned int batch;
+	double pacing;
+};
+
+/* Render one batch; wait (pacing, not counted) for the batch two back. */
+static void
+render(struct scene *s)
+{
+	GLsync *f = &s->fences[s->batch++ % 2];
+	double t0;
+
+	if (*f) {
+		t0 = now(CLOCK_MONOTONIC);
+		glClientWaitSync(*f, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+		s->pacing += now(CLOCK_MONOTONIC) - t0;
+		glDeleteSync(*f);
+	}
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, s->fbo);
+	glViewport(0, 0, (GLsizei)s->w, (GLsizei)s->h);
+	glUseProgram(s->program);
+	glBindVertexArray(s->vao);
+	glDrawArraysInstanced(GL_TRIANGLES, 0, 3, (GLsizei)s->layers);
+	*f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+static void
+scene_drain(struct scene *s)
+{
+	for (int i = 0; i < 2; i++) {
+		if (s->fences[i]) {
+			glClientWaitSync(s->fences[i], GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+			glDeleteSync(s->fences[i]);
+			s->fences[i] = NULL;
+		}
+	}
+}
+
+enum path { PATH_RENDER, PATH_GLCUDA, PATH_LEGACY, PATH_READBACK, PATH_COUNT };
+static const char *const path_names[] = { "render only", "glcuda", "legacy", "readback" };
+
+struct ctx {
+	struct glcuda_device *dev;
+	struct glcuda_image *img;
+	CUstream stream;
+	CUdeviceptr linear;
+	size_t bytes, row, layer;
+	CUgraphicsResource resource;
+	GLuint pbo;
+	void *pinned;
+};
+
+static void
+one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
+{
+	CUarray array;
+
+	render(s);
+	switch (p) {
+	case PATH_RENDER:
+		break;
+	case PATH_GLCUDA:
+		enter(t);
+		CHECK(glcuda_handoff_to_cuda(c->dev, &c->img, 1, c->stream));
+		CHECK(glcuda_image_copy_to_linear(c->img, 0, GLCUDA_ALL_LAYERS, c->linear,
+						  c->row, c->layer, c->stream));
+		CHECK(glcuda_handoff_to_gl(c->dev, &c->img, 1, c->stream));
+		leave(t);
+		break;
+	case PATH_LEGACY: {
+		CUDA_ARRAY3D_DESCRIPTOR d;
+		CUDA_MEMCPY3D m;
+
+		enter(t);
+		CHECK_CU(CU(cuGraphicsMapResources)(1, &c->resource, c->stream));
+		CHECK_CU(CU(cuGraphicsSubResourceGetMappedArray)(&array, c->resource, 0, 0));
+		CHECK_CU(array_desc(&d, array));
+		memset(&m, 0, sizeof(m));
+		m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+		m.srcArray = array;
+		m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		m.dstDevice = c->linear;
+		m.dstPitch = c->row;
+		m.dstHeight = s->h;
+		m.WidthInBytes = c->row;
+		m.Height = s->h;
+		m.Depth = d.Depth ? d.Depth : 1;
+		CHECK_CU(memcpy3d(&m, c->stream));
+		/* An array of one layer per index: the other layers one by
+		 * one (not seen with NVIDIA's driver 580, which maps the
+		 * whole array). */
+		for (uint32_t l = 1; l < s->layers && d.Depth <= 1; l++) {
+			CHECK_CU(CU(cuGraphicsSubResourceGetMappedArray)(&array, c->resource, l, 0));
+			m.srcArray = array;
+			m.dstDevice = c->linear + l * c->layer;
+			CHECK_CU(memcpy3d(&m, c->stream));
+		}
+		CHECK_CU(CU(cuGraphicsUnmapResources)(1, &c->resource, c->stream));
+		leave(t);
+		break;
+	}
+	case PATH_READBACK: {
+		GLsync f;
+		void *p;
+
+		enter(t);
+		glBindBuffer(GL_PIXEL_PACK_BUFFER, c->pbo);
+		glGetTextureImage(glcuda_image_get_gl_texture(c->img), 0, GL_RGBA,
+				  GL_UNSIGNED_BYTE, (GLsizei)c->bytes, NULL);
+		f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+		glDeleteSync(f);
+		/* The last batch's upload must be done before the pinned
+		 * buffer is written again. */
+		CHECK_CU(CU(cuStreamSynchronize)(c->stream));
+		p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, (GLsizeiptr)c->bytes, GL_MAP_READ_BIT);
+		memcpy(c->pinned, p, c->bytes);
+		glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+		glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+		CHECK_CU(memcpy_htod(c->linear, c->pinned, c->bytes, c->stream));
+		leave(t);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* The first and last layer of the linear buffer against glReadPixels. */
+static const char *
+check_pixels(struct ctx *c, struct scene *s)
+{
+	uint8_t *gl = malloc(c->layer), *cu = malloc(c->layer);
+	const char *verdict = "exact";
+	uint32_t ls[2] = { 0, s->layers - 1 };
+	GLuint fbo;
+
+	CHECK_CU(CU(cuStreamSynchronize)(c->stream));
+	glGenFramebuffers(1, &fbo);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+	for (int i = 0; i < 2; i++) {
+		glFramebufferTextureLayer(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+					  glcuda_image_get_gl_texture(c->img), 0, (GLint)ls[i]);
+		if (s->layers == 1)
+			glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+					       GL_TEXTURE_2D, glcuda_image_get_gl_texture(c->img), 0);
+		glReadPixels(0, 0, (GLsizei)s->w, (GLsizei)s->h, GL_RGBA, GL_UNSIGNED_BYTE, gl);
+		CHECK_CU(memcpy_dtoh(cu, c->linear + ls[i] * c->layer, c->layer));
+		if (memcmp(gl, cu, c->layer))
+			verdict = "MISMATCH";
+	}
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+	glDeleteFramebuffers(1, &fbo);
+	free(gl);
+	free(cu);
+	return verdict;
+}
+
+/* Microseconds per operation on the GPU: `n` of them between two events. */
+static double
+gpu_us(struct ctx *c, int what, int n)
+{
+	CUevent a, b;
+	float ms;
+
+	CHECK_CU(CU(cuEventCreate)(&a, 0));
+	CHECK_CU(CU(cuEventCreate)(&b, 0));
+	CHECK_CU(CU(cuEventRecord)(a, c->stream));
+	for (int i = 0; i < n; i++) {
+		if (what == 0)
+			CHECK(glcuda_image_copy_to_linear(c->img, 0, GLCUDA_ALL_LAYERS,
+							  c->linear, c->row, c->layer,
+							  c->stream));
+		else
+			CHECK_CU(memcpy_dtod(c->linear, c->linear + c->bytes, c->bytes,
+					     c->stream));
+	}
+	CHECK_CU(CU(cuEventRecord)(b, c->stream));
+	CHECK_CU(CU(cuEventSynchronize)(b));
+	CHECK_CU(CU(cuEventElapsedTime)(&ms, a, b));
+	CHECK_CU(CU(cuEventDestroy)(a));
+	CHECK_CU(CU(cuEventDestroy)(b));
+	return ms * 1000.0 / n;
+}
+
+static void
+run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h, int batches)
+{
+	struct glcuda_image_desc desc;
+	struct scene s = { 0 };
+	struct ctx c = { .dev = dev };
+	double fps[PATH_COUNT] = { 0 };
+
+	glcuda_image_desc_init(&desc);
+	desc.width = w;
+	desc.height = h;
+	desc.format = GLCUDA_FORMAT_RGBA8;
+	desc.layers = layers;
+	CHECK(glcuda_image_new(dev, &desc, &c.img));
+	c.row = (size_t)w * 4;
+	c.layer = c.row * h;
+	c.bytes = c.layer * layers;
+	CHECK_CU(CU(cuStreamCreate)(&c.stream, CU_STREAM_NON_BLOCKING));
+	/* Twice the bytes: the plain copy's source and destination. */
+	CHECK_CU(CU(cuMemAlloc)(&c.linear, 2 * c.bytes));
+	CHECK_CU(CU(cuMemAllocHost)(&c.pinned, c.bytes));
+	CHECK_CU(CU(cuGraphicsGLRegisterImage)(&c.resource, glcuda_image_get_gl_texture(c.img),
+					       glcuda_image_get_gl_target(c.img), 1 /* READ_ONLY */));
+	glGenBuffers(1, &c.pbo);
+	glBindBuffer(GL_PIXEL_PACK_BUFFER, c.pbo);
+	glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)c.bytes, NULL, GL_STREAM_READ);
+	glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+	s.program = layered_program();
+	glGenVertexArrays(1, &s.vao);
+	s.fbo = glcuda_image_get_gl_layered_framebuffer(c.img);
+	s.w = w;
+	s.h = h;
+	s.layers = layers;
+
+	for (int p = 0; p < PATH_COUNT; p++) {
+		struct in_call t = { 0 };
+		const int n = p == PATH_READBACK ? batches / 4 + 1 : batches;
+		const char *verdict = "";
+		double t0, wall;
+
+		for (int i = 0; i < 10; i++)
+			one_batch(&c, &s, (enum path)p, &t);
+		scene_drain(&s);
+		CHECK_CU(CU(cuStreamSynchronize)(c.stream));
+		glFinish();
+		memset(&t, 0, sizeof(t));
+		s.pacing = 0;
+		t0 = now(CLOCK_MONOTONIC);
+		for (int i = 0; i < n; i++)
+			one_batch(&c, &s, (enum path)p, &t);
+		scene_drain(&s);
+		CHECK_CU(CU(cuStreamSynchronize)(c.stream));
+		glFinish();
+		wall = now(CLOCK_MONOTONIC) - t0;
+		fps[p] = n / wall;
+		if (p != PATH_RENDER)
+			verdict = check_pixels(&c, &s);
+		printf("| %ux%ux%u | %s | %.0f | %.0f | %.1f | %.1f | %s |\n", layers, w, h,
+		       path_names[p], fps[p], fps[p] * layers, t.cpu * 1e6 / n,
+		       (t.wall - t.cpu) * 1e6 / n, verdict);
+	}
+	printf("| %ux%ux%u | glcuda / legacy | %.2fx | | | | |\n", layers, w, h,
+	       fps[PATH_GLCUDA] / fps[PATH_LEGACY]);
+	printf("| %ux%ux%u | glcuda / readback | %.1fx | | | | |\n", layers, w, h,
+	       fps[PATH_GLCUDA] / fps[PATH_READBACK]);
+
+	/* Apart from the render: the hand-off and the copy, GPU time per
+	 * batch; and the copy against a plain copy of the same bytes. */
+	{
+		const int n = 100;
+		double t0, wall, copy, plain;
+
+		t0 = now(CLOCK_MONOTONIC);
+		for (int i = 0; i < n; i++) {
+			CHECK(glcuda_handoff_to_cuda(dev, &c.img, 1, c.stream));
+			CHECK(glcuda_image_copy_to_linear(c.img, 0, GLCUDA_ALL_LAYERS, c.linear,
+							  c.row, c.layer, c.stream));
+			CHECK(glcuda_handoff_to_gl(dev, &c.img, 1, c.stream));
+		}
+		CHECK_CU(CU(cuStreamSynchronize)(c.stream));
+		glFinish();
+		wall = (now(CLOCK_MONOTONIC) - t0) * 1e6 / n;
+		CHECK(glcuda_handoff_to_cuda(dev, &c.img, 1, c.stream));
+		copy = gpu_us(&c, 0, n);
+		plain = gpu_us(&c, 1, n);
+		CHECK(glcuda_handoff_to_gl(dev, &c.img, 1, c.stream));
+		printf("| %ux%ux%u | hand-off + copy, no render | %.1f us/batch | copy %.1f us | "
+		       "plain copy %.1f us | copy at %.0f %% of plain | |\n", layers, w, h, wall,
+		       copy, plain, 100.0 * plain / copy);
+	}
+
+	glDeleteVertexArrays(1, &s.vao);
+	glDeleteProgram(s.program);
+	glDeleteBuffers(1, &c.pbo);
+	CHECK_CU(CU(cuGraphicsUnregisterResource)(c.resource));
+	CHECK_CU(CU(cuMemFreeHost)(c.pinned));
+	CHECK_CU(CU(cuMemFree)(c.linear));
+	CHECK_CU(CU(cuStreamDestroy)(c.stream));
+	glcuda_image_destroy(c.img);
+}
+
+int
+main(int argc, char **argv)
+{
+	int batches = argc > 1 ? atoi(argv[1]) : 200;
+	struct glcuda_headless *hl;
+	struct glcuda_device *dev;
+	char msg[512];
+
+	if (batches < 1)
+		batches = 200;
+	CHECK(glcuda_headless_new(-1, 0, &hl));
+	CHECK(glcuda_device_new(glcuda_headless_get_display(hl),
+				glcuda_headless_get_context(hl), NULL, &dev));
+	if (tools_cuda_load(msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "%s\n", msg);
+		return 1;
+	}
+	memcpy3d = (__typeof__(memcpy3d))tools_cuda_find("cuMemcpy3DAsync");
+	memcpy_dtod = (__typeof__(memcpy_dtod))tools_cuda_find("cuMemcpyDtoDAsync");
+	memcpy_htod = (__typeof__(memcpy_htod))tools_cuda_find("cuMemcpyHtoDAsync");
+	array_desc = (__typeof__(array_desc))tools_cuda_find("cuArray3DGetDescriptor");
+	memcpy_dtoh = (__typeof__(memcpy_dtoh))tools_cuda_find("cuMemcpyDtoH");
+	if (!memcpy3d || !memcpy_dtod || !memcpy_htod || !array_desc || !memcpy_dtoh) {
+		fprintf(stderr, "the CUDA driver lacks cuMemcpy3DAsync, cuMemcpyDtoDAsync, "
+			"cuMemcpyHtoDAsync or cuArray3DGetDescriptor\n");
+		return 1;
+	}
+	CHECK_CU(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
+	printf("%s, sync mode %s, %d batches per path (readback: %d)\n",
+	       glcuda_device_get_caps(dev)->cuda_device_name,
+	       glcuda_sync_mode_get_name(glcuda_device_get_caps(dev)->sync_mode), batches,
+	       batches / 4 + 1);
+	printf("| layers x w x h | path | batches/s | frames/s | CPU in calls us/batch | "
+	       "blocked us/batch | pixels |\n|---|---|--:|--:|--:|--:|---|\n");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		run_size(dev, sizes[i].layers, sizes[i].w, sizes[i].h, batches);
+	{
+		CUcontext popped;
+
+		CHECK_CU(CU(cuCtxPopCurrent)(&popped));
+	}
+	glcuda_device_destroy(dev);
+	glcuda_headless_destroy(hl);
+	return 0;
+}
