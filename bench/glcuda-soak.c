@@ -70,7 +70,6 @@
 #include "cuda-table.h"
 #include <glcuda/glcuda-cuda.h>
 #include "clock.h"
-#include "cuda-table.h"
 #include "parse.h"
 #include "stats.h"
 

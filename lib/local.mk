@@ -52,7 +52,7 @@ check_LTLIBRARIES += %reldir%/libglcuda-test.la
 %canon_reldir%_libglcuda_test_la_SOURCES = $(lib_sources) %reldir%/fault.h %reldir%/fault.c \
 	%reldir%/seam.h %reldir%/seam.c \
 	tests/vk-copy.c tests/vk-copy.h
-%canon_reldir%_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION -DGLCUDA_TEST_BUILD -DGLCUDA_TEST_BUILD
+%canon_reldir%_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION -DGLCUDA_TEST_BUILD
 %canon_reldir%_libglcuda_test_la_LIBADD = $(%canon_reldir%_libglcuda_internal_la_LIBADD)
 
 lib_LTLIBRARIES += %reldir%/libglcuda.la

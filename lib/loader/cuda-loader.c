@@ -188,22 +188,12 @@ out:
 void
 cuda_loader_unload(void)
 {
+	/* The last reference only lets the next load resolve the table and
+	 * call cuInit again: libcuda is never dlclose()d (the driver keeps
+	 * threads and atexit handlers that would then point at unmapped
+	 * code), and the table stays as it is (see cuda_loader_load). */
 	pthread_mutex_lock(&loader_lock);
-	if (loader_refs > 0 && --loader_refs == 0) {
-		/* libcuda is never dlclose()d: the driver keeps threads and
-		 * atexit handlers that would then point at unmapped code. The
-		 * table stays as it is (see cuda_loader_load). */
-	}
+	if (loader_refs > 0)
+		loader_refs--;
 	pthread_mutex_unlock(&loader_lock);
-}
-
-bool
-cuda_loader_is_loaded(void)
-{
-	bool loaded;
-
-	pthread_mutex_lock(&loader_lock);
-	loaded = loader_refs > 0;
-	pthread_mutex_unlock(&loader_lock);
-	return loaded;
 }

@@ -15,7 +15,6 @@
 #ifndef GLCUDA_CUDA_LOADER_H
 #define GLCUDA_CUDA_LOADER_H
 
-#include <stdbool.h>
 #include "cuda-types.h"
 
 #include "fault.h"
@@ -142,7 +141,6 @@ extern struct glcuda_test_cuda glcuda_test_cuda;
  * GLCUDA_ERROR_CUDA. */
 int cuda_loader_load(char *buf, size_t bufsize);
 void cuda_loader_unload(void);
-bool cuda_loader_is_loaded(void);
 
 /* Call a driver function through the table: CU_CALL(cuMemAlloc, &ptr, size).
  * In the tests' build, the seam of fault injection (fault.h): the injected
