@@ -26,6 +26,10 @@
 	%reldir%/vk/vk-instance.c \
 	%reldir%/vk/vk-device.c \
 	%reldir%/vk/vk-resources.c \
+	%reldir%/headless.h \
+	%reldir%/headless-display.c \
+	%reldir%/headless-context.c \
+	%reldir%/headless-devices.c \
 	%reldir%/headless.c \
 	%reldir%/private.h \
 	%reldir%/struct-size.c \

@@ -231,14 +231,14 @@ static const struct fault_exception after_a_failure[] = {
 	  "unwinds a wrap whose plane or objects failed" },
 	{ "lib/handoff.c", "map_textures", "cuGraphicsUnmapResources",
 	  "unwinds a hand-off whose mapped array could not be read" },
-	{ "lib/headless.c", "cuda_device_uuid", "cuDeviceGet", "glcuda_headless_new, not called" },
-	{ "lib/headless.c", "cuda_device_uuid", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
-	{ "lib/headless.c", "cuda_device_uuid", "cuDeviceGetCount", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGet", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGetCount", "glcuda_headless_new, not called" },
 	/* glcuda_headless_new(-1) asks which CUDA devices exist; a failure
 	 * there means "none seen" and falls back by design (no error). */
-	{ "lib/headless.c", "cuda_devices_list", "cuDeviceGetCount", "glcuda_headless_new, not called" },
-	{ "lib/headless.c", "cuda_devices_list", "cuDeviceGet", "glcuda_headless_new, not called" },
-	{ "lib/headless.c", "cuda_devices_list", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGetCount", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGet", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
 };
 /* Where the device cannot wrap GL textures and EGLImages (the fake CUDA
  * driver has no cuArray3DGetDescriptor). */
