@@ -1,7 +1,11 @@
 /*
  * The base layer of libglcuda: what every other layer may use, and which
- * itself uses nothing of glcuda but these files (error.c, log.c, util.c,
- * driver-lock.c, format.c). The layers are listed in private.h.
+ * itself uses nothing of glcuda but its own files: error.c, log.c, util.c,
+ * driver-lock.c and format.c (declared here), fault.c and seam.c (the
+ * tests' build only: fault.h, seam.h) and loader/cuda-driver.c (the
+ * opening of libcuda that the library and the programs share:
+ * loader/cuda-driver.h). lib/layers.txt lists the layers and the order in
+ * which their files may call each other.
  * SPDX-License-Identifier: MIT
  */
 #ifndef GLCUDA_BASE_H

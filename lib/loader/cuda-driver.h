@@ -9,10 +9,9 @@
  * version whose ABI the caller's declarations describe. Internal: part of
  * lib/loader/libglcuda-shared.la, linked into libglcuda (whose version
  * script keeps it unexported) and into common/libglcuda-common.la. No CUDA
- * type appears
- * here, so that a file may include it next to either the toolkit's
- * <cuda.h> or glcuda's cuda-types.h: results are ints (CUresult's values),
- * functions void pointers.
+ * type appears here, so that a file may include it next to either the
+ * toolkit's <cuda.h> or glcuda's cuda-types.h: results are ints
+ * (CUresult's values), functions void pointers.
  */
 #ifndef GLCUDA_CUDA_DRIVER_H
 #define GLCUDA_CUDA_DRIVER_H
