@@ -157,11 +157,11 @@ load_kernel(struct compositor *c)
 {
 	bool ok;
 
-	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
+	if (EXAMPLE_CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
 		return false;
-	ok = CU(cuModuleLoadData)(&c->module, invert_ptx) == CUDA_SUCCESS &&
-	     CU(cuModuleGetFunction)(&c->invert, c->module, "invert") == CUDA_SUCCESS;
-	CU(cuCtxPopCurrent)(NULL);
+	ok = EXAMPLE_CU(cuModuleLoadData)(&c->module, invert_ptx) == CUDA_SUCCESS &&
+	     EXAMPLE_CU(cuModuleGetFunction)(&c->invert, c->module, "invert") == CUDA_SUCCESS;
+	EXAMPLE_CU(cuCtxPopCurrent)(NULL);
 	return ok;
 }
 
@@ -176,11 +176,11 @@ launch_invert(struct compositor *c, struct glcuda_frame *f)
 	void *args[] = { &in, &out, &w, &h };
 	CUresult res;
 
-	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
+	if (EXAMPLE_CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
 		return false;
-	res = CU(cuLaunchKernel)(c->invert, (w + 15) / 16, (h + 15) / 16, 1, 16, 16, 1, 0,
+	res = EXAMPLE_CU(cuLaunchKernel)(c->invert, (w + 15) / 16, (h + 15) / 16, 1, 16, 16, 1, 0,
 				 glcuda_frame_get_stream(f), args, NULL);
-	CU(cuCtxPopCurrent)(NULL);
+	EXAMPLE_CU(cuCtxPopCurrent)(NULL);
 	return res == CUDA_SUCCESS;
 }
 
@@ -466,9 +466,9 @@ compositor_teardown(struct compositor *c)
 		glDeleteTextures(1, &c->screen_tex);
 	glcuda_ring_destroy(c->ring);
 	if (c->module) {
-		CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev));
-		CU(cuModuleUnload)(c->module);
-		CU(cuCtxPopCurrent)(NULL);
+		EXAMPLE_CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev));
+		EXAMPLE_CU(cuModuleUnload)(c->module);
+		EXAMPLE_CU(cuCtxPopCurrent)(NULL);
 	}
 	glcuda_device_destroy(c->dev);
 	glcuda_headless_destroy(c->headless);

@@ -6,8 +6,8 @@
  *
  * The kernel is hand-written PTX (the driver compiles it for the GPU at
  * load time), so the program needs no nvcc. Its CUDA calls go through
- * example-cuda.h, which opens libcuda at run time like glcuda does: CU(name)
- * is the driver API function `name`. A program of your own may link -lcuda
+ * example-cuda.h, which opens libcuda at run time like glcuda does:
+ * EXAMPLE_CU(name) is the driver API function `name`. A program of your own may link -lcuda
  * and call cuModuleLoadData() etc. directly.
  *
  * Build:  cc handoff.c $(pkg-config --cflags --libs glcuda epoxy) \
@@ -78,10 +78,10 @@ main(void)
 		goto out;
 
 	/* CUDA calls need glcuda's CUDA context current on this thread. */
-	CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev));
-	if (CU(cuModuleLoadData)(&module, invert_ptx) != CUDA_SUCCESS ||
-	    CU(cuModuleGetFunction)(&invert, module, "invert") != CUDA_SUCCESS ||
-	    CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
+	EXAMPLE_CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev));
+	if (EXAMPLE_CU(cuModuleLoadData)(&module, invert_ptx) != CUDA_SUCCESS ||
+	    EXAMPLE_CU(cuModuleGetFunction)(&invert, module, "invert") != CUDA_SUCCESS ||
+	    EXAMPLE_CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
 		fprintf(stderr, "handoff: cannot load the kernel or create a stream\n");
 		goto out_cuda;
 	}
@@ -98,7 +98,7 @@ main(void)
 	if ((ret = glcuda_handoff_to_cuda(dev, &img, 1, stream)) < 0)
 		goto fail;
 	/* 3. CUDA writes: the kernel, enqueued after that wait. */
-	if (CU(cuLaunchKernel)(invert, W / 16, H / 16, 1, 16, 16, 1, 0, stream, args,
+	if (EXAMPLE_CU(cuLaunchKernel)(invert, W / 16, H / 16, 1, 16, 16, 1, 0, stream, args,
 			       NULL) != CUDA_SUCCESS) {
 		fprintf(stderr, "handoff: cuLaunchKernel failed\n");
 		goto out_cuda;
@@ -124,10 +124,10 @@ out_cuda:
 	glcuda_image_destroy(img);
 	img = NULL;
 	if (stream)
-		CU(cuStreamDestroy)(stream);
+		EXAMPLE_CU(cuStreamDestroy)(stream);
 	if (module)
-		CU(cuModuleUnload)(module);
-	CU(cuCtxPopCurrent)(NULL);
+		EXAMPLE_CU(cuModuleUnload)(module);
+	EXAMPLE_CU(cuCtxPopCurrent)(NULL);
 out:
 	glcuda_image_destroy(img);
 	glcuda_device_destroy(dev);

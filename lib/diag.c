@@ -183,7 +183,7 @@ glcuda_diag_list_cuda_devices(int *driver_version, struct glcuda_diag_cuda_devic
 		return error_note(ret, "%s", message);
 	if (driver_version)
 		*driver_version = glcuda_cuda.driver_version;
-	res = CU(cuDeviceGetCount)(&count);
+	res = CU_CALL(cuDeviceGetCount, &count);
 	if (res != CUDA_SUCCESS) {
 		cuda_loader_unload();
 		return error_note(GLCUDA_ERROR_CUDA, "cuDeviceGetCount failed: %s",
@@ -195,12 +195,12 @@ glcuda_diag_list_cuda_devices(int *driver_version, struct glcuda_diag_cuda_devic
 		CUuuid uuid;
 
 		glcuda_diag_cuda_device_init(&d);
-		if (CU(cuDeviceGet)(&dev, i) != CUDA_SUCCESS) {
+		if (CU_CALL(cuDeviceGet, &dev, i) != CUDA_SUCCESS) {
 			copy_string(d.name, sizeof(d.name), "(cuDeviceGet failed)");
 		} else {
-			if (CU(cuDeviceGetName)(d.name, sizeof(d.name), dev) != CUDA_SUCCESS)
+			if (CU_CALL(cuDeviceGetName, d.name, sizeof(d.name), dev) != CUDA_SUCCESS)
 				copy_string(d.name, sizeof(d.name), "(unknown)");
-			if (CU(cuDeviceGetUuid)(&uuid, dev) == CUDA_SUCCESS) {
+			if (CU_CALL(cuDeviceGetUuid, &uuid, dev) == CUDA_SUCCESS) {
 				memcpy(d.uuid, uuid.bytes, sizeof(d.uuid));
 				d.has_uuid = true;
 			}

@@ -15,9 +15,6 @@
 #include "error.h"
 
 struct glcuda_cuda glcuda_cuda;
-#ifdef GLCUDA_TEST_BUILD
-struct glcuda_test_cuda glcuda_test_cuda;
-#endif
 
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int loader_refs;
@@ -73,30 +70,8 @@ cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const 
 			  hint ? ". " : "", hint ? hint : "");
 }
 
-#ifdef GLCUDA_TEST_BUILD
-/* The tests' table, written once, on the first load: the functions of
- * libcuda never move (it is never unloaded). Each is NULL where the driver
- * has none. */
-static void
-resolve_test_table(const struct cuda_driver *drv)
-{
-	static bool filled;
-#define ENTRY(name) { #name, (void **)&glcuda_test_cuda.name },
-	const struct cuda_driver_entry optional[] = {
-		GLCUDA_CUDA_PROGRAM_FUNCTIONS(ENTRY)
-	};
-#undef ENTRY
-
-	if (!filled)
-		cuda_driver_resolve_table(drv, NULL, 0, optional,
-					  sizeof(optional) / sizeof(optional[0]), NULL, 0);
-	filled = true;
-}
-#endif
-
-/* Every entry point of the table (and, in the tests' build, of the tests'
- * table) from the driver: 0, or GLCUDA_ERROR_NO_CUDA_DRIVER with the
- * reason in buf. */
+/* Every entry point of the table from the driver: 0, or
+ * GLCUDA_ERROR_NO_CUDA_DRIVER with the reason in buf. */
 static int
 resolve_all(struct glcuda_cuda *table, const struct cuda_driver *drv, char *buf,
 	    size_t bufsize)
@@ -118,9 +93,6 @@ resolve_all(struct glcuda_cuda *table, const struct cuda_driver *drv, char *buf,
 				      optional, sizeof(optional) / sizeof(optional[0]), buf,
 				      bufsize) < 0)
 		return GLCUDA_ERROR_NO_CUDA_DRIVER;
-#ifdef GLCUDA_TEST_BUILD
-	resolve_test_table(drv);
-#endif
 	return 0;
 }
 

@@ -9,8 +9,12 @@
  * declarations describe (cuda-types.h; a plain dlsym("cuMemAlloc") would
  * return the legacy v1 ABI). No CUDA toolkit is needed to build it.
  *
- * Every call goes through CU_CALL(name, args): the function table is the
- * seam the fault-injection tests use (fault.h).
+ * Every call of the library goes through CU_CALL(name, args): the function
+ * table is the seam the fault-injection tests use (fault.h). The table
+ * holds what the library calls and nothing else; the programs of the tree
+ * (tools, benchmarks, tests) call CUDA through a table of their own
+ * (common/cuda-table.h: CU), and the examples through theirs
+ * (examples/example-cuda.h: EXAMPLE_CU).
  */
 #ifndef GLCUDA_CUDA_LOADER_H
 #define GLCUDA_CUDA_LOADER_H
@@ -67,40 +71,6 @@
 	X(cuGraphicsSubResourceGetMappedArray) \
 	X(cuGraphicsUnregisterResource)
 
-/* Not used by the library: what the test suites call, in a table of their
- * own, glcuda_test_cuda, that only the tests' build of the library
- * (GLCUDA_TEST_BUILD: lib/libglcuda-test.la) defines and fills, from the
- * library's dlopen of libcuda and with its cuGetProcAddress versions. The
- * installed library's table holds what it calls and nothing else; the
- * tools, the bench and the examples have tables of their own. Resolved
- * when the driver has them, NULL when not. */
-#define GLCUDA_CUDA_PROGRAM_FUNCTIONS(X) \
-	X(cuDeviceGetAttribute) \
-	X(cuCtxGetCurrent) \
-	X(cuMemGetInfo) \
-	X(cuStreamQuery) \
-	X(cuStreamWaitEvent) \
-	X(cuStreamWaitValue32) \
-	X(cuModuleLoadData) \
-	X(cuModuleUnload) \
-	X(cuModuleGetFunction) \
-	X(cuModuleGetGlobal) \
-	X(cuLaunchKernel) \
-	X(cuMemAlloc) \
-	X(cuMemFree) \
-	X(cuMemAllocHost) \
-	X(cuMemFreeHost) \
-	X(cuMemHostGetDevicePointer) \
-	X(cuMemHostAlloc) \
-	X(cuMemcpyHtoD) \
-	X(cuMemcpyDtoH) \
-	X(cuMemcpyHtoDAsync) \
-	X(cuMemcpyDtoHAsync) \
-	X(cuMemcpy2D) \
-	X(cuMemcpy2DAsync) \
-	X(cuMemsetD32) \
-	X(cuMemsetD8)
-
 /* Functions of cudaGL.h / cudaEGL.h, resolved the same way (cuda-types.h
  * declares them with GL's and EGL's types spelt out, so this header needs
  * no GL headers). */
@@ -127,15 +97,6 @@ struct glcuda_cuda {
  * the matching cuda_loader_unload(). */
 extern struct glcuda_cuda glcuda_cuda;
 
-struct glcuda_test_cuda {
-#define GLCUDA_CUDA_MEMBER(name) __typeof__(name) *name;
-	GLCUDA_CUDA_PROGRAM_FUNCTIONS(GLCUDA_CUDA_MEMBER)
-#undef GLCUDA_CUDA_MEMBER
-};
-/* Defined in the tests' build only (a program that uses it must link
- * lib/libglcuda-test.la). */
-extern struct glcuda_test_cuda glcuda_test_cuda;
-
 /* Load libcuda.so.1 (or $GLCUDA_LIBCUDA) and call cuInit(0). Reference
  * counted. Returns 0, GLCUDA_ERROR_NO_CUDA_DRIVER (with a message in buf) or
  * GLCUDA_ERROR_CUDA. */
@@ -148,10 +109,6 @@ void cuda_loader_unload(void);
 #define CU_CALL(name, ...) \
 	(FAULT_HIT(FAULT_CUDA, #name) ? (CUresult)FAULT_RESULT() \
 				      : glcuda_cuda.name(__VA_ARGS__))
-/* The table's entry itself, for the programs that call CUDA beyond what
- * the library does (tools, bench, examples): CU(cuLaunchKernel)(...). Not
- * a fault-injection seam. */
-#define CU(name) (glcuda_cuda.name)
 
 /* "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" into buf. Works without a
  * loaded driver. */
