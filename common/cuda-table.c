@@ -40,9 +40,11 @@ resolve_all(struct tools_cuda *table, char *msg, size_t size)
 	};
 #undef ENTRY
 
-	return cuda_driver_resolve_table(&driver, required, sizeof(required) / sizeof(required[0]),
-					 optional, sizeof(optional) / sizeof(optional[0]), msg,
-					 size);
+	return cuda_driver_resolve_table(&driver, required,
+					 sizeof(required) / sizeof(required[0]),
+					 optional,
+					 sizeof(optional) / sizeof(optional[0]),
+					 msg, size);
 }
 
 /* With load_lock held, the first time. */
@@ -65,10 +67,10 @@ load_locked(char *msg, size_t size)
 		/* libcuda stays open once cuInit ran in it (see
 		 * tools_cuda); the next load opens it again and retries. */
 		snprintf(msg, size, "cuInit failed: %s",
-			 cuda_driver_result_string((int)res,
-						   (void *)table.cuGetErrorName,
-						   (void *)table.cuGetErrorString,
-						   buf, sizeof(buf)));
+			 cuda_driver_result_string(
+				 (int)res, (void *)table.cuGetErrorName,
+				 (void *)table.cuGetErrorString, buf,
+				 sizeof(buf)));
 		return -1;
 	}
 	tools_cuda = table;
@@ -117,6 +119,8 @@ tools_cuda_find(const char *name)
 const char *
 tools_cuda_result(CUresult res, char *buf, size_t size)
 {
-	return cuda_driver_result_string((int)res, (void *)tools_cuda.cuGetErrorName,
-					 (void *)tools_cuda.cuGetErrorString, buf, size);
+	return cuda_driver_result_string((int)res,
+					 (void *)tools_cuda.cuGetErrorName,
+					 (void *)tools_cuda.cuGetErrorString,
+					 buf, size);
 }

@@ -47,8 +47,9 @@ int user_kernel_load(const char *path, const char *name, CUmodule *module,
  * the documented signature. Returns 0 or GLCUDA_ERROR_CUDA; @msg says
  * what failed.
  */
-int user_kernel_launch(CUfunction function, CUstream stream, CUsurfObject in, CUsurfObject out,
-		       uint32_t width, uint32_t height, int plane, enum glcuda_format format,
-		       char *msg, size_t size);
+int user_kernel_launch(CUfunction function, CUstream stream, CUsurfObject in,
+		       CUsurfObject out, uint32_t width, uint32_t height,
+		       int plane, enum glcuda_format format, char *msg,
+		       size_t size);
 
 #endif

@@ -46,7 +46,8 @@ void driver_lifecycle_unlock(void);
 /* log.c ------------------------------------------------------------------ */
 
 /* The priority GLCUDA_LOG asks for, or fallback. */
-enum glcuda_log_priority glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
+enum glcuda_log_priority
+glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
 void glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
 			const char *fmt, va_list args) GLCUDA_PRINTF(3, 0);
 
@@ -70,6 +71,7 @@ const struct format_info *format_info(enum glcuda_format format);
  * (never sRGB or RGB10_A2, which CUDA arrays cannot tell apart); NULL if
  * glcuda has no name for it. */
 const struct format_info *format_info_from_gl(GLenum internal_format);
-const struct format_info *format_info_from_cuda(CUarray_format format, unsigned int channels);
+const struct format_info *format_info_from_cuda(CUarray_format format,
+						unsigned int channels);
 
 #endif

@@ -12,7 +12,8 @@ static void
 context_discard(EGLDisplay dpy, EGLContext ctx)
 {
 	if (eglGetCurrentContext() == ctx)
-		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+		eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+			       EGL_NO_CONTEXT);
 	driver_lifecycle_lock();
 	eglDestroyContext(dpy, ctx);
 	driver_lifecycle_unlock();
@@ -30,7 +31,8 @@ struct context_request {
 };
 
 static void
-context_request_init(struct context_request *req, EGLDisplay dpy, uint32_t flags)
+context_request_init(struct context_request *req, EGLDisplay dpy,
+		     uint32_t flags)
 {
 	static const int gl_minors[] = { 6, 5 };
 	static const int gles_minors[] = { 2, 1, 0 };
@@ -42,28 +44,32 @@ context_request_init(struct context_request *req, EGLDisplay dpy, uint32_t flags
 	req->egl_minor = 4;
 	if (ver)
 		sscanf(ver, "%d.%d", &req->egl_major, &req->egl_minor);
-	req->egl15 = req->egl_major > 1 || (req->egl_major == 1 && req->egl_minor >= 5);
+	req->egl15 = req->egl_major > 1 ||
+		     (req->egl_major == 1 && req->egl_minor >= 5);
 	req->major = req->gles ? 3 : 4;
 	req->minors = req->gles ? gles_minors : gl_minors;
-	req->nminors = req->gles ? ARRAY_LENGTH(gles_minors) : ARRAY_LENGTH(gl_minors);
+	req->nminors =
+		req->gles ? ARRAY_LENGTH(gles_minors) : ARRAY_LENGTH(gl_minors);
 }
 
 /* What the display must offer for a context without a window, and the
  * config to make it with (EGL_NO_CONFIG_KHR where configless contexts are
  * supported). */
 static int
-context_config(EGLDisplay dpy, const struct context_request *req, EGLConfig *config,
-	       char *why, size_t whysize)
+context_config(EGLDisplay dpy, const struct context_request *req,
+	       EGLConfig *config, char *why, size_t whysize)
 {
 	const char *exts = eglQueryString(dpy, EGL_EXTENSIONS);
 
 	*config = EGL_NO_CONFIG_KHR;
 	if (!extension_list_has(exts, "EGL_KHR_surfaceless_context")) {
-		snprintf(why, whysize, "the display lacks EGL_KHR_surfaceless_context "
+		snprintf(why, whysize,
+			 "the display lacks EGL_KHR_surfaceless_context "
 			 "(needed for a context without a window)");
 		return GLCUDA_ERROR_MISSING_EGL_EXTENSION;
 	}
-	if (!req->egl15 && !extension_list_has(exts, "EGL_KHR_create_context")) {
+	if (!req->egl15 &&
+	    !extension_list_has(exts, "EGL_KHR_create_context")) {
 		snprintf(why, whysize, "the display is EGL %d.%d without "
 			 "EGL_KHR_create_context: cannot ask for a GL version",
 			 req->egl_major, req->egl_minor);
@@ -74,7 +80,8 @@ context_config(EGLDisplay dpy, const struct context_request *req, EGLConfig *con
 		/* Without configless contexts any config of the right API
 		 * will do: the context never gets a surface. */
 		const EGLint attribs[] = {
-			EGL_RENDERABLE_TYPE, req->gles ? EGL_OPENGL_ES3_BIT_KHR : EGL_OPENGL_BIT,
+			EGL_RENDERABLE_TYPE,
+			req->gles ? EGL_OPENGL_ES3_BIT_KHR : EGL_OPENGL_BIT,
 			EGL_SURFACE_TYPE, EGL_DONT_CARE,
 			EGL_NONE,
 		};
@@ -84,9 +91,11 @@ context_config(EGLDisplay dpy, const struct context_request *req, EGLConfig *con
 			EGLint err = eglGetError();
 
 			*config = EGL_NO_CONFIG_KHR;
-			snprintf(why, whysize, "the display lacks EGL_KHR_no_config_context "
+			snprintf(why, whysize,
+				 "the display lacks EGL_KHR_no_config_context "
 				 "and eglChooseConfig found no %s config (%s)",
-				 req->gles ? "GLES 3" : "OpenGL", egl_error_name(err));
+				 req->gles ? "GLES 3" : "OpenGL",
+				 egl_error_name(err));
 			return GLCUDA_ERROR_MISSING_EGL_EXTENSION;
 		}
 	}
@@ -95,13 +104,14 @@ context_config(EGLDisplay dpy, const struct context_request *req, EGLConfig *con
 
 /* The newest version the request allows that the driver makes. */
 static int
-context_make(EGLDisplay dpy, const struct context_request *req, EGLConfig config,
-	     EGLContext *out, char *why, size_t whysize)
+context_make(EGLDisplay dpy, const struct context_request *req,
+	     EGLConfig config, EGLContext *out, char *why, size_t whysize)
 {
 	EGLContext ctx = EGL_NO_CONTEXT;
 	EGLint err = EGL_SUCCESS;
 
-	for (unsigned int i = 0; i < req->nminors && ctx == EGL_NO_CONTEXT; i++) {
+	for (unsigned int i = 0; i < req->nminors && ctx == EGL_NO_CONTEXT;
+	     i++) {
 		EGLint attribs[16];
 		unsigned int n = 0;
 
@@ -128,11 +138,14 @@ context_make(EGLDisplay dpy, const struct context_request *req, EGLConfig config
 			err = eglGetError();
 	}
 	if (ctx == EGL_NO_CONTEXT) {
-		snprintf(why, whysize, "eglCreateContext(%s %d.%d down to %d.%d%s) "
-			 "failed: %s (0x%04x)",
-			 req->gles ? "OpenGL ES" : "OpenGL core", req->major, req->minors[0],
-			 req->major, req->minors[req->nminors - 1], req->debug ? ", debug" : "",
-			 egl_error_name(err), (unsigned)err);
+		snprintf(why, whysize,
+			 "eglCreateContext(%s %d.%d down to %d.%d%s) failed: "
+			 "%s (0x%04x)",
+			 req->gles ? "OpenGL ES" : "OpenGL core", req->major,
+			 req->minors[0], req->major,
+			 req->minors[req->nminors - 1],
+			 req->debug ? ", debug" : "", egl_error_name(err),
+			 (unsigned)err);
 		return GLCUDA_ERROR_EGL;
 	}
 	*out = ctx;
@@ -154,10 +167,11 @@ context_check_version(bool gles, char *why, size_t whysize)
 		core = mask & GL_CONTEXT_CORE_PROFILE_BIT;
 	}
 	if (version < (gles ? 30 : 45) || !core) {
-		snprintf(why, whysize, "the context is %s %d.%d%s; glcuda needs "
-			 "OpenGL 4.5 core or OpenGL ES 3.0",
-			 gles ? "OpenGL ES" : "OpenGL", version / 10, version % 10,
-			 core ? "" : " (not core profile)");
+		snprintf(why, whysize,
+			 "the context is %s %d.%d%s; glcuda needs OpenGL 4.5 "
+			 "core or OpenGL ES 3.0",
+			 gles ? "OpenGL ES" : "OpenGL", version / 10,
+			 version % 10, core ? "" : " (not core profile)");
 		return GLCUDA_ERROR_GL_TOO_OLD;
 	}
 	return 0;
@@ -185,10 +199,12 @@ context_create(EGLDisplay dpy, uint32_t flags, EGLContext *out,
 
 	if (!eglBindAPI(req.gles ? EGL_OPENGL_ES_API : EGL_OPENGL_API)) {
 		err = eglGetError();
-		snprintf(why, whysize, "eglBindAPI(%s) failed: %s (the EGL "
-			 "implementation has no %s)",
+		snprintf(why, whysize,
+			 "eglBindAPI(%s) failed: %s (the EGL implementation "
+			 "has no %s)",
 			 req.gles ? "EGL_OPENGL_ES_API" : "EGL_OPENGL_API",
-			 egl_error_name(err), req.gles ? "OpenGL ES" : "desktop OpenGL");
+			 egl_error_name(err),
+			 req.gles ? "OpenGL ES" : "desktop OpenGL");
 		return GLCUDA_ERROR_EGL;
 	}
 
@@ -201,7 +217,8 @@ context_create(EGLDisplay dpy, uint32_t flags, EGLContext *out,
 		driver_lifecycle_lock();
 		eglDestroyContext(dpy, ctx);
 		driver_lifecycle_unlock();
-		snprintf(why, whysize, "eglMakeCurrent(EGL_NO_SURFACE) failed: %s (0x%04x)",
+		snprintf(why, whysize,
+			 "eglMakeCurrent(EGL_NO_SURFACE) failed: %s (0x%04x)",
 			 egl_error_name(err), (unsigned)err);
 		return GLCUDA_ERROR_EGL;
 	}
@@ -218,8 +235,9 @@ context_create(EGLDisplay dpy, uint32_t flags, EGLContext *out,
 /* Open, initialise and make a context on a display. On success the display
  * is referenced and the context current. */
 int
-headless_context_open(EGLenum platform, void *native, EGLDisplay *dpy_out, EGLContext *ctx_out,
-	uint32_t flags, char *why, size_t whysize)
+headless_context_open(EGLenum platform, void *native, EGLDisplay *dpy_out,
+		      EGLContext *ctx_out, uint32_t flags, char *why,
+		      size_t whysize)
 {
 	EGLDisplay dpy;
 	EGLContext ctx;
@@ -229,7 +247,8 @@ headless_context_open(EGLenum platform, void *native, EGLDisplay *dpy_out, EGLCo
 	if (dpy == EGL_NO_DISPLAY) {
 		EGLint err = eglGetError();
 
-		snprintf(why, whysize, "eglGetPlatformDisplayEXT failed: %s (0x%04x)",
+		snprintf(why, whysize,
+			 "eglGetPlatformDisplayEXT failed: %s (0x%04x)",
 			 egl_error_name(err), (unsigned)err);
 		return GLCUDA_ERROR_EGL;
 	}

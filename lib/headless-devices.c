@@ -58,11 +58,13 @@ device_label(EGLDeviceEXT dev, int index, char *buf, size_t size)
 
 	if (extension_list_has(exts, "EGL_NV_device_cuda") &&
 	    eglQueryDeviceAttribEXT(dev, EGL_CUDA_DEVICE_NV, &cuda))
-		append(info, sizeof(info), "EGL_NV_device_cuda, CUDA %ld", (long)cuda);
+		append(info, sizeof(info), "EGL_NV_device_cuda, CUDA %ld",
+		       (long)cuda);
 	else if (extension_list_has(exts, "EGL_MESA_device_software"))
 		append(info, sizeof(info), "EGL_MESA_device_software");
 	if (extension_list_has(exts, "EGL_EXT_device_drm_render_node"))
-		node = eglQueryDeviceStringEXT(dev, EGL_DRM_RENDER_NODE_FILE_EXT);
+		node = eglQueryDeviceStringEXT(dev,
+					       EGL_DRM_RENDER_NODE_FILE_EXT);
 	if (!node && extension_list_has(exts, "EGL_EXT_device_drm"))
 		node = eglQueryDeviceStringEXT(dev, EGL_DRM_DEVICE_FILE_EXT);
 	(void)eglGetError();
@@ -80,12 +82,16 @@ device_label(EGLDeviceEXT dev, int index, char *buf, size_t size)
 static int
 query_devices(EGLDeviceEXT *devices, EGLint *count, char *why, size_t whysize)
 {
+	bool enumeration =
+		egl_has_client_extension("EGL_EXT_device_enumeration") ||
+		egl_has_client_extension("EGL_EXT_device_base");
+
 	*count = 0;
-	if (!(headless_display_has_client_extension("EGL_EXT_device_enumeration") || headless_display_has_client_extension("EGL_EXT_device_base")) ||
-	    !headless_display_has_client_extension("EGL_EXT_platform_device")) {
+	if (!enumeration ||
+	    !egl_has_client_extension("EGL_EXT_platform_device")) {
 		snprintf(why, whysize, "the EGL library lacks %s",
-			 (headless_display_has_client_extension("EGL_EXT_device_enumeration") || headless_display_has_client_extension("EGL_EXT_device_base"))
-			 ? "EGL_EXT_platform_device" : "EGL_EXT_device_enumeration");
+			 enumeration ? "EGL_EXT_platform_device"
+				     : "EGL_EXT_device_enumeration");
 		return GLCUDA_ERROR_MISSING_EGL_EXTENSION;
 	}
 	if (!eglQueryDevicesEXT(MAX_EGL_DEVICES, devices, count)) {
@@ -126,8 +132,10 @@ cuda_device_uuid(int ordinal, CUuuid *uuid)
 
 	ret = cuda_loader_load(cuerr, sizeof(cuerr));
 	if (ret)
-		return error_fail(NULL, ret, "no EGL device says it is CUDA device %d "
-				  "(EGL_NV_device_cuda), and matching by UUID needs CUDA: %s",
+		return error_fail(NULL, ret,
+				  "no EGL device says it is CUDA device %d "
+				  "(EGL_NV_device_cuda), and matching by UUID "
+				  "needs CUDA: %s",
 				  ordinal, cuerr);
 	res = CU_CALL(cuDeviceGet, &cudev, ordinal);
 	if (res == CUDA_SUCCESS)
@@ -139,8 +147,9 @@ cuda_device_uuid(int ordinal, CUuuid *uuid)
 		CU_CALL(cuDeviceGetCount, &ndev);
 		cuda_loader_unload();
 		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-				  "CUDA device %d: cuDeviceGet/cuDeviceGetUuid failed: %s. "
-				  "CUDA sees %d device%s; pass an ordinal below that.",
+				  "CUDA device %d: cuDeviceGet/cuDeviceGetUuid "
+				  "failed: %s. CUDA sees %d device%s; pass an "
+				  "ordinal below that.",
 				  ordinal, cuerr, ndev, ndev == 1 ? "" : "s");
 	}
 	cuda_loader_unload();
@@ -169,8 +178,9 @@ open_by_uuid(const EGLDeviceEXT *devices, const bool *candidate, EGLint count,
 		if (!candidate[i])
 			continue;
 		device_label(devices[i], i, label, sizeof(label));
-		ret = headless_context_open(EGL_PLATFORM_DEVICE_EXT, devices[i], &dpy, &ctx, flags,
-			      why, sizeof(why));
+		ret = headless_context_open(EGL_PLATFORM_DEVICE_EXT, devices[i],
+					    &dpy, &ctx, flags, why,
+					    sizeof(why));
 		if (ret) {
 			append(tried, triedsize, "%s: %s", label, why);
 			continue;
@@ -182,26 +192,30 @@ open_by_uuid(const EGLDeviceEXT *devices, const bool *candidate, EGLint count,
 		}
 		/* memcmp: a UUID may contain a zero byte. */
 		if (memcmp(gl_uuid, uuid.bytes, sizeof(gl_uuid)) != 0) {
-			append(tried, triedsize, "%s: another device UUID", label);
+			append(tried, triedsize, "%s: another device UUID",
+			       label);
 			headless_context_close(dpy, ctx);
 			continue;
 		}
 		hl->display = dpy;
 		hl->context = ctx;
-		snprintf(label, sizeof(label), "EGL device %d (UUID of CUDA %d)", i, ordinal);
+		snprintf(label, sizeof(label),
+			 "EGL device %d (UUID of CUDA %d)", i, ordinal);
 		hl->cuda_match = GLCUDA_HEADLESS_CUDA_MATCHED;
 		describe(hl, label);
 		return 0;
 	}
 	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-			  "no EGL device is CUDA device %d: %s. GL must run on the "
-			  "NVIDIA driver of that GPU (check the EGL vendor ICDs in "
-			  "/usr/share/glvnd/egl_vendor.d).", ordinal, tried);
+			  "no EGL device is CUDA device %d: %s. GL must run on "
+			  "the NVIDIA driver of that GPU (check the EGL vendor "
+			  "ICDs in /usr/share/glvnd/egl_vendor.d).",
+			  ordinal, tried);
 }
 
 /* cuda_ordinal >= 0: the EGL device of that CUDA device. */
 int
-headless_devices_open_cuda(int ordinal, uint32_t flags, struct glcuda_headless *hl)
+headless_devices_open_cuda(int ordinal, uint32_t flags,
+			   struct glcuda_headless *hl)
 {
 	EGLDeviceEXT devices[MAX_EGL_DEVICES];
 	bool candidate[MAX_EGL_DEVICES] = { false };
@@ -212,13 +226,17 @@ headless_devices_open_cuda(int ordinal, uint32_t flags, struct glcuda_headless *
 
 	ret = query_devices(devices, &count, why, sizeof(why));
 	if (ret)
-		return error_fail(NULL, ret, "cannot look for the EGL device of CUDA "
-				  "device %d: %s. Use a libEGL with EGL device support "
-				  "(libglvnd with the NVIDIA driver, or Mesa).", ordinal, why);
+		return error_fail(NULL, ret,
+				  "cannot look for the EGL device of CUDA "
+				  "device %d: %s. Use a libEGL with EGL device "
+				  "support (libglvnd with the NVIDIA driver, "
+				  "or Mesa).",
+				  ordinal, why);
 
 	/* EGL_NV_device_cuda says it directly. */
 	for (EGLint i = 0; i < count; i++) {
-		const char *exts = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+		const char *exts =
+			eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
 		EGLAttrib value = -1;
 
 		device_label(devices[i], i, label, sizeof(label));
@@ -227,23 +245,32 @@ headless_devices_open_cuda(int ordinal, uint32_t flags, struct glcuda_headless *
 			ncandidates++;
 			continue;
 		}
-		if (!eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &value)) {
+		if (!eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV,
+					     &value)) {
 			EGLint err = eglGetError();
 
-			append(tried, sizeof(tried), "%s: eglQueryDeviceAttribEXT"
-			       "(EGL_CUDA_DEVICE_NV) failed: %s", label, egl_error_name(err));
+			append(tried, sizeof(tried),
+			       "%s: "
+			       "eglQueryDeviceAttribEXT(EGL_CUDA_DEVICE_NV) "
+			       "failed: %s",
+			       label, egl_error_name(err));
 			continue;
 		}
 		if (value != ordinal) {
-			append(tried, sizeof(tried), "%s: another CUDA device", label);
+			append(tried, sizeof(tried), "%s: another CUDA device",
+			       label);
 			continue;
 		}
-		ret = headless_context_open(EGL_PLATFORM_DEVICE_EXT, devices[i], &hl->display,
-			      &hl->context, flags, why, sizeof(why));
+		ret = headless_context_open(EGL_PLATFORM_DEVICE_EXT, devices[i],
+					    &hl->display, &hl->context, flags,
+					    why, sizeof(why));
 		if (ret)
-			return error_fail(NULL, ret, "%s is CUDA device %d, but no context "
-					  "could be made on it: %s. Update the NVIDIA driver "
-					  "or ask for another context kind.", label, ordinal, why);
+			return error_fail(NULL, ret,
+					  "%s is CUDA device %d, but no "
+					  "context could be made on it: %s. "
+					  "Update the NVIDIA driver or ask for "
+					  "another context kind.",
+					  label, ordinal, why);
 		hl->cuda_match = GLCUDA_HEADLESS_CUDA_MATCHED;
 		describe(hl, label);
 		return 0;
@@ -251,15 +278,17 @@ headless_devices_open_cuda(int ordinal, uint32_t flags, struct glcuda_headless *
 
 	if (ncandidates == 0)
 		return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-				  "no EGL device is CUDA device %d (%d EGL device%s%s%s). "
-				  "Check the CUDA ordinal (CUDA_VISIBLE_DEVICES renumbers "
-				  "devices) and that the NVIDIA EGL driver is installed.",
+				  "no EGL device is CUDA device %d (%d EGL "
+				  "device%s%s%s). Check the CUDA ordinal "
+				  "(CUDA_VISIBLE_DEVICES renumbers devices) "
+				  "and that the NVIDIA EGL driver is "
+				  "installed.",
 				  ordinal, count, count == 1 ? "" : "s",
 				  tried[0] ? ": " : "", tried);
 
 	/* The others: compare the GL context's device UUID with CUDA's. */
-	return open_by_uuid(devices, candidate, count, ordinal, flags, hl, tried,
-			    sizeof(tried));
+	return open_by_uuid(devices, candidate, count, ordinal, flags, hl,
+			    tried, sizeof(tried));
 }
 
 /* The CUDA devices CUDA can see, with their UUIDs: what cuda_ordinal -1
@@ -320,7 +349,8 @@ cuda_device_of_context(const struct cuda_devices *c, char *why, size_t whysize)
 		return -1;
 	for (int i = 0; i < c->count; i++)
 		/* memcmp: a UUID may contain a zero byte. */
-		if (c->has_uuid[i] && memcmp(gl_uuid, c->uuid[i].bytes, sizeof(gl_uuid)) == 0)
+		if (c->has_uuid[i] &&
+		    memcmp(gl_uuid, c->uuid[i].bytes, sizeof(gl_uuid)) == 0)
 			return i;
 	snprintf(why, whysize, "its GL device UUID is no CUDA device's (CUDA "
 		 "sees %d)", c->count);
@@ -332,15 +362,17 @@ cuda_device_of_context(const struct cuda_devices *c, char *why, size_t whysize)
  * description. */
 static int
 open_first(const EGLDeviceEXT *devices, EGLint count, uint32_t flags,
-	   struct glcuda_headless *hl, const char *note, char *tried, size_t triedsize)
+	   struct glcuda_headless *hl, const char *note, char *tried,
+	   size_t triedsize)
 {
 	char why[384], label[128], where[256];
 	int ret;
 
 	for (EGLint i = 0; i < count; i++) {
 		device_label(devices[i], i, label, sizeof(label));
-		ret = headless_context_open(EGL_PLATFORM_DEVICE_EXT, devices[i], &hl->display,
-			      &hl->context, flags, why, sizeof(why));
+		ret = headless_context_open(EGL_PLATFORM_DEVICE_EXT, devices[i],
+					    &hl->display, &hl->context, flags,
+					    why, sizeof(why));
 		if (ret == 0) {
 			snprintf(where, sizeof(where), "%s%s", label, note);
 			describe(hl, where);
@@ -349,25 +381,30 @@ open_first(const EGLDeviceEXT *devices, EGLint count, uint32_t flags,
 		append(tried, triedsize, "%s: %s", label, why);
 	}
 
-	if (!headless_display_has_client_extension("EGL_MESA_platform_surfaceless")) {
+	if (!egl_has_client_extension("EGL_MESA_platform_surfaceless")) {
 		append(tried, triedsize, "Mesa surfaceless platform: the EGL "
 		       "library lacks EGL_MESA_platform_surfaceless");
 	} else {
-		ret = headless_context_open(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-			      &hl->display, &hl->context, flags, why, sizeof(why));
+		ret = headless_context_open(EGL_PLATFORM_SURFACELESS_MESA,
+					    EGL_DEFAULT_DISPLAY, &hl->display,
+					    &hl->context, flags, why,
+					    sizeof(why));
 		if (ret == 0) {
-			snprintf(where, sizeof(where), "Mesa surfaceless platform%s", note);
+			snprintf(where, sizeof(where),
+				 "Mesa surfaceless platform%s", note);
 			describe(hl, where);
 			return 0;
 		}
 		append(tried, triedsize, "Mesa surfaceless platform: %s", why);
 	}
 	return error_fail(NULL, GLCUDA_ERROR_NO_DISPLAY,
-			  "no EGL display could make an %s context: %s. Install the "
-			  "NVIDIA driver's EGL library, or Mesa for a software "
-			  "renderer; EGL_LOG_LEVEL=debug shows why Mesa fails.",
+			  "no EGL display could make an %s context: %s. "
+			  "Install the NVIDIA driver's EGL library, or Mesa "
+			  "for a software renderer; EGL_LOG_LEVEL=debug shows "
+			  "why Mesa fails.",
 			  flags & GLCUDA_HEADLESS_FLAG_GLES ? "OpenGL ES 3.0+"
-			  : "OpenGL 4.5 core", tried);
+							    : "OpenGL 4.5 core",
+			  tried);
 }
 
 /*
@@ -399,21 +436,27 @@ headless_devices_open_any(uint32_t flags, struct glcuda_headless *hl)
 		append(tried, sizeof(tried), "EGL devices: none");
 
 	for (EGLint i = 0; i < count; i++) {
-		const char *exts = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+		const char *exts =
+			eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
 		EGLAttrib value = -1;
 
 		if (!extension_list_has(exts, "EGL_NV_device_cuda"))
 			continue;
 		said[i] = true;
 		device_label(devices[i], i, label, sizeof(label));
-		if (!eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &value)) {
+		if (!eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV,
+					     &value)) {
 			(void)eglGetError();
-			err_debug(NULL, "glcuda_headless_new(-1): EGL device %d is no "
-				  "CUDA device CUDA can see (CUDA_VISIBLE_DEVICES)\n", i);
+			err_debug(NULL,
+				  "glcuda_headless_new(-1): EGL device %d is "
+				  "no CUDA device CUDA can see "
+				  "(CUDA_VISIBLE_DEVICES)\n",
+				  i);
 			continue;
 		}
-		ret = headless_context_open(EGL_PLATFORM_DEVICE_EXT, devices[i], &hl->display,
-			      &hl->context, flags, why, sizeof(why));
+		ret = headless_context_open(EGL_PLATFORM_DEVICE_EXT, devices[i],
+					    &hl->display, &hl->context, flags,
+					    why, sizeof(why));
 		if (ret == 0) {
 			hl->cuda_match = GLCUDA_HEADLESS_CUDA_MATCHED;
 			describe(hl, label);
@@ -426,13 +469,17 @@ headless_devices_open_any(uint32_t flags, struct glcuda_headless *hl)
 	 * EGL_NV_device_cuda. */
 	cuda = malloc(sizeof(*cuda));
 	if (!cuda)
-		return error_fail(NULL, -ENOMEM, "glcuda_headless_new: out of memory");
+		return error_fail(NULL, -ENOMEM,
+				  "glcuda_headless_new: out of memory");
 	cuda_devices_list(cuda);
 	if (cuda->count == 0) {
-		err_debug(NULL, "glcuda_headless_new(-1): no CUDA device (%s): the "
-			  "first EGL display that works\n", cuda->why);
+		err_debug(NULL,
+			  "glcuda_headless_new(-1): no CUDA device (%s): the "
+			  "first EGL display that works\n",
+			  cuda->why);
 		free(cuda);
-		return open_first(devices, count, flags, hl, "", tried, sizeof(tried));
+		return open_first(devices, count, flags, hl, "", tried,
+				  sizeof(tried));
 	}
 	for (EGLint i = 0; i <= count; i++) {
 		/* i == count: Mesa's surfaceless platform. */
@@ -443,16 +490,20 @@ headless_devices_open_any(uint32_t flags, struct glcuda_headless *hl)
 
 		if (!surfaceless && said[i])
 			continue;
-		if (surfaceless && !headless_display_has_client_extension("EGL_MESA_platform_surfaceless"))
+		if (surfaceless &&
+		    !egl_has_client_extension(
+			    "EGL_MESA_platform_surfaceless"))
 			break;
 		if (surfaceless)
-			snprintf(label, sizeof(label), "Mesa surfaceless platform");
+			snprintf(label, sizeof(label),
+				 "Mesa surfaceless platform");
 		else
 			device_label(devices[i], i, label, sizeof(label));
-		ret = headless_context_open(surfaceless ? EGL_PLATFORM_SURFACELESS_MESA
-			      : EGL_PLATFORM_DEVICE_EXT,
-			      surfaceless ? EGL_DEFAULT_DISPLAY : devices[i],
-			      &dpy, &ctx, flags, why, sizeof(why));
+		ret = headless_context_open(
+			surfaceless ? EGL_PLATFORM_SURFACELESS_MESA
+				    : EGL_PLATFORM_DEVICE_EXT,
+			surfaceless ? EGL_DEFAULT_DISPLAY : devices[i], &dpy,
+			&ctx, flags, why, sizeof(why));
 		if (ret) {
 			append(tried, sizeof(tried), "%s: %s", label, why);
 			continue;
@@ -467,11 +518,13 @@ headless_devices_open_any(uint32_t flags, struct glcuda_headless *hl)
 		hl->display = dpy;
 		hl->context = ctx;
 		if (surfaceless)
-			snprintf(label, sizeof(label), "Mesa surfaceless platform "
-				 "(UUID of CUDA %d)", ordinal);
+			snprintf(label, sizeof(label),
+				 "Mesa surfaceless platform (UUID of CUDA %d)",
+				 ordinal);
 		else
-			snprintf(label, sizeof(label), "EGL device %d (UUID of CUDA %d)",
-				 (int)i, ordinal);
+			snprintf(label, sizeof(label),
+				 "EGL device %d (UUID of CUDA %d)", (int)i,
+				 ordinal);
 		hl->cuda_match = GLCUDA_HEADLESS_CUDA_MATCHED;
 		describe(hl, label);
 		return 0;
@@ -485,13 +538,17 @@ headless_devices_open_any(uint32_t flags, struct glcuda_headless *hl)
 	 * with GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE. The description says so,
 	 * so that the pick is never silent.
 	 */
-	err_info(NULL, "glcuda_headless_new(-1): no EGL display is one of the %d "
-		 "CUDA device%s (%s): the first display that works, without interop\n",
+	err_info(NULL,
+		 "glcuda_headless_new(-1): no EGL display is one of the %d "
+		 "CUDA device%s (%s): the first display that works, without "
+		 "interop\n",
 		 cuda->count, cuda->count == 1 ? "" : "s", tried);
-	snprintf(note, sizeof(note), " [none of the %d CUDA device%s: no interop]",
-		 cuda->count, cuda->count == 1 ? "" : "s");
+	snprintf(note, sizeof(note),
+		 " [none of the %d CUDA device%s: no interop]", cuda->count,
+		 cuda->count == 1 ? "" : "s");
 	free(cuda);
 	hl->cuda_match = GLCUDA_HEADLESS_CUDA_NONE;
 	tried[0] = '\0';
-	return open_first(devices, count, flags, hl, note, tried, sizeof(tried));
+	return open_first(devices, count, flags, hl, note, tried,
+			  sizeof(tried));
 }

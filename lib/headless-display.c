@@ -111,16 +111,3 @@ headless_display_release(EGLDisplay dpy)
 }
 
 
-
-bool
-headless_display_has_client_extension(const char *name)
-{
-	const char *exts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-
-	if (!exts) {
-		/* EGL_EXT_client_extensions missing: no client extensions. */
-		(void)eglGetError();
-		return false;
-	}
-	return extension_list_has(exts, name);
-}

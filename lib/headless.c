@@ -11,9 +11,11 @@
 #include <stdlib.h>
 
 GLCUDA_EXPORT int
-glcuda_headless_new(int cuda_ordinal, uint32_t flags, struct glcuda_headless **out)
+glcuda_headless_new(int cuda_ordinal, uint32_t flags,
+		    struct glcuda_headless **out)
 {
-	const uint32_t known = GLCUDA_HEADLESS_FLAG_GLES | GLCUDA_HEADLESS_FLAG_DEBUG;
+	const uint32_t known =
+		GLCUDA_HEADLESS_FLAG_GLES | GLCUDA_HEADLESS_FLAG_DEBUG;
 	/* A failure leaves the thread as it found it. */
 	struct egl_binding saved;
 	struct glcuda_headless *hl;
@@ -21,24 +23,31 @@ glcuda_headless_new(int cuda_ordinal, uint32_t flags, struct glcuda_headless **o
 
 	glcuda_clear_error();
 	if (!out)
-		return error_fail(NULL, -EINVAL, "glcuda_headless_new: out is NULL");
+		return error_fail(NULL, -EINVAL,
+				  "glcuda_headless_new: out is NULL");
 	if (cuda_ordinal < -1)
-		return error_fail(NULL, -EINVAL, "glcuda_headless_new: cuda_ordinal %d: "
-				  "pass a CUDA device ordinal or -1 for any device",
+		return error_fail(NULL, -EINVAL,
+				  "glcuda_headless_new: cuda_ordinal %d: pass "
+				  "a CUDA device ordinal or -1 for any device",
 				  cuda_ordinal);
 	if (flags & ~known)
-		return error_fail(NULL, -EINVAL, "glcuda_headless_new: unknown flags 0x%x",
+		return error_fail(NULL, -EINVAL,
+				  "glcuda_headless_new: unknown flags 0x%x",
 				  flags & ~known);
-	if (!headless_display_has_client_extension("EGL_EXT_platform_base"))
+	if (!egl_has_client_extension("EGL_EXT_platform_base"))
 		return error_fail(NULL, GLCUDA_ERROR_MISSING_EGL_EXTENSION,
-				  "the EGL library lacks EGL_EXT_platform_base: it cannot "
-				  "open a display without a window system. Use libglvnd's "
-				  "libEGL with the NVIDIA driver or Mesa 17 or newer.");
+				  "the EGL library lacks "
+				  "EGL_EXT_platform_base: it cannot open a "
+				  "display without a window system. Use "
+				  "libglvnd's libEGL with the NVIDIA driver or "
+				  "Mesa 17 or newer.");
 
 	hl = calloc(1, sizeof(*hl));
 	if (!hl)
-		return error_fail(NULL, -ENOMEM, "glcuda_headless_new: out of memory");
-	hl->api = flags & GLCUDA_HEADLESS_FLAG_GLES ? EGL_OPENGL_ES_API : EGL_OPENGL_API;
+		return error_fail(NULL, -ENOMEM,
+				  "glcuda_headless_new: out of memory");
+	hl->api = flags & GLCUDA_HEADLESS_FLAG_GLES ? EGL_OPENGL_ES_API
+						    : EGL_OPENGL_API;
 
 	egl_binding_save(&saved);
 	if (cuda_ordinal >= 0)
@@ -93,16 +102,18 @@ glcuda_headless_make_current(const struct glcuda_headless *hl)
 {
 	glcuda_clear_error();
 	if (!hl)
-		return error_fail(NULL, -EINVAL, "glcuda_headless_make_current: NULL");
+		return error_fail(NULL, -EINVAL,
+				  "glcuda_headless_make_current: NULL");
 	if (!eglBindAPI(hl->api) ||
-	    !eglMakeCurrent(hl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, hl->context)) {
+	    !eglMakeCurrent(hl->display, EGL_NO_SURFACE, EGL_NO_SURFACE,
+			    hl->context)) {
 		EGLint err = eglGetError();
 
 		return error_fail(NULL, GLCUDA_ERROR_EGL,
-				  "eglMakeCurrent of the headless context failed: %s "
-				  "(0x%04x). Is the context current on another thread? "
-				  "Release it there first.", egl_error_name(err),
-				  (unsigned)err);
+				  "eglMakeCurrent of the headless context "
+				  "failed: %s (0x%04x). Is the context current "
+				  "on another thread? Release it there first.",
+				  egl_error_name(err), (unsigned)err);
 	}
 	return 0;
 }

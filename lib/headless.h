@@ -24,8 +24,6 @@ struct glcuda_headless {
 
 /* headless-display.c ----------------------------------------------------- */
 
-/* Whether the EGL library has the client extension name (no display). */
-bool headless_display_has_client_extension(const char *name);
 /* Initialise dpy (if needed) and take a reference: 0, or an error code
  * with the reason in why. */
 int headless_display_acquire(EGLDisplay dpy, char *why, size_t whysize);

@@ -22,8 +22,10 @@ static unsigned int loader_refs;
 const char *
 cuda_result_string(CUresult res, char *buf, size_t size)
 {
-	return cuda_driver_result_string(res, (void *)glcuda_cuda.cuGetErrorName,
-					 (void *)glcuda_cuda.cuGetErrorString, buf, size);
+	return cuda_driver_result_string(res,
+					 (void *)glcuda_cuda.cuGetErrorName,
+					 (void *)glcuda_cuda.cuGetErrorString,
+					 buf, size);
 }
 
 /* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
@@ -51,21 +53,24 @@ cuda_result_is_fatal(CUresult res)
 }
 
 int
-cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const char *hint)
+cuda_call_fail(struct error_sink *errors, CUresult res, const char *call,
+	       const char *hint)
 {
 	char buf[256];
 
 	cuda_result_string(res, buf, sizeof(buf));
 	if (cuda_result_is_fatal(res))
 		return error_fail(errors, GLCUDA_ERROR_DEVICE_LOST,
-				  "%s: %s. The CUDA context is unusable (a kernel "
-				  "faulted or the GPU was reset): destroy every glcuda "
-				  "object and the device, then create them again.",
+				  "%s: %s. The CUDA context is unusable (a "
+				  "kernel faulted or the GPU was reset): "
+				  "destroy every glcuda object and the device, "
+				  "then create them again.",
 				  call, buf);
 	if (res == CUDA_ERROR_OUT_OF_MEMORY)
 		return error_fail(errors, GLCUDA_ERROR_CUDA,
-				  "%s: %s. The GPU is out of memory: free images or use "
-				  "smaller ones.", call, buf);
+				  "%s: %s. The GPU is out of memory: free "
+				  "images or use smaller ones.",
+				  call, buf);
 	return error_fail(errors, GLCUDA_ERROR_CUDA, "%s: %s%s%s", call, buf,
 			  hint ? ". " : "", hint ? hint : "");
 }
@@ -89,9 +94,11 @@ resolve_all(struct glcuda_cuda *table, const struct cuda_driver *drv, char *buf,
 	};
 #undef ENTRY
 
-	if (cuda_driver_resolve_table(drv, required, sizeof(required) / sizeof(required[0]),
-				      optional, sizeof(optional) / sizeof(optional[0]), buf,
-				      bufsize) < 0)
+	if (cuda_driver_resolve_table(drv, required,
+				      sizeof(required) / sizeof(required[0]),
+				      optional,
+				      sizeof(optional) / sizeof(optional[0]),
+				      buf, bufsize) < 0)
 		return GLCUDA_ERROR_NO_CUDA_DRIVER;
 	return 0;
 }
@@ -133,11 +140,13 @@ cuda_loader_load(char *buf, size_t bufsize)
 
 	res = CU_CALL(cuInit, 0);
 	if (res != CUDA_SUCCESS) {
-		snprintf(buf, bufsize,
-			 "cuInit failed: %s. %s", cuda_result_string(res, resbuf, sizeof(resbuf)),
+		snprintf(buf, bufsize, "cuInit failed: %s. %s",
+			 cuda_result_string(res, resbuf, sizeof(resbuf)),
 			 res == CUDA_ERROR_NO_DEVICE
-				 ? "No CUDA-capable GPU is visible (check CUDA_VISIBLE_DEVICES and /dev/nvidia*)."
-				 : "The NVIDIA kernel module and libcuda.so.1 may not match; reload the driver.");
+				 ? "No CUDA-capable GPU is visible (check "
+				   "CUDA_VISIBLE_DEVICES and /dev/nvidia*)."
+				 : "The NVIDIA kernel module and libcuda.so.1 "
+				   "may not match; reload the driver.");
 		ret = res == CUDA_ERROR_NO_DEVICE ? GLCUDA_ERROR_NO_CUDA_DRIVER
 						  : GLCUDA_ERROR_CUDA;
 		/* Keep the resolved table (libcuda is never unloaded): code

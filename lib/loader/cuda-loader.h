@@ -74,9 +74,12 @@
 /* Functions of cudaGL.h / cudaEGL.h, resolved the same way (cuda-types.h
  * declares them with GL's and EGL's types spelt out, so this header needs
  * no GL headers). */
-typedef __typeof__(cuGraphicsGLRegisterImage) *glcuda_PFN_cuGraphicsGLRegisterImage;
-typedef __typeof__(cuGraphicsEGLRegisterImage) *glcuda_PFN_cuGraphicsEGLRegisterImage;
-typedef __typeof__(cuGraphicsResourceGetMappedEglFrame) *glcuda_PFN_cuGraphicsResourceGetMappedEglFrame;
+typedef __typeof__(cuGraphicsGLRegisterImage)
+	*glcuda_PFN_cuGraphicsGLRegisterImage;
+typedef __typeof__(cuGraphicsEGLRegisterImage)
+	*glcuda_PFN_cuGraphicsEGLRegisterImage;
+typedef __typeof__(cuGraphicsResourceGetMappedEglFrame)
+	*glcuda_PFN_cuGraphicsResourceGetMappedEglFrame;
 
 struct glcuda_cuda {
 #define GLCUDA_CUDA_MEMBER(name) __typeof__(name) *name;
@@ -86,7 +89,8 @@ struct glcuda_cuda {
 	/* Optional: NULL when the driver lacks them (wrapping EGLImages and
 	 * describing wrapped arrays then fail with a message saying so). */
 	glcuda_PFN_cuGraphicsEGLRegisterImage cuGraphicsEGLRegisterImage;
-	glcuda_PFN_cuGraphicsResourceGetMappedEglFrame cuGraphicsResourceGetMappedEglFrame;
+	glcuda_PFN_cuGraphicsResourceGetMappedEglFrame
+		cuGraphicsResourceGetMappedEglFrame;
 	__typeof__(cuArray3DGetDescriptor) *cuArray3DGetDescriptor;
 
 	void *handle;
@@ -118,6 +122,7 @@ struct error_sink;
 /* Record a failed CUDA call on errors: maps CUDA_ERROR_ILLEGAL_ADDRESS & co.
  * to device loss, names the call and the code, adds hint (may be NULL).
  * Returns the glcuda error. */
-int cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const char *hint);
+int cuda_call_fail(struct error_sink *errors, CUresult res, const char *call,
+		   const char *hint);
 
 #endif
