@@ -1,5 +1,5 @@
 /*
- * glcuda-bench: the CUDA side: the kernels, through the tools' CUDA table.
+ * glcuda-bench: the CUDA side: the kernels, through the programs' CUDA table.
  * SPDX-License-Identifier: MIT
  */
 #include "bench.h"

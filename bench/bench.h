@@ -242,9 +242,9 @@ struct bench_cuda {
 	CUfunction invert[2], blur_h[2], blur_v[2];
 	/* Why a kernel is missing from the module (NULL function), if it is. */
 	char missing[256];
-	/* cuGraphicsResourceSetMapFlags, looked up apart from the tools' table
-	 * (the legacy path alone needs it, and the fake CUDA driver the tools
-	 * also run on has no GL registration to set flags on). */
+	/* cuGraphicsResourceSetMapFlags, looked up apart from the programs'
+	 * table (the legacy path alone needs it, and the fake CUDA driver the
+	 * tools also run on has no GL registration to set flags on). */
 	CUresult (*set_map_flags)(CUgraphicsResource, unsigned int);
 	CUdeviceptr weights;
 	int radius;

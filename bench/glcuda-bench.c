@@ -35,7 +35,7 @@
  * measured; that wait is reported on its own. Every run ends by reading its
  * last composited frame back and comparing it exactly with a reference.
  *
- * The program never links libcuda: its CUDA calls go through the tools'
+ * The program never links libcuda: its CUDA calls go through the programs'
  * run-time table (CU(name), common/cuda-table.h), loaded once the
  * first glcuda device has found the driver.
  *

@@ -40,7 +40,7 @@
  * PASS/FAIL per criterion; the exit status is 0 when all pass, 1 when one
  * fails, 2 for bad options, 77 when there is no CUDA driver or NVIDIA GPU.
  *
- * The program never links libcuda: its CUDA calls go through the tools'
+ * The program never links libcuda: its CUDA calls go through the programs'
  * run-time table (common/cuda-table.h), loaded once the glcuda device
  * has found the driver; GLCUDA_LIBCUDA names the fake driver of the tests
  * for both.

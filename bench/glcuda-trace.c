@@ -1249,7 +1249,7 @@ out_a:
 }
 
 #ifdef TRACE_HAVE_EGLSTREAM
-/* cudaEGL.h's entry points, from the driver the tools' table was loaded
+/* cudaEGL.h's entry points, from the driver the programs' table was loaded
  * from: the table keeps to what every tool needs. */
 static struct {
 	__typeof__(cuEGLStreamConsumerConnect) *consumer_connect;

@@ -377,7 +377,7 @@ filters_new(struct glcuda_device *dev, uint32_t max_width, uint32_t max_height,
 		return fail(-EINVAL, "filters_new: the device has no CUDA "
 				     "context");
 	}
-	/* The filters call CUDA through the tools' own table (more of CUDA
+	/* The filters call CUDA through the programs' table (more of CUDA
 	 * than libglcuda uses); the device has loaded the driver already. */
 	if (tools_cuda_load(msg, sizeof(msg)) < 0) {
 		free(f);

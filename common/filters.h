@@ -5,7 +5,7 @@
  *
  * The kernels (common/filters.cu) are a fat binary embedded in the program
  * and loaded with cuModuleLoadData in the device's CUDA context. Every CUDA
- * call goes through the tools' run-time table (common/cuda-table.h),
+ * call goes through the programs' run-time table (common/cuda-table.h),
  * loaded by filters_new(): nothing links libcuda. Built
  * without nvcc, only FILTER_NONE exists (an array-to-array copy).
  *

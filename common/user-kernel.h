@@ -18,7 +18,7 @@
  * first four parameters only runs unchanged: cuLaunchKernel reads as many
  * parameters as the kernel has.
  *
- * Every CUDA call goes through the tools' table (cuda-table.h), loaded by
+ * Every CUDA call goes through the programs' table (cuda-table.h), loaded by
  * the caller; the caller makes the CUDA context current.
  * SPDX-License-Identifier: MIT
  */
