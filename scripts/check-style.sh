@@ -47,14 +47,15 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-style.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 sources_pattern='\.(c|h|cu|cuh)$'
-if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+# (A tarball unpacked inside another checkout is not that checkout.)
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
 	git ls-files -- "$@" | grep -E "$sources_pattern" > "$tmp/files" || true
 else
 	find "${@:-.}" -type f | sed 's|^\./||' | grep -E "$sources_pattern" |
 		grep -vE '(^|/)(config\.h|glcuda-version\.h|fault-sites\.h)$' |
 		grep -vE -- '-(client-)?protocol\.[ch]$' > "$tmp/files" || true
 fi
-LC_ALL=C sort -o "$tmp/files" "$tmp/files"
+LC_ALL=C sort -u -o "$tmp/files" "$tmp/files"
 if [ ! -s "$tmp/files" ]; then
 	echo "$0: no C sources in ${*:-the tree}" >&2
 	exit 2
