@@ -26,12 +26,12 @@
 /* invert(surface, width, height): RGB = 255 - RGB for an RGBA8 image. */
 static const char invert_ptx[] =
 	".version 6.0\n.target sm_52\n.address_size 64\n"
-	".visible .entry invert(.param .u64 surf, .param .u32 w, .param .u32 "
-	"h)\n{\n"
-	"  .reg .pred %p<3>; .reg .b16 %rs<5>; .reg .b32 %r<8>; .reg .b64 "
-	"%rd<2>;\n"
-	"  ld.param.u64 %rd1, [surf]; ld.param.u32 %r1, [w]; ld.param.u32 %r2, "
-	"[h];\n"
+	".visible .entry invert(.param .u64 surf, .param .u32 w,\n"
+	"                       .param .u32 h)\n{\n"
+	"  .reg .pred %p<3>; .reg .b16 %rs<5>; .reg .b32 %r<8>;\n"
+	"  .reg .b64 %rd<2>;\n"
+	"  ld.param.u64 %rd1, [surf];\n"
+	"  ld.param.u32 %r1, [w]; ld.param.u32 %r2, [h];\n"
 	"  mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mov.u32 %r5, %tid.x;\n"
 	"  mad.lo.s32 %r6, %r3, %r4, %r5;\n" /* x */
 	"  mov.u32 %r3, %ctaid.y; mov.u32 %r4, %ntid.y; mov.u32 %r5, %tid.y;\n"
@@ -40,8 +40,8 @@ static const char invert_ptx[] =
 	"  or.pred %p1, %p1, %p2; @%p1 bra DONE;\n"
 	"  shl.b32 %r6, %r6, 2;\n" /* x in bytes */
 	"  suld.b.2d.v4.b8.trap {%rs1, %rs2, %rs3, %rs4}, [%rd1, {%r6, %r7}];\n"
-	"  xor.b16 %rs1, %rs1, 255; xor.b16 %rs2, %rs2, 255; xor.b16 %rs3, "
-	"%rs3, 255;\n"
+	"  xor.b16 %rs1, %rs1, 255; xor.b16 %rs2, %rs2, 255;\n"
+	"  xor.b16 %rs3, %rs3, 255;\n"
 	"  sust.b.2d.v4.b8.trap [%rd1, {%r6, %r7}], {%rs1, %rs2, %rs3, %rs4};\n"
 	"DONE:\n  ret;\n}\n";
 
