@@ -30,6 +30,10 @@
 	%reldir%/vk/vk-instance.c \
 	%reldir%/vk/vk-device.c \
 	%reldir%/vk/vk-resources.c \
+	%reldir%/headless.h \
+	%reldir%/headless-display.c \
+	%reldir%/headless-context.c \
+	%reldir%/headless-devices.c \
 	%reldir%/headless.c \
 	%reldir%/private.h \
 	%reldir%/struct-size.c \
@@ -59,7 +63,7 @@ check_LTLIBRARIES += %reldir%/libglcuda-test.la
 %canon_reldir%_libglcuda_test_la_SOURCES = $(lib_sources) %reldir%/fault.h %reldir%/fault.c \
 	%reldir%/seam.h %reldir%/seam.c \
 	tests/vk-copy.c tests/vk-copy.h
-%canon_reldir%_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION -DGLCUDA_TEST_BUILD -DGLCUDA_TEST_BUILD
+%canon_reldir%_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION -DGLCUDA_TEST_BUILD
 %canon_reldir%_libglcuda_test_la_LIBADD = $(%canon_reldir%_libglcuda_internal_la_LIBADD)
 
 lib_LTLIBRARIES += %reldir%/libglcuda.la

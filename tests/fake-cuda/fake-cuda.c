@@ -1262,9 +1262,39 @@ static void ext_memory_free(struct CUextMemory_st *m);
 
 /* Initialisation, errors, device ------------------------------------------ */
 
+/* Beyond the library's table (GLCUDA_CUDA_FUNCTIONS), what the programs
+ * that run on the fake call through theirs (common/cuda-table.h): the
+ * tools, the benchmarks and the test suites. */
+#define FAKE_PROGRAM_FUNCTIONS(X) \
+	X(cuDeviceGetAttribute) \
+	X(cuCtxGetCurrent) \
+	X(cuMemGetInfo) \
+	X(cuStreamQuery) \
+	X(cuStreamWaitEvent) \
+	X(cuStreamWaitValue32) \
+	X(cuModuleLoadData) \
+	X(cuModuleUnload) \
+	X(cuModuleGetFunction) \
+	X(cuModuleGetGlobal) \
+	X(cuLaunchKernel) \
+	X(cuMemAlloc) \
+	X(cuMemFree) \
+	X(cuMemAllocHost) \
+	X(cuMemFreeHost) \
+	X(cuMemHostGetDevicePointer) \
+	X(cuMemHostAlloc) \
+	X(cuMemcpyHtoD) \
+	X(cuMemcpyDtoH) \
+	X(cuMemcpyHtoDAsync) \
+	X(cuMemcpyDtoHAsync) \
+	X(cuMemcpy2D) \
+	X(cuMemcpy2DAsync) \
+	X(cuMemsetD32) \
+	X(cuMemsetD8)
+
 #define FAKE_FUNCTION_DECL(name) static __typeof__(name) fake_##name;
 GLCUDA_CUDA_FUNCTIONS(FAKE_FUNCTION_DECL)
-GLCUDA_CUDA_PROGRAM_FUNCTIONS(FAKE_FUNCTION_DECL)
+FAKE_PROGRAM_FUNCTIONS(FAKE_FUNCTION_DECL)
 #undef FAKE_FUNCTION_DECL
 static CUresult fake_cuGraphicsGLRegisterImage(CUgraphicsResource *, unsigned int,
 					       unsigned int, unsigned int);
@@ -2735,7 +2765,7 @@ static const struct {
 } proc_table[] = {
 #define FAKE_PROC_ENTRY(name) { #name, (void *)fake_##name },
 	GLCUDA_CUDA_FUNCTIONS(FAKE_PROC_ENTRY)
-	GLCUDA_CUDA_PROGRAM_FUNCTIONS(FAKE_PROC_ENTRY)
+	FAKE_PROGRAM_FUNCTIONS(FAKE_PROC_ENTRY)
 	FAKE_PROC_ENTRY(cuGraphicsGLRegisterImage)
 #undef FAKE_PROC_ENTRY
 	{ "cuGetProcAddress", (void *)cuGetProcAddress_v2 },
