@@ -434,8 +434,8 @@ void resource_unlink(struct wl_resource *resource);
 /* presentation.c */
 bool presentation_init(struct comp *c);
 /* The feedback of a frame presented at when_ns, the seq-th vblank. */
-void output_send_presentation(struct comp *c, struct wl_list *feedback, uint64_t when_ns,
-			      uint64_t seq);
+void presentation_send_presented(struct comp *c, struct wl_list *feedback,
+				 uint64_t when_ns, uint64_t seq);
 /* Feedback for content that never reaches the output. */
 void feedback_discard_all(struct wl_list *list);
 
@@ -451,7 +451,8 @@ void shell_configure(struct surface *s);
 void shell_send_enter(struct surface *s);
 
 /* surface.c */
-bool compositor_globals_init(struct comp *c);
+/* wl_compositor and wl_subcompositor advertised. */
+bool surface_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
 /* One of the client's objects of that interface, NULL if none: for the
  * errors that go on a global's object. A walk of all the client's
@@ -565,7 +566,10 @@ bool render_frame(struct comp *c);
 void render_collect_timings(struct comp *c);
 
 /* output.c */
-/* Send the frame callbacks of every surface whose commit was composited. */
+/* Send the frame callbacks of every state applied so far (not those of a
+ * state cached or waiting for its upload): after a composite, which shows
+ * that state, or at a vblank when the commits since the last one changed
+ * nothing visible (on_vblank's frame_only). */
 void output_send_frame_done(struct comp *c);
 int output_init(struct comp *c);
 void output_fini(struct comp *c);

@@ -174,7 +174,7 @@ display_init(struct comp *c)
 	/* wl_shm with ARGB8888 and XRGB8888, the two formats every
 	 * compositor has; libwayland checks pools and buffers against their
 	 * sizes and posts the protocol errors itself. */
-	if (wl_display_init_shm(c->display) < 0 || !compositor_globals_init(c) ||
+	if (wl_display_init_shm(c->display) < 0 || !surface_init(c) ||
 	    !shell_init(c) || !viewporter_init(c) || !xdg_output_init(c) ||
 	    !decoration_init(c) || !data_device_init(c) ||
 	    !wl_global_create(c->display, &wl_output_interface, 4, c, bind_output) ||

@@ -41,36 +41,26 @@ CLEANFILES += $(compositor_protocols)
 bin_PROGRAMS += %reldir%/glcuda-compositor-ctl
 %canon_reldir%_glcuda_compositor_ctl_SOURCES = %reldir%/ctl.c
 
-%reldir%/xdg-shell-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml
+# The protocols' XML in wayland-protocols' data directory. wayland-scanner
+# makes from NAME.xml the code (NAME-protocol.c, the compositor's and the
+# test clients') and the headers (NAME-server-protocol.h,
+# NAME-client-protocol.h), each kind by one pattern rule; the lists above
+# and below say which of them are built. make finds NAME.xml through vpath.
+compositor_protocol_xml = stable/xdg-shell/xdg-shell.xml \
+	stable/presentation-time/presentation-time.xml \
+	stable/viewporter/viewporter.xml \
+	unstable/xdg-decoration/xdg-decoration-unstable-v1.xml \
+	unstable/xdg-output/xdg-output-unstable-v1.xml \
+	unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
+compositor_protocol_dirs = $(addprefix $(WAYLAND_PROTOCOLS_DATADIR)/, \
+	$(dir $(compositor_protocol_xml)))
+vpath %.xml $(compositor_protocol_dirs)
+%reldir%/%-protocol.c: %.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/xdg-shell-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml
+%reldir%/%-server-protocol.h: %.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/presentation-time-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/presentation-time-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/viewporter-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/viewporter-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/viewporter-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
+%reldir%/%-client-protocol.h: %.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
-%reldir%/xdg-decoration-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-decoration/xdg-decoration-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/xdg-decoration-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-decoration/xdg-decoration-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/xdg-decoration-unstable-v1-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-decoration/xdg-decoration-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
-%reldir%/xdg-output-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-output/xdg-output-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/xdg-output-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-output/xdg-output-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/xdg-output-unstable-v1-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-output/xdg-output-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
-%reldir%/linux-dmabuf-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/linux-dmabuf-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
 
 # A client that breaks the protocol on purpose, a checker of the frames
 # and a client whose frames are compared with a CPU reference, for the
@@ -116,10 +106,6 @@ CLEANFILES += $(compositor_client_protocols)
 tests_compositor_pixel_client_CPPFLAGS = -I%reldir%
 tests_compositor_pixel_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS) $(LIBPNG_CFLAGS)
 tests_compositor_pixel_client_LDADD = $(WAYLAND_CLIENT_LIBS) $(LIBPNG_LIBS)
-%reldir%/xdg-shell-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
-%reldir%/presentation-time-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
 
 TESTS += tests/test-compositor.sh tests/test-compositor-input.sh \
 	tests/test-compositor-protocols.sh

@@ -216,7 +216,7 @@ output_present(struct comp *c, struct glcuda_frame *f, uint64_t missed)
 	seq = c->out_frames;
 	if (output_frame(c) < 0)
 		return -1;
-	output_send_presentation(c, &c->slot_feedback[slot], clock_now_ns(), seq);
+	presentation_send_presented(c, &c->slot_feedback[slot], clock_now_ns(), seq);
 	control_frame_presented(c, c->slot_composite[slot], c->slot_commits[slot], seq);
 	return 0;
 }

@@ -624,12 +624,17 @@ positioner_set_reactive(struct wl_client *client, struct wl_resource *resource)
 {
 }
 
+/* The parent's future size and the configure it answers (version 3), for
+ * placing a popup against a parent being resized: a placement here depends
+ * on the anchor rectangle and the output's bounds only, never on the
+ * parent's size. */
 static void
 positioner_set_parent_size(struct wl_client *client, struct wl_resource *resource, int32_t w,
 			   int32_t h)
 {
 }
 
+/* See positioner_set_parent_size. */
 static void
 positioner_set_parent_configure(struct wl_client *client, struct wl_resource *resource,
 				uint32_t serial)

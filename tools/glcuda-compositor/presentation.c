@@ -14,12 +14,6 @@
 #include "presentation-time-server-protocol.h"
 
 static void
-presentation_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 presentation_feedback(struct wl_client *client, struct wl_resource *resource,
 		      struct wl_resource *surface_resource, uint32_t id)
 {
@@ -33,7 +27,7 @@ presentation_feedback(struct wl_client *client, struct wl_resource *resource,
 }
 
 static const struct wp_presentation_interface presentation_impl = {
-	.destroy = presentation_destroy,
+	.destroy = resource_destroy_request,
 	.feedback = presentation_feedback,
 };
 
@@ -51,7 +45,8 @@ bind_presentation(struct wl_client *client, void *data, uint32_t version, uint32
 /* The content these feedbacks asked about reached the output: "presented"
  * at the vblank that showed it, with the output's refresh period. */
 void
-output_send_presentation(struct comp *c, struct wl_list *list, uint64_t when_ns, uint64_t seq)
+presentation_send_presented(struct comp *c, struct wl_list *list, uint64_t when_ns,
+			    uint64_t seq)
 {
 	struct wl_resource *fb, *tmp;
 

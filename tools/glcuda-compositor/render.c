@@ -195,7 +195,6 @@ render_init(struct comp *c)
 		comp_fail(c, "glcuda_ring_new", ret);
 		return -1;
 	}
-	glcuda_ring_set_user_data(c->ring, c);
 
 	if (c->opt.kernel_file) {
 		if (load_user_kernel(c) < 0)

@@ -122,6 +122,12 @@ shell_surface_commit(struct surface *s)
 
 /* xdg_toplevel ---------------------------------------------------------- */
 
+/* The parent is not kept. It says to stack the toplevel above its parent
+ * and to raise them together: here windows are stacked in the order their
+ * surfaces were made (a dialog's after its parent's) and never raised or
+ * moved, so there is nothing to follow. A parent that is the toplevel or
+ * one of its children (invalid_parent) can only be told from parents kept:
+ * none are, so none makes a loop. */
 static void
 toplevel_set_parent(struct wl_client *client, struct wl_resource *resource,
 		    struct wl_resource *parent)
@@ -159,12 +165,18 @@ toplevel_set_app_id(struct wl_client *client, struct wl_resource *resource, cons
 		copy_name(s->app_id, sizeof(s->app_id), str, true);
 }
 
+/* There is no window menu to show (decorations are the client's, and
+ * nothing draws for the compositor); the XML leaves it to the compositor. */
 static void
 toplevel_show_window_menu(struct wl_client *client, struct wl_resource *resource,
 			  struct wl_resource *seat, uint32_t serial, int32_t x, int32_t y)
 {
 }
 
+/* Interactive move and resize: windows stay where they were placed (the
+ * tests find them from the "mapped toplevel" line) and keep the size their
+ * client gives them. The XML lets the compositor ignore both (it says to,
+ * for one, when the serial is not that of a press still held). */
 static void
 toplevel_move(struct wl_client *client, struct wl_resource *resource,
 	      struct wl_resource *seat, uint32_t serial)
@@ -231,6 +243,9 @@ toplevel_unset_fullscreen(struct wl_client *client, struct wl_resource *resource
 		set_state(resource, &s->fullscreen, false);
 }
 
+/* Nothing could bring a minimized window back (no task bar, no window
+ * list): it stays shown, which the XML allows ("the compositor may choose
+ * to ignore this request"). */
 static void
 toplevel_set_minimized(struct wl_client *client, struct wl_resource *resource)
 {
@@ -454,6 +469,8 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource, 
 	s->xdg_surface = r;
 }
 
+/* The compositor never pings (it never declares a client unresponsive),
+ * so a pong answers nothing; the XML has no error for one unasked. */
 static void
 wm_base_pong(struct wl_client *client, struct wl_resource *resource, uint32_t serial)
 {

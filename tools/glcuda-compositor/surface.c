@@ -298,7 +298,9 @@ post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg, int32
 		wl_resource_post_error(shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
 				       msg, w, h, stride, format);
 	else
-		/* wl_shm version 1 cannot be destroyed: not reached. */
+		/* The client released its wl_shm (version 2, advertised by
+		 * libwayland 1.22 and later; version 1 has no release): the
+		 * error goes on its wl_display. */
 		wl_resource_post_error(wl_client_get_object(client, 1),
 				       WL_DISPLAY_ERROR_INVALID_OBJECT,
 				       "%s: buffer %dx%d, stride %d, format 0x%08x", msg, w, h, stride,
@@ -1030,7 +1032,7 @@ static const struct wl_subcompositor_interface subcompositor_impl = {
 };
 
 bool
-compositor_globals_init(struct comp *c)
+surface_init(struct comp *c)
 {
 	/* Version 4: damage_buffer; not 5 (wl_surface.offset). */
 	return display_add_plain_global(c, &wl_compositor_interface, 4, &compositor_impl) &&
