@@ -8,8 +8,10 @@
  * Files, each with one job:
  *   main.c          setup, the loop and the report at exit
  *   options.c       the command line
- *   display.c       the wl_display and the globals not about surfaces:
- *                   wl_shm, wl_output
+ *   resource.c      helpers for protocol objects, listeners and plain
+ *                   globals, used by every protocol file
+ *   display.c       the wl_display, its socket and the registration of
+ *                   every global (wl_shm, wl_output, each file's _init)
  *   seat.c          wl_seat: a pointer and a keyboard, their focus, events
  *   keymap.c        the keyboard's xkb keymap and modifiers
  *   control.c       the control socket: driving the seat, screenshots,
@@ -283,7 +285,7 @@ struct clipboard {
 
 /* A global whose bind makes the client's resource and nothing more: its
  * interface with impl, the compositor as the resource's data
- * (display_add_plain_global). */
+ * (resource_add_plain_global). */
 struct plain_global {
 	struct comp *comp;
 	const struct wl_interface *iface;
@@ -303,10 +305,6 @@ struct comp {
 	struct wl_list output_resources;
 	struct plain_global plain_globals[COMP_MAX_PLAIN_GLOBALS];
 	unsigned int plain_global_count;
-	struct wl_list slot_feedback[GLCUDA_RING_MAX_SLOTS]; /* per ring slot: feedback of its frame */
-	bool slot_shows_window[GLCUDA_RING_MAX_SLOTS];      /* per ring slot: a window is in its frame */
-	uint64_t slot_composite[GLCUDA_RING_MAX_SLOTS];     /* per ring slot: its frame's number */
-	uint64_t slot_commits[GLCUDA_RING_MAX_SLOTS];       /* per ring slot: commits in its frame */
 	uint64_t commits;               /* commits that changed what is shown */
 	struct seat seat;
 
@@ -324,15 +322,11 @@ struct comp {
 	struct glcuda_device *dev;
 	struct glcuda_ring *ring;
 	bool ring_timings;
-	struct filters *filters;
-	CUmodule module;
-	CUfunction kernel;
-	GLuint program, vao, vbo;
-	GLint u_rect, u_swizzle, u_opaque, u_uv_matrix, u_uv_offset, u_band, u_strip;
+	struct renderer *renderer;      /* render.c's own */
+
+	/* The output (output.c). */
 	GLuint read_fbo;
 	uint8_t *readback;
-
-	/* The output. */
 	int vblank_fd;
 	struct wl_event_source *vblank_src, *ring_src, *sigchld_src, *sigint_src,
 		*sigterm_src;
@@ -408,28 +402,34 @@ bool tree_walk_enter(struct tree_walk *w);
 /* options.c: 0, or the exit status (2: bad usage, 0 after --help) + 1. */
 int options_parse(struct options *o, int argc, char **argv);
 
-/* display.c */
+/* resource.c: what every protocol file uses for its objects. */
 /* A new resource with its implementation, or NULL after
  * wl_client_post_no_memory. */
-struct wl_resource *resource_new(struct wl_client *client, const struct wl_interface *iface,
-				 int version, uint32_t id, const void *impl, void *data,
+struct wl_resource *resource_new(struct wl_client *client,
+				 const struct wl_interface *iface,
+				 int version, uint32_t id, const void *impl,
+				 void *data,
 				 wl_resource_destroy_func_t destroyed);
 /* The destroy (or release) request of an object that needs nothing more. */
-void resource_destroy_request(struct wl_client *client, struct wl_resource *resource);
-/* Out of the signal it listens to (if any), and safe to detach again. */
-void listener_detach(struct wl_listener *l);
-/* Advertise iface up to version; a client's bind makes a resource with
- * impl and c as its data, nothing more. false when it cannot be made. */
-bool display_add_plain_global(struct comp *c, const struct wl_interface *iface, int version,
-			      const void *impl);
-int display_init(struct comp *c);
-/* --verbose: surfaces, textures and fds alive after a client left. */
-void display_report_resources(struct comp *c);
-void display_fini(struct comp *c);
+void resource_destroy_request(struct wl_client *client,
+			      struct wl_resource *resource);
 /* The destructor of a resource kept in one of our lists (callbacks,
  * feedback, outputs): out of the list when it is sent or the client
  * goes. */
 void resource_unlink(struct wl_resource *resource);
+/* Out of the signal it listens to (if any), and safe to detach again. */
+void listener_detach(struct wl_listener *l);
+/* Advertise iface up to version; a client's bind makes a resource with
+ * impl and c as its data, nothing more. false when it cannot be made. */
+bool resource_add_plain_global(struct comp *c,
+			       const struct wl_interface *iface, int version,
+			       const void *impl);
+
+/* display.c: the display and its globals. */
+int display_init(struct comp *c);
+/* --verbose: surfaces, textures and fds alive after a client left. */
+void display_report_resources(struct comp *c);
+void display_fini(struct comp *c);
 
 /* presentation.c */
 bool presentation_init(struct comp *c);
@@ -558,6 +558,16 @@ bool texture_set_dmabuf(struct surface *s, const struct dmabuf_buffer *b);
 void texture_surface_fini(struct surface *s);
 
 /* render.c */
+/* What a ring frame shows, kept with the frame as its user data
+ * (glcuda_frame_set_user_data): render_frame fills it when it composites
+ * the frame, output.c reads it when it presents the frame. */
+struct frame_content {
+	struct wl_list link;            /* render.c's */
+	struct wl_list feedback;        /* wp_presentation_feedback resources */
+	bool shows_window;              /* a window is in it */
+	uint64_t composite;             /* its number (comp.composited) */
+	uint64_t commits;               /* the commits in it (comp.commits) */
+};
 int render_init(struct comp *c);
 void render_fini(struct comp *c);
 /* Composite every mapped surface into a new ring frame and hand it to

@@ -320,5 +320,5 @@ data_device_init(struct comp *c)
 {
 	wl_list_init(&c->clipboard.devices);
 	wl_list_init(&c->clipboard.focus_destroy.link);
-	return display_add_plain_global(c, &wl_data_device_manager_interface, 3, &manager_impl);
+	return resource_add_plain_global(c, &wl_data_device_manager_interface, 3, &manager_impl);
 }

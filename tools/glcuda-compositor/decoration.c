@@ -109,5 +109,5 @@ static const struct zxdg_decoration_manager_v1_interface manager_impl = {
 bool
 decoration_init(struct comp *c)
 {
-	return display_add_plain_global(c, &zxdg_decoration_manager_v1_interface, 1, &manager_impl);
+	return resource_add_plain_global(c, &zxdg_decoration_manager_v1_interface, 1, &manager_impl);
 }

@@ -203,21 +203,21 @@ output_repeat(struct comp *c, uint64_t n)
 static int
 output_present(struct comp *c, struct glcuda_frame *f, uint64_t missed)
 {
-	uint32_t slot = glcuda_frame_get_slot(f);
+	struct frame_content *fc = glcuda_frame_get_user_data(f);
 	uint64_t seq;
 
 	if (output_repeat(c, missed) < 0 || read_back(c, f) < 0)
 		return -1;
 	c->have_frame = true;
-	c->shows_window = c->slot_shows_window[slot];
-	c->shown_commits = c->slot_commits[slot];
-	c->shown_composite = c->slot_composite[slot];
+	c->shows_window = fc->shows_window;
+	c->shown_commits = fc->commits;
+	c->shown_composite = fc->composite;
 	c->presented++;
 	seq = c->out_frames;
 	if (output_frame(c) < 0)
 		return -1;
-	presentation_send_presented(c, &c->slot_feedback[slot], clock_now_ns(), seq);
-	control_frame_presented(c, c->slot_composite[slot], c->slot_commits[slot], seq);
+	presentation_send_presented(c, &fc->feedback, clock_now_ns(), seq);
+	control_frame_presented(c, fc->composite, fc->commits, seq);
 	return 0;
 }
 
@@ -332,12 +332,18 @@ output_init(struct comp *c)
 	struct itimerspec its = { 0 };
 	size_t npix = (size_t)c->opt.width * c->opt.height;
 
-	for (size_t i = 0; i < sizeof(c->slot_feedback) / sizeof(c->slot_feedback[0]); i++)
-		wl_list_init(&c->slot_feedback[i]);
 	c->refresh_ns = 1000000000u / c->opt.refresh_hz;
 	c->readback = malloc(npix * 4);
 	if (!c->readback) {
 		fprintf(stderr, COMP_NAME ": out of memory\n");
+		return -1;
+	}
+	/* The framebuffer read_back() attaches a presented frame's output
+	 * texture to. */
+	glGenFramebuffers(1, &c->read_fbo);
+	if (glGetError() != GL_NO_ERROR) {
+		fprintf(stderr, COMP_NAME ": cannot create the framebuffer "
+			"to read frames back\n");
 		return -1;
 	}
 	if (c->opt.png_every && mkdir(c->opt.png_dir, 0777) < 0 && errno != EEXIST) {
@@ -399,9 +405,6 @@ output_fini(struct comp *c)
 	if (c->vblank_fd >= 0)
 		close(c->vblank_fd);
 	c->vblank_fd = -1;
-	for (size_t i = 0; i < sizeof(c->slot_feedback) / sizeof(c->slot_feedback[0]); i++)
-		if (c->slot_feedback[i].next)
-			feedback_discard_all(&c->slot_feedback[i]);
 	if (c->y4m && c->y4m != stdout)
 		fclose(c->y4m);
 	else if (c->y4m)
@@ -411,4 +414,7 @@ output_fini(struct comp *c)
 	c->y4m_buf = NULL;
 	free(c->readback);
 	c->readback = NULL;
+	if (c->read_fbo)
+		glDeleteFramebuffers(1, &c->read_fbo);
+	c->read_fbo = 0;
 }

@@ -486,5 +486,5 @@ static const struct xdg_wm_base_interface wm_base_impl = {
 bool
 shell_init(struct comp *c)
 {
-	return display_add_plain_global(c, &xdg_wm_base_interface, 3, &wm_base_impl);
+	return resource_add_plain_global(c, &xdg_wm_base_interface, 3, &wm_base_impl);
 }

@@ -1035,6 +1035,6 @@ bool
 surface_init(struct comp *c)
 {
 	/* Version 4: damage_buffer; not 5 (wl_surface.offset). */
-	return display_add_plain_global(c, &wl_compositor_interface, 4, &compositor_impl) &&
-	       display_add_plain_global(c, &wl_subcompositor_interface, 1, &subcompositor_impl);
+	return resource_add_plain_global(c, &wl_compositor_interface, 4, &compositor_impl) &&
+	       resource_add_plain_global(c, &wl_subcompositor_interface, 1, &subcompositor_impl);
 }

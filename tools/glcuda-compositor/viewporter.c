@@ -234,5 +234,5 @@ static const struct wp_viewporter_interface viewporter_impl = {
 bool
 viewporter_init(struct comp *c)
 {
-	return display_add_plain_global(c, &wp_viewporter_interface, 1, &viewporter_impl);
+	return resource_add_plain_global(c, &wp_viewporter_interface, 1, &viewporter_impl);
 }

@@ -48,5 +48,5 @@ static const struct zxdg_output_manager_v1_interface manager_impl = {
 bool
 xdg_output_init(struct comp *c)
 {
-	return display_add_plain_global(c, &zxdg_output_manager_v1_interface, 3, &manager_impl);
+	return resource_add_plain_global(c, &zxdg_output_manager_v1_interface, 3, &manager_impl);
 }
