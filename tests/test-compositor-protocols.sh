@@ -8,7 +8,8 @@
 #  2. xdg popups: the pixel client's popup scene: placement by anchor,
 #     gravity and offset, nested, slid and flipped inside the output,
 #     repositioned; pixels against the reference; dismissed topmost first,
-#     and by a click outside (glcuda-compositor-ctl).
+#     and by a click outside (glcuda-compositor-ctl). Input regions: a
+#     click outside a window's input region does not reach it.
 #  3. zxdg_output_manager_v1: the output's logical position, size, name.
 #  4. zxdg_decoration_manager_v1: client_side with every configure.
 #  5. wl_data_device_manager: a client sets the selection, another (with
@@ -72,6 +73,10 @@ grep -q "mapped popup 100x60 at 300,220" "$tmp/popup.log" ||
 # socket) dismisses its popups; one on its own toplevel does not.
 run popup-click -- "$protocol" popup-click "$ctl"
 expect popup-click "popup dismissed by a click outside, not by one inside"
+# The pointer finds a window only within its input region: a click
+# outside it goes to what is below (the background).
+run input-region -- "$protocol" input-region "$ctl"
+expect input-region "input region: a click outside it missed the window, one in it reached it"
 
 # 3., 4. and 5. in one compositor.
 w=${size%x*} h=${size#*x}

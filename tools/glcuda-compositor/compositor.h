@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <pixman.h>
 #include <wayland-server-core.h>
 #include <wayland-server-protocol.h>
 
@@ -153,6 +154,11 @@ struct surface_state {
 	struct wl_list frames;          /* wl_callback resources */
 	struct wl_list feedback;        /* wp_presentation_feedback resources */
 	struct viewport_state viewport;
+	/* set_opaque_region, set_input_region: applied only when set (a
+	 * NULL wl_region sets an empty opaque region, an infinite input
+	 * region). Surface coordinates. */
+	bool opaque_region_set, input_region_set;
+	pixman_region32_t opaque_region, input_region;
 };
 
 /* An entry of a surface's stack: the surface itself or one of its
@@ -193,6 +199,9 @@ struct surface {
 	uint32_t tex_width, tex_height; /* the textures' storage, all strips */
 	uint32_t buffer_width, buffer_height;
 	bool opaque;                    /* XRGB8888: alpha ignored */
+	/* Where the client says its content is opaque, and where it takes
+	 * pointer input (both within the surface's size only). */
+	pixman_region32_t opaque_region, input_region;
 	int32_t scale;
 	int32_t transform;              /* enum wl_output_transform */
 	bool has_content;
@@ -465,9 +474,22 @@ bool surface_has_buffer(const struct surface *s);
 /* The surface's size: its buffer's divided by the scale, rotated by the
  * buffer transform. */
 void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
+/* Whether sx, sy (surface coordinates) is within the surface and its
+ * input region: where the pointer finds it. */
+bool surface_accepts_input(const struct surface *s, double sx, double sy);
+/* Whether the whole surface is opaque: its format has no alpha, or its
+ * opaque region covers it. It is then drawn without blending. */
+bool surface_is_opaque(const struct surface *s);
 /* At each refresh, before compositing: the next rows of the large uploads
  * in progress; the ones completed show their new content. */
 void surface_uploads_step(struct comp *c);
+
+/* region.c: wl_region. */
+void region_create(struct wl_client *client, int version, uint32_t id);
+/* dst (initialized) becomes a copy of the wl_region's region. */
+void region_copy(pixman_region32_t *dst, struct wl_resource *resource);
+/* A region of every point: an input region not set. */
+void region_init_infinite(pixman_region32_t *r);
 
 /* viewporter.c */
 bool viewporter_init(struct comp *c);

@@ -17,7 +17,7 @@ bin_PROGRAMS += %reldir%/glcuda-compositor
 	%reldir%/presentation.c %reldir%/render.c %reldir%/output.c \
 	%reldir%/launch.c %reldir%/keymap.c %reldir%/seat.c %reldir%/control.c \
 	%reldir%/viewporter.c %reldir%/decoration.c %reldir%/xdg-output.c %reldir%/popup.c \
-	%reldir%/data-device.c $(sanitizer_sources)
+	%reldir%/data-device.c %reldir%/region.c $(sanitizer_sources)
 compositor_protocols = %reldir%/viewporter-protocol.c %reldir%/viewporter-server-protocol.h \
 	%reldir%/xdg-decoration-unstable-v1-protocol.c \
 	%reldir%/xdg-decoration-unstable-v1-server-protocol.h \
@@ -31,11 +31,11 @@ nodist_%canon_reldir%_glcuda_compositor_SOURCES = $(compositor_protocols)
 BUILT_SOURCES += $(compositor_protocols)
 CLEANFILES += $(compositor_protocols)
 %canon_reldir%_glcuda_compositor_CPPFLAGS = $(tools_cppflags) -I%reldir% \
-	-I$(top_srcdir)/tools $(WAYLAND_SERVER_CFLAGS)
+	-I$(top_srcdir)/tools $(WAYLAND_SERVER_CFLAGS) $(PIXMAN_CFLAGS)
 %canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS) $(XKBCOMMON_CFLAGS)
 %canon_reldir%_glcuda_compositor_LDADD = common/libfilters.la \
 	common/libpng-file.la common/libglcuda-common.la lib/libglcuda.la $(WAYLAND_SERVER_LIBS) \
-	$(LIBPNG_LIBS) $(XKBCOMMON_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
+	$(LIBPNG_LIBS) $(XKBCOMMON_LIBS) $(PIXMAN_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
 # Its companion: one command to the control socket (control.c), for
 # scripts that drive the seat and wait for frames.
 bin_PROGRAMS += %reldir%/glcuda-compositor-ctl

@@ -328,7 +328,7 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 	glUniform4f(r->u_rect, x0, y0, 2.f * (float)w / ow, 2.f * (float)h / oh);
 	glUniformMatrix2fv(r->u_uv_matrix, 1, GL_FALSE, m);
 	glUniform2f(r->u_uv_offset, t[4], t[5]);
-	glUniform1f(r->u_opaque, s->opaque ? 1.f : 0.f);
+	glUniform1f(r->u_opaque, surface_is_opaque(s) ? 1.f : 0.f);
 	glUniform1f(r->u_swizzle, s->tex_image ? 0.f : 1.f);
 	/* Each strip over the band of the surface that shows its rows, v in
 	 * [v0, v1]: v = t[2] u + t[3] v' + t[5] in the surface's (u, v'),

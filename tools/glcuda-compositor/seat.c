@@ -2,8 +2,9 @@
  * glcuda-compositor: wl_seat "seat0" with a pointer and a keyboard, both
  * driven from outside through the control socket (control.c): no input
  * devices. The pointer's focus is the surface under it, the topmost one
- * (subsurfaces included, the whole surface counts: input regions are not
- * honoured); the keyboard's is a toplevel, given by a button press on it,
+ * whose input region holds the pointer (subsurfaces included: a point
+ * outside a surface's input region goes to what is below it); the
+ * keyboard's is a toplevel, given by a button press on it,
  * the focus command, or when a toplevel maps. Events follow wl_seat's
  * rules: enter before anything else with a fresh serial, leave when the
  * focus moves, wl_pointer.frame after each group (version 5), modifiers
@@ -80,16 +81,14 @@ surface_at(struct comp *c, double x, double y, double *sx, double *sy)
 		/* As render.c draws: the last one drawn at x, y is on top. */
 		tree_walk_init(&w, s, s->x, s->y);
 		while (tree_walk_next(&w, &e)) {
-			int32_t width, height;
-
 			if (!e.surface->has_content)
 				continue;
 			if (!e.self) {
 				tree_walk_enter(&w);
 				continue;
 			}
-			surface_get_size(e.surface, &width, &height);
-			if (x >= e.x && y >= e.y && x < e.x + width && y < e.y + height) {
+			if (surface_accepts_input(e.surface, x - e.x,
+						  y - e.y)) {
 				hit = e.surface;
 				*sx = x - e.x;
 				*sy = y - e.y;

@@ -64,6 +64,8 @@ static void
 state_init(struct surface_state *st)
 {
 	memset(st, 0, sizeof(*st));
+	pixman_region32_init(&st->opaque_region);
+	region_init_infinite(&st->input_region);
 	st->scale = 1;
 	viewport_state_init(&st->viewport);
 	wl_list_init(&st->frames);
@@ -92,6 +94,19 @@ state_clear(struct surface_state *st)
 	st->attached = false;
 	st->damage.n = 0;
 	st->buffer_damage.n = 0;
+	st->opaque_region_set = false;
+	st->input_region_set = false;
+}
+
+/* A region of src copied into dst when src set it. */
+static void
+state_move_region(pixman_region32_t *dst, bool *dst_set,
+		  const pixman_region32_t *src, bool src_set)
+{
+	if (!src_set)
+		return;
+	pixman_region32_copy(dst, (pixman_region32_t *)src);
+	*dst_set = true;
 }
 
 /* Merge src into dst (a synchronized subsurface's commit caches its
@@ -104,6 +119,10 @@ state_move(struct surface_state *dst, struct surface_state *src)
 	dst->scale = src->scale;
 	dst->transform = src->transform;
 	dst->viewport = src->viewport;
+	state_move_region(&dst->opaque_region, &dst->opaque_region_set,
+			  &src->opaque_region, src->opaque_region_set);
+	state_move_region(&dst->input_region, &dst->input_region_set,
+			  &src->input_region, src->input_region_set);
 	damage_merge(&dst->damage, &src->damage);
 	damage_merge(&dst->buffer_damage, &src->buffer_damage);
 	wl_list_insert_list(dst->frames.prev, &src->frames);
@@ -124,13 +143,22 @@ destroy_all(struct wl_list *list)
 }
 
 /* The state will never be applied: its callbacks go, its feedback is
- * discarded. */
+ * discarded. It stays usable (a subsurface's cache is emptied so). */
 static void
-state_fini(struct surface_state *st)
+state_discard(struct surface_state *st)
 {
 	state_clear(st);
 	destroy_all(&st->frames);
 	feedback_discard_all(&st->feedback);
+}
+
+/* The state's object goes: discarded, its regions freed. */
+static void
+state_fini(struct surface_state *st)
+{
+	state_discard(st);
+	pixman_region32_fini(&st->opaque_region);
+	pixman_region32_fini(&st->input_region);
 }
 
 static void
@@ -177,10 +205,33 @@ surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t i
 }
 
 static void
-surface_set_region(struct wl_client *client, struct wl_resource *resource,
-		   struct wl_resource *region)
+surface_set_opaque_region(struct wl_client *client,
+			  struct wl_resource *resource,
+			  struct wl_resource *region)
 {
-	/* Opaque and input regions: no input devices, and blending is cheap. */
+	struct surface *s = surface_from_resource(resource);
+
+	if (region)
+		region_copy(&s->pending.opaque_region, region);
+	else
+		pixman_region32_clear(&s->pending.opaque_region);
+	s->pending.opaque_region_set = true;
+}
+
+static void
+surface_set_input_region(struct wl_client *client,
+			 struct wl_resource *resource,
+			 struct wl_resource *region)
+{
+	struct surface *s = surface_from_resource(resource);
+
+	if (region) {
+		region_copy(&s->pending.input_region, region);
+	} else {
+		pixman_region32_fini(&s->pending.input_region);
+		region_init_infinite(&s->pending.input_region);
+	}
+	s->pending.input_region_set = true;
 }
 
 /* Copy a shm buffer into the surface's texture. Errors are the client's:
@@ -475,7 +526,7 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 	struct wl_resource *buffer = st->buffer;
 	bool changed = st->attached || st->damage.n || st->buffer_damage.n ||
 		       s->scale != st->scale || s->transform != st->transform ||
-		       !wl_list_empty(&st->feedback);
+		       st->opaque_region_set || !wl_list_empty(&st->feedback);
 
 	if (st->attached && buffer) {
 		struct dmabuf_buffer *db = dmabuf_buffer_get(buffer);
@@ -518,6 +569,10 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 		return false;
 	s->scale = st->scale;
 	s->transform = st->transform;
+	if (st->opaque_region_set)
+		pixman_region32_copy(&s->opaque_region, &st->opaque_region);
+	if (st->input_region_set)
+		pixman_region32_copy(&s->input_region, &st->input_region);
 	state_clear(st);
 	if (!wl_list_empty(&st->frames))
 		s->comp->frame_only = true;
@@ -694,8 +749,8 @@ static const struct wl_surface_interface surface_impl = {
 	.attach = surface_attach,
 	.damage = surface_damage,
 	.frame = surface_frame,
-	.set_opaque_region = surface_set_region,
-	.set_input_region = surface_set_region,
+	.set_opaque_region = surface_set_opaque_region,
+	.set_input_region = surface_set_input_region,
 	.commit = surface_commit,
 	.set_buffer_transform = surface_set_buffer_transform,
 	.set_buffer_scale = surface_set_buffer_scale,
@@ -734,6 +789,8 @@ surface_destroyed(struct wl_resource *resource)
 	destroy_all(&s->frames);
 	feedback_discard_all(&s->feedback);
 	texture_surface_fini(s);
+	pixman_region32_fini(&s->opaque_region);
+	pixman_region32_fini(&s->input_region);
 	s->comp->surfaces_alive--;
 	s->comp->damaged = true;
 	free(s);
@@ -765,6 +822,32 @@ surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
 	*h = (int32_t)(bh / (uint32_t)s->scale);
 }
 
+bool
+surface_accepts_input(const struct surface *s, double sx, double sy)
+{
+	int32_t w, h;
+
+	surface_get_size(s, &w, &h);
+	if (sx < 0 || sy < 0 || sx >= w || sy >= h)
+		return false;
+	/* pixman takes a const region, without saying so. */
+	return pixman_region32_contains_point(
+		(pixman_region32_t *)&s->input_region, (int)sx, (int)sy, NULL);
+}
+
+bool
+surface_is_opaque(const struct surface *s)
+{
+	pixman_box32_t box = { 0, 0, 0, 0 };
+
+	if (s->opaque)
+		return true;
+	surface_get_size(s, &box.x2, &box.y2);
+	return pixman_region32_contains_rectangle(
+		(pixman_region32_t *)&s->opaque_region, &box) ==
+	       PIXMAN_REGION_IN;
+}
+
 static void
 compositor_create_surface(struct wl_client *client, struct wl_resource *resource, uint32_t id)
 {
@@ -785,6 +868,8 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	s->comp = c;
 	s->scale = 1;
 	viewport_state_init(&s->viewport);
+	pixman_region32_init(&s->opaque_region);
+	region_init_infinite(&s->input_region);
 	state_init(&s->pending);
 	state_init(&s->upload_state);
 	state_init(&s->queued);
@@ -806,22 +891,10 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 }
 
 static void
-region_add(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
-	   int32_t w, int32_t h)
+compositor_create_region(struct wl_client *client,
+			 struct wl_resource *resource, uint32_t id)
 {
-}
-
-static const struct wl_region_interface region_impl = {
-	.destroy = resource_destroy_request,
-	.add = region_add,
-	.subtract = region_add,
-};
-
-static void
-compositor_create_region(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	resource_new(client, &wl_region_interface, wl_resource_get_version(resource), id,
-		     &region_impl, NULL, NULL);
+	region_create(client, wl_resource_get_version(resource), id);
 }
 
 static const struct wl_compositor_interface compositor_impl = {
@@ -848,7 +921,7 @@ subsurface_unlink(struct subsurface *sub)
 	}
 	if (sub->has_cache) {
 		sub->has_cache = false;
-		state_fini(&sub->cached);
+		state_discard(&sub->cached);
 	}
 }
 
