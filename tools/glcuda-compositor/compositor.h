@@ -183,11 +183,33 @@ struct subsurface {
 	struct surface_state cached;
 };
 
-/* A wl_surface, and its role (xdg or subsurface) if it has one. */
+/* A surface's role: what its commits do beyond the surface's own state.
+ * wl_surface gives a surface one role for its life: set by
+ * xdg_wm_base.get_xdg_surface (shell.c: xdg_toplevel and xdg_popup are
+ * that role's objects), wl_subcompositor.get_subsurface (surface.c) and
+ * wl_pointer.set_cursor (seat.c). Its role object may go and a new one of
+ * the same role come; another role is a protocol error of the request
+ * that asks for it. surface.c calls the hooks and knows nothing else of
+ * the role. */
+struct surface_role {
+	const char *name;
+	/* Before a state is applied: false after a protocol error (the
+	 * state is then not applied). NULL: nothing to check. */
+	bool (*precommit)(struct surface *s, const struct surface_state *st);
+	/* After a state was applied, with the states that its synchronized
+	 * subsurfaces cached. NULL: nothing to do. */
+	void (*commit)(struct surface *s);
+	/* The wl_surface is being destroyed, its role objects maybe not:
+	 * they must let go of it. NULL: nothing holds it. */
+	void (*destroyed)(struct surface *s);
+};
+
+/* A wl_surface, and its role if it has one. */
 struct surface {
 	struct comp *comp;
 	struct wl_resource *resource;
 	struct wl_list link;            /* comp.surfaces, stacking order */
+	const struct surface_role *role; /* NULL: none yet */
 
 	struct surface_state pending;
 
@@ -450,9 +472,6 @@ void feedback_discard_all(struct wl_list *list);
 
 /* shell.c */
 bool shell_init(struct comp *c);
-/* A commit on a surface with an xdg role: configure, map. */
-void shell_surface_commit(struct surface *s);
-void shell_surface_destroyed(struct surface *s);
 /* A configure for the xdg surface's new state, once the initial commit
  * was answered (before, the initial configure will carry it). */
 void shell_configure(struct surface *s);
@@ -463,6 +482,9 @@ void shell_send_enter(struct surface *s);
 /* wl_compositor and wl_subcompositor advertised. */
 bool surface_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
+/* Give s the role, or keep the one it has if it is that one; false when
+ * it has another (the caller posts its interface's error). */
+bool surface_set_role(struct surface *s, const struct surface_role *role);
 /* One of the client's objects of that interface, NULL if none: for the
  * errors that go on a global's object. A walk of all the client's
  * objects: only on error paths, which end the client. */

@@ -332,11 +332,23 @@ seat_surface_mapped(struct surface *s)
 
 /* The protocol ----------------------------------------------------------- */
 
+/* The cursor role: no cursor is drawn (the output shows what clients
+ * draw), so its commits need nothing beyond the surface's own state. */
+static const struct surface_role cursor_role = {
+	.name = "wl_pointer cursor",
+};
+
 static void
-pointer_set_cursor(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
-		   struct wl_resource *surface, int32_t x, int32_t y)
+pointer_set_cursor(struct wl_client *client, struct wl_resource *resource,
+		   uint32_t serial, struct wl_resource *surface, int32_t x,
+		   int32_t y)
 {
-	/* No cursor is drawn: the output shows what clients draw. */
+	struct surface *s = surface ? surface_from_resource(surface) : NULL;
+
+	if (s && !surface_set_role(s, &cursor_role))
+		wl_resource_post_error(resource, WL_POINTER_ERROR_ROLE,
+				       "the wl_surface already has the role %s",
+				       s->role->name);
 }
 
 static const struct wl_pointer_interface pointer_impl = {

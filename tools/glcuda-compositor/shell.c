@@ -69,11 +69,30 @@ shell_send_enter(struct surface *s)
 			wl_surface_send_enter(s->resource, out);
 }
 
-void
+/* A buffer before the configure is acked: xdg_surface's error, on
+ * whichever state would bring it. */
+static bool
+shell_surface_precommit(struct surface *s, const struct surface_state *st)
+{
+	if (!s->xdg_surface || !st->attached || !st->buffer || s->configured)
+		return true;
+	wl_resource_post_error(s->xdg_surface,
+			       XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
+			       "buffer attached before the first configure "
+			       "was acked");
+	return false;
+}
+
+/* A commit with an xdg_surface: the initial one answered with a
+ * configure, the toplevel mapped or unmapped, the popup placed. */
+static void
 shell_surface_commit(struct surface *s)
 {
 	struct comp *c = s->comp;
 
+	/* The role stays once its xdg_surface is gone: a new one may come. */
+	if (!s->xdg_surface)
+		return;
 	s->geometry = s->geometry_pending;
 	if (!s->initial_commit_done) {
 		/* The first commit of a role: answer with a configure. */
@@ -410,7 +429,7 @@ xdg_surface_destroyed(struct wl_resource *resource)
 	s->comp->damaged = true;
 }
 
-void
+static void
 shell_surface_destroyed(struct surface *s)
 {
 	/* The wl_surface goes before its xdg objects (a client that quits
@@ -423,6 +442,16 @@ shell_surface_destroyed(struct surface *s)
 	if (s->decoration)
 		wl_resource_set_user_data(s->decoration, NULL);
 }
+
+/* The xdg_surface role: xdg_toplevel and xdg_popup are its objects. One
+ * role for both, set by get_xdg_surface: the configure sequence and the
+ * unconfigured_buffer rule hold from then on, before either exists. */
+static const struct surface_role xdg_surface_role = {
+	.name = "xdg_surface",
+	.precommit = shell_surface_precommit,
+	.commit = shell_surface_commit,
+	.destroyed = shell_surface_destroyed,
+};
 
 /* xdg_wm_base ----------------------------------------------------------- */
 
@@ -439,9 +468,10 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource, 
 	struct surface *s = surface_from_resource(surface_resource);
 	struct wl_resource *r;
 
-	if (s->subsurface || s->xdg_toplevel || s->popup) {
+	if (s->role && s->role != &xdg_surface_role) {
 		wl_resource_post_error(resource, XDG_WM_BASE_ERROR_ROLE,
-				       "the wl_surface already has a role");
+				       "the wl_surface already has the role %s",
+				       s->role->name);
 		return;
 	}
 	r = wl_resource_create(client, &xdg_surface_interface, wl_resource_get_version(resource),
@@ -467,6 +497,7 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource, 
 	}
 	wl_resource_set_implementation(r, &xdg_surface_impl, s, xdg_surface_destroyed);
 	s->xdg_surface = r;
+	surface_set_role(s, &xdg_surface_role);
 }
 
 /* The compositor never pings (it never declares a client unresponsive),

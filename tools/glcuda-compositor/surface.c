@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xdg-shell-server-protocol.h"
-
 static void
 state_buffer_gone(struct wl_listener *listener, void *data)
 {
@@ -528,16 +526,12 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 		       s->scale != st->scale || s->transform != st->transform ||
 		       st->opaque_region_set || !wl_list_empty(&st->feedback);
 
+	if (s->role && s->role->precommit && !s->role->precommit(s, st))
+		return false;
 	if (st->attached && buffer) {
 		struct dmabuf_buffer *db = dmabuf_buffer_get(buffer);
 		struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
 
-		if (s->xdg_surface && !s->configured) {
-			wl_resource_post_error(s->xdg_surface,
-					       XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
-					       "buffer attached before the first configure was acked");
-			return false;
-		}
 		if (db) {
 			if (!attach_dmabuf(s, buffer, db, st->scale))
 				return false;
@@ -606,6 +600,14 @@ surface_apply_one(struct surface *s, struct surface_state *st)
 	return true;
 }
 
+/* The role's part of a commit, once the state is applied. */
+static void
+role_commit(struct surface *s)
+{
+	if (s->role && s->role->commit)
+		s->role->commit(s);
+}
+
 /* Apply a state to s, then the states its synchronized subsurfaces
  * cached, and their subsurfaces' in turn, each before its own
  * subsurfaces (tree.c's walk: no recursion, whose depth a client would
@@ -631,9 +633,7 @@ surface_apply(struct surface *s, struct surface_state *st)
 			return;
 		tree_walk_enter(&w);
 	}
-	/* A subsurface has no xdg role: only the tree's root may. */
-	if (s->xdg_surface)
-		shell_surface_commit(s);
+	role_commit(s);
 }
 
 /* A large upload is complete (done) or its buffer went away before (the
@@ -660,12 +660,11 @@ upload_finish(struct surface *s, bool done)
 	s->comp->commits++;
 	if (!surface_apply_own(s, st))
 		return;
-	if (s->xdg_surface)
-		shell_surface_commit(s);
+	role_commit(s);
 	if (s->has_queued) {
 		s->has_queued = false;
-		if (surface_apply_own(s, &s->queued) && s->xdg_surface)
-			shell_surface_commit(s);
+		if (surface_apply_own(s, &s->queued))
+			role_commit(s);
 	}
 }
 
@@ -767,7 +766,8 @@ surface_destroyed(struct wl_resource *resource)
 	/* The client destroyed it or went away, perhaps while a frame with
 	 * it is in the ring: the ring holds its own copy of the pixels, so
 	 * only our texture and lists go. */
-	shell_surface_destroyed(s);
+	if (s->role && s->role->destroyed)
+		s->role->destroyed(s);
 	viewport_surface_destroyed(s);
 	/* Its subsurfaces and its own subsurface object become inert. */
 	while (!wl_list_empty(&s->subsurfaces)) {
@@ -800,6 +800,15 @@ struct surface *
 surface_from_resource(struct wl_resource *resource)
 {
 	return wl_resource_get_user_data(resource);
+}
+
+bool
+surface_set_role(struct surface *s, const struct surface_role *role)
+{
+	if (s->role && s->role != role)
+		return false;
+	s->role = role;
+	return true;
 }
 
 bool
@@ -903,6 +912,12 @@ static const struct wl_compositor_interface compositor_impl = {
 };
 
 /* wl_subsurface ---------------------------------------------------------- */
+
+/* Whether a subsurface's commit is cached or applied is surface.c's own
+ * rule (surface_commit): the role needs no hooks. */
+static const struct surface_role subsurface_role = {
+	.name = "wl_subsurface",
+};
 
 /* Out of its parent's lists: the surface is no longer drawn with it. Its
  * cached state will never be applied. */
@@ -1057,9 +1072,11 @@ subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resou
 	struct surface *parent = surface_from_resource(parent_resource);
 	struct subsurface *sub;
 
-	if (s->subsurface || s->xdg_surface) {
-		wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-				       "the wl_surface already has a role");
+	if (s->subsurface || (s->role && s->role != &subsurface_role)) {
+		wl_resource_post_error(resource,
+				       WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+				       "the wl_surface already has the role %s",
+				       s->role->name);
 		return;
 	}
 	/* Neither itself nor one of its descendants. */
@@ -1096,7 +1113,9 @@ subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resou
 	wl_list_insert(parent->stack.prev, &sub->entry.link);
 	wl_list_insert(parent->stack_pending.prev, &sub->entry_pending.link);
 	s->subsurface = sub;
-	wl_resource_set_implementation(sub->resource, &subsurface_impl, sub, subsurface_destroyed);
+	surface_set_role(s, &subsurface_role);
+	wl_resource_set_implementation(sub->resource, &subsurface_impl, sub,
+				       subsurface_destroyed);
 }
 
 static const struct wl_subcompositor_interface subcompositor_impl = {
