@@ -16,8 +16,10 @@
  *   keymap.c        the keyboard's xkb keymap and modifiers
  *   control.c       the control socket: driving the seat, screenshots,
  *                   waits for frames, commits and windows
- *   surface.c       wl_compositor, wl_surface, wl_region, wl_subcompositor,
- *                   wl_subsurface: the protocol and the state of surfaces
+ *   surface.c       wl_compositor, wl_surface, wl_subcompositor,
+ *                   wl_subsurface: the protocol, the state of surfaces,
+ *                   when a commit completes; roles through their hooks
+ *   region.c        wl_region: pixman regions (input, opaque)
  *   tree.c          the walk of a surface's subsurface tree
  *   texture.c       client buffers (shm, dma-buf) to GL textures
  *   dmabuf.c        zwp_linux_dmabuf_v1: dma-bufs imported as EGLImages

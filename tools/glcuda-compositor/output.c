@@ -307,8 +307,9 @@ on_vblank(int fd, uint32_t mask, void *data)
 		return 0;
 	}
 
-	/* The next slice of the large uploads: one that completes changes
-	 * what the composite below shows. */
+	/* The next slice of the large uploads: one that completes applies
+	 * its commit here (the rule is surface.c's) and changes what the
+	 * composite below shows. */
 	surface_uploads_step(c);
 
 	/* Composite what changed; the clients' frame callbacks go out once

@@ -1,13 +1,27 @@
 /*
- * glcuda-compositor: wl_compositor, wl_surface, wl_region,
- * wl_subcompositor and wl_subsurface: the protocol and the double-buffered
- * state of surfaces. Buffers are wl_shm (ARGB8888 and XRGB8888) or
+ * glcuda-compositor: wl_compositor, wl_surface, wl_subcompositor and
+ * wl_subsurface: the protocol, the double-buffered state of surfaces and
+ * what a commit applies (wl_region is region.c's; a role's part of a
+ * commit is its hooks', struct surface_role). Buffers are wl_shm (ARGB8888 and XRGB8888) or
  * dma-bufs (dmabuf.c); texture.c turns them into GL textures. A shm buffer
  * is released as soon as its damage is copied, so a client may reuse it
  * at once; a copy larger than UPLOAD_BYTES_PER_REFRESH is spread over
  * refreshes instead (surface_uploads_step), its commit waiting until it is
  * complete, so that one client's huge buffer does not stall the others'
  * frames.
+ *
+ * When a commit completes (its state applied, its role's commit hook
+ * run), in this order of cases:
+ *   - a synchronized subsurface's (or one below a synchronized one):
+ *     with its parent's state, or when set_desync applies its cache;
+ *   - one whose large shm upload is in progress (its own, or an earlier
+ *     commit's it waits behind): in the vblank handler, at the refresh
+ *     whose upload step completes the upload, before that refresh's
+ *     composite (surface_uploads_step): the one place a commit completes
+ *     outside its wl_surface.commit request;
+ *   - any other: in its wl_surface.commit request.
+ * Frame callbacks and presentation feedback wait with their state: a
+ * client hears that its content was shown only once it was.
  *
  * Subsurface trees are at most SUBSURFACE_DEPTH_MAX levels deep, and are
  * walked with tree.c's walk: nothing here recurses or loops as deep as a
