@@ -266,7 +266,8 @@ struct surface {
 	/* xdg_surface.set_window_geometry, applied at commit; w 0: unset
 	 * (the surface's origin is then the window's). */
 	struct rect geometry, geometry_pending;
-	uint32_t pending_serials[CONFIGURE_PENDING_MAX]; /* sent, not acked; oldest first */
+	/* sent, not acked; oldest first */
+	uint32_t pending_serials[CONFIGURE_PENDING_MAX];
 	int n_pending;
 	bool configure_deferred;        /* one is due once the client acks */
 	bool configured;                /* a configure was acked */
@@ -294,7 +295,8 @@ struct focus {
 
 /* wl_seat: one pointer, one keyboard (seat.c). */
 struct seat {
-	struct wl_list pointers, keyboards; /* wl_pointer, wl_keyboard resources */
+	/* wl_pointer, wl_keyboard resources */
+	struct wl_list pointers, keyboards;
 	struct keymap *keymap;
 	struct focus pointer_focus;     /* the surface under the pointer */
 	struct focus keyboard_focus;    /* a toplevel's surface */
@@ -348,7 +350,8 @@ struct comp {
 	struct wl_list control_conns;
 	int32_t next_x, next_y;         /* where the next toplevel goes */
 	struct clipboard clipboard;
-	struct surface *popup_grab;     /* a toplevel whose popups hold a grab */
+	/* a toplevel whose popups hold a grab */
+	struct surface *popup_grab;
 
 	/* GL, glcuda and CUDA. */
 	struct glcuda_headless *headless;
@@ -361,10 +364,11 @@ struct comp {
 	GLuint read_fbo;
 	uint8_t *readback;
 	int vblank_fd;
-	struct wl_event_source *vblank_src, *ring_src, *sigchld_src, *sigint_src,
-		*sigterm_src;
+	struct wl_event_source *vblank_src, *ring_src, *sigchld_src,
+		*sigint_src, *sigterm_src;
 	bool damaged;                   /* something to composite */
-	bool frame_only;                /* commits that changed nothing visible */
+	/* commits that changed nothing visible */
+	bool frame_only;
 	FILE *y4m;
 	uint8_t *y4m_buf;
 	uint64_t composited, presented, png_written, acquire_busy;
@@ -372,13 +376,17 @@ struct comp {
 	 * on (a frame is repeated until the next is presented): PNGs, y4m,
 	 * the presentation sequence. */
 	uint64_t out_frames;
-	uint64_t out_skipped;           /* vblanks past a second late: not made up */
-	uint64_t window_frames;         /* output frames with a window in them: --frames */
+	/* vblanks past a second late: not made up */
+	uint64_t out_skipped;
+	/* output frames with a window in them: --frames */
+	uint64_t window_frames;
 	bool have_frame;                /* a frame was presented */
-	bool shows_window;              /* the one presented last has a window */
+	/* the one presented last has a window */
+	bool shows_window;
 	uint64_t shown_commits;         /* and the commits in it */
 	uint64_t shown_composite;       /* and its number (render_frame's) */
-	uint64_t png_last, png_composite; /* the last PNG written: its frame, its composite */
+	/* the last PNG written: its frame, its composite */
+	uint64_t png_last, png_composite;
 	uint64_t y4m_composite;         /* the frame y4m_buf holds */
 	size_t y4m_len;
 	bool readback_valid;            /* readback holds its pixels */
@@ -417,7 +425,8 @@ struct tree_entry {
 struct tree_walk {
 	struct {
 		struct surface *s;
-		struct wl_list *pos;    /* the entry last returned in s->stack */
+		/* the entry last returned in s->stack */
+		struct wl_list *pos;
 		int32_t x, y;
 	} level[SUBSURFACE_DEPTH_MAX + 1];
 	int top;
@@ -425,7 +434,8 @@ struct tree_walk {
 	int32_t child_x, child_y;
 };
 
-void tree_walk_init(struct tree_walk *w, struct surface *root, int32_t x, int32_t y);
+void tree_walk_init(struct tree_walk *w, struct surface *root, int32_t x,
+		    int32_t y);
 /* The next entry (out filled), NULL after the last. */
 struct surface *tree_walk_next(struct tree_walk *w, struct tree_entry *out);
 /* Into the subsurface just returned; false past SUBSURFACE_DEPTH_MAX (not
@@ -525,8 +535,8 @@ bool viewport_size(const struct viewport_state *v, int32_t *w, int32_t *h);
 /* At commit, once the buffer is applied: the state's viewport checked
  * against the buffer (out_of_buffer, bad_size) and made current. false
  * after a protocol error. */
-bool viewport_apply(struct surface *s, const struct viewport_state *v, int32_t scale,
-		    int32_t transform);
+bool viewport_apply(struct surface *s, const struct viewport_state *v,
+		    int32_t scale, int32_t transform);
 /* The source rectangle of the current state in the surface's coordinates
  * before the viewport, normalized: x, y, w, h in 0..1 (0, 0, 1, 1 without
  * one). */
@@ -534,9 +544,11 @@ void viewport_crop(const struct surface *s, float crop[4]);
 void viewport_surface_destroyed(struct surface *s);
 
 /* popup.c */
-void positioner_create(struct wl_client *client, struct wl_resource *wm_base, uint32_t id);
-void popup_create(struct wl_client *client, struct wl_resource *xdg_surface, struct surface *s,
-		  uint32_t id, struct wl_resource *parent, struct wl_resource *positioner);
+void positioner_create(struct wl_client *client, struct wl_resource *wm_base,
+		       uint32_t id);
+void popup_create(struct wl_client *client, struct wl_resource *xdg_surface,
+		  struct surface *s, uint32_t id, struct wl_resource *parent,
+		  struct wl_resource *positioner);
 /* xdg_popup.configure (and repositioned), before xdg_surface.configure. */
 void popup_send_configure(struct surface *s);
 /* A commit after the initial one: placed, mapped over its parent. */
@@ -586,15 +598,18 @@ struct dmabuf_buffer *dmabuf_buffer_get(struct wl_resource *resource);
 /* Copy the damage (buffer coordinates, clipped) of a checked shm buffer
  * into the surface's strips at once; all of the buffer when the strips
  * cannot take it (none yet, another size, a dma-buf's). */
-void texture_upload_shm(struct surface *s, struct wl_shm_buffer *shm, const struct damage *damage);
+void texture_upload_shm(struct surface *s, struct wl_shm_buffer *shm,
+			const struct damage *damage);
 /* The bytes texture_upload_shm would copy. */
-uint64_t texture_upload_bytes(const struct surface *s, struct wl_shm_buffer *shm,
+uint64_t texture_upload_bytes(const struct surface *s,
+			      struct wl_shm_buffer *shm,
 			      const struct damage *damage);
 /* A large upload into s->upload, all of the buffer: begun, then a step
  * at each refresh within *budget bytes (at least one row; true once the
  * last row is in), then finished (the surface shows it) or cancelled. */
 void texture_upload_begin(struct surface *s, struct wl_shm_buffer *shm);
-bool texture_upload_step(struct surface *s, struct wl_shm_buffer *shm, uint64_t *budget);
+bool texture_upload_step(struct surface *s, struct wl_shm_buffer *shm,
+			 uint64_t *budget);
 void texture_upload_finish(struct surface *s, struct wl_shm_buffer *shm);
 void texture_upload_cancel(struct surface *s);
 /* The surface samples the buffer's EGLImage in place; false on a GL
@@ -640,11 +655,14 @@ void keymap_destroy(struct keymap *k);
 int keymap_get_fd(const struct keymap *k, uint32_t *size);
 /* The evdev code of the key that gives a keysym (by name: Return, a,
  * Shift_L) or a character, and whether Shift is needed. */
-bool keymap_key_for_name(const struct keymap *k, const char *name, uint32_t *code, bool *shift);
-bool keymap_key_for_char(const struct keymap *k, uint32_t ucs4, uint32_t *code, bool *shift);
+bool keymap_key_for_name(const struct keymap *k, const char *name,
+			 uint32_t *code, bool *shift);
+bool keymap_key_for_char(const struct keymap *k, uint32_t ucs4, uint32_t *code,
+			 bool *shift);
 bool keymap_shift_key(const struct keymap *k, uint32_t *code);
 /* A key pressed or released: the modifiers now; true if they changed. */
-bool keymap_update(struct keymap *k, uint32_t code, bool pressed, struct key_mods *mods);
+bool keymap_update(struct keymap *k, uint32_t code, bool pressed,
+		   struct key_mods *mods);
 void keymap_get_mods(const struct keymap *k, struct key_mods *mods);
 
 /* seat.c: wl_seat, driven by control.c. */
@@ -671,7 +689,8 @@ void control_window_mapped(struct comp *c, struct surface *s);
 bool control_wants_pixels(struct comp *c);
 /* A frame presented as the output's frame seq: composite, its number;
  * commits, the commits in it. */
-void control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits, uint64_t seq);
+void control_frame_presented(struct comp *c, uint64_t composite,
+			     uint64_t commits, uint64_t seq);
 
 /* launch.c */
 int launch_client(struct comp *c);

@@ -21,16 +21,19 @@ static void
 bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
 	struct comp *c = data;
-	struct wl_resource *r = resource_new(client, &wl_output_interface, (int)version, id,
-					     &output_impl, c, resource_unlink);
+	struct wl_resource *r =
+		resource_new(client, &wl_output_interface, (int)version, id,
+			     &output_impl, c, resource_unlink);
 
 	if (!r)
 		return;
 	wl_list_insert(&c->output_resources, wl_resource_get_link(r));
 	/* A headless output: no physical size. */
-	wl_output_send_geometry(r, 0, 0, 0, 0, WL_OUTPUT_SUBPIXEL_NONE, "glcuda", "headless",
+	wl_output_send_geometry(r, 0, 0, 0, 0, WL_OUTPUT_SUBPIXEL_NONE,
+				"glcuda", "headless",
 				WL_OUTPUT_TRANSFORM_NORMAL);
-	wl_output_send_mode(r, WL_OUTPUT_MODE_CURRENT | WL_OUTPUT_MODE_PREFERRED,
+	wl_output_send_mode(r,
+			    WL_OUTPUT_MODE_CURRENT | WL_OUTPUT_MODE_PREFERRED,
 			    (int32_t)c->opt.width, (int32_t)c->opt.height,
 			    (int32_t)(c->opt.refresh_hz * 1000));
 	if (version >= WL_OUTPUT_SCALE_SINCE_VERSION)
@@ -98,8 +101,11 @@ display_report_resources(struct comp *c)
 			fds += e->d_name[0] != '.';
 		closedir(d);
 	}
-	fprintf(stderr, COMP_NAME ": a client left: %d clients, %u surfaces, %u textures, "
-		"%d fds open\n", clients, c->surfaces_alive, c->textures_alive, fds);
+	fprintf(stderr,
+		COMP_NAME
+		": a client left: %d clients, %u surfaces, %u textures, "
+		"%d fds open\n",
+		clients, c->surfaces_alive, c->textures_alive, fds);
 }
 
 int
@@ -110,7 +116,8 @@ display_init(struct comp *c)
 	wl_list_init(&c->output_resources);
 	c->display = wl_display_create();
 	if (!c->display) {
-		fprintf(stderr, COMP_NAME ": cannot create the Wayland display\n");
+		fprintf(stderr,
+			COMP_NAME ": cannot create the Wayland display\n");
 		return -1;
 	}
 	c->loop = wl_display_get_event_loop(c->display);
@@ -122,16 +129,19 @@ display_init(struct comp *c)
 	if (wl_display_init_shm(c->display) < 0 || !surface_init(c) ||
 	    !shell_init(c) || !viewporter_init(c) || !xdg_output_init(c) ||
 	    !decoration_init(c) || !data_device_init(c) ||
-	    !wl_global_create(c->display, &wl_output_interface, 4, c, bind_output) ||
+	    !wl_global_create(c->display, &wl_output_interface, 4, c,
+			      bind_output) ||
 	    !presentation_init(c)) {
-		fprintf(stderr, COMP_NAME ": cannot create the Wayland globals\n");
+		fprintf(stderr,
+			COMP_NAME ": cannot create the Wayland globals\n");
 		return -1;
 	}
 	if (!seat_init(c))
 		return -1;
 	c->socket = wl_display_add_socket_auto(c->display);
 	if (!c->socket) {
-		fprintf(stderr, COMP_NAME ": cannot create a Wayland socket in %s\n",
+		fprintf(stderr,
+			COMP_NAME ": cannot create a Wayland socket in %s\n",
 			getenv("XDG_RUNTIME_DIR"));
 		return -1;
 	}

@@ -69,21 +69,27 @@ y4m_convert(struct comp *c, const uint8_t *rgba, size_t *len)
 		v = u + csize;
 		for (uint32_t j = 0; j < h; j++)
 			for (uint32_t i = 0; i < w; i++) {
-				const uint8_t *p = rgba + ((size_t)j * w + i) * 4;
+				const uint8_t *p =
+					rgba + ((size_t)j * w + i) * 4;
 				y[(size_t)j * w + i] = rgb_y(p[0], p[1], p[2]);
 			}
 		for (uint32_t j = 0; j < h / 2; j++)
 			for (uint32_t i = 0; i < w / 2; i++) {
 				int r = 0, g = 0, b = 0;
 				for (int k = 0; k < 4; k++) {
-					const uint8_t *p = rgba + ((size_t)(2 * j + k / 2) * w +
-								   2 * i + k % 2) * 4;
+					const uint8_t *p =
+						rgba +
+						((size_t)(2 * j + k / 2) * w +
+						 2 * i + k % 2) *
+							4;
 					r += p[0];
 					g += p[1];
 					b += p[2];
 				}
-				u[(size_t)j * (w / 2) + i] = rgb_u(r / 4, g / 4, b / 4);
-				v[(size_t)j * (w / 2) + i] = rgb_v(r / 4, g / 4, b / 4);
+				u[(size_t)j * (w / 2) + i] =
+					rgb_u(r / 4, g / 4, b / 4);
+				v[(size_t)j * (w / 2) + i] =
+					rgb_v(r / 4, g / 4, b / 4);
 			}
 	}
 	*len = npix + 2 * csize;
@@ -98,9 +104,10 @@ write_y4m(struct comp *c)
 		y4m_convert(c, c->readback, &c->y4m_len);
 		c->y4m_composite = c->shown_composite;
 	}
-	if (fputs("FRAME\n", c->y4m) == EOF || fwrite(c->y4m_buf, 1, c->y4m_len, c->y4m) !=
-	    c->y4m_len) {
-		fprintf(stderr, COMP_NAME ": writing the y4m stream: %s\n", strerror(errno));
+	if (fputs("FRAME\n", c->y4m) == EOF ||
+	    fwrite(c->y4m_buf, 1, c->y4m_len, c->y4m) != c->y4m_len) {
+		fprintf(stderr, COMP_NAME ": writing the y4m stream: %s\n",
+			strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -116,15 +123,18 @@ read_back(struct comp *c, struct glcuda_frame *f)
 		return 0;
 	/* The output's cost: a readback of the presented frame. */
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
-	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D,
 			       glcuda_frame_get_output_texture(f), 0);
 	glPixelStorei(GL_PACK_ALIGNMENT, 1);
-	glReadPixels(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height, GL_RGBA,
-		     GL_UNSIGNED_BYTE, c->readback);
-	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+	glReadPixels(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height,
+		     GL_RGBA, GL_UNSIGNED_BYTE, c->readback);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, 0, 0);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 	if (glGetError() != GL_NO_ERROR) {
-		fprintf(stderr, COMP_NAME ": reading the presented frame back failed\n");
+		fprintf(stderr, COMP_NAME
+			": reading the presented frame back failed\n");
 		return -1;
 	}
 	c->readback_valid = true;
@@ -135,12 +145,14 @@ int
 output_write_png(struct comp *c, const char *path)
 {
 	if (!c->readback_valid) {
-		fprintf(stderr, COMP_NAME ": no pixels of the presented frame for %s\n", path);
+		fprintf(stderr,
+			COMP_NAME ": no pixels of the presented frame for %s\n",
+			path);
 		return -1;
 	}
 	/* Row 0 of the ring's images is the top (render.c). */
-	if (png_file_write_rgba(COMP_NAME, path, c->readback, c->opt.width, c->opt.height, false,
-				1) < 0)
+	if (png_file_write_rgba(COMP_NAME, path, c->readback, c->opt.width,
+				c->opt.height, false, 1) < 0)
 		return -1;
 	if (c->opt.verbose)
 		fprintf(stderr, COMP_NAME ": wrote %s\n", path);
@@ -155,10 +167,12 @@ write_frame_png(struct comp *c, uint64_t n)
 {
 	char path[PATH_MAX], last[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir, (unsigned long long)n);
+	snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir,
+		 (unsigned long long)n);
 	snprintf(last, sizeof(last), "%s/frame-%06llu.png", c->opt.png_dir,
 		 (unsigned long long)c->png_last);
-	if (!(c->png_written && c->png_composite == c->shown_composite && link(last, path) == 0) &&
+	if (!(c->png_written && c->png_composite == c->shown_composite &&
+	      link(last, path) == 0) &&
 	    output_write_png(c, path) < 0)
 		return -1;
 	c->png_written++;
@@ -177,7 +191,8 @@ output_frame(struct comp *c)
 
 	if (c->shows_window)
 		c->window_frames++;
-	if (c->opt.png_every && n % c->opt.png_every == 0 && write_frame_png(c, n) < 0)
+	if (c->opt.png_every && n % c->opt.png_every == 0 &&
+	    write_frame_png(c, n) < 0)
 		return -1;
 	if (c->y4m && write_y4m(c) < 0)
 		return -1;
@@ -274,7 +289,8 @@ on_vblank(int fd, uint32_t mask, void *data)
 	uint64_t ticks = 0;
 	int ret;
 
-	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) || !c->running)
+	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) ||
+	    !c->running)
 		return 0;
 	ticks = vblanks_to_output(c, ticks);
 
@@ -347,9 +363,10 @@ output_init(struct comp *c)
 			"to read frames back\n");
 		return -1;
 	}
-	if (c->opt.png_every && mkdir(c->opt.png_dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, COMP_NAME ": cannot create %s: %s\n", c->opt.png_dir,
-			strerror(errno));
+	if (c->opt.png_every && mkdir(c->opt.png_dir, 0777) < 0 &&
+	    errno != EEXIST) {
+		fprintf(stderr, COMP_NAME ": cannot create %s: %s\n",
+			c->opt.png_dir, strerror(errno));
 		return -1;
 	}
 	if (c->opt.output) {
@@ -358,36 +375,42 @@ output_init(struct comp *c)
 			fprintf(stderr, COMP_NAME ": out of memory\n");
 			return -1;
 		}
-		c->y4m = strcmp(c->opt.output, "-") ? fopen(c->opt.output, "wb") : stdout;
+		c->y4m = strcmp(c->opt.output, "-") ? fopen(c->opt.output, "wb")
+						    : stdout;
 		if (!c->y4m) {
-			fprintf(stderr, COMP_NAME ": cannot create %s: %s\n", c->opt.output,
-				strerror(errno));
+			fprintf(stderr, COMP_NAME ": cannot create %s: %s\n",
+				c->opt.output, strerror(errno));
 			return -1;
 		}
-		fprintf(c->y4m, "YUV4MPEG2 W%u H%u F%u:1 Ip A1:1 %s XYSCSS=%s\n", c->opt.width,
-			c->opt.height, c->opt.refresh_hz,
+		fprintf(c->y4m,
+			"YUV4MPEG2 W%u H%u F%u:1 Ip A1:1 %s XYSCSS=%s\n",
+			c->opt.width, c->opt.height, c->opt.refresh_hz,
 			c->opt.chroma == Y4M_444 ? "C444" : "C420jpeg",
 			c->opt.chroma == Y4M_444 ? "444" : "420JPEG");
 	}
-	c->vblank_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	c->vblank_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (c->vblank_fd < 0) {
-		fprintf(stderr, COMP_NAME ": timerfd_create: %s\n", strerror(errno));
+		fprintf(stderr, COMP_NAME ": timerfd_create: %s\n",
+			strerror(errno));
 		return -1;
 	}
 	its.it_interval.tv_sec = (time_t)(c->refresh_ns / 1000000000u);
 	its.it_interval.tv_nsec = (long)(c->refresh_ns % 1000000000u);
 	its.it_value = its.it_interval;
 	if (timerfd_settime(c->vblank_fd, 0, &its, NULL) < 0) {
-		fprintf(stderr, COMP_NAME ": timerfd_settime: %s\n", strerror(errno));
+		fprintf(stderr, COMP_NAME ": timerfd_settime: %s\n",
+			strerror(errno));
 		return -1;
 	}
 	/* The ring's fd is the ring's: glcuda_ring_dispatch() drains it. */
 	c->ring_src = wl_event_loop_add_fd(c->loop, glcuda_ring_get_fd(c->ring),
 					   WL_EVENT_READABLE, on_ring_ready, c);
-	c->vblank_src = wl_event_loop_add_fd(c->loop, c->vblank_fd, WL_EVENT_READABLE, on_vblank,
-					     c);
+	c->vblank_src = wl_event_loop_add_fd(c->loop, c->vblank_fd,
+					     WL_EVENT_READABLE, on_vblank, c);
 	if (!c->ring_src || !c->vblank_src) {
-		fprintf(stderr, COMP_NAME ": cannot add the output's event sources\n");
+		fprintf(stderr,
+			COMP_NAME ": cannot add the output's event sources\n");
 		return -1;
 	}
 	/* The first frame: the background, before any client. */

@@ -18,8 +18,9 @@ presentation_feedback(struct wl_client *client, struct wl_resource *resource,
 		      struct wl_resource *surface_resource, uint32_t id)
 {
 	struct surface *s = surface_from_resource(surface_resource);
-	struct wl_resource *fb = resource_new(client, &wp_presentation_feedback_interface, 1, id,
-					      NULL, NULL, resource_unlink);
+	struct wl_resource *fb =
+		resource_new(client, &wp_presentation_feedback_interface, 1, id,
+			     NULL, NULL, resource_unlink);
 
 	if (!fb)
 		return;
@@ -32,10 +33,12 @@ static const struct wp_presentation_interface presentation_impl = {
 };
 
 static void
-bind_presentation(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+bind_presentation(struct wl_client *client, void *data, uint32_t version,
+		  uint32_t id)
 {
-	struct wl_resource *r = resource_new(client, &wp_presentation_interface, (int)version, id,
-					     &presentation_impl, data, NULL);
+	struct wl_resource *r =
+		resource_new(client, &wp_presentation_interface, (int)version,
+			     id, &presentation_impl, data, NULL);
 
 	if (!r)
 		return;
@@ -45,8 +48,8 @@ bind_presentation(struct wl_client *client, void *data, uint32_t version, uint32
 /* The content these feedbacks asked about reached the output: "presented"
  * at the vblank that showed it, with the output's refresh period. */
 void
-presentation_send_presented(struct comp *c, struct wl_list *list, uint64_t when_ns,
-			    uint64_t seq)
+presentation_send_presented(struct comp *c, struct wl_list *list,
+			    uint64_t when_ns, uint64_t seq)
 {
 	struct wl_resource *fb, *tmp;
 
@@ -54,14 +57,17 @@ presentation_send_presented(struct comp *c, struct wl_list *list, uint64_t when_
 		struct wl_client *client = wl_resource_get_client(fb);
 		struct wl_resource *out;
 
-		wl_resource_for_each(out, &c->output_resources)
-			if (wl_resource_get_client(out) == client)
-				wp_presentation_feedback_send_sync_output(fb, out);
+		wl_resource_for_each(
+			out,
+			&c->output_resources) if (wl_resource_get_client(out) ==
+						  client)
+			wp_presentation_feedback_send_sync_output(fb, out);
 		wp_presentation_feedback_send_presented(
 			fb, (uint32_t)((when_ns / 1000000000u) >> 32),
-			(uint32_t)(when_ns / 1000000000u), (uint32_t)(when_ns % 1000000000u),
-			(uint32_t)c->refresh_ns, (uint32_t)(seq >> 32), (uint32_t)seq,
-			WP_PRESENTATION_FEEDBACK_KIND_VSYNC);
+			(uint32_t)(when_ns / 1000000000u),
+			(uint32_t)(when_ns % 1000000000u),
+			(uint32_t)c->refresh_ns, (uint32_t)(seq >> 32),
+			(uint32_t)seq, WP_PRESENTATION_FEEDBACK_KIND_VSYNC);
 		wl_resource_destroy(fb);
 	}
 }
@@ -81,5 +87,6 @@ feedback_discard_all(struct wl_list *list)
 bool
 presentation_init(struct comp *c)
 {
-	return wl_global_create(c->display, &wp_presentation_interface, 1, c, bind_presentation);
+	return wl_global_create(c->display, &wp_presentation_interface, 1, c,
+				bind_presentation);
 }

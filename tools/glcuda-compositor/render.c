@@ -45,10 +45,12 @@ static const char vs_body[] =
 	"in vec2 pos;\n"
 	"out vec2 uv;\n"
 	"uniform vec4 rect; /* x, y, w, h in clip space, y down */\n"
-	"uniform vec4 band; /* the part of the surface drawn: x, y, w, h in 0..1 */\n"
+	"uniform vec4 band; /* the part of the surface drawn: x, y, w, h in "
+	"0..1 */\n"
 	"uniform mat2 uv_matrix; /* the buffer transform, undone */\n"
 	"uniform vec2 uv_offset;\n"
-	"uniform vec2 strip; /* its rows: v of the first, 1 / their height in v */\n"
+	"uniform vec2 strip; /* its rows: v of the first, 1 / their height in "
+	"v */\n"
 	"void main() {\n"
 	"	vec2 p = band.xy + pos * band.zw;\n"
 	"	uv = uv_matrix * p + uv_offset;\n"
@@ -73,7 +75,8 @@ static const char fs_body[] =
 static int
 setup_gl(struct comp *c, struct renderer *r)
 {
-	const char *version = c->opt.gles ? "#version 300 es\n" : "#version 330 core\n";
+	const char *version =
+		c->opt.gles ? "#version 300 es\n" : "#version 330 core\n";
 	const char *vs_src[] = { version, vs_body };
 	const char *fs_src[] = { version, fs_body };
 	static const float quad[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
@@ -118,7 +121,8 @@ setup_gl(struct comp *c, struct renderer *r)
 	glBindVertexArray(0);
 	glBindBuffer(GL_ARRAY_BUFFER, 0);
 	if (glGetError() != GL_NO_ERROR) {
-		fprintf(stderr, COMP_NAME ": a GL error while setting up the renderer\n");
+		fprintf(stderr, COMP_NAME
+			": a GL error while setting up the renderer\n");
 		return -1;
 	}
 	return 0;
@@ -128,8 +132,8 @@ setup_gl(struct comp *c, struct renderer *r)
 static int
 filter_failed(const struct comp *c, const char *doing)
 {
-	fprintf(stderr, COMP_NAME ": %s the %s filter: %s\n", doing, filter_name(c->opt.filter),
-		filters_last_error());
+	fprintf(stderr, COMP_NAME ": %s the %s filter: %s\n", doing,
+		filter_name(c->opt.filter), filters_last_error());
 	return -1;
 }
 
@@ -145,8 +149,10 @@ load_user_kernel(struct comp *c, struct renderer *r)
 		return -1;
 	}
 	/* Into glcuda's context: the ring's streams and surfaces live there. */
-	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS) {
-		fprintf(stderr, COMP_NAME ": cannot make glcuda's CUDA context current\n");
+	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) !=
+	    CUDA_SUCCESS) {
+		fprintf(stderr, COMP_NAME
+			": cannot make glcuda's CUDA context current\n");
 		return -1;
 	}
 	ret = user_kernel_load(c->opt.kernel_file, c->opt.kernel_name,
@@ -189,7 +195,8 @@ render_init(struct comp *c)
 	glcuda_device_options_init(&dopt);
 	dopt.sync_mode = c->opt.sync;
 	ret = glcuda_device_new(glcuda_headless_get_display(c->headless),
-				glcuda_headless_get_context(c->headless), &dopt, &c->dev);
+				glcuda_headless_get_context(c->headless), &dopt,
+				&c->dev);
 	if (ret < 0) {
 		comp_fail(c, "glcuda_device_new", ret);
 		return -1;
@@ -206,7 +213,8 @@ render_init(struct comp *c)
 	desc.slots = 3; /* one presented, one in CUDA, one compositing */
 	desc.input_format = GLCUDA_FORMAT_RGBA8;
 	desc.output_format = GLCUDA_FORMAT_RGBA8;
-	desc.flags = (in_place ? GLCUDA_RING_FLAG_IN_PLACE : 0) | GLCUDA_RING_FLAG_TIMINGS;
+	desc.flags = (in_place ? GLCUDA_RING_FLAG_IN_PLACE : 0) |
+		     GLCUDA_RING_FLAG_TIMINGS;
 	ret = glcuda_ring_new(c->dev, &desc, &c->ring);
 	if (ret == GLCUDA_ERROR_MISSING_GL_EXTENSION) {
 		/* No GL timer queries (GLES without
@@ -325,7 +333,8 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 	/* Column-major: the first column multiplies u. */
 	m[0] = t[0], m[1] = t[2], m[2] = t[1], m[3] = t[3];
 	surface_get_size(s, &w, &h);
-	glUniform4f(r->u_rect, x0, y0, 2.f * (float)w / ow, 2.f * (float)h / oh);
+	glUniform4f(r->u_rect, x0, y0, 2.f * (float)w / ow,
+		    2.f * (float)h / oh);
 	glUniformMatrix2fv(r->u_uv_matrix, 1, GL_FALSE, m);
 	glUniform2f(r->u_uv_offset, t[4], t[5]);
 	glUniform1f(r->u_opaque, surface_is_opaque(s) ? 1.f : 0.f);
@@ -335,7 +344,9 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 	 * and one of t[2], t[3] is 0, so the band is a column or a row. */
 	for (int i = 0; i < s->tex.n; i++) {
 		float v0 = (float)(i * s->tex.rows) / bh;
-		float v1 = i == s->tex.n - 1 ? 1.f : (float)((i + 1) * s->tex.rows) / bh;
+		float v1 = i == s->tex.n - 1
+				   ? 1.f
+				   : (float)((i + 1) * s->tex.rows) / bh;
 		float k = t[3] != 0.f ? t[3] : t[2];
 		float a = (v0 - t[5]) / k, b = (v1 - t[5]) / k;
 		float lo = a < b ? a : b, hi = a < b ? b : a, span;
@@ -386,23 +397,27 @@ run_cuda_stage(struct comp *c, struct glcuda_frame *f)
 		char msg[512];
 		int ret;
 
-		if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
+		if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(
+			    c->dev)) != CUDA_SUCCESS)
 			return -1;
 		/* One plane of RGBA8: the ring's output format. */
 		ret = user_kernel_launch(r->kernel, glcuda_frame_get_stream(f),
 					 glcuda_frame_get_input_surface(f),
-					 glcuda_frame_get_output_surface(f), c->opt.width,
-					 c->opt.height, 0, GLCUDA_FORMAT_RGBA8, msg, sizeof(msg));
+					 glcuda_frame_get_output_surface(f),
+					 c->opt.width, c->opt.height, 0,
+					 GLCUDA_FORMAT_RGBA8, msg, sizeof(msg));
 		CU(cuCtxPopCurrent)(NULL);
 		if (ret < 0) {
-			fprintf(stderr, COMP_NAME ": kernel %s: %s\n", c->opt.kernel_name, msg);
+			fprintf(stderr, COMP_NAME ": kernel %s: %s\n",
+				c->opt.kernel_name, msg);
 			return -1;
 		}
 		return 0;
 	}
 	if (r->filters) {
-		int ret = filters_run(r->filters, c->opt.filter, glcuda_frame_get_stream(f),
-				      glcuda_frame_get_input(f), glcuda_frame_get_output(f));
+		int ret = filters_run(
+			r->filters, c->opt.filter, glcuda_frame_get_stream(f),
+			glcuda_frame_get_input(f), glcuda_frame_get_output(f));
 		if (ret < 0)
 			return filter_failed(c, "running");
 	}
@@ -508,7 +523,9 @@ render_frame(struct comp *c)
 void
 render_collect_timings(struct comp *c)
 {
-	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
+	struct glcuda_frame_timings t = {
+		.size = sizeof(struct glcuda_frame_timings)
+	};
 
 	if (!c->ring_timings)
 		return;

@@ -2,10 +2,10 @@
  * glcuda-compositor: wl_compositor, wl_surface, wl_subcompositor and
  * wl_subsurface: the protocol, the double-buffered state of surfaces and
  * what a commit applies (wl_region is region.c's; a role's part of a
- * commit is its hooks', struct surface_role). Buffers are wl_shm (ARGB8888 and XRGB8888) or
- * dma-bufs (dmabuf.c); texture.c turns them into GL textures. A shm buffer
- * is released as soon as its damage is copied, so a client may reuse it
- * at once; a copy larger than UPLOAD_BYTES_PER_REFRESH is spread over
+ * commit is its hooks', struct surface_role). Buffers are wl_shm (ARGB8888 and
+ * XRGB8888) or dma-bufs (dmabuf.c); texture.c turns them into GL textures. A
+ * shm buffer is released as soon as its damage is copied, so a client may reuse
+ * it at once; a copy larger than UPLOAD_BYTES_PER_REFRESH is spread over
  * refreshes instead (surface_uploads_step), its commit waiting until it is
  * complete, so that one client's huge buffer does not stall the others'
  * frames.
@@ -36,7 +36,8 @@
 static void
 state_buffer_gone(struct wl_listener *listener, void *data)
 {
-	struct surface_state *st = wl_container_of(listener, st, buffer_destroy);
+	struct surface_state *st =
+		wl_container_of(listener, st, buffer_destroy);
 
 	/* The client destroyed an attached buffer before its state was
 	 * applied: the commit then attaches nothing (as if NULL). */
@@ -56,8 +57,10 @@ damage_add(struct damage *d, int32_t x, int32_t y, int32_t w, int32_t h)
 		for (int i = 0; i < d->n; i++) {
 			x0 = d->r[i].x < x0 ? d->r[i].x : x0;
 			y0 = d->r[i].y < y0 ? d->r[i].y : y0;
-			x1 = d->r[i].x + d->r[i].w > x1 ? d->r[i].x + d->r[i].w : x1;
-			y1 = d->r[i].y + d->r[i].h > y1 ? d->r[i].y + d->r[i].h : y1;
+			x1 = d->r[i].x + d->r[i].w > x1 ? d->r[i].x + d->r[i].w
+							: x1;
+			y1 = d->r[i].y + d->r[i].h > y1 ? d->r[i].y + d->r[i].h
+							: y1;
 		}
 		d->n = 0;
 		x = x0, y = y0, w = x1 - x0, h = y1 - y0;
@@ -69,7 +72,8 @@ static void
 damage_merge(struct damage *dst, const struct damage *src)
 {
 	for (int i = 0; i < src->n; i++)
-		damage_add(dst, src->r[i].x, src->r[i].y, src->r[i].w, src->r[i].h);
+		damage_add(dst, src->r[i].x, src->r[i].y, src->r[i].w,
+			   src->r[i].h);
 }
 
 static void
@@ -187,8 +191,8 @@ surface_attach(struct wl_client *client, struct wl_resource *resource,
  * uploaded. Huge values (clients damage INT32_MAX to mean "all") are
  * clipped when the damage is applied. */
 static void
-surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
-	       int32_t w, int32_t h)
+surface_damage(struct wl_client *client, struct wl_resource *resource,
+	       int32_t x, int32_t y, int32_t w, int32_t h)
 {
 	struct surface *s = surface_from_resource(resource);
 
@@ -196,8 +200,8 @@ surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x
 }
 
 static void
-surface_damage_buffer(struct wl_client *client, struct wl_resource *resource, int32_t x,
-		      int32_t y, int32_t w, int32_t h)
+surface_damage_buffer(struct wl_client *client, struct wl_resource *resource,
+		      int32_t x, int32_t y, int32_t w, int32_t h)
 {
 	struct surface *s = surface_from_resource(resource);
 
@@ -205,11 +209,12 @@ surface_damage_buffer(struct wl_client *client, struct wl_resource *resource, in
 }
 
 static void
-surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+surface_frame(struct wl_client *client, struct wl_resource *resource,
+	      uint32_t id)
 {
 	struct surface *s = surface_from_resource(resource);
-	struct wl_resource *cb = resource_new(client, &wl_callback_interface, 1, id, NULL, NULL,
-					      resource_unlink);
+	struct wl_resource *cb = resource_new(client, &wl_callback_interface, 1,
+					      id, NULL, NULL, resource_unlink);
 
 	if (!cb)
 		return;
@@ -258,10 +263,12 @@ clamp64(int64_t v, int64_t lo, int64_t hi)
  * buffer transform (the corners as in wl_output.transform), then the
  * scale; clipped to the buffer. sw, sh: the surface size. */
 static struct rect
-surface_to_buffer_rect(const struct surface *s, struct rect r, int32_t sw, int32_t sh)
+surface_to_buffer_rect(const struct surface *s, struct rect r, int32_t sw,
+		       int32_t sh)
 {
 	int64_t x0 = clamp64(r.x, 0, sw), y0 = clamp64(r.y, 0, sh);
-	int64_t x1 = clamp64((int64_t)r.x + r.w, 0, sw), y1 = clamp64((int64_t)r.y + r.h, 0, sh);
+	int64_t x1 = clamp64((int64_t)r.x + r.w, 0, sw),
+		y1 = clamp64((int64_t)r.y + r.h, 0, sh);
 	int64_t bx0, by0, bx1, by1;
 
 	switch (s->transform) {
@@ -291,15 +298,17 @@ surface_to_buffer_rect(const struct surface *s, struct rect r, int32_t sw, int32
 		bx0 = sh - y1, by0 = sw - x1, bx1 = sh - y0, by1 = sw - x0;
 		break;
 	}
-	return (struct rect){ (int32_t)(bx0 * s->scale), (int32_t)(by0 * s->scale),
-			      (int32_t)((bx1 - bx0) * s->scale), (int32_t)((by1 - by0) * s->scale) };
+	return (struct rect){ (int32_t)(bx0 * s->scale),
+			      (int32_t)(by0 * s->scale),
+			      (int32_t)((bx1 - bx0) * s->scale),
+			      (int32_t)((by1 - by0) * s->scale) };
 }
 
 /* The state's damage in buffer coordinates, clipped to the buffer of
  * w x h pixels. */
 static void
-state_buffer_damage(const struct surface *s, const struct surface_state *st, int32_t w,
-		    int32_t h, struct damage *out)
+state_buffer_damage(const struct surface *s, const struct surface_state *st,
+		    int32_t w, int32_t h, struct damage *out)
 {
 	bool swap = s->transform & 1;
 	int32_t sw = (swap ? h : w) / s->scale, sh = (swap ? w : h) / s->scale;
@@ -309,8 +318,10 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 	 * correct). */
 	if (viewport_is_set(&st->viewport) && st->damage.n)
 		damage_add(out, 0, 0, w, h);
-	for (int i = 0; i < st->damage.n && !viewport_is_set(&st->viewport); i++) {
-		struct rect r = surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
+	for (int i = 0; i < st->damage.n && !viewport_is_set(&st->viewport);
+	     i++) {
+		struct rect r =
+			surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
 		damage_add(out, r.x, r.y, r.w, r.h);
 	}
 	for (int i = 0; i < st->buffer_damage.n; i++) {
@@ -319,7 +330,8 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 		int64_t x1 = clamp64((int64_t)r->x + r->w, 0, w);
 		int64_t y1 = clamp64((int64_t)r->y + r->h, 0, h);
 
-		damage_add(out, (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0), (int32_t)(y1 - y0));
+		damage_add(out, (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0),
+			   (int32_t)(y1 - y0));
 	}
 }
 
@@ -351,55 +363,66 @@ client_find_resource(struct wl_client *client, const struct wl_interface *iface)
 /* The client's wl_shm: its error enum holds invalid_format and
  * invalid_stride (wl_buffer has none). */
 static void
-post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg, int32_t w, int32_t h,
-	       int32_t stride, uint32_t format)
+post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg,
+	       int32_t w, int32_t h, int32_t stride, uint32_t format)
 {
 	struct wl_client *client = wl_resource_get_client(buffer);
-	struct wl_resource *shm = client_find_resource(client, &wl_shm_interface);
+	struct wl_resource *shm =
+		client_find_resource(client, &wl_shm_interface);
 
 	if (shm)
-		wl_resource_post_error(shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
-				       msg, w, h, stride, format);
+		wl_resource_post_error(
+			shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
+			msg, w, h, stride, format);
 	else
 		/* The client released its wl_shm (version 2, advertised by
 		 * libwayland 1.22 and later; version 1 has no release): the
 		 * error goes on its wl_display. */
-		wl_resource_post_error(wl_client_get_object(client, 1),
-				       WL_DISPLAY_ERROR_INVALID_OBJECT,
-				       "%s: buffer %dx%d, stride %d, format 0x%08x", msg, w, h, stride,
-				       format);
+		wl_resource_post_error(
+			wl_client_get_object(client, 1),
+			WL_DISPLAY_ERROR_INVALID_OBJECT,
+			"%s: buffer %dx%d, stride %d, format 0x%08x", msg, w, h,
+			stride, format);
 }
 
 /* What libwayland does not check about a shm buffer: the format's bytes
  * per pixel against the stride, the scale against the size, our size
  * limit. false after a protocol error. */
 static bool
-shm_buffer_check(struct surface *s, struct wl_resource *buffer, struct wl_shm_buffer *shm,
-		 int32_t scale)
+shm_buffer_check(struct surface *s, struct wl_resource *buffer,
+		 struct wl_shm_buffer *shm, int32_t scale)
 {
-	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+	int32_t w = wl_shm_buffer_get_width(shm),
+		h = wl_shm_buffer_get_height(shm);
 	int32_t stride = wl_shm_buffer_get_stride(shm);
 	uint32_t format = wl_shm_buffer_get_format(shm);
 
-	if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) {
+	if (format != WL_SHM_FORMAT_ARGB8888 &&
+	    format != WL_SHM_FORMAT_XRGB8888) {
 		post_shm_error(buffer, WL_SHM_ERROR_INVALID_FORMAT,
-			       "the format is not ARGB8888 or XRGB8888", w, h, stride, format);
-		return false;
-	}
-	if (w <= 0 || h <= 0 || stride / 4 < w || stride % 4) {
-		post_shm_error(buffer, WL_SHM_ERROR_INVALID_STRIDE,
-			       "the stride is not a multiple of 4 of at least 4 x width", w, h,
+			       "the format is not ARGB8888 or XRGB8888", w, h,
 			       stride, format);
 		return false;
 	}
+	if (w <= 0 || h <= 0 || stride / 4 < w || stride % 4) {
+		post_shm_error(
+			buffer, WL_SHM_ERROR_INVALID_STRIDE,
+			"the stride is not a multiple of 4 of at least 4 x "
+			"width",
+			w, h, stride, format);
+		return false;
+	}
 	if (w % scale || h % scale) {
-		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %dx%d is not a multiple of the scale %d", w, h, scale);
+		wl_resource_post_error(
+			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+			"buffer %dx%d is not a multiple of the scale %d", w, h,
+			scale);
 		return false;
 	}
 	if (w > 8192 || h > 8192) {
-		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %dx%d is larger than 8192x8192", w, h);
+		wl_resource_post_error(
+			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+			"buffer %dx%d is larger than 8192x8192", w, h);
 		return false;
 	}
 	return true;
@@ -411,7 +434,8 @@ shm_buffer_check(struct surface *s, struct wl_resource *buffer, struct wl_shm_bu
  * waits in upload_state; the surface keeps its current content
  * meanwhile. */
 static void
-upload_start(struct surface *s, struct wl_shm_buffer *shm, struct surface_state *st)
+upload_start(struct surface *s, struct wl_shm_buffer *shm,
+	     struct surface_state *st)
 {
 	texture_upload_begin(s, shm);
 	state_move(&s->upload_state, st);
@@ -443,24 +467,27 @@ held_buffer_gone(struct wl_listener *listener, void *data)
 /* A dma-buf buffer: a texture of its EGLImage, no copy; the buffer is held
  * until another replaces it. */
 static bool
-attach_dmabuf(struct surface *s, struct wl_resource *buffer, struct dmabuf_buffer *b,
-	      int32_t scale)
+attach_dmabuf(struct surface *s, struct wl_resource *buffer,
+	      struct dmabuf_buffer *b, int32_t scale)
 {
 	if (b->width % scale || b->height % scale) {
-		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %dx%d is not a multiple of the scale %d", b->width,
-				       b->height, scale);
+		wl_resource_post_error(
+			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+			"buffer %dx%d is not a multiple of the scale %d",
+			b->width, b->height, scale);
 		return false;
 	}
 	if (!texture_set_dmabuf(s, b)) {
-		wl_client_post_implementation_error(wl_resource_get_client(s->resource),
-						    "GL cannot sample the dma-buf buffer");
+		wl_client_post_implementation_error(
+			wl_resource_get_client(s->resource),
+			"GL cannot sample the dma-buf buffer");
 		return false;
 	}
 	if (s->held_buffer != buffer) {
 		surface_release_held(s);
 		s->held_buffer = buffer;
-		wl_resource_add_destroy_listener(buffer, &s->held_buffer_destroy);
+		wl_resource_add_destroy_listener(buffer,
+						 &s->held_buffer_destroy);
 	}
 	return true;
 }
@@ -469,13 +496,13 @@ attach_dmabuf(struct surface *s, struct wl_resource *buffer, struct dmabuf_buffe
  * released, or, when the copy is large, its upload started (true: the
  * state waits in upload_state until it is complete). */
 static bool
-attach_shm(struct surface *s, struct wl_resource *buffer, struct wl_shm_buffer *shm,
-	   struct surface_state *st)
+attach_shm(struct surface *s, struct wl_resource *buffer,
+	   struct wl_shm_buffer *shm, struct surface_state *st)
 {
 	struct damage damage;
 
-	state_buffer_damage(s, st, wl_shm_buffer_get_width(shm), wl_shm_buffer_get_height(shm),
-			    &damage);
+	state_buffer_damage(s, st, wl_shm_buffer_get_width(shm),
+			    wl_shm_buffer_get_height(shm), &damage);
 	if (texture_upload_bytes(s, shm, &damage) > UPLOAD_BYTES_PER_REFRESH) {
 		upload_start(s, shm, st);
 		return true;
@@ -552,10 +579,13 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 		} else if (!shm) {
 			/* wl_shm and our dma-bufs are all there is: the
 			 * object is not a buffer this compositor made. */
-			wl_resource_post_error(wl_client_get_object(wl_resource_get_client(buffer), 1),
-					       WL_DISPLAY_ERROR_INVALID_OBJECT,
-					       "wl_buffer@%u is not a wl_shm or dma-buf buffer",
-					       wl_resource_get_id(buffer));
+			wl_resource_post_error(
+				wl_client_get_object(
+					wl_resource_get_client(buffer), 1),
+				WL_DISPLAY_ERROR_INVALID_OBJECT,
+				"wl_buffer@%u is not a wl_shm or dma-buf "
+				"buffer",
+				wl_resource_get_id(buffer));
 			return false;
 		} else if (!shm_buffer_check(s, buffer, shm, st->scale)) {
 			return false;
@@ -568,9 +598,10 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 	} else if (s->has_content && (s->buffer_width % (uint32_t)st->scale ||
 				      s->buffer_height % (uint32_t)st->scale)) {
 		/* A new scale for the buffer already shown. */
-		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %ux%u is not a multiple of the scale %d",
-				       s->buffer_width, s->buffer_height, st->scale);
+		wl_resource_post_error(
+			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+			"buffer %ux%u is not a multiple of the scale %d",
+			s->buffer_width, s->buffer_height, st->scale);
 		return false;
 	}
 	if (!viewport_apply(s, &st->viewport, st->scale, st->transform))
@@ -731,21 +762,24 @@ surface_commit(struct wl_client *client, struct wl_resource *resource)
 }
 
 static void
-surface_set_buffer_transform(struct wl_client *client, struct wl_resource *resource,
-			     int32_t transform)
+surface_set_buffer_transform(struct wl_client *client,
+			     struct wl_resource *resource, int32_t transform)
 {
 	struct surface *s = surface_from_resource(resource);
 
-	if (transform < WL_OUTPUT_TRANSFORM_NORMAL || transform > WL_OUTPUT_TRANSFORM_FLIPPED_270) {
-		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_TRANSFORM,
-				       "transform %d is not a wl_output.transform", transform);
+	if (transform < WL_OUTPUT_TRANSFORM_NORMAL ||
+	    transform > WL_OUTPUT_TRANSFORM_FLIPPED_270) {
+		wl_resource_post_error(
+			resource, WL_SURFACE_ERROR_INVALID_TRANSFORM,
+			"transform %d is not a wl_output.transform", transform);
 		return;
 	}
 	s->pending.transform = transform;
 }
 
 static void
-surface_set_buffer_scale(struct wl_client *client, struct wl_resource *resource, int32_t scale)
+surface_set_buffer_scale(struct wl_client *client, struct wl_resource *resource,
+			 int32_t scale)
 {
 	struct surface *s = surface_from_resource(resource);
 
@@ -785,7 +819,8 @@ surface_destroyed(struct wl_resource *resource)
 	viewport_surface_destroyed(s);
 	/* Its subsurfaces and its own subsurface object become inert. */
 	while (!wl_list_empty(&s->subsurfaces)) {
-		struct subsurface *sub = wl_container_of(s->subsurfaces.next, sub, parent_link);
+		struct subsurface *sub =
+			wl_container_of(s->subsurfaces.next, sub, parent_link);
 		subsurface_unlink(sub);
 	}
 	if (s->subsurface) {
@@ -828,7 +863,8 @@ surface_set_role(struct surface *s, const struct surface_role *role)
 bool
 surface_has_buffer(const struct surface *s)
 {
-	return s->has_content || s->uploading || (s->pending.attached && s->pending.buffer);
+	return s->has_content || s->uploading ||
+	       (s->pending.attached && s->pending.buffer);
 }
 
 void
@@ -872,7 +908,8 @@ surface_is_opaque(const struct surface *s)
 }
 
 static void
-compositor_create_surface(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+compositor_create_surface(struct wl_client *client,
+			  struct wl_resource *resource, uint32_t id)
 {
 	struct comp *c = wl_resource_get_user_data(resource);
 	struct surface *s = calloc(1, sizeof(*s));
@@ -910,7 +947,8 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	wl_list_insert(&s->stack_pending, &s->self_pending.link);
 	wl_list_insert(c->surfaces.prev, &s->link);
 	c->surfaces_alive++;
-	wl_resource_set_implementation(s->resource, &surface_impl, s, surface_destroyed);
+	wl_resource_set_implementation(s->resource, &surface_impl, s,
+				       surface_destroyed);
 }
 
 static void
@@ -968,8 +1006,8 @@ subsurface_destroyed(struct wl_resource *resource)
 }
 
 static void
-subsurface_set_position(struct wl_client *client, struct wl_resource *resource, int32_t x,
-			int32_t y)
+subsurface_set_position(struct wl_client *client, struct wl_resource *resource,
+			int32_t x, int32_t y)
 {
 	struct subsurface *sub = wl_resource_get_user_data(resource);
 
@@ -980,7 +1018,8 @@ subsurface_set_position(struct wl_client *client, struct wl_resource *resource, 
 /* Move the subsurface above or below a sibling or its parent, in the
  * parent's pending order. */
 static void
-subsurface_place(struct wl_resource *resource, struct wl_resource *sibling_resource, bool above)
+subsurface_place(struct wl_resource *resource,
+		 struct wl_resource *sibling_resource, bool above)
 {
 	struct subsurface *sub = wl_resource_get_user_data(resource);
 	struct surface *sibling = surface_from_resource(sibling_resource);
@@ -994,12 +1033,15 @@ subsurface_place(struct wl_resource *resource, struct wl_resource *sibling_resou
 		   sibling->subsurface->parent == sub->parent) {
 		target = &sibling->subsurface->entry_pending;
 	} else {
-		wl_resource_post_error(resource, WL_SUBSURFACE_ERROR_BAD_SURFACE,
-				       "the reference surface is neither a sibling nor the parent");
+		wl_resource_post_error(
+			resource, WL_SUBSURFACE_ERROR_BAD_SURFACE,
+			"the reference surface is neither a sibling nor the "
+			"parent");
 		return;
 	}
 	wl_list_remove(&sub->entry_pending.link);
-	wl_list_insert(above ? &target->link : target->link.prev, &sub->entry_pending.link);
+	wl_list_insert(above ? &target->link : target->link.prev,
+		       &sub->entry_pending.link);
 }
 
 static void
@@ -1032,7 +1074,8 @@ subsurface_set_desync(struct wl_client *client, struct wl_resource *resource)
 	sub->synchronized = false;
 	/* Desynchronized (and no ancestor synchronized): what was cached is
 	 * applied now, as if committed now. */
-	if (sub->surface && sub->has_cache && !surface_is_synchronized(sub->surface)) {
+	if (sub->surface && sub->has_cache &&
+	    !surface_is_synchronized(sub->surface)) {
 		sub->has_cache = false;
 		surface_apply(sub->surface, &sub->cached);
 	}
@@ -1054,7 +1097,8 @@ surface_depth(const struct surface *s)
 {
 	int depth = 0;
 
-	for (; s->subsurface && s->subsurface->parent; s = s->subsurface->parent)
+	for (; s->subsurface && s->subsurface->parent;
+	     s = s->subsurface->parent)
 		depth++;
 	return depth;
 }
@@ -1078,8 +1122,9 @@ surface_height(struct surface *s)
 }
 
 static void
-subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resource,
-			     uint32_t id, struct wl_resource *surface_resource,
+subcompositor_get_subsurface(struct wl_client *client,
+			     struct wl_resource *resource, uint32_t id,
+			     struct wl_resource *surface_resource,
 			     struct wl_resource *parent_resource)
 {
 	struct surface *s = surface_from_resource(surface_resource);
@@ -1094,16 +1139,21 @@ subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resou
 		return;
 	}
 	/* Neither itself nor one of its descendants. */
-	for (struct surface *p = parent; p; p = p->subsurface ? p->subsurface->parent : NULL)
+	for (struct surface *p = parent; p;
+	     p = p->subsurface ? p->subsurface->parent : NULL)
 		if (p == s) {
-			wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-					       "the parent is the surface or one of its descendants");
+			wl_resource_post_error(
+				resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+				"the parent is the surface or one of its "
+				"descendants");
 			return;
 		}
-	if (surface_depth(parent) + 1 + surface_height(s) > SUBSURFACE_DEPTH_MAX) {
-		wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-				       "the subsurface would be more than %d levels deep",
-				       SUBSURFACE_DEPTH_MAX);
+	if (surface_depth(parent) + 1 + surface_height(s) >
+	    SUBSURFACE_DEPTH_MAX) {
+		wl_resource_post_error(
+			resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+			"the subsurface would be more than %d levels deep",
+			SUBSURFACE_DEPTH_MAX);
 		return;
 	}
 	sub = calloc(1, sizeof(*sub));
@@ -1111,7 +1161,8 @@ subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resou
 		wl_client_post_no_memory(client);
 		return;
 	}
-	sub->resource = wl_resource_create(client, &wl_subsurface_interface, 1, id);
+	sub->resource =
+		wl_resource_create(client, &wl_subsurface_interface, 1, id);
 	if (!sub->resource) {
 		free(sub);
 		wl_client_post_no_memory(client);
@@ -1141,6 +1192,8 @@ bool
 surface_init(struct comp *c)
 {
 	/* Version 4: damage_buffer; not 5 (wl_surface.offset). */
-	return resource_add_plain_global(c, &wl_compositor_interface, 4, &compositor_impl) &&
-	       resource_add_plain_global(c, &wl_subcompositor_interface, 1, &subcompositor_impl);
+	return resource_add_plain_global(c, &wl_compositor_interface, 4,
+					 &compositor_impl) &&
+	       resource_add_plain_global(c, &wl_subcompositor_interface, 1,
+					 &subcompositor_impl);
 }
