@@ -22,6 +22,10 @@
  *   compositor-protocol-client input-region CTL
  *       a toplevel whose input region is its left half: CTL's click on
  *       its right half must not reach it, one on its left half must
+ *   compositor-protocol-client opaque-region CTL FILE
+ *       a toplevel whose buffer's left half is transparent (all zero)
+ *       and whose opaque region is all of it, then CTL's screenshot to
+ *       FILE: the left half must be black, not the background
  *   compositor-protocol-client ERROR-CASE
  *       breaks a rule and expects the protocol error the XML names:
  *       viewport-exists viewport-bad-value viewport-bad-dest
@@ -115,9 +119,10 @@ wait_configure(struct toplevel *t)
 	return 0;
 }
 
-/* A 32x32 ARGB8888 buffer of one colour. */
+/* A 32x32 ARGB8888 buffer, white; its pixels in *pixels when not NULL
+ * (mapped until the process exits), else unmapped. */
 static struct wl_buffer *
-buffer_new(void)
+buffer_new_mapped(uint32_t **pixels)
 {
 	void *data;
 	struct wl_shm_pool *pool = test_client_pool(&tc, 32 * 32 * 4, &data);
@@ -126,10 +131,29 @@ buffer_new(void)
 	if (!pool)
 		exit(2);
 	memset(data, 0xff, 32 * 32 * 4);
-	munmap(data, 32 * 32 * 4);
+	if (pixels)
+		*pixels = data;
+	else
+		munmap(data, 32 * 32 * 4);
 	b = keep(wl_shm_pool_create_buffer(pool, 0, 32, 32, 32 * 4, WL_SHM_FORMAT_ARGB8888));
 	wl_shm_pool_destroy(pool);
 	return b;
+}
+
+static struct wl_buffer *
+buffer_new(void)
+{
+	return buffer_new_mapped(NULL);
+}
+
+/* The toplevel's buffer made, its pixels to fill before it is attached. */
+static uint32_t *
+buffer_pixels(struct toplevel *t)
+{
+	uint32_t *px;
+
+	t->buffer = buffer_new_mapped(&px);
+	return px;
 }
 
 /* The xdg objects, not committed yet. */
@@ -657,6 +681,38 @@ run_input_region(const char *prog)
 	return 0;
 }
 
+/* Opaque regions ----------------------------------------------------------- */
+
+static int
+run_opaque_region(const char *prog, const char *file)
+{
+	struct wl_region *region = wl_compositor_create_region(tc.compositor);
+	char command[512];
+	struct toplevel t;
+	uint32_t *px;
+
+	toplevel_new(&t);
+	wl_region_add(region, 0, 0, 32, 32);
+	wl_surface_set_opaque_region(t.surface, region);
+	wl_region_destroy(region);
+	wl_surface_commit(t.surface);
+	if (wait_configure(&t) < 0)
+		return 1;
+	/* White, with its left half transparent: premultiplied zero. */
+	px = buffer_pixels(&t);
+	for (int y = 0; y < 32; y++)
+		memset(px + y * 32, 0, 16 * 4);
+	wl_surface_attach(t.surface, t.buffer, 0, 0);
+	wl_surface_commit(t.surface);
+	if (wl_display_roundtrip(tc.display) < 0)
+		return 1;
+	snprintf(command, sizeof(command), "screenshot %s", file);
+	if (ctl(prog, command) < 0)
+		return 1;
+	printf("opaque region: screenshot taken\n");
+	return 0;
+}
+
 /* A source set as the selection by the focused client: its offer. */
 static int
 own_selection(struct toplevel *t, struct wl_data_device **dev, struct wl_data_source **src)
@@ -846,6 +902,8 @@ main(int argc, char **argv)
 		ret = run_popup_click(argv[2]);
 	else if (!strcmp(mode, "input-region") && argc == 3)
 		ret = run_input_region(argv[2]);
+	else if (!strcmp(mode, "opaque-region") && argc == 4)
+		ret = run_opaque_region(argv[2], argv[3]);
 	else if (!strcmp(mode, "clipboard-target") && argc == 3)
 		ret = run_clipboard_target(argv[2]);
 	else
