@@ -635,6 +635,9 @@ void render_fini(struct comp *c);
  * CUDA. false when the ring had no free slot (try at the next vblank). */
 bool render_frame(struct comp *c);
 void render_collect_timings(struct comp *c);
+/* A glcuda call failed: says which (what), its error and glcuda's message,
+ * and stops the compositor with status 1. */
+void render_fail(struct comp *c, const char *what, int err);
 
 /* output.c */
 /* Send the frame callbacks of every state applied so far (not those of a
@@ -699,6 +702,5 @@ void client_stop(struct comp *c);
 int runtime_dir_setup(struct comp *c);
 void runtime_dir_cleanup(struct comp *c);
 
-void comp_fail(struct comp *c, const char *what, int err);
 
 #endif

@@ -14,19 +14,6 @@
 
 #include "clock.h"
 
-void
-comp_fail(struct comp *c, const char *what, int err)
-{
-	const char *msg = c->dev ? glcuda_device_get_last_error(c->dev) : "";
-
-	if (!*msg)
-		msg = glcuda_get_last_error();
-	fprintf(stderr, COMP_NAME ": %s: %s\n  %s\n", what,
-		glcuda_error_get_name(err), msg);
-	c->status = 1;
-	c->running = false;
-}
-
 static int
 on_quit_signal(int sig, void *data)
 {

@@ -260,7 +260,7 @@ on_ring_ready(int fd, uint32_t mask, void *data)
 	int ret = glcuda_ring_dispatch(c->ring);
 
 	if (ret < 0)
-		comp_fail(c, "glcuda_ring_dispatch", ret);
+		render_fail(c, "glcuda_ring_dispatch", ret);
 	return 0;
 }
 
@@ -305,7 +305,7 @@ on_vblank(int fd, uint32_t mask, void *data)
 		}
 		ret = glcuda_frame_release(f);
 		if (ret < 0)
-			comp_fail(c, "glcuda_frame_release", ret);
+			render_fail(c, "glcuda_frame_release", ret);
 		render_collect_timings(c);
 	} else if (ret == -EAGAIN) {
 		if (output_repeat(c, ticks) < 0) {
@@ -313,7 +313,7 @@ on_vblank(int fd, uint32_t mask, void *data)
 			c->running = false;
 		}
 	} else {
-		comp_fail(c, "glcuda_ring_take_newest", ret);
+		render_fail(c, "glcuda_ring_take_newest", ret);
 		return 0;
 	}
 	/* --frames counts the frames with a window in them: however long

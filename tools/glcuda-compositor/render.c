@@ -128,6 +128,19 @@ setup_gl(struct comp *c, struct renderer *r)
 	return 0;
 }
 
+void
+render_fail(struct comp *c, const char *what, int err)
+{
+	const char *msg = c->dev ? glcuda_device_get_last_error(c->dev) : "";
+
+	if (!*msg)
+		msg = glcuda_get_last_error();
+	fprintf(stderr, COMP_NAME ": %s: %s\n  %s\n", what,
+		glcuda_error_get_name(err), msg);
+	c->status = 1;
+	c->running = false;
+}
+
 /* -1, after saying which filter failed doing what, and why. */
 static int
 filter_failed(const struct comp *c, const char *doing)
@@ -189,7 +202,7 @@ render_init(struct comp *c)
 	 * or the EGL device of a CUDA device on NVIDIA. */
 	ret = glcuda_headless_new(c->opt.cuda_device, hflags, &c->headless);
 	if (ret < 0) {
-		comp_fail(c, "glcuda_headless_new", ret);
+		render_fail(c, "glcuda_headless_new", ret);
 		return -1;
 	}
 	glcuda_device_options_init(&dopt);
@@ -198,7 +211,7 @@ render_init(struct comp *c)
 				glcuda_headless_get_context(c->headless), &dopt,
 				&c->dev);
 	if (ret < 0) {
-		comp_fail(c, "glcuda_device_new", ret);
+		render_fail(c, "glcuda_device_new", ret);
 		return -1;
 	}
 	if (setup_gl(c, r) < 0)
@@ -225,7 +238,7 @@ render_init(struct comp *c)
 		c->ring_timings = true;
 	}
 	if (ret < 0) {
-		comp_fail(c, "glcuda_ring_new", ret);
+		render_fail(c, "glcuda_ring_new", ret);
 		return -1;
 	}
 	for (uint32_t i = 0; i < desc.slots; i++) {
@@ -457,7 +470,7 @@ render_frame(struct comp *c)
 		return false;
 	}
 	if (ret < 0) {
-		comp_fail(c, "glcuda_ring_acquire", ret);
+		render_fail(c, "glcuda_ring_acquire", ret);
 		return false;
 	}
 
@@ -493,7 +506,7 @@ render_frame(struct comp *c)
 	 * for). The CUDA stage is enqueued behind it on the frame's stream. */
 	ret = glcuda_frame_submit(f);
 	if (ret < 0) {
-		comp_fail(c, "glcuda_frame_submit", ret);
+		render_fail(c, "glcuda_frame_submit", ret);
 		return false;
 	}
 	if (run_cuda_stage(c, f) < 0) {
@@ -505,7 +518,7 @@ render_frame(struct comp *c)
 	}
 	ret = glcuda_frame_complete(f);
 	if (ret < 0) {
-		comp_fail(c, "glcuda_frame_complete", ret);
+		render_fail(c, "glcuda_frame_complete", ret);
 		return false;
 	}
 	c->composited++;
