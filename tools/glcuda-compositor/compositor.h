@@ -328,6 +328,38 @@ struct plain_global {
 };
 #define COMP_MAX_PLAIN_GLOBALS 8
 
+/* The one output: its vblank, its frames and what it writes (output.c;
+ * main.c and control.c read its counts). */
+struct output {
+	uint64_t refresh_ns;
+	int vblank_fd;
+	struct wl_event_source *vblank_src, *ring_src;
+	/* The presented frame read back: readback holds its pixels when
+	 * readback_valid; read_fbo is what reads them. */
+	GLuint read_fbo;
+	uint8_t *readback;
+	bool readback_valid;
+	uint64_t presented;             /* frames presented */
+	/* The output's frames, one per vblank from the first frame presented
+	 * on (a frame is repeated until the next is presented): PNGs, y4m,
+	 * the presentation sequence. */
+	uint64_t frames;
+	uint64_t skipped;               /* vblanks past a second late */
+	/* output frames with a window in them: --frames */
+	uint64_t window_frames;
+	bool have_frame;                /* a frame was presented */
+	/* the one presented last has a window */
+	bool shows_window;
+	uint64_t shown_commits;         /* and the commits in it */
+	uint64_t shown_composite;       /* and its number (render_frame's) */
+	/* PNGs: how many written; the last one's frame and composite. */
+	uint64_t png_written, png_last, png_composite;
+	FILE *y4m;
+	uint8_t *y4m_buf;
+	uint64_t y4m_composite;         /* the frame y4m_buf holds */
+	size_t y4m_len;
+};
+
 struct comp {
 	struct options opt;
 
@@ -360,37 +392,13 @@ struct comp {
 	bool ring_timings;
 	struct renderer *renderer;      /* render.c's own */
 
-	/* The output (output.c). */
-	GLuint read_fbo;
-	uint8_t *readback;
-	int vblank_fd;
-	struct wl_event_source *vblank_src, *ring_src, *sigchld_src,
-		*sigint_src, *sigterm_src;
+	/* The output (output.c's). */
+	struct output out;
+	struct wl_event_source *sigchld_src, *sigint_src, *sigterm_src;
 	bool damaged;                   /* something to composite */
 	/* commits that changed nothing visible */
 	bool frame_only;
-	FILE *y4m;
-	uint8_t *y4m_buf;
-	uint64_t composited, presented, png_written, acquire_busy;
-	/* The output's frames, one per vblank from the first frame presented
-	 * on (a frame is repeated until the next is presented): PNGs, y4m,
-	 * the presentation sequence. */
-	uint64_t out_frames;
-	/* vblanks past a second late: not made up */
-	uint64_t out_skipped;
-	/* output frames with a window in them: --frames */
-	uint64_t window_frames;
-	bool have_frame;                /* a frame was presented */
-	/* the one presented last has a window */
-	bool shows_window;
-	uint64_t shown_commits;         /* and the commits in it */
-	uint64_t shown_composite;       /* and its number (render_frame's) */
-	/* the last PNG written: its frame, its composite */
-	uint64_t png_last, png_composite;
-	uint64_t y4m_composite;         /* the frame y4m_buf holds */
-	size_t y4m_len;
-	bool readback_valid;            /* readback holds its pixels */
-	uint64_t refresh_ns;
+	uint64_t composited, acquire_busy;
 	uint64_t start_ns;
 
 	/* The client. */

@@ -336,11 +336,11 @@ conn_command(struct control_conn *k, char *line)
 		    (argc == 2 && !parse_u64(argv[1], 0, UINT64_MAX, &after)))
 			return conn_send(k,
 					 "error usage: wait-commit [COMMITS]");
-		if (c->have_frame && c->shown_commits > after)
+		if (c->out.have_frame && c->out.shown_commits > after)
 			return conn_send(
 				k, "ok %llu %llu",
-				(unsigned long long)(c->out_frames - 1),
-				(unsigned long long)c->shown_commits);
+				(unsigned long long)(c->out.frames - 1),
+				(unsigned long long)c->out.shown_commits);
 		k->wait = WAIT_COMMIT;
 		k->wait_after = after;
 		return true;

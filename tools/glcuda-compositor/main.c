@@ -54,11 +54,11 @@ report(struct comp *c)
 		"skipped, the loop over a second late); sync %s\n",
 		(unsigned long long)c->composited, secs,
 		secs > 0 ? (double)c->composited / secs : 0,
-		(unsigned long long)c->presented,
+		(unsigned long long)c->out.presented,
 		(unsigned long long)glcuda_ring_get_dropped(c->ring),
 		(unsigned long long)c->acquire_busy,
-		(unsigned long long)c->out_frames,
-		(unsigned long long)c->out_skipped,
+		(unsigned long long)c->out.frames,
+		(unsigned long long)c->out.skipped,
 		glcuda_sync_mode_get_name(
 			glcuda_device_get_caps(c->dev)->sync_mode));
 	if (c->t_count) {
@@ -82,7 +82,7 @@ report(struct comp *c)
 int
 main(int argc, char **argv)
 {
-	struct comp c = { .vblank_fd = -1,
+	struct comp c = { .out.vblank_fd = -1,
 			  .control_fd = -1,
 			  .running = true,
 			  .next_x = 32,
@@ -151,7 +151,7 @@ main(int argc, char **argv)
 	}
 	report(&c);
 	if (c.status == 0 && c.client_exited &&
-	    !(c.opt.frames && c.window_frames >= c.opt.frames)) {
+	    !(c.opt.frames && c.out.window_frames >= c.opt.frames)) {
 		/* Like cage: the client's exit status is ours. */
 		if (WIFEXITED(c.client_status))
 			c.status = WEXITSTATUS(c.client_status);

@@ -66,7 +66,7 @@ presentation_send_presented(struct comp *c, struct wl_list *list,
 			fb, (uint32_t)((when_ns / 1000000000u) >> 32),
 			(uint32_t)(when_ns / 1000000000u),
 			(uint32_t)(when_ns % 1000000000u),
-			(uint32_t)c->refresh_ns, (uint32_t)(seq >> 32),
+			(uint32_t)c->out.refresh_ns, (uint32_t)(seq >> 32),
 			(uint32_t)seq, WP_PRESENTATION_FEEDBACK_KIND_VSYNC);
 		wl_resource_destroy(fb);
 	}
