@@ -315,9 +315,10 @@ conn_command(struct control_conn *k, char *line)
 	if (!strcmp(argv[0], "windows")) {
 		struct surface *s;
 
-		wl_list_for_each(s, &c->surfaces,
-				 link) if (s->xdg_toplevel && s->mapped &&
-					   !send_window(k, s, "")) return false;
+		wl_list_for_each(s, &c->surfaces, link)
+			if (s->xdg_toplevel && s->mapped &&
+			    !send_window(k, s, ""))
+				return false;
 		return conn_send(k, "ok");
 	}
 	if (!strcmp(argv[0], "wait-window")) {
@@ -449,10 +450,10 @@ control_window_mapped(struct comp *c, struct surface *s)
 {
 	struct control_conn *k, *tmp;
 
-	wl_list_for_each_safe(
-		k, tmp, &c->control_conns,
-		link) if (k->wait == WAIT_WINDOW && name_matches(s, k->arg) &&
-			  send_window(k, s, "ok ")) conn_resume(k);
+	wl_list_for_each_safe(k, tmp, &c->control_conns, link)
+		if (k->wait == WAIT_WINDOW && name_matches(s, k->arg) &&
+		    send_window(k, s, "ok "))
+			conn_resume(k);
 }
 
 bool

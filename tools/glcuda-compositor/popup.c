@@ -107,9 +107,9 @@ static int64_t
 place_axis(int64_t start, int64_t len, bool anchor_lo, bool anchor_hi,
 	   bool gravity_lo, bool gravity_hi, int64_t size, int64_t off)
 {
-	int64_t a = anchor_lo	? start
+	int64_t a = anchor_lo ? start
 		    : anchor_hi ? start + len
-				: start + len / 2;
+		    : start + len / 2;
 
 	return (gravity_lo ? a - size : gravity_hi ? a : a - size / 2) + off;
 }

@@ -57,11 +57,10 @@ presentation_send_presented(struct comp *c, struct wl_list *list,
 		struct wl_client *client = wl_resource_get_client(fb);
 		struct wl_resource *out;
 
-		wl_resource_for_each(
-			out,
-			&c->output_resources) if (wl_resource_get_client(out) ==
-						  client)
-			wp_presentation_feedback_send_sync_output(fb, out);
+		wl_resource_for_each(out, &c->output_resources)
+			if (wl_resource_get_client(out) == client)
+				wp_presentation_feedback_send_sync_output(fb,
+									  out);
 		wp_presentation_feedback_send_presented(
 			fb, (uint32_t)((when_ns / 1000000000u) >> 32),
 			(uint32_t)(when_ns / 1000000000u),

@@ -32,10 +32,10 @@ next_serial(struct comp *c)
 }
 
 /* The resources in list that belong to the client of surface s. */
-#define for_each_resource_of(r, list, s)                            \
-	wl_resource_for_each(r,                                     \
-			     list) if (wl_resource_get_client(r) == \
-				       wl_resource_get_client((s)->resource))
+#define for_each_resource_of(r, list, s)                               \
+	wl_resource_for_each(r, list)                                  \
+		if (wl_resource_get_client(r) ==                       \
+		    wl_resource_get_client((s)->resource))
 
 /* Focus ------------------------------------------------------------------ */
 
@@ -104,10 +104,10 @@ pointer_send_frame(struct seat *seat, struct surface *s)
 {
 	struct wl_resource *r;
 
-	for_each_resource_of(r, &seat->pointers,
-			     s) if (wl_resource_get_version(r) >=
-				    WL_POINTER_FRAME_SINCE_VERSION)
-		wl_pointer_send_frame(r);
+	for_each_resource_of(r, &seat->pointers, s)
+		if (wl_resource_get_version(r) >=
+		    WL_POINTER_FRAME_SINCE_VERSION)
+			wl_pointer_send_frame(r);
 }
 
 /* The pointer's focus becomes the surface under it; enter and leave as
@@ -136,9 +136,10 @@ pointer_refocus(struct comp *c)
 	if (!s)
 		return true;
 	serial = next_serial(c);
-	for_each_resource_of(r, &seat->pointers, s) wl_pointer_send_enter(
-		r, serial, s->resource, wl_fixed_from_double(sx),
-		wl_fixed_from_double(sy));
+	for_each_resource_of(r, &seat->pointers, s)
+		wl_pointer_send_enter(r, serial, s->resource,
+				      wl_fixed_from_double(sx),
+				      wl_fixed_from_double(sy));
 	return true;
 }
 
@@ -327,8 +328,8 @@ seat_key(struct comp *c, uint32_t code, bool pressed)
 	if (!seat->keyboard_focus.surface)
 		return true;
 	serial = next_serial(c);
-	for_each_resource_of(r, &seat->keyboards, seat->keyboard_focus.surface)
-	{
+	for_each_resource_of(r, &seat->keyboards,
+			     seat->keyboard_focus.surface) {
 		wl_keyboard_send_key(r, serial, now_ms(), code,
 				     pressed ? WL_KEYBOARD_KEY_STATE_PRESSED
 					     : WL_KEYBOARD_KEY_STATE_RELEASED);

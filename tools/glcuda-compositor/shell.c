@@ -67,12 +67,10 @@ shell_send_enter(struct surface *s)
 {
 	struct wl_resource *out;
 
-	wl_resource_for_each(
-		out,
-		&s->comp->output_resources) if (wl_resource_get_client(out) ==
-						wl_resource_get_client(
-							s->resource))
-		wl_surface_send_enter(s->resource, out);
+	wl_resource_for_each(out, &s->comp->output_resources)
+		if (wl_resource_get_client(out) ==
+		    wl_resource_get_client(s->resource))
+			wl_surface_send_enter(s->resource, out);
 }
 
 /* A buffer before the configure is acked: xdg_surface's error, on

@@ -203,9 +203,10 @@ texture_upload_step(struct surface *s, struct wl_shm_buffer *shm,
 		       (uint32_t)s->upload.rows;
 
 	end = end > h ? h : end;
-	rows = rows < 1			    ? 1
-	       : rows > end - s->upload_row ? end - s->upload_row
-					    : rows;
+	if (rows < 1)
+		rows = 1;
+	else if (rows > end - s->upload_row)
+		rows = end - s->upload_row;
 	upload_rects(s->comp, &s->upload, shm,
 		     &(struct rect){ 0, (int32_t)s->upload_row, (int32_t)w,
 				     (int32_t)rows },
