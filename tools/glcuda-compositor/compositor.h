@@ -206,6 +206,23 @@ struct surface_role {
 	void (*destroyed)(struct surface *s);
 };
 
+/* A large shm buffer uploaded over several refreshes: renderer state, as
+ * weston's GL renderer keeps what it uploads apart from the protocol's
+ * state. texture.c fills its strips, rows [0, row) done; surface.c starts
+ * and finishes it (surface_uploads_step). state is the commit that
+ * attached the buffer, which completes with the upload (its buffer held,
+ * its callbacks and feedback waiting); the commits made meanwhile are
+ * merged into next and applied after it, in order. */
+struct upload {
+	struct surface *surface;
+	struct wl_list link;            /* comp.uploads */
+	struct strips strips;
+	uint32_t row;
+	struct surface_state state;
+	bool has_next;
+	struct surface_state next;
+};
+
 /* A wl_surface, and its role if it has one. */
 struct surface {
 	struct comp *comp;
@@ -242,18 +259,9 @@ struct surface {
 	struct wl_list stack, stack_pending; /* struct stack_entry */
 	struct stack_entry self, self_pending;
 
-	/* A large shm buffer being uploaded over several refreshes into
-	 * the strips of upload, rows [0, upload_row) done; tex above shows
-	 * the previous content until it is complete. upload_state is the commit
-	 * that attached it (its buffer held, its callbacks waiting); commits
-	 * made meanwhile are merged into queued and applied after it. */
-	bool uploading;
-	struct wl_list upload_link;     /* comp.uploads */
-	struct surface_state upload_state;
-	struct strips upload;
-	uint32_t upload_row;
-	bool has_queued;
-	struct surface_state queued;
+	/* A large shm upload in progress (NULL: none); tex above shows the
+	 * previous content until it is complete. */
+	struct upload *upload;
 
 	/* xdg-shell. */
 	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
@@ -368,7 +376,7 @@ struct comp {
 	const char *socket;
 	char *runtime_dir;              /* made by us, removed at exit */
 	struct wl_list surfaces;
-	struct wl_list uploads;         /* struct surface.upload_link */
+	struct wl_list uploads;         /* struct upload.link */
 	struct wl_list output_resources;
 	struct plain_global plain_globals[COMP_MAX_PLAIN_GLOBALS];
 	unsigned int plain_global_count;
@@ -612,7 +620,8 @@ void texture_upload_shm(struct surface *s, struct wl_shm_buffer *shm,
 uint64_t texture_upload_bytes(const struct surface *s,
 			      struct wl_shm_buffer *shm,
 			      const struct damage *damage);
-/* A large upload into s->upload, all of the buffer: begun, then a step
+/* A large upload into s->upload's strips, all of the buffer: begun (once
+ * s->upload is set), then a step
  * at each refresh within *budget bytes (at least one row; true once the
  * last row is in), then finished (the surface shows it) or cancelled. */
 void texture_upload_begin(struct surface *s, struct wl_shm_buffer *shm);

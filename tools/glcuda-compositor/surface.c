@@ -431,16 +431,35 @@ shm_buffer_check(struct surface *s, struct wl_resource *buffer,
 /* A large upload: into new strips, the whole buffer (the client's buffer
  * holds all of its content; the damage only says what changed), a part at
  * each refresh (surface_uploads_step). The state (buffer held, callbacks)
- * waits in upload_state; the surface keeps its current content
- * meanwhile. */
-static void
+ * waits in the upload; the surface keeps its current content meanwhile.
+ * false when there is no memory for it (the caller copies at once). */
+static bool
 upload_start(struct surface *s, struct wl_shm_buffer *shm,
 	     struct surface_state *st)
 {
+	struct upload *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return false;
+	u->surface = s;
+	state_init(&u->state);
+	state_init(&u->next);
+	s->upload = u;
 	texture_upload_begin(s, shm);
-	state_move(&s->upload_state, st);
-	s->uploading = true;
-	wl_list_insert(s->comp->uploads.prev, &s->upload_link);
+	state_move(&u->state, st);
+	wl_list_insert(s->comp->uploads.prev, &u->link);
+	return true;
+}
+
+/* The upload goes: out of the list, the states it held never applied. Its
+ * strips are texture.c's: shown, or freed (texture_upload_cancel). */
+static void
+upload_free(struct upload *u)
+{
+	wl_list_remove(&u->link);
+	state_fini(&u->state);
+	state_fini(&u->next);
+	free(u);
 }
 
 /* The dma-buf buffer the surface sampled in place is the client's again. */
@@ -494,7 +513,7 @@ attach_dmabuf(struct surface *s, struct wl_resource *buffer,
 
 /* A checked shm buffer: its damage copied at once and the buffer
  * released, or, when the copy is large, its upload started (true: the
- * state waits in upload_state until it is complete). */
+ * state waits in the upload until it is complete). */
 static bool
 attach_shm(struct surface *s, struct wl_resource *buffer,
 	   struct wl_shm_buffer *shm, struct surface_state *st)
@@ -503,10 +522,9 @@ attach_shm(struct surface *s, struct wl_resource *buffer,
 
 	state_buffer_damage(s, st, wl_shm_buffer_get_width(shm),
 			    wl_shm_buffer_get_height(shm), &damage);
-	if (texture_upload_bytes(s, shm, &damage) > UPLOAD_BYTES_PER_REFRESH) {
-		upload_start(s, shm, st);
+	if (texture_upload_bytes(s, shm, &damage) > UPLOAD_BYTES_PER_REFRESH &&
+	    upload_start(s, shm, st))
 		return true;
-	}
 	texture_upload_shm(s, shm, &damage);
 	/* Copied: the client may reuse it now. */
 	wl_buffer_send_release(buffer);
@@ -631,10 +649,10 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 static bool
 surface_apply_one(struct surface *s, struct surface_state *st)
 {
-	if (s->uploading) {
+	if (s->upload) {
 		/* Applied when the upload is complete, in commit order. */
-		state_move(&s->queued, st);
-		s->has_queued = true;
+		state_move(&s->upload->next, st);
+		s->upload->has_next = true;
 	} else if (!surface_apply_own(s, st)) {
 		return false;
 	}
@@ -687,12 +705,10 @@ surface_apply(struct surface *s, struct surface_state *st)
 static void
 upload_finish(struct surface *s, bool done)
 {
-	struct surface_state *st = &s->upload_state;
+	struct upload *u = s->upload;
+	struct surface_state *st = &u->state;
 	struct wl_resource *buffer = st->buffer;
 
-	wl_list_remove(&s->upload_link);
-	wl_list_init(&s->upload_link);
-	s->uploading = false;
 	if (done) {
 		texture_upload_finish(s, wl_shm_buffer_get(buffer));
 		wl_buffer_send_release(buffer);
@@ -700,17 +716,17 @@ upload_finish(struct surface *s, bool done)
 	} else {
 		texture_upload_cancel(s);
 	}
+	/* The commit behind may start an upload of its own. */
+	s->upload = NULL;
 	st->attached = false;
 	s->comp->damaged = true;
 	s->comp->commits++;
-	if (!surface_apply_own(s, st))
-		return;
-	role_commit(s);
-	if (s->has_queued) {
-		s->has_queued = false;
-		if (surface_apply_own(s, &s->queued))
+	if (surface_apply_own(s, st)) {
+		role_commit(s);
+		if (u->has_next && surface_apply_own(s, &u->next))
 			role_commit(s);
 	}
+	upload_free(u);
 }
 
 void
@@ -732,12 +748,13 @@ surface_uploads_step(struct comp *c)
 	wl_list_insert_list(&todo, &c->uploads);
 	wl_list_init(&c->uploads);
 	while (!wl_list_empty(&todo)) {
-		struct surface *s = wl_container_of(todo.next, s, upload_link);
-		struct wl_shm_buffer *shm = s->upload_state.buffer ?
-			wl_shm_buffer_get(s->upload_state.buffer) : NULL;
+		struct upload *u = wl_container_of(todo.next, u, link);
+		struct surface *s = u->surface;
+		struct wl_shm_buffer *shm = u->state.buffer ?
+			wl_shm_buffer_get(u->state.buffer) : NULL;
 
-		wl_list_remove(&s->upload_link);
-		wl_list_insert(c->uploads.prev, &s->upload_link);
+		wl_list_remove(&u->link);
+		wl_list_insert(c->uploads.prev, &u->link);
 		if (!shm) {
 			upload_finish(s, false);
 			continue;
@@ -829,10 +846,11 @@ surface_destroyed(struct wl_resource *resource)
 		s->subsurface = NULL;
 	}
 	wl_list_remove(&s->link);
-	if (s->uploading)
-		wl_list_remove(&s->upload_link);
-	state_fini(&s->upload_state);
-	state_fini(&s->queued);
+	if (s->upload) {
+		texture_upload_cancel(s);
+		upload_free(s->upload);
+		s->upload = NULL;
+	}
 	surface_release_held(s);
 	state_fini(&s->pending);
 	destroy_all(&s->frames);
@@ -863,7 +881,7 @@ surface_set_role(struct surface *s, const struct surface_role *role)
 bool
 surface_has_buffer(const struct surface *s)
 {
-	return s->has_content || s->uploading ||
+	return s->has_content || s->upload ||
 	       (s->pending.attached && s->pending.buffer);
 }
 
@@ -931,9 +949,6 @@ compositor_create_surface(struct wl_client *client,
 	pixman_region32_init(&s->opaque_region);
 	region_init_infinite(&s->input_region);
 	state_init(&s->pending);
-	state_init(&s->upload_state);
-	state_init(&s->queued);
-	wl_list_init(&s->upload_link);
 	wl_list_init(&s->frames);
 	wl_list_init(&s->feedback);
 	wl_list_init(&s->held_buffer_destroy.link);

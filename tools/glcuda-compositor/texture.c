@@ -186,47 +186,48 @@ texture_upload_bytes(const struct surface *s, struct wl_shm_buffer *shm,
 void
 texture_upload_begin(struct surface *s, struct wl_shm_buffer *shm)
 {
-	strips_init(&s->upload, wl_shm_buffer_get_width(shm),
+	strips_init(&s->upload->strips, wl_shm_buffer_get_width(shm),
 		    wl_shm_buffer_get_height(shm));
-	s->upload_row = 0;
+	s->upload->row = 0;
 }
 
 bool
 texture_upload_step(struct surface *s, struct wl_shm_buffer *shm,
 		    uint64_t *budget)
 {
+	struct upload *u = s->upload;
 	uint32_t w = (uint32_t)wl_shm_buffer_get_width(shm);
 	uint32_t h = (uint32_t)wl_shm_buffer_get_height(shm);
 	uint32_t rows = (uint32_t)(*budget / ((uint64_t)w * 4));
 	/* Not past the strip's end: at most one strip made a step. */
-	uint32_t end = ((s->upload_row / (uint32_t)s->upload.rows) + 1) *
-		       (uint32_t)s->upload.rows;
+	uint32_t end = ((u->row / (uint32_t)u->strips.rows) + 1) *
+		       (uint32_t)u->strips.rows;
 
 	end = end > h ? h : end;
 	if (rows < 1)
 		rows = 1;
-	else if (rows > end - s->upload_row)
-		rows = end - s->upload_row;
-	upload_rects(s->comp, &s->upload, shm,
-		     &(struct rect){ 0, (int32_t)s->upload_row, (int32_t)w,
+	else if (rows > end - u->row)
+		rows = end - u->row;
+	upload_rects(s->comp, &u->strips, shm,
+		     &(struct rect){ 0, (int32_t)u->row, (int32_t)w,
 				     (int32_t)rows },
 		     1);
 	*budget -= *budget < (uint64_t)rows * w * 4 ? *budget
 						    : (uint64_t)rows * w * 4;
-	s->upload_row += rows;
-	return s->upload_row == h;
+	u->row += rows;
+	return u->row == h;
 }
 
 void
 texture_upload_finish(struct surface *s, struct wl_shm_buffer *shm)
 {
-	surface_set_shm_strips(s, &s->upload, shm);
+	surface_set_shm_strips(s, &s->upload->strips, shm);
 }
 
 void
 texture_upload_cancel(struct surface *s)
 {
-	strips_free(s->comp, &s->upload);
+	strips_free(s->comp, &s->upload->strips);
 }
 
 bool
@@ -264,6 +265,7 @@ texture_set_dmabuf(struct surface *s, const struct dmabuf_buffer *b)
 void
 texture_surface_fini(struct surface *s)
 {
-	strips_free(s->comp, &s->upload);
+	if (s->upload)
+		strips_free(s->comp, &s->upload->strips);
 	strips_free(s->comp, &s->tex);
 }
