@@ -214,6 +214,7 @@ toplevel_move(struct wl_client *client, struct wl_resource *resource,
 {
 }
 
+/* See toplevel_move. */
 static void
 toplevel_resize(struct wl_client *client, struct wl_resource *resource,
 		struct wl_resource *seat, uint32_t serial, uint32_t edges)
