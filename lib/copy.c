@@ -98,7 +98,8 @@ copy_check(struct glcuda_image *img, unsigned int plane, int layer,
 
 /* Whether a copy of the plane goes through the copy kernels: where they
  * are built and load, for planes with a surface object, unless
- * GLCUDA_COPY=engine asks for the copy engine (bench/ compares the two). */
+ * GLCUDA_COPY=engine asks for the copy engine (bench/ compares the two).
+ * With the CUDA context current. */
 static bool
 copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p)
 {
@@ -109,7 +110,11 @@ copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p)
 
 		engine = e && !strcmp(e, "engine");
 	}
-	return !engine && p->array && p->surface && img->dev->copy_kernels.module;
+	if (engine || !p->array || !p->surface)
+		return false;
+	/* Loaded on the first copy of the device (a few milliseconds,
+	 * once), kept until the device goes. */
+	return copy_kernels_load(&img->dev->errors, &img->dev->copy_kernels) == 0;
 }
 
 /* Otherwise as 3D copies: one for every layer when the layer pitch is a whole number

@@ -539,13 +539,6 @@ device_new_internal(EGLDisplay display, EGLContext context,
 		ret = bind_cuda(dev, options);
 		if (ret < 0)
 			goto fail;
-		/* The copy kernels, once, so that no copy pays for the
-		 * load; without them copies use the copy engine. */
-		ret = device_push_cuda(dev, "glcuda_device_new");
-		if (ret < 0)
-			goto fail;
-		copy_kernels_load(&dev->errors, &dev->copy_kernels);
-		device_pop_cuda(dev);
 	}
 
 	ret = choose_sync_mode(dev,

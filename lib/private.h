@@ -42,7 +42,7 @@ struct glcuda_device {
 	CUdevice cu_device;
 	CUcontext cu_context;
 	bool cu_context_is_primary;
-	/* Loaded on the first copy between an image and linear memory. */
+	/* Loaded by the first copy between an image and linear memory. */
 	struct copy_kernels copy_kernels;
 
 	unsigned int live_images;

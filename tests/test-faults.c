@@ -60,7 +60,6 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 {
 	struct glcuda_device *dev = NULL, *dev_ctx = NULL, *dev_cpu = NULL;
 	struct glcuda_image *a = NULL, *b = NULL, *wt = NULL, *we = NULL, *c = NULL, *d = NULL;
-	struct glcuda_image *l = NULL;
 	DLManagedTensorVersioned *t = NULL;
 	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	EGLContext egl_ctx = glcuda_headless_get_context(hl);
@@ -84,25 +83,18 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		STEP(glcuda_handoff_to_cuda(dev, both, 2, NULL));
 		STEP(glcuda_handoff_to_gl(dev, both, 2, NULL));
 	}
-	/* Layers: a DLPack export (the image's pool, its hand-off and copy),
+	/* A DLPack export of a (the image's pool, its hand-off and copy),
 	 * then copies to and from linear memory (the export's). */
 	{
-		struct glcuda_image_desc ld;
 		CUdeviceptr data;
 
-		glcuda_image_desc_init(&ld);
-		ld.width = 16;
-		ld.height = 8;
-		ld.format = GLCUDA_FORMAT_RGBA8;
-		ld.layers = 2;
-		STEP(glcuda_image_new(dev, &ld, &l));
-		STEP(glcuda_image_export_dlpack(l, 0, NULL, &t));
+		STEP(glcuda_image_export_dlpack(a, 0, NULL, &t));
 		data = (CUdeviceptr)(uintptr_t)t->dl_tensor.data;
-		STEP(glcuda_handoff_to_cuda(dev, &l, 1, NULL));
-		STEP(glcuda_image_copy_from_linear(l, 0, GLCUDA_ALL_LAYERS, data, 64, 512,
+		STEP(glcuda_handoff_to_cuda(dev, &a, 1, NULL));
+		STEP(glcuda_image_copy_from_linear(a, 0, GLCUDA_ALL_LAYERS, data, 256, 0,
 						   NULL));
-		STEP(glcuda_image_copy_to_linear(l, 0, 1, data, 64, 0, NULL));
-		STEP(glcuda_handoff_to_gl(dev, &l, 1, NULL));
+		STEP(glcuda_image_copy_to_linear(a, 0, 0, data, 256, 0, NULL));
+		STEP(glcuda_handoff_to_gl(dev, &a, 1, NULL));
 		t->deleter(t);
 		t = NULL;
 	}
@@ -200,7 +192,6 @@ out:
 	}
 	if (t)
 		t->deleter(t);
-	glcuda_image_destroy(l);
 	glcuda_image_destroy(b);
 	glcuda_image_destroy(a);
 	glcuda_device_destroy(dev);
@@ -291,6 +282,21 @@ static const struct fault_exception no_wrap[] = {
 	  "no wrap" },
 	{ "lib/wrap.c", "wrap_unmap_cuda", "cuGraphicsUnmapResources", "no wrap" },
 	{ "lib/wrap.c", "wrap_refresh_mapped", "cuGraphicsSubResourceGetMappedArray", "no wrap" },
+};
+/* Where the copy kernels copy (lib/cuda/copy-kernels.c loaded them), the
+ * copy engine is their fallback; where they did not load (a build without
+ * nvcc), they are never called. */
+static const struct fault_exception copy_kernels[] = {
+	{ "lib/copy.c", "copy_enqueue", "cuMemcpy3DAsync",
+	  "the copy kernels copy; the copy engine is their fallback" },
+};
+static const struct fault_exception no_copy_kernels[] = {
+	{ "lib/cuda/copy-kernels.c", "copy_kernels_launch", "cuLaunchKernel",
+	  "no copy kernels in this build" },
+	{ "lib/cuda/copy-kernels.c", "copy_kernels_load", "cuModuleLoadData",
+	  "no copy kernels in this build" },
+	{ "lib/cuda/copy-kernels.c", "copy_kernels_load", "cuModuleGetFunction",
+	  "no copy kernels in this build" },
 };
 /* Where the CPU sync mode is all there is (Mesa without
  * GL_EXT_semaphore_fd): no semaphore is imported, waited on or signalled. */
@@ -414,7 +420,7 @@ START_TEST(every_cuda_call)
 	struct run_state st = { .hl = test_headless(_i == 1) };
 	struct glcuda_headless *hl = st.hl;
 	struct fault_exception exceptions[ARRAY_LENGTH(after_a_failure) + ARRAY_LENGTH(no_wrap) +
-					  ARRAY_LENGTH(cpu_only)];
+					  ARRAY_LENGTH(cpu_only) + ARRAY_LENGTH(no_copy_kernels)];
 	struct fault_target missed[128];
 	size_t nexceptions = 0, nmissed;
 	unsigned long points = 0;
@@ -446,6 +452,20 @@ START_TEST(every_cuda_call)
 		     caps->sync_modes_supported == 1u << GLCUDA_SYNC_CPU && i < ARRAY_LENGTH(cpu_only);
 		     i++)
 			exceptions[nexceptions++] = cpu_only[i];
+		/* The copy kernels load with the device's first copy. */
+		{
+			CUcontext popped;
+
+			ck_cu(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
+			ck_assert_int_ge(copy_kernels_load(&dev->errors,
+							   &dev->copy_kernels), 0);
+			ck_cu(CU(cuCtxPopCurrent)(&popped));
+		}
+		if (dev->copy_kernels.module)
+			exceptions[nexceptions++] = copy_kernels[0];
+		for (size_t i = 0; !dev->copy_kernels.module &&
+				   i < ARRAY_LENGTH(no_copy_kernels); i++)
+			exceptions[nexceptions++] = no_copy_kernels[i];
 		glcuda_device_destroy(dev);
 	}
 

@@ -19,8 +19,8 @@ struct copy_kernels {
 	CUfunction fn[5];    /* by log2 of the bytes per pixel: 1 .. 16 */
 };
 
-/* Load the module once, with the context current: when the device is
- * made. 0 when the kernels can be used; 1 when the build has none or the
+/* Load the module once, with the context current (the device's first
+ * copy). 0 when the kernels can be used; 1 when the build has none or the
  * driver refuses the module (a driver older than the kernels' PTX), which
  * leaves copies to the copy engine (logged at info), never an error. */
 int copy_kernels_load(struct error_sink *errors, struct copy_kernels *k);
