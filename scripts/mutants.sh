@@ -1,0 +1,223 @@
+#!/bin/bash
+# Mutation testing: how many plausible bugs the test suite catches.
+#
+#   scripts/mutants.sh [-j JOBS] [--gpu] [--keep] [--work DIR] [MUTANT...]
+#
+# Each mutant (tests/mutants/*.mutant; doc/testing.md describes the
+# format) is one small change to one file: a text found exactly once in
+# it and what replaces it. The script builds the tree once, configured as
+# the README's test command does, and checks that its `make check`
+# passes; then, for each mutant, copies that built tree, applies the
+# change, rebuilds what it touched and runs the mutant's own tests (the
+# ones most likely to catch it) and, only if they pass, the whole `make
+# check`. A mutant is
+#   killed    when the build or a test fails (or hangs past
+#             MUTANTS_TIMEOUT seconds, default 1800);
+#   survived  when the whole suite passes with it;
+#   stale     when its text is no longer found exactly once in its file:
+#             the code moved on; refresh the mutant (not counted);
+#   gpu-only  when it is marked so and --gpu is not given: only the real
+#             CUDA driver catches it (scripts/gpu-test.sh's machine).
+# Prints one line per mutant, then the survivors, the stale ones and the
+# ratio killed / (killed + survived). Exits 1 when the baseline fails or
+# fewer than MUTANTS_MIN_KILLED percent (default 90) are killed.
+#
+# -j JOBS: mutants at a time, each in its own copy (default: the CPUs,
+# nproc). --work DIR: where the copies go (default
+# ${TMPDIR:-/tmp}/glcuda-mutants; emptied first). --keep: leave each
+# mutant's copy there (DIR/mNNN) to look at. MUTANTS_CONFIGURE: configure's
+# arguments (default --enable-werror, as the README's test command).
+#
+# The copies: libtool's wrapper scripts, the Makefiles and the binaries'
+# run paths hold the build tree's absolute path. Each copy is made at a
+# path of the same length as the built tree's (DIR/base, DIR/m001...) and
+# every occurrence of one path is replaced by the other, byte for byte,
+# keeping each file's time stamp, so that make sees a tree it built
+# and rebuilds only what the mutant changes.
+# SPDX-License-Identifier: MIT
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc 2>/dev/null || echo 1)
+gpu=no keep=no
+work=${TMPDIR:-/tmp}/glcuda-mutants
+timeout_s=${MUTANTS_TIMEOUT:-1800}
+min_killed=${MUTANTS_MIN_KILLED:-90}
+configure_args=${MUTANTS_CONFIGURE:---enable-werror}
+
+usage() {
+	sed -n '2,/^# SPDX/p' "$0" | sed 's/^# \{0,1\}//; /^SPDX/d' >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-j) jobs=$2; shift 2 ;;
+	-j*) jobs=${1#-j}; shift ;;
+	--gpu) gpu=yes; shift ;;
+	--keep) keep=yes; shift ;;
+	--work) work=$2; shift 2 ;;
+	-h|--help) usage ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+case $jobs in ''|*[!0-9]*|0) echo "mutants.sh: -j wants a number of jobs" >&2; exit 2 ;; esac
+
+if [ $# -gt 0 ]; then
+	mutants=("$@")
+else
+	mutants=("$src"/tests/mutants/*.mutant)
+fi
+for m in "${mutants[@]}"; do
+	[ -f "$m" ] || { echo "mutants.sh: no mutant $m" >&2; exit 2; }
+done
+
+# field MUTANT NAME: the header line "NAME: value" of a mutant.
+field() {
+	sed -n "/^@@ find\$/q; s/^$2: *//p" "$1" | head -n1
+}
+
+# apply MUTANT TREE: the mutant's change in TREE; exit status 3 when its
+# text is not found exactly once (stale).
+apply() {
+	perl -e '
+		my ($mutant, $tree) = @ARGV;
+		open(my $m, "<", $mutant) or die "$mutant: $!\n";
+		my ($file, $part, $find, $repl) = ("", "", "", "");
+		while (<$m>) {
+			if (/^\@\@ find$/) { $part = "find"; next }
+			if (/^\@\@ replace$/) { $part = "replace"; next }
+			if ($part eq "find") { $find .= $_ }
+			elsif ($part eq "replace") { $repl .= $_ }
+			elsif (/^file: *(\S+)/) { $file = $1 }
+		}
+		die "$mutant: no file: or no \@\@ find block\n" if !$file || $find eq "";
+		open(my $f, "<", "$tree/$file") or exit 3;
+		local $/;
+		my $text = <$f>;
+		close($f);
+		my $n = () = $text =~ /\Q$find\E/g;
+		exit 3 if $n != 1;
+		$text =~ s/\Q$find\E/$repl/;
+		open($f, ">", "$tree/$file") or die "$tree/$file: $!\n";
+		print $f $text;
+		close($f);
+	' "$1" "$2"
+}
+
+# copy_tree FROM TO: a copy of the built tree FROM at TO (the same length),
+# FROM's path replaced by TO's in every file, time stamps kept.
+copy_tree() {
+	local from=$1 to=$2
+	rm -rf "$to"
+	cp -a "$from" "$to"
+	grep -rlZF -- "$from" "$to" | while IFS= read -r -d '' f; do
+		[ -L "$f" ] && continue
+		perl -pi -e 'BEGIN { ($a, $b) = (shift, shift) } s/\Q$a\E/$b/g' \
+			"$from" "$to" "$f"
+		touch -r "$from/${f#"$to"/}" "$f"
+	done
+}
+
+# run_mutant INDEX MUTANT: prints "NAME RESULT [DETAIL]" into the results.
+run_mutant() {
+	local i=$1 m=$2 name tree tests log
+	name=$(basename "$m" .mutant)
+	tree=$(printf '%s/m%03d' "$work" "$i")
+	log=$work/logs/$name.log
+	tests=$(field "$m" tests)
+	if [ "$(field "$m" gpu-only)" = yes ] && [ $gpu = no ]; then
+		echo "$name gpu-only" > "$work/results/$name"
+		return 0
+	fi
+	copy_tree "$work/base" "$tree"
+	set +e
+	apply "$m" "$tree"
+	case $? in
+	0) ;;
+	3) echo "$name stale $(field "$m" file)" > "$work/results/$name"
+	   [ $keep = yes ] || rm -rf "$tree"
+	   return 0 ;;
+	*) echo "$name error applying" > "$work/results/$name"
+	   return 0 ;;
+	esac
+	(
+		cd "$tree" || exit 1
+		if ! timeout -k 30 "$timeout_s" make >"$log" 2>&1; then
+			echo "killed build"
+		elif [ -n "$tests" ] &&
+		     ! timeout -k 30 "$timeout_s" make check TESTS="$tests" >>"$log" 2>&1; then
+			echo "killed $(grep -hE '^(FAIL|ERROR):' "$log" | head -n3 | tr '\n' ' ')"
+		elif ! timeout -k 30 "$timeout_s" make check >>"$log" 2>&1; then
+			echo "killed (whole suite) $(grep -hE '^(FAIL|ERROR):' "$log" | head -n3 |
+				tr '\n' ' ')"
+		else
+			echo "survived"
+		fi
+	) | sed "s|^|$name |" > "$work/results/$name"
+	set -e
+	[ $keep = yes ] || rm -rf "$tree"
+}
+
+start=$(date +%s)
+case $work in "$src"|"$src"/*) echo "mutants.sh: --work must be outside the tree" >&2; exit 2 ;; esac
+rm -rf "$work"
+mkdir -p "$work/results" "$work/logs"
+work=$(cd "$work" && pwd)
+
+# The tracked files as they are in the work tree (git add a new one), built
+# once.
+echo "mutants.sh: building the tree in $work/base"
+mkdir "$work/base"
+(cd "$src" && git ls-files -z -c | xargs -0 cp --parents -t "$work/base")
+(
+	cd "$work/base"
+	# shellcheck disable=SC2086 # split on purpose
+	autoreconf -fi && ./configure $configure_args && make -j"$jobs" &&
+		make -j"$jobs" check
+) >"$work/logs/base.log" 2>&1 || {
+	echo "mutants.sh: the tree does not build or its make check fails without" \
+		"mutants (see $work/logs/base.log)" >&2
+	grep -E '^(FAIL|ERROR):' "$work/logs/base.log" >&2 || tail -n 20 "$work/logs/base.log" >&2
+	exit 1
+}
+echo "mutants.sh: the tree's make check passes ($(($(date +%s) - start)) s);" \
+	"${#mutants[@]} mutants, $jobs at a time"
+
+i=0
+for m in "${mutants[@]}"; do
+	i=$((i + 1))
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n || true
+	done
+	run_mutant "$i" "$m" &
+done
+wait
+
+killed=0 survived=0 stale=0 gpu_only=0
+for m in "${mutants[@]}"; do
+	name=$(basename "$m" .mutant)
+	r=$(cat "$work/results/$name" 2>/dev/null || echo "$name error no result")
+	echo "$r"
+	case ${r#"$name "} in
+	killed*) killed=$((killed + 1)) ;;
+	survived*) survived=$((survived + 1)) ;;
+	stale*) stale=$((stale + 1)) ;;
+	gpu-only*) gpu_only=$((gpu_only + 1)) ;;
+	esac
+done
+for m in "${mutants[@]}"; do
+	name=$(basename "$m" .mutant)
+	case $(cat "$work/results/$name" 2>/dev/null) in
+	*" survived") echo "survived: $name: $(field "$m" description)" ;;
+	*" stale "*) echo "stale (refresh it): $name: its text is no longer in $(field "$m" file)" ;;
+	esac
+done
+counted=$((killed + survived))
+pct=0
+[ $counted -eq 0 ] || pct=$((100 * killed / counted))
+echo "mutants: $killed killed, $survived survived ($pct % killed)," \
+	"$stale stale, $gpu_only gpu-only not run; $(($(date +%s) - start)) s"
+[ $counted -gt 0 ] && [ $pct -ge "$min_killed" ]
