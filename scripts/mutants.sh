@@ -2,6 +2,7 @@
 # Mutation testing: how many plausible bugs the test suite catches.
 #
 #   scripts/mutants.sh [-j JOBS] [--gpu] [--keep] [--work DIR] [MUTANT...]
+#   scripts/mutants.sh --gpu-build DIR [MUTANT...]
 #
 # Each mutant (tests/mutants/*.mutant; doc/testing.md describes the
 # format) is one small change to one file: a text found exactly once in
@@ -28,6 +29,12 @@
 # mutant's copy there (DIR/mNNN) to look at. MUTANTS_CONFIGURE: configure's
 # arguments (default --enable-werror, as the README's test command).
 #
+# --gpu-build DIR: for the GPU machine, which has no build tools
+# (doc/gpu-testing.md): each gpu-only mutant applied to a copy of the
+# tracked files in DIR/NAME, built there by scripts/gpu-build.sh, its
+# tests listed in DIR/NAME/mutant-tests. Copy DIR to the GPU machine and
+# run scripts/gpu-mutants.sh DIR there.
+#
 # The copies: libtool's wrapper scripts, the Makefiles and the binaries'
 # run paths hold the build tree's absolute path. Each copy is made at a
 # path of the same length as the built tree's (DIR/base, DIR/m001...) and
@@ -39,7 +46,7 @@ set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 1)
-gpu=no keep=no
+gpu=no keep=no gpu_build_dir=
 work=${TMPDIR:-/tmp}/glcuda-mutants
 timeout_s=${MUTANTS_TIMEOUT:-1800}
 min_killed=${MUTANTS_MIN_KILLED:-90}
@@ -49,30 +56,6 @@ usage() {
 	sed -n '2,/^# SPDX/p' "$0" | sed 's/^# \{0,1\}//; /^SPDX/d' >&2
 	exit 2
 }
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	-j) jobs=$2; shift 2 ;;
-	-j*) jobs=${1#-j}; shift ;;
-	--gpu) gpu=yes; shift ;;
-	--keep) keep=yes; shift ;;
-	--work) work=$2; shift 2 ;;
-	-h|--help) usage ;;
-	--) shift; break ;;
-	-*) usage ;;
-	*) break ;;
-	esac
-done
-case $jobs in ''|*[!0-9]*|0) echo "mutants.sh: -j wants a number of jobs" >&2; exit 2 ;; esac
-
-if [ $# -gt 0 ]; then
-	mutants=("$@")
-else
-	mutants=("$src"/tests/mutants/*.mutant)
-fi
-for m in "${mutants[@]}"; do
-	[ -f "$m" ] || { echo "mutants.sh: no mutant $m" >&2; exit 2; }
-done
 
 # field MUTANT NAME: the header line "NAME: value" of a mutant.
 field() {
@@ -93,7 +76,8 @@ apply() {
 			elsif ($part eq "replace") { $repl .= $_ }
 			elsif (/^file: *(\S+)/) { $file = $1 }
 		}
-		die "$mutant: no file: or no \@\@ find block\n" if !$file || $find eq "";
+		die "$mutant: no file or no find block\n"
+			if !$file || $find eq "";
 		open(my $f, "<", "$tree/$file") or exit 3;
 		local $/;
 		my $text = <$f>;
@@ -107,117 +91,207 @@ apply() {
 	' "$1" "$2"
 }
 
-# copy_tree FROM TO: a copy of the built tree FROM at TO (the same length),
-# FROM's path replaced by TO's in every file, time stamps kept.
+# copy_tracked TO: the tracked files, as they are in the work tree (git
+# add a new one), copied to TO.
+copy_tracked() {
+	mkdir -p "$1"
+	(cd "$src" && git ls-files -z -c | xargs -0 cp --parents -t "$1")
+}
+
+# copy_tree FROM TO: a copy of the built tree FROM at TO (a path of the
+# same length), FROM's path replaced by TO's in every file, time stamps
+# kept.
 copy_tree() {
 	local from=$1 to=$2
 	rm -rf "$to"
 	cp -a "$from" "$to"
 	grep -rlZF -- "$from" "$to" | while IFS= read -r -d '' f; do
 		[ -L "$f" ] && continue
-		perl -pi -e 'BEGIN { ($a, $b) = (shift, shift) } s/\Q$a\E/$b/g' \
+		perl -pi -e \
+			'BEGIN { ($a, $b) = (shift, shift) } s/\Q$a\E/$b/g' \
 			"$from" "$to" "$f"
 		touch -r "$from/${f#"$to"/}" "$f"
 	done
 }
 
-# run_mutant INDEX MUTANT: prints "NAME RESULT [DETAIL]" into the results.
+# failed LOG: the first failed tests' lines of a make check log, on one
+# line.
+failed() {
+	grep -hE '^(FAIL|ERROR):' "$1" | head -n3 | tr '\n' ' '
+}
+
+# verdict TREE TESTS LOG: built and checked, "killed ..." or "survived".
+verdict() {
+	local t="timeout -k 30 $timeout_s"
+
+	cd "$1" || return 1
+	if ! $t make >"$3" 2>&1; then
+		echo "killed build"
+	elif [ -n "$2" ] && ! $t make check TESTS="$2" >>"$3" 2>&1; then
+		echo "killed $(failed "$3")"
+	elif ! $t make check >>"$3" 2>&1; then
+		echo "killed (whole suite) $(failed "$3")"
+	else
+		echo "survived"
+	fi
+}
+
+# run_mutant INDEX MUTANT: "NAME RESULT [DETAIL]" into the results.
 run_mutant() {
-	local i=$1 m=$2 name tree tests log
+	local i=$1 m=$2 name tree out
 	name=$(basename "$m" .mutant)
 	tree=$(printf '%s/m%03d' "$work" "$i")
-	log=$work/logs/$name.log
-	tests=$(field "$m" tests)
+	out=$work/results/$name
 	if [ "$(field "$m" gpu-only)" = yes ] && [ $gpu = no ]; then
-		echo "$name gpu-only" > "$work/results/$name"
+		echo "$name gpu-only" > "$out"
 		return 0
 	fi
 	copy_tree "$work/base" "$tree"
 	set +e
 	apply "$m" "$tree"
 	case $? in
-	0) ;;
-	3) echo "$name stale $(field "$m" file)" > "$work/results/$name"
-	   [ $keep = yes ] || rm -rf "$tree"
-	   return 0 ;;
-	*) echo "$name error applying" > "$work/results/$name"
-	   return 0 ;;
+	0) echo "$name $(verdict "$tree" "$(field "$m" tests)" \
+		"$work/logs/$name.log")" > "$out" ;;
+	3) echo "$name stale $(field "$m" file)" > "$out" ;;
+	*) echo "$name error applying" > "$out" ;;
 	esac
-	(
-		cd "$tree" || exit 1
-		if ! timeout -k 30 "$timeout_s" make >"$log" 2>&1; then
-			echo "killed build"
-		elif [ -n "$tests" ] &&
-		     ! timeout -k 30 "$timeout_s" make check TESTS="$tests" >>"$log" 2>&1; then
-			echo "killed $(grep -hE '^(FAIL|ERROR):' "$log" | head -n3 | tr '\n' ' ')"
-		elif ! timeout -k 30 "$timeout_s" make check >>"$log" 2>&1; then
-			echo "killed (whole suite) $(grep -hE '^(FAIL|ERROR):' "$log" | head -n3 |
-				tr '\n' ' ')"
-		else
-			echo "survived"
-		fi
-	) | sed "s|^|$name |" > "$work/results/$name"
 	set -e
 	[ $keep = yes ] || rm -rf "$tree"
 }
 
-start=$(date +%s)
-case $work in "$src"|"$src"/*) echo "mutants.sh: --work must be outside the tree" >&2; exit 2 ;; esac
-rm -rf "$work"
-mkdir -p "$work/results" "$work/logs"
-work=$(cd "$work" && pwd)
-
-# The tracked files as they are in the work tree (git add a new one), built
-# once.
-echo "mutants.sh: building the tree in $work/base"
-mkdir "$work/base"
-(cd "$src" && git ls-files -z -c | xargs -0 cp --parents -t "$work/base")
-(
-	cd "$work/base"
-	# shellcheck disable=SC2086 # split on purpose
-	autoreconf -fi && ./configure $configure_args && make -j"$jobs" &&
-		make -j"$jobs" check
-) >"$work/logs/base.log" 2>&1 || {
-	echo "mutants.sh: the tree does not build or its make check fails without" \
-		"mutants (see $work/logs/base.log)" >&2
-	grep -E '^(FAIL|ERROR):' "$work/logs/base.log" >&2 || tail -n 20 "$work/logs/base.log" >&2
-	exit 1
-}
-echo "mutants.sh: the tree's make check passes ($(($(date +%s) - start)) s);" \
-	"${#mutants[@]} mutants, $jobs at a time"
-
-i=0
-for m in "${mutants[@]}"; do
-	i=$((i + 1))
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
-		wait -n || true
+# gpu_build DIR: each gpu-only mutant built for the GPU machine.
+gpu_build() {
+	local dir=$1 m name
+	mkdir -p "$dir"
+	for m in "${mutants[@]}"; do
+		[ "$(field "$m" gpu-only)" = yes ] || continue
+		name=$(basename "$m" .mutant)
+		rm -rf "${dir:?}/$name"
+		copy_tracked "$dir/$name"
+		if ! apply "$m" "$dir/$name"; then
+			echo "$name stale: its text is no longer in" \
+				"$(field "$m" file)"
+			rm -rf "${dir:?}/$name"
+			continue
+		fi
+		if ! (cd "$dir/$name" && scripts/gpu-build.sh) \
+			>"$dir/$name.log" 2>&1; then
+			echo "$name: the build failed ($dir/$name.log)"
+			continue
+		fi
+		for t in $(field "$m" tests); do
+			basename "$t"
+		done > "$dir/$name/mutant-tests"
+		echo "$name: built in $dir/$name"
 	done
-	run_mutant "$i" "$m" &
-done
-wait
+	echo "on the GPU machine: scripts/gpu-mutants.sh $dir"
+}
 
-killed=0 survived=0 stale=0 gpu_only=0
-for m in "${mutants[@]}"; do
-	name=$(basename "$m" .mutant)
-	r=$(cat "$work/results/$name" 2>/dev/null || echo "$name error no result")
-	echo "$r"
-	case ${r#"$name "} in
-	killed*) killed=$((killed + 1)) ;;
-	survived*) survived=$((survived + 1)) ;;
-	stale*) stale=$((stale + 1)) ;;
-	gpu-only*) gpu_only=$((gpu_only + 1)) ;;
+# summary: a line per mutant, the survivors and the stale, the ratio;
+# false below MUTANTS_MIN_KILLED percent.
+summary() {
+	local killed=0 survived=0 stale=0 gpu_only=0 m name r pct=0
+	for m in "${mutants[@]}"; do
+		name=$(basename "$m" .mutant)
+		r=$(cat "$work/results/$name" 2>/dev/null ||
+			echo "$name error no result")
+		echo "$r"
+		case ${r#"$name "} in
+		killed*) killed=$((killed + 1)) ;;
+		survived*) survived=$((survived + 1)) ;;
+		stale*) stale=$((stale + 1)) ;;
+		gpu-only*) gpu_only=$((gpu_only + 1)) ;;
+		esac
+	done
+	for m in "${mutants[@]}"; do
+		name=$(basename "$m" .mutant)
+		case $(cat "$work/results/$name" 2>/dev/null) in
+		*" survived")
+			echo "survived: $name: $(field "$m" description)" ;;
+		*" stale "*)
+			echo "stale (refresh it): $name: its text is no" \
+				"longer in $(field "$m" file)" ;;
+		esac
+	done
+	[ $((killed + survived)) -eq 0 ] ||
+		pct=$((100 * killed / (killed + survived)))
+	echo "mutants: $killed killed, $survived survived ($pct % killed)," \
+		"$stale stale, $gpu_only gpu-only not run;" \
+		"$(($(date +%s) - start)) s"
+	[ $((killed + survived)) -gt 0 ] && [ $pct -ge "$min_killed" ]
+}
+
+# All of it is read before any of it runs: the file may change meanwhile.
+main() {
+	local m i
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-j) jobs=$2; shift 2 ;;
+		-j*) jobs=${1#-j}; shift ;;
+		--gpu) gpu=yes; shift ;;
+		--keep) keep=yes; shift ;;
+		--work) work=$2; shift 2 ;;
+		--gpu-build) gpu_build_dir=$2; shift 2 ;;
+		-h|--help) usage ;;
+		--) shift; break ;;
+		-*) usage ;;
+		*) break ;;
+		esac
+	done
+	case $jobs in
+	''|*[!0-9]*|0)
+		echo "mutants.sh: -j wants a number of jobs" >&2
+		exit 2 ;;
 	esac
-done
-for m in "${mutants[@]}"; do
-	name=$(basename "$m" .mutant)
-	case $(cat "$work/results/$name" 2>/dev/null) in
-	*" survived") echo "survived: $name: $(field "$m" description)" ;;
-	*" stale "*) echo "stale (refresh it): $name: its text is no longer in $(field "$m" file)" ;;
+	if [ $# -gt 0 ]; then
+		mutants=("$@")
+	else
+		mutants=("$src"/tests/mutants/*.mutant)
+	fi
+	for m in "${mutants[@]}"; do
+		[ -f "$m" ] || { echo "mutants.sh: no mutant $m" >&2; exit 2; }
+	done
+	if [ -n "$gpu_build_dir" ]; then
+		gpu_build "$gpu_build_dir"
+		exit 0
+	fi
+	case $work in
+	"$src"|"$src"/*)
+		echo "mutants.sh: --work must be outside the tree" >&2
+		exit 2 ;;
 	esac
-done
-counted=$((killed + survived))
-pct=0
-[ $counted -eq 0 ] || pct=$((100 * killed / counted))
-echo "mutants: $killed killed, $survived survived ($pct % killed)," \
-	"$stale stale, $gpu_only gpu-only not run; $(($(date +%s) - start)) s"
-[ $counted -gt 0 ] && [ $pct -ge "$min_killed" ]
+
+	start=$(date +%s)
+	rm -rf "$work"
+	mkdir -p "$work/results" "$work/logs"
+	work=$(cd "$work" && pwd)
+	echo "mutants.sh: building the tree in $work/base"
+	copy_tracked "$work/base"
+	# shellcheck disable=SC2086 # split on purpose
+	if ! (cd "$work/base" && autoreconf -fi &&
+		./configure $configure_args && make -j"$jobs" &&
+		make -j"$jobs" check) >"$work/logs/base.log" 2>&1; then
+		echo "mutants.sh: the tree does not build or its make check" \
+			"fails without mutants ($work/logs/base.log)" >&2
+		grep -E '^(FAIL|ERROR):' "$work/logs/base.log" >&2 ||
+			tail -n 20 "$work/logs/base.log" >&2
+		exit 1
+	fi
+	echo "mutants.sh: the tree's make check passes" \
+		"($(($(date +%s) - start)) s); ${#mutants[@]} mutants," \
+		"$jobs at a time"
+
+	i=0
+	for m in "${mutants[@]}"; do
+		i=$((i + 1))
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+			wait -n || true
+		done
+		run_mutant "$i" "$m" &
+	done
+	wait
+	summary
+}
+
+main "$@"
+exit

@@ -65,7 +65,8 @@ buffer_new(struct test_client *c, int32_t w, int32_t h, bool fill)
 	if (fill)
 		memset(data, 0xff, size);
 	munmap(data, size);
-	b = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4, WL_SHM_FORMAT_ARGB8888);
+	b = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
+				      WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
 	return b;
 }
@@ -76,7 +77,7 @@ struct window {
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *toplevel;
 	struct wl_buffer *buffer;
-	uint32_t serial;                /* of the last configure, 0: none yet */
+	uint32_t serial; /* of the last configure, 0: none yet */
 };
 
 static void
@@ -94,16 +95,19 @@ static const struct xdg_surface_listener window_listener = { window_configure };
  * before that commit, set_up (when not NULL) adds to its state. -1 when
  * the connection broke. */
 static int
-window_map(struct window *win, struct test_client *c, const char *app_id, const char *title,
-	   int32_t w, int32_t h, void (*set_up)(struct window *win))
+window_map(struct window *win, struct test_client *c, const char *app_id,
+	   const char *title, int32_t w, int32_t h,
+	   void (*set_up)(struct window *win))
 {
 	memset(win, 0, sizeof(*win));
 	win->c = c;
 	win->surface = wl_compositor_create_surface(c->compositor);
-	win->xdg_surface = xdg_wm_base_get_xdg_surface(c->wm_base, win->surface);
+	win->xdg_surface =
+		xdg_wm_base_get_xdg_surface(c->wm_base, win->surface);
 	xdg_surface_add_listener(win->xdg_surface, &window_listener, win);
 	win->toplevel = xdg_surface_get_toplevel(win->xdg_surface);
-	xdg_toplevel_add_listener(win->toplevel, &test_client_toplevel_ignored, NULL);
+	xdg_toplevel_add_listener(win->toplevel, &test_client_toplevel_ignored,
+				  NULL);
 	xdg_toplevel_set_app_id(win->toplevel, app_id);
 	xdg_toplevel_set_title(win->toplevel, title);
 	wl_surface_commit(win->surface);
@@ -139,8 +143,8 @@ window_destroy(struct window *win)
  * or -1 when it failed; then a round trip on each display given, so that
  * whatever the compositor sent them while it ran is here. */
 static int
-ctl(const char *prog, const char *command, char *out, size_t size, struct test_client *a,
-    struct test_client *b)
+ctl(const char *prog, const char *command, char *out, size_t size,
+    struct test_client *a, struct test_client *b)
 {
 	char line[512];
 	size_t n = 0;
@@ -189,14 +193,15 @@ keys_add(struct keys *k, char what)
 }
 
 static void
-kb_keymap(void *data, struct wl_keyboard *kb, uint32_t format, int32_t fd, uint32_t size)
+kb_keymap(void *data, struct wl_keyboard *kb, uint32_t format, int32_t fd,
+	  uint32_t size)
 {
 	close(fd);
 }
 
 static void
-kb_enter(void *data, struct wl_keyboard *kb, uint32_t serial, struct wl_surface *s,
-	 struct wl_array *pressed)
+kb_enter(void *data, struct wl_keyboard *kb, uint32_t serial,
+	 struct wl_surface *s, struct wl_array *pressed)
 {
 	struct keys *k = data;
 
@@ -205,7 +210,8 @@ kb_enter(void *data, struct wl_keyboard *kb, uint32_t serial, struct wl_surface 
 }
 
 static void
-kb_leave(void *data, struct wl_keyboard *kb, uint32_t serial, struct wl_surface *s)
+kb_leave(void *data, struct wl_keyboard *kb, uint32_t serial,
+	 struct wl_surface *s)
 {
 	struct keys *k = data;
 
@@ -214,15 +220,16 @@ kb_leave(void *data, struct wl_keyboard *kb, uint32_t serial, struct wl_surface 
 }
 
 static void
-kb_key(void *data, struct wl_keyboard *kb, uint32_t serial, uint32_t time, uint32_t key,
-       uint32_t state)
+kb_key(void *data, struct wl_keyboard *kb, uint32_t serial, uint32_t time,
+       uint32_t key, uint32_t state)
 {
 	keys_add(data, 'k');
 }
 
 static void
-kb_modifiers(void *data, struct wl_keyboard *kb, uint32_t serial, uint32_t depressed,
-	     uint32_t latched, uint32_t locked, uint32_t group)
+kb_modifiers(void *data, struct wl_keyboard *kb, uint32_t serial,
+	     uint32_t depressed, uint32_t latched, uint32_t locked,
+	     uint32_t group)
 {
 }
 
@@ -231,8 +238,9 @@ kb_repeat_info(void *data, struct wl_keyboard *kb, int32_t rate, int32_t delay)
 {
 }
 
-static const struct wl_keyboard_listener kb_listener = { kb_keymap, kb_enter, kb_leave,
-							 kb_key, kb_modifiers, kb_repeat_info };
+static const struct wl_keyboard_listener kb_listener = {
+	kb_keymap, kb_enter, kb_leave, kb_key, kb_modifiers, kb_repeat_info
+};
 
 static void
 keys_init(struct keys *k, struct test_client *c)
@@ -267,7 +275,8 @@ two_map(struct two *t, struct test_client *c, const char *title)
 	keys_init(&t->older_keys, c);
 	keys_init(&t->newer_keys, &t->other);
 	if (window_map(&t->older, c, "rules-older", title, 32, 32, NULL) < 0 ||
-	    window_map(&t->newer, &t->other, "rules-newer", title, 32, 32, NULL) < 0 ||
+	    window_map(&t->newer, &t->other, "rules-newer", title, 32, 32,
+		       NULL) < 0 ||
 	    wl_display_roundtrip(c->display) < 0)
 		return -1;
 	return 0;
@@ -293,7 +302,8 @@ struct placed {
 };
 
 static void
-popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y, int32_t w, int32_t h)
+popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y,
+		int32_t w, int32_t h)
 {
 	struct placed *p = data;
 
@@ -311,25 +321,30 @@ popup_repositioned(void *data, struct xdg_popup *popup, uint32_t token)
 {
 }
 
-static const struct xdg_popup_listener popup_listener = { popup_configure, popup_done,
-							   popup_repositioned };
+static const struct xdg_popup_listener popup_listener = { popup_configure,
+							  popup_done,
+							  popup_repositioned };
 
 static void
-popup_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+popup_surface_configure(void *data, struct xdg_surface *xdg_surface,
+			uint32_t serial)
 {
 	xdg_surface_ack_configure(xdg_surface, serial);
 }
 
-static const struct xdg_surface_listener popup_surface_listener = { popup_surface_configure };
+static const struct xdg_surface_listener popup_surface_listener = {
+	popup_surface_configure
+};
 
 /* Where the popup of parent goes: its configure's position. */
 static int
-popup_place(struct test_client *c, struct window *parent, struct xdg_positioner *pos,
-	    struct placed *out)
+popup_place(struct test_client *c, struct window *parent,
+	    struct xdg_positioner *pos, struct placed *out)
 {
 	struct wl_surface *s = wl_compositor_create_surface(c->compositor);
 	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(c->wm_base, s);
-	struct xdg_popup *popup = xdg_surface_get_popup(xs, parent->xdg_surface, pos);
+	struct xdg_popup *popup =
+		xdg_surface_get_popup(xs, parent->xdg_surface, pos);
 	int ret = 0;
 
 	xdg_surface_add_listener(xs, &popup_surface_listener, NULL);
@@ -370,33 +385,41 @@ run_popup_flip(struct test_client *c, int output_w, const char *ctl_prog)
 	 * asked it runs past the output's edge; mirrored it fits. */
 	static const struct {
 		const char *name;
-		uint32_t corner;        /* anchor and gravity */
+		uint32_t corner; /* anchor and gravity */
 		int32_t rect_x;
 		int32_t want_x, want_y; /* mirrored on x; y as asked */
 	} cases[] = {
-		{ "bottom_right", XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT, 300, 300 - 100, 20 + 20 },
-		{ "top_right", XDG_POSITIONER_ANCHOR_TOP_RIGHT, 300, 300 - 100, 20 - 30 },
-		{ "bottom_left", XDG_POSITIONER_ANCHOR_BOTTOM_LEFT, 10, 10 + 40, 20 + 20 },
-		{ "top_left", XDG_POSITIONER_ANCHOR_TOP_LEFT, 10, 10 + 40, 20 - 30 },
+		{ "bottom_right", XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT, 300,
+		  300 - 100, 20 + 20 },
+		{ "top_right", XDG_POSITIONER_ANCHOR_TOP_RIGHT, 300, 300 - 100,
+		  20 - 30 },
+		{ "bottom_left", XDG_POSITIONER_ANCHOR_BOTTOM_LEFT, 10, 10 + 40,
+		  20 + 20 },
+		{ "top_left", XDG_POSITIONER_ANCHOR_TOP_LEFT, 10, 10 + 40,
+		  20 - 30 },
 	};
 	struct window parent;
 	int px, py, ret = 0;
 
-	if (window_map(&parent, c, "rules-popup-parent", "popup parent", 360, 200, NULL) < 0 ||
+	if (window_map(&parent, c, "rules-popup-parent", "popup parent", 360,
+		       200, NULL) < 0 ||
 	    window_position(ctl_prog, c, &px, &py) < 0)
 		return 1;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct xdg_positioner *pos = xdg_wm_base_create_positioner(c->wm_base);
+		struct xdg_positioner *pos =
+			xdg_wm_base_create_positioner(c->wm_base);
 		int32_t x = cases[i].rect_x;
-		bool left = cases[i].corner == XDG_POSITIONER_ANCHOR_BOTTOM_LEFT ||
-			    cases[i].corner == XDG_POSITIONER_ANCHOR_TOP_LEFT;
+		bool left =
+			cases[i].corner == XDG_POSITIONER_ANCHOR_BOTTOM_LEFT ||
+			cases[i].corner == XDG_POSITIONER_ANCHOR_TOP_LEFT;
 		/* Where it would go unflipped: past the output's edge. */
 		int32_t asked = left ? x - 100 : x + 40;
 		struct placed got;
 
 		if (px + asked >= 0 && px + asked + 100 <= output_w) {
-			printf("FAIL: the parent at %d,%d: the %s popup would fit unflipped\n", px,
-			       py, cases[i].name);
+			printf("FAIL: the parent at %d,%d: the %s popup would "
+			       "fit unflipped\n",
+			       px, py, cases[i].name);
 			ret = 1;
 		}
 		xdg_positioner_set_size(pos, 100, 30);
@@ -411,10 +434,12 @@ run_popup_flip(struct test_client *c, int output_w, const char *ctl_prog)
 			break;
 		}
 		xdg_positioner_destroy(pos);
-		printf("popup %s flipped on x: at %d,%d\n", cases[i].name, got.x, got.y);
+		printf("popup %s flipped on x: at %d,%d\n", cases[i].name,
+		       got.x, got.y);
 		if (got.x != cases[i].want_x || got.y != cases[i].want_y) {
-			printf("FAIL: popup %s: expected %d,%d (anchor and gravity mirrored on "
-			       "x only)\n", cases[i].name, cases[i].want_x, cases[i].want_y);
+			printf("FAIL: popup %s: expected %d,%d (anchor and "
+			       "gravity mirrored on x only)\n", cases[i].name,
+			       cases[i].want_x, cases[i].want_y);
 			ret = 1;
 		}
 	}
@@ -448,9 +473,11 @@ static struct wp_viewport *edge_viewport;
 static void
 viewport_on_edge(struct window *win)
 {
-	edge_viewport = wp_viewporter_get_viewport(win->c->viewporter, win->surface);
-	wp_viewport_set_source(edge_viewport, wl_fixed_from_int(22), wl_fixed_from_int(22),
-			       wl_fixed_from_int(10), wl_fixed_from_int(10));
+	edge_viewport =
+		wp_viewporter_get_viewport(win->c->viewporter, win->surface);
+	wp_viewport_set_source(edge_viewport, wl_fixed_from_int(22),
+			       wl_fixed_from_int(22), wl_fixed_from_int(10),
+			       wl_fixed_from_int(10));
 }
 
 static int
@@ -463,10 +490,11 @@ run_viewport_edge(struct test_client *c, bool y_axis)
 	struct frames frames = { 0 };
 	int ret;
 
-	if (window_map(&win, c, "rules-viewport", "viewport on the edge", 32, 32,
-		       viewport_on_edge) < 0) {
+	if (window_map(&win, c, "rules-viewport", "viewport on the edge", 32,
+		       32, viewport_on_edge) < 0) {
 		test_client_report_error(c);
-		printf("FAIL: a source rectangle ending on the buffer's edge was refused\n");
+		printf("FAIL: a source rectangle ending on the buffer's edge "
+		       "was refused\n");
 		ret = 1;
 		goto out;
 	}
@@ -478,22 +506,26 @@ run_viewport_edge(struct test_client *c, bool y_axis)
 	while (!frames.count)
 		if (wl_display_dispatch(c->display) < 0) {
 			test_client_report_error(c);
-			printf("FAIL: a source rectangle ending on the buffer's edge was refused\n");
+			printf("FAIL: a source rectangle ending on the "
+			       "buffer's edge was refused\n");
 			ret = 1;
 			goto out;
 		}
-	printf("viewport source ending on the buffer's edge: accepted and drawn\n");
+	printf("viewport source ending on the buffer's edge: accepted and "
+	       "drawn\n");
 
 	/* 1/256 pixel past the edge (24.8 fixed point) on one axis. */
 	s = wl_compositor_create_surface(c->compositor);
 	v = wp_viewporter_get_viewport(c->viewporter, s);
 	b = buffer_new(c, 32, 32, true);
-	wp_viewport_set_source(v, y_axis ? wl_fixed_from_int(22) : wl_fixed_from_int(22) + 1,
-			       y_axis ? wl_fixed_from_int(22) + 1 : wl_fixed_from_int(22),
-			       wl_fixed_from_int(10), wl_fixed_from_int(10));
+	wp_viewport_set_source(
+		v, y_axis ? wl_fixed_from_int(22) : wl_fixed_from_int(22) + 1,
+		y_axis ? wl_fixed_from_int(22) + 1 : wl_fixed_from_int(22),
+		wl_fixed_from_int(10), wl_fixed_from_int(10));
 	wl_surface_attach(s, b, 0, 0);
 	wl_surface_commit(s);
-	ret = test_client_expect(c->display, "wp_viewport", WP_VIEWPORT_ERROR_OUT_OF_BUFFER);
+	ret = test_client_expect(c->display, "wp_viewport",
+				 WP_VIEWPORT_ERROR_OUT_OF_BUFFER);
 	wp_viewport_destroy(v);
 	wl_buffer_destroy(b);
 	wl_surface_destroy(s);
@@ -511,8 +543,9 @@ out:
 #define CHAIN_LEVELS 40
 
 struct chain {
-	struct wl_surface *surface[CHAIN_LEVELS + 1];    /* [0]: the root */
-	struct wl_subsurface *sub[CHAIN_LEVELS + 1];     /* [0]: NULL, then the join */
+	struct wl_surface *surface[CHAIN_LEVELS + 1]; /* [0]: the root */
+	/* [0]: NULL, then the join */
+	struct wl_subsurface *sub[CHAIN_LEVELS + 1];
 };
 
 static void
@@ -522,8 +555,8 @@ chain_make(struct test_client *c, struct chain *ch)
 	ch->surface[0] = wl_compositor_create_surface(c->compositor);
 	for (int i = 1; i <= CHAIN_LEVELS; i++) {
 		ch->surface[i] = wl_compositor_create_surface(c->compositor);
-		ch->sub[i] = wl_subcompositor_get_subsurface(c->subcompositor, ch->surface[i],
-							     ch->surface[i - 1]);
+		ch->sub[i] = wl_subcompositor_get_subsurface(
+			c->subcompositor, ch->surface[i], ch->surface[i - 1]);
 	}
 }
 
@@ -549,8 +582,9 @@ run_subsurface_chains(struct test_client *c)
 	ret = test_client_expect(c->display, NULL, 0);
 	if (!ret) {
 		/* b's root under a's deepest: 40 + 1 + 40 levels. */
-		b.sub[0] = wl_subcompositor_get_subsurface(c->subcompositor, b.surface[0],
-							   a.surface[CHAIN_LEVELS]);
+		b.sub[0] = wl_subcompositor_get_subsurface(
+			c->subcompositor, b.surface[0],
+			a.surface[CHAIN_LEVELS]);
 		ret = test_client_expect(c->display, "wl_subcompositor",
 					 WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE);
 	}
@@ -618,8 +652,9 @@ run_upload_budget(struct test_client *c, int hz)
 	int counted = -1, ret = 0;
 
 	if (most <= unscaled + 4) {
-		printf("FAIL: at %d Hz the budget gives %d refreshes, too close to %d to "
-		       "tell them apart: choose a faster rate\n", hz, most, unscaled);
+		printf("FAIL: at %d Hz the budget gives %d refreshes, too "
+		       "close to %d to tell them apart: choose a faster "
+		       "rate\n", hz, most, unscaled);
 		return 2;
 	}
 	if (test_client_connect(&o, PROG " (second client)") < 0)
@@ -632,15 +667,19 @@ run_upload_budget(struct test_client *c, int hz)
 	commit_small(os, ob, &frames);
 	while (!released) {
 		struct pollfd fds[2] = {
-			{ .fd = wl_display_get_fd(c->display), .events = POLLIN },
-			{ .fd = wl_display_get_fd(o.display), .events = POLLIN },
+			{ .fd = wl_display_get_fd(c->display),
+			  .events = POLLIN },
+			{ .fd = wl_display_get_fd(o.display),
+			  .events = POLLIN },
 		};
 		int seen = frames.count;
 
-		if (wl_display_flush(c->display) < 0 || wl_display_flush(o.display) < 0 ||
-		    poll(fds, 2, -1) < 0 ||
-		    ((fds[0].revents & POLLIN) && wl_display_dispatch(c->display) < 0) ||
-		    ((fds[1].revents & POLLIN) && wl_display_dispatch(o.display) < 0)) {
+		if (wl_display_flush(c->display) < 0 ||
+		    wl_display_flush(o.display) < 0 || poll(fds, 2, -1) < 0 ||
+		    ((fds[0].revents & POLLIN) &&
+		     wl_display_dispatch(c->display) < 0) ||
+		    ((fds[1].revents & POLLIN) &&
+		     wl_display_dispatch(o.display) < 0)) {
 			broke = true;
 			break;
 		}
@@ -662,14 +701,15 @@ run_upload_budget(struct test_client *c, int hz)
 		printf("FAIL: upload-budget: the connection broke\n");
 		ret = 1;
 	} else {
-		printf("upload-budget: %d frame callbacks of the other client during the "
-		       "%dx%d upload at %d Hz: the budget gives %d refreshes, 8 MiB a "
-		       "refresh %d\n", counted, big, big, hz, most, unscaled);
+		printf("upload-budget: %d frame callbacks of the other client "
+		       "during the %dx%d upload at %d Hz: the budget gives %d "
+		       "refreshes, 8 MiB a refresh %d\n", counted, big, big,
+		       hz, most, unscaled);
 		/* At most one callback a refresh, give or take the one in
 		 * flight at each end. */
 		if (counted <= unscaled + 2 || counted > most + 2) {
-			printf("FAIL: expected more than %d and at most %d\n", unscaled + 2,
-			       most + 2);
+			printf("FAIL: expected more than %d and at most %d\n",
+			       unscaled + 2, most + 2);
 			ret = 1;
 		}
 	}
@@ -701,7 +741,8 @@ run_click_focus(struct test_client *c, const char *ctl_prog)
 		goto out;
 	}
 	if (t.newer_keys.focus != t.newer.surface || t.older_keys.focus) {
-		printf("FAIL: the window mapped last does not have the keyboard\n");
+		printf("FAIL: the window mapped last does not have the "
+		       "keyboard\n");
 		goto out;
 	}
 	keys_clear(&t.older_keys);
@@ -712,12 +753,14 @@ run_click_focus(struct test_client *c, const char *ctl_prog)
 	if (ctl(ctl_prog, cmd, NULL, 0, c, &t.other) < 0 ||
 	    ctl(ctl_prog, "key a", NULL, 0, c, &t.other) < 0)
 		goto out;
-	printf("click on the older window, then a key: older \"%s\", newer \"%s\"\n",
+	printf("click on the older window, then a key: older \"%s\", newer "
+	       "\"%s\"\n",
 	       t.older_keys.log, t.newer_keys.log);
 	/* Enter, then the key's press and release; leave for the other. */
 	if (strcmp(t.older_keys.log, "ekk") || strcmp(t.newer_keys.log, "l") ||
 	    t.older_keys.focus != t.older.surface) {
-		printf("FAIL: expected older \"ekk\" (enter, press, release), newer \"l\" "
+		printf("FAIL: expected older \"ekk\" (enter, press, "
+		       "release), newer \"l\" "
 		       "(leave)\n");
 		goto out;
 	}
@@ -741,7 +784,8 @@ expect_window(const char *ctl_prog, const char *command, const char *app_id,
 	sscanf(out, "%*d %*d %*d %*d %127s", got);
 	printf("%s: %s\n", command, got);
 	if (strcmp(got, app_id)) {
-		printf("FAIL: %s answered %s, expected %s\n", command, got, app_id);
+		printf("FAIL: %s answered %s, expected %s\n", command, got,
+		       app_id);
 		return -1;
 	}
 	return 0;
@@ -755,14 +799,16 @@ run_topmost(struct test_client *c, const char *ctl_prog)
 
 	if (two_map(&t, c, "rules twin") < 0)
 		goto out;
-	if (expect_window(ctl_prog, "wait-window twin", "rules-newer", &t, c) < 0)
+	if (expect_window(ctl_prog, "wait-window twin", "rules-newer", &t,
+			  c) < 0)
 		goto out;
 	/* The keyboard to the older (its own name), then by the shared
 	 * one: to the topmost. */
 	if (ctl(ctl_prog, "focus rules-older", NULL, 0, c, &t.other) < 0)
 		goto out;
 	if (t.older_keys.focus != t.older.surface) {
-		printf("FAIL: focus rules-older: the older window has no keyboard\n");
+		printf("FAIL: focus rules-older: the older window has no "
+		       "keyboard\n");
 		goto out;
 	}
 	if (ctl(ctl_prog, "focus twin", NULL, 0, c, &t.other) < 0)
@@ -771,21 +817,25 @@ run_topmost(struct test_client *c, const char *ctl_prog)
 	       t.newer_keys.focus == t.newer.surface ? "newer" :
 	       t.older_keys.focus == t.older.surface ? "older" : "no");
 	if (t.newer_keys.focus != t.newer.surface || t.older_keys.focus) {
-		printf("FAIL: focus twin did not give the keyboard to the topmost window\n");
+		printf("FAIL: focus twin did not give the keyboard to the "
+		       "topmost window\n");
 		goto out;
 	}
 	/* The topmost closes: the one left is the topmost that matches. */
 	window_destroy(&t.newer);
 	if (wl_display_roundtrip(t.other.display) < 0 ||
-	    expect_window(ctl_prog, "wait-window twin", "rules-older", &t, c) < 0 ||
+	    expect_window(ctl_prog, "wait-window twin", "rules-older", &t,
+			  c) < 0 ||
 	    ctl(ctl_prog, "focus twin", NULL, 0, c, &t.other) < 0)
 		goto out;
 	if (t.older_keys.focus != t.older.surface) {
-		printf("FAIL: focus twin, the topmost closed: the older window has no "
+		printf("FAIL: focus twin, the topmost closed: the older "
+		       "window has no "
 		       "keyboard\n");
 		goto out;
 	}
-	printf("the topmost closed: wait-window and focus act on the one left\n");
+	printf("the topmost closed: wait-window and focus act on the one "
+	       "left\n");
 	ret = 0;
 out:
 	two_free(&t);
@@ -800,15 +850,17 @@ main(int argc, char **argv)
 	int ret;
 
 	if (argc < 2 || argc > 4) {
-		fprintf(stderr, "usage: " PROG " popup-flip OUTPUT_W CTL | viewport-edge x|y | "
-			"subsurface-chains | upload-budget HZ | click-focus CTL | topmost CTL\n");
+		fprintf(stderr, "usage: " PROG " popup-flip OUTPUT_W CTL | "
+			"viewport-edge x|y | subsurface-chains | "
+			"upload-budget HZ | click-focus CTL | topmost CTL\n");
 		return 2;
 	}
 	if (test_client_connect(&c, PROG) < 0)
 		return 2;
-	if (!c.compositor || !c.subcompositor || !c.shm || !c.wm_base || !c.viewporter ||
-	    !c.seat) {
-		printf("FAIL: a global is missing (wl_compositor, wl_subcompositor, wl_shm, "
+	if (!c.compositor || !c.subcompositor || !c.shm || !c.wm_base ||
+	    !c.viewporter || !c.seat) {
+		printf("FAIL: a global is missing (wl_compositor, "
+		       "wl_subcompositor, wl_shm, "
 		       "xdg_wm_base, wp_viewporter, wl_seat)\n");
 		test_client_disconnect(&c);
 		return 1;
@@ -826,7 +878,8 @@ main(int argc, char **argv)
 	else if (!strcmp(mode, "topmost"))
 		ret = run_topmost(&c, argv[2]);
 	else {
-		fprintf(stderr, PROG ": no mode %s with %d arguments\n", mode, argc - 2);
+		fprintf(stderr, PROG ": no mode %s with %d arguments\n", mode,
+			argc - 2);
 		ret = 2;
 	}
 	test_client_disconnect(&c);

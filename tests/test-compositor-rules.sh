@@ -58,13 +58,14 @@ check $? popup-flip "popup bottom_right flipped on x: at 200,40" \
 #    a 10x10 source without destination: a 10x10 window.
 for axis in x y; do
 	run viewport-edge-$axis -- "$rules" viewport-edge $axis
-	check $? viewport-edge-$axis "accepted and drawn" "mapped toplevel 10x10 at" \
-		"protocol error: wp_viewport code 2"
+	check $? viewport-edge-$axis "accepted and drawn" \
+		"mapped toplevel 10x10 at" "protocol error: wp_viewport code 2"
 done
 
 # 3. The joined chains: the error, then the compositor still serves a
 #    client (the second one in the same run).
-run subsurface-chains -- sh -c "$rules subsurface-chains && $rules viewport-edge x"
+run subsurface-chains -- \
+	sh -c "$rules subsurface-chains && $rules viewport-edge x"
 check $? subsurface-chains "protocol error: wl_subcompositor code 0" \
 	"accepted and drawn"
 

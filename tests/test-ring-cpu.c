@@ -624,6 +624,19 @@ START_TEST(take_newest_never_goes_back)
 }
 END_TEST
 
+/* The fake's hold (or run) of frame f's stream. */
+static void
+stream_hold(struct glcuda_frame *f, int how)
+{
+	ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), how), 0);
+}
+
+static unsigned long long
+number(struct glcuda_frame *f)
+{
+	return (unsigned long long)glcuda_frame_get_number(f);
+}
+
 /* glcuda_frame_wait_gl() presents an older frame late, after a newer one
  * was taken: the ring still never goes back before the newest taken (the
  * header: take_newest never returns a frame older than one already
@@ -642,13 +655,14 @@ START_TEST(take_newest_after_late_present)
 	fd = glcuda_ring_get_fd(ring);
 	for (int round = 0; round < 3; round++) {
 		uint64_t dropped = glcuda_ring_get_dropped(ring);
+		int ret;
 
 		ck_ok(glcuda_ring_acquire(ring, &a));
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(a), FAKE_CUDA_HOLD), 0);
+		stream_hold(a, FAKE_CUDA_HOLD);
 		ck_ok(glcuda_frame_submit(a));
 		ck_ok(glcuda_frame_complete(a));
 		ck_ok(glcuda_ring_acquire(ring, &b));
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(b), FAKE_CUDA_HOLD), 0);
+		stream_hold(b, FAKE_CUDA_HOLD);
 		ck_ok(glcuda_frame_submit(b));
 		ck_ok(glcuda_frame_complete(b));
 		run_frame(ring, &c);
@@ -658,29 +672,25 @@ START_TEST(take_newest_after_late_present)
 		ck_ok(glcuda_frame_release(c));
 
 		/* a, the oldest, finishes and is presented late. */
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(a), FAKE_CUDA_RUN), 0);
+		stream_hold(a, FAKE_CUDA_RUN);
 		fake.settle();
 		ck_ok(glcuda_frame_wait_gl(a));
 		ck_ok(glcuda_frame_release(a));
 		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), dropped);
 
 		/* b finishes: newer than a, older than c. */
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(b), FAKE_CUDA_RUN), 0);
+		stream_hold(b, FAKE_CUDA_RUN);
 		fake.settle();
 		ck_assert(test_fd_readable(fd, 0));
 		ck_assert_msg(glcuda_ring_dispatch(ring) == 0,
-			      "dispatch counts frame %llu to take after frame %llu was taken",
-			      (unsigned long long)glcuda_frame_get_number(b),
-			      (unsigned long long)glcuda_frame_get_number(c));
-		{
-			int ret = glcuda_ring_take_newest(ring, &got);
-			ck_assert_msg(ret == -EAGAIN,
-				      "take_newest went back after a late present: it returned "
-				      "frame %llu after frame %llu (%s)",
-				      ret == 0 ? (unsigned long long)glcuda_frame_get_number(got) : 0ull,
-				      (unsigned long long)glcuda_frame_get_number(c),
-				      glcuda_error_get_name(ret));
-		}
+			      "dispatch counts frame %llu to take after frame "
+			      "%llu was taken", number(b), number(c));
+		ret = glcuda_ring_take_newest(ring, &got);
+		ck_assert_msg(ret == -EAGAIN,
+			      "take_newest went back after a late present: it "
+			      "returned frame %llu after frame %llu (%s)",
+			      ret == 0 ? number(got) : 0ull, number(c),
+			      glcuda_error_get_name(ret));
 		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), dropped + 1);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
 	}
@@ -1100,7 +1110,8 @@ main(void)
 		TEST_TCASE("fake-cuda", 120), TEST_LOOP(device_binds_fake_cuda, 2),
 		TEST_ONCE(device_uuid_mismatch), TEST_LOOP(images_every_format, 2),
 		TEST_LOOP(handoff_roundtrip, 2), TEST_LOOP(ring_200_frames, 2), RING_SHARED_CASES,
-		TEST_LOOP(take_newest_never_goes_back, 2), TEST_LOOP(take_newest_after_late_present, 2),
+		TEST_LOOP(take_newest_never_goes_back, 2),
+		TEST_LOOP(take_newest_after_late_present, 2),
 		TEST_LOOP(take_newest_in_order_randomized, 2),
 		TEST_ONCE(wakeup_dispatch_inside_completion),
 		TEST_ONCE(wakeup_completion_inside_dispatch), TEST_ONCE(user_data),
