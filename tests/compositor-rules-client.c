@@ -16,12 +16,13 @@
  *       two chains of 40 subsurface levels, one joined under the other:
  *       the tree would be 81 levels deep, more than the compositor's 64:
  *       wl_subcompositor.bad_surface
- *   compositor-rules-client upload-budget HZ
- *       while this client's 8192x8192 shm buffer is uploaded, a second
- *       client that commits at each of its frame callbacks gets at most
- *       one callback a refresh: counted, they must exceed what an
- *       upload at 8 MiB a refresh would allow, and not exceed the
- *       refreshes that the budget of doc/compositor.md gives at HZ
+ *   compositor-rules-client upload-budget HZ CTL
+ *       an 8192x8192 shm buffer is shown no sooner than the refreshes
+ *       that the budget of doc/compositor.md gives at HZ (output frame
+ *       numbers: CTL's frame before the commit, wp_presentation's once
+ *       shown); meanwhile a second client asking for a frame callback at
+ *       each of its callbacks gets at most one a refresh: more than an
+ *       upload at 8 MiB a refresh would give, as many as the budget does
  *   compositor-rules-client click-focus CTL
  *       two clients' windows; CTL (glcuda-compositor-ctl) clicks on the
  *       older one (not the focused, newest) and types a key: the older
@@ -626,19 +627,92 @@ buffer_released(void *data, struct wl_buffer *b)
 
 static const struct wl_buffer_listener release_listener = { buffer_released };
 
-/* The other client's next frame: its buffer again, a callback counted. */
+/* The other client asks for its next frame callback. Nothing it shows
+ * changes: the compositor answers at the next refresh without compositing
+ * (whether the ring has a free slot then does not matter), so the count
+ * depends on the refreshes, not on how fast frames are composited. */
 static void
-commit_small(struct wl_surface *s, struct wl_buffer *b, struct frames *f)
+next_frame(struct wl_surface *s, struct frames *f)
 {
-	wl_surface_attach(s, b, 0, 0);
-	wl_surface_damage_buffer(s, 0, 0, 64, 64);
 	f->pending = wl_surface_frame(s);
 	wl_callback_add_listener(f->pending, &frames_listener, f);
 	wl_surface_commit(s);
 }
 
+/* The big commit's presentation: the output frame that showed it. */
+struct shown {
+	bool done, presented;
+	uint64_t seq;
+};
+
+static void
+fb_sync_output(void *data, struct wp_presentation_feedback *fb,
+	       struct wl_output *output)
+{
+}
+
+static void
+fb_presented(void *data, struct wp_presentation_feedback *fb,
+	     uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec,
+	     uint32_t refresh, uint32_t seq_hi, uint32_t seq_lo,
+	     uint32_t flags)
+{
+	struct shown *shown = data;
+
+	shown->seq = (uint64_t)seq_hi << 32 | seq_lo;
+	shown->presented = shown->done = true;
+	wp_presentation_feedback_destroy(fb);
+}
+
+static void
+fb_discarded(void *data, struct wp_presentation_feedback *fb)
+{
+	struct shown *shown = data;
+
+	shown->done = true;
+	wp_presentation_feedback_destroy(fb);
+}
+
+static const struct wp_presentation_feedback_listener fb_listener = {
+	fb_sync_output, fb_presented, fb_discarded
+};
+
+/* Both connections' events until the big buffer is released and shown;
+ * the other client's callbacks until the release counted in *during,
+ * each answered with a new request. false when a connection broke. */
+static bool
+upload_wait(struct test_client *c, struct test_client *o,
+	    struct wl_surface *os, struct frames *frames,
+	    const bool *released, const struct shown *shown, int *during)
+{
+	int seen = frames->count;
+
+	while (!*released || !shown->done) {
+		struct pollfd fds[2] = {
+			{ .fd = wl_display_get_fd(c->display),
+			  .events = POLLIN },
+			{ .fd = wl_display_get_fd(o->display),
+			  .events = POLLIN },
+		};
+
+		if (!frames->pending)
+			next_frame(os, frames);
+		if (wl_display_flush(c->display) < 0 ||
+		    wl_display_flush(o->display) < 0 || poll(fds, 2, -1) < 0 ||
+		    ((fds[0].revents & POLLIN) &&
+		     wl_display_dispatch(c->display) < 0) ||
+		    ((fds[1].revents & POLLIN) &&
+		     wl_display_dispatch(o->display) < 0))
+			return false;
+		if (!*released)
+			*during += frames->count - seen;
+		seen = frames->count;
+	}
+	return true;
+}
+
 static int
-run_upload_budget(struct test_client *c, int hz)
+run_upload_budget(struct test_client *c, int hz, const char *ctl_prog)
 {
 	const int32_t big = 8192;
 	const int most = upload_refreshes(big, big, upload_budget(hz));
@@ -646,15 +720,19 @@ run_upload_budget(struct test_client *c, int hz)
 	const int unscaled = upload_refreshes(big, big, 8u << 20);
 	struct test_client o;
 	struct wl_surface *s, *os;
-	struct wl_buffer *b, *ob;
+	struct wl_buffer *b;
+	struct wp_presentation_feedback *fb;
 	struct frames frames = { 0 };
-	bool released = false, broke = false;
-	int counted = -1, ret = 0;
+	struct shown shown = { 0 };
+	bool released = false;
+	char out[128];
+	unsigned long long before = 0;
+	int during = 0, ret = 0;
 
-	if (most <= unscaled + 4) {
-		printf("FAIL: at %d Hz the budget gives %d refreshes, too "
-		       "close to %d to tell them apart: choose a faster "
-		       "rate\n", hz, most, unscaled);
+	if (!c->presentation || most <= unscaled + 4) {
+		printf("FAIL: no wp_presentation, or at %d Hz the budget "
+		       "gives %d refreshes, too close to %d to tell them "
+		       "apart\n", hz, most, unscaled);
 		return 2;
 	}
 	if (test_client_connect(&o, PROG " (second client)") < 0)
@@ -663,59 +741,48 @@ run_upload_budget(struct test_client *c, int hz)
 	b = buffer_new(c, big, big, false);
 	wl_buffer_add_listener(b, &release_listener, &released);
 	os = wl_compositor_create_surface(o.compositor);
-	ob = buffer_new(&o, 64, 64, true);
-	commit_small(os, ob, &frames);
-	while (!released) {
-		struct pollfd fds[2] = {
-			{ .fd = wl_display_get_fd(c->display),
-			  .events = POLLIN },
-			{ .fd = wl_display_get_fd(o.display),
-			  .events = POLLIN },
-		};
-		int seen = frames.count;
-
-		if (wl_display_flush(c->display) < 0 ||
-		    wl_display_flush(o.display) < 0 || poll(fds, 2, -1) < 0 ||
-		    ((fds[0].revents & POLLIN) &&
-		     wl_display_dispatch(c->display) < 0) ||
-		    ((fds[1].revents & POLLIN) &&
-		     wl_display_dispatch(o.display) < 0)) {
-			broke = true;
-			break;
-		}
-		if (frames.count == seen)
-			continue;
-		/* After the other client's first frame: the big commit, then
-		 * its callbacks are counted until the big buffer's release. */
-		if (counted < 0) {
-			wl_surface_attach(s, b, 0, 0);
-			wl_surface_damage_buffer(s, 0, 0, big, big);
-			wl_surface_commit(s);
-			counted = 0;
-		} else {
-			counted += frames.count - seen;
-		}
-		commit_small(os, ob, &frames);
+	next_frame(os, &frames);
+	/* The output frame presented last before the commit. */
+	if (ctl(ctl_prog, "frame", out, sizeof(out), c, &o) < 0 ||
+	    sscanf(out, "%llu", &before) != 1) {
+		printf("FAIL: no frame number from the control socket\n");
+		ret = 1;
+		goto out;
 	}
-	if (broke) {
+	wl_surface_attach(s, b, 0, 0);
+	wl_surface_damage_buffer(s, 0, 0, big, big);
+	fb = wp_presentation_feedback(c->presentation, s);
+	wp_presentation_feedback_add_listener(fb, &fb_listener, &shown);
+	wl_surface_commit(s);
+	if (!upload_wait(c, &o, os, &frames, &released, &shown, &during)) {
 		printf("FAIL: upload-budget: the connection broke\n");
 		ret = 1;
-	} else {
-		printf("upload-budget: %d frame callbacks of the other client "
-		       "during the %dx%d upload at %d Hz: the budget gives %d "
-		       "refreshes, 8 MiB a refresh %d\n", counted, big, big,
-		       hz, most, unscaled);
-		/* At most one callback a refresh, give or take the one in
-		 * flight at each end. */
-		if (counted <= unscaled + 2 || counted > most + 2) {
-			printf("FAIL: expected more than %d and at most %d\n",
-			       unscaled + 2, most + 2);
-			ret = 1;
-		}
+		goto out;
 	}
+	printf("upload-budget: the %dx%d buffer shown %llu refreshes after "
+	       "its commit at %d Hz (the budget gives %d, 8 MiB a refresh "
+	       "%d); %d frame callbacks of the other client meanwhile\n",
+	       big, big, shown.seq - before, hz, most, unscaled, during);
+	/* Each refresh uploads one share and sends the other client at
+	 * most one callback: the buffer cannot be shown sooner than the
+	 * budget's refreshes after the commit, and the other client gets
+	 * at most one callback a refresh of the upload (and the one in
+	 * flight at each end): no more than 34 if each took 8 MiB, however
+	 * slow the machine. More than that says the share is smaller. */
+	if (!shown.presented || shown.seq - before < (uint64_t)most) {
+		printf("FAIL: shown %s %llu refreshes: less than %d\n",
+		       shown.presented ? "after" : "never,",
+		       shown.seq - before, most);
+		ret = 1;
+	}
+	if (during <= unscaled + 2 || during > most + 2) {
+		printf("FAIL: expected more than %d and at most %d frame "
+		       "callbacks\n", unscaled + 2, most + 2);
+		ret = 1;
+	}
+out:
 	if (frames.pending)
 		wl_callback_destroy(frames.pending);
-	wl_buffer_destroy(ob);
 	wl_surface_destroy(os);
 	test_client_disconnect(&o);
 	wl_buffer_destroy(b);
@@ -852,7 +919,7 @@ main(int argc, char **argv)
 	if (argc < 2 || argc > 4) {
 		fprintf(stderr, "usage: " PROG " popup-flip OUTPUT_W CTL | "
 			"viewport-edge x|y | subsurface-chains | "
-			"upload-budget HZ | click-focus CTL | topmost CTL\n");
+			"upload-budget HZ CTL | click-focus CTL | topmost CTL\n");
 		return 2;
 	}
 	if (test_client_connect(&c, PROG) < 0)
@@ -871,8 +938,8 @@ main(int argc, char **argv)
 		ret = run_viewport_edge(&c, !strcmp(argv[2], "y"));
 	else if (!strcmp(mode, "subsurface-chains"))
 		ret = run_subsurface_chains(&c);
-	else if (!strcmp(mode, "upload-budget"))
-		ret = run_upload_budget(&c, atoi(argv[2]));
+	else if (!strcmp(mode, "upload-budget") && argc == 4)
+		ret = run_upload_budget(&c, atoi(argv[2]), argv[3]);
 	else if (!strcmp(mode, "click-focus"))
 		ret = run_click_focus(&c, argv[2]);
 	else if (!strcmp(mode, "topmost"))
