@@ -72,40 +72,20 @@ buffer_new(struct test_client *c, int32_t w, int32_t h, bool fill)
 	return b;
 }
 
-struct window {
-	struct test_client *c;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
-	struct wl_buffer *buffer;
-	uint32_t serial; /* of the last configure, 0: none yet */
-};
-
-static void
-window_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	struct window *win = data;
-
-	win->serial = serial;
-	xdg_surface_ack_configure(xdg_surface, serial);
-}
-
-static const struct xdg_surface_listener window_listener = { window_configure };
-
 /* A toplevel titled title (app_id app_id), mapped with a w x h buffer;
  * before that commit, set_up (when not NULL) adds to its state. -1 when
  * the connection broke. */
 static int
-window_map(struct window *win, struct test_client *c, const char *app_id,
-	   const char *title, int32_t w, int32_t h,
-	   void (*set_up)(struct window *win))
+window_map(struct test_toplevel *win, struct test_client *c,
+	   const char *app_id, const char *title, int32_t w, int32_t h,
+	   void (*set_up)(struct test_client *c, struct test_toplevel *win))
 {
 	memset(win, 0, sizeof(*win));
-	win->c = c;
 	win->surface = wl_compositor_create_surface(c->compositor);
 	win->xdg_surface =
 		xdg_wm_base_get_xdg_surface(c->wm_base, win->surface);
-	xdg_surface_add_listener(win->xdg_surface, &window_listener, win);
+	xdg_surface_add_listener(win->xdg_surface, &test_client_configure_acked,
+				 &win->serial);
 	win->toplevel = xdg_surface_get_toplevel(win->xdg_surface);
 	xdg_toplevel_add_listener(win->toplevel, &test_client_toplevel_ignored,
 				  NULL);
@@ -117,7 +97,7 @@ window_map(struct window *win, struct test_client *c, const char *app_id,
 			return -1;
 	win->buffer = buffer_new(c, w, h, true);
 	if (set_up)
-		set_up(win);
+		set_up(c, win);
 	wl_surface_attach(win->surface, win->buffer, 0, 0);
 	wl_surface_commit(win->surface);
 	return wl_display_roundtrip(c->display) < 0 ? -1 : 0;
@@ -125,7 +105,7 @@ window_map(struct window *win, struct test_client *c, const char *app_id,
 
 /* Unmapped and gone (the toplevel closed). */
 static void
-window_destroy(struct window *win)
+window_destroy(struct test_toplevel *win)
 {
 	if (win->toplevel)
 		xdg_toplevel_destroy(win->toplevel);
@@ -261,7 +241,7 @@ keys_clear(struct keys *k)
 /* A second connection with a window of its own, and both keyboards. */
 struct two {
 	struct test_client other;
-	struct window older, newer;
+	struct test_toplevel older, newer;
 	struct keys older_keys, newer_keys;
 };
 
@@ -326,29 +306,19 @@ static const struct xdg_popup_listener popup_listener = { popup_configure,
 							  popup_done,
 							  popup_repositioned };
 
-static void
-popup_surface_configure(void *data, struct xdg_surface *xdg_surface,
-			uint32_t serial)
-{
-	xdg_surface_ack_configure(xdg_surface, serial);
-}
-
-static const struct xdg_surface_listener popup_surface_listener = {
-	popup_surface_configure
-};
-
 /* Where the popup of parent goes: its configure's position. */
 static int
-popup_place(struct test_client *c, struct window *parent,
+popup_place(struct test_client *c, struct test_toplevel *parent,
 	    struct xdg_positioner *pos, struct placed *out)
 {
 	struct wl_surface *s = wl_compositor_create_surface(c->compositor);
 	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(c->wm_base, s);
 	struct xdg_popup *popup =
 		xdg_surface_get_popup(xs, parent->xdg_surface, pos);
+	uint32_t serial = 0;
 	int ret = 0;
 
-	xdg_surface_add_listener(xs, &popup_surface_listener, NULL);
+	xdg_surface_add_listener(xs, &test_client_configure_acked, &serial);
 	xdg_popup_add_listener(popup, &popup_listener, out);
 	out->configured = false;
 	wl_surface_commit(s);
@@ -399,7 +369,7 @@ run_popup_flip(struct test_client *c, int output_w, const char *ctl_prog)
 		{ "top_left", XDG_POSITIONER_ANCHOR_TOP_LEFT, 10, 10 + 40,
 		  20 - 30 },
 	};
-	struct window parent;
+	struct test_toplevel parent;
 	int px, py, ret = 0;
 
 	if (window_map(&parent, c, "rules-popup-parent", "popup parent", 360,
@@ -472,10 +442,9 @@ static struct wp_viewport *edge_viewport;
 
 /* The last 10x10 of the 32x32 buffer: it ends on both edges. */
 static void
-viewport_on_edge(struct window *win)
+viewport_on_edge(struct test_client *c, struct test_toplevel *win)
 {
-	edge_viewport =
-		wp_viewporter_get_viewport(win->c->viewporter, win->surface);
+	edge_viewport = wp_viewporter_get_viewport(c->viewporter, win->surface);
 	wp_viewport_set_source(edge_viewport, wl_fixed_from_int(22),
 			       wl_fixed_from_int(22), wl_fixed_from_int(10),
 			       wl_fixed_from_int(10));
@@ -484,7 +453,7 @@ viewport_on_edge(struct window *win)
 static int
 run_viewport_edge(struct test_client *c, bool y_axis)
 {
-	struct window win;
+	struct test_toplevel win;
 	struct wl_surface *s;
 	struct wl_buffer *b;
 	struct wp_viewport *v;
@@ -919,7 +888,8 @@ main(int argc, char **argv)
 	if (argc < 2 || argc > 4) {
 		fprintf(stderr, "usage: " PROG " popup-flip OUTPUT_W CTL | "
 			"viewport-edge x|y | subsurface-chains | "
-			"upload-budget HZ CTL | click-focus CTL | topmost CTL\n");
+			"upload-budget HZ CTL | click-focus CTL | "
+			"topmost CTL\n");
 		return 2;
 	}
 	if (test_client_connect(&c, PROG) < 0)

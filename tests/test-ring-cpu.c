@@ -536,6 +536,14 @@ START_TEST(user_data)
 }
 END_TEST
 
+/* The fake CUDA driver on GL (or GLES) and a ring of 3 slots on it. */
+static struct glcuda_ring *
+ring_of_three(struct env *e, bool gles)
+{
+	env_setup(e, gles);
+	return test_make_ring(e->dev, W, H, 3, 0, NULL);
+}
+
 /* Frames whose CUDA work completes out of order are still taken in order:
  * frame 0's stream is held while frame 1's work runs, frame 1 is taken,
  * and frame 0, ready later, is dropped, never returned. The same when the
@@ -543,13 +551,9 @@ END_TEST
 START_TEST(take_newest_never_goes_back)
 {
 	struct glcuda_frame *old, *young, *got, *f[3];
-	struct glcuda_ring *ring;
 	struct env e;
-	int fd;
-
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
-	fd = glcuda_ring_get_fd(ring);
+	struct glcuda_ring *ring = ring_of_three(&e, _i == 1);
+	int fd = glcuda_ring_get_fd(ring);
 	for (int round = 0; round < 3; round++) {
 		uint64_t dropped = glcuda_ring_get_dropped(ring);
 		bool by_wait_gl = round == 2;
@@ -646,14 +650,10 @@ number(struct glcuda_frame *f)
 START_TEST(take_newest_after_late_present)
 {
 	struct glcuda_frame *a, *b, *c, *got;
-	struct glcuda_ring *ring;
 	struct env e;
-	int fd;
+	struct glcuda_ring *ring = ring_of_three(&e, _i == 1);
 
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
-	fd = glcuda_ring_get_fd(ring);
-	for (int round = 0; round < 3; round++) {
+	for (int i = 0; i < 3; i++) {
 		uint64_t dropped = glcuda_ring_get_dropped(ring);
 		int ret;
 
@@ -681,7 +681,7 @@ START_TEST(take_newest_after_late_present)
 		/* b finishes: newer than a, older than c. */
 		stream_hold(b, FAKE_CUDA_RUN);
 		fake.settle();
-		ck_assert(test_fd_readable(fd, 0));
+		ck_assert(test_fd_readable(glcuda_ring_get_fd(ring), 0));
 		ck_assert_msg(glcuda_ring_dispatch(ring) == 0,
 			      "dispatch counts frame %llu to take after frame "
 			      "%llu was taken", number(b), number(c));
