@@ -1,14 +1,16 @@
 #!/bin/bash
 # Mutation testing: how many plausible bugs the test suite catches.
 #
-#   scripts/mutants.sh [-j JOBS] [--gpu] [--keep] [--work DIR] [MUTANT...]
+#   scripts/mutants.sh [-j JOBS] [--gpu] [--keep] [--reuse] [--work DIR]
+#                      [MUTANT...]
 #   scripts/mutants.sh --gpu-build DIR [MUTANT...]
 #
 # Each mutant (tests/mutants/*.mutant; doc/testing.md describes the
 # format) is one small change to one file: a text found exactly once in
 # it and what replaces it. The script builds the tree once, configured as
 # the README's test command does, and runs its `make check` (a test that
-# fails there already is left out of the verdicts, and named); then, for
+# fails there already is named, and counts only where it fails
+# differently: a failure line in its log that was not there); then, for
 # each mutant, copies that built tree, applies the change, rebuilds what
 # it touched and runs the mutant's own tests (the ones most likely to
 # catch it) and, only if they pass, the whole `make check`. A mutant is
@@ -26,7 +28,9 @@
 # -j JOBS: mutants at a time, each in its own copy (default: the CPUs,
 # nproc). --work DIR: where the copies go (default
 # ${TMPDIR:-/tmp}/glcuda-mutants; emptied first). --keep: leave each
-# mutant's copy there (DIR/mNNN) to look at. MUTANTS_CONFIGURE: configure's
+# mutant's copy there (DIR/mNNN) to look at. --reuse: the tree that the
+# last run built and checked in DIR/base, as it was then (more mutants on
+# the same code, without building it again). MUTANTS_CONFIGURE: configure's
 # arguments (default --enable-werror, as the README's test command).
 #
 # --gpu-build DIR: for the GPU machine, which has no build tools
@@ -46,7 +50,7 @@ set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 1)
-gpu=no keep=no gpu_build_dir=
+gpu=no keep=no reuse=no gpu_build_dir=
 work=${TMPDIR:-/tmp}/glcuda-mutants
 timeout_s=${MUTANTS_TIMEOUT:-1800}
 min_killed=${MUTANTS_MIN_KILLED:-90}
@@ -119,11 +123,30 @@ failures() {
 	grep -hE '^(FAIL|ERROR|XPASS): ' "$1" | sort -u
 }
 
-# new_failures LOG: the tests that failed in LOG and not in the tree
-# without mutants, the first three on one line; empty: none.
+# details TEST...: the failure lines in the logs of the tests named (in
+# the current directory: a built tree), each after its test's name.
+details() {
+	local t
+	for t in "$@"; do
+		[ ! -f "$t.log" ] ||
+			grep -E '^(FAIL|ERROR)|:[FE]:' "$t.log" |
+			sed "s|^|$t: |"
+	done | sort -u
+}
+
+# new_failures LOG: the tests that failed in LOG and not without mutants,
+# or that failed there too but now fail differently (a failure line in
+# their log that was not there), on one line; empty: none.
 new_failures() {
-	failures "$1" | grep -vxF -f "$work/baseline-failures" | head -n3 |
-		tr '\n' ' '
+	local t new=
+	for t in $(failures "$1" | sed 's/^[A-Z]*: //'); do
+		if ! grep -qxF -- "$t" "$work/baseline-tests"; then
+			new="$new$t "
+		elif details "$t" | grep -qvxF -f "$work/baseline-details"; then
+			new="$new$t (failing differently) "
+		fi
+	done
+	echo "$new"
 }
 
 # caught TESTS LOG: make check (of TESTS when not empty), its output
@@ -257,6 +280,7 @@ main() {
 		--keep) keep=yes; shift ;;
 		--work) work=$2; shift 2 ;;
 		--gpu-build) gpu_build_dir=$2; shift 2 ;;
+		--reuse) reuse=yes; shift ;;
 		-h|--help) usage ;;
 		--) shift; break ;;
 		-*) usage ;;
@@ -287,13 +311,22 @@ main() {
 	esac
 
 	start=$(date +%s)
-	rm -rf "$work"
-	mkdir -p "$work/results" "$work/logs"
+	if [ $reuse = yes ]; then
+		[ -f "$work/base/test-suite.log" ] || {
+			echo "mutants.sh: no tree built in $work/base" >&2
+			exit 2
+		}
+		rm -rf "$work/results"
+		mkdir -p "$work/results"
+	else
+		rm -rf "$work"
+		mkdir -p "$work/results" "$work/logs"
+	fi
 	work=$(cd "$work" && pwd)
-	echo "mutants.sh: building the tree in $work/base"
-	copy_tracked "$work/base"
+	[ $reuse = yes ] || echo "mutants.sh: building the tree in $work/base"
+	[ $reuse = yes ] || copy_tracked "$work/base"
 	# shellcheck disable=SC2086 # split on purpose
-	if ! (cd "$work/base" && autoreconf -fi &&
+	if [ $reuse = no ] && ! (cd "$work/base" && autoreconf -fi &&
 		./configure $configure_args && make -j"$jobs" &&
 		{ make -j"$jobs" check || true; }) \
 		>"$work/logs/base.log" 2>&1 ||
@@ -303,13 +336,18 @@ main() {
 		tail -n 20 "$work/logs/base.log" >&2
 		exit 1
 	fi
-	# A test that fails without mutants cannot tell: its failures are
-	# not counted (the ratio is then only that of the other tests).
-	failures "$work/logs/base.log" > "$work/baseline-failures"
-	if [ -s "$work/baseline-failures" ]; then
+	# A test that fails without mutants counts only when it fails
+	# differently: a failure line in its log that was not there.
+	failures "$work/logs/base.log" | sed 's/^[A-Z]*: //' \
+		> "$work/baseline-tests"
+	# shellcheck disable=SC2046 # one test a word
+	(cd "$work/base" && details $(cat "$work/baseline-tests")) \
+		> "$work/baseline-details"
+	if [ -s "$work/baseline-tests" ]; then
 		echo "mutants.sh: without mutants, make check fails" \
-			"$(tr '\n' ' ' < "$work/baseline-failures");" \
-			"these failures are not counted"
+			"$(tr '\n' ' ' < "$work/baseline-tests");" \
+			"they count only where they fail differently:"
+		sed 's/^/    /' "$work/baseline-details"
 	fi
 	echo "mutants.sh: the tree built and checked" \
 		"($(($(date +%s) - start)) s); ${#mutants[@]} mutants," \
