@@ -201,3 +201,14 @@ toplevel_close(void *data, struct xdg_toplevel *toplevel)
 
 const struct xdg_toplevel_listener test_client_toplevel_ignored = { toplevel_configure,
 								    toplevel_close };
+
+static void
+configure_acked(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	*(uint32_t *)data = serial;
+	xdg_surface_ack_configure(xdg_surface, serial);
+}
+
+const struct xdg_surface_listener test_client_configure_acked = {
+	configure_acked
+};

@@ -51,6 +51,20 @@ struct wl_shm_pool *test_client_pool(struct test_client *c, size_t size, void **
  * draw at sizes of their own). */
 extern const struct xdg_toplevel_listener test_client_toplevel_ignored;
 
+/* A toplevel's objects; serial: of its last configure (0: none yet), as
+ * test_client_configure_acked keeps it. */
+struct test_toplevel {
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	struct wl_buffer *buffer;
+	uint32_t serial;
+};
+
+/* An xdg_surface listener that acks every configure and stores its
+ * serial in the uint32_t its data points to. */
+extern const struct xdg_surface_listener test_client_configure_acked;
+
 /* After a failed dispatch: print the protocol error (or the lost
  * connection). */
 void test_client_report_error(struct test_client *c);

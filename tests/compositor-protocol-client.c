@@ -90,27 +90,8 @@ free_kept(void)
 
 /* Toplevels -------------------------------------------------------------- */
 
-struct toplevel {
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
-	struct wl_buffer *buffer;
-	uint32_t serial;                /* of the last configure, 0: none yet */
-};
-
-static void
-xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	struct toplevel *t = data;
-
-	t->serial = serial;
-	xdg_surface_ack_configure(xdg_surface, serial);
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = { xdg_surface_configure };
-
 static int
-wait_configure(struct toplevel *t)
+wait_configure(struct test_toplevel *t)
 {
 	t->serial = 0;
 	while (!t->serial)
@@ -158,18 +139,19 @@ buffer_pixels(struct toplevel *t)
 
 /* The xdg objects, not committed yet. */
 static void
-toplevel_new(struct toplevel *t)
+toplevel_new(struct test_toplevel *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->surface = keep(wl_compositor_create_surface(tc.compositor));
 	t->xdg_surface = keep(xdg_wm_base_get_xdg_surface(tc.wm_base, t->surface));
-	xdg_surface_add_listener(t->xdg_surface, &xdg_surface_listener, t);
+	xdg_surface_add_listener(t->xdg_surface, &test_client_configure_acked,
+				 &t->serial);
 	t->toplevel = keep(xdg_surface_get_toplevel(t->xdg_surface));
 }
 
 /* The initial commit, its configure, then a buffer: mapped. */
 static int
-toplevel_map(struct toplevel *t)
+toplevel_map(struct test_toplevel *t)
 {
 	wl_surface_commit(t->surface);
 	if (wait_configure(t) < 0)
@@ -316,7 +298,7 @@ static const struct zxdg_toplevel_decoration_v1_listener deco_listener = { deco_
 static int
 run_decoration(void)
 {
-	struct toplevel t;
+	struct test_toplevel t;
 	struct zxdg_toplevel_decoration_v1 *d;
 	int ret = 0;
 
@@ -461,7 +443,7 @@ run_clipboard_source(void)
 static int
 run_clipboard_target(const char *want)
 {
-	struct toplevel t;
+	struct test_toplevel t;
 	struct wl_data_device *dev;
 	char got[256];
 	size_t n = 0;
@@ -513,17 +495,6 @@ struct popup {
 	uint32_t serial;
 };
 
-static void
-popup_xdg_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	struct popup *p = data;
-
-	p->serial = serial;
-	xdg_surface_ack_configure(xdg_surface, serial);
-}
-
-static const struct xdg_surface_listener popup_xdg_listener = { popup_xdg_configure };
-
 /* A popup of parent, grabbing, configured and mapped with buffer. */
 static int
 popup_map(struct popup *p, struct xdg_surface *parent, struct wl_buffer *buffer)
@@ -532,7 +503,8 @@ popup_map(struct popup *p, struct xdg_surface *parent, struct wl_buffer *buffer)
 
 	p->surface = keep(wl_compositor_create_surface(tc.compositor));
 	p->xdg_surface = keep(xdg_wm_base_get_xdg_surface(tc.wm_base, p->surface));
-	xdg_surface_add_listener(p->xdg_surface, &popup_xdg_listener, p);
+	xdg_surface_add_listener(p->xdg_surface, &test_client_configure_acked,
+				 &p->serial);
 	p->popup = keep(xdg_surface_get_popup(p->xdg_surface, parent, pos));
 	xdg_popup_grab(p->popup, tc.seat, 0);
 	wl_surface_commit(p->surface);
@@ -583,7 +555,7 @@ ctl(const char *prog, const char *command)
 static int
 run_popup_click(const char *prog)
 {
-	struct toplevel t;
+	struct test_toplevel t;
 	struct popup p = { 0 };
 
 	toplevel_new(&t);
@@ -715,7 +687,8 @@ run_opaque_region(const char *prog, const char *file)
 
 /* A source set as the selection by the focused client: its offer. */
 static int
-own_selection(struct toplevel *t, struct wl_data_device **dev, struct wl_data_source **src)
+own_selection(struct test_toplevel *t, struct wl_data_device **dev,
+	      struct wl_data_source **src)
 {
 	toplevel_new(t);
 	if (toplevel_map(t) < 0)
@@ -737,7 +710,7 @@ static int
 run_error(const char *mode)
 {
 	struct wl_surface *s = keep(wl_compositor_create_surface(tc.compositor));
-	struct toplevel t;
+	struct test_toplevel t;
 	struct popup p1 = { 0 }, p2 = { 0 };
 
 	if (!strcmp(mode, "viewport-exists")) {

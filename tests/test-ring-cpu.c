@@ -536,6 +536,14 @@ START_TEST(user_data)
 }
 END_TEST
 
+/* The fake CUDA driver on GL (or GLES) and a ring of 3 slots on it. */
+static struct glcuda_ring *
+ring_of_three(struct env *e, bool gles)
+{
+	env_setup(e, gles);
+	return test_make_ring(e->dev, W, H, 3, 0, NULL);
+}
+
 /* Frames whose CUDA work completes out of order are still taken in order:
  * frame 0's stream is held while frame 1's work runs, frame 1 is taken,
  * and frame 0, ready later, is dropped, never returned. The same when the
@@ -543,13 +551,9 @@ END_TEST
 START_TEST(take_newest_never_goes_back)
 {
 	struct glcuda_frame *old, *young, *got, *f[3];
-	struct glcuda_ring *ring;
 	struct env e;
-	int fd;
-
-	env_setup(&e, _i == 1);
-	ring = test_make_ring(e.dev, W, H, 3, 0, NULL);
-	fd = glcuda_ring_get_fd(ring);
+	struct glcuda_ring *ring = ring_of_three(&e, _i == 1);
+	int fd = glcuda_ring_get_fd(ring);
 	for (int round = 0; round < 3; round++) {
 		uint64_t dropped = glcuda_ring_get_dropped(ring);
 		bool by_wait_gl = round == 2;
@@ -618,6 +622,77 @@ START_TEST(take_newest_never_goes_back)
 			ck_ok(glcuda_frame_wait_gl(f[i]));
 			ck_ok(glcuda_frame_release(f[i]));
 		}
+	}
+	glcuda_ring_destroy(ring);
+	env_teardown(&e);
+}
+END_TEST
+
+/* The fake's hold (or run) of frame f's stream. */
+static void
+stream_hold(struct glcuda_frame *f, int how)
+{
+	ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), how), 0);
+}
+
+static unsigned long long
+number(struct glcuda_frame *f)
+{
+	return (unsigned long long)glcuda_frame_get_number(f);
+}
+
+/* glcuda_frame_wait_gl() presents an older frame late, after a newer one
+ * was taken: the ring still never goes back before the newest taken (the
+ * header: take_newest never returns a frame older than one already
+ * presented). Frames a and b are held, c runs and is taken; a finishes
+ * and is presented late, then b finishes: b is older than c, so it is
+ * dropped, neither counted by dispatch nor returned. */
+START_TEST(take_newest_after_late_present)
+{
+	struct glcuda_frame *a, *b, *c, *got;
+	struct env e;
+	struct glcuda_ring *ring = ring_of_three(&e, _i == 1);
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t dropped = glcuda_ring_get_dropped(ring);
+		int ret;
+
+		ck_ok(glcuda_ring_acquire(ring, &a));
+		stream_hold(a, FAKE_CUDA_HOLD);
+		ck_ok(glcuda_frame_submit(a));
+		ck_ok(glcuda_frame_complete(a));
+		ck_ok(glcuda_ring_acquire(ring, &b));
+		stream_hold(b, FAKE_CUDA_HOLD);
+		ck_ok(glcuda_frame_submit(b));
+		ck_ok(glcuda_frame_complete(b));
+		run_frame(ring, &c);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
+		ck_ok(glcuda_ring_take_newest(ring, &got));
+		ck_assert_ptr_eq(got, c);
+		ck_ok(glcuda_frame_release(c));
+
+		/* a, the oldest, finishes and is presented late. */
+		stream_hold(a, FAKE_CUDA_RUN);
+		fake.settle();
+		ck_ok(glcuda_frame_wait_gl(a));
+		ck_ok(glcuda_frame_release(a));
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), dropped);
+
+		/* b finishes: newer than a, older than c. */
+		stream_hold(b, FAKE_CUDA_RUN);
+		fake.settle();
+		ck_assert(test_fd_readable(glcuda_ring_get_fd(ring), 0));
+		ck_assert_msg(glcuda_ring_dispatch(ring) == 0,
+			      "dispatch counts frame %llu to take after frame "
+			      "%llu was taken", number(b), number(c));
+		ret = glcuda_ring_take_newest(ring, &got);
+		ck_assert_msg(ret == -EAGAIN,
+			      "take_newest went back after a late present: it "
+			      "returned frame %llu after frame %llu (%s)",
+			      ret == 0 ? number(got) : 0ull, number(c),
+			      glcuda_error_get_name(ret));
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), dropped + 1);
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
 	}
 	glcuda_ring_destroy(ring);
 	env_teardown(&e);
@@ -1035,7 +1110,9 @@ main(void)
 		TEST_TCASE("fake-cuda", 120), TEST_LOOP(device_binds_fake_cuda, 2),
 		TEST_ONCE(device_uuid_mismatch), TEST_LOOP(images_every_format, 2),
 		TEST_LOOP(handoff_roundtrip, 2), TEST_LOOP(ring_200_frames, 2), RING_SHARED_CASES,
-		TEST_LOOP(take_newest_never_goes_back, 2), TEST_LOOP(take_newest_in_order_randomized, 2),
+		TEST_LOOP(take_newest_never_goes_back, 2),
+		TEST_LOOP(take_newest_after_late_present, 2),
+		TEST_LOOP(take_newest_in_order_randomized, 2),
 		TEST_ONCE(wakeup_dispatch_inside_completion),
 		TEST_ONCE(wakeup_completion_inside_dispatch), TEST_ONCE(user_data),
 		TEST_LOOP(destroy_in_flight_no_leaks, 2), TEST_ONCE(driver_failures),
