@@ -33,8 +33,9 @@ cuda_egl_device_thread(gpointer data)
 	     glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl) != 0))
 		return NULL;
 	/* A display that is no CUDA device's is no better than GstGL's. */
-	if (strstr(glcuda_headless_get_description(hl), "no interop") ||
-	    !query_display(glcuda_headless_get_display(hl), EGL_DEVICE_EXT, &device))
+	if (glcuda_headless_get_cuda_match(hl) == GLCUDA_HEADLESS_CUDA_NONE ||
+	    !query_display(glcuda_headless_get_display(hl), EGL_DEVICE_EXT,
+			   &device))
 		device = 0;
 	glcuda_headless_destroy(hl);
 	return (gpointer)device;

@@ -125,12 +125,6 @@ struct _GstGlcudaFilter {
 	 * the stats property from any thread). */
 	guint64 stat_frames;
 	guint64 stat_in[ROUTE_COUNT], stat_out[ROUTE_COUNT];
-
-	/* One buffer's work on the GL thread: arguments and result. */
-	const struct gcf_format *cur_format;
-	GstGLMemory *cur_in[GCF_MAX_PLANES], *cur_out[GCF_MAX_PLANES];
-	int ret;
-	gchar *err;
 };
 
 G_DEFINE_TYPE(GstGlcudaFilter, gst_glcuda_filter, GST_TYPE_GL_FILTER);
@@ -178,25 +172,32 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
 	"src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GLCUDA_FILTER_CAPS));
 
-static void
-set_error(GstGlcudaFilter *self, int ret, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-
-static void
-set_error(GstGlcudaFilter *self, int ret, const char *fmt, ...)
+/* The errors of the element's GL-thread work: the code is the glcuda
+ * error (or -errno) that failed, the message what failed and what to do. */
+#define GCF_ERROR (gcf_error_quark())
+static GQuark
+gcf_error_quark(void)
 {
-	va_list ap;
-
-	self->ret = ret < 0 ? ret : -EINVAL;
-	g_free(self->err);
-	va_start(ap, fmt);
-	self->err = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
+	return g_quark_from_static_string("glcudafilter-error");
 }
 
-static const char *
-cuda_result(CUresult res, char *buf, size_t size)
+static int
+set_error(GError **error, int ret, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+/* Sets *error (ret, or -EINVAL if @ret is not an error); returns its code. */
+static int
+set_error(GError **error, int ret, const char *fmt, ...)
 {
-	return tools_cuda_result(res, buf, size);
+	va_list ap;
+	gchar *msg;
+
+	ret = ret < 0 ? ret : -EINVAL;
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_set_error_literal(error, GCF_ERROR, ret, msg);
+	g_free(msg);
+	return ret;
 }
 
 /* Why the kernel properties cannot run as set (a new string), NULL if
@@ -223,21 +224,22 @@ config_check(GstGlcudaFilter *self)
  * cubin-file (@path) and its kernel @name, in *module and *function.
  * Nothing is changed on failure. */
 static int
-load_kernel(GstGlcudaFilter *self, const char *path, const char *name, CUmodule *module,
-	    CUfunction *function)
+load_kernel(const char *path, const char *name, CUmodule *module,
+	    CUfunction *function, GError **error)
 {
 	char msg[1024];
-	int ret = user_kernel_load(path, name, module, function, msg, sizeof(msg));
+	int ret = user_kernel_load(path, name, module, function, msg,
+				   sizeof(msg));
 
 	if (ret < 0)
-		set_error(self, ret, "%s", msg);
+		set_error(error, ret, "%s", msg);
 	return ret;
 }
 
 /* GL thread, the CUDA context current: the built-in invert's kernels for
  * the formats other than 8-bit RGB (gst/glcudafilter-kernels.cu). */
 static int
-load_builtin_kernels(GstGlcudaFilter *self)
+load_builtin_kernels(GstGlcudaFilter *self, GError **error)
 {
 #ifdef HAVE_NVCC
 	CUresult res;
@@ -246,28 +248,32 @@ load_builtin_kernels(GstGlcudaFilter *self)
 	res = CU(cuModuleLoadData)(&self->kernels, glcudafilter_kernels_fatbin);
 	if (res != CUDA_SUCCESS) {
 		self->kernels = NULL;
-		set_error(self, GLCUDA_ERROR_CUDA, "cuModuleLoadData (the element's kernels): %s. "
-			  "They may not be built for this GPU: rebuild with NVCC_ARCH_FLAGS "
-			  "naming its architecture.", cuda_result(res, buf, sizeof(buf)));
-		return self->ret;
+		return set_error(error, GLCUDA_ERROR_CUDA,
+				 "cuModuleLoadData (the element's kernels): "
+				 "%s. They may not be built for this GPU: "
+				 "rebuild with NVCC_ARCH_FLAGS naming its "
+				 "architecture.",
+				 tools_cuda_result(res, buf, sizeof(buf)));
 	}
 	for (guint i = 0; i < GCF_N_FORMATS; i++) {
 		for (guint p = 0; p < gcf_formats[i].n_planes && gcf_formats[i].invert[p]; p++) {
 			res = CU(cuModuleGetFunction)(&self->invert[i][p], self->kernels,
 						      gcf_formats[i].invert[p]);
 			if (res != CUDA_SUCCESS) {
-				set_error(self, GLCUDA_ERROR_CUDA, "cuModuleGetFunction(%s): %s",
-					  gcf_formats[i].invert[p],
-					  cuda_result(res, buf, sizeof(buf)));
-				return self->ret;
+				return set_error(error, GLCUDA_ERROR_CUDA,
+					"cuModuleGetFunction(%s): %s",
+					gcf_formats[i].invert[p],
+					tools_cuda_result(res, buf,
+							  sizeof(buf)));
 			}
 		}
 	}
 	return 0;
 #else
-	set_error(self, -ENOTSUP, "filter %s needs CUDA kernels: glcuda was built without nvcc",
-		  filter_name(FILTER_INVERT));
-	return self->ret;
+	(void)self;
+	return set_error(error, -ENOTSUP, "filter %s needs CUDA kernels: "
+			 "glcuda was built without nvcc",
+			 filter_name(FILTER_INVERT));
 #endif
 }
 
@@ -275,20 +281,26 @@ load_builtin_kernels(GstGlcudaFilter *self)
  * or of kernel @name in @path (ptx-file or cubin-file), what the element
  * runs from the next frame on. On failure it keeps what it ran. */
 static int
-load_config(GstGlcudaFilter *self, enum filter_kind filter, const char *path, const char *name)
+load_config(GstGlcudaFilter *self, enum filter_kind filter, const char *path,
+	    const char *name, GError **error)
 {
 	CUmodule module = NULL;
 	CUfunction function = NULL;
 
+	int ret;
+
 	if (name) {
-		if (load_kernel(self, path, name, &module, &function) < 0)
-			return self->ret;
+		ret = load_kernel(path, name, &module, &function, error);
+		if (ret < 0)
+			return ret;
 	} else if (!filter_available(filter)) {
-		set_error(self, -ENOTSUP, "filter %s needs CUDA kernels: glcuda was built "
-			  "without nvcc", filter_name(filter));
-		return self->ret;
-	} else if (filter == FILTER_INVERT && !self->kernels && load_builtin_kernels(self) < 0) {
-		return self->ret;
+		return set_error(error, -ENOTSUP, "filter %s needs CUDA "
+				 "kernels: glcuda was built without nvcc",
+				 filter_name(filter));
+	} else if (filter == FILTER_INVERT && !self->kernels) {
+		ret = load_builtin_kernels(self, error);
+		if (ret < 0)
+			return ret;
 	}
 	if (self->module) {
 		/* The stream's last frames may still run the old module's
@@ -390,6 +402,7 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	gchar *path, *name, *why;
 	enum filter_kind filter;
 	char msg[1024], buf[256];
+	GError *error = NULL;
 	CUcontext dummy;
 	CUresult res;
 	int ret = 0;
@@ -439,23 +452,25 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	if (res != CUDA_SUCCESS) {
 		self->cuda_ctx = NULL;
 		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("cuCtxPushCurrent: %s",
-				  cuda_result(res, buf, sizeof(buf))), (NULL));
+				  tools_cuda_result(res, buf, sizeof(buf))), (NULL));
 		goto fail;
 	}
-	self->ret = 0;
 	/* Non-blocking: the stream must not wait for other work on the
 	 * legacy NULL stream of the process. */
 	res = CU(cuStreamCreate)(&self->stream, CU_STREAM_NON_BLOCKING);
 	if (res != CUDA_SUCCESS) {
 		self->stream = NULL;
-		set_error(self, GLCUDA_ERROR_CUDA, "cuStreamCreate: %s",
-			  cuda_result(res, buf, sizeof(buf)));
+		set_error(&error, GLCUDA_ERROR_CUDA, "cuStreamCreate: %s",
+			  tools_cuda_result(res, buf, sizeof(buf)));
 	} else {
-		load_config(self, filter, path, name);
+		load_config(self, filter, path, name, &error);
 	}
 	CU(cuCtxPopCurrent)(&dummy);
-	if (self->ret < 0) {
-		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("%s", self->err), (NULL));
+	if (error) {
+		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("%s", error->message),
+				  ("glcuda error %s",
+				   glcuda_error_get_name(error->code)));
+		g_error_free(error);
 		goto fail;
 	}
 	g_free(path);
@@ -483,15 +498,14 @@ gst_glcuda_filter_gl_stop(GstGLBaseFilter *base)
 /* GL thread: a copy of one texture into another, on the GPU (the copy
  * path only). The framebuffers are the element's; 0 is bound after. */
 static int
-blit(GstGlcudaFilter *self, guint src, guint dst, int w, int h)
+blit(GstGlcudaFilter *self, guint src, guint dst, int w, int h, GError **error)
 {
 	const GstGLFuncs *gl = GST_GL_BASE_FILTER(self)->context->gl_vtable;
 
-	if (!gl->BlitFramebuffer) {
-		set_error(self, GLCUDA_ERROR_MISSING_GL_EXTENSION,
-			  "the copy path needs glBlitFramebuffer (GL 3.0 / GLES 3.0)");
-		return self->ret;
-	}
+	if (!gl->BlitFramebuffer)
+		return set_error(error, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+				 "the copy path needs glBlitFramebuffer "
+				 "(GL 3.0 / GLES 3.0)");
 	if (!self->fbo[0])
 		gl->GenFramebuffers(2, self->fbo);
 	gl->BindFramebuffer(GL_READ_FRAMEBUFFER, self->fbo[0]);
@@ -508,8 +522,8 @@ blit(GstGlcudaFilter *self, guint src, guint dst, int w, int h)
 /* GL thread: one of the copy path's shared images, at this size and
  * format. */
 static int
-ensure_stage(GstGlcudaFilter *self, struct glcuda_image **stage, enum glcuda_format format,
-	     uint32_t w, uint32_t h)
+ensure_stage(GstGlcudaFilter *self, struct glcuda_image **stage,
+	     enum glcuda_format format, uint32_t w, uint32_t h, GError **error)
 {
 	struct glcuda_image_desc desc;
 	int ret;
@@ -525,7 +539,7 @@ ensure_stage(GstGlcudaFilter *self, struct glcuda_image **stage, enum glcuda_for
 	desc.format = format;
 	ret = glcuda_image_new(self->device->dev, &desc, stage);
 	if (ret < 0)
-		set_error(self, ret, "glcuda_image_new(%ux%u %s): %s", w, h,
+		set_error(error, ret, "glcuda_image_new(%ux%u %s): %s", w, h,
 			  glcuda_format_get_name(format),
 			  glcuda_device_get_last_error(self->device->dev));
 	return ret;
@@ -535,9 +549,9 @@ ensure_stage(GstGlcudaFilter *self, struct glcuda_image **stage, enum glcuda_for
  * signature (common/user-kernel.h) over plane @plane of format @fmt, w x h
  * texels. */
 static int
-launch_plane(GstGlcudaFilter *self, CUfunction function, const struct gcf_format *fmt,
-	     guint plane, struct glcuda_image *in, struct glcuda_image *out, uint32_t w,
-	     uint32_t h)
+launch_plane(GstGlcudaFilter *self, CUfunction function,
+	     const struct gcf_format *fmt, guint plane, struct glcuda_image *in,
+	     struct glcuda_image *out, uint32_t w, uint32_t h, GError **error)
 {
 	char msg[512];
 	int ret;
@@ -546,15 +560,16 @@ launch_plane(GstGlcudaFilter *self, CUfunction function, const struct gcf_format
 				 glcuda_image_get_cuda_surface(out), w, h, (int)plane,
 				 fmt->planes[plane], msg, sizeof(msg));
 	if (ret < 0)
-		set_error(self, ret, "%s", msg);
+		set_error(error, ret, "%s", msg);
 	return ret;
 }
 
 /* GL thread, the CUDA context pushed: CUDA's copy of a plane, array to
  * array, on the stream. */
 static int
-copy_plane(GstGlcudaFilter *self, struct glcuda_image *in, struct glcuda_image *out,
-	   enum glcuda_format format, uint32_t w, uint32_t h)
+copy_plane(GstGlcudaFilter *self, struct glcuda_image *in,
+	   struct glcuda_image *out, enum glcuda_format format, uint32_t w,
+	   uint32_t h, GError **error)
 {
 	CUDA_MEMCPY2D copy;
 	char buf[256];
@@ -568,11 +583,9 @@ copy_plane(GstGlcudaFilter *self, struct glcuda_image *in, struct glcuda_image *
 	copy.WidthInBytes = (size_t)w * glcuda_format_get_bytes_per_pixel(format);
 	copy.Height = h;
 	res = CU(cuMemcpy2DAsync)(&copy, self->stream);
-	if (res != CUDA_SUCCESS) {
-		set_error(self, GLCUDA_ERROR_CUDA, "cuMemcpy2DAsync: %s",
-			  cuda_result(res, buf, sizeof(buf)));
-		return self->ret;
-	}
+	if (res != CUDA_SUCCESS)
+		return set_error(error, GLCUDA_ERROR_CUDA, "cuMemcpy2DAsync: %s",
+				 tools_cuda_result(res, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -580,37 +593,41 @@ copy_plane(GstGlcudaFilter *self, struct glcuda_image *in, struct glcuda_image *
  * plane of format @fmt (w[p] x h[p] texels) from in[p] to out[p]. What
  * runs on which format was settled in negotiation (transform_caps). */
 static int
-run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_image *const *in,
-	 struct glcuda_image *const *out, const uint32_t *w, const uint32_t *h)
+run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt,
+	 struct glcuda_image *const *in, struct glcuda_image *const *out,
+	 const uint32_t *w, const uint32_t *h, GError **error)
 {
 	CUcontext dummy;
 	guint p;
 	int ret = 0;
 
 	if (self->function || self->run_filter == FILTER_NONE || !GCF_FORMAT_IS_RGB8(fmt)) {
-		if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS) {
-			set_error(self, GLCUDA_ERROR_CUDA, "cuCtxPushCurrent failed");
-			return self->ret;
-		}
+		if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
+			return set_error(error, GLCUDA_ERROR_CUDA,
+					 "cuCtxPushCurrent failed");
 		if (self->function) {
 			/* The documented convention (common/user-kernel.h):
 			 * once per plane, one thread per texel. */
 			for (p = 0; p < fmt->n_planes && ret == 0; p++)
-				ret = launch_plane(self, self->function, fmt, p, in[p], out[p], w[p],
-						   h[p]);
+				ret = launch_plane(self, self->function, fmt,
+						   p, in[p], out[p], w[p],
+						   h[p], error);
 		} else if (self->run_filter == FILTER_NONE) {
 			/* A copy needs no kernel. */
 			for (p = 0; p < fmt->n_planes && ret == 0; p++)
-				ret = copy_plane(self, in[p], out[p], fmt->planes[p], w[p], h[p]);
+				ret = copy_plane(self, in[p], out[p],
+						 fmt->planes[p], w[p], h[p],
+						 error);
 		} else if (self->run_filter == FILTER_INVERT) {
 			for (p = 0; p < fmt->n_planes && ret == 0; p++)
-				ret = launch_plane(self, self->invert[fmt - gcf_formats][p], fmt,
-						   p, in[p], out[p], w[p], h[p]);
+				ret = launch_plane(self,
+					self->invert[fmt - gcf_formats][p], fmt,
+					p, in[p], out[p], w[p], h[p], error);
 		} else {
-			set_error(self, -EINVAL, "filter %s does not run on %s",
-				  filter_name(self->run_filter),
-				  gst_video_format_to_string(fmt->video));
-			ret = self->ret;
+			ret = set_error(error, -EINVAL,
+					"filter %s does not run on %s",
+					filter_name(self->run_filter),
+					gst_video_format_to_string(fmt->video));
 		}
 		CU(cuCtxPopCurrent)(&dummy);
 		return ret;
@@ -622,11 +639,10 @@ run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_imag
 		filters_destroy(self->filters);
 		self->filters = NULL;
 		ret = filters_new(self->device->dev, w[0], h[0], NULL, &self->filters);
-		if (ret < 0) {
-			set_error(self, ret, "filter %s: %s", filter_name(self->run_filter),
-				  filters_last_error());
-			return self->ret;
-		}
+		if (ret < 0)
+			return set_error(error, ret, "filter %s: %s",
+					 filter_name(self->run_filter),
+					 filters_last_error());
 		self->filters_width = w[0];
 		self->filters_height = h[0];
 	}
@@ -635,7 +651,7 @@ run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt, struct glcuda_imag
 	ret = filters_run_ordered(self->filters, self->run_filter, self->stream, in[0], out[0],
 				  fmt->bgr ? FILTER_ORDER_BGR : FILTER_ORDER_RGB);
 	if (ret < 0)
-		set_error(self, ret, "filter %s: %s", filter_name(self->run_filter),
+		set_error(error, ret, "filter %s: %s", filter_name(self->run_filter),
 			  filters_last_error());
 	return ret;
 }
@@ -693,6 +709,8 @@ gpu_timing_end(GstGlcudaFilter *self)
 struct gcf_frame {
 	const struct gcf_format *fmt;
 	guint n;
+	/* The buffers' memories, one per plane. */
+	GstGLMemory *mem_in[GCF_MAX_PLANES], *mem_out[GCF_MAX_PLANES];
 	uint32_t w[GCF_MAX_PLANES], h[GCF_MAX_PLANES];
 	struct glcuda_image *in[GCF_MAX_PLANES], *out[GCF_MAX_PLANES];
 	enum gcf_route in_routes[GCF_MAX_PLANES], out_routes[GCF_MAX_PLANES];
@@ -703,12 +721,12 @@ struct gcf_frame {
 	gboolean hand_out;
 };
 
-/* GL thread: every plane's images in CUDA's sight, for self->cur_in and
- * self->cur_out: a pool's image as it is, else the texture wrapped, else
+/* GL thread: every plane's images in CUDA's sight, for f->mem_in and
+ * f->mem_out: a pool's image as it is, else the texture wrapped, else
  * (the driver or the format refuses registration) a shared image the
  * input is copied into or the output copied out of. */
 static int
-choose_routes(GstGlcudaFilter *self, struct gcf_frame *f)
+choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 {
 	const struct gcf_format *fmt = f->fmt;
 	struct gcf_device *d = self->device;
@@ -722,16 +740,17 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f)
 	int ret = 0;
 
 	for (p = 0; p < f->n; p++) {
-		GstGLMemory *min = self->cur_in[p], *mout = self->cur_out[p];
+		GstGLMemory *min = f->mem_in[p], *mout = f->mem_out[p];
 
 		f->w[p] = (uint32_t)gst_gl_memory_get_texture_width(min);
 		f->h[p] = (uint32_t)gst_gl_memory_get_texture_height(min);
 		if (f->w[p] != (uint32_t)gst_gl_memory_get_texture_width(mout) ||
 		    f->h[p] != (uint32_t)gst_gl_memory_get_texture_height(mout)) {
-			set_error(self, -EINVAL, "plane %u: input %ux%u and output %dx%d differ",
-				  p, f->w[p], f->h[p], gst_gl_memory_get_texture_width(mout),
-				  gst_gl_memory_get_texture_height(mout));
-			return self->ret;
+			return set_error(error, -EINVAL, "plane %u: input "
+					 "%ux%u and output %dx%d differ", p,
+					 f->w[p], f->h[p],
+					 gst_gl_memory_get_texture_width(mout),
+					 gst_gl_memory_get_texture_height(mout));
 		}
 		/* Images of a glcuda pool (ours or another glcudafilter's
 		 * on this device) go to CUDA as they are. */
@@ -742,14 +761,14 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f)
 	for (p = 0; p < f->n && can_wrap && ret == 0; p++) {
 		if (!f->in[p]) {
 			f->in_routes[p] = ROUTE_WRAPPED;
-			ret = gcf_wrap_get(d, self->cur_in[p], 0, &f->in[p]);
-			refused = self->cur_in[p];
+			ret = gcf_wrap_get(d, f->mem_in[p], 0, &f->in[p]);
+			refused = f->mem_in[p];
 		}
 		if (ret == 0 && !f->out[p]) {
 			f->out_routes[p] = ROUTE_WRAPPED;
-			ret = gcf_wrap_get(d, self->cur_out[p], GLCUDA_WRAP_FLAG_WRITE_DISCARD,
+			ret = gcf_wrap_get(d, f->mem_out[p], GLCUDA_WRAP_FLAG_WRITE_DISCARD,
 					   &f->out[p]);
-			refused = self->cur_out[p];
+			refused = f->mem_out[p];
 		}
 	}
 	if (ret < 0) {
@@ -764,8 +783,8 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f)
 		d->wrap_refused |= format_bit;
 		can_wrap = FALSE;
 		for (p = 0; p < f->n; p++) {
-			f->in[p] = gcf_pooled_image(d, self->cur_in[p]);
-			f->out[p] = gcf_pooled_image(d, self->cur_out[p]);
+			f->in[p] = gcf_pooled_image(d, f->mem_in[p]);
+			f->out[p] = gcf_pooled_image(d, f->mem_out[p]);
 			f->in_routes[p] = f->out_routes[p] = ROUTE_POOLED;
 		}
 	}
@@ -773,11 +792,15 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f)
 		if (f->in[p])
 			continue;
 		f->in_routes[p] = ROUTE_COPIED;
-		if (ensure_stage(self, &self->stage_in[p], fmt->planes[p], f->w[p], f->h[p]) < 0 ||
-		    blit(self, gst_gl_memory_get_texture_id(self->cur_in[p]),
-			 glcuda_image_get_gl_texture(self->stage_in[p]), (int)f->w[p],
-			 (int)f->h[p]) < 0)
-			return self->ret;
+		ret = ensure_stage(self, &self->stage_in[p], fmt->planes[p],
+				   f->w[p], f->h[p], error);
+		if (ret == 0)
+			ret = blit(self,
+				   gst_gl_memory_get_texture_id(f->mem_in[p]),
+				   glcuda_image_get_gl_texture(self->stage_in[p]),
+				   (int)f->w[p], (int)f->h[p], error);
+		if (ret < 0)
+			return ret;
 		f->in[p] = self->stage_in[p];
 	}
 	/* "none" is a copy: CUDA's, array to array, where CUDA registers GL
@@ -793,9 +816,11 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f)
 			f->out_routes[p] = ROUTE_COPIED;
 		} else if (!f->out[p]) {
 			f->out_routes[p] = ROUTE_COPIED;
-			if (ensure_stage(self, &self->stage_out[p], fmt->planes[p], f->w[p],
-					 f->h[p]) < 0)
-				return self->ret;
+			ret = ensure_stage(self, &self->stage_out[p],
+					   fmt->planes[p], f->w[p], f->h[p],
+					   error);
+			if (ret < 0)
+				return ret;
 			f->out[p] = self->stage_out[p];
 		}
 		f->in_route = MAX(f->in_route, f->in_routes[p]);
@@ -809,7 +834,8 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f)
  * the GL thread's times before the hand-off to CUDA, after it, after the
  * work is enqueued and after the hand-off back. */
 static int
-cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed, gint64 *t)
+cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed,
+	  gint64 *t, GError **error)
 {
 	struct glcuda_device *dev = self->device->dev;
 	struct glcuda_image *images[2 * GCF_MAX_PLANES];
@@ -824,16 +850,16 @@ cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed, gint
 	if (timed)
 		t[1] = g_get_monotonic_time();
 	ret = glcuda_handoff_to_cuda(dev, images, count, self->stream);
-	if (ret < 0) {
-		set_error(self, ret, "glcuda_handoff_to_cuda: %s: %s", glcuda_strerror(ret),
-			  glcuda_device_get_last_error(dev));
-		return ret;
-	}
+	if (ret < 0)
+		return set_error(error, ret, "glcuda_handoff_to_cuda: %s: %s",
+				 glcuda_strerror(ret),
+				 glcuda_device_get_last_error(dev));
 	if (timed) {
 		t[2] = g_get_monotonic_time();
 		gpu_timing_start(self);
 	}
-	ret = f->hand_out ? run_cuda(self, f->fmt, f->in, f->out, f->w, f->h) : 0;
+	ret = f->hand_out ? run_cuda(self, f->fmt, f->in, f->out, f->w, f->h,
+				     error) : 0;
 	if (timed) {
 		if (ret == 0)
 			gpu_timing_end(self);
@@ -844,7 +870,8 @@ cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed, gint
 	 * pooled output) wait for CUDA's on the GPU. */
 	back = glcuda_handoff_to_gl(dev, images, count, self->stream);
 	if (back < 0 && ret == 0)
-		set_error(self, back, "glcuda_handoff_to_gl: %s: %s", glcuda_strerror(back),
+		set_error(error, back, "glcuda_handoff_to_gl: %s: %s",
+			  glcuda_strerror(back),
 			  glcuda_device_get_last_error(dev));
 	if (timed)
 		t[4] = g_get_monotonic_time();
@@ -855,101 +882,93 @@ cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed, gint
  * is a copy, from CUDA's result (or the input, for "none" on the copy
  * path) into the output textures. */
 static int
-copy_out(GstGlcudaFilter *self, const struct gcf_frame *f)
+copy_out(GstGlcudaFilter *self, const struct gcf_frame *f, GError **error)
 {
-	for (guint p = 0; p < f->n; p++)
-		if (f->out_routes[p] == ROUTE_COPIED &&
-		    blit(self, glcuda_image_get_gl_texture(f->hand_out ? f->out[p] : f->in[p]),
-			 gst_gl_memory_get_texture_id(self->cur_out[p]), (int)f->w[p],
-			 (int)f->h[p]) < 0)
-			return self->ret;
-	return 0;
+	int ret = 0;
+
+	for (guint p = 0; p < f->n && ret == 0; p++) {
+		struct glcuda_image *from = f->hand_out ? f->out[p] : f->in[p];
+
+		if (f->out_routes[p] == ROUTE_COPIED)
+			ret = blit(self, glcuda_image_get_gl_texture(from),
+				   gst_gl_memory_get_texture_id(f->mem_out[p]),
+				   (int)f->w[p], (int)f->h[p], error);
+	}
+	return ret;
 }
 
-/* GL thread: one buffer, the planes of self->cur_in to self->cur_out. */
-static void
-process_gl(GstGLContext *context, gpointer data)
+/* One buffer: the planes of f->mem_in to f->mem_out. */
+static int
+process(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 {
-	GstGlcudaFilter *self = data;
-	struct gcf_frame f = { .fmt = self->cur_format, .n = self->cur_format->n_planes };
-	const char *video = gst_video_format_to_string(f.fmt->video);
+	const char *video = gst_video_format_to_string(f->fmt->video);
 	/* The GL thread's time in each stage: inputs ready (wraps, copies
 	 * in), hand-off to CUDA, CUDA work enqueued, hand-off to GL, outputs
 	 * (copies out). The CPU's, not the GPU's, but for the CUDA work's. */
-	const gboolean timed = gst_debug_category_get_threshold(GST_CAT_DEFAULT) >= GST_LEVEL_DEBUG;
+	const gboolean timed = gst_debug_category_get_threshold(GST_CAT_DEFAULT) >=
+			       GST_LEVEL_DEBUG;
 	gint64 t[6] = { 0 };
+	int routes, ret;
 
-	self->ret = 0;
 	if (timed)
 		t[0] = g_get_monotonic_time();
-	if (choose_routes(self, &f) < 0)
-		return;
-	if (self->logged_routes != (int)(f.in_route * ROUTE_COUNT + f.out_route)) {
-		GST_INFO_OBJECT(self, "%ux%u %s (%u planes): input %s, output %s", f.w[0],
-				f.h[0], video, f.n, route_names[f.in_route],
-				route_names[f.out_route]);
-		self->logged_routes = (int)(f.in_route * ROUTE_COUNT + f.out_route);
+	ret = choose_routes(self, f, error);
+	if (ret < 0)
+		return ret;
+	routes = (int)(f->in_route * ROUTE_COUNT + f->out_route);
+	if (self->logged_routes != routes) {
+		GST_INFO_OBJECT(self, "%ux%u %s (%u planes): input %s, output %s",
+				f->w[0], f->h[0], video, f->n,
+				route_names[f->in_route],
+				route_names[f->out_route]);
+		self->logged_routes = routes;
 	}
-	if (cuda_work(self, &f, timed, t) < 0 || copy_out(self, &f) < 0)
-		return;
+	ret = cuda_work(self, f, timed, t, error);
+	if (ret == 0)
+		ret = copy_out(self, f, error);
+	if (ret < 0)
+		return ret;
 	if (timed) {
 		t[5] = g_get_monotonic_time();
-		GST_DEBUG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": GL thread %.3f ms: inputs "
-				 "%.3f (%s), to CUDA %.3f, CUDA work enqueued %.3f, to GL %.3f, "
-				 "outputs %.3f (%s)", self->frames, MS(t[0], t[5]), MS(t[0], t[1]),
-				 route_names[f.in_route], MS(t[1], t[2]), MS(t[2], t[3]),
-				 MS(t[3], t[4]), MS(t[4], t[5]), route_names[f.out_route]);
+		GST_DEBUG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": GL thread "
+				 "%.3f ms: inputs %.3f (%s), to CUDA %.3f, "
+				 "CUDA work enqueued %.3f, to GL %.3f, outputs "
+				 "%.3f (%s)", self->frames, MS(t[0], t[5]),
+				 MS(t[0], t[1]), route_names[f->in_route],
+				 MS(t[1], t[2]), MS(t[2], t[3]), MS(t[3], t[4]),
+				 MS(t[4], t[5]), route_names[f->out_route]);
 	}
-	GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %s, textures %u -> %u (plane 0), "
-		       "input %s, output %s, hand-offs of %u images on stream %p", self->frames,
-		       video, gst_gl_memory_get_texture_id(self->cur_in[0]),
-		       gst_gl_memory_get_texture_id(self->cur_out[0]), route_names[f.in_route],
-		       route_names[f.out_route], f.n * (f.hand_out ? 2 : 1),
-		       (void *)self->stream);
+	GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %s, textures %u -> "
+		       "%u (plane 0), input %s, output %s, hand-offs of %u "
+		       "images on stream %p", self->frames, video,
+		       gst_gl_memory_get_texture_id(f->mem_in[0]),
+		       gst_gl_memory_get_texture_id(f->mem_out[0]),
+		       route_names[f->in_route], route_names[f->out_route],
+		       f->n * (f->hand_out ? 2 : 1), (void *)self->stream);
 	self->frames++;
 	GST_OBJECT_LOCK(self);
 	self->stat_frames++;
-	self->stat_in[f.in_route]++;
-	self->stat_out[f.out_route]++;
+	self->stat_in[f->in_route]++;
+	self->stat_out[f->out_route]++;
 	GST_OBJECT_UNLOCK(self);
+	return 0;
 }
 
-static gboolean format_allowed(GstGlcudaFilter *self, const struct gcf_format *fmt,
-			       const char **why);
+static gboolean format_allowed(GstGlcudaFilter *self,
+			       const struct gcf_format *fmt, const char **why);
 
-struct config_args {
-	GstGlcudaFilter *self;
-	enum filter_kind filter;
-	gchar *path, *name;
-};
-
-/* GL thread: a change of the kernel properties, before the next frame. */
-static void
-reload_gl(GstGLContext *context, gpointer data)
-{
-	struct config_args *a = data;
-	GstGlcudaFilter *self = a->self;
-	CUcontext dummy;
-
-	self->ret = 0;
-	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS) {
-		set_error(self, GLCUDA_ERROR_CUDA, "cuCtxPushCurrent failed");
-		return;
-	}
-	load_config(self, a->filter, a->path, a->name);
-	CU(cuCtxPopCurrent)(&dummy);
-}
-
-/* Streaming thread, before a frame: what filter, ptx-file, cubin-file
- * and kernel-name name now, if they changed since the last frame. FALSE
- * (an element error posted) if it cannot run; the element then keeps
- * what it ran. */
+/* A change of the kernel properties, before the next frame: what filter,
+ * ptx-file, cubin-file and kernel-name name now, if they changed since
+ * the last frame. FALSE (an element error posted) if it cannot run; the
+ * element then keeps what it ran. */
 static gboolean
 apply_config(GstGlcudaFilter *self, const struct gcf_format *fmt)
 {
-	struct config_args a = { self, FILTER_NONE, NULL, NULL };
+	enum filter_kind filter;
 	const char *why = NULL;
-	gchar *invalid;
+	gchar *invalid, *path, *name;
+	GError *error = NULL;
+	CUcontext dummy;
 
 	GST_OBJECT_LOCK(self);
 	if (!self->config_pending) {
@@ -958,88 +977,108 @@ apply_config(GstGlcudaFilter *self, const struct gcf_format *fmt)
 	}
 	self->config_pending = FALSE;
 	invalid = config_check(self);
-	a.filter = self->filter;
-	a.path = g_strdup(self->ptx_file ? self->ptx_file : self->cubin_file);
-	a.name = g_strdup(self->kernel_name);
+	filter = self->filter;
+	path = g_strdup(self->ptx_file ? self->ptx_file : self->cubin_file);
+	name = g_strdup(self->kernel_name);
 	/* Upstream renegotiates at its next buffer when the formats
 	 * changed (set_property): a frame of the old caps that cannot
 	 * wait for that (a source of fixed caps) is an error. */
 	if (!invalid && !format_allowed(self, fmt, &why))
-		invalid = g_strdup_printf("%s does not run on %s (%s), and upstream did not "
-					  "renegotiate: put glcolorconvert in front",
-					  a.name ? "the kernel of kernel-name" :
-						   filter_name(a.filter),
-					  gst_video_format_to_string(fmt->video), why);
+		invalid = g_strdup_printf("%s does not run on %s (%s), and "
+					  "upstream did not renegotiate: put "
+					  "glcolorconvert in front",
+					  name ? "the kernel of kernel-name" :
+						 filter_name(filter),
+					  gst_video_format_to_string(fmt->video),
+					  why);
 	GST_OBJECT_UNLOCK(self);
 	if (invalid) {
-		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", invalid), (NULL));
+		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", invalid),
+				  (NULL));
 		g_free(invalid);
-		g_free(a.path);
-		g_free(a.name);
+		g_free(path);
+		g_free(name);
 		return FALSE;
 	}
-	gst_gl_context_thread_add(GST_GL_BASE_FILTER(self)->context, reload_gl, &a);
-	g_free(a.path);
-	g_free(a.name);
-	if (self->ret < 0) {
-		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Cannot change the filter: %s",
-				  self->err), ("glcuda error %s", glcuda_error_get_name(self->ret)));
+	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS) {
+		set_error(&error, GLCUDA_ERROR_CUDA, "cuCtxPushCurrent failed");
+	} else {
+		load_config(self, filter, path, name, &error);
+		CU(cuCtxPopCurrent)(&dummy);
+	}
+	g_free(path);
+	g_free(name);
+	if (error) {
+		GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
+				  ("Cannot change the filter: %s",
+				   error->message),
+				  ("glcuda error %s",
+				   glcuda_error_get_name(error->code)));
+		g_error_free(error);
 		return FALSE;
 	}
 	return TRUE;
 }
 
-/* Every plane's GstGLMemory (GstGLFilter's own filter() hands on the
- * first plane only). */
+/* GstGLFilter calls it on the GL thread: every plane's GstGLMemory
+ * (GstGLFilter's own filter() hands on the first plane only). */
 static gboolean
-gst_glcuda_filter_filter(GstGLFilter *filter, GstBuffer *inbuf, GstBuffer *outbuf)
+gst_glcuda_filter_filter(GstGLFilter *filter, GstBuffer *inbuf,
+			 GstBuffer *outbuf)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(filter);
-	const struct gcf_format *fmt = gcf_format_find(GST_VIDEO_INFO_FORMAT(&filter->in_info));
+	const struct gcf_format *fmt =
+		gcf_format_find(GST_VIDEO_INFO_FORMAT(&filter->in_info));
 	GstVideoFrame in_frame, out_frame;
+	struct gcf_frame f = { .fmt = fmt };
+	GError *error = NULL;
 	guint p;
 
 	/* Negotiation allows nothing else: the same format both sides. */
 	if (!fmt || GST_VIDEO_INFO_FORMAT(&filter->out_info) != fmt->video) {
-		GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Unexpected formats %s -> %s",
-				  GST_VIDEO_INFO_NAME(&filter->in_info),
-				  GST_VIDEO_INFO_NAME(&filter->out_info)), (NULL));
+		GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+				  ("Unexpected formats %s -> %s",
+				   GST_VIDEO_INFO_NAME(&filter->in_info),
+				   GST_VIDEO_INFO_NAME(&filter->out_info)),
+				  (NULL));
 		return FALSE;
 	}
 	if (!apply_config(self, fmt))
 		return FALSE;
-	if (!gst_video_frame_map(&in_frame, &filter->in_info, inbuf, GST_MAP_READ | GST_MAP_GL)) {
-		GST_ELEMENT_ERROR(self, RESOURCE, READ, ("Cannot map the input buffer"), (NULL));
+	if (!gst_video_frame_map(&in_frame, &filter->in_info, inbuf,
+				 GST_MAP_READ | GST_MAP_GL)) {
+		GST_ELEMENT_ERROR(self, RESOURCE, READ,
+				  ("Cannot map the input buffer"), (NULL));
 		return FALSE;
 	}
 	if (!gst_video_frame_map(&out_frame, &filter->out_info, outbuf,
 				 GST_MAP_WRITE | GST_MAP_GL)) {
 		gst_video_frame_unmap(&in_frame);
-		GST_ELEMENT_ERROR(self, RESOURCE, WRITE, ("Cannot map the output buffer"), (NULL));
+		GST_ELEMENT_ERROR(self, RESOURCE, WRITE,
+				  ("Cannot map the output buffer"), (NULL));
 		return FALSE;
 	}
-	for (p = 0; p < fmt->n_planes; p++) {
+	f.n = fmt->n_planes;
+	for (p = 0; p < f.n; p++) {
 		if (!gst_is_gl_memory(in_frame.map[p].memory) ||
 		    !gst_is_gl_memory(out_frame.map[p].memory)) {
-			gst_video_frame_unmap(&out_frame);
-			gst_video_frame_unmap(&in_frame);
-			GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
-					  ("Plane %u is not GL memory", p), (NULL));
-			return FALSE;
+			set_error(&error, -EINVAL, "plane %u is not GL memory",
+				  p);
+			break;
 		}
-		self->cur_in[p] = GST_GL_MEMORY_CAST(in_frame.map[p].memory);
-		self->cur_out[p] = GST_GL_MEMORY_CAST(out_frame.map[p].memory);
+		f.mem_in[p] = GST_GL_MEMORY_CAST(in_frame.map[p].memory);
+		f.mem_out[p] = GST_GL_MEMORY_CAST(out_frame.map[p].memory);
 	}
-	self->cur_format = fmt;
-	gst_gl_context_thread_add(GST_GL_BASE_FILTER(filter)->context, process_gl, self);
-	memset(self->cur_in, 0, sizeof(self->cur_in));
-	memset(self->cur_out, 0, sizeof(self->cur_out));
-	self->cur_format = NULL;
+	if (!error)
+		process(self, &f, &error);
 	gst_video_frame_unmap(&out_frame);
 	gst_video_frame_unmap(&in_frame);
-	if (self->ret < 0) {
-		GST_ELEMENT_ERROR(self, STREAM, FAILED, ("CUDA filter failed: %s", self->err),
-				  ("glcuda error %s", glcuda_error_get_name(self->ret)));
+	if (error) {
+		GST_ELEMENT_ERROR(self, STREAM, FAILED,
+				  ("CUDA filter failed: %s", error->message),
+				  ("glcuda error %s",
+				   glcuda_error_get_name(error->code)));
+		g_error_free(error);
 		return FALSE;
 	}
 	return TRUE;
@@ -1358,7 +1397,6 @@ gst_glcuda_filter_finalize(GObject *object)
 	g_free(self->ptx_file);
 	g_free(self->cubin_file);
 	g_free(self->kernel_name);
-	g_free(self->err);
 	G_OBJECT_CLASS(gst_glcuda_filter_parent_class)->finalize(object);
 }
 
