@@ -95,6 +95,12 @@ struct _GstGlcudaFilter {
 	 * what they name before it is filtered, on the GL thread, as
 	 * gleffects and glshader apply theirs. */
 	gboolean config_pending;
+	/* The device of the last glcuda.device context set on the element
+	 * (by the bin or the application), or the one gl_start found or
+	 * made, under the object lock: the one gl_start uses if it is of
+	 * the element's GL context, and the one the element gives its
+	 * neighbours' context queries. */
+	struct gcf_device *context_device;
 
 	/* GL thread state, from gl_start to gl_stop. */
 	struct gcf_device *device;
@@ -394,6 +400,74 @@ stop_gl(GstGlcudaFilter *self)
 	self->device = NULL;
 }
 
+/* @d (a new reference) as the device the element gives its neighbours. */
+static void
+keep_device(GstGlcudaFilter *self, struct gcf_device *d)
+{
+	struct gcf_device *old;
+
+	gcf_device_ref(d);
+	GST_OBJECT_LOCK(self);
+	old = self->context_device;
+	self->context_device = d;
+	GST_OBJECT_UNLOCK(self);
+	gcf_device_unref(old);
+}
+
+/* The device of @gl set on the element (gst_element_set_context), if
+ * any; NULL otherwise. */
+static struct gcf_device *
+context_device(GstGlcudaFilter *self, GstGLContext *gl)
+{
+	struct gcf_device *d = NULL;
+
+	GST_OBJECT_LOCK(self);
+	if (self->context_device && self->context_device->context == gl)
+		d = gcf_device_ref(self->context_device);
+	GST_OBJECT_UNLOCK(self);
+	return d;
+}
+
+/*
+ * The glcuda device of @gl, shared as GstGL shares its display: one set
+ * on the element, else a neighbour's (context query), else one the bin
+ * or the application gives (need-context message), else a new one,
+ * offered to the bin and the application (have-context message) so that
+ * the other glcudafilters on @gl use it too. On failure: NULL, with the
+ * glcuda error in *ret and its message in msg.
+ */
+static struct gcf_device *
+acquire_device(GstGlcudaFilter *self, GstGLContext *gl, int *ret, char *msg,
+	       size_t size)
+{
+	GstElement *element = GST_ELEMENT(self);
+	struct gcf_device *d = context_device(self, gl);
+	GstContext *context;
+
+	if (!d)
+		d = gcf_device_find(element, gl);
+	if (!d) {
+		gst_element_post_message(element,
+			gst_message_new_need_context(GST_OBJECT(self),
+						     GCF_DEVICE_CONTEXT_TYPE));
+		d = context_device(self, gl);
+	}
+	if (d) {
+		keep_device(self, d);
+		return d;
+	}
+	d = gcf_device_new(gl, ret, msg, size);
+	if (!d)
+		return NULL;
+	GST_INFO_OBJECT(self, "new glcuda device %p for %" GST_PTR_FORMAT,
+			(void *)d, gl);
+	keep_device(self, d);
+	context = gcf_device_context_new(d);
+	gst_element_post_message(element,
+		gst_message_new_have_context(GST_OBJECT(self), context));
+	return d;
+}
+
 /* GL thread, from GstGLBaseFilter when it has a context. */
 static gboolean
 gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
@@ -431,7 +505,8 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	memset(self->stat_in, 0, sizeof(self->stat_in));
 	memset(self->stat_out, 0, sizeof(self->stat_out));
 	GST_OBJECT_UNLOCK(self);
-	self->device = gcf_device_get(base->context, &ret, msg, sizeof(msg));
+	self->device = acquire_device(self, base->context, &ret, msg,
+				      sizeof(msg));
 	if (!self->device) {
 		GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
 				  ("No usable CUDA device for this GL context: %s (%s)",
@@ -1351,6 +1426,22 @@ gst_glcuda_filter_get_property(GObject *object, guint prop_id, GValue *value,
 	GST_OBJECT_UNLOCK(self);
 }
 
+/* A context query for a glcuda.device, answered with the element's. */
+static gboolean
+query_device(GstGlcudaFilter *self, GstQuery *query)
+{
+	struct gcf_device *d = NULL;
+	gboolean answered;
+
+	GST_OBJECT_LOCK(self);
+	if (self->context_device)
+		d = gcf_device_ref(self->context_device);
+	GST_OBJECT_UNLOCK(self);
+	answered = gcf_device_handle_query(GST_ELEMENT(self), query, d);
+	gcf_device_unref(d);
+	return answered;
+}
+
 static gboolean
 gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
@@ -1360,6 +1451,8 @@ gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQ
 	    gst_query_parse_context_type(query, &type) &&
 	    g_strcmp0(type, GST_GL_DISPLAY_CONTEXT_TYPE) == 0)
 		gcf_offer_default_display(GST_GL_BASE_FILTER(trans));
+	if (query_device(GST_GLCUDA_FILTER(trans), query))
+		return TRUE;
 	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->query(trans, direction,
 									       query);
 }
@@ -1368,6 +1461,8 @@ static GstStateChangeReturn
 gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(element);
+	struct gcf_device *old;
+	GstStateChangeReturn ret;
 
 	if (transition == GST_STATE_CHANGE_NULL_TO_READY)
 		gcf_offer_default_display(GST_GL_BASE_FILTER(self));
@@ -1385,8 +1480,42 @@ gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
 			return GST_STATE_CHANGE_FAILURE;
 		}
 	}
-	return GST_ELEMENT_CLASS(gst_glcuda_filter_parent_class)->change_state(element,
-									       transition);
+	ret = GST_ELEMENT_CLASS(gst_glcuda_filter_parent_class)->change_state(
+		element, transition);
+	if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+		/* The GL context goes with NULL: so does its device. */
+		GST_OBJECT_LOCK(self);
+		old = self->context_device;
+		self->context_device = NULL;
+		GST_OBJECT_UNLOCK(self);
+		gcf_device_unref(old);
+	}
+	return ret;
+}
+
+/*
+ * A glcuda.device context is kept for gl_start, and GstElement's own
+ * set_context stores it; GstGLBaseFilter takes the others (display, GL
+ * context). Not through GstGLBaseFilter's: it takes a lock that its
+ * streaming thread holds while gl_start runs, and gl_start asks the bin
+ * for a device (the bin sets it from gl_start's thread).
+ */
+static void
+gst_glcuda_filter_set_context(GstElement *element, GstContext *context)
+{
+	GstGlcudaFilter *self = GST_GLCUDA_FILTER(element);
+	struct gcf_device *d = gcf_device_from_context(context, NULL);
+	GstElementClass *element_class;
+
+	if (!d) {
+		GST_ELEMENT_CLASS(gst_glcuda_filter_parent_class)->set_context(
+			element, context);
+		return;
+	}
+	keep_device(self, d);
+	gcf_device_unref(d);
+	element_class = g_type_class_peek(GST_TYPE_ELEMENT);
+	element_class->set_context(element, context);
 }
 
 static void
@@ -1394,6 +1523,7 @@ gst_glcuda_filter_finalize(GObject *object)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(object);
 
+	gcf_device_unref(self->context_device);
 	g_free(self->ptx_file);
 	g_free(self->cubin_file);
 	g_free(self->kernel_name);
@@ -1463,6 +1593,7 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 	transform_class->decide_allocation = gst_glcuda_filter_decide_allocation;
 	transform_class->query = gst_glcuda_filter_query;
 	element_class->change_state = gst_glcuda_filter_change_state;
+	element_class->set_context = gst_glcuda_filter_set_context;
 
 	gst_type_mark_as_plugin_api(GST_TYPE_GLCUDA_FILTER_KIND, 0);
 	GST_DEBUG_CATEGORY_INIT(gst_glcuda_filter_debug, "glcudafilter", 0,
