@@ -8,11 +8,15 @@
 
 #include <EGL/egl.h>
 
+#include "cuda-table.h"
+#include <glcuda/glcuda-cuda.h>
+
 #include "gstglcudadevice.h"
 
 #define GST_CAT_DEFAULT gst_glcuda_filter_debug
 
 struct device_new_args {
+	void *cuda_context;
 	struct glcuda_device *dev;
 	int ret;
 	char msg[1024];
@@ -58,6 +62,7 @@ device_new_gl(GstGLContext *context, gpointer data)
 	opts.log_func = device_log;
 	/* Everything, filtered by the debug category's threshold. */
 	opts.log_priority = GLCUDA_LOG_PRIORITY_DEBUG;
+	opts.cuda_context = a->cuda_context;
 	a->ret = glcuda_device_new(dpy, ctx, &opts, &a->dev);
 	/* The message is per thread: read it here, on the GL thread. */
 	if (a->ret < 0)
@@ -71,9 +76,10 @@ device_destroy_gl(GstGLContext *context, gpointer data)
 }
 
 struct gcf_device *
-gcf_device_new(GstGLContext *context, int *ret, char *msg, size_t size)
+gcf_device_new(GstGLContext *context, GstObject *cuda_owner,
+	       void *cuda_context, int *ret, char *msg, size_t size)
 {
-	struct device_new_args a = { NULL, 0, "" };
+	struct device_new_args a = { cuda_context, NULL, 0, "" };
 	struct gcf_device *d;
 
 	gst_gl_context_thread_add(context, device_new_gl, &a);
@@ -86,6 +92,7 @@ gcf_device_new(GstGLContext *context, int *ret, char *msg, size_t size)
 	d->refcount = 1;
 	d->context = gst_object_ref(context);
 	d->dev = a.dev;
+	d->cuda_owner = cuda_owner ? gst_object_ref(cuda_owner) : NULL;
 	return d;
 }
 
@@ -103,6 +110,8 @@ gcf_device_unref(struct gcf_device *d)
 		return;
 	gst_gl_context_thread_add(d->context, device_destroy_gl, d->dev);
 	gst_object_unref(d->context);
+	if (d->cuda_owner)
+		gst_object_unref(d->cuda_owner);
 	g_free(d);
 }
 
@@ -120,7 +129,8 @@ gcf_device_context_new(struct gcf_device *d)
 }
 
 struct gcf_device *
-gcf_device_from_context(GstContext *context, GstGLContext *gl)
+gcf_device_from_context(GstContext *context, GstGLContext *gl,
+			void *cuda_context)
 {
 	const GstStructure *s;
 	struct gcf_device *d = NULL;
@@ -131,7 +141,9 @@ gcf_device_from_context(GstContext *context, GstGLContext *gl)
 	s = gst_context_get_structure(context);
 	if (!gst_structure_get(s, "device", gcf_device_get_type(), &d, NULL))
 		return NULL;
-	if (gl && d->context != gl) {
+	if ((gl && d->context != gl) ||
+	    (cuda_context &&
+	     glcuda_device_get_cuda_context(d->dev) != cuda_context)) {
 		gcf_device_unref(d);
 		return NULL;
 	}
@@ -140,6 +152,7 @@ gcf_device_from_context(GstContext *context, GstGLContext *gl)
 
 struct device_find_args {
 	GstGLContext *gl;
+	void *cuda_context;
 	struct gcf_device *device;
 };
 
@@ -155,16 +168,17 @@ device_from_peer(GstElement *element, GstPad *pad, gpointer data)
 	if (gst_pad_peer_query(pad, query)) {
 		gst_query_parse_context(query, &context);
 		if (context)
-			a->device = gcf_device_from_context(context, a->gl);
+			a->device = gcf_device_from_context(context, a->gl,
+							    a->cuda_context);
 	}
 	gst_query_unref(query);
 	return a->device == NULL;
 }
 
 struct gcf_device *
-gcf_device_find(GstElement *element, GstGLContext *gl)
+gcf_device_find(GstElement *element, GstGLContext *gl, void *cuda_context)
 {
-	struct device_find_args a = { gl, NULL };
+	struct device_find_args a = { gl, cuda_context, NULL };
 
 	/* Downstream first, as GstGL's elements ask for their context. */
 	gst_element_foreach_src_pad(element, device_from_peer, &a);

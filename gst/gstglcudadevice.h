@@ -31,6 +31,9 @@ struct gcf_device {
 	gint refcount;
 	GstGLContext *context;
 	struct glcuda_device *dev;
+	/* The GstCudaContext whose CUcontext the device uses (a reference:
+	 * it must outlive the device), NULL for the device's own. */
+	GstObject *cuda_owner;
 	/* Bit i set once the driver refused to register a GL texture of
 	 * gcf_formats[i]: the copy path for that format from then on,
 	 * without retrying at every new memory. Per format: CUDA registers
@@ -38,9 +41,13 @@ struct gcf_device {
 	guint wrap_refused;
 };
 
-/* A new device of @context (made on its GL thread), one reference.
- * On failure: NULL, with the glcuda error in *ret and its message in msg. */
-struct gcf_device *gcf_device_new(GstGLContext *context, int *ret, char *msg,
+/* A new device of @context (made on its GL thread), one reference, on
+ * @cuda_context (a CUcontext of the CUDA device of @context, which
+ * @cuda_owner, referenced by the device, keeps alive), or on the CUDA
+ * device's primary context if NULL. On failure: NULL, with the glcuda
+ * error in *ret and its message in msg. */
+struct gcf_device *gcf_device_new(GstGLContext *context, GstObject *cuda_owner,
+				  void *cuda_context, int *ret, char *msg,
 				  size_t size);
 
 /* Another reference to @d; @d. */
@@ -63,13 +70,17 @@ GType gcf_device_get_type(void);
 GstContext *gcf_device_context_new(struct gcf_device *d);
 
 /* A reference to the device @context carries if it is a glcuda.device
- * context and, unless @gl is NULL, the device is of @gl; else NULL. */
+ * context and, unless @gl is NULL, the device is of @gl and, unless
+ * @cuda_context is NULL, on that CUcontext; else NULL. */
 struct gcf_device *gcf_device_from_context(GstContext *context,
-					   GstGLContext *gl);
+					   GstGLContext *gl,
+					   void *cuda_context);
 
-/* A reference to the device of @gl of a neighbour of @element (a context
- * query on each pad, downstream first), NULL if none answers with one. */
-struct gcf_device *gcf_device_find(GstElement *element, GstGLContext *gl);
+/* A reference to the device of @gl (and of @cuda_context, if not NULL)
+ * of a neighbour of @element (a context query on each pad, downstream
+ * first), NULL if none answers with one. */
+struct gcf_device *gcf_device_find(GstElement *element, GstGLContext *gl,
+				   void *cuda_context);
 
 /* Answers @query with @d if it is a context query for a glcuda.device
  * (TRUE); FALSE for any other query, or when @d is NULL. */

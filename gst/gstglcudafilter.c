@@ -41,6 +41,7 @@
 
 #include "gstglcudafilter.h"
 #include "gstglcudabufferpool.h"
+#include "gstglcudacudamemory.h"
 #include "gstglcudadevice.h"
 #include "gstglcudadisplay.h"
 #include "gstglcudaformat.h"
@@ -79,10 +80,13 @@ enum gcf_route {
 	ROUTE_POOLED, /* an image of a glcuda pool: no copy, no registration */
 	ROUTE_WRAPPED, /* the texture registered with CUDA: no copy */
 	ROUTE_COPIED, /* glBlitFramebuffer to or from a shared image */
+	ROUTE_CUDA, /* CUDA memory: a CUDA copy to or from a shared image */
 	ROUTE_COUNT,
 };
 
-static const char *const route_names[ROUTE_COUNT] = { "pooled", "wrapped", "copied" };
+static const char *const route_names[ROUTE_COUNT] = {
+	"pooled", "wrapped", "copied", "cuda"
+};
 
 struct _GstGlcudaFilter {
 	GstGLFilter parent;
@@ -101,10 +105,19 @@ struct _GstGlcudaFilter {
 	 * the element's GL context, and the one the element gives its
 	 * neighbours' context queries. */
 	struct gcf_device *context_device;
+	/* The pipeline's GstCudaContext (gst.cuda.context), under the
+	 * object lock: set by the bin or the application, a neighbour's, or
+	 * the one the element shares (its device's CUDA context). */
+	GstObject *cuda_context;
+	/* CUDA memory on the sink pad, on the src pad (set_caps). */
+	gboolean cuda_in, cuda_out;
 
 	/* GL thread state, from gl_start to gl_stop. */
 	struct gcf_device *device;
-	CUstream stream;
+	/* The element's own stream; work_stream: the one a frame's CUDA
+	 * work runs on (stream, or the legacy default stream for frames in
+	 * CUDA memory: gstglcudacudamemory.h says why). */
+	CUstream stream, work_stream;
 	CUcontext cuda_ctx;
 	enum filter_kind run_filter;
 	CUmodule module;
@@ -161,13 +174,27 @@ gst_glcuda_filter_kind_get_type(void)
  * shares on GL and GLES alike. Anything else fails negotiation, and so do
  * the formats the configured filter does not run on (transform_caps). */
 #define GLCUDA_FILTER_FORMATS "{ RGBA, RGB10A2_LE, NV12, P010_10LE, BGRA, BGRx, RGBx, I420 }"
-#define GLCUDA_FILTER_CAPS \
+#define GLCUDA_FILTER_GL_CAPS \
 	"video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), " \
 	"format = (string) " GLCUDA_FILTER_FORMATS ", " \
 	"width = " GST_VIDEO_SIZE_RANGE ", " \
 	"height = " GST_VIDEO_SIZE_RANGE ", " \
 	"framerate = " GST_VIDEO_FPS_RANGE ", " \
 	"texture-target = (string) 2D"
+/* GStreamer's CUDA memory, the same formats, on either pad while the
+ * other is GL memory (transform_caps). */
+#ifdef HAVE_GST_CUDA
+#define GLCUDA_FILTER_CAPS GLCUDA_FILTER_GL_CAPS "; " \
+	"video/x-raw(" GCF_CAPS_FEATURE_CUDA_MEMORY "), " \
+	"format = (string) " GLCUDA_FILTER_FORMATS ", " \
+	"width = " GST_VIDEO_SIZE_RANGE ", " \
+	"height = " GST_VIDEO_SIZE_RANGE ", " \
+	"framerate = " GST_VIDEO_FPS_RANGE
+#define GCF_CUDA_PADS TRUE
+#else
+#define GLCUDA_FILTER_CAPS GLCUDA_FILTER_GL_CAPS
+#define GCF_CUDA_PADS FALSE
+#endif
 
 /* The metadata's author: a name and where to write (the bug tracker of
  * configure.ac's AC_INIT, the one place it is written). */
@@ -224,6 +251,16 @@ config_check(GstGlcudaFilter *self)
 		return g_strdup_printf("kernel-name=%s is set without ptx-file or cubin-file: "
 				       "name the file that holds the kernel", self->kernel_name);
 	return NULL;
+}
+
+/* The CUDA context current: waits on the CPU for the element's CUDA work
+ * (at a change of kernel and at the stop only). */
+static void
+sync_streams(GstGlcudaFilter *self)
+{
+	CU(cuStreamSynchronize)(self->stream);
+	if (self->work_stream != self->stream)
+		CU(cuStreamSynchronize)(self->work_stream);
 }
 
 /* GL thread, the CUDA context current: the module of ptx-file or
@@ -311,7 +348,7 @@ load_config(GstGlcudaFilter *self, enum filter_kind filter, const char *path,
 	if (self->module) {
 		/* The stream's last frames may still run the old module's
 		 * kernel: a wait on the CPU, at a change of kernel only. */
-		CU(cuStreamSynchronize)(self->stream);
+		sync_streams(self);
 		CU(cuModuleUnload)(self->module);
 	}
 	self->module = module;
@@ -355,7 +392,7 @@ stop_gl(GstGlcudaFilter *self)
 
 		/* The stream's last kernels may still read the images. */
 		if (self->stream)
-			CU(cuStreamSynchronize)(self->stream);
+			sync_streams(self);
 		filters_destroy(self->filters);
 		if (self->module)
 			CU(cuModuleUnload)(self->module);
@@ -386,7 +423,7 @@ stop_gl(GstGlcudaFilter *self)
 	memset(self->invert, 0, sizeof(self->invert));
 	self->gpu_start = self->gpu_end = NULL;
 	self->gpu_timed = self->gpu_pending = FALSE;
-	self->stream = NULL;
+	self->stream = self->work_stream = NULL;
 	self->cuda_ctx = NULL;
 	for (guint p = 0; p < GCF_MAX_PLANES; p++) {
 		glcuda_image_destroy(self->stage_in[p]);
@@ -399,6 +436,23 @@ stop_gl(GstGlcudaFilter *self)
 	gcf_device_unref(self->device);
 	self->device = NULL;
 }
+
+#ifdef HAVE_GST_CUDA
+/* @ctx (the reference is taken) as the pipeline's GstCudaContext, unless
+ * the element has one already (then @ctx is dropped). */
+static void
+keep_cuda_context(GstGlcudaFilter *self, GstObject *ctx)
+{
+	GST_OBJECT_LOCK(self);
+	if (!self->cuda_context) {
+		self->cuda_context = ctx;
+		ctx = NULL;
+	}
+	GST_OBJECT_UNLOCK(self);
+	if (ctx)
+		gst_object_unref(ctx);
+}
+#endif
 
 /* @d (a new reference) as the device the element gives its neighbours. */
 static void
@@ -417,13 +471,16 @@ keep_device(GstGlcudaFilter *self, struct gcf_device *d)
 /* The device of @gl set on the element (gst_element_set_context), if
  * any; NULL otherwise. */
 static struct gcf_device *
-context_device(GstGlcudaFilter *self, GstGLContext *gl)
+context_device(GstGlcudaFilter *self, GstGLContext *gl, void *cuda_context)
 {
-	struct gcf_device *d = NULL;
+	struct gcf_device *d = NULL, *c;
 
 	GST_OBJECT_LOCK(self);
-	if (self->context_device && self->context_device->context == gl)
-		d = gcf_device_ref(self->context_device);
+	c = self->context_device;
+	if (c && c->context == gl &&
+	    (!cuda_context ||
+	     glcuda_device_get_cuda_context(c->dev) == cuda_context))
+		d = gcf_device_ref(c);
 	GST_OBJECT_UNLOCK(self);
 	return d;
 }
@@ -433,30 +490,47 @@ context_device(GstGlcudaFilter *self, GstGLContext *gl)
  * on the element, else a neighbour's (context query), else one the bin
  * or the application gives (need-context message), else a new one,
  * offered to the bin and the application (have-context message) so that
- * the other glcudafilters on @gl use it too. On failure: NULL, with the
- * glcuda error in *ret and its message in msg.
+ * the other glcudafilters on @gl use it too. With CUDA memory on a pad
+ * and a GstCudaContext in the pipeline, only a device on that context's
+ * CUcontext will do. On failure: NULL, with the glcuda error in *ret and
+ * its message in msg.
  */
 static struct gcf_device *
 acquire_device(GstGlcudaFilter *self, GstGLContext *gl, int *ret, char *msg,
 	       size_t size)
 {
 	GstElement *element = GST_ELEMENT(self);
-	struct gcf_device *d = context_device(self, gl);
+	GstObject *cuda_owner = NULL;
+	void *cuda = NULL;
+	struct gcf_device *d;
 	GstContext *context;
 
+#ifdef HAVE_GST_CUDA
+	GST_OBJECT_LOCK(self);
+	if ((self->cuda_in || self->cuda_out) && self->cuda_context)
+		cuda_owner = gst_object_ref(self->cuda_context);
+	GST_OBJECT_UNLOCK(self);
+	if (cuda_owner)
+		cuda = gcf_cuda_context_get_handle(cuda_owner);
+#endif
+	d = context_device(self, gl, cuda);
 	if (!d)
-		d = gcf_device_find(element, gl);
+		d = gcf_device_find(element, gl, cuda);
 	if (!d) {
 		gst_element_post_message(element,
 			gst_message_new_need_context(GST_OBJECT(self),
 						     GCF_DEVICE_CONTEXT_TYPE));
-		d = context_device(self, gl);
+		d = context_device(self, gl, cuda);
 	}
 	if (d) {
 		keep_device(self, d);
+		if (cuda_owner)
+			gst_object_unref(cuda_owner);
 		return d;
 	}
-	d = gcf_device_new(gl, ret, msg, size);
+	d = gcf_device_new(gl, cuda_owner, cuda, ret, msg, size);
+	if (cuda_owner)
+		gst_object_unref(cuda_owner);
 	if (!d)
 		return NULL;
 	GST_INFO_OBJECT(self, "new glcuda device %p for %" GST_PTR_FORMAT,
@@ -467,6 +541,64 @@ acquire_device(GstGlcudaFilter *self, GstGLContext *gl, int *ret, char *msg,
 		gst_message_new_have_context(GST_OBJECT(self), context));
 	return d;
 }
+
+#ifdef HAVE_GST_CUDA
+/* Streaming thread, CUDA memory on a pad, before gl_start: GStreamer's
+ * CUDA library loaded and the pipeline's GstCudaContext, if it has one.
+ * FALSE (an element error posted) without the library. */
+static gboolean
+prepare_cuda(GstGlcudaFilter *self)
+{
+	GstObject *found = NULL;
+	char msg[512];
+
+	if (!gcf_cuda_library_check(msg, sizeof(msg))) {
+		GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+				  ("Cannot use CUDA memory: %s", msg), (NULL));
+		return FALSE;
+	}
+	GST_OBJECT_LOCK(self);
+	if (self->cuda_context)
+		found = gst_object_ref(self->cuda_context);
+	GST_OBJECT_UNLOCK(self);
+	if (found) {
+		gst_object_unref(found);
+		return TRUE;
+	}
+	/* The bin's answer comes through set_context. */
+	gcf_cuda_context_find(GST_ELEMENT(self), &found);
+	if (found)
+		keep_cuda_context(self, found);
+	return TRUE;
+}
+
+/* GL thread, the device made: without a GstCudaContext in the pipeline,
+ * the device's own CUDA context is shared as one, so that nvcodec's
+ * elements work on it too. FALSE (an element error posted) if GStreamer's
+ * CUDA library refuses it. */
+static gboolean
+share_cuda_context(GstGlcudaFilter *self)
+{
+	GstObject *ctx;
+
+	GST_OBJECT_LOCK(self);
+	ctx = self->cuda_context;
+	GST_OBJECT_UNLOCK(self);
+	if (ctx)
+		return TRUE;
+	ctx = gcf_cuda_context_share(GST_ELEMENT(self), self->device);
+	if (!ctx) {
+		GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
+				  ("GStreamer's CUDA library refused the glcuda "
+				   "device's CUDA context %p",
+				   (void *)glcuda_device_get_cuda_context(
+					   self->device->dev)), (NULL));
+		return FALSE;
+	}
+	keep_cuda_context(self, ctx);
+	return TRUE;
+}
+#endif
 
 /* GL thread, from GstGLBaseFilter when it has a context. */
 static gboolean
@@ -515,6 +647,10 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 		goto fail;
 	}
 	log_device(self);
+#ifdef HAVE_GST_CUDA
+	if ((self->cuda_in || self->cuda_out) && !share_cuda_context(self))
+		goto fail;
+#endif
 	/* The device loaded the driver; the element's own calls (stream,
 	 * modules, launches) go through the tools' table of it. */
 	if (tools_cuda_load(msg, sizeof(msg)) < 0) {
@@ -533,8 +669,9 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	/* Non-blocking: the stream must not wait for other work on the
 	 * legacy NULL stream of the process. */
 	res = CU(cuStreamCreate)(&self->stream, CU_STREAM_NON_BLOCKING);
+	self->work_stream = self->stream;
 	if (res != CUDA_SUCCESS) {
-		self->stream = NULL;
+		self->stream = self->work_stream = NULL;
 		set_error(&error, GLCUDA_ERROR_CUDA, "cuStreamCreate: %s",
 			  tools_cuda_result(res, buf, sizeof(buf)));
 	} else {
@@ -631,7 +768,8 @@ launch_plane(GstGlcudaFilter *self, CUfunction function,
 	char msg[512];
 	int ret;
 
-	ret = user_kernel_launch(function, self->stream, glcuda_image_get_cuda_surface(in),
+	ret = user_kernel_launch(function, self->work_stream,
+				 glcuda_image_get_cuda_surface(in),
 				 glcuda_image_get_cuda_surface(out), w, h, (int)plane,
 				 fmt->planes[plane], msg, sizeof(msg));
 	if (ret < 0)
@@ -657,7 +795,7 @@ copy_plane(GstGlcudaFilter *self, struct glcuda_image *in,
 	copy.dstArray = glcuda_image_get_cuda_array(out);
 	copy.WidthInBytes = (size_t)w * glcuda_format_get_bytes_per_pixel(format);
 	copy.Height = h;
-	res = CU(cuMemcpy2DAsync)(&copy, self->stream);
+	res = CU(cuMemcpy2DAsync)(&copy, self->work_stream);
 	if (res != CUDA_SUCCESS)
 		return set_error(error, GLCUDA_ERROR_CUDA, "cuMemcpy2DAsync: %s",
 				 tools_cuda_result(res, buf, sizeof(buf)));
@@ -723,7 +861,8 @@ run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt,
 	}
 	/* x is filtered as alpha is; grade reads the colours in the
 	 * format's order. */
-	ret = filters_run_ordered(self->filters, self->run_filter, self->stream, in[0], out[0],
+	ret = filters_run_ordered(self->filters, self->run_filter,
+				  self->work_stream, in[0], out[0],
 				  fmt->bgr ? FILTER_ORDER_BGR : FILTER_ORDER_RGB);
 	if (ret < 0)
 		set_error(error, ret, "filter %s: %s", filter_name(self->run_filter),
@@ -759,7 +898,9 @@ gpu_timing_start(GstGlcudaFilter *self)
 		self->gpu_pending = FALSE;
 	}
 	if (self->gpu_start && !self->gpu_pending)
-		self->gpu_timed = CU(cuEventRecord)(self->gpu_start, self->stream) == CUDA_SUCCESS;
+		self->gpu_timed = CU(cuEventRecord)(self->gpu_start,
+						    self->work_stream) ==
+				  CUDA_SUCCESS;
 	CU(cuCtxPopCurrent)(&dummy);
 }
 
@@ -771,7 +912,8 @@ gpu_timing_end(GstGlcudaFilter *self)
 
 	if (!self->gpu_timed || CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
 		return;
-	if (CU(cuEventRecord)(self->gpu_end, self->stream) == CUDA_SUCCESS) {
+	if (CU(cuEventRecord)(self->gpu_end, self->work_stream) ==
+	    CUDA_SUCCESS) {
 		self->gpu_pending = TRUE;
 		self->gpu_frame = self->frames;
 	}
@@ -784,8 +926,11 @@ gpu_timing_end(GstGlcudaFilter *self)
 struct gcf_frame {
 	const struct gcf_format *fmt;
 	guint n;
-	/* The buffers' memories, one per plane. */
+	/* The buffers' memories, one per plane; NULL on a pad of CUDA
+	 * memory, whose frame is mapped in cuda_in or cuda_out (each
+	 * plane's device pointer and pitch). */
 	GstGLMemory *mem_in[GCF_MAX_PLANES], *mem_out[GCF_MAX_PLANES];
+	GstVideoFrame *cuda_in, *cuda_out;
 	uint32_t w[GCF_MAX_PLANES], h[GCF_MAX_PLANES];
 	struct glcuda_image *in[GCF_MAX_PLANES], *out[GCF_MAX_PLANES];
 	enum gcf_route in_routes[GCF_MAX_PLANES], out_routes[GCF_MAX_PLANES];
@@ -796,10 +941,18 @@ struct gcf_frame {
 	gboolean hand_out;
 };
 
+/* The image of @mem if it is a pooled memory of @d; NULL for NULL. */
+static struct glcuda_image *
+pooled_image(struct gcf_device *d, GstGLMemory *mem)
+{
+	return mem ? gcf_pooled_image(d, mem) : NULL;
+}
+
 /* GL thread: every plane's images in CUDA's sight, for f->mem_in and
  * f->mem_out: a pool's image as it is, else the texture wrapped, else
  * (the driver or the format refuses registration) a shared image the
- * input is copied into or the output copied out of. */
+ * input is copied into or the output copied out of. CUDA memory goes
+ * through a shared image too, copied by CUDA (cuda_work). */
 static int
 choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 {
@@ -816,30 +969,31 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 
 	for (p = 0; p < f->n; p++) {
 		GstGLMemory *min = f->mem_in[p], *mout = f->mem_out[p];
+		GstGLMemory *gl = min ? min : mout;
 
-		f->w[p] = (uint32_t)gst_gl_memory_get_texture_width(min);
-		f->h[p] = (uint32_t)gst_gl_memory_get_texture_height(min);
-		if (f->w[p] != (uint32_t)gst_gl_memory_get_texture_width(mout) ||
-		    f->h[p] != (uint32_t)gst_gl_memory_get_texture_height(mout)) {
+		f->w[p] = (uint32_t)gst_gl_memory_get_texture_width(gl);
+		f->h[p] = (uint32_t)gst_gl_memory_get_texture_height(gl);
+		if (min && mout &&
+		    (f->w[p] != (uint32_t)gst_gl_memory_get_texture_width(mout) ||
+		     f->h[p] != (uint32_t)gst_gl_memory_get_texture_height(mout)))
 			return set_error(error, -EINVAL, "plane %u: input "
 					 "%ux%u and output %dx%d differ", p,
 					 f->w[p], f->h[p],
 					 gst_gl_memory_get_texture_width(mout),
 					 gst_gl_memory_get_texture_height(mout));
-		}
 		/* Images of a glcuda pool (ours or another glcudafilter's
 		 * on this device) go to CUDA as they are. */
-		f->in[p] = gcf_pooled_image(d, min);
-		f->out[p] = gcf_pooled_image(d, mout);
+		f->in[p] = pooled_image(d, min);
+		f->out[p] = pooled_image(d, mout);
 		f->in_routes[p] = f->out_routes[p] = ROUTE_POOLED;
 	}
 	for (p = 0; p < f->n && can_wrap && ret == 0; p++) {
-		if (!f->in[p]) {
+		if (!f->in[p] && f->mem_in[p]) {
 			f->in_routes[p] = ROUTE_WRAPPED;
 			ret = gcf_wrap_get(d, f->mem_in[p], 0, &f->in[p]);
 			refused = f->mem_in[p];
 		}
-		if (ret == 0 && !f->out[p]) {
+		if (ret == 0 && !f->out[p] && f->mem_out[p]) {
 			f->out_routes[p] = ROUTE_WRAPPED;
 			ret = gcf_wrap_get(d, f->mem_out[p], GLCUDA_WRAP_FLAG_WRITE_DISCARD,
 					   &f->out[p]);
@@ -858,18 +1012,18 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		d->wrap_refused |= format_bit;
 		can_wrap = FALSE;
 		for (p = 0; p < f->n; p++) {
-			f->in[p] = gcf_pooled_image(d, f->mem_in[p]);
-			f->out[p] = gcf_pooled_image(d, f->mem_out[p]);
+			f->in[p] = pooled_image(d, f->mem_in[p]);
+			f->out[p] = pooled_image(d, f->mem_out[p]);
 			f->in_routes[p] = f->out_routes[p] = ROUTE_POOLED;
 		}
 	}
 	for (p = 0; p < f->n; p++) {
 		if (f->in[p])
 			continue;
-		f->in_routes[p] = ROUTE_COPIED;
+		f->in_routes[p] = f->mem_in[p] ? ROUTE_COPIED : ROUTE_CUDA;
 		ret = ensure_stage(self, &self->stage_in[p], fmt->planes[p],
 				   f->w[p], f->h[p], error);
-		if (ret == 0)
+		if (ret == 0 && f->mem_in[p])
 			ret = blit(self,
 				   gst_gl_memory_get_texture_id(f->mem_in[p]),
 				   glcuda_image_get_gl_texture(self->stage_in[p]),
@@ -882,15 +1036,18 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 	 * textures. Elsewhere (CUDA may not copy between the arrays of
 	 * shared images: the fake driver) the input's images alone are
 	 * handed to CUDA and back, the frame's hand-off as for any filter,
-	 * and GL copies them into the output textures. */
+	 * and GL copies them into the output textures. Into CUDA memory,
+	 * CUDA copies the input's images. */
 	f->hand_out = TRUE;
 	f->in_route = f->out_route = ROUTE_POOLED;
 	for (p = 0; p < f->n; p++) {
-		if (identity && !can_wrap) {
+		if (identity && (!can_wrap || f->cuda_out)) {
 			f->hand_out = FALSE;
-			f->out_routes[p] = ROUTE_COPIED;
+			f->out_routes[p] = f->cuda_out ? ROUTE_CUDA :
+							 ROUTE_COPIED;
 		} else if (!f->out[p]) {
-			f->out_routes[p] = ROUTE_COPIED;
+			f->out_routes[p] = f->cuda_out ? ROUTE_CUDA :
+							 ROUTE_COPIED;
 			ret = ensure_stage(self, &self->stage_out[p],
 					   fmt->planes[p], f->w[p], f->h[p],
 					   error);
@@ -901,6 +1058,60 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		f->in_route = MAX(f->in_route, f->in_routes[p]);
 		f->out_route = MAX(f->out_route, f->out_routes[p]);
 	}
+	return 0;
+}
+
+/* GL thread, the images handed to CUDA: every plane of the CUDA memory
+ * frame into the input's images (@to_memory FALSE), or of the output's
+ * images (the input's for "none") into the CUDA memory frame, one
+ * cuMemcpy2DAsync each on the frame's stream. */
+static int
+cuda_memory_copy(GstGlcudaFilter *self, const struct gcf_frame *f,
+		 gboolean to_memory, GError **error)
+{
+	GstVideoFrame *frame = to_memory ? f->cuda_out : f->cuda_in;
+	CUDA_MEMCPY2D copy;
+	CUcontext dummy;
+	CUresult res = CUDA_SUCCESS;
+	char buf[256];
+	guint p;
+
+	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
+		return set_error(error, GLCUDA_ERROR_CUDA,
+				 "cuCtxPushCurrent failed");
+	for (p = 0; p < f->n && res == CUDA_SUCCESS; p++) {
+		struct glcuda_image *img = !to_memory ? f->in[p] :
+					   f->hand_out ? f->out[p] : f->in[p];
+		CUarray array = glcuda_image_get_cuda_array(img);
+		CUdeviceptr mem =
+			(CUdeviceptr)GST_VIDEO_FRAME_PLANE_DATA(frame, p);
+		size_t pitch = (size_t)GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
+
+		memset(&copy, 0, sizeof(copy));
+		if (to_memory) {
+			copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+			copy.srcArray = array;
+			copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+			copy.dstDevice = mem;
+			copy.dstPitch = pitch;
+		} else {
+			copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+			copy.srcDevice = mem;
+			copy.srcPitch = pitch;
+			copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+			copy.dstArray = array;
+		}
+		copy.WidthInBytes = (size_t)f->w[p] *
+			glcuda_format_get_bytes_per_pixel(f->fmt->planes[p]);
+		copy.Height = f->h[p];
+		res = CU(cuMemcpy2DAsync)(&copy, self->work_stream);
+	}
+	CU(cuCtxPopCurrent)(&dummy);
+	if (res != CUDA_SUCCESS)
+		return set_error(error, GLCUDA_ERROR_CUDA, "cuMemcpy2DAsync "
+				 "(plane %u %s CUDA memory): %s", p - 1,
+				 to_memory ? "into" : "out of",
+				 tools_cuda_result(res, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -924,7 +1135,7 @@ cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed,
 		images[count++] = f->out[p];
 	if (timed)
 		t[1] = g_get_monotonic_time();
-	ret = glcuda_handoff_to_cuda(dev, images, count, self->stream);
+	ret = glcuda_handoff_to_cuda(dev, images, count, self->work_stream);
 	if (ret < 0)
 		return set_error(error, ret, "glcuda_handoff_to_cuda: %s: %s",
 				 glcuda_strerror(ret),
@@ -933,8 +1144,11 @@ cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed,
 		t[2] = g_get_monotonic_time();
 		gpu_timing_start(self);
 	}
-	ret = f->hand_out ? run_cuda(self, f->fmt, f->in, f->out, f->w, f->h,
-				     error) : 0;
+	ret = f->cuda_in ? cuda_memory_copy(self, f, FALSE, error) : 0;
+	if (ret == 0 && f->hand_out)
+		ret = run_cuda(self, f->fmt, f->in, f->out, f->w, f->h, error);
+	if (ret == 0 && f->cuda_out)
+		ret = cuda_memory_copy(self, f, TRUE, error);
 	if (timed) {
 		if (ret == 0)
 			gpu_timing_end(self);
@@ -943,7 +1157,7 @@ cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed,
 	/* Handed back whatever the CUDA work did: GL owns the textures again.
 	 * GL's later commands (the copy out, or downstream's reads of a
 	 * pooled output) wait for CUDA's on the GPU. */
-	back = glcuda_handoff_to_gl(dev, images, count, self->stream);
+	back = glcuda_handoff_to_gl(dev, images, count, self->work_stream);
 	if (back < 0 && ret == 0)
 		set_error(error, back, "glcuda_handoff_to_gl: %s: %s",
 			  glcuda_strerror(back),
@@ -972,6 +1186,40 @@ copy_out(GstGlcudaFilter *self, const struct gcf_frame *f, GError **error)
 	return ret;
 }
 
+#if defined(HAVE_GST_CUDA) && GST_CHECK_VERSION(1, 24, 0)
+/* Waits on the CPU for the frame's CUDA work (GStreamer 1.24 and later,
+ * CUDA memory out: see process()). */
+static int
+finish_frame(GstGlcudaFilter *self, GError **error)
+{
+	gint64 t0 = g_get_monotonic_time();
+	CUcontext dummy;
+	CUresult res;
+	char buf[256];
+
+	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
+		return set_error(error, GLCUDA_ERROR_CUDA,
+				 "cuCtxPushCurrent failed");
+	res = CU(cuStreamSynchronize)(self->work_stream);
+	CU(cuCtxPopCurrent)(&dummy);
+	GST_DEBUG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": waited %.3f ms "
+			 "for the CUDA work before the push", self->frames,
+			 MS(t0, g_get_monotonic_time()));
+	if (res != CUDA_SUCCESS)
+		return set_error(error, GLCUDA_ERROR_CUDA,
+				 "cuStreamSynchronize: %s",
+				 tools_cuda_result(res, buf, sizeof(buf)));
+	return 0;
+}
+#endif
+
+/* @mem's texture; 0 for NULL (CUDA memory). */
+static guint
+texture_id(GstGLMemory *mem)
+{
+	return mem ? gst_gl_memory_get_texture_id(mem) : 0;
+}
+
 /* One buffer: the planes of f->mem_in to f->mem_out. */
 static int
 process(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
@@ -987,6 +1235,10 @@ process(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 
 	if (timed)
 		t[0] = g_get_monotonic_time();
+#ifdef HAVE_GST_CUDA
+	self->work_stream = f->cuda_in || f->cuda_out ?
+			    GCF_CUDA_MEMORY_STREAM : self->stream;
+#endif
 	ret = choose_routes(self, f, error);
 	if (ret < 0)
 		return ret;
@@ -1001,6 +1253,13 @@ process(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 	ret = cuda_work(self, f, timed, t, error);
 	if (ret == 0)
 		ret = copy_out(self, f, error);
+#if defined(HAVE_GST_CUDA) && GST_CHECK_VERSION(1, 24, 0)
+	/* Since 1.24 nvcodec's consumers work on non-blocking streams, which
+	 * the legacy default stream does not order: the frame is finished
+	 * before it is pushed (a CPU wait, in the timings below). */
+	if (ret == 0 && f->cuda_out)
+		ret = finish_frame(self, error);
+#endif
 	if (ret < 0)
 		return ret;
 	if (timed) {
@@ -1014,12 +1273,13 @@ process(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 				 MS(t[4], t[5]), route_names[f->out_route]);
 	}
 	GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %s, textures %u -> "
-		       "%u (plane 0), input %s, output %s, hand-offs of %u "
-		       "images on stream %p", self->frames, video,
-		       gst_gl_memory_get_texture_id(f->mem_in[0]),
-		       gst_gl_memory_get_texture_id(f->mem_out[0]),
+		       "%u (plane 0; 0: CUDA memory), input %s, output %s, "
+		       "hand-offs of %u images on stream %p", self->frames,
+		       video, texture_id(f->mem_in[0]),
+		       texture_id(f->mem_out[0]),
 		       route_names[f->in_route], route_names[f->out_route],
-		       f->n * (f->hand_out ? 2 : 1), (void *)self->stream);
+		       f->n * (f->hand_out ? 2 : 1),
+		       (void *)self->work_stream);
 	self->frames++;
 	GST_OBJECT_LOCK(self);
 	self->stat_frames++;
@@ -1095,6 +1355,32 @@ apply_config(GstGlcudaFilter *self, const struct gcf_format *fmt)
 	return TRUE;
 }
 
+/* @buf mapped for GL (each plane's GstGLMemory) or, with @cuda, for CUDA
+ * (each plane's device pointer; the memory of the pipeline's CUDA
+ * context). */
+static gboolean
+map_frame(GstGlcudaFilter *self, GstVideoFrame *frame, GstVideoInfo *info,
+	  GstBuffer *buf, gboolean cuda, GstMapFlags flags)
+{
+#ifdef HAVE_GST_CUDA
+	GstObject *ctx = NULL;
+	gboolean mapped;
+
+	if (cuda) {
+		GST_OBJECT_LOCK(self);
+		if (self->cuda_context)
+			ctx = gst_object_ref(self->cuda_context);
+		GST_OBJECT_UNLOCK(self);
+		mapped = ctx && gcf_cuda_frame_map(frame, buf, flags, ctx);
+		if (ctx)
+			gst_object_unref(ctx);
+		return mapped;
+	}
+#endif
+	return !cuda && gst_video_frame_map(frame, info, buf,
+					    (GstMapFlags)(flags | GST_MAP_GL));
+}
+
 /* GstGLFilter calls it on the GL thread: every plane's GstGLMemory
  * (GstGLFilter's own filter() hands on the first plane only). */
 static gboolean
@@ -1120,29 +1406,41 @@ gst_glcuda_filter_filter(GstGLFilter *filter, GstBuffer *inbuf,
 	}
 	if (!apply_config(self, fmt))
 		return FALSE;
-	if (!gst_video_frame_map(&in_frame, &filter->in_info, inbuf,
-				 GST_MAP_READ | GST_MAP_GL)) {
+	if (!map_frame(self, &in_frame, &filter->in_info, inbuf,
+		       self->cuda_in, GST_MAP_READ)) {
 		GST_ELEMENT_ERROR(self, RESOURCE, READ,
-				  ("Cannot map the input buffer"), (NULL));
+				  ("Cannot map the input buffer as %s",
+				   self->cuda_in ? "CUDA memory of the "
+				   "pipeline's CUDA context" : "GL memory"),
+				  (NULL));
 		return FALSE;
 	}
-	if (!gst_video_frame_map(&out_frame, &filter->out_info, outbuf,
-				 GST_MAP_WRITE | GST_MAP_GL)) {
+	if (!map_frame(self, &out_frame, &filter->out_info, outbuf,
+		       self->cuda_out, GST_MAP_WRITE)) {
 		gst_video_frame_unmap(&in_frame);
 		GST_ELEMENT_ERROR(self, RESOURCE, WRITE,
-				  ("Cannot map the output buffer"), (NULL));
+				  ("Cannot map the output buffer as %s",
+				   self->cuda_out ? "CUDA memory of the "
+				   "pipeline's CUDA context" : "GL memory"),
+				  (NULL));
 		return FALSE;
 	}
 	f.n = fmt->n_planes;
+	f.cuda_in = self->cuda_in ? &in_frame : NULL;
+	f.cuda_out = self->cuda_out ? &out_frame : NULL;
 	for (p = 0; p < f.n; p++) {
-		if (!gst_is_gl_memory(in_frame.map[p].memory) ||
-		    !gst_is_gl_memory(out_frame.map[p].memory)) {
+		if ((!f.cuda_in && !gst_is_gl_memory(in_frame.map[p].memory)) ||
+		    (!f.cuda_out &&
+		     !gst_is_gl_memory(out_frame.map[p].memory))) {
 			set_error(&error, -EINVAL, "plane %u is not GL memory",
 				  p);
 			break;
 		}
-		f.mem_in[p] = GST_GL_MEMORY_CAST(in_frame.map[p].memory);
-		f.mem_out[p] = GST_GL_MEMORY_CAST(out_frame.map[p].memory);
+		if (!f.cuda_in)
+			f.mem_in[p] = GST_GL_MEMORY_CAST(in_frame.map[p].memory);
+		if (!f.cuda_out)
+			f.mem_out[p] =
+				GST_GL_MEMORY_CAST(out_frame.map[p].memory);
 	}
 	if (!error)
 		process(self, &f, &error);
@@ -1185,44 +1483,203 @@ formats_allowed(GstGlcudaFilter *self)
 	return mask;
 }
 
-/* GstGLFilter's caps (the same format on both pads), less the formats
- * the configured filter does not run on: such caps fail negotiation
- * rather than the first frame. */
+/* Caps of @formats (a mask of gcf_formats) in GL memory and, with
+ * @cuda, in CUDA memory, any size and rate. */
 static GstCaps *
-gst_glcuda_filter_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
-				 GstCaps *caps, GstCaps *filter)
+formats_caps(guint formats, gboolean cuda)
+{
+	GstCaps *caps = gst_caps_new_empty_simple("video/x-raw");
+	GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+
+	g_value_init(&list, GST_TYPE_LIST);
+	g_value_init(&item, G_TYPE_STRING);
+	for (guint i = 0; i < GCF_N_FORMATS; i++) {
+		if (!(formats & (1u << i)))
+			continue;
+		g_value_set_static_string(&item,
+			gst_video_format_to_string(gcf_formats[i].video));
+		gst_value_list_append_value(&list, &item);
+	}
+	gst_caps_set_value(caps, "format", &list);
+	g_value_unset(&item);
+	g_value_unset(&list);
+	if (cuda)
+		gst_caps_append(caps, gst_caps_copy(caps));
+	gst_caps_set_features(caps, 0, gst_caps_features_new(
+		GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
+	if (cuda)
+		gst_caps_set_features(caps, 1, gst_caps_features_new(
+			GCF_CAPS_FEATURE_CUDA_MEMORY, NULL));
+	return caps;
+}
+
+/*
+ * The same format on both pads, any size (GstGLFilter's), less the formats
+ * the configured filter does not run on: such caps fail negotiation
+ * rather than the first frame. GL memory on the other pad, and CUDA
+ * memory too where @caps are GL memory: a frame goes between GL and
+ * CUDA memory, never from CUDA memory to CUDA memory.
+ */
+static GstCaps *
+gst_glcuda_filter_transform_caps(GstBaseTransform *trans,
+				 GstPadDirection direction, GstCaps *caps,
+				 GstCaps *filter)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(trans);
-	GstCaps *result, *allowed, *ret;
-	GValue formats = G_VALUE_INIT, item = G_VALUE_INIT;
+	GstCaps *sized, *result, *allowed, *ret;
+	gboolean from_gl = FALSE;
 	const char *why = NULL;
+	guint formats = 0;
 
-	result = GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->transform_caps(
-		trans, direction, caps, filter);
-	g_value_init(&formats, GST_TYPE_LIST);
-	g_value_init(&item, G_TYPE_STRING);
+	sized = GST_GL_FILTER_GET_CLASS(self)->transform_internal_caps(
+		GST_GL_FILTER(self), direction, caps, NULL);
+	result = gst_caps_new_empty();
+	for (guint i = 0; i < gst_caps_get_size(sized); i++) {
+		GstCapsFeatures *f = gst_caps_get_features(sized, i);
+
+		from_gl |= !f || gst_caps_features_is_any(f) ||
+			   gst_caps_features_contains(f,
+				GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
+		gst_caps_append_structure_full(result,
+			gst_structure_copy(gst_caps_get_structure(sized, i)),
+			gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY,
+					      NULL));
+	}
+	gst_caps_unref(sized);
 	GST_OBJECT_LOCK(self);
 	for (guint i = 0; i < GCF_N_FORMATS; i++) {
-		if (!format_allowed(self, &gcf_formats[i], &why)) {
+		if (format_allowed(self, &gcf_formats[i], &why))
+			formats |= 1u << i;
+		else
 			GST_DEBUG_OBJECT(self, "%s refused: %s",
-					 gst_video_format_to_string(gcf_formats[i].video), why);
-			continue;
-		}
-		g_value_set_static_string(&item, gst_video_format_to_string(gcf_formats[i].video));
-		gst_value_list_append_value(&formats, &item);
+				gst_video_format_to_string(gcf_formats[i].video),
+				why);
 	}
 	GST_OBJECT_UNLOCK(self);
-	allowed = gst_caps_new_empty_simple("video/x-raw");
-	gst_caps_set_features(allowed, 0,
-			      gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
-	gst_caps_set_value(allowed, "format", &formats);
-	g_value_unset(&item);
-	g_value_unset(&formats);
+#ifdef HAVE_GST_CUDA
+	if (from_gl) {
+		GstCaps *cuda = gst_caps_copy(result);
+
+		gst_caps_set_features_simple(cuda, gst_caps_features_new(
+			GCF_CAPS_FEATURE_CUDA_MEMORY, NULL));
+		result = gst_caps_merge(result, cuda);
+	}
+#endif
+	allowed = formats_caps(formats, from_gl && GCF_CUDA_PADS);
 	ret = gst_caps_intersect_full(result, allowed, GST_CAPS_INTERSECT_FIRST);
 	gst_caps_unref(allowed);
 	gst_caps_unref(result);
+	if (filter) {
+		result = gst_caps_intersect_full(filter, ret,
+						 GST_CAPS_INTERSECT_FIRST);
+		gst_caps_unref(ret);
+		ret = result;
+	}
+	GST_DEBUG_OBJECT(self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+			 direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
 	return ret;
 }
+
+/* Which pads carry CUDA memory; GstGLFilter's own caps. */
+static gboolean
+gst_glcuda_filter_set_caps(GstBaseTransform *trans, GstCaps *incaps,
+			   GstCaps *outcaps)
+{
+	GstGlcudaFilter *self = GST_GLCUDA_FILTER(trans);
+
+	self->cuda_in = gcf_caps_are_cuda(incaps);
+	self->cuda_out = gcf_caps_are_cuda(outcaps);
+	if (self->cuda_in && self->cuda_out) {
+		GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+				  ("CUDA memory on both pads: one must be GL "
+				   "memory"), (NULL));
+		return FALSE;
+	}
+	if (self->cuda_in || self->cuda_out)
+		GST_INFO_OBJECT(self, "CUDA memory on the %s pad",
+				self->cuda_in ? "sink" : "src");
+	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->set_caps(
+		trans, incaps, outcaps);
+}
+
+#ifdef HAVE_GST_CUDA
+/* CUDA memory in: a GstCudaBufferPool of the pipeline's CUDA context
+ * (none before there is one: upstream then uses its own pool, on the
+ * context it shares). */
+static gboolean
+propose_cuda_pool(GstGlcudaFilter *self, GstQuery *query, GstCaps *caps,
+		  gboolean need_pool)
+{
+	GstBufferPool *pool = NULL;
+	GstObject *ctx = NULL;
+	GstVideoInfo info;
+
+	if (!gst_video_info_from_caps(&info, caps))
+		return FALSE;
+	if (!prepare_cuda(self))
+		return FALSE;
+	GST_OBJECT_LOCK(self);
+	if (self->cuda_context)
+		ctx = gst_object_ref(self->cuda_context);
+	GST_OBJECT_UNLOCK(self);
+	if (need_pool && ctx)
+		pool = gcf_cuda_pool_new(ctx, caps, (guint)info.size, 0, 0);
+	GST_DEBUG_OBJECT(self, "proposing %" GST_PTR_FORMAT " for %"
+			 GST_PTR_FORMAT, pool, caps);
+	gst_query_add_allocation_pool(query, pool, (guint)info.size, 1, 0);
+	gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
+	if (pool)
+		gst_object_unref(pool);
+	if (ctx)
+		gst_object_unref(ctx);
+	return TRUE;
+}
+
+/* CUDA memory out: the pool GstGLFilter configured replaced by a
+ * GstCudaBufferPool of the pipeline's CUDA context, with the same
+ * configuration. */
+static gboolean
+decide_cuda_pool(GstGlcudaFilter *self, GstQuery *query)
+{
+	GstBufferPool *pool = NULL;
+	guint size = 0, min = 0, max = 0;
+	GstObject *ctx = NULL;
+	GstVideoInfo info;
+	GstCaps *caps;
+
+	gst_query_parse_allocation(query, &caps, NULL);
+	if (!caps || !gst_video_info_from_caps(&info, caps))
+		return FALSE;
+	if (gst_query_get_n_allocation_pools(query) > 0) {
+		gst_query_parse_nth_allocation_pool(query, 0, &pool, &size,
+						    &min, &max);
+		if (pool)
+			gst_object_unref(pool);
+	}
+	size = MAX(size, (guint)info.size);
+	GST_OBJECT_LOCK(self);
+	if (self->cuda_context)
+		ctx = gst_object_ref(self->cuda_context);
+	GST_OBJECT_UNLOCK(self);
+	pool = ctx ? gcf_cuda_pool_new(ctx, caps, size, min, max) : NULL;
+	if (ctx)
+		gst_object_unref(ctx);
+	if (!pool) {
+		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+				  ("Cannot make a pool of CUDA memory for %"
+				   GST_PTR_FORMAT, caps), (NULL));
+		return FALSE;
+	}
+	GST_DEBUG_OBJECT(self, "output into %" GST_PTR_FORMAT, pool);
+	if (gst_query_get_n_allocation_pools(query) > 0)
+		gst_query_set_nth_allocation_pool(query, 0, pool, size, min,
+						  max);
+	else
+		gst_query_add_allocation_pool(query, pool, size, min, max);
+	gst_object_unref(pool);
+	return TRUE;
+}
+#endif
 
 /* Upstream renders into glcuda images: a pool of this element's device,
  * whose buffers this element then hands to CUDA as they are. Before the
@@ -1239,10 +1696,14 @@ gst_glcuda_filter_propose_allocation(GstBaseTransform *trans, GstQuery *decide_q
 	GstCaps *caps;
 	gboolean need_pool;
 
+	gst_query_parse_allocation(query, &caps, &need_pool);
+#ifdef HAVE_GST_CUDA
+	if (gcf_caps_are_cuda(caps))
+		return propose_cuda_pool(self, query, caps, need_pool);
+#endif
 	if (!self->device || !context)
 		return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->propose_allocation(
 			trans, decide_query, query);
-	gst_query_parse_allocation(query, &caps, &need_pool);
 	if (!caps || !gst_video_info_from_caps(&info, caps)) {
 		GST_DEBUG_OBJECT(self, "allocation query without usable caps");
 		return FALSE;
@@ -1280,10 +1741,19 @@ gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 	GstStructure *config;
 	guint size, min, max;
 
+#ifdef HAVE_GST_CUDA
+	/* The CUDA context gl_start makes the device on. */
+	if ((self->cuda_in || self->cuda_out) && !prepare_cuda(self))
+		return FALSE;
+#endif
 	/* GstGLFilter's: the context, gl_start, a configured GL pool. */
 	if (!GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->decide_allocation(trans,
 											    query))
 		return FALSE;
+#ifdef HAVE_GST_CUDA
+	if (self->cuda_out)
+		return decide_cuda_pool(self, query);
+#endif
 	if (!self->device || gst_query_get_n_allocation_pools(query) == 0)
 		return TRUE;
 	gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
@@ -1324,23 +1794,9 @@ static void
 renegotiate(GstGlcudaFilter *self, guint formats)
 {
 	GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD(self);
-	GstCaps *allowed = gst_caps_new_empty_simple("video/x-raw"), *peer;
-	GValue list = G_VALUE_INIT, item = G_VALUE_INIT;
+	GstCaps *allowed = formats_caps(formats, GCF_CUDA_PADS), *peer;
 	gboolean offers;
 
-	g_value_init(&list, GST_TYPE_LIST);
-	g_value_init(&item, G_TYPE_STRING);
-	for (guint i = 0; i < GCF_N_FORMATS; i++) {
-		if (!(formats & (1u << i)))
-			continue;
-		g_value_set_static_string(&item, gst_video_format_to_string(gcf_formats[i].video));
-		gst_value_list_append_value(&list, &item);
-	}
-	gst_caps_set_features(allowed, 0,
-			      gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY, NULL));
-	gst_caps_set_value(allowed, "format", &list);
-	g_value_unset(&item);
-	g_value_unset(&list);
 	/* Unlinked: nothing to renegotiate yet (NULL, or ANY caps). */
 	peer = gst_pad_peer_query_caps(sinkpad, NULL);
 	offers = !peer || gst_caps_can_intersect(peer, allowed);
@@ -1417,7 +1873,10 @@ gst_glcuda_filter_get_property(GObject *object, guint prop_id, GValue *value,
 			"input-copied", G_TYPE_UINT64, self->stat_in[ROUTE_COPIED],
 			"output-pooled", G_TYPE_UINT64, self->stat_out[ROUTE_POOLED],
 			"output-wrapped", G_TYPE_UINT64, self->stat_out[ROUTE_WRAPPED],
-			"output-copied", G_TYPE_UINT64, self->stat_out[ROUTE_COPIED], NULL));
+			"output-copied", G_TYPE_UINT64, self->stat_out[ROUTE_COPIED],
+			"input-cuda", G_TYPE_UINT64, self->stat_in[ROUTE_CUDA],
+			"output-cuda", G_TYPE_UINT64, self->stat_out[ROUTE_CUDA],
+			NULL));
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -1442,6 +1901,25 @@ query_device(GstGlcudaFilter *self, GstQuery *query)
 	return answered;
 }
 
+#ifdef HAVE_GST_CUDA
+/* A context query for gst.cuda.context, answered with the pipeline's. */
+static gboolean
+query_cuda_context(GstGlcudaFilter *self, GstQuery *query)
+{
+	GstObject *ctx = NULL;
+	gboolean answered;
+
+	GST_OBJECT_LOCK(self);
+	if (self->cuda_context)
+		ctx = gst_object_ref(self->cuda_context);
+	GST_OBJECT_UNLOCK(self);
+	answered = gcf_cuda_handle_query(GST_ELEMENT(self), query, ctx);
+	if (ctx)
+		gst_object_unref(ctx);
+	return answered;
+}
+#endif
+
 static gboolean
 gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
@@ -1453,6 +1931,10 @@ gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQ
 		gcf_offer_default_display(GST_GL_BASE_FILTER(trans));
 	if (query_device(GST_GLCUDA_FILTER(trans), query))
 		return TRUE;
+#ifdef HAVE_GST_CUDA
+	if (query_cuda_context(GST_GLCUDA_FILTER(trans), query))
+		return TRUE;
+#endif
 	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->query(trans, direction,
 									       query);
 }
@@ -1463,6 +1945,7 @@ gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(element);
 	struct gcf_device *old;
 	GstStateChangeReturn ret;
+	GstObject *cuda;
 
 	if (transition == GST_STATE_CHANGE_NULL_TO_READY)
 		gcf_offer_default_display(GST_GL_BASE_FILTER(self));
@@ -1483,12 +1966,17 @@ gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
 	ret = GST_ELEMENT_CLASS(gst_glcuda_filter_parent_class)->change_state(
 		element, transition);
 	if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
-		/* The GL context goes with NULL: so does its device. */
+		/* The GL context goes with NULL: so do its device and the
+		 * pipeline's CUDA context. */
 		GST_OBJECT_LOCK(self);
 		old = self->context_device;
 		self->context_device = NULL;
+		cuda = self->cuda_context;
+		self->cuda_context = NULL;
 		GST_OBJECT_UNLOCK(self);
 		gcf_device_unref(old);
+		if (cuda)
+			gst_object_unref(cuda);
 	}
 	return ret;
 }
@@ -1504,9 +1992,18 @@ static void
 gst_glcuda_filter_set_context(GstElement *element, GstContext *context)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(element);
-	struct gcf_device *d = gcf_device_from_context(context, NULL);
-	GstElementClass *element_class;
+	struct gcf_device *d = gcf_device_from_context(context, NULL, NULL);
+	GstElementClass *element_class = g_type_class_peek(GST_TYPE_ELEMENT);
+#ifdef HAVE_GST_CUDA
+	GstObject *ctx = NULL;
 
+	if (gcf_cuda_set_context(element, context, &ctx)) {
+		if (ctx)
+			keep_cuda_context(self, ctx);
+		element_class->set_context(element, context);
+		return;
+	}
+#endif
 	if (!d) {
 		GST_ELEMENT_CLASS(gst_glcuda_filter_parent_class)->set_context(
 			element, context);
@@ -1514,7 +2011,6 @@ gst_glcuda_filter_set_context(GstElement *element, GstContext *context)
 	}
 	keep_device(self, d);
 	gcf_device_unref(d);
-	element_class = g_type_class_peek(GST_TYPE_ELEMENT);
 	element_class->set_context(element, context);
 }
 
@@ -1524,6 +2020,8 @@ gst_glcuda_filter_finalize(GObject *object)
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(object);
 
 	gcf_device_unref(self->context_device);
+	if (self->cuda_context)
+		gst_object_unref(self->cuda_context);
 	g_free(self->ptx_file);
 	g_free(self->cubin_file);
 	g_free(self->kernel_name);
@@ -1571,8 +2069,9 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 				   "Frames filtered since the element started, and how each "
 				   "frame's input reached CUDA and CUDA's result the output: "
 				   "pooled (an image of a glcuda buffer pool, no copy), wrapped "
-				   "(a registered GL texture, no copy) or copied (a GPU copy "
-				   "through a shared image)", GST_TYPE_STRUCTURE,
+				   "(a registered GL texture, no copy), copied (a GPU copy "
+				   "through a shared image) or cuda (CUDA memory, a CUDA "
+				   "copy to or from a shared image)", GST_TYPE_STRUCTURE,
 				   G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
 	gst_element_class_set_static_metadata(element_class, "glcuda CUDA filter",
@@ -1589,6 +2088,7 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 	base_class->gl_stop = gst_glcuda_filter_gl_stop;
 	filter_class->filter = gst_glcuda_filter_filter;
 	transform_class->transform_caps = gst_glcuda_filter_transform_caps;
+	transform_class->set_caps = gst_glcuda_filter_set_caps;
 	transform_class->propose_allocation = gst_glcuda_filter_propose_allocation;
 	transform_class->decide_allocation = gst_glcuda_filter_decide_allocation;
 	transform_class->query = gst_glcuda_filter_query;

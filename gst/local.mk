@@ -10,10 +10,12 @@ gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
 	%reldir%/gstglcudadevice.c %reldir%/gstglcudadevice.h \
 	%reldir%/gstglcudaformat.c %reldir%/gstglcudaformat.h \
 	%reldir%/gstglcudabufferpool.c %reldir%/gstglcudabufferpool.h \
-	%reldir%/gstglcudadisplay.c %reldir%/gstglcudadisplay.h
-%canon_reldir%_libgstglcuda_la_CPPFLAGS = $(tools_cppflags) $(GST_CFLAGS)
+	%reldir%/gstglcudadisplay.c %reldir%/gstglcudadisplay.h \
+	%reldir%/gstglcudacudamemory.c %reldir%/gstglcudacudamemory.h
+%canon_reldir%_libgstglcuda_la_CPPFLAGS = $(tools_cppflags) $(GST_CFLAGS) $(GST_CUDA_CFLAGS)
 %canon_reldir%_libgstglcuda_la_LIBADD = common/libfilters.la common/libglcuda-common.la \
-	lib/libglcuda.la $(GST_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
+	lib/libglcuda.la $(GST_CUDA_LIBS) $(GST_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS) \
+	$(LIBM)
 # A module: GStreamer loads it by its file name; only the plugin
 # descriptor (GST_PLUGIN_DEFINE) is exported.
 %canon_reldir%_libgstglcuda_la_LDFLAGS = -module -avoid-version -no-undefined \
