@@ -1063,55 +1063,35 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 
 /* GL thread, the images handed to CUDA: every plane of the CUDA memory
  * frame into the input's images (@to_memory FALSE), or of the output's
- * images (the input's for "none") into the CUDA memory frame, one
- * cuMemcpy2DAsync each on the frame's stream. */
+ * images (the input's for "none") into the CUDA memory frame, one GPU
+ * copy each (glcuda_image_copy_to_linear(), _from_linear()) on the
+ * frame's stream. */
 static int
 cuda_memory_copy(GstGlcudaFilter *self, const struct gcf_frame *f,
 		 gboolean to_memory, GError **error)
 {
 	GstVideoFrame *frame = to_memory ? f->cuda_out : f->cuda_in;
-	CUDA_MEMCPY2D copy;
-	CUcontext dummy;
-	CUresult res = CUDA_SUCCESS;
-	char buf[256];
+	int ret = 0;
 	guint p;
 
-	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
-		return set_error(error, GLCUDA_ERROR_CUDA,
-				 "cuCtxPushCurrent failed");
-	for (p = 0; p < f->n && res == CUDA_SUCCESS; p++) {
+	for (p = 0; p < f->n && ret == 0; p++) {
 		struct glcuda_image *img = !to_memory ? f->in[p] :
 					   f->hand_out ? f->out[p] : f->in[p];
-		CUarray array = glcuda_image_get_cuda_array(img);
 		CUdeviceptr mem =
 			(CUdeviceptr)GST_VIDEO_FRAME_PLANE_DATA(frame, p);
 		size_t pitch = (size_t)GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
 
-		memset(&copy, 0, sizeof(copy));
-		if (to_memory) {
-			copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-			copy.srcArray = array;
-			copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-			copy.dstDevice = mem;
-			copy.dstPitch = pitch;
-		} else {
-			copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-			copy.srcDevice = mem;
-			copy.srcPitch = pitch;
-			copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-			copy.dstArray = array;
-		}
-		copy.WidthInBytes = (size_t)f->w[p] *
-			glcuda_format_get_bytes_per_pixel(f->fmt->planes[p]);
-		copy.Height = f->h[p];
-		res = CU(cuMemcpy2DAsync)(&copy, self->work_stream);
+		ret = to_memory ?
+			glcuda_image_copy_to_linear(img, 0, 0, mem, pitch, 0,
+						    self->work_stream) :
+			glcuda_image_copy_from_linear(img, 0, 0, mem, pitch, 0,
+						      self->work_stream);
 	}
-	CU(cuCtxPopCurrent)(&dummy);
-	if (res != CUDA_SUCCESS)
-		return set_error(error, GLCUDA_ERROR_CUDA, "cuMemcpy2DAsync "
-				 "(plane %u %s CUDA memory): %s", p - 1,
-				 to_memory ? "into" : "out of",
-				 tools_cuda_result(res, buf, sizeof(buf)));
+	if (ret < 0)
+		return set_error(error, ret, "plane %u %s CUDA memory: %s (%s)",
+				 p - 1, to_memory ? "into" : "out of",
+				 glcuda_device_get_last_error(self->device->dev),
+				 glcuda_error_get_name(ret));
 	return 0;
 }
 
