@@ -121,8 +121,9 @@ gcf_cuda_context_share(GstElement *element, struct gcf_device *d)
 	GstCudaContext *ctx;
 	GstContext *context;
 
-	ctx = gst_cuda_context_new_wrapped(glcuda_device_get_cuda_context(d->dev),
-					   glcuda_device_get_cuda_device(d->dev));
+	ctx = gst_cuda_context_new_wrapped(
+		glcuda_device_get_cuda_context(d->dev),
+		glcuda_device_get_cuda_device(d->dev));
 	if (!ctx)
 		return NULL;
 	/* The CUcontext is the device's: the device lives as long. */

@@ -25,12 +25,13 @@ struct device_new_args {
 /* glcuda's messages of the device go to GStreamer's log, not stderr
  * (the process-wide handler is the application's to set). */
 static void G_GNUC_PRINTF(3, 0)
-device_log(enum glcuda_log_priority priority, void *user_data, const char *format,
-	   va_list args)
+	device_log(enum glcuda_log_priority priority, void *user_data,
+		   const char *format, va_list args)
 {
-	GstDebugLevel level = priority >= GLCUDA_LOG_PRIORITY_ERROR ? GST_LEVEL_WARNING :
-			      priority >= GLCUDA_LOG_PRIORITY_INFO ? GST_LEVEL_INFO :
-								     GST_LEVEL_DEBUG;
+	GstDebugLevel level =
+		priority >= GLCUDA_LOG_PRIORITY_ERROR  ? GST_LEVEL_WARNING
+		: priority >= GLCUDA_LOG_PRIORITY_INFO ? GST_LEVEL_INFO
+						       : GST_LEVEL_DEBUG;
 	gchar *msg;
 
 	if (level > gst_debug_category_get_threshold(GST_CAT_DEFAULT))
@@ -54,7 +55,8 @@ device_new_gl(GstGLContext *context, gpointer data)
 	    dpy == EGL_NO_DISPLAY || ctx == EGL_NO_CONTEXT) {
 		a->ret = GLCUDA_ERROR_NO_DISPLAY;
 		snprintf(a->msg, sizeof(a->msg),
-			 "the GstGLContext is not an EGL context (glcuda needs EGL: "
+			 "the GstGLContext is not an EGL context (glcuda needs "
+			 "EGL: "
 			 "set GST_GL_PLATFORM=egl)");
 		return;
 	}

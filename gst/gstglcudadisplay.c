@@ -24,7 +24,8 @@ static gpointer
 cuda_egl_device_thread(gpointer data)
 {
 	PFNEGLQUERYDISPLAYATTRIBEXTPROC query_display =
-		(PFNEGLQUERYDISPLAYATTRIBEXTPROC)eglGetProcAddress("eglQueryDisplayAttribEXT");
+		(PFNEGLQUERYDISPLAYATTRIBEXTPROC)eglGetProcAddress(
+			"eglQueryDisplayAttribEXT");
 	struct glcuda_headless *hl = NULL;
 	EGLAttrib device = 0;
 
@@ -46,14 +47,16 @@ cuda_egl_device_thread(gpointer data)
 static gpointer
 cuda_egl_device_once(gpointer data)
 {
-	return g_thread_join(g_thread_new("glcuda-display", cuda_egl_device_thread, NULL));
+	return g_thread_join(
+		g_thread_new("glcuda-display", cuda_egl_device_thread, NULL));
 }
 
 void
 gcf_offer_default_display(GstGLBaseFilter *filter)
 {
 	PFNEGLQUERYDEVICESEXTPROC query_devices =
-		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress(
+			"eglQueryDevicesEXT");
 	const char *window = g_getenv("GST_GL_WINDOW");
 	static GOnce once = G_ONCE_INIT;
 	GstGLDisplayEGLDevice *display;
@@ -65,8 +68,8 @@ gcf_offer_default_display(GstGLBaseFilter *filter)
 	    !query_devices)
 		return;
 	device = g_once(&once, cuda_egl_device_once, NULL);
-	if (!device || !query_devices(G_N_ELEMENTS(listed), listed, &n) || n < 1 ||
-	    device == listed[0]) {
+	if (!device || !query_devices(G_N_ELEMENTS(listed), listed, &n) ||
+	    n < 1 || device == listed[0]) {
 		(void)eglGetError();
 		return;
 	}
@@ -76,12 +79,16 @@ gcf_offer_default_display(GstGLBaseFilter *filter)
 	display = gst_gl_display_egl_device_new_with_egl_device(device);
 	if (!display)
 		return;
-	GST_INFO_OBJECT(filter, "GL display: EGL device %d, a CUDA device's that CUDA can "
-			"see (GstGL's own would be EGL device 0)", index);
+	GST_INFO_OBJECT(
+		filter,
+		"GL display: EGL device %d, a CUDA device's that CUDA can "
+		"see (GstGL's own would be EGL device 0)",
+		index);
 	context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
 	gst_context_set_gl_display(context, GST_GL_DISPLAY(display));
 	gst_element_set_context(GST_ELEMENT(filter), context);
-	gst_element_post_message(GST_ELEMENT(filter),
-				 gst_message_new_have_context(GST_OBJECT(filter), context));
+	gst_element_post_message(
+		GST_ELEMENT(filter),
+		gst_message_new_have_context(GST_OBJECT(filter), context));
 	gst_object_unref(display);
 }

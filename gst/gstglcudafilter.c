@@ -25,8 +25,13 @@
  * pool's image is copied into (or out of) a glcuda shared image with
  * glBlitFramebuffer on the GPU; the element says so once in the log.
  *
- * This file is the element; beside it: gstglcudadevice.c (the device of
- * each GL context), gstglcudaformat.c (the formats and the wraps of
+ * This file is the element (properties, negotiation, allocation, the
+ * contexts it shares, start and stop); beside it: gstglcudakernel.c (the
+ * CUDA work it runs), gstglcudaframe.c (one buffer's routes, hand-offs and
+ * copies), gstglcudafilterpriv.h (what those three share),
+ * gstglcudadevice.c (the device of each GL context, shared through
+ * GstContext), gstglcudacudamemory.c (CUDAMemory pads and the pipeline's
+ * CUDA context), gstglcudaformat.c (the formats and the wraps of
  * GstGLMemory), gstglcudabufferpool.c (the pool), gstglcudadisplay.c (the
  * default GL display) and gstglcudaplugin.c (the plugin's registration).
  */
@@ -55,7 +60,8 @@ enum {
 };
 
 G_DEFINE_TYPE(GstGlcudaFilter, gst_glcuda_filter, GST_TYPE_GL_FILTER);
-GST_ELEMENT_REGISTER_DEFINE(glcudafilter, "glcudafilter", GST_RANK_NONE, GST_TYPE_GLCUDA_FILTER);
+GST_ELEMENT_REGISTER_DEFINE(glcudafilter, "glcudafilter", GST_RANK_NONE,
+			    GST_TYPE_GLCUDA_FILTER);
 
 #define GST_TYPE_GLCUDA_FILTER_KIND (gst_glcuda_filter_kind_get_type())
 static GType
@@ -81,7 +87,8 @@ gst_glcuda_filter_kind_get_type(void)
 /* The formats of gcf_formats, 2D textures only: what glcuda wraps and
  * shares on GL and GLES alike. Anything else fails negotiation, and so do
  * the formats the configured filter does not run on (transform_caps). */
-#define GLCUDA_FILTER_FORMATS "{ RGBA, RGB10A2_LE, NV12, P010_10LE, BGRA, BGRx, RGBx, I420 }"
+#define GLCUDA_FILTER_FORMATS \
+	"{ RGBA, RGB10A2_LE, NV12, P010_10LE, BGRA, BGRx, RGBx, I420 }"
 #define GLCUDA_FILTER_GL_CAPS \
 	"video/x-raw(" GST_CAPS_FEATURE_MEMORY_GL_MEMORY "), " \
 	"format = (string) " GLCUDA_FILTER_FORMATS ", " \
@@ -108,28 +115,41 @@ gst_glcuda_filter_kind_get_type(void)
  * configure.ac's AC_INIT, the one place it is written). */
 #define GCF_AUTHOR PACKAGE_NAME " maintainers <" PACKAGE_BUGREPORT ">"
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
-	"sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GLCUDA_FILTER_CAPS));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
-	"src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GLCUDA_FILTER_CAPS));
+static GstStaticPadTemplate sink_template =
+	GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+				GST_STATIC_CAPS(GLCUDA_FILTER_CAPS));
+static GstStaticPadTemplate src_template =
+	GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+				GST_STATIC_CAPS(GLCUDA_FILTER_CAPS));
 
 static void
 log_device(GstGlcudaFilter *self)
 {
-	const struct glcuda_caps *caps = glcuda_device_get_caps(self->device->dev);
+	const struct glcuda_caps *caps =
+		glcuda_device_get_caps(self->device->dev);
 
-	GST_INFO_OBJECT(self, "glcuda %s device: GL %s (%s), CUDA device %d \"%s\", "
-			"sync mode %s", glcuda_get_version(), caps->gl_version, caps->gl_renderer,
-			caps->cuda_ordinal, caps->cuda_device_name,
+	GST_INFO_OBJECT(self,
+			"glcuda %s device: GL %s (%s), CUDA device %d \"%s\", "
+			"sync mode %s",
+			glcuda_get_version(), caps->gl_version,
+			caps->gl_renderer, caps->cuda_ordinal,
+			caps->cuda_device_name,
 			glcuda_sync_mode_get_name(caps->sync_mode));
-	GST_DEBUG_OBJECT(self, "wrapped GL textures %s; hand-offs of wrapped textures %s "
-			 "the CPU, of shared images (the copy path) %s",
-			 caps->image_kinds_supported & (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE) ?
-				 "supported" : "not supported (copy path)",
-			 caps->image_kinds_cpu_wait & (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE) ?
-				 "wait on" : "never wait on",
-			 caps->image_kinds_cpu_wait & (1u << GLCUDA_IMAGE_KIND_SHARED) ?
-				 "wait on the CPU (cpu sync mode)" : "do not wait on the CPU");
+	GST_DEBUG_OBJECT(
+		self,
+		"wrapped GL textures %s; hand-offs of wrapped textures %s "
+		"the CPU, of shared images (the copy path) %s",
+		caps->image_kinds_supported &
+				(1u << GLCUDA_IMAGE_KIND_GL_TEXTURE)
+			? "supported"
+			: "not supported (copy path)",
+		caps->image_kinds_cpu_wait &
+				(1u << GLCUDA_IMAGE_KIND_GL_TEXTURE)
+			? "wait on"
+			: "never wait on",
+		caps->image_kinds_cpu_wait & (1u << GLCUDA_IMAGE_KIND_SHARED)
+			? "wait on the CPU (cpu sync mode)"
+			: "do not wait on the CPU");
 }
 
 static void
@@ -137,7 +157,8 @@ stop_gl(GstGlcudaFilter *self)
 {
 	const GstGLFuncs *gl = GST_GL_BASE_FILTER(self)->context->gl_vtable;
 
-	if (self->device && self->cuda_ctx && CU(cuCtxPushCurrent)(self->cuda_ctx) == CUDA_SUCCESS) {
+	if (self->device && self->cuda_ctx &&
+	    CU(cuCtxPushCurrent)(self->cuda_ctx) == CUDA_SUCCESS) {
 		CUcontext dummy;
 
 		/* The stream's last kernels may still read the images. */
@@ -152,10 +173,14 @@ stop_gl(GstGlcudaFilter *self)
 			float ms;
 
 			/* The last timed frame's, the stream synchronised. */
-			if (CU(cuEventElapsedTime)(&ms, self->gpu_start, self->gpu_end) ==
+			if (CU(cuEventElapsedTime)(&ms, self->gpu_start,
+						   self->gpu_end) ==
 			    CUDA_SUCCESS)
-				GST_DEBUG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": CUDA work "
-						 "%.3f ms on the GPU", self->gpu_frame, (double)ms);
+				GST_DEBUG_OBJECT(self,
+						 "frame %" G_GUINT64_FORMAT
+						 ": CUDA work "
+						 "%.3f ms on the GPU",
+						 self->gpu_frame, (double)ms);
 		}
 		if (self->gpu_start)
 			CU(cuEventDestroy)(self->gpu_start);
@@ -338,11 +363,13 @@ share_cuda_context(GstGlcudaFilter *self)
 		return TRUE;
 	ctx = gcf_cuda_context_share(GST_ELEMENT(self), self->device);
 	if (!ctx) {
-		GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
-				  ("GStreamer's CUDA library refused the glcuda "
-				   "device's CUDA context %p",
-				   (void *)glcuda_device_get_cuda_context(
-					   self->device->dev)), (NULL));
+		GST_ELEMENT_ERROR(
+			self, RESOURCE, FAILED,
+			("GStreamer's CUDA library refused the glcuda "
+			 "device's CUDA context %p",
+			 (void *)glcuda_device_get_cuda_context(
+				 self->device->dev)),
+			(NULL));
 		return FALSE;
 	}
 	keep_cuda_context(self, ctx);
@@ -363,7 +390,8 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	CUresult res;
 	int ret = 0;
 
-	if (!GST_GL_BASE_FILTER_CLASS(gst_glcuda_filter_parent_class)->gl_start(base))
+	if (!GST_GL_BASE_FILTER_CLASS(gst_glcuda_filter_parent_class)
+		     ->gl_start(base))
 		return FALSE;
 
 	GST_OBJECT_LOCK(self);
@@ -375,7 +403,8 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	GST_OBJECT_UNLOCK(self);
 	if (why) {
 		/* Checked going to PAUSED too; set again since. */
-		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", why), (NULL));
+		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", why),
+				  (NULL));
 		g_free(why);
 		goto fail;
 	}
@@ -390,10 +419,11 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	self->device = acquire_device(self, base->context, &ret, msg,
 				      sizeof(msg));
 	if (!self->device) {
-		GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-				  ("No usable CUDA device for this GL context: %s (%s)",
-				   glcuda_strerror(ret), glcuda_error_get_name(ret)),
-				  ("%s", msg));
+		GST_ELEMENT_ERROR(
+			self, RESOURCE, NOT_FOUND,
+			("No usable CUDA device for this GL context: %s (%s)",
+			 glcuda_strerror(ret), glcuda_error_get_name(ret)),
+			("%s", msg));
 		goto fail;
 	}
 	log_device(self);
@@ -412,8 +442,10 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	res = CU(cuCtxPushCurrent)(self->cuda_ctx);
 	if (res != CUDA_SUCCESS) {
 		self->cuda_ctx = NULL;
-		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("cuCtxPushCurrent: %s",
-				  tools_cuda_result(res, buf, sizeof(buf))), (NULL));
+		GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
+				  ("cuCtxPushCurrent: %s",
+				   tools_cuda_result(res, buf, sizeof(buf))),
+				  (NULL));
 		goto fail;
 	}
 	/* Non-blocking: the stream must not wait for other work on the
@@ -429,7 +461,8 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	}
 	CU(cuCtxPopCurrent)(&dummy);
 	if (error) {
-		GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("%s", error->message),
+		GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
+				  ("%s", error->message),
 				  ("glcuda error %s",
 				   glcuda_error_get_name(error->code)));
 		g_error_free(error);
@@ -452,7 +485,8 @@ gst_glcuda_filter_gl_stop(GstGLBaseFilter *base)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(base);
 
-	GST_DEBUG_OBJECT(self, "stopping after %" G_GUINT64_FORMAT " frames", self->frames);
+	GST_DEBUG_OBJECT(self, "stopping after %" G_GUINT64_FORMAT " frames",
+			 self->frames);
 	stop_gl(self);
 	GST_GL_BASE_FILTER_CLASS(gst_glcuda_filter_parent_class)->gl_stop(base);
 }
@@ -534,12 +568,13 @@ gst_glcuda_filter_filter(GstGLFilter *filter, GstBuffer *inbuf,
 		if ((!f.cuda_in && !gst_is_gl_memory(in_frame.map[p].memory)) ||
 		    (!f.cuda_out &&
 		     !gst_is_gl_memory(out_frame.map[p].memory))) {
-			gcf_set_error(&error, -EINVAL, "plane %u is not GL memory",
-				  p);
+			gcf_set_error(&error, -EINVAL,
+				      "plane %u is not GL memory", p);
 			break;
 		}
 		if (!f.cuda_in)
-			f.mem_in[p] = GST_GL_MEMORY_CAST(in_frame.map[p].memory);
+			f.mem_in[p] =
+				GST_GL_MEMORY_CAST(in_frame.map[p].memory);
 		if (!f.cuda_out)
 			f.mem_out[p] =
 				GST_GL_MEMORY_CAST(out_frame.map[p].memory);
@@ -562,10 +597,12 @@ gst_glcuda_filter_filter(GstGLFilter *filter, GstBuffer *inbuf,
 /* Whether the configured filter runs on @fmt; if not, why not in *why.
  * Object lock held. */
 gboolean
-gcf_format_allowed(GstGlcudaFilter *self, const struct gcf_format *fmt, const char **why)
+gcf_format_allowed(GstGlcudaFilter *self, const struct gcf_format *fmt,
+		   const char **why)
 {
 	/* A kernel of kernel-name runs on every plane of every format. */
-	if (self->kernel_name || self->filter == FILTER_NONE || self->filter == FILTER_INVERT)
+	if (self->kernel_name || self->filter == FILTER_NONE ||
+	    self->filter == FILTER_INVERT)
 		return TRUE;
 	*why = "blur, unsharp and grade run on RGBA, BGRA, RGBx and BGRx only";
 	return GCF_FORMAT_IS_RGB8(fmt);
@@ -654,8 +691,9 @@ gst_glcuda_filter_transform_caps(GstBaseTransform *trans,
 			formats |= 1u << i;
 		else
 			GST_DEBUG_OBJECT(self, "%s refused: %s",
-				gst_video_format_to_string(gcf_formats[i].video),
-				why);
+					 gst_video_format_to_string(
+						 gcf_formats[i].video),
+					 why);
 	}
 	GST_OBJECT_UNLOCK(self);
 #ifdef HAVE_GST_CUDA
@@ -668,7 +706,8 @@ gst_glcuda_filter_transform_caps(GstBaseTransform *trans,
 	}
 #endif
 	allowed = formats_caps(formats, from_gl && GCF_CUDA_PADS);
-	ret = gst_caps_intersect_full(result, allowed, GST_CAPS_INTERSECT_FIRST);
+	ret = gst_caps_intersect_full(result, allowed,
+				      GST_CAPS_INTERSECT_FIRST);
 	gst_caps_unref(allowed);
 	gst_caps_unref(result);
 	if (filter) {
@@ -700,8 +739,8 @@ gst_glcuda_filter_set_caps(GstBaseTransform *trans, GstCaps *incaps,
 	if (self->cuda_in || self->cuda_out)
 		GST_INFO_OBJECT(self, "CUDA memory on the %s pad",
 				self->cuda_in ? "sink" : "src");
-	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->set_caps(
-		trans, incaps, outcaps);
+	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)
+		->set_caps(trans, incaps, outcaps);
 }
 
 #ifdef HAVE_GST_CUDA
@@ -787,8 +826,8 @@ decide_cuda_pool(GstGlcudaFilter *self, GstQuery *query)
  * whose buffers this element then hands to CUDA as they are. Before the
  * device exists (or without one), GstGLFilter's plain GL pool. */
 static gboolean
-gst_glcuda_filter_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query,
-				     GstQuery *query)
+gst_glcuda_filter_propose_allocation(GstBaseTransform *trans,
+				     GstQuery *decide_query, GstQuery *query)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(trans);
 	GstGLContext *context = GST_GL_BASE_FILTER(trans)->context;
@@ -804,31 +843,39 @@ gst_glcuda_filter_propose_allocation(GstBaseTransform *trans, GstQuery *decide_q
 		return propose_cuda_pool(self, query, caps, need_pool);
 #endif
 	if (!self->device || !context)
-		return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->propose_allocation(
-			trans, decide_query, query);
+		return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)
+			->propose_allocation(trans, decide_query, query);
 	if (!caps || !gst_video_info_from_caps(&info, caps)) {
 		GST_DEBUG_OBJECT(self, "allocation query without usable caps");
 		return FALSE;
 	}
 	if (need_pool) {
-		pool = gst_glcuda_buffer_pool_new(self->device, GST_ELEMENT(self));
+		pool = gst_glcuda_buffer_pool_new(self->device,
+						  GST_ELEMENT(self));
 		config = gst_buffer_pool_get_config(pool);
-		gst_buffer_pool_config_set_params(config, caps, (guint)info.size, 0, 0);
-		gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+		gst_buffer_pool_config_set_params(config, caps,
+						  (guint)info.size, 0, 0);
+		gst_buffer_pool_config_add_option(
+			config, GST_BUFFER_POOL_OPTION_VIDEO_META);
 		if (!gst_buffer_pool_set_config(pool, config)) {
-			GST_WARNING_OBJECT(self, "cannot configure the pool for %" GST_PTR_FORMAT,
+			GST_WARNING_OBJECT(self,
+					   "cannot configure the pool for "
+					   "%" GST_PTR_FORMAT,
 					   caps);
 			gst_object_unref(pool);
 			return FALSE;
 		}
-		GST_DEBUG_OBJECT(self, "proposing %" GST_PTR_FORMAT " for %" GST_PTR_FORMAT,
+		GST_DEBUG_OBJECT(self,
+				 "proposing %" GST_PTR_FORMAT
+				 " for %" GST_PTR_FORMAT,
 				 pool, caps);
 	}
 	gst_query_add_allocation_pool(query, pool, (guint)info.size, 1, 0);
 	if (pool)
 		gst_object_unref(pool);
 	if (context->gl_vtable->FenceSync)
-		gst_query_add_allocation_meta(query, GST_GL_SYNC_META_API_TYPE, NULL);
+		gst_query_add_allocation_meta(query, GST_GL_SYNC_META_API_TYPE,
+					      NULL);
 	return TRUE;
 }
 
@@ -849,8 +896,8 @@ gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 		return FALSE;
 #endif
 	/* GstGLFilter's: the context, gl_start, a configured GL pool. */
-	if (!GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->decide_allocation(trans,
-											    query))
+	if (!GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)
+		     ->decide_allocation(trans, query))
 		return FALSE;
 #ifdef HAVE_GST_CUDA
 	if (self->cuda_out)
@@ -862,7 +909,9 @@ gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 	if (!pool)
 		return TRUE;
 	if (gst_glcuda_buffer_pool_is_of_device(pool, self->device)) {
-		GST_DEBUG_OBJECT(self, "output into downstream's %" GST_PTR_FORMAT, pool);
+		GST_DEBUG_OBJECT(self,
+				 "output into downstream's %" GST_PTR_FORMAT,
+				 pool);
 		gst_object_unref(pool);
 		return TRUE;
 	}
@@ -870,8 +919,9 @@ gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 	config = gst_buffer_pool_get_config(pool);
 	gst_object_unref(pool);
 	if (!gst_buffer_pool_set_config(ours, config)) {
-		GST_WARNING_OBJECT(self, "cannot configure an output pool of glcuda images; "
-				   "the output is copied out of one");
+		GST_WARNING_OBJECT(self, "cannot configure an output pool of "
+					 "glcuda images; "
+					 "the output is copied out of one");
 		gst_object_unref(ours);
 		return TRUE;
 	}
@@ -902,8 +952,9 @@ renegotiate(GstGlcudaFilter *self, guint formats)
 	/* Unlinked: nothing to renegotiate yet (NULL, or ANY caps). */
 	peer = gst_pad_peer_query_caps(sinkpad, NULL);
 	offers = !peer || gst_caps_can_intersect(peer, allowed);
-	GST_DEBUG_OBJECT(self, "formats now %" GST_PTR_FORMAT ": upstream %s", allowed,
-			 offers ? "asked to renegotiate" : "cannot make any of them");
+	GST_DEBUG_OBJECT(
+		self, "formats now %" GST_PTR_FORMAT ": upstream %s", allowed,
+		offers ? "asked to renegotiate" : "cannot make any of them");
 	if (offers)
 		gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
 	if (peer)
@@ -912,8 +963,8 @@ renegotiate(GstGlcudaFilter *self, guint formats)
 }
 
 static void
-gst_glcuda_filter_set_property(GObject *object, guint prop_id, const GValue *value,
-			       GParamSpec *pspec)
+gst_glcuda_filter_set_property(GObject *object, guint prop_id,
+			       const GValue *value, GParamSpec *pspec)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(object);
 	guint before, after;
@@ -968,17 +1019,23 @@ gst_glcuda_filter_get_property(GObject *object, guint prop_id, GValue *value,
 		g_value_set_string(value, self->kernel_name);
 		break;
 	case PROP_STATS:
-		g_value_take_boxed(value, gst_structure_new("glcudafilter-stats",
-			"frames", G_TYPE_UINT64, self->stat_frames,
-			"input-pooled", G_TYPE_UINT64, self->stat_in[ROUTE_POOLED],
-			"input-wrapped", G_TYPE_UINT64, self->stat_in[ROUTE_WRAPPED],
-			"input-copied", G_TYPE_UINT64, self->stat_in[ROUTE_COPIED],
-			"output-pooled", G_TYPE_UINT64, self->stat_out[ROUTE_POOLED],
-			"output-wrapped", G_TYPE_UINT64, self->stat_out[ROUTE_WRAPPED],
-			"output-copied", G_TYPE_UINT64, self->stat_out[ROUTE_COPIED],
-			"input-cuda", G_TYPE_UINT64, self->stat_in[ROUTE_CUDA],
-			"output-cuda", G_TYPE_UINT64, self->stat_out[ROUTE_CUDA],
-			NULL));
+		g_value_take_boxed(
+			value,
+			gst_structure_new(
+				"glcudafilter-stats", "frames", G_TYPE_UINT64,
+				self->stat_frames, "input-pooled",
+				G_TYPE_UINT64, self->stat_in[ROUTE_POOLED],
+				"input-wrapped", G_TYPE_UINT64,
+				self->stat_in[ROUTE_WRAPPED], "input-copied",
+				G_TYPE_UINT64, self->stat_in[ROUTE_COPIED],
+				"output-pooled", G_TYPE_UINT64,
+				self->stat_out[ROUTE_POOLED], "output-wrapped",
+				G_TYPE_UINT64, self->stat_out[ROUTE_WRAPPED],
+				"output-copied", G_TYPE_UINT64,
+				self->stat_out[ROUTE_COPIED], "input-cuda",
+				G_TYPE_UINT64, self->stat_in[ROUTE_CUDA],
+				"output-cuda", G_TYPE_UINT64,
+				self->stat_out[ROUTE_CUDA], NULL));
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -1023,7 +1080,8 @@ query_cuda_context(GstGlcudaFilter *self, GstQuery *query)
 #endif
 
 static gboolean
-gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction,
+			GstQuery *query)
 {
 	const gchar *type;
 
@@ -1037,8 +1095,8 @@ gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction, GstQ
 	if (query_cuda_context(GST_GLCUDA_FILTER(trans), query))
 		return TRUE;
 #endif
-	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)->query(trans, direction,
-									       query);
+	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)
+		->query(trans, direction, query);
 }
 
 static GstStateChangeReturn
@@ -1060,7 +1118,8 @@ gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
 		why = gcf_config_check(self);
 		GST_OBJECT_UNLOCK(self);
 		if (why) {
-			GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", why), (NULL));
+			GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", why),
+					  (NULL));
 			g_free(why);
 			return GST_STATE_CHANGE_FAILURE;
 		}
@@ -1135,7 +1194,8 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 {
 	GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
 	GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
-	GstBaseTransformClass *transform_class = GST_BASE_TRANSFORM_CLASS(klass);
+	GstBaseTransformClass *transform_class =
+		GST_BASE_TRANSFORM_CLASS(klass);
 	GstGLBaseFilterClass *base_class = GST_GL_BASE_FILTER_CLASS(klass);
 	GstGLFilterClass *filter_class = GST_GL_FILTER_CLASS(klass);
 	/* Changed while PLAYING, they apply from the next buffer on. */
@@ -1146,43 +1206,67 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 	gobject_class->get_property = gst_glcuda_filter_get_property;
 	gobject_class->finalize = gst_glcuda_filter_finalize;
 
-	g_object_class_install_property(gobject_class, PROP_FILTER,
+	g_object_class_install_property(
+		gobject_class, PROP_FILTER,
 		g_param_spec_enum("filter", "Filter",
-				  "Built-in CUDA filter (ignored when kernel-name is set)",
-				  GST_TYPE_GLCUDA_FILTER_KIND, FILTER_NONE, flags));
-	g_object_class_install_property(gobject_class, PROP_PTX_FILE,
-		g_param_spec_string("ptx-file", "PTX file",
-				    "PTX file with the kernel named by kernel-name "
-				    "(set this or cubin-file, not both)",
-				    NULL, flags));
-	g_object_class_install_property(gobject_class, PROP_CUBIN_FILE,
+				  "Built-in CUDA filter (ignored when "
+				  "kernel-name is set)",
+				  GST_TYPE_GLCUDA_FILTER_KIND, FILTER_NONE,
+				  flags));
+	g_object_class_install_property(
+		gobject_class, PROP_PTX_FILE,
+		g_param_spec_string(
+			"ptx-file", "PTX file",
+			"PTX file with the kernel named by kernel-name "
+			"(set this or cubin-file, not both)",
+			NULL, flags));
+	g_object_class_install_property(
+		gobject_class, PROP_CUBIN_FILE,
 		g_param_spec_string("cubin-file", "Cubin file",
-				    "Cubin or fatbin file with the kernel named by kernel-name "
-				    "(set this or ptx-file, not both)", NULL, flags));
-	g_object_class_install_property(gobject_class, PROP_KERNEL_NAME,
-		g_param_spec_string("kernel-name", "Kernel name",
-				    "Kernel to run instead of the built-in filter: "
-				    "extern \"C\" __global__ void NAME(cudaSurfaceObject_t in, "
-				    "cudaSurfaceObject_t out, int width, int height, int plane, "
-				    "int format) (the last two may be left out), launched once "
-				    "per plane with 16x16 blocks covering it", NULL, flags));
-	g_object_class_install_property(gobject_class, PROP_STATS,
-		g_param_spec_boxed("stats", "Statistics",
-				   "Frames filtered since the element started, and how each "
-				   "frame's input reached CUDA and CUDA's result the output: "
-				   "pooled (an image of a glcuda buffer pool, no copy), wrapped "
-				   "(a registered GL texture, no copy), copied (a GPU copy "
-				   "through a shared image) or cuda (CUDA memory, a CUDA "
-				   "copy to or from a shared image)", GST_TYPE_STRUCTURE,
-				   G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+				    "Cubin or fatbin file with the kernel "
+				    "named by kernel-name "
+				    "(set this or ptx-file, not both)",
+				    NULL, flags));
+	g_object_class_install_property(
+		gobject_class, PROP_KERNEL_NAME,
+		g_param_spec_string(
+			"kernel-name", "Kernel name",
+			"Kernel to run instead of the built-in filter: "
+			"extern \"C\" __global__ void NAME(cudaSurfaceObject_t "
+			"in, "
+			"cudaSurfaceObject_t out, int width, int height, int "
+			"plane, "
+			"int format) (the last two may be left out), launched "
+			"once "
+			"per plane with 16x16 blocks covering it",
+			NULL, flags));
+	g_object_class_install_property(
+		gobject_class, PROP_STATS,
+		g_param_spec_boxed(
+			"stats", "Statistics",
+			"Frames filtered since the element started, and how "
+			"each "
+			"frame's input reached CUDA and CUDA's result the "
+			"output: "
+			"pooled (an image of a glcuda buffer pool, no copy), "
+			"wrapped "
+			"(a registered GL texture, no copy), copied (a GPU "
+			"copy "
+			"through a shared image) or cuda (CUDA memory, a CUDA "
+			"copy to or from a shared image)",
+			GST_TYPE_STRUCTURE,
+			G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
-	gst_element_class_set_static_metadata(element_class, "glcuda CUDA filter",
+	gst_element_class_set_static_metadata(
+		element_class, "glcuda CUDA filter",
 		"Filter/Effect/Video/Hardware",
-		"Runs a CUDA filter on GL textures (RGBA, BGRA, RGBx, BGRx, RGB10A2_LE, NV12, "
+		"Runs a CUDA filter on GL textures (RGBA, BGRA, RGBx, BGRx, "
+		"RGB10A2_LE, NV12, "
 		"I420, P010_10LE) "
 		"without copies, through glcuda",
 		GCF_AUTHOR);
-	gst_element_class_add_static_pad_template(element_class, &sink_template);
+	gst_element_class_add_static_pad_template(element_class,
+						  &sink_template);
 	gst_element_class_add_static_pad_template(element_class, &src_template);
 
 	base_class->supported_gl_api = GST_GL_API_OPENGL3 | GST_GL_API_GLES2;
@@ -1191,8 +1275,10 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 	filter_class->filter = gst_glcuda_filter_filter;
 	transform_class->transform_caps = gst_glcuda_filter_transform_caps;
 	transform_class->set_caps = gst_glcuda_filter_set_caps;
-	transform_class->propose_allocation = gst_glcuda_filter_propose_allocation;
-	transform_class->decide_allocation = gst_glcuda_filter_decide_allocation;
+	transform_class->propose_allocation =
+		gst_glcuda_filter_propose_allocation;
+	transform_class->decide_allocation =
+		gst_glcuda_filter_decide_allocation;
 	transform_class->query = gst_glcuda_filter_query;
 	element_class->change_state = gst_glcuda_filter_change_state;
 	element_class->set_context = gst_glcuda_filter_set_context;

@@ -71,12 +71,13 @@ struct _GstGlcudaFilter {
 	CUfunction function;
 	struct filters *filters;
 	uint32_t filters_width, filters_height;
-	/* The built-in invert on formats other than 8-bit RGB: the element's own
-	 * kernels, per format and plane (loaded for filter=invert only). */
+	/* The built-in invert on formats other than 8-bit RGB: the element's
+	 * own kernels, per format and plane (loaded for filter=invert only). */
 	CUmodule kernels;
 	CUfunction invert[GCF_N_FORMATS][GCF_MAX_PLANES];
 	/* The copy path's shared images (per plane) and framebuffers. */
-	struct glcuda_image *stage_in[GCF_MAX_PLANES], *stage_out[GCF_MAX_PLANES];
+	struct glcuda_image *stage_in[GCF_MAX_PLANES],
+		*stage_out[GCF_MAX_PLANES];
 	guint fbo[2];
 	/* The routes of the last frame, logged when they change. */
 	int logged_routes;
@@ -150,8 +151,9 @@ gboolean gcf_apply_config(GstGlcudaFilter *self,
 /* GL thread, images handed to CUDA: the CUDA work of one frame, every
  * plane of @fmt (w[p] x h[p] texels) from in[p] to out[p]. */
 int gcf_run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt,
-		 struct glcuda_image *const *in, struct glcuda_image *const *out,
-		 const uint32_t *w, const uint32_t *h, GError **error);
+		 struct glcuda_image *const *in,
+		 struct glcuda_image *const *out, const uint32_t *w,
+		 const uint32_t *h, GError **error);
 
 /* GL thread, around a frame's CUDA work: GPU timings (GST_LEVEL_DEBUG),
  * read one frame later, never waited for. */

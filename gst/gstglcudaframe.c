@@ -42,12 +42,17 @@ blit(GstGlcudaFilter *self, guint src, guint dst, int w, int h, GError **error)
 	if (!self->fbo[0])
 		gl->GenFramebuffers(2, self->fbo);
 	gl->BindFramebuffer(GL_READ_FRAMEBUFFER, self->fbo[0]);
-	gl->FramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, src, 0);
+	gl->FramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+				 GL_TEXTURE_2D, src, 0);
 	gl->BindFramebuffer(GL_DRAW_FRAMEBUFFER, self->fbo[1]);
-	gl->FramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, dst, 0);
-	gl->BlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-	gl->FramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
-	gl->FramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+	gl->FramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+				 GL_TEXTURE_2D, dst, 0);
+	gl->BlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT,
+			    GL_NEAREST);
+	gl->FramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+				 GL_TEXTURE_2D, 0, 0);
+	gl->FramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+				 GL_TEXTURE_2D, 0, 0);
 	gl->BindFramebuffer(GL_FRAMEBUFFER, 0);
 	return 0;
 }
@@ -62,7 +67,8 @@ ensure_stage(GstGlcudaFilter *self, struct glcuda_image **stage,
 	int ret;
 
 	if (*stage && glcuda_image_get_width(*stage) == w &&
-	    glcuda_image_get_height(*stage) == h && glcuda_image_get_format(*stage) == format)
+	    glcuda_image_get_height(*stage) == h &&
+	    glcuda_image_get_format(*stage) == format)
 		return 0;
 	glcuda_image_destroy(*stage);
 	*stage = NULL;
@@ -72,9 +78,9 @@ ensure_stage(GstGlcudaFilter *self, struct glcuda_image **stage,
 	desc.format = format;
 	ret = glcuda_image_new(self->device->dev, &desc, stage);
 	if (ret < 0)
-		gcf_set_error(error, ret, "glcuda_image_new(%ux%u %s): %s", w, h,
-			  glcuda_format_get_name(format),
-			  glcuda_device_get_last_error(self->device->dev));
+		gcf_set_error(error, ret, "glcuda_image_new(%ux%u %s): %s", w,
+			      h, glcuda_format_get_name(format),
+			      glcuda_device_get_last_error(self->device->dev));
 	return ret;
 }
 
@@ -96,9 +102,10 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 	const struct gcf_format *fmt = f->fmt;
 	struct gcf_device *d = self->device;
 	const guint format_bit = 1u << (guint)(fmt - gcf_formats);
-	gboolean can_wrap = !(d->wrap_refused & format_bit) &&
-			    (glcuda_device_get_caps(d->dev)->image_kinds_supported &
-			     (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE));
+	gboolean can_wrap =
+		!(d->wrap_refused & format_bit) &&
+		(glcuda_device_get_caps(d->dev)->image_kinds_supported &
+		 (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE));
 	gboolean identity = !self->function && self->run_filter == FILTER_NONE;
 	GstGLMemory *refused = NULL;
 	guint p;
@@ -111,13 +118,17 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		f->w[p] = (uint32_t)gst_gl_memory_get_texture_width(gl);
 		f->h[p] = (uint32_t)gst_gl_memory_get_texture_height(gl);
 		if (min && mout &&
-		    (f->w[p] != (uint32_t)gst_gl_memory_get_texture_width(mout) ||
-		     f->h[p] != (uint32_t)gst_gl_memory_get_texture_height(mout)))
-			return gcf_set_error(error, -EINVAL, "plane %u: input "
-					 "%ux%u and output %dx%d differ", p,
-					 f->w[p], f->h[p],
-					 gst_gl_memory_get_texture_width(mout),
-					 gst_gl_memory_get_texture_height(mout));
+		    (f->w[p] !=
+			     (uint32_t)gst_gl_memory_get_texture_width(mout) ||
+		     f->h[p] !=
+			     (uint32_t)gst_gl_memory_get_texture_height(mout)))
+			return gcf_set_error(
+				error, -EINVAL,
+				"plane %u: input "
+				"%ux%u and output %dx%d differ",
+				p, f->w[p], f->h[p],
+				gst_gl_memory_get_texture_width(mout),
+				gst_gl_memory_get_texture_height(mout));
 		/* Images of a glcuda pool (ours or another glcudafilter's
 		 * on this device) go to CUDA as they are. */
 		f->in[p] = pooled_image(d, min);
@@ -132,7 +143,8 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		}
 		if (ret == 0 && !f->out[p] && f->mem_out[p]) {
 			f->out_routes[p] = ROUTE_WRAPPED;
-			ret = gcf_wrap_get(d, f->mem_out[p], GLCUDA_WRAP_FLAG_WRITE_DISCARD,
+			ret = gcf_wrap_get(d, f->mem_out[p],
+					   GLCUDA_WRAP_FLAG_WRITE_DISCARD,
 					   &f->out[p]);
 			refused = f->mem_out[p];
 		}
@@ -140,12 +152,15 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 	if (ret < 0) {
 		/* The driver or the format refuses registration: copies from
 		 * now on, for what is not a pool's image. */
-		GST_WARNING_OBJECT(self, "cannot wrap GL texture %u (%s): %s (%s); copying %s "
-				   "into and out of shared images on the GPU instead",
-				   gst_gl_memory_get_texture_id(refused),
-				   gst_video_format_to_string(fmt->video), glcuda_strerror(ret),
-				   glcuda_device_get_last_error(d->dev),
-				   gst_video_format_to_string(fmt->video));
+		GST_WARNING_OBJECT(
+			self,
+			"cannot wrap GL texture %u (%s): %s (%s); copying %s "
+			"into and out of shared images on the GPU instead",
+			gst_gl_memory_get_texture_id(refused),
+			gst_video_format_to_string(fmt->video),
+			glcuda_strerror(ret),
+			glcuda_device_get_last_error(d->dev),
+			gst_video_format_to_string(fmt->video));
 		d->wrap_refused |= format_bit;
 		can_wrap = FALSE;
 		for (p = 0; p < f->n; p++) {
@@ -161,10 +176,11 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		ret = ensure_stage(self, &self->stage_in[p], fmt->planes[p],
 				   f->w[p], f->h[p], error);
 		if (ret == 0 && f->mem_in[p])
-			ret = blit(self,
-				   gst_gl_memory_get_texture_id(f->mem_in[p]),
-				   glcuda_image_get_gl_texture(self->stage_in[p]),
-				   (int)f->w[p], (int)f->h[p], error);
+			ret = blit(
+				self,
+				gst_gl_memory_get_texture_id(f->mem_in[p]),
+				glcuda_image_get_gl_texture(self->stage_in[p]),
+				(int)f->w[p], (int)f->h[p], error);
 		if (ret < 0)
 			return ret;
 		f->in[p] = self->stage_in[p];
@@ -225,10 +241,11 @@ cuda_memory_copy(GstGlcudaFilter *self, const struct gcf_frame *f,
 						      self->work_stream);
 	}
 	if (ret < 0)
-		return gcf_set_error(error, ret, "plane %u %s CUDA memory: %s (%s)",
-				 p - 1, to_memory ? "into" : "out of",
-				 glcuda_device_get_last_error(self->device->dev),
-				 glcuda_error_get_name(ret));
+		return gcf_set_error(
+			error, ret, "plane %u %s CUDA memory: %s (%s)", p - 1,
+			to_memory ? "into" : "out of",
+			glcuda_device_get_last_error(self->device->dev),
+			glcuda_error_get_name(ret));
 	return 0;
 }
 
@@ -254,16 +271,18 @@ cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed,
 		t[1] = g_get_monotonic_time();
 	ret = glcuda_handoff_to_cuda(dev, images, count, self->work_stream);
 	if (ret < 0)
-		return gcf_set_error(error, ret, "glcuda_handoff_to_cuda: %s: %s",
-				 glcuda_strerror(ret),
-				 glcuda_device_get_last_error(dev));
+		return gcf_set_error(error, ret,
+				     "glcuda_handoff_to_cuda: %s: %s",
+				     glcuda_strerror(ret),
+				     glcuda_device_get_last_error(dev));
 	if (timed) {
 		t[2] = g_get_monotonic_time();
 		gcf_gpu_timing_start(self);
 	}
 	ret = f->cuda_in ? cuda_memory_copy(self, f, FALSE, error) : 0;
 	if (ret == 0 && f->hand_out)
-		ret = gcf_run_cuda(self, f->fmt, f->in, f->out, f->w, f->h, error);
+		ret = gcf_run_cuda(self, f->fmt, f->in, f->out, f->w, f->h,
+				   error);
 	if (ret == 0 && f->cuda_out)
 		ret = cuda_memory_copy(self, f, TRUE, error);
 	if (timed) {
@@ -345,8 +364,8 @@ gcf_process(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 	/* The GL thread's time in each stage: inputs ready (wraps, copies
 	 * in), hand-off to CUDA, CUDA work enqueued, hand-off to GL, outputs
 	 * (copies out). The CPU's, not the GPU's, but for the CUDA work's. */
-	const gboolean timed = gst_debug_category_get_threshold(GST_CAT_DEFAULT) >=
-			       GST_LEVEL_DEBUG;
+	const gboolean timed = gst_debug_category_get_threshold(
+				       GST_CAT_DEFAULT) >= GST_LEVEL_DEBUG;
 	gint64 t[6] = { 0 };
 	int routes, ret;
 
@@ -361,10 +380,10 @@ gcf_process(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		return ret;
 	routes = (int)(f->in_route * ROUTE_COUNT + f->out_route);
 	if (self->logged_routes != routes) {
-		GST_INFO_OBJECT(self, "%ux%u %s (%u planes): input %s, output %s",
-				f->w[0], f->h[0], video, f->n,
-				route_names[f->in_route],
-				route_names[f->out_route]);
+		GST_INFO_OBJECT(
+			self, "%ux%u %s (%u planes): input %s, output %s",
+			f->w[0], f->h[0], video, f->n, route_names[f->in_route],
+			route_names[f->out_route]);
 		self->logged_routes = routes;
 	}
 	ret = cuda_work(self, f, timed, t, error);

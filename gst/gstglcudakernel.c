@@ -52,17 +52,21 @@ gchar *
 gcf_config_check(GstGlcudaFilter *self)
 {
 	if (self->ptx_file && self->cubin_file)
-		return g_strdup_printf("ptx-file=%s and cubin-file=%s are both set: set only "
-				       "the one that holds the kernel", self->ptx_file,
-				       self->cubin_file);
+		return g_strdup_printf(
+			"ptx-file=%s and cubin-file=%s are both set: set only "
+			"the one that holds the kernel",
+			self->ptx_file, self->cubin_file);
 	if (!self->kernel_name && (self->ptx_file || self->cubin_file))
-		return g_strdup_printf("%s=%s is set without kernel-name: name the kernel to "
-				       "run (extern \"C\" __global__ function)",
-				       self->ptx_file ? "ptx-file" : "cubin-file",
-				       self->ptx_file ? self->ptx_file : self->cubin_file);
+		return g_strdup_printf(
+			"%s=%s is set without kernel-name: name the kernel to "
+			"run (extern \"C\" __global__ function)",
+			self->ptx_file ? "ptx-file" : "cubin-file",
+			self->ptx_file ? self->ptx_file : self->cubin_file);
 	if (self->kernel_name && !self->ptx_file && !self->cubin_file)
-		return g_strdup_printf("kernel-name=%s is set without ptx-file or cubin-file: "
-				       "name the file that holds the kernel", self->kernel_name);
+		return g_strdup_printf(
+			"kernel-name=%s is set without ptx-file or cubin-file: "
+			"name the file that holds the kernel",
+			self->kernel_name);
 	return NULL;
 }
 
@@ -112,8 +116,11 @@ load_builtin_kernels(GstGlcudaFilter *self, GError **error)
 				 tools_cuda_result(res, buf, sizeof(buf)));
 	}
 	for (guint i = 0; i < GCF_N_FORMATS; i++) {
-		for (guint p = 0; p < gcf_formats[i].n_planes && gcf_formats[i].invert[p]; p++) {
-			res = CU(cuModuleGetFunction)(&self->invert[i][p], self->kernels,
+		for (guint p = 0;
+		     p < gcf_formats[i].n_planes && gcf_formats[i].invert[p];
+		     p++) {
+			res = CU(cuModuleGetFunction)(&self->invert[i][p],
+						      self->kernels,
 						      gcf_formats[i].invert[p]);
 			if (res != CUDA_SUCCESS) {
 				return gcf_set_error(error, GLCUDA_ERROR_CUDA,
@@ -137,8 +144,8 @@ load_builtin_kernels(GstGlcudaFilter *self, GError **error)
  * or of kernel @name in @path (ptx-file or cubin-file), what the element
  * runs from the next frame on. On failure it keeps what it ran. */
 int
-gcf_load_config(GstGlcudaFilter *self, enum filter_kind filter, const char *path,
-	    const char *name, GError **error)
+gcf_load_config(GstGlcudaFilter *self, enum filter_kind filter,
+		const char *path, const char *name, GError **error)
 {
 	CUmodule module = NULL;
 	CUfunction function = NULL;
@@ -168,11 +175,11 @@ gcf_load_config(GstGlcudaFilter *self, enum filter_kind filter, const char *path
 	self->function = function;
 	self->run_filter = filter;
 	if (name)
-		GST_INFO_OBJECT(self, "running kernel %s of %s on stream %p", name, path,
-				(void *)self->stream);
+		GST_INFO_OBJECT(self, "running kernel %s of %s on stream %p",
+				name, path, (void *)self->stream);
 	else
-		GST_INFO_OBJECT(self, "running filter %s on stream %p", filter_name(filter),
-				(void *)self->stream);
+		GST_INFO_OBJECT(self, "running filter %s on stream %p",
+				filter_name(filter), (void *)self->stream);
 	return 0;
 }
 
@@ -203,13 +210,13 @@ gcf_apply_config(GstGlcudaFilter *self, const struct gcf_format *fmt)
 	 * changed (set_property): a frame of the old caps that cannot
 	 * wait for that (a source of fixed caps) is an error. */
 	if (!invalid && !gcf_format_allowed(self, fmt, &why))
-		invalid = g_strdup_printf("%s does not run on %s (%s), and "
-					  "upstream did not renegotiate: put "
-					  "glcolorconvert in front",
-					  name ? "the kernel of kernel-name" :
-						 filter_name(filter),
-					  gst_video_format_to_string(fmt->video),
-					  why);
+		invalid = g_strdup_printf(
+			"%s does not run on %s (%s), and "
+			"upstream did not renegotiate: put "
+			"glcolorconvert in front",
+			name ? "the kernel of kernel-name"
+			     : filter_name(filter),
+			gst_video_format_to_string(fmt->video), why);
 	GST_OBJECT_UNLOCK(self);
 	if (invalid) {
 		GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", invalid),
@@ -220,7 +227,8 @@ gcf_apply_config(GstGlcudaFilter *self, const struct gcf_format *fmt)
 		return FALSE;
 	}
 	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS) {
-		gcf_set_error(&error, GLCUDA_ERROR_CUDA, "cuCtxPushCurrent failed");
+		gcf_set_error(&error, GLCUDA_ERROR_CUDA,
+			      "cuCtxPushCurrent failed");
 	} else {
 		gcf_load_config(self, filter, path, name, &error);
 		CU(cuCtxPopCurrent)(&dummy);
@@ -250,10 +258,10 @@ launch_plane(GstGlcudaFilter *self, CUfunction function,
 	char msg[512];
 	int ret;
 
-	ret = user_kernel_launch(function, self->work_stream,
-				 glcuda_image_get_cuda_surface(in),
-				 glcuda_image_get_cuda_surface(out), w, h, (int)plane,
-				 fmt->planes[plane], msg, sizeof(msg));
+	ret = user_kernel_launch(
+		function, self->work_stream, glcuda_image_get_cuda_surface(in),
+		glcuda_image_get_cuda_surface(out), w, h, (int)plane,
+		fmt->planes[plane], msg, sizeof(msg));
 	if (ret < 0)
 		gcf_set_error(error, ret, "%s", msg);
 	return ret;
@@ -275,12 +283,14 @@ copy_plane(GstGlcudaFilter *self, struct glcuda_image *in,
 	copy.srcArray = glcuda_image_get_cuda_array(in);
 	copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
 	copy.dstArray = glcuda_image_get_cuda_array(out);
-	copy.WidthInBytes = (size_t)w * glcuda_format_get_bytes_per_pixel(format);
+	copy.WidthInBytes =
+		(size_t)w * glcuda_format_get_bytes_per_pixel(format);
 	copy.Height = h;
 	res = CU(cuMemcpy2DAsync)(&copy, self->work_stream);
 	if (res != CUDA_SUCCESS)
-		return gcf_set_error(error, GLCUDA_ERROR_CUDA, "cuMemcpy2DAsync: %s",
-				 tools_cuda_result(res, buf, sizeof(buf)));
+		return gcf_set_error(error, GLCUDA_ERROR_CUDA,
+				     "cuMemcpy2DAsync: %s",
+				     tools_cuda_result(res, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -296,7 +306,8 @@ gcf_run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt,
 	guint p;
 	int ret = 0;
 
-	if (self->function || self->run_filter == FILTER_NONE || !GCF_FORMAT_IS_RGB8(fmt)) {
+	if (self->function || self->run_filter == FILTER_NONE ||
+	    !GCF_FORMAT_IS_RGB8(fmt)) {
 		if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
 			return gcf_set_error(error, GLCUDA_ERROR_CUDA,
 					 "cuCtxPushCurrent failed");
@@ -330,10 +341,12 @@ gcf_run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt,
 	/* RGBA, BGRA, RGBx, BGRx: the tools' filters. They size their
 	 * scratch buffers for the largest frame: made on first use, again
 	 * when a frame is larger. */
-	if (!self->filters || w[0] > self->filters_width || h[0] > self->filters_height) {
+	if (!self->filters || w[0] > self->filters_width ||
+	    h[0] > self->filters_height) {
 		filters_destroy(self->filters);
 		self->filters = NULL;
-		ret = filters_new(self->device->dev, w[0], h[0], NULL, &self->filters);
+		ret = filters_new(self->device->dev, w[0], h[0], NULL,
+				  &self->filters);
 		if (ret < 0)
 			return gcf_set_error(error, ret, "filter %s: %s",
 					 filter_name(self->run_filter),
@@ -343,12 +356,13 @@ gcf_run_cuda(GstGlcudaFilter *self, const struct gcf_format *fmt,
 	}
 	/* x is filtered as alpha is; grade reads the colours in the
 	 * format's order. */
-	ret = filters_run_ordered(self->filters, self->run_filter,
-				  self->work_stream, in[0], out[0],
-				  fmt->bgr ? FILTER_ORDER_BGR : FILTER_ORDER_RGB);
+	ret = filters_run_ordered(
+		self->filters, self->run_filter, self->work_stream, in[0],
+		out[0], fmt->bgr ? FILTER_ORDER_BGR : FILTER_ORDER_RGB);
 	if (ret < 0)
-		gcf_set_error(error, ret, "filter %s: %s", filter_name(self->run_filter),
-			  filters_last_error());
+		gcf_set_error(error, ret, "filter %s: %s",
+			      filter_name(self->run_filter),
+			      filters_last_error());
 	return ret;
 }
 
@@ -365,18 +379,24 @@ gcf_gpu_timing_start(GstGlcudaFilter *self)
 	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
 		return;
 	if (!self->gpu_start) {
-		if (CU(cuEventCreate)(&self->gpu_start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+		if (CU(cuEventCreate)(&self->gpu_start, CU_EVENT_DEFAULT) !=
+		    CUDA_SUCCESS)
 			self->gpu_start = NULL;
-		else if (CU(cuEventCreate)(&self->gpu_end, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+		else if (CU(cuEventCreate)(&self->gpu_end, CU_EVENT_DEFAULT) !=
+			 CUDA_SUCCESS) {
 			CU(cuEventDestroy)(self->gpu_start);
 			self->gpu_start = self->gpu_end = NULL;
 		}
 	}
 	if (self->gpu_start && self->gpu_pending &&
 	    CU(cuEventQuery)(self->gpu_end) == CUDA_SUCCESS) {
-		if (CU(cuEventElapsedTime)(&ms, self->gpu_start, self->gpu_end) == CUDA_SUCCESS)
-			GST_DEBUG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": CUDA work %.3f ms on "
-					 "the GPU", self->gpu_frame, (double)ms);
+		if (CU(cuEventElapsedTime)(&ms, self->gpu_start,
+					   self->gpu_end) == CUDA_SUCCESS)
+			GST_DEBUG_OBJECT(self,
+					 "frame %" G_GUINT64_FORMAT
+					 ": CUDA work %.3f ms on "
+					 "the GPU",
+					 self->gpu_frame, (double)ms);
 		self->gpu_pending = FALSE;
 	}
 	if (self->gpu_start && !self->gpu_pending)
@@ -392,7 +412,8 @@ gcf_gpu_timing_end(GstGlcudaFilter *self)
 {
 	CUcontext dummy;
 
-	if (!self->gpu_timed || CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
+	if (!self->gpu_timed ||
+	    CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
 		return;
 	if (CU(cuEventRecord)(self->gpu_end, self->work_stream) ==
 	    CUDA_SUCCESS) {

@@ -295,6 +295,16 @@ done
 # - one GstCudaContext in the pipeline: at most one made by GStreamer's
 #   CUDA library (cudacontext's log), and the element on that one;
 # - compute-sanitizer memcheck over one such pipeline.
+# same_as_ref NAME WHAT ROUTE PIPELINE: PIPELINE (element f) to a file is
+# $tmp/ref.raw byte for byte, its 60 frames counted on ROUTE.
+same_as_ref() {
+	if run "$1" "$4 ! filesink location=$tmp/out.raw" && cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
+		pass "$2, byte for byte as gldownload"
+		stats "$1" f frames=60 "$3=60"
+	else
+		fail "$2 (see $logdir/$1.log)"
+	fi
+}
 if [ -z "${GST_GPU_FAKE:-}" ] && grep -q 'memory:CUDAMemory' "$logdir/inspect.log"; then
 	export GST_GL_API=opengl3
 	for format in RGBA BGRA BGRx RGBx RGB10A2_LE NV12 I420 P010_10LE; do
@@ -305,20 +315,10 @@ if [ -z "${GST_GPU_FAKE:-}" ] && grep -q 'memory:CUDAMemory' "$logdir/inspect.lo
 				fail "$name: the reference pipeline (see $logdir/$name-ref.log)"
 				continue
 			fi
-			if run $name-out "$csrc ! glupload ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory) ! cudadownload ! filesink location=$tmp/out.raw" &&
-			   cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
-				pass "$format $size: GL to CUDA memory, byte for byte as gldownload"
-				stats $name-out f frames=60 output-cuda=60
-			else
-				fail "$format $size: GL to CUDA memory (see $logdir/$name-out.log)"
-			fi
-			if run $name-in "$csrc ! cudaupload ! glcudafilter name=f ! gldownload ! filesink location=$tmp/out.raw" &&
-			   cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
-				pass "$format $size: cudaupload into the element, byte for byte"
-				stats $name-in f frames=60 input-cuda=60
-			else
-				fail "$format $size: cudaupload into the element (see $logdir/$name-in.log)"
-			fi
+			same_as_ref $name-out "$format $size: GL to CUDA memory" output-cuda \
+				"$csrc ! glupload ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory) ! cudadownload"
+			same_as_ref $name-in "$format $size: cudaupload into the element" input-cuda \
+				"$csrc ! cudaupload ! glcudafilter name=f ! gldownload"
 		done
 	done
 	echo "NVRTC for cudaconvert and cudascale: ${GST_CUDA_NVRTC_LIBNAME:-none found}"
