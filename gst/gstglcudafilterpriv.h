@@ -1,10 +1,10 @@
 /*
  * glcudafilter's insides, shared by the element's files:
- * gstglcudafilter.c (the element: properties, negotiation, allocation,
- * contexts, start and stop), gstglcudakernel.c (the CUDA work it runs:
- * the filters, the kernels of ptx-file and cubin-file, their changes) and
- * gstglcudaframe.c (one buffer: the routes of its planes to CUDA, the
- * hand-offs, the copies).
+ * gstglcudafilter.c (the element: properties, contexts, start and stop),
+ * gstglcudanegotiation.c (caps and buffer pools), gstglcudakernel.c (the
+ * CUDA work it runs: the filters, the kernels of ptx-file and cubin-file,
+ * their changes) and gstglcudaframe.c (one buffer: the routes of its
+ * planes to CUDA, the hand-offs, the copies).
  * SPDX-License-Identifier: MIT
  */
 #ifndef GST_GLCUDA_FILTER_PRIV_H
@@ -122,10 +122,45 @@ GQuark gcf_error_quark(void);
 int gcf_set_error(GError **error, int ret, const char *fmt, ...)
 	G_GNUC_PRINTF(3, 4);
 
-/* gstglcudafilter.c: whether the configured filter runs on @fmt; if not,
- * why not in *why. Object lock held. */
+/* gstglcudanegotiation.c: whether the configured filter runs on @fmt; if
+ * not, why not in *why. Object lock held. */
 gboolean gcf_format_allowed(GstGlcudaFilter *self,
 			    const struct gcf_format *fmt, const char **why);
+
+/* Whether a pad can carry GStreamer's CUDA memory (gstreamer-cuda-1.0). */
+#ifdef HAVE_GST_CUDA
+#define GCF_CUDA_PADS TRUE
+#else
+#define GCF_CUDA_PADS FALSE
+#endif
+
+#ifdef HAVE_GST_CUDA
+/* gstglcudafilter.c: streaming thread, CUDA memory on a pad, before
+ * gl_start: GStreamer's CUDA library loaded and the pipeline's
+ * GstCudaContext, if it has one. FALSE (an element error posted) without
+ * the library. */
+gboolean gcf_prepare_cuda(GstGlcudaFilter *self);
+#endif
+
+/* gstglcudanegotiation.c: GstBaseTransform's negotiation and allocation
+ * of the element. */
+GstCaps *gst_glcuda_filter_transform_caps(GstBaseTransform *trans,
+					  GstPadDirection direction,
+					  GstCaps *caps, GstCaps *filter);
+gboolean gst_glcuda_filter_set_caps(GstBaseTransform *trans,
+				    GstCaps *incaps, GstCaps *outcaps);
+gboolean gst_glcuda_filter_propose_allocation(GstBaseTransform *trans,
+					      GstQuery *decide_query,
+					      GstQuery *query);
+gboolean gst_glcuda_filter_decide_allocation(GstBaseTransform *trans,
+					     GstQuery *query);
+
+/* The formats the configured filter runs on, bit i for gcf_formats[i].
+ * Object lock held. */
+guint gcf_formats_allowed(GstGlcudaFilter *self);
+
+/* Upstream asked to renegotiate: the filter now runs on @formats. */
+void gcf_renegotiate(GstGlcudaFilter *self, guint formats);
 
 /* gstglcudakernel.c */
 

@@ -8,7 +8,7 @@ gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
 %canon_reldir%_libgstglcuda_la_SOURCES = %reldir%/gstglcudaplugin.c \
 	%reldir%/gstglcudafilter.c %reldir%/gstglcudafilter.h \
 	%reldir%/gstglcudafilterpriv.h %reldir%/gstglcudakernel.c \
-	%reldir%/gstglcudaframe.c \
+	%reldir%/gstglcudaframe.c %reldir%/gstglcudanegotiation.c \
 	%reldir%/gstglcudadevice.c %reldir%/gstglcudadevice.h \
 	%reldir%/gstglcudaformat.c %reldir%/gstglcudaformat.h \
 	%reldir%/gstglcudabufferpool.c %reldir%/gstglcudabufferpool.h \
