@@ -280,10 +280,8 @@ acquire_device(GstGlcudaFilter *self, GstGLContext *gl, int *ret, char *msg,
 	GstContext *context;
 
 #ifdef HAVE_GST_CUDA
-	GST_OBJECT_LOCK(self);
-	if ((self->cuda_in || self->cuda_out) && self->cuda_context)
-		cuda_owner = gst_object_ref(self->cuda_context);
-	GST_OBJECT_UNLOCK(self);
+	if (self->cuda_in || self->cuda_out)
+		cuda_owner = gcf_pipeline_cuda_context(self);
 	if (cuda_owner)
 		cuda = gcf_cuda_context_get_handle(cuda_owner);
 #endif
@@ -317,6 +315,18 @@ acquire_device(GstGlcudaFilter *self, GstGLContext *gl, int *ret, char *msg,
 }
 
 #ifdef HAVE_GST_CUDA
+GstObject *
+gcf_pipeline_cuda_context(GstGlcudaFilter *self)
+{
+	GstObject *ctx = NULL;
+
+	GST_OBJECT_LOCK(self);
+	if (self->cuda_context)
+		ctx = gst_object_ref(self->cuda_context);
+	GST_OBJECT_UNLOCK(self);
+	return ctx;
+}
+
 /* Streaming thread, CUDA memory on a pad, before gl_start: GStreamer's
  * CUDA library loaded and the pipeline's GstCudaContext, if it has one.
  * FALSE (an element error posted) without the library. */
@@ -331,10 +341,7 @@ gcf_prepare_cuda(GstGlcudaFilter *self)
 				  ("Cannot use CUDA memory: %s", msg), (NULL));
 		return FALSE;
 	}
-	GST_OBJECT_LOCK(self);
-	if (self->cuda_context)
-		found = gst_object_ref(self->cuda_context);
-	GST_OBJECT_UNLOCK(self);
+	found = gcf_pipeline_cuda_context(self);
 	if (found) {
 		gst_object_unref(found);
 		return TRUE;
@@ -502,10 +509,7 @@ map_frame(GstGlcudaFilter *self, GstVideoFrame *frame, GstVideoInfo *info,
 	gboolean mapped;
 
 	if (cuda) {
-		GST_OBJECT_LOCK(self);
-		if (self->cuda_context)
-			ctx = gst_object_ref(self->cuda_context);
-		GST_OBJECT_UNLOCK(self);
+		ctx = gcf_pipeline_cuda_context(self);
 		mapped = ctx && gcf_cuda_frame_map(frame, buf, flags, ctx);
 		if (ctx)
 			gst_object_unref(ctx);
@@ -700,10 +704,7 @@ query_cuda_context(GstGlcudaFilter *self, GstQuery *query)
 	GstObject *ctx = NULL;
 	gboolean answered;
 
-	GST_OBJECT_LOCK(self);
-	if (self->cuda_context)
-		ctx = gst_object_ref(self->cuda_context);
-	GST_OBJECT_UNLOCK(self);
+	ctx = gcf_pipeline_cuda_context(self);
 	answered = gcf_cuda_handle_query(GST_ELEMENT(self), query, ctx);
 	if (ctx)
 		gst_object_unref(ctx);

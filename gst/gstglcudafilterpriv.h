@@ -140,6 +140,10 @@ gboolean gcf_format_allowed(GstGlcudaFilter *self,
  * GstCudaContext, if it has one. FALSE (an element error posted) without
  * the library. */
 gboolean gcf_prepare_cuda(GstGlcudaFilter *self);
+
+/* A reference to the pipeline's GstCudaContext the element holds, NULL
+ * if it holds none (yet). */
+GstObject *gcf_pipeline_cuda_context(GstGlcudaFilter *self);
 #endif
 
 /* gstglcudanegotiation.c: GstBaseTransform's negotiation and allocation

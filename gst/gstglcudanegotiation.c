@@ -183,10 +183,7 @@ propose_cuda_pool(GstGlcudaFilter *self, GstQuery *query, GstCaps *caps,
 		return FALSE;
 	if (!gcf_prepare_cuda(self))
 		return FALSE;
-	GST_OBJECT_LOCK(self);
-	if (self->cuda_context)
-		ctx = gst_object_ref(self->cuda_context);
-	GST_OBJECT_UNLOCK(self);
+	ctx = gcf_pipeline_cuda_context(self);
 	if (need_pool && ctx)
 		pool = gcf_cuda_pool_new(ctx, caps, (guint)info.size, 0, 0);
 	GST_DEBUG_OBJECT(self, "proposing %" GST_PTR_FORMAT " for %"
@@ -222,10 +219,7 @@ decide_cuda_pool(GstGlcudaFilter *self, GstQuery *query)
 			gst_object_unref(pool);
 	}
 	size = MAX(size, (guint)info.size);
-	GST_OBJECT_LOCK(self);
-	if (self->cuda_context)
-		ctx = gst_object_ref(self->cuda_context);
-	GST_OBJECT_UNLOCK(self);
+	ctx = gcf_pipeline_cuda_context(self);
 	pool = ctx ? gcf_cuda_pool_new(ctx, caps, size, min, max) : NULL;
 	if (ctx)
 		gst_object_unref(ctx);
