@@ -339,6 +339,11 @@ device_release_drivers(struct glcuda_device *dev)
 			}
 		}
 		device_reap_orphans(dev, false);
+		if (dev->copy_kernels.module &&
+		    CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS) {
+			copy_kernels_unload(&dev->copy_kernels);
+			device_pop_cuda(dev);
+		}
 		if (dev->cu_context_is_primary) {
 			unsigned int flags;
 			int active = 1;
@@ -455,6 +460,13 @@ device_new_internal(EGLDisplay display, EGLContext context,
 		ret = bind_cuda(dev, options);
 		if (ret < 0)
 			goto fail;
+		/* The copy kernels, once, so that no copy pays for the
+		 * load; without them copies use the copy engine. */
+		ret = device_push_cuda(dev, "glcuda_device_new");
+		if (ret < 0)
+			goto fail;
+		copy_kernels_load(&dev->errors, &dev->copy_kernels);
+		device_pop_cuda(dev);
 	}
 
 	ret = choose_sync_mode(dev, options ? options->sync_mode : GLCUDA_SYNC_AUTO);

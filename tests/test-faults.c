@@ -84,8 +84,8 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		STEP(glcuda_handoff_to_cuda(dev, both, 2, NULL));
 		STEP(glcuda_handoff_to_gl(dev, both, 2, NULL));
 	}
-	/* Layers and depth: a DLPack export (the image's pool, its hand-off
-	 * and copy), then copies to and from linear memory (the export's). */
+	/* Layers: a DLPack export (the image's pool, its hand-off and copy),
+	 * then copies to and from linear memory (the export's). */
 	{
 		struct glcuda_image_desc ld;
 		CUdeviceptr data;
@@ -95,9 +95,8 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		ld.height = 8;
 		ld.format = GLCUDA_FORMAT_RGBA8;
 		ld.layers = 2;
-		ld.depth_format = GLCUDA_FORMAT_DEPTH32F;
 		STEP(glcuda_image_new(dev, &ld, &l));
-		STEP(glcuda_image_export_dlpack(l, 1, NULL, &t));
+		STEP(glcuda_image_export_dlpack(l, 0, NULL, &t));
 		data = (CUdeviceptr)(uintptr_t)t->dl_tensor.data;
 		STEP(glcuda_handoff_to_cuda(dev, &l, 1, NULL));
 		STEP(glcuda_image_copy_from_linear(l, 0, GLCUDA_ALL_LAYERS, data, 64, 512,

@@ -279,11 +279,6 @@ START_TEST(test_copy_errors)
 						     e.stream), -EINVAL);
 	ck_assert_int_eq(glcuda_image_copy_to_linear(NULL, 0, 0, b.ptr, b.row_pitch, 0,
 						     e.stream), -EINVAL);
-	/* A block too small for the copy: CUDA's refusal, with its code. */
-	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
-						     b.row_pitch, b.layer_pitch * 2, e.stream),
-			 GLCUDA_ERROR_CUDA);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "cuMemcpy3DAsync"));
 	ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 	block_free(&e, &b);
 	glcuda_image_destroy(img);
@@ -524,8 +519,9 @@ START_TEST(test_layered_draw_and_dlpack)
 	ck_assert_uint_ne(fake.primary_refs(), 0); /* the tensors hold it */
 	depth->deleter(depth);
 	old->deleter(old);
+	/* With the last reference the context went, and all it held. */
 	ck_assert_uint_eq(fake.primary_refs(), 0);
-	ck_assert_uint_eq(fake.live_objects(), e.live0);
+	ck_assert_uint_eq(fake.live_objects(), 0);
 	glcuda_headless_destroy(e.hl);
 }
 END_TEST

@@ -71,7 +71,11 @@
 	X(cuMemAlloc) \
 	X(cuMemFree) \
 	X(cuDeviceGetAttribute) \
-	X(cuStreamWaitEvent)
+	X(cuStreamWaitEvent) \
+	X(cuModuleLoadData) \
+	X(cuModuleGetFunction) \
+	X(cuModuleUnload) \
+	X(cuLaunchKernel)
 
 /* Not used by the library: what the test suites call, in a table of their
  * own, glcuda_test_cuda, that only the tests' build of the library
