@@ -21,6 +21,10 @@
 # Every row ends in glcolorconvert to BGRA, then fakesink: a GL consumer
 # that reads each frame, so glupload's lazy upload always happens.
 #   glcudafilter   glcudafilter filter=invert, and filter=blur
+#   glcudafilter   three glcudafilter filter=invert in a row: the first
+#   x3             takes the source's textures (not its pool's), the
+#                  later ones their neighbour's pool: (three - one) / 2 is
+#                  a later filter's cost, one - source the first's
 #   GL shader      glshader with an invert fragment shader (GL only)
 #   CUDA, copied   gldownload ! cudaupload ! cudaconvert to BGRA !
 #                  cudadownload ! glupload: GStreamer's own CUDA elements
@@ -30,6 +34,12 @@
 #                  nvcodec has no cudaconvert (it needs NVRTC at run
 #                  time), gldownload ! cudaupload ! cudadownload ! glupload:
 #                  the copies alone
+#   GL to CUDAMemory, glcudafilter / cudaupload: the GL frame into CUDA
+#                  memory by glcudafilter (filter=none, one device-side
+#                  copy) and by nvcodec's cudaupload (the legacy
+#                  registration), ending in cudaconvert to BGRA where
+#                  nvcodec has it (else fakesink): where glcudafilter has
+#                  CUDAMemory pads
 # A row whose elements are missing (nvcodec's without libcuda) says so.
 # OUTDIR gets gst-bench.md (the table), gst-bench.raw (one line per run:
 # name size buffers seconds exit-status) and the stats of each
@@ -75,6 +85,18 @@ if ! gst-inspect-1.0 cudaconvert > /dev/null 2>&1 && gst-inspect-1.0 cudaupload 
 	copied='gldownload ! cudaupload ! cudadownload ! glupload'
 	copied_name="CUDA memory and back, copied (nvcodec, no kernel: no cudaconvert without NVRTC)"
 fi
+# GL to CUDA memory, ending in a CUDA consumer (cudaconvert to BGRA, where
+# nvcodec has it: it reads every frame; else fakesink). Where glcudafilter
+# has CUDAMemory pads (gstreamer-cuda-1.0) and nvcodec has cudaupload.
+to_cuda=
+cuda_caps='video/x-raw(memory:CUDAMemory)'
+cuda_sink='fakesink sync=false'
+if [ -z "${GST_GPU_FAKE:-}" ] && gst-inspect-1.0 cudaupload > /dev/null 2>&1 &&
+   gst-inspect-1.0 glcudafilter 2>/dev/null | grep -q 'memory:CUDAMemory'; then
+	to_cuda=yes
+	gst-inspect-1.0 cudaconvert > /dev/null 2>&1 &&
+		cuda_sink='cudaconvert ! video/x-raw(memory:CUDAMemory),format=BGRA ! fakesink sync=false'
+fi
 # Every row ends in a GL consumer that reads the frame (a conversion to
 # BGRA, as a sink's shader would), so that a lazy upload (glupload's)
 # cannot go undone.
@@ -114,8 +136,10 @@ timed() {
 	[ $rc -eq 0 ] && echo "$t"
 }
 
+# row SOURCE-NAME NAME W H BUFFERS SOURCE TAIL [SINK]: SINK replaces the
+# GL consumer (the rows that end in CUDA memory).
 row() {
-	local src_name=$1 name=$2 w=$3 h=$4 n=$5 src=$6 tail=$7 size tenth t tt fps steady why
+	local src_name=$1 name=$2 w=$3 h=$4 n=$5 src=$6 tail=$7 end=${8:-$sink} size tenth t tt fps steady why
 	size=${w}x$h
 	tenth=$((n / 10))
 	case $src in
@@ -123,7 +147,7 @@ row() {
 	gltestsrc) pipe="gltestsrc num-buffers=@N@ pattern=smpte ! video/x-raw(memory:GLMemory),format=RGBA,width=$w,height=$h" ;;
 	esac
 	[ -n "$tail" ] && pipe="$pipe ! $tail"
-	pipe="$pipe ! $sink"
+	pipe="$pipe ! $end"
 	t=$(timed "$src_name/$name" "$size" "$n" "${pipe//@N@/$n}")
 	if [ -z "$t" ]; then
 		why=$(grep -m1 -E 'ERROR|erroneous|no element' "$gst_tmp/run.log" | cut -c1-120)
@@ -157,8 +181,15 @@ for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 		if [ -n "$blur" ]; then
 			row $src "glcudafilter blur" $w $h $n $src "$blur"
 		fi
+		row $src "glcudafilter invert, three in a row" $w $h $n $src "$invert ! $invert ! $invert"
 		row $src "GL shader invert" $w $h $n $src "$shader"
 		row $src "$copied_name" $w $h $n $src "$copied"
+		if [ -n "$to_cuda" ]; then
+			row $src "GL to CUDAMemory, glcudafilter" $w $h $n $src \
+				"glcudafilter ! $cuda_caps" "$cuda_sink"
+			row $src "GL to CUDAMemory, cudaupload" $w $h $n $src \
+				"cudaupload ! $cuda_caps" "$cuda_sink"
+		fi
 	done
 done
 {

@@ -18,7 +18,8 @@
 
 // 8 bits (NV12, and I420's three planes): Y' = 255 - Y; chroma mirrored
 // the same way, C' = 255 - C.
-extern "C" __global__ void glcudafilter_invert_r8(CUsurfObject in, CUsurfObject out, int w, int h)
+extern "C" __global__ void
+glcudafilter_invert_r8(CUsurfObject in, CUsurfObject out, int w, int h)
 {
 	PLANE_COORDS(w, h);
 	unsigned char v;
@@ -26,7 +27,8 @@ extern "C" __global__ void glcudafilter_invert_r8(CUsurfObject in, CUsurfObject 
 	surf2Dwrite((unsigned char)(255 - v), out, x, y);
 }
 
-extern "C" __global__ void glcudafilter_invert_rg8(CUsurfObject in, CUsurfObject out, int w, int h)
+extern "C" __global__ void
+glcudafilter_invert_rg8(CUsurfObject in, CUsurfObject out, int w, int h)
 {
 	PLANE_COORDS(w, h);
 	uchar2 v;
@@ -41,8 +43,8 @@ static __device__ __forceinline__ unsigned short invert_p010(unsigned short v)
 	return (unsigned short)(~v & 0xffc0u);
 }
 
-extern "C" __global__ void glcudafilter_invert_p010_r16(CUsurfObject in, CUsurfObject out, int w,
-							int h)
+extern "C" __global__ void
+glcudafilter_invert_p010_r16(CUsurfObject in, CUsurfObject out, int w, int h)
 {
 	PLANE_COORDS(w, h);
 	unsigned short v;
@@ -50,19 +52,20 @@ extern "C" __global__ void glcudafilter_invert_p010_r16(CUsurfObject in, CUsurfO
 	surf2Dwrite(invert_p010(v), out, x * 2, y);
 }
 
-extern "C" __global__ void glcudafilter_invert_p010_rg16(CUsurfObject in, CUsurfObject out, int w,
-							 int h)
+extern "C" __global__ void
+glcudafilter_invert_p010_rg16(CUsurfObject in, CUsurfObject out, int w, int h)
 {
 	PLANE_COORDS(w, h);
 	ushort2 v;
 	surf2Dread(&v, in, x * 4, y);
-	surf2Dwrite(make_ushort2(invert_p010(v.x), invert_p010(v.y)), out, x * 4, y);
+	surf2Dwrite(make_ushort2(invert_p010(v.x), invert_p010(v.y)), out,
+		    x * 4, y);
 }
 
 // RGB10_A2: one 32-bit word, R in bits 0-9, G 10-19, B 20-29, A 30-31.
 // RGB inverted, alpha kept.
-extern "C" __global__ void glcudafilter_invert_rgb10a2(CUsurfObject in, CUsurfObject out, int w,
-						       int h)
+extern "C" __global__ void
+glcudafilter_invert_rgb10a2(CUsurfObject in, CUsurfObject out, int w, int h)
 {
 	PLANE_COORDS(w, h);
 	unsigned int v;

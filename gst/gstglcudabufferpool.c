@@ -37,7 +37,8 @@ struct _GstGlcudaBufferPool {
 	GWeakRef owner;
 };
 
-G_DEFINE_TYPE(GstGlcudaBufferPool, gst_glcuda_buffer_pool, GST_TYPE_GL_BUFFER_POOL);
+G_DEFINE_TYPE(GstGlcudaBufferPool, gst_glcuda_buffer_pool,
+	      GST_TYPE_GL_BUFFER_POOL);
 
 struct pool_image_args {
 	struct glcuda_device *dev;
@@ -61,7 +62,8 @@ pool_image_new_gl(GstGLContext *context, gpointer data)
 	desc.format = a->format;
 	a->ret = glcuda_image_new(a->dev, &desc, &a->image);
 	if (a->ret < 0)
-		snprintf(a->msg, sizeof(a->msg), "%s", glcuda_device_get_last_error(a->dev));
+		snprintf(a->msg, sizeof(a->msg), "%s",
+			 glcuda_device_get_last_error(a->dev));
 }
 
 static void
@@ -76,7 +78,8 @@ pooled_free(gpointer data)
 struct glcuda_image *
 gcf_pooled_image(struct gcf_device *d, GstGLMemory *mem)
 {
-	struct gcf_pooled *p = gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), pooled_quark);
+	struct gcf_pooled *p =
+		gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), pooled_quark);
 
 	return p && p->device == d ? p->image : NULL;
 }
@@ -86,10 +89,10 @@ gst_glcuda_buffer_pool_set_config(GstBufferPool *bpool, GstStructure *config)
 {
 	GstGlcudaBufferPool *pool = GST_GLCUDA_BUFFER_POOL(bpool);
 
-	pool->add_sync_meta = gst_buffer_pool_config_has_option(config,
-								GST_BUFFER_POOL_OPTION_GL_SYNC_META);
-	return GST_BUFFER_POOL_CLASS(gst_glcuda_buffer_pool_parent_class)->set_config(bpool,
-										      config);
+	pool->add_sync_meta = gst_buffer_pool_config_has_option(
+		config, GST_BUFFER_POOL_OPTION_GL_SYNC_META);
+	return GST_BUFFER_POOL_CLASS(gst_glcuda_buffer_pool_parent_class)
+		->set_config(bpool, config);
 }
 
 /* GstGL names 8-bit formats unsized (GL_RED, GL_RG, GL_RGBA) and sizes
@@ -115,13 +118,16 @@ sized_format(GstGLFormat format)
 static const struct gcf_format *
 pool_format(GstGLContext *context, const GstGLVideoAllocationParams *vparams)
 {
-	const struct gcf_format *fmt = gcf_format_find(GST_VIDEO_INFO_FORMAT(vparams->v_info));
+	const struct gcf_format *fmt =
+		gcf_format_find(GST_VIDEO_INFO_FORMAT(vparams->v_info));
 
 	if (!fmt || vparams->target != GST_GL_TEXTURE_TARGET_2D ||
-	    GST_VIDEO_INFO_MULTIVIEW_MODE(vparams->v_info) == GST_VIDEO_MULTIVIEW_MODE_SEPARATED)
+	    GST_VIDEO_INFO_MULTIVIEW_MODE(vparams->v_info) ==
+		    GST_VIDEO_MULTIVIEW_MODE_SEPARATED)
 		return NULL;
 	for (guint p = 0; p < fmt->n_planes; p++)
-		if (sized_format(gst_gl_format_from_video_info(context, vparams->v_info, p)) !=
+		if (sized_format(gst_gl_format_from_video_info(
+			    context, vparams->v_info, p)) !=
 		    glcuda_format_get_gl_internal_format(fmt->planes[p]))
 			return NULL;
 	return fmt;
@@ -131,8 +137,8 @@ pool_format(GstGLContext *context, const GstGLVideoAllocationParams *vparams)
  * glcuda image. NULL on failure (logged). */
 static GstMemory *
 pool_plane_new(GstGlcudaBufferPool *pool, GstGLContext *context,
-	       const GstGLVideoAllocationParams *vparams, const struct gcf_format *fmt,
-	       guint plane)
+	       const GstGLVideoAllocationParams *vparams,
+	       const struct gcf_format *fmt, guint plane)
 {
 	GstGLVideoAllocationParams *wrapped;
 	GstGLMemoryAllocator *allocator;
@@ -149,18 +155,24 @@ pool_plane_new(GstGlcudaBufferPool *pool, GstGLContext *context,
 	if (a.ret < 0) {
 		GstElement *owner = g_weak_ref_get(&pool->owner);
 
-		GST_WARNING_OBJECT(pool, "glcuda_image_new(%ux%u %s): %s (%s): %s", a.width,
-				   a.height, glcuda_format_get_name(a.format), glcuda_strerror(a.ret),
-				   glcuda_error_get_name(a.ret), a.msg);
+		GST_WARNING_OBJECT(
+			pool, "glcuda_image_new(%ux%u %s): %s (%s): %s",
+			a.width, a.height, glcuda_format_get_name(a.format),
+			glcuda_strerror(a.ret), glcuda_error_get_name(a.ret),
+			a.msg);
 		if (owner) {
-			GST_ELEMENT_ERROR(owner, RESOURCE, FAILED,
-					  ("Cannot make a frame of %dx%d %s: %s",
-					   GST_VIDEO_INFO_WIDTH(vparams->v_info),
-					   GST_VIDEO_INFO_HEIGHT(vparams->v_info),
-					   gst_video_format_to_string(fmt->video), a.msg),
-					  ("plane %u, glcuda_image_new(%ux%u %s): %s (%s)", plane,
-					   a.width, a.height, glcuda_format_get_name(a.format),
-					   glcuda_strerror(a.ret), glcuda_error_get_name(a.ret)));
+			GST_ELEMENT_ERROR(
+				owner, RESOURCE, FAILED,
+				("Cannot make a frame of %dx%d %s: %s",
+				 GST_VIDEO_INFO_WIDTH(vparams->v_info),
+				 GST_VIDEO_INFO_HEIGHT(vparams->v_info),
+				 gst_video_format_to_string(fmt->video), a.msg),
+				("plane %u, glcuda_image_new(%ux%u %s): %s "
+				 "(%s)",
+				 plane, a.width, a.height,
+				 glcuda_format_get_name(a.format),
+				 glcuda_strerror(a.ret),
+				 glcuda_error_get_name(a.ret)));
 			gst_object_unref(owner);
 		}
 		return NULL;
@@ -170,26 +182,28 @@ pool_plane_new(GstGlcudaBufferPool *pool, GstGLContext *context,
 	p->image = a.image;
 
 	/* From here the memory owns p: its destroy notify frees the image. */
-	wrapped = gst_gl_video_allocation_params_new_wrapped_texture(context,
-		vparams->parent.alloc_params, vparams->v_info, plane, vparams->valign,
-		GST_GL_TEXTURE_TARGET_2D,
+	wrapped = gst_gl_video_allocation_params_new_wrapped_texture(
+		context, vparams->parent.alloc_params, vparams->v_info, plane,
+		vparams->valign, GST_GL_TEXTURE_TARGET_2D,
 		(GstGLFormat)glcuda_format_get_gl_internal_format(a.format),
 		glcuda_image_get_gl_texture(a.image), p, pooled_free);
 	allocator = gst_gl_memory_allocator_get_default(context);
-	mem = (GstMemory *)gst_gl_base_memory_alloc(GST_GL_BASE_MEMORY_ALLOCATOR(allocator),
-				       (GstGLAllocationParams *)wrapped);
+	mem = (GstMemory *)gst_gl_base_memory_alloc(
+		GST_GL_BASE_MEMORY_ALLOCATOR(allocator),
+		(GstGLAllocationParams *)wrapped);
 	gst_object_unref(allocator);
 	gst_gl_allocation_params_free((GstGLAllocationParams *)wrapped);
 	if (!mem) {
-		GST_WARNING_OBJECT(pool, "cannot make a GstGLMemory of texture %u",
+		GST_WARNING_OBJECT(pool,
+				   "cannot make a GstGLMemory of texture %u",
 				   glcuda_image_get_gl_texture(a.image));
 		/* No memory was made to own it. */
 		pooled_free(p);
 		return NULL;
 	}
 	gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), pooled_quark, p, NULL);
-	GST_DEBUG_OBJECT(pool, "plane %u: image of %ux%u %s, texture %u", plane, a.width,
-			 a.height, glcuda_format_get_name(a.format),
+	GST_DEBUG_OBJECT(pool, "plane %u: image of %ux%u %s, texture %u", plane,
+			 a.width, a.height, glcuda_format_get_name(a.format),
 			 glcuda_image_get_gl_texture(a.image));
 	return mem;
 }
@@ -205,8 +219,9 @@ gst_glcuda_buffer_pool_alloc_buffer(GstBufferPool *bpool, GstBuffer **buffer,
 	GstVideoMeta *meta;
 	GstBuffer *buf;
 
-	vparams = (GstGLVideoAllocationParams *)gst_gl_buffer_pool_get_gl_allocation_params(
-		GST_GL_BUFFER_POOL(bpool));
+	vparams = (GstGLVideoAllocationParams *)
+		gst_gl_buffer_pool_get_gl_allocation_params(
+			GST_GL_BUFFER_POOL(bpool));
 	if (!vparams) {
 		GST_WARNING_OBJECT(pool, "not configured");
 		return GST_FLOW_ERROR;
@@ -216,34 +231,39 @@ gst_glcuda_buffer_pool_alloc_buffer(GstBufferPool *bpool, GstBuffer **buffer,
 	fmt = pool_format(context, vparams);
 	if (!fmt) {
 		gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
-		return GST_BUFFER_POOL_CLASS(gst_glcuda_buffer_pool_parent_class)->alloc_buffer(
-			bpool, buffer, params);
+		return GST_BUFFER_POOL_CLASS(
+			       gst_glcuda_buffer_pool_parent_class)
+			->alloc_buffer(bpool, buffer, params);
 	}
 
 	buf = gst_buffer_new();
 	for (guint plane = 0; plane < fmt->n_planes; plane++) {
-		GstMemory *mem = pool_plane_new(pool, context, vparams, fmt, plane);
+		GstMemory *mem =
+			pool_plane_new(pool, context, vparams, fmt, plane);
 
 		if (!mem) {
 			/* The planes made so far free their images with it. */
 			gst_buffer_unref(buf);
-			gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
+			gst_gl_allocation_params_free(
+				(GstGLAllocationParams *)vparams);
 			return GST_FLOW_ERROR;
 		}
 		gst_buffer_append_memory(buf, mem);
 	}
-	meta = gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE,
-					      GST_VIDEO_INFO_FORMAT(vparams->v_info),
-					      GST_VIDEO_INFO_WIDTH(vparams->v_info),
-					      GST_VIDEO_INFO_HEIGHT(vparams->v_info),
-					      GST_VIDEO_INFO_N_PLANES(vparams->v_info),
-					      vparams->v_info->offset, vparams->v_info->stride);
+	meta = gst_buffer_add_video_meta_full(
+		buf, GST_VIDEO_FRAME_FLAG_NONE,
+		GST_VIDEO_INFO_FORMAT(vparams->v_info),
+		GST_VIDEO_INFO_WIDTH(vparams->v_info),
+		GST_VIDEO_INFO_HEIGHT(vparams->v_info),
+		GST_VIDEO_INFO_N_PLANES(vparams->v_info),
+		vparams->v_info->offset, vparams->v_info->stride);
 	if (vparams->valign)
 		gst_video_meta_set_alignment(meta, *vparams->valign);
 	if (pool->add_sync_meta)
 		gst_buffer_add_gl_sync_meta(context, buf);
-	GST_DEBUG_OBJECT(pool, "buffer %p: %s, %u planes of glcuda images", (void *)buf,
-			 gst_video_format_to_string(fmt->video), fmt->n_planes);
+	GST_DEBUG_OBJECT(pool, "buffer %p: %s, %u planes of glcuda images",
+			 (void *)buf, gst_video_format_to_string(fmt->video),
+			 fmt->n_planes);
 	gst_gl_allocation_params_free((GstGLAllocationParams *)vparams);
 	*buffer = buf;
 	return GST_FLOW_OK;
@@ -282,7 +302,8 @@ gst_glcuda_buffer_pool_init(GstGlcudaBufferPool *pool)
 GstBufferPool *
 gst_glcuda_buffer_pool_new(struct gcf_device *d, GstElement *owner)
 {
-	GstGlcudaBufferPool *pool = g_object_new(GST_TYPE_GLCUDA_BUFFER_POOL, NULL);
+	GstGlcudaBufferPool *pool =
+		g_object_new(GST_TYPE_GLCUDA_BUFFER_POOL, NULL);
 
 	gst_object_ref_sink(pool);
 	GST_GL_BUFFER_POOL(pool)->context = gst_object_ref(d->context);
@@ -294,5 +315,6 @@ gst_glcuda_buffer_pool_new(struct gcf_device *d, GstElement *owner)
 gboolean
 gst_glcuda_buffer_pool_is_of_device(GstBufferPool *pool, struct gcf_device *d)
 {
-	return GST_IS_GLCUDA_BUFFER_POOL(pool) && GST_GLCUDA_BUFFER_POOL(pool)->device == d;
+	return GST_IS_GLCUDA_BUFFER_POOL(pool) &&
+	       GST_GLCUDA_BUFFER_POOL(pool)->device == d;
 }

@@ -1,5 +1,5 @@
 /*
- * glcudafilter's devices, one per GstGLContext (gstglcudadevice.h).
+ * glcudafilter's devices, shared through GstContext (gstglcudadevice.h).
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -8,14 +8,15 @@
 
 #include <EGL/egl.h>
 
+#include "cuda-table.h"
+#include <glcuda/glcuda-cuda.h>
+
 #include "gstglcudadevice.h"
 
 #define GST_CAT_DEFAULT gst_glcuda_filter_debug
 
-static GMutex devices_lock;
-static GList *devices; /* struct gcf_device *, one per context */
-
 struct device_new_args {
+	void *cuda_context;
 	struct glcuda_device *dev;
 	int ret;
 	char msg[1024];
@@ -24,12 +25,13 @@ struct device_new_args {
 /* glcuda's messages of the device go to GStreamer's log, not stderr
  * (the process-wide handler is the application's to set). */
 static void G_GNUC_PRINTF(3, 0)
-device_log(enum glcuda_log_priority priority, void *user_data, const char *format,
-	   va_list args)
+	device_log(enum glcuda_log_priority priority, void *user_data,
+		   const char *format, va_list args)
 {
-	GstDebugLevel level = priority >= GLCUDA_LOG_PRIORITY_ERROR ? GST_LEVEL_WARNING :
-			      priority >= GLCUDA_LOG_PRIORITY_INFO ? GST_LEVEL_INFO :
-								     GST_LEVEL_DEBUG;
+	GstDebugLevel level =
+		priority >= GLCUDA_LOG_PRIORITY_ERROR  ? GST_LEVEL_WARNING
+		: priority >= GLCUDA_LOG_PRIORITY_INFO ? GST_LEVEL_INFO
+						       : GST_LEVEL_DEBUG;
 	gchar *msg;
 
 	if (level > gst_debug_category_get_threshold(GST_CAT_DEFAULT))
@@ -53,7 +55,8 @@ device_new_gl(GstGLContext *context, gpointer data)
 	    dpy == EGL_NO_DISPLAY || ctx == EGL_NO_CONTEXT) {
 		a->ret = GLCUDA_ERROR_NO_DISPLAY;
 		snprintf(a->msg, sizeof(a->msg),
-			 "the GstGLContext is not an EGL context (glcuda needs EGL: "
+			 "the GstGLContext is not an EGL context (glcuda needs "
+			 "EGL: "
 			 "set GST_GL_PLATFORM=egl)");
 		return;
 	}
@@ -61,6 +64,7 @@ device_new_gl(GstGLContext *context, gpointer data)
 	opts.log_func = device_log;
 	/* Everything, filtered by the debug category's threshold. */
 	opts.log_priority = GLCUDA_LOG_PRIORITY_DEBUG;
+	opts.cuda_context = a->cuda_context;
 	a->ret = glcuda_device_new(dpy, ctx, &opts, &a->dev);
 	/* The message is per thread: read it here, on the GL thread. */
 	if (a->ret < 0)
@@ -74,27 +78,12 @@ device_destroy_gl(GstGLContext *context, gpointer data)
 }
 
 struct gcf_device *
-gcf_device_get(GstGLContext *context, int *ret, char *msg, size_t size)
+gcf_device_new(GstGLContext *context, GstObject *cuda_owner,
+	       void *cuda_context, int *ret, char *msg, size_t size)
 {
-	struct device_new_args a = { NULL, 0, "" };
-	struct gcf_device *d = NULL;
-	GList *l;
+	struct device_new_args a = { cuda_context, NULL, 0, "" };
+	struct gcf_device *d;
 
-	g_mutex_lock(&devices_lock);
-	for (l = devices; l; l = l->next) {
-		struct gcf_device *e = l->data;
-		if (e->context == context) {
-			g_atomic_int_inc(&e->refcount);
-			d = e;
-			break;
-		}
-	}
-	g_mutex_unlock(&devices_lock);
-	if (d)
-		return d;
-
-	/* Made outside the lock: the GL thread may be freeing memory whose
-	 * wraps drop device references (and take the lock) meanwhile. */
 	gst_gl_context_thread_add(context, device_new_gl, &a);
 	if (a.ret < 0) {
 		*ret = a.ret;
@@ -105,21 +94,7 @@ gcf_device_get(GstGLContext *context, int *ret, char *msg, size_t size)
 	d->refcount = 1;
 	d->context = gst_object_ref(context);
 	d->dev = a.dev;
-	g_mutex_lock(&devices_lock);
-	for (l = devices; l; l = l->next) {
-		struct gcf_device *e = l->data;
-		if (e->context == context) {
-			/* Another element made one meanwhile: use that one. */
-			g_atomic_int_inc(&e->refcount);
-			g_mutex_unlock(&devices_lock);
-			gst_gl_context_thread_add(context, device_destroy_gl, d->dev);
-			gst_object_unref(d->context);
-			g_free(d);
-			return e;
-		}
-	}
-	devices = g_list_prepend(devices, d);
-	g_mutex_unlock(&devices_lock);
+	d->cuda_owner = cuda_owner ? gst_object_ref(cuda_owner) : NULL;
 	return d;
 }
 
@@ -133,20 +108,107 @@ gcf_device_ref(struct gcf_device *d)
 void
 gcf_device_unref(struct gcf_device *d)
 {
-	gboolean last;
-
-	if (!d)
-		return;
-	g_mutex_lock(&devices_lock);
-	last = g_atomic_int_dec_and_test(&d->refcount);
-	if (last)
-		devices = g_list_remove(devices, d);
-	g_mutex_unlock(&devices_lock);
-	if (!last)
+	if (!d || !g_atomic_int_dec_and_test(&d->refcount))
 		return;
 	gst_gl_context_thread_add(d->context, device_destroy_gl, d->dev);
 	gst_object_unref(d->context);
+	if (d->cuda_owner)
+		gst_object_unref(d->cuda_owner);
 	g_free(d);
+}
+
+G_DEFINE_BOXED_TYPE(GcfDevice, gcf_device, gcf_device_ref, gcf_device_unref)
+
+GstContext *
+gcf_device_context_new(struct gcf_device *d)
+{
+	GstContext *context = gst_context_new(GCF_DEVICE_CONTEXT_TYPE, TRUE);
+
+	gst_structure_set(gst_context_writable_structure(context),
+			  "device", gcf_device_get_type(), d,
+			  "gl-context", GST_TYPE_GL_CONTEXT, d->context, NULL);
+	return context;
+}
+
+struct gcf_device *
+gcf_device_from_context(GstContext *context, GstGLContext *gl,
+			void *cuda_context)
+{
+	const GstStructure *s;
+	struct gcf_device *d = NULL;
+
+	if (g_strcmp0(gst_context_get_context_type(context),
+		      GCF_DEVICE_CONTEXT_TYPE) != 0)
+		return NULL;
+	s = gst_context_get_structure(context);
+	if (!gst_structure_get(s, "device", gcf_device_get_type(), &d, NULL))
+		return NULL;
+	if ((gl && d->context != gl) ||
+	    (cuda_context &&
+	     glcuda_device_get_cuda_context(d->dev) != cuda_context)) {
+		gcf_device_unref(d);
+		return NULL;
+	}
+	return d;
+}
+
+struct device_find_args {
+	GstGLContext *gl;
+	void *cuda_context;
+	struct gcf_device *device;
+};
+
+/* gst_element_foreach_*_pad: the device of a->gl that @pad's peer has,
+ * if it answers the query; FALSE (stop) once one is found. */
+static gboolean
+device_from_peer(GstElement *element, GstPad *pad, gpointer data)
+{
+	struct device_find_args *a = data;
+	GstQuery *query = gst_query_new_context(GCF_DEVICE_CONTEXT_TYPE);
+	GstContext *context;
+
+	if (gst_pad_peer_query(pad, query)) {
+		gst_query_parse_context(query, &context);
+		if (context)
+			a->device = gcf_device_from_context(context, a->gl,
+							    a->cuda_context);
+	}
+	gst_query_unref(query);
+	return a->device == NULL;
+}
+
+struct gcf_device *
+gcf_device_find(GstElement *element, GstGLContext *gl, void *cuda_context)
+{
+	struct device_find_args a = { gl, cuda_context, NULL };
+
+	/* Downstream first, as GstGL's elements ask for their context. */
+	gst_element_foreach_src_pad(element, device_from_peer, &a);
+	if (!a.device)
+		gst_element_foreach_sink_pad(element, device_from_peer, &a);
+	if (a.device)
+		GST_DEBUG_OBJECT(element, "glcuda device %p from a neighbour",
+				 (void *)a.device);
+	return a.device;
+}
+
+gboolean
+gcf_device_handle_query(GstElement *element, GstQuery *query,
+			struct gcf_device *d)
+{
+	GstContext *context;
+	const gchar *type;
+
+	if (!d || GST_QUERY_TYPE(query) != GST_QUERY_CONTEXT ||
+	    !gst_query_parse_context_type(query, &type) ||
+	    g_strcmp0(type, GCF_DEVICE_CONTEXT_TYPE) != 0)
+		return FALSE;
+	context = gcf_device_context_new(d);
+	gst_query_set_context(query, context);
+	gst_context_unref(context);
+	GST_DEBUG_OBJECT(element, "gave glcuda device %p in a context query",
+			 (void *)d);
+	return TRUE;
 }
 
 static void

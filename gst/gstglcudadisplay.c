@@ -24,7 +24,8 @@ static gpointer
 cuda_egl_device_thread(gpointer data)
 {
 	PFNEGLQUERYDISPLAYATTRIBEXTPROC query_display =
-		(PFNEGLQUERYDISPLAYATTRIBEXTPROC)eglGetProcAddress("eglQueryDisplayAttribEXT");
+		(PFNEGLQUERYDISPLAYATTRIBEXTPROC)eglGetProcAddress(
+			"eglQueryDisplayAttribEXT");
 	struct glcuda_headless *hl = NULL;
 	EGLAttrib device = 0;
 
@@ -33,8 +34,9 @@ cuda_egl_device_thread(gpointer data)
 	     glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl) != 0))
 		return NULL;
 	/* A display that is no CUDA device's is no better than GstGL's. */
-	if (strstr(glcuda_headless_get_description(hl), "no interop") ||
-	    !query_display(glcuda_headless_get_display(hl), EGL_DEVICE_EXT, &device))
+	if (glcuda_headless_get_cuda_match(hl) == GLCUDA_HEADLESS_CUDA_NONE ||
+	    !query_display(glcuda_headless_get_display(hl), EGL_DEVICE_EXT,
+			   &device))
 		device = 0;
 	glcuda_headless_destroy(hl);
 	return (gpointer)device;
@@ -45,14 +47,16 @@ cuda_egl_device_thread(gpointer data)
 static gpointer
 cuda_egl_device_once(gpointer data)
 {
-	return g_thread_join(g_thread_new("glcuda-display", cuda_egl_device_thread, NULL));
+	return g_thread_join(
+		g_thread_new("glcuda-display", cuda_egl_device_thread, NULL));
 }
 
 void
 gcf_offer_default_display(GstGLBaseFilter *filter)
 {
 	PFNEGLQUERYDEVICESEXTPROC query_devices =
-		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+		(PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress(
+			"eglQueryDevicesEXT");
 	const char *window = g_getenv("GST_GL_WINDOW");
 	static GOnce once = G_ONCE_INIT;
 	GstGLDisplayEGLDevice *display;
@@ -64,8 +68,8 @@ gcf_offer_default_display(GstGLBaseFilter *filter)
 	    !query_devices)
 		return;
 	device = g_once(&once, cuda_egl_device_once, NULL);
-	if (!device || !query_devices(G_N_ELEMENTS(listed), listed, &n) || n < 1 ||
-	    device == listed[0]) {
+	if (!device || !query_devices(G_N_ELEMENTS(listed), listed, &n) ||
+	    n < 1 || device == listed[0]) {
 		(void)eglGetError();
 		return;
 	}
@@ -75,12 +79,16 @@ gcf_offer_default_display(GstGLBaseFilter *filter)
 	display = gst_gl_display_egl_device_new_with_egl_device(device);
 	if (!display)
 		return;
-	GST_INFO_OBJECT(filter, "GL display: EGL device %d, a CUDA device's that CUDA can "
-			"see (GstGL's own would be EGL device 0)", index);
+	GST_INFO_OBJECT(
+		filter,
+		"GL display: EGL device %d, a CUDA device's that CUDA can "
+		"see (GstGL's own would be EGL device 0)",
+		index);
 	context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE, TRUE);
 	gst_context_set_gl_display(context, GST_GL_DISPLAY(display));
 	gst_element_set_context(GST_ELEMENT(filter), context);
-	gst_element_post_message(GST_ELEMENT(filter),
-				 gst_message_new_have_context(GST_OBJECT(filter), context));
+	gst_element_post_message(
+		GST_ELEMENT(filter),
+		gst_message_new_have_context(GST_OBJECT(filter), context));
 	gst_object_unref(display);
 }

@@ -12,7 +12,8 @@
 G_BEGIN_DECLS
 
 #define GST_TYPE_GLCUDA_FILTER (gst_glcuda_filter_get_type())
-G_DECLARE_FINAL_TYPE(GstGlcudaFilter, gst_glcuda_filter, GST, GLCUDA_FILTER, GstGLFilter)
+G_DECLARE_FINAL_TYPE(GstGlcudaFilter, gst_glcuda_filter, GST, GLCUDA_FILTER,
+		     GstGLFilter)
 
 GST_ELEMENT_REGISTER_DECLARE(glcudafilter);
 

@@ -10,17 +10,29 @@
 /* In the order of the pad templates' list (GLCUDA_FILTER_FORMATS). */
 const struct gcf_format gcf_formats[GCF_N_FORMATS] = {
 	{ GST_VIDEO_FORMAT_RGBA, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL }, FALSE },
-	{ GST_VIDEO_FORMAT_RGB10A2_LE, 1, { GLCUDA_FORMAT_RGB10_A2 },
-	  { "glcudafilter_invert_rgb10a2" }, FALSE },
-	{ GST_VIDEO_FORMAT_NV12, 2, { GLCUDA_FORMAT_R8, GLCUDA_FORMAT_RG8 },
-	  { "glcudafilter_invert_r8", "glcudafilter_invert_rg8" }, FALSE },
-	{ GST_VIDEO_FORMAT_P010_10LE, 2, { GLCUDA_FORMAT_R16, GLCUDA_FORMAT_RG16 },
-	  { "glcudafilter_invert_p010_r16", "glcudafilter_invert_p010_rg16" }, FALSE },
+	{ GST_VIDEO_FORMAT_RGB10A2_LE,
+	  1,
+	  { GLCUDA_FORMAT_RGB10_A2 },
+	  { "glcudafilter_invert_rgb10a2" },
+	  FALSE },
+	{ GST_VIDEO_FORMAT_NV12,
+	  2,
+	  { GLCUDA_FORMAT_R8, GLCUDA_FORMAT_RG8 },
+	  { "glcudafilter_invert_r8", "glcudafilter_invert_rg8" },
+	  FALSE },
+	{ GST_VIDEO_FORMAT_P010_10LE,
+	  2,
+	  { GLCUDA_FORMAT_R16, GLCUDA_FORMAT_RG16 },
+	  { "glcudafilter_invert_p010_r16", "glcudafilter_invert_p010_rg16" },
+	  FALSE },
 	{ GST_VIDEO_FORMAT_BGRA, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL }, TRUE },
 	{ GST_VIDEO_FORMAT_BGRx, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL }, TRUE },
 	{ GST_VIDEO_FORMAT_RGBx, 1, { GLCUDA_FORMAT_RGBA8 }, { NULL }, FALSE },
-	{ GST_VIDEO_FORMAT_I420, 3, { GLCUDA_FORMAT_R8, GLCUDA_FORMAT_R8, GLCUDA_FORMAT_R8 },
-	  { "glcudafilter_invert_r8", "glcudafilter_invert_r8", "glcudafilter_invert_r8" },
+	{ GST_VIDEO_FORMAT_I420,
+	  3,
+	  { GLCUDA_FORMAT_R8, GLCUDA_FORMAT_R8, GLCUDA_FORMAT_R8 },
+	  { "glcudafilter_invert_r8", "glcudafilter_invert_r8",
+	    "glcudafilter_invert_r8" },
 	  FALSE },
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(gcf_formats) == GCF_N_FORMATS);
@@ -65,7 +77,8 @@ wrap_quark(void)
 	static gsize quark;
 
 	if (g_once_init_enter(&quark))
-		g_once_init_leave(&quark, g_quark_from_static_string("glcuda-wrap"));
+		g_once_init_leave(&quark,
+				  g_quark_from_static_string("glcuda-wrap"));
 	return (GQuark)quark;
 }
 
@@ -81,9 +94,11 @@ wrap_free(gpointer data)
 }
 
 int
-gcf_wrap_get(struct gcf_device *d, GstGLMemory *mem, uint32_t flags, struct glcuda_image **out)
+gcf_wrap_get(struct gcf_device *d, GstGLMemory *mem, uint32_t flags,
+	     struct glcuda_image **out)
 {
-	struct gcf_wrap *w = gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), wrap_quark());
+	struct gcf_wrap *w =
+		gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), wrap_quark());
 	struct glcuda_image *img;
 	int ret;
 
@@ -91,8 +106,9 @@ gcf_wrap_get(struct gcf_device *d, GstGLMemory *mem, uint32_t flags, struct glcu
 		*out = w->image;
 		return 0;
 	}
-	ret = glcuda_image_wrap_gl_texture(d->dev, gst_gl_memory_get_texture_id(mem),
-					   0x0DE1 /* GL_TEXTURE_2D */, flags, &img);
+	ret = glcuda_image_wrap_gl_texture(
+		d->dev, gst_gl_memory_get_texture_id(mem),
+		0x0DE1 /* GL_TEXTURE_2D */, flags, &img);
 	if (ret < 0)
 		return ret;
 	w = g_new0(struct gcf_wrap, 1);
@@ -100,7 +116,8 @@ gcf_wrap_get(struct gcf_device *d, GstGLMemory *mem, uint32_t flags, struct glcu
 	w->image = img;
 	w->flags = flags;
 	/* Replaces (and frees) a wrap of another device or other flags. */
-	gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), wrap_quark(), w, wrap_free);
+	gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), wrap_quark(), w,
+				  wrap_free);
 	*out = img;
 	return 0;
 }

@@ -19,5 +19,5 @@ plugin_init(GstPlugin *plugin)
 /* The origin: the project's URL, from configure.ac's AC_INIT (the one
  * place it is written). */
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, glcuda,
-		  "GL to CUDA hand-offs without copies (glcuda)", plugin_init, VERSION, "MIT/X11",
-		  PACKAGE_NAME, PACKAGE_URL)
+		  "GL to CUDA hand-offs without copies (glcuda)", plugin_init,
+		  VERSION, "MIT/X11", PACKAGE_NAME, PACKAGE_URL)

@@ -16,7 +16,8 @@
 
 // enum glcuda_format (<glcuda/glcuda.h>): the texel of each plane.
 enum {
-	FORMAT_RGBA8 = 1,    // uchar4 (RGBA, BGRA, RGBx, BGRx: bytes in the format's order)
+	FORMAT_RGBA8 = 1,    // uchar4 (RGBA, BGRA, RGBx, BGRx: bytes in the
+			     // format's order)
 	FORMAT_RGB10_A2 = 3, // uint, R in bits 0-9 (RGB10A2_LE)
 	FORMAT_R8 = 6,       // uchar (NV12 luma, I420's three planes)
 	FORMAT_RG8 = 7,      // uchar2 (NV12 chroma: U, V)
@@ -29,20 +30,23 @@ static __device__ __forceinline__ unsigned short invert10(unsigned short v)
 	return (unsigned short)(~v & 0xffc0u);
 }
 
-extern "C" __global__ void invert_planes(CUsurfObject in, CUsurfObject out, int width,
-					 int height, int plane, int format)
+extern "C" __global__ void
+invert_planes(CUsurfObject in, CUsurfObject out, int width, int height,
+	      int plane, int format)
 {
 	const int x = blockIdx.x * blockDim.x + threadIdx.x;
 	const int y = blockIdx.y * blockDim.y + threadIdx.y;
 
-	(void)plane; // the same on every plane; a kernel may tell luma (0) from chroma
+	(void)plane; // the same on every plane; a kernel may tell luma (0) from
+		     // chroma
 	if (x >= width || y >= height)
 		return;
 	switch (format) {
 	case FORMAT_RGBA8: {
 		uchar4 v;
 		surf2Dread(&v, in, x * 4, y);
-		surf2Dwrite(make_uchar4(255 - v.x, 255 - v.y, 255 - v.z, v.w), out, x * 4, y);
+		surf2Dwrite(make_uchar4(255 - v.x, 255 - v.y, 255 - v.z, v.w),
+			    out, x * 4, y);
 		break;
 	}
 	case FORMAT_RGB10_A2: {
@@ -72,7 +76,8 @@ extern "C" __global__ void invert_planes(CUsurfObject in, CUsurfObject out, int 
 	case FORMAT_RG16: {
 		ushort2 v;
 		surf2Dread(&v, in, x * 4, y);
-		surf2Dwrite(make_ushort2(invert10(v.x), invert10(v.y)), out, x * 4, y);
+		surf2Dwrite(make_ushort2(invert10(v.x), invert10(v.y)), out,
+			    x * 4, y);
 		break;
 	}
 	}

@@ -7,13 +7,17 @@ if HAVE_GSTREAMER
 gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
 %canon_reldir%_libgstglcuda_la_SOURCES = %reldir%/gstglcudaplugin.c \
 	%reldir%/gstglcudafilter.c %reldir%/gstglcudafilter.h \
+	%reldir%/gstglcudafilterpriv.h %reldir%/gstglcudakernel.c \
+	%reldir%/gstglcudaframe.c %reldir%/gstglcudanegotiation.c \
 	%reldir%/gstglcudadevice.c %reldir%/gstglcudadevice.h \
 	%reldir%/gstglcudaformat.c %reldir%/gstglcudaformat.h \
 	%reldir%/gstglcudabufferpool.c %reldir%/gstglcudabufferpool.h \
-	%reldir%/gstglcudadisplay.c %reldir%/gstglcudadisplay.h
-%canon_reldir%_libgstglcuda_la_CPPFLAGS = $(tools_cppflags) $(GST_CFLAGS)
+	%reldir%/gstglcudadisplay.c %reldir%/gstglcudadisplay.h \
+	%reldir%/gstglcudacudamemory.c %reldir%/gstglcudacudamemory.h
+%canon_reldir%_libgstglcuda_la_CPPFLAGS = $(tools_cppflags) $(GST_CFLAGS) $(GST_CUDA_CFLAGS)
 %canon_reldir%_libgstglcuda_la_LIBADD = common/libfilters.la common/libglcuda-common.la \
-	lib/libglcuda.la $(GST_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
+	lib/libglcuda.la $(GST_CUDA_LIBS) $(GST_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS) \
+	$(LIBM)
 # A module: GStreamer loads it by its file name; only the plugin
 # descriptor (GST_PLUGIN_DEFINE) is exported.
 %canon_reldir%_libgstglcuda_la_LDFLAGS = -module -avoid-version -no-undefined \
@@ -31,34 +35,8 @@ CLEANFILES += %reldir%/glcudafilter-kernels-fatbin.S %reldir%/glcudafilter-kerne
 	%reldir%/glcudafilter-kernels.fatbin.d
 -include %reldir%/glcudafilter-kernels.fatbin.d
 endif
-
-# The state-change test's driver (tests/test-gst.sh).
-check_PROGRAMS += tests/gst-states
-tests_gst_states_SOURCES = tests/gst-states.c
-tests_gst_states_CPPFLAGS = $(GST_CFLAGS)
-tests_gst_states_LDADD = $(GST_LIBS)
-# Property changes while PLAYING, frame by frame (tests/test-gst-switch.sh).
-check_PROGRAMS += tests/gst-switch
-tests_gst_switch_SOURCES = tests/gst-switch.c
-tests_gst_switch_CPPFLAGS = $(GST_CFLAGS) $(GST_APP_CFLAGS)
-tests_gst_switch_LDADD = $(GST_APP_LIBS) $(GST_LIBS)
-
-# Runs from the build tree on Mesa and the fake CUDA driver. Only where
-# the plugin is built (a SKIP where it is not would fail CI's check of
-# skips: tests/expected-skips).
-TESTS += tests/test-gst.sh
-fake_cuda_scripts += tests/test-gst.sh
-# Frames of odd height: every chroma row of NV12 and P010_10LE.
-TESTS += tests/test-gst-odd.sh
-fake_cuda_scripts += tests/test-gst-odd.sh
-# Changes while PLAYING, the errors users read, the documented defaults.
-TESTS += tests/test-gst-props.sh
-fake_cuda_scripts += tests/test-gst-props.sh
 endif
-dist_check_SCRIPTS += tests/test-gst.sh
-EXTRA_DIST += tests/gst-test-env.sh
-dist_check_SCRIPTS += tests/test-gst-odd.sh
-dist_check_SCRIPTS += tests/test-gst-props.sh
+
 # The example of a kernel of the user's run once per plane
 # (doc/gstreamer.md), which scripts/gst-gpu-build.sh builds with
 # `make gst/invert-planes.fatbin` for scripts/gst-gpu-test.sh.

@@ -30,4 +30,20 @@ else
 	# GLVND and the Vulkan loader find the NVIDIA driver here.
 	# shellcheck source=scripts/gpu-nvidia-env.sh
 	. "$(dirname "${BASH_SOURCE[0]}")/gpu-nvidia-env.sh"
+	# NVRTC, which cudaconvert and cudascale (GStreamer 1.22) open at
+	# run time as libnvrtc.so unless GST_CUDA_NVRTC_LIBNAME names it:
+	# the CUDA toolkit's of this machine, or the Python wheels'. 1.22
+	# compiles for compute_52, which NVRTC 13 no longer targets: a 12 or
+	# older is taken first where there is one.
+	if [ -z "${GST_CUDA_NVRTC_LIBNAME:-}" ]; then
+		for lib in /usr/local/cuda-12*/lib64/libnvrtc.so.12 \
+			$(python3 -c 'import nvidia.cuda_nvrtc, os; print(os.path.dirname(nvidia.cuda_nvrtc.__file__))' \
+				2>/dev/null)/lib/libnvrtc.so.1[12]* \
+			/usr/local/cuda/lib64/libnvrtc.so; do
+			if [ -e "$lib" ]; then
+				export GST_CUDA_NVRTC_LIBNAME=$lib
+				break
+			fi
+		done
+	fi
 fi

@@ -28,6 +28,9 @@
 # unsharp) at 640x360 and at 33x17, pixel for pixel against RGBA through
 # the same filter: bytes 0 and 2 swapped for BGR (grade grades the same
 # colours), byte 3 (alpha or x) the format's own input's.
+# CUDA memory on either pad against gldownload (every format), cudaconvert
+# and cudascale after the element, one CUDA context, compute-sanitizer
+# memcheck (not with GST_GPU_FAKE).
 # Kernel files the driver judges (desktop GL, not with GST_GPU_FAKE): an
 # empty one, garbage as ptx-file and cubin-file, a kernel name the module
 # lacks, and a kernel of another signature, each an element error with
@@ -280,6 +283,79 @@ for api in opengl3 gles2; do
 		fi
 	fi
 done
+
+# CUDA memory (GStreamer's gstreamer-cuda-1.0, nvcodec's elements), where
+# the plugin was built with it: for every format, at 160x120 and 1280x720
+# (sizes at which GstGL's and GStreamer's CUDA row layouts agree):
+# - glcudafilter ! video/x-raw(memory:CUDAMemory) ! cudadownload, byte for
+#   byte against gldownload of the same frames, every frame's output
+#   counted as the cuda route;
+# - cudaupload ! glcudafilter ! gldownload likewise, the input cuda;
+# - cudaconvert and cudascale after the element (NVRTC: gst-gpu-env.sh);
+# - one GstCudaContext in the pipeline: at most one made by GStreamer's
+#   CUDA library (cudacontext's log), and the element on that one;
+# - compute-sanitizer memcheck over one such pipeline.
+# same_as_ref NAME WHAT ROUTE PIPELINE: PIPELINE (element f) to a file is
+# $tmp/ref.raw byte for byte, its 60 frames counted on ROUTE.
+same_as_ref() {
+	if run "$1" "$4 ! filesink location=$tmp/out.raw" && cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
+		pass "$2, byte for byte as gldownload"
+		stats "$1" f frames=60 "$3=60"
+	else
+		fail "$2 (see $logdir/$1.log)"
+	fi
+}
+if [ -z "${GST_GPU_FAKE:-}" ] && grep -q 'memory:CUDAMemory' "$logdir/inspect.log"; then
+	export GST_GL_API=opengl3
+	for format in RGBA BGRA BGRx RGBx RGB10A2_LE NV12 I420 P010_10LE; do
+		for size in 160x120 1280x720; do
+			csrc="videotestsrc num-buffers=60 pattern=ball ! video/x-raw,format=$format,width=${size%x*},height=${size#*x}"
+			name=cuda-$format-$size
+			if ! run $name-ref "$csrc ! glupload ! gldownload ! filesink location=$tmp/ref.raw"; then
+				fail "$name: the reference pipeline (see $logdir/$name-ref.log)"
+				continue
+			fi
+			same_as_ref $name-out "$format $size: GL to CUDA memory" output-cuda \
+				"$csrc ! glupload ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory) ! cudadownload"
+			same_as_ref $name-in "$format $size: cudaupload into the element" input-cuda \
+				"$csrc ! cudaupload ! glcudafilter name=f ! gldownload"
+		done
+	done
+	echo "NVRTC for cudaconvert and cudascale: ${GST_CUDA_NVRTC_LIBNAME:-none found}"
+	one='gltestsrc num-buffers=60 ! video/x-raw(memory:GLMemory),format=NV12,width=1280,height=720 ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory)'
+	if GST_DEBUG=cudacontext:4,glcudafilter:4 run cuda-convert "$one ! cudaconvert ! video/x-raw(memory:CUDAMemory),format=RGBA ! cudascale ! video/x-raw(memory:CUDAMemory),width=640,height=360 ! cudadownload ! fakesink"; then
+		pass "glcudafilter ! cudaconvert ! cudascale: 60 frames"
+		stats cuda-convert f frames=60 output-cuda=60
+	else
+		fail "glcudafilter ! cudaconvert ! cudascale (see $logdir/cuda-convert.log)"
+	fi
+	# One context: what GStreamer made (if anything) is what the element
+	# took; else the element shared its own.
+	made=$(grep -o 'Created CUDA context 0x[0-9a-f]*' "$logdir/cuda-convert.log" | awk '{ print $4 }' | sort -u)
+	took=$(grep -oE '\(CUcontext 0x[0-9a-f]+\) from the pipeline|CUDA context 0x[0-9a-f]+ as' "$logdir/cuda-convert.log" |
+		grep -oE '0x[0-9a-f]+' | sort -u)
+	if [ -n "$took" ] && [ "$(echo "$took" | wc -l)" -eq 1 ] &&
+	   { [ -z "$made" ] || [ "$made" = "$took" ]; }; then
+		pass "one CUDA context in the pipeline: $took (GStreamer made: ${made:-none})"
+	else
+		fail "CUDA contexts: GStreamer made ${made:-none}, the element used ${took:-none} (see $logdir/cuda-convert.log)"
+	fi
+	sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+	if [ -x "$sanitizer" ]; then
+		if "$sanitizer" --tool memcheck --error-exitcode 99 --log-file "$logdir/cuda-memcheck.txt" \
+			gst-launch-1.0 -q videotestsrc num-buffers=10 ! video/x-raw,format=NV12,width=320,height=240 ! \
+			cudaupload ! glcudafilter filter=invert ! glcudafilter ! 'video/x-raw(memory:CUDAMemory)' ! \
+			cudadownload ! fakesink > "$logdir/cuda-memcheck.log" 2>&1; then
+			pass "compute-sanitizer memcheck: $(grep -m1 'ERROR SUMMARY' "$logdir/cuda-memcheck.txt")"
+		else
+			fail "compute-sanitizer memcheck (see $logdir/cuda-memcheck.txt)"
+		fi
+	else
+		fail "no compute-sanitizer for the memcheck run"
+	fi
+elif [ -z "${GST_GPU_FAKE:-}" ]; then
+	fail "glcudafilter has no CUDAMemory pads: build with gstreamer-cuda-1.0 (libgstreamer-plugins-bad1.0-dev)"
+fi
 
 # Kernel files the CUDA driver judges (the fake loads any module): each
 # must be an element error of glcudafilter0 with CUDA's reason, never a
