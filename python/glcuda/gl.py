@@ -15,6 +15,8 @@ GL_TEXTURE_2D_ARRAY = 0x8C1A
 GL_FRAMEBUFFER = 0x8D40
 GL_READ_FRAMEBUFFER = 0x8CA8
 GL_DRAW_FRAMEBUFFER = 0x8CA9
+GL_COLOR_ATTACHMENT0 = 0x8CE0
+GL_FRAMEBUFFER_COMPLETE = 0x8CD5
 GL_COLOR_BUFFER_BIT = 0x4000
 GL_DEPTH_BUFFER_BIT = 0x0100
 GL_SCISSOR_TEST = 0x0C11
@@ -66,6 +68,12 @@ _PROTOTYPES = {
     "glDeleteTextures": (_VOID, [_I, ctypes.POINTER(_U)]),
     "glBindTexture": (_VOID, [_U, _U]),
     "glTexStorage2D": (_VOID, [_U, _I, _U, _I, _I]),
+    "glTexStorage3D": (_VOID, [_U, _I, _U, _I, _I, _I]),
+    "glGenFramebuffers": (_VOID, [_I, ctypes.POINTER(_U)]),
+    "glDeleteFramebuffers": (_VOID, [_I, ctypes.POINTER(_U)]),
+    "glFramebufferTexture": (_VOID, [_U, _U, _U, _I]),
+    "glFramebufferTextureLayer": (_VOID, [_U, _U, _U, _I, _I]),
+    "glCheckFramebufferStatus": (_U, [_U]),
     "glCreateShader": (_U, [_U]),
     "glShaderSource": (_VOID, [_U, _I, ctypes.POINTER(ctypes.c_char_p), _P]),
     "glCompileShader": (_VOID, [_U]),

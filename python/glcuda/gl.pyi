@@ -4,6 +4,8 @@ from typing import Any
 GL_TEXTURE_2D: int
 GL_TEXTURE_2D_ARRAY: int
 GL_FRAMEBUFFER: int
+GL_COLOR_ATTACHMENT0: int
+GL_FRAMEBUFFER_COMPLETE: int
 GL_RED: int
 GL_RG: int
 GL_RGBA: int
