@@ -184,6 +184,34 @@ def copy_from(args):
             verdict(torch.equal(out, src),
                     f"copy_to a torch tensor {layers}x{w}x{h}: the same")
             img.close()
+        # A texture of the caller's (a moderngl texture's glo), wrapped.
+        import ctypes
+        tex = ctypes.c_uint(0)
+        gl.glGenTextures(1, ctypes.byref(tex))
+        gl.glBindTexture(glmod.GL_TEXTURE_2D, tex.value)
+        gl.glTexStorage2D(glmod.GL_TEXTURE_2D, 1, glmod.GL_RGBA8, 640, 360)
+        gl.glBindTexture(glmod.GL_TEXTURE_2D, 0)
+        img = dev.wrap_texture(tex.value)
+        src = torch.randint(0, 256, (360, 640, 4), dtype=torch.uint8,
+                            device="cuda")
+        img.copy_from(src)
+        out = torch.empty_like(src)
+        img.copy_to(out)
+        fbo = ctypes.c_uint(0)
+        gl.glGenFramebuffers(1, ctypes.byref(fbo))
+        gl.glBindFramebuffer(glmod.GL_FRAMEBUFFER, fbo.value)
+        gl.glFramebufferTexture(glmod.GL_FRAMEBUFFER,
+                                glmod.GL_COLOR_ATTACHMENT0, tex.value, 0)
+        got = np.frombuffer(gl.read_pixels(fbo.value, 640, 360, glmod.GL_RGBA,
+                                           glmod.GL_UNSIGNED_BYTE, 4),
+                            np.uint8).reshape(360, 640, 4)
+        verdict(np.array_equal(got, src.cpu().numpy()) and
+                torch.equal(out, src),
+                "a wrapped GL texture: copy_from, glReadPixels and copy_to "
+                "agree on every pixel")
+        img.close()
+        gl.glDeleteFramebuffers(1, ctypes.byref(fbo))
+        gl.glDeleteTextures(1, ctypes.byref(tex))
         img = dev.image(64, 32, 3, format="r32f")
         src = torch.rand((3, 32, 64, 1), device="cuda")
         img.copy_from(src)
