@@ -45,4 +45,6 @@ dist_check_SCRIPTS += tests/test-python.sh tests/test-python-install.sh
 EXTRA_DIST += $(glcuda_py_sources) $(glcuda_py_files) $(glcuda_py_data) \
 	$(glcuda_py_tests) %reldir%/README.md %reldir%/pyproject.toml \
 	%reldir%/setup.py
-EXTRA_DIST += tests/python-env.sh
+EXTRA_DIST += tests/python-env.sh examples/python/batch_render.py \
+	examples/python/bench_sizes.py scripts/python-gpu-build.sh \
+	scripts/python-gpu-test.sh
