@@ -112,17 +112,6 @@ class Legacy:
         self.gl.glDeleteTextures(1, ctypes.byref(tex))
 
 
-def expected(envs, width, height, step):
-    y, x = np.mgrid[0:height, 0:width]
-    out = np.empty((envs, height, width, 4), np.uint8)
-    for layer in range(envs):
-        out[layer, ..., 0] = (layer * 7 + step) & 255
-        out[layer, ..., 1] = (x + y) & 255
-        out[layer, ..., 2] = layer & 255
-        out[layer, ..., 3] = 255
-    return out
-
-
 def run_path(path, dev, gl, scene, envs, width, height, seconds):
     """Run one path for about `seconds`: (steps/s, CPU µs a step, whether
     the first step's tensor held the expected pixels)."""
@@ -153,7 +142,7 @@ def run_path(path, dev, gl, scene, envs, width, height, seconds):
 
     first = step(0).cpu().numpy()
     exact = np.array_equal(first.reshape(envs, height, width, 4),
-                           expected(envs, width, height, 0))
+                           glmod.LayeredScene.expected(envs, width, height, 0))
     torch.cuda.synchronize()
     n, start, cpu = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:

@@ -151,36 +151,49 @@ class GL:
         self.glBindFramebuffer(GL_FRAMEBUFFER, 0)
         self.check("glClear")
 
+    def _check_status(self, obj, getiv, get_log, status, what):
+        ok = _I(0)
+        getiv(obj, status, ctypes.byref(ok))
+        if not ok.value:
+            log = ctypes.create_string_buffer(4096)
+            get_log(obj, 4096, None, log)
+            raise GLError(f"{what}: {log.value.decode(errors='replace')}")
+
     def _shader(self, kind, source):
         shader = self.glCreateShader(kind)
         src = ctypes.c_char_p(source.encode())
         self.glShaderSource(shader, 1, ctypes.byref(src), None)
         self.glCompileShader(shader)
-        ok = _I(0)
-        self.glGetShaderiv(shader, GL_COMPILE_STATUS, ctypes.byref(ok))
-        if not ok.value:
-            log = ctypes.create_string_buffer(4096)
-            self.glGetShaderInfoLog(shader, 4096, None, log)
+        try:
+            self._check_status(shader, self.glGetShaderiv,
+                               self.glGetShaderInfoLog, GL_COMPILE_STATUS,
+                               "shader")
+        except GLError:
             self.glDeleteShader(shader)
-            raise GLError(f"shader: {log.value.decode(errors='replace')}")
+            raise
         return shader
 
     def program(self, sources):
         """Link a program from {GL_VERTEX_SHADER: source, ...}."""
         program = self.glCreateProgram()
-        shaders = [self._shader(kind, src) for kind, src in sources.items()]
+        try:
+            shaders = [self._shader(kind, src)
+                       for kind, src in sources.items()]
+        except GLError:
+            self.glDeleteProgram(program)
+            raise
         for shader in shaders:
             self.glAttachShader(program, shader)
         self.glLinkProgram(program)
         for shader in shaders:
             self.glDeleteShader(shader)
-        ok = _I(0)
-        self.glGetProgramiv(program, GL_LINK_STATUS, ctypes.byref(ok))
-        if not ok.value:
-            log = ctypes.create_string_buffer(4096)
-            self.glGetProgramInfoLog(program, 4096, None, log)
+        try:
+            self._check_status(program, self.glGetProgramiv,
+                               self.glGetProgramInfoLog, GL_LINK_STATUS,
+                               "link")
+        except GLError:
             self.glDeleteProgram(program)
-            raise GLError(f"link: {log.value.decode(errors='replace')}")
+            raise
         return program
 
 
@@ -262,17 +275,20 @@ class LayeredScene:
         gl.check("layered draw")
 
     @staticmethod
-    def expected(width, height, layer, step=0):
-        """The pixels of one layer as bytes, rows bottom first (as GL
-        and the tensor's rows are: row 0 is GL's y = 0)."""
-        out = bytearray(width * height * 4)
-        r = (layer * 7 + step) & 255
-        b = layer & 255
-        for y in range(height):
-            for x in range(width):
-                i = (y * width + x) * 4
-                out[i:i + 4] = bytes((r, (x + y) & 255, b, 255))
-        return bytes(out)
+    def expected(layers, width, height, step=0):
+        """The pixels of the draw, a (layers, height, width, 4) uint8
+        numpy array; row 0 is GL's y = 0, as in glReadPixels and in the
+        image's tensors. Needs numpy."""
+        import numpy as np
+
+        y, x = np.mgrid[0:height, 0:width]
+        out = np.empty((layers, height, width, 4), np.uint8)
+        for layer in range(layers):
+            out[layer, ..., 0] = (layer * 7 + step) & 255
+            out[layer, ..., 1] = (x + y) & 255
+            out[layer, ..., 2] = layer & 255
+            out[layer, ..., 3] = 255
+        return out
 
     def close(self):
         vao = _U(self.vao)

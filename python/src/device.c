@@ -146,12 +146,8 @@ device_close(struct py_device *self)
 static void
 device_dealloc(PyObject *obj)
 {
-	PyTypeObject *type = Py_TYPE(obj);
-	freefunc free_func = (freefunc)PyType_GetSlot(type, Py_tp_free);
-
 	device_close((struct py_device *)obj);
-	free_func(obj);
-	Py_DECREF(type);
+	py_object_free(obj);
 }
 
 static PyObject *

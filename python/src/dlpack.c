@@ -16,27 +16,20 @@ static const char unversioned_name[] = "dltensor";
 /* A capsule the consumer never took ("used_dltensor..." once it did)
  * still owns its tensor. */
 static void
-capsule_versioned_free(PyObject *capsule)
+capsule_free(PyObject *capsule)
 {
-	DLManagedTensorVersioned *t;
+	if (PyCapsule_IsValid(capsule, versioned_name)) {
+		DLManagedTensorVersioned *t =
+			PyCapsule_GetPointer(capsule, versioned_name);
 
-	if (!PyCapsule_IsValid(capsule, versioned_name))
-		return;
-	t = PyCapsule_GetPointer(capsule, versioned_name);
-	if (t->deleter)
-		t->deleter(t);
-}
+		if (t->deleter)
+			t->deleter(t);
+	} else if (PyCapsule_IsValid(capsule, unversioned_name)) {
+		DLManagedTensor *t = PyCapsule_GetPointer(capsule, unversioned_name);
 
-static void
-capsule_unversioned_free(PyObject *capsule)
-{
-	DLManagedTensor *t;
-
-	if (!PyCapsule_IsValid(capsule, unversioned_name))
-		return;
-	t = PyCapsule_GetPointer(capsule, unversioned_name);
-	if (t->deleter)
-		t->deleter(t);
+		if (t->deleter)
+			t->deleter(t);
+	}
 }
 
 /* max_version: None (a consumer before DLPack 1.0) or (major, minor). */
@@ -118,7 +111,7 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 		ret = glcuda_image_export_dlpack(img, plane, stream, &t);
 		if (ret < 0)
 			return py_raise(ret);
-		capsule = PyCapsule_New(t, versioned_name, capsule_versioned_free);
+		capsule = PyCapsule_New(t, versioned_name, capsule_free);
 		if (!capsule)
 			t->deleter(t);
 	} else {
@@ -127,8 +120,7 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 		ret = glcuda_image_export_dlpack_unversioned(img, plane, stream, &t);
 		if (ret < 0)
 			return py_raise(ret);
-		capsule = PyCapsule_New(t, unversioned_name,
-					capsule_unversioned_free);
+		capsule = PyCapsule_New(t, unversioned_name, capsule_free);
 		if (!capsule)
 			t->deleter(t);
 	}

@@ -61,12 +61,8 @@ py_image_close(struct py_image *self)
 static void
 image_dealloc(PyObject *obj)
 {
-	PyTypeObject *type = Py_TYPE(obj);
-	freefunc free_func = (freefunc)PyType_GetSlot(type, Py_tp_free);
-
 	py_image_close((struct py_image *)obj);
-	free_func(obj);
-	Py_DECREF(type);
+	py_object_free(obj);
 }
 
 const char *

@@ -55,6 +55,16 @@ py_format_build(enum glcuda_format format)
 	return PyUnicode_FromString(name);
 }
 
+void
+py_object_free(PyObject *obj)
+{
+	PyTypeObject *type = Py_TYPE(obj);
+	freefunc free_func = (freefunc)PyType_GetSlot(type, Py_tp_free);
+
+	free_func(obj);
+	Py_DECREF(type);
+}
+
 static PyObject *
 formats_tuple(void)
 {

@@ -53,6 +53,9 @@ extern PyTypeObject *py_image_type;
 /* module.c: formats by their lower-case names ("rgba8", "depth32f"). */
 int py_format_parse(PyObject *obj, enum glcuda_format *out, const char *what);
 PyObject *py_format_build(enum glcuda_format format);
+/* The end of a dealloc of our heap types: free the object, drop its
+ * type's reference. */
+void py_object_free(PyObject *obj);
 
 /* What a plane of an image (or one layer of it) is as a tensor: the shape
  * and dtype of glcuda_image_export_dlpack(), from the plane's CUDA

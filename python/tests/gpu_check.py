@@ -43,16 +43,7 @@ def readback(gl, img, fmt="rgba8"):
                                     how[4])
 
 
-def expected(layers, width, height, step):
-    """LayeredScene's pixels, computed with numpy."""
-    y, x = np.mgrid[0:height, 0:width]
-    out = np.empty((layers, height, width, 4), np.uint8)
-    for layer in range(layers):
-        out[layer, ..., 0] = (layer * 7 + step) & 255
-        out[layer, ..., 1] = (x + y) & 255
-        out[layer, ..., 2] = layer & 255
-        out[layer, ..., 3] = 255
-    return out
+expected = glmod.LayeredScene.expected
 
 
 def as_layers(array, layers):

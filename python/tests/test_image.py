@@ -88,8 +88,7 @@ def test_one_layered_draw(dev, gl, cuda):
     img = dev.image(w, h, layers)
     scene = glmod.LayeredScene(gl)
     scene.draw(img.layered_framebuffer, w, h, layers, step=3)
-    want = b"".join(glmod.LayeredScene.expected(w, h, layer, 3)
-                    for layer in range(layers))
+    want = glmod.LayeredScene.expected(layers, w, h, 3).tobytes()
     assert export_layers(cuda, img) == want
     assert b"".join(read_layer(gl, img, layer, "rgba8")
                     for layer in range(layers)) == want
