@@ -41,7 +41,7 @@ fake_cuda_scripts += tests/test-python.sh
 packaging_tests += tests/test-python-install.sh
 AM_TESTS_ENVIRONMENT += PYTHON="$(PYTHON)"; export PYTHON;
 endif
-dist_check_SCRIPTS += tests/test-python.sh tests/test-python-install.sh
+dist_check_SCRIPTS += tests/test-python.sh
 EXTRA_DIST += $(glcuda_py_sources) $(glcuda_py_files) $(glcuda_py_data) \
 	$(glcuda_py_tests) %reldir%/README.md %reldir%/pyproject.toml \
 	%reldir%/setup.py
