@@ -40,6 +40,10 @@ fake_cuda_scripts += tests/test-python.sh
 # pip install --no-build-isolation ./python against a staged install.
 packaging_tests += tests/test-python-install.sh
 AM_TESTS_ENVIRONMENT += PYTHON="$(PYTHON)"; export PYTHON;
+# make distcheck builds and tests with the same Python.
+distcheck_python = PYTHON=$(PYTHON)
+else
+distcheck_python =
 endif
 dist_check_SCRIPTS += tests/test-python.sh
 EXTRA_DIST += $(glcuda_py_sources) $(glcuda_py_files) $(glcuda_py_data) \

@@ -15,6 +15,11 @@ if ! "$PYTHON" -m pip --version > /dev/null 2>&1; then
 	echo "SKIP: $PYTHON has no pip (python3-pip)"
 	exit 77
 fi
+# An offline build uses the build backend of $PYTHON itself.
+if ! "$PYTHON" -c 'import setuptools, wheel' > /dev/null 2>&1; then
+	echo "SKIP: $PYTHON has no setuptools or wheel (python3-setuptools, python3-wheel)"
+	exit 77
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-pip.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
