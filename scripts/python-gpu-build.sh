@@ -11,7 +11,7 @@
 # it), and only these built: the library and the module. The result, which
 # runs there from any path, is build-python-gpu/stage/:
 #
-#   lib/libglcuda.so.1
+#   lib/libglcuda.so.N
 #   site/glcuda/   the package: its Python files and _glcuda.abi3.so
 #
 # scripts/python-gpu-test.sh runs the checks with it (PYTHONPATH and
@@ -37,7 +37,10 @@ make -j2 lib/libglcuda.la python/glcuda/_glcuda.la
 
 rm -rf stage
 mkdir -p stage/lib stage/site/glcuda
-cp -L lib/.libs/libglcuda.so.1 stage/lib/
+# The library under the name the module asks for (its soname).
+soname=$(objdump -p python/glcuda/.libs/_glcuda.so |
+	awk '$1 == "NEEDED" && $2 ~ /^libglcuda\.so/ { print $2 }')
+cp -L "lib/.libs/$soname" stage/lib/
 cp ../python/glcuda/*.py ../python/glcuda/*.pyi ../python/glcuda/py.typed \
 	stage/site/glcuda/
 # The name pip gives a stable-ABI module: every Python 3.11+ loads it.
