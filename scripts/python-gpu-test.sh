@@ -3,11 +3,13 @@
 # scripts/python-gpu-build.sh made on the development machine
 # (build-python-gpu/stage), from the project root:
 #
-#     scripts/python-gpu-test.sh [--unpack] [--quick]
+#     scripts/python-gpu-test.sh [--unpack] [--quick] [CHECK...]
 #
 # --unpack  first unpack .gl/*.deb into / (GLVND's libEGL and libGL,
 #           libepoxy), as scripts/gpu-test.sh does; needs root.
-# --quick   the threads check for 10 s instead of 60, no benchmark.
+# --quick   the threads check for 10 s instead of 60.
+# CHECK...  run only these, of consumers, stream, copy_from, threads,
+#           memcheck, batch and bench (default: all).
 #
 # The checks (python/tests/gpu_check.py; each prints PASS or FAIL lines
 # with what it measured):
@@ -25,22 +27,31 @@
 #              exporting for 60 s: no hang, no error;
 #   memcheck   compute-sanitizer --tool memcheck over consumers (torch),
 #              stream and copy_from: no finding;
-# then examples/python/batch_render.py at 2048 layers of 64x64 (the
-# million-frames target) and examples/python/bench_sizes.py (the table of
-# doc/performance.md). About 6 minutes. Logs go to
+#   batch      examples/python/batch_render.py at 2 048 layers of 64x64
+#              (the million-frames target);
+#   bench      examples/python/bench_sizes.py (the table of
+#              doc/performance.md).
+# All of them take about 8 minutes; memcheck alone about half of that. Logs go to
 # ${OUT:-build-python-gpu}/python-logs/; the last line says "N passed,
 # N failed, N skipped"; the exit status is non-zero if a check failed.
 # SPDX-License-Identifier: MIT
 set -uo pipefail
 
-unpack=no quick=no
+unpack=no quick=no checks=
 for arg; do
 	case $arg in
 	--unpack) unpack=yes ;;
 	--quick) quick=yes ;;
+	consumers | stream | copy_from | threads | memcheck | batch | bench)
+		checks="$checks $arg" ;;
 	*) echo "unknown argument: $arg" >&2; exit 2 ;;
 	esac
 done
+checks=${checks:-consumers stream copy_from threads memcheck batch bench}
+wanted() {
+	case " $checks " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 stage=$(pwd)/build-python-gpu/stage
 if [ ! -f "$stage/site/glcuda/_glcuda.abi3.so" ]; then
 	echo "no build-python-gpu/stage: run scripts/python-gpu-build.sh on the development machine first" >&2
@@ -87,13 +98,16 @@ run() {
 echo "$("$PYTHON" --version), $("$PYTHON" -c 'import glcuda; print("glcuda", glcuda.__version__)' 2>&1)"
 seconds=60
 [ $quick = yes ] && seconds=10
-run consumers 300 "$PYTHON" $check consumers
-run stream 120 "$PYTHON" $check stream
-run copy_from 120 "$PYTHON" $check copy_from
-run threads $((seconds + 180)) "$PYTHON" $check threads --threads 8 --seconds $seconds
+for name in consumers stream copy_from; do
+	wanted $name && run $name 300 "$PYTHON" $check $name
+done
+wanted threads &&
+	run threads $((seconds + 180)) "$PYTHON" $check threads --threads 8 --seconds $seconds
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-if [ -x "$sanitizer" ]; then
+if ! wanted memcheck; then
+	:
+elif [ -x "$sanitizer" ]; then
 	for what in "consumers --only torch" stream copy_from; do
 		name=memcheck-${what%% *}
 		# shellcheck disable=SC2086 # the check's arguments
@@ -109,7 +123,7 @@ else
 	fail "memcheck: compute-sanitizer not found (PATH, /usr/local/cuda/bin)"
 fi
 
-if [ $quick = no ]; then
+if wanted batch; then
 	timeout 300 "$PYTHON" examples/python/batch_render.py --envs 2048 \
 		--size 64x64 --seconds 5 --paths glcuda,dlpack > "$logdir/batch-2048.log" 2>&1
 	status=$?
@@ -119,6 +133,8 @@ if [ $quick = no ]; then
 	else
 		fail "batch_render.py 2048 x 64x64: exit status $status"
 	fi
+fi
+if wanted bench; then
 	timeout 600 "$PYTHON" examples/python/bench_sizes.py > "$logdir/bench.md" 2>&1
 	status=$?
 	cat "$logdir/bench.md"
