@@ -1,5 +1,5 @@
 /*
- * glcuda-bench: the CUDA side: the kernels, through the tools' CUDA table.
+ * glcuda-bench: the CUDA side: the kernels, through the programs' CUDA table.
  * SPDX-License-Identifier: MIT
  */
 #include "bench.h"
@@ -20,7 +20,8 @@ get_function(const char *name)
 	if (res == CUDA_SUCCESS)
 		return f;
 	if (!cu.missing[0])
-		snprintf(cu.missing, sizeof(cu.missing), "cuModuleGetFunction(\"%s\"): %s", name,
+		snprintf(cu.missing, sizeof(cu.missing),
+			 "cuModuleGetFunction(\"%s\"): %s", name,
 			 tools_cuda_result(res, buf, sizeof(buf)));
 	return NULL;
 }
@@ -39,15 +40,18 @@ cuda_init(struct glcuda_device *dev)
 	cu.pushed = true;
 	res = CU(cuModuleLoadData)(&cu.module, glcuda_bench_fatbin);
 	if (res != CUDA_SUCCESS)
-		return cu_check(res, "cuModuleLoadData (bench/bench-kernels.cu; built for "
-				"the GPU's architecture? see NVCC_ARCH_FLAGS)");
+		return cu_check(res, "cuModuleLoadData "
+				     "(bench/bench-kernels.cu; built for the "
+				     "GPU's architecture? see "
+				     "NVCC_ARCH_FLAGS)");
 	for (int f = 0; f < 2; f++) {
 		char name[64];
 		snprintf(name, sizeof(name), "bench_invert_%s", suffix[f]);
 		/* GLCUDA_BENCH_INVERT_U8 names another RGBA8 invert: the fake
 		 * CUDA driver runs only the kernels of its tests, and its
 		 * ring_transform is this invert (255 - x on R, G, B). */
-		cu.invert[f] = get_function(f == 0 && invert_u8 && *invert_u8 ? invert_u8 : name);
+		cu.invert[f] = get_function(
+			f == 0 && invert_u8 && *invert_u8 ? invert_u8 : name);
 		snprintf(name, sizeof(name), "bench_blur_h_%s", suffix[f]);
 		cu.blur_h[f] = get_function(name);
 		snprintf(name, sizeof(name), "bench_blur_v_%s", suffix[f]);
@@ -55,8 +59,8 @@ cuda_init(struct glcuda_device *dev)
 	}
 	/* NULL where the driver has none (the fake CUDA driver of the
 	 * tests). */
-	cu.set_map_flags = (CUresult (*)(CUgraphicsResource, unsigned int))tools_cuda_find(
-		"cuGraphicsResourceSetMapFlags");
+	cu.set_map_flags = (CUresult (*)(CUgraphicsResource, unsigned int))
+		tools_cuda_find("cuGraphicsResourceSetMapFlags");
 	CU_TRY(cuMemAlloc, &cu.weights, (MAX_RADIUS + 1) * sizeof(float));
 	cu.loaded = true;
 	return 0;
@@ -104,7 +108,8 @@ cuda_prepare_group(const struct group *g, bool blur)
 	cuda_free_scratch();
 	if (!blur)
 		return 0;
-	cu.sigma = opt.blur_sigma > 0 ? opt.blur_sigma : 4.0 * g->height / 1080.0;
+	cu.sigma =
+		opt.blur_sigma > 0 ? opt.blur_sigma : 4.0 * g->height / 1080.0;
 	cu.radius = (int)ceil(3.0 * cu.sigma);
 	if (cu.radius < 1)
 		cu.radius = 1;
@@ -116,7 +121,8 @@ cuda_prepare_group(const struct group *g, bool blur)
 	}
 	for (int k = 0; k <= cu.radius; k++)
 		w[k] = (float)(w[k] / sum);
-	CU_TRY(cuMemcpyHtoD, cu.weights, w, (size_t)(cu.radius + 1) * sizeof(float));
+	CU_TRY(cuMemcpyHtoD, cu.weights, w,
+	       (size_t)(cu.radius + 1) * sizeof(float));
 	bytes = (size_t)g->width * g->height * 16;
 	for (int i = 0; i < MAX_DEPTH; i++) {
 		CUresult res = CU(cuMemAlloc)(&cu.scratch[i], bytes);
@@ -131,31 +137,38 @@ cuda_prepare_group(const struct group *g, bool blur)
 
 /* Enqueue the kernel of the configuration on a stream. */
 int
-run_kernel(const struct group *g, enum kernel_kind k, CUsurfObject in, CUsurfObject out,
-	   unsigned int slot, CUstream stream)
+run_kernel(const struct group *g, enum kernel_kind k, CUsurfObject in,
+	   CUsurfObject out, unsigned int slot, CUstream stream)
 {
 	int f = g->format == GLCUDA_FORMAT_RGBA16F;
 	int w = (int)g->width, h = (int)g->height;
 	unsigned int gx = (g->width + 15) / 16, gy = (g->height + 15) / 16;
 
 	if (k == KERNEL_INVERT ? !cu.invert[f] : !cu.blur_h[f] || !cu.blur_v[f])
-		return fail("no %s kernel for %s in the module (first failed lookup: %s)", kernel_names[k],
-			    glcuda_format_get_name(g->format), cu.missing);
+		return fail("no %s kernel for %s in the module (first failed "
+			    "lookup: %s)",
+			    kernel_names[k], glcuda_format_get_name(g->format),
+			    cu.missing);
 	if (k == KERNEL_INVERT) {
 		void *args[] = { &in, &out, &w, &h };
-		return cu_check(CU(cuLaunchKernel)(cu.invert[f], gx, gy, 1, 16, 16, 1, 0, stream,
-						   args, NULL), "cuLaunchKernel (invert)");
+		return cu_check(CU(cuLaunchKernel)(cu.invert[f], gx, gy, 1, 16,
+						   16, 1, 0, stream, args,
+						   NULL),
+				"cuLaunchKernel (invert)");
 	} else {
 		CUdeviceptr scratch = cu.scratch[slot % MAX_DEPTH];
 		CUdeviceptr weights = cu.weights;
 		int radius = cu.radius;
 		void *args_h[] = { &in, &scratch, &w, &h, &weights, &radius };
 		void *args_v[] = { &scratch, &out, &w, &h, &weights, &radius };
-		if (cu_check(CU(cuLaunchKernel)(cu.blur_h[f], gx, gy, 1, 16, 16, 1, 0, stream,
-						args_h, NULL), "cuLaunchKernel (blur_h)") < 0)
+		if (cu_check(CU(cuLaunchKernel)(cu.blur_h[f], gx, gy, 1, 16, 16,
+						1, 0, stream, args_h, NULL),
+			     "cuLaunchKernel (blur_h)") < 0)
 			return -1;
-		return cu_check(CU(cuLaunchKernel)(cu.blur_v[f], gx, gy, 1, 16, 16, 1, 0, stream,
-						   args_v, NULL), "cuLaunchKernel (blur_v)");
+		return cu_check(CU(cuLaunchKernel)(cu.blur_v[f], gx, gy, 1, 16,
+						   16, 1, 0, stream, args_v,
+						   NULL),
+				"cuLaunchKernel (blur_v)");
 	}
 }
 

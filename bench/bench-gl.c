@@ -11,7 +11,8 @@ struct bench_gl gl;
 const char scene_vs[] =
 	"#version 330 core\n"
 	"void main() {\n"
-	"  vec2 p = vec2(gl_VertexID == 1 ? 3.0 : -1.0, gl_VertexID == 2 ? 3.0 : -1.0);\n"
+	"  vec2 p = vec2(gl_VertexID == 1 ? 3.0 : -1.0,\n"
+	"                gl_VertexID == 2 ? 3.0 : -1.0);\n"
 	"  gl_Position = vec4(p, 0.0, 1.0);\n"
 	"}\n";
 
@@ -37,8 +38,11 @@ GLuint
 link_program(const char *vs_src, const char *fs_src)
 {
 	char log[1024];
-	GLuint vs = shader_compile(GL_VERTEX_SHADER, &vs_src, 1, log, sizeof(log));
-	GLuint fs = vs ? shader_compile(GL_FRAGMENT_SHADER, &fs_src, 1, log, sizeof(log)) : 0;
+	GLuint vs =
+		shader_compile(GL_VERTEX_SHADER, &vs_src, 1, log, sizeof(log));
+	GLuint fs = vs ? shader_compile(GL_FRAGMENT_SHADER, &fs_src, 1, log,
+					sizeof(log))
+		       : 0;
 	GLuint prog;
 
 	if (!fs) {
@@ -94,23 +98,27 @@ gl_fini(void)
 /* A texture of the group's format with immutable storage (one level, so it
  * is complete) and, if fbo is not NULL, a framebuffer around it. */
 int
-gl_make_target(const struct group *g, GLenum internal_format, GLuint *tex, GLuint *fbo)
+gl_make_target(const struct group *g, GLenum internal_format, GLuint *tex,
+	       GLuint *fbo)
 {
 	GLenum status;
 
 	glGenTextures(1, tex);
 	glBindTexture(GL_TEXTURE_2D, *tex);
-	glTexStorage2D(GL_TEXTURE_2D, 1, internal_format, (GLsizei)g->width, (GLsizei)g->height);
+	glTexStorage2D(GL_TEXTURE_2D, 1, internal_format, (GLsizei)g->width,
+		       (GLsizei)g->height);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	if (!fbo)
 		return gl_check("creating a texture");
 	glGenFramebuffers(1, fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, *tex, 0);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, *tex, 0);
 	status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	if (status != GL_FRAMEBUFFER_COMPLETE)
-		return fail("a %ux%u framebuffer is incomplete (0x%04x)", g->width, g->height, status);
+		return fail("a %ux%u framebuffer is incomplete (0x%04x)",
+			    g->width, g->height, status);
 	return gl_check("creating a render target");
 }
 
@@ -171,16 +179,19 @@ pace_wait(void)
 	if (opt.queue == 0 || gl.fence_count < opt.queue)
 		return 0;
 	f = gl.fences[gl.fence_head];
-	METER(pacing_meter,
-	      r = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, 10000000000ull));
+	METER(pacing_meter, r = glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT,
+						 10000000000ull));
 	glDeleteSync(f);
 	gl.fences[gl.fence_head] = NULL;
 	gl.fence_head = (gl.fence_head + 1) % MAX_QUEUE;
 	gl.fence_count--;
 	if (r == GL_TIMEOUT_EXPIRED)
-		return fail("GL did not finish a frame within 10 s (GPU hang?)");
+		return fail("GL did not finish a frame within 10 s (GPU "
+			    "hang?)");
 	if (r == GL_WAIT_FAILED)
-		return gl_check("in glClientWaitSync") < 0 ? -1 : fail("glClientWaitSync failed");
+		return gl_check("in glClientWaitSync") < 0
+			       ? -1
+			       : fail("glClientWaitSync failed");
 	return 0;
 }
 

@@ -36,8 +36,8 @@ glcuda_check(int ret, const char *call)
 {
 	if (ret >= 0)
 		return 0;
-	return fail("%s: %s (%s): %s", call, glcuda_error_get_name(ret), glcuda_strerror(ret),
-		    glcuda_get_last_error());
+	return fail("%s: %s (%s): %s", call, glcuda_error_get_name(ret),
+		    glcuda_strerror(ret), glcuda_get_last_error());
 }
 
 int
@@ -104,42 +104,60 @@ config_label(const struct config *c, char *buf, size_t size)
 		break;
 	case PATH_LEGACY:
 		if (c->depth <= 1)
-			snprintf(buf, size, "legacy: map, kernel, unmap, cuStreamSynchronize");
+			snprintf(buf, size,
+				 "legacy: map, kernel, unmap, "
+				 "cuStreamSynchronize");
 		else
-			snprintf(buf, size, "legacy, %u in flight (%u texture pairs and streams), "
-				 "cuStreamSynchronize on the oldest", c->depth, c->depth);
+			snprintf(buf, size,
+				 "legacy, %u in flight (%u texture pairs and "
+				 "streams), cuStreamSynchronize on the oldest",
+				 c->depth, c->depth);
 		break;
 	case PATH_LEGACY_NOSYNC:
 		if (c->depth <= 1)
-			snprintf(buf, size, "legacy without cuStreamSynchronize");
+			snprintf(buf, size,
+				 "legacy without cuStreamSynchronize");
 		else
-			snprintf(buf, size, "legacy without cuStreamSynchronize, %u in flight",
+			snprintf(buf, size,
+				 "legacy without cuStreamSynchronize, %u in "
+				 "flight",
 				 c->depth);
 		break;
 	case PATH_READBACK:
-		snprintf(buf, size, "readback: %d-stage PBO / pinned-memory pipeline",
+		snprintf(buf, size,
+			 "readback: %d-stage PBO / pinned-memory pipeline",
 			 READBACK_SLOTS);
 		break;
 	case PATH_WRAP_GL:
 		snprintf(buf, size, "glcuda, wrapped GL textures (map/unmap)");
 		break;
 	case PATH_WRAP_EGL:
-		snprintf(buf, size, "glcuda, wrapped EGLImages (timeline semaphores)");
+		snprintf(buf, size,
+			 "glcuda, wrapped EGLImages (timeline semaphores)");
 		break;
 	case PATH_GLCUDA:
 		if (c->depth == 1 && c->policy == POLICY_WAIT)
-			snprintf(buf, size, "glcuda %s, GL waits at once", mode_name(c->mode));
+			snprintf(buf, size, "glcuda %s, GL waits at once",
+				 mode_name(c->mode));
 		else if (c->policy == POLICY_WAIT)
-			snprintf(buf, size, "glcuda %s, %u in flight, GL waits for the oldest",
+			snprintf(buf, size,
+				 "glcuda %s, %u in flight, GL waits for the "
+				 "oldest",
 				 mode_name(c->mode), c->depth);
 		else if (c->policy == POLICY_READY)
-			snprintf(buf, size, "glcuda %s, %u in flight, GL waits for the ready oldest",
+			snprintf(buf, size,
+				 "glcuda %s, %u in flight, GL waits for the "
+				 "ready oldest",
 				 mode_name(c->mode), c->depth);
 		else if (c->policy == POLICY_BATCH)
-			snprintf(buf, size, "glcuda %s, batches of %u frames (one switch each way)",
+			snprintf(buf, size,
+				 "glcuda %s, batches of %u frames (one switch "
+				 "each way)",
 				 mode_name(c->mode), c->depth);
 		else
-			snprintf(buf, size, "glcuda %s, %u in flight, take newest ready (drops frames)",
+			snprintf(buf, size,
+				 "glcuda %s, %u in flight, take newest ready "
+				 "(drops frames)",
 				 mode_name(c->mode), c->depth);
 		break;
 	default:
@@ -196,21 +214,23 @@ read_texture(GLuint tex, const struct group *g, void *dst)
 	glGetIntegerv(GL_PACK_ALIGNMENT, &pack_align);
 	glGenFramebuffers(1, &fbo);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
-	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, tex, 0);
 	status = glCheckFramebufferStatus(GL_READ_FRAMEBUFFER);
 	if (status == GL_FRAMEBUFFER_COMPLETE) {
 		glReadBuffer(GL_COLOR_ATTACHMENT0);
 		glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
 		glPixelStorei(GL_PACK_ALIGNMENT, 4);
-		glReadPixels(0, 0, (GLsizei)g->width, (GLsizei)g->height, GL_RGBA, g->pixel_type,
-			     dst);
+		glReadPixels(0, 0, (GLsizei)g->width, (GLsizei)g->height,
+			     GL_RGBA, g->pixel_type, dst);
 	}
 	glPixelStorei(GL_PACK_ALIGNMENT, pack_align);
 	glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buf);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_fbo);
 	glDeleteFramebuffers(1, &fbo);
 	if (status != GL_FRAMEBUFFER_COMPLETE)
-		return fail("verification: texture %u cannot be read (framebuffer status 0x%04x)",
+		return fail("verification: texture %u cannot be read "
+			    "(framebuffer status 0x%04x)",
 			    tex, status);
 	return gl_check("reading a frame back");
 }
@@ -286,15 +306,16 @@ reference_frame(const struct group *g, enum kernel_kind k, uint64_t frame,
 	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 	glBindTexture(GL_TEXTURE_2D, glcuda_image_get_gl_texture(img[0]));
-	glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)g->width, (GLsizei)g->height, GL_RGBA,
-			g->pixel_type, host);
+	glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)g->width,
+			(GLsizei)g->height, GL_RGBA, g->pixel_type, host);
 	glBindTexture(GL_TEXTURE_2D, (GLuint)tex_binding);
 	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)unpack_buf);
 	glPixelStorei(GL_UNPACK_ALIGNMENT, unpack_align);
 	if (gl_check("verification: uploading the reference input") < 0)
 		goto out;
 	glFinish();
-	if (cu_check(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0) {
+	if (cu_check(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING),
+		     "cuStreamCreate") < 0) {
 		stream = NULL;
 		goto out;
 	}
@@ -307,7 +328,8 @@ reference_frame(const struct group *g, enum kernel_kind k, uint64_t frame,
 	if (run_kernel(g, k, glcuda_image_get_cuda_surface(img[0]),
 		       glcuda_image_get_cuda_surface(img[1]), 0, stream) < 0)
 		goto out;
-	if (cu_check(CU(cuStreamSynchronize)(stream), "cuStreamSynchronize") < 0)
+	if (cu_check(CU(cuStreamSynchronize)(stream), "cuStreamSynchronize") <
+	    0)
 		goto out;
 	r = glcuda_handoff_to_gl(main_dev, img, 2, stream);
 	on_cuda = false;
@@ -315,7 +337,8 @@ reference_frame(const struct group *g, enum kernel_kind k, uint64_t frame,
 		glcuda_check(r, "verification: glcuda_handoff_to_gl");
 		goto out;
 	}
-	if (cu_check(CU(cuStreamSynchronize)(stream), "cuStreamSynchronize") < 0)
+	if (cu_check(CU(cuStreamSynchronize)(stream), "cuStreamSynchronize") <
+	    0)
 		goto out;
 	if (read_texture(glcuda_image_get_gl_texture(img[1]), g, ref.data) < 0)
 		goto out;
@@ -366,7 +389,8 @@ verify_run(struct run_ctx *c)
 			glcuda_check(r, "verification: glcuda_handoff_to_gl");
 			goto out;
 		}
-		if (read_texture(glcuda_image_get_gl_texture(c->img[1]), g, got) < 0)
+		if (read_texture(glcuda_image_get_gl_texture(c->img[1]), g,
+				 got) < 0)
 			goto out;
 	} else if (read_texture(c->last_tex, g, got) < 0) {
 		goto out;
@@ -388,13 +412,16 @@ verify_run(struct run_ctx *c)
 				bad++;
 			}
 		for (unsigned int b = 0; b < g->bpp; b++) {
-			snprintf(gs + 2 * b, sizeof(gs) - 2 * b, "%02x", got[first + b]);
-			snprintf(ws + 2 * b, sizeof(ws) - 2 * b, "%02x", want[first + b]);
+			snprintf(gs + 2 * b, sizeof(gs) - 2 * b, "%02x",
+				 got[first + b]);
+			snprintf(ws + 2 * b, sizeof(ws) - 2 * b, "%02x",
+				 want[first + b]);
 		}
-		fail("verification: frame %llu differs from the reference at (%zu, %zu): got "
-		     "%s, want %s (%zu of %u pixels differ)", (unsigned long long)c->last_frame,
-		     first / g->bpp % g->width, first / g->bpp / g->width, gs, ws, bad,
-		     g->width * g->height);
+		fail("verification: frame %llu differs from the reference at "
+		     "(%zu, %zu): got %s, want %s (%zu of %u pixels differ)",
+		     (unsigned long long)c->last_frame,
+		     first / g->bpp % g->width, first / g->bpp / g->width, gs,
+		     ws, bad, g->width * g->height);
 		goto out;
 	}
 	ret = 0;
@@ -442,7 +469,8 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	if (c.ring)
 		c.dropped_at_start = glcuda_ring_get_dropped(c.ring);
 	if (cfg->path == PATH_CUDA)
-		frames = frames < c.event_count - 1 ? frames : c.event_count - 1;
+		frames =
+			frames < c.event_count - 1 ? frames : c.event_count - 1;
 	max_ns = (uint64_t)(opt.max_seconds * 1e9);
 	cpu0 = clock_process_cpu_ns();
 	t_start = t_prev = clock_now_ns();
@@ -459,7 +487,8 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	out->process_cpu_us = (double)(clock_process_cpu_ns() - cpu0) / 1e3;
 	out->seconds = (double)(t_prev - t_start) / 1e9;
 	if (c.ring)
-		out->dropped = glcuda_ring_get_dropped(c.ring) - c.dropped_at_start;
+		out->dropped =
+			glcuda_ring_get_dropped(c.ring) - c.dropped_at_start;
 
 	if (ops->drain && ops->drain(&c) < 0)
 		goto out;
@@ -471,7 +500,8 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 	 * would add noise, not information). */
 	produced_total = opt.warmup + n;
 	if (cfg->path != PATH_CUDA && c.composited_total < produced_total) {
-		out->drop_pct = 100.0 * (produced_total - c.composited_total) / produced_total;
+		out->drop_pct = 100.0 * (produced_total - c.composited_total) /
+				produced_total;
 	} else {
 		composited = n;
 		out->drop_pct = 0;
@@ -503,14 +533,17 @@ run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
 		float ms = 0;
 		if (ne < 2)
 			goto stats_wall;
-		if (cu_check(CU(cuEventElapsedTime)(&ms, c.events[0], c.events[ne - 1]),
+		if (cu_check(CU(cuEventElapsedTime)(&ms, c.events[0],
+						    c.events[ne - 1]),
 			     "cuEventElapsedTime") < 0)
 			goto out;
 		n = ne - 1;
 		out->mean_us = (double)ms * 1e3 / n;
 		out->fps = out->produced_fps = 1e6 / out->mean_us;
 		for (unsigned int i = 1; i < ne; i++) {
-			if (cu_check(CU(cuEventElapsedTime)(&ms, c.events[i - 1], c.events[i]),
+			if (cu_check(CU(cuEventElapsedTime)(&ms,
+							    c.events[i - 1],
+							    c.events[i]),
 				     "cuEventElapsedTime") < 0)
 				goto out;
 			ft[i - 1] = (double)ms * 1e3;
@@ -583,21 +616,26 @@ void
 plan_rows(const struct group *g, enum kernel_kind k)
 {
 	static const enum path_kind order[] = {
-		PATH_GL, PATH_CUDA, PATH_READBACK, PATH_LEGACY, PATH_LEGACY_NOSYNC,
-		PATH_WRAP_GL, PATH_WRAP_EGL,
+		PATH_GL,       PATH_CUDA,	   PATH_READBACK,
+		PATH_LEGACY,   PATH_LEGACY_NOSYNC, PATH_WRAP_GL,
+		PATH_WRAP_EGL,
 	};
 
 	for (unsigned int i = 0; i < ARRAY_LENGTH(order); i++) {
 		if (!(opt.paths & (1u << order[i])))
 			continue;
 		if (order[i] != PATH_LEGACY && order[i] != PATH_LEGACY_NOSYNC) {
-			add_row(g, k, (struct config){ .path = order[i], .depth = 1 });
+			add_row(g, k,
+				(struct config){ .path = order[i],
+						 .depth = 1 });
 			continue;
 		}
 		/* Legacy pipelined as deep as glcuda: the same depths. */
 		for (unsigned int d = 1; d <= MAX_DEPTH; d++)
 			if (opt.depths & (1u << d))
-				add_row(g, k, (struct config){ .path = order[i], .depth = d });
+				add_row(g, k,
+					(struct config){ .path = order[i],
+							 .depth = d });
 	}
 	if (!(opt.paths & (1u << PATH_GLCUDA)))
 		return;
@@ -611,14 +649,16 @@ plan_rows(const struct group *g, enum kernel_kind k)
 				if (!(opt.depths & (1u << d)))
 					continue;
 				/* Taking the newest ready frame, or waiting for
-				 * the ready fd, with one frame in flight is a CPU
-				 * wait for that frame: not a pipeline. */
+				 * the ready fd, with one frame in flight is a
+				 * CPU wait for that frame: not a pipeline. */
 				if (p != POLICY_WAIT && d == 1)
 					continue;
-				add_row(g, k, (struct config){ .path = PATH_GLCUDA,
-							       .mode = all_modes[m],
-							       .policy = (enum policy)p,
-							       .depth = d });
+				add_row(g, k,
+					(struct config){ .path = PATH_GLCUDA,
+							 .mode = all_modes[m],
+							 .policy =
+								 (enum policy)p,
+							 .depth = d });
 			}
 		}
 	}
@@ -628,7 +668,8 @@ plan_rows(const struct group *g, enum kernel_kind k)
  * (bench/results/) scaled by pixels and bytes: only for the duration
  * estimate. */
 double
-estimate_frame_ms(const struct group *g, const struct config *c, enum kernel_kind k)
+estimate_frame_ms(const struct group *g, const struct config *c,
+		  enum kernel_kind k)
 {
 	double mpx = (double)g->width * g->height / 1e6;
 	double scale = g->bpp / 4.0;
@@ -672,14 +713,18 @@ estimate_seconds(void)
 
 	for (unsigned int i = 0; i < row_count; i++) {
 		const struct row *r = &rows[i];
-		double ft = estimate_frame_ms(r->group, &r->cfg, r->kernel) / 1e3;
+		double ft =
+			estimate_frame_ms(r->group, &r->cfg, r->kernel) / 1e3;
 		double measured = opt.frames * ft;
 		double over = run_overhead_s(r->group, &r->cfg);
 		if (measured > opt.max_seconds)
 			measured = opt.max_seconds;
 		total += opt.reps * (measured + opt.warmup * ft + over);
 		if (r->cfg.path == PATH_GLCUDA && opt.timing_frames)
-			total += (opt.timing_frames < opt.frames ? opt.timing_frames : opt.frames) * ft +
+			total += (opt.timing_frames < opt.frames
+					  ? opt.timing_frames
+					  : opt.frames) *
+					 ft +
 				 opt.warmup * ft + over;
 	}
 	/* devices, contexts, module, the screen textures */

@@ -8,7 +8,9 @@
 int
 ring_collect_timings(struct run_ctx *c)
 {
-	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
+	struct glcuda_frame_timings t = {
+		.size = sizeof(struct glcuda_frame_timings)
+	};
 	int r;
 
 	if (!c->timings)
@@ -35,14 +37,16 @@ glcuda_setup(struct run_ctx *c)
 
 	c->dev = device_for_mode(c->cfg.mode, &why);
 	if (!c->dev)
-		return fail("no glcuda device in %s mode: %s", mode_name(c->cfg.mode), why);
+		return fail("no glcuda device in %s mode: %s",
+			    mode_name(c->cfg.mode), why);
 	glcuda_ring_desc_init(&desc);
 	desc.width = c->g->width;
 	desc.height = c->g->height;
 	desc.slots = c->cfg.depth < 2 ? 2 : c->cfg.depth;
 	desc.input_format = c->g->format;
 	desc.output_format = c->g->format;
-	desc.flags = c->timings ? GLCUDA_RING_FLAG_TIMINGS : GLCUDA_RING_FLAG_NONE;
+	desc.flags =
+		c->timings ? GLCUDA_RING_FLAG_TIMINGS : GLCUDA_RING_FLAG_NONE;
 	r = glcuda_ring_new(c->dev, &desc, &c->ring);
 	if (r < 0)
 		return glcuda_check(r, "glcuda_ring_new");
@@ -74,7 +78,8 @@ glcuda_present_oldest(struct run_ctx *c)
 	struct glcuda_frame *f = c->queue[0];
 	int r;
 
-	memmove(&c->queue[0], &c->queue[1], (c->queue_len - 1) * sizeof(c->queue[0]));
+	memmove(&c->queue[0], &c->queue[1],
+		(c->queue_len - 1) * sizeof(c->queue[0]));
 	c->queue_len--;
 	METER(interop_meter, r = glcuda_frame_wait_gl(f));
 	if (r < 0)
@@ -88,7 +93,8 @@ glcuda_present_oldest(struct run_ctx *c)
 static int
 wait_ring_fd(struct run_ctx *c)
 {
-	struct pollfd pfd = { .fd = glcuda_ring_get_fd(c->ring), .events = POLLIN };
+	struct pollfd pfd = { .fd = glcuda_ring_get_fd(c->ring),
+			      .events = POLLIN };
 	int pr;
 
 	METER(pacing_meter, pr = poll(&pfd, 1, 10000));
@@ -107,13 +113,18 @@ glcuda_present_newest(struct run_ctx *c)
 		struct glcuda_frame *f;
 		int ret;
 
-		METER(interop_meter, ret = glcuda_ring_take_newest(c->ring, &f));
+		METER(interop_meter,
+		      ret = glcuda_ring_take_newest(c->ring, &f));
 		if (ret == 0) {
-			c->pending -= 1 + (unsigned int)(glcuda_ring_get_dropped(c->ring) - dropped);
+			c->pending -=
+				1 + (unsigned int)(glcuda_ring_get_dropped(
+							   c->ring) -
+						   dropped);
 			return glcuda_present(c, f);
 		}
 		if (ret != -EAGAIN)
-			return fail("glcuda_ring_take_newest: %s", glcuda_get_last_error());
+			return fail("glcuda_ring_take_newest: %s",
+				    glcuda_get_last_error());
 		if (wait_ring_fd(c) < 0)
 			return -1;
 	}
@@ -171,8 +182,10 @@ glcuda_run_batch(struct run_ctx *c)
 		METER(interop_meter, r = glcuda_frame_submit(f));
 		if (r < 0)
 			return glcuda_check(r, "glcuda_frame_submit");
-		if (run_kernel(c->g, c->kernel, glcuda_frame_get_input_surface(f),
-			       glcuda_frame_get_output_surface(f), glcuda_frame_get_slot(f),
+		if (run_kernel(c->g, c->kernel,
+			       glcuda_frame_get_input_surface(f),
+			       glcuda_frame_get_output_surface(f),
+			       glcuda_frame_get_slot(f),
 			       glcuda_frame_get_stream(f)) < 0)
 			return -1;
 	}
@@ -203,7 +216,8 @@ glcuda_frame_fn(struct run_ctx *c, uint64_t n)
 		return -1;
 	METER(interop_meter, r = glcuda_ring_acquire(c->ring, &f));
 	if (r == -EAGAIN)
-		return fail("glcuda_ring_acquire: all slots in flight (bench bug: depth %u)",
+		return fail("glcuda_ring_acquire: all slots in flight (bench "
+			    "bug: depth %u)",
 			    c->cfg.depth);
 	if (r < 0)
 		return glcuda_check(r, "glcuda_ring_acquire");
@@ -220,7 +234,8 @@ glcuda_frame_fn(struct run_ctx *c, uint64_t n)
 	if (r < 0)
 		return glcuda_check(r, "glcuda_frame_submit");
 	if (run_kernel(c->g, c->kernel, glcuda_frame_get_input_surface(f),
-		       glcuda_frame_get_output_surface(f), glcuda_frame_get_slot(f),
+		       glcuda_frame_get_output_surface(f),
+		       glcuda_frame_get_slot(f),
 		       glcuda_frame_get_stream(f)) < 0)
 		return -1;
 	METER(interop_meter, r = glcuda_frame_complete(f));
@@ -229,7 +244,8 @@ glcuda_frame_fn(struct run_ctx *c, uint64_t n)
 	switch (c->cfg.policy) {
 	case POLICY_WAIT:
 		c->queue[c->queue_len++] = f;
-		if (c->queue_len >= c->cfg.depth && glcuda_present_oldest(c) < 0)
+		if (c->queue_len >= c->cfg.depth &&
+		    glcuda_present_oldest(c) < 0)
 			return -1;
 		break;
 	case POLICY_READY:
@@ -249,7 +265,8 @@ glcuda_frame_fn(struct run_ctx *c, uint64_t n)
 int
 glcuda_drain(struct run_ctx *c)
 {
-	if (c->cfg.policy == POLICY_BATCH && c->queue_len && glcuda_run_batch(c) < 0)
+	if (c->cfg.policy == POLICY_BATCH && c->queue_len &&
+	    glcuda_run_batch(c) < 0)
 		return -1;
 	while (c->queue_len)
 		if (glcuda_present_oldest(c) < 0)
@@ -267,12 +284,13 @@ glcuda_teardown(struct run_ctx *c)
 	c->ring = NULL;
 }
 
-/* gl alone ------------------------------------------------------------------ */
+/* gl alone -------------------------------------------------------------- */
 
 int
 gl_setup(struct run_ctx *c)
 {
-	return gl_make_target(c->g, c->g->internal_format, &c->in_tex, &c->in_fbo);
+	return gl_make_target(c->g, c->g->internal_format, &c->in_tex,
+			      &c->in_fbo);
 }
 
 int
@@ -320,8 +338,10 @@ cuda_images_setup(struct run_ctx *c, bool pattern)
 
 		glGenFramebuffers(1, &fbo);
 		glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-		glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-				       glcuda_image_get_gl_texture(c->img[0]), 0);
+		glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+				       GL_TEXTURE_2D,
+				       glcuda_image_get_gl_texture(c->img[0]),
+				       0);
 		gl_render(fbo, c->g, 0);
 		glBindFramebuffer(GL_FRAMEBUFFER, 0);
 		glDeleteFramebuffers(1, &fbo);
@@ -366,7 +386,8 @@ cuda_setup(struct run_ctx *c)
 	for (unsigned int i = 0; i < c->event_count; i++)
 		CU_TRY(cuEventCreate, &c->events[i], CU_EVENT_DEFAULT);
 	for (unsigned int i = 0; i < ARRAY_LENGTH(c->pace_events); i++)
-		CU_TRY(cuEventCreate, &c->pace_events[i], CU_EVENT_DISABLE_TIMING);
+		CU_TRY(cuEventCreate, &c->pace_events[i],
+		       CU_EVENT_DISABLE_TIMING);
 	return 0;
 }
 
@@ -378,12 +399,14 @@ cuda_frame_fn(struct run_ctx *c, uint64_t n)
 	/* Keep at most half the pacing ring queued: the GPU never starves and
 	 * the launch queue never fills. */
 	if (n >= np / 2)
-		METER(pacing_meter,
-		      CU_TRY(cuEventSynchronize, c->pace_events[(n - np / 2) % np]));
+		METER(pacing_meter, CU_TRY(cuEventSynchronize,
+					   c->pace_events[(n - np / 2) % np]));
 	if (c->measuring && c->event_next == 0)
 		CU_TRY(cuEventRecord, c->events[c->event_next++], c->stream);
-	if (run_kernel(c->g, c->kernel, glcuda_image_get_cuda_surface(c->img[0]),
-		       glcuda_image_get_cuda_surface(c->img[1]), 0, c->stream) < 0)
+	if (run_kernel(c->g, c->kernel,
+		       glcuda_image_get_cuda_surface(c->img[0]),
+		       glcuda_image_get_cuda_surface(c->img[1]), 0,
+		       c->stream) < 0)
 		return -1;
 	if (c->measuring && c->event_next < c->event_count)
 		CU_TRY(cuEventRecord, c->events[c->event_next++], c->stream);
@@ -414,7 +437,7 @@ cuda_teardown(struct run_ctx *c)
 	cuda_images_teardown(c);
 }
 
-/* legacy -------------------------------------------------------------------- */
+/* legacy ---------------------------------------------------------------- */
 
 /*
  * The legacy registration at its strongest: `depth` pairs of textures,
@@ -436,12 +459,15 @@ legacy_setup(struct run_ctx *c)
 
 	c->dev = main_dev;
 	if (!cu.set_map_flags)
-		return fail("the CUDA driver has no cuGraphicsResourceSetMapFlags");
+		return fail("the CUDA driver has no "
+			    "cuGraphicsResourceSetMapFlags");
 	for (unsigned int s = 0; s < depth; s++) {
 		GLuint tex[2];
 
-		if (gl_make_target(c->g, c->g->internal_format, &c->l_in_tex[s], &c->l_in_fbo[s]) < 0 ||
-		    gl_make_target(c->g, c->g->internal_format, &c->l_out_tex[s], NULL) < 0)
+		if (gl_make_target(c->g, c->g->internal_format, &c->l_in_tex[s],
+				   &c->l_in_fbo[s]) < 0 ||
+		    gl_make_target(c->g, c->g->internal_format,
+				   &c->l_out_tex[s], NULL) < 0)
 			return -1;
 		CU_TRY(cuStreamCreate, &c->l_stream[s], CU_STREAM_NON_BLOCKING);
 		tex[0] = c->l_in_tex[s];
@@ -456,9 +482,11 @@ legacy_setup(struct run_ctx *c)
 				CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST);
 			if (res != CUDA_SUCCESS) {
 				c->res[s][i] = NULL;
-				return cu_check(res, "cuGraphicsGLRegisterImage");
+				return cu_check(res,
+						"cuGraphicsGLRegisterImage");
 			}
-			if (cu_check(cu.set_map_flags(c->res[s][i], map_flags[i]),
+			if (cu_check(cu.set_map_flags(c->res[s][i],
+						      map_flags[i]),
 				     "cuGraphicsResourceSetMapFlags") < 0)
 				return -1;
 		}
@@ -471,7 +499,8 @@ legacy_setup(struct run_ctx *c)
  * hands back a different array (it normally does not): the legacy path at
  * its cheapest. */
 int
-legacy_surface(struct run_ctx *c, unsigned int slot, int i, CUarray array, CUsurfObject *out)
+legacy_surface(struct run_ctx *c, unsigned int slot, int i, CUarray array,
+	       CUsurfObject *out)
 {
 	CUDA_RESOURCE_DESC rd;
 
@@ -498,10 +527,12 @@ legacy_present_oldest(struct run_ctx *c)
 	struct legacy_frame f = c->l_fifo[0];
 	CUresult res;
 
-	memmove(&c->l_fifo[0], &c->l_fifo[1], (c->l_fifo_len - 1) * sizeof(c->l_fifo[0]));
+	memmove(&c->l_fifo[0], &c->l_fifo[1],
+		(c->l_fifo_len - 1) * sizeof(c->l_fifo[0]));
 	c->l_fifo_len--;
 	if (c->cfg.path == PATH_LEGACY) {
-		METER(interop_meter, res = CU(cuStreamSynchronize)(c->l_stream[f.slot]));
+		METER(interop_meter,
+		      res = CU(cuStreamSynchronize)(c->l_stream[f.slot]));
 		if (res != CUDA_SUCCESS)
 			return cu_check(res, "cuStreamSynchronize");
 	}
@@ -525,23 +556,29 @@ legacy_frame_fn(struct run_ctx *c, uint64_t n)
 	 * flight: its textures are free (GL's reads of them are ordered before
 	 * the next map). */
 	gl_render(c->l_in_fbo[s], c->g, n);
-	METER(interop_meter, res = CU(cuGraphicsMapResources)(2, c->res[s], c->l_stream[s]));
+	METER(interop_meter,
+	      res = CU(cuGraphicsMapResources)(2, c->res[s], c->l_stream[s]));
 	if (res != CUDA_SUCCESS)
 		return cu_check(res, "cuGraphicsMapResources");
 	METER(interop_meter, {
 		for (int i = 0; i < 2 && r == 0; i++) {
-			res = CU(cuGraphicsSubResourceGetMappedArray)(&arr[i], c->res[s][i], 0, 0);
+			res = CU(cuGraphicsSubResourceGetMappedArray)(
+				&arr[i], c->res[s][i], 0, 0);
 			if (res != CUDA_SUCCESS)
-				r = cu_check(res, "cuGraphicsSubResourceGetMappedArray");
+				r = cu_check(
+					res,
+					"cuGraphicsSubResourceGetMappedArray");
 			else
 				r = legacy_surface(c, s, i, arr[i], &surf[i]);
 		}
 	});
 	if (r < 0)
 		return -1;
-	if (run_kernel(c->g, c->kernel, surf[0], surf[1], s, c->l_stream[s]) < 0)
+	if (run_kernel(c->g, c->kernel, surf[0], surf[1], s, c->l_stream[s]) <
+	    0)
 		return -1;
-	METER(interop_meter, res = CU(cuGraphicsUnmapResources)(2, c->res[s], c->l_stream[s]));
+	METER(interop_meter,
+	      res = CU(cuGraphicsUnmapResources)(2, c->res[s], c->l_stream[s]));
 	if (res != CUDA_SUCCESS)
 		return cu_check(res, "cuGraphicsUnmapResources");
 	c->l_fifo[c->l_fifo_len++] = (struct legacy_frame){ .slot = s, .n = n };
@@ -568,7 +605,8 @@ legacy_teardown(struct run_ctx *c)
 			CU(cuStreamSynchronize)(c->l_stream[s]);
 		for (int i = 0; i < 2; i++) {
 			if (c->cached_surface[s][i])
-				CU(cuSurfObjectDestroy)(c->cached_surface[s][i]);
+				CU(cuSurfObjectDestroy)
+				(c->cached_surface[s][i]);
 			c->cached_surface[s][i] = 0;
 			if (c->res[s][i])
 				CU(cuGraphicsUnregisterResource)(c->res[s][i]);
@@ -582,7 +620,7 @@ legacy_teardown(struct run_ctx *c)
 	}
 }
 
-/* wrap-gl, wrap-egl ---------------------------------------------------------- */
+/* wrap-gl, wrap-egl ----------------------------------------------------- */
 
 /* The legacy path's two GL textures, wrapped by glcuda (or EGLImages made
  * from them, wrapped), handed off both at once each way per frame. */
@@ -593,7 +631,8 @@ wrap_setup(struct run_ctx *c)
 	int r;
 
 	c->dev = main_dev;
-	if (gl_make_target(c->g, c->g->internal_format, &c->in_tex, &c->in_fbo) < 0 ||
+	if (gl_make_target(c->g, c->g->internal_format, &c->in_tex,
+			   &c->in_fbo) < 0 ||
 	    gl_make_target(c->g, c->g->internal_format, &c->out_tex, NULL) < 0)
 		return -1;
 	CU_TRY(cuStreamCreate, &c->stream, CU_STREAM_NON_BLOCKING);
@@ -601,23 +640,28 @@ wrap_setup(struct run_ctx *c)
 	tex[1] = c->out_tex;
 	for (int i = 0; i < 2; i++) {
 		if (c->cfg.path == PATH_WRAP_EGL) {
-			c->egl_image[i] = eglCreateImage(main_dpy, eglGetCurrentContext(),
-							 EGL_GL_TEXTURE_2D,
-							 (EGLClientBuffer)(uintptr_t)tex[i], NULL);
+			c->egl_image[i] = eglCreateImage(
+				main_dpy, eglGetCurrentContext(),
+				EGL_GL_TEXTURE_2D,
+				(EGLClientBuffer)(uintptr_t)tex[i], NULL);
 			if (c->egl_image[i] == EGL_NO_IMAGE)
-				return fail("eglCreateImage (EGL_GL_TEXTURE_2D): EGL error 0x%x",
-					    eglGetError());
-			r = glcuda_image_wrap_egl_image(main_dev, c->egl_image[i],
-							GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE, &c->img[i]);
+				return fail("eglCreateImage "
+					    "(EGL_GL_TEXTURE_2D): EGL error "
+					    "0x%x", eglGetError());
+			r = glcuda_image_wrap_egl_image(
+				main_dev, c->egl_image[i],
+				GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE, &c->img[i]);
+			if (r < 0)
+				return glcuda_check(
+					r, "glcuda_image_wrap_egl_image");
 		} else {
-			r = glcuda_image_wrap_gl_texture(main_dev, tex[i], GL_TEXTURE_2D,
-							 GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE,
-							 &c->img[i]);
+			r = glcuda_image_wrap_gl_texture(
+				main_dev, tex[i], GL_TEXTURE_2D,
+				GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE, &c->img[i]);
+			if (r < 0)
+				return glcuda_check(
+					r, "glcuda_image_wrap_gl_texture");
 		}
-		if (r < 0)
-			return glcuda_check(r, c->cfg.path == PATH_WRAP_EGL
-						       ? "glcuda_image_wrap_egl_image"
-						       : "glcuda_image_wrap_gl_texture");
 	}
 	return 0;
 }
@@ -630,14 +674,18 @@ wrap_frame_fn(struct run_ctx *c, uint64_t n)
 	if (pace_wait() < 0)
 		return -1;
 	gl_render(c->in_fbo, c->g, n);
-	METER(interop_meter, r = glcuda_handoff_to_cuda(main_dev, c->img, 2, c->stream));
+	METER(interop_meter,
+	      r = glcuda_handoff_to_cuda(main_dev, c->img, 2, c->stream));
 	if (r < 0)
 		return glcuda_check(r, "glcuda_handoff_to_cuda");
 	/* Read after the hand-off: valid while the images are CUDA's. */
-	if (run_kernel(c->g, c->kernel, glcuda_image_get_cuda_surface(c->img[0]),
-		       glcuda_image_get_cuda_surface(c->img[1]), 0, c->stream) < 0)
+	if (run_kernel(c->g, c->kernel,
+		       glcuda_image_get_cuda_surface(c->img[0]),
+		       glcuda_image_get_cuda_surface(c->img[1]), 0,
+		       c->stream) < 0)
 		return -1;
-	METER(interop_meter, r = glcuda_handoff_to_gl(main_dev, c->img, 2, c->stream));
+	METER(interop_meter,
+	      r = glcuda_handoff_to_gl(main_dev, c->img, 2, c->stream));
 	if (r < 0)
 		return glcuda_check(r, "glcuda_handoff_to_gl");
 	present_texture(c, c->out_tex, n);
@@ -663,7 +711,7 @@ wrap_teardown(struct run_ctx *c)
 	gl_teardown(c);
 }
 
-/* readback ------------------------------------------------------------------ */
+/* readback -------------------------------------------------------------- */
 
 size_t
 frame_bytes(const struct group *g)
@@ -695,17 +743,21 @@ readback_setup(struct run_ctx *c)
 {
 	size_t bytes = frame_bytes(c->g);
 
-	if (gl_make_target(c->g, c->g->internal_format, &c->in_tex, &c->in_fbo) < 0)
+	if (gl_make_target(c->g, c->g->internal_format, &c->in_tex,
+			   &c->in_fbo) < 0)
 		return -1;
 	glGenBuffers(READBACK_SLOTS, c->pack_pbo);
 	glGenBuffers(READBACK_SLOTS, c->unpack_pbo);
 	for (int i = 0; i < READBACK_SLOTS; i++) {
-		if (gl_make_target(c->g, c->g->internal_format, &c->rb_out_tex[i], NULL) < 0)
+		if (gl_make_target(c->g, c->g->internal_format,
+				   &c->rb_out_tex[i], NULL) < 0)
 			return -1;
 		glBindBuffer(GL_PIXEL_PACK_BUFFER, c->pack_pbo[i]);
-		glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
+		glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)bytes, NULL,
+			     GL_STREAM_READ);
 		glBindBuffer(GL_PIXEL_UNPACK_BUFFER, c->unpack_pbo[i]);
-		glBufferData(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_DRAW);
+		glBufferData(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)bytes, NULL,
+			     GL_STREAM_DRAW);
 	}
 	glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
 	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
@@ -734,11 +786,12 @@ readback_read(struct run_ctx *c)
 		glReadBuffer(GL_COLOR_ATTACHMENT0);
 		glBindBuffer(GL_PIXEL_PACK_BUFFER, c->pack_pbo[s]);
 		glPixelStorei(GL_PACK_ALIGNMENT, 4);
-		glReadPixels(0, 0, (GLsizei)g->width, (GLsizei)g->height, GL_RGBA, g->pixel_type,
-			     NULL);
+		glReadPixels(0, 0, (GLsizei)g->width, (GLsizei)g->height,
+			     GL_RGBA, g->pixel_type, NULL);
 		glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
 		glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-		c->pack_fence[s] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		c->pack_fence[s] =
+			glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 	});
 	c->rb_read++;
 	return 0;
@@ -774,12 +827,15 @@ readback_copy(struct run_ctx *c)
 	down.Height = g->height;
 
 	METER(interop_meter, {
-		wr = glClientWaitSync(c->pack_fence[s], GL_SYNC_FLUSH_COMMANDS_BIT, 10000000000ull);
+		wr = glClientWaitSync(c->pack_fence[s],
+				      GL_SYNC_FLUSH_COMMANDS_BIT,
+				      10000000000ull);
 		glDeleteSync(c->pack_fence[s]);
 		c->pack_fence[s] = NULL;
 		if (wr != GL_TIMEOUT_EXPIRED && wr != GL_WAIT_FAILED) {
 			glBindBuffer(GL_PIXEL_PACK_BUFFER, c->pack_pbo[s]);
-			mapped = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, (GLsizeiptr)bytes,
+			mapped = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0,
+						  (GLsizeiptr)bytes,
 						  GL_MAP_READ_BIT);
 			if (mapped) {
 				memcpy(c->pinned_in[s], mapped, bytes);
@@ -791,15 +847,22 @@ readback_copy(struct run_ctx *c)
 		}
 	});
 	if (wr == GL_TIMEOUT_EXPIRED)
-		return fail("GL did not finish a readback within 10 s (GPU hang?)");
+		return fail("GL did not finish a readback within 10 s (GPU "
+			    "hang?)");
 	if (wr == GL_WAIT_FAILED)
-		return gl_check("waiting for a readback") < 0 ? -1 : fail("glClientWaitSync failed");
+		return gl_check("waiting for a readback") < 0
+			       ? -1
+			       : fail("glClientWaitSync failed");
 	if (!mapped)
-		return gl_check("mapping the PBO") < 0 ? -1 : fail("glMapBufferRange returned NULL");
+		return gl_check("mapping the PBO") < 0 ? -1
+						       : fail("glMapBufferRange"
+							      " returned NULL");
 	if (res != CUDA_SUCCESS)
-		return cu_check(res, "cuMemcpy2DAsync (pinned memory to array)");
+		return cu_check(res, "cuMemcpy2DAsync (pinned memory to "
+				     "array)");
 	if (run_kernel(g, c->kernel, glcuda_image_get_cuda_surface(c->img[0]),
-		       glcuda_image_get_cuda_surface(c->img[1]), 0, c->stream) < 0)
+		       glcuda_image_get_cuda_surface(c->img[1]), 0,
+		       c->stream) < 0)
 		return -1;
 	METER(interop_meter, {
 		res = CU(cuMemcpy2DAsync)(&down, c->stream);
@@ -807,7 +870,8 @@ readback_copy(struct run_ctx *c)
 			res = CU(cuEventRecord)(c->rb_event[s], c->stream);
 	});
 	if (res != CUDA_SUCCESS)
-		return cu_check(res, "cuMemcpy2DAsync (array to pinned memory) or cuEventRecord");
+		return cu_check(res, "cuMemcpy2DAsync (array to pinned memory) "
+				     "or cuEventRecord");
 	c->rb_copied++;
 	return 0;
 }
@@ -834,12 +898,13 @@ readback_upload(struct run_ctx *c, bool wait)
 		return cu_check(res, "cuEventQuery / cuEventSynchronize");
 	METER(interop_meter, {
 		glBindBuffer(GL_PIXEL_UNPACK_BUFFER, c->unpack_pbo[s]);
-		glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, (GLsizeiptr)frame_bytes(g),
-				c->pinned_out[s]);
+		glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0,
+				(GLsizeiptr)frame_bytes(g), c->pinned_out[s]);
 		glBindTexture(GL_TEXTURE_2D, c->rb_out_tex[s]);
 		glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-		glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)g->width, (GLsizei)g->height,
-				GL_RGBA, g->pixel_type, NULL);
+		glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)g->width,
+				(GLsizei)g->height, GL_RGBA, g->pixel_type,
+				NULL);
 		glBindTexture(GL_TEXTURE_2D, 0);
 		glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 	});
@@ -856,7 +921,8 @@ readback_frame_fn(struct run_ctx *c, uint64_t n)
 	if (pace_wait() < 0)
 		return -1;
 	if (n != c->rb_read)
-		return fail("readback: frame %llu out of order (bench bug)", (unsigned long long)n);
+		return fail("readback: frame %llu out of order (bench bug)",
+			    (unsigned long long)n);
 	gl_render(c->in_fbo, c->g, n);
 	if (readback_read(c) < 0)
 		return -1;
@@ -912,15 +978,19 @@ readback_teardown(struct run_ctx *c)
 	gl_teardown(c);
 }
 
-/* The harness ----------------------------------------------------------------- */
+/* The harness ----------------------------------------------------------- */
 
 const struct path_ops path_ops[PATH_COUNT] = {
 	[PATH_GL] = { gl_setup, gl_frame_fn, NULL, gl_teardown },
 	[PATH_CUDA] = { cuda_setup, cuda_frame_fn, NULL, cuda_teardown },
-	[PATH_LEGACY] = { legacy_setup, legacy_frame_fn, legacy_drain, legacy_teardown },
-	[PATH_LEGACY_NOSYNC] = { legacy_setup, legacy_frame_fn, legacy_drain, legacy_teardown },
-	[PATH_READBACK] = { readback_setup, readback_frame_fn, readback_drain, readback_teardown },
+	[PATH_LEGACY] = { legacy_setup, legacy_frame_fn, legacy_drain,
+			  legacy_teardown },
+	[PATH_LEGACY_NOSYNC] = { legacy_setup, legacy_frame_fn, legacy_drain,
+				 legacy_teardown },
+	[PATH_READBACK] = { readback_setup, readback_frame_fn, readback_drain,
+			    readback_teardown },
 	[PATH_WRAP_GL] = { wrap_setup, wrap_frame_fn, NULL, wrap_teardown },
 	[PATH_WRAP_EGL] = { wrap_setup, wrap_frame_fn, NULL, wrap_teardown },
-	[PATH_GLCUDA] = { glcuda_setup, glcuda_frame_fn, glcuda_drain, glcuda_teardown },
+	[PATH_GLCUDA] = { glcuda_setup, glcuda_frame_fn, glcuda_drain,
+			  glcuda_teardown },
 };

@@ -72,7 +72,13 @@ extern const char *const kernel_names[KERNEL_COUNT];
 /* How a pipelined glcuda row presents: every frame, GL waiting for the
  * oldest at once (wait) or once the ready fd says it is done (ready), or
  * the newest ready frame only, dropping the others (newest). */
-enum policy { POLICY_WAIT, POLICY_READY, POLICY_NEWEST, POLICY_BATCH, POLICY_COUNT };
+enum policy {
+	POLICY_WAIT,
+	POLICY_READY,
+	POLICY_NEWEST,
+	POLICY_BATCH,
+	POLICY_COUNT
+};
 
 extern const char *const policy_names[POLICY_COUNT];
 
@@ -121,16 +127,36 @@ int parse_group(const char *s, struct group *g);
 int parse_names(const char *list, const char *const *names, unsigned int count,
 	    unsigned int *bits, const char *what);
 
-int option_uint(const char *s, unsigned int lo, unsigned int hi, unsigned int *out,
-	    const char *what);
+int option_uint(const char *s, unsigned int lo, unsigned int hi,
+		unsigned int *out, const char *what);
 
-int option_double(const char *s, double lo, double hi, double *out, const char *what);
+int option_double(const char *s, double lo, double hi, double *out,
+		  const char *what);
 
 enum {
-	OPT_QUICK = 256, OPT_FULL, OPT_SIZES, OPT_KERNELS, OPT_PATHS, OPT_MODES,
-	OPT_DEPTHS, OPT_POLICIES, OPT_FRAMES, OPT_WARMUP, OPT_REPS, OPT_MAX_SECONDS,
-	OPT_MIN_FRAMES, OPT_QUEUE, OPT_TIMING_FRAMES, OPT_BLUR_SIGMA, OPT_OUT,
-	OPT_LABEL, OPT_CUDA_DEVICE, OPT_DRY_RUN, OPT_GL_ONLY, OPT_HELP, OPT_TIME_LIMIT,
+	OPT_QUICK = 256,
+	OPT_FULL,
+	OPT_SIZES,
+	OPT_KERNELS,
+	OPT_PATHS,
+	OPT_MODES,
+	OPT_DEPTHS,
+	OPT_POLICIES,
+	OPT_FRAMES,
+	OPT_WARMUP,
+	OPT_REPS,
+	OPT_MAX_SECONDS,
+	OPT_MIN_FRAMES,
+	OPT_QUEUE,
+	OPT_TIMING_FRAMES,
+	OPT_BLUR_SIGMA,
+	OPT_OUT,
+	OPT_LABEL,
+	OPT_CUDA_DEVICE,
+	OPT_DRY_RUN,
+	OPT_GL_ONLY,
+	OPT_HELP,
+	OPT_TIME_LIMIT,
 };
 
 extern const struct option long_options[];
@@ -164,8 +190,11 @@ int glcuda_check(int ret, const char *call);
 
 int gl_check(const char *what);
 
-#define CU_TRY(name, ...) \
-	do { if (cu_check(CU(name)(__VA_ARGS__), #name) < 0) return -1; } while (0)
+#define CU_TRY(name, ...)                                       \
+	do {                                                    \
+		if (cu_check(CU(name)(__VA_ARGS__), #name) < 0) \
+			return -1;                              \
+	} while (0)
 
 struct bench_gl {
 	GLuint scene_prog, composite_prog, vao, sampler;
@@ -189,7 +218,8 @@ int gl_init(void);
 
 void gl_fini(void);
 
-int gl_make_target(const struct group *g, GLenum internal_format, GLuint *tex, GLuint *fbo);
+int gl_make_target(const struct group *g, GLenum internal_format, GLuint *tex,
+		   GLuint *fbo);
 
 void gl_delete_target(GLuint *tex, GLuint *fbo);
 
@@ -212,9 +242,9 @@ struct bench_cuda {
 	CUfunction invert[2], blur_h[2], blur_v[2];
 	/* Why a kernel is missing from the module (NULL function), if it is. */
 	char missing[256];
-	/* cuGraphicsResourceSetMapFlags, looked up apart from the tools' table
-	 * (the legacy path alone needs it, and the fake CUDA driver the tools
-	 * also run on has no GL registration to set flags on). */
+	/* cuGraphicsResourceSetMapFlags, looked up apart from the programs'
+	 * table (the legacy path alone needs it, and the fake CUDA driver the
+	 * tools also run on has no GL registration to set flags on). */
 	CUresult (*set_map_flags)(CUgraphicsResource, unsigned int);
 	CUdeviceptr weights;
 	int radius;
@@ -234,14 +264,15 @@ void cuda_fini(void);
 
 int cuda_prepare_group(const struct group *g, bool blur);
 
-int run_kernel(const struct group *g, enum kernel_kind k, CUsurfObject in, CUsurfObject out,
-	   unsigned int slot, CUstream stream);
+int run_kernel(const struct group *g, enum kernel_kind k, CUsurfObject in,
+	       CUsurfObject out, unsigned int slot, CUstream stream);
 
 struct config {
 	enum path_kind path;
 	enum glcuda_sync_mode mode; /* glcuda only */
 	enum policy policy;         /* glcuda only */
-	unsigned int depth;         /* glcuda, legacy, legacy-nosync: frames in flight */
+	unsigned int
+		depth; /* glcuda, legacy, legacy-nosync: frames in flight */
 };
 
 struct run_result {
@@ -253,7 +284,8 @@ struct run_result {
 	double seconds;
 	double fps, produced_fps, drop_pct, mean_us, p50_us, p99_us;
 	bool verified; /* the last composited frame matched the reference */
-	double interop_cpu_us, interop_wall_us, blocked_us, pacing_us, process_cpu_us;
+	double interop_cpu_us, interop_wall_us, blocked_us, pacing_us,
+		process_cpu_us;
 	unsigned int timing_count;
 	double to_cuda_us, to_gl_us, cuda_us, gl_render_us, gpu_total_us;
 	uint64_t dropped;
@@ -289,7 +321,8 @@ extern EGLDisplay main_dpy;
 
 extern struct mode_device mode_devs[ARRAY_LENGTH(all_modes)];
 
-struct glcuda_device * device_for_mode(enum glcuda_sync_mode mode, const char **why);
+struct glcuda_device *device_for_mode(enum glcuda_sync_mode mode,
+				      const char **why);
 
 const char * mode_name(enum glcuda_sync_mode m);
 
@@ -335,7 +368,8 @@ struct run_ctx {
 	 * unpack PBO and a CUDA event per stage slot; frames [rb_uploaded,
 	 * rb_copied) are in CUDA's hands, [rb_copied, rb_read) in GL's pack
 	 * PBOs */
-	GLuint pack_pbo[READBACK_SLOTS], unpack_pbo[READBACK_SLOTS], rb_out_tex[READBACK_SLOTS];
+	GLuint pack_pbo[READBACK_SLOTS], unpack_pbo[READBACK_SLOTS],
+		rb_out_tex[READBACK_SLOTS];
 	GLsync pack_fence[READBACK_SLOTS];
 	void *pinned_in[READBACK_SLOTS], *pinned_out[READBACK_SLOTS];
 	CUevent rb_event[READBACK_SLOTS];
@@ -446,8 +480,9 @@ int settle(void);
 
 void frame_stats(double *ft, unsigned int n, struct run_result *out);
 
-int run_once(const struct group *g, enum kernel_kind k, const struct config *cfg,
-	 bool timings, unsigned int frames, struct run_result *out);
+int run_once(const struct group *g, enum kernel_kind k,
+	     const struct config *cfg, bool timings, unsigned int frames,
+	     struct run_result *out);
 
 extern uint64_t start_ns;
 
@@ -455,11 +490,13 @@ extern struct row *rows;
 
 extern unsigned int row_count, row_cap;
 
-struct row * add_row(const struct group *g, enum kernel_kind k, struct config cfg);
+struct row *add_row(const struct group *g, enum kernel_kind k,
+		    struct config cfg);
 
 void plan_rows(const struct group *g, enum kernel_kind k);
 
-double estimate_frame_ms(const struct group *g, const struct config *c, enum kernel_kind k);
+double estimate_frame_ms(const struct group *g, const struct config *c,
+			 enum kernel_kind k);
 
 double estimate_seconds(void);
 
@@ -475,15 +512,18 @@ double estimate_seconds(void);
 
 void aggregate(struct row *r);
 
-const struct row * find_row(const struct group *g, enum kernel_kind k, enum path_kind p);
+const struct row *find_row(const struct group *g, enum kernel_kind k,
+			   enum path_kind p);
 
 /* The best row (highest composited fps, no drops) of a size and kernel
  * among the paths in the mask; NULL if none. */
-const struct row * best_row(const struct group *g, enum kernel_kind k, unsigned int paths);
+const struct row *best_row(const struct group *g, enum kernel_kind k,
+			   unsigned int paths);
 
 double floor_us(const struct group *g, enum kernel_kind k);
 
-const char * fmt_num(char *buf, size_t size, double v, int decimals, const char *none);
+const char *fmt_num(char *buf, size_t size, double v, int decimals,
+		    const char *none);
 
 const char * gl_yield(void);
 
@@ -497,10 +537,11 @@ is_4k_class(const struct group *g);
 
 void print_targets(const struct group *g, enum kernel_kind k);
 
-void csv_summary_row(const struct row *r, double floor, const struct row *legacy,
-		const struct row *readback);
+void csv_summary_row(const struct row *r, double floor,
+		     const struct row *legacy, const struct row *readback);
 
-void csv_run_row(const struct row *r, const struct run_result *x, const char *rep);
+void csv_run_row(const struct row *r, const struct run_result *x,
+		 const char *rep);
 
 void print_table(const struct group *g, enum kernel_kind k);
 
@@ -509,7 +550,8 @@ void print_legend(void);
 /* The headline table of every size and kernel measured, as markdown. */
 void write_headline(FILE *f);
 
-void read_first_line(const char *path, const char *prefix, char *buf, size_t size);
+void read_first_line(const char *path, const char *prefix, char *buf,
+		     size_t size);
 
 void print_system(const struct glcuda_headless *hl);
 
@@ -525,6 +567,7 @@ int make_devices(struct glcuda_headless *hl);
 
 void destroy_devices(void);
 
-void run_row(struct row *r, unsigned int rep, bool timing, unsigned int *done, unsigned int total);
+void run_row(struct row *r, unsigned int rep, bool timing, unsigned int *done,
+	     unsigned int total);
 
 #endif

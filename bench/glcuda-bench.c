@@ -35,7 +35,7 @@
  * measured; that wait is reported on its own. Every run ends by reading its
  * last composited frame back and comparing it exactly with a reference.
  *
- * The program never links libcuda: its CUDA calls go through the tools'
+ * The program never links libcuda: its CUDA calls go through the programs'
  * run-time table (CU(name), common/cuda-table.h), loaded once the
  * first glcuda device has found the driver.
  *
@@ -52,9 +52,11 @@ build_command_line(int argc, char **argv)
 
 	command_line[0] = '\0';
 	for (int i = 0; i < argc && len < sizeof(command_line) - 1; i++) {
-		bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t'\"$\\`*?;&|<>()") != NULL;
-		int n = snprintf(command_line + len, sizeof(command_line) - len, "%s%s%s%s",
-				 i ? " " : "", quote ? "'" : "", argv[i], quote ? "'" : "");
+		bool quote = argv[i][0] == '\0' ||
+			     strpbrk(argv[i], " \t'\"$\\`*?;&|<>()") != NULL;
+		int n = snprintf(command_line + len, sizeof(command_line) - len,
+				 "%s%s%s%s", i ? " " : "", quote ? "'" : "",
+				 argv[i], quote ? "'" : "");
 		if (n < 0)
 			break;
 		len += (size_t)n;
@@ -67,10 +69,12 @@ open_output(const char *prefix, const char *ext)
 	char path[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s-%s.%s", opt.out_dir, prefix, opt.label, ext);
+	snprintf(path, sizeof(path), "%s/%s-%s.%s", opt.out_dir, prefix,
+		 opt.label, ext);
 	f = fopen(path, "w");
 	if (!f)
-		fprintf(stderr, "glcuda-bench: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "glcuda-bench: cannot write %s: %s\n", path,
+			strerror(errno));
 	return f;
 }
 
@@ -133,7 +137,8 @@ insert_headline(long offset)
 				fclose(hl);
 				hl = NULL;
 				fwrite(text, 1, size, out);
-				fwrite(buf + (offset - pos), 1, len - (size_t)(offset - pos), out);
+				fwrite(buf + (offset - pos), 1,
+				       len - (size_t)(offset - pos), out);
 			} else {
 				fwrite(buf, 1, len, out);
 			}
@@ -158,9 +163,14 @@ print_plan(void)
 	unsigned int runs = 0;
 
 	for (unsigned int i = 0; i < row_count; i++)
-		runs += opt.reps + (rows[i].cfg.path == PATH_GLCUDA && opt.timing_frames ? 1 : 0);
-	fprintf(stderr, "glcuda-bench: %s preset, %u configurations, %u runs; estimated %.0f s "
-		"(%.1f min) on the H200 machine\n", opt.preset, row_count, runs, est, est / 60);
+		runs += opt.reps +
+			(rows[i].cfg.path == PATH_GLCUDA && opt.timing_frames
+				 ? 1
+				 : 0);
+	fprintf(stderr,
+		"glcuda-bench: %s preset, %u configurations, %u runs; "
+		"estimated %.0f s (%.1f min) on the H200 machine\n",
+		opt.preset, row_count, runs, est, est / 60);
 }
 
 int
@@ -175,8 +185,8 @@ make_devices(struct glcuda_headless *hl)
 	main_dpy = dpy;
 	r = glcuda_device_new(dpy, ctx, NULL, &main_dev);
 	if (r < 0) {
-		fprintf(stderr, "glcuda-bench: glcuda_device_new: %s: %s\n", glcuda_error_get_name(r),
-			glcuda_get_last_error());
+		fprintf(stderr, "glcuda-bench: glcuda_device_new: %s: %s\n",
+			glcuda_error_get_name(r), glcuda_get_last_error());
 		return -1;
 	}
 	/* The device found the driver: load the bench's own CUDA table. */
@@ -199,20 +209,27 @@ make_devices(struct glcuda_headless *hl)
 		r = glcuda_device_new(dpy, ctx, &o, &md_->dev);
 		if (r < 0) {
 			snprintf(md_->error, sizeof(md_->error), "%s%s: %s",
-				 caps->sync_modes_supported & (1u << all_modes[i])
-					 ? "" : "not supported by the drivers; ",
-				 glcuda_error_get_name(r), glcuda_get_last_error());
+				 caps->sync_modes_supported &
+						 (1u << all_modes[i])
+					 ? ""
+					 : "not supported by the drivers; ",
+				 glcuda_error_get_name(r),
+				 glcuda_get_last_error());
 			md_->dev = NULL;
-			fprintf(stderr, "glcuda-bench: no device in %s mode: %s\n",
+			fprintf(stderr,
+				"glcuda-bench: no device in %s mode: %s\n",
 				mode_name(all_modes[i]), md_->error);
-		} else if (glcuda_device_get_caps(md_->dev)->sync_mode != all_modes[i]) {
-			snprintf(md_->error, sizeof(md_->error), "asked for %s, got %s",
+		} else if (glcuda_device_get_caps(md_->dev)->sync_mode !=
+			   all_modes[i]) {
+			snprintf(md_->error, sizeof(md_->error),
+				 "asked for %s, got %s",
 				 mode_name(all_modes[i]),
-				 mode_name(glcuda_device_get_caps(md_->dev)->sync_mode));
+				 mode_name(glcuda_device_get_caps(md_->dev)
+						   ->sync_mode));
 			glcuda_device_destroy(md_->dev);
 			md_->dev = NULL;
-			fprintf(stderr, "glcuda-bench: %s mode: %s\n", mode_name(all_modes[i]),
-				md_->error);
+			fprintf(stderr, "glcuda-bench: %s mode: %s\n",
+				mode_name(all_modes[i]), md_->error);
 		}
 	}
 	return 0;
@@ -230,20 +247,24 @@ destroy_devices(void)
 }
 
 void
-run_row(struct row *r, unsigned int rep, bool timing, unsigned int *done, unsigned int total)
+run_row(struct row *r, unsigned int rep, bool timing, unsigned int *done,
+	unsigned int total)
 {
 	char label[128];
 	struct run_result res;
-	unsigned int frames = timing ? (opt.timing_frames < opt.frames ? opt.timing_frames
-							      : opt.frames)
-				     : opt.frames;
+	unsigned int frames =
+		timing ? (opt.timing_frames < opt.frames ? opt.timing_frames
+							 : opt.frames)
+		       : opt.frames;
 
 	if (r->failed)
 		return;
 	config_label(&r->cfg, label, sizeof(label));
-	if (opt.time_limit > 0 && (double)(clock_now_ns() - start_ns) / 1e9 > opt.time_limit) {
+	if (opt.time_limit > 0 &&
+	    (double)(clock_now_ns() - start_ns) / 1e9 > opt.time_limit) {
 		r->failed = r->skipped = true;
-		snprintf(r->error, sizeof(r->error), "skipped: --time-limit %.0f s reached",
+		snprintf(r->error, sizeof(r->error),
+			 "skipped: --time-limit %.0f s reached",
 			 opt.time_limit);
 		++*done;
 		return;
@@ -255,8 +276,9 @@ run_row(struct row *r, unsigned int rep, bool timing, unsigned int *done, unsign
 		for (char *p = r->error; *p; p++)
 			if (*p == '|' || *p == '\n' || *p == '\r')
 				*p = ' ';
-		fprintf(stderr, "  [%u/%u] %s %s %s: FAILED: %s\n", ++*done, total, r->group->name,
-			kernel_names[r->kernel], label, run_error);
+		fprintf(stderr, "  [%u/%u] %s %s %s: FAILED: %s\n", ++*done,
+			total, r->group->name, kernel_names[r->kernel], label,
+			run_error);
 		return;
 	}
 	if (timing) {
@@ -268,9 +290,12 @@ run_row(struct row *r, unsigned int rep, bool timing, unsigned int *done, unsign
 		snprintf(rep_name, sizeof(rep_name), "%u", rep + 1);
 		csv_run_row(r, &res, rep_name);
 	}
-	fprintf(stderr, "  [%u/%u] %s %s %s%s: %.0f fps, %.0f µs, interop %.1f µs CPU\n", ++*done,
-		total, r->group->name, kernel_names[r->kernel], label,
-		timing ? " (timings)" : "", res.fps, res.mean_us, res.interop_cpu_us);
+	fprintf(stderr,
+		"  [%u/%u] %s %s %s%s: %.0f fps, %.0f µs, interop %.1f µs "
+		"CPU\n",
+		++*done, total, r->group->name, kernel_names[r->kernel], label,
+		timing ? " (timings)" : "", res.fps, res.mean_us,
+		res.interop_cpu_us);
 }
 
 int
@@ -295,25 +320,35 @@ main(int argc, char **argv)
 			if (opt.kernels & (1u << k))
 				plan_rows(&opt.groups[gi], (enum kernel_kind)k);
 	for (unsigned int i = 0; i < row_count; i++)
-		total += opt.reps + (rows[i].cfg.path == PATH_GLCUDA && opt.timing_frames ? 1 : 0);
+		total += opt.reps +
+			 (rows[i].cfg.path == PATH_GLCUDA && opt.timing_frames
+				  ? 1
+				  : 0);
 	print_plan();
 	if (opt.dry_run) {
 		for (unsigned int i = 0; i < row_count; i++) {
 			char label[128];
 			config_label(&rows[i].cfg, label, sizeof(label));
-			printf("%s %s: %s\n", rows[i].group->name, kernel_names[rows[i].kernel], label);
+			printf("%s %s: %s\n", rows[i].group->name,
+			       kernel_names[rows[i].kernel], label);
 		}
 		return 0;
 	}
 
-	r = glcuda_headless_new(opt.gl_only ? -1 : opt.cuda_device, GLCUDA_HEADLESS_FLAG_NONE, &hl);
+	r = glcuda_headless_new(opt.gl_only ? -1 : opt.cuda_device,
+				GLCUDA_HEADLESS_FLAG_NONE, &hl);
 	if (r < 0) {
-		fprintf(stderr, "glcuda-bench: no GL context for CUDA device %d: %s: %s\n",
-			opt.cuda_device, glcuda_error_get_name(r), glcuda_get_last_error());
+		fprintf(stderr,
+			"glcuda-bench: no GL context for CUDA device %d: %s: "
+			"%s\n",
+			opt.cuda_device, glcuda_error_get_name(r),
+			glcuda_get_last_error());
 		if (r == GLCUDA_ERROR_NO_CUDA_DRIVER)
-			fprintf(stderr, "glcuda-bench: this benchmark needs an NVIDIA GPU with "
-				"its driver (libcuda.so.1, EGL device platform); --gl-only runs "
-				"the GL reference alone.\n");
+			fprintf(stderr, "glcuda-bench: this benchmark needs an "
+					"NVIDIA GPU with its driver "
+					"(libcuda.so.1, EGL device platform); "
+					"--gl-only runs the GL reference "
+					"alone.\n");
 		return 1;
 	}
 	if (!opt.gl_only) {
@@ -336,8 +371,8 @@ main(int argc, char **argv)
 
 	if (opt.out_dir) {
 		if (make_dirs(opt.out_dir) < 0) {
-			fprintf(stderr, "glcuda-bench: cannot create %s: %s\n", opt.out_dir,
-				strerror(errno));
+			fprintf(stderr, "glcuda-bench: cannot create %s: %s\n",
+				opt.out_dir, strerror(errno));
 			goto out;
 		}
 		md_file = open_output("bench", "md");
@@ -346,17 +381,23 @@ main(int argc, char **argv)
 		if (!md_file || !summary_csv || !runs_csv)
 			goto out;
 		/* fps: composited frames per second; produced_fps beside it. */
-		fprintf(summary_csv, "label,gl_yield,size,format,width,height,kernel,id,path,mode,policy,"
-			"depth,slots,reps,frames,fps,produced_fps,drop_pct,fps_spread_pct,mean_us,"
-			"p50_us,p99_us,interop_cpu_us,interop_wall_us,blocked_us,pacing_us,"
-			"process_cpu_us,handoff_to_cuda_us,handoff_to_gl_us,gpu_frame_us,floor_us,"
-			"to_floor_us,x_legacy,x_readback,cpu_x_legacy,legacy_reference,output,"
-			"status\n");
-		fprintf(runs_csv, "label,gl_yield,size,format,kernel,id,rep,frames,composited,seconds,"
-			"fps,produced_fps,drop_pct,mean_us,p50_us,p99_us,interop_cpu_us,"
-			"interop_wall_us,blocked_us,pacing_us,process_cpu_us,timing_frames,"
-			"handoff_to_cuda_us,handoff_to_gl_us,cuda_us,gl_render_us,gpu_total_us,"
-			"dropped,output\n");
+		fprintf(summary_csv, "label,gl_yield,size,format,width,height,"
+				     "kernel,id,path,mode,policy,depth,slots,"
+				     "reps,frames,fps,produced_fps,drop_pct,"
+				     "fps_spread_pct,mean_us,p50_us,p99_us,"
+				     "interop_cpu_us,interop_wall_us,"
+				     "blocked_us,pacing_us,process_cpu_us,"
+				     "handoff_to_cuda_us,handoff_to_gl_us,"
+				     "gpu_frame_us,floor_us,to_floor_us,"
+				     "x_legacy,x_readback,cpu_x_legacy,"
+				     "legacy_reference,output,status\n");
+		fprintf(runs_csv, "label,gl_yield,size,format,kernel,id,rep,"
+				  "frames,composited,seconds,fps,produced_fps,"
+				  "drop_pct,mean_us,p50_us,p99_us,"
+				  "interop_cpu_us,interop_wall_us,blocked_us,"
+				  "pacing_us,process_cpu_us,timing_frames,"
+				  "handoff_to_cuda_us,handoff_to_gl_us,cuda_us,"
+				  "gl_render_us,gpu_total_us,dropped,output\n");
 	}
 	print_system(hl);
 	if (md_file)
@@ -367,8 +408,11 @@ main(int argc, char **argv)
 	for (unsigned int gi = 0; gi < opt.group_count; gi++) {
 		struct group *g = &opt.groups[gi];
 
-		if (gl_make_target(g, GL_RGBA8, &g->screen_tex, &g->screen_fbo) < 0) {
-			fprintf(stderr, "glcuda-bench: %s: the screen texture: %s\n", g->name, run_error);
+		if (gl_make_target(g, GL_RGBA8, &g->screen_tex,
+				   &g->screen_fbo) < 0) {
+			fprintf(stderr,
+				"glcuda-bench: %s: the screen texture: %s\n",
+				g->name, run_error);
 			any_failed = true;
 			continue;
 		}
@@ -385,20 +429,26 @@ main(int argc, char **argv)
 				}
 			if (first >= last)
 				continue;
-			if (!opt.gl_only && cuda_prepare_group(g, k == KERNEL_BLUR) < 0) {
+			if (!opt.gl_only &&
+			    cuda_prepare_group(g, k == KERNEL_BLUR) < 0) {
 				for (unsigned int i = first; i < last; i++) {
 					rows[i].failed = true;
-					snprintf(rows[i].error, sizeof(rows[i].error), "%s", run_error);
+					snprintf(rows[i].error,
+						 sizeof(rows[i].error), "%s",
+						 run_error);
 				}
 			}
-			/* Reps outermost: drift over time hits every path alike. */
+			/* Reps outermost: drift over time hits every path
+			 * alike. */
 			for (unsigned int rep = 0; rep < opt.reps; rep++)
 				for (unsigned int i = first; i < last; i++)
-					run_row(&rows[i], rep, false, &done, total);
+					run_row(&rows[i], rep, false, &done,
+						total);
 			if (opt.timing_frames)
 				for (unsigned int i = first; i < last; i++)
 					if (rows[i].cfg.path == PATH_GLCUDA)
-						run_row(&rows[i], 0, true, &done, total);
+						run_row(&rows[i], 0, true,
+							&done, total);
 			for (unsigned int i = first; i < last; i++) {
 				aggregate(&rows[i]);
 				if (!rows[i].med.ok && !rows[i].skipped)

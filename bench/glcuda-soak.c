@@ -40,7 +40,7 @@
  * PASS/FAIL per criterion; the exit status is 0 when all pass, 1 when one
  * fails, 2 for bad options, 77 when there is no CUDA driver or NVIDIA GPU.
  *
- * The program never links libcuda: its CUDA calls go through the tools'
+ * The program never links libcuda: its CUDA calls go through the programs'
  * run-time table (common/cuda-table.h), loaded once the glcuda device
  * has found the driver; GLCUDA_LIBCUDA names the fake driver of the tests
  * for both.
@@ -70,7 +70,6 @@
 #include "cuda-table.h"
 #include <glcuda/glcuda-cuda.h>
 #include "clock.h"
-#include "cuda-table.h"
 #include "parse.h"
 #include "stats.h"
 
@@ -151,34 +150,56 @@ static struct {
 static void
 usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: glcuda-soak [OPTIONS]\n"
-		"Push frames through a 3-slot glcuda ring with a CUDA kernel and check that\n"
-		"file descriptors, CUDA memory, RSS and frame times stay flat.\n\n"
-		"  --frames N          frames to run (default 100000)\n"
-		"  --size WxH          frame size (default 1920x1080)\n"
-		"  --verify-every N    verify one frame in N exactly (default 100)\n"
-		"  --no-verify         verify no frame\n"
-		"  --sample-every N    sample every N frames (default 10000)\n"
-		"  --csv FILE          also write the samples as CSV\n"
-		"  --cuda-device N     CUDA device ordinal (default 0); -1: the first EGL\n"
-		"                      display that works, whatever CUDA device it is\n"
-		"  --gles              OpenGL ES 3 instead of GL 4 core\n"
-		"  --sync MODE         auto, timeline, binary or cpu (default auto)\n"
-		"  --kernel NAME       invert (default) or none (no CUDA work; frames are\n"
-		"                      verified on the input)\n"
-		"  --p99-ratio X       the p99 rule's factor (default 2; 0: report, not judge)\n"
-		"  --rss-slack-kib N   the RSS rule's slack (default 1024)\n"
-		"  --help\n\n"
-		"Exit status: 0 all criteria pass, 1 one fails or an error, 2 bad options,\n"
-		"77 no CUDA driver or NVIDIA GPU.\n");
+	fprintf(f, "Usage: glcuda-soak [OPTIONS]\n"
+		   "Push frames through a 3-slot glcuda ring with a CUDA "
+		   "kernel and check that\n"
+		   "file descriptors, CUDA memory, RSS and frame times stay "
+		   "flat.\n\n"
+		   "  --frames N          frames to run (default 100000)\n"
+		   "  --size WxH          frame size (default 1920x1080)\n"
+		   "  --verify-every N    verify one frame in N exactly "
+		   "(default 100)\n"
+		   "  --no-verify         verify no frame\n"
+		   "  --sample-every N    sample every N frames (default "
+		   "10000)\n"
+		   "  --csv FILE          also write the samples as CSV\n"
+		   "  --cuda-device N     CUDA device ordinal (default 0); -1: "
+		   "the first EGL\n"
+		   "                      display that works, whatever CUDA "
+		   "device it is\n"
+		   "  --gles              OpenGL ES 3 instead of GL 4 core\n"
+		   "  --sync MODE         auto, timeline, binary or cpu "
+		   "(default auto)\n"
+		   "  --kernel NAME       invert (default) or none (no CUDA "
+		   "work; frames are\n"
+		   "                      verified on the input)\n"
+		   "  --p99-ratio X       the p99 rule's factor (default 2; 0: "
+		   "report, not judge)\n"
+		   "  --rss-slack-kib N   the RSS rule's slack (default 1024)\n"
+		   "  --help\n\n"
+		   "Exit status: 0 all criteria pass, 1 one fails or an error, "
+		   "2 bad options,\n"
+		   "77 no CUDA driver or NVIDIA GPU.\n");
 }
 
 static int
 parse_options(int argc, char **argv)
 {
-	enum { O_FRAMES = 256, O_SIZE, O_VERIFY, O_NO_VERIFY, O_SAMPLE, O_CSV, O_DEVICE,
-	       O_GLES, O_SYNC, O_KERNEL, O_P99, O_RSS, O_HELP };
+	enum {
+		O_FRAMES = 256,
+		O_SIZE,
+		O_VERIFY,
+		O_NO_VERIFY,
+		O_SAMPLE,
+		O_CSV,
+		O_DEVICE,
+		O_GLES,
+		O_SYNC,
+		O_KERNEL,
+		O_P99,
+		O_RSS,
+		O_HELP
+	};
 	static const struct option longopts[] = {
 		{ "frames", required_argument, NULL, O_FRAMES },
 		{ "size", required_argument, NULL, O_SIZE },
@@ -202,27 +223,31 @@ parse_options(int argc, char **argv)
 
 		switch (c) {
 		case O_FRAMES:
-			if (!parse_u64(optarg, 0, UINT64_MAX, &opt.frames) || opt.frames == 0)
+			if (!parse_u64(optarg, 0, UINT64_MAX, &opt.frames) ||
+			    opt.frames == 0)
 				goto bad;
 			break;
 		case O_SIZE: {
 			unsigned int w, h;
-			if (!parse_size(optarg, 1, 16384, &w, &h) || w < PATCH + 96 ||
-			    h < PATCH + 32)
+			if (!parse_size(optarg, 1, 16384, &w, &h) ||
+			    w < PATCH + 96 || h < PATCH + 32)
 				goto bad;
 			opt.width = w;
 			opt.height = h;
 			break;
 		}
 		case O_VERIFY:
-			if (!parse_u64(optarg, 0, UINT64_MAX, &opt.verify_every))
+			if (!parse_u64(optarg, 0, UINT64_MAX,
+				       &opt.verify_every))
 				goto bad;
 			break;
 		case O_NO_VERIFY:
 			opt.verify_every = 0;
 			break;
 		case O_SAMPLE:
-			if (!parse_u64(optarg, 0, UINT64_MAX, &opt.sample_every) || opt.sample_every == 0)
+			if (!parse_u64(optarg, 0, UINT64_MAX,
+				       &opt.sample_every) ||
+			    opt.sample_every == 0)
 				goto bad;
 			break;
 		case O_CSV:
@@ -248,12 +273,14 @@ parse_options(int argc, char **argv)
 				goto bad;
 			break;
 		case O_P99:
-			if (!parse_double(optarg, 0.0, HUGE_VAL, &opt.p99_ratio) ||
+			if (!parse_double(optarg, 0.0, HUGE_VAL,
+					  &opt.p99_ratio) ||
 			    (opt.p99_ratio > 0.0 && opt.p99_ratio < 1.0))
 				goto bad;
 			break;
 		case O_RSS:
-			if (!parse_u64(optarg, 0, UINT64_MAX, &v) || v > 1u << 30)
+			if (!parse_u64(optarg, 0, UINT64_MAX, &v) ||
+			    v > 1u << 30)
 				goto bad;
 			opt.rss_slack_kib = (long)v;
 			break;
@@ -266,7 +293,8 @@ parse_options(int argc, char **argv)
 		}
 		continue;
 bad:
-		fprintf(stderr, "glcuda-soak: bad value for an option: %s\n", optarg);
+		fprintf(stderr, "glcuda-soak: bad value for an option: %s\n",
+			optarg);
 		return -1;
 	}
 	if (!parse_no_operands("glcuda-soak", argc, argv, optind))
@@ -302,7 +330,8 @@ frame_pattern(uint64_t n, struct pattern *p)
 static void
 clear_to(const uint8_t c[4])
 {
-	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f);
+	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f,
+		     c[3] / 255.0f);
 	glClear(GL_COLOR_BUFFER_BIT);
 }
 
@@ -342,15 +371,19 @@ verify_frame(struct glcuda_frame *f)
 	pts[1].x = w - 1, pts[1].y = 0, pts[1].patch = false;
 	pts[2].x = 0, pts[2].y = h - 1, pts[2].patch = false;
 	pts[3].x = w - 1, pts[3].y = h - 1, pts[3].patch = false;
-	pts[4].x = (int)p.patch_x, pts[4].y = (int)p.patch_y, pts[4].patch = true;
-	pts[5].x = (int)p.patch_x + PATCH / 2, pts[5].y = (int)p.patch_y + PATCH / 2,
-	pts[5].patch = true;
-	pts[6].x = (int)p.patch_x - 1, pts[6].y = (int)p.patch_y, pts[6].patch = false;
+	pts[4].x = (int)p.patch_x, pts[4].y = (int)p.patch_y,
+	pts[4].patch = true;
+	pts[5].x = (int)p.patch_x + PATCH / 2,
+	pts[5].y = (int)p.patch_y + PATCH / 2, pts[5].patch = true;
+	pts[6].x = (int)p.patch_x - 1, pts[6].y = (int)p.patch_y,
+	pts[6].patch = false;
 
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, s.read_fbo);
-	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D,
 			       opt.kernel ? glcuda_frame_get_output_texture(f)
-					  : glcuda_image_get_gl_texture(glcuda_frame_get_input(f)),
+					  : glcuda_image_get_gl_texture(
+						    glcuda_frame_get_input(f)),
 			       0);
 	glPixelStorei(GL_PACK_ALIGNMENT, 1);
 	for (size_t i = 0; i < ARRAY_LENGTH(pts); i++) {
@@ -362,20 +395,25 @@ verify_frame(struct glcuda_frame *f)
 			want[1] = (uint8_t)(255 - c[1]);
 			want[2] = (uint8_t)(255 - c[2]);
 		}
-		glReadPixels(pts[i].x, pts[i].y, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, got);
+		glReadPixels(pts[i].x, pts[i].y, 1, 1, GL_RGBA,
+			     GL_UNSIGNED_BYTE, got);
 		if (memcmp(got, want, 4)) {
 			if (s.mismatches < 10)
 				fprintf(stderr,
-					"glcuda-soak: frame %llu pixel (%d,%d): %u,%u,%u,%u, "
-					"expected %u,%u,%u,%u\n",
-					(unsigned long long)n, pts[i].x, pts[i].y, got[0], got[1],
-					got[2], got[3], want[0], want[1], want[2], want[3]);
+					"glcuda-soak: frame %llu pixel "
+					"(%d,%d): %u,%u,%u,%u, expected "
+					"%u,%u,%u,%u\n",
+					(unsigned long long)n, pts[i].x,
+					pts[i].y, got[0], got[1], got[2],
+					got[3], want[0], want[1], want[2],
+					want[3]);
 			ok = false;
 		}
 	}
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 	if (glGetError() != GL_NO_ERROR) {
-		fprintf(stderr, "glcuda-soak: frame %llu: GL error during readback\n",
+		fprintf(stderr,
+			"glcuda-soak: frame %llu: GL error during readback\n",
 			(unsigned long long)n);
 		ok = false;
 	}
@@ -428,9 +466,9 @@ percentile_us(const uint64_t *sorted, uint64_t n, double pct)
 static void
 print_header(void)
 {
-	printf("%8s %9s %5s %14s %10s %9s %9s %9s %7s %11s %9s\n", "frames", "time_s",
-	       "fds", "cuda_free_MiB", "rss_KiB", "p50_us", "p99_us", "max_us", "verif",
-	       "readback_us", "mismatch");
+	printf("%8s %9s %5s %14s %10s %9s %9s %9s %7s %11s %9s\n", "frames",
+	       "time_s", "fds", "cuda_free_MiB", "rss_KiB", "p50_us", "p99_us",
+	       "max_us", "verif", "readback_us", "mismatch");
 }
 
 static int
@@ -468,25 +506,31 @@ take_sample(uint64_t frames)
 	x->max_us = s.time_count ? (double)s.times[s.time_count - 1] / 1e3 : 0;
 	x->readbacks = s.readback_count;
 	x->readback_mean_us =
-		s.readback_count ? (double)s.readback_ns / 1e3 / (double)s.readback_count : 0;
+		s.readback_count
+			? (double)s.readback_ns / 1e3 / (double)s.readback_count
+			: 0;
 	x->verified = s.verified;
 	x->mismatches = s.mismatches;
 	s.time_count = 0;
 	s.readback_ns = 0;
 	s.readback_count = 0;
 
-	printf("%8llu %9.1f %5d %14.3f %10ld %9.1f %9.1f %9.1f %7llu %11.1f %9llu\n",
+	printf("%8llu %9.1f %5d %14.3f %10ld %9.1f %9.1f %9.1f %7llu %11.1f "
+	       "%9llu\n",
 	       (unsigned long long)x->frames, x->elapsed_s, x->fds,
-	       (double)x->cuda_free / (1024.0 * 1024.0), x->rss_kib, x->p50_us, x->p99_us,
-	       x->max_us, (unsigned long long)x->verified, x->readback_mean_us,
-	       (unsigned long long)x->mismatches);
+	       (double)x->cuda_free / (1024.0 * 1024.0), x->rss_kib, x->p50_us,
+	       x->p99_us, x->max_us, (unsigned long long)x->verified,
+	       x->readback_mean_us, (unsigned long long)x->mismatches);
 	fflush(stdout);
 	if (s.csv) {
-		fprintf(s.csv, "%llu,%.3f,%d,%zu,%ld,%.1f,%.1f,%.1f,%llu,%llu,%.1f,%llu,%llu\n",
-			(unsigned long long)x->frames, x->elapsed_s, x->fds, x->cuda_free,
-			x->rss_kib, x->p50_us, x->p99_us, x->max_us,
-			(unsigned long long)x->intervals, (unsigned long long)x->readbacks,
-			x->readback_mean_us, (unsigned long long)x->verified,
+		fprintf(s.csv,
+			"%llu,%.3f,%d,%zu,%ld,%.1f,%.1f,%.1f,%llu,%llu,%.1f,"
+			"%llu,%llu\n",
+			(unsigned long long)x->frames, x->elapsed_s, x->fds,
+			x->cuda_free, x->rss_kib, x->p50_us, x->p99_us,
+			x->max_us, (unsigned long long)x->intervals,
+			(unsigned long long)x->readbacks, x->readback_mean_us,
+			(unsigned long long)x->verified,
 			(unsigned long long)x->mismatches);
 		fflush(s.csv);
 	}
@@ -499,7 +543,8 @@ take_sample(uint64_t frames)
 static int
 fail_glcuda(const char *call, int ret)
 {
-	fprintf(stderr, "glcuda-soak: %s: %s: %s\n", call, glcuda_error_get_name(ret),
+	fprintf(stderr, "glcuda-soak: %s: %s: %s\n", call,
+		glcuda_error_get_name(ret),
 		glcuda_device_get_last_error(s.dev));
 	return -1;
 }
@@ -507,13 +552,15 @@ fail_glcuda(const char *call, int ret)
 static int
 launch_kernel(struct glcuda_frame *f)
 {
-	CUsurfObject in = glcuda_frame_get_input_surface(f), out = glcuda_frame_get_output_surface(f);
+	CUsurfObject in = glcuda_frame_get_input_surface(f),
+		     out = glcuda_frame_get_output_surface(f);
 	int w = (int)opt.width, h = (int)opt.height;
 	void *args[] = { &in, &out, &w, &h };
 	CUresult res;
 
-	res = CU(cuLaunchKernel)(s.invert, (opt.width + 15) / 16, (opt.height + 15) / 16, 1, 16,
-				 16, 1, 0, glcuda_frame_get_stream(f), args, NULL);
+	res = CU(cuLaunchKernel)(s.invert, (opt.width + 15) / 16,
+				 (opt.height + 15) / 16, 1, 16, 16, 1, 0,
+				 glcuda_frame_get_stream(f), args, NULL);
 	if (res != CUDA_SUCCESS) {
 		char buf[160];
 		fprintf(stderr, "glcuda-soak: cuLaunchKernel: %s\n",
@@ -566,13 +613,15 @@ run(void)
 
 	while (released < opt.frames) {
 		struct glcuda_frame *f;
-		int ret = n < opt.frames ? glcuda_ring_acquire(s.ring, &f) : -EAGAIN;
+		int ret = n < opt.frames ? glcuda_ring_acquire(s.ring, &f)
+					 : -EAGAIN;
 
 		if (ret == -EAGAIN) {
 			/* Every slot in flight (or nothing left to render):
 			 * present the oldest. */
 			if (queued == 0) {
-				fprintf(stderr, "glcuda-soak: no free slot and no frame in flight\n");
+				fprintf(stderr, "glcuda-soak: no free slot and "
+						"no frame in flight\n");
 				return -1;
 			}
 			f = queue[0];
@@ -584,7 +633,9 @@ run(void)
 		if (ret < 0)
 			return fail_glcuda("glcuda_ring_acquire", ret);
 		if (glcuda_frame_get_number(f) != n) {
-			fprintf(stderr, "glcuda-soak: acquired frame %llu, expected %llu\n",
+			fprintf(stderr,
+				"glcuda-soak: acquired frame %llu, expected "
+				"%llu\n",
 				(unsigned long long)glcuda_frame_get_number(f),
 				(unsigned long long)n);
 			return -1;
@@ -619,13 +670,15 @@ verdict(void)
 	printf("\nverdict (against the warm-up sample at frame %llu):\n",
 	       (unsigned long long)warm->frames);
 	if (s.sample_count < 2) {
-		printf("FAIL  samples: %u; the verdict needs at least 2 (--frames >= 2 x "
-		       "--sample-every)\n", s.sample_count);
+		printf("FAIL  samples: %u; the verdict needs at least 2 "
+		       "(--frames >= 2 x --sample-every)\n",
+		       s.sample_count);
 		return false;
 	}
 	for (unsigned int i = 1; i < s.sample_count; i++) {
 		const struct sample *x = &s.samples[i];
-		long long dm = (long long)x->cuda_free - (long long)warm->cuda_free;
+		long long dm =
+			(long long)x->cuda_free - (long long)warm->cuda_free;
 		if (abs(x->fds - warm->fds) > abs(fd_dev))
 			fd_dev = x->fds - warm->fds;
 		if (llabs(dm) > llabs(mem_dev))
@@ -635,28 +688,36 @@ verdict(void)
 	}
 	ok = fd_dev == 0;
 	all &= ok;
-	printf("%s  fds: %d at warm-up, largest change after it %+d (must be 0)\n",
+	printf("%s  fds: %d at warm-up, largest change after it %+d (must be "
+	       "0)\n",
 	       ok ? "PASS" : "FAIL", warm->fds, fd_dev);
 	ok = mem_dev == 0;
 	all &= ok;
-	printf("%s  cuda-mem: %.3f MiB free at warm-up, largest change after it %+lld bytes "
-	       "(must be 0)\n", ok ? "PASS" : "FAIL",
+	printf("%s  cuda-mem: %.3f MiB free at warm-up, largest change after "
+	       "it %+lld bytes (must be 0)\n",
+	       ok ? "PASS" : "FAIL",
 	       (double)warm->cuda_free / (1024.0 * 1024.0), mem_dev);
 	ok = labs(rss_dev) <= opt.rss_slack_kib;
 	all &= ok;
-	printf("%s  rss: %ld KiB at warm-up, largest change after it %+ld KiB (limit %ld)\n",
+	printf("%s  rss: %ld KiB at warm-up, largest change after it %+ld KiB "
+	       "(limit %ld)\n",
 	       ok ? "PASS" : "FAIL", warm->rss_kib, rss_dev, opt.rss_slack_kib);
 	first = &s.samples[1];
 	last = &s.samples[s.sample_count - 1];
 	if (opt.p99_ratio == 0.0) {
-		printf("INFO  p99: %.1f us in the first interval after warm-up, %.1f us in the last "
-		       "(not judged: --p99-ratio 0)\n", first->p99_us, last->p99_us);
+		printf("INFO  p99: %.1f us in the first interval after "
+		       "warm-up, %.1f us in the last (not judged: --p99-ratio "
+		       "0)\n",
+		       first->p99_us, last->p99_us);
 	} else {
-		ok = last->p99_us <= opt.p99_ratio * first->p99_us + P99_SLACK_US;
+		ok = last->p99_us <=
+		     opt.p99_ratio * first->p99_us + P99_SLACK_US;
 		all &= ok;
-		printf("%s  p99: %.1f us in the first interval after warm-up, %.1f us in the "
-		       "last (limit %.1f x + %.0f us = %.1f us)\n", ok ? "PASS" : "FAIL",
-		       first->p99_us, last->p99_us, opt.p99_ratio, P99_SLACK_US,
+		printf("%s  p99: %.1f us in the first interval after warm-up, "
+		       "%.1f us in the last (limit %.1f x + %.0f us = %.1f "
+		       "us)\n",
+		       ok ? "PASS" : "FAIL", first->p99_us, last->p99_us,
+		       opt.p99_ratio, P99_SLACK_US,
 		       opt.p99_ratio * first->p99_us + P99_SLACK_US);
 	}
 	ok = s.mismatches == 0;
@@ -682,7 +743,8 @@ is_no_cuda(int ret)
 static int
 setup(void)
 {
-	struct glcuda_device_options dopts = { .size = sizeof(dopts), .sync_mode = opt.sync_mode };
+	struct glcuda_device_options dopts = { .size = sizeof(dopts),
+					       .sync_mode = opt.sync_mode };
 	struct glcuda_ring_desc desc = {
 		.size = sizeof(desc),
 		.width = opt.width, .height = opt.height, .slots = SLOTS,
@@ -693,22 +755,29 @@ setup(void)
 	char buf[512];
 	int ret;
 
-	ret = glcuda_headless_new(opt.cuda_device, opt.gles ? GLCUDA_HEADLESS_FLAG_GLES : 0,
+	ret = glcuda_headless_new(opt.cuda_device,
+				  opt.gles ? GLCUDA_HEADLESS_FLAG_GLES : 0,
 				  &s.hl);
 	if (ret < 0) {
 		if (is_no_cuda(ret)) {
-			printf("SKIP: no CUDA driver or NVIDIA GPU: %s\n", glcuda_get_last_error());
+			printf("SKIP: no CUDA driver or NVIDIA GPU: %s\n",
+			       glcuda_get_last_error());
 			return EXIT_SKIP;
 		}
-		fprintf(stderr, "glcuda-soak: no GL context for CUDA device %d: %s: %s\n",
-			opt.cuda_device, glcuda_error_get_name(ret), glcuda_get_last_error());
+		fprintf(stderr,
+			"glcuda-soak: no GL context for CUDA device %d: %s: "
+			"%s\n",
+			opt.cuda_device, glcuda_error_get_name(ret),
+			glcuda_get_last_error());
 		return 1;
 	}
-	ret = glcuda_device_new(glcuda_headless_get_display(s.hl), glcuda_headless_get_context(s.hl),
-				&dopts, &s.dev);
+	ret = glcuda_device_new(glcuda_headless_get_display(s.hl),
+				glcuda_headless_get_context(s.hl), &dopts,
+				&s.dev);
 	if (ret < 0) {
 		if (is_no_cuda(ret)) {
-			printf("SKIP: no CUDA driver or NVIDIA GPU: %s\n", glcuda_get_last_error());
+			printf("SKIP: no CUDA driver or NVIDIA GPU: %s\n",
+			       glcuda_get_last_error());
 			return EXIT_SKIP;
 		}
 		fprintf(stderr, "glcuda-soak: glcuda_device_new: %s: %s\n",
@@ -732,9 +801,11 @@ setup(void)
 	if (opt.kernel) {
 		res = CU(cuModuleLoadData)(&s.module, glcuda_bench_fatbin);
 		if (res == CUDA_SUCCESS)
-			res = CU(cuModuleGetFunction)(&s.invert, s.module, "bench_invert_u8");
+			res = CU(cuModuleGetFunction)(&s.invert, s.module,
+						      "bench_invert_u8");
 		if (res != CUDA_SUCCESS) {
-			fprintf(stderr, "glcuda-soak: loading the invert kernel "
+			fprintf(stderr,
+				"glcuda-soak: loading the invert kernel "
 				"(bench/bench-kernels.cu): %s\n",
 				tools_cuda_result(res, buf, sizeof(buf)));
 			return 1;
@@ -745,17 +816,21 @@ setup(void)
 		return fail_glcuda("glcuda_ring_new", ret), 1;
 	glGenFramebuffers(1, &s.read_fbo);
 
-	printf("glcuda-soak: %llu frames of %ux%u RGBA8 through %d slots, kernel %s, "
-	       "verify 1 in %llu, sample every %llu\n",
+	printf("glcuda-soak: %llu frames of %ux%u RGBA8 through %d slots, "
+	       "kernel %s, verify 1 in %llu, sample every %llu\n",
 	       (unsigned long long)opt.frames, opt.width, opt.height, SLOTS,
-	       opt.kernel ? "invert" : "none", (unsigned long long)opt.verify_every,
+	       opt.kernel ? "invert" : "none",
+	       (unsigned long long)opt.verify_every,
 	       (unsigned long long)opt.sample_every);
-	printf("GL: %s (%s); CUDA device %d: %s, driver %d; sync mode %s; __GL_YIELD=%s\n",
-	       caps->gl_renderer, caps->gl_version, caps->cuda_ordinal, caps->cuda_device_name,
-	       caps->cuda_driver_version, glcuda_sync_mode_get_name(caps->sync_mode),
+	printf("GL: %s (%s); CUDA device %d: %s, driver %d; sync mode %s; "
+	       "__GL_YIELD=%s\n",
+	       caps->gl_renderer, caps->gl_version, caps->cuda_ordinal,
+	       caps->cuda_device_name, caps->cuda_driver_version,
+	       glcuda_sync_mode_get_name(caps->sync_mode),
 	       getenv("__GL_YIELD") ? getenv("__GL_YIELD") : "(unset)");
-	printf("frame time: wall time between successive glcuda_frame_release() calls, "
-	       "intervals with a verification readback left out\n\n");
+	printf("frame time: wall time between successive "
+	       "glcuda_frame_release() calls, intervals with a verification "
+	       "readback left out\n\n");
 	return 0;
 }
 
@@ -795,12 +870,14 @@ main(int argc, char **argv)
 	if (opt.csv_path) {
 		s.csv = fopen(opt.csv_path, "w");
 		if (!s.csv) {
-			fprintf(stderr, "glcuda-soak: %s: %s\n", opt.csv_path, strerror(errno));
+			fprintf(stderr, "glcuda-soak: %s: %s\n", opt.csv_path,
+				strerror(errno));
 			free(s.times);
 			return 1;
 		}
-		fprintf(s.csv, "frames,elapsed_s,fds,cuda_free_bytes,rss_kib,p50_us,p99_us,max_us,"
-			"intervals,readbacks,readback_mean_us,verified,mismatches\n");
+		fprintf(s.csv, "frames,elapsed_s,fds,cuda_free_bytes,rss_kib,"
+			       "p50_us,p99_us,max_us,intervals,readbacks,"
+			       "readback_mean_us,verified,mismatches\n");
 	}
 	status = setup();
 	if (status == 0) {

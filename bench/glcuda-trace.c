@@ -124,8 +124,9 @@ enum scenario {
 };
 
 static const char *const scenario_names[SC_COUNT] = {
-	"timeline", "binary", "cuda-prio", "gl-prio", "gl-ready", "host", "legacy",
-	"batch2", "batch4", "batch8", "ring1", "ring2", "ring4",
+	"timeline", "binary", "cuda-prio", "gl-prio", "gl-ready",
+	"host",	    "legacy", "batch2",	   "batch4",  "batch8",
+	"ring1",    "ring2",  "ring4",
 };
 
 #define MAX_BATCH 8
@@ -178,8 +179,14 @@ static struct {
 	const char *csv;
 	int cuda_device;
 } opt = {
-	.width = 1920, .height = 1080, .frames = 200, .warmup = 20,
-	.scenarios = (1u << SC_COUNT) - 1, .isolated = true, .steady = true, .gl_switch = true,
+	.width = 1920,
+	.height = 1080,
+	.frames = 200,
+	.warmup = 20,
+	.scenarios = (1u << SC_COUNT) - 1,
+	.isolated = true,
+	.steady = true,
+	.gl_switch = true,
 	.eglstream = true,
 	.cuda_device = 0,
 };
@@ -221,7 +228,14 @@ struct run {
 };
 
 /* The ring's calls, timed in CPU (thread CPU time) per frame. */
-enum ring_call { RC_ACQUIRE, RC_SUBMIT, RC_COMPLETE, RC_WAIT_GL, RC_RELEASE, RC_COUNT };
+enum ring_call {
+	RC_ACQUIRE,
+	RC_SUBMIT,
+	RC_COMPLETE,
+	RC_WAIT_GL,
+	RC_RELEASE,
+	RC_COUNT
+};
 
 static const char *const ring_call_names[RC_COUNT] = {
 	"glcuda_ring_acquire", "glcuda_frame_submit", "glcuda_frame_complete",
@@ -249,7 +263,8 @@ static const char draw_fs[] =
 	"out vec4 color;\n"
 	"void main() {\n"
 	"	vec2 p = gl_FragCoord.xy * 0.01;\n"
-	"	color = vec4(0.5 + 0.5 * sin(p.x + t), 0.5 + 0.5 * cos(p.y - t),\n"
+	"	color = vec4(0.5 + 0.5 * sin(p.x + t),\n"
+	"		     0.5 + 0.5 * cos(p.y - t),\n"
 	"		     fract(p.x * p.y * 0.1 + t), 1.0);\n"
 	"}\n";
 
@@ -265,16 +280,19 @@ cu_fail(CUresult res, const char *call)
 	return -1;
 }
 
-#define CU_TRY(name, ...) \
-	do { if (cu_fail(CU(name)(__VA_ARGS__), #name) < 0) return -1; } while (0)
+#define CU_TRY(name, ...)                                      \
+	do {                                                   \
+		if (cu_fail(CU(name)(__VA_ARGS__), #name) < 0) \
+			return -1;                             \
+	} while (0)
 
 static int
 gc_fail(int r, const char *call)
 {
 	if (r >= 0)
 		return 0;
-	fprintf(stderr, "glcuda-trace: %s failed: %s: %s\n", call, glcuda_error_get_name(r),
-		glcuda_get_last_error());
+	fprintf(stderr, "glcuda-trace: %s failed: %s: %s\n", call,
+		glcuda_error_get_name(r), glcuda_get_last_error());
 	return -1;
 }
 
@@ -302,7 +320,8 @@ launch_stamp(CUstream stream, uint64_t *slot)
 {
 	void *args[] = { &slot };
 
-	CU_TRY(cuLaunchKernel, k.stamp, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL);
+	CU_TRY(cuLaunchKernel, k.stamp, 1, 1, 1, 1, 1, 1, 0, stream, args,
+	       NULL);
 	return 0;
 }
 
@@ -312,8 +331,8 @@ launch_invert(struct run *r, CUsurfObject in, CUsurfObject out)
 	int w = (int)opt.width, h = (int)opt.height;
 	void *args[] = { &in, &out, &w, &h };
 
-	CU_TRY(cuLaunchKernel, k.invert, (opt.width + 15) / 16, (opt.height + 15) / 16, 1, 16, 16,
-	       1, 0, r->stream, args, NULL);
+	CU_TRY(cuLaunchKernel, k.invert, (opt.width + 15) / 16,
+	       (opt.height + 15) / 16, 1, 16, 16, 1, 0, r->stream, args, NULL);
 	return 0;
 }
 
@@ -336,12 +355,13 @@ check_clocks(CUstream stream, uint64_t *slot)
 		if (b - (int64_t)*slot < worst_after)
 			worst_after = b - (int64_t)*slot;
 	}
-	printf("Clock check (20 tries): a CUDA %%globaltimer stamp fell %.1f µs or more after "
-	       "the GL_TIMESTAMP read before it and %.1f µs or more before the read after it",
+	printf("Clock check (20 tries): a CUDA %%globaltimer stamp fell %.1f "
+	       "µs or more after the GL_TIMESTAMP read before it and %.1f µs "
+	       "or more before the read after it",
 	       (double)worst_before / 1e3, (double)worst_after / 1e3);
 	if (worst_before < 0 || worst_after < 0) {
-		printf(": the clocks differ, gaps between GL and CUDA marks are not "
-		       "meaningful.\n\n");
+		printf(": the clocks differ, gaps between GL and CUDA marks "
+		       "are not meaningful.\n\n");
 		return -1;
 	}
 	printf(": one clock.\n\n");
@@ -353,7 +373,8 @@ make_texture(GLuint *tex)
 {
 	glGenTextures(1, tex);
 	glBindTexture(GL_TEXTURE_2D, *tex);
-	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, (GLsizei)opt.width, (GLsizei)opt.height);
+	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, (GLsizei)opt.width,
+		       (GLsizei)opt.height);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	return glGetError() == GL_NO_ERROR ? 0 : -1;
 }
@@ -365,11 +386,13 @@ make_fbo(GLuint tex, GLuint *fbo)
 
 	glGenFramebuffers(1, fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, tex, 0);
 	status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	if (status != GL_FRAMEBUFFER_COMPLETE) {
-		fprintf(stderr, "glcuda-trace: framebuffer incomplete (0x%x)\n", status);
+		fprintf(stderr, "glcuda-trace: framebuffer incomplete (0x%x)\n",
+			status);
 		return -1;
 	}
 	return 0;
@@ -399,7 +422,8 @@ run_teardown(struct run *r)
 	if (r->screen_tex)
 		glDeleteTextures(1, &r->screen_tex);
 	if (r->queries) {
-		glDeleteQueries((GLsizei)((opt.warmup + opt.frames) * 4), r->queries);
+		glDeleteQueries((GLsizei)((opt.warmup + opt.frames) * 4),
+				r->queries);
 		free(r->queries);
 	}
 	glcuda_ring_destroy(r->ring);
@@ -419,7 +443,8 @@ run_teardown(struct run *r)
 static int
 make_draw_program(struct run *r)
 {
-	GLuint vs = compile(GL_VERTEX_SHADER, draw_vs), fs = compile(GL_FRAGMENT_SHADER, draw_fs);
+	GLuint vs = compile(GL_VERTEX_SHADER, draw_vs),
+	       fs = compile(GL_FRAGMENT_SHADER, draw_fs);
 	GLint ok = 0;
 
 	if (!vs || !fs) {
@@ -449,24 +474,30 @@ run_setup(struct run *r)
 	int ret;
 
 	glcuda_device_options_init(&o);
-	o.sync_mode = r->sc == SC_BINARY ? GLCUDA_SYNC_BINARY : GLCUDA_SYNC_TIMELINE;
+	o.sync_mode =
+		r->sc == SC_BINARY ? GLCUDA_SYNC_BINARY : GLCUDA_SYNC_TIMELINE;
 	ret = glcuda_device_new(dpy, eglGetCurrentContext(), &o, &r->dev);
 	if (gc_fail(ret, "glcuda_device_new") < 0)
 		return -1;
 	if (r->sc == SC_CUDA_PRIO) {
 		int least = 0, greatest = 0;
-		if (!CU(cuStreamCreateWithPriority) || !CU(cuCtxGetStreamPriorityRange)) {
-			fprintf(stderr, "glcuda-trace: the driver has no stream priorities\n");
+		if (!CU(cuStreamCreateWithPriority) ||
+		    !CU(cuCtxGetStreamPriorityRange)) {
+			fprintf(stderr, "glcuda-trace: the driver has no "
+					"stream priorities\n");
 			return -1;
 		}
 		CU_TRY(cuCtxGetStreamPriorityRange, &least, &greatest);
-		CU_TRY(cuStreamCreateWithPriority, &r->stream, CU_STREAM_NON_BLOCKING, greatest);
-		snprintf(r->note, sizeof(r->note), "stream priority %d (range %d..%d)", greatest,
-			 least, greatest);
+		CU_TRY(cuStreamCreateWithPriority, &r->stream,
+		       CU_STREAM_NON_BLOCKING, greatest);
+		snprintf(r->note, sizeof(r->note),
+			 "stream priority %d (range %d..%d)", greatest, least,
+			 greatest);
 	} else if (!is_ring(r->sc)) {
 		CU_TRY(cuStreamCreate, &r->stream, CU_STREAM_NON_BLOCKING);
 	}
-	CU_TRY(cuMemAllocHost, (void **)&r->stamps, (size_t)n * 2 * sizeof(uint64_t));
+	CU_TRY(cuMemAllocHost, (void **)&r->stamps,
+	       (size_t)n * 2 * sizeof(uint64_t));
 	memset(r->stamps, 0, (size_t)n * 2 * sizeof(uint64_t));
 	r->queries = calloc((size_t)n * 4, sizeof(GLuint));
 	if (!r->queries)
@@ -485,20 +516,23 @@ run_setup(struct run *r)
 		ret = glcuda_ring_new(r->dev, &desc, &r->ring);
 		if (gc_fail(ret, "glcuda_ring_new") < 0)
 			return -1;
-		snprintf(r->note, sizeof(r->note), "the frame ring, %u slots; %u frame%s rendered, "
-			 "then submitted; completed; GL waits for all, then blits", desc.slots,
-			 r->batch, r->batch > 1 ? "s" : "");
+		snprintf(r->note, sizeof(r->note),
+			 "the frame ring, %u slots; %u frame%s rendered, then "
+			 "submitted; completed; GL waits for all, then blits",
+			 desc.slots, r->batch, r->batch > 1 ? "s" : "");
 	}
 	for (unsigned int i = 0; i < 2 * r->batch && !r->ring; i++) {
 		if (r->sc == SC_LEGACY) {
 			CUresult res;
 			if (make_texture(&r->tex[i]) < 0)
 				return -1;
-			res = CU(cuGraphicsGLRegisterImage)(&r->res[i], r->tex[i], GL_TEXTURE_2D,
-							    CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST);
+			res = CU(cuGraphicsGLRegisterImage)(
+				&r->res[i], r->tex[i], GL_TEXTURE_2D,
+				CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST);
 			if (res != CUDA_SUCCESS) {
 				r->res[i] = NULL;
-				return cu_fail(res, "cuGraphicsGLRegisterImage");
+				return cu_fail(res,
+					       "cuGraphicsGLRegisterImage");
 			}
 		} else {
 			struct glcuda_image_desc desc;
@@ -516,7 +550,8 @@ run_setup(struct run *r)
 		if (make_fbo(r->tex[i], &r->fbo[i]) < 0)
 			return -1;
 	}
-	if (make_texture(&r->screen_tex) < 0 || make_fbo(r->screen_tex, &r->screen_fbo) < 0)
+	if (make_texture(&r->screen_tex) < 0 ||
+	    make_fbo(r->screen_tex, &r->screen_fbo) < 0)
 		return -1;
 	if (r->sc == SC_HOST) {
 		/* The images stay CUDA's for the whole run. */
@@ -525,8 +560,10 @@ run_setup(struct run *r)
 			return -1;
 	}
 	if (r->batch > 1 && !r->ring)
-		snprintf(r->note, sizeof(r->note), "%u frames per hand-off; to CUDA and to GL "
-			 "per hand-off, the rest per frame", r->batch);
+		snprintf(r->note, sizeof(r->note),
+			 "%u frames per hand-off; to CUDA and to GL per "
+			 "hand-off, the rest per frame",
+			 r->batch);
 
 	if (make_draw_program(r) < 0)
 		return -1;
@@ -552,8 +589,9 @@ gl_blit(struct run *r, unsigned int b)
 {
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, r->fbo[2 * b + 1]);
 	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->screen_fbo);
-	glBlitFramebuffer(0, 0, (GLint)opt.width, (GLint)opt.height, 0, 0, (GLint)opt.width,
-			  (GLint)opt.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+	glBlitFramebuffer(0, 0, (GLint)opt.width, (GLint)opt.height, 0, 0,
+			  (GLint)opt.width, (GLint)opt.height,
+			  GL_COLOR_BUFFER_BIT, GL_NEAREST);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 }
@@ -594,7 +632,8 @@ legacy_map(struct run *r, CUsurfObject surf[2])
 	CU_TRY(cuGraphicsMapResources, 2, r->res, r->stream);
 	for (int i = 0; i < 2; i++) {
 		CUarray a;
-		CU_TRY(cuGraphicsSubResourceGetMappedArray, &a, r->res[i], 0, 0);
+		CU_TRY(cuGraphicsSubResourceGetMappedArray, &a, r->res[i], 0,
+		       0);
 		if (a != r->arrays[i] || !r->surfs[i]) {
 			if (r->surfs[i])
 				CU(cuSurfObjectDestroy)(r->surfs[i]);
@@ -616,7 +655,8 @@ static void
 frame_begin(struct run *r, unsigned int n)
 {
 	if (r->fences[n % 2]) {
-		glClientWaitSync(r->fences[n % 2], GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+		glClientWaitSync(r->fences[n % 2], GL_SYNC_FLUSH_COMMANDS_BIT,
+				 1000000000);
 		glDeleteSync(r->fences[n % 2]);
 		r->fences[n % 2] = NULL;
 	}
@@ -625,7 +665,8 @@ frame_begin(struct run *r, unsigned int n)
 /* The end of frame n: the CPU waits for GL and for CUDA's count streams,
  * or, in the steady mode, a fence for frame_begin and a flush. */
 static int
-frame_end(struct run *r, unsigned int n, const CUstream *streams, unsigned int count)
+frame_end(struct run *r, unsigned int n, const CUstream *streams,
+	  unsigned int count)
 {
 	if (!r->steady) {
 		if (cpu_wait_gl() < 0)
@@ -633,7 +674,8 @@ frame_end(struct run *r, unsigned int n, const CUstream *streams, unsigned int c
 		for (unsigned int i = 0; i < count; i++)
 			CU_TRY(cuStreamSynchronize, streams[i]);
 	} else {
-		r->fences[n % 2] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+		r->fences[n % 2] =
+			glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 		glFlush();
 	}
 	return glGetError() == GL_NO_ERROR ? 0 : -1;
@@ -656,7 +698,8 @@ ring_frame(struct run *r, unsigned int n)
 	frame_begin(r, n);
 	glQueryCounter(q[0], GL_TIMESTAMP);
 	for (unsigned int b = 0; b < B; b++) {
-		CPU_TIMED(cpu[RC_ACQUIRE], ret = glcuda_ring_acquire(r->ring, &r->frames[b]));
+		CPU_TIMED(cpu[RC_ACQUIRE],
+			  ret = glcuda_ring_acquire(r->ring, &r->frames[b]));
 		if (gc_fail(ret, "glcuda_ring_acquire") < 0)
 			return -1;
 		r->fbo[0] = glcuda_frame_get_input_fbo(r->frames[b]);
@@ -664,7 +707,8 @@ ring_frame(struct run *r, unsigned int n)
 	}
 	glQueryCounter(q[1], GL_TIMESTAMP);
 	for (unsigned int b = 0; b < B; b++) {
-		CPU_TIMED(cpu[RC_SUBMIT], ret = glcuda_frame_submit(r->frames[b]));
+		CPU_TIMED(cpu[RC_SUBMIT],
+			  ret = glcuda_frame_submit(r->frames[b]));
 		if (gc_fail(ret, "glcuda_frame_submit") < 0)
 			return -1;
 	}
@@ -681,12 +725,14 @@ ring_frame(struct run *r, unsigned int n)
 	if (launch_stamp(glcuda_frame_get_stream(r->frames[B - 1]), &st[1]) < 0)
 		return -1;
 	for (unsigned int b = 0; b < B; b++) {
-		CPU_TIMED(cpu[RC_COMPLETE], ret = glcuda_frame_complete(r->frames[b]));
+		CPU_TIMED(cpu[RC_COMPLETE],
+			  ret = glcuda_frame_complete(r->frames[b]));
 		if (gc_fail(ret, "glcuda_frame_complete") < 0)
 			return -1;
 	}
 	for (unsigned int b = 0; b < B; b++) {
-		CPU_TIMED(cpu[RC_WAIT_GL], ret = glcuda_frame_wait_gl(r->frames[b]));
+		CPU_TIMED(cpu[RC_WAIT_GL],
+			  ret = glcuda_frame_wait_gl(r->frames[b]));
 		if (gc_fail(ret, "glcuda_frame_wait_gl") < 0)
 			return -1;
 	}
@@ -695,18 +741,23 @@ ring_frame(struct run *r, unsigned int n)
 		GLuint fbo;
 		glGenFramebuffers(1, &fbo);
 		glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
-		glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-				       glcuda_frame_get_output_texture(r->frames[b]), 0);
+		glFramebufferTexture2D(GL_READ_FRAMEBUFFER,
+				       GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+				       glcuda_frame_get_output_texture(
+					       r->frames[b]),
+				       0);
 		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->screen_fbo);
-		glBlitFramebuffer(0, 0, (GLint)opt.width, (GLint)opt.height, 0, 0,
-				  (GLint)opt.width, (GLint)opt.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+		glBlitFramebuffer(0, 0, (GLint)opt.width, (GLint)opt.height, 0,
+				  0, (GLint)opt.width, (GLint)opt.height,
+				  GL_COLOR_BUFFER_BIT, GL_NEAREST);
 		glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 		glDeleteFramebuffers(1, &fbo);
 	}
 	glQueryCounter(q[3], GL_TIMESTAMP);
 	for (unsigned int b = 0; b < B; b++) {
-		CPU_TIMED(cpu[RC_RELEASE], ret = glcuda_frame_release(r->frames[b]));
+		CPU_TIMED(cpu[RC_RELEASE],
+			  ret = glcuda_frame_release(r->frames[b]));
 		if (gc_fail(ret, "glcuda_frame_release") < 0)
 			return -1;
 	}
@@ -744,7 +795,8 @@ frame(struct run *r, unsigned int n)
 			return -1;
 		break;
 	default:
-		ret = glcuda_handoff_to_cuda(r->dev, r->img, 2 * r->batch, r->stream);
+		ret = glcuda_handoff_to_cuda(r->dev, r->img, 2 * r->batch,
+					     r->stream);
 		if (gc_fail(ret, "glcuda_handoff_to_cuda") < 0)
 			return -1;
 	}
@@ -753,7 +805,8 @@ frame(struct run *r, unsigned int n)
 	for (unsigned int b = 0; b < r->batch; b++) {
 		if (!legacy) {
 			surf[0] = glcuda_image_get_cuda_surface(r->img[2 * b]);
-			surf[1] = glcuda_image_get_cuda_surface(r->img[2 * b + 1]);
+			surf[1] = glcuda_image_get_cuda_surface(
+				r->img[2 * b + 1]);
 		}
 		if (launch_invert(r, surf[0], surf[1]) < 0)
 			return -1;
@@ -772,7 +825,8 @@ frame(struct run *r, unsigned int n)
 		/* fall through */
 	default:
 		if (!legacy) {
-			ret = glcuda_handoff_to_gl(r->dev, r->img, 2 * r->batch, r->stream);
+			ret = glcuda_handoff_to_gl(r->dev, r->img, 2 * r->batch,
+						   r->stream);
 			if (gc_fail(ret, "glcuda_handoff_to_gl") < 0)
 				return -1;
 		} else {
@@ -796,7 +850,8 @@ print_gap_cells(struct stats *st, unsigned int count)
 		double mean, p50, p99;
 		qsort(st[i].v, st[i].n, sizeof(double), stats_cmp_double);
 		stats_summary(&st[i], &mean, &p50, &p99);
-		printf(" %.1f (%.1f–%.1f) |", p50, stats_percentile(st[i].v, st[i].n, 10),
+		printf(" %.1f (%.1f–%.1f) |", p50,
+		       stats_percentile(st[i].v, st[i].n, 10),
 		       stats_percentile(st[i].v, st[i].n, 90));
 		stats_free(&st[i]);
 	}
@@ -832,19 +887,31 @@ summarize(const struct run *r, bool ok)
 		m[M_CUDA_END] = r->stamps[n * 2 + 1];
 		double b = r->batch;
 		double g[G_COUNT] = {
-			[G_TO_CUDA] = ((double)m[M_CUDA_START] - (double)m[M_GL_DRAWN]) / 1e3,
-			[G_CUDA] = ((double)m[M_CUDA_END] - (double)m[M_CUDA_START]) / 1e3 / b,
-			[G_TO_GL] = ((double)m[M_GL_WAITED] - (double)m[M_CUDA_END]) / 1e3,
-			[G_BLIT] = ((double)m[M_GL_BLITTED] - (double)m[M_GL_WAITED]) / 1e3 / b,
-			[G_FRAME] = ((double)m[M_GL_BLITTED] - (double)m[M_GL_START]) / 1e3 / b,
+			[G_TO_CUDA] = ((double)m[M_CUDA_START] -
+				       (double)m[M_GL_DRAWN]) /
+				      1e3,
+			[G_CUDA] = ((double)m[M_CUDA_END] -
+				    (double)m[M_CUDA_START]) /
+				   1e3 / b,
+			[G_TO_GL] = ((double)m[M_GL_WAITED] -
+				     (double)m[M_CUDA_END]) /
+				    1e3,
+			[G_BLIT] = ((double)m[M_GL_BLITTED] -
+				    (double)m[M_GL_WAITED]) /
+				   1e3 / b,
+			[G_FRAME] = ((double)m[M_GL_BLITTED] -
+				     (double)m[M_GL_START]) /
+				    1e3 / b,
 		};
 		g[G_SWITCH] = (g[G_TO_CUDA] + g[G_TO_GL]) / b;
 		for (int i = 0; i < G_COUNT; i++)
 			stats_add(&s[i], g[i]);
 		if (csv)
 			fprintf(csv, "%s,%s,%u,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n",
-				scenario_names[r->sc], r->steady ? "steady" : "isolated",
-				n - opt.warmup, g[0], g[1], g[2], g[3], g[4], g[5]);
+				scenario_names[r->sc],
+				r->steady ? "steady" : "isolated",
+				n - opt.warmup, g[0], g[1], g[2], g[3], g[4],
+				g[5]);
 	}
 	printf("| %s |", label);
 	print_gap_cells(s, G_COUNT);
@@ -857,9 +924,12 @@ static EGLContext
 make_priority_context(char *note, size_t size)
 {
 	static const EGLint attribs[] = {
-		EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-		EGL_CONTEXT_PRIORITY_LEVEL_IMG, EGL_CONTEXT_PRIORITY_HIGH_IMG, EGL_NONE,
+		EGL_CONTEXT_MAJOR_VERSION, 4,
+		EGL_CONTEXT_MINOR_VERSION, 5,
+		EGL_CONTEXT_OPENGL_PROFILE_MASK,
+		EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+		EGL_CONTEXT_PRIORITY_LEVEL_IMG,
+		EGL_CONTEXT_PRIORITY_HIGH_IMG, EGL_NONE,
 	};
 	EGLContext ctx;
 	EGLint got = 0;
@@ -871,14 +941,16 @@ make_priority_context(char *note, size_t size)
 	eglBindAPI(EGL_OPENGL_API);
 	ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
 	if (ctx == EGL_NO_CONTEXT) {
-		snprintf(note, size, "eglCreateContext: EGL error 0x%x", eglGetError());
+		snprintf(note, size, "eglCreateContext: EGL error 0x%x",
+			 eglGetError());
 		return EGL_NO_CONTEXT;
 	}
 	eglQueryContext(dpy, ctx, EGL_CONTEXT_PRIORITY_LEVEL_IMG, &got);
 	snprintf(note, size, "EGL context priority %s",
-		 got == EGL_CONTEXT_PRIORITY_HIGH_IMG     ? "HIGH granted"
-		 : got == EGL_CONTEXT_PRIORITY_MEDIUM_IMG ? "MEDIUM (HIGH refused)"
-		 : got == EGL_CONTEXT_PRIORITY_LOW_IMG    ? "LOW (HIGH refused)"
+		 got == EGL_CONTEXT_PRIORITY_HIGH_IMG	  ? "HIGH granted"
+		 : got == EGL_CONTEXT_PRIORITY_MEDIUM_IMG ? "MEDIUM (HIGH "
+							    "refused)"
+		 : got == EGL_CONTEXT_PRIORITY_LOW_IMG	  ? "LOW (HIGH refused)"
 							  : "unknown");
 	return ctx;
 }
@@ -892,18 +964,22 @@ cpu_summary(struct run *r)
 	size_t len = strlen(cpu_rows);
 	double total = 0;
 
-	len += (size_t)snprintf(cpu_rows + len, sizeof(cpu_rows) - len, "| %s, %s |",
-				scenario_names[r->sc], r->steady ? "steady" : "isolated");
+	len += (size_t)snprintf(cpu_rows + len, sizeof(cpu_rows) - len,
+				"| %s, %s |", scenario_names[r->sc],
+				r->steady ? "steady" : "isolated");
 	for (int i = 0; i < RC_COUNT && len < sizeof(cpu_rows); i++) {
 		double mean, p50, p99;
-		qsort(r->cpu[i].v, r->cpu[i].n, sizeof(double), stats_cmp_double);
+		qsort(r->cpu[i].v, r->cpu[i].n, sizeof(double),
+		      stats_cmp_double);
 		stats_summary(&r->cpu[i], &mean, &p50, &p99);
 		total += p50;
-		len += (size_t)snprintf(cpu_rows + len, sizeof(cpu_rows) - len, " %.1f |", p50);
+		len += (size_t)snprintf(cpu_rows + len, sizeof(cpu_rows) - len,
+					" %.1f |", p50);
 		stats_free(&r->cpu[i]);
 	}
 	if (len < sizeof(cpu_rows))
-		snprintf(cpu_rows + len, sizeof(cpu_rows) - len, " %.1f |\n", total);
+		snprintf(cpu_rows + len, sizeof(cpu_rows) - len, " %.1f |\n",
+			 total);
 }
 
 static void
@@ -920,8 +996,10 @@ run_scenario(enum scenario sc, bool steady)
 	if (sc == SC_GL_PRIO) {
 		prio_ctx = make_priority_context(note, sizeof(note));
 		if (prio_ctx == EGL_NO_CONTEXT ||
-		    !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, prio_ctx)) {
-			printf("| %s, %s | skipped | | | | | | %s |\n", scenario_names[sc],
+		    !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+				    prio_ctx)) {
+			printf("| %s, %s | skipped | | | | | | %s |\n",
+			       scenario_names[sc],
 			       steady ? "steady" : "isolated", note);
 			if (prio_ctx != EGL_NO_CONTEXT)
 				eglDestroyContext(dpy, prio_ctx);
@@ -940,7 +1018,8 @@ run_scenario(enum scenario sc, bool steady)
 					"cuStreamSynchronize") < 0)))
 		ok = false;
 	if (ok && sc == SC_HOST &&
-	    gc_fail(glcuda_handoff_to_gl(r.dev, r.img, 2, r.stream), "glcuda_handoff_to_gl") < 0)
+	    gc_fail(glcuda_handoff_to_gl(r.dev, r.img, 2, r.stream),
+		    "glcuda_handoff_to_gl") < 0)
 		ok = false;
 	summarize(&r, ok);
 	if (ok && r.ring)
@@ -973,8 +1052,11 @@ driver_call_costs(CUstream stream)
 	enum { N = 500 };
 	struct stats s[5] = { { 0 } };
 	static const char *const names[5] = {
-		"cuCtxPushCurrent + cuCtxPopCurrent", "eglGetCurrentContext",
-		"glFlush after a clear", "cuEventRecord", "cuLaunchHostFunc (an empty function)",
+		"cuCtxPushCurrent + cuCtxPopCurrent",
+		"eglGetCurrentContext",
+		"glFlush after a clear",
+		"cuEventRecord",
+		"cuLaunchHostFunc (an empty function)",
 	};
 	CUcontext ctx = NULL, popped;
 	CUevent ev = NULL;
@@ -998,11 +1080,15 @@ driver_call_costs(CUstream stream)
 			CU(cuCtxPushCurrent)(ctx);
 			c0 = clock_thread_cpu_ns();
 			CU(cuEventRecord)(ev, stream);
-			stats_add(&s[3], (double)(clock_thread_cpu_ns() - c0) / 1e3);
+			stats_add(&s[3],
+				  (double)(clock_thread_cpu_ns() - c0) / 1e3);
 			if (CU(cuLaunchHostFunc)) {
 				c0 = clock_thread_cpu_ns();
-				CU(cuLaunchHostFunc)(stream, empty_host_fn, NULL);
-				stats_add(&s[4], (double)(clock_thread_cpu_ns() - c0) / 1e3);
+				CU(cuLaunchHostFunc)
+				(stream, empty_host_fn, NULL);
+				stats_add(&s[4],
+					  (double)(clock_thread_cpu_ns() - c0) /
+						  1e3);
 			}
 			CU(cuCtxPopCurrent)(&popped);
 		}
@@ -1012,7 +1098,9 @@ driver_call_costs(CUstream stream)
 	CU(cuStreamSynchronize)(stream);
 	if (ev)
 		CU(cuEventDestroy)(ev);
-	printf("\nDriver calls on their own, thread CPU µs per call (median of %d):\n\n", N);
+	printf("\nDriver calls on their own, thread CPU µs per call (median of "
+	       "%d):\n\n",
+	       N);
 	printf("| call | µs |\n|---|--:|\n");
 	for (int i = 0; i < 5; i++) {
 		double mean, p50, p99;
@@ -1036,8 +1124,10 @@ static void
 run_gl_switch(bool steady)
 {
 	static const EGLint attribs[] = {
-		EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE,
+		EGL_CONTEXT_MAJOR_VERSION, 4,
+		EGL_CONTEXT_MINOR_VERSION, 5,
+		EGL_CONTEXT_OPENGL_PROFILE_MASK,
+		EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE,
 	};
 	EGLContext a = eglGetCurrentContext(), b;
 	unsigned int n_all = opt.warmup + opt.frames;
@@ -1049,7 +1139,8 @@ run_gl_switch(bool steady)
 	bool ok = false;
 
 	if (n_all > 1024) {
-		printf("| gl-gl, %s | skipped | | | | | | more than 1024 frames |\n",
+		printf("| gl-gl, %s | skipped | | | | | | more than 1024 "
+		       "frames |\n",
 		       steady ? "steady" : "isolated");
 		return;
 	}
@@ -1057,7 +1148,8 @@ run_gl_switch(bool steady)
 	eglBindAPI(EGL_OPENGL_API);
 	b = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, a, attribs);
 	if (b == EGL_NO_CONTEXT) {
-		printf("| gl-gl, %s | failed | | | | | | eglCreateContext: 0x%x |\n",
+		printf("| gl-gl, %s | failed | | | | | | eglCreateContext: "
+		       "0x%x |\n",
 		       steady ? "steady" : "isolated", eglGetError());
 		return;
 	}
@@ -1090,19 +1182,22 @@ run_gl_switch(bool steady)
 		glQueryCounter(qb[2 * n], GL_TIMESTAMP);
 		glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_b);
 		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, screen_fbo);
-		glBlitFramebuffer(0, 0, (GLint)opt.width, (GLint)opt.height, 0, 0,
-				  (GLint)opt.width, (GLint)opt.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+		glBlitFramebuffer(0, 0, (GLint)opt.width, (GLint)opt.height, 0,
+				  0, (GLint)opt.width, (GLint)opt.height,
+				  GL_COLOR_BUFFER_BIT, GL_NEAREST);
 		glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 		glQueryCounter(qb[2 * n + 1], GL_TIMESTAMP);
 		if (last) {
-			glClientWaitSync(last, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+			glClientWaitSync(last, GL_SYNC_FLUSH_COMMANDS_BIT,
+					 1000000000);
 			glDeleteSync(last);
 		}
 		last = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 		glFlush();
 		if (!steady) {
-			glClientWaitSync(last, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+			glClientWaitSync(last, GL_SYNC_FLUSH_COMMANDS_BIT,
+					 1000000000);
 			glDeleteSync(last);
 			last = NULL;
 		}
@@ -1124,11 +1219,14 @@ run_gl_switch(bool steady)
 		double mean, p50, p99;
 		qsort(st.v, st.n, sizeof(double), stats_cmp_double);
 		stats_summary(&st, &mean, &p50, &p99);
-		printf("| gl-gl, %s | %.1f (%.1f–%.1f) | | | | | | GL to a second GL context "
-		       "(glWaitSync), no CUDA |\n", steady ? "steady" : "isolated", p50,
-		       stats_percentile(st.v, st.n, 10), stats_percentile(st.v, st.n, 90));
+		printf("| gl-gl, %s | %.1f (%.1f–%.1f) | | | | | | GL to a "
+		       "second GL context (glWaitSync), no CUDA |\n",
+		       steady ? "steady" : "isolated", p50,
+		       stats_percentile(st.v, st.n, 10),
+		       stats_percentile(st.v, st.n, 90));
 	} else {
-		printf("| gl-gl, %s | failed | | | | | | |\n", steady ? "steady" : "isolated");
+		printf("| gl-gl, %s | failed | | | | | | |\n",
+		       steady ? "steady" : "isolated");
 	}
 	stats_free(&st);
 out_b:
@@ -1151,7 +1249,7 @@ out_a:
 }
 
 #ifdef TRACE_HAVE_EGLSTREAM
-/* cudaEGL.h's entry points, from the driver the tools' table was loaded
+/* cudaEGL.h's entry points, from the driver the programs' table was loaded
  * from: the table keeps to what every tool needs. */
 static struct {
 	__typeof__(cuEGLStreamConsumerConnect) *consumer_connect;
@@ -1206,7 +1304,7 @@ struct eglstream_run {
 	struct run r;                  /* for gl_draw's program and the marks */
 	unsigned int n_all;
 	CUdeviceptr out[2];            /* CUDA's output frames, by turns */
-	CUarray cached_array;          /* GL's last frame, and a surface on it */
+	CUarray cached_array; /* GL's last frame, and a surface on it */
 	CUsurfObject cached_surf;
 	CUstream cs;
 	unsigned int presented;
@@ -1222,8 +1320,15 @@ eglstream_skip_reason(struct eglstream_run *s)
 		"EGL_KHR_stream_consumer_gltexture",
 	};
 	EGLint cfg_attribs[] = {
-		EGL_SURFACE_TYPE, EGL_STREAM_BIT_KHR, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-		EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE,
+		EGL_SURFACE_TYPE,
+		EGL_STREAM_BIT_KHR,
+		EGL_RENDERABLE_TYPE,
+		EGL_OPENGL_BIT,
+		EGL_RED_SIZE, 8,
+		EGL_GREEN_SIZE, 8,
+		EGL_BLUE_SIZE, 8,
+		EGL_ALPHA_SIZE, 8,
+		EGL_NONE,
 	};
 	EGLint ncfg = 0;
 	const char *why;
@@ -1249,8 +1354,10 @@ static int
 eglstream_open(struct eglstream_run *s)
 {
 	static const EGLint ctx_attribs[] = {
-		EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE,
+		EGL_CONTEXT_MAJOR_VERSION, 4,
+		EGL_CONTEXT_MINOR_VERSION, 5,
+		EGL_CONTEXT_OPENGL_PROFILE_MASK,
+		EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE,
 	};
 
 	s->ctx = eglCreateContext(dpy, s->cfg, EGL_NO_CONTEXT, ctx_attribs);
@@ -1258,45 +1365,54 @@ eglstream_open(struct eglstream_run *s)
 	s->to_gl = eglCreateStreamKHR(dpy, (EGLint[]){ EGL_NONE });
 	if (s->ctx == EGL_NO_CONTEXT || s->to_cuda == EGL_NO_STREAM_KHR ||
 	    s->to_gl == EGL_NO_STREAM_KHR) {
-		snprintf(s->note, sizeof(s->note), "context or streams: EGL error 0x%x",
-			 eglGetError());
+		snprintf(s->note, sizeof(s->note),
+			 "context or streams: EGL error 0x%x", eglGetError());
 		return -1;
 	}
 	/* Consumers connect first. */
-	if (cu_fail(es.consumer_connect(&s->cons, s->to_cuda), "cuEGLStreamConsumerConnect") < 0) {
+	if (cu_fail(es.consumer_connect(&s->cons, s->to_cuda),
+		    "cuEGLStreamConsumerConnect") < 0) {
 		s->cons = NULL;
-		snprintf(s->note, sizeof(s->note), "cuEGLStreamConsumerConnect failed");
+		snprintf(s->note, sizeof(s->note),
+			 "cuEGLStreamConsumerConnect failed");
 		return -1;
 	}
-	s->surf = eglCreateStreamProducerSurfaceKHR(dpy, s->cfg, s->to_cuda,
-						    (EGLint[]){ EGL_WIDTH, (EGLint)opt.width,
-								EGL_HEIGHT, (EGLint)opt.height,
-								EGL_NONE });
-	if (s->surf == EGL_NO_SURFACE || !eglMakeCurrent(dpy, s->surf, s->surf, s->ctx)) {
-		snprintf(s->note, sizeof(s->note), "producer surface: EGL error 0x%x",
-			 eglGetError());
+	s->surf = eglCreateStreamProducerSurfaceKHR(
+		dpy, s->cfg, s->to_cuda,
+		(EGLint[]){ EGL_WIDTH, (EGLint)opt.width, EGL_HEIGHT,
+			    (EGLint)opt.height, EGL_NONE });
+	if (s->surf == EGL_NO_SURFACE ||
+	    !eglMakeCurrent(dpy, s->surf, s->surf, s->ctx)) {
+		snprintf(s->note, sizeof(s->note),
+			 "producer surface: EGL error 0x%x", eglGetError());
 		return -1;
 	}
 	glGenTextures(1, &s->ext_tex);
 	glBindTexture(GL_TEXTURE_EXTERNAL_OES, s->ext_tex);
 	if (!eglStreamConsumerGLTextureExternalKHR(dpy, s->to_gl)) {
 		snprintf(s->note, sizeof(s->note),
-			 "eglStreamConsumerGLTextureExternalKHR: EGL error 0x%x", eglGetError());
+			 "eglStreamConsumerGLTextureExternalKHR: EGL error "
+			 "0x%x",
+			 eglGetError());
 		return -1;
 	}
 	if (cu_fail(es.producer_connect(&s->prod, s->to_gl, (EGLint)opt.width,
-					(EGLint)opt.height), "cuEGLStreamProducerConnect") < 0) {
+					(EGLint)opt.height),
+		    "cuEGLStreamProducerConnect") < 0) {
 		s->prod = NULL;
-		snprintf(s->note, sizeof(s->note), "cuEGLStreamProducerConnect failed");
+		snprintf(s->note, sizeof(s->note),
+			 "cuEGLStreamProducerConnect failed");
 		return -1;
 	}
-	if (cu_fail(CU(cuStreamCreate)(&s->cs, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0 ||
+	if (cu_fail(CU(cuStreamCreate)(&s->cs, CU_STREAM_NON_BLOCKING),
+		    "cuStreamCreate") < 0 ||
 	    cu_fail(CU(cuMemAllocHost)((void **)&s->r.stamps,
 				       (size_t)s->n_all * 2 * sizeof(uint64_t)),
 		    "cuMemAllocHost") < 0)
 		return -1;
 	for (int i = 0; i < 2; i++)
-		if (cu_fail(CU(cuMemAlloc)(&s->out[i], (size_t)opt.width * opt.height * 4),
+		if (cu_fail(CU(cuMemAlloc)(&s->out[i],
+					   (size_t)opt.width * opt.height * 4),
 			    "cuMemAlloc") < 0)
 			return -1;
 	s->r.queries = calloc((size_t)s->n_all * 4, sizeof(GLuint));
@@ -1322,12 +1438,15 @@ eglstream_cuda(struct eglstream_run *s, unsigned int n, CUdeviceptr dst)
 	cr = es.consumer_acquire(&s->cons, &res, &s->cs, 1000000);
 	if (cr != CUDA_SUCCESS) {
 		cu_fail(cr, "cuEGLStreamConsumerAcquireFrame");
-		snprintf(s->note, sizeof(s->note), "cuEGLStreamConsumerAcquireFrame failed (%d)", cr);
+		snprintf(s->note, sizeof(s->note),
+			 "cuEGLStreamConsumerAcquireFrame failed (%d)", cr);
 		return -1;
 	}
 	cr = es.mapped_frame(&in_frame, res, 0, 0);
-	if (cr == CUDA_SUCCESS && in_frame.frameType != CU_EGL_FRAME_TYPE_ARRAY) {
-		snprintf(s->note, sizeof(s->note), "GL's frame is not a CUDA array (type %d)",
+	if (cr == CUDA_SUCCESS &&
+	    in_frame.frameType != CU_EGL_FRAME_TYPE_ARRAY) {
+		snprintf(s->note, sizeof(s->note),
+			 "GL's frame is not a CUDA array (type %d)",
 			 (int)in_frame.frameType);
 		es.consumer_release(&s->cons, res, &s->cs);
 		return -1;
@@ -1341,21 +1460,27 @@ eglstream_cuda(struct eglstream_run *s, unsigned int n, CUdeviceptr dst)
 		rd.resType = CU_RESOURCE_TYPE_ARRAY;
 		rd.res.array.hArray = in_frame.frame.pArray[0];
 		cr = CU(cuSurfObjectCreate)(&s->cached_surf, &rd);
-		s->cached_array = cr == CUDA_SUCCESS ? in_frame.frame.pArray[0] : NULL;
+		s->cached_array =
+			cr == CUDA_SUCCESS ? in_frame.frame.pArray[0] : NULL;
 	}
 	if (cr == CUDA_SUCCESS)
-		cr = launch_stamp(s->cs, &s->r.stamps[n * 2]) < 0 ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
+		cr = launch_stamp(s->cs, &s->r.stamps[n * 2]) < 0
+			     ? CUDA_ERROR_UNKNOWN
+			     : CUDA_SUCCESS;
 	if (cr == CUDA_SUCCESS)
-		cr = CU(cuLaunchKernel)(k.invert_to_pitch, (opt.width + 15) / 16,
-					(opt.height + 15) / 16, 1, 16, 16, 1, 0, s->cs, args, NULL);
+		cr = CU(cuLaunchKernel)(k.invert_to_pitch,
+					(opt.width + 15) / 16,
+					(opt.height + 15) / 16, 1, 16, 16, 1, 0,
+					s->cs, args, NULL);
 	if (cr == CUDA_SUCCESS)
-		cr = launch_stamp(s->cs, &s->r.stamps[n * 2 + 1]) < 0 ? CUDA_ERROR_UNKNOWN
-									  : CUDA_SUCCESS;
+		cr = launch_stamp(s->cs, &s->r.stamps[n * 2 + 1]) < 0
+			     ? CUDA_ERROR_UNKNOWN
+			     : CUDA_SUCCESS;
 	es.consumer_release(&s->cons, res, &s->cs);
 	if (cr != CUDA_SUCCESS) {
 		cu_fail(cr, "the EGLStream frame's kernel");
-		snprintf(s->note, sizeof(s->note), "mapping or using GL's frame in CUDA failed (%d)",
-			 cr);
+		snprintf(s->note, sizeof(s->note),
+			 "mapping or using GL's frame in CUDA failed (%d)", cr);
 		return -1;
 	}
 	return 0;
@@ -1387,13 +1512,15 @@ eglstream_present(struct eglstream_run *s, CUdeviceptr dst)
 	cr = es.producer_present(&s->prod, out_frame, &s->cs);
 	if (cr != CUDA_SUCCESS) {
 		cu_fail(cr, "cuEGLStreamProducerPresentFrame");
-		snprintf(s->note, sizeof(s->note), "cuEGLStreamProducerPresentFrame failed (%d)", cr);
+		snprintf(s->note, sizeof(s->note),
+			 "cuEGLStreamProducerPresentFrame failed (%d)", cr);
 		return -1;
 	}
 	s->presented++;
 	glBindTexture(GL_TEXTURE_EXTERNAL_OES, s->ext_tex);
 	if (!eglStreamConsumerAcquireKHR(dpy, s->to_gl)) {
-		snprintf(s->note, sizeof(s->note), "eglStreamConsumerAcquireKHR: EGL error 0x%x",
+		snprintf(s->note, sizeof(s->note),
+			 "eglStreamConsumerAcquireKHR: EGL error 0x%x",
 			 eglGetError());
 		return -1;
 	}
@@ -1411,7 +1538,8 @@ eglstream_frame(struct eglstream_run *s, unsigned int n)
 	gl_draw(&s->r, 0, n);
 	glQueryCounter(q[1], GL_TIMESTAMP);
 	if (!eglSwapBuffers(dpy, s->surf)) {
-		snprintf(s->note, sizeof(s->note), "eglSwapBuffers: EGL error 0x%x", eglGetError());
+		snprintf(s->note, sizeof(s->note),
+			 "eglSwapBuffers: EGL error 0x%x", eglGetError());
 		return -1;
 	}
 	if (eglstream_cuda(s, n, dst) < 0 || eglstream_present(s, dst) < 0)
@@ -1419,7 +1547,8 @@ eglstream_frame(struct eglstream_run *s, unsigned int n)
 	glQueryCounter(q[2], GL_TIMESTAMP);
 	eglStreamConsumerReleaseKHR(dpy, s->to_gl);
 	glQueryCounter(q[3], GL_TIMESTAMP);
-	if (cpu_wait_gl() < 0 || cu_fail(CU(cuStreamSynchronize)(s->cs), "cuStreamSynchronize") < 0)
+	if (cpu_wait_gl() < 0 ||
+	    cu_fail(CU(cuStreamSynchronize)(s->cs), "cuStreamSynchronize") < 0)
 		return -1;
 	return 0;
 }
@@ -1432,16 +1561,23 @@ eglstream_report(struct eglstream_run *s)
 
 	for (unsigned int n = opt.warmup; n < s->n_all; n++) {
 		GLuint64 drawn = 0, acquired = 0;
-		glGetQueryObjectui64v(s->r.queries[n * 4 + 1], GL_QUERY_RESULT, &drawn);
-		glGetQueryObjectui64v(s->r.queries[n * 4 + 2], GL_QUERY_RESULT, &acquired);
-		stats_add(&st[0], ((double)s->r.stamps[n * 2] - (double)drawn) / 1e3);
-		stats_add(&st[1], ((double)s->r.stamps[n * 2 + 1] - (double)s->r.stamps[n * 2]) / 1e3);
-		stats_add(&st[2], ((double)acquired - (double)s->r.stamps[n * 2 + 1]) / 1e3);
+		glGetQueryObjectui64v(s->r.queries[n * 4 + 1], GL_QUERY_RESULT,
+				      &drawn);
+		glGetQueryObjectui64v(s->r.queries[n * 4 + 2], GL_QUERY_RESULT,
+				      &acquired);
+		stats_add(&st[0],
+			  ((double)s->r.stamps[n * 2] - (double)drawn) / 1e3);
+		stats_add(&st[1], ((double)s->r.stamps[n * 2 + 1] -
+				   (double)s->r.stamps[n * 2]) /
+					  1e3);
+		stats_add(&st[2],
+			  ((double)acquired - (double)s->r.stamps[n * 2 + 1]) /
+				  1e3);
 	}
 	printf("| eglstream, isolated |");
 	print_gap_cells(st, ARRAY_LENGTH(st));
-	printf(" | | | GL producer surface -> CUDA consumer; CUDA producer -> GL "
-	       "texture consumer; to GL ends at GL past its acquire |\n");
+	printf(" | | | GL producer surface -> CUDA consumer; CUDA producer -> "
+	       "GL texture consumer; to GL ends at GL past its acquire |\n");
 	fflush(stdout);
 }
 
@@ -1521,12 +1657,16 @@ run_eglstream(CUstream unused)
 static void
 usage(FILE *f)
 {
-	fprintf(f,
-		"usage: glcuda-trace [--size WxH] [--frames N] [--warmup N]\n"
-		"                    [--scenarios LIST] [--isolated | --steady] [--csv FILE]\n"
-		"                    [--cuda-device N] [--no-gl-switch] [--no-eglstream]\n"
-		"scenarios: timeline,binary,cuda-prio,gl-prio,gl-ready,host,legacy,\n"
-		"           batch2,batch4,batch8,ring1,ring2,ring4 (default all)\n");
+	fprintf(f, "usage: glcuda-trace [--size WxH] [--frames N] [--warmup "
+		   "N]\n"
+		   "                    [--scenarios LIST] [--isolated | "
+		   "--steady] [--csv FILE]\n"
+		   "                    [--cuda-device N] [--no-gl-switch] "
+		   "[--no-eglstream]\n"
+		   "scenarios: "
+		   "timeline,binary,cuda-prio,gl-prio,gl-ready,host,legacy,\n"
+		   "           batch2,batch4,batch8,ring1,ring2,ring4 (default "
+		   "all)\n");
 }
 
 static int
@@ -1551,7 +1691,8 @@ parse(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (!parse_size(optarg, 1, 16384, &opt.width, &opt.height))
+			if (!parse_size(optarg, 1, 16384, &opt.width,
+					&opt.height))
 				return -1;
 			break;
 		case 'f':
@@ -1565,12 +1706,18 @@ parse(int argc, char **argv)
 		case 'S': {
 			char *list = strdup(optarg), *save = NULL;
 			opt.scenarios = 0;
-			for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			for (char *t = strtok_r(list, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
 				unsigned int i;
-				for (i = 0; i < SC_COUNT && strcmp(t, scenario_names[i]); i++)
+				for (i = 0; i < SC_COUNT &&
+					    strcmp(t, scenario_names[i]);
+				     i++)
 					;
 				if (i == SC_COUNT) {
-					fprintf(stderr, "glcuda-trace: unknown scenario %s\n", t);
+					fprintf(stderr,
+						"glcuda-trace: unknown "
+						"scenario %s\n",
+						t);
 					free(list);
 					return -1;
 				}
@@ -1624,7 +1771,8 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	r = glcuda_headless_new(opt.cuda_device, GLCUDA_HEADLESS_FLAG_NONE, &hl);
+	r = glcuda_headless_new(opt.cuda_device, GLCUDA_HEADLESS_FLAG_NONE,
+				&hl);
 	if (r < 0) {
 		fprintf(stderr, "glcuda-trace: glcuda_headless_new: %s: %s\n",
 			glcuda_error_get_name(r), glcuda_get_last_error());
@@ -1643,31 +1791,40 @@ main(int argc, char **argv)
 	if (cu_fail(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)),
 		    "cuCtxPushCurrent") < 0)
 		goto out;
-	if (cu_fail(CU(cuModuleLoadData)(&k.module, glcuda_trace_fatbin), "cuModuleLoadData") < 0 ||
-	    cu_fail(CU(cuModuleGetFunction)(&k.stamp, k.module, "trace_stamp"), "trace_stamp") < 0 ||
-	    cu_fail(CU(cuModuleGetFunction)(&k.invert, k.module, "trace_invert"), "trace_invert") < 0 ||
-	    cu_fail(CU(cuModuleGetFunction)(&k.invert_to_pitch, k.module, "trace_invert_to_pitch"),
+	if (cu_fail(CU(cuModuleLoadData)(&k.module, glcuda_trace_fatbin),
+		    "cuModuleLoadData") < 0 ||
+	    cu_fail(CU(cuModuleGetFunction)(&k.stamp, k.module, "trace_stamp"),
+		    "trace_stamp") < 0 ||
+	    cu_fail(CU(cuModuleGetFunction)(&k.invert, k.module,
+					    "trace_invert"),
+		    "trace_invert") < 0 ||
+	    cu_fail(CU(cuModuleGetFunction)(&k.invert_to_pitch, k.module,
+					    "trace_invert_to_pitch"),
 		    "trace_invert_to_pitch") < 0 ||
-	    cu_fail(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") < 0 ||
-	    cu_fail(CU(cuMemAllocHost)((void **)&slot, sizeof(*slot)), "cuMemAllocHost") < 0)
+	    cu_fail(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING),
+		    "cuStreamCreate") < 0 ||
+	    cu_fail(CU(cuMemAllocHost)((void **)&slot, sizeof(*slot)),
+		    "cuMemAllocHost") < 0)
 		goto out;
 	if (opt.csv) {
 		csv = fopen(opt.csv, "w");
 		if (!csv) {
-			fprintf(stderr, "glcuda-trace: %s: %s\n", opt.csv, strerror(errno));
+			fprintf(stderr, "glcuda-trace: %s: %s\n", opt.csv,
+				strerror(errno));
 			goto out;
 		}
-		fprintf(csv, "scenario,pacing,frame,to_cuda_us,cuda_us,to_gl_us,blit_us,frame_us,"
-		      "switch_per_frame_us\n");
+		fprintf(csv, "scenario,pacing,frame,to_cuda_us,cuda_us,"
+			     "to_gl_us,blit_us,frame_us,switch_per_frame_us\n");
 	}
 
-	printf("# glcuda-trace, %ux%u RGBA8, %u frames after %u of warm-up\n\n", opt.width,
-	       opt.height, opt.frames, opt.warmup);
+	printf("# glcuda-trace, %ux%u RGBA8, %u frames after %u of warm-up\n\n",
+	       opt.width, opt.height, opt.frames, opt.warmup);
 	printf("GL: %s, %s\n\n", (const char *)glGetString(GL_RENDERER),
 	       (const char *)glGetString(GL_VERSION));
 	if (check_clocks(stream, slot) < 0)
 		goto out;
-	printf("Medians (10th–90th percentile) in µs of GPU time per frame.\n\n");
+	printf("Medians (10th–90th percentile) in µs of GPU time per "
+	       "frame.\n\n");
 	printf("| scenario |");
 	for (int i = 0; i < G_COUNT; i++)
 		printf(" %s |", gap_names[i]);
@@ -1692,7 +1849,8 @@ main(int argc, char **argv)
 		run_eglstream(stream);
 #endif
 	if (cpu_rows[0]) {
-		printf("\nThe ring's calls, thread CPU µs per frame (median), ring scenarios:\n\n");
+		printf("\nThe ring's calls, thread CPU µs per frame (median), "
+		       "ring scenarios:\n\n");
 		printf("| scenario |");
 		for (int i = 0; i < RC_COUNT; i++)
 			printf(" %s |", ring_call_names[i]);

@@ -12,31 +12,36 @@ noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-tr
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 %canon_reldir%_glcuda_bench_SOURCES = %reldir%/glcuda-bench.c %reldir%/bench.h \
 	%reldir%/bench-options.c %reldir%/bench-gl.c %reldir%/bench-cuda.c \
-	%reldir%/bench-paths.c %reldir%/bench-harness.c %reldir%/bench-report.c \
-	$(sanitizer_sources)
+	%reldir%/bench-paths.c %reldir%/bench-harness.c \
+	%reldir%/bench-report.c $(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_bench_SOURCES = %reldir%/bench-kernels.S
 %canon_reldir%_glcuda_bench_CPPFLAGS = $(tools_cppflags)
-%canon_reldir%_glcuda_bench_LDADD = common/libglcuda-common.la lib/libglcuda.la \
-	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
+%canon_reldir%_glcuda_bench_LDADD = common/libglcuda-common.la \
+	lib/libglcuda.la $(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 %canon_reldir%_glcuda_soak_SOURCES = %reldir%/glcuda-soak.c $(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_soak_SOURCES = %reldir%/bench-kernels.S
 %canon_reldir%_glcuda_soak_CPPFLAGS = $(tools_cppflags)
 %canon_reldir%_glcuda_soak_LDADD = common/libglcuda-common.la lib/libglcuda.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 
-%canon_reldir%_glcuda_trace_SOURCES = %reldir%/glcuda-trace.c $(sanitizer_sources)
+%canon_reldir%_glcuda_trace_SOURCES = %reldir%/glcuda-trace.c \
+	$(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_trace_SOURCES = %reldir%/trace-kernels.S
 %canon_reldir%_glcuda_trace_CPPFLAGS = $(tools_cppflags)
-%canon_reldir%_glcuda_trace_LDADD = common/libglcuda-common.la lib/libglcuda.la \
-	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
+%canon_reldir%_glcuda_trace_LDADD = common/libglcuda-common.la \
+	lib/libglcuda.la $(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 
 # nvcc writes into bench/ before any object file has made it.
 %reldir%/bench-kernels.fatbin: %reldir%/$(am__dirstamp)
-%reldir%/bench-kernels.S: %reldir%/bench-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
-	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin %reldir%/bench-kernels.fatbin > $@
+%reldir%/bench-kernels.S: %reldir%/bench-kernels.fatbin \
+	$(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_bench_fatbin \
+		%reldir%/bench-kernels.fatbin > $@
 %reldir%/trace-kernels.fatbin: %reldir%/$(am__dirstamp)
-%reldir%/trace-kernels.S: %reldir%/trace-kernels.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
-	$(AM_V_GEN)$(embed_fatbin) glcuda_trace_fatbin %reldir%/trace-kernels.fatbin > $@
+%reldir%/trace-kernels.S: %reldir%/trace-kernels.fatbin \
+	$(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_trace_fatbin \
+		%reldir%/trace-kernels.fatbin > $@
 CLEANFILES += %reldir%/bench-kernels.S %reldir%/bench-kernels.fatbin \
 	%reldir%/bench-kernels.fatbin.d %reldir%/trace-kernels.S \
 	%reldir%/trace-kernels.fatbin %reldir%/trace-kernels.fatbin.d
@@ -60,8 +65,10 @@ dist_check_SCRIPTS += tests/test-soak-fake.sh
 endif
 else
 bench:
-	@echo "bench: nvcc was not found at configure time; the benchmark needs it (--with-cuda=DIR)"
+	@echo "bench: nvcc was not found at configure time;" \
+		"the benchmark needs it (--with-cuda=DIR)"
 endif
 .PHONY: bench
 
-EXTRA_DIST += %reldir%/bench-kernels.cu %reldir%/trace-kernels.cu %reldir%/run.sh %reldir%/plot.sh %reldir%/soak.sh %reldir%/README.md
+EXTRA_DIST += %reldir%/bench-kernels.cu %reldir%/trace-kernels.cu \
+	%reldir%/run.sh %reldir%/plot.sh %reldir%/soak.sh %reldir%/README.md

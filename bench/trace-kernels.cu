@@ -26,7 +26,8 @@ static __device__ __forceinline__ uchar4 inverted(CUsurfObject in, int x, int y)
 	return v;
 }
 
-extern "C" __global__ void trace_invert(CUsurfObject in, CUsurfObject out, int w, int h)
+extern "C" __global__ void
+trace_invert(CUsurfObject in, CUsurfObject out, int w, int h)
 {
 	int x = blockIdx.x * blockDim.x + threadIdx.x;
 	int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -37,8 +38,8 @@ extern "C" __global__ void trace_invert(CUsurfObject in, CUsurfObject out, int w
 
 // The invert into pitched linear memory: the output of the EGLStream
 // scenario, which CUDA presents to GL as a pitch-linear frame.
-extern "C" __global__ void trace_invert_to_pitch(CUsurfObject in, uchar4 *out, int pitch_px,
-						 int w, int h)
+extern "C" __global__ void
+trace_invert_to_pitch(CUsurfObject in, uchar4 *out, int pitch_px, int w, int h)
 {
 	int x = blockIdx.x * blockDim.x + threadIdx.x;
 	int y = blockIdx.y * blockDim.y + threadIdx.y;

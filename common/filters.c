@@ -177,7 +177,8 @@ build_lut(int size)
 	for (int b = 0; b < size; b++)
 		for (int g = 0; g < size; g++)
 			for (int r = 0; r < size; r++) {
-				const float in[3] = { (float)r / (size - 1), (float)g / (size - 1),
+				const float in[3] = { (float)r / (size - 1),
+						      (float)g / (size - 1),
 						      (float)b / (size - 1) };
 				film_look(in, p);
 				p[3] = 1.f;
@@ -217,7 +218,8 @@ get_function(struct filters *f, CUfunction *out, const char *fmt, ...)
 	res = CU(cuModuleGetFunction)(out, f->module, name);
 	if (res != CUDA_SUCCESS) {
 		char buf[256];
-		return fail(GLCUDA_ERROR_CUDA, "filters: cuModuleGetFunction(\"%s\") failed: %s",
+		return fail(GLCUDA_ERROR_CUDA,
+			    "filters: cuModuleGetFunction(\"%s\") failed: %s",
 			    name, tools_cuda_result(res, buf, sizeof(buf)));
 	}
 	return 0;
@@ -234,23 +236,32 @@ load_kernels(struct filters *f)
 		char buf[256];
 		f->module = NULL;
 		return fail(GLCUDA_ERROR_CUDA,
-			    "filters: cuModuleLoadData (embedded fat binary, %lu bytes) failed: "
-			    "%s. The kernels may not be built for this GPU: rebuild with "
-			    "NVCC_ARCH_FLAGS naming its architecture.",
-			    glcuda_filters_fatbin_size, tools_cuda_result(res, buf, sizeof(buf)));
+			    "filters: cuModuleLoadData (embedded fat binary, "
+			    "%lu bytes) failed: %s. The kernels may not be "
+			    "built for this GPU: rebuild with NVCC_ARCH_FLAGS "
+			    "naming its architecture.",
+			    glcuda_filters_fatbin_size,
+			    tools_cuda_result(res, buf, sizeof(buf)));
 	}
 	for (int i = 0; i < N_FORMATS; i++) {
 		const char *si = format_suffix[i];
 		ret = get_function(f, &f->blur_h[i], "filter_blur_h_%s", si);
 		for (int o = 0; o < N_FORMATS && ret == 0; o++) {
 			const char *so = format_suffix[o];
-			ret = get_function(f, &f->copy[i][o], "filter_copy_%s_%s", si, so);
+			ret = get_function(f, &f->copy[i][o],
+					   "filter_copy_%s_%s", si, so);
 			if (ret == 0)
-				ret = get_function(f, &f->invert[i][o], "filter_invert_%s_%s", si, so);
+				ret = get_function(f, &f->invert[i][o],
+						   "filter_invert_%s_%s", si,
+						   so);
 			if (ret == 0)
-				ret = get_function(f, &f->blur_v[i][o], "filter_blur_v_%s_%s", si, so);
+				ret = get_function(f, &f->blur_v[i][o],
+						   "filter_blur_v_%s_%s", si,
+						   so);
 			if (ret == 0)
-				ret = get_function(f, &f->grade[i][o], "filter_grade_%s_%s", si, so);
+				ret = get_function(f, &f->grade[i][o],
+						   "filter_grade_%s_%s", si,
+						   so);
 		}
 		if (ret < 0)
 			return ret;
@@ -301,14 +312,16 @@ alloc_buffers(struct filters *f)
 	lut = build_lut(f->params.lut_size);
 	if (!lut)
 		return fail(-ENOMEM, "filters: out of memory building the LUT");
-	ret = upload(&f->lut, lut, (size_t)f->params.lut_size * f->params.lut_size *
-				   f->params.lut_size * 4 * sizeof(float),
+	ret = upload(&f->lut, lut,
+		     (size_t)f->params.lut_size * f->params.lut_size *
+			     f->params.lut_size * 4 * sizeof(float),
 		     "cuMemAlloc (grading LUT)");
 	free(lut);
 	if (ret < 0)
 		return ret;
 
-	res = CU(cuMemAlloc)(&f->scratch, (size_t)f->max_width * f->max_height * 4 * sizeof(float));
+	res = CU(cuMemAlloc)(&f->scratch, (size_t)f->max_width * f->max_height *
+						  4 * sizeof(float));
 	if (res != CUDA_SUCCESS) {
 		f->scratch = 0;
 		return cuda_fail(res, "cuMemAlloc (blur scratch buffer)");
@@ -355,14 +368,16 @@ filters_new(struct glcuda_device *dev, uint32_t max_width, uint32_t max_height,
 		f->params.lut_size = 33;
 	if (f->params.lut_size < 2 || f->params.lut_size > 65) {
 		free(f);
-		return fail(-EINVAL, "filters_new: LUT size %d; it must be 2..65",
+		return fail(-EINVAL,
+			    "filters_new: LUT size %d; it must be 2..65",
 			    params ? params->lut_size : 0);
 	}
 	if (!f->ctx) {
 		free(f);
-		return fail(-EINVAL, "filters_new: the device has no CUDA context");
+		return fail(-EINVAL, "filters_new: the device has no CUDA "
+				     "context");
 	}
-	/* The filters call CUDA through the tools' own table (more of CUDA
+	/* The filters call CUDA through the programs' table (more of CUDA
 	 * than libglcuda uses); the device has loaded the driver already. */
 	if (tools_cuda_load(msg, sizeof(msg)) < 0) {
 		free(f);
@@ -422,27 +437,30 @@ filters_params(const struct filters *f)
 
 #ifdef HAVE_NVCC
 static int
-launch(CUfunction fn, CUstream stream, uint32_t w, uint32_t h, void **args, const char *what)
+launch(CUfunction fn, CUstream stream, uint32_t w, uint32_t h, void **args,
+       const char *what)
 {
-	CUresult res = CU(cuLaunchKernel)(fn, (w + BLOCK - 1) / BLOCK, (h + BLOCK - 1) / BLOCK, 1,
-					  BLOCK, BLOCK, 1, 0, stream, args, NULL);
+	CUresult res = CU(cuLaunchKernel)(fn, (w + BLOCK - 1) / BLOCK,
+					  (h + BLOCK - 1) / BLOCK, 1, BLOCK,
+					  BLOCK, 1, 0, stream, args, NULL);
 	if (res != CUDA_SUCCESS) {
 		char buf[256];
-		return fail(GLCUDA_ERROR_CUDA, "filters: cuLaunchKernel (%s) failed: %s", what,
+		return fail(GLCUDA_ERROR_CUDA,
+			    "filters: cuLaunchKernel (%s) failed: %s", what,
 			    tools_cuda_result(res, buf, sizeof(buf)));
 	}
 	return 0;
 }
 
 static int
-run_blur(struct filters *f, CUstream stream, bool unsharp, CUsurfObject in, int fi,
-	 CUsurfObject out, int fo, int w, int h)
+run_blur(struct filters *f, CUstream stream, bool unsharp, CUsurfObject in,
+	 int fi, CUsurfObject out, int fo, int w, int h)
 {
 	float amount = f->params.amount;
 	int flag = unsharp;
 	void *args_h[] = { &in, &f->scratch, &w, &h, &f->weights, &f->radius };
-	void *args_v[] = { &f->scratch, &in, &out, &w, &h, &f->weights, &f->radius,
-			   &amount, &flag };
+	void *args_v[] = { &f->scratch, &in,	    &out,    &w,   &h,
+			   &f->weights, &f->radius, &amount, &flag };
 	CUresult res;
 	int ret;
 
@@ -453,10 +471,12 @@ run_blur(struct filters *f, CUstream stream, bool unsharp, CUsurfObject in, int 
 		if (res != CUDA_SUCCESS)
 			return cuda_fail(res, "cuStreamWaitEvent");
 	}
-	ret = launch(f->blur_h[fi], stream, w, h, args_h, "blur, horizontal pass");
+	ret = launch(f->blur_h[fi], stream, w, h, args_h,
+		     "blur, horizontal pass");
 	if (ret == 0)
 		ret = launch(f->blur_v[fi][fo], stream, w, h, args_v,
-			     unsharp ? "unsharp mask, vertical pass" : "blur, vertical pass");
+			     unsharp ? "unsharp mask, vertical pass"
+				     : "blur, vertical pass");
 	if (ret < 0)
 		return ret;
 	res = CU(cuEventRecord)(f->scratch_done, stream);
@@ -468,9 +488,10 @@ run_blur(struct filters *f, CUstream stream, bool unsharp, CUsurfObject in, int 
 #endif
 
 static int
-run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream, CUsurfObject in,
-	     enum glcuda_format in_format, CUsurfObject out, enum glcuda_format out_format,
-	     uint32_t width, uint32_t height, enum filter_order order)
+run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream,
+	     CUsurfObject in, enum glcuda_format in_format, CUsurfObject out,
+	     enum glcuda_format out_format, uint32_t width, uint32_t height,
+	     enum filter_order order)
 {
 	int fi = format_index(in_format), fo = format_index(out_format);
 
@@ -478,45 +499,61 @@ run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream, CUsurfOb
 	if (!f || !in || !out)
 		return fail(-EINVAL, "filters_run: NULL filters or surface");
 	if ((unsigned)kind >= FILTER_COUNT)
-		return fail(-EINVAL, "filters_run: unknown filter %d", (int)kind);
+		return fail(-EINVAL, "filters_run: unknown filter %d",
+			    (int)kind);
 	if (fi < 0 || fo < 0)
-		return fail(-EINVAL, "filters_run: %s -> %s: the filters take RGBA8, RGBA16F "
-			    "and RGBA32F", glcuda_format_get_name(in_format),
+		return fail(-EINVAL,
+			    "filters_run: %s -> %s: the filters take RGBA8, "
+			    "RGBA16F and RGBA32F",
+			    glcuda_format_get_name(in_format),
 			    glcuda_format_get_name(out_format));
-	if (width == 0 || height == 0 || width > f->max_width || height > f->max_height)
-		return fail(-EINVAL, "filters_run: %ux%u does not fit the filters' %ux%u",
+	if (width == 0 || height == 0 || width > f->max_width ||
+	    height > f->max_height)
+		return fail(-EINVAL,
+			    "filters_run: %ux%u does not fit the filters' "
+			    "%ux%u",
 			    width, height, f->max_width, f->max_height);
 	if (in == out)
-		return fail(-EINVAL, "filters_run: input and output are the same surface");
+		return fail(-EINVAL, "filters_run: input and output are the "
+				     "same surface");
 #ifndef HAVE_NVCC
 	(void)stream;
 	(void)order;
-	return fail(-ENOTSUP, "filters_run: \"%s\" needs the CUDA kernels, and this "
-		    "program was built without nvcc", filter_name(kind));
+	return fail(-ENOTSUP,
+		    "filters_run: \"%s\" needs the CUDA kernels, and this "
+		    "program was built without nvcc",
+		    filter_name(kind));
 #else
 	{
-		int w = (int)width, h = (int)height, bgr = order == FILTER_ORDER_BGR, ret;
+		int w = (int)width, h = (int)height,
+		    bgr = order == FILTER_ORDER_BGR, ret;
 		/* Every kernel but blur takes (in, out, w, h) first; grade also
 		 * the LUT and the colour order. cuLaunchKernel reads as many as
 		 * the kernel has. */
-		void *args[] = { &in, &out, &w, &h, &f->lut, &f->params.lut_size, &bgr };
+		void *args[] = { &in, &out,    &w,
+				 &h,  &f->lut, &f->params.lut_size,
+				 &bgr };
 
 		ret = push(f);
 		if (ret < 0)
 			return ret;
 		switch (kind) {
 		case FILTER_NONE:
-			ret = launch(f->copy[fi][fo], stream, width, height, args, "copy");
+			ret = launch(f->copy[fi][fo], stream, width, height,
+				     args, "copy");
 			break;
 		case FILTER_INVERT:
-			ret = launch(f->invert[fi][fo], stream, width, height, args, "invert");
+			ret = launch(f->invert[fi][fo], stream, width, height,
+				     args, "invert");
 			break;
 		case FILTER_BLUR:
 		case FILTER_UNSHARP:
-			ret = run_blur(f, stream, kind == FILTER_UNSHARP, in, fi, out, fo, w, h);
+			ret = run_blur(f, stream, kind == FILTER_UNSHARP, in,
+				       fi, out, fo, w, h);
 			break;
 		case FILTER_GRADE:
-			ret = launch(f->grade[fi][fo], stream, width, height, args, "grade");
+			ret = launch(f->grade[fi][fo], stream, width, height,
+				     args, "grade");
 			break;
 		}
 		pop();
@@ -527,11 +564,12 @@ run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream, CUsurfOb
 
 int
 filters_run_surfaces(struct filters *f, enum filter_kind kind, CUstream stream,
-		     CUsurfObject in, enum glcuda_format in_format, CUsurfObject out,
-		     enum glcuda_format out_format, uint32_t width, uint32_t height)
+		     CUsurfObject in, enum glcuda_format in_format,
+		     CUsurfObject out, enum glcuda_format out_format,
+		     uint32_t width, uint32_t height)
 {
-	return run_surfaces(f, kind, stream, in, in_format, out, out_format, width, height,
-			    FILTER_ORDER_RGB);
+	return run_surfaces(f, kind, stream, in, in_format, out, out_format,
+			    width, height, FILTER_ORDER_RGB);
 }
 
 int
@@ -543,7 +581,8 @@ filters_run(struct filters *f, enum filter_kind kind, CUstream stream,
 
 int
 filters_run_ordered(struct filters *f, enum filter_kind kind, CUstream stream,
-		    struct glcuda_image *in, struct glcuda_image *out, enum filter_order order)
+		    struct glcuda_image *in, struct glcuda_image *out,
+		    enum filter_order order)
 {
 	uint32_t w, h;
 
@@ -551,13 +590,18 @@ filters_run_ordered(struct filters *f, enum filter_kind kind, CUstream stream,
 	if (!f || !in || !out)
 		return fail(-EINVAL, "filters_run: NULL argument");
 	if (in == out)
-		return fail(-EINVAL, "filters_run: input and output are the same image "
-			    "(the filters read neighbours: they cannot run in place)");
+		return fail(-EINVAL, "filters_run: input and output are the "
+				     "same image (the filters read neighbours: "
+				     "they cannot run in place)");
 	w = glcuda_image_get_width(in);
 	h = glcuda_image_get_height(in);
-	if (w != glcuda_image_get_width(out) || h != glcuda_image_get_height(out))
-		return fail(-EINVAL, "filters_run: input %ux%u, output %ux%u: sizes differ", w, h,
-			    glcuda_image_get_width(out), glcuda_image_get_height(out));
+	if (w != glcuda_image_get_width(out) ||
+	    h != glcuda_image_get_height(out))
+		return fail(-EINVAL,
+			    "filters_run: input %ux%u, output %ux%u: sizes "
+			    "differ",
+			    w, h, glcuda_image_get_width(out),
+			    glcuda_image_get_height(out));
 
 	if (!filters_have_kernels() && kind == FILTER_NONE) {
 		/* Without kernels, "none" is an array-to-array copy. */
@@ -566,25 +610,32 @@ filters_run_ordered(struct filters *f, enum filter_kind kind, CUstream stream,
 		int ret;
 
 		if (glcuda_image_get_format(in) != glcuda_image_get_format(out))
-			return fail(-ENOTSUP, "filters_run: converting %s to %s needs the CUDA "
-				    "kernels (built without nvcc)",
-				    glcuda_format_get_name(glcuda_image_get_format(in)),
-				    glcuda_format_get_name(glcuda_image_get_format(out)));
+			return fail(-ENOTSUP,
+				    "filters_run: converting %s to %s needs "
+				    "the CUDA kernels (built without nvcc)",
+				    glcuda_format_get_name(
+					    glcuda_image_get_format(in)),
+				    glcuda_format_get_name(
+					    glcuda_image_get_format(out)));
 		memset(&copy, 0, sizeof(copy));
 		copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
 		copy.srcArray = glcuda_image_get_cuda_array(in);
 		copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
 		copy.dstArray = glcuda_image_get_cuda_array(out);
-		copy.WidthInBytes = (size_t)w * glcuda_format_get_bytes_per_pixel(glcuda_image_get_format(in));
+		copy.WidthInBytes =
+			(size_t)w * glcuda_format_get_bytes_per_pixel(
+					    glcuda_image_get_format(in));
 		copy.Height = h;
 		ret = push(f);
 		if (ret < 0)
 			return ret;
 		res = CU(cuMemcpy2DAsync)(&copy, stream);
 		pop();
-		return res == CUDA_SUCCESS ? 0 : cuda_fail(res, "cuMemcpy2DAsync");
+		return res == CUDA_SUCCESS ? 0
+					   : cuda_fail(res, "cuMemcpy2DAsync");
 	}
 	return run_surfaces(f, kind, stream, glcuda_image_get_cuda_surface(in),
-			    glcuda_image_get_format(in), glcuda_image_get_cuda_surface(out),
+			    glcuda_image_get_format(in),
+			    glcuda_image_get_cuda_surface(out),
 			    glcuda_image_get_format(out), w, h, order);
 }

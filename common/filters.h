@@ -5,7 +5,7 @@
  *
  * The kernels (common/filters.cu) are a fat binary embedded in the program
  * and loaded with cuModuleLoadData in the device's CUDA context. Every CUDA
- * call goes through the tools' run-time table (common/cuda-table.h),
+ * call goes through the programs' run-time table (common/cuda-table.h),
  * loaded by filters_new(): nothing links libcuda. Built
  * without nvcc, only FILTER_NONE exists (an array-to-array copy).
  *
@@ -64,8 +64,9 @@ bool filters_have_kernels(void);
  * Returns 0, -EINVAL, -ENOMEM, GLCUDA_ERROR_NO_CUDA_DRIVER or
  * GLCUDA_ERROR_CUDA; filters_last_error() says what failed.
  */
-int filters_new(struct glcuda_device *dev, uint32_t max_width, uint32_t max_height,
-		const struct filter_params *params, struct filters **out);
+int filters_new(struct glcuda_device *dev, uint32_t max_width,
+		uint32_t max_height, const struct filter_params *params,
+		struct filters **out);
 
 /* Waits for the filters' pending GPU work, then frees everything.
  * NULL is a no-op. */
@@ -95,15 +96,16 @@ enum filter_order {
 };
 
 /* filters_run on images whose colours are in @order (filters_run: RGB). */
-int filters_run_ordered(struct filters *filters, enum filter_kind kind, CUstream stream,
-			struct glcuda_image *in, struct glcuda_image *out,
-			enum filter_order order);
+int filters_run_ordered(struct filters *filters, enum filter_kind kind,
+			CUstream stream, struct glcuda_image *in,
+			struct glcuda_image *out, enum filter_order order);
 
 /* The same on bare surface objects (no array copy: needs the kernels). */
 int filters_run_surfaces(struct filters *filters, enum filter_kind kind,
-			 CUstream stream, CUsurfObject in, enum glcuda_format in_format,
-			 CUsurfObject out, enum glcuda_format out_format,
-			 uint32_t width, uint32_t height);
+			 CUstream stream, CUsurfObject in,
+			 enum glcuda_format in_format, CUsurfObject out,
+			 enum glcuda_format out_format, uint32_t width,
+			 uint32_t height);
 
 /* The effective parameters (defaults filled in). */
 const struct filter_params *filters_params(const struct filters *filters);

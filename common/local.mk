@@ -16,9 +16,10 @@ noinst_LTLIBRARIES += %reldir%/libglcuda-common.la
 	%reldir%/stats.c %reldir%/stats.h \
 	%reldir%/user-kernel.c %reldir%/user-kernel.h \
 	%reldir%/uuid.h
-%canon_reldir%_libglcuda_common_la_CPPFLAGS = $(tools_cppflags) -I$(top_srcdir)/lib/loader
-%canon_reldir%_libglcuda_common_la_LIBADD = lib/loader/libglcuda-shared.la $(EPOXY_LIBS) \
-	$(DLOPEN_LIBS) $(LIBM)
+%canon_reldir%_libglcuda_common_la_CPPFLAGS = $(tools_cppflags) \
+	-I$(top_srcdir)/lib/loader
+%canon_reldir%_libglcuda_common_la_LIBADD = lib/loader/libglcuda-shared.la \
+	$(EPOXY_LIBS) $(DLOPEN_LIBS) $(LIBM)
 
 # PNG files of frames (glcuda-demo, glcuda-compositor): only with libpng,
 # which both of them need.
@@ -56,8 +57,10 @@ EXTRA_DIST += %reldir%/filters.cu %reldir%/pixel.cuh
 # nvcc, filters.c builds without kernels and only the "none" filter exists.
 if HAVE_NVCC
 nodist_%canon_reldir%_libfilters_la_SOURCES = %reldir%/filters-fatbin.S
-%reldir%/filters-fatbin.S: %reldir%/filters.fatbin $(top_srcdir)/scripts/embed-fatbin.sh
-	$(AM_V_GEN)$(embed_fatbin) glcuda_filters_fatbin %reldir%/filters.fatbin > $@
+%reldir%/filters-fatbin.S: %reldir%/filters.fatbin \
+	$(top_srcdir)/scripts/embed-fatbin.sh
+	$(AM_V_GEN)$(embed_fatbin) glcuda_filters_fatbin \
+		%reldir%/filters.fatbin > $@
 CLEANFILES += %reldir%/filters-fatbin.S %reldir%/filters.fatbin \
 	%reldir%/filters.fatbin.d
 # The headers nvcc read (the .cu.fatbin rule in Makefile.am).

@@ -119,14 +119,14 @@ parse_side(const char *s, unsigned int min, unsigned int max, unsigned int *out,
 }
 
 bool
-parse_size_prefix(const char *s, unsigned int min, unsigned int max, unsigned int *w,
-		  unsigned int *h, const char **rest)
+parse_size_prefix(const char *s, unsigned int min, unsigned int max,
+		  unsigned int *w, unsigned int *h, const char **rest)
 {
 	unsigned int pw, ph;
 	const char *e;
 
-	if (!s || !parse_side(s, min, max, &pw, &e) || (*e != 'x' && *e != 'X') ||
-	    !parse_side(e + 1, min, max, &ph, &e))
+	if (!s || !parse_side(s, min, max, &pw, &e) ||
+	    (*e != 'x' && *e != 'X') || !parse_side(e + 1, min, max, &ph, &e))
 		return false;
 	*w = pw;
 	*h = ph;
@@ -152,7 +152,10 @@ bool
 parse_sync_mode(const char *s, enum glcuda_sync_mode *out)
 {
 	static const enum glcuda_sync_mode modes[] = {
-		GLCUDA_SYNC_AUTO, GLCUDA_SYNC_TIMELINE, GLCUDA_SYNC_BINARY, GLCUDA_SYNC_CPU,
+		GLCUDA_SYNC_AUTO,
+		GLCUDA_SYNC_TIMELINE,
+		GLCUDA_SYNC_BINARY,
+		GLCUDA_SYNC_CPU,
 	};
 
 	if (!s)

@@ -22,7 +22,8 @@ enum { FMT_U8 = 0, FMT_F16 = 1, FMT_F32 = 2 };
 template <int F> struct Pixel;
 
 template <> struct Pixel<FMT_U8> {
-	static __device__ __forceinline__ float4 load(CUsurfObject s, int x, int y)
+	static __device__ __forceinline__ float4 load(CUsurfObject s, int x,
+						      int y)
 	{
 		uchar4 v;
 		surf2Dread(&v, s, x * 4, y);
@@ -33,9 +34,11 @@ template <> struct Pixel<FMT_U8> {
 	{
 		return (unsigned char)__float2uint_rn(__saturatef(c) * 255.0f);
 	}
-	static __device__ __forceinline__ void store(CUsurfObject s, int x, int y, float4 c)
+	static __device__ __forceinline__ void store(CUsurfObject s, int x,
+						     int y, float4 c)
 	{
-		uchar4 v = make_uchar4(quantize(c.x), quantize(c.y), quantize(c.z), quantize(c.w));
+		uchar4 v = make_uchar4(quantize(c.x), quantize(c.y),
+				       quantize(c.z), quantize(c.w));
 		surf2Dwrite(v, s, x * 4, y);
 	}
 };
@@ -49,27 +52,32 @@ template <> struct Pixel<FMT_F16> {
 	{
 		return __half_as_ushort(__float2half_rn(f));
 	}
-	static __device__ __forceinline__ float4 load(CUsurfObject s, int x, int y)
+	static __device__ __forceinline__ float4 load(CUsurfObject s, int x,
+						      int y)
 	{
 		ushort4 v;
 		surf2Dread(&v, s, x * 8, y);
 		return make_float4(h2f(v.x), h2f(v.y), h2f(v.z), h2f(v.w));
 	}
-	static __device__ __forceinline__ void store(CUsurfObject s, int x, int y, float4 c)
+	static __device__ __forceinline__ void store(CUsurfObject s, int x,
+						     int y, float4 c)
 	{
-		ushort4 v = make_ushort4(f2h(c.x), f2h(c.y), f2h(c.z), f2h(c.w));
+		ushort4 v =
+			make_ushort4(f2h(c.x), f2h(c.y), f2h(c.z), f2h(c.w));
 		surf2Dwrite(v, s, x * 8, y);
 	}
 };
 
 template <> struct Pixel<FMT_F32> {
-	static __device__ __forceinline__ float4 load(CUsurfObject s, int x, int y)
+	static __device__ __forceinline__ float4 load(CUsurfObject s, int x,
+						      int y)
 	{
 		float4 v;
 		surf2Dread(&v, s, x * 16, y);
 		return v;
 	}
-	static __device__ __forceinline__ void store(CUsurfObject s, int x, int y, float4 c)
+	static __device__ __forceinline__ void store(CUsurfObject s, int x,
+						     int y, float4 c)
 	{
 		surf2Dwrite(c, s, x * 16, y);
 	}
@@ -109,14 +117,15 @@ __device__ void blur_h_px(CUsurfObject in, float4 *scratch, int w, int h,
 
 // The blur's vertical sum at (x, y) from the scratch buffer (coalesced:
 // consecutive threads read consecutive float4s).
-static __device__ __forceinline__ float4 blur_v_sum(const float4 *__restrict__ scratch, int x,
-						    int y, int w, int h,
-						    const float *__restrict__ weights, int radius)
+static __device__ __forceinline__ float4
+blur_v_sum(const float4 *__restrict__ scratch, int x, int y, int w, int h,
+	   const float *__restrict__ weights, int radius)
 {
 	float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 	for (int k = -radius; k <= radius; k++) {
 		const float wk = __ldg(&weights[k < 0 ? -k : k]);
-		const float4 c = scratch[(size_t)clampi(y + k, 0, h - 1) * w + x];
+		const float4 c =
+			scratch[(size_t)clampi(y + k, 0, h - 1) * w + x];
 		acc.x += wk * c.x;
 		acc.y += wk * c.y;
 		acc.z += wk * c.z;

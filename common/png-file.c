@@ -13,8 +13,8 @@
 #include "png-file.h"
 
 int
-png_file_write_rgba(const char *prog, const char *path, const uint8_t *rgba, uint32_t w,
-		    uint32_t h, bool bottom_up, int level)
+png_file_write_rgba(const char *prog, const char *path, const uint8_t *rgba,
+		    uint32_t w, uint32_t h, bool bottom_up, int level)
 {
 	png_structp png = NULL;
 	png_infop info = NULL;
@@ -27,10 +27,13 @@ png_file_write_rgba(const char *prog, const char *path, const uint8_t *rgba, uin
 		return -1;
 	}
 	for (uint32_t y = 0; y < h; y++)
-		rows[y] = (png_bytep)(rgba + (size_t)(bottom_up ? h - 1 - y : y) * w * 4);
+		rows[y] =
+			(png_bytep)(rgba + (size_t)(bottom_up ? h - 1 - y : y) *
+						   w * 4);
 	fp = fopen(path, "wb");
 	if (!fp) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", prog, path, strerror(errno));
+		fprintf(stderr, "%s: cannot create %s: %s\n", prog, path,
+			strerror(errno));
 		free(rows);
 		return -1;
 	}
@@ -38,16 +41,19 @@ png_file_write_rgba(const char *prog, const char *path, const uint8_t *rgba, uin
 	if (png)
 		info = png_create_info_struct(png);
 	if (!png || !info) {
-		fprintf(stderr, "%s: libpng: out of memory writing %s\n", prog, path);
+		fprintf(stderr, "%s: libpng: out of memory writing %s\n", prog,
+			path);
 		goto out;
 	}
 	if (setjmp(png_jmpbuf(png))) {
-		fprintf(stderr, "%s: libpng failed writing %s (a full disk?)\n", prog, path);
+		fprintf(stderr, "%s: libpng failed writing %s (a full disk?)\n",
+			prog, path);
 		goto out;
 	}
 	png_init_io(png, fp);
-	png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
-		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB_ALPHA,
+		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+		     PNG_FILTER_TYPE_DEFAULT);
 	png_set_compression_level(png, level);
 	png_write_info(png, info);
 	png_write_image(png, rows);
@@ -56,7 +62,8 @@ png_file_write_rgba(const char *prog, const char *path, const uint8_t *rgba, uin
 out:
 	png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
 	if (fclose(fp) != 0 && ret == 0) {
-		fprintf(stderr, "%s: writing %s: %s\n", prog, path, strerror(errno));
+		fprintf(stderr, "%s: writing %s: %s\n", prog, path,
+			strerror(errno));
 		ret = -1;
 	}
 	free(rows);

@@ -14,7 +14,7 @@
  * top first, or bottom first (GL's glReadPixels order) if bottom_up.
  * level: zlib's compression level, 0..9 (lower is faster). Returns 0, or
  * -1 after a message on stderr that starts with prog and names path. */
-int png_file_write_rgba(const char *prog, const char *path, const uint8_t *rgba, uint32_t w,
-			uint32_t h, bool bottom_up, int level);
+int png_file_write_rgba(const char *prog, const char *path, const uint8_t *rgba,
+			uint32_t w, uint32_t h, bool bottom_up, int level);
 
 #endif

@@ -7,7 +7,8 @@
 #include "shader.h"
 
 GLuint
-shader_compile(GLenum type, const char *const *src, int count, char *log, size_t log_size)
+shader_compile(GLenum type, const char *const *src, int count, char *log,
+	       size_t log_size)
 {
 	GLuint sh = glCreateShader(type);
 	GLint ok = 0;

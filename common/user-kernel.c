@@ -25,18 +25,23 @@ read_file(const char *path, char **data, size_t *len, char *msg, size_t size)
 
 	if (!fp) {
 		err = errno;
-		snprintf(msg, size, "cannot read the kernel file %s: %s", path, strerror(err));
+		snprintf(msg, size, "cannot read the kernel file %s: %s", path,
+			 strerror(err));
 		return -err;
 	}
-	if (fseek(fp, 0, SEEK_END) < 0 || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) < 0) {
+	if (fseek(fp, 0, SEEK_END) < 0 || (n = ftell(fp)) < 0 ||
+	    fseek(fp, 0, SEEK_SET) < 0) {
 		err = errno;
-		snprintf(msg, size, "cannot read the kernel file %s: %s", path, strerror(err));
+		snprintf(msg, size, "cannot read the kernel file %s: %s", path,
+			 strerror(err));
 		fclose(fp);
 		return -err;
 	}
 	buf = calloc(1, (size_t)n + 1);
 	if (!buf) {
-		snprintf(msg, size, "cannot read the kernel file %s: out of memory (%ld bytes)",
+		snprintf(msg, size,
+			 "cannot read the kernel file %s: out of memory (%ld "
+			 "bytes)",
 			 path, n);
 		fclose(fp);
 		return -ENOMEM;
@@ -57,8 +62,8 @@ read_file(const char *path, char **data, size_t *len, char *msg, size_t size)
 }
 
 int
-user_kernel_load(const char *path, const char *name, CUmodule *module, CUfunction *function,
-		 char *msg, size_t size)
+user_kernel_load(const char *path, const char *name, CUmodule *module,
+		 CUfunction *function, char *msg, size_t size)
 {
 	CUmodule mod = NULL;
 	CUfunction fn = NULL;
@@ -85,8 +90,8 @@ user_kernel_load(const char *path, const char *name, CUmodule *module, CUfunctio
 	}
 	res = CU(cuModuleGetFunction)(&fn, mod, name);
 	if (res != CUDA_SUCCESS) {
-		snprintf(msg, size, "cuModuleGetFunction(%s) in %s: %s", name, path,
-			 tools_cuda_result(res, buf, sizeof(buf)));
+		snprintf(msg, size, "cuModuleGetFunction(%s) in %s: %s", name,
+			 path, tools_cuda_result(res, buf, sizeof(buf)));
 		CU(cuModuleUnload)(mod);
 		return GLCUDA_ERROR_CUDA;
 	}
@@ -96,9 +101,9 @@ user_kernel_load(const char *path, const char *name, CUmodule *module, CUfunctio
 }
 
 int
-user_kernel_launch(CUfunction function, CUstream stream, CUsurfObject in, CUsurfObject out,
-		   uint32_t width, uint32_t height, int plane, enum glcuda_format format,
-		   char *msg, size_t size)
+user_kernel_launch(CUfunction function, CUstream stream, CUsurfObject in,
+		   CUsurfObject out, uint32_t width, uint32_t height, int plane,
+		   enum glcuda_format format, char *msg, size_t size)
 {
 	int w = (int)width, h = (int)height, f = (int)format;
 	void *args[] = { &in, &out, &w, &h, &plane, &f };
@@ -106,10 +111,11 @@ user_kernel_launch(CUfunction function, CUstream stream, CUsurfObject in, CUsurf
 	CUresult res;
 
 	res = CU(cuLaunchKernel)(function, (width + BLOCK - 1) / BLOCK,
-				 (height + BLOCK - 1) / BLOCK, 1, BLOCK, BLOCK, 1, 0, stream, args,
-				 NULL);
+				 (height + BLOCK - 1) / BLOCK, 1, BLOCK, BLOCK,
+				 1, 0, stream, args, NULL);
 	if (res != CUDA_SUCCESS) {
-		snprintf(msg, size, "cuLaunchKernel (plane %d of %ux%u): %s", plane, width, height,
+		snprintf(msg, size, "cuLaunchKernel (plane %d of %ux%u): %s",
+			 plane, width, height,
 			 tools_cuda_result(res, buf, sizeof(buf)));
 		return GLCUDA_ERROR_CUDA;
 	}

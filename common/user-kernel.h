@@ -18,7 +18,7 @@
  * first four parameters only runs unchanged: cuLaunchKernel reads as many
  * parameters as the kernel has.
  *
- * Every CUDA call goes through the tools' table (cuda-table.h), loaded by
+ * Every CUDA call goes through the programs' table (cuda-table.h), loaded by
  * the caller; the caller makes the CUDA context current.
  * SPDX-License-Identifier: MIT
  */
@@ -47,8 +47,9 @@ int user_kernel_load(const char *path, const char *name, CUmodule *module,
  * the documented signature. Returns 0 or GLCUDA_ERROR_CUDA; @msg says
  * what failed.
  */
-int user_kernel_launch(CUfunction function, CUstream stream, CUsurfObject in, CUsurfObject out,
-		       uint32_t width, uint32_t height, int plane, enum glcuda_format format,
-		       char *msg, size_t size);
+int user_kernel_launch(CUfunction function, CUstream stream, CUsurfObject in,
+		       CUsurfObject out, uint32_t width, uint32_t height,
+		       int plane, enum glcuda_format format, char *msg,
+		       size_t size);
 
 #endif

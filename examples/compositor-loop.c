@@ -22,8 +22,8 @@
  * with a semaphore, CUDA hands it back with another, and GL's wait for it
  * is enqueued only when the compositor takes the frame at the vblank.
  *
- * Run:  examples/compositor-loop [--hz N] [--seconds N | --frames N] [--size WxH]
- *                                [--gles] [--device N]
+ * Run:  examples/compositor-loop [--hz N] [--seconds N | --frames N]
+ *                                [--size WxH] [--gles] [--device N]
  * --frames N ends it after N presented frames instead of after --seconds
  * (however long they take: tests use it).
  * At the end it prints frames produced, presented and dropped (frames that
@@ -65,20 +65,22 @@
  * (a fat binary, or its PTX) loads the same way. */
 static const char invert_ptx[] =
 	".version 6.0\n.target sm_52\n.address_size 64\n"
-	".visible .entry invert(.param .u64 in, .param .u64 out, .param .u32 w,"
-	" .param .u32 h)\n{\n"
-	"  .reg .pred %p<3>; .reg .b16 %rs<5>; .reg .b32 %r<8>; .reg .b64 %rd<3>;\n"
+	".visible .entry invert(.param .u64 in, .param .u64 out,\n"
+	"                       .param .u32 w, .param .u32 h)\n{\n"
+	"  .reg .pred %p<3>; .reg .b16 %rs<5>; .reg .b32 %r<8>;\n"
+	"  .reg .b64 %rd<3>;\n"
 	"  ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];\n"
 	"  ld.param.u32 %r1, [w]; ld.param.u32 %r2, [h];\n"
 	"  mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mov.u32 %r5, %tid.x;\n"
-	"  mad.lo.s32 %r6, %r3, %r4, %r5;\n"                    /* x */
+	"  mad.lo.s32 %r6, %r3, %r4, %r5;\n" /* x */
 	"  mov.u32 %r3, %ctaid.y; mov.u32 %r4, %ntid.y; mov.u32 %r5, %tid.y;\n"
-	"  mad.lo.s32 %r7, %r3, %r4, %r5;\n"                    /* y */
+	"  mad.lo.s32 %r7, %r3, %r4, %r5;\n" /* y */
 	"  setp.ge.u32 %p1, %r6, %r1; setp.ge.u32 %p2, %r7, %r2;\n"
 	"  or.pred %p1, %p1, %p2; @%p1 bra DONE;\n"
-	"  shl.b32 %r6, %r6, 2;\n"                              /* x in bytes */
+	"  shl.b32 %r6, %r6, 2;\n" /* x in bytes */
 	"  suld.b.2d.v4.b8.trap {%rs1, %rs2, %rs3, %rs4}, [%rd1, {%r6, %r7}];\n"
-	"  xor.b16 %rs1, %rs1, 255; xor.b16 %rs2, %rs2, 255; xor.b16 %rs3, %rs3, 255;\n"
+	"  xor.b16 %rs1, %rs1, 255; xor.b16 %rs2, %rs2, 255;\n"
+	"  xor.b16 %rs3, %rs3, 255;\n"
 	"  sust.b.2d.v4.b8.trap [%rd2, {%r6, %r7}], {%rs1, %rs2, %rs3, %rs4};\n"
 	"DONE:\n  ret;\n}\n";
 
@@ -114,12 +116,13 @@ now(void)
 }
 
 /* Report a glcuda failure: every call leaves a detailed message (what
- * failed, the raw GL/Vulkan/CUDA code, what to do) in glcuda_get_last_error(). */
+ * failed, the raw GL/Vulkan/CUDA code, what to do) in glcuda_get_last_error().
+ */
 static void
 fail(struct compositor *c, const char *call, int err)
 {
-	fprintf(stderr, "compositor-loop: %s: %s\n  %s\n", call, glcuda_error_get_name(err),
-		glcuda_get_last_error());
+	fprintf(stderr, "compositor-loop: %s: %s\n  %s\n", call,
+		glcuda_error_get_name(err), glcuda_get_last_error());
 	c->status = 1;
 	c->running = false;
 }
@@ -157,11 +160,14 @@ load_kernel(struct compositor *c)
 {
 	bool ok;
 
-	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
+	if (EXAMPLE_CU(cuCtxPushCurrent)(
+		    glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
 		return false;
-	ok = CU(cuModuleLoadData)(&c->module, invert_ptx) == CUDA_SUCCESS &&
-	     CU(cuModuleGetFunction)(&c->invert, c->module, "invert") == CUDA_SUCCESS;
-	CU(cuCtxPopCurrent)(NULL);
+	ok = EXAMPLE_CU(cuModuleLoadData)(&c->module, invert_ptx) ==
+		     CUDA_SUCCESS &&
+	     EXAMPLE_CU(cuModuleGetFunction)(&c->invert, c->module, "invert") ==
+		     CUDA_SUCCESS;
+	EXAMPLE_CU(cuCtxPopCurrent)(NULL);
 	return ok;
 }
 
@@ -176,11 +182,14 @@ launch_invert(struct compositor *c, struct glcuda_frame *f)
 	void *args[] = { &in, &out, &w, &h };
 	CUresult res;
 
-	if (CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
+	if (EXAMPLE_CU(cuCtxPushCurrent)(
+		    glcuda_device_get_cuda_context(c->dev)) != CUDA_SUCCESS)
 		return false;
-	res = CU(cuLaunchKernel)(c->invert, (w + 15) / 16, (h + 15) / 16, 1, 16, 16, 1, 0,
-				 glcuda_frame_get_stream(f), args, NULL);
-	CU(cuCtxPopCurrent)(NULL);
+	res = EXAMPLE_CU(cuLaunchKernel)(c->invert, (w + 15) / 16,
+					 (h + 15) / 16, 1, 16, 16, 1, 0,
+					 glcuda_frame_get_stream(f), args,
+					 NULL);
+	EXAMPLE_CU(cuCtxPopCurrent)(NULL);
 	return res == CUDA_SUCCESS;
 }
 
@@ -264,7 +273,8 @@ on_vblank(int fd, uint32_t mask, void *data)
 
 	/* A timerfd counts the ticks since the last read: more than one means
 	 * the loop was late and vblanks went by. */
-	if (read(fd, &expirations, sizeof(expirations)) != (ssize_t)sizeof(expirations))
+	if (read(fd, &expirations, sizeof(expirations)) !=
+	    (ssize_t)sizeof(expirations))
 		return 0;
 	c->vblanks += expirations;
 	c->missed_vblanks += expirations - 1;
@@ -278,7 +288,8 @@ on_vblank(int fd, uint32_t mask, void *data)
 	if (ret == -EAGAIN)
 		return 0;
 	if (ret < 0) {
-		fprintf(stderr, "compositor-loop: glcuda_ring_take_newest: %s\n",
+		fprintf(stderr,
+			"compositor-loop: glcuda_ring_take_newest: %s\n",
 			glcuda_get_last_error());
 		c->status = 1;
 		c->running = false;
@@ -289,11 +300,13 @@ on_vblank(int fd, uint32_t mask, void *data)
 	 * real compositor samples glcuda_frame_get_output_texture(f) in its
 	 * scene like any client buffer. */
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
-	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D,
 			       glcuda_frame_get_output_texture(f), 0);
 	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, c->screen_fbo);
-	glBlitFramebuffer(0, 0, (GLint)c->width, (GLint)c->height, 0, 0, (GLint)c->width,
-			  (GLint)c->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+	glBlitFramebuffer(0, 0, (GLint)c->width, (GLint)c->height, 0, 0,
+			  (GLint)c->width, (GLint)c->height,
+			  GL_COLOR_BUFFER_BIT, GL_NEAREST);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
 	/* "Present": a page flip would go here; flush so the GPU starts. */
@@ -328,20 +341,24 @@ setup_gl(struct compositor *c)
 {
 	glGenTextures(1, &c->screen_tex);
 	glBindTexture(GL_TEXTURE_2D, c->screen_tex);
-	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, (GLsizei)c->width, (GLsizei)c->height);
+	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, (GLsizei)c->width,
+		       (GLsizei)c->height);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	glGenFramebuffers(1, &c->screen_fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, c->screen_fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       c->screen_tex, 0);
-	if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-		fprintf(stderr, "compositor-loop: the screen framebuffer is incomplete\n");
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, c->screen_tex, 0);
+	if (glCheckFramebufferStatus(GL_FRAMEBUFFER) !=
+	    GL_FRAMEBUFFER_COMPLETE) {
+		fprintf(stderr, "compositor-loop: the screen framebuffer is "
+				"incomplete\n");
 		return 1;
 	}
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	glGenFramebuffers(1, &c->read_fbo);
 	if (glGetError() != GL_NO_ERROR) {
-		fprintf(stderr, "compositor-loop: GL error while creating the screen\n");
+		fprintf(stderr, "compositor-loop: GL error while creating the "
+				"screen\n");
 		return 1;
 	}
 	return 0;
@@ -350,8 +367,8 @@ setup_gl(struct compositor *c)
 static void
 usage(FILE *out)
 {
-	fprintf(out, "Usage: compositor-loop [--hz N] [--seconds N | --frames N] [--size WxH] "
-		     "[--gles] [--device N]\n");
+	fprintf(out, "Usage: compositor-loop [--hz N] [--seconds N | --frames "
+		     "N] [--size WxH] [--gles] [--device N]\n");
 }
 
 /* The command line: 0, or -1 on a bad one (usage printed), 1 for --help. */
@@ -364,7 +381,8 @@ static int
 parse_args(int argc, char **argv, struct compositor *c, struct options *o)
 {
 	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *arg = argv[i],
+			   *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(arg, "--gles") == 0) {
 			o->headless_flags |= GLCUDA_HEADLESS_FLAG_GLES;
 		} else if (strcmp(arg, "--hz") == 0 && val) {
@@ -394,8 +412,9 @@ parse_args(int argc, char **argv, struct compositor *c, struct options *o)
 			return -1;
 		}
 	}
-	if (o->hz < 1 || o->hz > 1000 || o->seconds < 1 || o->device < -1 || c->width == 0 ||
-	    c->height == 0 || c->width > 16384 || c->height > 16384) {
+	if (o->hz < 1 || o->hz > 1000 || o->seconds < 1 || o->device < -1 ||
+	    c->width == 0 || c->height == 0 || c->width > 16384 ||
+	    c->height > 16384) {
 		usage(stderr);
 		return -1;
 	}
@@ -419,7 +438,8 @@ compositor_setup(struct compositor *c, const struct options *o)
 		return -1;
 	}
 	ret = glcuda_device_new(glcuda_headless_get_display(c->headless),
-				glcuda_headless_get_context(c->headless), NULL, &c->dev);
+				glcuda_headless_get_context(c->headless), NULL,
+				&c->dev);
 	if (ret < 0) {
 		fail(c, "glcuda_device_new", ret);
 		return -1;
@@ -440,7 +460,8 @@ compositor_setup(struct compositor *c, const struct options *o)
 	/* glcuda has loaded the driver: open it for this program's calls, and
 	 * load the kernel into glcuda's CUDA context. */
 	if (example_cuda_open() < 0 || !load_kernel(c)) {
-		fprintf(stderr, "compositor-loop: cannot load the CUDA kernel\n");
+		fprintf(stderr, "compositor-loop: cannot load the CUDA "
+				"kernel\n");
 		c->status = 1;
 		return -1;
 	}
@@ -466,9 +487,10 @@ compositor_teardown(struct compositor *c)
 		glDeleteTextures(1, &c->screen_tex);
 	glcuda_ring_destroy(c->ring);
 	if (c->module) {
-		CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev));
-		CU(cuModuleUnload)(c->module);
-		CU(cuCtxPopCurrent)(NULL);
+		EXAMPLE_CU(cuCtxPushCurrent)
+		(glcuda_device_get_cuda_context(c->dev));
+		EXAMPLE_CU(cuModuleUnload)(c->module);
+		EXAMPLE_CU(cuCtxPopCurrent)(NULL);
 	}
 	glcuda_device_destroy(c->dev);
 	glcuda_headless_destroy(c->headless);
@@ -483,14 +505,18 @@ struct event_loop {
 };
 
 static int
-event_loop_setup(struct event_loop *el, struct compositor *c, const struct options *o)
+event_loop_setup(struct event_loop *el, struct compositor *c,
+		 const struct options *o)
 {
 	struct itimerspec its = { 0 };
 
 	el->loop = wl_event_loop_create();
-	el->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	el->timer_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (!el->loop || el->timer_fd < 0) {
-		fprintf(stderr, "compositor-loop: cannot create the event loop or timerfd: %s\n",
+		fprintf(stderr,
+			"compositor-loop: cannot create the event loop or "
+			"timerfd: %s\n",
 			strerror(errno));
 		return -1;
 	}
@@ -499,19 +525,24 @@ event_loop_setup(struct event_loop *el, struct compositor *c, const struct optio
 		its.it_interval = (struct timespec){ .tv_sec = 1 };
 	its.it_value = its.it_interval;
 	if (timerfd_settime(el->timer_fd, 0, &its, NULL) < 0) {
-		fprintf(stderr, "compositor-loop: timerfd_settime: %s\n", strerror(errno));
+		fprintf(stderr, "compositor-loop: timerfd_settime: %s\n",
+			strerror(errno));
 		return -1;
 	}
 	/* The ring's fd is owned by the ring: never close or read it yourself;
 	 * glcuda_ring_dispatch() drains it. */
-	el->ring_src = wl_event_loop_add_fd(el->loop, glcuda_ring_get_fd(c->ring),
-					    WL_EVENT_READABLE, on_ring_ready, c);
-	el->vblank_src = wl_event_loop_add_fd(el->loop, el->timer_fd, WL_EVENT_READABLE,
-					      on_vblank, c);
+	el->ring_src =
+		wl_event_loop_add_fd(el->loop, glcuda_ring_get_fd(c->ring),
+				     WL_EVENT_READABLE, on_ring_ready, c);
+	el->vblank_src = wl_event_loop_add_fd(el->loop, el->timer_fd,
+					      WL_EVENT_READABLE, on_vblank, c);
 	el->end_src = wl_event_loop_add_timer(el->loop, on_end, c);
 	if (!el->ring_src || !el->vblank_src || !el->end_src ||
-	    (!c->frames && wl_event_source_timer_update(el->end_src, o->seconds * 1000) < 0)) {
-		fprintf(stderr, "compositor-loop: cannot add the event sources\n");
+	    (!c->frames &&
+	     wl_event_source_timer_update(el->end_src, o->seconds * 1000) <
+		     0)) {
+		fprintf(stderr, "compositor-loop: cannot add the event "
+				"sources\n");
 		return -1;
 	}
 	return 0;
@@ -543,8 +574,10 @@ run(struct compositor *c, struct wl_event_loop *loop)
 		bool made = produce(c);
 		if (!c->running)
 			break;
-		if (wl_event_loop_dispatch(loop, made ? 0 : -1) < 0 && errno != EINTR) {
-			fprintf(stderr, "compositor-loop: wl_event_loop_dispatch: %s\n",
+		if (wl_event_loop_dispatch(loop, made ? 0 : -1) < 0 &&
+		    errno != EINTR) {
+			fprintf(stderr,
+				"compositor-loop: wl_event_loop_dispatch: %s\n",
 				strerror(errno));
 			c->status = 1;
 			break;
@@ -557,21 +590,27 @@ print_summary(const struct compositor *c, double secs)
 {
 	uint64_t dropped = glcuda_ring_get_dropped(c->ring);
 
-	printf("frames produced:  %" PRIu64 " (%.1f/s)\n", c->produced, c->produced / secs);
+	printf("frames produced:  %" PRIu64 " (%.1f/s)\n", c->produced,
+	       c->produced / secs);
 	printf("frames presented: %" PRIu64 " of %" PRIu64 " vblanks (%" PRIu64
 	       " missed)\n", c->presented, c->vblanks, c->missed_vblanks);
-	printf("frames dropped:   %" PRIu64 " (finished, then overtaken before a vblank)\n",
+	printf("frames dropped:   %" PRIu64 " (finished, then overtaken before "
+					    "a vblank)\n",
 	       dropped);
-	printf("in flight at exit: %" PRIu64 "\n", c->produced - c->presented - dropped);
+	printf("in flight at exit: %" PRIu64 "\n",
+	       c->produced - c->presented - dropped);
 	if (c->presented)
-		printf("mean latency:     %.2f ms from the start of rendering to the "
-		       "vblank that showed it\n", 1e3 * c->latency_sum / c->presented);
+		printf("mean latency:     %.2f ms from the start of rendering "
+		       "to the vblank that showed it\n",
+		       1e3 * c->latency_sum / c->presented);
 }
 
 int
 main(int argc, char **argv)
 {
-	struct compositor c = { .width = 1920, .height = 1080, .running = true };
+	struct compositor c = { .width = 1920,
+				.height = 1080,
+				.running = true };
 	struct options o = { .hz = 60, .seconds = 3, .device = -1 };
 	struct event_loop el = { .timer_fd = -1 };
 	double t0;
@@ -588,13 +627,14 @@ main(int argc, char **argv)
 	}
 
 	if (c.frames)
-		printf("compositor-loop: %ux%u, %d Hz for %d frames", c.width, c.height, o.hz,
-		       o.frames);
+		printf("compositor-loop: %ux%u, %d Hz for %d frames", c.width,
+		       c.height, o.hz, o.frames);
 	else
-		printf("compositor-loop: %ux%u, %d Hz for %d s", c.width, c.height, o.hz,
-		       o.seconds);
+		printf("compositor-loop: %ux%u, %d Hz for %d s", c.width,
+		       c.height, o.hz, o.seconds);
 	printf(", CUDA stage: %s, sync %s\n", "invert",
-	       glcuda_sync_mode_get_name(glcuda_device_get_caps(c.dev)->sync_mode));
+	       glcuda_sync_mode_get_name(
+		       glcuda_device_get_caps(c.dev)->sync_mode));
 	t0 = now();
 	run(&c, el.loop);
 	if (c.status == 0)

@@ -9,7 +9,7 @@
  * functions up with cuGetProcAddress for the CUDA_VERSION of the toolkit's
  * <cuda.h>, which returns the ABI that header declares (dlsym("cuMemAlloc")
  * would return the legacy v1 entry point). Call example_cuda_open() after
- * glcuda_device_new() has succeeded, then CU(cuLaunchKernel)(...).
+ * glcuda_device_new() has succeeded, then EXAMPLE_CU(cuLaunchKernel)(...).
  *
  * A program that may require the driver at link time does without this
  * file: it includes <cuda.h>, links -lcuda and calls cuLaunchKernel()
@@ -41,7 +41,9 @@ static struct {
 #undef EXAMPLE_CUDA_MEMBER
 } example_cuda;
 
-#define CU(name) (example_cuda.name)
+/* Named for the example, so that it is not taken for glcuda's: a copy
+ * may call it what it likes. */
+#define EXAMPLE_CU(name) (example_cuda.name)
 
 /* 0, or -1 after printing why. $GLCUDA_LIBCUDA names another driver
  * library, as it does for glcuda. */

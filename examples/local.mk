@@ -16,17 +16,18 @@ noinst_PROGRAMS += %reldir%/handoff
 %canon_reldir%_handoff_SOURCES = %reldir%/handoff.c %reldir%/example-cuda.h \
 	$(sanitizer_sources)
 %canon_reldir%_handoff_CPPFLAGS = $(examples_cppflags)
-%canon_reldir%_handoff_LDADD = lib/libglcuda.la $(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS)
+%canon_reldir%_handoff_LDADD = lib/libglcuda.la $(EGL_LIBS) $(EPOXY_LIBS) \
+	$(DLOPEN_LIBS)
 
 # compositor-loop: the frame ring driven from a wl_event_loop, a timerfd as
 # the vblank, the ring's fd for finished frames, an invert kernel in CUDA.
 if HAVE_WAYLAND_SERVER
 noinst_PROGRAMS += %reldir%/compositor-loop
-%canon_reldir%_compositor_loop_SOURCES = %reldir%/compositor-loop.c %reldir%/example-cuda.h \
-	$(sanitizer_sources)
+%canon_reldir%_compositor_loop_SOURCES = %reldir%/compositor-loop.c \
+	%reldir%/example-cuda.h $(sanitizer_sources)
 %canon_reldir%_compositor_loop_CPPFLAGS = $(examples_cppflags)
 %canon_reldir%_compositor_loop_CFLAGS = $(AM_CFLAGS) $(WAYLAND_SERVER_CFLAGS)
-%canon_reldir%_compositor_loop_LDADD = lib/libglcuda.la $(WAYLAND_SERVER_LIBS) $(EGL_LIBS) \
-	$(EPOXY_LIBS) $(DLOPEN_LIBS)
+%canon_reldir%_compositor_loop_LDADD = lib/libglcuda.la $(WAYLAND_SERVER_LIBS) \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS)
 endif
 endif

@@ -1,7 +1,11 @@
 /*
  * The base layer of libglcuda: what every other layer may use, and which
- * itself uses nothing of glcuda but these files (error.c, log.c, util.c,
- * driver-lock.c, format.c). The layers are listed in private.h.
+ * itself uses nothing of glcuda but its own files: error.c, log.c, util.c,
+ * driver-lock.c and format.c (declared here), fault.c and seam.c (the
+ * tests' build only: fault.h, seam.h) and loader/cuda-driver.c (the
+ * opening of libcuda that the library and the programs share:
+ * loader/cuda-driver.h). lib/layers.txt lists the layers and the order in
+ * which their files may call each other.
  * SPDX-License-Identifier: MIT
  */
 #ifndef GLCUDA_BASE_H
@@ -42,7 +46,8 @@ void driver_lifecycle_unlock(void);
 /* log.c ------------------------------------------------------------------ */
 
 /* The priority GLCUDA_LOG asks for, or fallback. */
-enum glcuda_log_priority glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
+enum glcuda_log_priority
+glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
 void glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
 			const char *fmt, va_list args) GLCUDA_PRINTF(3, 0);
 
@@ -69,6 +74,7 @@ const struct format_info *format_info(enum glcuda_format format);
  * (never sRGB or RGB10_A2, which CUDA arrays cannot tell apart); NULL if
  * glcuda has no name for it. */
 const struct format_info *format_info_from_gl(GLenum internal_format);
-const struct format_info *format_info_from_cuda(CUarray_format format, unsigned int channels);
+const struct format_info *format_info_from_cuda(CUarray_format format,
+						unsigned int channels);
 
 #endif

@@ -8,70 +8,45 @@
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The copy of `layers` layers from `first` between the plane and the
- * linear block, as 3D copies: one for every layer when the layer pitch is
- * a whole number of rows (CUDA_MEMCPY3D describes the block by rows per
- * layer), one per layer otherwise. */
-static CUresult
-copy_layers(const struct cuda_plane *p, const struct linear_block *b,
-	    uint32_t first, uint32_t layers, bool to_linear, CUstream stream)
+/* The 3D copy of `count` layers from `first` between the plane and the
+ * linear block at `linear`, whose layers are `slice_rows` rows apart. */
+static void
+describe_layers(const struct cuda_plane *p, const struct linear_block *b,
+		uint32_t first, uint32_t count, CUdeviceptr linear, size_t slice_rows,
+		bool to_linear, CUDA_MEMCPY3D *m)
 {
-	const size_t row_bytes = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
-	const bool one_copy = layers == 1 || b->layer_pitch % b->row_pitch == 0;
-	CUDA_MEMCPY3D m;
-	CUresult res = CUDA_SUCCESS;
-
-	for (uint32_t l = 0; l < layers && res == CUDA_SUCCESS;
-	     l += one_copy ? layers : 1) {
-		const uint32_t count = one_copy ? layers : 1;
-		const CUdeviceptr linear = b->pointer + (CUdeviceptr)(l * b->layer_pitch);
-
-		memset(&m, 0, sizeof(m));
-		m.WidthInBytes = row_bytes;
-		m.Height = p->height;
-		m.Depth = count;
-		if (to_linear) {
-			m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-			m.srcArray = p->array;
-			m.srcZ = first + l;
-			m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-			m.dstDevice = linear;
-			m.dstPitch = b->row_pitch;
-			m.dstHeight = count > 1 ? b->layer_pitch / b->row_pitch : p->height;
-		} else {
-			m.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-			m.dstArray = p->array;
-			m.dstZ = first + l;
-			m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-			m.srcDevice = linear;
-			m.srcPitch = b->row_pitch;
-			m.srcHeight = count > 1 ? b->layer_pitch / b->row_pitch : p->height;
-		}
-		res = CU_CALL(cuMemcpy3DAsync, &m, stream);
+	memset(m, 0, sizeof(*m));
+	m->WidthInBytes = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
+	m->Height = p->height;
+	m->Depth = count;
+	if (!p->array) {
+		/* A pitch-linear plane (a wrapped EGLImage's): one layer. */
+		m->srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		m->dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		m->srcDevice = to_linear ? p->pointer : linear;
+		m->srcPitch = to_linear ? p->pitch : b->row_pitch;
+		m->dstDevice = to_linear ? linear : p->pointer;
+		m->dstPitch = to_linear ? b->row_pitch : p->pitch;
+	} else if (to_linear) {
+		m->srcMemoryType = CU_MEMORYTYPE_ARRAY;
+		m->srcArray = p->array;
+		m->srcZ = first;
+		m->dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		m->dstDevice = linear;
+		m->dstPitch = b->row_pitch;
+		m->dstHeight = slice_rows;
+	} else {
+		m->dstMemoryType = CU_MEMORYTYPE_ARRAY;
+		m->dstArray = p->array;
+		m->dstZ = first;
+		m->srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		m->srcDevice = linear;
+		m->srcPitch = b->row_pitch;
+		m->srcHeight = slice_rows;
 	}
-	return res;
-}
-
-/* A pitch-linear plane (a wrapped EGLImage's) is a 2D block already. */
-static CUresult
-copy_pitched(const struct cuda_plane *p, const struct linear_block *b,
-	     bool to_linear, CUstream stream)
-{
-	CUDA_MEMCPY3D m;
-
-	memset(&m, 0, sizeof(m));
-	m.WidthInBytes = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
-	m.Height = p->height;
-	m.Depth = 1;
-	m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-	m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-	m.srcDevice = to_linear ? p->pointer : b->pointer;
-	m.srcPitch = to_linear ? p->pitch : b->row_pitch;
-	m.dstDevice = to_linear ? b->pointer : p->pointer;
-	m.dstPitch = to_linear ? b->row_pitch : p->pitch;
-	return CU_CALL(cuMemcpy3DAsync, &m, stream);
 }
 
 int
@@ -121,6 +96,25 @@ copy_check(struct glcuda_image *img, unsigned int plane, int layer,
 	return device_check_lost(dev, what);
 }
 
+/* Whether a copy of the plane goes through the copy kernels: where they
+ * are built and load, for planes with a surface object, unless
+ * GLCUDA_COPY=engine asks for the copy engine (bench/ compares the two). */
+static bool
+copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p)
+{
+	static int engine = -1;
+
+	if (engine < 0) {
+		const char *e = getenv("GLCUDA_COPY");
+
+		engine = e && !strcmp(e, "engine");
+	}
+	return !engine && p->array && p->surface && img->dev->copy_kernels.module;
+}
+
+/* Otherwise as 3D copies: one for every layer when the layer pitch is a whole number
+ * of rows (CUDA_MEMCPY3D describes the block by rows per layer), one per
+ * layer otherwise. */
 int
 copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
 	     const struct linear_block *b, bool to_linear, CUstream stream,
@@ -128,13 +122,31 @@ copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
 {
 	const struct cuda_plane *p = &img->planes[plane];
 	const uint32_t first = layer == GLCUDA_ALL_LAYERS ? 0 : (uint32_t)layer;
-	const uint32_t count = layer == GLCUDA_ALL_LAYERS ? cuda_plane_layers(p) : 1;
+	const uint32_t layers = layer == GLCUDA_ALL_LAYERS ? cuda_plane_layers(p) : 1;
+	const bool one_copy = layers == 1 || b->layer_pitch % b->row_pitch == 0;
+	const uint32_t count = one_copy ? layers : 1;
+	const size_t slice_rows = count > 1 ? b->layer_pitch / b->row_pitch : p->height;
+	CUDA_MEMCPY3D m;
 	CUresult res;
+	int ret;
 
-	res = p->array ? copy_layers(p, b, first, count, to_linear, stream)
-		       : copy_pitched(p, b, to_linear, stream);
-	if (res != CUDA_SUCCESS)
-		return device_cuda_fail(img->dev, res, "cuMemcpy3DAsync", what);
+	if (copy_by_kernel(img, p)) {
+		ret = copy_kernels_launch(&img->dev->errors, &img->dev->copy_kernels,
+					  p->surface, p->layers > 1,
+					  cuda_plane_bytes_per_pixel(p), p->width, p->height,
+					  first, layers, b->pointer, b->row_pitch,
+					  layers > 1 ? b->layer_pitch : 0, to_linear, stream);
+		if (ret != -ENOTSUP)
+			return ret;
+	}
+	for (uint32_t l = 0; l < layers; l += count) {
+		describe_layers(p, b, first + l, count,
+				b->pointer + (CUdeviceptr)(l * b->layer_pitch), slice_rows,
+				to_linear, &m);
+		res = CU_CALL(cuMemcpy3DAsync, &m, stream);
+		if (res != CUDA_SUCCESS)
+			return device_cuda_fail(img->dev, res, "cuMemcpy3DAsync", what);
+	}
 	return 0;
 }
 

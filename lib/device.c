@@ -32,9 +32,10 @@ device_check_lost(struct glcuda_device *dev, const char *what)
 	if (!dev->errors.lost)
 		return 0;
 	return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
-			   "%s: the device was lost earlier (%s). Destroy its rings, "
-			   "images and the device (after a GL reset, the GL context "
-			   "too), then create them again.", what, dev->errors.lost_reason);
+			   "%s: the device was lost earlier (%s). Destroy its "
+			   "rings, images and the device (after a GL reset, "
+			   "the GL context too), then create them again.",
+			   what, dev->errors.lost_reason);
 }
 
 int
@@ -46,17 +47,21 @@ device_check_gl(struct glcuda_device *dev, const char *what)
 		return device_check_lost(dev, what);
 	if (eglGetCurrentContext() != dev->context)
 		return glcuda_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
-				   "%s needs the device's EGL context %p current on this "
-				   "thread, but %p is current. Call eglMakeCurrent first.",
-				   what, (void *)dev->context, (void *)eglGetCurrentContext());
+				   "%s needs the device's EGL context %p "
+				   "current on this thread, but %p is current. "
+				   "Call eglMakeCurrent first.",
+				   what, (void *)dev->context,
+				   (void *)eglGetCurrentContext());
 	/* Cheap: no round trip to the GPU. GL_NO_ERROR without reset
 	 * notification (gl_reset_status). */
 	status = gl_reset_status(&dev->gl);
 	if (status != GL_NO_ERROR)
 		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
-				   "%s: glGetGraphicsResetStatus returned %s (0x%04x): the "
-				   "GL context was reset. Destroy every glcuda object, the "
-				   "device and the GL context, then create them again.",
+				   "%s: glGetGraphicsResetStatus returned %s "
+				   "(0x%04x): the GL context was reset. "
+				   "Destroy every glcuda object, the device "
+				   "and the GL context, then create them "
+				   "again.",
 				   what, gl_reset_status_name(status), status);
 	return 0;
 }
@@ -68,7 +73,9 @@ device_push_cuda(struct glcuda_device *dev, const char *what)
 
 	if (!dev->has_cuda)
 		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
-				   "%s needs CUDA, and this device was made without it", what);
+				   "%s needs CUDA, and this device was made "
+				   "without it",
+				   what);
 	res = CU_CALL(cuCtxPushCurrent, dev->cu_context);
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(dev, res, "cuCtxPushCurrent", what);
@@ -85,7 +92,8 @@ device_pop_cuda(struct glcuda_device *dev)
 /* Find the CUDA device with the GL context's UUID, or check the caller's
  * context is on it. */
 static int
-bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options)
+bind_cuda(struct glcuda_device *dev,
+	  const struct glcuda_device_options *options)
 {
 	char msg[2048], gl_uuid[UUID_STRING_SIZE], uuid[UUID_STRING_SIZE];
 	int count = 0, layers = 0, ret, len;
@@ -108,21 +116,28 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 			CU_CALL(cuCtxPopCurrent, &popped);
 		}
 		if (res != CUDA_SUCCESS) {
-			ret = device_cuda_fail(dev, res, call, "Pass a valid CUcontext or NULL.");
+			ret = device_cuda_fail(dev, res, call,
+					       "Pass a valid CUcontext or "
+					       "NULL.");
 			goto fail;
 		}
 		res = CU_CALL(cuDeviceGetUuid, &cu_uuid, dev->cu_device);
 		if (res != CUDA_SUCCESS) {
-			ret = device_cuda_fail(dev, res, "cuDeviceGetUuid", NULL);
+			ret = device_cuda_fail(dev, res, "cuDeviceGetUuid",
+					       NULL);
 			goto fail;
 		}
 		if (memcmp(cu_uuid.bytes, dev->caps.device_uuid, 16) != 0) {
 			uuid_format((const uint8_t *)cu_uuid.bytes, uuid);
-			ret = glcuda_fail(dev, GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
-					  "options.cuda_context is on CUDA device %d (UUID %s), "
-					  "but the GL context renders on \"%s\" (UUID %s). Pass a "
-					  "context of the CUDA device with GL's UUID, or NULL.",
-					  (int)dev->cu_device, uuid, dev->caps.gl_renderer, gl_uuid);
+			ret = glcuda_fail(dev,
+					  GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
+					  "options.cuda_context is on CUDA "
+					  "device %d (UUID %s), but the GL "
+					  "context renders on \"%s\" (UUID "
+					  "%s). Pass a context of the CUDA "
+					  "device with GL's UUID, or NULL.",
+					  (int)dev->cu_device, uuid,
+					  dev->caps.gl_renderer, gl_uuid);
 			goto fail;
 		}
 		dev->cu_context = ctx;
@@ -130,12 +145,14 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 	} else {
 		res = CU_CALL(cuDeviceGetCount, &count);
 		if (res != CUDA_SUCCESS) {
-			ret = device_cuda_fail(dev, res, "cuDeviceGetCount", NULL);
+			ret = device_cuda_fail(dev, res, "cuDeviceGetCount",
+					       NULL);
 			goto fail;
 		}
 		len = snprintf(msg, sizeof(msg),
-			       "the GL context renders on \"%s\" (device UUID %s), and no "
-			       "CUDA device has that UUID. CUDA devices:",
+			       "the GL context renders on \"%s\" (device UUID "
+			       "%s), and no CUDA device has that UUID. CUDA "
+			       "devices:",
 			       dev->caps.gl_renderer, gl_uuid);
 		dev->cu_device = -1;
 		for (int i = 0; i < count; i++) {
@@ -145,38 +162,51 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 			if (res == CUDA_SUCCESS)
 				res = CU_CALL(cuDeviceGetUuid, &cu_uuid, d);
 			if (res != CUDA_SUCCESS) {
-				ret = device_cuda_fail(dev, res, "cuDeviceGet/cuDeviceGetUuid", NULL);
+				ret = device_cuda_fail(dev, res,
+						       "cuDeviceGet/"
+						       "cuDeviceGetUuid",
+						       NULL);
 				goto fail;
 			}
 			CU_CALL(cuDeviceGetName, name, sizeof(name), d);
 			uuid_format((const uint8_t *)cu_uuid.bytes, uuid);
 			if (len < (int)sizeof(msg))
-				len += snprintf(msg + len, sizeof(msg) - len, " %d \"%s\" (%s);",
-						i, name, uuid);
-			if (memcmp(cu_uuid.bytes, dev->caps.device_uuid, 16) == 0) {
+				len += snprintf(msg + len, sizeof(msg) - len,
+						" %d \"%s\" (%s);", i, name,
+						uuid);
+			if (memcmp(cu_uuid.bytes, dev->caps.device_uuid,
+				   16) == 0) {
 				dev->cu_device = d;
 				break;
 			}
 		}
 		if (dev->cu_device < 0) {
+			const char *hint =
+				" On a PRIME laptop, run GL on the NVIDIA GPU "
+				"(__NV_PRIME_RENDER_OFFLOAD=1 "
+				"__GLX_VENDOR_LIBRARY_NAME=nvidia, or the EGL "
+				"device with EGL_NV_device_cuda); GL on Mesa "
+				"cannot share memory with CUDA on NVIDIA.";
+
 			if (len < (int)sizeof(msg))
 				snprintf(msg + len, sizeof(msg) - len, "%s",
-					 count == 0 ? " none."
-						    : " On a PRIME laptop, run GL on the NVIDIA GPU "
-						      "(__NV_PRIME_RENDER_OFFLOAD=1 "
-						      "__GLX_VENDOR_LIBRARY_NAME=nvidia, or the EGL "
-						      "device with EGL_NV_device_cuda); GL on Mesa "
-						      "cannot share memory with CUDA on NVIDIA.");
-			ret = glcuda_fail(dev, GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE, "%s", msg);
+					 count == 0 ? " none." : hint);
+			ret = glcuda_fail(dev,
+					  GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
+					  "%s", msg);
 			goto fail;
 		}
 		/* Blocking sync: the CPU fallback's waits sleep instead of
 		 * spinning. Fails harmlessly if the context is already active
 		 * with other flags. */
-		CU_CALL(cuDevicePrimaryCtxSetFlags, dev->cu_device, CU_CTX_SCHED_BLOCKING_SYNC);
-		res = CU_CALL(cuDevicePrimaryCtxRetain, &dev->cu_context, dev->cu_device);
+		CU_CALL(cuDevicePrimaryCtxSetFlags, dev->cu_device,
+			CU_CTX_SCHED_BLOCKING_SYNC);
+		res = CU_CALL(cuDevicePrimaryCtxRetain, &dev->cu_context,
+			      dev->cu_device);
 		if (res != CUDA_SUCCESS) {
-			ret = device_cuda_fail(dev, res, "cuDevicePrimaryCtxRetain", NULL);
+			ret = device_cuda_fail(dev, res,
+					       "cuDevicePrimaryCtxRetain",
+					       NULL);
 			goto fail;
 		}
 		dev->cu_context_is_primary = true;
@@ -194,8 +224,8 @@ bind_cuda(struct glcuda_device *dev, const struct glcuda_device_options *options
 		dev->caps.max_image_layers = (uint32_t)layers;
 
 	dev->caps.cuda_ordinal = (int)dev->cu_device;
-	CU_CALL(cuDeviceGetName, dev->caps.cuda_device_name, sizeof(dev->caps.cuda_device_name),
-			    dev->cu_device);
+	CU_CALL(cuDeviceGetName, dev->caps.cuda_device_name,
+		sizeof(dev->caps.cuda_device_name), dev->cu_device);
 	dev->has_cuda = true;
 	return 0;
 
@@ -214,53 +244,72 @@ static int
 choose_sync_mode(struct glcuda_device *dev, enum glcuda_sync_mode requested)
 {
 	struct glcuda_caps *caps = &dev->caps;
-	bool cuda_timeline = dev->has_cuda &&
-			     caps->cuda_driver_version >= MIN_CUDA_TIMELINE_VERSION;
+	bool cuda_timeline = dev->has_cuda && caps->cuda_driver_version >=
+						      MIN_CUDA_TIMELINE_VERSION;
 
 	caps->sync_modes_supported = 1u << GLCUDA_SYNC_CPU;
 	if (dev->gl.has_semaphore_fd && vk_exporter_has_binary(dev->vk))
 		caps->sync_modes_supported |= 1u << GLCUDA_SYNC_BINARY;
-	if (dev->gl.has_timeline_nv && vk_exporter_has_timeline(dev->vk) && cuda_timeline)
+	if (dev->gl.has_timeline_nv && vk_exporter_has_timeline(dev->vk) &&
+	    cuda_timeline)
 		caps->sync_modes_supported |= 1u << GLCUDA_SYNC_TIMELINE;
 
 	if (requested == GLCUDA_SYNC_AUTO) {
 		if (caps->sync_modes_supported & (1u << GLCUDA_SYNC_TIMELINE))
 			caps->sync_mode = GLCUDA_SYNC_TIMELINE;
-		else if (caps->sync_modes_supported & (1u << GLCUDA_SYNC_BINARY))
+		else if (caps->sync_modes_supported &
+			 (1u << GLCUDA_SYNC_BINARY))
 			caps->sync_mode = GLCUDA_SYNC_BINARY;
 		else
 			caps->sync_mode = GLCUDA_SYNC_CPU;
 		if (caps->sync_mode == GLCUDA_SYNC_CPU)
-			log_info(dev, "GL has no GL_EXT_semaphore_fd: hand-offs wait on "
-				 "the CPU (sync mode \"cpu\")\n");
+			log_info(dev, "GL has no GL_EXT_semaphore_fd: "
+				      "hand-offs wait on the CPU (sync mode "
+				      "\"cpu\")\n");
 		return 0;
 	}
 	if (requested < GLCUDA_SYNC_TIMELINE || requested > GLCUDA_SYNC_CPU)
-		return glcuda_fail(dev, -EINVAL, "options.sync_mode %d is not a sync mode",
+		return glcuda_fail(dev, -EINVAL,
+				   "options.sync_mode %d is not a sync mode",
 				   (int)requested);
 	if (!(caps->sync_modes_supported & (1u << requested))) {
 		if (!dev->gl.has_semaphore_fd)
-			return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
-					   "sync mode \"%s\" needs GL_EXT_semaphore_fd, which "
-					   "\"%s\" lacks. Use GLCUDA_SYNC_AUTO or GLCUDA_SYNC_CPU.",
-					   glcuda_sync_mode_get_name(requested), caps->gl_renderer);
-		if (requested == GLCUDA_SYNC_TIMELINE && !dev->gl.has_timeline_nv)
-			return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
-					   "sync mode \"timeline\" needs GL_NV_timeline_semaphore, "
-					   "which \"%s\" lacks. Use GLCUDA_SYNC_BINARY.",
+			return glcuda_fail(dev,
+					   GLCUDA_ERROR_MISSING_GL_EXTENSION,
+					   "sync mode \"%s\" needs "
+					   "GL_EXT_semaphore_fd, which \"%s\" "
+					   "lacks. Use GLCUDA_SYNC_AUTO or "
+					   "GLCUDA_SYNC_CPU.",
+					   glcuda_sync_mode_get_name(requested),
 					   caps->gl_renderer);
-		if (requested == GLCUDA_SYNC_TIMELINE && !cuda_timeline && dev->has_cuda)
-			return glcuda_fail(dev, GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
-					   "sync mode \"timeline\" needs CUDA 11.2 timeline "
-					   "semaphore fds; the driver is CUDA %d.%d. Update the "
+		if (requested == GLCUDA_SYNC_TIMELINE &&
+		    !dev->gl.has_timeline_nv)
+			return glcuda_fail(dev,
+					   GLCUDA_ERROR_MISSING_GL_EXTENSION,
+					   "sync mode \"timeline\" needs "
+					   "GL_NV_timeline_semaphore, which "
+					   "\"%s\" lacks. Use "
+					   "GLCUDA_SYNC_BINARY.",
+					   caps->gl_renderer);
+		if (requested == GLCUDA_SYNC_TIMELINE && !cuda_timeline &&
+		    dev->has_cuda)
+			return glcuda_fail(dev,
+					   GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
+					   "sync mode \"timeline\" needs CUDA "
+					   "11.2 timeline semaphore fds; the "
+					   "driver is CUDA %d.%d. Update the "
 					   "driver or use GLCUDA_SYNC_BINARY.",
 					   caps->cuda_driver_version / 1000,
-					   caps->cuda_driver_version % 1000 / 10);
+					   caps->cuda_driver_version % 1000 /
+						   10);
 		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
-				   "sync mode \"%s\": the Vulkan driver cannot export %s "
-				   "semaphores as OPAQUE_FD. Use GLCUDA_SYNC_AUTO.",
+				   "sync mode \"%s\": the Vulkan driver cannot "
+				   "export %s semaphores as OPAQUE_FD. Use "
+				   "GLCUDA_SYNC_AUTO.",
 				   glcuda_sync_mode_get_name(requested),
-				   requested == GLCUDA_SYNC_TIMELINE ? "timeline" : "binary");
+				   requested == GLCUDA_SYNC_TIMELINE
+					   ? "timeline"
+					   : "binary");
 	}
 	caps->sync_mode = requested;
 	return 0;
@@ -276,14 +325,18 @@ fill_image_kinds(struct glcuda_device *dev)
 	caps->image_kinds_supported = 1u << GLCUDA_IMAGE_KIND_SHARED;
 	if (dev->has_cuda && glcuda_cuda.cuGraphicsGLRegisterImage &&
 	    glcuda_cuda.cuArray3DGetDescriptor)
-		caps->image_kinds_supported |= 1u << GLCUDA_IMAGE_KIND_GL_TEXTURE;
+		caps->image_kinds_supported |= 1u
+					       << GLCUDA_IMAGE_KIND_GL_TEXTURE;
 	if (dev->has_cuda && glcuda_cuda.cuGraphicsEGLRegisterImage &&
-	    glcuda_cuda.cuGraphicsResourceGetMappedEglFrame && glcuda_cuda.cuArray3DGetDescriptor)
-		caps->image_kinds_supported |= 1u << GLCUDA_IMAGE_KIND_EGL_IMAGE;
+	    glcuda_cuda.cuGraphicsResourceGetMappedEglFrame &&
+	    glcuda_cuda.cuArray3DGetDescriptor)
+		caps->image_kinds_supported |= 1u
+					       << GLCUDA_IMAGE_KIND_EGL_IMAGE;
 	caps->image_kinds_cpu_wait = 0;
 	if (caps->sync_mode == GLCUDA_SYNC_CPU)
-		caps->image_kinds_cpu_wait = (1u << GLCUDA_IMAGE_KIND_SHARED) |
-					     (1u << GLCUDA_IMAGE_KIND_EGL_IMAGE);
+		caps->image_kinds_cpu_wait =
+			(1u << GLCUDA_IMAGE_KIND_SHARED) |
+			(1u << GLCUDA_IMAGE_KIND_EGL_IMAGE);
 }
 
 static void
@@ -291,8 +344,10 @@ fill_formats(struct glcuda_device *dev)
 {
 	dev->caps.formats_supported = 0;
 	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
-		const struct format_info *fmt = format_info((enum glcuda_format)f);
-		if (fmt && vk_exporter_check_format(dev->vk, fmt, 64, 64, false) == 0)
+		const struct format_info *fmt =
+			format_info((enum glcuda_format)f);
+		if (fmt &&
+		    vk_exporter_check_format(dev->vk, fmt, 64, 64, false) == 0)
 			dev->caps.formats_supported |= 1u << f;
 	}
 }
@@ -300,17 +355,22 @@ fill_formats(struct glcuda_device *dev)
 /* Tearing down the drivers may release the caller's EGL context (util.h):
  * put it back, and say so. */
 static void
-restore_binding(struct glcuda_device *dev, const struct egl_binding *b, const char *what)
+restore_binding(struct glcuda_device *dev, const struct egl_binding *b,
+		const char *what)
 {
 	int ret = egl_binding_restore(b);
 
 	if (ret == 1)
-		log_debug(dev, "%s released the current EGL context; made it current "
-			  "again\n", what);
+		log_debug(dev,
+			  "%s released the current EGL context; made it "
+			  "current again\n",
+			  what);
 	else if (ret < 0)
-		log_error(dev, "%s released the current EGL context, and eglMakeCurrent "
-			  "failed: %s (0x%04x). Make the context current again.\n", what,
-			  egl_error_name(-ret), (unsigned)-ret);
+		log_error(dev,
+			  "%s released the current EGL context, and "
+			  "eglMakeCurrent failed: %s (0x%04x). Make the "
+			  "context current again.\n",
+			  what, egl_error_name(-ret), (unsigned)-ret);
 }
 
 static unsigned int
@@ -330,15 +390,21 @@ device_release_drivers(struct glcuda_device *dev)
 		bool context_gone = false;
 
 		if (dev->orphans.head && !dev->errors.lost) {
-			/* Let the host functions of destroyed rings run, so that
-			 * their blocks can go. Destroy may wait; not on a lost
-			 * device, where the wait might never return. */
-			if (CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS) {
+			/* Let the host functions of destroyed rings run, so
+			 * that their blocks can go. Destroy may wait; not on a
+			 * lost device, where the wait might never return. */
+			if (CU_CALL(cuCtxPushCurrent, dev->cu_context) ==
+			    CUDA_SUCCESS) {
 				CU_CALL(cuCtxSynchronize);
 				device_pop_cuda(dev);
 			}
 		}
 		device_reap_orphans(dev, false);
+		if (dev->copy_kernels.module &&
+		    CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS) {
+			copy_kernels_unload(&dev->copy_kernels);
+			device_pop_cuda(dev);
+		}
 		if (dev->cu_context_is_primary) {
 			unsigned int flags;
 			int active = 1;
@@ -346,18 +412,21 @@ device_release_drivers(struct glcuda_device *dev)
 			/* Inactive: the context is destroyed, and with it every
 			 * host function still queued (none will ever run). */
 			if (dev->orphans.head &&
-			    CU_CALL(cuDevicePrimaryCtxGetState, dev->cu_device, &flags, &active) ==
-				    CUDA_SUCCESS)
+			    CU_CALL(cuDevicePrimaryCtxGetState, dev->cu_device,
+				    &flags, &active) == CUDA_SUCCESS)
 				context_gone = !active;
 		}
-		if (dev->orphans.head && device_reap_orphans(dev, context_gone) > 0)
+		if (dev->orphans.head &&
+		    device_reap_orphans(dev, context_gone) > 0)
 			/* The context lives on (the caller's, or a primary
 			 * context the program retains too): its host functions
 			 * may still run and use the blocks. */
-			log_error(dev, "glcuda_device_destroy: the CUDA context outlives the "
-				  "device and still has host functions of destroyed rings "
-				  "queued; their completion blocks (and eventfds) are left "
-				  "allocated for them.\n");
+			log_error(dev, "glcuda_device_destroy: the CUDA "
+				       "context outlives the device and still "
+				       "has host functions of destroyed rings "
+				       "queued; their completion blocks (and "
+				       "eventfds) are left allocated for "
+				       "them.\n");
 		cuda_loader_unload();
 		restore_binding(dev, &b, "releasing the CUDA primary context");
 	}
@@ -379,7 +448,8 @@ device_new_internal(EGLDisplay display, EGLContext context,
 
 	glcuda_clear_error();
 	if (!out)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_device_new: out is NULL");
+		return glcuda_fail(NULL, -EINVAL,
+				   "glcuda_device_new: out is NULL");
 	/* From here on options is a struct of this glcuda's size, whatever
 	 * the size the caller was built with. */
 	if (options) {
@@ -390,14 +460,17 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	}
 	if (display == EGL_NO_DISPLAY || context == EGL_NO_CONTEXT)
 		return glcuda_fail(NULL, -EINVAL,
-				   "glcuda_device_new: %s is EGL_NO_%s; pass the display "
-				   "and context you render with",
-				   display == EGL_NO_DISPLAY ? "display" : "context",
-				   display == EGL_NO_DISPLAY ? "DISPLAY" : "CONTEXT");
+				   "glcuda_device_new: %s is EGL_NO_%s; pass "
+				   "the display and context you render with",
+				   display == EGL_NO_DISPLAY ? "display"
+							     : "context",
+				   display == EGL_NO_DISPLAY ? "DISPLAY"
+							     : "CONTEXT");
 
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
-		return glcuda_fail(NULL, -ENOMEM, "glcuda_device_new: out of memory");
+		return glcuda_fail(NULL, -ENOMEM,
+				   "glcuda_device_new: out of memory");
 	dev->display = display;
 	dev->context = context;
 	prio = options && options->log_priority ? options->log_priority
@@ -408,39 +481,50 @@ device_new_internal(EGLDisplay display, EGLContext context,
 		dev->errors.log_user_data = options->log_user_data;
 	}
 
-	if (eglGetCurrentContext() != context || eglGetCurrentDisplay() != display) {
+	if (eglGetCurrentContext() != context ||
+	    eglGetCurrentDisplay() != display) {
 		ret = glcuda_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
-				  "glcuda_device_new: the context %p of display %p must be "
-				  "current on the calling thread (current: context %p, "
-				  "display %p). Call eglMakeCurrent first.",
+				  "glcuda_device_new: the context %p of "
+				  "display %p must be current on the calling "
+				  "thread (current: context %p, display %p). "
+				  "Call eglMakeCurrent first.",
 				  (void *)context, (void *)display,
-				  (void *)eglGetCurrentContext(), (void *)eglGetCurrentDisplay());
+				  (void *)eglGetCurrentContext(),
+				  (void *)eglGetCurrentDisplay());
 		goto fail;
 	}
 
 	ret = gl_state_init(&dev->gl, &dev->errors);
 	if (ret < 0)
 		goto fail;
-	dev->caps.gl_api = dev->gl.is_gles ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL;
+	dev->caps.gl_api =
+		dev->gl.is_gles ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL;
 	dev->caps.gl_major = dev->gl.major;
 	dev->caps.gl_minor = dev->gl.minor;
-	memcpy(dev->caps.gl_vendor, dev->gl.vendor, sizeof(dev->caps.gl_vendor));
-	memcpy(dev->caps.gl_renderer, dev->gl.renderer, sizeof(dev->caps.gl_renderer));
-	memcpy(dev->caps.gl_version, dev->gl.version, sizeof(dev->caps.gl_version));
-	memcpy(dev->caps.device_uuid, dev->gl.device_uuid, sizeof(dev->caps.device_uuid));
-	memcpy(dev->caps.driver_uuid, dev->gl.driver_uuid, sizeof(dev->caps.driver_uuid));
+	memcpy(dev->caps.gl_vendor, dev->gl.vendor,
+	       sizeof(dev->caps.gl_vendor));
+	memcpy(dev->caps.gl_renderer, dev->gl.renderer,
+	       sizeof(dev->caps.gl_renderer));
+	memcpy(dev->caps.gl_version, dev->gl.version,
+	       sizeof(dev->caps.gl_version));
+	memcpy(dev->caps.device_uuid, dev->gl.device_uuid,
+	       sizeof(dev->caps.device_uuid));
+	memcpy(dev->caps.driver_uuid, dev->gl.driver_uuid,
+	       sizeof(dev->caps.driver_uuid));
 	log_debug(dev, "GL: %s %d.%d, \"%s\", \"%s\"\n",
-		  dev->gl.is_gles ? "OpenGL ES" : "OpenGL", dev->gl.major, dev->gl.minor,
-		  dev->caps.gl_renderer, dev->caps.gl_version);
+		  dev->gl.is_gles ? "OpenGL ES" : "OpenGL", dev->gl.major,
+		  dev->gl.minor, dev->caps.gl_renderer, dev->caps.gl_version);
 
-	ret = vk_exporter_new(&dev->errors, dev->caps.device_uuid, dev->caps.driver_uuid,
-			      options && (options->flags & GLCUDA_DEVICE_FLAG_VULKAN_VALIDATION),
+	ret = vk_exporter_new(&dev->errors, dev->caps.device_uuid,
+			      dev->caps.driver_uuid,
+			      options && (options->flags &
+					  GLCUDA_DEVICE_FLAG_VULKAN_VALIDATION),
 			      &dev->vk);
 	if (ret < 0)
 		goto fail;
 	vkinfo = vk_exporter_info(dev->vk);
-	snprintf(dev->caps.vulkan_device_name, sizeof(dev->caps.vulkan_device_name), "%s",
-		 vkinfo->name);
+	snprintf(dev->caps.vulkan_device_name,
+		 sizeof(dev->caps.vulkan_device_name), "%s", vkinfo->name);
 	dev->caps.vulkan_api_version = vkinfo->api_version;
 	dev->caps.max_image_size = vk_exporter_max_image_size(dev->vk);
 	if ((uint32_t)dev->gl.max_texture_size < dev->caps.max_image_size)
@@ -455,9 +539,17 @@ device_new_internal(EGLDisplay display, EGLContext context,
 		ret = bind_cuda(dev, options);
 		if (ret < 0)
 			goto fail;
+		/* The copy kernels, once, so that no copy pays for the
+		 * load; without them copies use the copy engine. */
+		ret = device_push_cuda(dev, "glcuda_device_new");
+		if (ret < 0)
+			goto fail;
+		copy_kernels_load(&dev->errors, &dev->copy_kernels);
+		device_pop_cuda(dev);
 	}
 
-	ret = choose_sync_mode(dev, options ? options->sync_mode : GLCUDA_SYNC_AUTO);
+	ret = choose_sync_mode(dev,
+			       options ? options->sync_mode : GLCUDA_SYNC_AUTO);
 	if (ret < 0)
 		goto fail;
 	fill_image_kinds(dev);
@@ -465,8 +557,9 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	{
 		char uuid[UUID_STRING_SIZE];
 		uuid_format(dev->caps.device_uuid, uuid);
-		log_info(dev, "bound \"%s\" (GL) = \"%s\" (Vulkan) = \"%s\" (CUDA %d), "
-			 "UUID %s, sync mode %s\n",
+		log_info(dev,
+			 "bound \"%s\" (GL) = \"%s\" (Vulkan) = \"%s\" (CUDA "
+			 "%d), UUID %s, sync mode %s\n",
 			 dev->caps.gl_renderer, dev->caps.vulkan_device_name,
 			 dev->has_cuda ? dev->caps.cuda_device_name : "none",
 			 dev->caps.cuda_ordinal, uuid,
@@ -483,7 +576,8 @@ fail:
 
 GLCUDA_EXPORT int
 glcuda_device_new(EGLDisplay display, EGLContext context,
-		  const struct glcuda_device_options *options, struct glcuda_device **out)
+		  const struct glcuda_device_options *options,
+		  struct glcuda_device **out)
 {
 	return device_new_internal(display, context, options, true, out);
 }
@@ -499,9 +593,10 @@ glcuda_device_destroy(struct glcuda_device *dev)
 		/* Freeing now would leave those objects pointing at freed
 		 * memory. Refuse: the device stays whole and usable, and the
 		 * caller can destroy the children and call again (glcuda.h). */
-		glcuda_fail(dev, -EBUSY, "glcuda_device_destroy: %u images and %u rings of "
-			    "this device are still alive; destroy them first. The device "
-			    "is not destroyed and stays usable.",
+		glcuda_fail(dev, -EBUSY,
+			    "glcuda_device_destroy: %u images and %u rings of "
+			    "this device are still alive; destroy them first. "
+			    "The device is not destroyed and stays usable.",
 			    dev->live_images, dev->live_rings);
 		return;
 	}
@@ -531,13 +626,15 @@ mask_has(uint32_t mask, int value)
 }
 
 GLCUDA_EXPORT int
-glcuda_device_has_format(const struct glcuda_device *dev, enum glcuda_format format)
+glcuda_device_has_format(const struct glcuda_device *dev,
+			 enum glcuda_format format)
 {
 	return dev ? mask_has(dev->caps.formats_supported, (int)format) : 0;
 }
 
 GLCUDA_EXPORT int
-glcuda_device_has_sync_mode(const struct glcuda_device *dev, enum glcuda_sync_mode mode)
+glcuda_device_has_sync_mode(const struct glcuda_device *dev,
+			    enum glcuda_sync_mode mode)
 {
 	if (!dev || mode == GLCUDA_SYNC_AUTO)
 		return 0;
@@ -545,7 +642,8 @@ glcuda_device_has_sync_mode(const struct glcuda_device *dev, enum glcuda_sync_mo
 }
 
 GLCUDA_EXPORT int
-glcuda_device_has_image_kind(const struct glcuda_device *dev, enum glcuda_image_kind kind)
+glcuda_device_has_image_kind(const struct glcuda_device *dev,
+			     enum glcuda_image_kind kind)
 {
 	return dev ? mask_has(dev->caps.image_kinds_supported, (int)kind) : 0;
 }

@@ -40,24 +40,27 @@ diag_array_put(const struct diag_array *a, unsigned int i, const void *full)
 }
 
 /* out NULL with max > 0 is -EINVAL; max 0 counts only. */
-#define DIAG_ARRAY_INIT(call, a, out, max, check)				\
-	do {									\
-		(a)->base = (unsigned char *)(out);				\
-		(a)->size = 0;							\
-		if ((max) > 0) {						\
-			int ret_;						\
-			if (!(out))						\
-				return glcuda_fail(NULL, -EINVAL, "%s: out is NULL "	\
-						   "and max is %u", call, (max));	\
-			ret_ = check(out);					\
-			if (ret_ < 0)						\
-				return ret_;					\
-			(a)->size = (out)->size;				\
-		}								\
+#define DIAG_ARRAY_INIT(call, a, out, max, check)                     \
+	do {                                                          \
+		(a)->base = (unsigned char *)(out);                   \
+		(a)->size = 0;                                        \
+		if ((max) > 0) {                                      \
+			int ret_;                                     \
+			if (!(out))                                   \
+				return glcuda_fail(NULL, -EINVAL,     \
+						   "%s: out is NULL " \
+						   "and max is %u",   \
+						   call, (max));      \
+			ret_ = check(out);                            \
+			if (ret_ < 0)                                 \
+				return ret_;                          \
+			(a)->size = (out)->size;                      \
+		}                                                     \
 	} while (0)
 
 GLCUDA_EXPORT int
-glcuda_diag_list_egl_devices(struct glcuda_diag_egl_device *out, unsigned int max)
+glcuda_diag_list_egl_devices(struct glcuda_diag_egl_device *out,
+			     unsigned int max)
 {
 	const char *call = "glcuda_diag_list_egl_devices";
 	const char *client;
@@ -73,10 +76,12 @@ glcuda_diag_list_egl_devices(struct glcuda_diag_egl_device *out, unsigned int ma
 	if (!(extension_list_has(client, "EGL_EXT_device_enumeration") ||
 	      extension_list_has(client, "EGL_EXT_device_base")))
 		return error_note(GLCUDA_ERROR_MISSING_EGL_EXTENSION,
-				  "the EGL library lacks EGL_EXT_device_enumeration");
+				  "the EGL library lacks "
+				  "EGL_EXT_device_enumeration");
 	/* The total first, as the other lists return it. */
 	if (!eglQueryDevicesEXT(0, NULL, &count))
-		return error_note(GLCUDA_ERROR_EGL, "eglQueryDevicesEXT failed: %s",
+		return error_note(GLCUDA_ERROR_EGL,
+				  "eglQueryDevicesEXT failed: %s",
 				  egl_error_name(eglGetError()));
 	if (max == 0 || count <= 0)
 		return count;
@@ -87,27 +92,34 @@ glcuda_diag_list_egl_devices(struct glcuda_diag_egl_device *out, unsigned int ma
 		EGLint err = eglGetError();
 
 		free(devices);
-		return error_note(GLCUDA_ERROR_EGL, "eglQueryDevicesEXT failed: %s",
+		return error_note(GLCUDA_ERROR_EGL,
+				  "eglQueryDevicesEXT failed: %s",
 				  egl_error_name(err));
 	}
 	for (EGLint i = 0; i < listed && (unsigned int)i < max; i++) {
 		struct glcuda_diag_egl_device d;
-		const char *exts = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+		const char *exts =
+			eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
 		EGLAttrib value;
 
 		glcuda_diag_egl_device_init(&d);
 		d.cuda_device = -1;
 		copy_string(d.extensions, sizeof(d.extensions), exts);
 		if (extension_list_has(exts, "EGL_NV_device_cuda") &&
-		    eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &value))
+		    eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV,
+					    &value))
 			d.cuda_device = (int)value;
 		if (extension_list_has(exts, "EGL_EXT_device_drm"))
 			copy_string(d.drm_device, sizeof(d.drm_device),
-				    eglQueryDeviceStringEXT(devices[i], EGL_DRM_DEVICE_FILE_EXT));
+				    eglQueryDeviceStringEXT(
+					    devices[i],
+					    EGL_DRM_DEVICE_FILE_EXT));
 		if (extension_list_has(exts, "EGL_EXT_device_drm_render_node"))
-			copy_string(d.drm_render_node, sizeof(d.drm_render_node),
-				    eglQueryDeviceStringEXT(devices[i],
-							    EGL_DRM_RENDER_NODE_FILE_EXT));
+			copy_string(d.drm_render_node,
+				    sizeof(d.drm_render_node),
+				    eglQueryDeviceStringEXT(
+					    devices[i],
+					    EGL_DRM_RENDER_NODE_FILE_EXT));
 		/* A device without a queried string leaves an error behind. */
 		(void)eglGetError();
 		diag_array_put(&array, (unsigned int)i, &d);
@@ -130,7 +142,8 @@ glcuda_diag_list_vk_devices(struct glcuda_diag_vk_device *out, unsigned int max)
 	if (max > 0) {
 		info = calloc(max, sizeof(*info));
 		if (!info)
-			return glcuda_fail(NULL, -ENOMEM, "%s: out of memory", call);
+			return glcuda_fail(NULL, -ENOMEM, "%s: out of memory",
+					   call);
 	}
 	n = vk_list_physical_devices(info, max, message, sizeof(message));
 	if (n < 0) {
@@ -150,8 +163,10 @@ glcuda_diag_list_vk_devices(struct glcuda_diag_vk_device *out, unsigned int max)
 		d.vendor_id = p->vendor_id;
 		memcpy(d.device_uuid, p->device_uuid, sizeof(d.device_uuid));
 		memcpy(d.driver_uuid, p->driver_uuid, sizeof(d.driver_uuid));
-		copy_string(d.driver_name, sizeof(d.driver_name), p->driver_name);
-		copy_string(d.driver_info, sizeof(d.driver_info), p->driver_info);
+		copy_string(d.driver_name, sizeof(d.driver_name),
+			    p->driver_name);
+		copy_string(d.driver_info, sizeof(d.driver_info),
+			    p->driver_info);
 		d.external_memory_fd = p->has_external_memory_fd;
 		d.rgba8_exportable = p->rgba8_exportable;
 		d.external_semaphore_fd = p->has_external_semaphore_fd;
@@ -165,7 +180,8 @@ glcuda_diag_list_vk_devices(struct glcuda_diag_vk_device *out, unsigned int max)
 }
 
 GLCUDA_EXPORT int
-glcuda_diag_list_cuda_devices(int *driver_version, struct glcuda_diag_cuda_device *out,
+glcuda_diag_list_cuda_devices(int *driver_version,
+			      struct glcuda_diag_cuda_device *out,
 			      unsigned int max)
 {
 	const char *call = "glcuda_diag_list_cuda_devices";
@@ -183,10 +199,11 @@ glcuda_diag_list_cuda_devices(int *driver_version, struct glcuda_diag_cuda_devic
 		return error_note(ret, "%s", message);
 	if (driver_version)
 		*driver_version = glcuda_cuda.driver_version;
-	res = CU(cuDeviceGetCount)(&count);
+	res = CU_CALL(cuDeviceGetCount, &count);
 	if (res != CUDA_SUCCESS) {
 		cuda_loader_unload();
-		return error_note(GLCUDA_ERROR_CUDA, "cuDeviceGetCount failed: %s",
+		return error_note(GLCUDA_ERROR_CUDA,
+				  "cuDeviceGetCount failed: %s",
 				  cuda_result_string(res, buf, sizeof(buf)));
 	}
 	for (int i = 0; i < count && (unsigned int)i < max; i++) {
@@ -195,12 +212,16 @@ glcuda_diag_list_cuda_devices(int *driver_version, struct glcuda_diag_cuda_devic
 		CUuuid uuid;
 
 		glcuda_diag_cuda_device_init(&d);
-		if (CU(cuDeviceGet)(&dev, i) != CUDA_SUCCESS) {
-			copy_string(d.name, sizeof(d.name), "(cuDeviceGet failed)");
+		if (CU_CALL(cuDeviceGet, &dev, i) != CUDA_SUCCESS) {
+			copy_string(d.name, sizeof(d.name),
+				    "(cuDeviceGet failed)");
 		} else {
-			if (CU(cuDeviceGetName)(d.name, sizeof(d.name), dev) != CUDA_SUCCESS)
-				copy_string(d.name, sizeof(d.name), "(unknown)");
-			if (CU(cuDeviceGetUuid)(&uuid, dev) == CUDA_SUCCESS) {
+			if (CU_CALL(cuDeviceGetName, d.name, sizeof(d.name),
+				    dev) != CUDA_SUCCESS)
+				copy_string(d.name, sizeof(d.name),
+					    "(unknown)");
+			if (CU_CALL(cuDeviceGetUuid, &uuid, dev) ==
+			    CUDA_SUCCESS) {
 				memcpy(d.uuid, uuid.bytes, sizeof(d.uuid));
 				d.has_uuid = true;
 			}

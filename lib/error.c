@@ -20,19 +20,25 @@ static const struct error_text error_texts[] = {
 	{ GLCUDA_SUCCESS, "GLCUDA_SUCCESS", "Success" },
 	{ GLCUDA_ERROR_NO_CUDA_DRIVER, "GLCUDA_ERROR_NO_CUDA_DRIVER",
 	  "No CUDA driver (libcuda.so.1) could be loaded or initialised" },
-	{ GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE, "GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE",
+	{ GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
+	  "GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE",
 	  "No CUDA device is the GPU the GL context renders on" },
-	{ GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE, "GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE",
+	{ GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE,
+	  "GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE",
 	  "No Vulkan device is the GPU the GL context renders on" },
 	{ GLCUDA_ERROR_DRIVER_MISMATCH, "GLCUDA_ERROR_DRIVER_MISMATCH",
 	  "GL and Vulkan use different drivers for the same GPU" },
-	{ GLCUDA_ERROR_MISSING_EGL_EXTENSION, "GLCUDA_ERROR_MISSING_EGL_EXTENSION",
+	{ GLCUDA_ERROR_MISSING_EGL_EXTENSION,
+	  "GLCUDA_ERROR_MISSING_EGL_EXTENSION",
 	  "A required EGL extension is missing" },
-	{ GLCUDA_ERROR_MISSING_GL_EXTENSION, "GLCUDA_ERROR_MISSING_GL_EXTENSION",
+	{ GLCUDA_ERROR_MISSING_GL_EXTENSION,
+	  "GLCUDA_ERROR_MISSING_GL_EXTENSION",
 	  "A required GL extension is missing" },
-	{ GLCUDA_ERROR_MISSING_VULKAN_EXTENSION, "GLCUDA_ERROR_MISSING_VULKAN_EXTENSION",
+	{ GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+	  "GLCUDA_ERROR_MISSING_VULKAN_EXTENSION",
 	  "A required Vulkan extension or feature is missing" },
-	{ GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE, "GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE",
+	{ GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
+	  "GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE",
 	  "The driver cannot export or import this external handle type" },
 	{ GLCUDA_ERROR_UNSUPPORTED_FORMAT, "GLCUDA_ERROR_UNSUPPORTED_FORMAT",
 	  "The driver cannot share images of this format" },
@@ -123,8 +129,8 @@ error_note(int code, const char *fmt, ...)
 	va_start(args, fmt);
 	vsnprintf(thread_last_error, sizeof(thread_last_error), fmt, args);
 	va_end(args);
-	error_log(NULL, GLCUDA_LOG_PRIORITY_INFO, "%s: %s\n", glcuda_error_get_name(code),
-		  thread_last_error);
+	error_log(NULL, GLCUDA_LOG_PRIORITY_INFO, "%s: %s\n",
+		  glcuda_error_get_name(code), thread_last_error);
 	return code;
 }
 
@@ -145,14 +151,15 @@ error_fail(struct error_sink *sink, int code, const char *fmt, ...)
 	vsnprintf(thread_last_error, sizeof(thread_last_error), fmt, args);
 	va_end(args);
 	if (sink) {
-		memcpy(sink->last_error, thread_last_error, sizeof(sink->last_error));
+		memcpy(sink->last_error, thread_last_error,
+		       sizeof(sink->last_error));
 		if (code == GLCUDA_ERROR_DEVICE_LOST && !sink->lost) {
 			/* Later calls quote the first sentence: what failed. */
 			const char *end = strstr(thread_last_error, ". ");
 			int len = end ? (int)(end - thread_last_error)
 				      : (int)strlen(thread_last_error);
-			snprintf(sink->lost_reason, sizeof(sink->lost_reason), "%.*s", len,
-				 thread_last_error);
+			snprintf(sink->lost_reason, sizeof(sink->lost_reason),
+				 "%.*s", len, thread_last_error);
 			sink->lost = true;
 		}
 	}
@@ -169,7 +176,8 @@ gl_error_name(GLenum err)
 	case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
 	case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
 	case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-	case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+	case GL_INVALID_FRAMEBUFFER_OPERATION:
+		return "GL_INVALID_FRAMEBUFFER_OPERATION";
 	case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
 	case GL_CONTEXT_LOST: return "GL_CONTEXT_LOST";
 	default: return "GL error";

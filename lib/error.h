@@ -44,8 +44,11 @@ int error_note(int code, const char *fmt, ...) GLCUDA_PRINTF(2, 3);
 void error_log(struct error_sink *sink, enum glcuda_log_priority prio,
 	       const char *fmt, ...) GLCUDA_PRINTF(3, 4);
 
-#define err_debug(sink, ...) error_log((sink), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
-#define err_info(sink, ...) error_log((sink), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
-#define err_error(sink, ...) error_log((sink), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
+#define err_debug(sink, ...) \
+	error_log((sink), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
+#define err_info(sink, ...) \
+	error_log((sink), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
+#define err_error(sink, ...) \
+	error_log((sink), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
 
 #endif

@@ -47,7 +47,8 @@ static struct {
 /* Arm api: fail the nth call (at > 0) or, with file, the calls made from
  * its lines first..last. */
 static void
-arm(enum fault_api api, unsigned long at, const char *file, int first, int last, int err)
+arm(enum fault_api api, unsigned long at, const char *file, int first, int last,
+    int err)
 {
 	pthread_mutex_lock(&fault_lock);
 	faults[api].at = at;
@@ -68,7 +69,8 @@ fault_inject(enum fault_api api, unsigned long n, int err)
 }
 
 void
-fault_inject_at(enum fault_api api, const char *file, int first, int last, int err)
+fault_inject_at(enum fault_api api, const char *file, int first, int last,
+		int err)
 {
 	arm(api, 0, file, first, last, err);
 }
@@ -97,9 +99,10 @@ fault_calls(enum fault_api api)
 bool
 fault_never_fails(const char *name)
 {
-	static const char *const never[] = { "Destroy", "Free", "Unload", "PopCurrent",
-					     "Release", "Unregister", "GetErrorName",
-					     "GetErrorString" };
+	static const char *const never[] = { "Destroy",	     "Free",
+					     "Unload",	     "PopCurrent",
+					     "Release",	     "Unregister",
+					     "GetErrorName", "GetErrorString" };
 
 	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
 		if (strstr(name, never[i]))
@@ -116,19 +119,22 @@ same_file(const char *compiled, const char *file)
 
 	if (a == b)
 		return !strcmp(compiled, file);
-	return a > b && compiled[a - b - 1] == '/' && !strcmp(compiled + a - b, file);
+	return a > b && compiled[a - b - 1] == '/' &&
+	       !strcmp(compiled + a - b, file);
 }
 
 static void
 record_site(enum fault_api api, const char *name, const char *file, int line)
 {
 	for (size_t i = 0; i < injected_count; i++)
-		if (injected_sites[i].api == api && injected_sites[i].line == line &&
+		if (injected_sites[i].api == api &&
+		    injected_sites[i].line == line &&
 		    !strcmp(injected_sites[i].file, file))
 			return;
 	if (injected_count < FAULT_MAX_SITES)
-		injected_sites[injected_count++] =
-			(struct fault_site){ .api = api, .file = file, .line = line, .name = name };
+		injected_sites[injected_count++] = (struct fault_site){
+			.api = api, .file = file, .line = line, .name = name
+		};
 }
 
 bool
@@ -143,7 +149,8 @@ fault_check(enum fault_api api, const char *name, const char *file, int line)
 	if (__atomic_load_n(&fault_armed[api], __ATOMIC_RELAXED)) {
 		faults[api].count++;
 		if ((faults[api].at && faults[api].count == faults[api].at) ||
-		    (faults[api].file && line >= faults[api].first && line <= faults[api].last &&
+		    (faults[api].file && line >= faults[api].first &&
+		     line <= faults[api].last &&
 		     same_file(file, faults[api].file))) {
 			faults[api].at = 0;
 			faults[api].file = NULL;
@@ -196,7 +203,8 @@ fault_sites_add(const struct fault_site *sites, size_t count)
 {
 	pthread_mutex_lock(&fault_lock);
 	for (size_t i = 0; i < count; i++)
-		record_site(sites[i].api, sites[i].name, sites[i].file, sites[i].line);
+		record_site(sites[i].api, sites[i].name, sites[i].file,
+			    sites[i].line);
 	pthread_mutex_unlock(&fault_lock);
 }
 
@@ -214,10 +222,12 @@ fault_sites_reset(void)
 static const char *
 vk_object_type(const char *name)
 {
-	static const char *const verbs[] = { "Create", "Allocate", "Destroy", "Free" };
+	static const char *const verbs[] = { "Create", "Allocate", "Destroy",
+					     "Free" };
 
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		if (!strncmp(name, verbs[i], strlen(verbs[i])) && name[strlen(verbs[i])])
+		if (!strncmp(name, verbs[i], strlen(verbs[i])) &&
+		    name[strlen(verbs[i])])
 			return name + strlen(verbs[i]);
 	return NULL;
 }
@@ -228,7 +238,8 @@ vk_live_slot(const char *type)
 {
 	for (size_t i = 0; i < FAULT_MAX_VK_TYPES; i++) {
 		if (!vk_objects[i].type[0]) {
-			snprintf(vk_objects[i].type, sizeof(vk_objects[i].type), "%s", type);
+			snprintf(vk_objects[i].type, sizeof(vk_objects[i].type),
+				 "%s", type);
 			return &vk_objects[i].live;
 		}
 		if (!strcmp(vk_objects[i].type, type))

@@ -42,7 +42,8 @@ void fault_inject(enum fault_api api, unsigned long n, int err);
  * __FILE__: "lib/ring.c") between lines first and last, fails with err.
  * For a site the n-th-call sweep missed because the calls before it vary
  * in number from run to run (a query that finds work done or not). */
-void fault_inject_at(enum fault_api api, const char *file, int first, int last, int err);
+void fault_inject_at(enum fault_api api, const char *file, int first, int last,
+		     int err);
 void fault_disarm(enum fault_api api);
 /* Calls counted from the last fault_inject() to fault_disarm(). */
 unsigned long fault_calls(enum fault_api api);
@@ -50,7 +51,8 @@ unsigned long fault_calls(enum fault_api api);
 /* Whether this call (name: the API's own spelling, without Vulkan's "vk";
  * file and line: its call site) is the one to fail; then fault_result() is
  * its error. */
-bool fault_check(enum fault_api api, const char *name, const char *file, int line);
+bool fault_check(enum fault_api api, const char *name, const char *file,
+		 int line);
 /* The engine's rule: calls that release or unwind are never failed. */
 bool fault_never_fails(const char *name);
 /* The error of the call that fault_check failed last on this thread. */
@@ -74,7 +76,8 @@ struct fault_site {
 /* The sites where a failure of api was injected since the last
  * fault_sites_reset(), in the order of their first failure: copies up to
  * max into out and returns how many there are. */
-size_t fault_sites_injected(enum fault_api api, struct fault_site *out, size_t max);
+size_t fault_sites_injected(enum fault_api api, struct fault_site *out,
+			    size_t max);
 void fault_sites_reset(void);
 /* Adds sites injected in a child process (fork: the names and files are
  * the same string literals at the same addresses). */

@@ -13,23 +13,30 @@
  * in GL's and Vulkan's A2B10G10R10 packing. */
 static const struct format_info formats[] = {
 	{ GLCUDA_FORMAT_RGBA8, "RGBA8", GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE,
-	  VK_FORMAT_R8G8B8A8_UNORM, CU_AD_FORMAT_UNSIGNED_INT8, 4, 4, false, false },
-	{ GLCUDA_FORMAT_SRGB8_A8, "SRGB8_A8", GL_SRGB8_ALPHA8, GL_RGBA, GL_UNSIGNED_BYTE,
-	  VK_FORMAT_R8G8B8A8_SRGB, CU_AD_FORMAT_UNSIGNED_INT8, 4, 4, false, true },
-	{ GLCUDA_FORMAT_RGB10_A2, "RGB10_A2", GL_RGB10_A2, GL_RGBA, GL_UNSIGNED_INT_2_10_10_10_REV,
-	  VK_FORMAT_A2B10G10R10_UNORM_PACK32, CU_AD_FORMAT_UNSIGNED_INT32, 1, 4, false, false },
+	  VK_FORMAT_R8G8B8A8_UNORM, CU_AD_FORMAT_UNSIGNED_INT8, 4, 4, false,
+	  false },
+	{ GLCUDA_FORMAT_SRGB8_A8, "SRGB8_A8", GL_SRGB8_ALPHA8, GL_RGBA,
+	  GL_UNSIGNED_BYTE, VK_FORMAT_R8G8B8A8_SRGB, CU_AD_FORMAT_UNSIGNED_INT8,
+	  4, 4, false, true },
+	{ GLCUDA_FORMAT_RGB10_A2, "RGB10_A2", GL_RGB10_A2, GL_RGBA,
+	  GL_UNSIGNED_INT_2_10_10_10_REV, VK_FORMAT_A2B10G10R10_UNORM_PACK32,
+	  CU_AD_FORMAT_UNSIGNED_INT32, 1, 4, false, false },
 	{ GLCUDA_FORMAT_RGBA16F, "RGBA16F", GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT,
 	  VK_FORMAT_R16G16B16A16_SFLOAT, CU_AD_FORMAT_HALF, 4, 8, true, false },
 	{ GLCUDA_FORMAT_RGBA32F, "RGBA32F", GL_RGBA32F, GL_RGBA, GL_FLOAT,
-	  VK_FORMAT_R32G32B32A32_SFLOAT, CU_AD_FORMAT_FLOAT, 4, 16, true, false },
+	  VK_FORMAT_R32G32B32A32_SFLOAT, CU_AD_FORMAT_FLOAT, 4, 16, true,
+	  false },
 	{ GLCUDA_FORMAT_R8, "R8", GL_R8, GL_RED, GL_UNSIGNED_BYTE,
 	  VK_FORMAT_R8_UNORM, CU_AD_FORMAT_UNSIGNED_INT8, 1, 1, false, false },
 	{ GLCUDA_FORMAT_RG8, "RG8", GL_RG8, GL_RG, GL_UNSIGNED_BYTE,
-	  VK_FORMAT_R8G8_UNORM, CU_AD_FORMAT_UNSIGNED_INT8, 2, 2, false, false },
+	  VK_FORMAT_R8G8_UNORM, CU_AD_FORMAT_UNSIGNED_INT8, 2, 2, false,
+	  false },
 	{ GLCUDA_FORMAT_R16, "R16", GL_R16, GL_RED, GL_UNSIGNED_SHORT,
-	  VK_FORMAT_R16_UNORM, CU_AD_FORMAT_UNSIGNED_INT16, 1, 2, false, false },
+	  VK_FORMAT_R16_UNORM, CU_AD_FORMAT_UNSIGNED_INT16, 1, 2, false,
+	  false },
 	{ GLCUDA_FORMAT_RG16, "RG16", GL_RG16, GL_RG, GL_UNSIGNED_SHORT,
-	  VK_FORMAT_R16G16_UNORM, CU_AD_FORMAT_UNSIGNED_INT16, 2, 4, false, false },
+	  VK_FORMAT_R16G16_UNORM, CU_AD_FORMAT_UNSIGNED_INT16, 2, 4, false,
+	  false },
 	{ GLCUDA_FORMAT_R32F, "R32F", GL_R32F, GL_RED, GL_FLOAT,
 	  VK_FORMAT_R32_SFLOAT, CU_AD_FORMAT_FLOAT, 1, 4, true, false },
 	/* Depth as GL wrote it: CUDA imports D32_SFLOAT as a one-channel
@@ -86,8 +93,9 @@ format_info_from_cuda(CUarray_format format, unsigned int channels)
 	 * does not say whether its bytes are sRGB-encoded, and one 32-bit
 	 * channel need not be RGB10_A2. */
 	for (size_t i = 0; i < ARRAY_LENGTH(formats); i++)
-		if (formats[i].cu_format == format && formats[i].cu_channels == channels &&
-		    !formats[i].is_srgb && !formats[i].is_depth &&
+		if (formats[i].cu_format == format &&
+		    formats[i].cu_channels == channels && !formats[i].is_srgb &&
+		    !formats[i].is_depth &&
 		    formats[i].format != GLCUDA_FORMAT_RGB10_A2)
 			return &formats[i];
 	return NULL;

@@ -21,6 +21,8 @@
 	%reldir%/cuda/cuda-interop.c \
 	%reldir%/cuda/tensor-pool.h \
 	%reldir%/cuda/tensor-pool.c \
+	%reldir%/cuda/copy-kernels.h \
+	%reldir%/cuda/copy-kernels.c \
 	%reldir%/gl/gl-importer.h \
 	%reldir%/gl/gl-importer.c \
 	%reldir%/vk/vk-exporter.h \
@@ -28,6 +30,10 @@
 	%reldir%/vk/vk-instance.c \
 	%reldir%/vk/vk-device.c \
 	%reldir%/vk/vk-resources.c \
+	%reldir%/headless.h \
+	%reldir%/headless-display.c \
+	%reldir%/headless-context.c \
+	%reldir%/headless-devices.c \
 	%reldir%/headless.c \
 	%reldir%/private.h \
 	%reldir%/struct-size.c \
@@ -57,7 +63,7 @@ check_LTLIBRARIES += %reldir%/libglcuda-test.la
 %canon_reldir%_libglcuda_test_la_SOURCES = $(lib_sources) %reldir%/fault.h %reldir%/fault.c \
 	%reldir%/seam.h %reldir%/seam.c \
 	tests/vk-copy.c tests/vk-copy.h
-%canon_reldir%_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION -DGLCUDA_TEST_BUILD -DGLCUDA_TEST_BUILD
+%canon_reldir%_libglcuda_test_la_CPPFLAGS = $(AM_CPPFLAGS) -DGLCUDA_FAULT_INJECTION -DGLCUDA_TEST_BUILD
 %canon_reldir%_libglcuda_test_la_LIBADD = $(%canon_reldir%_libglcuda_internal_la_LIBADD)
 
 lib_LTLIBRARIES += %reldir%/libglcuda.la
@@ -66,7 +72,23 @@ lib_LTLIBRARIES += %reldir%/libglcuda.la
 %canon_reldir%_libglcuda_la_LDFLAGS = $(SANITIZER_LDFLAGS) -version-info $(LIBGLCUDA_LT_VERSION) \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/glcuda.sym -no-undefined
 EXTRA_%canon_reldir%_libglcuda_la_DEPENDENCIES = %reldir%/glcuda.sym
-EXTRA_DIST += %reldir%/glcuda.sym %reldir%/layers.txt
+EXTRA_DIST += %reldir%/glcuda.sym %reldir%/layers.txt %reldir%/cuda/copy-kernels.cu
+
+# The copy kernels (cuda/copy-kernels.cu), where nvcc is: the fatbin as a
+# C array that cuda/copy-kernels.c includes. Without nvcc, copies between
+# images and linear memory go through the copy engine.
+if HAVE_NVCC
+%reldir%/cuda/copy-kernels.fatbin: %reldir%/cuda/$(am__dirstamp)
+%reldir%/cuda/copy-kernels-fatbin.h: %reldir%/cuda/copy-kernels.fatbin
+	$(AM_V_GEN){ echo 'static const unsigned char glcuda_copy_fatbin[]' \
+		'__attribute__((aligned(8))) = {'; \
+		od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+		echo '};'; } > $@
+BUILT_SOURCES += %reldir%/cuda/copy-kernels-fatbin.h
+CLEANFILES += %reldir%/cuda/copy-kernels.fatbin %reldir%/cuda/copy-kernels.fatbin.d \
+	%reldir%/cuda/copy-kernels-fatbin.h
+-include %reldir%/cuda/copy-kernels.fatbin.d
+endif
 
 glcudaincludedir = $(includedir)/glcuda
 glcudainclude_HEADERS = include/glcuda/glcuda.h include/glcuda/glcuda-cuda.h \

@@ -74,7 +74,8 @@ glcuda_log_priority_from_env(enum glcuda_log_priority fallback)
 }
 
 void
-error_log(struct error_sink *sink, enum glcuda_log_priority prio, const char *fmt, ...)
+error_log(struct error_sink *sink, enum glcuda_log_priority prio,
+	  const char *fmt, ...)
 {
 	enum glcuda_log_priority threshold;
 	va_list args;

@@ -16,6 +16,7 @@
 #include "base.h"
 #include "loader/cuda-loader.h"
 #include "gl/gl-importer.h"
+#include "cuda/copy-kernels.h"
 
 struct vk_exporter;
 
@@ -41,6 +42,8 @@ struct glcuda_device {
 	CUdevice cu_device;
 	CUcontext cu_context;
 	bool cu_context_is_primary;
+	/* Loaded on the first copy between an image and linear memory. */
+	struct copy_kernels copy_kernels;
 
 	unsigned int live_images;
 	unsigned int live_rings;

@@ -45,9 +45,11 @@ timing_init(struct glcuda_ring *ring, CUstream stream)
 		r->q_waited = q[2];
 		res = CU_CALL(cuEventCreate, &r->ev_start, CU_EVENT_DEFAULT);
 		if (res == CUDA_SUCCESS)
-			res = CU_CALL(cuEventCreate, &r->ev_end, CU_EVENT_DEFAULT);
+			res = CU_CALL(cuEventCreate, &r->ev_end,
+				      CU_EVENT_DEFAULT);
 		if (res != CUDA_SUCCESS)
-			return device_cuda_fail(dev, res, "cuEventCreate", NULL);
+			return device_cuda_fail(dev, res, "cuEventCreate",
+						NULL);
 	}
 	res = CU_CALL(cuEventCreate, &ring->ref_event, CU_EVENT_DEFAULT);
 	if (res != CUDA_SUCCESS)
@@ -70,7 +72,10 @@ timing_init(struct glcuda_ring *ring, CUstream stream)
 		glGetInteger64v(GL_TIMESTAMP, &g1);
 		if (res != CUDA_SUCCESS) {
 			CU_CALL(cuEventDestroy, probe);
-			return device_cuda_fail(dev, res, "cuEventRecord/cuEventSynchronize", NULL);
+			return device_cuda_fail(dev, res,
+						"cuEventRecord/"
+						"cuEventSynchronize",
+						NULL);
 		}
 		if (g1 - g0 < best_span) {
 			CUevent t = ring->ref_event;
@@ -129,14 +134,16 @@ timing_queue(struct glcuda_ring *ring, struct timing_record *r)
 void
 frame_drop_timing(struct glcuda_frame *f)
 {
-	log_debug(f->ring->dev, "frame %llu: timing event not recorded; not measured\n",
+	log_debug(f->ring->dev,
+		  "frame %llu: timing event not recorded; not measured\n",
 		  (unsigned long long)f->number);
 	timing_put(f->timing);
 	f->timing = NULL;
 }
 
 GLCUDA_EXPORT int
-glcuda_ring_read_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *out)
+glcuda_ring_read_timings(struct glcuda_ring *ring,
+			 struct glcuda_frame_timings *out)
 {
 	struct glcuda_device *dev;
 	struct timing_record *r;
@@ -152,14 +159,16 @@ glcuda_ring_read_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *
 	glcuda_clear_error();
 	if (!ring || !out)
 		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
-				   "glcuda_ring_read_timings: %s is NULL", ring ? "out" : "ring");
+				   "glcuda_ring_read_timings: %s is NULL",
+				   ring ? "out" : "ring");
 	dev = ring->dev;
 	ret = frame_timings_check(dev, out);
 	if (ret < 0)
 		return ret;
 	if (!ring->timings)
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_read_timings: the ring was made "
-				   "without GLCUDA_RING_FLAG_TIMINGS");
+		return glcuda_fail(dev, -EINVAL,
+				   "glcuda_ring_read_timings: the ring was "
+				   "made without GLCUDA_RING_FLAG_TIMINGS");
 	ret = device_check_gl(dev, "glcuda_ring_read_timings");
 	if (ret < 0)
 		return ret;
@@ -182,12 +191,15 @@ glcuda_ring_read_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *
 	if (res == CUDA_SUCCESS) {
 		/* Only now: a failed cuEventQuery is reported as itself. */
 		call = "cuEventElapsedTime";
-		res = CU_CALL(cuEventElapsedTime, &ms_ref_start, ring->ref_event, r->ev_start);
+		res = CU_CALL(cuEventElapsedTime, &ms_ref_start,
+			      ring->ref_event, r->ev_start);
 	}
 	if (res == CUDA_SUCCESS)
-		res = CU_CALL(cuEventElapsedTime, &ms_cuda, r->ev_start, r->ev_end);
+		res = CU_CALL(cuEventElapsedTime, &ms_cuda, r->ev_start,
+			      r->ev_end);
 	if (res == CUDA_SUCCESS)
-		res = CU_CALL(cuEventElapsedTime, &ms_ref_end, ring->ref_event, r->ev_end);
+		res = CU_CALL(cuEventElapsedTime, &ms_ref_end, ring->ref_event,
+			      r->ev_end);
 	device_pop_cuda(dev);
 	if (res != CUDA_SUCCESS) {
 		/* Drop the record, or every later call would fail on it. */
@@ -204,8 +216,10 @@ glcuda_ring_read_timings(struct glcuda_ring *ring, struct glcuda_frame_timings *
 	glGetQueryObjectui64v(r->q_waited, GL_QUERY_RESULT, &t_waited);
 
 	{
-		int64_t cuda_start = ring->ref_gl_ns + (int64_t)((double)ms_ref_start * 1e6);
-		int64_t cuda_end = ring->ref_gl_ns + (int64_t)((double)ms_ref_end * 1e6);
+		int64_t cuda_start =
+			ring->ref_gl_ns + (int64_t)((double)ms_ref_start * 1e6);
+		int64_t cuda_end =
+			ring->ref_gl_ns + (int64_t)((double)ms_ref_end * 1e6);
 		int64_t to_cuda = cuda_start - (int64_t)t_submit;
 		int64_t to_gl = (int64_t)t_waited - cuda_end;
 

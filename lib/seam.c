@@ -25,5 +25,6 @@ seam_pass(enum seam_point point)
 	seam_fn fn = __atomic_load_n(&hooks[point].fn, __ATOMIC_ACQUIRE);
 
 	if (fn)
-		fn(point, __atomic_load_n(&hooks[point].data, __ATOMIC_RELAXED));
+		fn(point,
+		   __atomic_load_n(&hooks[point].data, __ATOMIC_RELAXED));
 }

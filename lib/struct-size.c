@@ -26,7 +26,10 @@ struct member_span {
 	size_t offset, size;
 };
 
-#define SPAN(type, member) { offsetof(type, member), sizeof(((type *)0)->member) }
+#define SPAN(type, member)                                          \
+	{                                                           \
+		offsetof(type, member), sizeof(((type *)0)->member) \
+	}
 
 /* Every member but `size`, in order. A member appended to a struct must be
  * added here too (the assertions below remind). */
@@ -118,16 +121,18 @@ static const struct member_span diag_cuda_device_members[] = {
 
 /* size is the first member of each, a size_t: the copies below rely on
  * it. */
-#define SIZE_FIRST(type) \
-	(offsetof(type, size) == 0 && sizeof(((type *)0)->size) == sizeof(size_t))
-_Static_assert(SIZE_FIRST(struct glcuda_device_options), "glcuda_device_options.size");
-_Static_assert(SIZE_FIRST(struct glcuda_ring_desc), "glcuda_ring_desc.size");
-_Static_assert(SIZE_FIRST(struct glcuda_image_desc), "glcuda_image_desc.size");
-_Static_assert(SIZE_FIRST(struct glcuda_cuda_plane), "glcuda_cuda_plane.size");
-_Static_assert(SIZE_FIRST(struct glcuda_frame_timings), "glcuda_frame_timings.size");
-_Static_assert(SIZE_FIRST(struct glcuda_diag_egl_device), "glcuda_diag_egl_device.size");
-_Static_assert(SIZE_FIRST(struct glcuda_diag_vk_device), "glcuda_diag_vk_device.size");
-_Static_assert(SIZE_FIRST(struct glcuda_diag_cuda_device), "glcuda_diag_cuda_device.size");
+#define ASSERT_SIZE_FIRST(type)                                       \
+	_Static_assert(offsetof(type, size) == 0 &&                   \
+			       sizeof(((type *)0)->size) == sizeof(size_t), \
+		       #type ".size")
+ASSERT_SIZE_FIRST(struct glcuda_device_options);
+ASSERT_SIZE_FIRST(struct glcuda_ring_desc);
+ASSERT_SIZE_FIRST(struct glcuda_image_desc);
+ASSERT_SIZE_FIRST(struct glcuda_cuda_plane);
+ASSERT_SIZE_FIRST(struct glcuda_frame_timings);
+ASSERT_SIZE_FIRST(struct glcuda_diag_egl_device);
+ASSERT_SIZE_FIRST(struct glcuda_diag_vk_device);
+ASSERT_SIZE_FIRST(struct glcuda_diag_cuda_device);
 
 /* The last member ends the struct (no tail padding), so a newer glcuda
  * that appends a member cannot place it in padding that an older caller's
@@ -147,28 +152,37 @@ _Static_assert(ENDS_STRUCT(struct glcuda_frame_timings, total_ns),
 	       "struct glcuda_frame_timings: tail padding, or a new member");
 
 static int
-check_size(struct glcuda_device *dev, const char *call, const char *type, size_t size,
-	   const struct member_span *members, size_t count, size_t full)
+check_size(struct glcuda_device *dev, const char *call, const char *type,
+	   size_t size, const struct member_span *members, size_t count,
+	   size_t full)
 {
 	if (size == 0)
 		return glcuda_fail(dev, -EINVAL,
-				   "%s: %s.size is 0. Set it to sizeof(struct %s) (or use "
-				   "%s_init()).", call, type, type, type);
+				   "%s: %s.size is 0. Set it to sizeof(struct "
+				   "%s) (or use %s_init()).",
+				   call, type, type, type);
 	if (size > full)
 		return glcuda_fail(dev, -EINVAL,
-				   "%s: %s.size is %zu, larger than the %zu bytes this glcuda "
-				   "(%s) knows: the program was built against a newer glcuda. "
-				   "Run it with that version.", call, type, size, full,
+				   "%s: %s.size is %zu, larger than the %zu "
+				   "bytes this glcuda (%s) knows: the program "
+				   "was built against a newer glcuda. Run it "
+				   "with that version.",
+				   call, type, size, full,
 				   GLCUDA_VERSION_STRING);
 	if (size < members[0].offset + members[0].size)
 		return glcuda_fail(dev, -EINVAL,
-				   "%s: %s.size %zu is smaller than any version of the struct. "
-				   "Set it to sizeof(struct %s).", call, type, size, type);
+				   "%s: %s.size %zu is smaller than any "
+				   "version of the struct. Set it to "
+				   "sizeof(struct %s).",
+				   call, type, size, type);
 	for (size_t i = 0; i < count; i++)
-		if (size > members[i].offset && size < members[i].offset + members[i].size)
+		if (size > members[i].offset &&
+		    size < members[i].offset + members[i].size)
 			return glcuda_fail(dev, -EINVAL,
-					   "%s: %s.size %zu ends inside a member, so it is no "
-					   "version of the struct. Set it to sizeof(struct %s).",
+					   "%s: %s.size %zu ends inside a "
+					   "member, so it is no version of the "
+					   "struct. Set it to sizeof(struct "
+					   "%s).",
 					   call, type, size, type);
 	return 0;
 }
@@ -188,9 +202,10 @@ int
 device_options_copy(const struct glcuda_device_options *in,
 		    struct glcuda_device_options *out)
 {
-	int ret = check_size(NULL, "glcuda_device_new", "glcuda_device_options", in->size,
-			     device_options_members, ARRAY_LENGTH(device_options_members),
-			     sizeof(*out));
+	int ret =
+		check_size(NULL, "glcuda_device_new", "glcuda_device_options",
+			   in->size, device_options_members,
+			   ARRAY_LENGTH(device_options_members), sizeof(*out));
 	if (ret < 0)
 		return ret;
 	copy_in(out, sizeof(*out), in, in->size);
@@ -201,8 +216,9 @@ int
 ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
 	       struct glcuda_ring_desc *out)
 {
-	int ret = check_size(dev, "glcuda_ring_new", "glcuda_ring_desc", in->size,
-			     ring_desc_members, ARRAY_LENGTH(ring_desc_members), sizeof(*out));
+	int ret = check_size(dev, "glcuda_ring_new", "glcuda_ring_desc",
+			     in->size, ring_desc_members,
+			     ARRAY_LENGTH(ring_desc_members), sizeof(*out));
 	if (ret < 0)
 		return ret;
 	copy_in(out, sizeof(*out), in, in->size);
@@ -213,8 +229,9 @@ int
 image_desc_copy(struct glcuda_device *dev, const struct glcuda_image_desc *in,
 		struct glcuda_image_desc *out)
 {
-	int ret = check_size(dev, "glcuda_image_new", "glcuda_image_desc", in->size,
-			     image_desc_members, ARRAY_LENGTH(image_desc_members), sizeof(*out));
+	int ret = check_size(dev, "glcuda_image_new", "glcuda_image_desc",
+			     in->size, image_desc_members,
+			     ARRAY_LENGTH(image_desc_members), sizeof(*out));
 	if (ret < 0)
 		return ret;
 	copy_in(out, sizeof(*out), in, in->size);
@@ -224,8 +241,9 @@ image_desc_copy(struct glcuda_device *dev, const struct glcuda_image_desc *in,
 int
 cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out)
 {
-	return check_size(dev, "glcuda_image_get_cuda_plane", "glcuda_cuda_plane", out->size,
-			  cuda_plane_members, ARRAY_LENGTH(cuda_plane_members), sizeof(*out));
+	return check_size(dev, "glcuda_image_get_cuda_plane",
+			  "glcuda_cuda_plane", out->size, cuda_plane_members,
+			  ARRAY_LENGTH(cuda_plane_members), sizeof(*out));
 }
 
 void
@@ -237,23 +255,25 @@ sized_copy_out(void *out, const void *full, size_t size)
 }
 
 int
-frame_timings_check(struct glcuda_device *dev, const struct glcuda_frame_timings *out)
+frame_timings_check(struct glcuda_device *dev,
+		    const struct glcuda_frame_timings *out)
 {
-	return check_size(dev, "glcuda_ring_read_timings", "glcuda_frame_timings", out->size,
-			  frame_timings_members, ARRAY_LENGTH(frame_timings_members),
-			  sizeof(*out));
+	return check_size(dev, "glcuda_ring_read_timings",
+			  "glcuda_frame_timings", out->size,
+			  frame_timings_members,
+			  ARRAY_LENGTH(frame_timings_members), sizeof(*out));
 }
 
 /* The diagnosis lists take the first element's size as every element's:
  * it is the stride of the caller's array. */
-#define DIAG_CHECK(name, call)							\
-int										\
-diag_##name##_check(const struct glcuda_diag_##name *out)			\
-{										\
-	return check_size(NULL, call, "glcuda_diag_" #name, out->size,		\
-			  diag_##name##_members,				\
-			  ARRAY_LENGTH(diag_##name##_members), sizeof(*out));	\
-}
+#define DIAG_CHECK(name, call)                                                 \
+	int diag_##name##_check(const struct glcuda_diag_##name *out)          \
+	{                                                                      \
+		return check_size(NULL, call, "glcuda_diag_" #name, out->size, \
+				  diag_##name##_members,                       \
+				  ARRAY_LENGTH(diag_##name##_members),         \
+				  sizeof(*out));                               \
+	}
 DIAG_CHECK(egl_device, "glcuda_diag_list_egl_devices")
 DIAG_CHECK(vk_device, "glcuda_diag_list_vk_devices")
 DIAG_CHECK(cuda_device, "glcuda_diag_list_cuda_devices")

@@ -33,11 +33,25 @@ extension_list_has(const char *list, const char *name)
 	if (!list || len == 0)
 		return false;
 	while ((p = strstr(p, name))) {
-		if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
+		if ((p == list || p[-1] == ' ') &&
+		    (p[len] == ' ' || p[len] == '\0'))
 			return true;
 		p += len;
 	}
 	return false;
+}
+
+bool
+egl_has_client_extension(const char *name)
+{
+	const char *exts = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+
+	if (!exts) {
+		/* EGL_EXT_client_extensions missing: no client extensions. */
+		(void)eglGetError();
+		return false;
+	}
+	return extension_list_has(exts, name);
 }
 
 void
@@ -58,7 +72,8 @@ egl_binding_restore(const struct egl_binding *b)
 	/* First: eglGetCurrentContext answers for the bound API only. */
 	if (eglQueryAPI() != b->api)
 		eglBindAPI(b->api);
-	if (b->context == EGL_NO_CONTEXT || eglGetCurrentContext() == b->context) {
+	if (b->context == EGL_NO_CONTEXT ||
+	    eglGetCurrentContext() == b->context) {
 		(void)eglGetError();
 		return 0;
 	}

@@ -17,6 +17,9 @@ void uuid_format(const uint8_t uuid[16], char out[UUID_STRING_SIZE]);
 
 /* Whether a space-separated extension string (EGL or GL) lists name. */
 bool extension_list_has(const char *list, const char *name);
+/* Whether the EGL library has the client extension name (no display
+ * needed). */
+bool egl_has_client_extension(const char *name);
 
 /*
  * What is current on the calling thread. glcuda never changes which

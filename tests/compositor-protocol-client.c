@@ -19,6 +19,13 @@
  *       a toplevel and a grabbing popup; CTL (glcuda-compositor-ctl)
  *       clicks on the toplevel: the popup stays; then outside: it gets
  *       popup_done
+ *   compositor-protocol-client input-region CTL
+ *       a toplevel whose input region is its left half: CTL's click on
+ *       its right half must not reach it, one on its left half must
+ *   compositor-protocol-client opaque-region CTL FILE
+ *       a toplevel whose buffer's left half is transparent (all zero)
+ *       and whose opaque region is all of it, then CTL's screenshot to
+ *       FILE: the left half must be black, not the background
  *   compositor-protocol-client ERROR-CASE
  *       breaks a rule and expects the protocol error the XML names:
  *       viewport-exists viewport-bad-value viewport-bad-dest
@@ -112,9 +119,10 @@ wait_configure(struct toplevel *t)
 	return 0;
 }
 
-/* A 32x32 ARGB8888 buffer of one colour. */
+/* A 32x32 ARGB8888 buffer, white; its pixels in *pixels when not NULL
+ * (mapped until the process exits), else unmapped. */
 static struct wl_buffer *
-buffer_new(void)
+buffer_new_mapped(uint32_t **pixels)
 {
 	void *data;
 	struct wl_shm_pool *pool = test_client_pool(&tc, 32 * 32 * 4, &data);
@@ -123,10 +131,29 @@ buffer_new(void)
 	if (!pool)
 		exit(2);
 	memset(data, 0xff, 32 * 32 * 4);
-	munmap(data, 32 * 32 * 4);
+	if (pixels)
+		*pixels = data;
+	else
+		munmap(data, 32 * 32 * 4);
 	b = keep(wl_shm_pool_create_buffer(pool, 0, 32, 32, 32 * 4, WL_SHM_FORMAT_ARGB8888));
 	wl_shm_pool_destroy(pool);
 	return b;
+}
+
+static struct wl_buffer *
+buffer_new(void)
+{
+	return buffer_new_mapped(NULL);
+}
+
+/* The toplevel's buffer made, its pixels to fill before it is attached. */
+static uint32_t *
+buffer_pixels(struct toplevel *t)
+{
+	uint32_t *px;
+
+	t->buffer = buffer_new_mapped(&px);
+	return px;
 }
 
 /* The xdg objects, not committed yet. */
@@ -580,6 +607,112 @@ run_popup_click(const char *prog)
 	return 0;
 }
 
+/* Input regions ------------------------------------------------------------ */
+
+static int pointer_enters, pointer_presses;
+
+static void
+pointer_enter(void *data, struct wl_pointer *p, uint32_t serial, struct wl_surface *s,
+	      wl_fixed_t x, wl_fixed_t y)
+{
+	pointer_enters++;
+}
+
+static void
+pointer_leave(void *data, struct wl_pointer *p, uint32_t serial, struct wl_surface *s)
+{
+}
+
+static void
+pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x, wl_fixed_t y)
+{
+}
+
+static void
+pointer_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
+	       uint32_t button, uint32_t state)
+{
+	pointer_presses += state == WL_POINTER_BUTTON_STATE_PRESSED;
+}
+
+static void
+pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis, wl_fixed_t v)
+{
+}
+
+/* wl_seat version 1: these are all its pointer's events. */
+static const struct wl_pointer_listener pointer_listener = {
+	pointer_enter, pointer_leave, pointer_motion, pointer_button, pointer_axis,
+};
+
+static int
+run_input_region(const char *prog)
+{
+	struct wl_pointer *pointer = keep(wl_seat_get_pointer(tc.seat));
+	struct wl_region *region = wl_compositor_create_region(tc.compositor);
+	struct toplevel t;
+
+	wl_pointer_add_listener(pointer, &pointer_listener, NULL);
+	toplevel_new(&t);
+	/* The left half of the 32x32 window, set with its first state. */
+	wl_region_add(region, 0, 0, 32, 32);
+	wl_region_subtract(region, 16, 0, 16, 32);
+	wl_surface_set_input_region(t.surface, region);
+	wl_region_destroy(region);
+	if (toplevel_map(&t) < 0)
+		return 1;
+	/* The first toplevel of a compositor is at 32,32: 56,40 is 24,8
+	 * on it, right of its input region; 40,40 is 8,8, in it. */
+	if (ctl(prog, "click 56 40") < 0)
+		return 1;
+	if (pointer_enters || pointer_presses) {
+		printf("FAIL: a click outside the input region reached the window "
+		       "(%d enter, %d press)\n", pointer_enters, pointer_presses);
+		return 1;
+	}
+	if (ctl(prog, "click 40 40") < 0)
+		return 1;
+	if (pointer_enters != 1 || pointer_presses != 1) {
+		printf("FAIL: a click in the input region: %d enter, %d press, not 1 and 1\n",
+		       pointer_enters, pointer_presses);
+		return 1;
+	}
+	printf("input region: a click outside it missed the window, one in it reached it\n");
+	return 0;
+}
+
+/* Opaque regions ----------------------------------------------------------- */
+
+static int
+run_opaque_region(const char *prog, const char *file)
+{
+	struct wl_region *region = wl_compositor_create_region(tc.compositor);
+	char command[512];
+	struct toplevel t;
+	uint32_t *px;
+
+	toplevel_new(&t);
+	wl_region_add(region, 0, 0, 32, 32);
+	wl_surface_set_opaque_region(t.surface, region);
+	wl_region_destroy(region);
+	wl_surface_commit(t.surface);
+	if (wait_configure(&t) < 0)
+		return 1;
+	/* White, with its left half transparent: premultiplied zero. */
+	px = buffer_pixels(&t);
+	for (int y = 0; y < 32; y++)
+		memset(px + y * 32, 0, 16 * 4);
+	wl_surface_attach(t.surface, t.buffer, 0, 0);
+	wl_surface_commit(t.surface);
+	if (wl_display_roundtrip(tc.display) < 0)
+		return 1;
+	snprintf(command, sizeof(command), "screenshot %s", file);
+	if (ctl(prog, command) < 0)
+		return 1;
+	printf("opaque region: screenshot taken\n");
+	return 0;
+}
+
 /* A source set as the selection by the focused client: its offer. */
 static int
 own_selection(struct toplevel *t, struct wl_data_device **dev, struct wl_data_source **src)
@@ -767,6 +900,10 @@ main(int argc, char **argv)
 		clip_text = argv[2], ret = run_clipboard_source();
 	else if (!strcmp(mode, "popup-click") && argc == 3)
 		ret = run_popup_click(argv[2]);
+	else if (!strcmp(mode, "input-region") && argc == 3)
+		ret = run_input_region(argv[2]);
+	else if (!strcmp(mode, "opaque-region") && argc == 4)
+		ret = run_opaque_region(argv[2], argv[3]);
 	else if (!strcmp(mode, "clipboard-target") && argc == 3)
 		ret = run_clipboard_target(argv[2]);
 	else

@@ -3,7 +3,13 @@
 # exit 77 (skip) without it.
 if HAVE_CHECK
 check_LTLIBRARIES += %reldir%/libtestcommon.la
-%canon_reldir%_libtestcommon_la_SOURCES = %reldir%/test-common.c %reldir%/test-common.h
+# With the programs' table of CUDA functions, which the suites call CUDA
+# through, built against glcuda's own declarations of the driver API as
+# the library and the suites are.
+%canon_reldir%_libtestcommon_la_SOURCES = %reldir%/test-common.c %reldir%/test-common.h \
+	common/cuda-table.c common/cuda-table.h
+%canon_reldir%_libtestcommon_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/loader \
+	-DGLCUDA_TOOLS_OWN_CUDA_DECLS
 %canon_reldir%_libtestcommon_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 %canon_reldir%_libtestcommon_la_LIBADD = lib/libglcuda-test.la $(CHECK_LIBS)
 

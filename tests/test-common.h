@@ -11,6 +11,13 @@
 #include <check.h>
 
 #include "private.h"
+/* The suites call CUDA as the other programs do, through the programs'
+ * table (CU), built like the library with glcuda's own declarations of
+ * the driver API (and so for the suites: tests/local.mk). */
+#ifndef GLCUDA_TOOLS_OWN_CUDA_DECLS
+#define GLCUDA_TOOLS_OWN_CUDA_DECLS 1
+#endif
+#include "../common/cuda-table.h"
 
 /* A call that must return 0, naming glcuda's error and message if not;
  * one that must return err; a CUDA call that must succeed. */

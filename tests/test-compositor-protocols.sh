@@ -8,7 +8,9 @@
 #  2. xdg popups: the pixel client's popup scene: placement by anchor,
 #     gravity and offset, nested, slid and flipped inside the output,
 #     repositioned; pixels against the reference; dismissed topmost first,
-#     and by a click outside (glcuda-compositor-ctl).
+#     and by a click outside (glcuda-compositor-ctl). Input regions: a
+#     click outside a window's input region does not reach it; an opaque
+#     region over a window draws it without blending.
 #  3. zxdg_output_manager_v1: the output's logical position, size, name.
 #  4. zxdg_decoration_manager_v1: client_side with every configure.
 #  5. wl_data_device_manager: a client sets the selection, another (with
@@ -25,7 +27,8 @@ set -u
 pixel=./tests/compositor-pixel-client
 protocol=./tests/compositor-protocol-client
 ctl=./tools/glcuda-compositor/glcuda-compositor-ctl
-COMPOSITOR_TEST_NEEDS="$pixel $protocol $ctl"
+check=./tests/compositor-check-png
+COMPOSITOR_TEST_NEEDS="$pixel $protocol $ctl $check"
 COMPOSITOR_TEST_CLIENTS=weston-scaler
 . "${srcdir:-.}/tests/compositor-test-env.sh"
 scaler=$(command -v weston-scaler)
@@ -72,6 +75,17 @@ grep -q "mapped popup 100x60 at 300,220" "$tmp/popup.log" ||
 # socket) dismisses its popups; one on its own toplevel does not.
 run popup-click -- "$protocol" popup-click "$ctl"
 expect popup-click "popup dismissed by a click outside, not by one inside"
+# The pointer finds a window only within its input region: a click
+# outside it goes to what is below (the background).
+run input-region -- "$protocol" input-region "$ctl"
+expect input-region "input region: a click outside it missed the window, one in it reached it"
+# An opaque region over a whole surface: drawn without blending, so the
+# buffer's transparent left half is black (its colour, premultiplied
+# zero), not the background.
+run opaque-region -- "$protocol" opaque-region "$ctl" "$tmp/opaque.png"
+expect opaque-region "opaque region: screenshot taken"
+"$check" "$tmp/opaque.png" 32 32 32 32 32 48 64 40 48 0 0 0 ||
+	{ echo "FAIL: the opaque region's transparent pixels are not black" >&2; fail=1; }
 
 # 3., 4. and 5. in one compositor.
 w=${size%x*} h=${size#*x}

@@ -50,7 +50,7 @@ START_TEST(formats_x_modes)
 	int passed = 0;
 
 	gpu_setup(&g, gles, mode);
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
 		const struct format_info *fmt = format_info((enum glcuda_format)f);
 		ck_assert_msg(glcuda_device_get_caps(g.dev)->formats_supported & (1u << f),
@@ -59,7 +59,7 @@ START_TEST(formats_x_modes)
 	}
 	printf("%s %s: %d/%d formats exact both ways\n", api_name(gles),
 	       glcuda_sync_mode_get_name(mode), passed, GLCUDA_FORMAT_COUNT - 1);
-	ck_cu(glcuda_cuda.cuStreamDestroy(stream));
+	ck_cu(CU(cuStreamDestroy)(stream));
 	gpu_teardown(&g);
 }
 END_TEST
@@ -128,10 +128,10 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 	glGenFramebuffers(1, &fbo);
 	if (gated) {
 		ck_ok(test_image_new(g->dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &gimg));
-		ck_cu(glcuda_cuda.cuStreamCreate(&gstream, CU_STREAM_NON_BLOCKING));
-		ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+		ck_cu(CU(cuStreamCreate)(&gstream, CU_STREAM_NON_BLOCKING));
+		ck_cu(CU(cuMemHostAlloc)((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 						 CU_MEMHOSTALLOC_PORTABLE));
-		ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
+		ck_cu(CU(cuMemHostGetDevicePointer)(&dgate, (void *)gate, 0));
 	}
 	for (uint32_t round = 0; round < 10; round++) {
 		if (gated) {
@@ -140,7 +140,7 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 			*gate = 0;
 			__sync_synchronize();
 			ck_ok(glcuda_handoff_to_cuda(g->dev, &gimg, 1, gstream));
-			ck_cu(glcuda_test_cuda.cuLaunchKernel(g->spin_gate, 1, 1, 1, 1, 1, 1, 0, gstream,
+			ck_cu(CU(cuLaunchKernel)(g->spin_gate, 1, 1, 1, 1, 1, 1, 0, gstream,
 							 gargs, NULL));
 			ck_ok(glcuda_handoff_to_gl(g->dev, &gimg, 1, gstream));
 		}
@@ -155,14 +155,14 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 			int iw = (int)w, ih = (int)h;
 			unsigned int key = batch_key(i);
 			void *args[] = { &surf, &iw, &ih, &key };
-			ck_cu(glcuda_test_cuda.cuLaunchKernel(g->xor_rgba8, (w + 15) / 16, (h + 15) / 16, 1,
+			ck_cu(CU(cuLaunchKernel)(g->xor_rgba8, (w + 15) / 16, (h + 15) / 16, 1,
 							 16, 16, 1, 0, stream, args, NULL));
 		}
 		ck_ok(glcuda_handoff_to_gl(g->dev, img, n, stream));
 		if (gated) {
 			/* Every call returned with GL held: CUDA is still
 			 * waiting for GL's signals. */
-			ck_assert_msg(glcuda_test_cuda.cuStreamQuery(stream) == CUDA_ERROR_NOT_READY,
+			ck_assert_msg(CU(cuStreamQuery)(stream) == CUDA_ERROR_NOT_READY,
 				      "%s round %u: CUDA ran ahead of GL's batch of %u images",
 				      glcuda_sync_mode_get_name(mode), round, n);
 			*gate = 1;
@@ -185,15 +185,15 @@ batched_handoffs(struct gpu *g, struct glcuda_image **img, uint32_t n, uint32_t 
 				      got[bad * 4 + 2], got[bad * 4 + 3], want[0], want[1], want[2],
 				      want[3], c[0], c[1], c[2], c[3], key);
 		}
-		ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
+		ck_cu(CU(cuStreamSynchronize)(stream));
 		if (gated)
-			ck_cu(glcuda_cuda.cuStreamSynchronize(gstream));
+			ck_cu(CU(cuStreamSynchronize)(gstream));
 	}
 	glDeleteFramebuffers(1, &fbo);
 	if (gated) {
 		glcuda_image_destroy(gimg);
-		glcuda_cuda.cuStreamDestroy(gstream);
-		glcuda_test_cuda.cuMemFreeHost((void *)gate);
+		CU(cuStreamDestroy)(gstream);
+		CU(cuMemFreeHost)((void *)gate);
 	}
 	free(want);
 	free(got);
@@ -221,7 +221,7 @@ START_TEST(in_flight)
 		if (one_stream && i > 0)
 			stream[i] = stream[0];
 		else
-			ck_cu(glcuda_cuda.cuStreamCreate(&stream[i], CU_STREAM_NON_BLOCKING));
+			ck_cu(CU(cuStreamCreate)(&stream[i], CU_STREAM_NON_BLOCKING));
 		a[i] = malloc(size);
 		b[i] = malloc(size);
 		da[i] = gpu_upload(NULL, size);
@@ -235,8 +235,8 @@ START_TEST(in_flight)
 			test_fill_pattern(fmt, w, h, seed + 1000, b[i]);
 			/* The previous round's kernels have finished (checked
 			 * below), so the buffers may be rewritten. */
-			ck_cu(glcuda_test_cuda.cuMemcpyHtoD(da[i], a[i], size));
-			ck_cu(glcuda_test_cuda.cuMemcpyHtoD(db[i], b[i], size));
+			ck_cu(CU(cuMemcpyHtoD)(da[i], a[i], size));
+			ck_cu(CU(cuMemcpyHtoD)(db[i], b[i], size));
 			ck_assert(test_gl_upload(img[i]->texture, fmt, w, h, a[i]));
 			ck_ok(glcuda_handoff_to_cuda(g.dev, &img[i], 1, stream[i]));
 			gpu_check_and_fill(&g, img[i], da[i], db[i], dcount[i], stream[i]);
@@ -249,8 +249,8 @@ START_TEST(in_flight)
 			ck_assert_msg(test_first_mismatch(b[i], got, fmt, w, h) < 0,
 				      "%s round %u image %u: GL read stale or wrong pixels",
 				      glcuda_sync_mode_get_name(mode), round, i);
-			ck_cu(glcuda_cuda.cuStreamSynchronize(stream[i]));
-			ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, dcount[i], 8));
+			ck_cu(CU(cuStreamSynchronize)(stream[i]));
+			ck_cu(CU(cuMemcpyDtoH)(count, dcount[i], 8));
 			ck_assert_msg(count[0] == 0, "%s round %u image %u: CUDA saw %u wrong pixels",
 				      glcuda_sync_mode_get_name(mode), round, i, count[0]);
 		}
@@ -261,10 +261,10 @@ START_TEST(in_flight)
 	for (uint32_t i = 0; i < n; i++) {
 		glcuda_image_destroy(img[i]);
 		if (!(one_stream && i > 0))
-			glcuda_cuda.cuStreamDestroy(stream[i]);
-		glcuda_test_cuda.cuMemFree(da[i]);
-		glcuda_test_cuda.cuMemFree(db[i]);
-		glcuda_test_cuda.cuMemFree(dcount[i]);
+			CU(cuStreamDestroy)(stream[i]);
+		CU(cuMemFree)(da[i]);
+		CU(cuMemFree)(db[i]);
+		CU(cuMemFree)(dcount[i]);
 		free(a[i]);
 		free(b[i]);
 	}
@@ -293,17 +293,17 @@ START_TEST(no_cpu_blocking)
 
 	gpu_setup(&g, false, mode);
 	ck_ok(test_image_new(g.dev, w, h, fmt->format, 0, &img));
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuMemHostAlloc)((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 					 CU_MEMHOSTALLOC_PORTABLE));
 	*gate = 0;
-	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
+	ck_cu(CU(cuMemHostGetDevicePointer)(&dgate, (void *)gate, 0));
 	gpu_patterns_init(&p, fmt, w, h, 5);
 
 	ck_assert(test_gl_upload(img->texture, fmt, w, h, p.a));
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 	args[0] = &dgate;
-	ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
+	ck_cu(CU(cuLaunchKernel)(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
 	gpu_check_and_fill(&g, img, p.da, p.db, p.dcount, stream);
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	/* GL work after the hand-off is queued behind the GPU-side wait. */
@@ -311,7 +311,7 @@ START_TEST(no_cpu_blocking)
 	glFlush();
 
 	/* Every call above returned; the gate is still closed. */
-	ck_assert_int_eq(glcuda_test_cuda.cuStreamQuery(stream), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(CU(cuStreamQuery)(stream), CUDA_ERROR_NOT_READY);
 	ck_assert_int_eq(glClientWaitSync(fence, 0, 0), GL_TIMEOUT_EXPIRED);
 
 	*gate = 1;
@@ -323,10 +323,10 @@ START_TEST(no_cpu_blocking)
 	printf("%s: the GL->CUDA->GL round trip was issued with the stream gated; "
 	       "no call waited\n", glcuda_sync_mode_get_name(mode));
 
-	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
+	ck_cu(CU(cuStreamSynchronize)(stream));
 	glcuda_image_destroy(img);
-	glcuda_cuda.cuStreamDestroy(stream);
-	glcuda_test_cuda.cuMemFreeHost((void *)gate);
+	CU(cuStreamDestroy)(stream);
+	CU(cuMemFreeHost)((void *)gate);
 	gpu_patterns_fini(&p);
 	gpu_teardown(&g);
 }
@@ -354,7 +354,7 @@ START_TEST(no_leaks)
 	int fds;
 
 	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	for (int i = 0; i < 3; i++) { /* driver first-use allocations */
 		struct glcuda_image *img;
 		ck_ok(test_image_new(g.dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &img));
@@ -363,7 +363,7 @@ START_TEST(no_leaks)
 		glcuda_image_destroy(img);
 	}
 	glFinish();
-	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
+	ck_cu(CU(cuStreamSynchronize)(stream));
 	fds = test_count_fds();
 	test_count_gl_names(&before, 20000);
 	for (int i = 0; i < 1000; i++) {
@@ -384,7 +384,7 @@ START_TEST(no_leaks)
 			unsigned int iters = 200;
 			void *args[] = { &iters };
 			ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
-			ck_cu(glcuda_test_cuda.cuLaunchKernel(g.busy, 1, 1, 1, 1, 1, 1, 0, stream,
+			ck_cu(CU(cuLaunchKernel)(g.busy, 1, 1, 1, 1, 1, 1, 0, stream,
 							 args, NULL));
 			break;
 		}
@@ -410,7 +410,7 @@ START_TEST(no_leaks)
 	test_count_gl_names(&after, 20000);
 	ck_assert_gl_names_eq(&before, &after);
 	ck_assert_uint_eq(g.dev->live_images, 0);
-	glcuda_cuda.cuStreamDestroy(stream);
+	CU(cuStreamDestroy)(stream);
 	gpu_teardown(&g);
 }
 END_TEST
@@ -423,7 +423,7 @@ START_TEST(bad_input)
 	struct gpu g;
 
 	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	ck_ok(test_image_new(g.dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &img));
 	ck_ok(test_image_new(g.dev, 32, 32, GLCUDA_FORMAT_R8, 0, &img2));
 	ck_ok(glcuda_device_new(glcuda_headless_get_display(g.hl), glcuda_headless_get_context(g.hl),
@@ -469,7 +469,7 @@ START_TEST(bad_input)
 
 	glcuda_image_destroy(img);
 	glcuda_image_destroy(img2);
-	glcuda_cuda.cuStreamDestroy(stream);
+	CU(cuStreamDestroy)(stream);
 	gpu_teardown(&g);
 }
 END_TEST

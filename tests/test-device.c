@@ -869,7 +869,7 @@ full_binding(bool gles)
 	       caps->cuda_driver_version, glcuda_sync_mode_get_name(caps->sync_mode));
 	ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_TIMELINE);
 	ck_assert_int_ge(caps->cuda_ordinal, 0);
-	ck_assert_int_eq(glcuda_cuda.cuDeviceGetUuid(&uuid, glcuda_device_get_cuda_device(dev)),
+	ck_assert_int_eq(CU(cuDeviceGetUuid)(&uuid, glcuda_device_get_cuda_device(dev)),
 			 CUDA_SUCCESS);
 	ck_assert(memcmp(uuid.bytes, caps->device_uuid, 16) == 0);
 	ck_assert(memcmp(vk_exporter_info(dev->vk)->device_uuid, caps->device_uuid, 16) == 0);

@@ -84,8 +84,8 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		STEP(glcuda_handoff_to_cuda(dev, both, 2, NULL));
 		STEP(glcuda_handoff_to_gl(dev, both, 2, NULL));
 	}
-	/* Layers and depth: a DLPack export (the image's pool, its hand-off
-	 * and copy), then copies to and from linear memory (the export's). */
+	/* Layers: a DLPack export (the image's pool, its hand-off and copy),
+	 * then copies to and from linear memory (the export's). */
 	{
 		struct glcuda_image_desc ld;
 		CUdeviceptr data;
@@ -95,9 +95,8 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		ld.height = 8;
 		ld.format = GLCUDA_FORMAT_RGBA8;
 		ld.layers = 2;
-		ld.depth_format = GLCUDA_FORMAT_DEPTH32F;
 		STEP(glcuda_image_new(dev, &ld, &l));
-		STEP(glcuda_image_export_dlpack(l, 1, NULL, &t));
+		STEP(glcuda_image_export_dlpack(l, 0, NULL, &t));
 		data = (CUdeviceptr)(uintptr_t)t->dl_tensor.data;
 		STEP(glcuda_handoff_to_cuda(dev, &l, 1, NULL));
 		STEP(glcuda_image_copy_from_linear(l, 0, GLCUDA_ALL_LAYERS, data, 64, 512,
@@ -168,9 +167,9 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 	}
 	/* A ring on the caller's stream (the test's own calls: not
 	 * injected), destroyed with a frame done on it. */
-	ck_cu(glcuda_cuda.cuCtxPushCurrent(glcuda_device_get_cuda_context(dev)));
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-	ck_cu(glcuda_cuda.cuCtxPopCurrent(&popped));
+	ck_cu(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuCtxPopCurrent)(&popped));
 	desc.cuda_stream = stream;
 	STEP(glcuda_ring_new(dev, &desc, &ring_stream));
 	{
@@ -184,9 +183,9 @@ out:
 #undef STEP
 	glcuda_ring_destroy(ring_stream);
 	if (stream) {
-		ck_cu(glcuda_cuda.cuCtxPushCurrent(glcuda_device_get_cuda_context(dev)));
-		ck_cu(glcuda_cuda.cuStreamDestroy(stream));
-		ck_cu(glcuda_cuda.cuCtxPopCurrent(&popped));
+		ck_cu(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
+		ck_cu(CU(cuStreamDestroy)(stream));
+		ck_cu(CU(cuCtxPopCurrent)(&popped));
 	}
 	glcuda_ring_destroy(ring);
 	glcuda_image_destroy(d);
@@ -233,9 +232,9 @@ cuda_footprint(CUcontext ctx)
 
 	if (!gpu_free_memory_exact())
 		return 0;
-	ck_cu(glcuda_cuda.cuCtxPushCurrent(ctx));
+	ck_cu(CU(cuCtxPushCurrent)(ctx));
 	free_bytes = gpu_free_memory();
-	glcuda_cuda.cuCtxPopCurrent(&ctx);
+	CU(cuCtxPopCurrent)(&ctx);
 	return free_bytes;
 }
 #define FOOTPRINT "CUDA free memory"
@@ -245,8 +244,9 @@ cuda_footprint(CUcontext ctx)
  * called only after another call of the same run failed, and the engine
  * fails one call per run. Plus glcuda_headless_new's match by UUID, which
  * the scenario does not call (it is given its context; test-headless
- * covers the helper). fault_coverage_report checks that each still names
- * a site of lib/. */
+ * covers the helper), and glcuda_diag_list_cuda_devices, a diagnosis
+ * outside the scenario (test-device covers it).
+ * fault_coverage_report checks that each still names a site of lib/. */
 static const struct fault_exception after_a_failure[] = {
 	{ "lib/device.c", "device_release_drivers", "cuCtxPushCurrent",
 	  "waits for orphaned host functions, left only when a ring's destroy could not wait" },
@@ -260,14 +260,22 @@ static const struct fault_exception after_a_failure[] = {
 	  "unwinds a wrap whose plane or objects failed" },
 	{ "lib/handoff.c", "map_textures", "cuGraphicsUnmapResources",
 	  "unwinds a hand-off whose mapped array could not be read" },
-	{ "lib/headless.c", "cuda_device_uuid", "cuDeviceGet", "glcuda_headless_new, not called" },
-	{ "lib/headless.c", "cuda_device_uuid", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
-	{ "lib/headless.c", "cuda_device_uuid", "cuDeviceGetCount", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGet", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGetCount", "glcuda_headless_new, not called" },
 	/* glcuda_headless_new(-1) asks which CUDA devices exist; a failure
 	 * there means "none seen" and falls back by design (no error). */
-	{ "lib/headless.c", "cuda_devices_list", "cuDeviceGetCount", "glcuda_headless_new, not called" },
-	{ "lib/headless.c", "cuda_devices_list", "cuDeviceGet", "glcuda_headless_new, not called" },
-	{ "lib/headless.c", "cuda_devices_list", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGetCount", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGet", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
+	{ "lib/diag.c", "glcuda_diag_list_cuda_devices", "cuDeviceGetCount",
+	  "a diagnosis, not called" },
+	{ "lib/diag.c", "glcuda_diag_list_cuda_devices", "cuDeviceGet",
+	  "a diagnosis, not called" },
+	{ "lib/diag.c", "glcuda_diag_list_cuda_devices", "cuDeviceGetName",
+	  "a diagnosis, not called" },
+	{ "lib/diag.c", "glcuda_diag_list_cuda_devices", "cuDeviceGetUuid",
+	  "a diagnosis, not called" },
 };
 /* Where the device cannot wrap GL textures and EGLImages (the fake CUDA
  * driver has no cuArray3DGetDescriptor). */
@@ -451,8 +459,8 @@ START_TEST(every_cuda_call)
 	 * (and count fds after it: the context holds some of its own). */
 	{
 		CUdevice d;
-		ck_cu(glcuda_cuda.cuDeviceGet(&d, 0));
-		ck_cu(glcuda_cuda.cuDevicePrimaryCtxRetain(&st.ctx, d));
+		ck_cu(CU(cuDeviceGet)(&d, 0));
+		ck_cu(CU(cuDevicePrimaryCtxRetain)(&st.ctx, d));
 	}
 	/* Then the scenario twice more in that context, before the baseline:
 	 * the drivers' first-use allocations in it (pools that grow and are
@@ -496,8 +504,8 @@ START_TEST(every_cuda_call)
 		      "a CUDA call site of lib/ was never made to fail (listed above)");
 	{
 		CUdevice d;
-		glcuda_cuda.cuDeviceGet(&d, 0);
-		glcuda_cuda.cuDevicePrimaryCtxRelease(d);
+		CU(cuDeviceGet)(&d, 0);
+		CU(cuDevicePrimaryCtxRelease)(d);
 	}
 	glcuda_headless_destroy(hl);
 }

@@ -33,17 +33,17 @@ gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode)
 	ck_assert_msg(ret == 0, "glcuda_device_new (%s, %s): %s: %s",
 		      gles ? "GLES" : "GL", glcuda_sync_mode_get_name(mode),
 		      glcuda_error_get_name(ret), glcuda_get_last_error());
-	ck_cu(glcuda_cuda.cuCtxPushCurrent(glcuda_device_get_cuda_context(g->dev)));
-	ck_cu(glcuda_test_cuda.cuModuleLoadData(&g->module, glcuda_test_fatbin));
+	ck_cu(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(g->dev)));
+	ck_cu(CU(cuModuleLoadData)(&g->module, glcuda_test_fatbin));
 	for (size_t i = 0; i < ARRAY_LENGTH(sizes); i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "check_and_fill_%d", sizes[i]);
-		ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->check_and_fill[sizes[i]], g->module, name));
+		ck_cu(CU(cuModuleGetFunction)(&g->check_and_fill[sizes[i]], g->module, name));
 	}
-	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->spin_gate, g->module, "spin_gate"));
-	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->ring_transform, g->module, "ring_transform"));
-	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->busy, g->module, "busy"));
-	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&g->xor_rgba8, g->module, "xor_rgba8"));
+	ck_cu(CU(cuModuleGetFunction)(&g->spin_gate, g->module, "spin_gate"));
+	ck_cu(CU(cuModuleGetFunction)(&g->ring_transform, g->module, "ring_transform"));
+	ck_cu(CU(cuModuleGetFunction)(&g->busy, g->module, "busy"));
+	ck_cu(CU(cuModuleGetFunction)(&g->xor_rgba8, g->module, "xor_rgba8"));
 }
 
 void
@@ -51,9 +51,9 @@ gpu_teardown(struct gpu *g)
 {
 	CUcontext ctx;
 
-	glcuda_cuda.cuCtxSynchronize();
-	glcuda_test_cuda.cuModuleUnload(g->module);
-	glcuda_cuda.cuCtxPopCurrent(&ctx);
+	CU(cuCtxSynchronize)();
+	CU(cuModuleUnload)(g->module);
+	CU(cuCtxPopCurrent)(&ctx);
 	glcuda_device_destroy(g->dev);
 	glcuda_headless_destroy(g->hl);
 }
@@ -68,7 +68,7 @@ gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr expect,
 	void *args[] = { &surf, &w, &h, &expect, &fill, &dcount, &first };
 	unsigned int bpp = glcuda_format_get_bytes_per_pixel(glcuda_image_get_format(img));
 
-	ck_cu(glcuda_test_cuda.cuLaunchKernel(g->check_and_fill[bpp], (unsigned)(w + 15) / 16,
+	ck_cu(CU(cuLaunchKernel)(g->check_and_fill[bpp], (unsigned)(w + 15) / 16,
 					 (unsigned)(h + 15) / 16, 1, 16, 16, 1, 0, stream, args,
 					 NULL));
 }
@@ -79,8 +79,8 @@ gpu_free_memory(void)
 	size_t free_b = 0, total = 0;
 
 	glFinish();
-	ck_cu(glcuda_cuda.cuCtxSynchronize());
-	ck_cu(glcuda_test_cuda.cuMemGetInfo(&free_b, &total));
+	ck_cu(CU(cuCtxSynchronize)());
+	ck_cu(CU(cuMemGetInfo)(&free_b, &total));
 	return free_b;
 }
 
@@ -96,11 +96,11 @@ CUdeviceptr
 gpu_upload(const void *data, size_t size)
 {
 	CUdeviceptr p;
-	ck_cu(glcuda_test_cuda.cuMemAlloc(&p, size));
+	ck_cu(CU(cuMemAlloc)(&p, size));
 	if (data)
-		ck_cu(glcuda_test_cuda.cuMemcpyHtoD(p, data, size));
+		ck_cu(CU(cuMemcpyHtoD)(p, data, size));
 	else
-		ck_cu(glcuda_test_cuda.cuMemsetD8(p, 0, size));
+		ck_cu(CU(cuMemsetD8)(p, 0, size));
 	return p;
 }
 
@@ -123,9 +123,9 @@ gpu_patterns_init(struct gpu_patterns *p, const struct format_info *fmt, uint32_
 void
 gpu_patterns_fini(struct gpu_patterns *p)
 {
-	glcuda_test_cuda.cuMemFree(p->da);
-	glcuda_test_cuda.cuMemFree(p->db);
-	glcuda_test_cuda.cuMemFree(p->dcount);
+	CU(cuMemFree)(p->da);
+	CU(cuMemFree)(p->db);
+	CU(cuMemFree)(p->dcount);
 	free(p->a);
 	free(p->b);
 	free(p->got);
@@ -163,11 +163,11 @@ gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
 		gpu_check_and_fill(g, img, p.db, 0, p.dcount + 8, stream);
 		ck_ok(glcuda_handoff_to_gl(g->dev, &img, 1, stream));
 	}
-	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, p.dcount, 8));
+	ck_cu(CU(cuStreamSynchronize)(stream));
+	ck_cu(CU(cuMemcpyDtoH)(count, p.dcount, 8));
 	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels, first %u", tag, count[0],
 		      count[1]);
-	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, p.dcount + 8, 8));
+	ck_cu(CU(cuMemcpyDtoH)(count, p.dcount + 8, 8));
 	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels of its own write, first %u",
 		      tag, count[0], count[1]);
 	gpu_patterns_fini(&p);

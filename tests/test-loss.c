@@ -446,9 +446,9 @@ START_TEST(ring_destroy_host_functions_queued)
 	dev = hl_device_new(hl);
 	fds = test_count_fds();
 	if (!own_stream) {
-		ck_assert_int_eq(glcuda_cuda.cuCtxPushCurrent(glcuda_device_get_cuda_context(dev)), 0);
-		ck_assert_int_eq(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), 0);
-		glcuda_cuda.cuCtxPopCurrent(&popped);
+		ck_assert_int_eq(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)), 0);
+		ck_assert_int_eq(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING), 0);
+		CU(cuCtxPopCurrent)(&popped);
 	}
 	ring = test_make_ring(dev, W, H, 3, (_i == 1 ? GLCUDA_RING_FLAG_IN_PLACE : 0) |
 			 GLCUDA_RING_FLAG_TIMINGS, stream);
@@ -464,9 +464,9 @@ START_TEST(ring_destroy_host_functions_queued)
 	ck_assert_uint_ge(fake.pending(), 2);
 	ck_assert_uint_eq(fake.host_fns_run(), host0);
 	if (!own_stream) {
-		glcuda_cuda.cuCtxPushCurrent(glcuda_device_get_cuda_context(dev));
-		glcuda_cuda.cuStreamDestroy(stream);
-		glcuda_cuda.cuCtxPopCurrent(&popped);
+		CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev));
+		CU(cuStreamDestroy)(stream);
+		CU(cuCtxPopCurrent)(&popped);
 	}
 	if (device_first) {
 		/* The context goes with the device: the queued host

@@ -134,7 +134,7 @@ env_setup(struct env *e, bool gles)
 	for (unsigned int n = 1; n <= 16; n *= 2) {
 		char name[32];
 		snprintf(name, sizeof(name), "check_and_fill_%u", n);
-		ck_cu(CUT(cuModuleGetFunction)(&e->check[n], e->f.module, name));
+		ck_cu(CU(cuModuleGetFunction)(&e->check[n], e->f.module, name));
 	}
 	fake_env_pop();
 	gl_setup(e);
@@ -242,27 +242,27 @@ START_TEST(every_format_both_ways)
 		ck_ok(glcuda_handoff_to_cuda(e.f.dev, &img, 1, e.f.stream));
 
 		fake_env_push(&e.f);
-		ck_cu(CUT(cuMemAlloc)(&d_in, size));
-		ck_cu(CUT(cuMemAlloc)(&d_out, size));
-		ck_cu(CUT(cuMemAlloc)(&d_count, 8));
-		ck_cu(CUT(cuMemcpyHtoD)(d_in, in, size));
-		ck_cu(CUT(cuMemcpyHtoD)(d_out, out, size));
-		ck_cu(CUT(cuMemsetD32)(d_count, 0, 2));
+		ck_cu(CU(cuMemAlloc)(&d_in, size));
+		ck_cu(CU(cuMemAlloc)(&d_out, size));
+		ck_cu(CU(cuMemAlloc)(&d_count, 8));
+		ck_cu(CU(cuMemcpyHtoD)(d_in, in, size));
+		ck_cu(CU(cuMemcpyHtoD)(d_out, out, size));
+		ck_cu(CU(cuMemsetD32)(d_count, 0, 2));
 		surf = glcuda_image_get_cuda_surface(img);
 		{
 			CUdeviceptr d_first = d_count + 4;
 			void *args[] = { &surf, &w, &h, &d_in, &d_out, &d_count, &d_first };
-			ck_cu(CUT(cuLaunchKernel)(e.check[bpp], (W + 15) / 16, (H + 15) / 16, 1, 16,
+			ck_cu(CU(cuLaunchKernel)(e.check[bpp], (W + 15) / 16, (H + 15) / 16, 1, 16,
 						  16, 1, 0, e.f.stream, args, NULL));
 		}
 		fake_env_pop();
 		ck_ok(glcuda_handoff_to_gl(e.f.dev, &img, 1, e.f.stream));
 		fake_env_push(&e.f);
-		ck_cu(CUT(cuMemcpyDtoH)(&mismatches, d_count, 4));
-		ck_cu(CUT(cuMemcpyDtoH)(&first, d_count + 4, 4));
-		ck_cu(CUT(cuMemFree)(d_in));
-		ck_cu(CUT(cuMemFree)(d_out));
-		ck_cu(CUT(cuMemFree)(d_count));
+		ck_cu(CU(cuMemcpyDtoH)(&mismatches, d_count, 4));
+		ck_cu(CU(cuMemcpyDtoH)(&first, d_count + 4, 4));
+		ck_cu(CU(cuMemFree)(d_in));
+		ck_cu(CU(cuMemFree)(d_out));
+		ck_cu(CU(cuMemFree)(d_count));
 		fake_env_pop();
 		ck_assert_msg(mismatches == 0, "%s %s: CUDA saw %u texels that GL did not write, "
 			      "the first at (%u,%u)", e.f.gles ? "GLES" : "GL", fmt->name, mismatches,
@@ -601,29 +601,29 @@ START_TEST(gpu_mode_stream_order)
 	desc.type = timeline ? CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD
 			     : CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
 	desc.handle.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	ck_cu(CUF(cuImportExternalSemaphore)(&to_cuda, &desc));
+	ck_cu(CU(cuImportExternalSemaphore)(&to_cuda, &desc));
 	desc.handle.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	ck_cu(CUF(cuImportExternalSemaphore)(&to_gl, &desc));
-	ck_cu(CUF(cuEventCreate)(&done, CU_EVENT_DISABLE_TIMING));
+	ck_cu(CU(cuImportExternalSemaphore)(&to_gl, &desc));
+	ck_cu(CU(cuEventCreate)(&done, CU_EVENT_DISABLE_TIMING));
 	for (unsigned int frame = 1; frame <= 3; frame++) {
 		memset(&wait, 0, sizeof(wait));
 		memset(&signal, 0, sizeof(signal));
 		wait.params.fence.value = frame;
 		signal.params.fence.value = frame;
-		ck_cu(CUF(cuWaitExternalSemaphoresAsync)(&to_cuda, &wait, 1, e.f.stream));
+		ck_cu(CU(cuWaitExternalSemaphoresAsync)(&to_cuda, &wait, 1, e.f.stream));
 		fake_env_pop();
 		fake_env_launch_invert(&e.f, glcuda_image_get_cuda_surface(img),
 				       glcuda_image_get_cuda_surface(img), W, H, e.f.stream);
 		fake_env_push(&e.f);
-		ck_cu(CUF(cuSignalExternalSemaphoresAsync)(&to_gl, &signal, 1, e.f.stream));
-		ck_cu(CUF(cuEventRecord)(done, e.f.stream));
-		ck_cu(CUF(cuLaunchHostFunc)(e.f.stream, record_host_fn, (void *)(uintptr_t)frame));
+		ck_cu(CU(cuSignalExternalSemaphoresAsync)(&to_gl, &signal, 1, e.f.stream));
+		ck_cu(CU(cuEventRecord)(done, e.f.stream));
+		ck_cu(CU(cuLaunchHostFunc)(e.f.stream, record_host_fn, (void *)(uintptr_t)frame));
 
 		/* GL has not signalled: everything waits. */
 		ck_assert_int_eq(fake.sem_state(to_gl, &value, NULL, NULL), 0);
 		ck_assert_uint_eq(value, frame - 1); /* binary: nobody waited */
 		ck_assert_uint_eq(fake.stream_pending(e.f.stream), 5);
-		ck_assert_int_eq(CUF(cuEventQuery)(done), CUDA_ERROR_NOT_READY);
+		ck_assert_int_eq(CU(cuEventQuery)(done), CUDA_ERROR_NOT_READY);
 		ck_assert_uint_eq(host_calls, frame - 1);
 		/* A timeline's earlier value does not release it. */
 		if (timeline) {
@@ -631,7 +631,7 @@ START_TEST(gpu_mode_stream_order)
 			ck_assert_uint_eq(fake.stream_pending(e.f.stream), 5);
 		}
 		ck_assert_int_eq(fake.sem_signal(to_cuda, frame), 0);
-		ck_cu(CUF(cuEventSynchronize)(done));
+		ck_cu(CU(cuEventSynchronize)(done));
 		fake.settle();
 		ck_assert_uint_eq(fake.stream_pending(e.f.stream), 0);
 		ck_assert_uint_eq(host_calls, frame);
@@ -652,9 +652,9 @@ START_TEST(gpu_mode_stream_order)
 		check_rgba8(glcuda_image_get_gl_texture(img), want, "kernel after the semaphore wait");
 		fake_env_push(&e.f);
 	}
-	ck_cu(CUF(cuEventDestroy)(done));
-	ck_cu(CUF(cuDestroyExternalSemaphore)(to_cuda));
-	ck_cu(CUF(cuDestroyExternalSemaphore)(to_gl));
+	ck_cu(CU(cuEventDestroy)(done));
+	ck_cu(CU(cuDestroyExternalSemaphore)(to_cuda));
+	ck_cu(CU(cuDestroyExternalSemaphore)(to_gl));
 	fake_env_pop();
 	glcuda_image_destroy(img);
 	env_teardown(&e);
@@ -673,34 +673,34 @@ START_TEST(legacy_stream_and_events)
 	env_setup(&e, false);
 	host_calls = 0;
 	fake_env_push(&e.f);
-	ck_cu(CUF(cuStreamCreate)(&blocking, 0));
-	ck_cu(CUF(cuStreamCreate)(&other, CU_STREAM_NON_BLOCKING));
-	ck_cu(CUF(cuEventCreate)(&ev, CU_EVENT_DISABLE_TIMING));
+	ck_cu(CU(cuStreamCreate)(&blocking, 0));
+	ck_cu(CU(cuStreamCreate)(&other, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuEventCreate)(&ev, CU_EVENT_DISABLE_TIMING));
 	ck_assert_int_eq(fake.hold(blocking, FAKE_CUDA_HOLD), 0);
-	ck_cu(CUF(cuLaunchHostFunc)(blocking, record_host_fn, (void *)1));
-	ck_cu(CUF(cuEventRecord)(ev, blocking));
-	ck_cu(CUF(cuLaunchHostFunc)(NULL, record_host_fn, (void *)2));
-	ck_cu(CUF(cuLaunchHostFunc)(e.f.stream, record_host_fn, (void *)3));
-	ck_cu(CUT(cuStreamWaitEvent)(other, ev, 0));
-	ck_cu(CUF(cuLaunchHostFunc)(other, record_host_fn, (void *)4));
+	ck_cu(CU(cuLaunchHostFunc)(blocking, record_host_fn, (void *)1));
+	ck_cu(CU(cuEventRecord)(ev, blocking));
+	ck_cu(CU(cuLaunchHostFunc)(NULL, record_host_fn, (void *)2));
+	ck_cu(CU(cuLaunchHostFunc)(e.f.stream, record_host_fn, (void *)3));
+	ck_cu(CU(cuStreamWaitEvent)(other, ev, 0));
+	ck_cu(CU(cuLaunchHostFunc)(other, record_host_fn, (void *)4));
 	fake.settle();
 	/* Only the non-blocking stream without a wait has run. */
 	ck_assert_uint_eq(host_calls, 1);
 	ck_assert_uint_eq(host_order[0], 3);
 	/* On the driver's thread, as the real driver runs them. */
 	ck_assert(!pthread_equal(host_thread, pthread_self()));
-	ck_assert_int_eq(CUT(cuStreamQuery)(other), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(CU(cuStreamQuery)(other), CUDA_ERROR_NOT_READY);
 	/* Held: a synchronisation cannot finish, and says so at once. */
-	ck_assert_int_eq(CUF(cuStreamSynchronize)(blocking), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(CU(cuStreamSynchronize)(blocking), CUDA_ERROR_NOT_READY);
 	ck_assert_int_eq(fake.hold(blocking, FAKE_CUDA_RUN), 0);
-	ck_cu(CUF(cuCtxSynchronize)());
+	ck_cu(CU(cuCtxSynchronize)());
 	ck_assert_uint_eq(host_calls, 4);
 	ck_assert_uint_eq(host_order[1], 1);
 	/* The NULL stream's and the waiting stream's, in either order. */
 	ck_assert(host_order[2] + host_order[3] == 6 && host_order[2] != 3);
-	ck_cu(CUF(cuEventDestroy)(ev));
-	ck_cu(CUF(cuStreamDestroy)(blocking));
-	ck_cu(CUF(cuStreamDestroy)(other));
+	ck_cu(CU(cuEventDestroy)(ev));
+	ck_cu(CU(cuStreamDestroy)(blocking));
+	ck_cu(CU(cuStreamDestroy)(other));
 	fake_env_pop();
 	env_teardown(&e);
 }

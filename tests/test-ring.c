@@ -28,7 +28,7 @@ launch_transform(struct gpu *g, struct glcuda_frame *f)
 	CUsurfObject in = glcuda_frame_get_input_surface(f), out = glcuda_frame_get_output_surface(f);
 	int w = W, h = H;
 	void *args[] = { &in, &out, &w, &h };
-	ck_cu(glcuda_test_cuda.cuLaunchKernel(g->ring_transform, (W + 15) / 16, (H + 15) / 16, 1,
+	ck_cu(CU(cuLaunchKernel)(g->ring_transform, (W + 15) / 16, (H + 15) / 16, 1,
 					 16, 16, 1, 0, glcuda_frame_get_stream(f), args, NULL));
 }
 
@@ -73,9 +73,9 @@ static void
 ring_env_setup(struct ring_env *e, bool gles)
 {
 	gpu_setup(&e->g, gles, GLCUDA_SYNC_AUTO);
-	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&e->gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+	ck_cu(CU(cuMemHostAlloc)((void **)&e->gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 					 CU_MEMHOSTALLOC_PORTABLE));
-	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&e->dgate, (void *)e->gate, 0));
+	ck_cu(CU(cuMemHostGetDevicePointer)(&e->dgate, (void *)e->gate, 0));
 	*e->gate = 1;
 	e->hold_next = false;
 	glGenFramebuffers(1, &e->fbo);
@@ -88,8 +88,8 @@ ring_env_teardown(struct ring_env *e)
 	/* No spin_gate may still read the gate. */
 	*e->gate = 1;
 	__sync_synchronize();
-	ck_cu(glcuda_cuda.cuCtxSynchronize());
-	glcuda_test_cuda.cuMemFreeHost((void *)e->gate);
+	ck_cu(CU(cuCtxSynchronize)());
+	CU(cuMemFreeHost)((void *)e->gate);
 	gpu_teardown(&e->g);
 }
 
@@ -121,7 +121,7 @@ ring_env_frame_work(struct ring_env *e, struct glcuda_frame *f)
 {
 	if (e->hold_next) {
 		void *args[] = { &e->dgate };
-		ck_cu(glcuda_test_cuda.cuLaunchKernel(e->g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
+		ck_cu(CU(cuLaunchKernel)(e->g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
 						 glcuda_frame_get_stream(f), args, NULL));
 		e->hold_next = false;
 	}
@@ -169,7 +169,7 @@ static void
 ring_env_settle(struct ring_env *e)
 {
 	(void)e;
-	ck_cu(glcuda_cuda.cuCtxSynchronize());
+	ck_cu(CU(cuCtxSynchronize)());
 }
 
 /* Every part measured, and the parts add up to the total (within 0.1 ms
@@ -321,7 +321,7 @@ START_TEST(take_newest_in_order)
 	GLuint fbo;
 
 	gpu_setup(&g, gles, GLCUDA_SYNC_AUTO);
-	ck_cu(glcuda_test_cuda.cuModuleGetFunction(&spin, g.module, "spin_cycles"));
+	ck_cu(CU(cuModuleGetFunction)(&spin, g.module, "spin_cycles"));
 	ring = test_make_ring(g.dev, W, H, 3, 0, NULL);
 	glGenFramebuffers(1, &fbo);
 	while (produced < frames) {
@@ -335,7 +335,7 @@ START_TEST(take_newest_in_order)
 
 			test_render_frame(f, W, H);
 			ck_ok(glcuda_frame_submit(f));
-			ck_cu(glcuda_test_cuda.cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0,
+			ck_cu(CU(cuLaunchKernel)(spin, 1, 1, 1, 1, 1, 1, 0,
 							 glcuda_frame_get_stream(f), args, NULL));
 			launch_transform(&g, f);
 			ck_ok(glcuda_frame_complete(f));

@@ -22,7 +22,7 @@ static const struct {
 	{ 128, 128, 256 }, { 512, 512, 64 }, { 1920, 1080, 1 }, { 3840, 2160, 1 },
 };
 
-#define T(name) glcuda_test_cuda.name
+
 
 static GLuint
 compile(GLenum type, const char *src)
@@ -176,9 +176,9 @@ START_TEST(layered_draw_copies)
 	desc.layers = layers;
 	desc.depth_format = GLCUDA_FORMAT_DEPTH32F;
 	ck_ok(glcuda_image_new(g.dev, &desc, &img));
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-	ck_cu(T(cuMemAlloc)(&color, bytes));
-	ck_cu(T(cuMemAlloc)(&depth, bytes));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuMemAlloc)(&color, bytes));
+	ck_cu(CU(cuMemAlloc)(&depth, bytes));
 
 	draw_layers(img, w, h, layers);
 	/* One hand-off for colour and depth of every layer; one block each. */
@@ -188,33 +188,33 @@ START_TEST(layered_draw_copies)
 	ck_ok(glcuda_image_copy_to_linear(img, 1, GLCUDA_ALL_LAYERS, depth, (size_t)w * 4,
 					  (size_t)w * h * 4, stream));
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
-	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(T(cuMemcpyDtoH)(host, color, bytes));
+	ck_cu(CU(cuStreamSynchronize)(stream));
+	ck_cu(CU(cuMemcpyDtoH)(host, color, bytes));
 	compare_layers(img, host, w, h, layers, false, "copy");
-	ck_cu(T(cuMemcpyDtoH)(host, depth, bytes));
+	ck_cu(CU(cuMemcpyDtoH)(host, depth, bytes));
 	compare_layers(img, host, w, h, layers, true, "copy");
 
 	/* DLPack: the export hands off, copies and hands back by itself. */
 	ck_ok(glcuda_image_export_dlpack(img, 1, stream, &t));
 	ck_assert_int_eq(t->dl_tensor.ndim, layers > 1 ? 4 : 3);
-	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(T(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)t->dl_tensor.data, bytes));
+	ck_cu(CU(cuStreamSynchronize)(stream));
+	ck_cu(CU(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)t->dl_tensor.data, bytes));
 	compare_layers(img, host, w, h, layers, true, "dlpack");
 	t->deleter(t);
 
 	/* The other way: colour from linear memory, read by GL. */
 	for (size_t i = 0; i < bytes; i++)
 		host[i] = (uint8_t)(i * 2654435761u >> 13);
-	ck_cu(T(cuMemcpyHtoD)(color, host, bytes));
+	ck_cu(CU(cuMemcpyHtoD)(color, host, bytes));
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 	ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS, color, (size_t)w * 4,
 					    (size_t)w * h * 4, stream));
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	compare_layers(img, host, w, h, layers, false, "from-linear");
 
-	ck_cu(T(cuMemFree)(color));
-	ck_cu(T(cuMemFree)(depth));
-	ck_cu(glcuda_cuda.cuStreamDestroy(stream));
+	ck_cu(CU(cuMemFree)(color));
+	ck_cu(CU(cuMemFree)(depth));
+	ck_cu(CU(cuStreamDestroy)(stream));
 	glcuda_image_destroy(img);
 	free(host);
 	gpu_teardown(&g);

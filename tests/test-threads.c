@@ -147,7 +147,7 @@ launch_transform(struct worker *w, CUfunction fn, struct glcuda_frame *f)
 	CUsurfObject in = glcuda_frame_get_input_surface(f), out = glcuda_frame_get_output_surface(f);
 	int width = W, height = H;
 	void *args[] = { &in, &out, &width, &height };
-	CUresult res = glcuda_test_cuda.cuLaunchKernel(fn, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1, 0,
+	CUresult res = CU(cuLaunchKernel)(fn, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1, 0,
 					  glcuda_frame_get_stream(f), args, NULL);
 	if (res != CUDA_SUCCESS)
 		worker_fail(w, "thread %d: cuLaunchKernel: CUresult %d", w->index, (int)res);
@@ -202,8 +202,8 @@ worker_run(void *data)
 	WORKER_CU(w, CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
 	pushed = true;
 #ifndef THREADS_FAKE_CUDA
-	WORKER_CU(w, glcuda_test_cuda.cuModuleLoadData(&module, glcuda_test_fatbin));
-	WORKER_CU(w, glcuda_test_cuda.cuModuleGetFunction(&transform, module, "ring_transform"));
+	WORKER_CU(w, CU(cuModuleLoadData)(&module, glcuda_test_fatbin));
+	WORKER_CU(w, CU(cuModuleGetFunction)(&transform, module, "ring_transform"));
 #endif
 	WORKER_CALL(w, glcuda_ring_new(dev, &desc, &ring));
 	glGenFramebuffers(1, &fbo);
@@ -261,7 +261,7 @@ out:
 		CU(cuCtxSynchronize)();
 #ifndef THREADS_FAKE_CUDA
 		if (module)
-			glcuda_test_cuda.cuModuleUnload(module);
+			CU(cuModuleUnload)(module);
 #endif
 		CU(cuCtxPopCurrent)(&c);
 	}

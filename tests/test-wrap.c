@@ -55,7 +55,7 @@ START_TEST(gl_texture_formats)
 	struct gpu g;
 
 	gpu_setup(&g, gles, mode);
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	{
 		const struct glcuda_caps *caps = glcuda_device_get_caps(g.dev);
 		ck_assert_uint_eq(caps->image_kinds_supported, 7);
@@ -105,7 +105,7 @@ START_TEST(gl_texture_formats)
 	       api_name(gles), glcuda_sync_mode_get_name(mode), exact, refused);
 	/* RGBA8, RGBA16F, RGBA32F and the video-plane formats at least. */
 	ck_assert_int_ge(exact, 8);
-	ck_cu(glcuda_cuda.cuStreamDestroy(stream));
+	ck_cu(CU(cuStreamDestroy)(stream));
 	gpu_teardown(&g);
 }
 END_TEST
@@ -120,7 +120,7 @@ START_TEST(egl_image_formats)
 	struct gpu g;
 
 	gpu_setup(&g, gles, mode);
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
 		const struct format_info *fmt = format_info((enum glcuda_format)f);
 		GLuint tex = make_texture(fmt->gl_internal_format, W, H);
@@ -170,7 +170,7 @@ START_TEST(egl_image_formats)
 	       "%d without an EGLImage\n", api_name(gles), glcuda_sync_mode_get_name(mode), exact,
 	       refused, no_image);
 	ck_assert(rgba8);
-	ck_cu(glcuda_cuda.cuStreamDestroy(stream));
+	ck_cu(CU(cuStreamDestroy)(stream));
 	gpu_teardown(&g);
 }
 END_TEST
@@ -214,18 +214,18 @@ START_TEST(no_cpu_blocking)
 		ck_ok(glcuda_image_wrap_gl_texture(g.dev, tex, GL_TEXTURE_2D, 0, &img));
 	}
 	ck_ok(test_image_new(g.dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &stall));
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-	ck_cu(glcuda_cuda.cuStreamCreate(&stall_stream, CU_STREAM_NON_BLOCKING));
-	ck_cu(glcuda_test_cuda.cuMemHostAlloc((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuStreamCreate)(&stall_stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuMemHostAlloc)((void **)&gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
 					 CU_MEMHOSTALLOC_PORTABLE));
-	ck_cu(glcuda_test_cuda.cuMemHostGetDevicePointer(&dgate, (void *)gate, 0));
+	ck_cu(CU(cuMemHostGetDevicePointer)(&dgate, (void *)gate, 0));
 	gpu_patterns_init(&p, fmt, w, h, 7);
 
 	/* GL -> CUDA with GL stalled. */
 	*gate = 0;
 	__sync_synchronize();
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &stall, 1, stall_stream));
-	ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stall_stream, args,
+	ck_cu(CU(cuLaunchKernel)(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stall_stream, args,
 					 NULL));
 	ck_ok(glcuda_handoff_to_gl(g.dev, &stall, 1, stall_stream));
 	glGenFramebuffers(1, &fbo);
@@ -240,24 +240,24 @@ START_TEST(no_cpu_blocking)
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
 	t1 = test_now();
 	gpu_check_and_fill(&g, img, p.da, 0, p.dcount, stream);
-	ck_assert_int_eq(glcuda_test_cuda.cuStreamQuery(stall_stream), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(CU(cuStreamQuery)(stall_stream), CUDA_ERROR_NOT_READY);
 	printf("%s: glcuda_handoff_to_cuda returned in %.0f us with GL stalled on the GPU\n",
 	       egl ? "EGLImage" : "GL texture", (t1 - t0) * 1e6);
 	*gate = 1;
 	__sync_synchronize();
-	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, p.dcount, 8));
+	ck_cu(CU(cuStreamSynchronize)(stream));
+	ck_cu(CU(cuMemcpyDtoH)(count, p.dcount, 8));
 	ck_assert_msg(count[0] == 0, "CUDA read %u pixels GL had not written yet", count[0]);
 
 	/* CUDA -> GL with the stream gated. */
 	*gate = 0;
 	__sync_synchronize();
-	ck_cu(glcuda_test_cuda.cuLaunchKernel(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
+	ck_cu(CU(cuLaunchKernel)(g.spin_gate, 1, 1, 1, 1, 1, 1, 0, stream, args, NULL));
 	gpu_check_and_fill(&g, img, 0, p.db, p.dcount, stream);
 	t0 = test_now();
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	t1 = test_now();
-	ck_assert_int_eq(glcuda_test_cuda.cuStreamQuery(stream), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(CU(cuStreamQuery)(stream), CUDA_ERROR_NOT_READY);
 	printf("%s: glcuda_handoff_to_gl returned in %.0f us with the stream gated\n",
 	       egl ? "EGLImage" : "GL texture", (t1 - t0) * 1e6);
 	*gate = 1;
@@ -266,15 +266,15 @@ START_TEST(no_cpu_blocking)
 	ck_assert_msg(test_first_mismatch(p.b, p.got, fmt, w, h) < 0,
 		      "GL read a pixel CUDA had not written yet");
 
-	ck_cu(glcuda_cuda.cuCtxSynchronize());
+	ck_cu(CU(cuCtxSynchronize)());
 	glcuda_image_destroy(img);
 	glcuda_image_destroy(stall);
 	if (egl)
 		eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 	glDeleteTextures(1, &tex);
-	glcuda_cuda.cuStreamDestroy(stream);
-	glcuda_cuda.cuStreamDestroy(stall_stream);
-	glcuda_test_cuda.cuMemFreeHost((void *)gate);
+	CU(cuStreamDestroy)(stream);
+	CU(cuStreamDestroy)(stall_stream);
+	CU(cuMemFreeHost)((void *)gate);
 	gpu_patterns_fini(&p);
 	gpu_teardown(&g);
 }
@@ -294,7 +294,7 @@ START_TEST(mixed_handoff)
 	struct gpu g;
 
 	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	ck_ok(test_image_new(g.dev, W, H, fmt->format, 0, &img[0]));
 	tex[0] = glcuda_image_get_gl_texture(img[0]);
 	tex[1] = make_texture(GL_RGBA8, W, H);
@@ -316,15 +316,15 @@ START_TEST(mixed_handoff)
 		ck_assert(test_gl_readback(tex[i], fmt, W, H, p.got));
 		ck_assert_msg(test_first_mismatch(p.b, p.got, fmt, W, H) < 0, "image %d wrong", i);
 	}
-	ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-	ck_cu(glcuda_test_cuda.cuMemcpyDtoH(count, p.dcount, 8));
+	ck_cu(CU(cuStreamSynchronize)(stream));
+	ck_cu(CU(cuMemcpyDtoH)(count, p.dcount, 8));
 	ck_assert_uint_eq(count[0], 0);
 	printf("shared + wrapped texture + wrapped EGLImage: one hand-off each way, exact\n");
 	for (int i = 0; i < 3; i++)
 		glcuda_image_destroy(img[i]);
 	eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 	glDeleteTextures(2, &tex[1]);
-	glcuda_cuda.cuStreamDestroy(stream);
+	CU(cuStreamDestroy)(stream);
 	gpu_patterns_fini(&p);
 	gpu_teardown(&g);
 }
@@ -343,7 +343,7 @@ START_TEST(wrap_cycles_no_leak)
 	struct gpu g;
 
 	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	tex = make_texture(GL_RGBA8, 256, 256);
 	eimg = make_egl_image(&g, tex);
 	ck_assert_ptr_ne(eimg, EGL_NO_IMAGE);
@@ -358,7 +358,7 @@ START_TEST(wrap_cycles_no_leak)
 		ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 		glcuda_image_destroy(img);
 	}
-	ck_cu(glcuda_cuda.cuCtxSynchronize());
+	ck_cu(CU(cuCtxSynchronize)());
 	fds0 = test_count_fds();
 	test_count_gl_names(&names0, 4096);
 	for (int i = 0; i < 1000; i++) {
@@ -391,7 +391,7 @@ START_TEST(wrap_cycles_no_leak)
 	       "MiB, GL names unchanged\n", fds0, free1 >> 20);
 	eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 	glDeleteTextures(1, &tex);
-	glcuda_cuda.cuStreamDestroy(stream);
+	CU(cuStreamDestroy)(stream);
 	gpu_teardown(&g);
 }
 END_TEST
@@ -426,7 +426,7 @@ START_TEST(no_copy)
 	struct gpu g;
 
 	gpu_setup(&g, false, GLCUDA_SYNC_TIMELINE);
-	ck_cu(glcuda_cuda.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING));
 	for (int egl = 0; egl < 2; egl++) {
 		tex = make_texture(GL_RGBA8, side, side);
 		clear_texture(tex);
@@ -435,15 +435,15 @@ START_TEST(no_copy)
 			ck_assert_ptr_ne(eimg, EGL_NO_IMAGE);
 		}
 		glFinish();
-		ck_cu(glcuda_cuda.cuCtxSynchronize());
-		ck_cu(glcuda_test_cuda.cuMemGetInfo(&free0, &total));
+		ck_cu(CU(cuCtxSynchronize)());
+		ck_cu(CU(cuMemGetInfo)(&free0, &total));
 		if (egl)
 			ck_ok(glcuda_image_wrap_egl_image(g.dev, eimg, 0, &img));
 		else
 			ck_ok(glcuda_image_wrap_gl_texture(g.dev, tex, GL_TEXTURE_2D, 0, &img));
 		ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
-		ck_cu(glcuda_cuda.cuStreamSynchronize(stream));
-		ck_cu(glcuda_test_cuda.cuMemGetInfo(&free1, &total));
+		ck_cu(CU(cuStreamSynchronize)(stream));
+		ck_cu(CU(cuMemGetInfo)(&free1, &total));
 		printf("%s: a 4096x4096 RGBA8 image (64 MiB) wrapped and handed to CUDA: device "
 		       "memory used %+.1f MiB\n", egl ? "EGLImage" : "GL texture",
 		       ((double)free0 - (double)free1) / 1048576.0);
@@ -455,7 +455,7 @@ START_TEST(no_copy)
 			eglDestroyImage(glcuda_headless_get_display(g.hl), eimg);
 		glDeleteTextures(1, &tex);
 	}
-	glcuda_cuda.cuStreamDestroy(stream);
+	CU(cuStreamDestroy)(stream);
 	gpu_teardown(&g);
 }
 END_TEST

@@ -11,7 +11,8 @@ const char vertex_body[] =
 	"void main()\n"
 	"{\n"
 	"	/* One triangle that covers the viewport. */\n"
-	"	vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));\n"
+	"	vec2 p = vec2(float((gl_VertexID << 1) & 2),\n"
+	"		      float(gl_VertexID & 2));\n"
 	"	v_uv = p;\n"
 	"	gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);\n"
 	"}\n";
@@ -25,81 +26,106 @@ const char scene_body[] =
 	"\n"
 	"const float PI = 3.14159265;\n"
 	"/* Segments a..g as bits 0..6 for the digits 0..9. */\n"
-	"const int SEGMENTS[10] = int[10](63, 6, 91, 79, 102, 109, 125, 7, 127, 111);\n"
+	"const int SEGMENTS[10] =\n"
+	"	int[10](63, 6, 91, 79, 102, 109, 125, 7, 127, 111);\n"
 	"\n"
 	"float box(vec2 p, vec2 lo, vec2 hi)\n"
 	"{\n"
-	"	return step(lo.x, p.x) * step(p.x, hi.x) * step(lo.y, p.y) * step(p.y, hi.y);\n"
+	"	return step(lo.x, p.x) * step(p.x, hi.x) *\n"
+	"	       step(lo.y, p.y) * step(p.y, hi.y);\n"
 	"}\n"
 	"\n"
 	"float digit(vec2 p, int d)\n"
 	"{\n"
 	"	int s = SEGMENTS[d];\n"
 	"	float t = 0.14, on = 0.0;\n"
-	"	if ((s & 1) != 0) on += box(p, vec2(t, 1.0 - t), vec2(1.0 - t, 1.0));\n"
-	"	if ((s & 2) != 0) on += box(p, vec2(1.0 - t, 0.5), vec2(1.0, 1.0 - t));\n"
-	"	if ((s & 4) != 0) on += box(p, vec2(1.0 - t, t), vec2(1.0, 0.5));\n"
-	"	if ((s & 8) != 0) on += box(p, vec2(t, 0.0), vec2(1.0 - t, t));\n"
-	"	if ((s & 16) != 0) on += box(p, vec2(0.0, t), vec2(t, 0.5));\n"
-	"	if ((s & 32) != 0) on += box(p, vec2(0.0, 0.5), vec2(t, 1.0 - t));\n"
-	"	if ((s & 64) != 0) on += box(p, vec2(t, 0.5 - t * 0.5), vec2(1.0 - t, 0.5 + t * 0.5));\n"
+	"	if ((s & 1) != 0)\n"
+	"		on += box(p, vec2(t, 1.0 - t), vec2(1.0 - t, 1.0));\n"
+	"	if ((s & 2) != 0)\n"
+	"		on += box(p, vec2(1.0 - t, 0.5), vec2(1.0, 1.0 - t));\n"
+	"	if ((s & 4) != 0)\n"
+	"		on += box(p, vec2(1.0 - t, t), vec2(1.0, 0.5));\n"
+	"	if ((s & 8) != 0)\n"
+	"		on += box(p, vec2(t, 0.0), vec2(1.0 - t, t));\n"
+	"	if ((s & 16) != 0)\n"
+	"		on += box(p, vec2(0.0, t), vec2(t, 0.5));\n"
+	"	if ((s & 32) != 0)\n"
+	"		on += box(p, vec2(0.0, 0.5), vec2(t, 1.0 - t));\n"
+	"	if ((s & 64) != 0)\n"
+	"		on += box(p, vec2(t, 0.5 - t * 0.5),\n"
+	"			  vec2(1.0 - t, 0.5 + t * 0.5));\n"
 	"	return min(on, 1.0);\n"
 	"}\n"
 	"\n"
 	"vec3 hue(float h)\n"
 	"{\n"
-	"	return clamp(abs(mod(h * 6.0 + vec3(0.0, 4.0, 2.0), 6.0) - 3.0) - 1.0, 0.0, 1.0);\n"
+	"	vec3 k = abs(mod(h * 6.0 + vec3(0.0, 4.0, 2.0), 6.0) - 3.0);\n"
+	"	return clamp(k - 1.0, 0.0, 1.0);\n"
 	"}\n"
 	"\n"
 	"void main()\n"
 	"{\n"
 	"	vec2 frag = v_uv * u_resolution;\n"
-	"	/* Aspect-correct coordinates, origin at the centre, y up, height 1. */\n"
+	"	/* Aspect-correct coordinates, origin at the centre, y up,\n"
+	"	 * height 1. */\n"
 	"	vec2 p = (frag - 0.5 * u_resolution) / u_resolution.y;\n"
 	"	float t = u_time;\n"
 	"\n"
-	"	vec3 col = mix(hue(0.08 * t + 0.25 * v_uv.x), hue(0.08 * t + 0.5 + 0.25 * v_uv.y),\n"
+	"	vec3 col = mix(hue(0.08 * t + 0.25 * v_uv.x),\n"
+	"		       hue(0.08 * t + 0.5 + 0.25 * v_uv.y),\n"
 	"		       0.5 * v_uv.y) * 0.55 + 0.1;\n"
 	"\n"
 	"	/* Fine grid, scrolling. */\n"
 	"	vec2 g = abs(fract((p + vec2(0.03 * t, 0.0)) * 24.0) - 0.5);\n"
-	"	col = mix(col, vec3(0.95), 0.35 * (1.0 - smoothstep(0.0, 0.06, min(g.x, g.y))));\n"
+	"	float grid = 1.0 - smoothstep(0.0, 0.06, min(g.x, g.y));\n"
+	"	col = mix(col, vec3(0.95), 0.35 * grid);\n"
 	"\n"
 	"	/* Rotating striped disc. */\n"
 	"	float r = length(p);\n"
 	"	float a = atan(p.y, p.x) + 0.7 * t;\n"
-	"	float stripes = step(0.5, fract(a * 8.0 / (2.0 * PI) + r * 3.0));\n"
+	"	float stripes =\n"
+	"		step(0.5, fract(a * 8.0 / (2.0 * PI) + r * 3.0));\n"
 	"	float disc = 1.0 - smoothstep(0.33, 0.335, r);\n"
-	"	col = mix(col, mix(vec3(0.05, 0.05, 0.12), vec3(1.0, 0.85, 0.2), stripes), disc);\n"
+	"	vec3 dark = vec3(0.05, 0.05, 0.12);\n"
+	"	vec3 gold = vec3(1.0, 0.85, 0.2);\n"
+	"	col = mix(col, mix(dark, gold, stripes), disc);\n"
 	"\n"
 	"	/* Second hand. */\n"
 	"	float ha = -2.0 * PI * fract(t / 4.0);\n"
 	"	vec2 hd = vec2(sin(ha), cos(ha));\n"
 	"	float along = dot(p, hd);\n"
 	"	float across = abs(dot(p, vec2(hd.y, -hd.x)));\n"
-	"	col = mix(col, vec3(0.9, 0.1, 0.1), step(0.0, along) * step(along, 0.31) * step(across, 0.006));\n"
+	"	col = mix(col, vec3(0.9, 0.1, 0.1),\n"
+	"		  step(0.0, along) * step(along, 0.31) *\n"
+	"			  step(across, 0.006));\n"
 	"\n"
 	"	/* Circles on Lissajous paths. */\n"
 	"	for (int i = 0; i < 3; i++) {\n"
 	"		float fi = float(i);\n"
-	"		vec2 c = vec2(0.62 * sin(t * (0.7 + 0.23 * fi) + fi * 2.1),\n"
-	"			      0.36 * sin(t * (1.1 + 0.17 * fi) + fi * 1.3));\n"
+	"		float cx = t * (0.7 + 0.23 * fi) + fi * 2.1;\n"
+	"		float cy = t * (1.1 + 0.17 * fi) + fi * 1.3;\n"
+	"		vec2 c = vec2(0.62 * sin(cx), 0.36 * sin(cy));\n"
 	"		float d = length(p - c);\n"
-	"		col = mix(col, hue(fi / 3.0 + 0.05 * t) * 0.9 + 0.1, 1.0 - smoothstep(0.075, 0.08, d));\n"
-	"		col = mix(col, vec3(1.0), 1.0 - smoothstep(0.0, 0.004, abs(d - 0.08)));\n"
+	"		col = mix(col, hue(fi / 3.0 + 0.05 * t) * 0.9 + 0.1,\n"
+	"			  1.0 - smoothstep(0.075, 0.08, d));\n"
+	"		float ring = smoothstep(0.0, 0.004, abs(d - 0.08));\n"
+	"		col = mix(col, vec3(1.0), 1.0 - ring);\n"
 	"	}\n"
 	"\n"
 	"	/* Frame number: six seven-segment digits at the top left. */\n"
 	"	float dh = 0.07;\n"
-	"	vec2 q = (frag / u_resolution.y - vec2(0.03, 1.0 - 0.03 - dh)) / vec2(dh * 0.55, dh);\n"
-	"	if (q.y >= 0.0 && q.y <= 1.0 && q.x >= 0.0 && q.x < 6.0 * 1.3) {\n"
+	"	vec2 q = frag / u_resolution.y - vec2(0.03, 1.0 - 0.03 - dh);\n"
+	"	q /= vec2(dh * 0.55, dh);\n"
+	"	if (q.y >= 0.0 && q.y <= 1.0 && q.x >= 0.0 &&\n"
+	"	    q.x < 6.0 * 1.3) {\n"
 	"		int cell = int(q.x / 1.3);\n"
 	"		vec2 cp = vec2(fract(q.x / 1.3) * 1.3, q.y);\n"
 	"		int n = u_frame;\n"
 	"		for (int k = 0; k < 5 - cell; k++)\n"
 	"			n /= 10;\n"
 	"		if (cp.x <= 1.0)\n"
-	"			col = mix(col * 0.35, vec3(0.3, 1.0, 0.4), digit(cp, n - (n / 10) * 10));\n"
+	"			col = mix(col * 0.35, vec3(0.3, 1.0, 0.4),\n"
+	"				  digit(cp, n - (n / 10) * 10));\n"
 	"		else\n"
 	"			col *= 0.35;\n"
 	"	}\n"
@@ -133,7 +159,9 @@ compile(GLenum type, const char *header, const char *body, const char *name)
 	GLuint sh = shader_compile(type, src, 2, log, sizeof(log));
 
 	if (!sh)
-		fprintf(stderr, "glcuda-demo: the %s shader does not compile:\n%s\n", name, log);
+		fprintf(stderr,
+			"glcuda-demo: the %s shader does not compile:\n%s\n",
+			name, log);
 	return sh;
 }
 
@@ -141,7 +169,9 @@ GLuint
 link_program(const char *header, const char *fragment_body, const char *name)
 {
 	GLuint vs = compile(GL_VERTEX_SHADER, header, vertex_body, "vertex");
-	GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, header, fragment_body, name) : 0;
+	GLuint fs =
+		vs ? compile(GL_FRAGMENT_SHADER, header, fragment_body, name)
+		   : 0;
 	char log[4096];
 	GLuint prog;
 
@@ -152,7 +182,9 @@ link_program(const char *header, const char *fragment_body, const char *name)
 	}
 	prog = shader_link(vs, fs, log, sizeof(log));
 	if (!prog)
-		fprintf(stderr, "glcuda-demo: the %s program does not link:\n%s\n", name, log);
+		fprintf(stderr,
+			"glcuda-demo: the %s program does not link:\n%s\n",
+			name, log);
 	return prog;
 }
 
@@ -185,20 +217,24 @@ gl_setup(struct demo *d)
 	/* The "screen": what a compositor would scan out. */
 	glGenTextures(1, &d->screen_tex);
 	glBindTexture(GL_TEXTURE_2D, d->screen_tex);
-	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, (GLsizei)d->opt.width, (GLsizei)d->opt.height);
+	glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, (GLsizei)d->opt.width,
+		       (GLsizei)d->opt.height);
 	glBindTexture(GL_TEXTURE_2D, 0);
 	glGenFramebuffers(1, &d->screen_fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, d->screen_fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       d->screen_tex, 0);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, d->screen_tex, 0);
 	status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	if (status != GL_FRAMEBUFFER_COMPLETE) {
-		fprintf(stderr, "glcuda-demo: the screen framebuffer is incomplete (0x%04x)\n",
+		fprintf(stderr,
+			"glcuda-demo: the screen framebuffer is incomplete "
+			"(0x%04x)\n",
 			status);
 		return 1;
 	}
-	return gl_failed_check("while creating the shaders and the screen framebuffer");
+	return gl_failed_check("while creating the shaders and the screen "
+			       "framebuffer");
 }
 
 void
@@ -265,7 +301,8 @@ composite(struct demo *d, struct glcuda_frame *f)
 	int pw = w / 4, ph = h / 4, border = w >= 640 ? 3 : 1;
 	int px = w - pw - w / 40, py = h - ph - h / 40;
 	int bar = h / 90 > 3 ? h / 90 : 3;
-	double progress = (double)(glcuda_frame_get_number(f) + 1) / (double)d->opt.frames;
+	double progress = (double)(glcuda_frame_get_number(f) + 1) /
+			  (double)d->opt.frames;
 
 	glBindFramebuffer(GL_FRAMEBUFFER, d->screen_fbo);
 	glDisable(GL_SCISSOR_TEST);
@@ -279,14 +316,18 @@ composite(struct demo *d, struct glcuda_frame *f)
 
 	if (pw >= 16 && ph >= 16) {
 		glEnable(GL_SCISSOR_TEST);
-		fill_rect(px - border, py - border, pw + 2 * border, ph + 2 * border, 1.f, 1.f, 1.f);
+		fill_rect(px - border, py - border, pw + 2 * border,
+			  ph + 2 * border, 1.f, 1.f, 1.f);
 		glDisable(GL_SCISSOR_TEST);
-		draw_texture(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), px, py, pw, ph);
+		draw_texture(glcuda_image_get_gl_texture(
+				     glcuda_frame_get_input(f)),
+			     px, py, pw, ph);
 	}
 
 	glEnable(GL_SCISSOR_TEST);
 	fill_rect(0, 0, w, bar, 0.1f, 0.1f, 0.1f);
-	fill_rect(0, 0, (int)(progress > 1.0 ? w : progress * w), bar, 0.2f, 0.8f, 0.3f);
+	fill_rect(0, 0, (int)(progress > 1.0 ? w : progress * w), bar, 0.2f,
+		  0.8f, 0.3f);
 	glDisable(GL_SCISSOR_TEST);
 
 	glBindTexture(GL_TEXTURE_2D, 0);

@@ -16,14 +16,18 @@ save_screen(struct demo *d, uint64_t number)
 	if (d->out_is_dir) {
 		if (!d->out_dir_made) {
 			if (mkdir(d->opt.output, 0777) < 0 && errno != EEXIST) {
-				fprintf(stderr, "glcuda-demo: cannot create directory %s: %s\n",
+				fprintf(stderr,
+					"glcuda-demo: cannot create directory "
+					"%s: %s\n",
 					d->opt.output, strerror(errno));
 				return 1;
 			}
 			d->out_dir_made = true;
 		}
-		snprintf(path, sizeof(path), "%s%sframe-%06llu.png", d->opt.output,
-			 d->opt.output[strlen(d->opt.output) - 1] == '/' ? "" : "/",
+		snprintf(path, sizeof(path), "%s%sframe-%06llu.png",
+			 d->opt.output,
+			 d->opt.output[strlen(d->opt.output) - 1] == '/' ? ""
+									 : "/",
 			 (unsigned long long)number);
 	} else {
 		snprintf(path, sizeof(path), "%s-%06llu.png", d->opt.output,
@@ -32,14 +36,15 @@ save_screen(struct demo *d, uint64_t number)
 	if (!d->readback) {
 		d->readback = malloc(size);
 		if (!d->readback) {
-			fprintf(stderr, "glcuda-demo: out of memory for the PNG readback\n");
+			fprintf(stderr, "glcuda-demo: out of memory for the "
+					"PNG readback\n");
 			return 1;
 		}
 	}
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, d->screen_fbo);
 	glPixelStorei(GL_PACK_ALIGNMENT, 1);
-	glReadPixels(0, 0, (GLsizei)d->opt.width, (GLsizei)d->opt.height, GL_RGBA,
-		     GL_UNSIGNED_BYTE, d->readback);
+	glReadPixels(0, 0, (GLsizei)d->opt.width, (GLsizei)d->opt.height,
+		     GL_RGBA, GL_UNSIGNED_BYTE, d->readback);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 	if (gl_failed_check("reading the screen back for a PNG"))
 		return 1;
@@ -71,7 +76,8 @@ png_wanted(struct demo *d, uint64_t number)
 	}
 	if (d->opt.png_every && number >= d->png_next_every) {
 		want = true;
-		d->png_next_every = (number / d->opt.png_every + 1) * d->opt.png_every;
+		d->png_next_every =
+			(number / d->opt.png_every + 1) * d->opt.png_every;
 	}
 	return want;
 }

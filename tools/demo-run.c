@@ -9,9 +9,10 @@
 int
 glcuda_failed(const char *call, int err)
 {
-	fprintf(stderr, "glcuda-demo: %s failed: %s (%s)\n  %s\n", call, glcuda_error_get_name(err),
-		glcuda_strerror(err),
-		glcuda_get_last_error()[0] ? glcuda_get_last_error() : "(no further detail)");
+	fprintf(stderr, "glcuda-demo: %s failed: %s (%s)\n  %s\n", call,
+		glcuda_error_get_name(err), glcuda_strerror(err),
+		glcuda_get_last_error()[0] ? glcuda_get_last_error()
+					   : "(no further detail)");
 	return 1;
 }
 
@@ -24,7 +25,8 @@ gl_failed_check(const char *where)
 	if (err == GL_NO_ERROR)
 		return 0;
 	while (err != GL_NO_ERROR && count++ < 8) {
-		fprintf(stderr, "glcuda-demo: GL error 0x%04x %s\n", err, where);
+		fprintf(stderr, "glcuda-demo: GL error 0x%04x %s\n", err,
+			where);
 		err = glGetError();
 	}
 	return 1;
@@ -36,11 +38,11 @@ missing_what(int err)
 {
 	switch (err) {
 	case GLCUDA_ERROR_NO_CUDA_DRIVER:
-		return "no CUDA driver found: glcuda-demo needs an NVIDIA GPU and its "
-		       "driver's libcuda.so.1";
+		return "no CUDA driver found: glcuda-demo needs an NVIDIA GPU "
+		       "and its driver's libcuda.so.1";
 	case GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE:
-		return "the GL context does not run on a CUDA device (GL and CUDA are on "
-		       "different GPUs or drivers)";
+		return "the GL context does not run on a CUDA device (GL and "
+		       "CUDA are on different GPUs or drivers)";
 	case GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE:
 		return "no Vulkan device matches the GL context";
 	case GLCUDA_ERROR_DRIVER_MISMATCH:
@@ -54,7 +56,8 @@ missing_what(int err)
 	case GLCUDA_ERROR_MISSING_VULKAN_EXTENSION:
 		return "a Vulkan extension is missing";
 	case GLCUDA_ERROR_GL_TOO_OLD:
-		return "the GL context is too old (GL 4.5 core or GLES 3.0 needed)";
+		return "the GL context is too old (GL 4.5 core or GLES 3.0 "
+		       "needed)";
 	case GLCUDA_ERROR_NO_DISPLAY:
 		return "no EGL display or GL context could be made";
 	default:
@@ -70,20 +73,24 @@ setup_failed(struct demo *d, const char *call, int err)
 	char detail[2048];
 
 	snprintf(detail, sizeof(detail), "%s",
-		 glcuda_get_last_error()[0] ? glcuda_get_last_error() : "(no further detail)");
+		 glcuda_get_last_error()[0] ? glcuda_get_last_error()
+					    : "(no further detail)");
 	glcuda_device_destroy(d->dev);
 	d->dev = NULL;
 	glcuda_headless_destroy(d->hl);
 	d->hl = NULL;
 
-	fprintf(stderr, "glcuda-demo: cannot run here: %s.\n", missing_what(err));
-	fprintf(stderr, "glcuda-demo: %s failed with %s: %s\n", call, glcuda_error_get_name(err),
-		detail);
+	fprintf(stderr, "glcuda-demo: cannot run here: %s.\n",
+		missing_what(err));
+	fprintf(stderr, "glcuda-demo: %s failed with %s: %s\n", call,
+		glcuda_error_get_name(err), detail);
 	if (d->opt.device >= 0)
-		snprintf(detail, sizeof(detail), " --cuda-device %d", d->opt.device);
+		snprintf(detail, sizeof(detail), " --cuda-device %d",
+			 d->opt.device);
 	else
 		detail[0] = '\0';
-	fprintf(stderr, "\nglcuda-demo: diagnosis (the report of glcuda-info%s%s):\n\n",
+	fprintf(stderr,
+		"\nglcuda-demo: diagnosis (the report of glcuda-info%s%s):\n\n",
 		d->opt.gles ? " --gles" : "", detail);
 	fflush(stderr);
 	glcuda_info_report(stderr, false, d->opt.gles, d->opt.device);
@@ -94,7 +101,9 @@ setup_failed(struct demo *d, const char *call, int err)
 int
 collect_timings(struct demo *d)
 {
-	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
+	struct glcuda_frame_timings t = {
+		.size = sizeof(struct glcuda_frame_timings)
+	};
 	int ret;
 
 	if (!d->timings)
@@ -149,19 +158,24 @@ present_newest(struct demo *d, bool *presented)
 int
 wait_for_frame(struct demo *d)
 {
-	struct pollfd pfd = { .fd = glcuda_ring_get_fd(d->ring), .events = POLLIN };
+	struct pollfd pfd = { .fd = glcuda_ring_get_fd(d->ring),
+			      .events = POLLIN };
 	int n, ret;
 
 	do
 		n = poll(&pfd, 1, FRAME_TIMEOUT_MS);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		fprintf(stderr, "glcuda-demo: poll on the ring fd: %s\n", strerror(errno));
+		fprintf(stderr, "glcuda-demo: poll on the ring fd: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	if (n == 0) {
-		fprintf(stderr, "glcuda-demo: no frame finished within %d s: the GPU is hung or "
-			"a hand-off never signalled (sync mode %s)\n", FRAME_TIMEOUT_MS / 1000,
+		fprintf(stderr,
+			"glcuda-demo: no frame finished within %d s: the GPU "
+			"is hung or a hand-off never signalled (sync mode "
+			"%s)\n",
+			FRAME_TIMEOUT_MS / 1000,
 			glcuda_sync_mode_get_name(d->caps->sync_mode));
 		return 1;
 	}
@@ -182,8 +196,10 @@ progress(struct demo *d, bool final)
 		if (!final && t - d->t_progress < 0.1)
 			return;
 		d->t_progress = t;
-		fprintf(stderr, "\r\033[Kframe %llu/%llu, presented %llu, dropped %llu",
-			(unsigned long long)d->produced, (unsigned long long)d->opt.frames,
+		fprintf(stderr,
+			"\r\033[Kframe %llu/%llu, presented %llu, dropped %llu",
+			(unsigned long long)d->produced,
+			(unsigned long long)d->opt.frames,
 			(unsigned long long)d->presented,
 			(unsigned long long)glcuda_ring_get_dropped(d->ring));
 		if (final)
@@ -191,8 +207,10 @@ progress(struct demo *d, bool final)
 		return;
 	}
 	/* Not a terminal (a log): a line every tenth of a long run. */
-	if (d->opt.frames >= 500 && !final && d->produced % (d->opt.frames / 10) == 0)
-		fprintf(stderr, "glcuda-demo: frame %llu/%llu\n", (unsigned long long)d->produced,
+	if (d->opt.frames >= 500 && !final &&
+	    d->produced % (d->opt.frames / 10) == 0)
+		fprintf(stderr, "glcuda-demo: frame %llu/%llu\n",
+			(unsigned long long)d->produced,
 			(unsigned long long)d->opt.frames);
 }
 
@@ -206,11 +224,12 @@ produce_frame(struct demo *d, struct glcuda_frame *f)
 	ret = glcuda_frame_submit(f);
 	if (ret < 0)
 		return glcuda_failed("glcuda_frame_submit", ret);
-	ret = filters_run(d->filters, d->opt.filter, glcuda_frame_get_stream(f), glcuda_frame_get_input(f),
+	ret = filters_run(d->filters, d->opt.filter, glcuda_frame_get_stream(f),
+			  glcuda_frame_get_input(f),
 			  glcuda_frame_get_output(f));
 	if (ret < 0) {
-		fprintf(stderr, "glcuda-demo: filter %s failed: %s\n", filter_name(d->opt.filter),
-			filters_last_error());
+		fprintf(stderr, "glcuda-demo: filter %s failed: %s\n",
+			filter_name(d->opt.filter), filters_last_error());
 		/* Hand the frame back anyway, so that the ring stays usable. */
 		glcuda_frame_complete(f);
 		return 1;
@@ -222,7 +241,8 @@ produce_frame(struct demo *d, struct glcuda_frame *f)
 		return 1;
 
 	t = clock_now_s();
-	if (d->produced > d->warmup && !stats_add(&d->wall, (t - d->t_prev_complete) * 1e6)) {
+	if (d->produced > d->warmup &&
+	    !stats_add(&d->wall, (t - d->t_prev_complete) * 1e6)) {
 		fprintf(stderr, "glcuda-demo: out of memory\n");
 		return 1;
 	}
@@ -277,7 +297,8 @@ run_frames(struct demo *d, double *wall_s, double *cpu_per_frame_s)
 			return 1;
 	}
 	*wall_s = clock_now_s() - t0;
-	*cpu_per_frame_s = (clock_process_cpu_s() - c0) / (double)(d->produced - d->warmup);
+	*cpu_per_frame_s = (clock_process_cpu_s() - c0) /
+			   (double)(d->produced - d->warmup);
 	progress(d, true);
 
 	/* Write the last frame, then let the GPU finish so that the timings
@@ -309,13 +330,16 @@ print_summary(struct demo *d, double wall_s, double cpu_per_frame_s)
 {
 	uint64_t measured = d->produced - d->warmup;
 
-	printf("\nglcuda-demo summary: %llu frames produced, %llu presented, %llu dropped",
-	       (unsigned long long)d->produced, (unsigned long long)d->presented,
+	printf("\nglcuda-demo summary: %llu frames produced, %llu presented, "
+	       "%llu dropped",
+	       (unsigned long long)d->produced,
+	       (unsigned long long)d->presented,
 	       (unsigned long long)glcuda_ring_get_dropped(d->ring));
 	if (d->warmup)
 		printf(" (statistics leave out the first %llu as warm-up)",
 		       (unsigned long long)d->warmup);
-	printf("\n\n  %-18s %10s %10s %10s\n", "stage (us)", "mean", "p50", "p99");
+	printf("\n\n  %-18s %10s %10s %10s\n", "stage (us)", "mean", "p50",
+	       "p99");
 	if (d->timings) {
 		print_row("gl_render", &d->gl_render);
 		print_row("handoff_to_cuda", &d->to_cuda);
@@ -324,13 +348,17 @@ print_summary(struct demo *d, double wall_s, double cpu_per_frame_s)
 		print_row("total", &d->total);
 		printf("  (GPU timings of %zu presented frames)\n", d->total.n);
 	} else {
-		printf("  (no GPU timings: the context has no timer queries)\n");
+		printf("  (no GPU timings: the context has no timer "
+		       "queries)\n");
 	}
 	print_row("wall frame time", &d->wall);
-	printf("\n  throughput:        %.1f frames/s (%.1f us/frame wall clock)\n",
+	printf("\n  throughput:        %.1f frames/s (%.1f us/frame wall "
+	       "clock)\n",
 	       measured / wall_s, wall_s * 1e6 / measured);
-	printf("  process CPU time:  %.1f us/frame (__GL_YIELD=%s)\n", cpu_per_frame_s * 1e6,
+	printf("  process CPU time:  %.1f us/frame (__GL_YIELD=%s)\n",
+	       cpu_per_frame_s * 1e6,
 	       getenv("__GL_YIELD") ? getenv("__GL_YIELD") : "unset");
 	if (d->png_count)
-		printf("  PNG files:         %u in %s\n", d->png_count, d->opt.output);
+		printf("  PNG files:         %u in %s\n", d->png_count,
+		       d->opt.output);
 }

@@ -121,9 +121,11 @@ const char * missing_what(int err);
 
 int setup_failed(struct demo *d, const char *call, int err);
 
-GLuint compile(GLenum type, const char *header, const char *body, const char *name);
+GLuint compile(GLenum type, const char *header, const char *body,
+	       const char *name);
 
-GLuint link_program(const char *header, const char *fragment_body, const char *name);
+GLuint link_program(const char *header, const char *fragment_body,
+		    const char *name);
 
 int gl_setup(struct demo *d);
 

@@ -13,8 +13,9 @@ bin_PROGRAMS += %reldir%/glcuda-demo
 	%reldir%/demo-run.c $(sanitizer_sources)
 %canon_reldir%_glcuda_demo_CPPFLAGS = $(tools_cppflags)
 %canon_reldir%_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
-%canon_reldir%_glcuda_demo_LDADD = common/libfilters.la %reldir%/libinforeport.la \
-	common/libpng-file.la common/libglcuda-common.la lib/libglcuda.la $(LIBPNG_LIBS) \
+%canon_reldir%_glcuda_demo_LDADD = common/libfilters.la \
+	%reldir%/libinforeport.la common/libpng-file.la \
+	common/libglcuda-common.la lib/libglcuda.la $(LIBPNG_LIBS) \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 
 # Without a CUDA driver: a clear message and the diagnosis, exit 1. With

@@ -18,38 +18,49 @@
 int
 run(struct demo *d)
 {
-	struct glcuda_device_options dopt = { .size = sizeof(dopt), .sync_mode = d->opt.sync };
+	struct glcuda_device_options dopt = { .size = sizeof(dopt),
+					      .sync_mode = d->opt.sync };
 	struct glcuda_ring_desc desc;
-	struct filter_params fp = { .sigma = d->opt.sigma, .amount = d->opt.amount };
+	struct filter_params fp = { .sigma = d->opt.sigma,
+				    .amount = d->opt.amount };
 	struct stat st;
 	double wall_s = 0, cpu_per_frame_s = 0;
 	int ret;
 
 	ret = glcuda_headless_new(d->opt.device,
-				  d->opt.gles ? GLCUDA_HEADLESS_FLAG_GLES : GLCUDA_HEADLESS_FLAG_NONE,
+				  d->opt.gles ? GLCUDA_HEADLESS_FLAG_GLES
+					      : GLCUDA_HEADLESS_FLAG_NONE,
 				  &d->hl);
 	if (ret < 0)
 		return setup_failed(d, "glcuda_headless_new", ret);
-	ret = glcuda_device_new(glcuda_headless_get_display(d->hl), glcuda_headless_get_context(d->hl),
-				&dopt, &d->dev);
+	ret = glcuda_device_new(glcuda_headless_get_display(d->hl),
+				glcuda_headless_get_context(d->hl), &dopt,
+				&d->dev);
 	if (ret < 0)
 		return setup_failed(d, "glcuda_device_new", ret);
 	d->caps = glcuda_device_get_caps(d->dev);
 
-	if (d->opt.width > d->caps->max_image_size || d->opt.height > d->caps->max_image_size) {
-		fprintf(stderr, "glcuda-demo: %ux%u is larger than the largest image here (%u)\n",
+	if (d->opt.width > d->caps->max_image_size ||
+	    d->opt.height > d->caps->max_image_size) {
+		fprintf(stderr,
+			"glcuda-demo: %ux%u is larger than the largest image "
+			"here (%u)\n",
 			d->opt.width, d->opt.height, d->caps->max_image_size);
 		return 1;
 	}
 	if (!(d->caps->formats_supported & (1u << d->opt.format))) {
-		fprintf(stderr, "glcuda-demo: the drivers cannot share %s images\n",
+		fprintf(stderr,
+			"glcuda-demo: the drivers cannot share %s images\n",
 			glcuda_format_get_name(d->opt.format));
 		return 1;
 	}
 	if (!filter_available(d->opt.filter)) {
-		fprintf(stderr, "glcuda-demo: this build has no CUDA kernels (nvcc was not found "
-			"at configure time): only the \"none\" filter (a copy) is available; "
-			"running with --filter none instead of %s\n", filter_name(d->opt.filter));
+		fprintf(stderr,
+			"glcuda-demo: this build has no CUDA kernels (nvcc was "
+			"not found at configure time): only the \"none\" "
+			"filter (a copy) is available; running with --filter "
+			"none instead of %s\n",
+			filter_name(d->opt.filter));
 		d->opt.filter = FILTER_NONE;
 	}
 
@@ -70,7 +81,8 @@ run(struct demo *d)
 	if (ret == GLCUDA_ERROR_MISSING_GL_EXTENSION) {
 		/* No timer queries (GLES without GL_EXT_disjoint_timer_query):
 		 * run without the GPU timings. */
-		fprintf(stderr, "glcuda-demo: no GPU timings: %s\n", glcuda_get_last_error());
+		fprintf(stderr, "glcuda-demo: no GPU timings: %s\n",
+			glcuda_get_last_error());
 		desc.flags &= ~(uint32_t)GLCUDA_RING_FLAG_TIMINGS;
 		ret = glcuda_ring_new(d->dev, &desc, &d->ring);
 	}
@@ -78,9 +90,11 @@ run(struct demo *d)
 		return glcuda_failed("glcuda_ring_new", ret);
 	d->timings = desc.flags & GLCUDA_RING_FLAG_TIMINGS;
 
-	ret = filters_new(d->dev, d->opt.width, d->opt.height, &fp, &d->filters);
+	ret = filters_new(d->dev, d->opt.width, d->opt.height, &fp,
+			  &d->filters);
 	if (ret < 0) {
-		fprintf(stderr, "glcuda-demo: cannot set up the CUDA filters: %s\n",
+		fprintf(stderr,
+			"glcuda-demo: cannot set up the CUDA filters: %s\n",
 			filters_last_error());
 		return 1;
 	}
@@ -92,21 +106,34 @@ run(struct demo *d)
 	d->progress_tty = isatty(STDERR_FILENO);
 	if (!d->opt.quiet) {
 		const struct filter_params *p = filters_params(d->filters);
-		fprintf(stderr, "glcuda-demo: %s\n", glcuda_headless_get_description(d->hl));
-		fprintf(stderr, "glcuda-demo: %s %d.%d on %s; CUDA device %d (%s); sync %s%s\n",
-			d->caps->gl_api == GLCUDA_GL_API_GLES ? "OpenGL ES" : "OpenGL",
-			d->caps->gl_major, d->caps->gl_minor, d->caps->gl_renderer,
-			d->caps->cuda_ordinal, d->caps->cuda_device_name,
+		fprintf(stderr, "glcuda-demo: %s\n",
+			glcuda_headless_get_description(d->hl));
+		fprintf(stderr,
+			"glcuda-demo: %s %d.%d on %s; CUDA device %d (%s); "
+			"sync %s%s\n",
+			d->caps->gl_api == GLCUDA_GL_API_GLES ? "OpenGL ES"
+							      : "OpenGL",
+			d->caps->gl_major, d->caps->gl_minor,
+			d->caps->gl_renderer, d->caps->cuda_ordinal,
+			d->caps->cuda_device_name,
 			glcuda_sync_mode_get_name(d->caps->sync_mode),
-			d->caps->sync_mode == GLCUDA_SYNC_CPU ? " (CPU fallback: hand-offs block)" : "");
-		fprintf(stderr, "glcuda-demo: %llu frames of %ux%u %s, filter %s",
-			(unsigned long long)d->opt.frames, d->opt.width, d->opt.height,
-			glcuda_format_get_name(d->opt.format), filter_name(d->opt.filter));
-		if (d->opt.filter == FILTER_BLUR || d->opt.filter == FILTER_UNSHARP)
+			d->caps->sync_mode == GLCUDA_SYNC_CPU ? " (CPU "
+								"fallback: "
+								"hand-offs "
+								"block)"
+							      : "");
+		fprintf(stderr,
+			"glcuda-demo: %llu frames of %ux%u %s, filter %s",
+			(unsigned long long)d->opt.frames, d->opt.width,
+			d->opt.height, glcuda_format_get_name(d->opt.format),
+			filter_name(d->opt.filter));
+		if (d->opt.filter == FILTER_BLUR ||
+		    d->opt.filter == FILTER_UNSHARP)
 			fprintf(stderr, " (sigma %.2f px", p->sigma);
 		if (d->opt.filter == FILTER_UNSHARP)
 			fprintf(stderr, ", amount %.2f", p->amount);
-		if (d->opt.filter == FILTER_BLUR || d->opt.filter == FILTER_UNSHARP)
+		if (d->opt.filter == FILTER_BLUR ||
+		    d->opt.filter == FILTER_UNSHARP)
 			fputc(')', stderr);
 		if (d->opt.filter == FILTER_GRADE)
 			fprintf(stderr, " (%d^3 LUT)", p->lut_size);

@@ -168,7 +168,8 @@ json_device_verdict(struct json *j, const struct device_verdict *v)
 	json_bool(j, "ok", v->tried && v->error == 0);
 	if (v->tried && v->error == 0) {
 		json_int(j, "cuda_device", v->cuda_ordinal);
-		json_str(j, "sync_mode", glcuda_sync_mode_get_name(v->sync_mode));
+		json_str(j, "sync_mode",
+			 glcuda_sync_mode_get_name(v->sync_mode));
 		json_str(j, "renderer", v->renderer);
 		json_null(j, "stage");
 		json_null(j, "error");
@@ -178,7 +179,8 @@ json_device_verdict(struct json *j, const struct device_verdict *v)
 		json_null(j, "sync_mode");
 		json_str(j, "renderer", v->renderer[0] ? v->renderer : NULL);
 		json_str(j, "stage", v->tried ? v->stage : NULL);
-		json_str(j, "error", v->tried ? glcuda_error_get_name(v->error) : NULL);
+		json_str(j, "error",
+			 v->tried ? glcuda_error_get_name(v->error) : NULL);
 		json_str(j, "message", v->tried ? v->message : "not judged");
 	}
 	json_close(j, '}');
@@ -215,9 +217,12 @@ print_json(FILE *out, const struct report *r)
 			json_int(&j, "cuda_device", e->cuda_device);
 		else
 			json_null(&j, "cuda_device");
-		json_str(&j, "drm_device", e->drm_device[0] ? e->drm_device : NULL);
-		json_str(&j, "drm_render_node", e->drm_render_node[0] ? e->drm_render_node : NULL);
-		json_bool(&j, "hidden_from_cuda", egl_device_hidden_from_cuda(e));
+		json_str(&j, "drm_device",
+			 e->drm_device[0] ? e->drm_device : NULL);
+		json_str(&j, "drm_render_node",
+			 e->drm_render_node[0] ? e->drm_render_node : NULL);
+		json_bool(&j, "hidden_from_cuda",
+			  egl_device_hidden_from_cuda(e));
 		json_device_verdict(&j, &r->egl_verdicts[i]);
 		json_close(&j, '}');
 	}
@@ -249,7 +254,8 @@ print_json(FILE *out, const struct report *r)
 		json_uuid(&j, "driver_uuid", p->driver_uuid);
 		json_bool(&j, "external_memory_fd", p->external_memory_fd);
 		json_bool(&j, "rgba8_exportable", p->rgba8_exportable);
-		json_bool(&j, "external_semaphore_fd", p->external_semaphore_fd);
+		json_bool(&j, "external_semaphore_fd",
+			  p->external_semaphore_fd);
 		json_bool(&j, "binary_exportable", p->binary_exportable);
 		json_bool(&j, "timeline_semaphore", p->timeline_semaphore);
 		json_bool(&j, "timeline_exportable", p->timeline_exportable);
@@ -284,12 +290,14 @@ print_json(FILE *out, const struct report *r)
 		json_uuid(&j, "gl_device_uuid", uf->device_uuid);
 		json_open(&j, "vulkan", '[');
 		for (int i = 0; i < r->vk_count; i++) {
-			if (memcmp(r->vk[i].device_uuid, uf->device_uuid, 16) != 0)
+			if (memcmp(r->vk[i].device_uuid, uf->device_uuid, 16) !=
+			    0)
 				continue;
 			json_open(&j, NULL, '{');
 			json_int(&j, "index", i);
 			json_bool(&j, "driver_uuid_matches",
-				  memcmp(r->vk[i].driver_uuid, uf->driver_uuid, 16) == 0);
+				  memcmp(r->vk[i].driver_uuid, uf->driver_uuid,
+					 16) == 0);
 			json_close(&j, '}');
 		}
 		json_close(&j, ']');
@@ -307,18 +315,31 @@ print_json(FILE *out, const struct report *r)
 	json_open(&j, "verdict", '{');
 	json_bool(&j, "ok", v->ok);
 	if (v->ok) {
-		json_str(&j, "sync_mode", glcuda_sync_mode_get_name(v->sync_mode));
+		json_str(&j, "sync_mode",
+			 glcuda_sync_mode_get_name(v->sync_mode));
 		json_open(&j, "sync_modes_supported", '[');
 		for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++)
 			if (v->sync_modes_supported & (1u << m))
-				json_str(&j, NULL, glcuda_sync_mode_get_name(m));
+				json_str(&j, NULL,
+					 glcuda_sync_mode_get_name(m));
 		json_close(&j, ']');
 		json_open(&j, "image_kinds", '{');
-		for (int k = GLCUDA_IMAGE_KIND_SHARED; k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++)
-			json_str(&j, k == GLCUDA_IMAGE_KIND_SHARED ? "shared"
-				     : k == GLCUDA_IMAGE_KIND_GL_TEXTURE ? "gl_texture" : "egl_image",
-				 !(v->image_kinds_supported & (1u << k)) ? "unavailable"
-				 : v->image_kinds_cpu_wait & (1u << k) ? "cpu-wait" : "gpu");
+		for (int k = GLCUDA_IMAGE_KIND_SHARED;
+		     k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++) {
+			const char *kind = k == GLCUDA_IMAGE_KIND_SHARED
+						   ? "shared"
+					   : k == GLCUDA_IMAGE_KIND_GL_TEXTURE
+						   ? "gl_texture"
+						   : "egl_image";
+			const char *wait =
+				!(v->image_kinds_supported & (1u << k))
+					? "unavailable"
+				: v->image_kinds_cpu_wait & (1u << k)
+					? "cpu-wait"
+					: "gpu";
+
+			json_str(&j, kind, wait);
+		}
 		json_close(&j, '}');
 		json_null(&j, "error");
 		json_null(&j, "message");
@@ -327,8 +348,9 @@ print_json(FILE *out, const struct report *r)
 		json_null(&j, "sync_mode");
 		json_str(&j, "stage", v->stage);
 		json_str(&j, "error", glcuda_error_get_name(v->error));
-		json_str(&j, "message", v->message[0] ? v->message
-						     : glcuda_strerror(v->error));
+		json_str(&j, "message",
+			 v->message[0] ? v->message
+				       : glcuda_strerror(v->error));
 		json_str(&j, "advice", v->advice);
 	}
 	json_close(&j, '}');

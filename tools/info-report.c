@@ -34,7 +34,8 @@ const struct ext_info gl_exts[GL_EXT_COUNT] = {
 	{ "GL_EXT_memory_object", "required: shared memory" },
 	{ "GL_EXT_memory_object_fd", "required: import Vulkan memory" },
 	{ "GL_EXT_semaphore", "GPU-side sync" },
-	{ "GL_EXT_semaphore_fd", "GPU-side sync (binary); without it, CPU waits" },
+	{ "GL_EXT_semaphore_fd", "GPU-side sync (binary); without it, CPU "
+				 "waits" },
 	{ "GL_NV_timeline_semaphore", "GPU-side sync (timeline)" },
 };
 
@@ -81,9 +82,11 @@ glcuda_info_report(FILE *out, bool json, bool gles, int cuda_ordinal)
 	int ret;
 
 	if (!r) {
-		fprintf(out, json ? "{\"verdict\": {\"ok\": false, \"sync_mode\": null, "
-			"\"error\": \"ENOMEM\", \"message\": \"out of memory\"}}\n"
-			: "glcuda-info: out of memory\n");
+		fprintf(out, json ? "{\"verdict\": {\"ok\": false, "
+				    "\"sync_mode\": null, \"error\": "
+				    "\"ENOMEM\", \"message\": \"out of "
+				    "memory\"}}\n"
+				  : "glcuda-info: out of memory\n");
 		return 1;
 	}
 	r->gles = gles;

@@ -16,10 +16,10 @@
  * whose "verdict" member is {"ok", "sync_mode", "error", "message",
  * "advice"}, and each of its "egl"."devices" a "verdict" {"ok",
  * "cuda_device", "sync_mode", "renderer", "stage", "error", "message"}
- * and "hidden_from_cuda". gles: the verdict uses a GLES context instead of GL core (both
- * are described either way). cuda_ordinal: the CUDA device whose EGL device
- * is used (glcuda_headless_new), -1 for that of a CUDA device CUDA can see.
- * Every EGL device gets a verdict of its own as well.
+ * and "hidden_from_cuda". gles: the verdict uses a GLES context instead of GL
+ * core (both are described either way). cuda_ordinal: the CUDA device whose EGL
+ * device is used (glcuda_headless_new), -1 for that of a CUDA device CUDA can
+ * see. Every EGL device gets a verdict of its own as well.
  *
  * Creates and destroys EGL contexts (whatever was current on the calling
  * thread is not current afterwards) and loads libcuda.so.1 if present.

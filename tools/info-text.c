@@ -27,8 +27,8 @@ yes_no(bool b)
 }
 
 static void
-print_exts(FILE *out, int indent, const struct ext_info *exts, const bool *present,
-	   size_t n)
+print_exts(FILE *out, int indent, const struct ext_info *exts,
+	   const bool *present, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%*s%-32s %-7s  %s\n", indent, "", exts[i].name,
@@ -42,19 +42,25 @@ print_device_verdict(FILE *out, const struct device_verdict *v)
 	if (!v->tried)
 		fprintf(out, "        verdict: not judged\n");
 	else if (v->error == 0)
-		fprintf(out, "        verdict: interop works, CUDA device %d, sync mode %s (%s)\n",
-			v->cuda_ordinal, glcuda_sync_mode_get_name(v->sync_mode), v->renderer);
+		fprintf(out,
+			"        verdict: interop works, CUDA device %d, sync "
+			"mode %s (%s)\n",
+			v->cuda_ordinal,
+			glcuda_sync_mode_get_name(v->sync_mode), v->renderer);
 	else
-		fprintf(out, "        verdict: interop cannot work: %s: %s%s%s%s\n",
-			strcmp(v->stage, "context") == 0 ? "no context"
-			: glcuda_error_get_name(v->error), v->message,
-			v->renderer[0] ? " (GL: " : "", v->renderer,
+		fprintf(out,
+			"        verdict: interop cannot work: %s: %s%s%s%s\n",
+			strcmp(v->stage, "context") == 0
+				? "no context"
+				: glcuda_error_get_name(v->error),
+			v->message, v->renderer[0] ? " (GL: " : "", v->renderer,
 			v->renderer[0] ? ")" : "");
 }
 
 static void
-print_context_text(FILE *out, const struct report *r, const struct context_facts *f,
-		   const char *api, bool with_egl)
+print_context_text(FILE *out, const struct report *r,
+		   const struct context_facts *f, const char *api,
+		   bool with_egl)
 {
 	char u[UUID_STRING_SIZE];
 
@@ -76,7 +82,8 @@ print_context_text(FILE *out, const struct report *r, const struct context_facts
 	if (with_egl) {
 		fprintf(out, "    EGL %s, vendor %s; display extensions:\n",
 			f->egl_version, f->egl_vendor);
-		print_exts(out, 8, egl_display_exts, f->egl_ext, ARRAY_LENGTH(egl_display_exts));
+		print_exts(out, 8, egl_display_exts, f->egl_ext,
+			   ARRAY_LENGTH(egl_display_exts));
 	}
 	fprintf(out, "    interop extensions:\n");
 	print_exts(out, 8, gl_exts, f->ext, GL_EXT_COUNT);
@@ -86,8 +93,8 @@ print_context_text(FILE *out, const struct report *r, const struct context_facts
 		uuid_format(f->driver_uuid, u);
 		fprintf(out, "    driver UUID  %s\n", u);
 	} else {
-		fprintf(out, "    device UUID  unknown (no GL_EXT_memory_object or "
-			"GL_EXT_semaphore)\n");
+		fprintf(out, "    device UUID  unknown (no "
+			     "GL_EXT_memory_object or GL_EXT_semaphore)\n");
 	}
 }
 
@@ -99,7 +106,8 @@ print_matches_text(FILE *out, const struct report *r)
 
 	fprintf(out, "\nDevice matching (by device UUID)\n");
 	if (!f) {
-		fprintf(out, "    no GL context reports a device UUID: nothing to match\n");
+		fprintf(out, "    no GL context reports a device UUID: nothing "
+			     "to match\n");
 		return;
 	}
 	fprintf(out, "    GL (%s):\n", f->gl_renderer);
@@ -107,10 +115,11 @@ print_matches_text(FILE *out, const struct report *r)
 		if (memcmp(r->vk[i].device_uuid, f->device_uuid, 16) != 0)
 			continue;
 		any_vk = true;
-		fprintf(out, "      = Vulkan device %d (%s), driver UUID %s\n", i,
-			r->vk[i].name,
+		fprintf(out, "      = Vulkan device %d (%s), driver UUID %s\n",
+			i, r->vk[i].name,
 			memcmp(r->vk[i].driver_uuid, f->driver_uuid, 16) == 0
-			? "matches too" : "DIFFERS (different drivers: no sharing)");
+				? "matches too"
+				: "DIFFERS (different drivers: no sharing)");
 	}
 	if (!any_vk)
 		fprintf(out, "      no Vulkan device has this UUID\n");
@@ -119,7 +128,8 @@ print_matches_text(FILE *out, const struct report *r)
 		    memcmp(r->cuda[i].uuid, f->device_uuid, 16) != 0)
 			continue;
 		any_cuda = true;
-		fprintf(out, "      = CUDA device %d (%s)\n", i, r->cuda[i].name);
+		fprintf(out, "      = CUDA device %d (%s)\n", i,
+			r->cuda[i].name);
 	}
 	if (!any_cuda)
 		fprintf(out, "      no CUDA device has this UUID%s\n",
@@ -135,10 +145,12 @@ print_text(FILE *out, const struct report *r)
 	fprintf(out, "glcuda %s\n", glcuda_get_version());
 
 	fprintf(out, "\nEGL client extensions\n");
-	print_exts(out, 4, egl_client_exts, r->client_ext, ARRAY_LENGTH(egl_client_exts));
+	print_exts(out, 4, egl_client_exts, r->client_ext,
+		   ARRAY_LENGTH(egl_client_exts));
 
 	if (r->egl_device_error)
-		fprintf(out, "\nEGL devices: cannot be listed: %s\n", r->egl_device_message);
+		fprintf(out, "\nEGL devices: cannot be listed: %s\n",
+			r->egl_device_message);
 	else
 		fprintf(out, "\nEGL devices: %d\n", r->egl_device_count);
 	for (int i = 0; i < r->egl_device_count; i++) {
@@ -147,16 +159,21 @@ print_text(FILE *out, const struct report *r)
 		fprintf(out, "    device %d: %s\n", i,
 			e->extensions[0] ? e->extensions : "(no extensions)");
 		if (e->cuda_device >= 0)
-			fprintf(out, "        CUDA device %d (EGL_NV_device_cuda)\n",
+			fprintf(out,
+				"        CUDA device %d (EGL_NV_device_cuda)\n",
 				e->cuda_device);
 		else if (egl_device_hidden_from_cuda(e))
-			fprintf(out, "        CUDA device: none CUDA can see (EGL_NV_device_cuda "
-				"names none: CUDA_VISIBLE_DEVICES leaves this GPU out)\n");
+			fprintf(out, "        CUDA device: none CUDA can see "
+				     "(EGL_NV_device_cuda names none: "
+				     "CUDA_VISIBLE_DEVICES leaves this GPU "
+				     "out)\n");
 		else
-			fprintf(out, "        CUDA device: not said (no EGL_NV_device_cuda)\n");
+			fprintf(out, "        CUDA device: not said (no "
+				     "EGL_NV_device_cuda)\n");
 		if (e->drm_device[0] || e->drm_render_node[0])
 			fprintf(out, "        DRM: %s%s%s\n", e->drm_device,
-				e->drm_device[0] && e->drm_render_node[0] ? ", " : "",
+				e->drm_device[0] && e->drm_render_node[0] ? ", "
+									  : "",
 				e->drm_render_node);
 		print_device_verdict(out, &r->egl_verdicts[i]);
 	}
@@ -165,8 +182,8 @@ print_text(FILE *out, const struct report *r)
 	print_context_text(out, r, &r->gles_ctx, "OpenGL ES", r->gl.error != 0);
 
 	if (r->vk_error)
-		fprintf(out, "\nVulkan: %s: %s\n", glcuda_error_get_name(r->vk_error),
-			r->vk_message);
+		fprintf(out, "\nVulkan: %s: %s\n",
+			glcuda_error_get_name(r->vk_error), r->vk_message);
 	else
 		fprintf(out, "\nVulkan physical devices: %d\n", r->vk_count);
 	for (int i = 0; i < r->vk_count; i++) {
@@ -174,55 +191,68 @@ print_text(FILE *out, const struct report *r)
 
 		uuid_format(p->device_uuid, u);
 		uuid_format(p->driver_uuid, d);
-		fprintf(out, "    device %d: %s (Vulkan %u.%u.%u, driver %s%s%s)\n", i,
-			p->name, p->api_major,
-			p->api_minor,
-			p->api_patch,
+		fprintf(out,
+			"    device %d: %s (Vulkan %u.%u.%u, driver %s%s%s)\n",
+			i, p->name, p->api_major, p->api_minor, p->api_patch,
 			p->driver_name[0] ? p->driver_name : "?",
 			p->driver_info[0] ? " " : "", p->driver_info);
-		fprintf(out, "        device UUID  %s\n        driver UUID  %s\n", u, d);
-		fprintf(out, "        external memory fd %s, image export (RGBA8) %s; "
-			"external semaphore fd %s, binary export %s, timeline %s, "
-			"timeline export %s\n",
-			yes_no(p->external_memory_fd), yes_no(p->rgba8_exportable),
-			yes_no(p->external_semaphore_fd), yes_no(p->binary_exportable),
-			yes_no(p->timeline_semaphore), yes_no(p->timeline_exportable));
+		fprintf(out,
+			"        device UUID  %s\n        driver UUID  %s\n", u,
+			d);
+		fprintf(out,
+			"        external memory fd %s, image export (RGBA8) "
+			"%s; external semaphore fd %s, binary export %s, "
+			"timeline %s, timeline export %s\n",
+			yes_no(p->external_memory_fd),
+			yes_no(p->rgba8_exportable),
+			yes_no(p->external_semaphore_fd),
+			yes_no(p->binary_exportable),
+			yes_no(p->timeline_semaphore),
+			yes_no(p->timeline_exportable));
 	}
 
 	if (r->cuda_error) {
 		fprintf(out, "\nCUDA: %s\n    %s\n",
 			r->cuda_error == GLCUDA_ERROR_NO_CUDA_DRIVER
-			? "no CUDA driver found" : glcuda_error_get_name(r->cuda_error),
+				? "no CUDA driver found"
+				: glcuda_error_get_name(r->cuda_error),
 			r->cuda_message);
 	} else {
 		fprintf(out, "\nCUDA driver %d.%d: %d device%s\n",
-			r->cuda_driver_version / 1000, r->cuda_driver_version % 1000 / 10,
-			r->cuda_count, r->cuda_count == 1 ? "" : "s");
+			r->cuda_driver_version / 1000,
+			r->cuda_driver_version % 1000 / 10, r->cuda_count,
+			r->cuda_count == 1 ? "" : "s");
 		for (int i = 0; i < r->cuda_count; i++) {
 			if (r->cuda[i].has_uuid)
 				uuid_format(r->cuda[i].uuid, u);
 			else
 				copy_string(u, sizeof(u), "unknown");
-			fprintf(out, "    device %d: %s, UUID %s\n", i, r->cuda[i].name, u);
+			fprintf(out, "    device %d: %s, UUID %s\n", i,
+				r->cuda[i].name, u);
 		}
 	}
 
 	print_matches_text(out, r);
 
-	fprintf(out, "\nVerdict (%s context%s): ", r->gles ? "OpenGL ES" : "OpenGL",
+	fprintf(out,
+		"\nVerdict (%s context%s): ", r->gles ? "OpenGL ES" : "OpenGL",
 		r->cuda_ordinal >= 0 ? ", requested CUDA device" : "");
 	if (v->ok) {
-		fprintf(out, "interop works, sync mode %s", glcuda_sync_mode_get_name(v->sync_mode));
+		fprintf(out, "interop works, sync mode %s",
+			glcuda_sync_mode_get_name(v->sync_mode));
 		if (v->sync_mode == GLCUDA_SYNC_CPU)
-			fprintf(out, " (GL has no semaphores: hand-offs wait on the CPU; "
-				"a driver with GL_EXT_semaphore_fd avoids that)");
+			fprintf(out, " (GL has no semaphores: hand-offs wait "
+				     "on the CPU; a driver with "
+				     "GL_EXT_semaphore_fd avoids that)");
 		else
 			fprintf(out, " (GPU-side waits, no CPU blocking)");
 		fprintf(out, "\n");
-		for (int k = GLCUDA_IMAGE_KIND_SHARED; k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++)
+		for (int k = GLCUDA_IMAGE_KIND_SHARED;
+		     k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++)
 			fprintf(out, "    %s: %s\n", image_kind_name(k),
 				!(v->image_kinds_supported & (1u << k))
-					? "not available (the CUDA driver lacks the interop)"
+					? "not available (the CUDA driver "
+					  "lacks the interop)"
 				: v->image_kinds_cpu_wait & (1u << k)
 					? "no copy; hand-offs wait on the CPU"
 					: "no copy, no CPU wait");
@@ -232,11 +262,15 @@ print_text(FILE *out, const struct report *r)
 		int works = first_working_egl_device(r);
 
 		fprintf(out, "interop cannot work\n");
-		fprintf(out, "    %s: %s\n", v->stage, glcuda_error_get_name(v->error));
-		fprintf(out, "    %s\n", v->message[0] ? v->message : glcuda_strerror(v->error));
+		fprintf(out, "    %s: %s\n", v->stage,
+			glcuda_error_get_name(v->error));
+		fprintf(out, "    %s\n",
+			v->message[0] ? v->message : glcuda_strerror(v->error));
 		fprintf(out, "    What to do: %s\n", v->advice);
 		if (works >= 0)
-			fprintf(out, "    EGL device %d works with CUDA device %d: pass --cuda-device %d\n",
+			fprintf(out,
+				"    EGL device %d works with CUDA device %d: "
+				"pass --cuda-device %d\n",
 				works, r->egl_verdicts[works].cuda_ordinal,
 				r->egl_verdicts[works].cuda_ordinal);
 	}

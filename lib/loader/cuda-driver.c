@@ -17,7 +17,8 @@ typedef __typeof__(cuGetErrorName) *get_error_name_fn;
 typedef __typeof__(cuGetErrorString) *get_error_string_fn;
 
 int
-cuda_driver_open(struct cuda_driver *drv, int api_version, char *msg, size_t size)
+cuda_driver_open(struct cuda_driver *drv, int api_version, char *msg,
+		 size_t size)
 {
 	const char *path = getenv("GLCUDA_LIBCUDA");
 	void *handle;
@@ -29,9 +30,10 @@ cuda_driver_open(struct cuda_driver *drv, int api_version, char *msg, size_t siz
 	if (!handle) {
 		const char *why = dlerror();
 		snprintf(msg, size,
-			 "no CUDA driver: dlopen(\"%s\") failed: %s. Install the "
-			 "NVIDIA driver (it provides libcuda.so.1), or check that "
-			 "the loader can find it (ldconfig -p | grep libcuda).",
+			 "no CUDA driver: dlopen(\"%s\") failed: %s. Install "
+			 "the NVIDIA driver (it provides libcuda.so.1), or "
+			 "check that the loader can find it (ldconfig -p | "
+			 "grep libcuda).",
 			 path, why ? why : "unknown error");
 		return -1;
 	}
@@ -39,8 +41,9 @@ cuda_driver_open(struct cuda_driver *drv, int api_version, char *msg, size_t siz
 	drv->get_proc = dlsym(handle, "cuGetProcAddress_v2");
 	if (!drv->get_proc) {
 		snprintf(msg, size,
-			 "%s has no cuGetProcAddress_v2: the NVIDIA driver is older "
-			 "than CUDA 12. Install driver 525 or newer.", path);
+			 "%s has no cuGetProcAddress_v2: the NVIDIA driver is "
+			 "older than CUDA 12. Install driver 525 or newer.",
+			 path);
 		dlclose(handle);
 		drv->get_proc = NULL;
 		return -1;
@@ -70,17 +73,21 @@ cuda_driver_close(struct cuda_driver *drv)
 int
 cuda_driver_abi_version(const struct cuda_driver *drv, const char *name)
 {
-	static const char *const pre13[] = { "cuCtxSynchronize", "cuCtxGetDevice" };
+	static const char *const pre13[] = {
+		"cuCtxSynchronize",
+		"cuCtxGetDevice",
+	};
 
 	for (size_t i = 0; i < sizeof(pre13) / sizeof(pre13[0]); i++)
 		if (!strcmp(name, pre13[i]))
-			return drv->api_version < 12000 ? drv->api_version : 12000;
+			return drv->api_version < 12000 ? drv->api_version
+							: 12000;
 	return drv->api_version;
 }
 
 int
-cuda_driver_resolve(const struct cuda_driver *drv, const char *name, void **fn, char *msg,
-		    size_t size)
+cuda_driver_resolve(const struct cuda_driver *drv, const char *name, void **fn,
+		    char *msg, size_t size)
 {
 	get_proc_fn get_proc = (get_proc_fn)drv->get_proc;
 	CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
@@ -93,9 +100,10 @@ cuda_driver_resolve(const struct cuda_driver *drv, const char *name, void **fn, 
 		return 0;
 	*fn = NULL;
 	snprintf(msg, size,
-		 "cuGetProcAddress(\"%s\", version %d) failed: result %d, status %d. The "
-		 "NVIDIA driver is older than CUDA %d.%d, whose driver API glcuda and its "
-		 "programs were built for; update the driver.",
+		 "cuGetProcAddress(\"%s\", version %d) failed: result %d, "
+		 "status %d. The NVIDIA driver is older than CUDA %d.%d, whose "
+		 "driver API glcuda and its programs were built for; update "
+		 "the driver.",
 		 name, version, (int)res, (int)status, drv->api_version / 1000,
 		 drv->api_version % 1000 / 10);
 	return -1;
@@ -109,20 +117,22 @@ cuda_driver_find(const struct cuda_driver *drv, const char *name)
 	void *fn = NULL;
 
 	if (!get_proc ||
-	    get_proc(name, &fn, cuda_driver_abi_version(drv, name), CU_GET_PROC_ADDRESS_DEFAULT,
-		     &status) != CUDA_SUCCESS)
+	    get_proc(name, &fn, cuda_driver_abi_version(drv, name),
+		     CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS)
 		return NULL;
 	return fn;
 }
 
 int
 cuda_driver_resolve_table(const struct cuda_driver *drv,
-			  const struct cuda_driver_entry *required, size_t count_required,
-			  const struct cuda_driver_entry *optional, size_t count_optional,
-			  char *msg, size_t size)
+			  const struct cuda_driver_entry *required,
+			  size_t count_required,
+			  const struct cuda_driver_entry *optional,
+			  size_t count_optional, char *msg, size_t size)
 {
 	for (size_t i = 0; i < count_required; i++)
-		if (cuda_driver_resolve(drv, required[i].name, required[i].fn, msg, size) < 0)
+		if (cuda_driver_resolve(drv, required[i].name, required[i].fn,
+					msg, size) < 0)
 			return -1;
 	for (size_t i = 0; i < count_optional; i++)
 		*optional[i].fn = cuda_driver_find(drv, optional[i].name);
@@ -147,16 +157,18 @@ fallback_result_name(int res)
 }
 
 const char *
-cuda_driver_result_format(int res, const char *name, const char *desc, char *buf,
-			  size_t size)
+cuda_driver_result_format(int res, const char *name, const char *desc,
+			  char *buf, size_t size)
 {
-	snprintf(buf, size, "%s (%d)%s%s", name ? name : fallback_result_name(res), res,
-		 desc ? ": " : "", desc ? desc : "");
+	snprintf(buf, size, "%s (%d)%s%s",
+		 name ? name : fallback_result_name(res), res, desc ? ": " : "",
+		 desc ? desc : "");
 	return buf;
 }
 
 const char *
-cuda_driver_result_string(int res, void *get_name, void *get_string, char *buf, size_t size)
+cuda_driver_result_string(int res, void *get_name, void *get_string, char *buf,
+			  size_t size)
 {
 	const char *name = NULL, *desc = NULL;
 

@@ -15,9 +15,6 @@
 #include "error.h"
 
 struct glcuda_cuda glcuda_cuda;
-#ifdef GLCUDA_TEST_BUILD
-struct glcuda_test_cuda glcuda_test_cuda;
-#endif
 
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int loader_refs;
@@ -25,8 +22,10 @@ static unsigned int loader_refs;
 const char *
 cuda_result_string(CUresult res, char *buf, size_t size)
 {
-	return cuda_driver_result_string(res, (void *)glcuda_cuda.cuGetErrorName,
-					 (void *)glcuda_cuda.cuGetErrorString, buf, size);
+	return cuda_driver_result_string(res,
+					 (void *)glcuda_cuda.cuGetErrorName,
+					 (void *)glcuda_cuda.cuGetErrorString,
+					 buf, size);
 }
 
 /* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
@@ -54,49 +53,30 @@ cuda_result_is_fatal(CUresult res)
 }
 
 int
-cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const char *hint)
+cuda_call_fail(struct error_sink *errors, CUresult res, const char *call,
+	       const char *hint)
 {
 	char buf[256];
 
 	cuda_result_string(res, buf, sizeof(buf));
 	if (cuda_result_is_fatal(res))
 		return error_fail(errors, GLCUDA_ERROR_DEVICE_LOST,
-				  "%s: %s. The CUDA context is unusable (a kernel "
-				  "faulted or the GPU was reset): destroy every glcuda "
-				  "object and the device, then create them again.",
+				  "%s: %s. The CUDA context is unusable (a "
+				  "kernel faulted or the GPU was reset): "
+				  "destroy every glcuda object and the device, "
+				  "then create them again.",
 				  call, buf);
 	if (res == CUDA_ERROR_OUT_OF_MEMORY)
 		return error_fail(errors, GLCUDA_ERROR_CUDA,
-				  "%s: %s. The GPU is out of memory: free images or use "
-				  "smaller ones.", call, buf);
+				  "%s: %s. The GPU is out of memory: free "
+				  "images or use smaller ones.",
+				  call, buf);
 	return error_fail(errors, GLCUDA_ERROR_CUDA, "%s: %s%s%s", call, buf,
 			  hint ? ". " : "", hint ? hint : "");
 }
 
-#ifdef GLCUDA_TEST_BUILD
-/* The tests' table, written once, on the first load: the functions of
- * libcuda never move (it is never unloaded). Each is NULL where the driver
- * has none. */
-static void
-resolve_test_table(const struct cuda_driver *drv)
-{
-	static bool filled;
-#define ENTRY(name) { #name, (void **)&glcuda_test_cuda.name },
-	const struct cuda_driver_entry optional[] = {
-		GLCUDA_CUDA_PROGRAM_FUNCTIONS(ENTRY)
-	};
-#undef ENTRY
-
-	if (!filled)
-		cuda_driver_resolve_table(drv, NULL, 0, optional,
-					  sizeof(optional) / sizeof(optional[0]), NULL, 0);
-	filled = true;
-}
-#endif
-
-/* Every entry point of the table (and, in the tests' build, of the tests'
- * table) from the driver: 0, or GLCUDA_ERROR_NO_CUDA_DRIVER with the
- * reason in buf. */
+/* Every entry point of the table from the driver: 0, or
+ * GLCUDA_ERROR_NO_CUDA_DRIVER with the reason in buf. */
 static int
 resolve_all(struct glcuda_cuda *table, const struct cuda_driver *drv, char *buf,
 	    size_t bufsize)
@@ -114,13 +94,12 @@ resolve_all(struct glcuda_cuda *table, const struct cuda_driver *drv, char *buf,
 	};
 #undef ENTRY
 
-	if (cuda_driver_resolve_table(drv, required, sizeof(required) / sizeof(required[0]),
-				      optional, sizeof(optional) / sizeof(optional[0]), buf,
-				      bufsize) < 0)
+	if (cuda_driver_resolve_table(drv, required,
+				      sizeof(required) / sizeof(required[0]),
+				      optional,
+				      sizeof(optional) / sizeof(optional[0]),
+				      buf, bufsize) < 0)
 		return GLCUDA_ERROR_NO_CUDA_DRIVER;
-#ifdef GLCUDA_TEST_BUILD
-	resolve_test_table(drv);
-#endif
 	return 0;
 }
 
@@ -161,11 +140,13 @@ cuda_loader_load(char *buf, size_t bufsize)
 
 	res = CU_CALL(cuInit, 0);
 	if (res != CUDA_SUCCESS) {
-		snprintf(buf, bufsize,
-			 "cuInit failed: %s. %s", cuda_result_string(res, resbuf, sizeof(resbuf)),
+		snprintf(buf, bufsize, "cuInit failed: %s. %s",
+			 cuda_result_string(res, resbuf, sizeof(resbuf)),
 			 res == CUDA_ERROR_NO_DEVICE
-				 ? "No CUDA-capable GPU is visible (check CUDA_VISIBLE_DEVICES and /dev/nvidia*)."
-				 : "The NVIDIA kernel module and libcuda.so.1 may not match; reload the driver.");
+				 ? "No CUDA-capable GPU is visible (check "
+				   "CUDA_VISIBLE_DEVICES and /dev/nvidia*)."
+				 : "The NVIDIA kernel module and libcuda.so.1 "
+				   "may not match; reload the driver.");
 		ret = res == CUDA_ERROR_NO_DEVICE ? GLCUDA_ERROR_NO_CUDA_DRIVER
 						  : GLCUDA_ERROR_CUDA;
 		/* Keep the resolved table (libcuda is never unloaded): code
@@ -188,22 +169,12 @@ out:
 void
 cuda_loader_unload(void)
 {
+	/* The last reference only lets the next load resolve the table and
+	 * call cuInit again: libcuda is never dlclose()d (the driver keeps
+	 * threads and atexit handlers that would then point at unmapped
+	 * code), and the table stays as it is (see cuda_loader_load). */
 	pthread_mutex_lock(&loader_lock);
-	if (loader_refs > 0 && --loader_refs == 0) {
-		/* libcuda is never dlclose()d: the driver keeps threads and
-		 * atexit handlers that would then point at unmapped code. The
-		 * table stays as it is (see cuda_loader_load). */
-	}
+	if (loader_refs > 0)
+		loader_refs--;
 	pthread_mutex_unlock(&loader_lock);
-}
-
-bool
-cuda_loader_is_loaded(void)
-{
-	bool loaded;
-
-	pthread_mutex_lock(&loader_lock);
-	loaded = loader_refs > 0;
-	pthread_mutex_unlock(&loader_lock);
-	return loaded;
 }

@@ -9,13 +9,16 @@
  * declarations describe (cuda-types.h; a plain dlsym("cuMemAlloc") would
  * return the legacy v1 ABI). No CUDA toolkit is needed to build it.
  *
- * Every call goes through CU_CALL(name, args): the function table is the
- * seam the fault-injection tests use (fault.h).
+ * Every call of the library goes through CU_CALL(name, args): the function
+ * table is the seam the fault-injection tests use (fault.h). The table
+ * holds what the library calls and nothing else; the programs of the tree
+ * (tools, benchmarks, tests) call CUDA through a table of their own
+ * (common/cuda-table.h: CU), and the examples through theirs
+ * (examples/example-cuda.h: EXAMPLE_CU).
  */
 #ifndef GLCUDA_CUDA_LOADER_H
 #define GLCUDA_CUDA_LOADER_H
 
-#include <stdbool.h>
 #include "cuda-types.h"
 
 #include "fault.h"
@@ -71,48 +74,21 @@
 	X(cuMemAlloc) \
 	X(cuMemFree) \
 	X(cuDeviceGetAttribute) \
-	X(cuStreamWaitEvent)
-
-/* Not used by the library: what the test suites call, in a table of their
- * own, glcuda_test_cuda, that only the tests' build of the library
- * (GLCUDA_TEST_BUILD: lib/libglcuda-test.la) defines and fills, from the
- * library's dlopen of libcuda and with its cuGetProcAddress versions. The
- * installed library's table holds what it calls and nothing else; the
- * tools, the bench and the examples have tables of their own. Resolved
- * when the driver has them, NULL when not. */
-#define GLCUDA_CUDA_PROGRAM_FUNCTIONS(X) \
-	X(cuDeviceGetAttribute) \
-	X(cuCtxGetCurrent) \
-	X(cuMemGetInfo) \
-	X(cuStreamQuery) \
 	X(cuStreamWaitEvent) \
-	X(cuStreamWaitValue32) \
 	X(cuModuleLoadData) \
-	X(cuModuleUnload) \
 	X(cuModuleGetFunction) \
-	X(cuModuleGetGlobal) \
-	X(cuLaunchKernel) \
-	X(cuMemAlloc) \
-	X(cuMemFree) \
-	X(cuMemAllocHost) \
-	X(cuMemFreeHost) \
-	X(cuMemHostGetDevicePointer) \
-	X(cuMemHostAlloc) \
-	X(cuMemcpyHtoD) \
-	X(cuMemcpyDtoH) \
-	X(cuMemcpyHtoDAsync) \
-	X(cuMemcpyDtoHAsync) \
-	X(cuMemcpy2D) \
-	X(cuMemcpy2DAsync) \
-	X(cuMemsetD32) \
-	X(cuMemsetD8)
+	X(cuModuleUnload) \
+	X(cuLaunchKernel)
 
 /* Functions of cudaGL.h / cudaEGL.h, resolved the same way (cuda-types.h
  * declares them with GL's and EGL's types spelt out, so this header needs
  * no GL headers). */
-typedef __typeof__(cuGraphicsGLRegisterImage) *glcuda_PFN_cuGraphicsGLRegisterImage;
-typedef __typeof__(cuGraphicsEGLRegisterImage) *glcuda_PFN_cuGraphicsEGLRegisterImage;
-typedef __typeof__(cuGraphicsResourceGetMappedEglFrame) *glcuda_PFN_cuGraphicsResourceGetMappedEglFrame;
+typedef __typeof__(cuGraphicsGLRegisterImage)
+	*glcuda_PFN_cuGraphicsGLRegisterImage;
+typedef __typeof__(cuGraphicsEGLRegisterImage)
+	*glcuda_PFN_cuGraphicsEGLRegisterImage;
+typedef __typeof__(cuGraphicsResourceGetMappedEglFrame)
+	*glcuda_PFN_cuGraphicsResourceGetMappedEglFrame;
 
 struct glcuda_cuda {
 #define GLCUDA_CUDA_MEMBER(name) __typeof__(name) *name;
@@ -122,7 +98,8 @@ struct glcuda_cuda {
 	/* Optional: NULL when the driver lacks them (wrapping EGLImages and
 	 * describing wrapped arrays then fail with a message saying so). */
 	glcuda_PFN_cuGraphicsEGLRegisterImage cuGraphicsEGLRegisterImage;
-	glcuda_PFN_cuGraphicsResourceGetMappedEglFrame cuGraphicsResourceGetMappedEglFrame;
+	glcuda_PFN_cuGraphicsResourceGetMappedEglFrame
+		cuGraphicsResourceGetMappedEglFrame;
 	__typeof__(cuArray3DGetDescriptor) *cuArray3DGetDescriptor;
 
 	void *handle;
@@ -133,21 +110,11 @@ struct glcuda_cuda {
  * the matching cuda_loader_unload(). */
 extern struct glcuda_cuda glcuda_cuda;
 
-struct glcuda_test_cuda {
-#define GLCUDA_CUDA_MEMBER(name) __typeof__(name) *name;
-	GLCUDA_CUDA_PROGRAM_FUNCTIONS(GLCUDA_CUDA_MEMBER)
-#undef GLCUDA_CUDA_MEMBER
-};
-/* Defined in the tests' build only (a program that uses it must link
- * lib/libglcuda-test.la). */
-extern struct glcuda_test_cuda glcuda_test_cuda;
-
 /* Load libcuda.so.1 (or $GLCUDA_LIBCUDA) and call cuInit(0). Reference
  * counted. Returns 0, GLCUDA_ERROR_NO_CUDA_DRIVER (with a message in buf) or
  * GLCUDA_ERROR_CUDA. */
 int cuda_loader_load(char *buf, size_t bufsize);
 void cuda_loader_unload(void);
-bool cuda_loader_is_loaded(void);
 
 /* Call a driver function through the table: CU_CALL(cuMemAlloc, &ptr, size).
  * In the tests' build, the seam of fault injection (fault.h): the injected
@@ -155,10 +122,6 @@ bool cuda_loader_is_loaded(void);
 #define CU_CALL(name, ...) \
 	(FAULT_HIT(FAULT_CUDA, #name) ? (CUresult)FAULT_RESULT() \
 				      : glcuda_cuda.name(__VA_ARGS__))
-/* The table's entry itself, for the programs that call CUDA beyond what
- * the library does (tools, bench, examples): CU(cuLaunchKernel)(...). Not
- * a fault-injection seam. */
-#define CU(name) (glcuda_cuda.name)
 
 /* "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" into buf. Works without a
  * loaded driver. */
@@ -168,6 +131,7 @@ struct error_sink;
 /* Record a failed CUDA call on errors: maps CUDA_ERROR_ILLEGAL_ADDRESS & co.
  * to device loss, names the call and the code, adds hint (may be NULL).
  * Returns the glcuda error. */
-int cuda_call_fail(struct error_sink *errors, CUresult res, const char *call, const char *hint);
+int cuda_call_fail(struct error_sink *errors, CUresult res, const char *call,
+		   const char *hint);
 
 #endif

@@ -471,9 +471,9 @@ typedef struct CUeglFrame_st {
  * (libcuda is not a link-time dependency): the loader's function table and
  * the fake driver of the tests take their types from them.
  */
-CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
-				     cuuint64_t flags,
-				     CUdriverProcAddressQueryResult *symbolStatus);
+CUresult CUDAAPI cuGetProcAddress_v2(
+	const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+	CUdriverProcAddressQueryResult *symbolStatus);
 CUresult CUDAAPI cuInit(unsigned int Flags);
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion);
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr);
@@ -482,70 +482,84 @@ CUresult CUDAAPI cuDeviceGetCount(int *count);
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal);
 CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev);
 CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
-CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
+				      CUdevice dev);
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev);
-CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags);
-CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active);
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev,
+					       unsigned int flags);
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags,
+					    int *active);
 CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx);
 CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx);
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx);
 CUresult CUDAAPI cuCtxGetDevice(CUdevice *device);
 CUresult CUDAAPI cuCtxSynchronize(void);
 CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total);
-CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out,
-					const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc);
+CUresult CUDAAPI
+cuImportExternalMemory(CUexternalMemory *extMem_out,
+		       const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc);
 CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem);
 CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(
 	CUmipmappedArray *mipmap, CUexternalMemory extMem,
 	const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc);
-CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray,
+CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray,
+					  CUmipmappedArray hMipmappedArray,
 					  unsigned int level);
 CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
-CUresult CUDAAPI cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor,
-					   CUarray hArray);
-CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc);
+CUresult CUDAAPI cuArray3DGetDescriptor_v2(
+	CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
+CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject,
+				    const CUDA_RESOURCE_DESC *pResDesc);
 CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject);
-CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc,
+CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject,
+				   const CUDA_RESOURCE_DESC *pResDesc,
 				   const CUDA_TEXTURE_DESC *pTexDesc,
 				   const CUDA_RESOURCE_VIEW_DESC *pResViewDesc);
 CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject);
-CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore *extSem_out,
-					   const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc);
+CUresult CUDAAPI cuImportExternalSemaphore(
+	CUexternalSemaphore *extSem_out,
+	const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc);
 CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem);
 CUresult CUDAAPI cuSignalExternalSemaphoresAsync(
 	const CUexternalSemaphore *extSemArray,
-	const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems,
-	CUstream stream);
+	const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray,
+	unsigned int numExtSems, CUstream stream);
 CUresult CUDAAPI cuWaitExternalSemaphoresAsync(
 	const CUexternalSemaphore *extSemArray,
-	const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems,
-	CUstream stream);
+	const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray,
+	unsigned int numExtSems, CUstream stream);
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags);
 CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream);
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
 CUresult CUDAAPI cuStreamQuery(CUstream hStream);
-CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags,
-					    int priority);
-CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
-CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags);
-CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
-					unsigned int flags);
-CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
+					    unsigned int flags, int priority);
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,
+					     int *greatestPriority);
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
+				   unsigned int Flags);
+CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr,
+					cuuint32_t value, unsigned int flags);
+CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn,
+				  void *userData);
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
 CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent);
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
 CUresult CUDAAPI cuEventQuery(CUevent hEvent);
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
-CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart,
+				       CUevent hEnd);
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image);
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod);
-CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
-CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
-				      const char *name);
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-				unsigned int gridDimZ, unsigned int blockDimX,
-				unsigned int blockDimY, unsigned int blockDimZ,
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
+				     const char *name);
+CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes,
+				      CUmodule hmod, const char *name);
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
+				unsigned int gridDimY, unsigned int gridDimZ,
+				unsigned int blockDimX, unsigned int blockDimY,
+				unsigned int blockDimZ,
 				unsigned int sharedMemBytes, CUstream hStream,
 				void **kernelParams, void **extra);
 CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
@@ -553,35 +567,47 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr);
 CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize);
 CUresult CUDAAPI cuMemFreeHost(void *p);
 CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
-CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags);
-CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
-CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
-CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost,
-				      size_t ByteCount, CUstream hStream);
-CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p,
+					      unsigned int Flags);
+CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost,
+				 size_t ByteCount);
+CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice,
+				 size_t ByteCount);
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice,
+				      const void *srcHost, size_t ByteCount,
 				      CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice,
+				      size_t ByteCount, CUstream hStream);
 CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy);
-CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
-CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
-CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N);
-CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N);
-CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources,
+CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy,
+				    CUstream hStream);
+CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy,
+				    CUstream hStream);
+CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui,
+				size_t N);
+CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc,
+			       size_t N);
+CUresult CUDAAPI cuGraphicsMapResources(unsigned int count,
+					CUgraphicsResource *resources,
 					CUstream hStream);
-CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources,
+CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count,
+					  CUgraphicsResource *resources,
 					  CUstream hStream);
-CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource,
-						     unsigned int arrayIndex,
-						     unsigned int mipLevel);
+CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(
+	CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex,
+	unsigned int mipLevel);
 CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource);
 /* <cudaGL.h>: image is a GLuint, target a GLenum (both unsigned int). */
-CUresult CUDAAPI cuGraphicsGLRegisterImage(CUgraphicsResource *pCudaResource, unsigned int image,
-					   unsigned int target, unsigned int Flags);
+CUresult CUDAAPI cuGraphicsGLRegisterImage(CUgraphicsResource *pCudaResource,
+					   unsigned int image,
+					   unsigned int target,
+					   unsigned int Flags);
 /* <cudaEGL.h>: image is an EGLImageKHR (void *). */
-CUresult CUDAAPI cuGraphicsEGLRegisterImage(CUgraphicsResource *pCudaResource, void *image,
-					    unsigned int flags);
-CUresult CUDAAPI cuGraphicsResourceGetMappedEglFrame(CUeglFrame *eglFrame,
-						     CUgraphicsResource resource,
-						     unsigned int index, unsigned int mipLevel);
+CUresult CUDAAPI cuGraphicsEGLRegisterImage(CUgraphicsResource *pCudaResource,
+					    void *image, unsigned int flags);
+CUresult CUDAAPI cuGraphicsResourceGetMappedEglFrame(
+	CUeglFrame *eglFrame, CUgraphicsResource resource, unsigned int index,
+	unsigned int mipLevel);
 
 #ifdef __cplusplus
 }

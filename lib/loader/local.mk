@@ -9,6 +9,6 @@
 # private symbol of the library; a static libglcuda carries the same
 # objects, which the linker takes once.
 noinst_LTLIBRARIES += %reldir%/libglcuda-shared.la
-%canon_reldir%_libglcuda_shared_la_SOURCES = %reldir%/cuda-driver.c %reldir%/cuda-driver.h \
-	lib/util.c lib/util.h
+%canon_reldir%_libglcuda_shared_la_SOURCES = %reldir%/cuda-driver.c \
+	%reldir%/cuda-driver.h lib/util.c lib/util.h
 %canon_reldir%_libglcuda_shared_la_LIBADD = $(EPOXY_LIBS) $(DLOPEN_LIBS)

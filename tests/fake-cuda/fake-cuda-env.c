@@ -16,7 +16,7 @@ static struct {
 void
 fake_env_push(const struct fake_env *e)
 {
-	ck_cu(CUF(cuCtxPushCurrent)(glcuda_device_get_cuda_context(e->dev)));
+	ck_cu(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(e->dev)));
 }
 
 void
@@ -24,7 +24,7 @@ fake_env_pop(void)
 {
 	CUcontext c;
 
-	ck_cu(CUF(cuCtxPopCurrent)(&c));
+	ck_cu(CU(cuCtxPopCurrent)(&c));
 }
 
 void
@@ -47,9 +47,9 @@ fake_env_setup(struct fake_env *e, bool gles)
 	e->live0 = fake.live_objects();
 	fake_env_push(e);
 	/* The fake loads any image: its functions are the CPU versions. */
-	ck_cu(CUT(cuModuleLoadData)(&e->module, "tests/test-kernels.cu"));
-	ck_cu(CUT(cuModuleGetFunction)(&e->invert, e->module, "ring_transform"));
-	ck_cu(CUF(cuStreamCreate)(&e->stream, CU_STREAM_NON_BLOCKING));
+	ck_cu(CU(cuModuleLoadData)(&e->module, "tests/test-kernels.cu"));
+	ck_cu(CU(cuModuleGetFunction)(&e->invert, e->module, "ring_transform"));
+	ck_cu(CU(cuStreamCreate)(&e->stream, CU_STREAM_NON_BLOCKING));
 	fake_env_pop();
 }
 
@@ -57,8 +57,8 @@ void
 fake_env_teardown(struct fake_env *e)
 {
 	fake_env_push(e);
-	ck_cu(CUF(cuStreamDestroy)(e->stream));
-	ck_cu(CUT(cuModuleUnload)(e->module));
+	ck_cu(CU(cuStreamDestroy)(e->stream));
+	ck_cu(CU(cuModuleUnload)(e->module));
 	fake_env_pop();
 	ck_assert_uint_eq(fake.live_objects(), e->live0);
 	ck_assert_int_eq(fake.sticky_error(), 0);
@@ -75,7 +75,7 @@ fake_env_launch_invert(const struct fake_env *e, CUsurfObject in, CUsurfObject o
 	void *args[] = { &in, &out, &iw, &ih };
 
 	fake_env_push(e);
-	ck_cu(CUT(cuLaunchKernel)(e->invert, (w + 15) / 16, (h + 15) / 16, 1, 16, 16, 1, 0,
+	ck_cu(CU(cuLaunchKernel)(e->invert, (w + 15) / 16, (h + 15) / 16, 1, 16, 16, 1, 0,
 				  stream, args, NULL));
 	fake_env_pop();
 }

@@ -15,10 +15,6 @@
 #include "../test-common.h"
 #include <glcuda/glcuda-cuda.h>
 
-/* The library's CUDA table, and the tests' own (lib/loader/cuda-loader.h). */
-#define CUF(name) glcuda_cuda.name
-#define CUT(name) glcuda_test_cuda.name
-
 struct fake_env {
 	struct glcuda_headless *hl;
 	struct glcuda_device *dev;

@@ -179,6 +179,7 @@ enum kernel_id {
 	KERNEL_INVERT_RGB10A2, /* a 32-bit word: bits 0-29 inverted, alpha kept */
 	KERNEL_FILTER,         /* fake-filters.c */
 	KERNEL_INVERT_PLANES,  /* gst/invert-planes.cu: by the plane's glcuda format */
+	KERNEL_COPY,           /* lib/cuda/copy-kernels.cu: surface <-> linear */
 };
 
 struct CUfunc_st {
@@ -202,6 +203,13 @@ static struct CUfunc_st functions[] = {
 	{ "glcudafilter_invert_p010_rg16", KERNEL_INVERT_P010, 4, "SSii" },
 	{ "glcudafilter_invert_rgb10a2", KERNEL_INVERT_RGB10A2, 4, "SSii" },
 	{ "invert_planes", KERNEL_INVERT_PLANES, 0, "SSiiii" },
+	/* (surface, linear, row_pitch, layer_pitch, w, h, first, layered,
+	 * to_linear); a layer per block of the grid's z. */
+	{ "glcuda_copy_1", KERNEL_COPY, 1, "SSSSiiiii" },
+	{ "glcuda_copy_2", KERNEL_COPY, 2, "SSSSiiiii" },
+	{ "glcuda_copy_4", KERNEL_COPY, 4, "SSSSiiiii" },
+	{ "glcuda_copy_8", KERNEL_COPY, 8, "SSSSiiiii" },
+	{ "glcuda_copy_16", KERNEL_COPY, 16, "SSSSiiiii" },
 };
 
 /* The filters' kernels, made on first look-up (common/filters.c looks up
@@ -246,7 +254,7 @@ struct op {
 	CUDA_MEMCPY2D m2d;
 	CUDA_MEMCPY3D m3d;
 	const struct CUfunc_st *kernel;
-	unsigned int grid[2];
+	unsigned int grid[3];
 	uint64_t args[KERNEL_MAX_ARGS];
 	struct sem_ref *sems;
 	unsigned int sem_count;
@@ -680,6 +688,40 @@ invert_texel(enum kernel_id id, uint8_t *v, size_t elem)
 
 /* A kernel on the CPU, every thread of the grid in turn. A fault breaks
  * the context as on the GPU (CUDA_ERROR_ILLEGAL_ADDRESS, sticky). */
+/* The library's copy between a surface (of a layered array or not) and
+ * linear memory, for the layers of the grid's z. false where a GPU would
+ * fault. */
+static bool
+copy_kernel_run(const uint64_t *a, size_t elem, unsigned int layers)
+{
+	struct view *v = (struct view *)(uintptr_t)a[0];
+	struct CUmipmappedArray_st *mip;
+	const int w = (int)(int32_t)a[4], h = (int)(int32_t)a[5];
+	const size_t first = (size_t)(int32_t)a[6];
+	const bool to_linear = (int32_t)a[8] != 0;
+
+	if (!obj_is_live(v, K_SURFACE) || !v->array || !(mip = v->array->parent) ||
+	    !obj_is_live(mip->memory, K_EXT_MEMORY) || elem != mip->bpp ||
+	    first + layers > mip->layers || (size_t)w > mip->desc.Width ||
+	    (size_t)h > (mip->desc.Height ? mip->desc.Height : 1))
+		return false;
+	for (size_t l = 0; l < layers; l++)
+		for (int y = 0; y < h; y++) {
+			uint8_t *t = mip->memory->bytes + mip->offset +
+				     (first + l) * mip->layer_stride + (size_t)y * mip->pitch;
+			uint8_t *p = device_ptr(a[1] + l * a[3] + (size_t)y * a[2],
+						(size_t)w * elem);
+
+			if (!p)
+				return false;
+			if (to_linear)
+				memcpy(p, t, (size_t)w * elem);
+			else
+				memcpy(t, p, (size_t)w * elem);
+		}
+	return true;
+}
+
 static void
 kernel_run(const struct op *op)
 {
@@ -697,6 +739,11 @@ kernel_run(const struct op *op)
 
 	if (id == KERNEL_FILTER) {
 		if (!fake_filter_run(op->kernel->filter, a, gw, gh, &filter_memory))
+			goto fault;
+		return;
+	}
+	if (id == KERNEL_COPY) {
+		if (!copy_kernel_run(a, elem, op->grid[2]))
 			goto fault;
 		return;
 	}
@@ -1215,9 +1262,39 @@ static void ext_memory_free(struct CUextMemory_st *m);
 
 /* Initialisation, errors, device ------------------------------------------ */
 
+/* Beyond the library's table (GLCUDA_CUDA_FUNCTIONS), what the programs
+ * that run on the fake call through theirs (common/cuda-table.h): the
+ * tools, the benchmarks and the test suites. */
+#define FAKE_PROGRAM_FUNCTIONS(X) \
+	X(cuDeviceGetAttribute) \
+	X(cuCtxGetCurrent) \
+	X(cuMemGetInfo) \
+	X(cuStreamQuery) \
+	X(cuStreamWaitEvent) \
+	X(cuStreamWaitValue32) \
+	X(cuModuleLoadData) \
+	X(cuModuleUnload) \
+	X(cuModuleGetFunction) \
+	X(cuModuleGetGlobal) \
+	X(cuLaunchKernel) \
+	X(cuMemAlloc) \
+	X(cuMemFree) \
+	X(cuMemAllocHost) \
+	X(cuMemFreeHost) \
+	X(cuMemHostGetDevicePointer) \
+	X(cuMemHostAlloc) \
+	X(cuMemcpyHtoD) \
+	X(cuMemcpyDtoH) \
+	X(cuMemcpyHtoDAsync) \
+	X(cuMemcpyDtoHAsync) \
+	X(cuMemcpy2D) \
+	X(cuMemcpy2DAsync) \
+	X(cuMemsetD32) \
+	X(cuMemsetD8)
+
 #define FAKE_FUNCTION_DECL(name) static __typeof__(name) fake_##name;
 GLCUDA_CUDA_FUNCTIONS(FAKE_FUNCTION_DECL)
-GLCUDA_CUDA_PROGRAM_FUNCTIONS(FAKE_FUNCTION_DECL)
+FAKE_PROGRAM_FUNCTIONS(FAKE_FUNCTION_DECL)
 #undef FAKE_FUNCTION_DECL
 static CUresult fake_cuGraphicsGLRegisterImage(CUgraphicsResource *, unsigned int,
 					       unsigned int, unsigned int);
@@ -2193,6 +2270,7 @@ fake_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int
 	op.kernel = f;
 	op.grid[0] = gx * bx;
 	op.grid[1] = gy * by;
+	op.grid[2] = gz;
 	for (size_t i = 0; f->args[i]; i++) {
 		if (!params[i])
 			LEAVE(CUDA_ERROR_INVALID_VALUE);
@@ -2687,7 +2765,7 @@ static const struct {
 } proc_table[] = {
 #define FAKE_PROC_ENTRY(name) { #name, (void *)fake_##name },
 	GLCUDA_CUDA_FUNCTIONS(FAKE_PROC_ENTRY)
-	GLCUDA_CUDA_PROGRAM_FUNCTIONS(FAKE_PROC_ENTRY)
+	FAKE_PROGRAM_FUNCTIONS(FAKE_PROC_ENTRY)
 	FAKE_PROC_ENTRY(cuGraphicsGLRegisterImage)
 #undef FAKE_PROC_ENTRY
 	{ "cuGetProcAddress", (void *)cuGetProcAddress_v2 },

@@ -8,14 +8,18 @@
  * Files, each with one job:
  *   main.c          setup, the loop and the report at exit
  *   options.c       the command line
- *   display.c       the wl_display and the globals not about surfaces:
- *                   wl_shm, wl_output
+ *   resource.c      helpers for protocol objects, listeners and plain
+ *                   globals, used by every protocol file
+ *   display.c       the wl_display, its socket and the registration of
+ *                   every global (wl_shm, wl_output, each file's _init)
  *   seat.c          wl_seat: a pointer and a keyboard, their focus, events
  *   keymap.c        the keyboard's xkb keymap and modifiers
  *   control.c       the control socket: driving the seat, screenshots,
  *                   waits for frames, commits and windows
- *   surface.c       wl_compositor, wl_surface, wl_region, wl_subcompositor,
- *                   wl_subsurface: the protocol and the state of surfaces
+ *   surface.c       wl_compositor, wl_surface, wl_subcompositor,
+ *                   wl_subsurface: the protocol, the state of surfaces,
+ *                   when a commit completes; roles through their hooks
+ *   region.c        wl_region: pixman regions (input, opaque)
  *   tree.c          the walk of a surface's subsurface tree
  *   texture.c       client buffers (shm, dma-buf) to GL textures
  *   dmabuf.c        zwp_linux_dmabuf_v1: dma-bufs imported as EGLImages
@@ -47,6 +51,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <pixman.h>
 #include <wayland-server-core.h>
 #include <wayland-server-protocol.h>
 
@@ -151,6 +156,11 @@ struct surface_state {
 	struct wl_list frames;          /* wl_callback resources */
 	struct wl_list feedback;        /* wp_presentation_feedback resources */
 	struct viewport_state viewport;
+	/* set_opaque_region, set_input_region: applied only when set (a
+	 * NULL wl_region sets an empty opaque region, an infinite input
+	 * region). Surface coordinates. */
+	bool opaque_region_set, input_region_set;
+	pixman_region32_t opaque_region, input_region;
 };
 
 /* An entry of a surface's stack: the surface itself or one of its
@@ -175,11 +185,50 @@ struct subsurface {
 	struct surface_state cached;
 };
 
-/* A wl_surface, and its role (xdg or subsurface) if it has one. */
+/* A surface's role: what its commits do beyond the surface's own state.
+ * wl_surface gives a surface one role for its life: set by
+ * xdg_wm_base.get_xdg_surface (shell.c: xdg_toplevel and xdg_popup are
+ * that role's objects), wl_subcompositor.get_subsurface (surface.c) and
+ * wl_pointer.set_cursor (seat.c). Its role object may go and a new one of
+ * the same role come; another role is a protocol error of the request
+ * that asks for it. surface.c calls the hooks and knows nothing else of
+ * the role. */
+struct surface_role {
+	const char *name;
+	/* Before a state is applied: false after a protocol error (the
+	 * state is then not applied). NULL: nothing to check. */
+	bool (*precommit)(struct surface *s, const struct surface_state *st);
+	/* After a state was applied, with the states that its synchronized
+	 * subsurfaces cached. NULL: nothing to do. */
+	void (*commit)(struct surface *s);
+	/* The wl_surface is being destroyed, its role objects maybe not:
+	 * they must let go of it. NULL: nothing holds it. */
+	void (*destroyed)(struct surface *s);
+};
+
+/* A large shm buffer uploaded over several refreshes: renderer state, as
+ * weston's GL renderer keeps what it uploads apart from the protocol's
+ * state. texture.c fills its strips, rows [0, row) done; surface.c starts
+ * and finishes it (surface_uploads_step). state is the commit that
+ * attached the buffer, which completes with the upload (its buffer held,
+ * its callbacks and feedback waiting); the commits made meanwhile are
+ * merged into next and applied after it, in order. */
+struct upload {
+	struct surface *surface;
+	struct wl_list link;            /* comp.uploads */
+	struct strips strips;
+	uint32_t row;
+	struct surface_state state;
+	bool has_next;
+	struct surface_state next;
+};
+
+/* A wl_surface, and its role if it has one. */
 struct surface {
 	struct comp *comp;
 	struct wl_resource *resource;
 	struct wl_list link;            /* comp.surfaces, stacking order */
+	const struct surface_role *role; /* NULL: none yet */
 
 	struct surface_state pending;
 
@@ -191,6 +240,9 @@ struct surface {
 	uint32_t tex_width, tex_height; /* the textures' storage, all strips */
 	uint32_t buffer_width, buffer_height;
 	bool opaque;                    /* XRGB8888: alpha ignored */
+	/* Where the client says its content is opaque, and where it takes
+	 * pointer input (both within the surface's size only). */
+	pixman_region32_t opaque_region, input_region;
 	int32_t scale;
 	int32_t transform;              /* enum wl_output_transform */
 	bool has_content;
@@ -207,18 +259,9 @@ struct surface {
 	struct wl_list stack, stack_pending; /* struct stack_entry */
 	struct stack_entry self, self_pending;
 
-	/* A large shm buffer being uploaded over several refreshes into
-	 * the strips of upload, rows [0, upload_row) done; tex above shows
-	 * the previous content until it is complete. upload_state is the commit
-	 * that attached it (its buffer held, its callbacks waiting); commits
-	 * made meanwhile are merged into queued and applied after it. */
-	bool uploading;
-	struct wl_list upload_link;     /* comp.uploads */
-	struct surface_state upload_state;
-	struct strips upload;
-	uint32_t upload_row;
-	bool has_queued;
-	struct surface_state queued;
+	/* A large shm upload in progress (NULL: none); tex above shows the
+	 * previous content until it is complete. */
+	struct upload *upload;
 
 	/* xdg-shell. */
 	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
@@ -231,7 +274,8 @@ struct surface {
 	/* xdg_surface.set_window_geometry, applied at commit; w 0: unset
 	 * (the surface's origin is then the window's). */
 	struct rect geometry, geometry_pending;
-	uint32_t pending_serials[CONFIGURE_PENDING_MAX]; /* sent, not acked; oldest first */
+	/* sent, not acked; oldest first */
+	uint32_t pending_serials[CONFIGURE_PENDING_MAX];
 	int n_pending;
 	bool configure_deferred;        /* one is due once the client acks */
 	bool configured;                /* a configure was acked */
@@ -259,7 +303,8 @@ struct focus {
 
 /* wl_seat: one pointer, one keyboard (seat.c). */
 struct seat {
-	struct wl_list pointers, keyboards; /* wl_pointer, wl_keyboard resources */
+	/* wl_pointer, wl_keyboard resources */
+	struct wl_list pointers, keyboards;
 	struct keymap *keymap;
 	struct focus pointer_focus;     /* the surface under the pointer */
 	struct focus keyboard_focus;    /* a toplevel's surface */
@@ -283,13 +328,45 @@ struct clipboard {
 
 /* A global whose bind makes the client's resource and nothing more: its
  * interface with impl, the compositor as the resource's data
- * (display_add_plain_global). */
+ * (resource_add_plain_global). */
 struct plain_global {
 	struct comp *comp;
 	const struct wl_interface *iface;
 	const void *impl;
 };
 #define COMP_MAX_PLAIN_GLOBALS 8
+
+/* The one output: its vblank, its frames and what it writes (output.c;
+ * main.c and control.c read its counts). */
+struct output {
+	uint64_t refresh_ns;
+	int vblank_fd;
+	struct wl_event_source *vblank_src, *ring_src;
+	/* The presented frame read back: readback holds its pixels when
+	 * readback_valid; read_fbo is what reads them. */
+	GLuint read_fbo;
+	uint8_t *readback;
+	bool readback_valid;
+	uint64_t presented;             /* frames presented */
+	/* The output's frames, one per vblank from the first frame presented
+	 * on (a frame is repeated until the next is presented): PNGs, y4m,
+	 * the presentation sequence. */
+	uint64_t frames;
+	uint64_t skipped;               /* vblanks past a second late */
+	/* output frames with a window in them: --frames */
+	uint64_t window_frames;
+	bool have_frame;                /* a frame was presented */
+	/* the one presented last has a window */
+	bool shows_window;
+	uint64_t shown_commits;         /* and the commits in it */
+	uint64_t shown_composite;       /* and its number (render_frame's) */
+	/* PNGs: how many written; the last one's frame and composite. */
+	uint64_t png_written, png_last, png_composite;
+	FILE *y4m;
+	uint8_t *y4m_buf;
+	uint64_t y4m_composite;         /* the frame y4m_buf holds */
+	size_t y4m_len;
+};
 
 struct comp {
 	struct options opt;
@@ -299,14 +376,10 @@ struct comp {
 	const char *socket;
 	char *runtime_dir;              /* made by us, removed at exit */
 	struct wl_list surfaces;
-	struct wl_list uploads;         /* struct surface.upload_link */
+	struct wl_list uploads;         /* struct upload.link */
 	struct wl_list output_resources;
 	struct plain_global plain_globals[COMP_MAX_PLAIN_GLOBALS];
 	unsigned int plain_global_count;
-	struct wl_list slot_feedback[GLCUDA_RING_MAX_SLOTS]; /* per ring slot: feedback of its frame */
-	bool slot_shows_window[GLCUDA_RING_MAX_SLOTS];      /* per ring slot: a window is in its frame */
-	uint64_t slot_composite[GLCUDA_RING_MAX_SLOTS];     /* per ring slot: its frame's number */
-	uint64_t slot_commits[GLCUDA_RING_MAX_SLOTS];       /* per ring slot: commits in its frame */
 	uint64_t commits;               /* commits that changed what is shown */
 	struct seat seat;
 
@@ -317,45 +390,23 @@ struct comp {
 	struct wl_list control_conns;
 	int32_t next_x, next_y;         /* where the next toplevel goes */
 	struct clipboard clipboard;
-	struct surface *popup_grab;     /* a toplevel whose popups hold a grab */
+	/* a toplevel whose popups hold a grab */
+	struct surface *popup_grab;
 
 	/* GL, glcuda and CUDA. */
 	struct glcuda_headless *headless;
 	struct glcuda_device *dev;
 	struct glcuda_ring *ring;
 	bool ring_timings;
-	struct filters *filters;
-	CUmodule module;
-	CUfunction kernel;
-	GLuint program, vao, vbo;
-	GLint u_rect, u_swizzle, u_opaque, u_uv_matrix, u_uv_offset, u_band, u_strip;
-	GLuint read_fbo;
-	uint8_t *readback;
+	struct renderer *renderer;      /* render.c's own */
 
-	/* The output. */
-	int vblank_fd;
-	struct wl_event_source *vblank_src, *ring_src, *sigchld_src, *sigint_src,
-		*sigterm_src;
+	/* The output (output.c's). */
+	struct output out;
+	struct wl_event_source *sigchld_src, *sigint_src, *sigterm_src;
 	bool damaged;                   /* something to composite */
-	bool frame_only;                /* commits that changed nothing visible */
-	FILE *y4m;
-	uint8_t *y4m_buf;
-	uint64_t composited, presented, png_written, acquire_busy;
-	/* The output's frames, one per vblank from the first frame presented
-	 * on (a frame is repeated until the next is presented): PNGs, y4m,
-	 * the presentation sequence. */
-	uint64_t out_frames;
-	uint64_t out_skipped;           /* vblanks past a second late: not made up */
-	uint64_t window_frames;         /* output frames with a window in them: --frames */
-	bool have_frame;                /* a frame was presented */
-	bool shows_window;              /* the one presented last has a window */
-	uint64_t shown_commits;         /* and the commits in it */
-	uint64_t shown_composite;       /* and its number (render_frame's) */
-	uint64_t png_last, png_composite; /* the last PNG written: its frame, its composite */
-	uint64_t y4m_composite;         /* the frame y4m_buf holds */
-	size_t y4m_len;
-	bool readback_valid;            /* readback holds its pixels */
-	uint64_t refresh_ns;
+	/* commits that changed nothing visible */
+	bool frame_only;
+	uint64_t composited, acquire_busy;
 	uint64_t start_ns;
 
 	/* The client. */
@@ -390,7 +441,8 @@ struct tree_entry {
 struct tree_walk {
 	struct {
 		struct surface *s;
-		struct wl_list *pos;    /* the entry last returned in s->stack */
+		/* the entry last returned in s->stack */
+		struct wl_list *pos;
 		int32_t x, y;
 	} level[SUBSURFACE_DEPTH_MAX + 1];
 	int top;
@@ -398,7 +450,8 @@ struct tree_walk {
 	int32_t child_x, child_y;
 };
 
-void tree_walk_init(struct tree_walk *w, struct surface *root, int32_t x, int32_t y);
+void tree_walk_init(struct tree_walk *w, struct surface *root, int32_t x,
+		    int32_t y);
 /* The next entry (out filled), NULL after the last. */
 struct surface *tree_walk_next(struct tree_walk *w, struct tree_entry *out);
 /* Into the subsurface just returned; false past SUBSURFACE_DEPTH_MAX (not
@@ -408,42 +461,45 @@ bool tree_walk_enter(struct tree_walk *w);
 /* options.c: 0, or the exit status (2: bad usage, 0 after --help) + 1. */
 int options_parse(struct options *o, int argc, char **argv);
 
-/* display.c */
+/* resource.c: what every protocol file uses for its objects. */
 /* A new resource with its implementation, or NULL after
  * wl_client_post_no_memory. */
-struct wl_resource *resource_new(struct wl_client *client, const struct wl_interface *iface,
-				 int version, uint32_t id, const void *impl, void *data,
+struct wl_resource *resource_new(struct wl_client *client,
+				 const struct wl_interface *iface,
+				 int version, uint32_t id, const void *impl,
+				 void *data,
 				 wl_resource_destroy_func_t destroyed);
 /* The destroy (or release) request of an object that needs nothing more. */
-void resource_destroy_request(struct wl_client *client, struct wl_resource *resource);
-/* Out of the signal it listens to (if any), and safe to detach again. */
-void listener_detach(struct wl_listener *l);
-/* Advertise iface up to version; a client's bind makes a resource with
- * impl and c as its data, nothing more. false when it cannot be made. */
-bool display_add_plain_global(struct comp *c, const struct wl_interface *iface, int version,
-			      const void *impl);
-int display_init(struct comp *c);
-/* --verbose: surfaces, textures and fds alive after a client left. */
-void display_report_resources(struct comp *c);
-void display_fini(struct comp *c);
+void resource_destroy_request(struct wl_client *client,
+			      struct wl_resource *resource);
 /* The destructor of a resource kept in one of our lists (callbacks,
  * feedback, outputs): out of the list when it is sent or the client
  * goes. */
 void resource_unlink(struct wl_resource *resource);
+/* Out of the signal it listens to (if any), and safe to detach again. */
+void listener_detach(struct wl_listener *l);
+/* Advertise iface up to version; a client's bind makes a resource with
+ * impl and c as its data, nothing more. false when it cannot be made. */
+bool resource_add_plain_global(struct comp *c,
+			       const struct wl_interface *iface, int version,
+			       const void *impl);
+
+/* display.c: the display and its globals. */
+int display_init(struct comp *c);
+/* --verbose: surfaces, textures and fds alive after a client left. */
+void display_report_resources(struct comp *c);
+void display_fini(struct comp *c);
 
 /* presentation.c */
 bool presentation_init(struct comp *c);
 /* The feedback of a frame presented at when_ns, the seq-th vblank. */
-void output_send_presentation(struct comp *c, struct wl_list *feedback, uint64_t when_ns,
-			      uint64_t seq);
+void presentation_send_presented(struct comp *c, struct wl_list *feedback,
+				 uint64_t when_ns, uint64_t seq);
 /* Feedback for content that never reaches the output. */
 void feedback_discard_all(struct wl_list *list);
 
 /* shell.c */
 bool shell_init(struct comp *c);
-/* A commit on a surface with an xdg role: configure, map. */
-void shell_surface_commit(struct surface *s);
-void shell_surface_destroyed(struct surface *s);
 /* A configure for the xdg surface's new state, once the initial commit
  * was answered (before, the initial configure will carry it). */
 void shell_configure(struct surface *s);
@@ -451,8 +507,12 @@ void shell_configure(struct surface *s);
 void shell_send_enter(struct surface *s);
 
 /* surface.c */
-bool compositor_globals_init(struct comp *c);
+/* wl_compositor and wl_subcompositor advertised. */
+bool surface_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
+/* Give s the role, or keep the one it has if it is that one; false when
+ * it has another (the caller posts its interface's error). */
+bool surface_set_role(struct surface *s, const struct surface_role *role);
 /* One of the client's objects of that interface, NULL if none: for the
  * errors that go on a global's object. A walk of all the client's
  * objects: only on error paths, which end the client. */
@@ -464,9 +524,22 @@ bool surface_has_buffer(const struct surface *s);
 /* The surface's size: its buffer's divided by the scale, rotated by the
  * buffer transform. */
 void surface_get_size(const struct surface *s, int32_t *w, int32_t *h);
+/* Whether sx, sy (surface coordinates) is within the surface and its
+ * input region: where the pointer finds it. */
+bool surface_accepts_input(const struct surface *s, double sx, double sy);
+/* Whether the whole surface is opaque: its format has no alpha, or its
+ * opaque region covers it. It is then drawn without blending. */
+bool surface_is_opaque(const struct surface *s);
 /* At each refresh, before compositing: the next rows of the large uploads
  * in progress; the ones completed show their new content. */
 void surface_uploads_step(struct comp *c);
+
+/* region.c: wl_region. */
+void region_create(struct wl_client *client, int version, uint32_t id);
+/* dst (initialized) becomes a copy of the wl_region's region. */
+void region_copy(pixman_region32_t *dst, struct wl_resource *resource);
+/* A region of every point: an input region not set. */
+void region_init_infinite(pixman_region32_t *r);
 
 /* viewporter.c */
 bool viewporter_init(struct comp *c);
@@ -478,8 +551,8 @@ bool viewport_size(const struct viewport_state *v, int32_t *w, int32_t *h);
 /* At commit, once the buffer is applied: the state's viewport checked
  * against the buffer (out_of_buffer, bad_size) and made current. false
  * after a protocol error. */
-bool viewport_apply(struct surface *s, const struct viewport_state *v, int32_t scale,
-		    int32_t transform);
+bool viewport_apply(struct surface *s, const struct viewport_state *v,
+		    int32_t scale, int32_t transform);
 /* The source rectangle of the current state in the surface's coordinates
  * before the viewport, normalized: x, y, w, h in 0..1 (0, 0, 1, 1 without
  * one). */
@@ -487,9 +560,11 @@ void viewport_crop(const struct surface *s, float crop[4]);
 void viewport_surface_destroyed(struct surface *s);
 
 /* popup.c */
-void positioner_create(struct wl_client *client, struct wl_resource *wm_base, uint32_t id);
-void popup_create(struct wl_client *client, struct wl_resource *xdg_surface, struct surface *s,
-		  uint32_t id, struct wl_resource *parent, struct wl_resource *positioner);
+void positioner_create(struct wl_client *client, struct wl_resource *wm_base,
+		       uint32_t id);
+void popup_create(struct wl_client *client, struct wl_resource *xdg_surface,
+		  struct surface *s, uint32_t id, struct wl_resource *parent,
+		  struct wl_resource *positioner);
 /* xdg_popup.configure (and repositioned), before xdg_surface.configure. */
 void popup_send_configure(struct surface *s);
 /* A commit after the initial one: placed, mapped over its parent. */
@@ -539,15 +614,19 @@ struct dmabuf_buffer *dmabuf_buffer_get(struct wl_resource *resource);
 /* Copy the damage (buffer coordinates, clipped) of a checked shm buffer
  * into the surface's strips at once; all of the buffer when the strips
  * cannot take it (none yet, another size, a dma-buf's). */
-void texture_upload_shm(struct surface *s, struct wl_shm_buffer *shm, const struct damage *damage);
+void texture_upload_shm(struct surface *s, struct wl_shm_buffer *shm,
+			const struct damage *damage);
 /* The bytes texture_upload_shm would copy. */
-uint64_t texture_upload_bytes(const struct surface *s, struct wl_shm_buffer *shm,
+uint64_t texture_upload_bytes(const struct surface *s,
+			      struct wl_shm_buffer *shm,
 			      const struct damage *damage);
-/* A large upload into s->upload, all of the buffer: begun, then a step
+/* A large upload into s->upload's strips, all of the buffer: begun (once
+ * s->upload is set), then a step
  * at each refresh within *budget bytes (at least one row; true once the
  * last row is in), then finished (the surface shows it) or cancelled. */
 void texture_upload_begin(struct surface *s, struct wl_shm_buffer *shm);
-bool texture_upload_step(struct surface *s, struct wl_shm_buffer *shm, uint64_t *budget);
+bool texture_upload_step(struct surface *s, struct wl_shm_buffer *shm,
+			 uint64_t *budget);
 void texture_upload_finish(struct surface *s, struct wl_shm_buffer *shm);
 void texture_upload_cancel(struct surface *s);
 /* The surface samples the buffer's EGLImage in place; false on a GL
@@ -557,15 +636,31 @@ bool texture_set_dmabuf(struct surface *s, const struct dmabuf_buffer *b);
 void texture_surface_fini(struct surface *s);
 
 /* render.c */
+/* What a ring frame shows, kept with the frame as its user data
+ * (glcuda_frame_set_user_data): render_frame fills it when it composites
+ * the frame, output.c reads it when it presents the frame. */
+struct frame_content {
+	struct wl_list link;            /* render.c's */
+	struct wl_list feedback;        /* wp_presentation_feedback resources */
+	bool shows_window;              /* a window is in it */
+	uint64_t composite;             /* its number (comp.composited) */
+	uint64_t commits;               /* the commits in it (comp.commits) */
+};
 int render_init(struct comp *c);
 void render_fini(struct comp *c);
 /* Composite every mapped surface into a new ring frame and hand it to
  * CUDA. false when the ring had no free slot (try at the next vblank). */
 bool render_frame(struct comp *c);
 void render_collect_timings(struct comp *c);
+/* A glcuda call failed: says which (what), its error and glcuda's message,
+ * and stops the compositor with status 1. */
+void render_fail(struct comp *c, const char *what, int err);
 
 /* output.c */
-/* Send the frame callbacks of every surface whose commit was composited. */
+/* Send the frame callbacks of every state applied so far (not those of a
+ * state cached or waiting for its upload): after a composite, which shows
+ * that state, or at a vblank when the commits since the last one changed
+ * nothing visible (on_vblank's frame_only). */
 void output_send_frame_done(struct comp *c);
 int output_init(struct comp *c);
 void output_fini(struct comp *c);
@@ -580,11 +675,14 @@ void keymap_destroy(struct keymap *k);
 int keymap_get_fd(const struct keymap *k, uint32_t *size);
 /* The evdev code of the key that gives a keysym (by name: Return, a,
  * Shift_L) or a character, and whether Shift is needed. */
-bool keymap_key_for_name(const struct keymap *k, const char *name, uint32_t *code, bool *shift);
-bool keymap_key_for_char(const struct keymap *k, uint32_t ucs4, uint32_t *code, bool *shift);
+bool keymap_key_for_name(const struct keymap *k, const char *name,
+			 uint32_t *code, bool *shift);
+bool keymap_key_for_char(const struct keymap *k, uint32_t ucs4, uint32_t *code,
+			 bool *shift);
 bool keymap_shift_key(const struct keymap *k, uint32_t *code);
 /* A key pressed or released: the modifiers now; true if they changed. */
-bool keymap_update(struct keymap *k, uint32_t code, bool pressed, struct key_mods *mods);
+bool keymap_update(struct keymap *k, uint32_t code, bool pressed,
+		   struct key_mods *mods);
 void keymap_get_mods(const struct keymap *k, struct key_mods *mods);
 
 /* seat.c: wl_seat, driven by control.c. */
@@ -611,7 +709,8 @@ void control_window_mapped(struct comp *c, struct surface *s);
 bool control_wants_pixels(struct comp *c);
 /* A frame presented as the output's frame seq: composite, its number;
  * commits, the commits in it. */
-void control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits, uint64_t seq);
+void control_frame_presented(struct comp *c, uint64_t composite,
+			     uint64_t commits, uint64_t seq);
 
 /* launch.c */
 int launch_client(struct comp *c);
@@ -620,6 +719,5 @@ void client_stop(struct comp *c);
 int runtime_dir_setup(struct comp *c);
 void runtime_dir_cleanup(struct comp *c);
 
-void comp_fail(struct comp *c, const char *what, int err);
 
 #endif

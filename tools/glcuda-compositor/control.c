@@ -31,7 +31,13 @@
 #define CONTROL_CONNS_MAX 16
 #define CONTROL_LINE_MAX 4096
 
-enum wait_kind { WAIT_NONE, WAIT_FRAME, WAIT_SCREENSHOT, WAIT_COMMIT, WAIT_WINDOW };
+enum wait_kind {
+	WAIT_NONE,
+	WAIT_FRAME,
+	WAIT_SCREENSHOT,
+	WAIT_COMMIT,
+	WAIT_WINDOW
+};
 
 struct control_conn {
 	struct comp *comp;
@@ -41,8 +47,10 @@ struct control_conn {
 	char in[CONTROL_LINE_MAX];
 	size_t in_len;
 	enum wait_kind wait;
-	uint64_t wait_after;            /* composite or commit count at the request */
-	char arg[PATH_MAX];             /* the screenshot's path, the window's name */
+	/* composite or commit count at the request */
+	uint64_t wait_after;
+	/* the screenshot's path, the window's name */
+	char arg[PATH_MAX];
 };
 
 static void conn_process(struct control_conn *k);
@@ -195,7 +203,8 @@ cmd_type(struct control_conn *k, const char *text)
 	if (*p)
 		return conn_send(k, "error the text is not UTF-8");
 	p = text;
-	while ((ch = utf8_next(&p)) && keymap_key_for_char(c->seat.keymap, ch, &code, &shift))
+	while ((ch = utf8_next(&p)) &&
+	       keymap_key_for_char(c->seat.keymap, ch, &code, &shift))
 		type_key(c, code, shift);
 	return conn_send(k, "ok");
 }
@@ -210,12 +219,14 @@ cmd_key(struct control_conn *k, char **argv, int argc)
 	if (argc < 2 || argc > 3)
 		return conn_send(k, "error usage: key NAME [press|release]");
 	if (!keymap_key_for_name(c->seat.keymap, argv[1], &code, &shift))
-		return conn_send(k, "error no key gives the keysym %s", argv[1]);
+		return conn_send(k, "error no key gives the keysym %s",
+				 argv[1]);
 	if (argc == 2)
 		type_key(c, code, shift);
 	else if (!strcmp(argv[2], "press") || !strcmp(argv[2], "release")) {
 		if (!seat_key(c, code, !strcmp(argv[2], "press")))
-			return conn_send(k, "error key %s is already %s", argv[1],
+			return conn_send(k, "error key %s is already %s",
+					 argv[1],
 					 argv[2][0] == 'p' ? "down" : "up");
 	} else
 		return conn_send(k, "error usage: key NAME [press|release]");
@@ -253,9 +264,13 @@ conn_command(struct control_conn *k, char *line)
 		uint32_t button = 0x110;
 
 		if (argc < 3 || argc > (argv[0][0] == 'c' ? 4 : 3) ||
-		    !parse_int(argv[1], -65536, 65536, &x) || !parse_int(argv[2], -65536, 65536, &y) ||
+		    !parse_int(argv[1], -65536, 65536, &x) ||
+		    !parse_int(argv[2], -65536, 65536, &y) ||
 		    (argc == 4 && !parse_button(argv[3], &button)))
-			return conn_send(k, "error usage: pointer-move X Y, click X Y [BUTTON]");
+			return conn_send(
+				k,
+				"error usage: pointer-move X Y, click X Y "
+				"[BUTTON]");
 		seat_pointer_move(c, x, y);
 		if (argv[0][0] == 'c' && seat_pointer_button(c, button, true))
 			seat_pointer_button(c, button, false);
@@ -266,17 +281,21 @@ conn_command(struct control_conn *k, char *line)
 
 		if (argc != 3 || !parse_button(argv[1], &button) ||
 		    (strcmp(argv[2], "press") && strcmp(argv[2], "release")))
-			return conn_send(k, "error usage: pointer-button left|right|middle|CODE "
-					 "press|release");
+			return conn_send(
+				k,
+				"error usage: pointer-button "
+				"left|right|middle|CODE press|release");
 		if (!seat_pointer_button(c, button, !strcmp(argv[2], "press")))
-			return conn_send(k, "error button %s is already %s", argv[1],
+			return conn_send(k, "error button %s is already %s",
+					 argv[1],
 					 argv[2][0] == 'p' ? "down" : "up");
 		return conn_send(k, "ok");
 	}
 	if (!strcmp(argv[0], "scroll")) {
 		if (argc != 3 || !parse_int(argv[1], -1000, 1000, &x) ||
 		    !parse_int(argv[2], -1000, 1000, &y))
-			return conn_send(k, "error usage: scroll DX DY (wheel steps)");
+			return conn_send(
+				k, "error usage: scroll DX DY (wheel steps)");
 		seat_pointer_scroll(c, x, y);
 		return conn_send(k, "ok");
 	}
@@ -288,7 +307,8 @@ conn_command(struct control_conn *k, char *line)
 		if (argc != 2)
 			return conn_send(k, "error usage: focus NAME");
 		if (!s)
-			return conn_send(k, "error no mapped window %s", argv[1]);
+			return conn_send(k, "error no mapped window %s",
+					 argv[1]);
 		seat_focus(c, s);
 		return conn_send(k, "ok");
 	}
@@ -296,7 +316,8 @@ conn_command(struct control_conn *k, char *line)
 		struct surface *s;
 
 		wl_list_for_each(s, &c->surfaces, link)
-			if (s->xdg_toplevel && s->mapped && !send_window(k, s, ""))
+			if (s->xdg_toplevel && s->mapped &&
+			    !send_window(k, s, ""))
 				return false;
 		return conn_send(k, "ok");
 	}
@@ -312,11 +333,15 @@ conn_command(struct control_conn *k, char *line)
 	if (!strcmp(argv[0], "wait-commit")) {
 		uint64_t after = c->commits;
 
-		if (argc > 2 || (argc == 2 && !parse_u64(argv[1], 0, UINT64_MAX, &after)))
-			return conn_send(k, "error usage: wait-commit [COMMITS]");
-		if (c->have_frame && c->shown_commits > after)
-			return conn_send(k, "ok %llu %llu", (unsigned long long)(c->out_frames - 1),
-					 (unsigned long long)c->shown_commits);
+		if (argc > 2 ||
+		    (argc == 2 && !parse_u64(argv[1], 0, UINT64_MAX, &after)))
+			return conn_send(k,
+					 "error usage: wait-commit [COMMITS]");
+		if (c->out.have_frame && c->out.shown_commits > after)
+			return conn_send(
+				k, "ok %llu %llu",
+				(unsigned long long)(c->out.frames - 1),
+				(unsigned long long)c->out.shown_commits);
 		k->wait = WAIT_COMMIT;
 		k->wait_after = after;
 		return true;
@@ -333,7 +358,9 @@ conn_command(struct control_conn *k, char *line)
 		c->running = false;
 		return conn_send(k, "ok");
 	}
-	return conn_send(k, "error unknown command %s (doc/compositor.md lists them)", argv[0]);
+	return conn_send(
+		k, "error unknown command %s (doc/compositor.md lists them)",
+		argv[0]);
 }
 
 /* The complete lines received, while none waits. */
@@ -366,11 +393,13 @@ on_conn_data(int fd, uint32_t mask, void *data)
 	if (k->in_len == sizeof(k->in)) {
 		/* A line longer than CONTROL_LINE_MAX, or a client that sends
 		 * while it waits and never reads. */
-		if (conn_send(k, "error a line is longer than %d bytes", CONTROL_LINE_MAX - 1))
+		if (conn_send(k, "error a line is longer than %d bytes",
+			      CONTROL_LINE_MAX - 1))
 			conn_close(k);
 		return 0;
 	}
-	n = recv(fd, k->in + k->in_len, sizeof(k->in) - k->in_len, MSG_DONTWAIT);
+	n = recv(fd, k->in + k->in_len, sizeof(k->in) - k->in_len,
+		 MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n <= 0) {
@@ -392,7 +421,8 @@ on_accept(int fd, uint32_t mask, void *data)
 	if (cfd < 0)
 		return 0;
 	if (wl_list_length(&c->control_conns) >= CONTROL_CONNS_MAX) {
-		static const char msg[] = "error too many control connections\n";
+		static const char msg[] =
+			"error too many control connections\n";
 		send(cfd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 		close(cfd);
 		return 0;
@@ -404,7 +434,8 @@ on_accept(int fd, uint32_t mask, void *data)
 	}
 	k->comp = c;
 	k->fd = cfd;
-	k->src = wl_event_loop_add_fd(c->loop, cfd, WL_EVENT_READABLE, on_conn_data, k);
+	k->src = wl_event_loop_add_fd(c->loop, cfd, WL_EVENT_READABLE,
+				      on_conn_data, k);
 	if (!k->src) {
 		close(cfd);
 		free(k);
@@ -420,7 +451,8 @@ control_window_mapped(struct comp *c, struct surface *s)
 	struct control_conn *k, *tmp;
 
 	wl_list_for_each_safe(k, tmp, &c->control_conns, link)
-		if (k->wait == WAIT_WINDOW && name_matches(s, k->arg) && send_window(k, s, "ok "))
+		if (k->wait == WAIT_WINDOW && name_matches(s, k->arg) &&
+		    send_window(k, s, "ok "))
 			conn_resume(k);
 }
 
@@ -436,26 +468,35 @@ control_wants_pixels(struct comp *c)
 }
 
 void
-control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits, uint64_t seq)
+control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits,
+			uint64_t seq)
 {
 	struct control_conn *k, *tmp;
 
 	wl_list_for_each_safe(k, tmp, &c->control_conns, link) {
 		bool sent;
 
-		if ((k->wait == WAIT_FRAME || k->wait == WAIT_SCREENSHOT) && composite > k->wait_after) {
+		if ((k->wait == WAIT_FRAME || k->wait == WAIT_SCREENSHOT) &&
+		    composite > k->wait_after) {
 			if (k->wait == WAIT_SCREENSHOT) {
 				if (output_write_png(c, k->arg) < 0)
-					sent = conn_send(k, "error cannot write %s", k->arg);
+					sent = conn_send(
+						k, "error cannot write %s",
+						k->arg);
 				else
-					sent = conn_send(k, "ok %llu %llu %s", (unsigned long long)seq,
-							 (unsigned long long)commits, k->arg);
+					sent = conn_send(
+						k, "ok %llu %llu %s",
+						(unsigned long long)seq,
+						(unsigned long long)commits,
+						k->arg);
 			} else {
-				sent = conn_send(k, "ok %llu %llu", (unsigned long long)seq,
+				sent = conn_send(k, "ok %llu %llu",
+						 (unsigned long long)seq,
 						 (unsigned long long)commits);
 			}
 		} else if (k->wait == WAIT_COMMIT && commits > k->wait_after) {
-			sent = conn_send(k, "ok %llu %llu", (unsigned long long)seq,
+			sent = conn_send(k, "ok %llu %llu",
+					 (unsigned long long)seq,
 					 (unsigned long long)commits);
 		} else {
 			continue;
@@ -473,14 +514,18 @@ control_init(struct comp *c)
 	int n;
 
 	wl_list_init(&c->control_conns);
-	n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s.control", dir, c->socket);
+	n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s.control", dir,
+		     c->socket);
 	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
-		fprintf(stderr, COMP_NAME ": the control socket's path %s/%s.control is longer "
-			"than %zu bytes: use a shorter XDG_RUNTIME_DIR\n", dir, c->socket,
-			sizeof(addr.sun_path) - 1);
+		fprintf(stderr,
+			COMP_NAME
+			": the control socket's path %s/%s.control is longer "
+			"than %zu bytes: use a shorter XDG_RUNTIME_DIR\n",
+			dir, c->socket, sizeof(addr.sun_path) - 1);
 		return -1;
 	}
-	c->control_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	c->control_fd =
+		socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->control_fd < 0) {
 		fprintf(stderr, COMP_NAME ": socket: %s\n", strerror(errno));
 		return -1;
@@ -489,17 +534,18 @@ control_init(struct comp *c)
 	unlink(addr.sun_path);
 	if (bind(c->control_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
 	    listen(c->control_fd, CONTROL_CONNS_MAX) < 0) {
-		fprintf(stderr, COMP_NAME ": cannot listen on %s: %s\n", addr.sun_path,
-			strerror(errno));
+		fprintf(stderr, COMP_NAME ": cannot listen on %s: %s\n",
+			addr.sun_path, strerror(errno));
 		close(c->control_fd);
 		c->control_fd = -1;
 		return -1;
 	}
 	c->control_path = strdup(addr.sun_path);
-	c->control_src = wl_event_loop_add_fd(c->loop, c->control_fd, WL_EVENT_READABLE,
-					      on_accept, c);
+	c->control_src = wl_event_loop_add_fd(c->loop, c->control_fd,
+					      WL_EVENT_READABLE, on_accept, c);
 	if (!c->control_path || !c->control_src) {
-		fprintf(stderr, COMP_NAME ": cannot watch the control socket\n");
+		fprintf(stderr,
+			COMP_NAME ": cannot watch the control socket\n");
 		return -1;
 	}
 	return 0;
@@ -509,7 +555,8 @@ void
 control_fini(struct comp *c)
 {
 	while (c->control_conns.next && !wl_list_empty(&c->control_conns)) {
-		struct control_conn *k = wl_container_of(c->control_conns.next, k, link);
+		struct control_conn *k =
+			wl_container_of(c->control_conns.next, k, link);
 		conn_close(k);
 	}
 	if (c->control_src)

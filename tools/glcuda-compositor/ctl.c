@@ -44,19 +44,27 @@ build_line(char *line, size_t size, int argc, char **argv)
 		const char *word = argv[i];
 		int n;
 
-		if (i == 1 && !strcmp(argv[0], "screenshot") && word[0] != '/') {
+		if (i == 1 && !strcmp(argv[0], "screenshot") &&
+		    word[0] != '/') {
 			char cwd[PATH_MAX];
 
 			if (!getcwd(cwd, sizeof(cwd)) ||
-			    snprintf(abs, sizeof(abs), "%s/%s", cwd, word) >= (int)sizeof(abs)) {
-				fprintf(stderr, PROG ": cannot make %s an absolute path\n", word);
+			    snprintf(abs, sizeof(abs), "%s/%s", cwd, word) >=
+				    (int)sizeof(abs)) {
+				fprintf(stderr,
+					PROG
+					": cannot make %s an absolute path\n",
+					word);
 				return -1;
 			}
 			word = abs;
 		}
-		n = snprintf(line + len, size - len, "%s%s", i ? " " : "", word);
+		n = snprintf(line + len, size - len, "%s%s", i ? " " : "",
+			     word);
 		if (n < 0 || (size_t)n >= size - len - 1) {
-			fprintf(stderr, PROG ": the command is longer than %zu bytes\n", size - 2);
+			fprintf(stderr,
+				PROG ": the command is longer than %zu bytes\n",
+				size - 2);
 			return -1;
 		}
 		len += (size_t)n;
@@ -83,8 +91,10 @@ connect_to(const char *path)
 		return -1;
 	}
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		fprintf(stderr, PROG ": cannot connect to %s: %s (is glcuda-compositor "
-			"running?)\n", path, strerror(errno));
+		fprintf(stderr,
+			PROG ": cannot connect to %s: %s (is glcuda-compositor "
+			     "running?)\n",
+			path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -108,7 +118,8 @@ main(int argc, char **argv)
 	if (argc < 2 || argv[1][0] == '-')
 		return usage();
 	if (!path || !*path) {
-		fprintf(stderr, PROG ": no --socket and no GLCUDA_COMPOSITOR_CONTROL\n");
+		fprintf(stderr, PROG
+			": no --socket and no GLCUDA_COMPOSITOR_CONTROL\n");
 		return 2;
 	}
 	if (build_line(line, sizeof(line), argc - 1, argv + 1) < 0)
@@ -123,7 +134,8 @@ main(int argc, char **argv)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, PROG ": sending: %s\n", strerror(errno));
+			fprintf(stderr, PROG ": sending: %s\n",
+				strerror(errno));
 			close(fd);
 			return 2;
 		}
@@ -136,7 +148,8 @@ main(int argc, char **argv)
 	}
 	/* Data lines, then "ok [RESULT]" or "error MESSAGE". */
 	while (fgets(buf, sizeof(buf), in)) {
-		if (!strncmp(buf, "ok", 2) && (buf[2] == '\n' || buf[2] == ' ')) {
+		if (!strncmp(buf, "ok", 2) &&
+		    (buf[2] == '\n' || buf[2] == ' ')) {
 			if (buf[2] == ' ')
 				fputs(buf + 3, stdout);
 			ret = 0;
@@ -150,7 +163,9 @@ main(int argc, char **argv)
 		fputs(buf, stdout);
 	}
 	if (ret == 2)
-		fprintf(stderr, PROG ": the compositor closed the connection without an answer\n");
+		fprintf(stderr, PROG
+			": the compositor closed the connection without an "
+			"answer\n");
 	fclose(in);
 	return ret;
 }

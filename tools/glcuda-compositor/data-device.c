@@ -29,7 +29,8 @@ struct data_source {
 	struct wl_resource *resource;
 	char *mimes[SOURCE_MIMES_MAX];
 	int n_mimes;
-	bool actions_set;               /* set_actions: for drag and drop only */
+	/* set_actions: for drag and drop only */
+	bool actions_set;
 	bool used;                      /* set as the selection, or dragged */
 	struct wl_list offers;          /* wl_data_offer resources made of it */
 };
@@ -37,15 +38,15 @@ struct data_source {
 /* wl_data_offer: of a selection source, NULL once the source is gone. */
 
 static void
-offer_accept(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
-	     const char *mime)
+offer_accept(struct wl_client *client, struct wl_resource *resource,
+	     uint32_t serial, const char *mime)
 {
 	/* For drag and drop only. */
 }
 
 static void
-offer_receive(struct wl_client *client, struct wl_resource *resource, const char *mime,
-	      int32_t fd)
+offer_receive(struct wl_client *client, struct wl_resource *resource,
+	      const char *mime, int32_t fd)
 {
 	struct data_source *src = wl_resource_get_user_data(resource);
 
@@ -58,16 +59,18 @@ offer_receive(struct wl_client *client, struct wl_resource *resource, const char
 static void
 offer_finish(struct wl_client *client, struct wl_resource *resource)
 {
-	wl_resource_post_error(resource, WL_DATA_OFFER_ERROR_INVALID_FINISH,
-			       "finish on a selection offer, not a drag-and-drop one");
+	wl_resource_post_error(
+		resource, WL_DATA_OFFER_ERROR_INVALID_FINISH,
+		"finish on a selection offer, not a drag-and-drop one");
 }
 
 static void
-offer_set_actions(struct wl_client *client, struct wl_resource *resource, uint32_t actions,
-		  uint32_t preferred)
+offer_set_actions(struct wl_client *client, struct wl_resource *resource,
+		  uint32_t actions, uint32_t preferred)
 {
-	wl_resource_post_error(resource, WL_DATA_OFFER_ERROR_INVALID_OFFER,
-			       "set_actions on a selection offer, not a drag-and-drop one");
+	wl_resource_post_error(
+		resource, WL_DATA_OFFER_ERROR_INVALID_OFFER,
+		"set_actions on a selection offer, not a drag-and-drop one");
 }
 
 static const struct wl_data_offer_interface offer_impl = {
@@ -96,8 +99,10 @@ device_send_selection(struct comp *c, struct wl_resource *device)
 		wl_data_device_send_selection(device, NULL);
 		return;
 	}
-	offer = resource_new(wl_resource_get_client(device), &wl_data_offer_interface,
-			     wl_resource_get_version(device), 0, &offer_impl, src, offer_destroyed);
+	offer = resource_new(wl_resource_get_client(device),
+			     &wl_data_offer_interface,
+			     wl_resource_get_version(device), 0, &offer_impl,
+			     src, offer_destroyed);
 	if (!offer)
 		return;
 	wl_list_insert(&src->offers, wl_resource_get_link(offer));
@@ -145,10 +150,11 @@ data_device_set_focus(struct comp *c, struct wl_client *client)
 	focus_send_selection(c);
 }
 
-/* wl_data_source ------------------------------------------------------------ */
+/* wl_data_source ----------------------------------------------------------- */
 
 static void
-source_offer(struct wl_client *client, struct wl_resource *resource, const char *mime)
+source_offer(struct wl_client *client, struct wl_resource *resource,
+	     const char *mime)
 {
 	struct data_source *src = wl_resource_get_user_data(resource);
 	char *copy;
@@ -164,7 +170,8 @@ source_offer(struct wl_client *client, struct wl_resource *resource, const char 
 }
 
 static void
-source_set_actions(struct wl_client *client, struct wl_resource *resource, uint32_t actions)
+source_set_actions(struct wl_client *client, struct wl_resource *resource,
+		   uint32_t actions)
 {
 	struct data_source *src = wl_resource_get_user_data(resource);
 	const uint32_t all = WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY |
@@ -172,14 +179,17 @@ source_set_actions(struct wl_client *client, struct wl_resource *resource, uint3
 			     WL_DATA_DEVICE_MANAGER_DND_ACTION_ASK;
 
 	if (actions & ~all) {
-		wl_resource_post_error(resource, WL_DATA_SOURCE_ERROR_INVALID_ACTION_MASK,
-				       "actions 0x%x are not wl_data_device_manager.dnd_action's",
-				       actions);
+		wl_resource_post_error(
+			resource, WL_DATA_SOURCE_ERROR_INVALID_ACTION_MASK,
+			"actions 0x%x are not "
+			"wl_data_device_manager.dnd_action's",
+			actions);
 		return;
 	}
 	if (src->actions_set || src->used) {
-		wl_resource_post_error(resource, WL_DATA_SOURCE_ERROR_INVALID_SOURCE,
-				       "set_actions twice, or after the source was used");
+		wl_resource_post_error(
+			resource, WL_DATA_SOURCE_ERROR_INVALID_SOURCE,
+			"set_actions twice, or after the source was used");
 		return;
 	}
 	src->actions_set = true;
@@ -212,12 +222,12 @@ source_destroyed(struct wl_resource *resource)
 	free(src);
 }
 
-/* wl_data_device ------------------------------------------------------------ */
+/* wl_data_device ----------------------------------------------------------- */
 
 static void
 device_start_drag(struct wl_client *client, struct wl_resource *resource,
-		  struct wl_resource *source, struct wl_resource *origin, struct wl_resource *icon,
-		  uint32_t serial)
+		  struct wl_resource *source, struct wl_resource *origin,
+		  struct wl_resource *icon, uint32_t serial)
 {
 	struct surface *s = icon ? surface_from_resource(icon) : NULL;
 
@@ -240,12 +250,15 @@ device_set_selection(struct wl_client *client, struct wl_resource *resource,
 		     struct wl_resource *source, uint32_t serial)
 {
 	struct comp *c = wl_resource_get_user_data(resource);
-	struct data_source *src = source ? wl_resource_get_user_data(source) : NULL;
+	struct data_source *src =
+		source ? wl_resource_get_user_data(source) : NULL;
 	struct data_source *old = c->clipboard.selection;
 
 	if (src && src->actions_set) {
-		wl_resource_post_error(source, WL_DATA_SOURCE_ERROR_INVALID_SOURCE,
-				       "a source for drag and drop (set_actions) set as the selection");
+		wl_resource_post_error(
+			source, WL_DATA_SOURCE_ERROR_INVALID_SOURCE,
+			"a source for drag and drop (set_actions) set as the "
+			"selection");
 		return;
 	}
 	if (src == old)
@@ -271,10 +284,11 @@ device_destroyed(struct wl_resource *resource)
 	wl_list_remove(wl_resource_get_link(resource));
 }
 
-/* wl_data_device_manager ---------------------------------------------------- */
+/* wl_data_device_manager --------------------------------------------------- */
 
 static void
-manager_create_data_source(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+manager_create_data_source(struct wl_client *client,
+			   struct wl_resource *resource, uint32_t id)
 {
 	struct data_source *src = calloc(1, sizeof(*src));
 
@@ -282,8 +296,9 @@ manager_create_data_source(struct wl_client *client, struct wl_resource *resourc
 		wl_client_post_no_memory(client);
 		return;
 	}
-	src->resource = wl_resource_create(client, &wl_data_source_interface,
-					   wl_resource_get_version(resource), id);
+	src->resource =
+		wl_resource_create(client, &wl_data_source_interface,
+				   wl_resource_get_version(resource), id);
 	if (!src->resource) {
 		free(src);
 		wl_client_post_no_memory(client);
@@ -291,17 +306,19 @@ manager_create_data_source(struct wl_client *client, struct wl_resource *resourc
 	}
 	src->comp = wl_resource_get_user_data(resource);
 	wl_list_init(&src->offers);
-	wl_resource_set_implementation(src->resource, &source_impl, src, source_destroyed);
+	wl_resource_set_implementation(src->resource, &source_impl, src,
+				       source_destroyed);
 }
 
 static void
-manager_get_data_device(struct wl_client *client, struct wl_resource *resource, uint32_t id,
-			struct wl_resource *seat)
+manager_get_data_device(struct wl_client *client, struct wl_resource *resource,
+			uint32_t id, struct wl_resource *seat)
 {
 	struct comp *c = wl_resource_get_user_data(resource);
-	struct wl_resource *r = resource_new(client, &wl_data_device_interface,
-					     wl_resource_get_version(resource), id, &device_impl, c,
-					     device_destroyed);
+	struct wl_resource *r =
+		resource_new(client, &wl_data_device_interface,
+			     wl_resource_get_version(resource), id,
+			     &device_impl, c, device_destroyed);
 
 	if (!r)
 		return;
@@ -320,5 +337,6 @@ data_device_init(struct comp *c)
 {
 	wl_list_init(&c->clipboard.devices);
 	wl_list_init(&c->clipboard.focus_destroy.link);
-	return display_add_plain_global(c, &wl_data_device_manager_interface, 3, &manager_impl);
+	return resource_add_plain_global(c, &wl_data_device_manager_interface,
+					 3, &manager_impl);
 }

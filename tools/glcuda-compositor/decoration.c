@@ -21,7 +21,8 @@ decoration_configure_again(struct wl_resource *resource)
 }
 
 static void
-decoration_set_mode(struct wl_client *client, struct wl_resource *resource, uint32_t mode)
+decoration_set_mode(struct wl_client *client, struct wl_resource *resource,
+		    uint32_t mode)
 {
 	decoration_configure_again(resource);
 }
@@ -52,7 +53,8 @@ decoration_send_configure(struct surface *s)
 {
 	if (s->decoration)
 		zxdg_toplevel_decoration_v1_send_configure(
-			s->decoration, ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+			s->decoration,
+			ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
 }
 
 void
@@ -60,20 +62,23 @@ decoration_toplevel_destroyed(struct surface *s)
 {
 	if (!s->decoration)
 		return;
-	wl_resource_post_error(s->decoration, ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ORPHANED,
-			       "the xdg_toplevel was destroyed before its decoration object");
+	wl_resource_post_error(
+		s->decoration, ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ORPHANED,
+		"the xdg_toplevel was destroyed before its decoration object");
 	wl_resource_set_user_data(s->decoration, NULL);
 	s->decoration = NULL;
 }
 
 static void
-manager_get_toplevel_decoration(struct wl_client *client, struct wl_resource *resource,
-				uint32_t id, struct wl_resource *toplevel)
+manager_get_toplevel_decoration(struct wl_client *client,
+				struct wl_resource *resource, uint32_t id,
+				struct wl_resource *toplevel)
 {
 	/* NULL when the toplevel's wl_surface or xdg_surface is gone. */
 	struct surface *s = wl_resource_get_user_data(toplevel);
-	struct wl_resource *r = wl_resource_create(client, &zxdg_toplevel_decoration_v1_interface,
-						   wl_resource_get_version(resource), id);
+	struct wl_resource *r = wl_resource_create(
+		client, &zxdg_toplevel_decoration_v1_interface,
+		wl_resource_get_version(resource), id);
 
 	if (!r) {
 		wl_client_post_no_memory(client);
@@ -85,16 +90,22 @@ manager_get_toplevel_decoration(struct wl_client *client, struct wl_resource *re
 	if (!s)
 		return;
 	if (s->decoration) {
-		wl_resource_post_error(r, ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED,
-				       "the xdg_toplevel already has a decoration object");
+		wl_resource_post_error(
+			r,
+			ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED,
+			"the xdg_toplevel already has a decoration object");
 		return;
 	}
 	if (surface_has_buffer(s)) {
-		wl_resource_post_error(r, ZXDG_TOPLEVEL_DECORATION_V1_ERROR_UNCONFIGURED_BUFFER,
-				       "the xdg_toplevel already has a buffer attached or committed");
+		wl_resource_post_error(
+			r,
+			ZXDG_TOPLEVEL_DECORATION_V1_ERROR_UNCONFIGURED_BUFFER,
+			"the xdg_toplevel already has a buffer attached or "
+			"committed");
 		return;
 	}
-	wl_resource_set_implementation(r, &decoration_impl, s, decoration_destroyed);
+	wl_resource_set_implementation(r, &decoration_impl, s,
+				       decoration_destroyed);
 	s->decoration = r;
 	/* After the initial commit: a configure now. Before: the decoration's
 	 * configure goes with the initial one. */
@@ -109,5 +120,6 @@ static const struct zxdg_decoration_manager_v1_interface manager_impl = {
 bool
 decoration_init(struct comp *c)
 {
-	return display_add_plain_global(c, &zxdg_decoration_manager_v1_interface, 1, &manager_impl);
+	return resource_add_plain_global(
+		c, &zxdg_decoration_manager_v1_interface, 1, &manager_impl);
 }

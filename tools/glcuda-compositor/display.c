@@ -1,70 +1,15 @@
 /*
- * glcuda-compositor: the wl_display and the globals that are not about
- * surfaces: wl_shm and wl_output (seat.c has wl_seat, presentation.c
- * wp_presentation).
+ * glcuda-compositor: the wl_display, its socket, and the registration of
+ * every global: wl_shm and wl_output here, the others through each file's
+ * _init (surface.c, shell.c, seat.c, presentation.c...). display.c calls
+ * down into those files and none of them calls display.c: the helpers
+ * they share are resource.c's.
  * SPDX-License-Identifier: MIT
  */
 #include "compositor.h"
 
 #include <dirent.h>
 #include <stdlib.h>
-
-void
-resource_unlink(struct wl_resource *resource)
-{
-	wl_list_remove(wl_resource_get_link(resource));
-}
-
-struct wl_resource *
-resource_new(struct wl_client *client, const struct wl_interface *iface, int version,
-	     uint32_t id, const void *impl, void *data, wl_resource_destroy_func_t destroyed)
-{
-	struct wl_resource *r = wl_resource_create(client, iface, version, id);
-
-	if (!r) {
-		wl_client_post_no_memory(client);
-		return NULL;
-	}
-	wl_resource_set_implementation(r, impl, data, destroyed);
-	return r;
-}
-
-void
-resource_destroy_request(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-void
-listener_detach(struct wl_listener *l)
-{
-	wl_list_remove(&l->link);
-	wl_list_init(&l->link);
-}
-
-static void
-bind_plain(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct plain_global *g = data;
-
-	resource_new(client, g->iface, (int)version, id, g->impl, g->comp, NULL);
-}
-
-bool
-display_add_plain_global(struct comp *c, const struct wl_interface *iface, int version,
-			 const void *impl)
-{
-	struct plain_global *g;
-
-	if (c->plain_global_count == COMP_MAX_PLAIN_GLOBALS) {
-		fprintf(stderr, COMP_NAME ": cannot advertise %s: more than %d plain globals "
-			"(raise COMP_MAX_PLAIN_GLOBALS)\n", iface->name, COMP_MAX_PLAIN_GLOBALS);
-		return false;
-	}
-	g = &c->plain_globals[c->plain_global_count++];
-	*g = (struct plain_global){ .comp = c, .iface = iface, .impl = impl };
-	return wl_global_create(c->display, iface, version, g, bind_plain) != NULL;
-}
 
 /* wl_output ------------------------------------------------------------- */
 
@@ -76,16 +21,19 @@ static void
 bind_output(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
 	struct comp *c = data;
-	struct wl_resource *r = resource_new(client, &wl_output_interface, (int)version, id,
-					     &output_impl, c, resource_unlink);
+	struct wl_resource *r =
+		resource_new(client, &wl_output_interface, (int)version, id,
+			     &output_impl, c, resource_unlink);
 
 	if (!r)
 		return;
 	wl_list_insert(&c->output_resources, wl_resource_get_link(r));
 	/* A headless output: no physical size. */
-	wl_output_send_geometry(r, 0, 0, 0, 0, WL_OUTPUT_SUBPIXEL_NONE, "glcuda", "headless",
+	wl_output_send_geometry(r, 0, 0, 0, 0, WL_OUTPUT_SUBPIXEL_NONE,
+				"glcuda", "headless",
 				WL_OUTPUT_TRANSFORM_NORMAL);
-	wl_output_send_mode(r, WL_OUTPUT_MODE_CURRENT | WL_OUTPUT_MODE_PREFERRED,
+	wl_output_send_mode(r,
+			    WL_OUTPUT_MODE_CURRENT | WL_OUTPUT_MODE_PREFERRED,
 			    (int32_t)c->opt.width, (int32_t)c->opt.height,
 			    (int32_t)(c->opt.refresh_hz * 1000));
 	if (version >= WL_OUTPUT_SCALE_SINCE_VERSION)
@@ -153,8 +101,11 @@ display_report_resources(struct comp *c)
 			fds += e->d_name[0] != '.';
 		closedir(d);
 	}
-	fprintf(stderr, COMP_NAME ": a client left: %d clients, %u surfaces, %u textures, "
-		"%d fds open\n", clients, c->surfaces_alive, c->textures_alive, fds);
+	fprintf(stderr,
+		COMP_NAME
+		": a client left: %d clients, %u surfaces, %u textures, "
+		"%d fds open\n",
+		clients, c->surfaces_alive, c->textures_alive, fds);
 }
 
 int
@@ -165,7 +116,8 @@ display_init(struct comp *c)
 	wl_list_init(&c->output_resources);
 	c->display = wl_display_create();
 	if (!c->display) {
-		fprintf(stderr, COMP_NAME ": cannot create the Wayland display\n");
+		fprintf(stderr,
+			COMP_NAME ": cannot create the Wayland display\n");
 		return -1;
 	}
 	c->loop = wl_display_get_event_loop(c->display);
@@ -174,19 +126,22 @@ display_init(struct comp *c)
 	/* wl_shm with ARGB8888 and XRGB8888, the two formats every
 	 * compositor has; libwayland checks pools and buffers against their
 	 * sizes and posts the protocol errors itself. */
-	if (wl_display_init_shm(c->display) < 0 || !compositor_globals_init(c) ||
+	if (wl_display_init_shm(c->display) < 0 || !surface_init(c) ||
 	    !shell_init(c) || !viewporter_init(c) || !xdg_output_init(c) ||
 	    !decoration_init(c) || !data_device_init(c) ||
-	    !wl_global_create(c->display, &wl_output_interface, 4, c, bind_output) ||
+	    !wl_global_create(c->display, &wl_output_interface, 4, c,
+			      bind_output) ||
 	    !presentation_init(c)) {
-		fprintf(stderr, COMP_NAME ": cannot create the Wayland globals\n");
+		fprintf(stderr,
+			COMP_NAME ": cannot create the Wayland globals\n");
 		return -1;
 	}
 	if (!seat_init(c))
 		return -1;
 	c->socket = wl_display_add_socket_auto(c->display);
 	if (!c->socket) {
-		fprintf(stderr, COMP_NAME ": cannot create a Wayland socket in %s\n",
+		fprintf(stderr,
+			COMP_NAME ": cannot create a Wayland socket in %s\n",
 			getenv("XDG_RUNTIME_DIR"));
 		return -1;
 	}

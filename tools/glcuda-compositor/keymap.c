@@ -47,17 +47,21 @@ keymap_destroy(struct keymap *k)
 static int
 keymap_make_fd(struct keymap *k)
 {
-	char *text = xkb_keymap_get_as_string(k->keymap, XKB_KEYMAP_FORMAT_TEXT_V1);
+	char *text =
+		xkb_keymap_get_as_string(k->keymap, XKB_KEYMAP_FORMAT_TEXT_V1);
 	size_t len, off = 0;
 
 	if (!text) {
-		fprintf(stderr, COMP_NAME ": xkb_keymap_get_as_string failed\n");
+		fprintf(stderr,
+			COMP_NAME ": xkb_keymap_get_as_string failed\n");
 		return -1;
 	}
 	len = strlen(text) + 1;
-	k->fd = memfd_create("glcuda-compositor-keymap", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	k->fd = memfd_create("glcuda-compositor-keymap",
+			     MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (k->fd < 0) {
-		fprintf(stderr, COMP_NAME ": memfd_create for the keymap: %s\n", strerror(errno));
+		fprintf(stderr, COMP_NAME ": memfd_create for the keymap: %s\n",
+			strerror(errno));
 		free(text);
 		return -1;
 	}
@@ -67,16 +71,19 @@ keymap_make_fd(struct keymap *k)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			fprintf(stderr, COMP_NAME ": writing the keymap: %s\n", strerror(errno));
+			fprintf(stderr, COMP_NAME ": writing the keymap: %s\n",
+				strerror(errno));
 			free(text);
 			return -1;
 		}
 		off += (size_t)n;
 	}
 	free(text);
-	if (fcntl(k->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) <
+	if (fcntl(k->fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) <
 	    0) {
-		fprintf(stderr, COMP_NAME ": sealing the keymap: %s\n", strerror(errno));
+		fprintf(stderr, COMP_NAME ": sealing the keymap: %s\n",
+			strerror(errno));
 		return -1;
 	}
 	k->size = (uint32_t)len;
@@ -101,11 +108,13 @@ keymap_new(void)
 		fprintf(stderr, COMP_NAME ": xkb_context_new failed\n");
 		goto fail;
 	}
-	k->keymap = xkb_keymap_new_from_names(k->context, &names, XKB_KEYMAP_COMPILE_NO_FLAGS);
+	k->keymap = xkb_keymap_new_from_names(k->context, &names,
+					      XKB_KEYMAP_COMPILE_NO_FLAGS);
 	if (!k->keymap) {
-		fprintf(stderr, COMP_NAME ": cannot compile the keymap (rules evdev, layout us, "
-			"or XKB_DEFAULT_*): is xkb-data installed (Debian: apt-get install "
-			"xkb-data)?\n");
+		fprintf(stderr, COMP_NAME
+			": cannot compile the keymap (rules evdev, layout us, "
+			"or XKB_DEFAULT_*): is xkb-data installed (Debian: "
+			"apt-get install xkb-data)?\n");
 		goto fail;
 	}
 	k->state = xkb_state_new(k->keymap);
@@ -131,16 +140,19 @@ keymap_get_fd(const struct keymap *k, uint32_t *size)
 /* The key that gives sym on the first layout at level 0 (no modifier) or
  * level 1 (Shift). A keymap has at most 256 keycodes here (evdev). */
 static bool
-find_keysym(const struct keymap *k, xkb_keysym_t sym, uint32_t *code, bool *shift)
+find_keysym(const struct keymap *k, xkb_keysym_t sym, uint32_t *code,
+	    bool *shift)
 {
 	xkb_keycode_t min = xkb_keymap_min_keycode(k->keymap);
 	xkb_keycode_t max = xkb_keymap_max_keycode(k->keymap);
 
 	for (int level = 0; level < 2; level++)
-		for (xkb_keycode_t kc = min; kc <= max && kc < 256 + EVDEV_OFFSET; kc++) {
+		for (xkb_keycode_t kc = min;
+		     kc <= max && kc < 256 + EVDEV_OFFSET; kc++) {
 			const xkb_keysym_t *syms;
-			int n = xkb_keymap_key_get_syms_by_level(k->keymap, kc, 0,
-								 (xkb_level_index_t)level, &syms);
+			int n = xkb_keymap_key_get_syms_by_level(
+				k->keymap, kc, 0, (xkb_level_index_t)level,
+				&syms);
 
 			if (kc < EVDEV_OFFSET)
 				continue;
@@ -155,7 +167,8 @@ find_keysym(const struct keymap *k, xkb_keysym_t sym, uint32_t *code, bool *shif
 }
 
 bool
-keymap_key_for_name(const struct keymap *k, const char *name, uint32_t *code, bool *shift)
+keymap_key_for_name(const struct keymap *k, const char *name, uint32_t *code,
+		    bool *shift)
 {
 	xkb_keysym_t sym = xkb_keysym_from_name(name, XKB_KEYSYM_NO_FLAGS);
 
@@ -165,7 +178,8 @@ keymap_key_for_name(const struct keymap *k, const char *name, uint32_t *code, bo
 }
 
 bool
-keymap_key_for_char(const struct keymap *k, uint32_t ucs4, uint32_t *code, bool *shift)
+keymap_key_for_char(const struct keymap *k, uint32_t ucs4, uint32_t *code,
+		    bool *shift)
 {
 	xkb_keysym_t sym;
 
@@ -188,10 +202,12 @@ keymap_shift_key(const struct keymap *k, uint32_t *code)
 }
 
 bool
-keymap_update(struct keymap *k, uint32_t code, bool pressed, struct key_mods *mods)
+keymap_update(struct keymap *k, uint32_t code, bool pressed,
+	      struct key_mods *mods)
 {
 	enum xkb_state_component changed =
-		xkb_state_update_key(k->state, code + EVDEV_OFFSET, pressed ? XKB_KEY_DOWN : XKB_KEY_UP);
+		xkb_state_update_key(k->state, code + EVDEV_OFFSET,
+				     pressed ? XKB_KEY_DOWN : XKB_KEY_UP);
 
 	keymap_get_mods(k, mods);
 	return changed != 0;
@@ -200,8 +216,12 @@ keymap_update(struct keymap *k, uint32_t code, bool pressed, struct key_mods *mo
 void
 keymap_get_mods(const struct keymap *k, struct key_mods *mods)
 {
-	mods->depressed = xkb_state_serialize_mods(k->state, XKB_STATE_MODS_DEPRESSED);
-	mods->latched = xkb_state_serialize_mods(k->state, XKB_STATE_MODS_LATCHED);
-	mods->locked = xkb_state_serialize_mods(k->state, XKB_STATE_MODS_LOCKED);
-	mods->group = xkb_state_serialize_layout(k->state, XKB_STATE_LAYOUT_EFFECTIVE);
+	mods->depressed =
+		xkb_state_serialize_mods(k->state, XKB_STATE_MODS_DEPRESSED);
+	mods->latched =
+		xkb_state_serialize_mods(k->state, XKB_STATE_MODS_LATCHED);
+	mods->locked =
+		xkb_state_serialize_mods(k->state, XKB_STATE_MODS_LOCKED);
+	mods->group = xkb_state_serialize_layout(k->state,
+						 XKB_STATE_LAYOUT_EFFECTIVE);
 }

@@ -24,7 +24,8 @@ runtime_dir_setup(struct comp *c)
 	if (dir && *dir)
 		return 0;
 	if (!mkdtemp(tmpl)) {
-		fprintf(stderr, COMP_NAME ": cannot create a runtime directory: %s\n",
+		fprintf(stderr,
+			COMP_NAME ": cannot create a runtime directory: %s\n",
 			strerror(errno));
 		return -1;
 	}
@@ -46,8 +47,8 @@ runtime_dir_cleanup(struct comp *c)
 		return;
 	/* wl_display_destroy removed the socket and its lock file. */
 	if (rmdir(c->runtime_dir) < 0)
-		fprintf(stderr, COMP_NAME ": cannot remove %s: %s\n", c->runtime_dir,
-			strerror(errno));
+		fprintf(stderr, COMP_NAME ": cannot remove %s: %s\n",
+			c->runtime_dir, strerror(errno));
 	unsetenv("XDG_RUNTIME_DIR");
 	free(c->runtime_dir);
 	c->runtime_dir = NULL;
@@ -82,10 +83,14 @@ client_reap(struct comp *c)
 	c->client_status = status;
 	if (c->running) {
 		if (WIFEXITED(status))
-			fprintf(stderr, COMP_NAME ": the client exited with status %d\n",
+			fprintf(stderr,
+				COMP_NAME
+				": the client exited with status %d\n",
 				WEXITSTATUS(status));
 		else if (WIFSIGNALED(status))
-			fprintf(stderr, COMP_NAME ": the client was killed by signal %d (%s)\n",
+			fprintf(stderr,
+				COMP_NAME
+				": the client was killed by signal %d (%s)\n",
 				WTERMSIG(status), strsignal(WTERMSIG(status)));
 	}
 	c->running = false;
@@ -97,7 +102,8 @@ launch_client(struct comp *c)
 	sigset_t none;
 	pid_t pid;
 
-	c->sigchld_src = wl_event_loop_add_signal(c->loop, SIGCHLD, on_sigchld, c);
+	c->sigchld_src =
+		wl_event_loop_add_signal(c->loop, SIGCHLD, on_sigchld, c);
 	if (!c->sigchld_src) {
 		fprintf(stderr, COMP_NAME ": cannot watch SIGCHLD\n");
 		return -1;
@@ -122,8 +128,8 @@ launch_client(struct comp *c)
 		if (c->opt.output && !strcmp(c->opt.output, "-"))
 			dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(c->opt.command[0], c->opt.command);
-		fprintf(stderr, COMP_NAME ": cannot run %s: %s\n", c->opt.command[0],
-			strerror(errno));
+		fprintf(stderr, COMP_NAME ": cannot run %s: %s\n",
+			c->opt.command[0], strerror(errno));
 		_exit(127);
 	}
 	c->client_pid = pid;

@@ -3,74 +3,71 @@
 # compositor that uses glcuda, it links the shared library and the public
 # headers only (and the tools' filters and common code, as glcuda-demo).
 # The protocol code is generated from wayland-protocols' XML at build time.
-EXTRA_DIST += doc/compositor.md tests/test-compositor.sh tests/compositor-bad-client.c \
-	tests/compositor-check-png.c tests/compositor-pixel-client.c \
-	tests/compositor-client.c tests/compositor-client.h tests/compositor-diff-png.c \
+EXTRA_DIST += doc/compositor.md tests/test-compositor.sh \
+	tests/compositor-bad-client.c tests/compositor-check-png.c \
+	tests/compositor-pixel-client.c tests/compositor-client.c \
+	tests/compositor-client.h tests/compositor-diff-png.c \
 	tests/compositor-test-env.sh tests/compositor-test-run.sh \
 	tests/compositor-protocol-client.c
 
 if HAVE_COMPOSITOR
 bin_PROGRAMS += %reldir%/glcuda-compositor
 %canon_reldir%_glcuda_compositor_SOURCES = %reldir%/compositor.h \
-	%reldir%/main.c %reldir%/options.c %reldir%/display.c %reldir%/shell.c \
-	%reldir%/surface.c %reldir%/tree.c %reldir%/texture.c %reldir%/dmabuf.c \
-	%reldir%/presentation.c %reldir%/render.c %reldir%/output.c \
-	%reldir%/launch.c %reldir%/keymap.c %reldir%/seat.c %reldir%/control.c \
-	%reldir%/viewporter.c %reldir%/decoration.c %reldir%/xdg-output.c %reldir%/popup.c \
-	%reldir%/data-device.c $(sanitizer_sources)
-compositor_protocols = %reldir%/viewporter-protocol.c %reldir%/viewporter-server-protocol.h \
+	%reldir%/main.c %reldir%/options.c %reldir%/resource.c \
+	%reldir%/display.c %reldir%/shell.c %reldir%/surface.c %reldir%/tree.c \
+	%reldir%/texture.c %reldir%/dmabuf.c %reldir%/presentation.c \
+	%reldir%/render.c %reldir%/output.c %reldir%/launch.c \
+	%reldir%/keymap.c %reldir%/seat.c %reldir%/control.c \
+	%reldir%/viewporter.c %reldir%/decoration.c %reldir%/xdg-output.c \
+	%reldir%/popup.c %reldir%/data-device.c %reldir%/region.c \
+	$(sanitizer_sources)
+compositor_protocols = %reldir%/viewporter-protocol.c \
+	%reldir%/viewporter-server-protocol.h \
 	%reldir%/xdg-decoration-unstable-v1-protocol.c \
 	%reldir%/xdg-decoration-unstable-v1-server-protocol.h \
 	%reldir%/xdg-output-unstable-v1-protocol.c \
 	%reldir%/xdg-output-unstable-v1-server-protocol.h \
 	%reldir%/xdg-shell-protocol.c %reldir%/xdg-shell-server-protocol.h \
-	%reldir%/presentation-time-protocol.c %reldir%/presentation-time-server-protocol.h \
+	%reldir%/presentation-time-protocol.c \
+	%reldir%/presentation-time-server-protocol.h \
 	%reldir%/linux-dmabuf-unstable-v1-protocol.c \
 	%reldir%/linux-dmabuf-unstable-v1-server-protocol.h
 nodist_%canon_reldir%_glcuda_compositor_SOURCES = $(compositor_protocols)
 BUILT_SOURCES += $(compositor_protocols)
 CLEANFILES += $(compositor_protocols)
 %canon_reldir%_glcuda_compositor_CPPFLAGS = $(tools_cppflags) -I%reldir% \
-	-I$(top_srcdir)/tools $(WAYLAND_SERVER_CFLAGS)
-%canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS) $(XKBCOMMON_CFLAGS)
+	-I$(top_srcdir)/tools $(WAYLAND_SERVER_CFLAGS) $(PIXMAN_CFLAGS)
+%canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS) \
+	$(XKBCOMMON_CFLAGS)
 %canon_reldir%_glcuda_compositor_LDADD = common/libfilters.la \
-	common/libpng-file.la common/libglcuda-common.la lib/libglcuda.la $(WAYLAND_SERVER_LIBS) \
-	$(LIBPNG_LIBS) $(XKBCOMMON_LIBS) $(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
+	common/libpng-file.la common/libglcuda-common.la lib/libglcuda.la \
+	$(WAYLAND_SERVER_LIBS) $(LIBPNG_LIBS) $(XKBCOMMON_LIBS) $(PIXMAN_LIBS) \
+	$(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
 # Its companion: one command to the control socket (control.c), for
 # scripts that drive the seat and wait for frames.
 bin_PROGRAMS += %reldir%/glcuda-compositor-ctl
 %canon_reldir%_glcuda_compositor_ctl_SOURCES = %reldir%/ctl.c
 
-%reldir%/xdg-shell-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml
+# The protocols' XML in wayland-protocols' data directory. wayland-scanner
+# makes from NAME.xml the code (NAME-protocol.c, the compositor's and the
+# test clients') and the headers (NAME-server-protocol.h,
+# NAME-client-protocol.h), each kind by one pattern rule; the lists above
+# and below say which of them are built. make finds NAME.xml through vpath.
+compositor_protocol_xml = stable/xdg-shell/xdg-shell.xml \
+	stable/presentation-time/presentation-time.xml \
+	stable/viewporter/viewporter.xml \
+	unstable/xdg-decoration/xdg-decoration-unstable-v1.xml \
+	unstable/xdg-output/xdg-output-unstable-v1.xml \
+	unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
+compositor_protocol_dirs = $(addprefix $(WAYLAND_PROTOCOLS_DATADIR)/, \
+	$(dir $(compositor_protocol_xml)))
+vpath %.xml $(compositor_protocol_dirs)
+%reldir%/%-protocol.c: %.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/xdg-shell-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml
+%reldir%/%-server-protocol.h: %.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/presentation-time-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/presentation-time-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/viewporter-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/viewporter-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/viewporter-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/viewporter/viewporter.xml
+%reldir%/%-client-protocol.h: %.xml
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
-%reldir%/xdg-decoration-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-decoration/xdg-decoration-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/xdg-decoration-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-decoration/xdg-decoration-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/xdg-decoration-unstable-v1-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-decoration/xdg-decoration-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
-%reldir%/xdg-output-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-output/xdg-output-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/xdg-output-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-output/xdg-output-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
-%reldir%/xdg-output-unstable-v1-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/xdg-output/xdg-output-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
-%reldir%/linux-dmabuf-unstable-v1-protocol.c: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) private-code $< $@
-%reldir%/linux-dmabuf-unstable-v1-server-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) server-header $< $@
 
 # A client that breaks the protocol on purpose, a checker of the frames
 # and a client whose frames are compared with a CPU reference, for the
@@ -86,7 +83,8 @@ compositor_client_sources = tests/compositor-client.c tests/compositor-client.h
 tests_compositor_check_png_SOURCES = tests/compositor-check-png.c
 tests_compositor_check_png_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 tests_compositor_check_png_LDADD = $(LIBPNG_LIBS)
-tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c $(compositor_client_sources)
+tests_compositor_bad_client_SOURCES = tests/compositor-bad-client.c \
+	$(compositor_client_sources)
 tests_compositor_bad_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS)
 tests_compositor_bad_client_LDADD = $(WAYLAND_CLIENT_LIBS)
 nodist_tests_compositor_bad_client_SOURCES = $(compositor_client_protocols) \
@@ -94,32 +92,31 @@ nodist_tests_compositor_bad_client_SOURCES = $(compositor_client_protocols) \
 tests_compositor_bad_client_CPPFLAGS = -I%reldir%
 tests_compositor_protocol_client_SOURCES = tests/compositor-protocol-client.c \
 	$(compositor_client_sources)
-nodist_tests_compositor_protocol_client_SOURCES = $(compositor_client_protocols) \
-	$(compositor_client_code)
+nodist_tests_compositor_protocol_client_SOURCES = \
+	$(compositor_client_protocols) $(compositor_client_code)
 tests_compositor_protocol_client_CPPFLAGS = -I%reldir%
 tests_compositor_protocol_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS)
 tests_compositor_protocol_client_LDADD = $(WAYLAND_CLIENT_LIBS)
 tests_compositor_pixel_client_SOURCES = tests/compositor-pixel-client.c \
 	$(compositor_client_sources)
 compositor_client_protocols = %reldir%/xdg-shell-client-protocol.h \
-	%reldir%/presentation-time-client-protocol.h %reldir%/viewporter-client-protocol.h \
+	%reldir%/presentation-time-client-protocol.h \
+	%reldir%/viewporter-client-protocol.h \
 	%reldir%/xdg-decoration-unstable-v1-client-protocol.h \
 	%reldir%/xdg-output-unstable-v1-client-protocol.h
 # The protocols' code (the same for clients and the compositor).
-compositor_client_code = %reldir%/xdg-shell-protocol.c %reldir%/presentation-time-protocol.c \
-	%reldir%/viewporter-protocol.c %reldir%/xdg-decoration-unstable-v1-protocol.c \
+compositor_client_code = %reldir%/xdg-shell-protocol.c \
+	%reldir%/presentation-time-protocol.c %reldir%/viewporter-protocol.c \
+	%reldir%/xdg-decoration-unstable-v1-protocol.c \
 	%reldir%/xdg-output-unstable-v1-protocol.c
 nodist_tests_compositor_pixel_client_SOURCES = $(compositor_client_protocols) \
 	$(compositor_client_code)
 BUILT_SOURCES += $(compositor_client_protocols)
 CLEANFILES += $(compositor_client_protocols)
 tests_compositor_pixel_client_CPPFLAGS = -I%reldir%
-tests_compositor_pixel_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS) $(LIBPNG_CFLAGS)
+tests_compositor_pixel_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS) \
+	$(LIBPNG_CFLAGS)
 tests_compositor_pixel_client_LDADD = $(WAYLAND_CLIENT_LIBS) $(LIBPNG_LIBS)
-%reldir%/xdg-shell-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/xdg-shell/xdg-shell.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
-%reldir%/presentation-time-client-protocol.h: $(WAYLAND_PROTOCOLS_DATADIR)/stable/presentation-time/presentation-time.xml
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(WAYLAND_SCANNER) client-header $< $@
 
 TESTS += tests/test-compositor.sh tests/test-compositor-input.sh \
 	tests/test-compositor-protocols.sh

@@ -14,18 +14,6 @@
 
 #include "clock.h"
 
-void
-comp_fail(struct comp *c, const char *what, int err)
-{
-	const char *msg = c->dev ? glcuda_device_get_last_error(c->dev) : "";
-
-	if (!*msg)
-		msg = glcuda_get_last_error();
-	fprintf(stderr, COMP_NAME ": %s: %s\n  %s\n", what, glcuda_error_get_name(err), msg);
-	c->status = 1;
-	c->running = false;
-}
-
 static int
 on_quit_signal(int sig, void *data)
 {
@@ -41,11 +29,15 @@ on_quit_signal(int sig, void *data)
 static void
 announce(struct comp *c)
 {
-	FILE *out = c->opt.output && !strcmp(c->opt.output, "-") ? stderr : stdout;
+	FILE *out =
+		c->opt.output && !strcmp(c->opt.output, "-") ? stderr : stdout;
 	const char *dir = getenv("XDG_RUNTIME_DIR");
 
-	fprintf(out, "WAYLAND_DISPLAY=%s\nXDG_RUNTIME_DIR=%s\nGLCUDA_COMPOSITOR_SOCKET=%s/%s\n"
-		"GLCUDA_COMPOSITOR_CONTROL=%s\n", c->socket, dir, dir, c->socket, c->control_path);
+	fprintf(out,
+		"WAYLAND_DISPLAY=%s\nXDG_RUNTIME_DIR=%s\n"
+		"GLCUDA_COMPOSITOR_SOCKET=%s/%s\n"
+		"GLCUDA_COMPOSITOR_CONTROL=%s\n",
+		c->socket, dir, dir, c->socket, c->control_path);
 	fflush(out);
 }
 
@@ -54,32 +46,46 @@ report(struct comp *c)
 {
 	double secs = (double)(clock_now_ns() - c->start_ns) * 1e-9;
 
-	fprintf(stderr, COMP_NAME ": %llu frames composited in %.2f s (%.1f/s), %llu presented, "
-		"%llu dropped, %llu vblanks with the ring full, %llu output frames (%llu vblanks "
+	fprintf(stderr,
+		COMP_NAME
+		": %llu frames composited in %.2f s (%.1f/s), %llu presented, "
+		"%llu dropped, %llu vblanks with the ring full, %llu output "
+		"frames (%llu vblanks "
 		"skipped, the loop over a second late); sync %s\n",
-		(unsigned long long)c->composited, secs, secs > 0 ? (double)c->composited / secs : 0,
-		(unsigned long long)c->presented,
+		(unsigned long long)c->composited, secs,
+		secs > 0 ? (double)c->composited / secs : 0,
+		(unsigned long long)c->out.presented,
 		(unsigned long long)glcuda_ring_get_dropped(c->ring),
-		(unsigned long long)c->acquire_busy, (unsigned long long)c->out_frames,
-		(unsigned long long)c->out_skipped,
-		glcuda_sync_mode_get_name(glcuda_device_get_caps(c->dev)->sync_mode));
+		(unsigned long long)c->acquire_busy,
+		(unsigned long long)c->out.frames,
+		(unsigned long long)c->out.skipped,
+		glcuda_sync_mode_get_name(
+			glcuda_device_get_caps(c->dev)->sync_mode));
 	if (c->t_count) {
 		double n = (double)c->t_count * 1e6;
-		fprintf(stderr, COMP_NAME ": mean GPU timings over %llu frames (ms): composite %.3f, "
-			"hand-off to CUDA %.3f, CUDA %.3f, hand-off to GL %.3f, total %.3f\n",
+		fprintf(stderr,
+			COMP_NAME
+			": mean GPU timings over %llu frames (ms): composite "
+			"%.3f, "
+			"hand-off to CUDA %.3f, CUDA %.3f, hand-off to GL "
+			"%.3f, total %.3f\n",
 			(unsigned long long)c->t_count, (double)c->t_render / n,
-			(double)c->t_to_cuda / n, (double)c->t_cuda / n, (double)c->t_to_gl / n,
-			(double)c->t_total / n);
+			(double)c->t_to_cuda / n, (double)c->t_cuda / n,
+			(double)c->t_to_gl / n, (double)c->t_total / n);
 	} else {
 		fprintf(stderr, COMP_NAME ": no GPU timings (%s)\n",
-			c->ring_timings ? "none finished yet" : "GL has no timer queries");
+			c->ring_timings ? "none finished yet"
+					: "GL has no timer queries");
 	}
 }
 
 int
 main(int argc, char **argv)
 {
-	struct comp c = { .vblank_fd = -1, .control_fd = -1, .running = true, .next_x = 32,
+	struct comp c = { .out.vblank_fd = -1,
+			  .control_fd = -1,
+			  .running = true,
+			  .next_x = 32,
 			  .next_y = 32 };
 	sigset_t sigs;
 	int ret;
@@ -102,12 +108,16 @@ main(int argc, char **argv)
 
 	if (runtime_dir_setup(&c) < 0)
 		return 1;
-	if (display_init(&c) < 0 || render_init(&c) < 0 || !dmabuf_init(&c) || output_init(&c) < 0)
+	if (display_init(&c) < 0 || render_init(&c) < 0 || !dmabuf_init(&c) ||
+	    output_init(&c) < 0)
 		goto out;
-	c.sigint_src = wl_event_loop_add_signal(c.loop, SIGINT, on_quit_signal, &c);
-	c.sigterm_src = wl_event_loop_add_signal(c.loop, SIGTERM, on_quit_signal, &c);
+	c.sigint_src =
+		wl_event_loop_add_signal(c.loop, SIGINT, on_quit_signal, &c);
+	c.sigterm_src =
+		wl_event_loop_add_signal(c.loop, SIGTERM, on_quit_signal, &c);
 	if (!c.sigint_src || !c.sigterm_src) {
-		fprintf(stderr, COMP_NAME ": cannot watch SIGINT and SIGTERM\n");
+		fprintf(stderr,
+			COMP_NAME ": cannot watch SIGINT and SIGTERM\n");
 		goto out;
 	}
 	if (control_init(&c) < 0)
@@ -115,24 +125,33 @@ main(int argc, char **argv)
 	announce(&c);
 	if (c.opt.command && launch_client(&c) < 0)
 		goto out;
-	fprintf(stderr, COMP_NAME ": %ux%u at %u Hz on %s (%s), CUDA stage %s, sync %s, "
-		"WAYLAND_DISPLAY=%s\n", c.opt.width, c.opt.height, c.opt.refresh_hz,
+	fprintf(stderr,
+		COMP_NAME
+		": %ux%u at %u Hz on %s (%s), CUDA stage %s, sync %s, "
+		"WAYLAND_DISPLAY=%s\n",
+		c.opt.width, c.opt.height, c.opt.refresh_hz,
 		glcuda_device_get_caps(c.dev)->gl_renderer,
 		glcuda_headless_get_description(c.headless),
-		c.opt.kernel_file ? c.opt.kernel_name : filter_name(c.opt.filter),
-		glcuda_sync_mode_get_name(glcuda_device_get_caps(c.dev)->sync_mode), c.socket);
+		c.opt.kernel_file ? c.opt.kernel_name
+				  : filter_name(c.opt.filter),
+		glcuda_sync_mode_get_name(
+			glcuda_device_get_caps(c.dev)->sync_mode),
+		c.socket);
 
 	c.start_ns = clock_now_ns();
 	while (c.running) {
 		wl_display_flush_clients(c.display);
 		if (wl_event_loop_dispatch(c.loop, -1) < 0 && errno != EINTR) {
-			fprintf(stderr, COMP_NAME ": wl_event_loop_dispatch: %s\n", strerror(errno));
+			fprintf(stderr,
+				COMP_NAME ": wl_event_loop_dispatch: %s\n",
+				strerror(errno));
 			c.status = 1;
 			break;
 		}
 	}
 	report(&c);
-	if (c.status == 0 && c.client_exited && !(c.opt.frames && c.window_frames >= c.opt.frames)) {
+	if (c.status == 0 && c.client_exited &&
+	    !(c.opt.frames && c.out.window_frames >= c.opt.frames)) {
 		/* Like cage: the client's exit status is ours. */
 		if (WIFEXITED(c.client_status))
 			c.status = WEXITSTATUS(c.client_status);

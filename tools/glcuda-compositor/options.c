@@ -10,43 +10,63 @@
 
 #include "parse.h"
 
+static const char usage_text[] =
+	"Usage: " COMP_NAME " [OPTIONS] [-- COMMAND [ARGS...]]\n"
+	"A headless Wayland compositor: composites its clients' windows\n"
+	"with GL, hands every frame to CUDA through glcuda's ring and\n"
+	"writes the frames out. With COMMAND, runs it as its client and\n"
+	"exits when it exits; without, serves any clients until SIGINT or\n"
+	"SIGTERM. Prints WAYLAND_DISPLAY, the socket's path and the control\n"
+	"socket's (GLCUDA_COMPOSITOR_CONTROL: glcuda-compositor-ctl drives\n"
+	"the seat and takes screenshots).\n\n"
+	"  --size WxH          output size (default 640x480)\n"
+	"  --refresh HZ        output refresh rate, 1..1000 (default 60)\n"
+	"  --frames N          exit after N output frames (one per refresh)\n"
+	"                      with a window in them (default: when the\n"
+	"                      client exits)\n"
+	"  --filter NAME       CUDA stage: none, invert, blur, unsharp,\n"
+	"                      grade (default none)\n"
+	"  --kernel-file FILE  load a PTX or cubin module and run\n"
+	"                      --kernel-name\n"
+	"  --kernel-name NAME  a kernel NAME(CUsurfObject in, CUsurfObject\n"
+	"                      out, int width, int height), 16x16 blocks,\n"
+	"                      RGBA8\n"
+	"  --gles | --gl       GLES 3 (default) or desktop GL 4.5 core\n"
+	"  --sync MODE         auto, timeline, binary, cpu (default auto)\n"
+	"  --cuda-device N     CUDA device ordinal of the EGL display\n"
+	"                      (default -1: the EGL display of a CUDA\n"
+	"                      device CUDA can see)\n"
+	"  --png-every N       write every N-th output frame (one per\n"
+	"                      refresh) as PNG\n"
+	"  --png-dir DIR       where the PNGs go (default .)\n"
+	"  --output FILE       write the output as y4m video, one frame per\n"
+	"                      refresh ('-': stdout)\n"
+	"  --y4m-chroma C      444 or 420 (default 444)\n"
+	"  --verbose           say what clients do\n"
+	"  --help\n";
+
 static void
 usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: " COMP_NAME " [OPTIONS] [-- COMMAND [ARGS...]]\n"
-		"A headless Wayland compositor: composites its clients' windows with GL,\n"
-		"hands every frame to CUDA through glcuda's ring and writes the frames\n"
-		"out. With COMMAND, runs it as its client and exits when it exits;\n"
-		"without, serves any clients until SIGINT or SIGTERM. Prints\n"
-		"WAYLAND_DISPLAY, the socket's path and the control socket's\n"
-		"(GLCUDA_COMPOSITOR_CONTROL: glcuda-compositor-ctl drives the seat and\n"
-		"takes screenshots).\n\n"
-		"  --size WxH           output size (default 640x480)\n"
-		"  --refresh HZ         output refresh rate, 1..1000 (default 60)\n"
-		"  --frames N           exit after N output frames (one per refresh) with a\n"
-		"                       window in them (default: when the client exits)\n"
-		"  --filter NAME        CUDA stage: none, invert, blur, unsharp, grade\n"
-		"                       (default none)\n"
-		"  --kernel-file FILE   load a PTX or cubin module and run --kernel-name\n"
-		"  --kernel-name NAME   a kernel NAME(CUsurfObject in, CUsurfObject out,\n"
-		"                       int width, int height), 16x16 blocks, RGBA8\n"
-		"  --gles | --gl        GLES 3 (default) or desktop GL 4.5 core\n"
-		"  --sync MODE          auto, timeline, binary, cpu (default auto)\n"
-		"  --cuda-device N      CUDA device ordinal of the EGL display (default -1:\n"
-		"                       the EGL display of a CUDA device CUDA can see)\n"
-		"  --png-every N        write every N-th output frame (one per refresh) as PNG\n"
-		"  --png-dir DIR        where the PNGs go (default .)\n"
-		"  --output FILE        write the output as y4m video, one frame per refresh\n"
-		"                       ('-': stdout)\n"
-		"  --y4m-chroma C       444 or 420 (default 444)\n"
-		"  --verbose            say what clients do\n"
-		"  --help\n");
+	fputs(usage_text, out);
 }
 
 enum {
-	O_SIZE = 256, O_REFRESH, O_FRAMES, O_FILTER, O_KERNEL_FILE, O_KERNEL_NAME, O_GLES,
-	O_GL, O_SYNC, O_CUDA_DEVICE, O_PNG_EVERY, O_PNG_DIR, O_OUTPUT, O_CHROMA, O_VERBOSE,
+	O_SIZE = 256,
+	O_REFRESH,
+	O_FRAMES,
+	O_FILTER,
+	O_KERNEL_FILE,
+	O_KERNEL_NAME,
+	O_GLES,
+	O_GL,
+	O_SYNC,
+	O_CUDA_DEVICE,
+	O_PNG_EVERY,
+	O_PNG_DIR,
+	O_OUTPUT,
+	O_CHROMA,
+	O_VERBOSE,
 	O_HELP,
 };
 
@@ -127,15 +147,18 @@ static int
 options_check(const struct options *o)
 {
 	if (!o->kernel_file != !o->kernel_name) {
-		fprintf(stderr, COMP_NAME ": --kernel-file and --kernel-name go together\n");
+		fprintf(stderr, COMP_NAME
+			": --kernel-file and --kernel-name go together\n");
 		return 3;
 	}
 	if (o->kernel_file && o->filter != FILTER_NONE) {
-		fprintf(stderr, COMP_NAME ": --kernel-file replaces --filter: give one\n");
+		fprintf(stderr, COMP_NAME
+			": --kernel-file replaces --filter: give one\n");
 		return 3;
 	}
 	if (o->chroma == Y4M_420 && (o->width % 2 || o->height % 2)) {
-		fprintf(stderr, COMP_NAME ": 4:2:0 needs an even width and height\n");
+		fprintf(stderr,
+			COMP_NAME ": 4:2:0 needs an even width and height\n");
 		return 3;
 	}
 	return 0;
@@ -146,12 +169,18 @@ options_parse(struct options *o, int argc, char **argv)
 {
 	int ret;
 
-	*o = (struct options){ .width = 640, .height = 480, .refresh_hz = 60,
-			       .filter = FILTER_NONE, .gles = true, .sync = GLCUDA_SYNC_AUTO,
-			       .cuda_device = -1, .png_dir = "." };
+	*o = (struct options){ .width = 640,
+			       .height = 480,
+			       .refresh_hz = 60,
+			       .filter = FILTER_NONE,
+			       .gles = true,
+			       .sync = GLCUDA_SYNC_AUTO,
+			       .cuda_device = -1,
+			       .png_dir = "." };
 	/* '+': stop at the first non-option, the client's command. */
 	for (;;) {
-		int idx = -1, opt = getopt_long(argc, argv, "+", longopts, &idx);
+		int idx = -1,
+		    opt = getopt_long(argc, argv, "+", longopts, &idx);
 
 		if (opt == -1)
 			break;
@@ -165,7 +194,8 @@ options_parse(struct options *o, int argc, char **argv)
 		}
 		if (!option_set(o, opt, optarg)) {
 			fprintf(stderr, COMP_NAME ": bad value for --%s: %s\n",
-				idx >= 0 ? longopts[idx].name : "?", optarg ? optarg : "");
+				idx >= 0 ? longopts[idx].name : "?",
+				optarg ? optarg : "");
 			usage(stderr);
 			return 3;
 		}

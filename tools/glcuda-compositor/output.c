@@ -51,7 +51,7 @@ y4m_convert(struct comp *c, const uint8_t *rgba, size_t *len)
 {
 	uint32_t w = c->opt.width, h = c->opt.height;
 	size_t npix = (size_t)w * h;
-	uint8_t *y = c->y4m_buf, *u = y + npix, *v;
+	uint8_t *y = c->out.y4m_buf, *u = y + npix, *v;
 	size_t csize;
 
 	if (c->opt.chroma == Y4M_444) {
@@ -69,21 +69,27 @@ y4m_convert(struct comp *c, const uint8_t *rgba, size_t *len)
 		v = u + csize;
 		for (uint32_t j = 0; j < h; j++)
 			for (uint32_t i = 0; i < w; i++) {
-				const uint8_t *p = rgba + ((size_t)j * w + i) * 4;
+				const uint8_t *p =
+					rgba + ((size_t)j * w + i) * 4;
 				y[(size_t)j * w + i] = rgb_y(p[0], p[1], p[2]);
 			}
 		for (uint32_t j = 0; j < h / 2; j++)
 			for (uint32_t i = 0; i < w / 2; i++) {
 				int r = 0, g = 0, b = 0;
 				for (int k = 0; k < 4; k++) {
-					const uint8_t *p = rgba + ((size_t)(2 * j + k / 2) * w +
-								   2 * i + k % 2) * 4;
+					const uint8_t *p =
+						rgba +
+						((size_t)(2 * j + k / 2) * w +
+						 2 * i + k % 2) *
+							4;
 					r += p[0];
 					g += p[1];
 					b += p[2];
 				}
-				u[(size_t)j * (w / 2) + i] = rgb_u(r / 4, g / 4, b / 4);
-				v[(size_t)j * (w / 2) + i] = rgb_v(r / 4, g / 4, b / 4);
+				u[(size_t)j * (w / 2) + i] =
+					rgb_u(r / 4, g / 4, b / 4);
+				v[(size_t)j * (w / 2) + i] =
+					rgb_v(r / 4, g / 4, b / 4);
 			}
 	}
 	*len = npix + 2 * csize;
@@ -94,53 +100,60 @@ y4m_convert(struct comp *c, const uint8_t *rgba, size_t *len)
 static int
 write_y4m(struct comp *c)
 {
-	if (c->y4m_composite != c->shown_composite) {
-		y4m_convert(c, c->readback, &c->y4m_len);
-		c->y4m_composite = c->shown_composite;
+	if (c->out.y4m_composite != c->out.shown_composite) {
+		y4m_convert(c, c->out.readback, &c->out.y4m_len);
+		c->out.y4m_composite = c->out.shown_composite;
 	}
-	if (fputs("FRAME\n", c->y4m) == EOF || fwrite(c->y4m_buf, 1, c->y4m_len, c->y4m) !=
-	    c->y4m_len) {
-		fprintf(stderr, COMP_NAME ": writing the y4m stream: %s\n", strerror(errno));
+	if (fputs("FRAME\n", c->out.y4m) == EOF ||
+	    fwrite(c->out.y4m_buf, 1, c->out.y4m_len, c->out.y4m) !=
+		    c->out.y4m_len) {
+		fprintf(stderr, COMP_NAME ": writing the y4m stream: %s\n",
+			strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-/* The presented frame's pixels into c->readback, when something will
+/* The presented frame's pixels into c->out.readback, when something will
  * write them: PNGs, the y4m stream, a screenshot asked for. */
 static int
 read_back(struct comp *c, struct glcuda_frame *f)
 {
-	c->readback_valid = false;
-	if (!c->opt.png_every && !c->y4m && !control_wants_pixels(c))
+	c->out.readback_valid = false;
+	if (!c->opt.png_every && !c->out.y4m && !control_wants_pixels(c))
 		return 0;
 	/* The output's cost: a readback of the presented frame. */
-	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->read_fbo);
-	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->out.read_fbo);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D,
 			       glcuda_frame_get_output_texture(f), 0);
 	glPixelStorei(GL_PACK_ALIGNMENT, 1);
-	glReadPixels(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height, GL_RGBA,
-		     GL_UNSIGNED_BYTE, c->readback);
-	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
+	glReadPixels(0, 0, (GLsizei)c->opt.width, (GLsizei)c->opt.height,
+		     GL_RGBA, GL_UNSIGNED_BYTE, c->out.readback);
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, 0, 0);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 	if (glGetError() != GL_NO_ERROR) {
-		fprintf(stderr, COMP_NAME ": reading the presented frame back failed\n");
+		fprintf(stderr, COMP_NAME
+			": reading the presented frame back failed\n");
 		return -1;
 	}
-	c->readback_valid = true;
+	c->out.readback_valid = true;
 	return 0;
 }
 
 int
 output_write_png(struct comp *c, const char *path)
 {
-	if (!c->readback_valid) {
-		fprintf(stderr, COMP_NAME ": no pixels of the presented frame for %s\n", path);
+	if (!c->out.readback_valid) {
+		fprintf(stderr,
+			COMP_NAME ": no pixels of the presented frame for %s\n",
+			path);
 		return -1;
 	}
 	/* Row 0 of the ring's images is the top (render.c). */
-	if (png_file_write_rgba(COMP_NAME, path, c->readback, c->opt.width, c->opt.height, false,
-				1) < 0)
+	if (png_file_write_rgba(COMP_NAME, path, c->out.readback, c->opt.width,
+				c->opt.height, false, 1) < 0)
 		return -1;
 	if (c->opt.verbose)
 		fprintf(stderr, COMP_NAME ": wrote %s\n", path);
@@ -155,15 +168,18 @@ write_frame_png(struct comp *c, uint64_t n)
 {
 	char path[PATH_MAX], last[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir, (unsigned long long)n);
+	snprintf(path, sizeof(path), "%s/frame-%06llu.png", c->opt.png_dir,
+		 (unsigned long long)n);
 	snprintf(last, sizeof(last), "%s/frame-%06llu.png", c->opt.png_dir,
-		 (unsigned long long)c->png_last);
-	if (!(c->png_written && c->png_composite == c->shown_composite && link(last, path) == 0) &&
+		 (unsigned long long)c->out.png_last);
+	if (!(c->out.png_written &&
+	      c->out.png_composite == c->out.shown_composite &&
+	      link(last, path) == 0) &&
 	    output_write_png(c, path) < 0)
 		return -1;
-	c->png_written++;
-	c->png_last = n;
-	c->png_composite = c->shown_composite;
+	c->out.png_written++;
+	c->out.png_last = n;
+	c->out.png_composite = c->out.shown_composite;
 	return 0;
 }
 
@@ -173,13 +189,14 @@ write_frame_png(struct comp *c, uint64_t n)
 static int
 output_frame(struct comp *c)
 {
-	uint64_t n = c->out_frames++;
+	uint64_t n = c->out.frames++;
 
-	if (c->shows_window)
-		c->window_frames++;
-	if (c->opt.png_every && n % c->opt.png_every == 0 && write_frame_png(c, n) < 0)
+	if (c->out.shows_window)
+		c->out.window_frames++;
+	if (c->opt.png_every && n % c->opt.png_every == 0 &&
+	    write_frame_png(c, n) < 0)
 		return -1;
-	if (c->y4m && write_y4m(c) < 0)
+	if (c->out.y4m && write_y4m(c) < 0)
 		return -1;
 	return 0;
 }
@@ -189,8 +206,8 @@ output_frame(struct comp *c)
 static int
 output_repeat(struct comp *c, uint64_t n)
 {
-	for (uint64_t i = 0; i < n && c->have_frame; i++) {
-		if (c->opt.frames && c->window_frames >= c->opt.frames)
+	for (uint64_t i = 0; i < n && c->out.have_frame; i++) {
+		if (c->opt.frames && c->out.window_frames >= c->opt.frames)
 			break;
 		if (output_frame(c) < 0)
 			return -1;
@@ -203,21 +220,21 @@ output_repeat(struct comp *c, uint64_t n)
 static int
 output_present(struct comp *c, struct glcuda_frame *f, uint64_t missed)
 {
-	uint32_t slot = glcuda_frame_get_slot(f);
+	struct frame_content *fc = glcuda_frame_get_user_data(f);
 	uint64_t seq;
 
 	if (output_repeat(c, missed) < 0 || read_back(c, f) < 0)
 		return -1;
-	c->have_frame = true;
-	c->shows_window = c->slot_shows_window[slot];
-	c->shown_commits = c->slot_commits[slot];
-	c->shown_composite = c->slot_composite[slot];
-	c->presented++;
-	seq = c->out_frames;
+	c->out.have_frame = true;
+	c->out.shows_window = fc->shows_window;
+	c->out.shown_commits = fc->commits;
+	c->out.shown_composite = fc->composite;
+	c->out.presented++;
+	seq = c->out.frames;
 	if (output_frame(c) < 0)
 		return -1;
-	output_send_presentation(c, &c->slot_feedback[slot], clock_now_ns(), seq);
-	control_frame_presented(c, c->slot_composite[slot], c->slot_commits[slot], seq);
+	presentation_send_presented(c, &fc->feedback, clock_now_ns(), seq);
+	control_frame_presented(c, fc->composite, fc->commits, seq);
 	return 0;
 }
 
@@ -245,7 +262,7 @@ on_ring_ready(int fd, uint32_t mask, void *data)
 	int ret = glcuda_ring_dispatch(c->ring);
 
 	if (ret < 0)
-		comp_fail(c, "glcuda_ring_dispatch", ret);
+		render_fail(c, "glcuda_ring_dispatch", ret);
 	return 0;
 }
 
@@ -262,7 +279,7 @@ vblanks_to_output(struct comp *c, uint64_t ticks)
 {
 	if (ticks <= c->opt.refresh_hz)
 		return ticks;
-	c->out_skipped += ticks - c->opt.refresh_hz;
+	c->out.skipped += ticks - c->opt.refresh_hz;
 	return c->opt.refresh_hz;
 }
 
@@ -274,7 +291,8 @@ on_vblank(int fd, uint32_t mask, void *data)
 	uint64_t ticks = 0;
 	int ret;
 
-	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) || !c->running)
+	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) ||
+	    !c->running)
 		return 0;
 	ticks = vblanks_to_output(c, ticks);
 
@@ -289,7 +307,7 @@ on_vblank(int fd, uint32_t mask, void *data)
 		}
 		ret = glcuda_frame_release(f);
 		if (ret < 0)
-			comp_fail(c, "glcuda_frame_release", ret);
+			render_fail(c, "glcuda_frame_release", ret);
 		render_collect_timings(c);
 	} else if (ret == -EAGAIN) {
 		if (output_repeat(c, ticks) < 0) {
@@ -297,18 +315,19 @@ on_vblank(int fd, uint32_t mask, void *data)
 			c->running = false;
 		}
 	} else {
-		comp_fail(c, "glcuda_ring_take_newest", ret);
+		render_fail(c, "glcuda_ring_take_newest", ret);
 		return 0;
 	}
 	/* --frames counts the frames with a window in them: however long
 	 * the client takes to start, its content is shown. */
-	if (c->opt.frames && c->window_frames >= c->opt.frames) {
+	if (c->opt.frames && c->out.window_frames >= c->opt.frames) {
 		c->running = false;
 		return 0;
 	}
 
-	/* The next slice of the large uploads: one that completes changes
-	 * what the composite below shows. */
+	/* The next slice of the large uploads: one that completes applies
+	 * its commit here (the rule is surface.c's) and changes what the
+	 * composite below shows. */
 	surface_uploads_step(c);
 
 	/* Composite what changed; the clients' frame callbacks go out once
@@ -332,55 +351,70 @@ output_init(struct comp *c)
 	struct itimerspec its = { 0 };
 	size_t npix = (size_t)c->opt.width * c->opt.height;
 
-	for (size_t i = 0; i < sizeof(c->slot_feedback) / sizeof(c->slot_feedback[0]); i++)
-		wl_list_init(&c->slot_feedback[i]);
-	c->refresh_ns = 1000000000u / c->opt.refresh_hz;
-	c->readback = malloc(npix * 4);
-	if (!c->readback) {
+	c->out.refresh_ns = 1000000000u / c->opt.refresh_hz;
+	c->out.readback = malloc(npix * 4);
+	if (!c->out.readback) {
 		fprintf(stderr, COMP_NAME ": out of memory\n");
 		return -1;
 	}
-	if (c->opt.png_every && mkdir(c->opt.png_dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, COMP_NAME ": cannot create %s: %s\n", c->opt.png_dir,
-			strerror(errno));
+	/* The framebuffer read_back() attaches a presented frame's output
+	 * texture to. */
+	glGenFramebuffers(1, &c->out.read_fbo);
+	if (glGetError() != GL_NO_ERROR) {
+		fprintf(stderr, COMP_NAME ": cannot create the framebuffer "
+			"to read frames back\n");
+		return -1;
+	}
+	if (c->opt.png_every && mkdir(c->opt.png_dir, 0777) < 0 &&
+	    errno != EEXIST) {
+		fprintf(stderr, COMP_NAME ": cannot create %s: %s\n",
+			c->opt.png_dir, strerror(errno));
 		return -1;
 	}
 	if (c->opt.output) {
-		c->y4m_buf = malloc(npix * 3);
-		if (!c->y4m_buf) {
+		c->out.y4m_buf = malloc(npix * 3);
+		if (!c->out.y4m_buf) {
 			fprintf(stderr, COMP_NAME ": out of memory\n");
 			return -1;
 		}
-		c->y4m = strcmp(c->opt.output, "-") ? fopen(c->opt.output, "wb") : stdout;
-		if (!c->y4m) {
-			fprintf(stderr, COMP_NAME ": cannot create %s: %s\n", c->opt.output,
-				strerror(errno));
+		c->out.y4m = strcmp(c->opt.output, "-")
+				     ? fopen(c->opt.output, "wb")
+				     : stdout;
+		if (!c->out.y4m) {
+			fprintf(stderr, COMP_NAME ": cannot create %s: %s\n",
+				c->opt.output, strerror(errno));
 			return -1;
 		}
-		fprintf(c->y4m, "YUV4MPEG2 W%u H%u F%u:1 Ip A1:1 %s XYSCSS=%s\n", c->opt.width,
-			c->opt.height, c->opt.refresh_hz,
+		fprintf(c->out.y4m,
+			"YUV4MPEG2 W%u H%u F%u:1 Ip A1:1 %s XYSCSS=%s\n",
+			c->opt.width, c->opt.height, c->opt.refresh_hz,
 			c->opt.chroma == Y4M_444 ? "C444" : "C420jpeg",
 			c->opt.chroma == Y4M_444 ? "444" : "420JPEG");
 	}
-	c->vblank_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (c->vblank_fd < 0) {
-		fprintf(stderr, COMP_NAME ": timerfd_create: %s\n", strerror(errno));
+	c->out.vblank_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (c->out.vblank_fd < 0) {
+		fprintf(stderr, COMP_NAME ": timerfd_create: %s\n",
+			strerror(errno));
 		return -1;
 	}
-	its.it_interval.tv_sec = (time_t)(c->refresh_ns / 1000000000u);
-	its.it_interval.tv_nsec = (long)(c->refresh_ns % 1000000000u);
+	its.it_interval.tv_sec = (time_t)(c->out.refresh_ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(c->out.refresh_ns % 1000000000u);
 	its.it_value = its.it_interval;
-	if (timerfd_settime(c->vblank_fd, 0, &its, NULL) < 0) {
-		fprintf(stderr, COMP_NAME ": timerfd_settime: %s\n", strerror(errno));
+	if (timerfd_settime(c->out.vblank_fd, 0, &its, NULL) < 0) {
+		fprintf(stderr, COMP_NAME ": timerfd_settime: %s\n",
+			strerror(errno));
 		return -1;
 	}
 	/* The ring's fd is the ring's: glcuda_ring_dispatch() drains it. */
-	c->ring_src = wl_event_loop_add_fd(c->loop, glcuda_ring_get_fd(c->ring),
-					   WL_EVENT_READABLE, on_ring_ready, c);
-	c->vblank_src = wl_event_loop_add_fd(c->loop, c->vblank_fd, WL_EVENT_READABLE, on_vblank,
-					     c);
-	if (!c->ring_src || !c->vblank_src) {
-		fprintf(stderr, COMP_NAME ": cannot add the output's event sources\n");
+	c->out.ring_src =
+		wl_event_loop_add_fd(c->loop, glcuda_ring_get_fd(c->ring),
+				     WL_EVENT_READABLE, on_ring_ready, c);
+	c->out.vblank_src = wl_event_loop_add_fd(c->loop, c->out.vblank_fd,
+					     WL_EVENT_READABLE, on_vblank, c);
+	if (!c->out.ring_src || !c->out.vblank_src) {
+		fprintf(stderr,
+			COMP_NAME ": cannot add the output's event sources\n");
 		return -1;
 	}
 	/* The first frame: the background, before any client. */
@@ -391,24 +425,24 @@ output_init(struct comp *c)
 void
 output_fini(struct comp *c)
 {
-	if (c->vblank_src)
-		wl_event_source_remove(c->vblank_src);
-	if (c->ring_src)
-		wl_event_source_remove(c->ring_src);
-	c->vblank_src = c->ring_src = NULL;
-	if (c->vblank_fd >= 0)
-		close(c->vblank_fd);
-	c->vblank_fd = -1;
-	for (size_t i = 0; i < sizeof(c->slot_feedback) / sizeof(c->slot_feedback[0]); i++)
-		if (c->slot_feedback[i].next)
-			feedback_discard_all(&c->slot_feedback[i]);
-	if (c->y4m && c->y4m != stdout)
-		fclose(c->y4m);
-	else if (c->y4m)
+	if (c->out.vblank_src)
+		wl_event_source_remove(c->out.vblank_src);
+	if (c->out.ring_src)
+		wl_event_source_remove(c->out.ring_src);
+	c->out.vblank_src = c->out.ring_src = NULL;
+	if (c->out.vblank_fd >= 0)
+		close(c->out.vblank_fd);
+	c->out.vblank_fd = -1;
+	if (c->out.y4m && c->out.y4m != stdout)
+		fclose(c->out.y4m);
+	else if (c->out.y4m)
 		fflush(stdout);
-	c->y4m = NULL;
-	free(c->y4m_buf);
-	c->y4m_buf = NULL;
-	free(c->readback);
-	c->readback = NULL;
+	c->out.y4m = NULL;
+	free(c->out.y4m_buf);
+	c->out.y4m_buf = NULL;
+	free(c->out.readback);
+	c->out.readback = NULL;
+	if (c->out.read_fbo)
+		glDeleteFramebuffers(1, &c->out.read_fbo);
+	c->out.read_fbo = 0;
 }

@@ -34,11 +34,13 @@ struct positioner {
 
 struct popup {
 	struct wl_resource *resource;
-	struct surface *surface;        /* NULL once it or its xdg_surface went */
+	/* NULL once it or its xdg_surface went */
+	struct surface *surface;
 	struct surface *parent;         /* NULL once the parent went */
 	struct wl_list parent_link;     /* parent->popups */
 	struct positioner pos;
-	struct rect placed;             /* relative to the parent's window geometry */
+	/* relative to the parent's window geometry */
+	struct rect placed;
 	int depth;                      /* 1: its parent is a toplevel */
 	uint32_t reposition_token;
 	bool reposition_pending;
@@ -50,7 +52,8 @@ static void
 post_wm_base_error(struct wl_resource *resource, uint32_t code, const char *msg)
 {
 	struct wl_client *client = wl_resource_get_client(resource);
-	struct wl_resource *wm_base = client_find_resource(client, &xdg_wm_base_interface);
+	struct wl_resource *wm_base =
+		client_find_resource(client, &xdg_wm_base_interface);
 
 	if (wm_base)
 		wl_resource_post_error(wm_base, code, "%s", msg);
@@ -101,10 +104,12 @@ flip_y(uint32_t e)
  * and length, whether anchor and gravity point to the low or high end
  * (or neither: the middle), the popup's length and the offset. */
 static int64_t
-place_axis(int64_t start, int64_t len, bool anchor_lo, bool anchor_hi, bool gravity_lo,
-	   bool gravity_hi, int64_t size, int64_t off)
+place_axis(int64_t start, int64_t len, bool anchor_lo, bool anchor_hi,
+	   bool gravity_lo, bool gravity_hi, int64_t size, int64_t off)
 {
-	int64_t a = anchor_lo ? start : anchor_hi ? start + len : start + len / 2;
+	int64_t a = anchor_lo ? start
+		    : anchor_hi ? start + len
+		    : start + len / 2;
 
 	return (gravity_lo ? a - size : gravity_hi ? a : a - size / 2) + off;
 }
@@ -114,8 +119,9 @@ place_x(const struct positioner *p, uint32_t anchor, uint32_t gravity)
 {
 	unsigned int a = edges(anchor), g = edges(gravity);
 
-	return place_axis(p->anchor_rect.x, p->anchor_rect.w, a & EDGE_LEFT, a & EDGE_RIGHT,
-			  g & EDGE_LEFT, g & EDGE_RIGHT, p->w, p->off_x);
+	return place_axis(p->anchor_rect.x, p->anchor_rect.w, a & EDGE_LEFT,
+			  a & EDGE_RIGHT, g & EDGE_LEFT, g & EDGE_RIGHT, p->w,
+			  p->off_x);
 }
 
 static int64_t
@@ -123,8 +129,9 @@ place_y(const struct positioner *p, uint32_t anchor, uint32_t gravity)
 {
 	unsigned int a = edges(anchor), g = edges(gravity);
 
-	return place_axis(p->anchor_rect.y, p->anchor_rect.h, a & EDGE_TOP, a & EDGE_BOTTOM,
-			  g & EDGE_TOP, g & EDGE_BOTTOM, p->h, p->off_y);
+	return place_axis(p->anchor_rect.y, p->anchor_rect.h, a & EDGE_TOP,
+			  a & EDGE_BOTTOM, g & EDGE_TOP, g & EDGE_BOTTOM, p->h,
+			  p->off_y);
 }
 
 static bool
@@ -137,8 +144,8 @@ fits(int64_t base, int64_t x, int64_t size, int64_t area)
  * (the parent's window geometry on the output); flipped is x placed with
  * anchor and gravity mirrored. */
 static void
-constrain_axis(int64_t base, int64_t area, int64_t *x, int64_t *size, int64_t flipped,
-	       bool can_flip, bool can_slide, bool can_resize)
+constrain_axis(int64_t base, int64_t area, int64_t *x, int64_t *size,
+	       int64_t flipped, bool can_flip, bool can_slide, bool can_resize)
 {
 	if (fits(base, *x, *size, area))
 		return;
@@ -155,7 +162,8 @@ constrain_axis(int64_t base, int64_t area, int64_t *x, int64_t *size, int64_t fl
 	}
 	if (can_resize) {
 		int64_t lo = base + *x < 0 ? -base : *x;
-		int64_t hi = base + *x + *size > area ? area - base : *x + *size;
+		int64_t hi =
+			base + *x + *size > area ? area - base : *x + *size;
 
 		if (hi > lo) {
 			*x = lo;
@@ -199,7 +207,8 @@ popup_place(struct popup *p)
 	 * and the clamp keeps what goes on the wire an int32_t. */
 	x = x < INT32_MIN ? INT32_MIN : x > INT32_MAX ? INT32_MAX : x;
 	y = y < INT32_MIN ? INT32_MIN : y > INT32_MAX ? INT32_MAX : y;
-	p->placed = (struct rect){ (int32_t)x, (int32_t)y, (int32_t)w, (int32_t)h };
+	p->placed =
+		(struct rect){ (int32_t)x, (int32_t)y, (int32_t)w, (int32_t)h };
 }
 
 /* Dismissal ---------------------------------------------------------------- */
@@ -240,7 +249,8 @@ dismiss_above(struct surface *s)
 			top--;
 			if (top >= 0) {
 				/* Everything above it is done: now itself. */
-				p = wl_container_of(stack[top].pos, p, parent_link);
+				p = wl_container_of(stack[top].pos, p,
+						    parent_link);
 				popup_unmap(p);
 				xdg_popup_send_popup_done(p->resource);
 			}
@@ -316,7 +326,8 @@ popup_surface_destroyed(struct surface *s)
 	popup_parent_unmapped(s);
 	/* Its popups are dismissed: they forget it. */
 	while (!wl_list_empty(&s->popups)) {
-		struct popup *child = wl_container_of(s->popups.next, child, parent_link);
+		struct popup *child =
+			wl_container_of(s->popups.next, child, parent_link);
 		popup_detach_parent(child);
 	}
 	if (p) {
@@ -338,17 +349,19 @@ popup_destroy(struct wl_client *client, struct wl_resource *resource)
 	if (p->surface)
 		wl_list_for_each(child, &p->surface->popups, parent_link)
 			if (!child->dismissed) {
-				post_wm_base_error(resource, XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP,
-						   "xdg_popup destroyed while a popup above it is "
-						   "not dismissed");
-				return;
+			post_wm_base_error(
+				resource,
+				XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP,
+				"xdg_popup destroyed while a popup above it is "
+				"not dismissed");
+			return;
 			}
 	wl_resource_destroy(resource);
 }
 
 static void
-popup_grab(struct wl_client *client, struct wl_resource *resource, struct wl_resource *seat,
-	   uint32_t serial)
+popup_grab(struct wl_client *client, struct wl_resource *resource,
+	   struct wl_resource *seat, uint32_t serial)
 {
 	struct popup *p = wl_resource_get_user_data(resource);
 
@@ -361,8 +374,10 @@ popup_grab(struct wl_client *client, struct wl_resource *resource, struct wl_res
 	}
 	if (p->parent && p->parent->popup) {
 		if (!p->parent->popup->grab) {
-			wl_resource_post_error(resource, XDG_POPUP_ERROR_INVALID_GRAB,
-					       "grab on a popup whose parent popup holds no grab");
+			wl_resource_post_error(
+				resource, XDG_POPUP_ERROR_INVALID_GRAB,
+				"grab on a popup whose parent popup holds no "
+				"grab");
 			return;
 		}
 		if (p->parent->popup->dismissed) {
@@ -375,7 +390,8 @@ popup_grab(struct wl_client *client, struct wl_resource *resource, struct wl_res
 	p->grab = true;
 }
 
-static void positioner_copy(struct wl_resource *resource, struct positioner *to);
+static void positioner_copy(struct wl_resource *resource,
+			    struct positioner *to);
 
 static void
 popup_reposition(struct wl_client *client, struct wl_resource *resource,
@@ -386,8 +402,10 @@ popup_reposition(struct wl_client *client, struct wl_resource *resource,
 
 	positioner_copy(positioner, &pos);
 	if (!pos.w || !pos.has_anchor_rect) {
-		post_wm_base_error(resource, XDG_WM_BASE_ERROR_INVALID_POSITIONER,
-				   "reposition with a positioner without a size or anchor rectangle");
+		post_wm_base_error(
+			resource, XDG_WM_BASE_ERROR_INVALID_POSITIONER,
+			"reposition with a positioner without a size or anchor "
+			"rectangle");
 		return;
 	}
 	if (!p->surface || p->dismissed)
@@ -419,7 +437,8 @@ popup_destroyed(struct wl_resource *resource)
 		s->initial_commit_done = false;
 		popup_parent_unmapped(s);
 		while (!wl_list_empty(&s->popups)) {
-			struct popup *child = wl_container_of(s->popups.next, child, parent_link);
+			struct popup *child = wl_container_of(
+				s->popups.next, child, parent_link);
 			popup_detach_parent(child);
 		}
 	}
@@ -432,12 +451,14 @@ popup_send_configure(struct surface *s)
 {
 	struct popup *p = s->popup;
 
-	if (p->reposition_pending && wl_resource_get_version(p->resource) >=
-					    XDG_POPUP_REPOSITIONED_SINCE_VERSION)
+	if (p->reposition_pending &&
+	    wl_resource_get_version(p->resource) >=
+		    XDG_POPUP_REPOSITIONED_SINCE_VERSION)
 		xdg_popup_send_repositioned(p->resource, p->reposition_token);
 	p->reposition_pending = false;
 	popup_place(p);
-	xdg_popup_send_configure(p->resource, p->placed.x, p->placed.y, p->placed.w, p->placed.h);
+	xdg_popup_send_configure(p->resource, p->placed.x, p->placed.y,
+				 p->placed.w, p->placed.h);
 }
 
 void
@@ -464,9 +485,10 @@ popup_commit(struct surface *s)
 	if (s->mapped || !s->has_content)
 		return;
 	if (p->grab && p->parent->popup_grabs) {
-		post_wm_base_error(p->resource, XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP,
-				   "a grabbing popup mapped over a parent that is not the topmost "
-				   "grabbing popup");
+		post_wm_base_error(
+			p->resource, XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP,
+			"a grabbing popup mapped over a parent that is not the "
+			"topmost grabbing popup");
 		return;
 	}
 	s->mapped = true;
@@ -483,26 +505,32 @@ popup_commit(struct surface *s)
 		int32_t w, h;
 
 		surface_get_size(s, &w, &h);
-		fprintf(stderr, COMP_NAME ": mapped popup %dx%d at %d,%d\n", w, h, s->x, s->y);
+		fprintf(stderr, COMP_NAME ": mapped popup %dx%d at %d,%d\n", w,
+			h, s->x, s->y);
 	}
 }
 
 void
-popup_create(struct wl_client *client, struct wl_resource *xdg_surface, struct surface *s,
-	     uint32_t id, struct wl_resource *parent_resource, struct wl_resource *positioner)
+popup_create(struct wl_client *client, struct wl_resource *xdg_surface,
+	     struct surface *s, uint32_t id,
+	     struct wl_resource *parent_resource,
+	     struct wl_resource *positioner)
 {
-	struct surface *parent = parent_resource ? wl_resource_get_user_data(parent_resource)
-						 : NULL;
+	struct surface *parent =
+		parent_resource ? wl_resource_get_user_data(parent_resource)
+				: NULL;
 	struct popup *p;
 
 	if (!parent || !(parent->xdg_toplevel || parent->popup)) {
-		post_wm_base_error(xdg_surface, XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT,
-				   "the popup's parent is not an xdg_surface with a role");
+		post_wm_base_error(
+			xdg_surface, XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT,
+			"the popup's parent is not an xdg_surface with a role");
 		return;
 	}
 	if (parent->popup && parent->popup->depth >= POPUP_DEPTH_MAX) {
-		post_wm_base_error(xdg_surface, XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT,
-				   "popups nest at most " POPUP_DEPTH_MAX_STR " deep");
+		post_wm_base_error(
+			xdg_surface, XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT,
+			"popups nest at most " POPUP_DEPTH_MAX_STR " deep");
 		return;
 	}
 	p = calloc(1, sizeof(*p));
@@ -513,12 +541,14 @@ popup_create(struct wl_client *client, struct wl_resource *xdg_surface, struct s
 	positioner_copy(positioner, &p->pos);
 	if (!p->pos.w || !p->pos.has_anchor_rect) {
 		free(p);
-		post_wm_base_error(xdg_surface, XDG_WM_BASE_ERROR_INVALID_POSITIONER,
-				   "the positioner has no size or no anchor rectangle");
+		post_wm_base_error(
+			xdg_surface, XDG_WM_BASE_ERROR_INVALID_POSITIONER,
+			"the positioner has no size or no anchor rectangle");
 		return;
 	}
-	p->resource = wl_resource_create(client, &xdg_popup_interface,
-					 wl_resource_get_version(xdg_surface), id);
+	p->resource =
+		wl_resource_create(client, &xdg_popup_interface,
+				   wl_resource_get_version(xdg_surface), id);
 	if (!p->resource) {
 		free(p);
 		wl_client_post_no_memory(client);
@@ -530,21 +560,23 @@ popup_create(struct wl_client *client, struct wl_resource *xdg_surface, struct s
 	p->dismissed = parent->popup && parent->popup->dismissed;
 	/* Newest last: above the popups of the same parent. */
 	wl_list_insert(parent->popups.prev, &p->parent_link);
-	wl_resource_set_implementation(p->resource, &popup_impl, p, popup_destroyed);
+	wl_resource_set_implementation(p->resource, &popup_impl, p,
+				       popup_destroyed);
 	s->xdg_popup = p->resource;
 	s->popup = p;
 }
 
-/* xdg_positioner ------------------------------------------------------------ */
+/* xdg_positioner ----------------------------------------------------------- */
 
 static void
-positioner_set_size(struct wl_client *client, struct wl_resource *resource, int32_t w,
-		    int32_t h)
+positioner_set_size(struct wl_client *client, struct wl_resource *resource,
+		    int32_t w, int32_t h)
 {
 	struct positioner *p = wl_resource_get_user_data(resource);
 
 	if (w <= 0 || h <= 0) {
-		wl_resource_post_error(resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
+		wl_resource_post_error(resource,
+				       XDG_POSITIONER_ERROR_INVALID_INPUT,
 				       "size %dx%d is not positive", w, h);
 		return;
 	}
@@ -553,14 +585,16 @@ positioner_set_size(struct wl_client *client, struct wl_resource *resource, int3
 }
 
 static void
-positioner_set_anchor_rect(struct wl_client *client, struct wl_resource *resource, int32_t x,
-			   int32_t y, int32_t w, int32_t h)
+positioner_set_anchor_rect(struct wl_client *client,
+			   struct wl_resource *resource, int32_t x, int32_t y,
+			   int32_t w, int32_t h)
 {
 	struct positioner *p = wl_resource_get_user_data(resource);
 
 	if (w < 0 || h < 0) {
-		wl_resource_post_error(resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
-				       "anchor rectangle size %dx%d is negative", w, h);
+		wl_resource_post_error(
+			resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
+			"anchor rectangle size %dx%d is negative", w, h);
 		return;
 	}
 	p->anchor_rect = (struct rect){ x, y, w, h };
@@ -572,15 +606,17 @@ static bool
 positioner_edge(struct wl_resource *resource, uint32_t v, const char *what)
 {
 	if (v > XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT) {
-		wl_resource_post_error(resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
-				       "%s %u is not one of the enum's", what, v);
+		wl_resource_post_error(
+			resource, XDG_POSITIONER_ERROR_INVALID_INPUT,
+			"%s %u is not one of the enum's", what, v);
 		return false;
 	}
 	return true;
 }
 
 static void
-positioner_set_anchor(struct wl_client *client, struct wl_resource *resource, uint32_t v)
+positioner_set_anchor(struct wl_client *client, struct wl_resource *resource,
+		      uint32_t v)
 {
 	struct positioner *p = wl_resource_get_user_data(resource);
 
@@ -589,7 +625,8 @@ positioner_set_anchor(struct wl_client *client, struct wl_resource *resource, ui
 }
 
 static void
-positioner_set_gravity(struct wl_client *client, struct wl_resource *resource, uint32_t v)
+positioner_set_gravity(struct wl_client *client, struct wl_resource *resource,
+		       uint32_t v)
 {
 	struct positioner *p = wl_resource_get_user_data(resource);
 
@@ -598,8 +635,8 @@ positioner_set_gravity(struct wl_client *client, struct wl_resource *resource, u
 }
 
 static void
-positioner_set_constraint_adjustment(struct wl_client *client, struct wl_resource *resource,
-				     uint32_t v)
+positioner_set_constraint_adjustment(struct wl_client *client,
+				     struct wl_resource *resource, uint32_t v)
 {
 	struct positioner *p = wl_resource_get_user_data(resource);
 
@@ -608,8 +645,8 @@ positioner_set_constraint_adjustment(struct wl_client *client, struct wl_resourc
 }
 
 static void
-positioner_set_offset(struct wl_client *client, struct wl_resource *resource, int32_t x,
-		      int32_t y)
+positioner_set_offset(struct wl_client *client, struct wl_resource *resource,
+		      int32_t x, int32_t y)
 {
 	struct positioner *p = wl_resource_get_user_data(resource);
 
@@ -624,15 +661,20 @@ positioner_set_reactive(struct wl_client *client, struct wl_resource *resource)
 {
 }
 
+/* The parent's future size and the configure it answers (version 3), for
+ * placing a popup against a parent being resized: a placement here depends
+ * on the anchor rectangle and the output's bounds only, never on the
+ * parent's size. */
 static void
-positioner_set_parent_size(struct wl_client *client, struct wl_resource *resource, int32_t w,
-			   int32_t h)
+positioner_set_parent_size(struct wl_client *client,
+			   struct wl_resource *resource, int32_t w, int32_t h)
 {
 }
 
+/* See positioner_set_parent_size. */
 static void
-positioner_set_parent_configure(struct wl_client *client, struct wl_resource *resource,
-				uint32_t serial)
+positioner_set_parent_configure(struct wl_client *client,
+				struct wl_resource *resource, uint32_t serial)
 {
 }
 
@@ -663,7 +705,8 @@ positioner_copy(struct wl_resource *resource, struct positioner *to)
 }
 
 void
-positioner_create(struct wl_client *client, struct wl_resource *wm_base, uint32_t id)
+positioner_create(struct wl_client *client, struct wl_resource *wm_base,
+		  uint32_t id)
 {
 	struct positioner *p = calloc(1, sizeof(*p));
 	struct wl_resource *r;
@@ -672,8 +715,9 @@ positioner_create(struct wl_client *client, struct wl_resource *wm_base, uint32_
 		wl_client_post_no_memory(client);
 		return;
 	}
-	r = resource_new(client, &xdg_positioner_interface, wl_resource_get_version(wm_base), id,
-			 &positioner_impl, p, positioner_destroyed);
+	r = resource_new(client, &xdg_positioner_interface,
+			 wl_resource_get_version(wm_base), id, &positioner_impl,
+			 p, positioner_destroyed);
 	if (!r) {
 		free(p);
 		return;

@@ -14,18 +14,13 @@
 #include "presentation-time-server-protocol.h"
 
 static void
-presentation_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
 presentation_feedback(struct wl_client *client, struct wl_resource *resource,
 		      struct wl_resource *surface_resource, uint32_t id)
 {
 	struct surface *s = surface_from_resource(surface_resource);
-	struct wl_resource *fb = resource_new(client, &wp_presentation_feedback_interface, 1, id,
-					      NULL, NULL, resource_unlink);
+	struct wl_resource *fb =
+		resource_new(client, &wp_presentation_feedback_interface, 1, id,
+			     NULL, NULL, resource_unlink);
 
 	if (!fb)
 		return;
@@ -33,15 +28,17 @@ presentation_feedback(struct wl_client *client, struct wl_resource *resource,
 }
 
 static const struct wp_presentation_interface presentation_impl = {
-	.destroy = presentation_destroy,
+	.destroy = resource_destroy_request,
 	.feedback = presentation_feedback,
 };
 
 static void
-bind_presentation(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+bind_presentation(struct wl_client *client, void *data, uint32_t version,
+		  uint32_t id)
 {
-	struct wl_resource *r = resource_new(client, &wp_presentation_interface, (int)version, id,
-					     &presentation_impl, data, NULL);
+	struct wl_resource *r =
+		resource_new(client, &wp_presentation_interface, (int)version,
+			     id, &presentation_impl, data, NULL);
 
 	if (!r)
 		return;
@@ -51,7 +48,8 @@ bind_presentation(struct wl_client *client, void *data, uint32_t version, uint32
 /* The content these feedbacks asked about reached the output: "presented"
  * at the vblank that showed it, with the output's refresh period. */
 void
-output_send_presentation(struct comp *c, struct wl_list *list, uint64_t when_ns, uint64_t seq)
+presentation_send_presented(struct comp *c, struct wl_list *list,
+			    uint64_t when_ns, uint64_t seq)
 {
 	struct wl_resource *fb, *tmp;
 
@@ -61,12 +59,14 @@ output_send_presentation(struct comp *c, struct wl_list *list, uint64_t when_ns,
 
 		wl_resource_for_each(out, &c->output_resources)
 			if (wl_resource_get_client(out) == client)
-				wp_presentation_feedback_send_sync_output(fb, out);
+				wp_presentation_feedback_send_sync_output(fb,
+									  out);
 		wp_presentation_feedback_send_presented(
 			fb, (uint32_t)((when_ns / 1000000000u) >> 32),
-			(uint32_t)(when_ns / 1000000000u), (uint32_t)(when_ns % 1000000000u),
-			(uint32_t)c->refresh_ns, (uint32_t)(seq >> 32), (uint32_t)seq,
-			WP_PRESENTATION_FEEDBACK_KIND_VSYNC);
+			(uint32_t)(when_ns / 1000000000u),
+			(uint32_t)(when_ns % 1000000000u),
+			(uint32_t)c->out.refresh_ns, (uint32_t)(seq >> 32),
+			(uint32_t)seq, WP_PRESENTATION_FEEDBACK_KIND_VSYNC);
 		wl_resource_destroy(fb);
 	}
 }
@@ -86,5 +86,6 @@ feedback_discard_all(struct wl_list *list)
 bool
 presentation_init(struct comp *c)
 {
-	return wl_global_create(c->display, &wp_presentation_interface, 1, c, bind_presentation);
+	return wl_global_create(c->display, &wp_presentation_interface, 1, c,
+				bind_presentation);
 }

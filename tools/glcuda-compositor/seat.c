@@ -2,8 +2,9 @@
  * glcuda-compositor: wl_seat "seat0" with a pointer and a keyboard, both
  * driven from outside through the control socket (control.c): no input
  * devices. The pointer's focus is the surface under it, the topmost one
- * (subsurfaces included, the whole surface counts: input regions are not
- * honoured); the keyboard's is a toplevel, given by a button press on it,
+ * whose input region holds the pointer (subsurfaces included: a point
+ * outside a surface's input region goes to what is below it); the
+ * keyboard's is a toplevel, given by a button press on it,
  * the focus command, or when a toplevel maps. Events follow wl_seat's
  * rules: enter before anything else with a fresh serial, leave when the
  * focus moves, wl_pointer.frame after each group (version 5), modifiers
@@ -31,9 +32,10 @@ next_serial(struct comp *c)
 }
 
 /* The resources in list that belong to the client of surface s. */
-#define for_each_resource_of(r, list, s)                                                     \
-	wl_resource_for_each(r, list)                                                         \
-		if (wl_resource_get_client(r) == wl_resource_get_client((s)->resource))
+#define for_each_resource_of(r, list, s)                               \
+	wl_resource_for_each(r, list)                                  \
+		if (wl_resource_get_client(r) ==                       \
+		    wl_resource_get_client((s)->resource))
 
 /* Focus ------------------------------------------------------------------ */
 
@@ -80,16 +82,14 @@ surface_at(struct comp *c, double x, double y, double *sx, double *sy)
 		/* As render.c draws: the last one drawn at x, y is on top. */
 		tree_walk_init(&w, s, s->x, s->y);
 		while (tree_walk_next(&w, &e)) {
-			int32_t width, height;
-
 			if (!e.surface->has_content)
 				continue;
 			if (!e.self) {
 				tree_walk_enter(&w);
 				continue;
 			}
-			surface_get_size(e.surface, &width, &height);
-			if (x >= e.x && y >= e.y && x < e.x + width && y < e.y + height) {
+			if (surface_accepts_input(e.surface, x - e.x,
+						  y - e.y)) {
 				hit = e.surface;
 				*sx = x - e.x;
 				*sy = y - e.y;
@@ -105,7 +105,8 @@ pointer_send_frame(struct seat *seat, struct surface *s)
 	struct wl_resource *r;
 
 	for_each_resource_of(r, &seat->pointers, s)
-		if (wl_resource_get_version(r) >= WL_POINTER_FRAME_SINCE_VERSION)
+		if (wl_resource_get_version(r) >=
+		    WL_POINTER_FRAME_SINCE_VERSION)
 			wl_pointer_send_frame(r);
 }
 
@@ -136,7 +137,8 @@ pointer_refocus(struct comp *c)
 		return true;
 	serial = next_serial(c);
 	for_each_resource_of(r, &seat->pointers, s)
-		wl_pointer_send_enter(r, serial, s->resource, wl_fixed_from_double(sx),
+		wl_pointer_send_enter(r, serial, s->resource,
+				      wl_fixed_from_double(sx),
 				      wl_fixed_from_double(sy));
 	return true;
 }
@@ -148,14 +150,18 @@ keyboard_send_enter(struct seat *seat, struct wl_resource *r, uint32_t serial)
 
 	wl_array_init(&keys);
 	if (seat->n_keys) {
-		uint32_t *k = wl_array_add(&keys, sizeof(uint32_t) * (size_t)seat->n_keys);
+		uint32_t *k = wl_array_add(&keys, sizeof(uint32_t) *
+							  (size_t)seat->n_keys);
 		if (k)
-			memcpy(k, seat->keys, sizeof(uint32_t) * (size_t)seat->n_keys);
+			memcpy(k, seat->keys,
+			       sizeof(uint32_t) * (size_t)seat->n_keys);
 	}
-	wl_keyboard_send_enter(r, serial, seat->keyboard_focus.surface->resource, &keys);
+	wl_keyboard_send_enter(r, serial,
+			       seat->keyboard_focus.surface->resource, &keys);
 	wl_array_release(&keys);
-	wl_keyboard_send_modifiers(r, serial, seat->mods.depressed, seat->mods.latched,
-				   seat->mods.locked, seat->mods.group);
+	wl_keyboard_send_modifiers(r, serial, seat->mods.depressed,
+				   seat->mods.latched, seat->mods.locked,
+				   seat->mods.group);
 }
 
 /* The root of s's tree: a toplevel if s is part of a window. Trees are at
@@ -187,7 +193,8 @@ seat_focus(struct comp *c, struct surface *s)
 	}
 	focus_set(&seat->keyboard_focus, s);
 	/* The selection goes to the client with the keyboard. */
-	data_device_set_focus(c, s ? wl_resource_get_client(s->resource) : NULL);
+	data_device_set_focus(c,
+			      s ? wl_resource_get_client(s->resource) : NULL);
 	if (!s)
 		return;
 	serial = next_serial(c);
@@ -195,7 +202,9 @@ seat_focus(struct comp *c, struct surface *s)
 		keyboard_send_enter(seat, r, serial);
 	if (c->opt.verbose)
 		fprintf(stderr, COMP_NAME ": keyboard focus on %s\n",
-			s->app_id[0] ? s->app_id : s->title[0] ? s->title : "a surface");
+			s->app_id[0]  ? s->app_id
+			: s->title[0] ? s->title
+				      : "a surface");
 }
 
 /* Driving the seat ------------------------------------------------------ */
@@ -216,7 +225,8 @@ seat_pointer_move(struct comp *c, double x, double y)
 	if (!seat->pointer_focus.surface)
 		return;
 	for_each_resource_of(r, &seat->pointers, seat->pointer_focus.surface)
-		wl_pointer_send_motion(r, now_ms(), wl_fixed_from_double(seat->sx),
+		wl_pointer_send_motion(r, now_ms(),
+				       wl_fixed_from_double(seat->sx),
 				       wl_fixed_from_double(seat->sy));
 	pointer_send_frame(seat, seat->pointer_focus.surface);
 }
@@ -248,9 +258,10 @@ seat_pointer_button(struct comp *c, uint32_t button, bool pressed)
 		return true;
 	serial = next_serial(c);
 	for_each_resource_of(r, &seat->pointers, seat->pointer_focus.surface)
-		wl_pointer_send_button(r, serial, now_ms(), button,
-				       pressed ? WL_POINTER_BUTTON_STATE_PRESSED
-					       : WL_POINTER_BUTTON_STATE_RELEASED);
+		wl_pointer_send_button(
+			r, serial, now_ms(), button,
+			pressed ? WL_POINTER_BUTTON_STATE_PRESSED
+				: WL_POINTER_BUTTON_STATE_RELEASED);
 	pointer_send_frame(seat, seat->pointer_focus.surface);
 	return true;
 }
@@ -265,11 +276,15 @@ pointer_axis(struct seat *seat, uint32_t axis, int32_t steps, uint32_t time)
 	if (!steps)
 		return;
 	for_each_resource_of(r, &seat->pointers, seat->pointer_focus.surface) {
-		if (wl_resource_get_version(r) >= WL_POINTER_AXIS_SOURCE_SINCE_VERSION)
-			wl_pointer_send_axis_source(r, WL_POINTER_AXIS_SOURCE_WHEEL);
-		if (wl_resource_get_version(r) >= WL_POINTER_AXIS_DISCRETE_SINCE_VERSION)
+		if (wl_resource_get_version(r) >=
+		    WL_POINTER_AXIS_SOURCE_SINCE_VERSION)
+			wl_pointer_send_axis_source(
+				r, WL_POINTER_AXIS_SOURCE_WHEEL);
+		if (wl_resource_get_version(r) >=
+		    WL_POINTER_AXIS_DISCRETE_SINCE_VERSION)
 			wl_pointer_send_axis_discrete(r, axis, steps);
-		wl_pointer_send_axis(r, time, axis, wl_fixed_from_int(10 * steps));
+		wl_pointer_send_axis(r, time, axis,
+				     wl_fixed_from_int(10 * steps));
 	}
 }
 
@@ -313,13 +328,15 @@ seat_key(struct comp *c, uint32_t code, bool pressed)
 	if (!seat->keyboard_focus.surface)
 		return true;
 	serial = next_serial(c);
-	for_each_resource_of(r, &seat->keyboards, seat->keyboard_focus.surface) {
+	for_each_resource_of(r, &seat->keyboards,
+			     seat->keyboard_focus.surface) {
 		wl_keyboard_send_key(r, serial, now_ms(), code,
 				     pressed ? WL_KEYBOARD_KEY_STATE_PRESSED
 					     : WL_KEYBOARD_KEY_STATE_RELEASED);
 		if (mods_changed)
-			wl_keyboard_send_modifiers(r, serial, mods.depressed, mods.latched,
-						   mods.locked, mods.group);
+			wl_keyboard_send_modifiers(r, serial, mods.depressed,
+						   mods.latched, mods.locked,
+						   mods.group);
 	}
 	return true;
 }
@@ -333,11 +350,23 @@ seat_surface_mapped(struct surface *s)
 
 /* The protocol ----------------------------------------------------------- */
 
+/* The cursor role: no cursor is drawn (the output shows what clients
+ * draw), so its commits need nothing beyond the surface's own state. */
+static const struct surface_role cursor_role = {
+	.name = "wl_pointer cursor",
+};
+
 static void
-pointer_set_cursor(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
-		   struct wl_resource *surface, int32_t x, int32_t y)
+pointer_set_cursor(struct wl_client *client, struct wl_resource *resource,
+		   uint32_t serial, struct wl_resource *surface, int32_t x,
+		   int32_t y)
 {
-	/* No cursor is drawn: the output shows what clients draw. */
+	struct surface *s = surface ? surface_from_resource(surface) : NULL;
+
+	if (s && !surface_set_role(s, &cursor_role))
+		wl_resource_post_error(resource, WL_POINTER_ERROR_ROLE,
+				       "the wl_surface already has the role %s",
+				       s->role->name);
 }
 
 static const struct wl_pointer_interface pointer_impl = {
@@ -352,34 +381,42 @@ static const struct wl_touch_interface touch_impl = {
 };
 
 static void
-seat_get_pointer(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+seat_get_pointer(struct wl_client *client, struct wl_resource *resource,
+		 uint32_t id)
 {
 	struct comp *c = wl_resource_get_user_data(resource);
 	struct seat *seat = &c->seat;
-	struct wl_resource *r = resource_new(client, &wl_pointer_interface,
-					     wl_resource_get_version(resource), id, &pointer_impl,
-					     c, resource_unlink);
+	struct wl_resource *r =
+		resource_new(client, &wl_pointer_interface,
+			     wl_resource_get_version(resource), id,
+			     &pointer_impl, c, resource_unlink);
 
 	if (!r)
 		return;
 	wl_list_insert(&seat->pointers, wl_resource_get_link(r));
 	if (seat->pointer_focus.surface &&
-	    wl_resource_get_client(seat->pointer_focus.surface->resource) == client) {
-		wl_pointer_send_enter(r, next_serial(c), seat->pointer_focus.surface->resource,
-				      wl_fixed_from_double(seat->sx), wl_fixed_from_double(seat->sy));
-		if (wl_resource_get_version(r) >= WL_POINTER_FRAME_SINCE_VERSION)
+	    wl_resource_get_client(seat->pointer_focus.surface->resource) ==
+		    client) {
+		wl_pointer_send_enter(r, next_serial(c),
+				      seat->pointer_focus.surface->resource,
+				      wl_fixed_from_double(seat->sx),
+				      wl_fixed_from_double(seat->sy));
+		if (wl_resource_get_version(r) >=
+		    WL_POINTER_FRAME_SINCE_VERSION)
 			wl_pointer_send_frame(r);
 	}
 }
 
 static void
-seat_get_keyboard(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+seat_get_keyboard(struct wl_client *client, struct wl_resource *resource,
+		  uint32_t id)
 {
 	struct comp *c = wl_resource_get_user_data(resource);
 	struct seat *seat = &c->seat;
-	struct wl_resource *r = resource_new(client, &wl_keyboard_interface,
-					     wl_resource_get_version(resource), id, &keyboard_impl,
-					     c, resource_unlink);
+	struct wl_resource *r =
+		resource_new(client, &wl_keyboard_interface,
+			     wl_resource_get_version(resource), id,
+			     &keyboard_impl, c, resource_unlink);
 	uint32_t size;
 	int fd;
 
@@ -392,16 +429,19 @@ seat_get_keyboard(struct wl_client *client, struct wl_resource *resource, uint32
 	if (wl_resource_get_version(r) >= WL_KEYBOARD_REPEAT_INFO_SINCE_VERSION)
 		wl_keyboard_send_repeat_info(r, 0, 0);
 	if (seat->keyboard_focus.surface &&
-	    wl_resource_get_client(seat->keyboard_focus.surface->resource) == client)
+	    wl_resource_get_client(seat->keyboard_focus.surface->resource) ==
+		    client)
 		keyboard_send_enter(seat, r, next_serial(c));
 }
 
 static void
-seat_get_touch(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+seat_get_touch(struct wl_client *client, struct wl_resource *resource,
+	       uint32_t id)
 {
 	/* No touch capability: allowed by the protocol, never gets events. */
-	resource_new(client, &wl_touch_interface, wl_resource_get_version(resource), id,
-		     &touch_impl, NULL, NULL);
+	resource_new(client, &wl_touch_interface,
+		     wl_resource_get_version(resource), id, &touch_impl, NULL,
+		     NULL);
 }
 
 static const struct wl_seat_interface seat_impl = {
@@ -414,12 +454,14 @@ static const struct wl_seat_interface seat_impl = {
 static void
 bind_seat(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 {
-	struct wl_resource *r = resource_new(client, &wl_seat_interface, (int)version, id,
-					     &seat_impl, data, NULL);
+	struct wl_resource *r =
+		resource_new(client, &wl_seat_interface, (int)version, id,
+			     &seat_impl, data, NULL);
 
 	if (!r)
 		return;
-	wl_seat_send_capabilities(r, WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD);
+	wl_seat_send_capabilities(r, WL_SEAT_CAPABILITY_POINTER |
+					     WL_SEAT_CAPABILITY_KEYBOARD);
 	if (version >= WL_SEAT_NAME_SINCE_VERSION)
 		wl_seat_send_name(r, "seat0");
 }
@@ -437,8 +479,10 @@ seat_init(struct comp *c)
 	if (!seat->keymap)
 		return false;
 	keymap_get_mods(seat->keymap, &seat->mods);
-	if (!wl_global_create(c->display, &wl_seat_interface, 7, c, bind_seat)) {
-		fprintf(stderr, COMP_NAME ": cannot create the wl_seat global\n");
+	if (!wl_global_create(c->display, &wl_seat_interface, 7, c,
+			      bind_seat)) {
+		fprintf(stderr,
+			COMP_NAME ": cannot create the wl_seat global\n");
 		return false;
 	}
 	return true;

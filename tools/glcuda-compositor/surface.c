@@ -1,13 +1,27 @@
 /*
- * glcuda-compositor: wl_compositor, wl_surface, wl_region,
- * wl_subcompositor and wl_subsurface: the protocol and the double-buffered
- * state of surfaces. Buffers are wl_shm (ARGB8888 and XRGB8888) or
- * dma-bufs (dmabuf.c); texture.c turns them into GL textures. A shm buffer
- * is released as soon as its damage is copied, so a client may reuse it
- * at once; a copy larger than UPLOAD_BYTES_PER_REFRESH is spread over
+ * glcuda-compositor: wl_compositor, wl_surface, wl_subcompositor and
+ * wl_subsurface: the protocol, the double-buffered state of surfaces and
+ * what a commit applies (wl_region is region.c's; a role's part of a
+ * commit is its hooks', struct surface_role). Buffers are wl_shm (ARGB8888 and
+ * XRGB8888) or dma-bufs (dmabuf.c); texture.c turns them into GL textures. A
+ * shm buffer is released as soon as its damage is copied, so a client may reuse
+ * it at once; a copy larger than UPLOAD_BYTES_PER_REFRESH is spread over
  * refreshes instead (surface_uploads_step), its commit waiting until it is
  * complete, so that one client's huge buffer does not stall the others'
  * frames.
+ *
+ * When a commit completes (its state applied, its role's commit hook
+ * run), in this order of cases:
+ *   - a synchronized subsurface's (or one below a synchronized one):
+ *     with its parent's state, or when set_desync applies its cache;
+ *   - one whose large shm upload is in progress (its own, or an earlier
+ *     commit's it waits behind): in the vblank handler, at the refresh
+ *     whose upload step completes the upload, before that refresh's
+ *     composite (surface_uploads_step): the one place a commit completes
+ *     outside its wl_surface.commit request;
+ *   - any other: in its wl_surface.commit request.
+ * Frame callbacks and presentation feedback wait with their state: a
+ * client hears that its content was shown only once it was.
  *
  * Subsurface trees are at most SUBSURFACE_DEPTH_MAX levels deep, and are
  * walked with tree.c's walk: nothing here recurses or loops as deep as a
@@ -19,12 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xdg-shell-server-protocol.h"
-
 static void
 state_buffer_gone(struct wl_listener *listener, void *data)
 {
-	struct surface_state *st = wl_container_of(listener, st, buffer_destroy);
+	struct surface_state *st =
+		wl_container_of(listener, st, buffer_destroy);
 
 	/* The client destroyed an attached buffer before its state was
 	 * applied: the commit then attaches nothing (as if NULL). */
@@ -44,8 +57,10 @@ damage_add(struct damage *d, int32_t x, int32_t y, int32_t w, int32_t h)
 		for (int i = 0; i < d->n; i++) {
 			x0 = d->r[i].x < x0 ? d->r[i].x : x0;
 			y0 = d->r[i].y < y0 ? d->r[i].y : y0;
-			x1 = d->r[i].x + d->r[i].w > x1 ? d->r[i].x + d->r[i].w : x1;
-			y1 = d->r[i].y + d->r[i].h > y1 ? d->r[i].y + d->r[i].h : y1;
+			x1 = d->r[i].x + d->r[i].w > x1 ? d->r[i].x + d->r[i].w
+							: x1;
+			y1 = d->r[i].y + d->r[i].h > y1 ? d->r[i].y + d->r[i].h
+							: y1;
 		}
 		d->n = 0;
 		x = x0, y = y0, w = x1 - x0, h = y1 - y0;
@@ -57,13 +72,16 @@ static void
 damage_merge(struct damage *dst, const struct damage *src)
 {
 	for (int i = 0; i < src->n; i++)
-		damage_add(dst, src->r[i].x, src->r[i].y, src->r[i].w, src->r[i].h);
+		damage_add(dst, src->r[i].x, src->r[i].y, src->r[i].w,
+			   src->r[i].h);
 }
 
 static void
 state_init(struct surface_state *st)
 {
 	memset(st, 0, sizeof(*st));
+	pixman_region32_init(&st->opaque_region);
+	region_init_infinite(&st->input_region);
 	st->scale = 1;
 	viewport_state_init(&st->viewport);
 	wl_list_init(&st->frames);
@@ -92,6 +110,19 @@ state_clear(struct surface_state *st)
 	st->attached = false;
 	st->damage.n = 0;
 	st->buffer_damage.n = 0;
+	st->opaque_region_set = false;
+	st->input_region_set = false;
+}
+
+/* A region of src copied into dst when src set it. */
+static void
+state_move_region(pixman_region32_t *dst, bool *dst_set,
+		  const pixman_region32_t *src, bool src_set)
+{
+	if (!src_set)
+		return;
+	pixman_region32_copy(dst, (pixman_region32_t *)src);
+	*dst_set = true;
 }
 
 /* Merge src into dst (a synchronized subsurface's commit caches its
@@ -104,6 +135,10 @@ state_move(struct surface_state *dst, struct surface_state *src)
 	dst->scale = src->scale;
 	dst->transform = src->transform;
 	dst->viewport = src->viewport;
+	state_move_region(&dst->opaque_region, &dst->opaque_region_set,
+			  &src->opaque_region, src->opaque_region_set);
+	state_move_region(&dst->input_region, &dst->input_region_set,
+			  &src->input_region, src->input_region_set);
 	damage_merge(&dst->damage, &src->damage);
 	damage_merge(&dst->buffer_damage, &src->buffer_damage);
 	wl_list_insert_list(dst->frames.prev, &src->frames);
@@ -124,13 +159,22 @@ destroy_all(struct wl_list *list)
 }
 
 /* The state will never be applied: its callbacks go, its feedback is
- * discarded. */
+ * discarded. It stays usable (a subsurface's cache is emptied so). */
 static void
-state_fini(struct surface_state *st)
+state_discard(struct surface_state *st)
 {
 	state_clear(st);
 	destroy_all(&st->frames);
 	feedback_discard_all(&st->feedback);
+}
+
+/* The state's object goes: discarded, its regions freed. */
+static void
+state_fini(struct surface_state *st)
+{
+	state_discard(st);
+	pixman_region32_fini(&st->opaque_region);
+	pixman_region32_fini(&st->input_region);
 }
 
 static void
@@ -147,8 +191,8 @@ surface_attach(struct wl_client *client, struct wl_resource *resource,
  * uploaded. Huge values (clients damage INT32_MAX to mean "all") are
  * clipped when the damage is applied. */
 static void
-surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
-	       int32_t w, int32_t h)
+surface_damage(struct wl_client *client, struct wl_resource *resource,
+	       int32_t x, int32_t y, int32_t w, int32_t h)
 {
 	struct surface *s = surface_from_resource(resource);
 
@@ -156,8 +200,8 @@ surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x
 }
 
 static void
-surface_damage_buffer(struct wl_client *client, struct wl_resource *resource, int32_t x,
-		      int32_t y, int32_t w, int32_t h)
+surface_damage_buffer(struct wl_client *client, struct wl_resource *resource,
+		      int32_t x, int32_t y, int32_t w, int32_t h)
 {
 	struct surface *s = surface_from_resource(resource);
 
@@ -165,11 +209,12 @@ surface_damage_buffer(struct wl_client *client, struct wl_resource *resource, in
 }
 
 static void
-surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+surface_frame(struct wl_client *client, struct wl_resource *resource,
+	      uint32_t id)
 {
 	struct surface *s = surface_from_resource(resource);
-	struct wl_resource *cb = resource_new(client, &wl_callback_interface, 1, id, NULL, NULL,
-					      resource_unlink);
+	struct wl_resource *cb = resource_new(client, &wl_callback_interface, 1,
+					      id, NULL, NULL, resource_unlink);
 
 	if (!cb)
 		return;
@@ -177,10 +222,33 @@ surface_frame(struct wl_client *client, struct wl_resource *resource, uint32_t i
 }
 
 static void
-surface_set_region(struct wl_client *client, struct wl_resource *resource,
-		   struct wl_resource *region)
+surface_set_opaque_region(struct wl_client *client,
+			  struct wl_resource *resource,
+			  struct wl_resource *region)
 {
-	/* Opaque and input regions: no input devices, and blending is cheap. */
+	struct surface *s = surface_from_resource(resource);
+
+	if (region)
+		region_copy(&s->pending.opaque_region, region);
+	else
+		pixman_region32_clear(&s->pending.opaque_region);
+	s->pending.opaque_region_set = true;
+}
+
+static void
+surface_set_input_region(struct wl_client *client,
+			 struct wl_resource *resource,
+			 struct wl_resource *region)
+{
+	struct surface *s = surface_from_resource(resource);
+
+	if (region) {
+		region_copy(&s->pending.input_region, region);
+	} else {
+		pixman_region32_fini(&s->pending.input_region);
+		region_init_infinite(&s->pending.input_region);
+	}
+	s->pending.input_region_set = true;
 }
 
 /* Copy a shm buffer into the surface's texture. Errors are the client's:
@@ -195,10 +263,12 @@ clamp64(int64_t v, int64_t lo, int64_t hi)
  * buffer transform (the corners as in wl_output.transform), then the
  * scale; clipped to the buffer. sw, sh: the surface size. */
 static struct rect
-surface_to_buffer_rect(const struct surface *s, struct rect r, int32_t sw, int32_t sh)
+surface_to_buffer_rect(const struct surface *s, struct rect r, int32_t sw,
+		       int32_t sh)
 {
 	int64_t x0 = clamp64(r.x, 0, sw), y0 = clamp64(r.y, 0, sh);
-	int64_t x1 = clamp64((int64_t)r.x + r.w, 0, sw), y1 = clamp64((int64_t)r.y + r.h, 0, sh);
+	int64_t x1 = clamp64((int64_t)r.x + r.w, 0, sw),
+		y1 = clamp64((int64_t)r.y + r.h, 0, sh);
 	int64_t bx0, by0, bx1, by1;
 
 	switch (s->transform) {
@@ -228,15 +298,17 @@ surface_to_buffer_rect(const struct surface *s, struct rect r, int32_t sw, int32
 		bx0 = sh - y1, by0 = sw - x1, bx1 = sh - y0, by1 = sw - x0;
 		break;
 	}
-	return (struct rect){ (int32_t)(bx0 * s->scale), (int32_t)(by0 * s->scale),
-			      (int32_t)((bx1 - bx0) * s->scale), (int32_t)((by1 - by0) * s->scale) };
+	return (struct rect){ (int32_t)(bx0 * s->scale),
+			      (int32_t)(by0 * s->scale),
+			      (int32_t)((bx1 - bx0) * s->scale),
+			      (int32_t)((by1 - by0) * s->scale) };
 }
 
 /* The state's damage in buffer coordinates, clipped to the buffer of
  * w x h pixels. */
 static void
-state_buffer_damage(const struct surface *s, const struct surface_state *st, int32_t w,
-		    int32_t h, struct damage *out)
+state_buffer_damage(const struct surface *s, const struct surface_state *st,
+		    int32_t w, int32_t h, struct damage *out)
 {
 	bool swap = s->transform & 1;
 	int32_t sw = (swap ? h : w) / s->scale, sh = (swap ? w : h) / s->scale;
@@ -246,8 +318,10 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 	 * correct). */
 	if (viewport_is_set(&st->viewport) && st->damage.n)
 		damage_add(out, 0, 0, w, h);
-	for (int i = 0; i < st->damage.n && !viewport_is_set(&st->viewport); i++) {
-		struct rect r = surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
+	for (int i = 0; i < st->damage.n && !viewport_is_set(&st->viewport);
+	     i++) {
+		struct rect r =
+			surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
 		damage_add(out, r.x, r.y, r.w, r.h);
 	}
 	for (int i = 0; i < st->buffer_damage.n; i++) {
@@ -256,7 +330,8 @@ state_buffer_damage(const struct surface *s, const struct surface_state *st, int
 		int64_t x1 = clamp64((int64_t)r->x + r->w, 0, w);
 		int64_t y1 = clamp64((int64_t)r->y + r->h, 0, h);
 
-		damage_add(out, (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0), (int32_t)(y1 - y0));
+		damage_add(out, (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0),
+			   (int32_t)(y1 - y0));
 	}
 }
 
@@ -288,53 +363,66 @@ client_find_resource(struct wl_client *client, const struct wl_interface *iface)
 /* The client's wl_shm: its error enum holds invalid_format and
  * invalid_stride (wl_buffer has none). */
 static void
-post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg, int32_t w, int32_t h,
-	       int32_t stride, uint32_t format)
+post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg,
+	       int32_t w, int32_t h, int32_t stride, uint32_t format)
 {
 	struct wl_client *client = wl_resource_get_client(buffer);
-	struct wl_resource *shm = client_find_resource(client, &wl_shm_interface);
+	struct wl_resource *shm =
+		client_find_resource(client, &wl_shm_interface);
 
 	if (shm)
-		wl_resource_post_error(shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
-				       msg, w, h, stride, format);
+		wl_resource_post_error(
+			shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
+			msg, w, h, stride, format);
 	else
-		/* wl_shm version 1 cannot be destroyed: not reached. */
-		wl_resource_post_error(wl_client_get_object(client, 1),
-				       WL_DISPLAY_ERROR_INVALID_OBJECT,
-				       "%s: buffer %dx%d, stride %d, format 0x%08x", msg, w, h, stride,
-				       format);
+		/* The client released its wl_shm (version 2, advertised by
+		 * libwayland 1.22 and later; version 1 has no release): the
+		 * error goes on its wl_display. */
+		wl_resource_post_error(
+			wl_client_get_object(client, 1),
+			WL_DISPLAY_ERROR_INVALID_OBJECT,
+			"%s: buffer %dx%d, stride %d, format 0x%08x", msg, w, h,
+			stride, format);
 }
 
 /* What libwayland does not check about a shm buffer: the format's bytes
  * per pixel against the stride, the scale against the size, our size
  * limit. false after a protocol error. */
 static bool
-shm_buffer_check(struct surface *s, struct wl_resource *buffer, struct wl_shm_buffer *shm,
-		 int32_t scale)
+shm_buffer_check(struct surface *s, struct wl_resource *buffer,
+		 struct wl_shm_buffer *shm, int32_t scale)
 {
-	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+	int32_t w = wl_shm_buffer_get_width(shm),
+		h = wl_shm_buffer_get_height(shm);
 	int32_t stride = wl_shm_buffer_get_stride(shm);
 	uint32_t format = wl_shm_buffer_get_format(shm);
 
-	if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) {
+	if (format != WL_SHM_FORMAT_ARGB8888 &&
+	    format != WL_SHM_FORMAT_XRGB8888) {
 		post_shm_error(buffer, WL_SHM_ERROR_INVALID_FORMAT,
-			       "the format is not ARGB8888 or XRGB8888", w, h, stride, format);
-		return false;
-	}
-	if (w <= 0 || h <= 0 || stride / 4 < w || stride % 4) {
-		post_shm_error(buffer, WL_SHM_ERROR_INVALID_STRIDE,
-			       "the stride is not a multiple of 4 of at least 4 x width", w, h,
+			       "the format is not ARGB8888 or XRGB8888", w, h,
 			       stride, format);
 		return false;
 	}
+	if (w <= 0 || h <= 0 || stride / 4 < w || stride % 4) {
+		post_shm_error(
+			buffer, WL_SHM_ERROR_INVALID_STRIDE,
+			"the stride is not a multiple of 4 of at least 4 x "
+			"width",
+			w, h, stride, format);
+		return false;
+	}
 	if (w % scale || h % scale) {
-		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %dx%d is not a multiple of the scale %d", w, h, scale);
+		wl_resource_post_error(
+			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+			"buffer %dx%d is not a multiple of the scale %d", w, h,
+			scale);
 		return false;
 	}
 	if (w > 8192 || h > 8192) {
-		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %dx%d is larger than 8192x8192", w, h);
+		wl_resource_post_error(
+			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+			"buffer %dx%d is larger than 8192x8192", w, h);
 		return false;
 	}
 	return true;
@@ -343,15 +431,35 @@ shm_buffer_check(struct surface *s, struct wl_resource *buffer, struct wl_shm_bu
 /* A large upload: into new strips, the whole buffer (the client's buffer
  * holds all of its content; the damage only says what changed), a part at
  * each refresh (surface_uploads_step). The state (buffer held, callbacks)
- * waits in upload_state; the surface keeps its current content
- * meanwhile. */
-static void
-upload_start(struct surface *s, struct wl_shm_buffer *shm, struct surface_state *st)
+ * waits in the upload; the surface keeps its current content meanwhile.
+ * false when there is no memory for it (the caller copies at once). */
+static bool
+upload_start(struct surface *s, struct wl_shm_buffer *shm,
+	     struct surface_state *st)
 {
+	struct upload *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return false;
+	u->surface = s;
+	state_init(&u->state);
+	state_init(&u->next);
+	s->upload = u;
 	texture_upload_begin(s, shm);
-	state_move(&s->upload_state, st);
-	s->uploading = true;
-	wl_list_insert(s->comp->uploads.prev, &s->upload_link);
+	state_move(&u->state, st);
+	wl_list_insert(s->comp->uploads.prev, &u->link);
+	return true;
+}
+
+/* The upload goes: out of the list, the states it held never applied. Its
+ * strips are texture.c's: shown, or freed (texture_upload_cancel). */
+static void
+upload_free(struct upload *u)
+{
+	wl_list_remove(&u->link);
+	state_fini(&u->state);
+	state_fini(&u->next);
+	free(u);
 }
 
 /* The dma-buf buffer the surface sampled in place is the client's again. */
@@ -378,43 +486,45 @@ held_buffer_gone(struct wl_listener *listener, void *data)
 /* A dma-buf buffer: a texture of its EGLImage, no copy; the buffer is held
  * until another replaces it. */
 static bool
-attach_dmabuf(struct surface *s, struct wl_resource *buffer, struct dmabuf_buffer *b,
-	      int32_t scale)
+attach_dmabuf(struct surface *s, struct wl_resource *buffer,
+	      struct dmabuf_buffer *b, int32_t scale)
 {
 	if (b->width % scale || b->height % scale) {
-		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %dx%d is not a multiple of the scale %d", b->width,
-				       b->height, scale);
+		wl_resource_post_error(
+			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+			"buffer %dx%d is not a multiple of the scale %d",
+			b->width, b->height, scale);
 		return false;
 	}
 	if (!texture_set_dmabuf(s, b)) {
-		wl_client_post_implementation_error(wl_resource_get_client(s->resource),
-						    "GL cannot sample the dma-buf buffer");
+		wl_client_post_implementation_error(
+			wl_resource_get_client(s->resource),
+			"GL cannot sample the dma-buf buffer");
 		return false;
 	}
 	if (s->held_buffer != buffer) {
 		surface_release_held(s);
 		s->held_buffer = buffer;
-		wl_resource_add_destroy_listener(buffer, &s->held_buffer_destroy);
+		wl_resource_add_destroy_listener(buffer,
+						 &s->held_buffer_destroy);
 	}
 	return true;
 }
 
 /* A checked shm buffer: its damage copied at once and the buffer
  * released, or, when the copy is large, its upload started (true: the
- * state waits in upload_state until it is complete). */
+ * state waits in the upload until it is complete). */
 static bool
-attach_shm(struct surface *s, struct wl_resource *buffer, struct wl_shm_buffer *shm,
-	   struct surface_state *st)
+attach_shm(struct surface *s, struct wl_resource *buffer,
+	   struct wl_shm_buffer *shm, struct surface_state *st)
 {
 	struct damage damage;
 
-	state_buffer_damage(s, st, wl_shm_buffer_get_width(shm), wl_shm_buffer_get_height(shm),
-			    &damage);
-	if (texture_upload_bytes(s, shm, &damage) > UPLOAD_BYTES_PER_REFRESH) {
-		upload_start(s, shm, st);
+	state_buffer_damage(s, st, wl_shm_buffer_get_width(shm),
+			    wl_shm_buffer_get_height(shm), &damage);
+	if (texture_upload_bytes(s, shm, &damage) > UPLOAD_BYTES_PER_REFRESH &&
+	    upload_start(s, shm, st))
 		return true;
-	}
 	texture_upload_shm(s, shm, &damage);
 	/* Copied: the client may reuse it now. */
 	wl_buffer_send_release(buffer);
@@ -473,28 +583,27 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 	struct wl_resource *buffer = st->buffer;
 	bool changed = st->attached || st->damage.n || st->buffer_damage.n ||
 		       s->scale != st->scale || s->transform != st->transform ||
-		       !wl_list_empty(&st->feedback);
+		       st->opaque_region_set || !wl_list_empty(&st->feedback);
 
+	if (s->role && s->role->precommit && !s->role->precommit(s, st))
+		return false;
 	if (st->attached && buffer) {
 		struct dmabuf_buffer *db = dmabuf_buffer_get(buffer);
 		struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
 
-		if (s->xdg_surface && !s->configured) {
-			wl_resource_post_error(s->xdg_surface,
-					       XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
-					       "buffer attached before the first configure was acked");
-			return false;
-		}
 		if (db) {
 			if (!attach_dmabuf(s, buffer, db, st->scale))
 				return false;
 		} else if (!shm) {
 			/* wl_shm and our dma-bufs are all there is: the
 			 * object is not a buffer this compositor made. */
-			wl_resource_post_error(wl_client_get_object(wl_resource_get_client(buffer), 1),
-					       WL_DISPLAY_ERROR_INVALID_OBJECT,
-					       "wl_buffer@%u is not a wl_shm or dma-buf buffer",
-					       wl_resource_get_id(buffer));
+			wl_resource_post_error(
+				wl_client_get_object(
+					wl_resource_get_client(buffer), 1),
+				WL_DISPLAY_ERROR_INVALID_OBJECT,
+				"wl_buffer@%u is not a wl_shm or dma-buf "
+				"buffer",
+				wl_resource_get_id(buffer));
 			return false;
 		} else if (!shm_buffer_check(s, buffer, shm, st->scale)) {
 			return false;
@@ -507,15 +616,20 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 	} else if (s->has_content && (s->buffer_width % (uint32_t)st->scale ||
 				      s->buffer_height % (uint32_t)st->scale)) {
 		/* A new scale for the buffer already shown. */
-		wl_resource_post_error(s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-				       "buffer %ux%u is not a multiple of the scale %d",
-				       s->buffer_width, s->buffer_height, st->scale);
+		wl_resource_post_error(
+			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
+			"buffer %ux%u is not a multiple of the scale %d",
+			s->buffer_width, s->buffer_height, st->scale);
 		return false;
 	}
 	if (!viewport_apply(s, &st->viewport, st->scale, st->transform))
 		return false;
 	s->scale = st->scale;
 	s->transform = st->transform;
+	if (st->opaque_region_set)
+		pixman_region32_copy(&s->opaque_region, &st->opaque_region);
+	if (st->input_region_set)
+		pixman_region32_copy(&s->input_region, &st->input_region);
 	state_clear(st);
 	if (!wl_list_empty(&st->frames))
 		s->comp->frame_only = true;
@@ -535,10 +649,10 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 static bool
 surface_apply_one(struct surface *s, struct surface_state *st)
 {
-	if (s->uploading) {
+	if (s->upload) {
 		/* Applied when the upload is complete, in commit order. */
-		state_move(&s->queued, st);
-		s->has_queued = true;
+		state_move(&s->upload->next, st);
+		s->upload->has_next = true;
 	} else if (!surface_apply_own(s, st)) {
 		return false;
 	}
@@ -547,6 +661,14 @@ surface_apply_one(struct surface *s, struct surface_state *st)
 		s->comp->commits++;
 	}
 	return true;
+}
+
+/* The role's part of a commit, once the state is applied. */
+static void
+role_commit(struct surface *s)
+{
+	if (s->role && s->role->commit)
+		s->role->commit(s);
 }
 
 /* Apply a state to s, then the states its synchronized subsurfaces
@@ -574,9 +696,7 @@ surface_apply(struct surface *s, struct surface_state *st)
 			return;
 		tree_walk_enter(&w);
 	}
-	/* A subsurface has no xdg role: only the tree's root may. */
-	if (s->xdg_surface)
-		shell_surface_commit(s);
+	role_commit(s);
 }
 
 /* A large upload is complete (done) or its buffer went away before (the
@@ -585,12 +705,10 @@ surface_apply(struct surface *s, struct surface_state *st)
 static void
 upload_finish(struct surface *s, bool done)
 {
-	struct surface_state *st = &s->upload_state;
+	struct upload *u = s->upload;
+	struct surface_state *st = &u->state;
 	struct wl_resource *buffer = st->buffer;
 
-	wl_list_remove(&s->upload_link);
-	wl_list_init(&s->upload_link);
-	s->uploading = false;
 	if (done) {
 		texture_upload_finish(s, wl_shm_buffer_get(buffer));
 		wl_buffer_send_release(buffer);
@@ -598,18 +716,17 @@ upload_finish(struct surface *s, bool done)
 	} else {
 		texture_upload_cancel(s);
 	}
+	/* The commit behind may start an upload of its own. */
+	s->upload = NULL;
 	st->attached = false;
 	s->comp->damaged = true;
 	s->comp->commits++;
-	if (!surface_apply_own(s, st))
-		return;
-	if (s->xdg_surface)
-		shell_surface_commit(s);
-	if (s->has_queued) {
-		s->has_queued = false;
-		if (surface_apply_own(s, &s->queued) && s->xdg_surface)
-			shell_surface_commit(s);
+	if (surface_apply_own(s, st)) {
+		role_commit(s);
+		if (u->has_next && surface_apply_own(s, &u->next))
+			role_commit(s);
 	}
+	upload_free(u);
 }
 
 void
@@ -631,12 +748,13 @@ surface_uploads_step(struct comp *c)
 	wl_list_insert_list(&todo, &c->uploads);
 	wl_list_init(&c->uploads);
 	while (!wl_list_empty(&todo)) {
-		struct surface *s = wl_container_of(todo.next, s, upload_link);
-		struct wl_shm_buffer *shm = s->upload_state.buffer ?
-			wl_shm_buffer_get(s->upload_state.buffer) : NULL;
+		struct upload *u = wl_container_of(todo.next, u, link);
+		struct surface *s = u->surface;
+		struct wl_shm_buffer *shm = u->state.buffer ?
+			wl_shm_buffer_get(u->state.buffer) : NULL;
 
-		wl_list_remove(&s->upload_link);
-		wl_list_insert(c->uploads.prev, &s->upload_link);
+		wl_list_remove(&u->link);
+		wl_list_insert(c->uploads.prev, &u->link);
 		if (!shm) {
 			upload_finish(s, false);
 			continue;
@@ -661,21 +779,24 @@ surface_commit(struct wl_client *client, struct wl_resource *resource)
 }
 
 static void
-surface_set_buffer_transform(struct wl_client *client, struct wl_resource *resource,
-			     int32_t transform)
+surface_set_buffer_transform(struct wl_client *client,
+			     struct wl_resource *resource, int32_t transform)
 {
 	struct surface *s = surface_from_resource(resource);
 
-	if (transform < WL_OUTPUT_TRANSFORM_NORMAL || transform > WL_OUTPUT_TRANSFORM_FLIPPED_270) {
-		wl_resource_post_error(resource, WL_SURFACE_ERROR_INVALID_TRANSFORM,
-				       "transform %d is not a wl_output.transform", transform);
+	if (transform < WL_OUTPUT_TRANSFORM_NORMAL ||
+	    transform > WL_OUTPUT_TRANSFORM_FLIPPED_270) {
+		wl_resource_post_error(
+			resource, WL_SURFACE_ERROR_INVALID_TRANSFORM,
+			"transform %d is not a wl_output.transform", transform);
 		return;
 	}
 	s->pending.transform = transform;
 }
 
 static void
-surface_set_buffer_scale(struct wl_client *client, struct wl_resource *resource, int32_t scale)
+surface_set_buffer_scale(struct wl_client *client, struct wl_resource *resource,
+			 int32_t scale)
 {
 	struct surface *s = surface_from_resource(resource);
 
@@ -692,8 +813,8 @@ static const struct wl_surface_interface surface_impl = {
 	.attach = surface_attach,
 	.damage = surface_damage,
 	.frame = surface_frame,
-	.set_opaque_region = surface_set_region,
-	.set_input_region = surface_set_region,
+	.set_opaque_region = surface_set_opaque_region,
+	.set_input_region = surface_set_input_region,
 	.commit = surface_commit,
 	.set_buffer_transform = surface_set_buffer_transform,
 	.set_buffer_scale = surface_set_buffer_scale,
@@ -710,11 +831,13 @@ surface_destroyed(struct wl_resource *resource)
 	/* The client destroyed it or went away, perhaps while a frame with
 	 * it is in the ring: the ring holds its own copy of the pixels, so
 	 * only our texture and lists go. */
-	shell_surface_destroyed(s);
+	if (s->role && s->role->destroyed)
+		s->role->destroyed(s);
 	viewport_surface_destroyed(s);
 	/* Its subsurfaces and its own subsurface object become inert. */
 	while (!wl_list_empty(&s->subsurfaces)) {
-		struct subsurface *sub = wl_container_of(s->subsurfaces.next, sub, parent_link);
+		struct subsurface *sub =
+			wl_container_of(s->subsurfaces.next, sub, parent_link);
 		subsurface_unlink(sub);
 	}
 	if (s->subsurface) {
@@ -723,15 +846,18 @@ surface_destroyed(struct wl_resource *resource)
 		s->subsurface = NULL;
 	}
 	wl_list_remove(&s->link);
-	if (s->uploading)
-		wl_list_remove(&s->upload_link);
-	state_fini(&s->upload_state);
-	state_fini(&s->queued);
+	if (s->upload) {
+		texture_upload_cancel(s);
+		upload_free(s->upload);
+		s->upload = NULL;
+	}
 	surface_release_held(s);
 	state_fini(&s->pending);
 	destroy_all(&s->frames);
 	feedback_discard_all(&s->feedback);
 	texture_surface_fini(s);
+	pixman_region32_fini(&s->opaque_region);
+	pixman_region32_fini(&s->input_region);
 	s->comp->surfaces_alive--;
 	s->comp->damaged = true;
 	free(s);
@@ -744,9 +870,19 @@ surface_from_resource(struct wl_resource *resource)
 }
 
 bool
+surface_set_role(struct surface *s, const struct surface_role *role)
+{
+	if (s->role && s->role != role)
+		return false;
+	s->role = role;
+	return true;
+}
+
+bool
 surface_has_buffer(const struct surface *s)
 {
-	return s->has_content || s->uploading || (s->pending.attached && s->pending.buffer);
+	return s->has_content || s->upload ||
+	       (s->pending.attached && s->pending.buffer);
 }
 
 void
@@ -763,8 +899,35 @@ surface_get_size(const struct surface *s, int32_t *w, int32_t *h)
 	*h = (int32_t)(bh / (uint32_t)s->scale);
 }
 
+bool
+surface_accepts_input(const struct surface *s, double sx, double sy)
+{
+	int32_t w, h;
+
+	surface_get_size(s, &w, &h);
+	if (sx < 0 || sy < 0 || sx >= w || sy >= h)
+		return false;
+	/* pixman takes a const region, without saying so. */
+	return pixman_region32_contains_point(
+		(pixman_region32_t *)&s->input_region, (int)sx, (int)sy, NULL);
+}
+
+bool
+surface_is_opaque(const struct surface *s)
+{
+	pixman_box32_t box = { 0, 0, 0, 0 };
+
+	if (s->opaque)
+		return true;
+	surface_get_size(s, &box.x2, &box.y2);
+	return pixman_region32_contains_rectangle(
+		(pixman_region32_t *)&s->opaque_region, &box) ==
+	       PIXMAN_REGION_IN;
+}
+
 static void
-compositor_create_surface(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+compositor_create_surface(struct wl_client *client,
+			  struct wl_resource *resource, uint32_t id)
 {
 	struct comp *c = wl_resource_get_user_data(resource);
 	struct surface *s = calloc(1, sizeof(*s));
@@ -783,10 +946,9 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	s->comp = c;
 	s->scale = 1;
 	viewport_state_init(&s->viewport);
+	pixman_region32_init(&s->opaque_region);
+	region_init_infinite(&s->input_region);
 	state_init(&s->pending);
-	state_init(&s->upload_state);
-	state_init(&s->queued);
-	wl_list_init(&s->upload_link);
 	wl_list_init(&s->frames);
 	wl_list_init(&s->feedback);
 	wl_list_init(&s->held_buffer_destroy.link);
@@ -800,26 +962,15 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	wl_list_insert(&s->stack_pending, &s->self_pending.link);
 	wl_list_insert(c->surfaces.prev, &s->link);
 	c->surfaces_alive++;
-	wl_resource_set_implementation(s->resource, &surface_impl, s, surface_destroyed);
+	wl_resource_set_implementation(s->resource, &surface_impl, s,
+				       surface_destroyed);
 }
 
 static void
-region_add(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
-	   int32_t w, int32_t h)
+compositor_create_region(struct wl_client *client,
+			 struct wl_resource *resource, uint32_t id)
 {
-}
-
-static const struct wl_region_interface region_impl = {
-	.destroy = resource_destroy_request,
-	.add = region_add,
-	.subtract = region_add,
-};
-
-static void
-compositor_create_region(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	resource_new(client, &wl_region_interface, wl_resource_get_version(resource), id,
-		     &region_impl, NULL, NULL);
+	region_create(client, wl_resource_get_version(resource), id);
 }
 
 static const struct wl_compositor_interface compositor_impl = {
@@ -828,6 +979,12 @@ static const struct wl_compositor_interface compositor_impl = {
 };
 
 /* wl_subsurface ---------------------------------------------------------- */
+
+/* Whether a subsurface's commit is cached or applied is surface.c's own
+ * rule (surface_commit): the role needs no hooks. */
+static const struct surface_role subsurface_role = {
+	.name = "wl_subsurface",
+};
 
 /* Out of its parent's lists: the surface is no longer drawn with it. Its
  * cached state will never be applied. */
@@ -846,7 +1003,7 @@ subsurface_unlink(struct subsurface *sub)
 	}
 	if (sub->has_cache) {
 		sub->has_cache = false;
-		state_fini(&sub->cached);
+		state_discard(&sub->cached);
 	}
 }
 
@@ -864,8 +1021,8 @@ subsurface_destroyed(struct wl_resource *resource)
 }
 
 static void
-subsurface_set_position(struct wl_client *client, struct wl_resource *resource, int32_t x,
-			int32_t y)
+subsurface_set_position(struct wl_client *client, struct wl_resource *resource,
+			int32_t x, int32_t y)
 {
 	struct subsurface *sub = wl_resource_get_user_data(resource);
 
@@ -876,7 +1033,8 @@ subsurface_set_position(struct wl_client *client, struct wl_resource *resource, 
 /* Move the subsurface above or below a sibling or its parent, in the
  * parent's pending order. */
 static void
-subsurface_place(struct wl_resource *resource, struct wl_resource *sibling_resource, bool above)
+subsurface_place(struct wl_resource *resource,
+		 struct wl_resource *sibling_resource, bool above)
 {
 	struct subsurface *sub = wl_resource_get_user_data(resource);
 	struct surface *sibling = surface_from_resource(sibling_resource);
@@ -890,12 +1048,15 @@ subsurface_place(struct wl_resource *resource, struct wl_resource *sibling_resou
 		   sibling->subsurface->parent == sub->parent) {
 		target = &sibling->subsurface->entry_pending;
 	} else {
-		wl_resource_post_error(resource, WL_SUBSURFACE_ERROR_BAD_SURFACE,
-				       "the reference surface is neither a sibling nor the parent");
+		wl_resource_post_error(
+			resource, WL_SUBSURFACE_ERROR_BAD_SURFACE,
+			"the reference surface is neither a sibling nor the "
+			"parent");
 		return;
 	}
 	wl_list_remove(&sub->entry_pending.link);
-	wl_list_insert(above ? &target->link : target->link.prev, &sub->entry_pending.link);
+	wl_list_insert(above ? &target->link : target->link.prev,
+		       &sub->entry_pending.link);
 }
 
 static void
@@ -928,7 +1089,8 @@ subsurface_set_desync(struct wl_client *client, struct wl_resource *resource)
 	sub->synchronized = false;
 	/* Desynchronized (and no ancestor synchronized): what was cached is
 	 * applied now, as if committed now. */
-	if (sub->surface && sub->has_cache && !surface_is_synchronized(sub->surface)) {
+	if (sub->surface && sub->has_cache &&
+	    !surface_is_synchronized(sub->surface)) {
 		sub->has_cache = false;
 		surface_apply(sub->surface, &sub->cached);
 	}
@@ -950,7 +1112,8 @@ surface_depth(const struct surface *s)
 {
 	int depth = 0;
 
-	for (; s->subsurface && s->subsurface->parent; s = s->subsurface->parent)
+	for (; s->subsurface && s->subsurface->parent;
+	     s = s->subsurface->parent)
 		depth++;
 	return depth;
 }
@@ -974,30 +1137,38 @@ surface_height(struct surface *s)
 }
 
 static void
-subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resource,
-			     uint32_t id, struct wl_resource *surface_resource,
+subcompositor_get_subsurface(struct wl_client *client,
+			     struct wl_resource *resource, uint32_t id,
+			     struct wl_resource *surface_resource,
 			     struct wl_resource *parent_resource)
 {
 	struct surface *s = surface_from_resource(surface_resource);
 	struct surface *parent = surface_from_resource(parent_resource);
 	struct subsurface *sub;
 
-	if (s->subsurface || s->xdg_surface) {
-		wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-				       "the wl_surface already has a role");
+	if (s->subsurface || (s->role && s->role != &subsurface_role)) {
+		wl_resource_post_error(resource,
+				       WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+				       "the wl_surface already has the role %s",
+				       s->role->name);
 		return;
 	}
 	/* Neither itself nor one of its descendants. */
-	for (struct surface *p = parent; p; p = p->subsurface ? p->subsurface->parent : NULL)
+	for (struct surface *p = parent; p;
+	     p = p->subsurface ? p->subsurface->parent : NULL)
 		if (p == s) {
-			wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-					       "the parent is the surface or one of its descendants");
+			wl_resource_post_error(
+				resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+				"the parent is the surface or one of its "
+				"descendants");
 			return;
 		}
-	if (surface_depth(parent) + 1 + surface_height(s) > SUBSURFACE_DEPTH_MAX) {
-		wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-				       "the subsurface would be more than %d levels deep",
-				       SUBSURFACE_DEPTH_MAX);
+	if (surface_depth(parent) + 1 + surface_height(s) >
+	    SUBSURFACE_DEPTH_MAX) {
+		wl_resource_post_error(
+			resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+			"the subsurface would be more than %d levels deep",
+			SUBSURFACE_DEPTH_MAX);
 		return;
 	}
 	sub = calloc(1, sizeof(*sub));
@@ -1005,7 +1176,8 @@ subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resou
 		wl_client_post_no_memory(client);
 		return;
 	}
-	sub->resource = wl_resource_create(client, &wl_subsurface_interface, 1, id);
+	sub->resource =
+		wl_resource_create(client, &wl_subsurface_interface, 1, id);
 	if (!sub->resource) {
 		free(sub);
 		wl_client_post_no_memory(client);
@@ -1021,7 +1193,9 @@ subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resou
 	wl_list_insert(parent->stack.prev, &sub->entry.link);
 	wl_list_insert(parent->stack_pending.prev, &sub->entry_pending.link);
 	s->subsurface = sub;
-	wl_resource_set_implementation(sub->resource, &subsurface_impl, sub, subsurface_destroyed);
+	surface_set_role(s, &subsurface_role);
+	wl_resource_set_implementation(sub->resource, &subsurface_impl, sub,
+				       subsurface_destroyed);
 }
 
 static const struct wl_subcompositor_interface subcompositor_impl = {
@@ -1030,9 +1204,11 @@ static const struct wl_subcompositor_interface subcompositor_impl = {
 };
 
 bool
-compositor_globals_init(struct comp *c)
+surface_init(struct comp *c)
 {
 	/* Version 4: damage_buffer; not 5 (wl_surface.offset). */
-	return display_add_plain_global(c, &wl_compositor_interface, 4, &compositor_impl) &&
-	       display_add_plain_global(c, &wl_subcompositor_interface, 1, &subcompositor_impl);
+	return resource_add_plain_global(c, &wl_compositor_interface, 4,
+					 &compositor_impl) &&
+	       resource_add_plain_global(c, &wl_subcompositor_interface, 1,
+					 &subcompositor_impl);
 }

@@ -85,26 +85,32 @@ strips_free(struct comp *c, struct strips *st)
  * instead of a crash. The unpack state is GL's default again afterwards,
  * for whoever uploads next. */
 static void
-upload_rects(struct comp *c, struct strips *st, struct wl_shm_buffer *shm, const struct rect *r,
-	     int n)
+upload_rects(struct comp *c, struct strips *st, struct wl_shm_buffer *shm,
+	     const struct rect *r, int n)
 {
-	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+	int32_t w = wl_shm_buffer_get_width(shm),
+		h = wl_shm_buffer_get_height(shm);
 
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 	glPixelStorei(GL_UNPACK_ROW_LENGTH, wl_shm_buffer_get_stride(shm) / 4);
 	wl_shm_buffer_begin_access(shm);
 	for (int i = 0; i < n; i++) {
 		/* The strips the rectangle crosses, each its part. */
-		for (int k = r[i].y / st->rows; k < st->n && k * st->rows < r[i].y + r[i].h; k++) {
-			int32_t y0 = k * st->rows, y1 = y0 + strip_height(st, k, h);
+		for (int k = r[i].y / st->rows;
+		     k < st->n && k * st->rows < r[i].y + r[i].h; k++) {
+			int32_t y0 = k * st->rows,
+				y1 = y0 + strip_height(st, k, h);
 			int32_t ry0 = r[i].y > y0 ? r[i].y : y0;
-			int32_t ry1 = r[i].y + r[i].h < y1 ? r[i].y + r[i].h : y1;
+			int32_t ry1 =
+				r[i].y + r[i].h < y1 ? r[i].y + r[i].h : y1;
 
 			glBindTexture(GL_TEXTURE_2D, strip_get(c, st, k, w, h));
 			glPixelStorei(GL_UNPACK_SKIP_PIXELS, r[i].x);
 			glPixelStorei(GL_UNPACK_SKIP_ROWS, ry0);
-			glTexSubImage2D(GL_TEXTURE_2D, 0, r[i].x, ry0 - y0, r[i].w, ry1 - ry0,
-					GL_RGBA, GL_UNSIGNED_BYTE, wl_shm_buffer_get_data(shm));
+			glTexSubImage2D(GL_TEXTURE_2D, 0, r[i].x, ry0 - y0,
+					r[i].w, ry1 - ry0, GL_RGBA,
+					GL_UNSIGNED_BYTE,
+					wl_shm_buffer_get_data(shm));
 		}
 	}
 	wl_shm_buffer_end_access(shm);
@@ -116,7 +122,8 @@ upload_rects(struct comp *c, struct strips *st, struct wl_shm_buffer *shm, const
 
 /* The surface now shows a shm buffer from the strips st (moved in). */
 static void
-surface_set_shm_strips(struct surface *s, struct strips *st, struct wl_shm_buffer *shm)
+surface_set_shm_strips(struct surface *s, struct strips *st,
+		       struct wl_shm_buffer *shm)
 {
 	if (st != &s->tex) {
 		strips_free(s->comp, &s->tex);
@@ -125,7 +132,8 @@ surface_set_shm_strips(struct surface *s, struct strips *st, struct wl_shm_buffe
 	}
 	s->tex_image = false;
 	s->tex_width = s->buffer_width = (uint32_t)wl_shm_buffer_get_width(shm);
-	s->tex_height = s->buffer_height = (uint32_t)wl_shm_buffer_get_height(shm);
+	s->tex_height = s->buffer_height =
+		(uint32_t)wl_shm_buffer_get_height(shm);
 	s->opaque = wl_shm_buffer_get_format(shm) == WL_SHM_FORMAT_XRGB8888;
 	s->has_content = true;
 }
@@ -135,14 +143,16 @@ surface_set_shm_strips(struct surface *s, struct strips *st, struct wl_shm_buffe
 static bool
 strips_reusable(const struct surface *s, int32_t w, int32_t h)
 {
-	return s->tex.n && !s->tex_image && s->has_content && s->tex_width == (uint32_t)w &&
-	       s->tex_height == (uint32_t)h;
+	return s->tex.n && !s->tex_image && s->has_content &&
+	       s->tex_width == (uint32_t)w && s->tex_height == (uint32_t)h;
 }
 
 void
-texture_upload_shm(struct surface *s, struct wl_shm_buffer *shm, const struct damage *damage)
+texture_upload_shm(struct surface *s, struct wl_shm_buffer *shm,
+		   const struct damage *damage)
 {
-	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+	int32_t w = wl_shm_buffer_get_width(shm),
+		h = wl_shm_buffer_get_height(shm);
 	struct strips fresh;
 
 	if (strips_reusable(s, w, h)) {
@@ -161,51 +171,63 @@ uint64_t
 texture_upload_bytes(const struct surface *s, struct wl_shm_buffer *shm,
 		     const struct damage *damage)
 {
-	int32_t w = wl_shm_buffer_get_width(shm), h = wl_shm_buffer_get_height(shm);
+	int32_t w = wl_shm_buffer_get_width(shm),
+		h = wl_shm_buffer_get_height(shm);
 	uint64_t bytes = 0;
 
 	if (!strips_reusable(s, w, h))
 		return (uint64_t)w * (uint64_t)h * 4;
 	for (int i = 0; i < damage->n; i++)
-		bytes += (uint64_t)damage->r[i].w * (uint64_t)damage->r[i].h * 4;
+		bytes +=
+			(uint64_t)damage->r[i].w * (uint64_t)damage->r[i].h * 4;
 	return bytes;
 }
 
 void
 texture_upload_begin(struct surface *s, struct wl_shm_buffer *shm)
 {
-	strips_init(&s->upload, wl_shm_buffer_get_width(shm), wl_shm_buffer_get_height(shm));
-	s->upload_row = 0;
+	strips_init(&s->upload->strips, wl_shm_buffer_get_width(shm),
+		    wl_shm_buffer_get_height(shm));
+	s->upload->row = 0;
 }
 
 bool
-texture_upload_step(struct surface *s, struct wl_shm_buffer *shm, uint64_t *budget)
+texture_upload_step(struct surface *s, struct wl_shm_buffer *shm,
+		    uint64_t *budget)
 {
+	struct upload *u = s->upload;
 	uint32_t w = (uint32_t)wl_shm_buffer_get_width(shm);
 	uint32_t h = (uint32_t)wl_shm_buffer_get_height(shm);
 	uint32_t rows = (uint32_t)(*budget / ((uint64_t)w * 4));
 	/* Not past the strip's end: at most one strip made a step. */
-	uint32_t end = ((s->upload_row / (uint32_t)s->upload.rows) + 1) * (uint32_t)s->upload.rows;
+	uint32_t end = ((u->row / (uint32_t)u->strips.rows) + 1) *
+		       (uint32_t)u->strips.rows;
 
 	end = end > h ? h : end;
-	rows = rows < 1 ? 1 : rows > end - s->upload_row ? end - s->upload_row : rows;
-	upload_rects(s->comp, &s->upload, shm,
-		     &(struct rect){ 0, (int32_t)s->upload_row, (int32_t)w, (int32_t)rows }, 1);
-	*budget -= *budget < (uint64_t)rows * w * 4 ? *budget : (uint64_t)rows * w * 4;
-	s->upload_row += rows;
-	return s->upload_row == h;
+	if (rows < 1)
+		rows = 1;
+	else if (rows > end - u->row)
+		rows = end - u->row;
+	upload_rects(s->comp, &u->strips, shm,
+		     &(struct rect){ 0, (int32_t)u->row, (int32_t)w,
+				     (int32_t)rows },
+		     1);
+	*budget -= *budget < (uint64_t)rows * w * 4 ? *budget
+						    : (uint64_t)rows * w * 4;
+	u->row += rows;
+	return u->row == h;
 }
 
 void
 texture_upload_finish(struct surface *s, struct wl_shm_buffer *shm)
 {
-	surface_set_shm_strips(s, &s->upload, shm);
+	surface_set_shm_strips(s, &s->upload->strips, shm);
 }
 
 void
 texture_upload_cancel(struct surface *s)
 {
-	strips_free(s->comp, &s->upload);
+	strips_free(s->comp, &s->upload->strips);
 }
 
 bool
@@ -243,6 +265,7 @@ texture_set_dmabuf(struct surface *s, const struct dmabuf_buffer *b)
 void
 texture_surface_fini(struct surface *s)
 {
-	strips_free(s->comp, &s->upload);
+	if (s->upload)
+		strips_free(s->comp, &s->upload->strips);
 	strips_free(s->comp, &s->tex);
 }

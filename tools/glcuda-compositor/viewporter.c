@@ -50,8 +50,8 @@ viewport_size(const struct viewport_state *v, int32_t *w, int32_t *h)
 /* The surface size before the viewport: the buffer's through the buffer
  * transform and scale. */
 static void
-unviewported_size(const struct surface *s, int32_t scale, int32_t transform, int64_t *w,
-		  int64_t *h)
+unviewported_size(const struct surface *s, int32_t scale, int32_t transform,
+		  int64_t *w, int64_t *h)
 {
 	bool swap = transform & 1;
 
@@ -74,25 +74,31 @@ viewport_apply(struct surface *s, const struct viewport_state *v, int32_t scale,
 
 		unviewported_size(s, scale, transform, &w, &h);
 		/* In 24.8 fixed point, exactly. */
-		if ((int64_t)v->src_x + v->src_w > w * 256 || (int64_t)v->src_y + v->src_h > h * 256) {
+		if ((int64_t)v->src_x + v->src_w > w * 256 ||
+		    (int64_t)v->src_y + v->src_h > h * 256) {
 			if (s->viewport_resource)
-				wl_resource_post_error(s->viewport_resource,
-						       WP_VIEWPORT_ERROR_OUT_OF_BUFFER,
-						       "source rectangle %.2f,%.2f %.2fx%.2f is outside "
-						       "the surface's %" PRId64 "x%" PRId64 " of buffer",
-						       wl_fixed_to_double(v->src_x),
-						       wl_fixed_to_double(v->src_y),
-						       wl_fixed_to_double(v->src_w),
-						       wl_fixed_to_double(v->src_h), w, h);
+				wl_resource_post_error(
+					s->viewport_resource,
+					WP_VIEWPORT_ERROR_OUT_OF_BUFFER,
+					"source rectangle %.2f,%.2f %.2fx%.2f "
+					"is outside "
+					"the surface's %" PRId64 "x%" PRId64
+					" of buffer",
+					wl_fixed_to_double(v->src_x),
+					wl_fixed_to_double(v->src_y),
+					wl_fixed_to_double(v->src_w),
+					wl_fixed_to_double(v->src_h), w, h);
 			return false;
 		}
 		if (v->dst_w < 0 && ((v->src_w | v->src_h) & 0xff)) {
 			if (s->viewport_resource)
-				wl_resource_post_error(s->viewport_resource, WP_VIEWPORT_ERROR_BAD_SIZE,
-						       "source size %.2fx%.2f is not integer and no "
-						       "destination size is set",
-						       wl_fixed_to_double(v->src_w),
-						       wl_fixed_to_double(v->src_h));
+				wl_resource_post_error(
+					s->viewport_resource,
+					WP_VIEWPORT_ERROR_BAD_SIZE,
+					"source size %.2fx%.2f is not integer "
+					"and no destination size is set",
+					wl_fixed_to_double(v->src_w),
+					wl_fixed_to_double(v->src_h));
 			return false;
 		}
 	}
@@ -130,14 +136,15 @@ viewport_surface(struct wl_resource *resource)
 	struct surface *s = wl_resource_get_user_data(resource);
 
 	if (!s)
-		wl_resource_post_error(resource, WP_VIEWPORT_ERROR_NO_SURFACE,
-				       "the wl_surface of this wp_viewport was destroyed");
+		wl_resource_post_error(
+			resource, WP_VIEWPORT_ERROR_NO_SURFACE,
+			"the wl_surface of this wp_viewport was destroyed");
 	return s;
 }
 
 static void
-viewport_set_source(struct wl_client *client, struct wl_resource *resource, wl_fixed_t x,
-		    wl_fixed_t y, wl_fixed_t w, wl_fixed_t h)
+viewport_set_source(struct wl_client *client, struct wl_resource *resource,
+		    wl_fixed_t x, wl_fixed_t y, wl_fixed_t w, wl_fixed_t h)
 {
 	struct surface *s = viewport_surface(resource);
 	wl_fixed_t unset = wl_fixed_from_int(-1);
@@ -150,11 +157,12 @@ viewport_set_source(struct wl_client *client, struct wl_resource *resource, wl_f
 		return;
 	}
 	if (x < 0 || y < 0 || w <= 0 || h <= 0) {
-		wl_resource_post_error(resource, WP_VIEWPORT_ERROR_BAD_VALUE,
-				       "source rectangle %.2f,%.2f %.2fx%.2f: negative position or "
-				       "size not positive", wl_fixed_to_double(x),
-				       wl_fixed_to_double(y), wl_fixed_to_double(w),
-				       wl_fixed_to_double(h));
+		wl_resource_post_error(
+			resource, WP_VIEWPORT_ERROR_BAD_VALUE,
+			"source rectangle %.2f,%.2f %.2fx%.2f: negative "
+			"position or size not positive",
+			wl_fixed_to_double(x), wl_fixed_to_double(y),
+			wl_fixed_to_double(w), wl_fixed_to_double(h));
 		return;
 	}
 	s->pending.viewport.src_x = x;
@@ -164,8 +172,8 @@ viewport_set_source(struct wl_client *client, struct wl_resource *resource, wl_f
 }
 
 static void
-viewport_set_destination(struct wl_client *client, struct wl_resource *resource, int32_t w,
-			 int32_t h)
+viewport_set_destination(struct wl_client *client, struct wl_resource *resource,
+			 int32_t w, int32_t h)
 {
 	struct surface *s = viewport_surface(resource);
 
@@ -173,7 +181,8 @@ viewport_set_destination(struct wl_client *client, struct wl_resource *resource,
 		return;
 	if (!(w == -1 && h == -1) && (w <= 0 || h <= 0)) {
 		wl_resource_post_error(resource, WP_VIEWPORT_ERROR_BAD_VALUE,
-				       "destination size %dx%d is not positive", w, h);
+				       "destination size %dx%d is not positive",
+				       w, h);
 		return;
 	}
 	s->pending.viewport.dst_w = w;
@@ -209,19 +218,21 @@ viewport_surface_destroyed(struct surface *s)
 /* wp_viewporter ---------------------------------------------------------- */
 
 static void
-viewporter_get_viewport(struct wl_client *client, struct wl_resource *resource, uint32_t id,
-			struct wl_resource *surface_resource)
+viewporter_get_viewport(struct wl_client *client, struct wl_resource *resource,
+			uint32_t id, struct wl_resource *surface_resource)
 {
 	struct surface *s = surface_from_resource(surface_resource);
 	struct wl_resource *r;
 
 	if (s->viewport_resource) {
-		wl_resource_post_error(resource, WP_VIEWPORTER_ERROR_VIEWPORT_EXISTS,
-				       "the wl_surface already has a wp_viewport");
+		wl_resource_post_error(
+			resource, WP_VIEWPORTER_ERROR_VIEWPORT_EXISTS,
+			"the wl_surface already has a wp_viewport");
 		return;
 	}
-	r = resource_new(client, &wp_viewport_interface, wl_resource_get_version(resource), id,
-			 &viewport_impl, s, viewport_destroyed);
+	r = resource_new(client, &wp_viewport_interface,
+			 wl_resource_get_version(resource), id, &viewport_impl,
+			 s, viewport_destroyed);
 	if (r)
 		s->viewport_resource = r;
 }
@@ -234,5 +245,6 @@ static const struct wp_viewporter_interface viewporter_impl = {
 bool
 viewporter_init(struct comp *c)
 {
-	return display_add_plain_global(c, &wp_viewporter_interface, 1, &viewporter_impl);
+	return resource_add_plain_global(c, &wp_viewporter_interface, 1,
+					 &viewporter_impl);
 }
