@@ -45,6 +45,6 @@ cp ../python/glcuda/*.py ../python/glcuda/*.pyi ../python/glcuda/py.typed \
 	stage/site/glcuda/
 # The name pip gives a stable-ABI module: every Python 3.11+ loads it.
 cp python/glcuda/.libs/_glcuda.so stage/site/glcuda/_glcuda.abi3.so
-echo "staged the package in build-python-gpu/stage ($(du -sh stage | cut -f1));" \
-	"on the GPU machine run:"
+echo "staged the package in build-python-gpu/stage" \
+	"($(du -sh stage | cut -f1)); on the GPU machine run:"
 echo "    scripts/python-gpu-test.sh --unpack"

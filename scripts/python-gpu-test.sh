@@ -31,9 +31,10 @@
 #              (the million-frames target);
 #   bench      examples/python/bench_sizes.py (the table of
 #              doc/performance.md).
-# All of them take about 8 minutes; memcheck alone about half of that. Logs go to
-# ${OUT:-build-python-gpu}/python-logs/; the last line says "N passed,
-# N failed, N skipped"; the exit status is non-zero if a check failed.
+# All of them take about 8 minutes; memcheck alone about half of that.
+# Logs go to ${OUT:-build-python-gpu}/python-logs/; the last line says
+# "N passed, N failed, N skipped"; the exit status is non-zero if a check
+# failed.
 # SPDX-License-Identifier: MIT
 set -uo pipefail
 
@@ -54,7 +55,8 @@ wanted() {
 }
 stage=$(pwd)/build-python-gpu/stage
 if [ ! -f "$stage/site/glcuda/_glcuda.abi3.so" ]; then
-	echo "no build-python-gpu/stage: run scripts/python-gpu-build.sh on the development machine first" >&2
+	echo "no build-python-gpu/stage: run scripts/python-gpu-build.sh" \
+		"on the development machine first" >&2
 	exit 1
 fi
 if [ $unpack = yes ]; then
@@ -71,7 +73,8 @@ LD_LIBRARY_PATH=$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # JAX takes 75 % of the GPU's memory up front otherwise, and torch shares it.
 XLA_PYTHON_CLIENT_PREALLOCATE=false
 PYTHONDONTWRITEBYTECODE=1
-export PYTHONPATH LD_LIBRARY_PATH XLA_PYTHON_CLIENT_PREALLOCATE PYTHONDONTWRITEBYTECODE
+export PYTHONPATH LD_LIBRARY_PATH XLA_PYTHON_CLIENT_PREALLOCATE
+export PYTHONDONTWRITEBYTECODE
 logdir=${OUT:-$(pwd)/build-python-gpu}/python-logs
 mkdir -p "$logdir"
 check=python/tests/gpu_check.py
@@ -90,21 +93,26 @@ run() {
 		esac
 	done < "$logdir/$name.log"
 	if [ $status -ne 0 ] && ! grep -q '^FAIL:' "$logdir/$name.log"; then
-		fail "$name: exit status $status$([ $status -eq 124 ] && echo " (timed out after $limit s)"); the log's end:"
+		why=
+		[ $status -eq 124 ] && why=" (timed out after $limit s)"
+		fail "$name: exit status $status$why; the log's end:"
 		tail -n 15 "$logdir/$name.log"
 	fi
 }
 
-echo "$("$PYTHON" --version), $("$PYTHON" -c 'import glcuda; print("glcuda", glcuda.__version__)' 2>&1)"
+echo "$("$PYTHON" --version), glcuda" \
+	"$("$PYTHON" -c 'import glcuda; print(glcuda.__version__)' 2>&1)"
 seconds=60
 [ $quick = yes ] && seconds=10
 for name in consumers stream copy_from; do
 	wanted $name && run $name 300 "$PYTHON" $check $name
 done
 wanted threads &&
-	run threads $((seconds + 180)) "$PYTHON" $check threads --threads 8 --seconds $seconds
+	run threads $((seconds + 180)) "$PYTHON" $check threads --threads 8 \
+		--seconds $seconds
 
-sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+sanitizer=$(command -v compute-sanitizer ||
+	echo /usr/local/cuda/bin/compute-sanitizer)
 if ! wanted memcheck; then
 	:
 elif [ -x "$sanitizer" ]; then
@@ -116,7 +124,8 @@ elif [ -x "$sanitizer" ]; then
 		summary=$(grep -E '^========= ERROR SUMMARY' "$logdir/$name.log" | tail -n1)
 		case $summary in
 		*" 0 errors"*) pass "$name: compute-sanitizer: $summary" ;;
-		*) fail "$name: compute-sanitizer: ${summary:-no summary (see $logdir/$name.log)}" ;;
+		*) fail "$name: compute-sanitizer:" \
+			"${summary:-no summary (see $logdir/$name.log)}" ;;
 		esac
 	done
 else
@@ -129,7 +138,8 @@ if wanted batch; then
 	status=$?
 	cat "$logdir/batch-2048.log"
 	if [ $status -eq 0 ]; then
-		pass "batch_render.py 2048 x 64x64: $(grep '^glcuda ' "$logdir/batch-2048.log")"
+		pass "batch_render.py 2048 x 64x64:" \
+			"$(grep '^glcuda ' "$logdir/batch-2048.log")"
 	else
 		fail "batch_render.py 2048 x 64x64: exit status $status"
 	fi

@@ -14,7 +14,8 @@ if ! "$PYTHON" -c 'import pytest' 2> /dev/null; then
 fi
 module=python/glcuda/.libs/_glcuda.so
 if [ ! -e "$module" ]; then
-	echo "FAIL: $module not found; run from the build directory after make check" >&2
+	echo "FAIL: $module not found; run from the build directory" \
+		"after make check" >&2
 	exit 1
 fi
 site=$tmp/site

@@ -17,7 +17,8 @@ if ! "$PYTHON" -m pip --version > /dev/null 2>&1; then
 fi
 # An offline build uses the build backend of $PYTHON itself.
 if ! "$PYTHON" -c 'import setuptools, wheel' > /dev/null 2>&1; then
-	echo "SKIP: $PYTHON has no setuptools or wheel (python3-setuptools, python3-wheel)"
+	echo "SKIP: $PYTHON has no setuptools or wheel" \
+		"(python3-setuptools, python3-wheel)"
 	exit 77
 fi
 
@@ -30,7 +31,8 @@ cp -R "$top_srcdir/python" "$tmp/src"
 chmod -R u+w "$tmp/src"
 # The staged glcuda.pc names the real prefix: pkg-config puts the staging
 # directory in front of its paths.
-if ! PKG_CONFIG_PATH=$stage$glcuda_libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage \
+if ! PKG_CONFIG_PATH=$stage$glcuda_libdir/pkgconfig \
+	PKG_CONFIG_SYSROOT_DIR=$stage \
 	PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
 	"$PYTHON" -m pip install --no-build-isolation --no-deps \
 	--target "$tmp/site" "$tmp/src" > "$tmp/pip.log" 2>&1; then
@@ -54,7 +56,8 @@ version=$(cd "$tmp" && PYTHONPATH=$tmp/site PYTHONDONTWRITEBYTECODE=1 \
 	LD_LIBRARY_PATH=$stage$glcuda_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 	"$PYTHON" -c 'import glcuda; print(glcuda.__version__)')
 if [ "$version" != "$PACKAGE_VERSION" ]; then
-	echo "FAIL: the installed package reports glcuda $version, not $PACKAGE_VERSION"
+	echo "FAIL: the installed package reports glcuda $version," \
+		"not $PACKAGE_VERSION"
 	exit 1
 fi
 echo "ok: import glcuda from the pip install: glcuda $version"

@@ -51,11 +51,12 @@ from_dltensor(const DLTensor *dl, struct tensor *t, int ordinal)
 	int64_t tight;
 	int i;
 
-	if (dl->device.device_type != kDLCUDA || dl->device.device_id != ordinal) {
+	if (dl->device.device_type != kDLCUDA ||
+	    dl->device.device_id != ordinal) {
 		PyErr_Format(PyExc_ValueError,
-			     "expected a tensor on CUDA device %d (DLPack device "
-			     "(%d, %d)), got device (%d, %d)", ordinal, kDLCUDA,
-			     ordinal, (int)dl->device.device_type,
+			     "expected a tensor on CUDA device %d (DLPack "
+			     "device (%d, %d)), got device (%d, %d)", ordinal,
+			     kDLCUDA, ordinal, (int)dl->device.device_type,
 			     (int)dl->device.device_id);
 		return -1;
 	}
@@ -94,9 +95,10 @@ from_dlpack(PyObject *obj, CUstream stream, int writable, int ordinal,
 	Py_DECREF(device);
 	if (type != kDLCUDA || id != ordinal) {
 		PyErr_Format(PyExc_ValueError,
-			     "expected a tensor on CUDA device %d (DLPack device "
-			     "(%d, %d)), got a %R on device (%d, %d)", ordinal,
-			     kDLCUDA, ordinal, (PyObject *)Py_TYPE(obj), type, id);
+			     "expected a tensor on CUDA device %d (DLPack "
+			     "device (%d, %d)), got a %R on device (%d, %d)",
+			     ordinal, kDLCUDA, ordinal,
+			     (PyObject *)Py_TYPE(obj), type, id);
 		return -1;
 	}
 	stream_obj = py_stream_build(stream);
@@ -111,7 +113,8 @@ from_dlpack(PyObject *obj, CUstream stream, int writable, int ordinal,
 		if (method && empty) {
 			capsule = PyObject_Call(method, empty, kwargs);
 			/* A producer before DLPack 1.0 takes no max_version. */
-			if (!capsule && PyErr_ExceptionMatches(PyExc_TypeError)) {
+			if (!capsule &&
+			    PyErr_ExceptionMatches(PyExc_TypeError)) {
 				PyErr_Clear();
 				PyDict_DelItemString(kwargs, "max_version");
 				capsule = PyObject_Call(method, empty, kwargs);
@@ -159,7 +162,8 @@ int_tuple(PyObject *tuple, int64_t *out, int n, const char *what)
 
 	if (!PyTuple_Check(tuple) || PyTuple_Size(tuple) != n) {
 		PyErr_Format(PyExc_ValueError,
-			     "__cuda_array_interface__: %s is not a tuple of %d",
+			     "__cuda_array_interface__: %s is not a tuple "
+			     "of %d",
 			     what, n);
 		return -1;
 	}
@@ -175,7 +179,8 @@ int_tuple(PyObject *tuple, int64_t *out, int n, const char *what)
 static int
 parse_typestr(PyObject *obj, DLDataType *out)
 {
-	const char *s = PyUnicode_Check(obj) ? PyUnicode_AsUTF8AndSize(obj, NULL) : NULL;
+	const char *s = PyUnicode_Check(obj) ?
+		PyUnicode_AsUTF8AndSize(obj, NULL) : NULL;
 	int size;
 
 	if (!s || (s[0] != '<' && s[0] != '|') ||
@@ -295,10 +300,10 @@ check_layout(const struct tensor *t, const struct py_layout *want,
 
 		if (a && b)
 			PyErr_Format(PyExc_ValueError,
-				     "%s: expected a %s tensor of shape %S, got "
-				     "%s %S", call, py_dtype_name(want->dtype),
-				     a, got ? got : "a tensor of another dtype",
-				     b);
+				     "%s: expected a %s tensor of shape %S, "
+				     "got %s %S", call,
+				     py_dtype_name(want->dtype), a,
+				     got ? got : "another dtype", b);
 		Py_XDECREF(a);
 		Py_XDECREF(b);
 		return -1;
@@ -307,9 +312,9 @@ check_layout(const struct tensor *t, const struct py_layout *want,
 	    t->strides[n - 2] != pixel || t->strides[n - 3] <= 0 ||
 	    (n == 4 && t->strides[0] <= 0)) {
 		PyErr_Format(PyExc_ValueError,
-			     "%s: expected the pixels packed (strides of %d and "
-			     "%d bytes for channels and pixels, positive for "
-			     "rows and layers)", call, (int)want->itemsize,
+			     "%s: expected the pixels packed (strides of %d "
+			     "and %d bytes for channels and pixels, positive "
+			     "for rows and layers)", call, (int)want->itemsize,
 			     (int)pixel);
 		return -1;
 	}
@@ -338,10 +343,12 @@ copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 	}
 	if (to_tensor)
 		ret = glcuda_image_copy_to_linear(img, plane, layer, t->data,
-						  row_pitch, layer_pitch, stream);
+						  row_pitch, layer_pitch,
+						  stream);
 	else
-		ret = glcuda_image_copy_from_linear(img, plane, layer, t->data,
-						    row_pitch, layer_pitch, stream);
+		ret = glcuda_image_copy_from_linear(img, plane, layer,
+						    t->data, row_pitch,
+						    layer_pitch, stream);
 	snprintf(message, sizeof(message), "%s", glcuda_get_last_error());
 	back = glcuda_handoff_to_gl(dev, &img, 1, stream);
 	if (ret < 0) {
@@ -358,7 +365,8 @@ copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 static PyObject *
 image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 {
-	static char *keywords[] = { "tensor", "layer", "plane", "stream", NULL };
+	static char *keywords[] = { "tensor", "layer", "plane", "stream",
+				    NULL };
 	const char *call = to_tensor ? "copy_to" : "copy_from";
 	struct py_image *self = (struct py_image *)obj;
 	PyObject *tensor, *layer_obj = Py_None, *stream_obj = Py_None;
@@ -371,7 +379,8 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	CUstream stream;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OIO", keywords,
-					 &tensor, &layer_obj, &plane, &stream_obj) ||
+					 &tensor, &layer_obj, &plane,
+					 &stream_obj) ||
 	    py_stream_parse(stream_obj, &stream) < 0 ||
 	    !(img = py_image_get(self)))
 		return NULL;
@@ -381,7 +390,8 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 			return NULL;
 		if (layer < 0) {
 			PyErr_Format(PyExc_ValueError,
-				     "%s: layer %d: expected None or 0 and above",
+				     "%s: layer %d: expected None or 0 and "
+				     "above",
 				     call, layer);
 			return NULL;
 		}

@@ -75,7 +75,8 @@ static PyObject *
 device_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
 	PyErr_SetString(PyExc_TypeError,
-			"use glcuda.Device.from_current() or glcuda.Headless()");
+			"use glcuda.Device.from_current() or "
+			"glcuda.Headless()");
 	return NULL;
 }
 
@@ -87,7 +88,8 @@ device_from_current(PyObject *cls, PyObject *args, PyObject *kwargs)
 	PyObject *mode = Py_None;
 	void *context;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O", keywords, &mode) ||
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O", keywords,
+					 &mode) ||
 	    parse_sync_mode(mode, &sync_mode) < 0)
 		return NULL;
 	/* eglGetCurrentContext answers for the bound API: a GLES
@@ -101,9 +103,9 @@ device_from_current(PyObject *cls, PyObject *args, PyObject *kwargs)
 	}
 	if (context == EGL_NO_CONTEXT)
 		return py_raise_message(GLCUDA_ERROR_NO_CURRENT_CONTEXT,
-			"Device.from_current: no EGL context is current on this "
-			"thread. Make the renderer's EGL context current first "
-			"(or use glcuda.Headless(), which makes one).");
+			"Device.from_current: no EGL context is current on "
+			"this thread. Make the renderer's EGL context current "
+			"first (or use glcuda.Headless(), which makes one).");
 	return device_make((PyTypeObject *)cls, NULL, eglGetCurrentDisplay(),
 			   context, sync_mode);
 }
@@ -242,7 +244,8 @@ device_wrap_texture(PyObject *obj, PyObject *args, PyObject *kwargs)
 	uint32_t flags = 0;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "I|I$pp", keywords,
-					 &texture, &target, &read_only, &discard) ||
+					 &texture, &target, &read_only,
+					 &discard) ||
 	    !py_device_get(self))
 		return NULL;
 	if (read_only)
@@ -426,7 +429,8 @@ py_device_init(PyObject *module)
 {
 	py_device_type = (PyTypeObject *)PyType_FromSpec(&device_spec);
 	if (!py_device_type ||
-	    PyModule_AddObjectRef(module, "Device", (PyObject *)py_device_type) < 0)
+	    PyModule_AddObjectRef(module, "Device",
+				  (PyObject *)py_device_type) < 0)
 		return -1;
 	py_headless_type = (PyTypeObject *)PyType_FromSpecWithBases(
 		&headless_spec, (PyObject *)py_device_type);

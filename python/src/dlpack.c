@@ -25,7 +25,8 @@ capsule_free(PyObject *capsule)
 		if (t->deleter)
 			t->deleter(t);
 	} else if (PyCapsule_IsValid(capsule, unversioned_name)) {
-		DLManagedTensor *t = PyCapsule_GetPointer(capsule, unversioned_name);
+		DLManagedTensor *t =
+			PyCapsule_GetPointer(capsule, unversioned_name);
 
 		if (t->deleter)
 			t->deleter(t);
@@ -43,7 +44,8 @@ wants_versioned(PyObject *max_version, int *out)
 		return 0;
 	if (!PyTuple_Check(max_version) || PyTuple_Size(max_version) != 2) {
 		PyErr_Format(PyExc_TypeError,
-			     "max_version: expected None or (major, minor), got %R",
+			     "max_version: expected None or (major, minor), "
+			     "got %R",
 			     max_version);
 		return -1;
 	}
@@ -57,7 +59,8 @@ wants_versioned(PyObject *max_version, int *out)
 /* dl_device: None or the image's own (kDLCUDA, ordinal); copy: None or
  * True, the export being a copy always. */
 static int
-check_device_and_copy(struct py_image *self, PyObject *dl_device, PyObject *copy)
+check_device_and_copy(struct py_image *self, PyObject *dl_device,
+		      PyObject *copy)
 {
 	int ordinal = glcuda_device_get_caps(self->device->dev)->cuda_ordinal;
 
@@ -117,7 +120,8 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 	} else {
 		DLManagedTensor *t = NULL;
 
-		ret = glcuda_image_export_dlpack_unversioned(img, plane, stream, &t);
+		ret = glcuda_image_export_dlpack_unversioned(img, plane,
+							     stream, &t);
 		if (ret < 0)
 			return py_raise(ret);
 		capsule = PyCapsule_New(t, unversioned_name, capsule_free);
@@ -131,11 +135,12 @@ PyObject *
 py_image_dlpack_device(PyObject *obj, PyObject *unused)
 {
 	struct py_image *self = (struct py_image *)obj;
+	const struct glcuda_caps *caps;
 
 	if (!py_image_get(self))
 		return NULL;
-	return Py_BuildValue("(ii)", kDLCUDA,
-			     glcuda_device_get_caps(self->device->dev)->cuda_ordinal);
+	caps = glcuda_device_get_caps(self->device->dev);
+	return Py_BuildValue("(ii)", kDLCUDA, caps->cuda_ordinal);
 }
 
 void
@@ -152,7 +157,8 @@ py_image_cai_release(struct py_image *self)
 static PyObject *
 typestr(DLDataType dtype)
 {
-	char kind = dtype.code == kDLFloat ? 'f' : dtype.code == kDLInt ? 'i' : 'u';
+	char kind = dtype.code == kDLFloat ? 'f' :
+		    dtype.code == kDLInt ? 'i' : 'u';
 
 	return PyUnicode_FromFormat("%c%c%d", dtype.bits == 8 ? '|' : '<', kind,
 				    dtype.bits / 8);
@@ -170,8 +176,8 @@ shape_and_strides(const DLTensor *t, PyObject **shape, PyObject **strides)
 	if (!*shape || !*strides)
 		return -1;
 	for (i = t->ndim - 1; i >= 0; i--) {
-		int64_t stride = t->strides ? t->strides[i] * (t->dtype.bits / 8) :
-					      tight;
+		int64_t stride = t->strides ?
+			t->strides[i] * (t->dtype.bits / 8) : tight;
 
 		if (stride != tight)
 			contiguous = 0;
@@ -206,8 +212,9 @@ cai_of(struct py_image *self, unsigned int plane)
 	if (shape_and_strides(&t->dl_tensor, &shape, &strides) == 0)
 		result = Py_BuildValue("{s:O,s:N,s:(KO),s:O,s:i,s:N}",
 			"shape", shape, "typestr", typestr(t->dl_tensor.dtype),
-			"data", (unsigned long long)(uintptr_t)t->dl_tensor.data +
-				t->dl_tensor.byte_offset, Py_False,
+			"data", (unsigned long long)(uintptr_t)
+				t->dl_tensor.data + t->dl_tensor.byte_offset,
+				Py_False,
 			"strides", strides, "version", 3,
 			"stream", py_stream_build(NULL));
 	Py_XDECREF(shape);

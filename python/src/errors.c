@@ -35,10 +35,12 @@ class_name(const char *code_name, char *out, size_t room)
 		int upper = 0;
 
 		for (k = 0; k < sizeof(acronyms) / sizeof(acronyms[0]); k++)
-			if (strlen(acronyms[k]) == len && !strncmp(p, acronyms[k], len))
+			if (strlen(acronyms[k]) == len &&
+			    !strncmp(p, acronyms[k], len))
 				upper = 1;
 		for (i = 0; i < len && n + 1 < room; i++)
-			out[n++] = (char)(upper || i == 0 ? p[i] : tolower(p[i]));
+			out[n++] = (char)(upper || i == 0 ? p[i] :
+					  tolower(p[i]));
 		p += len;
 		if (*p == '_')
 			p++;
@@ -161,7 +163,8 @@ py_raise_message(int code, const char *message)
 		return NULL;
 	}
 	exc = PyObject_CallFunction(cls ? cls : error_base, "N",
-				    PyUnicode_FromFormat("%s: %s", name, message));
+				    PyUnicode_FromFormat("%s: %s", name,
+							 message));
 	if (exc && set_fields(exc, key, name, message) == 0)
 		PyErr_SetObject(cls ? cls : error_base, exc);
 	Py_XDECREF(exc);

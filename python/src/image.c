@@ -12,7 +12,7 @@ struct glcuda_image *
 py_image_get(struct py_image *img)
 {
 	if (!img->img)
-		py_raise_closed(img->device ? "image" : "image (or its device)");
+		py_raise_closed("image (or its device)");
 	return img->img;
 }
 
@@ -80,8 +80,8 @@ py_dtype_name(DLDataType dtype)
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].code == dtype.code && names[i].bits == dtype.bits &&
-		    dtype.lanes == 1)
+		if (names[i].code == dtype.code &&
+		    names[i].bits == dtype.bits && dtype.lanes == 1)
 			return names[i].name;
 	return NULL;
 }
@@ -90,19 +90,29 @@ py_dtype_name(DLDataType dtype)
 static int
 dtype_of(CUarray_format format, DLDataType *out)
 {
-	out->lanes = 1;
-	switch (format) {
-	case CU_AD_FORMAT_UNSIGNED_INT8: out->code = kDLUInt; out->bits = 8; break;
-	case CU_AD_FORMAT_UNSIGNED_INT16: out->code = kDLUInt; out->bits = 16; break;
-	case CU_AD_FORMAT_UNSIGNED_INT32: out->code = kDLUInt; out->bits = 32; break;
-	case CU_AD_FORMAT_SIGNED_INT8: out->code = kDLInt; out->bits = 8; break;
-	case CU_AD_FORMAT_SIGNED_INT16: out->code = kDLInt; out->bits = 16; break;
-	case CU_AD_FORMAT_SIGNED_INT32: out->code = kDLInt; out->bits = 32; break;
-	case CU_AD_FORMAT_HALF: out->code = kDLFloat; out->bits = 16; break;
-	case CU_AD_FORMAT_FLOAT: out->code = kDLFloat; out->bits = 32; break;
-	default: return -1;
-	}
-	return 0;
+	static const struct {
+		CUarray_format format;
+		uint8_t code, bits;
+	} dtypes[] = {
+		{ CU_AD_FORMAT_UNSIGNED_INT8, kDLUInt, 8 },
+		{ CU_AD_FORMAT_UNSIGNED_INT16, kDLUInt, 16 },
+		{ CU_AD_FORMAT_UNSIGNED_INT32, kDLUInt, 32 },
+		{ CU_AD_FORMAT_SIGNED_INT8, kDLInt, 8 },
+		{ CU_AD_FORMAT_SIGNED_INT16, kDLInt, 16 },
+		{ CU_AD_FORMAT_SIGNED_INT32, kDLInt, 32 },
+		{ CU_AD_FORMAT_HALF, kDLFloat, 16 },
+		{ CU_AD_FORMAT_FLOAT, kDLFloat, 32 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(dtypes) / sizeof(dtypes[0]); i++)
+		if (dtypes[i].format == format) {
+			out->code = dtypes[i].code;
+			out->bits = dtypes[i].bits;
+			out->lanes = 1;
+			return 0;
+		}
+	return -1;
 }
 
 int
@@ -129,8 +139,8 @@ py_image_layout(struct glcuda_image *img, unsigned int plane, int layer,
 	}
 	if (dtype_of(p.format, &out->dtype) < 0) {
 		PyErr_Format(PyExc_ValueError,
-			     "plane %u has CUDA array format 0x%x, which has no "
-			     "tensor dtype", plane, (unsigned int)p.format);
+			     "plane %u has CUDA array format 0x%x, which has "
+			     "no tensor dtype", plane, (unsigned int)p.format);
 		return -1;
 	}
 	if (layer < 0 && p.layers > 1)
@@ -179,7 +189,8 @@ image_framebuffer(PyObject *obj, PyObject *args)
 			     (unsigned int)glcuda_image_get_layer_count(img));
 		return NULL;
 	}
-	return PyLong_FromUnsignedLong(glcuda_image_get_gl_framebuffer(img, layer));
+	return PyLong_FromUnsignedLong(
+		glcuda_image_get_gl_framebuffer(img, layer));
 }
 
 /* The getters: each reads one value of an open image. */
@@ -192,7 +203,8 @@ enum image_value {
 static PyObject *
 image_get(PyObject *obj, void *closure)
 {
-	static const char *const kinds[] = { "shared", "gl_texture", "egl_image" };
+	static const char *const kinds[] = { "shared", "gl_texture",
+					     "egl_image" };
 	struct py_image *self = (struct py_image *)obj;
 	struct glcuda_image *img = py_image_get(self);
 	struct py_layout layout;
@@ -208,17 +220,20 @@ image_get(PyObject *obj, void *closure)
 	case VALUE_HEIGHT:
 		return PyLong_FromUnsignedLong(glcuda_image_get_height(img));
 	case VALUE_LAYERS:
-		return PyLong_FromUnsignedLong(glcuda_image_get_layer_count(img));
+		return PyLong_FromUnsignedLong(
+			glcuda_image_get_layer_count(img));
 	case VALUE_FORMAT:
 		return py_format_build(glcuda_image_get_format(img));
 	case VALUE_DEPTH:
 		return py_format_build(glcuda_image_get_depth_format(img));
 	case VALUE_TEXTURE:
-		return PyLong_FromUnsignedLong(glcuda_image_get_gl_texture(img));
+		return PyLong_FromUnsignedLong(
+			glcuda_image_get_gl_texture(img));
 	case VALUE_TARGET:
 		return PyLong_FromUnsignedLong(glcuda_image_get_gl_target(img));
 	case VALUE_DEPTH_TEXTURE:
-		return PyLong_FromUnsignedLong(glcuda_image_get_gl_depth_texture(img));
+		return PyLong_FromUnsignedLong(
+			glcuda_image_get_gl_depth_texture(img));
 	case VALUE_LAYERED_FBO:
 		return PyLong_FromUnsignedLong(
 			glcuda_image_get_gl_layered_framebuffer(img));
@@ -227,16 +242,19 @@ image_get(PyObject *obj, void *closure)
 		return PyUnicode_FromString((unsigned int)kind < 3 ?
 					    kinds[kind] : "unknown");
 	case VALUE_PLANES:
-		return PyLong_FromUnsignedLong(glcuda_image_get_plane_count(img));
+		return PyLong_FromUnsignedLong(
+			glcuda_image_get_plane_count(img));
 	case VALUE_SHAPE:
 	case VALUE_DTYPE:
 		if (py_image_layout(img, 0, -1, &layout) < 0)
 			return NULL;
 		if ((intptr_t)closure == VALUE_DTYPE)
-			return PyUnicode_FromString(py_dtype_name(layout.dtype));
+			return PyUnicode_FromString(
+				py_dtype_name(layout.dtype));
 		shape = PyTuple_New(layout.ndim);
 		for (i = 0; shape && i < layout.ndim; i++)
-			PyTuple_SetItem(shape, i, PyLong_FromLongLong(layout.shape[i]));
+			PyTuple_SetItem(shape, i,
+					PyLong_FromLongLong(layout.shape[i]));
 		return shape;
 	case VALUE_DEVICE:
 		return Py_NewRef((PyObject *)self->device);
@@ -359,7 +377,8 @@ py_image_init(PyObject *module)
 {
 	py_image_type = (PyTypeObject *)PyType_FromSpec(&image_spec);
 	if (!py_image_type ||
-	    PyModule_AddObjectRef(module, "Image", (PyObject *)py_image_type) < 0)
+	    PyModule_AddObjectRef(module, "Image",
+				  (PyObject *)py_image_type) < 0)
 		return -1;
 	return 0;
 }

@@ -37,7 +37,8 @@ py_stream_parse(PyObject *obj, CUstream *out)
 	}
 	if (value < -1) {
 		PyErr_Format(PyExc_ValueError,
-			     "stream: expected None, -1, 1, 2 or a CUstream, got %lld",
+			     "stream: expected None, -1, 1, 2 or a CUstream, "
+			     "got %lld",
 			     value);
 		return -1;
 	}
