@@ -1,0 +1,384 @@
+/*
+ * glcuda.Image: a shared image (Device.image()) or a wrapped GL texture
+ * (Device.wrap_texture()), with the GL names a renderer needs and its
+ * tensor interfaces (dlpack.c, copy.c).
+ * SPDX-License-Identifier: MIT
+ */
+#include "module.h"
+
+PyTypeObject *py_image_type;
+
+struct glcuda_image *
+py_image_get(struct py_image *img)
+{
+	if (!img->img)
+		py_raise_closed("image (or its device)");
+	return img->img;
+}
+
+PyObject *
+py_image_wrap(struct py_device *dev, struct glcuda_image *img)
+{
+	struct py_image *self;
+
+	self = (struct py_image *)PyType_GenericAlloc(py_image_type, 0);
+	if (!self) {
+		glcuda_image_destroy(img);
+		return NULL;
+	}
+	self->img = img;
+	self->device = (struct py_device *)Py_NewRef((PyObject *)dev);
+	self->next = dev->images;
+	if (dev->images)
+		dev->images->prev = self;
+	dev->images = self;
+	return (PyObject *)self;
+}
+
+/* Destroy the glcuda image and leave the device's list. The tensors
+ * exported from it stay valid (their memory is freed by their deleters). */
+void
+py_image_close(struct py_image *self)
+{
+	struct py_device *dev = self->device;
+
+	if (!dev)
+		return;
+	py_image_cai_release(self);
+	glcuda_image_destroy(self->img);
+	self->img = NULL;
+	if (self->prev)
+		self->prev->next = self->next;
+	else
+		dev->images = self->next;
+	if (self->next)
+		self->next->prev = self->prev;
+	self->prev = self->next = NULL;
+	self->device = NULL;
+	Py_DECREF((PyObject *)dev);
+}
+
+static void
+image_dealloc(PyObject *obj)
+{
+	py_image_close((struct py_image *)obj);
+	py_object_free(obj);
+}
+
+const char *
+py_dtype_name(DLDataType dtype)
+{
+	static const struct {
+		uint8_t code, bits;
+		const char *name;
+	} names[] = {
+		{ kDLUInt, 8, "uint8" }, { kDLUInt, 16, "uint16" },
+		{ kDLUInt, 32, "uint32" }, { kDLInt, 8, "int8" },
+		{ kDLInt, 16, "int16" }, { kDLInt, 32, "int32" },
+		{ kDLFloat, 16, "float16" }, { kDLFloat, 32, "float32" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].code == dtype.code &&
+		    names[i].bits == dtype.bits && dtype.lanes == 1)
+			return names[i].name;
+	return NULL;
+}
+
+/* The dtype of one channel of a CUDA array format. */
+static int
+dtype_of(CUarray_format format, DLDataType *out)
+{
+	static const struct {
+		CUarray_format format;
+		uint8_t code, bits;
+	} dtypes[] = {
+		{ CU_AD_FORMAT_UNSIGNED_INT8, kDLUInt, 8 },
+		{ CU_AD_FORMAT_UNSIGNED_INT16, kDLUInt, 16 },
+		{ CU_AD_FORMAT_UNSIGNED_INT32, kDLUInt, 32 },
+		{ CU_AD_FORMAT_SIGNED_INT8, kDLInt, 8 },
+		{ CU_AD_FORMAT_SIGNED_INT16, kDLInt, 16 },
+		{ CU_AD_FORMAT_SIGNED_INT32, kDLInt, 32 },
+		{ CU_AD_FORMAT_HALF, kDLFloat, 16 },
+		{ CU_AD_FORMAT_FLOAT, kDLFloat, 32 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(dtypes) / sizeof(dtypes[0]); i++)
+		if (dtypes[i].format == format) {
+			out->code = dtypes[i].code;
+			out->bits = dtypes[i].bits;
+			out->lanes = 1;
+			return 0;
+		}
+	return -1;
+}
+
+int
+py_image_layout(struct glcuda_image *img, unsigned int plane, int layer,
+		struct py_layout *out)
+{
+	struct glcuda_cuda_plane p;
+	int n = 0;
+
+	glcuda_cuda_plane_init(&p);
+	if (glcuda_image_get_cuda_plane(img, plane, &p) < 0) {
+		PyErr_Format(PyExc_ValueError,
+			     "plane %u: the image has %u plane(s)", plane,
+			     glcuda_image_get_plane_count(img));
+		return -1;
+	}
+	if (p.layers < 1)
+		p.layers = 1;
+	if (layer >= 0 && (uint32_t)layer >= p.layers) {
+		PyErr_Format(PyExc_ValueError,
+			     "layer %d: the image has %u layer(s)", layer,
+			     (unsigned int)p.layers);
+		return -1;
+	}
+	if (dtype_of(p.format, &out->dtype) < 0) {
+		PyErr_Format(PyExc_ValueError,
+			     "plane %u has CUDA array format 0x%x, which has "
+			     "no tensor dtype", plane, (unsigned int)p.format);
+		return -1;
+	}
+	if (layer < 0 && p.layers > 1)
+		out->shape[n++] = p.layers;
+	out->shape[n++] = p.height;
+	out->shape[n++] = p.width;
+	out->shape[n++] = p.channels;
+	out->ndim = n;
+	out->itemsize = out->dtype.bits / 8;
+	return 0;
+}
+
+static PyObject *
+image_close_method(PyObject *self, PyObject *unused)
+{
+	py_image_close((struct py_image *)self);
+	Py_RETURN_NONE;
+}
+
+static PyObject *
+image_enter(PyObject *self, PyObject *unused)
+{
+	if (!py_image_get((struct py_image *)self))
+		return NULL;
+	return Py_NewRef(self);
+}
+
+static PyObject *
+image_exit(PyObject *self, PyObject *args)
+{
+	py_image_close((struct py_image *)self);
+	Py_RETURN_NONE;
+}
+
+static PyObject *
+image_framebuffer(PyObject *obj, PyObject *args)
+{
+	struct glcuda_image *img = py_image_get((struct py_image *)obj);
+	unsigned int layer = 0;
+
+	if (!img || !PyArg_ParseTuple(args, "|I", &layer))
+		return NULL;
+	if (layer >= glcuda_image_get_layer_count(img)) {
+		PyErr_Format(PyExc_ValueError,
+			     "layer %u: the image has %u layer(s)", layer,
+			     (unsigned int)glcuda_image_get_layer_count(img));
+		return NULL;
+	}
+	return PyLong_FromUnsignedLong(
+		glcuda_image_get_gl_framebuffer(img, layer));
+}
+
+/* The getters: each reads one value of an open image. */
+enum image_value {
+	VALUE_WIDTH, VALUE_HEIGHT, VALUE_LAYERS, VALUE_FORMAT, VALUE_DEPTH,
+	VALUE_TEXTURE, VALUE_TARGET, VALUE_DEPTH_TEXTURE, VALUE_LAYERED_FBO,
+	VALUE_KIND, VALUE_PLANES, VALUE_SHAPE, VALUE_DTYPE, VALUE_DEVICE,
+};
+
+static PyObject *
+image_get(PyObject *obj, void *closure)
+{
+	static const char *const kinds[] = { "shared", "gl_texture",
+					     "egl_image" };
+	struct py_image *self = (struct py_image *)obj;
+	struct glcuda_image *img = py_image_get(self);
+	struct py_layout layout;
+	enum glcuda_image_kind kind;
+	PyObject *shape;
+	int i;
+
+	if (!img)
+		return NULL;
+	switch ((enum image_value)(intptr_t)closure) {
+	case VALUE_WIDTH:
+		return PyLong_FromUnsignedLong(glcuda_image_get_width(img));
+	case VALUE_HEIGHT:
+		return PyLong_FromUnsignedLong(glcuda_image_get_height(img));
+	case VALUE_LAYERS:
+		return PyLong_FromUnsignedLong(
+			glcuda_image_get_layer_count(img));
+	case VALUE_FORMAT:
+		return py_format_build(glcuda_image_get_format(img));
+	case VALUE_DEPTH:
+		return py_format_build(glcuda_image_get_depth_format(img));
+	case VALUE_TEXTURE:
+		return PyLong_FromUnsignedLong(
+			glcuda_image_get_gl_texture(img));
+	case VALUE_TARGET:
+		return PyLong_FromUnsignedLong(glcuda_image_get_gl_target(img));
+	case VALUE_DEPTH_TEXTURE:
+		return PyLong_FromUnsignedLong(
+			glcuda_image_get_gl_depth_texture(img));
+	case VALUE_LAYERED_FBO:
+		return PyLong_FromUnsignedLong(
+			glcuda_image_get_gl_layered_framebuffer(img));
+	case VALUE_KIND:
+		kind = glcuda_image_get_kind(img);
+		return PyUnicode_FromString((unsigned int)kind < 3 ?
+					    kinds[kind] : "unknown");
+	case VALUE_PLANES:
+		return PyLong_FromUnsignedLong(
+			glcuda_image_get_plane_count(img));
+	case VALUE_SHAPE:
+	case VALUE_DTYPE:
+		if (py_image_layout(img, 0, -1, &layout) < 0)
+			return NULL;
+		if ((intptr_t)closure == VALUE_DTYPE)
+			return PyUnicode_FromString(
+				py_dtype_name(layout.dtype));
+		shape = PyTuple_New(layout.ndim);
+		for (i = 0; shape && i < layout.ndim; i++)
+			PyTuple_SetItem(shape, i,
+					PyLong_FromLongLong(layout.shape[i]));
+		return shape;
+	case VALUE_DEVICE:
+		return Py_NewRef((PyObject *)self->device);
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *
+image_get_closed(PyObject *obj, void *closure)
+{
+	return PyBool_FromLong(!((struct py_image *)obj)->img);
+}
+
+#define GETTER(name, value, doc) \
+	{ name, image_get, NULL, doc, (void *)(intptr_t)(value) }
+
+static PyGetSetDef image_getset[] = {
+	GETTER("width", VALUE_WIDTH, "Width in pixels."),
+	GETTER("height", VALUE_HEIGHT, "Height in pixels."),
+	GETTER("layers", VALUE_LAYERS, "Layers: 1 for a 2D image."),
+	GETTER("format", VALUE_FORMAT,
+	       "The format ('rgba8', ...); None for a wrapped texture of a "
+	       "format glcuda has no name for."),
+	GETTER("depth", VALUE_DEPTH,
+	       "The depth buffer's format ('depth32f'), or None."),
+	GETTER("texture", VALUE_TEXTURE, "The GL texture name."),
+	GETTER("target", VALUE_TARGET,
+	       "The GL texture target: GL_TEXTURE_2D, or GL_TEXTURE_2D_ARRAY "
+	       "for an image of layers."),
+	GETTER("depth_texture", VALUE_DEPTH_TEXTURE,
+	       "The depth buffer's GL texture; 0 without one."),
+	GETTER("layered_framebuffer", VALUE_LAYERED_FBO,
+	       "The layered framebuffer: one draw fills every layer, each "
+	       "primitive going to the layer its shader writes to gl_Layer. "
+	       "0 for a wrapped texture."),
+	GETTER("kind", VALUE_KIND,
+	       "'shared' (Device.image()) or 'gl_texture' (wrap_texture())."),
+	GETTER("planes", VALUE_PLANES,
+	       "Planes for CUDA: 2 with a depth buffer (plane 1)."),
+	GETTER("shape", VALUE_SHAPE,
+	       "The tensor's shape: (layers, height, width, channels), or "
+	       "(height, width, channels) for one layer."),
+	GETTER("dtype", VALUE_DTYPE, "The tensor's dtype name ('uint8', ...)."),
+	GETTER("device", VALUE_DEVICE, "The Device the image belongs to."),
+	{ "closed", image_get_closed, NULL, "Whether the image was closed." },
+	{ "__cuda_array_interface__", py_image_cai_get, NULL,
+	  "The image as a CUDA array (version 3): a copy of its pixels, "
+	  "made on the legacy default stream (the 'stream' entry), kept "
+	  "alive by the image until the next access or close()." },
+	{ NULL }
+};
+
+static PyMethodDef image_methods[] = {
+	{ "framebuffer", image_framebuffer, METH_VARARGS,
+	  "framebuffer(layer=0) -> int: the GL framebuffer that renders "
+	  "into one layer (with the depth buffer, if any)." },
+	{ "__dlpack__", (PyCFunction)(void (*)(void))py_image_dlpack,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "__dlpack__(*, stream=None, max_version=None, dl_device=None, "
+	  "copy=None, plane=0)\n\n"
+	  "A DLPack capsule of a copy of the image, ready in the order of "
+	  "the consumer's stream with no CPU wait (the array API's stream "
+	  "convention: None or 1 the legacy default stream, 2 the "
+	  "per-thread one, else a CUstream). A 'dltensor_versioned' "
+	  "capsule for max_version >= (1, 0), else 'dltensor'." },
+	{ "__dlpack_device__", py_image_dlpack_device, METH_NOARGS,
+	  "(2, ordinal): kDLCUDA and the CUDA device." },
+	{ "cuda_array_interface", (PyCFunction)(void (*)(void))py_image_cai,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "cuda_array_interface(plane=0) -> dict: __cuda_array_interface__ "
+	  "of a plane (1: the depth buffer)." },
+	{ "copy_to", (PyCFunction)(void (*)(void))py_image_copy_to,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "copy_to(dst, *, layer=None, plane=0, stream=None)\n\n"
+	  "Copy the image into a CUDA tensor the caller made (any object "
+	  "with __dlpack__ or __cuda_array_interface__) of the image's "
+	  "shape and dtype, on the stream: nothing waits on the CPU. "
+	  "layer: one layer, into a (height, width, channels) tensor." },
+	{ "copy_from", (PyCFunction)(void (*)(void))py_image_copy_from,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "copy_from(src, *, layer=None, plane=0, stream=None)\n\n"
+	  "Copy a CUDA tensor of the image's shape and dtype into the "
+	  "image, on the stream; GL's next command waits for it on the GPU." },
+	{ "close", image_close_method, METH_NOARGS,
+	  "Destroy the image (its GL objects too). Exported tensors stay "
+	  "valid. Closing again does nothing." },
+	{ "__enter__", image_enter, METH_NOARGS, NULL },
+	{ "__exit__", image_exit, METH_VARARGS, NULL },
+	{ NULL }
+};
+
+static PyObject *
+image_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+	PyErr_SetString(PyExc_TypeError,
+			"use Device.image() or Device.wrap_texture()");
+	return NULL;
+}
+
+static PyType_Slot image_slots[] = {
+	{ Py_tp_doc, "An image GL renders into and CUDA reads, as a tensor "
+		     "(DLPack, __cuda_array_interface__) or by copies.\n\n"
+		     "Calls that touch GL need the device's context current." },
+	{ Py_tp_new, image_new },
+	{ Py_tp_dealloc, image_dealloc },
+	{ Py_tp_methods, image_methods },
+	{ Py_tp_getset, image_getset },
+	{ 0, NULL }
+};
+
+static PyType_Spec image_spec = {
+	.name = "glcuda.Image",
+	.basicsize = sizeof(struct py_image),
+	.flags = Py_TPFLAGS_DEFAULT,
+	.slots = image_slots,
+};
+
+int
+py_image_init(PyObject *module)
+{
+	py_image_type = (PyTypeObject *)PyType_FromSpec(&image_spec);
+	if (!py_image_type ||
+	    PyModule_AddObjectRef(module, "Image",
+				  (PyObject *)py_image_type) < 0)
+		return -1;
+	return 0;
+}

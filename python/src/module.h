@@ -1,0 +1,119 @@
+/*
+ * The glcuda Python module (_glcuda): a thin layer over libglcuda, written
+ * against CPython's limited API (the stable ABI of Python 3.11 and later),
+ * so that one build works on every later Python.
+ *
+ * Every rule stays in the C library: this module converts arguments,
+ * keeps Python objects from outliving what they wrap, and turns glcuda's
+ * error codes and messages into exceptions.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GLCUDA_PY_MODULE_H
+#define GLCUDA_PY_MODULE_H
+
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030B0000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "cuda-types.h"
+#include <glcuda/glcuda-dlpack.h>
+
+struct py_image;
+
+/* glcuda.Device, and glcuda.Headless (a Device that owns its EGL display
+ * and context). The images made from the device are linked here, so that
+ * closing the device closes them first: glcuda refuses to destroy a
+ * device that still has images. */
+struct py_device {
+	PyObject_HEAD
+	struct glcuda_device *dev;
+	struct glcuda_headless *hl;
+	struct py_image *images;
+};
+
+/* glcuda.Image. It holds a reference to its device (the device outlives
+ * its images); img is NULL once closed, by itself or by the device. */
+struct py_image {
+	PyObject_HEAD
+	struct glcuda_image *img;
+	struct py_device *device;
+	struct py_image *prev, *next;
+	/* The export behind __cuda_array_interface__, and its plane: the
+	 * image keeps the memory alive until the next such export or its
+	 * close. */
+	DLManagedTensorVersioned *cai_export;
+};
+
+extern PyTypeObject *py_device_type;
+extern PyTypeObject *py_headless_type;
+extern PyTypeObject *py_image_type;
+
+/* module.c: formats by their lower-case names ("rgba8", "depth32f"). */
+int py_format_parse(PyObject *obj, enum glcuda_format *out, const char *what);
+PyObject *py_format_build(enum glcuda_format format);
+/* The end of a dealloc of our heap types: free the object, drop its
+ * type's reference. */
+void py_object_free(PyObject *obj);
+
+/* What a plane of an image (or one layer of it) is as a tensor: the shape
+ * and dtype of glcuda_image_export_dlpack(), from the plane's CUDA
+ * layout. */
+struct py_layout {
+	int ndim;
+	int64_t shape[4];
+	DLDataType dtype;
+	size_t itemsize;
+};
+
+/* errors.c */
+int py_errors_init(PyObject *module);
+/* Raise the exception of glcuda error @code, with the message of the
+ * thread's last failed glcuda call; returns NULL. */
+PyObject *py_raise(int code);
+/* The same, for a code whose message was saved before later glcuda calls
+ * cleared it. */
+PyObject *py_raise_message(int code, const char *message);
+/* glcuda.ClosedError naming what is closed; returns NULL. */
+PyObject *py_raise_closed(const char *what);
+
+/* device.c */
+int py_device_init(PyObject *module);
+/* The open device of @dev, or NULL with ClosedError set. */
+struct glcuda_device *py_device_get(struct py_device *dev);
+
+/* image.c */
+int py_image_init(PyObject *module);
+void py_image_close(struct py_image *img);
+PyObject *py_image_wrap(struct py_device *dev, struct glcuda_image *img);
+/* The open image of @img, or NULL with ClosedError set. */
+struct glcuda_image *py_image_get(struct py_image *img);
+/* The layout of @plane, all layers (@layer < 0) or one; 0, or -1 with
+ * ValueError set (a plane or layer out of range, a format without a
+ * dtype). */
+int py_image_layout(struct glcuda_image *img, unsigned int plane, int layer,
+		    struct py_layout *out);
+/* numpy's name of a dtype ("uint8", "float16"), NULL for others. */
+const char *py_dtype_name(DLDataType dtype);
+
+/* stream.c: the CUDA stream convention of the Python array API. */
+/* None, 0, 1 and -1: the legacy default stream; 2: the per-thread default
+ * stream; any other positive integer: a CUstream. 0 on success, -1 with
+ * ValueError or TypeError set. */
+int py_stream_parse(PyObject *obj, CUstream *out);
+/* The stream as the array API writes it (1 for the legacy default). */
+PyObject *py_stream_build(CUstream stream);
+
+/* dlpack.c: the image as a tensor. */
+PyObject *py_image_dlpack(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_image_dlpack_device(PyObject *self, PyObject *unused);
+PyObject *py_image_cai(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_image_cai_get(PyObject *self, void *closure);
+void py_image_cai_release(struct py_image *img);
+
+/* copy.c: copies between the image and a caller's tensor. */
+PyObject *py_image_copy_to(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_image_copy_from(PyObject *self, PyObject *args, PyObject *kwargs);
+
+#endif

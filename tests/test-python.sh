@@ -1,0 +1,21 @@
+#!/bin/sh
+# The Python package (python/) on Mesa and the fake CUDA driver
+# (tests/fake-cuda): its pytest suite, python/tests. Contexts made both
+# ways (Headless, Device.from_current), images of every format and layer
+# count drawn by GL and copied by the fake's CUDA into memory the test
+# reads, pixel by pixel; the DLPack capsules, their deleters and names;
+# __cuda_array_interface__; errors and closed objects; references and
+# the fake's live objects over 10 000 exports. Run from the build
+# directory after make check.
+# SPDX-License-Identifier: MIT
+set -eu
+
+: "${top_srcdir:?run from make check}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-python.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+fake_cuda_needs=python/glcuda/.libs/_glcuda.so
+. "$top_srcdir/tests/fake-cuda-env.sh"
+. "$top_srcdir/tests/python-env.sh"
+
+"$PYTHON" -m pytest -p no:cacheprovider -q -rs "$top_srcdir/python/tests"
