@@ -129,7 +129,7 @@ buffer_new(void)
 
 /* The toplevel's buffer made, its pixels to fill before it is attached. */
 static uint32_t *
-buffer_pixels(struct toplevel *t)
+buffer_pixels(struct test_toplevel *t)
 {
 	uint32_t *px;
 
@@ -622,7 +622,7 @@ run_input_region(const char *prog)
 {
 	struct wl_pointer *pointer = keep(wl_seat_get_pointer(tc.seat));
 	struct wl_region *region = wl_compositor_create_region(tc.compositor);
-	struct toplevel t;
+	struct test_toplevel t;
 
 	wl_pointer_add_listener(pointer, &pointer_listener, NULL);
 	toplevel_new(&t);
@@ -660,7 +660,7 @@ run_opaque_region(const char *prog, const char *file)
 {
 	struct wl_region *region = wl_compositor_create_region(tc.compositor);
 	char command[512];
-	struct toplevel t;
+	struct test_toplevel t;
 	uint32_t *px;
 
 	toplevel_new(&t);
