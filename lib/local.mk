@@ -85,6 +85,9 @@ if HAVE_NVCC
 		od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 		echo '};'; } > $@
 BUILT_SOURCES += %reldir%/cuda/copy-kernels-fatbin.h
+# Also for builds of single targets, which BUILT_SOURCES does not reach.
+%reldir%/cuda/copy-kernels.lo %reldir%/cuda/libglcuda_test_la-copy-kernels.lo: \
+	%reldir%/cuda/copy-kernels-fatbin.h
 CLEANFILES += %reldir%/cuda/copy-kernels.fatbin %reldir%/cuda/copy-kernels.fatbin.d \
 	%reldir%/cuda/copy-kernels-fatbin.h
 -include %reldir%/cuda/copy-kernels.fatbin.d
