@@ -96,21 +96,24 @@ copy_check(struct glcuda_image *img, unsigned int plane, int layer,
 	return device_check_lost(dev, what);
 }
 
-/* Whether a copy of the plane goes through the copy kernels: where they
- * are built and load, for planes with a surface object, unless
- * GLCUDA_COPY=engine asks for the copy engine (bench/ compares the two).
- * With the CUDA context current. */
+/* Whether a copy of the plane goes through the copy kernels: with
+ * GLCUDA_COPY=kernel, where they are built and load, for planes with a
+ * surface object. The copy engine is the default: on the H200 the kernel
+ * is 3x faster for one 1080p layer but no faster for layered images
+ * (doc/performance.md), and loading a module per device moves the
+ * context's free memory by a few MiB, which the leak checks see. With
+ * the CUDA context current. */
 static bool
 copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p)
 {
-	static int engine = -1;
+	static int kernel = -1;
 
-	if (engine < 0) {
+	if (kernel < 0) {
 		const char *e = getenv("GLCUDA_COPY");
 
-		engine = e && !strcmp(e, "engine");
+		kernel = e && !strcmp(e, "kernel");
 	}
-	if (engine || !p->array || !p->surface)
+	if (!kernel || !p->array || !p->surface)
 		return false;
 	/* Loaded on the first copy of the device (a few milliseconds,
 	 * once), kept until the device goes. */

@@ -283,20 +283,26 @@ static const struct fault_exception no_wrap[] = {
 	{ "lib/wrap.c", "wrap_unmap_cuda", "cuGraphicsUnmapResources", "no wrap" },
 	{ "lib/wrap.c", "wrap_refresh_mapped", "cuGraphicsSubResourceGetMappedArray", "no wrap" },
 };
-/* Where the copy kernels copy (lib/cuda/copy-kernels.c loaded them), the
- * copy engine is their fallback; where they did not load (a build without
- * nvcc), they are never called. */
+/* With GLCUDA_COPY=kernel the copy kernels copy and the copy engine is
+ * their fallback; otherwise the kernels are never called. */
 static const struct fault_exception copy_kernels[] = {
 	{ "lib/copy.c", "copy_enqueue", "cuMemcpy3DAsync",
 	  "the copy kernels copy; the copy engine is their fallback" },
 };
+static bool
+copy_kernels_asked(void)
+{
+	const char *e = getenv("GLCUDA_COPY");
+
+	return e && !strcmp(e, "kernel");
+}
 static const struct fault_exception no_copy_kernels[] = {
 	{ "lib/cuda/copy-kernels.c", "copy_kernels_launch", "cuLaunchKernel",
-	  "no copy kernels in this build" },
+	  "copies use the copy engine (GLCUDA_COPY=kernel unset)" },
 	{ "lib/cuda/copy-kernels.c", "copy_kernels_load", "cuModuleLoadData",
-	  "no copy kernels in this build" },
+	  "copies use the copy engine (GLCUDA_COPY=kernel unset)" },
 	{ "lib/cuda/copy-kernels.c", "copy_kernels_load", "cuModuleGetFunction",
-	  "no copy kernels in this build" },
+	  "copies use the copy engine (GLCUDA_COPY=kernel unset)" },
 };
 /* Where the CPU sync mode is all there is (Mesa without
  * GL_EXT_semaphore_fd): no semaphore is imported, waited on or signalled. */
@@ -452,18 +458,10 @@ START_TEST(every_cuda_call)
 		     caps->sync_modes_supported == 1u << GLCUDA_SYNC_CPU && i < ARRAY_LENGTH(cpu_only);
 		     i++)
 			exceptions[nexceptions++] = cpu_only[i];
-		/* The copy kernels load with the device's first copy. */
-		{
-			CUcontext popped;
-
-			ck_cu(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
-			ck_assert_int_ge(copy_kernels_load(&dev->errors,
-							   &dev->copy_kernels), 0);
-			ck_cu(CU(cuCtxPopCurrent)(&popped));
-		}
-		if (dev->copy_kernels.module)
+		/* Copies use the kernels only with GLCUDA_COPY=kernel. */
+		if (copy_kernels_asked())
 			exceptions[nexceptions++] = copy_kernels[0];
-		for (size_t i = 0; !dev->copy_kernels.module &&
+		for (size_t i = 0; !copy_kernels_asked() &&
 				   i < ARRAY_LENGTH(no_copy_kernels); i++)
 			exceptions[nexceptions++] = no_copy_kernels[i];
 		glcuda_device_destroy(dev);

@@ -182,6 +182,10 @@ START_TEST(test_copies_every_format)
 	const uint32_t layers = _i & 2 ? LAYERS : 1;
 	struct fake_env e;
 
+	/* _i 4..7: through the copy kernels (Check forks each case, so the
+	 * library reads GLCUDA_COPY afresh). */
+	if (_i & 4)
+		setenv("GLCUDA_COPY", "kernel", 1);
 	fake_env_setup(&e, gles);
 	for (size_t f = 0; f < ARRAY_LENGTH(formats); f++) {
 		const struct format_info *fmt = format_info(formats[f]);
@@ -584,7 +588,7 @@ main(void)
 {
 	const struct test_case cases[] = {
 		TEST_TCASE("tensor", 120),
-		TEST_RANGE(test_copies_every_format, 0, 4),
+		TEST_RANGE(test_copies_every_format, 0, 8),
 		TEST_ONCE(test_copy_errors),
 		TEST_RANGE(test_image_desc_errors, 0, 2),
 		TEST_RANGE(test_layered_draw_and_dlpack, 0, 2),
