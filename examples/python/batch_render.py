@@ -126,7 +126,8 @@ def run_path(path, dev, gl, scene, envs, width, height, seconds):
     def step(n):
         scene.draw(target, width, height, envs, n)
         if path == "glcuda":
-            img.copy_to(batch, stream=stream)
+            # One layer is an image of (height, width, 4).
+            img.copy_to(batch if envs > 1 else batch[0], stream=stream)
             return batch
         if path == "dlpack":
             return torch.from_dlpack(img)
