@@ -70,7 +70,8 @@ static GstBuffer *
 pattern_buffer(const GstVideoInfo *info, gboolean alpha_255)
 {
 	GstBuffer *buf = gst_buffer_new_allocate(NULL, info->size, NULL);
-	gboolean ten = GST_VIDEO_INFO_FORMAT(info) == GST_VIDEO_FORMAT_P010_10LE;
+	gboolean ten =
+		GST_VIDEO_INFO_FORMAT(info) == GST_VIDEO_FORMAT_P010_10LE;
 	GstMapInfo map;
 
 	ck_assert(gst_buffer_map(buf, &map, GST_MAP_WRITE));
