@@ -27,8 +27,8 @@
  * texture) and mapped and unmapped at each hand-off; where the driver
  * refuses to register it (no GL interop, as the fake driver of the tests;
  * formats CUDA cannot register) it is copied, and the element says so
- * once in the log. On the H200 the legacy map and unmap cost a frame far
- * more than the blit (doc/gstreamer.md).
+ * once in the log. doc/gstreamer.md has what each route cost on the
+ * H200, and bench/gst-bench.sh measures them.
  *
  * This file is the element (properties, the contexts it shares, start and
  * stop); beside it: gstglcudanegotiation.c (caps and buffer pools),
@@ -98,8 +98,8 @@ gst_glcuda_filter_route_get_type(void)
 	static GType type;
 	static const GEnumValue values[] = {
 		{ TEXTURE_ROUTE_AUTO,
-		  "Copy on the GPU, the cheaper; wrap only where GL cannot "
-		  "blit",
+		  "Copy, as a pooled frame travels; wrap only where GL "
+		  "cannot blit",
 		  "auto" },
 		{ TEXTURE_ROUTE_WRAP,
 		  "Wrap: register the texture with CUDA, map and unmap it "
@@ -928,11 +928,12 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 			"route", "Route",
 			"How a GL texture that is not an image of a glcuda "
 			"buffer pool reaches CUDA (input) or takes CUDA's "
-			"result (output): auto (copy, the cheaper: a GPU blit "
-			"into or out of a shared image; wrap only where GL "
-			"cannot blit), wrap (registered with CUDA, no copy, "
-			"but a legacy map and unmap every frame; copy where "
-			"the driver refuses) or copy",
+			"result (output): auto (copy; wrap only where GL "
+			"cannot blit), wrap (registered with CUDA: no copy, "
+			"a map and an unmap every frame; copy where the "
+			"driver refuses) or copy (a GPU blit into or out of "
+			"a shared image, then the hand-off of a pooled "
+			"frame)",
 			GST_TYPE_GLCUDA_FILTER_ROUTE, TEXTURE_ROUTE_AUTO,
 			flags));
 	g_object_class_install_property(
