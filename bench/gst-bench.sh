@@ -25,6 +25,27 @@
 #   x3             takes the source's textures (not its pool's), the
 #                  later ones their neighbour's pool: (three - one) / 2 is
 #                  a later filter's cost, one - source the first's
+#   first filter   gltestsrc, the first filter's input, as each route
+#   (gltestsrc)    takes it: "pooled" (gltestsrc renders into the pool the
+#                  filter offers: no route), and "route=wrap" and
+#                  "route=copy" behind identity drop-allocation=true
+#                  (gltestsrc then renders into a GL pool of its own: its
+#                  textures are not a glcuda pool's, and the route property
+#                  decides), with "source, not pooled" (gltestsrc !
+#                  identity drop-allocation=true) as their source row. Per
+#                  route two rows: glcudafilter filter=invert alone
+#                  ("one"), and followed by glcudafilter filter=invert
+#                  ("two": the later filter's input is an image of its own
+#                  pool, filled by the first). In µs a frame, from steady
+#                  fps (1e6 / steady fps) of the same run and size:
+#                      first filter's cost  = one - source
+#                      a later filter's     = two - one
+#                  N = |first - later| / later in %: each route and size
+#                  prints "first filter within N % of a later one" (and a
+#                  table after the main one), with the route the first
+#                  filter's stats say its input took (gst-states, 30
+#                  buffers): on a driver that registers no GL texture (the
+#                  fake) route=wrap copies, and the line says so
 #   GL shader      glshader with an invert fragment shader (GL only)
 #   CUDA, copied   gldownload ! cudaupload ! cudaconvert to BGRA !
 #                  cudadownload ! glupload: GStreamer's own CUDA elements
@@ -41,9 +62,13 @@
 #                  nvcodec has it (else fakesink): where glcudafilter has
 #                  CUDAMemory pads
 # A row whose elements are missing (nvcodec's without libcuda) says so.
-# OUTDIR gets gst-bench.md (the table), gst-bench.raw (one line per run:
+# OUTDIR gets gst-bench.md (the tables), gst-bench.raw (one line per run:
 # name size buffers seconds exit-status) and the stats of each
 # glcudafilter row (gst-states, 30 buffers) in gst-bench.stats.
+# A run that crashes fails its row with its exit status (gst-launch-1.0
+# -f: no fault handler, which would spin for a debugger); one that takes
+# longer than GST_BENCH_TIMEOUT seconds (default 300) is killed and fails
+# its row, so that the other rows still run.
 # GST_GPU_FAKE=/path/to/libfakecuda.so: on the development machine (Mesa,
 # the fake CUDA driver: invert is its CPU ring_transform, blur left out).
 # SPDX-License-Identifier: MIT
@@ -104,6 +129,9 @@ sink='glcolorconvert ! video/x-raw(memory:GLMemory),format=BGRA ! fakesink sync=
 
 raw=$out/gst-bench.raw
 md=$out/gst-bench.md
+# Steady fps per "SOURCE/NAME/SIZE", for the first-filter comparison.
+declare -A steady_of
+first_lines=
 : > "$raw"
 : > "$out/gst-bench.stats"
 {
@@ -128,7 +156,8 @@ timed() {
 		[ "${args[$i]}" = fragment=@FRAG@ ] && args[$i]="fragment=\"$frag\""
 	done
 	t0=$(date +%s.%N)
-	gst-launch-1.0 -q "${args[@]}" > "$gst_tmp/run.log" 2>&1
+	timeout -k 10 "${GST_BENCH_TIMEOUT:-300}" gst-launch-1.0 -q -f "${args[@]}" \
+		> "$gst_tmp/run.log" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
 	t=$(awk -v a="$t1" -v b="$t0" 'BEGIN { printf "%.3f", a - b }')
@@ -151,6 +180,7 @@ row() {
 	t=$(timed "$src_name/$name" "$size" "$n" "${pipe//@N@/$n}")
 	if [ -z "$t" ]; then
 		why=$(grep -m1 -E 'ERROR|erroneous|no element' "$gst_tmp/run.log" | cut -c1-120)
+		[ -n "$why" ] || why="exit status $(tail -n1 "$raw" | awk '{ print $NF }')"
 		echo "| $src_name | $name | $size | $n | failed: ${why:-see gst-bench.raw} | | |" >> "$md"
 		echo "$src_name $name $size: failed: $why"
 		return
@@ -161,12 +191,73 @@ row() {
 	[ -n "$tt" ] && steady=$(awk -v n="$n" -v m="$tenth" -v t="$t" -v u="$tt" \
 		'BEGIN { if (t > u) printf "%.1f", (n - m) / (t - u) }')
 	echo "| $src_name | $name | $size | $n | $t | $fps | $steady |" >> "$md"
+	steady_of["$src_name/$name/$size"]=$steady
 	echo "$src_name $name $size: $t s, $fps fps, steady $steady"
 	case $tail in
 	*glcudafilter*)
-		echo "$src_name $name $size: $(gst-states 1 "${pipe//@N@/30}" 2>&1 | grep glcudafilter-stats)" \
+		echo "$src_name $name $size: $(timeout -k 10 "${GST_BENCH_TIMEOUT:-300}" \
+			gst-states 1 "${pipe//@N@/30}" 2>&1 | grep glcudafilter-stats)" \
 			>> "$out/gst-bench.stats" ;;
 	esac
+}
+
+# The first-filter rows' source pipelines (gltestsrc), by route.
+not_pooled='identity drop-allocation=true'
+first_prefix() {
+	case $1 in
+	pooled) echo "" ;;
+	*) echo "$not_pooled ! " ;;
+	esac
+}
+first_element() {
+	case $1 in
+	pooled) echo "$invert name=first" ;;
+	*) echo "$invert route=$1 name=first" ;;
+	esac
+}
+
+# first_filter W H ROUTE: from the rows of ROUTE above, the first filter's
+# cost and a later one's in µs a frame (the header says how), printed and
+# kept for the table after the main one; the first's input route from its
+# stats.
+first_filter() {
+	local size=$1x$2 route=$3 source s0 s1 s2 line stats took
+	source="source alone"
+	[ "$route" = pooled ] || source="source, not pooled ($not_pooled)"
+	s0=${steady_of["gltestsrc/$source/$size"]:-}
+	s1=${steady_of["gltestsrc/first filter, $route/$size"]:-}
+	s2=${steady_of["gltestsrc/first filter, $route, then a later one/$size"]:-}
+	stats=$(timeout -k 10 "${GST_BENCH_TIMEOUT:-300}" gst-states 1 \
+		"gltestsrc num-buffers=30 pattern=smpte ! video/x-raw(memory:GLMemory),format=RGBA,width=$1,height=$2 ! $(first_prefix "$route")$(first_element "$route") ! $invert name=later ! $sink" 2>&1 |
+		grep '^first: glcudafilter-stats')
+	took=$(echo "$stats" | grep -o 'input-[a-z]*=(guint64)[1-9][0-9]*' | sed 's/(guint64)//' | tr '\n' ' ')
+	echo "gltestsrc first filter, $route $size: ${stats:-no stats}" >> "$out/gst-bench.stats"
+	if [ -z "$s0" ] || [ -z "$s1" ] || [ -z "$s2" ]; then
+		line="$size $route: no steady fps for one of its rows: no comparison"
+		first_lines="$first_lines| $size | $route | | | ${took% } | no steady fps |
+"
+	else
+		line=$(awk -v s0="$s0" -v s1="$s1" -v s2="$s2" -v r="$route" -v z="$size" -v took="${took% }" 'BEGIN {
+			first = 1e6 / s1 - 1e6 / s0; later = 1e6 / s2 - 1e6 / s1
+			if (later <= 0) {
+				printf "%s %s: a later filter costs %.0f us a frame: no comparison", z, r, later
+				exit
+			}
+			d = first - later; if (d < 0) d = -d
+			printf "%s %s: first filter within %.0f %% of a later one (first %.0f us a frame, later %.0f us; first input: %s)", \
+				z, r, 100 * d / later, first, later, took
+		}')
+		first_lines="$first_lines$(awk -v s0="$s0" -v s1="$s1" -v s2="$s2" -v r="$route" -v z="$size" -v took="${took% }" 'BEGIN {
+			first = 1e6 / s1 - 1e6 / s0; later = 1e6 / s2 - 1e6 / s1
+			d = first - later; if (d < 0) d = -d
+			verdict = "no comparison"
+			if (later > 0)
+				verdict = sprintf("within %.0f %%", 100 * d / later)
+			printf "| %s | %s | %.0f | %.0f | %s | %s |\n", z, r, first, later, took, verdict
+		}')
+"
+	fi
+	echo "$line"
 }
 
 # GST_BENCH_SIZES="WxH:BUFFERS ..." replaces the sizes (a quick run).
@@ -182,6 +273,16 @@ for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 			row $src "glcudafilter blur" $w $h $n $src "$blur"
 		fi
 		row $src "glcudafilter invert, three in a row" $w $h $n $src "$invert ! $invert ! $invert"
+		if [ $src = gltestsrc ]; then
+			row $src "source, not pooled ($not_pooled)" $w $h $n $src "$not_pooled"
+			for route in pooled wrap copy; do
+				row $src "first filter, $route" $w $h $n $src \
+					"$(first_prefix $route)$(first_element $route)"
+				row $src "first filter, $route, then a later one" $w $h $n $src \
+					"$(first_prefix $route)$(first_element $route) ! $invert name=later"
+				first_filter $w $h $route
+			done
+		fi
 		row $src "GL shader invert" $w $h $n $src "$shader"
 		row $src "$copied_name" $w $h $n $src "$copied"
 		if [ -n "$to_cuda" ]; then
@@ -193,6 +294,17 @@ for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 	done
 done
 {
+	echo
+	echo "## First filter against a later one (gltestsrc)"
+	echo
+	echo "µs a frame from the steady fps: first = (first filter alone) - (its source alone),"
+	echo "later = (first filter, then a later one) - (first filter alone). pooled: gltestsrc"
+	echo "renders into the first filter's pool; wrap and copy: behind \`$not_pooled\`,"
+	echo "gltestsrc's own textures, taking that route."
+	echo
+	echo "| size | first filter's input | first µs | later µs | first's input (30 buffers) | first vs later |"
+	echo "|---|---|---|---|---|---|"
+	printf '%s' "$first_lines"
 	echo
 	[ -n "${GST_GPU_FAKE:-}" ] && echo "Fake CUDA driver (CPU): glcudafilter rows are not GPU numbers; blur left out."
 	echo "Raw lines: gst-bench.raw; glcudafilter's routes: gst-bench.stats."

@@ -7,23 +7,28 @@
  * One glcuda_device per GstGLContext, made on that context's GL thread
  * and shared by every glcudafilter on the context (a device costs a
  * Vulkan device and a CUDA context: one is enough). Per buffer, on the GL
- * thread: the input and output GstGLMemory textures (one per plane) are
- * wrapped with
- * glcuda_image_wrap_gl_texture() (once per memory: the wrap is kept on the
- * memory as qdata and dropped just before the memory deletes its texture),
- * handed to CUDA on the element's stream, all planes of both in one
- * hand-off, filtered, and handed back.
+ * thread: every plane of the input and output is an image in CUDA's
+ * sight, handed to CUDA on the element's stream, all planes of both in
+ * one hand-off, filtered, and handed back.
  *
- * The element also offers upstream, through the allocation query, a
- * buffer pool whose GstGLMemory textures are those of glcuda shared
- * images (GstGlcudaBufferPool), and uses such a pool for its own output:
- * a frame in one of them goes to CUDA as the image it is, with neither a
+ * The element offers upstream, through the allocation query, a buffer
+ * pool whose GstGLMemory textures are those of glcuda shared images
+ * (GstGlcudaBufferPool), and uses such a pool for its own output: a
+ * frame in one of them goes to CUDA as the image it is, with neither a
  * registration nor a copy, on any driver.
  *
- * Where the CUDA driver refuses to register GL textures (the fake driver
- * of the tests, formats CUDA cannot register), a texture that is not a
- * pool's image is copied into (or out of) a glcuda shared image with
- * glBlitFramebuffer on the GPU; the element says so once in the log.
+ * Any other texture takes the route the route property names. By
+ * default (auto) and with route=copy it is copied into (or out of) a
+ * glcuda shared image of the element with glBlitFramebuffer on the GPU,
+ * which then goes to CUDA as a pooled image does. With route=wrap (and
+ * with auto where GL cannot blit) it is wrapped with
+ * glcuda_image_wrap_gl_texture() (once per memory: the wrap is kept on
+ * the memory as qdata and dropped just before the memory deletes its
+ * texture) and mapped and unmapped at each hand-off; where the driver
+ * refuses to register it (no GL interop, as the fake driver of the tests;
+ * formats CUDA cannot register) it is copied, and the element says so
+ * once in the log. doc/gstreamer.md has what each route cost on the
+ * H200, and bench/gst-bench.sh measures them.
  *
  * This file is the element (properties, the contexts it shares, start and
  * stop); beside it: gstglcudanegotiation.c (caps and buffer pools),
@@ -57,6 +62,7 @@ enum {
 	PROP_PTX_FILE,
 	PROP_CUBIN_FILE,
 	PROP_KERNEL_NAME,
+	PROP_ROUTE,
 	PROP_STATS,
 };
 
@@ -80,6 +86,35 @@ gst_glcuda_filter_kind_get_type(void)
 
 	if (g_once_init_enter(&type)) {
 		GType t = g_enum_register_static("GstGlcudaFilterKind", values);
+		g_once_init_leave(&type, t);
+	}
+	return type;
+}
+
+#define GST_TYPE_GLCUDA_FILTER_ROUTE (gst_glcuda_filter_route_get_type())
+static GType
+gst_glcuda_filter_route_get_type(void)
+{
+	static GType type;
+	static const GEnumValue values[] = {
+		{ TEXTURE_ROUTE_AUTO,
+		  "Copy, as a pooled frame travels; wrap only where GL "
+		  "cannot blit",
+		  "auto" },
+		{ TEXTURE_ROUTE_WRAP,
+		  "Wrap: register the texture with CUDA, map and unmap it "
+		  "every frame (copy where the driver refuses)",
+		  "wrap" },
+		{ TEXTURE_ROUTE_COPY,
+		  "Copy: glBlitFramebuffer into (out of) a shared image of "
+		  "the element",
+		  "copy" },
+		{ 0, NULL, NULL },
+	};
+
+	if (g_once_init_enter(&type)) {
+		GType t = g_enum_register_static("GstGlcudaFilterRoute",
+						 values);
 		g_once_init_leave(&type, t);
 	}
 	return type;
@@ -417,6 +452,7 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 
 	self->frames = 0;
 	self->logged_routes = -1;
+	self->said_no_wrap = FALSE;
 	GST_OBJECT_LOCK(self);
 	self->stat_frames = 0;
 	memset(self->stat_in, 0, sizeof(self->stat_in));
@@ -565,6 +601,9 @@ gst_glcuda_filter_filter(GstGLFilter *filter, GstBuffer *inbuf,
 		return FALSE;
 	}
 	f.n = fmt->n_planes;
+	GST_OBJECT_LOCK(self);
+	f.route = self->route;
+	GST_OBJECT_UNLOCK(self);
 	f.cuda_in = self->cuda_in ? &in_frame : NULL;
 	f.cuda_out = self->cuda_out ? &out_frame : NULL;
 	for (p = 0; p < f.n; p++) {
@@ -605,6 +644,13 @@ gst_glcuda_filter_set_property(GObject *object, guint prop_id,
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(object);
 	guint before, after;
 
+	if (prop_id == PROP_ROUTE) {
+		/* The next frame takes it: nothing to load or renegotiate. */
+		GST_OBJECT_LOCK(self);
+		self->route = (enum gcf_texture_route)g_value_get_enum(value);
+		GST_OBJECT_UNLOCK(self);
+		return;
+	}
 	GST_OBJECT_LOCK(self);
 	before = gcf_formats_allowed(self);
 	switch (prop_id) {
@@ -653,6 +699,9 @@ gst_glcuda_filter_get_property(GObject *object, guint prop_id, GValue *value,
 		break;
 	case PROP_KERNEL_NAME:
 		g_value_set_string(value, self->kernel_name);
+		break;
+	case PROP_ROUTE:
+		g_value_set_enum(value, (gint)self->route);
 		break;
 	case PROP_STATS:
 		g_value_take_boxed(
@@ -874,6 +923,20 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 			"per plane with 16x16 blocks covering it",
 			NULL, flags));
 	g_object_class_install_property(
+		gobject_class, PROP_ROUTE,
+		g_param_spec_enum(
+			"route", "Route",
+			"How a GL texture that is not an image of a glcuda "
+			"buffer pool reaches CUDA (input) or takes CUDA's "
+			"result (output): auto (copy; wrap only where GL "
+			"cannot blit), wrap (registered with CUDA: no copy, "
+			"a map and an unmap every frame; copy where the "
+			"driver refuses) or copy (a GPU blit into or out of "
+			"a shared image, then the hand-off of a pooled "
+			"frame)",
+			GST_TYPE_GLCUDA_FILTER_ROUTE, TEXTURE_ROUTE_AUTO,
+			flags));
+	g_object_class_install_property(
 		gobject_class, PROP_STATS,
 		g_param_spec_boxed(
 			"stats", "Statistics",
@@ -917,6 +980,7 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 	element_class->set_context = gst_glcuda_filter_set_context;
 
 	gst_type_mark_as_plugin_api(GST_TYPE_GLCUDA_FILTER_KIND, 0);
+	gst_type_mark_as_plugin_api(GST_TYPE_GLCUDA_FILTER_ROUTE, 0);
 	GST_DEBUG_CATEGORY_INIT(gst_glcuda_filter_debug, "glcudafilter", 0,
 				"glcuda CUDA filter");
 }
@@ -925,4 +989,5 @@ static void
 gst_glcuda_filter_init(GstGlcudaFilter *self)
 {
 	self->filter = FILTER_NONE;
+	self->route = TEXTURE_ROUTE_AUTO;
 }

@@ -34,6 +34,17 @@ enum gcf_route {
 	ROUTE_COUNT,
 };
 
+/* The route property: how a GL texture that is not an image of a glcuda
+ * pool reaches CUDA, or CUDA's result reaches it. */
+enum gcf_texture_route {
+	/* Copied: the frame then takes a pooled frame's hand-off, on every
+	 * driver (the path CI runs), and no texture of upstream's pools is
+	 * registered with CUDA; wrapped only where GL cannot blit. */
+	TEXTURE_ROUTE_AUTO,
+	TEXTURE_ROUTE_WRAP, /* wrapped where the driver registers it */
+	TEXTURE_ROUTE_COPY, /* copied through a shared image */
+};
+
 
 struct _GstGlcudaFilter {
 	GstGLFilter parent;
@@ -41,6 +52,7 @@ struct _GstGlcudaFilter {
 	/* Properties, under the object lock. */
 	enum filter_kind filter;
 	gchar *ptx_file, *cubin_file, *kernel_name;
+	enum gcf_texture_route route;
 	/* Set when filter, ptx-file, cubin-file or kernel-name changes
 	 * after the element started (object lock): the next buffer loads
 	 * what they name before it is filtered, on the GL thread, as
@@ -81,6 +93,9 @@ struct _GstGlcudaFilter {
 	guint fbo[2];
 	/* The routes of the last frame, logged when they change. */
 	int logged_routes;
+	/* route=wrap copied a texture the driver does not register: said
+	 * once (a warning) since gl_start. */
+	gboolean said_no_wrap;
 	guint64 frames;
 	/* Per-frame timings (GST_LEVEL_DEBUG): events around the CUDA work
 	 * of the last timed frame, read one frame later, without waiting. */
@@ -98,6 +113,8 @@ struct _GstGlcudaFilter {
 struct gcf_frame {
 	const struct gcf_format *fmt;
 	guint n;
+	/* The route property as the frame started. */
+	enum gcf_texture_route route;
 	/* The buffers' memories, one per plane; NULL on a pad of CUDA
 	 * memory, whose frame is mapped in cuda_in or cuda_out (each
 	 * plane's device pointer and pitch). */

@@ -91,21 +91,46 @@ pooled_image(struct gcf_device *d, GstGLMemory *mem)
 	return mem ? gcf_pooled_image(d, mem) : NULL;
 }
 
+/* A texture route=wrap asked to wrap is copied: the device does not
+ * register GL textures (no GL interop: the fake driver of the tests), or
+ * not of this format. Said once. */
+static void
+say_no_wrap(GstGlcudaFilter *self, const struct gcf_frame *f)
+{
+	if (f->route != TEXTURE_ROUTE_WRAP || self->said_no_wrap)
+		return;
+	self->said_no_wrap = TRUE;
+	GST_WARNING_OBJECT(self,
+			   "route=wrap: this device does not register GL "
+			   "textures of %s with CUDA; copying them into and "
+			   "out of shared images on the GPU instead",
+			   gst_video_format_to_string(f->fmt->video));
+}
+
 /* GL thread: every plane's images in CUDA's sight, for f->mem_in and
- * f->mem_out: a pool's image as it is, else the texture wrapped, else
- * (the driver or the format refuses registration) a shared image the
- * input is copied into or the output copied out of. CUDA memory goes
- * through a shared image too, copied by CUDA (cuda_work). */
+ * f->mem_out: a pool's image as it is; else, as the route property says,
+ * a shared image the input is copied into or the output copied out of
+ * (auto, copy), or the texture wrapped (wrap; auto where GL cannot blit),
+ * the copy where the driver or the format refuses registration. CUDA
+ * memory goes through a shared image too, copied by CUDA (cuda_work). */
 static int
 choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 {
+	const GstGLFuncs *funcs =
+		GST_GL_BASE_FILTER(self)->context->gl_vtable;
 	const struct gcf_format *fmt = f->fmt;
 	struct gcf_device *d = self->device;
 	const guint format_bit = 1u << (guint)(fmt - gcf_formats);
+	/* Whether the driver registers this format's textures: also where
+	 * CUDA copies between arrays ("none", below). */
 	gboolean can_wrap =
 		!(d->wrap_refused & format_bit) &&
 		(glcuda_device_get_caps(d->dev)->image_kinds_supported &
 		 (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE));
+	gboolean wrap = can_wrap &&
+			(f->route == TEXTURE_ROUTE_WRAP ||
+			 (f->route == TEXTURE_ROUTE_AUTO &&
+			  !funcs->BlitFramebuffer));
 	gboolean identity = !self->function && self->run_filter == FILTER_NONE;
 	GstGLMemory *refused = NULL;
 	guint p;
@@ -135,7 +160,7 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		f->out[p] = pooled_image(d, mout);
 		f->in_routes[p] = f->out_routes[p] = ROUTE_POOLED;
 	}
-	for (p = 0; p < f->n && can_wrap && ret == 0; p++) {
+	for (p = 0; p < f->n && wrap && ret == 0; p++) {
 		if (!f->in[p] && f->mem_in[p]) {
 			f->in_routes[p] = ROUTE_WRAPPED;
 			ret = gcf_wrap_get(d, f->mem_in[p], 0, &f->in[p]);
@@ -163,6 +188,7 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 			gst_video_format_to_string(fmt->video));
 		d->wrap_refused |= format_bit;
 		can_wrap = FALSE;
+		self->said_no_wrap = TRUE;
 		for (p = 0; p < f->n; p++) {
 			f->in[p] = pooled_image(d, f->mem_in[p]);
 			f->out[p] = pooled_image(d, f->mem_out[p]);
@@ -173,6 +199,8 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		if (f->in[p])
 			continue;
 		f->in_routes[p] = f->mem_in[p] ? ROUTE_COPIED : ROUTE_CUDA;
+		if (f->mem_in[p])
+			say_no_wrap(self, f);
 		ret = ensure_stage(self, &self->stage_in[p], fmt->planes[p],
 				   f->w[p], f->h[p], error);
 		if (ret == 0 && f->mem_in[p])
@@ -201,6 +229,8 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		} else if (!f->out[p]) {
 			f->out_routes[p] = f->cuda_out ? ROUTE_CUDA :
 							 ROUTE_COPIED;
+			if (!f->cuda_out)
+				say_no_wrap(self, f);
 			ret = ensure_stage(self, &self->stage_out[p],
 					   fmt->planes[p], f->w[p], f->h[p],
 					   error);

@@ -11,7 +11,10 @@
 #
 # Checks, on desktop GL (opengl3) and GLES (gles2): gst-inspect-1.0
 # glcudafilter; filter=invert on 600 frames of a moving pattern, every
-# pixel against the inverse of the same pipeline without the filter;
+# pixel against the inverse of the same pipeline without the filter, and
+# with route=auto, copy and wrap (the stats: copied, copied, wrapped on
+# desktop GL; every format but RGB10A2_LE, which CUDA does not register,
+# wrapped with route=wrap there too);
 # filter=none byte for byte; glcolorconvert rendering into the element's
 # buffer pool (input and output pooled: the stats say so) with invert
 # checked; three glcudafilters in a row (invert, invert, invert) against
@@ -187,6 +190,23 @@ for api in opengl3 gles2; do
 	else
 		fail "$api: invert (see $logdir/invert-$api.log)"
 	fi
+	# The route property on glupload's textures (not a pool's): copied
+	# with auto and copy; wrapped with wrap where the driver registers
+	# GL textures (desktop GL here; on GLES either, never pooled; the
+	# fake registers none: copied).
+	for route in auto copy wrap; do
+		took=input-copied=600
+		if [ $route = wrap ] && [ -z "${GST_GPU_FAKE:-}" ]; then
+			took=input-wrapped=600
+			[ $api = gles2 ] && took=input-pooled=0
+		fi
+		if run route-$route-$api "$moving ! glupload ! $invert name=f route=$route ! gldownload ! filesink location=$tmp/out.raw"; then
+			inverse "$api: route=$route, 600 frames" "$tmp/ref.raw" "$tmp/out.raw"
+			stats route-$route-$api f frames=600 $took output-pooled=600
+		else
+			fail "$api: route=$route (see $logdir/route-$route-$api.log)"
+		fi
+	done
 	if run none-$api "$moving ! glupload ! glcudafilter filter=none ! gldownload ! filesink location=$tmp/out.raw" &&
 	   cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
 		pass "$api: filter=none, byte for byte"
@@ -234,6 +254,18 @@ for api in opengl3 gles2; do
 			stats $format-invert-$api f frames=300 output-pooled=300
 		else
 			fail "$api $format: invert (see $logdir/$format-invert-$api.log)"
+		fi
+		# route=wrap: every plane wrapped, but RGB10A2_LE's, which
+		# CUDA does not register (copied, said once); desktop GL.
+		if [ $api = opengl3 ] && [ -z "${GST_GPU_FAKE:-}" ]; then
+			took=input-wrapped=300
+			[ $format = RGB10A2_LE ] && took=input-copied=300
+			if run $format-wrap-$api "$fsrc ! glupload ! glcudafilter name=f route=wrap filter=invert ! gldownload ! filesink location=$tmp/out.raw"; then
+				planes_inverse "$api $format: route=wrap, invert" $format "$tmp/ref.raw" "$tmp/out.raw"
+				stats $format-wrap-$api f frames=300 $took
+			else
+				fail "$api $format: route=wrap (see $logdir/$format-wrap-$api.log)"
+			fi
 		fi
 		if [ -s "$planes_kernel" ] &&
 		   run $format-planes-$api "$fsrc ! glupload ! $planes name=f ! gldownload ! filesink location=$tmp/out.raw"; then

@@ -1,5 +1,5 @@
 # Sourced (". tests/gst-test-env.sh") by the GStreamer element's test
-# scripts (test-gst.sh, test-gst-odd.sh, test-gst-props.sh), from the build
+# scripts (test-gst.sh, test-gst-props.sh), from the build
 # directory after make check:
 # - holds the build tree's install lock, shared, while the plugin is loaded
 #   from it: make install (tests/test-pkgconfig.sh, tests/test-examples.sh,

@@ -1,9 +1,10 @@
 # tests: the GStreamer plugin (gst/, element glcudafilter) on Mesa and the
 # fake CUDA driver. test-gst-element checks the element in GStreamer's own
-# way (GstHarness and pipelines run in the test's process); the scripts
-# run whole gst-launch-1.0 processes, where the process is the point
-# (state changes under valgrind and the leaks tracer, gst-inspect-1.0, the
-# errors users read, property changes while PLAYING).
+# way (GstHarness and pipelines run in the test's process: the pixels of
+# every format and size, the pool, the routes); the scripts run whole
+# gst-launch-1.0 processes, where the process is the point (state changes
+# under valgrind and the leaks tracer, gst-inspect-1.0, the errors users
+# read, property changes while PLAYING).
 if HAVE_GSTREAMER
 if HAVE_CHECK
 check_PROGRAMS += %reldir%/test-gst-element
@@ -33,14 +34,10 @@ check_PROGRAMS += %reldir%/gst-switch
 # check of skips: tests/expected-skips).
 TESTS += %reldir%/test-gst.sh
 fake_cuda_scripts += %reldir%/test-gst.sh
-# Frames of odd height: every chroma row of NV12 and P010_10LE.
-TESTS += %reldir%/test-gst-odd.sh
-fake_cuda_scripts += %reldir%/test-gst-odd.sh
 # Changes while PLAYING, the errors users read, the documented defaults.
 TESTS += %reldir%/test-gst-props.sh
 fake_cuda_scripts += %reldir%/test-gst-props.sh
 endif
 dist_check_SCRIPTS += %reldir%/test-gst.sh
 EXTRA_DIST += %reldir%/gst-test-env.sh
-dist_check_SCRIPTS += %reldir%/test-gst-odd.sh
 dist_check_SCRIPTS += %reldir%/test-gst-props.sh

@@ -1,13 +1,23 @@
 /*
  * glcudafilter in GStreamer's own way: GstHarness pushes buffers through
  * the element and pulls them back, pipelines run to EOS, on Mesa and the
- * fake CUDA driver (tests/fake-cuda). Pixels: filter=none byte for byte
- * on every format the element takes, and the fake's ring_transform (a CPU
- * invert) on RGBA against the inverse; the routes' counters for an input
- * that is not the element's pool's (gltestsrc); the glcuda device shared
- * through GstContext (one made, both elements answer with it); caps with
- * CUDA memory on either pad, and the element's refusal where GStreamer's
- * CUDA library cannot load a CUDA driver.
+ * fake CUDA driver (tests/fake-cuda). Pixels, per plane and row, on GL
+ * and GLES, at even and odd sizes: every format the element takes (RGBA,
+ * RGB10A2_LE, BGRA, BGRx, RGBx, and NV12, I420, P010_10LE as one texture
+ * per plane) through filter=none, the built-in invert (CPU versions of
+ * the element's kernels in the fake), a kernel of the user's run once per
+ * plane (invert_planes) and two inverts in a row (the first into the
+ * second's pool), against GstGL's own round trip of the same frame;
+ * glcolorconvert rendering into the element's pool (NV12, RGBA); the
+ * fake's ring_transform (a CPU invert) on RGBA against the inverse; BGRA,
+ * BGRx and RGBx through every filter against RGBA through the same
+ * filter. The route property: the counters of an input that is not the
+ * element's pool's (glupload's) with route=auto, copy and wrap (the fake
+ * registers no GL texture: wrap copies, and says so once), each frame's
+ * pixels checked. The glcuda device shared through GstContext (one made,
+ * both elements answer with it); caps with CUDA memory on either pad, and
+ * the element's refusal where GStreamer's CUDA library cannot load a
+ * CUDA driver.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
@@ -15,6 +25,7 @@
 #include <check.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,54 +38,101 @@
 
 #include "fake-cuda/fake-cuda-test.h"
 
-#define W 34
-#define H 17
-
 static char ptx_path[PATH_MAX];
 
-/* The single-plane formats of the element's pad templates. (NV12, I420
- * and P010_10LE stay with tests/test-gst.sh and tests/test-gst-odd.sh:
- * glupload and gldownload in a GstHarness give back empty chroma planes
- * for them, with or without the element.) */
+/* The formats of the element's pad templates. */
 static const char *const formats[] = {
-	"RGBA", "RGB10A2_LE", "BGRA", "BGRx", "RGBx",
+	"RGBA", "RGB10A2_LE", "BGRA", "BGRx", "RGBx", "NV12", "I420",
+	"P010_10LE",
 };
+
+/* Sizes: even; odd in both sides (chroma planes half covered); odd
+ * height, whose chroma GstGL 1.22 reads from its own offsets
+ * (doc/gstreamer.md: the pixels are compared with GstGL's own round
+ * trip); a thin one. */
+static const struct {
+	int w, h;
+} sizes[] = {
+	{ 34, 18 }, { 33, 17 }, { 64, 47 }, { 36, 7 },
+};
+
+static const char *const apis[] = { "opengl3", "gles2" };
 
 /* The GL display every GL element of the tests uses. */
 static GstGLDisplay *display;
 
-/* A frame of @format, W x H, every byte of every plane a function of its
- * position (10-bit formats keep their padding bits clear: GL drops them). */
+/* A frame of @info, every byte of the buffer (the padding between planes
+ * too: GstGL reads odd-height chroma from its own offsets) a function of
+ * its position. P010_10LE keeps the 6 low bits of each word clear (GL
+ * drops them); @alpha_255 makes byte 3 of each 4-byte pixel 255 (the
+ * uniform alpha and x the filter order checks keep). */
 static GstBuffer *
-pattern_buffer(const GstVideoInfo *info)
+pattern_buffer(const GstVideoInfo *info, gboolean alpha_255)
 {
 	GstBuffer *buf = gst_buffer_new_allocate(NULL, info->size, NULL);
-	GstVideoFrame frame;
-	gboolean ten = GST_VIDEO_INFO_FORMAT(info) == GST_VIDEO_FORMAT_P010_10LE;
+	gboolean ten =
+		GST_VIDEO_INFO_FORMAT(info) == GST_VIDEO_FORMAT_P010_10LE;
+	GstMapInfo map;
 
-	ck_assert(gst_video_frame_map(&frame, info, buf, GST_MAP_WRITE));
-	for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); p++) {
-		guint8 *d = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
-		gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-		gint rows = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p);
+	ck_assert(gst_buffer_map(buf, &map, GST_MAP_WRITE));
+	for (gsize i = 0; i < map.size; i++) {
+		guint v = (guint)(i * 7 + (i / 97) * 13 + 5) & 0xff;
 
-		for (gint y = 0; y < rows; y++)
-			for (gint x = 0; x < stride; x++)
-				d[y * stride + x] = (guint8)(ten && !(x & 1) ?
-					(x * 7 + y * 13 + p * 31) & 0xc0 :
-					(x * 7 + y * 13 + p * 31) & 0xff);
+		map.data[i] = (guint8)(ten && !(i & 1) ? v & 0xc0 : v);
+		if (alpha_255 && i % 4 == 3)
+			map.data[i] = 255;
 	}
-	gst_video_frame_unmap(&frame);
+	gst_buffer_unmap(buf, &map);
 	return buf;
 }
 
+/* What @b's word at @x (bytes) of a row of plane @p must be, given @a's,
+ * for the element's invert of @format (tests/gst-invert-words.sh): 8-bit
+ * planes every byte, P010_10LE the 10 high bits of each word (the low 6
+ * zero), RGB10A2_LE bits 0-29 of each word (alpha kept), 8-bit RGB bytes
+ * 0-2 of each pixel (alpha or x kept). Words of 1, 2 or 4 bytes:
+ * *size. */
+static guint32
+inverse_word(GstVideoFormat format, const guint8 *a, guint *size)
+{
+	guint32 w;
+
+	switch (format) {
+	case GST_VIDEO_FORMAT_NV12:
+	case GST_VIDEO_FORMAT_I420:
+		*size = 1;
+		return 255u - a[0];
+	case GST_VIDEO_FORMAT_P010_10LE:
+		*size = 2;
+		w = (guint32)GST_READ_UINT16_LE(a);
+		return ~w & 0xffc0u;
+	case GST_VIDEO_FORMAT_RGB10A2_LE:
+		*size = 4;
+		w = GST_READ_UINT32_LE(a);
+		return (w & 0xc0000000u) | (~w & 0x3fffffffu);
+	default:
+		*size = 4;
+		w = GST_READ_UINT32_LE(a);
+		return (w & 0xff000000u) | (~w & 0x00ffffffu);
+	}
+}
+
+static guint32
+read_word(const guint8 *b, guint size)
+{
+	return size == 1 ? b[0] :
+	       size == 2 ? (guint32)GST_READ_UINT16_LE(b) :
+			   GST_READ_UINT32_LE(b);
+}
+
 /* The bytes of each row of each plane of @a and @b that the image holds
- * (strides may differ): equal, or with @invert_rgba, RGB inverted and
- * alpha kept. */
+ * (strides and plane offsets as each buffer's video meta says): equal,
+ * or with @invert, @b the element's invert of @a. */
 static void
 compare_frames(const GstVideoInfo *info, GstBuffer *a, GstBuffer *b,
-	       gboolean invert_rgba, const char *what)
+	       gboolean invert, const char *what)
 {
+	GstVideoFormat format = GST_VIDEO_INFO_FORMAT(info);
 	GstVideoFrame fa, fb;
 
 	ck_assert(gst_video_frame_map(&fa, info, a, GST_MAP_READ));
@@ -91,14 +149,19 @@ compare_frames(const GstVideoInfo *info, GstBuffer *a, GstBuffer *b,
 			const guint8 *rb = (const guint8 *)
 				GST_VIDEO_FRAME_PLANE_DATA(&fb, p) +
 				y * GST_VIDEO_FRAME_PLANE_STRIDE(&fb, p);
+			guint size = 1;
 
-			for (gint x = 0; x < bytes; x++) {
-				guint8 want = invert_rgba && x % 4 != 3 ?
-					      (guint8)(255 - ra[x]) : ra[x];
+			for (gint x = 0; x < bytes; x += (gint)size) {
+				guint32 want = invert ?
+					inverse_word(format, ra + x, &size) :
+					ra[x];
+				guint32 got = invert ? read_word(rb + x, size) :
+					      rb[x];
 
-				ck_assert_msg(rb[x] == want, "%s: plane %u "
-					      "row %d byte %d is %u, not %u",
-					      what, p, y, x, rb[x], want);
+				ck_assert_msg(got == want, "%s: plane %u "
+					      "row %d of %d byte %d is 0x%x, "
+					      "not 0x%x", what, p, y, rows, x,
+					      got, want);
 			}
 		}
 	}
@@ -118,57 +181,379 @@ set_display(GstElement *element)
 	gst_context_unref(context);
 }
 
-/* One frame of @format through glupload ! glcudafilter PROPS ! gldownload
- * in a GstHarness, checked against the frame pushed. */
-static void
-harness_frame(const char *format, const char *props, gboolean invert)
+/* One frame through @launch (a bin of GL elements from system memory of
+ * caps @in_caps to @out_caps) in a GstHarness whose GL contexts are of
+ * @api (GST_GL_API, read as each context is made): *out the frame pulled.
+ * The harness, to tear down; its elements keep their stats. */
+static GstHarness *
+harness_frame(const char *launch, const char *api, const char *in_caps,
+	      const char *out_caps, GstBuffer *in, GstBuffer **out)
 {
-	gchar *launch = g_strdup_printf("glupload ! glcudafilter %s ! "
-					"gldownload", props);
-	gchar *caps = g_strdup_printf("video/x-raw,format=%s,width=%d,"
-				      "height=%d,framerate=30/1", format, W, H);
-	GstHarness *h = gst_harness_new_parse(launch);
-	GstCaps *parsed = gst_caps_from_string(caps);
-	GstVideoInfo info;
-	GstBuffer *in, *out;
+	GstHarness *h;
 
-	ck_assert_ptr_nonnull(h);
+	g_setenv("GST_GL_API", api, TRUE);
+	h = gst_harness_new_parse(launch);
+	ck_assert_msg(h != NULL, "%s", launch);
 	set_display(h->element);
-	ck_assert(gst_video_info_from_caps(&info, parsed));
-	gst_caps_unref(parsed);
-	gst_harness_set_src_caps_str(h, caps);
-	gst_harness_set_sink_caps_str(h, caps);
+	gst_harness_set_src_caps_str(h, in_caps);
+	gst_harness_set_sink_caps_str(h, out_caps);
 	/* GL's rows are padded (a 4-byte alignment): the layout of the
 	 * frames pulled is in their video meta. */
 	gst_harness_add_propose_allocation_meta(h, GST_VIDEO_META_API_TYPE,
 						NULL);
-	in = pattern_buffer(&info);
 	ck_assert_int_eq(gst_harness_push(h, gst_buffer_ref(in)), GST_FLOW_OK);
-	out = gst_harness_pull(h);
-	ck_assert_ptr_nonnull(out);
-	compare_frames(&info, in, out, invert, format);
-	gst_buffer_unref(out);
-	gst_buffer_unref(in);
-	gst_harness_teardown(h);
-	g_free(caps);
-	g_free(launch);
+	*out = gst_harness_pull(h);
+	ck_assert_msg(*out != NULL, "%s: no frame", launch);
+	/* The contexts are made: the other tests' pipelines on GL. */
+	g_setenv("GST_GL_API", "opengl3", TRUE);
+	return h;
 }
 
-START_TEST(test_none_every_format)
+static GstElement *
+harness_element(GstHarness *h, const char *name)
 {
-	harness_frame(formats[_i], "filter=none", FALSE);
+	GstElement *e = gst_bin_get_by_name(GST_BIN(h->element), name);
+
+	ck_assert_msg(e != NULL, "no element %s", name);
+	return e;
+}
+
+static guint64
+element_stats(GstElement *e, const char *field)
+{
+	GstStructure *stats = NULL;
+	guint64 v = G_MAXUINT64;
+
+	g_object_get(e, "stats", &stats, NULL);
+	ck_assert(gst_structure_get_uint64(stats, field, &v));
+	gst_structure_free(stats);
+	return v;
+}
+
+/* @name's stats in @h have each "FIELD=VALUE" of the NULL-terminated
+ * list; and its GL context is of @api. */
+static void
+check_element(GstHarness *h, const char *name, const char *api,
+	      const char *what, ...)
+{
+	GstElement *e = harness_element(h, name);
+	GstGLContext *context = NULL;
+	const char *field;
+	va_list args;
+
+	g_object_get(e, "context", &context, NULL);
+	ck_assert_ptr_nonnull(context);
+	ck_assert_msg(!!(gst_gl_context_get_gl_api(context) &
+			 GST_GL_API_GLES2) == !strcmp(api, "gles2"),
+		      "%s: %s's GL context is not %s", what, name, api);
+	gst_object_unref(context);
+	va_start(args, what);
+	while ((field = va_arg(args, const char *))) {
+		const char *eq = strchr(field, '=');
+		gchar *key = g_strndup(field, (gsize)(eq - field));
+
+		ck_assert_msg(element_stats(e, key) ==
+				      g_ascii_strtoull(eq + 1, NULL, 10),
+			      "%s: %s: %s is %" G_GUINT64_FORMAT ", not %s",
+			      what, name, key, element_stats(e, key), eq + 1);
+		g_free(key);
+	}
+	va_end(args);
+	gst_object_unref(e);
+}
+
+/* The caps of @format at @w x @h, in system memory or (@gl) GL memory. */
+static gchar *
+frame_caps(const char *format, int w, int h, gboolean gl)
+{
+	return g_strdup_printf("video/x-raw%s,format=%s,width=%d,height=%d,"
+			       "framerate=30/1",
+			       gl ? "(memory:GLMemory)" : "", format, w, h);
+}
+
+/* A frame of @format (@w x @h) through glupload ! TAIL ! gldownload on
+ * @api; *out the frame pulled. The harness, to tear down. */
+static GstHarness *
+through(const char *tail, const char *api, const char *format, int w,
+	int h, GstBuffer *in, GstBuffer **out)
+{
+	gchar *caps = frame_caps(format, w, h, FALSE);
+	gchar *launch = g_strdup_printf("glupload ! %s%sgldownload", tail,
+					*tail ? " ! " : "");
+	GstHarness *harness = harness_frame(launch, api, caps, caps, in, out);
+
+	g_free(launch);
+	g_free(caps);
+	return harness;
+}
+
+/* Every format, size and GL API: the pixels of filter=none, the built-in
+ * invert, a kernel of the user's once per plane (invert_planes) and two
+ * inverts in a row, against GstGL's own round trip (glupload !
+ * gldownload) of the same frame. */
+START_TEST(test_planes)
+{
+	const char *format = formats[_i % G_N_ELEMENTS(formats)];
+	guint size = (guint)_i / G_N_ELEMENTS(formats) % G_N_ELEMENTS(sizes);
+	const char *api = apis[(guint)_i / G_N_ELEMENTS(formats) /
+			       G_N_ELEMENTS(sizes)];
+	int w = sizes[size].w, h = sizes[size].h;
+	gchar *caps = frame_caps(format, w, h, FALSE);
+	gchar *what = g_strdup_printf("%s %s %dx%d", api, format, w, h);
+	gchar *kernel = g_strdup_printf("glcudafilter name=f "
+					"kernel-name=invert_planes "
+					"ptx-file=%s", ptx_path);
+	GstCaps *parsed = gst_caps_from_string(caps);
+	GstBuffer *in, *ref, *out;
+	GstVideoInfo info;
+	GstHarness *harness;
+
+	ck_assert(gst_video_info_from_caps(&info, parsed));
+	gst_caps_unref(parsed);
+	in = pattern_buffer(&info, FALSE);
+	if (!strcmp(api, "gles2") && !strcmp(format, "P010_10LE")) {
+		gchar *gl_caps = frame_caps(format, w, h, TRUE);
+
+		/* GstGL on GLES reads back no 16-bit texture but RGBA16
+		 * (gldownload fails): the frames, without pixels. */
+		harness = harness_frame("glupload ! glcudafilter name=a "
+					"filter=invert ! glcudafilter name=f "
+					"filter=invert", api, caps, gl_caps,
+					in, &out);
+		check_element(harness, "f", api, what, "frames=1",
+			      "input-pooled=1", NULL);
+		gst_buffer_unref(out);
+		gst_harness_teardown(harness);
+		g_free(gl_caps);
+		goto done;
+	}
+	harness = through("", api, format, w, h, in, &ref);
+	gst_harness_teardown(harness);
+	/* An even frame: GstGL's round trip is the frame itself (the
+	 * comparisons below are not with an empty plane). */
+	if (h % 2 == 0)
+		compare_frames(&info, in, ref, FALSE, what);
+
+	harness = through("glcudafilter name=f filter=none", api, format, w,
+			  h, in, &out);
+	check_element(harness, "f", api, what, "frames=1", "input-copied=1",
+		      NULL);
+	compare_frames(&info, ref, out, FALSE, what);
+	gst_buffer_unref(out);
+	gst_harness_teardown(harness);
+#ifdef HAVE_NVCC
+	harness = through("glcudafilter name=f filter=invert", api, format, w,
+			  h, in, &out);
+	compare_frames(&info, ref, out, TRUE, what);
+	gst_buffer_unref(out);
+	gst_harness_teardown(harness);
+	/* Twice inverted is the input; the first into the second's pool. */
+	harness = through("glcudafilter name=a filter=invert ! glcudafilter "
+			  "name=f filter=invert", api, format, w, h, in,
+			  &out);
+	check_element(harness, "a", api, what, "input-copied=1",
+		      "output-pooled=1", NULL);
+	check_element(harness, "f", api, what, "input-pooled=1",
+		      "output-pooled=1", NULL);
+	compare_frames(&info, ref, out, FALSE, what);
+	gst_buffer_unref(out);
+	gst_harness_teardown(harness);
+	/* none into the pool, then the invert: the inverse. */
+	harness = through("glcudafilter name=a filter=none ! glcudafilter "
+			  "name=f filter=invert", api, format, w, h, in,
+			  &out);
+	check_element(harness, "f", api, what, "input-pooled=1", NULL);
+	compare_frames(&info, ref, out, TRUE, what);
+	gst_buffer_unref(out);
+	gst_harness_teardown(harness);
+#endif
+	harness = through(kernel, api, format, w, h, in, &out);
+	compare_frames(&info, ref, out, TRUE, what);
+	gst_buffer_unref(out);
+	gst_harness_teardown(harness);
+	gst_buffer_unref(ref);
+done:
+	gst_buffer_unref(in);
+	g_free(kernel);
+	g_free(what);
+	g_free(caps);
+}
+END_TEST
+
+/* glcolorconvert renders into the element's pool (BGRA to @format):
+ * input and output pooled, the invert (or ring_transform) against the
+ * same conversion without the element. */
+static void
+pooled_frame(const char *api, const char *format, int w, int h,
+	     const char *filter)
+{
+	gchar *in_caps = frame_caps("BGRA", w, h, FALSE);
+	gchar *caps = frame_caps(format, w, h, FALSE);
+	gchar *convert = g_strdup_printf("glupload ! glcolorconvert ! "
+					 "video/x-raw(memory:GLMemory),"
+					 "format=%s", format);
+	gchar *launch = g_strdup_printf("%s ! glcudafilter name=f %s ! "
+					"gldownload", convert, filter);
+	gchar *ref_launch = g_strdup_printf("%s ! gldownload", convert);
+	gchar *what = g_strdup_printf("%s %s %dx%d from glcolorconvert, %s",
+				      api, format, w, h, filter);
+	GstCaps *parsed = gst_caps_from_string(in_caps);
+	GstBuffer *in, *ref, *out;
+	GstVideoInfo info;
+	GstHarness *harness;
+
+	ck_assert(gst_video_info_from_caps(&info, parsed));
+	gst_caps_unref(parsed);
+	in = pattern_buffer(&info, FALSE);
+	harness = harness_frame(ref_launch, api, in_caps, caps, in, &ref);
+	gst_harness_teardown(harness);
+	harness = harness_frame(launch, api, in_caps, caps, in, &out);
+	/* filter=none on a driver without GL interop: GL copies the
+	 * input's image into the output (gstglcudaframe.c). */
+	check_element(harness, "f", api, what, "frames=1", "input-pooled=1",
+		      "input-copied=0",
+		      strcmp(filter, "filter=none") ? "output-pooled=1" : NULL,
+		      NULL);
+	parsed = gst_caps_from_string(caps);
+	ck_assert(gst_video_info_from_caps(&info, parsed));
+	gst_caps_unref(parsed);
+	compare_frames(&info, ref, out, strcmp(filter, "filter=none") != 0,
+		       what);
+	gst_buffer_unref(out);
+	gst_harness_teardown(harness);
+	gst_buffer_unref(ref);
+	gst_buffer_unref(in);
+	g_free(what);
+	g_free(ref_launch);
+	g_free(launch);
+	g_free(convert);
+	g_free(caps);
+	g_free(in_caps);
+}
+
+START_TEST(test_pooled)
+{
+	const char *api = apis[_i];
+	gchar *kernel = g_strdup_printf("kernel-name=ring_transform "
+					"ptx-file=%s", ptx_path);
+
+	pooled_frame(api, "RGBA", 64, 48, "filter=none");
+	pooled_frame(api, "RGBA", 64, 48, kernel);
+#ifdef HAVE_NVCC
+	pooled_frame(api, "NV12", 64, 48, "filter=invert");
+	pooled_frame(api, "NV12", 64, 47, "filter=invert");
+	pooled_frame(api, "NV12", 36, 7, "filter=invert");
+#endif
+	g_free(kernel);
 }
 END_TEST
 
 START_TEST(test_kernel_inverts_rgba)
 {
-	gchar *props = g_strdup_printf("kernel-name=ring_transform "
-				       "ptx-file=%s", ptx_path);
+	gchar *tail = g_strdup_printf("glcudafilter kernel-name=ring_transform "
+				      "ptx-file=%s", ptx_path);
+	gchar *caps = frame_caps("RGBA", 34, 17, FALSE);
+	GstCaps *parsed = gst_caps_from_string(caps);
+	GstVideoInfo info;
+	GstBuffer *in, *out;
+	GstHarness *harness;
 
-	harness_frame("RGBA", props, TRUE);
-	g_free(props);
+	ck_assert(gst_video_info_from_caps(&info, parsed));
+	gst_caps_unref(parsed);
+	in = pattern_buffer(&info, FALSE);
+	harness = through(tail, "opengl3", "RGBA", 34, 17, in, &out);
+	compare_frames(&info, in, out, TRUE, "ring_transform");
+	gst_buffer_unref(out);
+	gst_buffer_unref(in);
+	gst_harness_teardown(harness);
+	g_free(caps);
+	g_free(tail);
 }
 END_TEST
+
+#ifdef HAVE_NVCC
+/* BGRA, BGRx and RGBx through every filter at an odd size, pixel for
+ * pixel against RGBA through the same filter: bytes 0 and 2 swapped for
+ * BGR (grade grades the same colours), byte 3 (alpha or x, a uniform 255
+ * the blur keeps) the input's. */
+START_TEST(test_filter_order)
+{
+	static const char *const filters[] = {
+		"none", "invert", "grade", "blur", "unsharp",
+	};
+	static const char *const orders[] = { "BGRA", "BGRx", "RGBx" };
+	const char *filter = filters[_i];
+	gchar *tail = g_strdup_printf("glcudafilter filter=%s", filter);
+	gchar *caps = frame_caps("RGBA", 33, 17, FALSE);
+	GstCaps *parsed = gst_caps_from_string(caps);
+	GstBuffer *rgba_in, *rgba_out;
+	GstVideoInfo info;
+	GstHarness *harness;
+
+	ck_assert(gst_video_info_from_caps(&info, parsed));
+	gst_caps_unref(parsed);
+	rgba_in = pattern_buffer(&info, TRUE);
+	harness = through(tail, "opengl3", "RGBA", 33, 17, rgba_in,
+			  &rgba_out);
+	gst_harness_teardown(harness);
+	for (guint o = 0; o < G_N_ELEMENTS(orders); o++) {
+		gboolean swap = orders[o][0] == 'B';
+		GstBuffer *in = gst_buffer_copy_deep(rgba_in), *out;
+		gchar *order_caps = frame_caps(orders[o], 33, 17, FALSE);
+		GstVideoFrame fin, fout;
+		GstVideoInfo order;
+		GstMapInfo map;
+
+		/* The same picture in the format's order. */
+		ck_assert(gst_buffer_map(in, &map, GST_MAP_WRITE));
+		for (gsize i = 0; swap && i + 3 < map.size; i += 4) {
+			guint8 r = map.data[i];
+
+			map.data[i] = map.data[i + 2];
+			map.data[i + 2] = r;
+		}
+		gst_buffer_unmap(in, &map);
+		parsed = gst_caps_from_string(order_caps);
+		ck_assert(gst_video_info_from_caps(&order, parsed));
+		gst_caps_unref(parsed);
+		g_free(order_caps);
+		harness = through(tail, "opengl3", orders[o], 33, 17, in, &out);
+		gst_harness_teardown(harness);
+		ck_assert(gst_video_frame_map(&fin, &info, rgba_out,
+					      GST_MAP_READ));
+		ck_assert(gst_video_frame_map(&fout, &order, out,
+					      GST_MAP_READ));
+		for (gint y = 0; y < 17; y++) {
+			const guint8 *a = (const guint8 *)
+				GST_VIDEO_FRAME_PLANE_DATA(&fin, 0) +
+				y * GST_VIDEO_FRAME_PLANE_STRIDE(&fin, 0);
+			const guint8 *b = (const guint8 *)
+				GST_VIDEO_FRAME_PLANE_DATA(&fout, 0) +
+				y * GST_VIDEO_FRAME_PLANE_STRIDE(&fout, 0);
+
+			for (gint x = 0; x < 33 * 4; x++) {
+				gint c = x % 4;
+				guint8 want = c == 3 ? 255 :
+					      swap ? a[x - c + 2 - c] : a[x];
+
+				ck_assert_msg(b[x] == want, "%s filter=%s: "
+					      "row %d byte %d is %u, not %u "
+					      "(RGBA's)", orders[o], filter,
+					      y, x, b[x], want);
+			}
+		}
+		gst_video_frame_unmap(&fout);
+		gst_video_frame_unmap(&fin);
+		gst_buffer_unref(out);
+		gst_buffer_unref(in);
+	}
+	gst_buffer_unref(rgba_out);
+	gst_buffer_unref(rgba_in);
+	g_free(caps);
+	g_free(tail);
+}
+END_TEST
+#endif
 
 /* Runs @launch to EOS or an error; the error's text (to free) or NULL.
  * *contexts: the glcuda.device contexts posted (have-context). */
@@ -235,25 +620,94 @@ stats_field(GstElement *pipeline, const char *element, const char *field)
 	return v;
 }
 
-/* glupload uploads into textures of its own, not the element's pool:
- * each frame's input is wrapped or (the fake cannot register textures)
- * copied, never pooled. */
-START_TEST(test_routes_not_pooled)
-{
-	GstElement *pipeline;
-	guint contexts;
-	gchar *err = run_pipeline("videotestsrc num-buffers=3 ! "
-		"video/x-raw,format=RGBA,width=64,height=48 ! glupload ! "
-		"glcudafilter name=f ! gldownload ! fakesink", &pipeline,
-		&contexts);
+/* The element's warnings that route=wrap copies. */
+static gint wrap_warnings;
 
-	ck_assert_msg(err == NULL, "%s", err);
-	ck_assert_uint_eq(stats_field(pipeline, "f", "frames"), 3);
-	ck_assert_uint_eq(stats_field(pipeline, "f", "input-pooled"), 0);
-	ck_assert_uint_eq(stats_field(pipeline, "f", "input-wrapped") +
-			  stats_field(pipeline, "f", "input-copied"), 3);
-	ck_assert_uint_eq(stats_field(pipeline, "f", "input-cuda"), 0);
-	stop_pipeline(pipeline);
+static void
+count_wrap_warnings(GstDebugCategory *category, GstDebugLevel level,
+		    const gchar *file, const gchar *function, gint line,
+		    GObject *object, GstDebugMessage *message,
+		    gpointer user_data)
+{
+	if (level == GST_LEVEL_WARNING &&
+	    !strcmp(gst_debug_category_get_name(category), "glcudafilter") &&
+	    strstr(gst_debug_message_get(message), "route=wrap"))
+		g_atomic_int_inc(&wrap_warnings);
+}
+
+/* glupload uploads into textures of its own, not the element's pool:
+ * with route=auto and route=copy each frame's input is copied into a
+ * shared image, never pooled nor wrapped; route=wrap wraps it where the
+ * driver registers GL textures, and the fake registers none: copied
+ * too, said once. The output is the element's pool's. Three frames of
+ * RGBA (ring_transform) and of NV12 (invert_planes, once per plane),
+ * each against the inverse of the frame pushed. */
+START_TEST(test_routes)
+{
+	static const char *const routes[] = { "auto", "copy", "wrap" };
+	const char *route = routes[_i % G_N_ELEMENTS(routes)];
+	const char *format = _i < (int)G_N_ELEMENTS(routes) ? "RGBA" : "NV12";
+	gchar *tail = g_strdup_printf(
+		"glcudafilter name=f route=%s kernel-name=%s ptx-file=%s",
+		route, format[0] == 'R' ? "ring_transform" : "invert_planes",
+		ptx_path);
+	gchar *caps = frame_caps(format, 34, 18, FALSE);
+	gchar *what = g_strdup_printf("%s route=%s", format, route);
+	GstCaps *parsed = gst_caps_from_string(caps);
+	GstHarness *harness = NULL;
+	GstVideoInfo info;
+	GstElement *f;
+	GParamSpec *spec;
+	GEnumValue *value;
+	gint route_value;
+
+	ck_assert(gst_video_info_from_caps(&info, parsed));
+	gst_caps_unref(parsed);
+	g_atomic_int_set(&wrap_warnings, 0);
+	gst_debug_set_threshold_for_name("glcudafilter", GST_LEVEL_WARNING);
+	gst_debug_add_log_function(count_wrap_warnings, NULL, NULL);
+	for (int n = 0; n < 3; n++) {
+		GstBuffer *in = pattern_buffer(&info, FALSE), *out;
+		GstMapInfo map;
+
+		/* Another picture each frame. */
+		ck_assert(gst_buffer_map(in, &map, GST_MAP_WRITE));
+		map.data[0] = (guint8)(n * 40);
+		map.data[map.size - 1] = (guint8)(n * 50);
+		gst_buffer_unmap(in, &map);
+		if (!harness) {
+			harness = through(tail, "opengl3", format, 34, 18, in,
+					  &out);
+		} else {
+			ck_assert_int_eq(gst_harness_push(harness,
+							  gst_buffer_ref(in)),
+					 GST_FLOW_OK);
+			out = gst_harness_pull(harness);
+			ck_assert_ptr_nonnull(out);
+		}
+		compare_frames(&info, in, out, TRUE, what);
+		gst_buffer_unref(out);
+		gst_buffer_unref(in);
+	}
+	gst_debug_remove_log_function(count_wrap_warnings);
+	gst_debug_set_threshold_for_name("glcudafilter", GST_LEVEL_NONE);
+	check_element(harness, "f", "opengl3", what, "frames=3",
+		      "input-copied=3", "input-wrapped=0", "input-pooled=0",
+		      "output-pooled=3", "output-wrapped=0", NULL);
+	ck_assert_int_eq(g_atomic_int_get(&wrap_warnings),
+			 !strcmp(route, "wrap"));
+	f = harness_element(harness, "f");
+	g_object_get(f, "route", &route_value, NULL);
+	spec = g_object_class_find_property(G_OBJECT_GET_CLASS(f), "route");
+	value = g_enum_get_value(g_type_class_peek(spec->value_type),
+				 route_value);
+	ck_assert_ptr_nonnull(value);
+	ck_assert_str_eq(value->value_nick, route);
+	gst_object_unref(f);
+	gst_harness_teardown(harness);
+	g_free(what);
+	g_free(caps);
+	g_free(tail);
 }
 END_TEST
 
@@ -401,10 +855,15 @@ element_suite(void)
 	Suite *s = suite_create("glcudafilter");
 	TCase *tc = tcase_create("harness");
 
-	tcase_add_loop_test(tc, test_none_every_format, 0,
-			    (int)G_N_ELEMENTS(formats));
+	tcase_add_loop_test(tc, test_planes, 0,
+			    (int)(G_N_ELEMENTS(formats) * G_N_ELEMENTS(sizes) *
+				  G_N_ELEMENTS(apis)));
+	tcase_add_loop_test(tc, test_pooled, 0, (int)G_N_ELEMENTS(apis));
 	tcase_add_test(tc, test_kernel_inverts_rgba);
-	tcase_add_test(tc, test_routes_not_pooled);
+#ifdef HAVE_NVCC
+	tcase_add_loop_test(tc, test_filter_order, 0, 5);
+#endif
+	tcase_add_loop_test(tc, test_routes, 0, 6);
 	tcase_add_test(tc, test_device_shared);
 	tcase_add_test(tc, test_caps_cuda_memory);
 #ifdef HAVE_GST_CUDA
