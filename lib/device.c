@@ -82,6 +82,13 @@ device_push_cuda(struct glcuda_device *dev, const char *what)
 	return 0;
 }
 
+bool
+device_push_cuda_quietly(struct glcuda_device *dev)
+{
+	return dev->has_cuda &&
+	       CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
+}
+
 void
 device_pop_cuda(struct glcuda_device *dev)
 {
@@ -389,22 +396,7 @@ device_release_drivers(struct glcuda_device *dev)
 	if (dev->has_cuda) {
 		bool context_gone = false;
 
-		if (dev->orphans.head && !dev->errors.lost) {
-			/* Let the host functions of destroyed rings run, so
-			 * that their blocks can go. Destroy may wait; not on a
-			 * lost device, where the wait might never return. */
-			if (CU_CALL(cuCtxPushCurrent, dev->cu_context) ==
-			    CUDA_SUCCESS) {
-				CU_CALL(cuCtxSynchronize);
-				device_pop_cuda(dev);
-			}
-		}
 		device_reap_orphans(dev, false);
-		if (dev->copy_kernels.module &&
-		    CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS) {
-			copy_kernels_unload(&dev->copy_kernels);
-			device_pop_cuda(dev);
-		}
 		if (dev->cu_context_is_primary) {
 			unsigned int flags;
 			int active = 1;
@@ -578,6 +570,8 @@ glcuda_device_new(EGLDisplay display, EGLContext context,
 GLCUDA_EXPORT void
 glcuda_device_destroy(struct glcuda_device *dev)
 {
+	bool wait;
+
 	if (!dev)
 		return;
 	/* No glcuda_clear_error(): destroy is what a caller's unwind calls
@@ -592,6 +586,19 @@ glcuda_device_destroy(struct glcuda_device *dev)
 			    "The device is not destroyed and stays usable.",
 			    dev->live_images, dev->live_rings);
 		return;
+	}
+	/* What destroy does in the CUDA context, under one push: let the
+	 * host functions of destroyed rings run, so that their blocks can go
+	 * (destroy may wait; not on a lost device, where the wait might never
+	 * return), and unload the copy kernels. */
+	wait = dev->has_cuda && dev->orphans.head && !dev->errors.lost;
+	if ((wait || dev->copy_kernels.module) &&
+	    device_push_cuda_quietly(dev)) {
+		if (wait)
+			CU_CALL(cuCtxSynchronize);
+		if (dev->copy_kernels.module)
+			copy_kernels_unload(&dev->copy_kernels);
+		device_pop_cuda(dev);
 	}
 	device_release_drivers(dev);
 	free(dev);

@@ -137,12 +137,9 @@ map_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream
 
 	if (h->mapped_count == 0)
 		return 0;
-	ret = device_push_cuda(dev, "glcuda_handoff_to_cuda");
-	if (ret < 0)
-		return ret;
 	ret = cuda_map(&dev->errors, h->resources, h->mapped_count, stream);
 	if (ret < 0)
-		goto out;
+		return ret;
 	set_mapped(h, true);
 	for (unsigned int i = 0; ret == 0 && i < h->mapped_count; i++)
 		ret = wrap_refresh_mapped(h->mapped[i]);
@@ -151,8 +148,6 @@ map_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream
 	if (ret < 0 && CU_CALL(cuGraphicsUnmapResources, h->mapped_count, h->resources,
 			       stream) == CUDA_SUCCESS)
 		set_mapped(h, false);
-out:
-	device_pop_cuda(dev);
 	return ret;
 }
 
@@ -163,13 +158,9 @@ unmap_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stre
 
 	if (h->mapped_count == 0)
 		return 0;
-	ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
-	if (ret < 0)
-		return ret;
 	ret = cuda_unmap(&dev->errors, h->resources, h->mapped_count, stream);
 	if (ret == 0)
 		set_mapped(h, false);
-	device_pop_cuda(dev);
 	return ret;
 }
 
@@ -185,21 +176,26 @@ glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *im
 				  "glcuda_handoff_to_cuda", &h);
 	if (ret < 0)
 		return ret;
+	ret = device_push_cuda(dev, "glcuda_handoff_to_cuda");
+	if (ret < 0)
+		return ret;
 	/* The map first: it fails with nothing signalled. */
 	ret = map_textures(dev, &h, stream);
 	if (ret < 0)
-		return ret;
+		goto out;
 	if (h.unit_count > 0) {
 		ret = sync_to_cuda(dev, h.units, h.unit_count, stream);
 		if (ret < 0) {
 			if (h.mapped_count > 0)
 				unmap_textures(dev, &h, stream);
-			return ret;
+			goto out;
 		}
 	}
 	for (unsigned int i = 0; i < count; i++)
 		images[i]->owner = IMAGE_OWNER_CUDA;
-	return 0;
+out:
+	device_pop_cuda(dev);
+	return ret;
 }
 
 GLCUDA_EXPORT int
@@ -208,6 +204,7 @@ glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *imag
 {
 	enum image_owner from = IMAGE_OWNER_CUDA;
 	struct image_handoff h;
+	bool cuda;
 	int ret;
 
 	/* Images left "handed back, GL not waiting" by a call whose GL half
@@ -221,25 +218,36 @@ glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *imag
 	ret = begin_image_handoff(dev, images, count, from, "glcuda_handoff_to_gl", &h);
 	if (ret < 0)
 		return ret;
+	/* A retry of GL's half calls CUDA only for the CPU mode's wait. */
+	cuda = from == IMAGE_OWNER_CUDA ||
+	       (h.unit_count > 0 && sync_gl_wait_needs_cuda(dev));
+	if (cuda) {
+		ret = device_push_cuda(dev, "glcuda_handoff_to_gl");
+		if (ret < 0)
+			return ret;
+	}
 	if (from == IMAGE_OWNER_CUDA) {
 		if (h.unit_count > 0) {
 			ret = sync_cuda_signal(dev, h.units, h.unit_count, stream);
 			if (ret < 0)
-				return ret;
+				goto out;
 			/* CUDA has signalled: even if what follows fails,
 			 * these images are no longer CUDA's to hand back. */
 			set_owner(images, count, IMAGE_OWNER_CUDA_DONE, false);
 		}
 		ret = unmap_textures(dev, &h, stream);
 		if (ret < 0)
-			return ret;
+			goto out;
 		set_owner(images, count, IMAGE_OWNER_GL, true);
 	}
 	if (h.unit_count > 0) {
 		ret = sync_gl_wait(dev, h.units, h.unit_count);
 		if (ret < 0)
-			return ret;
+			goto out;
 		set_owner(images, count, IMAGE_OWNER_GL, false);
 	}
-	return 0;
+out:
+	if (cuda)
+		device_pop_cuda(dev);
+	return ret;
 }

@@ -26,6 +26,15 @@ image_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind,
 	return img;
 }
 
+/* Whether freeing the image calls CUDA: it has CUDA objects. */
+static bool
+image_has_cuda(const struct glcuda_image *img)
+{
+	return img->dev->has_cuda &&
+	       (img->import.memory || img->depth_import.memory || img->resource ||
+		img->sync.cuda_done);
+}
+
 /* Tear down in dependency order: GL names (GL defers the release until its
  * queued commands are done), then CUDA objects once CUDA work on the image
  * has finished, then the Vulkan memory both imported. On a lost device
@@ -33,21 +42,19 @@ image_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind,
  * signal from a reset GL context), and on a broken CUDA context the
  * destroy calls fail and its objects go with the context instead. */
 void
-image_free(struct glcuda_image *img, bool gl_current)
+image_free(struct glcuda_image *img, bool gl_current, bool cuda_current)
 {
 	struct glcuda_device *dev = img->dev;
 	const struct image_kind_ops *ops = img->ops;
-	bool cuda_pushed = false;
 
 	if (gl_current && ops->release_gl)
 		ops->release_gl(img);
 
-	if (dev->has_cuda && (img->import.memory || img->depth_import.memory ||
-			      img->resource || img->sync.cuda_done)) {
-		cuda_pushed = CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
+	if (image_has_cuda(img)) {
 		/* Never free memory a queue may still use. Not a per-frame
-		 * path, so waiting is acceptable here (but not when lost). */
-		bool wait = cuda_pushed && !dev->errors.lost;
+		 * path, so waiting is acceptable here (but not when lost, nor
+		 * without the context). */
+		bool wait = cuda_current && !dev->errors.lost;
 		if (wait && img->owner == IMAGE_OWNER_CUDA) {
 			/* Kernels may be queued after the hand-off on a stream
 			 * glcuda does not know: wait for the whole context. */
@@ -63,8 +70,6 @@ image_free(struct glcuda_image *img, bool gl_current)
 			ops->release_cuda(img);
 		handoff_sync_fini(dev, &img->sync, gl_current);
 	}
-	if (cuda_pushed)
-		device_pop_cuda(dev);
 	/* The exports' memory is not the image's: blocks still held by
 	 * tensors go when their deleters run. */
 	for (unsigned int i = 0; i < ARRAY_LENGTH(img->pools); i++)
@@ -72,6 +77,15 @@ image_free(struct glcuda_image *img, bool gl_current)
 	vk_image_destroy(dev->vk, &img->depth_vk);
 	vk_image_destroy(dev->vk, &img->vk);
 	free(img);
+}
+
+void
+image_destroy(struct glcuda_image *img, bool gl_current, bool cuda_current)
+{
+	if (!img)
+		return;
+	img->dev->live_images--;
+	image_free(img, gl_current, cuda_current);
 }
 
 /* Shared images -------------------------------------------------------- */
@@ -199,7 +213,6 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 {
 	const struct format_info *fmt, *depth;
 	struct glcuda_image *img;
-	bool pushed = false;
 	int ret;
 
 	ret = check_desc(dev, desc, &fmt, &depth);
@@ -254,10 +267,6 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 	}
 
 	if (dev->has_cuda) {
-		ret = device_push_cuda(dev, "glcuda_image_new");
-		if (ret < 0)
-			goto fail;
-		pushed = true;
 		ret = alloc_cuda(dev, fmt, img, &img->vk, &img->import, &img->planes[0]);
 		if (ret == 0 && depth)
 			ret = alloc_cuda(dev, depth, img, &img->depth_vk, &img->depth_import,
@@ -270,8 +279,6 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 			if (ret < 0)
 				goto fail;
 		}
-		device_pop_cuda(dev);
-		pushed = false;
 	}
 
 	dev->live_images++;
@@ -285,9 +292,7 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 	return 0;
 
 fail:
-	if (pushed)
-		device_pop_cuda(dev);
-	image_free(img, true);
+	image_free(img, true, true);
 	return ret;
 }
 
@@ -307,14 +312,21 @@ glcuda_image_new(struct glcuda_device *dev, const struct glcuda_image_desc *desc
 	ret = image_desc_copy(dev, desc, &copied);
 	if (ret < 0)
 		return ret;
-	return image_new_internal(dev, &copied, 0, out);
+	if (!dev->has_cuda)
+		return image_new_internal(dev, &copied, 0, out);
+	ret = device_push_cuda(dev, "glcuda_image_new");
+	if (ret < 0)
+		return ret;
+	ret = image_new_internal(dev, &copied, 0, out);
+	device_pop_cuda(dev);
+	return ret;
 }
 
 GLCUDA_EXPORT void
 glcuda_image_destroy(struct glcuda_image *img)
 {
 	struct glcuda_device *dev;
-	bool gl_current;
+	bool gl_current, cuda_current;
 
 	if (!img)
 		return;
@@ -324,8 +336,10 @@ glcuda_image_destroy(struct glcuda_image *img)
 		log_error(dev, "glcuda_image_destroy: the device's context is not current; "
 			  "the image's GL objects leak. Make the context current "
 			  "before destroying images.\n");
-	dev->live_images--;
-	image_free(img, gl_current);
+	cuda_current = image_has_cuda(img) && device_push_cuda_quietly(dev);
+	image_destroy(img, gl_current, cuda_current);
+	if (cuda_current)
+		device_pop_cuda(dev);
 }
 
 GLCUDA_EXPORT void

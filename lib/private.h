@@ -90,8 +90,16 @@ int device_check_gl(struct glcuda_device *dev, const char *what);
  * for the public calls that do work without GL. */
 int device_check_lost(struct glcuda_device *dev, const char *what);
 
-/* Push/pop the device's CUDA context around CUDA calls. */
+/* Push/pop the device's CUDA context. A public call that calls CUDA pushes
+ * it once, after its argument checks, and pops it on every way out; the
+ * functions below it expect it current and never push (doc/design.md,
+ * "The CUDA context"). device_push_cuda records a failure naming what
+ * (the public call). */
 int device_push_cuda(struct glcuda_device *dev, const char *what);
+/* The push of the destroy calls, which record nothing (the caller's last
+ * error, often why it destroys, must outlive them): whether the context
+ * is now pushed. False on a device without CUDA. */
+bool device_push_cuda_quietly(struct glcuda_device *dev);
 void device_pop_cuda(struct glcuda_device *dev);
 
 /* A CUDA failure, recorded on the device (cuda_call_fail says how). */

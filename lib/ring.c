@@ -163,16 +163,18 @@ ring_orphans_reap(struct glcuda_device *dev, bool context_gone)
 
 /* Ring ------------------------------------------------------------------ */
 
+/* cuda_current: the caller pushed the device's CUDA context (it may have
+ * failed to: the destroy calls, which take explicit handles, are made all
+ * the same, or the semaphores and streams would leak). */
 static void
-ring_free(struct glcuda_ring *ring, bool gl_current)
+ring_free(struct glcuda_ring *ring, bool gl_current, bool cuda_current)
 {
 	struct glcuda_device *dev = ring->dev;
-	bool pushed = dev->has_cuda && CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
 	/* Let queued work finish before its semaphores and images go; destroy
 	 * is not a per-frame path. Not on a lost device, where the wait might
 	 * never return. Whether these succeed or not, host functions still
 	 * queued only touch ring->done (ring_done_release). */
-	bool wait = pushed && !dev->errors.lost;
+	bool wait = cuda_current && !dev->errors.lost;
 
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
@@ -185,8 +187,6 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 		CU_CALL(cuStreamSynchronize, (CUstream)ring->desc.cuda_stream);
 	if (ring->timings)
 		timing_fini(ring, gl_current);
-	/* Destroy calls take explicit handles: make them even if the push
-	 * failed, or the semaphores and streams would leak. */
 	for (uint32_t i = 0; i < ring->slot_count; i++)
 		if (dev->has_cuda)
 			handoff_sync_fini(dev, &ring->frames[i].sync, gl_current);
@@ -195,13 +195,11 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 		if (gl_current && f->fbo)
 			glDeleteFramebuffers(1, &f->fbo);
 		if (f->output != f->input)
-			glcuda_image_destroy(f->output);
-		glcuda_image_destroy(f->input);
+			image_destroy(f->output, gl_current, cuda_current);
+		image_destroy(f->input, gl_current, cuda_current);
 		if (f->own_stream && f->stream)
 			CU_CALL(cuStreamDestroy, f->stream);
 	}
-	if (pushed)
-		device_pop_cuda(dev);
 	if (ring->done)
 		ring_done_release(dev, ring->done);
 	free(ring);
@@ -348,31 +346,25 @@ ring_cuda_new(struct glcuda_ring *ring)
 	struct glcuda_device *dev = ring->dev;
 	int ret;
 
-	ret = device_push_cuda(dev, "glcuda_ring_new");
-	if (ret < 0)
-		return ret;
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		ret = handoff_sync_init(dev, &f->sync);
 		if (ret < 0)
-			goto out;
+			return ret;
 		if (ring->desc.cuda_stream) {
 			f->stream = (CUstream)ring->desc.cuda_stream;
 		} else {
 			CUresult res = CU_CALL(cuStreamCreate, &f->stream, CU_STREAM_NON_BLOCKING);
 			if (res != CUDA_SUCCESS) {
 				f->stream = NULL;
-				ret = device_cuda_fail(dev, res, "cuStreamCreate", NULL);
-				goto out;
+				return device_cuda_fail(dev, res, "cuStreamCreate", NULL);
 			}
 			f->own_stream = true;
 		}
 	}
 	if (ring->timings)
-		ret = timing_init(ring, ring->frames[0].stream);
-out:
-	device_pop_cuda(dev);
-	return ret;
+		return timing_init(ring, ring->frames[0].stream);
+	return 0;
 }
 
 GLCUDA_EXPORT int
@@ -409,15 +401,19 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
 				   "glcuda_ring_new needs a device with CUDA");
 
-	ret = ring_alloc(dev, desc, &ring);
+	/* One push for the slots' images and the ring's CUDA side. */
+	ret = device_push_cuda(dev, "glcuda_ring_new");
 	if (ret < 0)
 		return ret;
+	ret = ring_alloc(dev, desc, &ring);
+	if (ret < 0)
+		goto out;
 	ret = ring_gl_new(ring);
-	if (ret >= 0)
+	if (ret == 0)
 		ret = ring_cuda_new(ring);
 	if (ret < 0) {
-		ring_free(ring, true);
-		return ret;
+		ring_free(ring, true, true);
+		goto out;
 	}
 
 	dev->live_rings++;
@@ -428,14 +424,16 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		  : glcuda_format_get_name(ring_output_format(desc)),
 		  ring->timings ? ", timings" : "");
 	*out = ring;
-	return 0;
+out:
+	device_pop_cuda(dev);
+	return ret;
 }
 
 GLCUDA_EXPORT void
 glcuda_ring_destroy(struct glcuda_ring *ring)
 {
 	struct glcuda_device *dev;
-	bool gl_current;
+	bool gl_current, cuda_current;
 
 	if (!ring)
 		return;
@@ -445,7 +443,10 @@ glcuda_ring_destroy(struct glcuda_ring *ring)
 		log_error(dev, "glcuda_ring_destroy: the device's context is not "
 			  "current; GL framebuffers and queries of the ring leak\n");
 	dev->live_rings--;
-	ring_free(ring, gl_current);
+	cuda_current = device_push_cuda_quietly(dev);
+	ring_free(ring, gl_current, cuda_current);
+	if (cuda_current)
+		device_pop_cuda(dev);
 	ring_orphans_reap(dev, false);
 }
 
@@ -516,22 +517,20 @@ glcuda_frame_submit(struct glcuda_frame *f)
 				   "glcuda_frame_submit: an earlier hand-off of slot %u failed "
 				   "half-way and its semaphores are out of step; destroy and "
 				   "recreate the ring", f->slot);
+	ret = device_push_cuda(dev, "glcuda_frame_submit");
+	if (ret < 0)
+		return ret;
 	if (f->timing)
 		glQueryCounter(f->timing->q_submit, GL_TIMESTAMP);
 	ret = sync_to_cuda(dev, &f->unit, 1, f->stream);
 	if (ret < 0)
-		return ret;
+		goto out;
 	f->state = FRAME_SUBMITTED;
-	if (f->timing) {
-		CUresult res = CUDA_ERROR_INVALID_CONTEXT;
-		if (device_push_cuda(dev, "glcuda_frame_submit") == 0) {
-			res = CU_CALL(cuEventRecord, f->timing->ev_start, f->stream);
-			device_pop_cuda(dev);
-		}
-		if (res != CUDA_SUCCESS)
-			frame_drop_timing(f);
-	}
-	return 0;
+	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_start, f->stream) != CUDA_SUCCESS)
+		frame_drop_timing(f);
+out:
+	device_pop_cuda(dev);
+	return ret;
 }
 
 GLCUDA_EXPORT int
@@ -550,27 +549,25 @@ glcuda_frame_complete(struct glcuda_frame *f)
 		return ret;
 	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_end, f->stream) != CUDA_SUCCESS)
 		frame_drop_timing(f);
-	device_pop_cuda(dev);
 	ret = sync_cuda_signal(dev, &f->unit, 1, f->stream);
 	if (ret < 0)
-		return ret;
-	ret = device_push_cuda(dev, "glcuda_frame_complete");
-	if (ret < 0)
-		return ret;
+		goto out;
 	/* Counted before the launch: the host function may run (and
 	 * uncount itself) before cuLaunchHostFunc returns. */
 	atomic_fetch_add(&f->ring->done->pending, 1);
 	res = CU_CALL(cuLaunchHostFunc, f->stream, frame_done_host_fn,
 				   &f->ring->done->slots[f->slot]);
-	device_pop_cuda(dev);
 	/* The hand-off back is enqueued whatever happens next. */
 	f->state = FRAME_COMPLETED;
 	if (res != CUDA_SUCCESS) {
 		atomic_fetch_sub(&f->ring->done->pending, 1);
-		return device_cuda_fail(dev, res, "cuLaunchHostFunc", NULL);
+		ret = device_cuda_fail(dev, res, "cuLaunchHostFunc", NULL);
+		goto out;
 	}
 	f->done_target = ++f->launched;
-	return 0;
+out:
+	device_pop_cuda(dev);
+	return ret;
 }
 
 static void
@@ -635,6 +632,28 @@ glcuda_ring_dispatch(struct glcuda_ring *ring)
 	return n;
 }
 
+/* The calls on GL's side of a frame call CUDA only for the CPU mode's wait
+ * (sync_gl_wait_needs_cuda), and push the CUDA context for it then only.
+ * Returns 1 when it pushed, 0 when CUDA is not needed, or the push's
+ * error. */
+static int
+gl_side_push(struct glcuda_device *dev, const char *call)
+{
+	int ret;
+
+	if (!sync_gl_wait_needs_cuda(dev))
+		return 0;
+	ret = device_push_cuda(dev, call);
+	return ret < 0 ? ret : 1;
+}
+
+static void
+gl_side_pop(struct glcuda_device *dev, int pushed)
+{
+	if (pushed > 0)
+		device_pop_cuda(dev);
+}
+
 /* Enqueue GL's wait for a completed frame and mark it presented. */
 static int
 frame_gl_wait(struct glcuda_frame *f)
@@ -655,11 +674,14 @@ GLCUDA_EXPORT int
 glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 {
 	struct glcuda_frame *newest = NULL;
-	int ret;
+	int pushed, ret;
 
 	ret = ring_enter(ring, out, "glcuda_ring_take_newest");
 	if (ret < 0)
 		return ret;
+	pushed = gl_side_push(ring->dev, "glcuda_ring_take_newest");
+	if (pushed < 0)
+		return pushed;
 	glcuda_ring_dispatch(ring);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
@@ -684,30 +706,38 @@ glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 		}
 	}
 	/* Not a failure: nothing is recorded, as for glcuda_ring_acquire(). */
-	if (!newest)
-		return -EAGAIN;
+	if (!newest) {
+		ret = -EAGAIN;
+		goto out;
+	}
 	ret = frame_gl_wait(newest);
 	if (ret < 0)
-		return ret;
+		goto out;
 	frame_taken(newest);
 	*out = newest;
-	return 0;
+out:
+	gl_side_pop(ring->dev, pushed);
+	return ret;
 }
 
 GLCUDA_EXPORT int
 glcuda_frame_wait_gl(struct glcuda_frame *f)
 {
-	int ret;
+
+	int pushed, ret;
 
 	ret = frame_enter(f, "glcuda_frame_wait_gl", STATE(FRAME_COMPLETED), "completed", true);
 	if (ret < 0)
 		return ret;
+	pushed = gl_side_push(f->ring->dev, "glcuda_frame_wait_gl");
+	if (pushed < 0)
+		return pushed;
 	ret = frame_gl_wait(f);
-	if (ret < 0)
-		return ret;
 	/* Presented: take_newest must not go back before it. */
-	frame_taken(f);
-	return 0;
+	if (ret == 0)
+		frame_taken(f);
+	gl_side_pop(f->ring->dev, pushed);
+	return ret;
 }
 
 GLCUDA_EXPORT int
@@ -720,7 +750,12 @@ glcuda_frame_release(struct glcuda_frame *f)
 	if (ret < 0)
 		return ret;
 	if (f->state == FRAME_COMPLETED) {
+		int pushed = gl_side_push(f->ring->dev, "glcuda_frame_release");
+
+		if (pushed < 0)
+			return pushed;
 		ret = frame_gl_wait(f);
+		gl_side_pop(f->ring->dev, pushed);
 		if (ret < 0)
 			return ret;
 	}

@@ -170,13 +170,7 @@ sync_to_cuda(struct glcuda_device *dev, const struct handoff_unit *units,
 		sems[i] = units[i].sync->to_cuda.cu;
 		params[i].params.fence.value = units[i].sync->to_cuda.value;
 	}
-	ret = device_push_cuda(dev, "the hand-off to CUDA");
-	if (ret < 0) {
-		mark_broken(units, count, !timeline);
-		return ret;
-	}
 	res = CU_CALL(cuWaitExternalSemaphoresAsync, sems, params, count, stream);
-	device_pop_cuda(dev);
 	if (res != CUDA_SUCCESS) {
 		mark_broken(units, count, !timeline);
 		return device_cuda_fail(dev, res, "cuWaitExternalSemaphoresAsync",
@@ -191,13 +185,11 @@ sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
 		 unsigned int count, CUstream stream)
 {
 	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params[SYNC_MAX_IMAGES];
-	CUexternalSemaphore sems[SYNC_MAX_IMAGES];
+	/* Initialised for GCC, which cannot see that the loop below fills
+	 * what the signal reads. */
+	CUexternalSemaphore sems[SYNC_MAX_IMAGES] = { NULL };
 	CUresult res = CUDA_SUCCESS;
-	int ret;
 
-	ret = device_push_cuda(dev, "the hand-off to GL");
-	if (ret < 0)
-		return ret;
 	if (dev->caps.sync_mode != GLCUDA_SYNC_CPU) {
 		memset(params, 0, sizeof(params[0]) * count);
 		for (unsigned int i = 0; i < count; i++) {
@@ -205,12 +197,10 @@ sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
 			params[i].params.fence.value = units[i].sync->to_gl.value + 1;
 		}
 		res = CU_CALL(cuSignalExternalSemaphoresAsync, sems, params, count, stream);
-		if (res != CUDA_SUCCESS) {
-			device_pop_cuda(dev);
+		if (res != CUDA_SUCCESS)
 			return device_cuda_fail(dev, res, "cuSignalExternalSemaphoresAsync",
 						"Check that the stream is valid and belongs to "
 						"the device's CUDA context.");
-		}
 		for (unsigned int i = 0; i < count; i++)
 			units[i].sync->to_gl.value++;
 	}
@@ -219,7 +209,6 @@ sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
 		res = CU_CALL(cuEventRecord, units[i].sync->cuda_done, stream);
 		units[i].sync->cuda_done_recorded = res == CUDA_SUCCESS;
 	}
-	device_pop_cuda(dev);
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(dev, res, "cuEventRecord", NULL);
 	return 0;
@@ -231,21 +220,15 @@ sync_gl_wait(struct glcuda_device *dev, const struct handoff_unit *units, unsign
 	bool timeline = dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE;
 	int ret;
 
-	if (dev->caps.sync_mode == GLCUDA_SYNC_CPU) {
-		ret = device_push_cuda(dev, "the hand-off to GL");
-		if (ret < 0)
-			return ret;
+	if (sync_gl_wait_needs_cuda(dev)) {
 		for (unsigned int i = 0; i < count; i++) {
 			/* The CPU mode's blocking wait in this direction. */
 			CUresult res = units[i].sync->cuda_done_recorded
 					       ? CU_CALL(cuEventSynchronize, units[i].sync->cuda_done)
 					       : CUDA_SUCCESS;
-			if (res != CUDA_SUCCESS) {
-				device_pop_cuda(dev);
+			if (res != CUDA_SUCCESS)
 				return device_cuda_fail(dev, res, "cuEventSynchronize", NULL);
-			}
 		}
-		device_pop_cuda(dev);
 		log_debug(dev, "hand-off to GL: waited for CUDA on the CPU (sync mode cpu)\n");
 		return 0;
 	}

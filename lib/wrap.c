@@ -130,8 +130,7 @@ require_cuda(struct glcuda_device *dev, const char *what)
 	return 0;
 }
 
-/* The image a wrap fills, with the device's CUDA context pushed: 0, or the
- * error with nothing to undo. */
+/* The image a wrap fills: 0, or the error with nothing to undo. */
 static int
 alloc_wrapped(struct glcuda_device *dev, enum glcuda_image_kind kind,
 	      uint32_t flags, const char *what, struct glcuda_image **img)
@@ -143,12 +142,7 @@ alloc_wrapped(struct glcuda_device *dev, enum glcuda_image_kind kind,
 	*img = image_alloc(dev, kind, &wrap_ops, flags);
 	if (!*img)
 		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
-	ret = device_push_cuda(dev, what);
-	if (ret < 0) {
-		free(*img);
-		*img = NULL;
-	}
-	return ret;
+	return 0;
 }
 
 static int
@@ -210,6 +204,11 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 				    what, &img);
 	if (ret < 0)
 		return ret;
+	ret = device_push_cuda(dev, what);
+	if (ret < 0) {
+		free(img);
+		return ret;
+	}
 	img->texture = texture;
 	img->target = target;
 	img->plane_count = 1;
@@ -252,8 +251,8 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 	return 0;
 
 fail:
+	image_free(img, true, true);
 	device_pop_cuda(dev);
-	image_free(img, true);
 	return ret;
 }
 
@@ -275,6 +274,11 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image,
 			    &img);
 	if (ret < 0)
 		return ret;
+	ret = device_push_cuda(dev, what);
+	if (ret < 0) {
+		free(img);
+		return ret;
+	}
 	ret = cuda_register_egl_image(&dev->errors, image,
 				      flags & GLCUDA_WRAP_FLAG_READ_ONLY,
 				      flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD,
@@ -292,8 +296,8 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image,
 	if (ret == 0)
 		ret = handoff_sync_init(dev, &img->sync);
 	if (ret < 0) {
+		image_free(img, true, true);
 		device_pop_cuda(dev);
-		image_free(img, true);
 		return ret;
 	}
 	device_pop_cuda(dev);

@@ -10,8 +10,9 @@
  * out of order, held back by the fake's stream holds), the ready fd's
  * wakeups with a completion forced into each step of dispatch and a
  * dispatch into each step of a completion (the library's seams,
- * lib/seam.h), destroy with frames in flight, and failures of driver
- * calls. Runs anywhere; a real libcuda.so.1 is ignored.
+ * lib/seam.h), destroy with frames in flight, failures of driver calls,
+ * and one push of the CUDA context per call, popped on every way out.
+ * Runs anywhere; a real libcuda.so.1 is ignored.
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"
@@ -1021,6 +1022,110 @@ START_TEST(destroy_in_flight_no_leaks)
 }
 END_TEST
 
+/* Each public call pushes the device's CUDA context once and pops it on
+ * every way out (doc/design.md, "The CUDA context"): with the second
+ * cuCtxPushCurrent of each call made to fail, every call of an image's and
+ * a frame's life still succeeds; and after calls that fail once pushed,
+ * nothing is left pushed on the caller's thread. */
+static void
+arm_second_push(void)
+{
+	/* Each time spelt differently ("2", "02", "002"...): the fake
+	 * restarts its count when the variable differs from the one it last
+	 * read, so each call counts its own pushes. */
+	static int armed;
+	char fail[128];
+
+	armed++;
+	ck_assert_int_lt(armed, 100);
+	snprintf(fail, sizeof(fail), "cuCtxPushCurrent:%0*d", armed, 2);
+	setenv("GLCUDA_FAKE_CUDA_FAIL", fail, 1);
+}
+
+#define ONE_PUSH(call)                                                     \
+	do {                                                               \
+		int r_;                                                    \
+		arm_second_push();                                         \
+		r_ = (call);                                               \
+		unsetenv("GLCUDA_FAKE_CUDA_FAIL");                         \
+		ck_assert_msg(r_ >= 0, "%s pushed more than once: %s", #call, \
+			      glcuda_get_last_error());                    \
+	} while (0)
+
+/* This thread's context stack is empty: the test pushes nothing itself. */
+static void
+assert_nothing_pushed(const char *after)
+{
+	CUcontext ctx = NULL;
+
+	ck_assert_msg(CU(cuCtxPopCurrent)(&ctx) != CUDA_SUCCESS,
+		      "%s left a CUDA context pushed", after);
+}
+
+/* A call that fails after its push, on the fake's failure of call. */
+#define FAILS_POPPED(fail, call)                                          \
+	do {                                                              \
+		setenv("GLCUDA_FAKE_CUDA_FAIL", fail, 1);                 \
+		ck_assert_int_lt((call), 0);                              \
+		unsetenv("GLCUDA_FAKE_CUDA_FAIL");                        \
+		assert_nothing_pushed(#call);                             \
+	} while (0)
+
+START_TEST(one_push_per_call)
+{
+	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc), .width = W, .height = H, .slots = 2,
+		.input_format = GLCUDA_FORMAT_RGBA8,
+		.flags = GLCUDA_RING_FLAG_TIMINGS,
+	};
+	struct glcuda_frame_timings t = { .size = sizeof(t) };
+	struct glcuda_image *img, *img2 = NULL;
+	struct glcuda_ring *ring, *ring2 = NULL;
+	struct glcuda_frame *f, *taken;
+	struct env e;
+
+	env_setup(&e, false);
+	ONE_PUSH(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ONE_PUSH(glcuda_handoff_to_cuda(e.dev, &img, 1, NULL));
+	ONE_PUSH(glcuda_handoff_to_gl(e.dev, &img, 1, NULL));
+	ONE_PUSH(glcuda_ring_new(e.dev, &desc, &ring));
+	for (int n = 0; n < 3; n++) {
+		ONE_PUSH(glcuda_ring_acquire(ring, &f));
+		test_render_frame(f, W, H);
+		ONE_PUSH(glcuda_frame_submit(f));
+		ONE_PUSH(glcuda_frame_complete(f));
+		fake.settle();
+		if (n == 0) {
+			ONE_PUSH(glcuda_frame_wait_gl(f));
+			ONE_PUSH(glcuda_frame_release(f));
+		} else if (n == 1) {
+			ONE_PUSH(glcuda_ring_take_newest(ring, &taken));
+			ck_assert_ptr_eq(taken, f);
+			ONE_PUSH(glcuda_frame_release(f));
+		} else {
+			/* Released while completed: the release waits. */
+			ONE_PUSH(glcuda_frame_release(f));
+		}
+		ONE_PUSH(glcuda_ring_read_timings(ring, &t));
+	}
+	assert_nothing_pushed("a frame's calls");
+
+	FAILS_POPPED("cuImportExternalMemory:1",
+		     test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
+	FAILS_POPPED("cuStreamCreate:1", glcuda_ring_new(e.dev, &desc, &ring2));
+	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, NULL));
+	FAILS_POPPED("cuEventRecord:1", glcuda_handoff_to_gl(e.dev, &img, 1, NULL));
+	ck_ok(glcuda_ring_acquire(ring, &f));
+	ck_ok(glcuda_frame_submit(f));
+	FAILS_POPPED("cuLaunchHostFunc:1", glcuda_frame_complete(f));
+	ck_ok(glcuda_frame_release(f));
+	glcuda_ring_destroy(ring);
+	glcuda_image_destroy(img);
+	assert_nothing_pushed("the destroy calls");
+	env_teardown(&e);
+}
+END_TEST
+
 /* Driver calls that fail: clean errors, nothing leaked, and the device
  * works afterwards. */
 START_TEST(driver_failures)
@@ -1116,6 +1221,7 @@ main(void)
 		TEST_ONCE(wakeup_dispatch_inside_completion),
 		TEST_ONCE(wakeup_completion_inside_dispatch), TEST_ONCE(user_data),
 		TEST_LOOP(destroy_in_flight_no_leaks, 2), TEST_ONCE(driver_failures),
+		TEST_ONCE(one_push_per_call),
 	};
 
 	fake_cuda_test_setup();
