@@ -29,38 +29,38 @@ check_images(struct glcuda_device *dev, struct glcuda_image *const *images,
 	     unsigned int count, enum image_owner expected, const char *what)
 {
 	if (!images || count == 0 || count > SYNC_MAX_IMAGES)
-		return glcuda_fail(dev, -EINVAL, "%s: %s (1..%d images per hand-off)", what,
+		return device_fail(dev, -EINVAL, "%s: %s (1..%d images per hand-off)", what,
 				   !images ? "images is NULL" : "bad image count",
 				   SYNC_MAX_IMAGES);
 	for (unsigned int i = 0; i < count; i++) {
 		const struct glcuda_image *img = images[i];
 		if (!img)
-			return glcuda_fail(dev, -EINVAL, "%s: images[%u] is NULL", what, i);
+			return device_fail(dev, -EINVAL, "%s: images[%u] is NULL", what, i);
 		if (img->dev != dev)
-			return glcuda_fail(dev, GLCUDA_ERROR_WRONG_DEVICE,
+			return device_fail(dev, GLCUDA_ERROR_WRONG_DEVICE,
 					   "%s: images[%u] belongs to another glcuda device",
 					   what, i);
 		if (img->private_flags & IMAGE_PRIVATE_RING_MANAGED)
-			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+			return device_fail(dev, GLCUDA_ERROR_BAD_STATE,
 					   "%s: images[%u] belongs to a ring, which hands it "
 					   "off itself (glcuda_frame_submit/complete)", what, i);
 		if (img->sync.broken)
-			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+			return device_fail(dev, GLCUDA_ERROR_BAD_STATE,
 					   "%s: images[%u]: an earlier hand-off of this image "
 					   "failed half-way and its semaphores are out of step; "
 					   "destroy and recreate the image", what, i);
 		if (img->owner != expected)
-			return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+			return device_fail(dev, GLCUDA_ERROR_BAD_STATE,
 					   "%s: images[%u] is %s, expected %s", what, i,
 					   owner_name(img->owner), owner_name(expected));
 		for (unsigned int j = 0; j < i; j++)
 			if (images[j] == img)
-				return glcuda_fail(dev, -EINVAL,
+				return device_fail(dev, -EINVAL,
 						   "%s: images[%u] and images[%u] are the same image",
 						   what, j, i);
 	}
 	if (!dev->has_cuda)
-		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+		return device_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
 				   "%s: this device was made without CUDA", what);
 	return 0;
 }
@@ -84,9 +84,9 @@ begin_image_handoff(struct glcuda_device *dev, struct glcuda_image *const *image
 {
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!dev)
-		return glcuda_fail(NULL, -EINVAL, "%s: dev is NULL", what);
+		return device_fail(NULL, -EINVAL, "%s: dev is NULL", what);
 	ret = device_check_gl(dev, what);
 	if (ret < 0)
 		return ret;

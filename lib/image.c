@@ -127,32 +127,32 @@ check_desc(struct glcuda_device *dev, const struct glcuda_image_desc *d,
 	*fmt = format_info(d->format);
 	*depth = d->depth_format ? format_info(d->depth_format) : NULL;
 	if (!*fmt)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "glcuda_image_new: %d is not a glcuda_format", (int)d->format);
 	if (d->width == 0 || d->height == 0 || d->width > dev->caps.max_image_size ||
 	    d->height > dev->caps.max_image_size)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "glcuda_image_new: %ux%u is not a valid size: each side "
 				   "must be 1..%u (the smaller of GL_MAX_TEXTURE_SIZE and "
 				   "Vulkan's maxImageDimension2D)",
 				   d->width, d->height, dev->caps.max_image_size);
 	if (layers > dev->caps.max_image_layers)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "glcuda_image_new: %u layers; this device allows 1..%u "
 				   "(caps.max_image_layers: the smallest of GL's, Vulkan's "
 				   "and CUDA's limits)", layers, dev->caps.max_image_layers);
 	if (d->depth_format && (!*depth || !(*depth)->is_depth))
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "glcuda_image_new: depth_format %d (%s) is not a depth "
 				   "format; use GLCUDA_FORMAT_DEPTH32F, or 0 for none",
 				   (int)d->depth_format, glcuda_format_get_name(d->depth_format));
 	if (*depth && (*fmt)->is_depth)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "glcuda_image_new: a %s image is a depth buffer already; "
 				   "leave depth_format 0", (*fmt)->name);
 	if (d->flags & ~(uint32_t)(GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE |
 				   GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER))
-		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: unknown flags 0x%x",
+		return device_fail(dev, -EINVAL, "glcuda_image_new: unknown flags 0x%x",
 				   d->flags);
 	return 0;
 }
@@ -224,7 +224,7 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 
 	img = image_alloc(dev, GLCUDA_IMAGE_KIND_SHARED, &shared_ops, desc->flags);
 	if (!img)
-		return glcuda_fail(dev, -ENOMEM, "glcuda_image_new: out of memory");
+		return device_fail(dev, -ENOMEM, "glcuda_image_new: out of memory");
 	img->private_flags = private_flags;
 	img->fmt = fmt;
 	img->depth_fmt = depth;
@@ -252,7 +252,7 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 	if (!(private_flags & IMAGE_PRIVATE_RING_MANAGED)) {
 		img->fbos = calloc(img->layers, sizeof(*img->fbos));
 		if (!img->fbos) {
-			ret = glcuda_fail(dev, -ENOMEM, "glcuda_image_new: out of memory");
+			ret = device_fail(dev, -ENOMEM, "glcuda_image_new: out of memory");
 			goto fail;
 		}
 		ret = gl_create_framebuffers(&dev->gl, glcuda_image_get_gl_target(img),
@@ -303,9 +303,9 @@ glcuda_image_new(struct glcuda_device *dev, const struct glcuda_image_desc *desc
 	struct glcuda_image_desc copied;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!dev || !desc || !out)
-		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: %s is NULL",
+		return device_fail(dev, -EINVAL, "glcuda_image_new: %s is NULL",
 				   !dev ? "dev" : !desc ? "desc" : "out");
 	/* A struct of this glcuda's size from here on, whatever the size the
 	 * caller was built with. */
@@ -425,12 +425,12 @@ glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
 	struct glcuda_cuda_plane full;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!img || !out)
-		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
+		return device_fail(img ? img->dev : NULL, -EINVAL,
 				   "glcuda_image_get_cuda_plane: %s is NULL", img ? "out" : "img");
 	if (plane >= img->plane_count)
-		return glcuda_fail(img->dev, -EINVAL,
+		return device_fail(img->dev, -EINVAL,
 				   "glcuda_image_get_cuda_plane: plane %u of an image with %u", plane,
 				   img->plane_count);
 	ret = cuda_plane_check(img->dev, out);

@@ -68,11 +68,11 @@ device_errors(const struct glcuda_device *dev)
 	return dev ? (struct error_sink *)&dev->errors : NULL;
 }
 
-#define glcuda_fail(dev, ...) error_fail(device_errors(dev), __VA_ARGS__)
-#define glcuda_log(dev, ...) error_log(device_errors(dev), __VA_ARGS__)
-#define log_debug(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
-#define log_info(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
-#define log_error(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
+#define device_fail(dev, ...) error_fail(device_errors(dev), __VA_ARGS__)
+#define device_log(dev, ...) error_log(device_errors(dev), __VA_ARGS__)
+#define log_debug(dev, ...) device_log((dev), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
+#define log_info(dev, ...) device_log((dev), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
+#define log_error(dev, ...) device_log((dev), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
 
 /* device.c --------------------------------------------------------------- */
 

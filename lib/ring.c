@@ -41,7 +41,7 @@ state_name(enum frame_state s)
 static int
 bad_state(struct glcuda_frame *f, const char *call, const char *expected)
 {
-	return glcuda_fail(f->ring->dev, GLCUDA_ERROR_BAD_STATE,
+	return device_fail(f->ring->dev, GLCUDA_ERROR_BAD_STATE,
 			   "%s: frame %llu (slot %u) is %s; it must be %s", call,
 			   (unsigned long long)f->number, f->slot, state_name(f->state),
 			   expected);
@@ -59,9 +59,9 @@ frame_enter(struct glcuda_frame *f, const char *call, unsigned int states,
 {
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "%s: frame is NULL", call);
+		return device_fail(NULL, -EINVAL, "%s: frame is NULL", call);
 	ret = device_check_lost(f->ring->dev, call);
 	if (ret < 0)
 		return ret;
@@ -75,9 +75,9 @@ frame_enter(struct glcuda_frame *f, const char *call, unsigned int states,
 static int
 ring_enter(struct glcuda_ring *ring, struct glcuda_frame **out, const char *call)
 {
-	glcuda_clear_error();
+	error_clear();
 	if (!ring || !out)
-		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL, "%s: %s is NULL", call,
+		return device_fail(ring ? ring->dev : NULL, -EINVAL, "%s: %s is NULL", call,
 				   ring ? "out" : "ring");
 	return device_check_gl(ring->dev, call);
 }
@@ -217,16 +217,16 @@ static int
 ring_desc_check(struct glcuda_device *dev, const struct glcuda_ring_desc *desc)
 {
 	if (desc->slots != 0 && (desc->slots < 2 || desc->slots > RING_MAX_SLOTS))
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %u slots; a ring has 2..%d",
+		return device_fail(dev, -EINVAL, "glcuda_ring_new: %u slots; a ring has 2..%d",
 				   desc->slots, RING_MAX_SLOTS);
 	if (desc->flags & ~(uint32_t)(GLCUDA_RING_FLAG_IN_PLACE | GLCUDA_RING_FLAG_TIMINGS))
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: unknown flags 0x%x",
+		return device_fail(dev, -EINVAL, "glcuda_ring_new: unknown flags 0x%x",
 				   desc->flags);
 	if (!format_info(desc->input_format))
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: input_format %d is not a "
+		return device_fail(dev, -EINVAL, "glcuda_ring_new: input_format %d is not a "
 				   "glcuda_format", (int)desc->input_format);
 	if (!(desc->flags & GLCUDA_RING_FLAG_IN_PLACE) && !format_info(ring_output_format(desc)))
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: output_format %d is not a "
+		return device_fail(dev, -EINVAL, "glcuda_ring_new: output_format %d is not a "
 				   "glcuda_format", (int)desc->output_format);
 	return 0;
 }
@@ -241,7 +241,7 @@ ring_alloc(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 
 	ring = calloc(1, sizeof(*ring));
 	if (!ring)
-		return glcuda_fail(dev, -ENOMEM, "glcuda_ring_new: out of memory");
+		return device_fail(dev, -ENOMEM, "glcuda_ring_new: out of memory");
 	ring->dev = dev;
 	ring->desc = *desc;
 	ring->slot_count = desc->slots ? desc->slots : 3;
@@ -249,13 +249,13 @@ ring_alloc(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	ring->done = calloc(1, sizeof(*ring->done));
 	if (!ring->done) {
 		free(ring);
-		return glcuda_fail(dev, -ENOMEM, "glcuda_ring_new: out of memory");
+		return device_fail(dev, -ENOMEM, "glcuda_ring_new: out of memory");
 	}
 	for (uint32_t i = 0; i < RING_MAX_SLOTS; i++)
 		ring->done->slots[i].done = ring->done;
 	ring->done->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ring->done->efd < 0) {
-		ret = glcuda_fail(dev, -errno, "glcuda_ring_new: eventfd: %s", strerror(errno));
+		ret = device_fail(dev, -errno, "glcuda_ring_new: eventfd: %s", strerror(errno));
 		free(ring->done);
 		free(ring);
 		return ret;
@@ -308,7 +308,7 @@ slot_gl_new(struct glcuda_ring *ring, struct glcuda_frame *f)
 			       f->input->texture, 0);
 	status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
 	if (status != GL_FRAMEBUFFER_COMPLETE)
-		return glcuda_fail(dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+		return device_fail(dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
 				   "glcuda_ring_new: a framebuffer with the %s input "
 				   "texture is incomplete (glCheckFramebufferStatus "
 				   "0x%04x); GL cannot render into this format",
@@ -375,9 +375,9 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	struct glcuda_ring_desc copied;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!dev || !desc || !out)
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %s is NULL",
+		return device_fail(dev, -EINVAL, "glcuda_ring_new: %s is NULL",
 				   !dev ? "dev" : !desc ? "desc" : "out");
 	/* From here on desc is a struct of this glcuda's size, whatever the
 	 * size the caller was built with. */
@@ -393,12 +393,12 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		return ret;
 	ring_orphans_reap(dev, false);
 	if ((desc->flags & GLCUDA_RING_FLAG_TIMINGS) && !dev->gl.has_timer_query)
-		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+		return device_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
 				   "glcuda_ring_new: GLCUDA_RING_FLAG_TIMINGS needs GL timer "
 				   "queries (GL_EXT_disjoint_timer_query on GLES), which "
 				   "\"%s\" lacks", dev->caps.gl_renderer);
 	if (!dev->has_cuda)
-		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+		return device_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
 				   "glcuda_ring_new needs a device with CUDA");
 
 	/* One push for the slots' images and the ring's CUDA side. */
@@ -513,7 +513,7 @@ glcuda_frame_submit(struct glcuda_frame *f)
 		return ret;
 	dev = f->ring->dev;
 	if (f->sync.broken)
-		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
+		return device_fail(dev, GLCUDA_ERROR_BAD_STATE,
 				   "glcuda_frame_submit: an earlier hand-off of slot %u failed "
 				   "half-way and its semaphores are out of step; destroy and "
 				   "recreate the ring", f->slot);
@@ -613,7 +613,7 @@ glcuda_ring_dispatch(struct glcuda_ring *ring)
 	int n = 0, ret;
 
 	if (!ring)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_ring_dispatch: ring is NULL");
+		return device_fail(NULL, -EINVAL, "glcuda_ring_dispatch: ring is NULL");
 	ret = device_check_lost(ring->dev, "glcuda_ring_dispatch");
 	if (ret < 0)
 		return ret;

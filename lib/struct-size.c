@@ -157,12 +157,12 @@ check_size(struct glcuda_device *dev, const char *call, const char *type,
 	   size_t full)
 {
 	if (size == 0)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "%s: %s.size is 0. Set it to sizeof(struct "
 				   "%s) (or use %s_init()).",
 				   call, type, type, type);
 	if (size > full)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "%s: %s.size is %zu, larger than the %zu "
 				   "bytes this glcuda (%s) knows: the program "
 				   "was built against a newer glcuda. Run it "
@@ -170,7 +170,7 @@ check_size(struct glcuda_device *dev, const char *call, const char *type,
 				   call, type, size, full,
 				   GLCUDA_VERSION_STRING);
 	if (size < members[0].offset + members[0].size)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "%s: %s.size %zu is smaller than any "
 				   "version of the struct. Set it to "
 				   "sizeof(struct %s).",
@@ -178,7 +178,7 @@ check_size(struct glcuda_device *dev, const char *call, const char *type,
 	for (size_t i = 0; i < count; i++)
 		if (size > members[i].offset &&
 		    size < members[i].offset + members[i].size)
-			return glcuda_fail(dev, -EINVAL,
+			return device_fail(dev, -EINVAL,
 					   "%s: %s.size %zu ends inside a "
 					   "member, so it is no version of the "
 					   "struct. Set it to sizeof(struct "

@@ -114,7 +114,7 @@ gl_fence_wait(struct glcuda_device *dev)
 
 	if (!fence)
 		return gl_check_error(&dev->errors, "glFenceSync") ?:
-		       glcuda_fail(dev, GLCUDA_ERROR_GL, "glFenceSync returned 0");
+		       device_fail(dev, GLCUDA_ERROR_GL, "glFenceSync returned 0");
 	/* The CPU mode's one blocking wait in this direction.
 	 * FLUSH_COMMANDS on the first call so the fence is sure to signal. */
 	r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(5000000000));
@@ -129,7 +129,7 @@ gl_fence_wait(struct glcuda_device *dev)
 	glDeleteSync(fence);
 	if (r == GL_WAIT_FAILED)
 		return gl_check_error(&dev->errors, "glClientWaitSync") ?:
-		       glcuda_fail(dev, GLCUDA_ERROR_GL, "glClientWaitSync failed");
+		       device_fail(dev, GLCUDA_ERROR_GL, "glClientWaitSync failed");
 	return 0;
 }
 

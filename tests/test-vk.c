@@ -44,7 +44,7 @@ quiet_device(void)
 		if (vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid, false,
 				    &warm) == 0)
 			vk_exporter_destroy(warm);
-		glcuda_clear_error();
+		error_clear();
 		dev->errors.last_error[0] = '\0';
 	}
 	return dev;
@@ -325,7 +325,7 @@ START_TEST(test_format_errors)
 	ck_assert(img.image == VK_NULL_HANDLE);
 
 	/* Without record, nothing is written. */
-	glcuda_clear_error();
+	error_clear();
 	dev->errors.last_error[0] = '\0';
 	ret = vk_exporter_check_format(vk, &depth, 16, 16, false);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
@@ -559,7 +559,7 @@ START_TEST(test_fault_injection)
 	ck_assert_uint_gt(clean_calls, 5);
 
 	for (n = 1;; n++) {
-		glcuda_clear_error();
+		error_clear();
 		dev->errors.last_error[0] = '\0';
 		fault_inject(FAULT_VULKAN, n, VK_ERROR_OUT_OF_HOST_MEMORY);
 		ret = run_everything(dev, true);

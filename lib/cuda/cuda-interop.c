@@ -40,7 +40,7 @@ cuda_register_egl_image(struct error_sink *errors, void *egl_image, bool read_on
 	CUresult res;
 
 	*out = NULL;
-	if (!glcuda_cuda.cuGraphicsEGLRegisterImage || !glcuda_cuda.cuGraphicsResourceGetMappedEglFrame)
+	if (!cuda_loader_table.cuGraphicsEGLRegisterImage || !cuda_loader_table.cuGraphicsResourceGetMappedEglFrame)
 		return error_fail(errors, GLCUDA_ERROR_CUDA,
 				  "the CUDA driver has no cuGraphicsEGLRegisterImage / "
 				  "cuGraphicsResourceGetMappedEglFrame: update the NVIDIA driver");
@@ -101,7 +101,7 @@ describe_array(struct error_sink *errors, struct cuda_plane *plane)
 	CUDA_ARRAY3D_DESCRIPTOR desc;
 	CUresult res;
 
-	if (!glcuda_cuda.cuArray3DGetDescriptor)
+	if (!cuda_loader_table.cuArray3DGetDescriptor)
 		return error_fail(errors, GLCUDA_ERROR_CUDA,
 				  "the CUDA driver has no cuArray3DGetDescriptor: update "
 				  "the NVIDIA driver");

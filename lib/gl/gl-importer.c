@@ -147,9 +147,9 @@ gl_state_init(struct gl_state *gl, struct error_sink *errors)
 				   has_ext("GL_EXT_memory_object") ? "" : " and GL_EXT_memory_object");
 
 	if (gl->has_timeline_nv) {
-		gl->CreateSemaphoresNV = (glcuda_PFNGLCREATESEMAPHORESNV)
+		gl->CreateSemaphoresNV = (gl_PFNGLCREATESEMAPHORESNV)
 			eglGetProcAddress("glCreateSemaphoresNV");
-		gl->SemaphoreParameterivNV = (glcuda_PFNGLSEMAPHOREPARAMETERIVNV)
+		gl->SemaphoreParameterivNV = (gl_PFNGLSEMAPHOREPARAMETERIVNV)
 			eglGetProcAddress("glSemaphoreParameterivNV");
 		if (!gl->CreateSemaphoresNV || !gl->SemaphoreParameterivNV) {
 			err_info(gl->errors, "GL_NV_timeline_semaphore is listed but "

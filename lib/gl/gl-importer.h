@@ -21,8 +21,8 @@ struct format_info;
 #define GLCUDA_GL_SEMAPHORE_TYPE_BINARY_NV 0x95B4
 #define GLCUDA_GL_SEMAPHORE_TYPE_TIMELINE_NV 0x95B5
 
-typedef void (*glcuda_PFNGLCREATESEMAPHORESNV)(GLsizei n, GLuint *semaphores);
-typedef void (*glcuda_PFNGLSEMAPHOREPARAMETERIVNV)(GLuint semaphore, GLenum pname, const GLint *params);
+typedef void (*gl_PFNGLCREATESEMAPHORESNV)(GLsizei n, GLuint *semaphores);
+typedef void (*gl_PFNGLSEMAPHOREPARAMETERIVNV)(GLuint semaphore, GLenum pname, const GLint *params);
 
 struct gl_state {
 	/* Where the calls on this state report failures. */
@@ -44,8 +44,8 @@ struct gl_state {
 	bool reset_notification;
 	GLint max_texture_size;
 	GLint max_array_layers; /* GL_MAX_ARRAY_TEXTURE_LAYERS */
-	glcuda_PFNGLCREATESEMAPHORESNV CreateSemaphoresNV;
-	glcuda_PFNGLSEMAPHOREPARAMETERIVNV SemaphoreParameterivNV;
+	gl_PFNGLCREATESEMAPHORESNV CreateSemaphoresNV;
+	gl_PFNGLSEMAPHOREPARAMETERIVNV SemaphoreParameterivNV;
 };
 
 /* Query the current context into *gl: version, profile, extensions,
