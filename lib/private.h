@@ -107,14 +107,44 @@ void device_pop_cuda(struct glcuda_device *dev);
 
 /* struct-size.c ---------------------------------------------------------- */
 
+/* Where a member of a caller's struct lies. A struct's table lists every
+ * member but `size`, in order: a member appended to the struct is appended
+ * to its table too (STRUCT_SIZE_ENDS fails until it is). */
+struct member_span {
+	size_t offset, size;
+};
+
+#define MEMBER_SPAN(type, member) \
+	{ offsetof(type, member), sizeof(((type *)0)->member) }
+
+/* size is the struct's first member, a size_t: the copies rely on it. */
+#define STRUCT_SIZE_FIRST(type)                                           \
+	_Static_assert(offsetof(type, size) == 0 &&                       \
+			       sizeof(((type *)0)->size) == sizeof(size_t), \
+		       #type ".size")
+
+/* The last member ends the struct (no tail padding), so a newer glcuda
+ * that appends a member cannot place it in padding that an older caller's
+ * sizeof already covers. */
+#define STRUCT_SIZE_ENDS(type, member) \
+	(offsetof(type, member) + sizeof(((type *)0)->member) == sizeof(type))
+
+/* Check the size of a caller's struct in (struct-size.c says which sizes
+ * are accepted: members, count is its table) and copy it into out, a
+ * struct of full bytes whose members past the caller's are zero and whose
+ * size is full. call and type name the public call and the struct in the
+ * message. Returns 0 or a recorded -EINVAL. */
+int struct_size_copy_in(struct glcuda_device *dev, const char *call,
+			const char *type, const void *in,
+			const struct member_span *members, size_t count,
+			void *out, size_t full);
+
 /* Check the size member of a caller's struct (struct-size.c says which
  * sizes are accepted) and copy it into *out, a struct of this glcuda's
  * size whose members past the caller's are zero. Returns 0 or a recorded
  * -EINVAL. */
 int device_options_copy(const struct glcuda_device_options *in,
 			struct glcuda_device_options *out);
-int ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
-		   struct glcuda_ring_desc *out);
 /* The same check for a struct glcuda fills for the caller. */
 struct glcuda_cuda_plane;
 int cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out);

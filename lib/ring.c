@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -203,6 +204,33 @@ ring_free(struct glcuda_ring *ring, bool gl_current, bool cuda_current)
 	if (ring->done)
 		ring_done_release(dev, ring->done);
 	free(ring);
+}
+
+/* struct glcuda_ring_desc's members (private.h, struct member_span). */
+static const struct member_span ring_desc_members[] = {
+	MEMBER_SPAN(struct glcuda_ring_desc, width),
+	MEMBER_SPAN(struct glcuda_ring_desc, height),
+	MEMBER_SPAN(struct glcuda_ring_desc, slots),
+	MEMBER_SPAN(struct glcuda_ring_desc, input_format),
+	MEMBER_SPAN(struct glcuda_ring_desc, output_format),
+	MEMBER_SPAN(struct glcuda_ring_desc, flags),
+	MEMBER_SPAN(struct glcuda_ring_desc, cuda_stream),
+};
+
+STRUCT_SIZE_FIRST(struct glcuda_ring_desc);
+_Static_assert(STRUCT_SIZE_ENDS(struct glcuda_ring_desc, cuda_stream),
+	       "struct glcuda_ring_desc: tail padding, or a new member");
+
+/* The caller's description, checked, as a struct of this glcuda's size
+ * whatever the size the caller was built with (lib/struct-size.c). */
+static int
+ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
+	       struct glcuda_ring_desc *out)
+{
+	return struct_size_copy_in(dev, "glcuda_ring_new", "glcuda_ring_desc",
+				   in, ring_desc_members,
+				   ARRAY_LENGTH(ring_desc_members), out,
+				   sizeof(*out));
 }
 
 /* The output's format: the input's unless the caller names another. */
