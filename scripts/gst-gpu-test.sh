@@ -36,7 +36,7 @@
 # lacks, and a kernel of another signature, each an element error with
 # CUDA's reason.
 # Logs and the stats go to
-# ${OUT:-build-gst-gpu}/gst-logs/. The last line says "N passed, N failed";
+# ${OUT:-build-gst-gpu}/gst-logs/. The last line says "N passed, N failed, N skipped";
 # the exit status is non-zero if any check failed.
 #
 # With GST_GPU_FAKE=/path/to/libfakecuda.so it runs on the development
@@ -285,13 +285,20 @@ for api in opengl3 gles2; do
 done
 
 # CUDA memory (GStreamer's gstreamer-cuda-1.0, nvcodec's elements), where
-# the plugin was built with it: for every format, at 160x120 and 1280x720
-# (sizes at which GstGL's and GStreamer's CUDA row layouts agree):
+# the plugin was built with it: for every format, at 160x120 and 1280x720:
 # - glcudafilter ! video/x-raw(memory:CUDAMemory) ! cudadownload, byte for
 #   byte against gldownload of the same frames, every frame's output
-#   counted as the cuda route;
+#   counted as the cuda route. cudadownload's buffers keep the rows of
+#   the CUDA memory (cuMemAllocPitch's pitch: 1024 bytes for a row of 640
+#   on the H200, and for planar formats more rows than the planes need),
+#   which filesink would write with their padding: glupload ! gldownload
+#   after it (the reference's own round trip, exact) packs them;
 # - cudaupload ! glcudafilter ! gldownload likewise, the input cuda;
-# - cudaconvert and cudascale after the element (NVRTC: gst-gpu-env.sh);
+# - cudaconvert and cudascale after the element, where nvcodec has them:
+#   GStreamer 1.22 registers them only if NVRTC compiles its kernels for
+#   compute_52, which NVRTC 13 refuses ("invalid value for
+#   --gpu-architecture"); a 12 or older (gst-gpu-env.sh looks for one) is
+#   needed, else the check is skipped, saying why;
 # - one GstCudaContext in the pipeline: at most one made by GStreamer's
 #   CUDA library (cudacontext's log), and the element on that one;
 # - compute-sanitizer memcheck over one such pipeline.
@@ -316,29 +323,42 @@ if [ -z "${GST_GPU_FAKE:-}" ] && grep -q 'memory:CUDAMemory' "$logdir/inspect.lo
 				continue
 			fi
 			same_as_ref $name-out "$format $size: GL to CUDA memory" output-cuda \
-				"$csrc ! glupload ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory) ! cudadownload"
+				"$csrc ! glupload ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory) ! cudadownload ! glupload ! gldownload"
 			same_as_ref $name-in "$format $size: cudaupload into the element" input-cuda \
 				"$csrc ! cudaupload ! glcudafilter name=f ! gldownload"
 		done
 	done
 	echo "NVRTC for cudaconvert and cudascale: ${GST_CUDA_NVRTC_LIBNAME:-none found}"
 	one='gltestsrc num-buffers=60 ! video/x-raw(memory:GLMemory),format=NV12,width=1280,height=720 ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory)'
-	if GST_DEBUG=cudacontext:4,glcudafilter:4 run cuda-convert "$one ! cudaconvert ! video/x-raw(memory:CUDAMemory),format=RGBA ! cudascale ! video/x-raw(memory:CUDAMemory),width=640,height=360 ! cudadownload ! fakesink"; then
-		pass "glcudafilter ! cudaconvert ! cudascale: 60 frames"
-		stats cuda-convert f frames=60 output-cuda=60
+	ctxlog=cuda-convert
+	if gst-inspect-1.0 cudaconvert > /dev/null 2>&1; then
+		if GST_DEBUG=cudacontext:4,glcudafilter:4 run cuda-convert "$one ! cudaconvert ! video/x-raw(memory:CUDAMemory),format=RGBA ! cudascale ! video/x-raw(memory:CUDAMemory),width=640,height=360 ! cudadownload ! fakesink"; then
+			pass "glcudafilter ! cudaconvert ! cudascale: 60 frames"
+			stats cuda-convert f frames=60 output-cuda=60
+		else
+			fail "glcudafilter ! cudaconvert ! cudascale (see $logdir/cuda-convert.log)"
+		fi
 	else
-		fail "glcudafilter ! cudaconvert ! cudascale (see $logdir/cuda-convert.log)"
+		# nvcodec registers them only where NVRTC compiled its kernels.
+		GST_DEBUG=cudanvrtc:4 gst-inspect-1.0 nvcodec > "$logdir/nvcodec-inspect.log" 2>&1
+		skip "cudaconvert and cudascale: nvcodec did not register them (NVRTC ${GST_CUDA_NVRTC_LIBNAME:-none}: $(grep -m1 -o 'nvrtc: error: .*' "$logdir/nvcodec-inspect.log" || echo 'no NVRTC'); GStreamer 1.22 needs NVRTC 12 or older)"
+		# The context check on nvcodec's other elements: cudaupload
+		# makes the pipeline's context, the element and cudadownload
+		# take it.
+		ctxlog=cuda-context
+		GST_DEBUG=cudacontext:4,glcudafilter:4 run cuda-context "videotestsrc num-buffers=60 ! video/x-raw,format=NV12,width=1280,height=720 ! cudaupload ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink" ||
+			fail "cudaupload ! glcudafilter ! cudadownload (see $logdir/cuda-context.log)"
 	fi
 	# One context: what GStreamer made (if anything) is what the element
 	# took; else the element shared its own.
-	made=$(grep -o 'Created CUDA context 0x[0-9a-f]*' "$logdir/cuda-convert.log" | awk '{ print $4 }' | sort -u)
-	took=$(grep -oE '\(CUcontext 0x[0-9a-f]+\) from the pipeline|CUDA context 0x[0-9a-f]+ as' "$logdir/cuda-convert.log" |
+	made=$(grep -o 'Created CUDA context 0x[0-9a-f]*' "$logdir/$ctxlog.log" | awk '{ print $4 }' | sort -u)
+	took=$(grep -oE '\(CUcontext 0x[0-9a-f]+\) from the pipeline|CUDA context 0x[0-9a-f]+ as' "$logdir/$ctxlog.log" |
 		grep -oE '0x[0-9a-f]+' | sort -u)
 	if [ -n "$took" ] && [ "$(echo "$took" | wc -l)" -eq 1 ] &&
 	   { [ -z "$made" ] || [ "$made" = "$took" ]; }; then
 		pass "one CUDA context in the pipeline: $took (GStreamer made: ${made:-none})"
 	else
-		fail "CUDA contexts: GStreamer made ${made:-none}, the element used ${took:-none} (see $logdir/cuda-convert.log)"
+		fail "CUDA contexts: GStreamer made ${made:-none}, the element used ${took:-none} (see $logdir/$ctxlog.log)"
 	fi
 	sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 	if [ -x "$sanitizer" ]; then
@@ -417,5 +437,5 @@ PTX
 		$ksrc ! glcudafilter ptx-file="$tmp/wrong.ptx" kernel-name=wrong_signature ! fakesink
 fi
 
-echo "$passed passed, $failed failed (logs in $logdir)"
+echo "$passed passed, $failed failed, $skipped skipped (logs in $logdir)"
 [ "$failed" -eq 0 ]

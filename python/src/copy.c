@@ -331,13 +331,18 @@ copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 	       int layer, const struct tensor *t, size_t row_pitch,
 	       size_t layer_pitch, CUstream stream)
 {
-	struct glcuda_device *dev = self->device->dev;
-	struct glcuda_image *img = self->img;
+	struct glcuda_device *dev;
+	struct glcuda_image *img;
 	char message[1024];
+	struct py_call call;
 	int ret, back;
 
+	if (!(img = py_image_call_begin(&call, self)))
+		return -1;
+	dev = self->device->dev;
 	ret = glcuda_handoff_to_cuda(dev, &img, 1, stream);
 	if (ret < 0) {
+		py_call_end(&call);
 		py_raise(ret);
 		return -1;
 	}
@@ -351,6 +356,7 @@ copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 						    layer_pitch, stream);
 	snprintf(message, sizeof(message), "%s", glcuda_get_last_error());
 	back = glcuda_handoff_to_gl(dev, &img, 1, stream);
+	py_call_end(&call);
 	if (ret < 0) {
 		py_raise_message(ret, message);
 		return -1;

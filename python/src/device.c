@@ -18,6 +18,31 @@ py_device_get(struct py_device *dev)
 	return dev->dev;
 }
 
+struct glcuda_device *
+py_call_begin(struct py_call *call, struct py_device *dev)
+{
+	struct glcuda_device *d;
+
+	if (!py_device_get(dev))
+		return NULL;
+	call->lock = dev->lock;
+	call->state = PyEval_SaveThread();
+	PyThread_acquire_lock(call->lock, WAIT_LOCK);
+	d = dev->dev;
+	if (!d) {
+		py_call_end(call);
+		py_raise_closed("device");
+	}
+	return d;
+}
+
+void
+py_call_end(struct py_call *call)
+{
+	PyThread_release_lock(call->lock);
+	PyEval_RestoreThread(call->state);
+}
+
 /* None or a name of enum glcuda_sync_mode ("timeline", ...). */
 static int
 parse_sync_mode(PyObject *obj, enum glcuda_sync_mode *out)
@@ -47,6 +72,7 @@ device_make(PyTypeObject *type, struct glcuda_headless *hl, void *display,
 {
 	struct glcuda_device_options options;
 	struct glcuda_device *dev = NULL;
+	PyThread_type_lock lock;
 	struct py_device *self;
 	int ret;
 
@@ -57,17 +83,27 @@ device_make(PyTypeObject *type, struct glcuda_headless *hl, void *display,
 	Py_END_ALLOW_THREADS
 	if (ret < 0) {
 		py_raise(ret);
+		Py_BEGIN_ALLOW_THREADS
 		glcuda_headless_destroy(hl);
+		Py_END_ALLOW_THREADS
 		return NULL;
 	}
-	self = (struct py_device *)PyType_GenericAlloc(type, 0);
+	lock = PyThread_allocate_lock();
+	self = lock ? (struct py_device *)PyType_GenericAlloc(type, 0) : NULL;
 	if (!self) {
+		if (lock)
+			PyThread_free_lock(lock);
+		else
+			PyErr_NoMemory();
+		Py_BEGIN_ALLOW_THREADS
 		glcuda_device_destroy(dev);
 		glcuda_headless_destroy(hl);
+		Py_END_ALLOW_THREADS
 		return NULL;
 	}
 	self->dev = dev;
 	self->hl = hl;
+	self->lock = lock;
 	return (PyObject *)self;
 }
 
@@ -133,22 +169,39 @@ headless_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 			   glcuda_headless_get_context(hl), sync_mode);
 }
 
-/* Close the images, then the device, then the headless context. */
+/* Close the images, then the device, then the headless context: under
+ * the lock (taken with the GIL held: see struct py_call), destroyed
+ * without the GIL. */
 static void
 device_close(struct py_device *self)
 {
+	struct glcuda_headless *hl = self->hl;
+	struct glcuda_device *dev = self->dev;
+	PyThreadState *state;
+
 	while (self->images)
 		py_image_close(self->images);
-	glcuda_device_destroy(self->dev);
+	if (!dev && !hl)
+		return;
+	PyThread_acquire_lock(self->lock, WAIT_LOCK);
 	self->dev = NULL;
-	glcuda_headless_destroy(self->hl);
 	self->hl = NULL;
+	state = PyEval_SaveThread();
+	glcuda_device_destroy(dev);
+	glcuda_headless_destroy(hl);
+	PyThread_release_lock(self->lock);
+	PyEval_RestoreThread(state);
 }
 
 static void
 device_dealloc(PyObject *obj)
 {
-	device_close((struct py_device *)obj);
+	struct py_device *self = (struct py_device *)obj;
+
+	if (self->lock) {
+		device_close(self);
+		PyThread_free_lock(self->lock);
+	}
 	py_object_free(obj);
 }
 
@@ -178,11 +231,13 @@ static PyObject *
 headless_make_current(PyObject *obj, PyObject *unused)
 {
 	struct py_device *self = (struct py_device *)obj;
+	struct py_call call;
 	int ret;
 
-	if (!py_device_get(self))
+	if (!py_call_begin(&call, self))
 		return NULL;
 	ret = glcuda_headless_make_current(self->hl);
+	py_call_end(&call);
 	if (ret < 0)
 		return py_raise(ret);
 	Py_RETURN_NONE;
@@ -207,6 +262,8 @@ device_image(PyObject *obj, PyObject *args, PyObject *kwargs)
 	struct py_device *self = (struct py_device *)obj;
 	struct glcuda_image_desc desc;
 	struct glcuda_image *img = NULL;
+	struct glcuda_device *dev;
+	struct py_call call;
 	PyObject *format = NULL, *depth = Py_None;
 	unsigned int width, height, layers = 1;
 	int linear = 0, ret;
@@ -224,9 +281,10 @@ device_image(PyObject *obj, PyObject *args, PyObject *kwargs)
 		desc.flags |= GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER;
 	if ((format && py_format_parse(format, &desc.format, "format") < 0) ||
 	    parse_format_arg(depth, &desc.depth_format, "depth") < 0 ||
-	    !py_device_get(self))
+	    !(dev = py_call_begin(&call, self)))
 		return NULL;
-	ret = glcuda_image_new(self->dev, &desc, &img);
+	ret = glcuda_image_new(dev, &desc, &img);
+	py_call_end(&call);
 	if (ret < 0)
 		return py_raise(ret);
 	return py_image_wrap(self, img);
@@ -241,19 +299,22 @@ device_wrap_texture(PyObject *obj, PyObject *args, PyObject *kwargs)
 	unsigned int texture, target = 0x0DE1; /* GL_TEXTURE_2D */
 	struct glcuda_image *img = NULL;
 	int read_only = 0, discard = 0, ret;
+	struct glcuda_device *dev;
+	struct py_call call;
 	uint32_t flags = 0;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "I|I$pp", keywords,
 					 &texture, &target, &read_only,
-					 &discard) ||
-	    !py_device_get(self))
+					 &discard))
 		return NULL;
 	if (read_only)
 		flags |= GLCUDA_WRAP_FLAG_READ_ONLY;
 	if (discard)
 		flags |= GLCUDA_WRAP_FLAG_WRITE_DISCARD;
-	ret = glcuda_image_wrap_gl_texture(self->dev, texture, target, flags,
-					   &img);
+	if (!(dev = py_call_begin(&call, self)))
+		return NULL;
+	ret = glcuda_image_wrap_gl_texture(dev, texture, target, flags, &img);
+	py_call_end(&call);
 	if (ret < 0)
 		return py_raise(ret);
 	return py_image_wrap(self, img);

@@ -97,6 +97,7 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 	PyObject *dl_device = Py_None, *copy = Py_None, *capsule;
 	struct glcuda_image *img;
 	unsigned int plane = 0;
+	struct py_call call;
 	CUstream stream;
 	int versioned, ret;
 
@@ -105,13 +106,15 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 					 &copy, &plane) ||
 	    py_stream_parse(stream_obj, &stream) < 0 ||
 	    wants_versioned(max_version, &versioned) < 0 ||
-	    !(img = py_image_get(self)) ||
-	    check_device_and_copy(self, dl_device, copy) < 0)
+	    !py_image_get(self) ||
+	    check_device_and_copy(self, dl_device, copy) < 0 ||
+	    !(img = py_image_call_begin(&call, self)))
 		return NULL;
 	if (versioned) {
 		DLManagedTensorVersioned *t = NULL;
 
 		ret = glcuda_image_export_dlpack(img, plane, stream, &t);
+		py_call_end(&call);
 		if (ret < 0)
 			return py_raise(ret);
 		capsule = PyCapsule_New(t, versioned_name, capsule_free);
@@ -122,6 +125,7 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 
 		ret = glcuda_image_export_dlpack_unversioned(img, plane,
 							     stream, &t);
+		py_call_end(&call);
 		if (ret < 0)
 			return py_raise(ret);
 		capsule = PyCapsule_New(t, unversioned_name, capsule_free);
@@ -197,14 +201,16 @@ cai_of(struct py_image *self, unsigned int plane)
 {
 	DLManagedTensorVersioned *t = NULL;
 	PyObject *shape = NULL, *strides = NULL, *result = NULL;
-	struct glcuda_image *img = py_image_get(self);
+	struct glcuda_image *img;
+	struct py_call call;
 	int ret;
 
-	if (!img)
+	if (!(img = py_image_call_begin(&call, self)))
 		return NULL;
 	/* On the legacy default stream: the "stream" entry says so, and
 	 * the consumer orders its own stream after it. */
 	ret = glcuda_image_export_dlpack(img, plane, NULL, &t);
+	py_call_end(&call);
 	if (ret < 0)
 		return py_raise(ret);
 	py_image_cai_release(self);

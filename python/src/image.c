@@ -16,6 +16,21 @@ py_image_get(struct py_image *img)
 	return img->img;
 }
 
+struct glcuda_image *
+py_image_call_begin(struct py_call *call, struct py_image *img)
+{
+	struct glcuda_image *handle;
+
+	if (!py_image_get(img) || !py_call_begin(call, img->device))
+		return NULL;
+	handle = img->img;
+	if (!handle) {
+		py_call_end(call);
+		py_raise_closed("image (or its device)");
+	}
+	return handle;
+}
+
 PyObject *
 py_image_wrap(struct py_device *dev, struct glcuda_image *img)
 {
@@ -23,7 +38,9 @@ py_image_wrap(struct py_device *dev, struct glcuda_image *img)
 
 	self = (struct py_image *)PyType_GenericAlloc(py_image_type, 0);
 	if (!self) {
+		Py_BEGIN_ALLOW_THREADS
 		glcuda_image_destroy(img);
+		Py_END_ALLOW_THREADS
 		return NULL;
 	}
 	self->img = img;
@@ -36,17 +53,26 @@ py_image_wrap(struct py_device *dev, struct glcuda_image *img)
 }
 
 /* Destroy the glcuda image and leave the device's list. The tensors
- * exported from it stay valid (their memory is freed by their deleters). */
+ * exported from it stay valid (their memory is freed by their deleters).
+ * Detached under the device's lock, taken with the GIL held, and
+ * destroyed without the GIL (struct py_call). */
 void
 py_image_close(struct py_image *self)
 {
 	struct py_device *dev = self->device;
+	struct glcuda_image *img;
+	PyThreadState *state;
 
 	if (!dev)
 		return;
-	py_image_cai_release(self);
-	glcuda_image_destroy(self->img);
+	PyThread_acquire_lock(dev->lock, WAIT_LOCK);
+	img = self->img;
 	self->img = NULL;
+	py_image_cai_release(self);
+	state = PyEval_SaveThread();
+	glcuda_image_destroy(img);
+	PyThread_release_lock(dev->lock);
+	PyEval_RestoreThread(state);
 	if (self->prev)
 		self->prev->next = self->next;
 	else

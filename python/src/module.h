@@ -31,6 +31,9 @@ struct py_device {
 	struct glcuda_device *dev;
 	struct glcuda_headless *hl;
 	struct py_image *images;
+	/* Held by every call into libglcuda for this device and its
+	 * images, and by their closing (struct py_call). */
+	PyThread_type_lock lock;
 };
 
 /* glcuda.Image. It holds a reference to its device (the device outlives
@@ -78,8 +81,35 @@ PyObject *py_raise_message(int code, const char *message);
 /* glcuda.ClosedError naming what is closed; returns NULL. */
 PyObject *py_raise_closed(const char *what);
 
+/* Calls into libglcuda, and through it into EGL, GL and CUDA, run
+ * without the GIL and under the device's lock.
+ *
+ * Without the GIL, because the drivers have locks of their own: a thread
+ * that holds the GIL and waits in the driver for a lock that another
+ * thread holds, while that thread waits for the GIL (it returns from a
+ * ctypes GL call or a torch call, which release the GIL), deadlocks the
+ * process. Every call that enters a driver must let the GIL go.
+ *
+ * Under the device's lock, because without the GIL another thread could
+ * close the image or the device in the middle of the call. Closing takes
+ * the lock while it holds the GIL: no holder of the lock ever waits for
+ * the GIL (py_call_end releases the lock first), so that cannot
+ * deadlock. It detaches the glcuda objects from their Python objects
+ * under the lock, which py_call_begin checks once it holds it. */
+struct py_call {
+	PyThread_type_lock lock;
+	PyThreadState *state;
+};
+
 /* device.c */
 int py_device_init(PyObject *module);
+/* Let the GIL go and take @dev's lock. Returns @dev's glcuda device, or
+ * NULL, with the GIL back, the lock released and ClosedError set, when
+ * the device is closed (before or meanwhile). */
+struct glcuda_device *py_call_begin(struct py_call *call,
+				    struct py_device *dev);
+/* Release the lock and take the GIL back. */
+void py_call_end(struct py_call *call);
 /* The open device of @dev, or NULL with ClosedError set. */
 struct glcuda_device *py_device_get(struct py_device *dev);
 
@@ -89,6 +119,10 @@ void py_image_close(struct py_image *img);
 PyObject *py_image_wrap(struct py_device *dev, struct glcuda_image *img);
 /* The open image of @img, or NULL with ClosedError set. */
 struct glcuda_image *py_image_get(struct py_image *img);
+/* py_call_begin for a call on @img: its glcuda image, or NULL (GIL back,
+ * ClosedError set) when the image or its device is closed. */
+struct glcuda_image *py_image_call_begin(struct py_call *call,
+					 struct py_image *img);
 /* The layout of @plane, all layers (@layer < 0) or one; 0, or -1 with
  * ValueError set (a plane or layer out of range, a format without a
  * dtype). */

@@ -11,6 +11,7 @@ measured, and exits non-zero when a check failed. Every pixel of every
 tensor is compared with glReadPixels of the same layer.
 """
 import argparse
+import faulthandler
 import sys
 import threading
 import time
@@ -247,11 +248,18 @@ def threads(args):
 
     pool = [threading.Thread(target=run, args=(i,), daemon=True)
             for i in range(args.threads)]
+    # A hang shows where every thread is waiting: the stacks go to
+    # stderr (the check's log) before the threads are given up.
+    faulthandler.dump_traceback_later(args.seconds + 100)
     for t in pool:
         t.start()
+    give_up = time.monotonic() + args.seconds + 120
     for t in pool:
-        t.join(args.seconds + 120)
+        t.join(max(0.0, give_up - time.monotonic()))
+    faulthandler.cancel_dump_traceback_later()
     hung = [i for i, t in enumerate(pool) if t.is_alive()]
+    if hung:
+        faulthandler.dump_traceback(all_threads=True)
     verdict(not hung, f"{args.threads} Headless devices on {args.threads} "
                       f"threads for {args.seconds} s: "
                       f"{'hung: threads %s' % hung if hung else 'no hang'}")

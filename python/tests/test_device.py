@@ -1,9 +1,14 @@
 """Contexts both ways, closing in any order, and closed objects."""
+import ctypes
 import threading
 
 import pytest
 
 import glcuda
+from glcuda import gl as glmod
+
+from conftest import read_layer
+from fakecuda import capsule_tensor
 
 
 def test_headless_caps(dev):
@@ -130,4 +135,58 @@ def test_threads_each_with_a_device():
         t.start()
     for t in threads:
         t.join()
+    assert errors == []
+
+
+def capsule_bytes(cuda, capsule, size):
+    """The first @size bytes of an unconsumed capsule's tensor, once the
+    fake GPU ran what was queued."""
+    dl = capsule_tensor(capsule).dl_tensor
+    cuda.settle()
+    return ctypes.string_at(dl.data + dl.byte_offset, size)
+
+
+def test_threads_render_and_export_while_others_close(cuda):
+    """Four devices on four threads draw (ctypes GL: without the GIL) and
+    export (glcuda: without the GIL too) while a fifth thread makes and
+    closes images: no deadlock, every export right."""
+    errors = []
+    steps = 20
+
+    def render(index):
+        try:
+            with glcuda.Headless() as dev:
+                gl = glmod.GL()
+                scene = glmod.LayeredScene(gl)
+                img = dev.image(16, 8, layers=3)
+                for step in range(steps):
+                    scene.draw(img.layered_framebuffer, 16, 8, 3, step)
+                    want = b"".join(read_layer(gl, img, layer, "rgba8")
+                                    for layer in range(3))
+                    capsule = img.__dlpack__()
+                    if capsule_bytes(cuda, capsule, len(want)) != want:
+                        errors.append(f"thread {index} step {step}: "
+                                      "pixels differ")
+                    del capsule
+                img.close()
+                scene.close()
+        except Exception as e:  # reported below
+            errors.append(f"thread {index}: {type(e).__name__}: {e}")
+
+    def churn():
+        try:
+            with glcuda.Headless() as dev:
+                for _ in range(steps):
+                    with dev.image(8, 8):
+                        pass
+        except Exception as e:  # reported below
+            errors.append(f"churn: {type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=render, args=(i,)) for i in range(4)]
+    threads.append(threading.Thread(target=churn))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not [t for t in threads if t.is_alive()], "threads hung"
     assert errors == []
