@@ -115,7 +115,8 @@ bare_vulkan_new(struct bare *b, const uint8_t *uuid)
 		return fail("bare: vkEnumeratePhysicalDevices: %d", res);
 	for (uint32_t i = 0; i < count && !chosen; i++) {
 		VkPhysicalDeviceIDProperties id = {
-			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
+			.sType =
+				VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
 		};
 		VkPhysicalDeviceProperties2 props = {
 			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
@@ -312,7 +313,8 @@ bare_present_oldest(struct run_ctx *c)
 	struct bare *b = c->bare;
 	struct bare_slot *s = &b->slots[b->fifo[0]];
 
-	memmove(&b->fifo[0], &b->fifo[1], (b->fifo_len - 1) * sizeof(b->fifo[0]));
+	memmove(&b->fifo[0], &b->fifo[1],
+		(b->fifo_len - 1) * sizeof(b->fifo[0]));
 	b->fifo_len--;
 	METER(interop_meter, bare_gl_semaphore(false, &s->to_gl, s->textures));
 	present_texture(c, s->textures[1], s->frame);

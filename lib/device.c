@@ -221,7 +221,8 @@ bind_cuda(struct glcuda_device *dev,
 
 	/* Layered images need CUDA's layered surfaces (and textures). */
 	res = CU_CALL(cuDeviceGetAttribute, &layers,
-		      CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS, dev->cu_device);
+		      CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS,
+		      dev->cu_device);
 	if (res != CUDA_SUCCESS) {
 		ret = device_cuda_fail(dev, res, "cuDeviceGetAttribute",
 				       "(MAXIMUM_SURFACE2D_LAYERED_LAYERS)");

@@ -19,7 +19,8 @@ owner_name(enum image_owner o)
 	switch (o) {
 	case IMAGE_OWNER_GL: return "owned by GL";
 	case IMAGE_OWNER_CUDA: return "owned by CUDA";
-	case IMAGE_OWNER_CUDA_DONE: return "handed back by CUDA, GL not waiting yet";
+	case IMAGE_OWNER_CUDA_DONE:
+		return "handed back by CUDA, GL not waiting yet";
 	}
 	return "?";
 }
@@ -29,39 +30,52 @@ check_images(struct glcuda_device *dev, struct glcuda_image *const *images,
 	     unsigned int count, enum image_owner expected, const char *what)
 {
 	if (!images || count == 0 || count > SYNC_MAX_IMAGES)
-		return device_fail(dev, -EINVAL, "%s: %s (1..%d images per hand-off)", what,
-				   !images ? "images is NULL" : "bad image count",
+		return device_fail(dev, -EINVAL,
+				   "%s: %s (1..%d images per hand-off)", what,
+				   !images ? "images is NULL"
+					   : "bad image count",
 				   SYNC_MAX_IMAGES);
 	for (unsigned int i = 0; i < count; i++) {
 		const struct glcuda_image *img = images[i];
 		if (!img)
-			return device_fail(dev, -EINVAL, "%s: images[%u] is NULL", what, i);
+			return device_fail(dev, -EINVAL,
+					   "%s: images[%u] is NULL", what, i);
 		if (img->dev != dev)
 			return device_fail(dev, GLCUDA_ERROR_WRONG_DEVICE,
-					   "%s: images[%u] belongs to another glcuda device",
+					   "%s: images[%u] belongs to another "
+					   "glcuda device",
 					   what, i);
 		if (img->private_flags & IMAGE_PRIVATE_RING_MANAGED)
-			return device_fail(dev, GLCUDA_ERROR_BAD_STATE,
-					   "%s: images[%u] belongs to a ring, which hands it "
-					   "off itself (glcuda_frame_submit/complete)", what, i);
+			return device_fail(
+				dev, GLCUDA_ERROR_BAD_STATE,
+				"%s: images[%u] belongs to a ring, which hands "
+				"it off itself (glcuda_frame_submit/complete)",
+				what, i);
 		if (img->sync.broken)
 			return device_fail(dev, GLCUDA_ERROR_BAD_STATE,
-					   "%s: images[%u]: an earlier hand-off of this image "
-					   "failed half-way and its semaphores are out of step; "
-					   "destroy and recreate the image", what, i);
+					   "%s: images[%u]: an earlier "
+					   "hand-off of this image failed "
+					   "half-way and its semaphores are "
+					   "out of step; destroy and recreate "
+					   "the image",
+					   what, i);
 		if (img->owner != expected)
 			return device_fail(dev, GLCUDA_ERROR_BAD_STATE,
-					   "%s: images[%u] is %s, expected %s", what, i,
-					   owner_name(img->owner), owner_name(expected));
+					   "%s: images[%u] is %s, expected %s",
+					   what, i, owner_name(img->owner),
+					   owner_name(expected));
 		for (unsigned int j = 0; j < i; j++)
 			if (images[j] == img)
-				return device_fail(dev, -EINVAL,
-						   "%s: images[%u] and images[%u] are the same image",
-						   what, j, i);
+				return device_fail(
+					dev, -EINVAL,
+					"%s: images[%u] and images[%u] are the "
+					"same image",
+					what, j, i);
 	}
 	if (!dev->has_cuda)
 		return device_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
-				   "%s: this device was made without CUDA", what);
+				   "%s: this device was made without CUDA",
+				   what);
 	return 0;
 }
 
@@ -78,8 +92,9 @@ struct image_handoff {
 
 /* The checks every public hand-off starts with, then the split. */
 static int
-begin_image_handoff(struct glcuda_device *dev, struct glcuda_image *const *images,
-		    unsigned int count, enum image_owner expected, const char *what,
+begin_image_handoff(struct glcuda_device *dev,
+		    struct glcuda_image *const *images, unsigned int count,
+		    enum image_owner expected, const char *what,
 		    struct image_handoff *h)
 {
 	int ret;
@@ -114,8 +129,8 @@ begin_image_handoff(struct glcuda_device *dev, struct glcuda_image *const *image
 }
 
 static void
-set_owner(struct glcuda_image *const *images, unsigned int count, enum image_owner owner,
-	  bool mapped)
+set_owner(struct glcuda_image *const *images, unsigned int count,
+	  enum image_owner owner, bool mapped)
 {
 	for (unsigned int i = 0; i < count; i++)
 		if ((images[i]->kind == GLCUDA_IMAGE_KIND_GL_TEXTURE) == mapped)
@@ -131,7 +146,8 @@ set_mapped(struct image_handoff *h, bool mapped)
 
 /* Map the wrapped GL textures on the stream; their arrays are checked. */
 static int
-map_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream)
+map_textures(struct glcuda_device *dev, struct image_handoff *h,
+	     CUstream stream)
 {
 	int ret;
 
@@ -145,14 +161,15 @@ map_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream
 		ret = wrap_refresh_mapped(h->mapped[i]);
 	/* Left mapped, the textures could be neither handed off again nor
 	 * unregistered. */
-	if (ret < 0 && CU_CALL(cuGraphicsUnmapResources, h->mapped_count, h->resources,
-			       stream) == CUDA_SUCCESS)
+	if (ret < 0 && CU_CALL(cuGraphicsUnmapResources, h->mapped_count,
+			       h->resources, stream) == CUDA_SUCCESS)
 		set_mapped(h, false);
 	return ret;
 }
 
 static int
-unmap_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stream)
+unmap_textures(struct glcuda_device *dev, struct image_handoff *h,
+	       CUstream stream)
 {
 	int ret;
 
@@ -165,8 +182,9 @@ unmap_textures(struct glcuda_device *dev, struct image_handoff *h, CUstream stre
 }
 
 GLCUDA_EXPORT int
-glcuda_handoff_to_cuda(struct glcuda_device *dev, struct glcuda_image *const *images,
-		       unsigned int count, CUstream stream)
+glcuda_handoff_to_cuda(struct glcuda_device *dev,
+		       struct glcuda_image *const *images, unsigned int count,
+		       CUstream stream)
 {
 	struct image_handoff h;
 	int ret;
@@ -199,8 +217,9 @@ out:
 }
 
 GLCUDA_EXPORT int
-glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *images,
-		     unsigned int count, CUstream stream)
+glcuda_handoff_to_gl(struct glcuda_device *dev,
+		     struct glcuda_image *const *images, unsigned int count,
+		     CUstream stream)
 {
 	enum image_owner from = IMAGE_OWNER_CUDA;
 	struct image_handoff h;
@@ -215,7 +234,8 @@ glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *imag
 	    images[0]->owner == IMAGE_OWNER_CUDA_DONE)
 		from = IMAGE_OWNER_CUDA_DONE;
 	memset(&h, 0, sizeof(h));
-	ret = begin_image_handoff(dev, images, count, from, "glcuda_handoff_to_gl", &h);
+	ret = begin_image_handoff(dev, images, count, from,
+				  "glcuda_handoff_to_gl", &h);
 	if (ret < 0)
 		return ret;
 	/* A retry of GL's half calls CUDA only for the CPU mode's wait. */
@@ -228,7 +248,8 @@ glcuda_handoff_to_gl(struct glcuda_device *dev, struct glcuda_image *const *imag
 	}
 	if (from == IMAGE_OWNER_CUDA) {
 		if (h.unit_count > 0) {
-			ret = sync_cuda_signal(dev, h.units, h.unit_count, stream);
+			ret = sync_cuda_signal(dev, h.units, h.unit_count,
+					       stream);
 			if (ret < 0)
 				goto out;
 			/* CUDA has signalled: even if what follows fails,

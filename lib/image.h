@@ -41,9 +41,11 @@ struct glcuda_image {
 	struct glcuda_device *dev;
 	enum glcuda_image_kind kind;
 	const struct image_kind_ops *ops;
-	const struct format_info *fmt; /* NULL: a wrapped layout glcuda has no name for */
+	/* NULL: a wrapped layout glcuda has no name for */
+	const struct format_info *fmt;
 	uint32_t width, height;
-	uint32_t flags;         /* the caller's GLCUDA_IMAGE_FLAG_* / GLCUDA_WRAP_FLAG_* */
+	/* the caller's GLCUDA_IMAGE_FLAG_* / GLCUDA_WRAP_FLAG_* */
+	uint32_t flags;
 	uint32_t private_flags; /* IMAGE_PRIVATE_* */
 	/* The caller's, untouched by glcuda (glcuda_image_set_user_data). */
 	void *user_data;
@@ -100,8 +102,10 @@ struct glcuda_image {
 };
 
 /* A zeroed image of a kind, owned by GL; NULL when out of memory. */
-struct glcuda_image *image_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind,
-				 const struct image_kind_ops *ops, uint32_t flags);
+struct glcuda_image *image_alloc(struct glcuda_device *dev,
+				 enum glcuda_image_kind kind,
+				 const struct image_kind_ops *ops,
+				 uint32_t flags);
 /* Free an image of any kind, in dependency order (image.c says which), and
  * whatever part of it was made. Does not touch dev->live_images.
  * gl_current: the device's GL context is current (else GL's objects leak);

@@ -57,7 +57,8 @@ struct glcuda_device {
 		/* Free what may go; context_gone: the CUDA context was
 		 * destroyed, so nothing queued on it will ever run. Returns
 		 * how many remain. */
-		unsigned int (*reap)(struct glcuda_device *dev, bool context_gone);
+		unsigned int (*reap)(struct glcuda_device *dev,
+				     bool context_gone);
 	} orphans;
 };
 
@@ -70,9 +71,12 @@ device_errors(const struct glcuda_device *dev)
 
 #define device_fail(dev, ...) error_fail(device_errors(dev), __VA_ARGS__)
 #define device_log(dev, ...) error_log(device_errors(dev), __VA_ARGS__)
-#define log_debug(dev, ...) device_log((dev), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
-#define log_info(dev, ...) device_log((dev), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
-#define log_error(dev, ...) device_log((dev), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
+#define log_debug(dev, ...) \
+	device_log((dev), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
+#define log_info(dev, ...) \
+	device_log((dev), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
+#define log_error(dev, ...) \
+	device_log((dev), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
 
 /* device.c --------------------------------------------------------------- */
 
@@ -103,7 +107,8 @@ bool device_push_cuda_quietly(struct glcuda_device *dev);
 void device_pop_cuda(struct glcuda_device *dev);
 
 /* A CUDA failure, recorded on the device (cuda_call_fail says how). */
-#define device_cuda_fail(dev, ...) cuda_call_fail(device_errors(dev), __VA_ARGS__)
+#define device_cuda_fail(dev, ...) \
+	cuda_call_fail(device_errors(dev), __VA_ARGS__)
 
 /* struct-size.c ---------------------------------------------------------- */
 
@@ -147,8 +152,10 @@ int device_options_copy(const struct glcuda_device_options *in,
 			struct glcuda_device_options *out);
 /* The same check for a struct glcuda fills for the caller. */
 struct glcuda_cuda_plane;
-int cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out);
-int image_desc_copy(struct glcuda_device *dev, const struct glcuda_image_desc *in,
+int cuda_plane_check(struct glcuda_device *dev,
+		     const struct glcuda_cuda_plane *out);
+int image_desc_copy(struct glcuda_device *dev,
+		    const struct glcuda_image_desc *in,
 		    struct glcuda_image_desc *out);
 struct glcuda_diag_egl_device;
 struct glcuda_diag_vk_device;
@@ -156,7 +163,8 @@ struct glcuda_diag_cuda_device;
 int diag_egl_device_check(const struct glcuda_diag_egl_device *out);
 int diag_vk_device_check(const struct glcuda_diag_vk_device *out);
 int diag_cuda_device_check(const struct glcuda_diag_cuda_device *out);
-int frame_timings_check(struct glcuda_device *dev, const struct glcuda_frame_timings *out);
+int frame_timings_check(struct glcuda_device *dev,
+			const struct glcuda_frame_timings *out);
 /* Copy a struct glcuda filled in full (of this glcuda's size) out to the
  * caller's, whose checked size is size: the members that size covers, and
  * the size member left as the caller set it. */

@@ -43,9 +43,9 @@ static int
 bad_state(struct glcuda_frame *f, const char *call, const char *expected)
 {
 	return device_fail(f->ring->dev, GLCUDA_ERROR_BAD_STATE,
-			   "%s: frame %llu (slot %u) is %s; it must be %s", call,
-			   (unsigned long long)f->number, f->slot, state_name(f->state),
-			   expected);
+			   "%s: frame %llu (slot %u) is %s; it must be %s",
+			   call, (unsigned long long)f->number, f->slot,
+			   state_name(f->state), expected);
 }
 
 #define STATE(s) (1u << (s))
@@ -74,11 +74,13 @@ frame_enter(struct glcuda_frame *f, const char *call, unsigned int states,
 /* The checks of the calls that hand a frame out: ring and out are not
  * NULL, the device is usable and its GL context current. */
 static int
-ring_enter(struct glcuda_ring *ring, struct glcuda_frame **out, const char *call)
+ring_enter(struct glcuda_ring *ring, struct glcuda_frame **out,
+	   const char *call)
 {
 	error_clear();
 	if (!ring || !out)
-		return device_fail(ring ? ring->dev : NULL, -EINVAL, "%s: %s is NULL", call,
+		return device_fail(ring ? ring->dev : NULL, -EINVAL,
+				   "%s: %s is NULL", call,
 				   ring ? "out" : "ring");
 	return device_check_gl(ring->dev, call);
 }
@@ -124,7 +126,8 @@ ring_done_free(struct ring_done *done)
 	free(done);
 }
 
-static unsigned int ring_orphans_reap(struct glcuda_device *dev, bool context_gone);
+static unsigned int ring_orphans_reap(struct glcuda_device *dev,
+				      bool context_gone);
 
 /* The ring lets go of its block: freed now if no host function is queued,
  * else handed to the device until they have run (or cannot any more). */
@@ -135,8 +138,10 @@ ring_done_release(struct glcuda_device *dev, struct ring_done *done)
 		ring_done_free(done);
 		return;
 	}
-	log_debug(dev, "ring destroyed with %u host functions queued; their block "
-		  "stays until they have run\n", atomic_load(&done->pending));
+	log_debug(dev,
+		  "ring destroyed with %u host functions queued; their block "
+		  "stays until they have run\n",
+		  atomic_load(&done->pending));
 	done->next_orphan = dev->orphans.head;
 	dev->orphans.head = done;
 	dev->orphans.reap = ring_orphans_reap;
@@ -190,7 +195,8 @@ ring_free(struct glcuda_ring *ring, bool gl_current, bool cuda_current)
 		timing_fini(ring, gl_current);
 	for (uint32_t i = 0; i < ring->slot_count; i++)
 		if (dev->has_cuda)
-			handoff_sync_fini(dev, &ring->frames[i].sync, gl_current);
+			handoff_sync_fini(dev, &ring->frames[i].sync,
+					  gl_current);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		if (gl_current && f->fbo)
@@ -244,18 +250,28 @@ ring_output_format(const struct glcuda_ring_desc *desc)
 static int
 ring_desc_check(struct glcuda_device *dev, const struct glcuda_ring_desc *desc)
 {
-	if (desc->slots != 0 && (desc->slots < 2 || desc->slots > RING_MAX_SLOTS))
-		return device_fail(dev, -EINVAL, "glcuda_ring_new: %u slots; a ring has 2..%d",
+	if (desc->slots != 0 &&
+	    (desc->slots < 2 || desc->slots > RING_MAX_SLOTS))
+		return device_fail(dev, -EINVAL,
+				   "glcuda_ring_new: %u slots; a "
+				   "ring has 2..%d",
 				   desc->slots, RING_MAX_SLOTS);
-	if (desc->flags & ~(uint32_t)(GLCUDA_RING_FLAG_IN_PLACE | GLCUDA_RING_FLAG_TIMINGS))
-		return device_fail(dev, -EINVAL, "glcuda_ring_new: unknown flags 0x%x",
+	if (desc->flags &
+	    ~(uint32_t)(GLCUDA_RING_FLAG_IN_PLACE | GLCUDA_RING_FLAG_TIMINGS))
+		return device_fail(dev, -EINVAL,
+				   "glcuda_ring_new: unknown flags 0x%x",
 				   desc->flags);
 	if (!format_info(desc->input_format))
-		return device_fail(dev, -EINVAL, "glcuda_ring_new: input_format %d is not a "
-				   "glcuda_format", (int)desc->input_format);
-	if (!(desc->flags & GLCUDA_RING_FLAG_IN_PLACE) && !format_info(ring_output_format(desc)))
-		return device_fail(dev, -EINVAL, "glcuda_ring_new: output_format %d is not a "
-				   "glcuda_format", (int)desc->output_format);
+		return device_fail(dev, -EINVAL,
+				   "glcuda_ring_new: input_format %d is not a "
+				   "glcuda_format",
+				   (int)desc->input_format);
+	if (!(desc->flags & GLCUDA_RING_FLAG_IN_PLACE) &&
+	    !format_info(ring_output_format(desc)))
+		return device_fail(dev, -EINVAL,
+				   "glcuda_ring_new: output_format %d is not a "
+				   "glcuda_format",
+				   (int)desc->output_format);
 	return 0;
 }
 
@@ -269,7 +285,8 @@ ring_alloc(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 
 	ring = calloc(1, sizeof(*ring));
 	if (!ring)
-		return device_fail(dev, -ENOMEM, "glcuda_ring_new: out of memory");
+		return device_fail(dev, -ENOMEM,
+				   "glcuda_ring_new: out of memory");
 	ring->dev = dev;
 	ring->desc = *desc;
 	ring->slot_count = desc->slots ? desc->slots : 3;
@@ -277,13 +294,15 @@ ring_alloc(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	ring->done = calloc(1, sizeof(*ring->done));
 	if (!ring->done) {
 		free(ring);
-		return device_fail(dev, -ENOMEM, "glcuda_ring_new: out of memory");
+		return device_fail(dev, -ENOMEM,
+				   "glcuda_ring_new: out of memory");
 	}
 	for (uint32_t i = 0; i < RING_MAX_SLOTS; i++)
 		ring->done->slots[i].done = ring->done;
 	ring->done->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ring->done->efd < 0) {
-		ret = device_fail(dev, -errno, "glcuda_ring_new: eventfd: %s", strerror(errno));
+		ret = device_fail(dev, -errno, "glcuda_ring_new: eventfd: %s",
+				  strerror(errno));
 		free(ring->done);
 		free(ring);
 		return ret;
@@ -316,7 +335,8 @@ slot_gl_new(struct glcuda_ring *ring, struct glcuda_frame *f)
 		f->output = f->input;
 	} else {
 		image.format = ring_output_format(desc);
-		ret = image_new_internal(dev, &image, IMAGE_PRIVATE_RING_MANAGED,
+		ret = image_new_internal(dev, &image,
+					 IMAGE_PRIVATE_RING_MANAGED,
 					 &f->output);
 		if (ret < 0)
 			return ret;
@@ -332,15 +352,16 @@ slot_gl_new(struct glcuda_ring *ring, struct glcuda_frame *f)
 
 	glGenFramebuffers(1, &f->fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, f->fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       f->input->texture, 0);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, f->input->texture, 0);
 	status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
 	if (status != GL_FRAMEBUFFER_COMPLETE)
-		return device_fail(dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
-				   "glcuda_ring_new: a framebuffer with the %s input "
-				   "texture is incomplete (glCheckFramebufferStatus "
-				   "0x%04x); GL cannot render into this format",
-				   f->input->fmt->name, status);
+		return device_fail(
+			dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+			"glcuda_ring_new: a framebuffer with the %s input "
+			"texture is incomplete (glCheckFramebufferStatus "
+			"0x%04x); GL cannot render into this format",
+			f->input->fmt->name, status);
 	return 0;
 }
 
@@ -362,7 +383,8 @@ ring_gl_new(struct glcuda_ring *ring)
 	gl_restore_state(&saved);
 	if (ret < 0)
 		return ret;
-	return gl_check_error(&ring->dev->errors, "glcuda_ring_new: creating framebuffers");
+	return gl_check_error(&ring->dev->errors,
+			      "glcuda_ring_new: creating framebuffers");
 }
 
 /* Every slot's CUDA side: its semaphores and stream (the caller's, or one
@@ -382,10 +404,12 @@ ring_cuda_new(struct glcuda_ring *ring)
 		if (ring->desc.cuda_stream) {
 			f->stream = (CUstream)ring->desc.cuda_stream;
 		} else {
-			CUresult res = CU_CALL(cuStreamCreate, &f->stream, CU_STREAM_NON_BLOCKING);
+			CUresult res = CU_CALL(cuStreamCreate, &f->stream,
+					       CU_STREAM_NON_BLOCKING);
 			if (res != CUDA_SUCCESS) {
 				f->stream = NULL;
-				return device_cuda_fail(dev, res, "cuStreamCreate", NULL);
+				return device_cuda_fail(dev, res,
+							"cuStreamCreate", NULL);
 			}
 			f->own_stream = true;
 		}
@@ -420,11 +444,14 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	if (ret < 0)
 		return ret;
 	ring_orphans_reap(dev, false);
-	if ((desc->flags & GLCUDA_RING_FLAG_TIMINGS) && !dev->gl.has_timer_query)
-		return device_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
-				   "glcuda_ring_new: GLCUDA_RING_FLAG_TIMINGS needs GL timer "
-				   "queries (GL_EXT_disjoint_timer_query on GLES), which "
-				   "\"%s\" lacks", dev->caps.gl_renderer);
+	if ((desc->flags & GLCUDA_RING_FLAG_TIMINGS) &&
+	    !dev->gl.has_timer_query)
+		return device_fail(
+			dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+			"glcuda_ring_new: GLCUDA_RING_FLAG_TIMINGS needs GL "
+			"timer queries (GL_EXT_disjoint_timer_query on GLES), "
+			"which \"%s\" lacks",
+			dev->caps.gl_renderer);
 	if (!dev->has_cuda)
 		return device_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
 				   "glcuda_ring_new needs a device with CUDA");
@@ -468,8 +495,10 @@ glcuda_ring_destroy(struct glcuda_ring *ring)
 	dev = ring->dev;
 	gl_current = eglGetCurrentContext() == dev->context;
 	if (!gl_current)
-		log_error(dev, "glcuda_ring_destroy: the device's context is not "
-			  "current; GL framebuffers and queries of the ring leak\n");
+		log_error(dev,
+			  "glcuda_ring_destroy: the device's context is not "
+			  "current; GL framebuffers and queries of the ring "
+			  "leak\n");
 	dev->live_rings--;
 	cuda_current = device_push_cuda_quietly(dev);
 	ring_free(ring, gl_current, cuda_current);
@@ -512,7 +541,8 @@ glcuda_ring_acquire(struct glcuda_ring *ring, struct glcuda_frame **out)
 		}
 	}
 	if (!f)
-		return -EAGAIN; /* not an error worth a message: the caller skips */
+		/* not an error worth a message: the caller skips */
+		return -EAGAIN;
 
 	ring->next_slot = (f->slot + 1) % ring->slot_count;
 	f->number = ring->next_number++;
@@ -536,15 +566,18 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	struct glcuda_device *dev;
 	int ret;
 
-	ret = frame_enter(f, "glcuda_frame_submit", STATE(FRAME_ACQUIRED), "acquired", true);
+	ret = frame_enter(f, "glcuda_frame_submit", STATE(FRAME_ACQUIRED),
+			  "acquired", true);
 	if (ret < 0)
 		return ret;
 	dev = f->ring->dev;
 	if (f->sync.broken)
 		return device_fail(dev, GLCUDA_ERROR_BAD_STATE,
-				   "glcuda_frame_submit: an earlier hand-off of slot %u failed "
-				   "half-way and its semaphores are out of step; destroy and "
-				   "recreate the ring", f->slot);
+				   "glcuda_frame_submit: an earlier hand-off "
+				   "of slot %u failed half-way and its "
+				   "semaphores are out of step; destroy and "
+				   "recreate the ring",
+				   f->slot);
 	ret = device_push_cuda(dev, "glcuda_frame_submit");
 	if (ret < 0)
 		return ret;
@@ -554,7 +587,8 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	if (ret < 0)
 		goto out;
 	f->state = FRAME_SUBMITTED;
-	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_start, f->stream) != CUDA_SUCCESS)
+	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_start,
+				 f->stream) != CUDA_SUCCESS)
 		frame_drop_timing(f);
 out:
 	device_pop_cuda(dev);
@@ -568,14 +602,16 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	CUresult res;
 	int ret;
 
-	ret = frame_enter(f, "glcuda_frame_complete", STATE(FRAME_SUBMITTED), "submitted", false);
+	ret = frame_enter(f, "glcuda_frame_complete", STATE(FRAME_SUBMITTED),
+			  "submitted", false);
 	if (ret < 0)
 		return ret;
 	dev = f->ring->dev;
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
 	if (ret < 0)
 		return ret;
-	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_end, f->stream) != CUDA_SUCCESS)
+	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_end, f->stream) !=
+				 CUDA_SUCCESS)
 		frame_drop_timing(f);
 	ret = sync_cuda_signal(dev, &f->unit, 1, f->stream);
 	if (ret < 0)
@@ -603,7 +639,8 @@ drain_fd(struct glcuda_ring *ring)
 {
 	uint64_t count;
 
-	while (read(ring->done->efd, &count, sizeof(count)) == (ssize_t)sizeof(count))
+	while (read(ring->done->efd, &count, sizeof(count)) ==
+	       (ssize_t)sizeof(count))
 		;
 	SEAM(SEAM_RING_DRAINED);
 }
@@ -613,7 +650,8 @@ update_ready(struct glcuda_ring *ring)
 {
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
-		if (f->state == FRAME_COMPLETED && !f->ready && f->done_target &&
+		if (f->state == FRAME_COMPLETED && !f->ready &&
+		    f->done_target &&
 		    atomic_load(&ring->done->slots[i].count) >= f->done_target)
 			f->ready = true;
 	}
@@ -641,7 +679,8 @@ glcuda_ring_dispatch(struct glcuda_ring *ring)
 	int n = 0, ret;
 
 	if (!ring)
-		return device_fail(NULL, -EINVAL, "glcuda_ring_dispatch: ring is NULL");
+		return device_fail(NULL, -EINVAL,
+				   "glcuda_ring_dispatch: ring is NULL");
 	ret = device_check_lost(ring->dev, "glcuda_ring_dispatch");
 	if (ret < 0)
 		return ret;
@@ -654,8 +693,8 @@ glcuda_ring_dispatch(struct glcuda_ring *ring)
 	 * Those are dropped (their slots freed) by the next take_newest; no
 	 * GL here, as the fd's handler may run without the context. */
 	for (uint32_t i = 0; i < ring->slot_count; i++)
-		if (ring->frames[i].state == FRAME_COMPLETED && ring->frames[i].ready &&
-		    frame_takeable(&ring->frames[i]))
+		if (ring->frames[i].state == FRAME_COMPLETED &&
+		    ring->frames[i].ready && frame_takeable(&ring->frames[i]))
 			n++;
 	return n;
 }
@@ -713,7 +752,8 @@ glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 	glcuda_ring_dispatch(ring);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
-		if (f->state == FRAME_COMPLETED && f->ready && frame_takeable(f) &&
+		if (f->state == FRAME_COMPLETED && f->ready &&
+		    frame_takeable(f) &&
 		    (!newest || f->number > newest->number))
 			newest = f;
 	}
@@ -754,7 +794,8 @@ glcuda_frame_wait_gl(struct glcuda_frame *f)
 
 	int pushed, ret;
 
-	ret = frame_enter(f, "glcuda_frame_wait_gl", STATE(FRAME_COMPLETED), "completed", true);
+	ret = frame_enter(f, "glcuda_frame_wait_gl", STATE(FRAME_COMPLETED),
+			  "completed", true);
 	if (ret < 0)
 		return ret;
 	pushed = gl_side_push(f->ring->dev, "glcuda_frame_wait_gl");
@@ -773,7 +814,8 @@ glcuda_frame_release(struct glcuda_frame *f)
 {
 	int ret;
 
-	ret = frame_enter(f, "glcuda_frame_release", STATE(FRAME_COMPLETED) | STATE(FRAME_PRESENTED),
+	ret = frame_enter(f, "glcuda_frame_release",
+			  STATE(FRAME_COMPLETED) | STATE(FRAME_PRESENTED),
 			  "completed or presented", true);
 	if (ret < 0)
 		return ret;

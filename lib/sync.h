@@ -52,7 +52,8 @@ struct handoff_unit {
 /* Create / destroy a unit's semaphores (per the device's sync mode) and its
  * event. */
 int handoff_sync_init(struct glcuda_device *dev, struct handoff_sync *s);
-void handoff_sync_fini(struct glcuda_device *dev, struct handoff_sync *s, bool gl_current);
+void handoff_sync_fini(struct glcuda_device *dev, struct handoff_sync *s,
+		       bool gl_current);
 /* Wait (CPU) until the CUDA work before the last CUDA->GL signal is done;
  * for teardown. */
 void handoff_sync_drain(struct handoff_sync *s);
@@ -61,8 +62,9 @@ void handoff_sync_drain(struct handoff_sync *s);
 int sync_to_cuda(struct glcuda_device *dev, const struct handoff_unit *units,
 		 unsigned int count, CUstream stream);
 /* CUDA -> GL, first half: the stream signals. No GL call. */
-int sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
-		     unsigned int count, CUstream stream);
+int sync_cuda_signal(struct glcuda_device *dev,
+		     const struct handoff_unit *units, unsigned int count,
+		     CUstream stream);
 /* CUDA -> GL, second half: GL waits on the GPU (the CPU mode waits for the
  * unit's event instead, the only case where it calls CUDA). */
 int sync_gl_wait(struct glcuda_device *dev, const struct handoff_unit *units,

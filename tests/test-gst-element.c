@@ -50,7 +50,8 @@ pattern_buffer(const GstVideoInfo *info)
 {
 	GstBuffer *buf = gst_buffer_new_allocate(NULL, info->size, NULL);
 	GstVideoFrame frame;
-	gboolean ten = GST_VIDEO_INFO_FORMAT(info) == GST_VIDEO_FORMAT_P010_10LE;
+	gboolean ten = GST_VIDEO_INFO_FORMAT(info) ==
+		       GST_VIDEO_FORMAT_P010_10LE;
 
 	ck_assert(gst_video_frame_map(&frame, info, buf, GST_MAP_WRITE));
 	for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); p++) {

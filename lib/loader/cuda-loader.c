@@ -22,10 +22,9 @@ static unsigned int loader_refs;
 const char *
 cuda_result_string(CUresult res, char *buf, size_t size)
 {
-	return cuda_driver_result_string(res,
-					 (void *)cuda_loader_table.cuGetErrorName,
-					 (void *)cuda_loader_table.cuGetErrorString,
-					 buf, size);
+	return cuda_driver_result_string(
+		res, (void *)cuda_loader_table.cuGetErrorName,
+		(void *)cuda_loader_table.cuGetErrorString, buf, size);
 }
 
 /* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
@@ -78,8 +77,8 @@ cuda_call_fail(struct error_sink *errors, CUresult res, const char *call,
 /* Every entry point of the table from the driver: 0, or
  * GLCUDA_ERROR_NO_CUDA_DRIVER with the reason in buf. */
 static int
-resolve_all(struct cuda_loader_table *table, const struct cuda_driver *drv, char *buf,
-	    size_t bufsize)
+resolve_all(struct cuda_loader_table *table, const struct cuda_driver *drv,
+	    char *buf, size_t bufsize)
 {
 	/* #name: the API name (see struct cuda_driver_entry). */
 #define ENTRY(name) { #name, (void **)&table->name },
