@@ -85,7 +85,8 @@ config_id(const struct config *c, char *buf, size_t size)
 	if (c->path == PATH_GLCUDA)
 		snprintf(buf, size, "glcuda-%s-%s%u", mode_name(c->mode),
 			 policy_names[c->policy], c->depth);
-	else if (c->path == PATH_LEGACY || c->path == PATH_LEGACY_NOSYNC)
+	else if (c->path == PATH_LEGACY || c->path == PATH_LEGACY_NOSYNC ||
+		 c->path == PATH_BARE)
 		snprintf(buf, size, "%s-%u", path_names[c->path], c->depth);
 	else
 		snprintf(buf, size, "%s", path_names[c->path]);
@@ -134,6 +135,17 @@ config_label(const struct config *c, char *buf, size_t size)
 	case PATH_WRAP_EGL:
 		snprintf(buf, size,
 			 "glcuda, wrapped EGLImages (timeline semaphores)");
+		break;
+	case PATH_BARE:
+		if (c->depth <= 1)
+			snprintf(buf, size,
+				 "bare: glcuda's driver calls (timeline) by "
+				 "hand, GL waits at once");
+		else
+			snprintf(buf, size,
+				 "bare: glcuda's driver calls (timeline) by "
+				 "hand, %u in flight, GL waits for the oldest",
+				 c->depth);
 		break;
 	case PATH_GLCUDA:
 		if (c->depth == 1 && c->policy == POLICY_WAIT)
@@ -618,19 +630,21 @@ plan_rows(const struct group *g, enum kernel_kind k)
 	static const enum path_kind order[] = {
 		PATH_GL,       PATH_CUDA,	   PATH_READBACK,
 		PATH_LEGACY,   PATH_LEGACY_NOSYNC, PATH_WRAP_GL,
-		PATH_WRAP_EGL,
+		PATH_WRAP_EGL, PATH_BARE,
 	};
 
 	for (unsigned int i = 0; i < ARRAY_LENGTH(order); i++) {
 		if (!(opt.paths & (1u << order[i])))
 			continue;
-		if (order[i] != PATH_LEGACY && order[i] != PATH_LEGACY_NOSYNC) {
+		if (order[i] != PATH_LEGACY && order[i] != PATH_LEGACY_NOSYNC &&
+		    order[i] != PATH_BARE) {
 			add_row(g, k,
 				(struct config){ .path = order[i],
 						 .depth = 1 });
 			continue;
 		}
-		/* Legacy pipelined as deep as glcuda: the same depths. */
+		/* Legacy and bare pipelined as deep as glcuda: the same
+		 * depths. */
 		for (unsigned int d = 1; d <= MAX_DEPTH; d++)
 			if (opt.depths & (1u << d))
 				add_row(g, k,
@@ -703,6 +717,8 @@ run_overhead_s(const struct group *g, const struct config *c)
 		setup += 0.01 * c->depth;
 	if (c->path == PATH_READBACK)
 		setup += 0.02 * mpx; /* pinned allocations */
+	if (c->path == PATH_BARE)
+		setup += 0.05; /* a Vulkan instance and device */
 	return setup + (c->path == PATH_GL ? 0 : 0.02 + 0.02 * mpx);
 }
 

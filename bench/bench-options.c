@@ -9,7 +9,7 @@
 
 const char *const path_names[PATH_COUNT] = {
 	"gl",	    "cuda",    "legacy",   "legacy-nosync",
-	"readback", "wrap-gl", "wrap-egl", "glcuda",
+	"readback", "wrap-gl", "wrap-egl", "glcuda", "bare",
 };
 
 const char *const kernel_names[KERNEL_COUNT] = { "invert", "blur" };
@@ -60,7 +60,10 @@ usage(FILE *f)
 		"  --kernels LIST     invert, blur\n"
 		"  --paths LIST       gl, cuda, glcuda, legacy, legacy-nosync, "
 		"readback,\n"
-		"                     wrap-gl, wrap-egl\n"
+		"                     wrap-gl, wrap-egl, bare (glcuda's "
+		"driver calls of the\n"
+		"                     timeline mode made by hand, GL waiting "
+		"for the oldest)\n"
 		"  --modes LIST       timeline, binary, cpu (glcuda sync "
 		"modes; each gets a\n"
 		"                     device with options.sync_mode forced)\n"
@@ -70,7 +73,8 @@ usage(FILE *f)
 		"for legacy and\n"
 		"                     legacy-nosync (depth registered texture "
 		"pairs, each\n"
-		"                     on its own stream)\n"
+		"                     on its own stream) and bare (depth "
+		"slots)\n"
 		"  --policies LIST    how glcuda presents once `depth` frames "
 		"are in flight:\n"
 		"                     wait   = glcuda_frame_wait_gl on the "

@@ -991,6 +991,7 @@ const struct path_ops path_ops[PATH_COUNT] = {
 			    readback_teardown },
 	[PATH_WRAP_GL] = { wrap_setup, wrap_frame_fn, NULL, wrap_teardown },
 	[PATH_WRAP_EGL] = { wrap_setup, wrap_frame_fn, NULL, wrap_teardown },
+	[PATH_BARE] = { bare_setup, bare_frame_fn, bare_drain, bare_teardown },
 	[PATH_GLCUDA] = { glcuda_setup, glcuda_frame_fn, glcuda_drain,
 			  glcuda_teardown },
 };

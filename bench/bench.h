@@ -60,6 +60,7 @@ enum path_kind {
 	PATH_WRAP_GL,
 	PATH_WRAP_EGL,
 	PATH_GLCUDA,
+	PATH_BARE,
 	PATH_COUNT,
 };
 
@@ -382,6 +383,9 @@ struct run_ctx {
 	CUevent pace_events[32];
 	bool measuring;
 
+	/* bare: its Vulkan device, semaphores and slots (bench-bare.c) */
+	struct bare *bare;
+
 	/* glcuda */
 	struct glcuda_ring *ring;
 	struct glcuda_frame *queue[MAX_DEPTH + 1];
@@ -466,6 +470,14 @@ int readback_frame_fn(struct run_ctx *c, uint64_t n);
 int readback_drain(struct run_ctx *c);
 
 void readback_teardown(struct run_ctx *c);
+
+int bare_setup(struct run_ctx *c);
+
+int bare_frame_fn(struct run_ctx *c, uint64_t n);
+
+int bare_drain(struct run_ctx *c);
+
+void bare_teardown(struct run_ctx *c);
 
 struct path_ops {
 	int (*setup)(struct run_ctx *);

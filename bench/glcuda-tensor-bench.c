@@ -38,8 +38,8 @@
 static const struct {
 	uint32_t layers, w, h;
 } sizes[] = {
-	{ 2048, 64, 64 }, { 2048, 128, 128 }, { 256, 128, 128 }, { 64, 512, 512 },
-	{ 1, 1920, 1080 },
+	{ 2048, 64, 64 }, { 2048, 128, 128 }, { 256, 128, 128 },
+	{ 64, 512, 512 }, { 1, 1920, 1080 },
 };
 
 static __typeof__(cuMemcpy3DAsync) *memcpy3d;
@@ -56,13 +56,20 @@ check_cu(CUresult res, const char *what, int line)
 
 	if (res == CUDA_SUCCESS)
 		return;
-	fprintf(stderr, "line %d: %s: %s\n", line, what, tools_cuda_result(res, buf, sizeof(buf)));
+	fprintf(stderr, "line %d: %s: %s\n", line, what,
+		tools_cuda_result(res, buf, sizeof(buf)));
 	exit(1);
 }
 
-#define CHECK(call) do { int r_ = (call); if (r_ < 0) { \
-	fprintf(stderr, "line %d: %s: %s\n", __LINE__, #call, glcuda_get_last_error()); \
-	exit(1); } } while (0)
+#define CHECK(call)                                                           \
+	do {                                                                  \
+		int r_ = (call);                                              \
+		if (r_ < 0) {                                                 \
+			fprintf(stderr, "line %d: %s: %s\n", __LINE__, #call, \
+				glcuda_get_last_error());                     \
+			exit(1);                                              \
+		}                                                             \
+	} while (0)
 
 static double
 now(clockid_t clock)
@@ -118,12 +125,14 @@ layered_program(void)
 	GLuint p = glCreateProgram();
 
 	glAttachShader(p, shader(GL_VERTEX_SHADER,
-		"flat out int inst;\n"
-		"void main() {\n"
-		"	vec2 v = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1));\n"
-		"	inst = gl_InstanceID;\n"
-		"	gl_Position = vec4(v, 0.0, 1.0);\n"
-		"}\n"));
+				 "flat out int inst;\n"
+				 "void main() {\n"
+				 "	vec2 v = vec2(float((gl_VertexID & 1) "
+				 "* 4 - 1), float((gl_VertexID & 2) * 2 - "
+				 "1));\n"
+				 "	inst = gl_InstanceID;\n"
+				 "	gl_Position = vec4(v, 0.0, 1.0);\n"
+				 "}\n"));
 	glAttachShader(p, shader(GL_GEOMETRY_SHADER,
 		"layout(triangles) in;\n"
 		"layout(triangle_strip, max_vertices = 3) out;\n"
@@ -138,11 +147,13 @@ layered_program(void)
 		"	}\n"
 		"}\n"));
 	glAttachShader(p, shader(GL_FRAGMENT_SHADER,
-		"flat in int layer;\n"
-		"out vec4 color;\n"
-		"void main() {\n"
-		"	color = vec4(float(layer & 255), float((layer >> 8) & 255), 90.0, 255.0) / 255.0;\n"
-		"}\n"));
+				 "flat in int layer;\n"
+				 "out vec4 color;\n"
+				 "void main() {\n"
+				 "	color = vec4(float(layer & 255), "
+				 "float((layer >> 8) & 255), 90.0, 255.0) / "
+				 "255.0;\n"
+				 "}\n"));
 	glLinkProgram(p);
 	return p;
 }
@@ -181,7 +192,9 @@ scene_drain(struct scene *s)
 {
 	for (int i = 0; i < 2; i++) {
 		if (s->fences[i]) {
-			glClientWaitSync(s->fences[i], GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
+			glClientWaitSync(s->fences[i],
+					 GL_SYNC_FLUSH_COMMANDS_BIT,
+					 UINT64_MAX);
 			glDeleteSync(s->fences[i]);
 			s->fences[i] = NULL;
 		}
@@ -189,7 +202,8 @@ scene_drain(struct scene *s)
 }
 
 enum path { PATH_RENDER, PATH_GLCUDA, PATH_LEGACY, PATH_READBACK, PATH_COUNT };
-static const char *const path_names[] = { "render only", "glcuda", "legacy", "readback" };
+static const char *const path_names[] = { "render only", "glcuda", "legacy",
+					  "readback" };
 
 struct ctx {
 	struct glcuda_device *dev;
@@ -214,8 +228,9 @@ one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 	case PATH_GLCUDA:
 		enter(t);
 		CHECK(glcuda_handoff_to_cuda(c->dev, &c->img, 1, c->stream));
-		CHECK(glcuda_image_copy_to_linear(c->img, 0, GLCUDA_ALL_LAYERS, c->linear,
-						  c->row, c->layer, c->stream));
+		CHECK(glcuda_image_copy_to_linear(c->img, 0, GLCUDA_ALL_LAYERS,
+						  c->linear, c->row, c->layer,
+						  c->stream));
 		CHECK(glcuda_handoff_to_gl(c->dev, &c->img, 1, c->stream));
 		leave(t);
 		break;
@@ -224,8 +239,11 @@ one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 		CUDA_MEMCPY3D m;
 
 		enter(t);
-		CHECK_CU(CU(cuGraphicsMapResources)(1, &c->resource, c->stream));
-		CHECK_CU(CU(cuGraphicsSubResourceGetMappedArray)(&array, c->resource, 0, 0));
+		CHECK_CU(
+			CU(cuGraphicsMapResources)(1, &c->resource, c->stream));
+		CHECK_CU(CU(cuGraphicsSubResourceGetMappedArray)(&array,
+								 c->resource, 0,
+								 0));
 		CHECK_CU(array_desc(&d, array));
 		memset(&m, 0, sizeof(m));
 		m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
@@ -242,12 +260,14 @@ one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 		 * one (not seen with NVIDIA's driver 580, which maps the
 		 * whole array). */
 		for (uint32_t l = 1; l < s->layers && d.Depth <= 1; l++) {
-			CHECK_CU(CU(cuGraphicsSubResourceGetMappedArray)(&array, c->resource, l, 0));
+			CHECK_CU(CU(cuGraphicsSubResourceGetMappedArray)(
+				&array, c->resource, l, 0));
 			m.srcArray = array;
 			m.dstDevice = c->linear + l * c->layer;
 			CHECK_CU(memcpy3d(&m, c->stream));
 		}
-		CHECK_CU(CU(cuGraphicsUnmapResources)(1, &c->resource, c->stream));
+		CHECK_CU(CU(cuGraphicsUnmapResources)(1, &c->resource,
+						      c->stream));
 		leave(t);
 		break;
 	}
@@ -257,19 +277,22 @@ one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 
 		enter(t);
 		glBindBuffer(GL_PIXEL_PACK_BUFFER, c->pbo);
-		glGetTextureImage(glcuda_image_get_gl_texture(c->img), 0, GL_RGBA,
-				  GL_UNSIGNED_BYTE, (GLsizei)c->bytes, NULL);
+		glGetTextureImage(glcuda_image_get_gl_texture(c->img), 0,
+				  GL_RGBA, GL_UNSIGNED_BYTE, (GLsizei)c->bytes,
+				  NULL);
 		f = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 		glClientWaitSync(f, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_MAX);
 		glDeleteSync(f);
 		/* The last batch's upload must be done before the pinned
 		 * buffer is written again. */
 		CHECK_CU(CU(cuStreamSynchronize)(c->stream));
-		p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, (GLsizeiptr)c->bytes, GL_MAP_READ_BIT);
+		p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0,
+				     (GLsizeiptr)c->bytes, GL_MAP_READ_BIT);
 		memcpy(c->pinned, p, c->bytes);
 		glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
 		glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-		CHECK_CU(memcpy_htod(c->linear, c->pinned, c->bytes, c->stream));
+		CHECK_CU(
+			memcpy_htod(c->linear, c->pinned, c->bytes, c->stream));
 		leave(t);
 		break;
 	}
@@ -291,13 +314,21 @@ check_pixels(struct ctx *c, struct scene *s)
 	glGenFramebuffers(1, &fbo);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
 	for (int i = 0; i < 2; i++) {
-		glFramebufferTextureLayer(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-					  glcuda_image_get_gl_texture(c->img), 0, (GLint)ls[i]);
+		glFramebufferTextureLayer(GL_READ_FRAMEBUFFER,
+					  GL_COLOR_ATTACHMENT0,
+					  glcuda_image_get_gl_texture(c->img),
+					  0, (GLint)ls[i]);
 		if (s->layers == 1)
-			glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-					       GL_TEXTURE_2D, glcuda_image_get_gl_texture(c->img), 0);
-		glReadPixels(0, 0, (GLsizei)s->w, (GLsizei)s->h, GL_RGBA, GL_UNSIGNED_BYTE, gl);
-		CHECK_CU(memcpy_dtoh(cu, c->linear + ls[i] * c->layer, c->layer));
+			glFramebufferTexture2D(GL_READ_FRAMEBUFFER,
+					       GL_COLOR_ATTACHMENT0,
+					       GL_TEXTURE_2D,
+					       glcuda_image_get_gl_texture(
+						       c->img),
+					       0);
+		glReadPixels(0, 0, (GLsizei)s->w, (GLsizei)s->h, GL_RGBA,
+			     GL_UNSIGNED_BYTE, gl);
+		CHECK_CU(memcpy_dtoh(cu, c->linear + ls[i] * c->layer,
+				     c->layer));
 		if (memcmp(gl, cu, c->layer))
 			verdict = "MISMATCH";
 	}
@@ -320,12 +351,13 @@ gpu_us(struct ctx *c, int what, int n)
 	CHECK_CU(CU(cuEventRecord)(a, c->stream));
 	for (int i = 0; i < n; i++) {
 		if (what == 0)
-			CHECK(glcuda_image_copy_to_linear(c->img, 0, GLCUDA_ALL_LAYERS,
-							  c->linear, c->row, c->layer,
-							  c->stream));
+			CHECK(glcuda_image_copy_to_linear(c->img, 0,
+							  GLCUDA_ALL_LAYERS,
+							  c->linear, c->row,
+							  c->layer, c->stream));
 		else
-			CHECK_CU(memcpy_dtod(c->linear, c->linear + c->bytes, c->bytes,
-					     c->stream));
+			CHECK_CU(memcpy_dtod(c->linear, c->linear + c->bytes,
+					     c->bytes, c->stream));
 	}
 	CHECK_CU(CU(cuEventRecord)(b, c->stream));
 	CHECK_CU(CU(cuEventSynchronize)(b));
@@ -336,7 +368,8 @@ gpu_us(struct ctx *c, int what, int n)
 }
 
 static void
-run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h, int batches)
+run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
+	 int batches)
 {
 	struct glcuda_image_desc desc;
 	struct scene s = { 0 };
@@ -356,11 +389,15 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h, int
 	/* Twice the bytes: the plain copy's source and destination. */
 	CHECK_CU(CU(cuMemAlloc)(&c.linear, 2 * c.bytes));
 	CHECK_CU(CU(cuMemAllocHost)(&c.pinned, c.bytes));
-	CHECK_CU(CU(cuGraphicsGLRegisterImage)(&c.resource, glcuda_image_get_gl_texture(c.img),
-					       glcuda_image_get_gl_target(c.img), 1 /* READ_ONLY */));
+	CHECK_CU(CU(
+		cuGraphicsGLRegisterImage)(&c.resource,
+					   glcuda_image_get_gl_texture(c.img),
+					   glcuda_image_get_gl_target(c.img),
+					   1 /* READ_ONLY */));
 	glGenBuffers(1, &c.pbo);
 	glBindBuffer(GL_PIXEL_PACK_BUFFER, c.pbo);
-	glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)c.bytes, NULL, GL_STREAM_READ);
+	glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)c.bytes, NULL,
+		     GL_STREAM_READ);
 	glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
 	s.program = layered_program();
 	glGenVertexArrays(1, &s.vao);
@@ -392,14 +429,14 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h, int
 		fps[p] = n / wall;
 		if (p != PATH_RENDER)
 			verdict = check_pixels(&c, &s);
-		printf("| %ux%ux%u | %s | %.0f | %.0f | %.1f | %.1f | %s |\n", layers, w, h,
-		       path_names[p], fps[p], fps[p] * layers, t.cpu * 1e6 / n,
-		       (t.wall - t.cpu) * 1e6 / n, verdict);
+		printf("| %ux%ux%u | %s | %.0f | %.0f | %.1f | %.1f | %s |\n",
+		       layers, w, h, path_names[p], fps[p], fps[p] * layers,
+		       t.cpu * 1e6 / n, (t.wall - t.cpu) * 1e6 / n, verdict);
 	}
 	printf("| %ux%ux%u | glcuda / legacy | %.2fx | | | | |\n", layers, w, h,
 	       fps[PATH_GLCUDA] / fps[PATH_LEGACY]);
-	printf("| %ux%ux%u | glcuda / readback | %.1fx | | | | |\n", layers, w, h,
-	       fps[PATH_GLCUDA] / fps[PATH_READBACK]);
+	printf("| %ux%ux%u | glcuda / readback | %.1fx | | | | |\n", layers, w,
+	       h, fps[PATH_GLCUDA] / fps[PATH_READBACK]);
 
 	/* Apart from the render: the hand-off and the copy, GPU time per
 	 * batch; and the copy against a plain copy of the same bytes. */
@@ -410,8 +447,10 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h, int
 		t0 = now(CLOCK_MONOTONIC);
 		for (int i = 0; i < n; i++) {
 			CHECK(glcuda_handoff_to_cuda(dev, &c.img, 1, c.stream));
-			CHECK(glcuda_image_copy_to_linear(c.img, 0, GLCUDA_ALL_LAYERS, c.linear,
-							  c.row, c.layer, c.stream));
+			CHECK(glcuda_image_copy_to_linear(c.img, 0,
+							  GLCUDA_ALL_LAYERS,
+							  c.linear, c.row,
+							  c.layer, c.stream));
 			CHECK(glcuda_handoff_to_gl(dev, &c.img, 1, c.stream));
 		}
 		CHECK_CU(CU(cuStreamSynchronize)(c.stream));
@@ -421,9 +460,10 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h, int
 		copy = gpu_us(&c, 0, n);
 		plain = gpu_us(&c, 1, n);
 		CHECK(glcuda_handoff_to_gl(dev, &c.img, 1, c.stream));
-		printf("| %ux%ux%u | hand-off + copy, no render | %.1f us/batch | copy %.1f us | "
-		       "plain copy %.1f us | copy at %.0f %% of plain | |\n", layers, w, h, wall,
-		       copy, plain, 100.0 * plain / copy);
+		printf("| %ux%ux%u | hand-off + copy, no render | %.1f "
+		       "us/batch | copy %.1f us | plain copy %.1f us | copy at "
+		       "%.0f %% of plain | |\n",
+		       layers, w, h, wall, copy, plain, 100.0 * plain / copy);
 	}
 
 	glDeleteVertexArrays(1, &s.vao);
@@ -454,22 +494,30 @@ main(int argc, char **argv)
 		return 1;
 	}
 	memcpy3d = (__typeof__(memcpy3d))tools_cuda_find("cuMemcpy3DAsync");
-	memcpy_dtod = (__typeof__(memcpy_dtod))tools_cuda_find("cuMemcpyDtoDAsync");
-	memcpy_htod = (__typeof__(memcpy_htod))tools_cuda_find("cuMemcpyHtoDAsync");
-	array_desc = (__typeof__(array_desc))tools_cuda_find("cuArray3DGetDescriptor");
+	memcpy_dtod =
+		(__typeof__(memcpy_dtod))tools_cuda_find("cuMemcpyDtoDAsync");
+	memcpy_htod =
+		(__typeof__(memcpy_htod))tools_cuda_find("cuMemcpyHtoDAsync");
+	array_desc = (__typeof__(array_desc))tools_cuda_find(
+		"cuArray3DGetDescriptor");
 	memcpy_dtoh = (__typeof__(memcpy_dtoh))tools_cuda_find("cuMemcpyDtoH");
-	if (!memcpy3d || !memcpy_dtod || !memcpy_htod || !array_desc || !memcpy_dtoh) {
-		fprintf(stderr, "the CUDA driver lacks cuMemcpy3DAsync, cuMemcpyDtoDAsync, "
-			"cuMemcpyHtoDAsync or cuArray3DGetDescriptor\n");
+	if (!memcpy3d || !memcpy_dtod || !memcpy_htod || !array_desc ||
+	    !memcpy_dtoh) {
+		fprintf(stderr,
+			"the CUDA driver lacks cuMemcpy3DAsync, "
+			"cuMemcpyDtoDAsync, cuMemcpyHtoDAsync or "
+			"cuArray3DGetDescriptor\n");
 		return 1;
 	}
 	CHECK_CU(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
 	printf("%s, sync mode %s, %d batches per path (readback: %d)\n",
 	       glcuda_device_get_caps(dev)->cuda_device_name,
-	       glcuda_sync_mode_get_name(glcuda_device_get_caps(dev)->sync_mode), batches,
-	       batches / 4 + 1);
-	printf("| layers x w x h | path | batches/s | frames/s | CPU in calls us/batch | "
-	       "blocked us/batch | pixels |\n|---|---|--:|--:|--:|--:|---|\n");
+	       glcuda_sync_mode_get_name(
+		       glcuda_device_get_caps(dev)->sync_mode),
+	       batches, batches / 4 + 1);
+	printf("| layers x w x h | path | batches/s | frames/s | CPU in calls "
+	       "us/batch | blocked us/batch | pixels |\n"
+	       "|---|---|--:|--:|--:|--:|---|\n");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		run_size(dev, sizes[i].layers, sizes[i].w, sizes[i].h, batches);
 	{

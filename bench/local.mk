@@ -12,12 +12,13 @@ noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-tr
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 %canon_reldir%_glcuda_bench_SOURCES = %reldir%/glcuda-bench.c %reldir%/bench.h \
 	%reldir%/bench-options.c %reldir%/bench-gl.c %reldir%/bench-cuda.c \
-	%reldir%/bench-paths.c %reldir%/bench-harness.c \
+	%reldir%/bench-paths.c %reldir%/bench-bare.c %reldir%/bench-harness.c \
 	%reldir%/bench-report.c $(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_bench_SOURCES = %reldir%/bench-kernels.S
-%canon_reldir%_glcuda_bench_CPPFLAGS = $(tools_cppflags)
+# Vulkan for the bare path's own semaphores (bench-bare.c).
+%canon_reldir%_glcuda_bench_CPPFLAGS = $(tools_cppflags) $(VULKAN_CFLAGS)
 %canon_reldir%_glcuda_bench_LDADD = common/libglcuda-common.la \
-	lib/libglcuda.la $(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
+	lib/libglcuda.la $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(LIBM)
 %canon_reldir%_glcuda_soak_SOURCES = %reldir%/glcuda-soak.c $(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_soak_SOURCES = %reldir%/bench-kernels.S
 %canon_reldir%_glcuda_soak_CPPFLAGS = $(tools_cppflags)

@@ -31,7 +31,7 @@
 /* error.c ---------------------------------------------------------------- */
 
 /* Clear the thread's last error at the start of a public call. */
-void glcuda_clear_error(void);
+void error_clear(void);
 
 const char *gl_error_name(GLenum err);
 const char *egl_error_name(EGLint err);
@@ -47,8 +47,8 @@ void driver_lifecycle_unlock(void);
 
 /* The priority GLCUDA_LOG asks for, or fallback. */
 enum glcuda_log_priority
-glcuda_log_priority_from_env(enum glcuda_log_priority fallback);
-void glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
+log_priority_from_env(enum glcuda_log_priority fallback);
+void log_default(enum glcuda_log_priority prio, void *user_data,
 			const char *fmt, va_list args) GLCUDA_PRINTF(3, 0);
 
 /* format.c --------------------------------------------------------------- */

@@ -59,26 +59,26 @@ copy_check(struct glcuda_image *img, unsigned int plane, int layer,
 	uint32_t layers;
 
 	if (plane >= img->plane_count)
-		return glcuda_fail(dev, -EINVAL, "%s: plane %u of an image with %u "
+		return device_fail(dev, -EINVAL, "%s: plane %u of an image with %u "
 				   "plane%s", what, plane, img->plane_count,
 				   img->plane_count == 1 ? "" : "s");
 	p = &img->planes[plane];
 	layers = cuda_plane_layers(p);
 	if (layer != GLCUDA_ALL_LAYERS && (layer < 0 || (uint32_t)layer >= layers))
-		return glcuda_fail(dev, -EINVAL, "%s: layer %d of an image with %u "
+		return device_fail(dev, -EINVAL, "%s: layer %d of an image with %u "
 				   "layer%s (or GLCUDA_ALL_LAYERS for all)", what, layer,
 				   layers, layers == 1 ? "" : "s");
 	if (!b->pointer)
-		return glcuda_fail(dev, -EINVAL, "%s: the device pointer is 0", what);
+		return device_fail(dev, -EINVAL, "%s: the device pointer is 0", what);
 	row_bytes = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
 	if (b->row_pitch < row_bytes)
-		return glcuda_fail(dev, -EINVAL, "%s: a row pitch of %zu bytes is too "
+		return device_fail(dev, -EINVAL, "%s: a row pitch of %zu bytes is too "
 				   "small for plane %u: its rows are %u pixels of %u "
 				   "bytes, %zu bytes at least", what, b->row_pitch, plane,
 				   p->width, cuda_plane_bytes_per_pixel(p), row_bytes);
 	if (layer == GLCUDA_ALL_LAYERS && layers > 1 &&
 	    b->layer_pitch < b->row_pitch * p->height)
-		return glcuda_fail(dev, -EINVAL, "%s: a layer pitch of %zu bytes is too "
+		return device_fail(dev, -EINVAL, "%s: a layer pitch of %zu bytes is too "
 				   "small for plane %u: %u rows of %zu bytes, %zu bytes at "
 				   "least", what, b->layer_pitch, plane, p->height,
 				   b->row_pitch, b->row_pitch * p->height);
@@ -86,11 +86,11 @@ copy_check(struct glcuda_image *img, unsigned int plane, int layer,
 	 * glcuda_frame_submit() and _complete(). */
 	if (img->owner == IMAGE_OWNER_GL &&
 	    !(img->private_flags & IMAGE_PRIVATE_RING_MANAGED))
-		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image is owned "
+		return device_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image is owned "
 				   "by GL; hand it to CUDA first (glcuda_handoff_to_cuda())",
 				   what);
 	if (img->owner == IMAGE_OWNER_CUDA_DONE)
-		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image was handed "
+		return device_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image was handed "
 				   "back to GL and waits for GL's half of the hand-off; "
 				   "retry glcuda_handoff_to_gl() first", what);
 	return device_check_lost(dev, what);
@@ -168,9 +168,9 @@ copy_public(struct glcuda_image *img, unsigned int plane, int layer,
 	const struct linear_block b = { pointer, row_pitch, layer_pitch };
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!img)
-		return glcuda_fail(NULL, -EINVAL, "%s: img is NULL", what);
+		return device_fail(NULL, -EINVAL, "%s: img is NULL", what);
 	ret = copy_check(img, plane, layer, &b, what);
 	if (ret < 0)
 		return ret;

@@ -31,7 +31,7 @@ device_check_lost(struct glcuda_device *dev, const char *what)
 {
 	if (!dev->errors.lost)
 		return 0;
-	return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
+	return device_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
 			   "%s: the device was lost earlier (%s). Destroy its "
 			   "rings, images and the device (after a GL reset, "
 			   "the GL context too), then create them again.",
@@ -46,7 +46,7 @@ device_check_gl(struct glcuda_device *dev, const char *what)
 	if (dev->errors.lost)
 		return device_check_lost(dev, what);
 	if (eglGetCurrentContext() != dev->context)
-		return glcuda_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
+		return device_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
 				   "%s needs the device's EGL context %p "
 				   "current on this thread, but %p is current. "
 				   "Call eglMakeCurrent first.",
@@ -56,7 +56,7 @@ device_check_gl(struct glcuda_device *dev, const char *what)
 	 * notification (gl_reset_status). */
 	status = gl_reset_status(&dev->gl);
 	if (status != GL_NO_ERROR)
-		return glcuda_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
+		return device_fail(dev, GLCUDA_ERROR_DEVICE_LOST,
 				   "%s: glGetGraphicsResetStatus returned %s "
 				   "(0x%04x): the GL context was reset. "
 				   "Destroy every glcuda object, the device "
@@ -72,7 +72,7 @@ device_push_cuda(struct glcuda_device *dev, const char *what)
 	CUresult res;
 
 	if (!dev->has_cuda)
-		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+		return device_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
 				   "%s needs CUDA, and this device was made "
 				   "without it",
 				   what);
@@ -80,6 +80,13 @@ device_push_cuda(struct glcuda_device *dev, const char *what)
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(dev, res, "cuCtxPushCurrent", what);
 	return 0;
+}
+
+bool
+device_push_cuda_quietly(struct glcuda_device *dev)
+{
+	return dev->has_cuda &&
+	       CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
 }
 
 void
@@ -102,8 +109,8 @@ bind_cuda(struct glcuda_device *dev,
 
 	ret = cuda_loader_load(msg, sizeof(msg));
 	if (ret < 0)
-		return glcuda_fail(dev, ret, "%s", msg);
-	dev->caps.cuda_driver_version = glcuda_cuda.driver_version;
+		return device_fail(dev, ret, "%s", msg);
+	dev->caps.cuda_driver_version = cuda_loader_table.driver_version;
 	uuid_format(dev->caps.device_uuid, gl_uuid);
 
 	if (options && options->cuda_context) {
@@ -129,7 +136,7 @@ bind_cuda(struct glcuda_device *dev,
 		}
 		if (memcmp(cu_uuid.bytes, dev->caps.device_uuid, 16) != 0) {
 			uuid_format((const uint8_t *)cu_uuid.bytes, uuid);
-			ret = glcuda_fail(dev,
+			ret = device_fail(dev,
 					  GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
 					  "options.cuda_context is on CUDA "
 					  "device %d (UUID %s), but the GL "
@@ -191,7 +198,7 @@ bind_cuda(struct glcuda_device *dev,
 			if (len < (int)sizeof(msg))
 				snprintf(msg + len, sizeof(msg) - len, "%s",
 					 count == 0 ? " none." : hint);
-			ret = glcuda_fail(dev,
+			ret = device_fail(dev,
 					  GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
 					  "%s", msg);
 			goto fail;
@@ -214,7 +221,8 @@ bind_cuda(struct glcuda_device *dev,
 
 	/* Layered images need CUDA's layered surfaces (and textures). */
 	res = CU_CALL(cuDeviceGetAttribute, &layers,
-		      CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS, dev->cu_device);
+		      CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS,
+		      dev->cu_device);
 	if (res != CUDA_SUCCESS) {
 		ret = device_cuda_fail(dev, res, "cuDeviceGetAttribute",
 				       "(MAXIMUM_SURFACE2D_LAYERED_LAYERS)");
@@ -269,12 +277,12 @@ choose_sync_mode(struct glcuda_device *dev, enum glcuda_sync_mode requested)
 		return 0;
 	}
 	if (requested < GLCUDA_SYNC_TIMELINE || requested > GLCUDA_SYNC_CPU)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "options.sync_mode %d is not a sync mode",
 				   (int)requested);
 	if (!(caps->sync_modes_supported & (1u << requested))) {
 		if (!dev->gl.has_semaphore_fd)
-			return glcuda_fail(dev,
+			return device_fail(dev,
 					   GLCUDA_ERROR_MISSING_GL_EXTENSION,
 					   "sync mode \"%s\" needs "
 					   "GL_EXT_semaphore_fd, which \"%s\" "
@@ -284,7 +292,7 @@ choose_sync_mode(struct glcuda_device *dev, enum glcuda_sync_mode requested)
 					   caps->gl_renderer);
 		if (requested == GLCUDA_SYNC_TIMELINE &&
 		    !dev->gl.has_timeline_nv)
-			return glcuda_fail(dev,
+			return device_fail(dev,
 					   GLCUDA_ERROR_MISSING_GL_EXTENSION,
 					   "sync mode \"timeline\" needs "
 					   "GL_NV_timeline_semaphore, which "
@@ -293,7 +301,7 @@ choose_sync_mode(struct glcuda_device *dev, enum glcuda_sync_mode requested)
 					   caps->gl_renderer);
 		if (requested == GLCUDA_SYNC_TIMELINE && !cuda_timeline &&
 		    dev->has_cuda)
-			return glcuda_fail(dev,
+			return device_fail(dev,
 					   GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
 					   "sync mode \"timeline\" needs CUDA "
 					   "11.2 timeline semaphore fds; the "
@@ -302,7 +310,7 @@ choose_sync_mode(struct glcuda_device *dev, enum glcuda_sync_mode requested)
 					   caps->cuda_driver_version / 1000,
 					   caps->cuda_driver_version % 1000 /
 						   10);
-		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+		return device_fail(dev, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
 				   "sync mode \"%s\": the Vulkan driver cannot "
 				   "export %s semaphores as OPAQUE_FD. Use "
 				   "GLCUDA_SYNC_AUTO.",
@@ -323,13 +331,13 @@ fill_image_kinds(struct glcuda_device *dev)
 	struct glcuda_caps *caps = &dev->caps;
 
 	caps->image_kinds_supported = 1u << GLCUDA_IMAGE_KIND_SHARED;
-	if (dev->has_cuda && glcuda_cuda.cuGraphicsGLRegisterImage &&
-	    glcuda_cuda.cuArray3DGetDescriptor)
+	if (dev->has_cuda && cuda_loader_table.cuGraphicsGLRegisterImage &&
+	    cuda_loader_table.cuArray3DGetDescriptor)
 		caps->image_kinds_supported |= 1u
 					       << GLCUDA_IMAGE_KIND_GL_TEXTURE;
-	if (dev->has_cuda && glcuda_cuda.cuGraphicsEGLRegisterImage &&
-	    glcuda_cuda.cuGraphicsResourceGetMappedEglFrame &&
-	    glcuda_cuda.cuArray3DGetDescriptor)
+	if (dev->has_cuda && cuda_loader_table.cuGraphicsEGLRegisterImage &&
+	    cuda_loader_table.cuGraphicsResourceGetMappedEglFrame &&
+	    cuda_loader_table.cuArray3DGetDescriptor)
 		caps->image_kinds_supported |= 1u
 					       << GLCUDA_IMAGE_KIND_EGL_IMAGE;
 	caps->image_kinds_cpu_wait = 0;
@@ -389,22 +397,7 @@ device_release_drivers(struct glcuda_device *dev)
 	if (dev->has_cuda) {
 		bool context_gone = false;
 
-		if (dev->orphans.head && !dev->errors.lost) {
-			/* Let the host functions of destroyed rings run, so
-			 * that their blocks can go. Destroy may wait; not on a
-			 * lost device, where the wait might never return. */
-			if (CU_CALL(cuCtxPushCurrent, dev->cu_context) ==
-			    CUDA_SUCCESS) {
-				CU_CALL(cuCtxSynchronize);
-				device_pop_cuda(dev);
-			}
-		}
 		device_reap_orphans(dev, false);
-		if (dev->copy_kernels.module &&
-		    CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS) {
-			copy_kernels_unload(&dev->copy_kernels);
-			device_pop_cuda(dev);
-		}
 		if (dev->cu_context_is_primary) {
 			unsigned int flags;
 			int active = 1;
@@ -446,9 +439,9 @@ device_new_internal(EGLDisplay display, EGLContext context,
 	struct glcuda_device_options copied;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!out)
-		return glcuda_fail(NULL, -EINVAL,
+		return device_fail(NULL, -EINVAL,
 				   "glcuda_device_new: out is NULL");
 	/* From here on options is a struct of this glcuda's size, whatever
 	 * the size the caller was built with. */
@@ -459,7 +452,7 @@ device_new_internal(EGLDisplay display, EGLContext context,
 		options = &copied;
 	}
 	if (display == EGL_NO_DISPLAY || context == EGL_NO_CONTEXT)
-		return glcuda_fail(NULL, -EINVAL,
+		return device_fail(NULL, -EINVAL,
 				   "glcuda_device_new: %s is EGL_NO_%s; pass "
 				   "the display and context you render with",
 				   display == EGL_NO_DISPLAY ? "display"
@@ -469,13 +462,13 @@ device_new_internal(EGLDisplay display, EGLContext context,
 
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
-		return glcuda_fail(NULL, -ENOMEM,
+		return device_fail(NULL, -ENOMEM,
 				   "glcuda_device_new: out of memory");
 	dev->display = display;
 	dev->context = context;
 	prio = options && options->log_priority ? options->log_priority
 						: GLCUDA_LOG_PRIORITY_ERROR;
-	dev->errors.log_priority = glcuda_log_priority_from_env(prio);
+	dev->errors.log_priority = log_priority_from_env(prio);
 	if (options) {
 		dev->errors.log_func = options->log_func;
 		dev->errors.log_user_data = options->log_user_data;
@@ -483,7 +476,7 @@ device_new_internal(EGLDisplay display, EGLContext context,
 
 	if (eglGetCurrentContext() != context ||
 	    eglGetCurrentDisplay() != display) {
-		ret = glcuda_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
+		ret = device_fail(dev, GLCUDA_ERROR_NO_CURRENT_CONTEXT,
 				  "glcuda_device_new: the context %p of "
 				  "display %p must be current on the calling "
 				  "thread (current: context %p, display %p). "
@@ -578,20 +571,35 @@ glcuda_device_new(EGLDisplay display, EGLContext context,
 GLCUDA_EXPORT void
 glcuda_device_destroy(struct glcuda_device *dev)
 {
+	bool wait;
+
 	if (!dev)
 		return;
-	/* No glcuda_clear_error(): destroy is what a caller's unwind calls
+	/* No error_clear(): destroy is what a caller's unwind calls
 	 * after a failure, and the failure's message must outlive it. */
 	if (dev->live_images || dev->live_rings) {
 		/* Freeing now would leave those objects pointing at freed
 		 * memory. Refuse: the device stays whole and usable, and the
 		 * caller can destroy the children and call again (glcuda.h). */
-		glcuda_fail(dev, -EBUSY,
+		device_fail(dev, -EBUSY,
 			    "glcuda_device_destroy: %u images and %u rings of "
 			    "this device are still alive; destroy them first. "
 			    "The device is not destroyed and stays usable.",
 			    dev->live_images, dev->live_rings);
 		return;
+	}
+	/* What destroy does in the CUDA context, under one push: let the
+	 * host functions of destroyed rings run, so that their blocks can go
+	 * (destroy may wait; not on a lost device, where the wait might never
+	 * return), and unload the copy kernels. */
+	wait = dev->has_cuda && dev->orphans.head && !dev->errors.lost;
+	if ((wait || dev->copy_kernels.module) &&
+	    device_push_cuda_quietly(dev)) {
+		if (wait)
+			CU_CALL(cuCtxSynchronize);
+		if (dev->copy_kernels.module)
+			copy_kernels_unload(&dev->copy_kernels);
+		device_pop_cuda(dev);
 	}
 	device_release_drivers(dev);
 	free(dev);

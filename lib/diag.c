@@ -47,7 +47,7 @@ diag_array_put(const struct diag_array *a, unsigned int i, const void *full)
 		if ((max) > 0) {                                      \
 			int ret_;                                     \
 			if (!(out))                                   \
-				return glcuda_fail(NULL, -EINVAL,     \
+				return device_fail(NULL, -EINVAL,     \
 						   "%s: out is NULL " \
 						   "and max is %u",   \
 						   call, (max));      \
@@ -68,7 +68,7 @@ glcuda_diag_list_egl_devices(struct glcuda_diag_egl_device *out,
 	EGLDeviceEXT *devices;
 	EGLint count = 0, listed = 0;
 
-	glcuda_clear_error();
+	error_clear();
 	DIAG_ARRAY_INIT(call, &array, out, max, diag_egl_device_check);
 	client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
 	if (!client)
@@ -87,7 +87,7 @@ glcuda_diag_list_egl_devices(struct glcuda_diag_egl_device *out,
 		return count;
 	devices = calloc((size_t)count, sizeof(*devices));
 	if (!devices)
-		return glcuda_fail(NULL, -ENOMEM, "%s: out of memory", call);
+		return device_fail(NULL, -ENOMEM, "%s: out of memory", call);
 	if (!eglQueryDevicesEXT(count, devices, &listed)) {
 		EGLint err = eglGetError();
 
@@ -137,12 +137,12 @@ glcuda_diag_list_vk_devices(struct glcuda_diag_vk_device *out, unsigned int max)
 	char message[512] = "";
 	int n;
 
-	glcuda_clear_error();
+	error_clear();
 	DIAG_ARRAY_INIT(call, &array, out, max, diag_vk_device_check);
 	if (max > 0) {
 		info = calloc(max, sizeof(*info));
 		if (!info)
-			return glcuda_fail(NULL, -ENOMEM, "%s: out of memory",
+			return device_fail(NULL, -ENOMEM, "%s: out of memory",
 					   call);
 	}
 	n = vk_list_physical_devices(info, max, message, sizeof(message));
@@ -192,13 +192,13 @@ glcuda_diag_list_cuda_devices(int *driver_version,
 	int count = 0;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	DIAG_ARRAY_INIT(call, &array, out, max, diag_cuda_device_check);
 	ret = cuda_loader_load(message, sizeof(message));
 	if (ret)
 		return error_note(ret, "%s", message);
 	if (driver_version)
-		*driver_version = glcuda_cuda.driver_version;
+		*driver_version = cuda_loader_table.driver_version;
 	res = CU_CALL(cuDeviceGetCount, &count);
 	if (res != CUDA_SUCCESS) {
 		cuda_loader_unload();

@@ -143,24 +143,24 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 	bool handed = false;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!img)
-		return glcuda_fail(NULL, -EINVAL, "%s: img is NULL", what);
+		return device_fail(NULL, -EINVAL, "%s: img is NULL", what);
 	dev = img->dev;
 	if (img->kind != GLCUDA_IMAGE_KIND_SHARED)
-		return glcuda_fail(dev, -EINVAL, "%s: only shared images (glcuda_image_new) "
+		return device_fail(dev, -EINVAL, "%s: only shared images (glcuda_image_new) "
 				   "are exported; a wrapped image's plane can be copied "
 				   "with glcuda_image_copy_to_linear()", what);
 	if (plane >= img->plane_count)
-		return glcuda_fail(dev, -EINVAL, "%s: plane %u of an image with %u plane%s",
+		return device_fail(dev, -EINVAL, "%s: plane %u of an image with %u plane%s",
 				   what, plane, img->plane_count,
 				   img->plane_count == 1 ? "" : "s");
 	if (img->private_flags & IMAGE_PRIVATE_RING_MANAGED)
-		return glcuda_fail(dev, -EINVAL, "%s: a ring frame's image is handed off "
+		return device_fail(dev, -EINVAL, "%s: a ring frame's image is handed off "
 				   "by its frame; copy it with glcuda_image_copy_to_linear() "
 				   "between glcuda_frame_submit() and _complete()", what);
 	if (img->owner == IMAGE_OWNER_CUDA_DONE)
-		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image waits for "
+		return device_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image waits for "
 				   "GL's half of a hand-off; retry glcuda_handoff_to_gl() "
 				   "first", what);
 	ret = device_check_lost(dev, what);
@@ -168,7 +168,7 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 		return ret;
 	e = calloc(1, sizeof(*e));
 	if (!e)
-		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
+		return device_fail(dev, -ENOMEM, "%s: out of memory", what);
 	e->stream = stream;
 
 	if (img->owner == IMAGE_OWNER_GL) {
@@ -188,7 +188,7 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 		if (ret == 0 && back < 0)
 			ret = back;
 		else if (ret < 0)
-			ret = glcuda_fail(dev, ret, "%s", copy_error);
+			ret = device_fail(dev, ret, "%s", copy_error);
 	}
 	if (ret < 0)
 		goto fail;
@@ -226,7 +226,7 @@ glcuda_image_export_dlpack(struct glcuda_image *img, unsigned int plane, CUstrea
 	int ret;
 
 	if (!out)
-		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
+		return device_fail(img ? img->dev : NULL, -EINVAL,
 				   "glcuda_image_export_dlpack: out is NULL");
 	ret = export_image(img, plane, stream, "glcuda_image_export_dlpack", &e);
 	if (ret < 0)
@@ -249,7 +249,7 @@ glcuda_image_export_dlpack_unversioned(struct glcuda_image *img, unsigned int pl
 	int ret;
 
 	if (!out)
-		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
+		return device_fail(img ? img->dev : NULL, -EINVAL,
 				   "glcuda_image_export_dlpack_unversioned: out is NULL");
 	ret = export_image(img, plane, stream, "glcuda_image_export_dlpack_unversioned",
 			   &e);

@@ -116,7 +116,7 @@ glcuda_get_version(void)
 }
 
 void
-glcuda_clear_error(void)
+error_clear(void)
 {
 	thread_last_error[0] = '\0';
 }

@@ -43,8 +43,9 @@ static const struct format_info formats[] = {
 	 * float array (CUDA_ARRAY3D_DEPTH_TEXTURE is refused for external
 	 * memory), and reads the same values glReadPixels(GL_DEPTH_COMPONENT,
 	 * GL_FLOAT) returns. */
-	{ GLCUDA_FORMAT_DEPTH32F, "DEPTH32F", GL_DEPTH_COMPONENT32F, GL_DEPTH_COMPONENT,
-	  GL_FLOAT, VK_FORMAT_D32_SFLOAT, CU_AD_FORMAT_FLOAT, 1, 4, true, false, true },
+	{ GLCUDA_FORMAT_DEPTH32F, "DEPTH32F", GL_DEPTH_COMPONENT32F,
+	  GL_DEPTH_COMPONENT, GL_FLOAT, VK_FORMAT_D32_SFLOAT,
+	  CU_AD_FORMAT_FLOAT, 1, 4, true, false, true },
 };
 
 const struct format_info *

@@ -21,7 +21,7 @@ glcuda_headless_new(int cuda_ordinal, uint32_t flags,
 	struct glcuda_headless *hl;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!out)
 		return error_fail(NULL, -EINVAL,
 				  "glcuda_headless_new: out is NULL");
@@ -100,7 +100,7 @@ glcuda_headless_get_context(const struct glcuda_headless *hl)
 GLCUDA_EXPORT int
 glcuda_headless_make_current(const struct glcuda_headless *hl)
 {
-	glcuda_clear_error();
+	error_clear();
 	if (!hl)
 		return error_fail(NULL, -EINVAL,
 				  "glcuda_headless_make_current: NULL");

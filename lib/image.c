@@ -26,6 +26,15 @@ image_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind,
 	return img;
 }
 
+/* Whether freeing the image calls CUDA: it has CUDA objects. */
+static bool
+image_has_cuda(const struct glcuda_image *img)
+{
+	return img->dev->has_cuda &&
+	       (img->import.memory || img->depth_import.memory ||
+		img->resource || img->sync.cuda_done);
+}
+
 /* Tear down in dependency order: GL names (GL defers the release until its
  * queued commands are done), then CUDA objects once CUDA work on the image
  * has finished, then the Vulkan memory both imported. On a lost device
@@ -33,21 +42,19 @@ image_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind,
  * signal from a reset GL context), and on a broken CUDA context the
  * destroy calls fail and its objects go with the context instead. */
 void
-image_free(struct glcuda_image *img, bool gl_current)
+image_free(struct glcuda_image *img, bool gl_current, bool cuda_current)
 {
 	struct glcuda_device *dev = img->dev;
 	const struct image_kind_ops *ops = img->ops;
-	bool cuda_pushed = false;
 
 	if (gl_current && ops->release_gl)
 		ops->release_gl(img);
 
-	if (dev->has_cuda && (img->import.memory || img->depth_import.memory ||
-			      img->resource || img->sync.cuda_done)) {
-		cuda_pushed = CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
+	if (image_has_cuda(img)) {
 		/* Never free memory a queue may still use. Not a per-frame
-		 * path, so waiting is acceptable here (but not when lost). */
-		bool wait = cuda_pushed && !dev->errors.lost;
+		 * path, so waiting is acceptable here (but not when lost, nor
+		 * without the context). */
+		bool wait = cuda_current && !dev->errors.lost;
 		if (wait && img->owner == IMAGE_OWNER_CUDA) {
 			/* Kernels may be queued after the hand-off on a stream
 			 * glcuda does not know: wait for the whole context. */
@@ -63,8 +70,6 @@ image_free(struct glcuda_image *img, bool gl_current)
 			ops->release_cuda(img);
 		handoff_sync_fini(dev, &img->sync, gl_current);
 	}
-	if (cuda_pushed)
-		device_pop_cuda(dev);
 	/* The exports' memory is not the image's: blocks still held by
 	 * tensors go when their deleters run. */
 	for (unsigned int i = 0; i < ARRAY_LENGTH(img->pools); i++)
@@ -72,6 +77,15 @@ image_free(struct glcuda_image *img, bool gl_current)
 	vk_image_destroy(dev->vk, &img->depth_vk);
 	vk_image_destroy(dev->vk, &img->vk);
 	free(img);
+}
+
+void
+image_destroy(struct glcuda_image *img, bool gl_current, bool cuda_current)
+{
+	if (!img)
+		return;
+	img->dev->live_images--;
+	image_free(img, gl_current, cuda_current);
 }
 
 /* Shared images -------------------------------------------------------- */
@@ -113,32 +127,42 @@ check_desc(struct glcuda_device *dev, const struct glcuda_image_desc *d,
 	*fmt = format_info(d->format);
 	*depth = d->depth_format ? format_info(d->depth_format) : NULL;
 	if (!*fmt)
-		return glcuda_fail(dev, -EINVAL,
-				   "glcuda_image_new: %d is not a glcuda_format", (int)d->format);
-	if (d->width == 0 || d->height == 0 || d->width > dev->caps.max_image_size ||
+		return device_fail(dev, -EINVAL,
+				   "glcuda_image_new: %d is not a "
+				   "glcuda_format",
+				   (int)d->format);
+	if (d->width == 0 || d->height == 0 ||
+	    d->width > dev->caps.max_image_size ||
 	    d->height > dev->caps.max_image_size)
-		return glcuda_fail(dev, -EINVAL,
-				   "glcuda_image_new: %ux%u is not a valid size: each side "
-				   "must be 1..%u (the smaller of GL_MAX_TEXTURE_SIZE and "
-				   "Vulkan's maxImageDimension2D)",
-				   d->width, d->height, dev->caps.max_image_size);
+		return device_fail(
+			dev, -EINVAL,
+			"glcuda_image_new: %ux%u is not a valid size: each "
+			"side must be 1..%u (the smaller of "
+			"GL_MAX_TEXTURE_SIZE and Vulkan's maxImageDimension2D)",
+			d->width, d->height, dev->caps.max_image_size);
 	if (layers > dev->caps.max_image_layers)
-		return glcuda_fail(dev, -EINVAL,
-				   "glcuda_image_new: %u layers; this device allows 1..%u "
-				   "(caps.max_image_layers: the smallest of GL's, Vulkan's "
-				   "and CUDA's limits)", layers, dev->caps.max_image_layers);
+		return device_fail(
+			dev, -EINVAL,
+			"glcuda_image_new: %u layers; this device allows 1..%u "
+			"(caps.max_image_layers: the smallest of GL's, "
+			"Vulkan's and CUDA's limits)",
+			layers, dev->caps.max_image_layers);
 	if (d->depth_format && (!*depth || !(*depth)->is_depth))
-		return glcuda_fail(dev, -EINVAL,
-				   "glcuda_image_new: depth_format %d (%s) is not a depth "
-				   "format; use GLCUDA_FORMAT_DEPTH32F, or 0 for none",
-				   (int)d->depth_format, glcuda_format_get_name(d->depth_format));
+		return device_fail(
+			dev, -EINVAL,
+			"glcuda_image_new: depth_format %d (%s) is not a depth "
+			"format; use GLCUDA_FORMAT_DEPTH32F, or 0 for none",
+			(int)d->depth_format,
+			glcuda_format_get_name(d->depth_format));
 	if (*depth && (*fmt)->is_depth)
-		return glcuda_fail(dev, -EINVAL,
-				   "glcuda_image_new: a %s image is a depth buffer already; "
-				   "leave depth_format 0", (*fmt)->name);
+		return device_fail(dev, -EINVAL,
+				   "glcuda_image_new: a %s image is a depth "
+				   "buffer already; leave depth_format 0",
+				   (*fmt)->name);
 	if (d->flags & ~(uint32_t)(GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE |
 				   GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER))
-		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: unknown flags 0x%x",
+		return device_fail(dev, -EINVAL,
+				   "glcuda_image_new: unknown flags 0x%x",
 				   d->flags);
 	return 0;
 }
@@ -152,15 +176,17 @@ alloc_gl(struct glcuda_device *dev, const struct format_info *fmt,
 {
 	int fd = -1, ret;
 
-	ret = vk_image_create(dev->vk, fmt, img->width, img->height, img->layers, vk);
+	ret = vk_image_create(dev->vk, fmt, img->width, img->height,
+			      img->layers, vk);
 	if (ret < 0)
 		return ret;
 	/* One fd per importer: each import takes ownership of its own. */
 	ret = vk_image_export_fd(dev->vk, vk, &fd);
 	if (ret < 0)
 		return ret;
-	return gl_import_texture(&dev->gl, fd, vk->size, vk->dedicated, fmt, img->width,
-				 img->height, img->layers, texture, memory_object);
+	return gl_import_texture(&dev->gl, fd, vk->size, vk->dedicated, fmt,
+				 img->width, img->height, img->layers, texture,
+				 memory_object);
 }
 
 /* CUDA's import of one Vulkan image of a shared image, into a plane. With
@@ -177,8 +203,10 @@ alloc_cuda(struct glcuda_device *dev, const struct format_info *fmt,
 		return ret;
 	return cuda_import_image(&dev->errors, fd, vk->size, vk->dedicated, fmt,
 				 img->width, img->height, img->layers,
-				 !(img->flags & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
-				 img->flags & GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER,
+				 !(img->flags &
+				   GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE),
+				 img->flags &
+					 GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER,
 				 import, plane);
 }
 
@@ -194,12 +222,12 @@ describe_plane(struct cuda_plane *p, const struct format_info *fmt,
 }
 
 int
-image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *desc,
-		   uint32_t private_flags, struct glcuda_image **out)
+image_new_internal(struct glcuda_device *dev,
+		   const struct glcuda_image_desc *desc, uint32_t private_flags,
+		   struct glcuda_image **out)
 {
 	const struct format_info *fmt, *depth;
 	struct glcuda_image *img;
-	bool pushed = false;
 	int ret;
 
 	ret = check_desc(dev, desc, &fmt, &depth);
@@ -209,9 +237,11 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 	if (ret < 0)
 		return ret;
 
-	img = image_alloc(dev, GLCUDA_IMAGE_KIND_SHARED, &shared_ops, desc->flags);
+	img = image_alloc(dev, GLCUDA_IMAGE_KIND_SHARED, &shared_ops,
+			  desc->flags);
 	if (!img)
-		return glcuda_fail(dev, -ENOMEM, "glcuda_image_new: out of memory");
+		return device_fail(dev, -ENOMEM,
+				   "glcuda_image_new: out of memory");
 	img->private_flags = private_flags;
 	img->fmt = fmt;
 	img->depth_fmt = depth;
@@ -224,28 +254,34 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 	if (depth)
 		describe_plane(&img->planes[1], depth, img);
 
-	ret = alloc_gl(dev, fmt, img, &img->vk, &img->texture, &img->memory_object);
+	ret = alloc_gl(dev, fmt, img, &img->vk, &img->texture,
+		       &img->memory_object);
 	if (ret < 0)
 		goto fail;
 	img->handoff_textures[img->handoff_texture_count++] = img->texture;
 	if (depth) {
-		ret = alloc_gl(dev, depth, img, &img->depth_vk, &img->depth_texture,
-			       &img->depth_memory_object);
+		ret = alloc_gl(dev, depth, img, &img->depth_vk,
+			       &img->depth_texture, &img->depth_memory_object);
 		if (ret < 0)
 			goto fail;
-		img->handoff_textures[img->handoff_texture_count++] = img->depth_texture;
+		img->handoff_textures[img->handoff_texture_count++] =
+			img->depth_texture;
 	}
 	/* Ring slots draw through the ring's own framebuffer. */
 	if (!(private_flags & IMAGE_PRIVATE_RING_MANAGED)) {
 		img->fbos = calloc(img->layers, sizeof(*img->fbos));
 		if (!img->fbos) {
-			ret = glcuda_fail(dev, -ENOMEM, "glcuda_image_new: out of memory");
+			ret = device_fail(dev, -ENOMEM,
+					  "glcuda_image_new: out of memory");
 			goto fail;
 		}
-		ret = gl_create_framebuffers(&dev->gl, glcuda_image_get_gl_target(img),
+		ret = gl_create_framebuffers(&dev->gl,
+					     glcuda_image_get_gl_target(img),
 					     fmt->is_depth ? 0 : img->texture,
-					     fmt->is_depth ? img->texture : img->depth_texture,
-					     img->layers, img->fbos, &img->layered_fbo);
+					     fmt->is_depth ? img->texture
+							   : img->depth_texture,
+					     img->layers, img->fbos,
+					     &img->layered_fbo);
 		if (ret < 0) {
 			free(img->fbos);
 			img->fbos = NULL;
@@ -254,14 +290,11 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 	}
 
 	if (dev->has_cuda) {
-		ret = device_push_cuda(dev, "glcuda_image_new");
-		if (ret < 0)
-			goto fail;
-		pushed = true;
-		ret = alloc_cuda(dev, fmt, img, &img->vk, &img->import, &img->planes[0]);
+		ret = alloc_cuda(dev, fmt, img, &img->vk, &img->import,
+				 &img->planes[0]);
 		if (ret == 0 && depth)
-			ret = alloc_cuda(dev, depth, img, &img->depth_vk, &img->depth_import,
-					 &img->planes[1]);
+			ret = alloc_cuda(dev, depth, img, &img->depth_vk,
+					 &img->depth_import, &img->planes[1]);
 		if (ret < 0)
 			goto fail;
 
@@ -270,62 +303,70 @@ image_new_internal(struct glcuda_device *dev, const struct glcuda_image_desc *de
 			if (ret < 0)
 				goto fail;
 		}
-		device_pop_cuda(dev);
-		pushed = false;
 	}
 
 	dev->live_images++;
-	log_debug(dev, "image %p: %ux%u%s%.0u %s%s%s, %llu bytes%s, texture %u\n",
-		  (void *)img, img->width, img->height, img->layers > 1 ? "x" : "",
-		  img->layers > 1 ? img->layers : 0, fmt->name, depth ? " + " : "",
-		  depth ? depth->name : "",
+	log_debug(dev,
+		  "image %p: %ux%u%s%.0u %s%s%s, %llu bytes%s, texture %u\n",
+		  (void *)img, img->width, img->height,
+		  img->layers > 1 ? "x" : "", img->layers > 1 ? img->layers : 0,
+		  fmt->name, depth ? " + " : "", depth ? depth->name : "",
 		  (unsigned long long)(img->vk.size + img->depth_vk.size),
 		  img->vk.dedicated ? " (dedicated)" : "", img->texture);
 	*out = img;
 	return 0;
 
 fail:
-	if (pushed)
-		device_pop_cuda(dev);
-	image_free(img, true);
+	image_free(img, true, true);
 	return ret;
 }
 
 GLCUDA_EXPORT int
-glcuda_image_new(struct glcuda_device *dev, const struct glcuda_image_desc *desc,
+glcuda_image_new(struct glcuda_device *dev,
+		 const struct glcuda_image_desc *desc,
 		 struct glcuda_image **out)
 {
 	struct glcuda_image_desc copied;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!dev || !desc || !out)
-		return glcuda_fail(dev, -EINVAL, "glcuda_image_new: %s is NULL",
+		return device_fail(dev, -EINVAL, "glcuda_image_new: %s is NULL",
 				   !dev ? "dev" : !desc ? "desc" : "out");
 	/* A struct of this glcuda's size from here on, whatever the size the
 	 * caller was built with. */
 	ret = image_desc_copy(dev, desc, &copied);
 	if (ret < 0)
 		return ret;
-	return image_new_internal(dev, &copied, 0, out);
+	if (!dev->has_cuda)
+		return image_new_internal(dev, &copied, 0, out);
+	ret = device_push_cuda(dev, "glcuda_image_new");
+	if (ret < 0)
+		return ret;
+	ret = image_new_internal(dev, &copied, 0, out);
+	device_pop_cuda(dev);
+	return ret;
 }
 
 GLCUDA_EXPORT void
 glcuda_image_destroy(struct glcuda_image *img)
 {
 	struct glcuda_device *dev;
-	bool gl_current;
+	bool gl_current, cuda_current;
 
 	if (!img)
 		return;
 	dev = img->dev;
 	gl_current = eglGetCurrentContext() == dev->context;
 	if (!gl_current)
-		log_error(dev, "glcuda_image_destroy: the device's context is not current; "
-			  "the image's GL objects leak. Make the context current "
-			  "before destroying images.\n");
-	dev->live_images--;
-	image_free(img, gl_current);
+		log_error(dev,
+			  "glcuda_image_destroy: the device's context is not "
+			  "current; the image's GL objects leak. Make the "
+			  "context current before destroying images.\n");
+	cuda_current = image_has_cuda(img) && device_push_cuda_quietly(dev);
+	image_destroy(img, gl_current, cuda_current);
+	if (cuda_current)
+		device_pop_cuda(dev);
 }
 
 GLCUDA_EXPORT void
@@ -411,14 +452,16 @@ glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
 	struct glcuda_cuda_plane full;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!img || !out)
-		return glcuda_fail(img ? img->dev : NULL, -EINVAL,
-				   "glcuda_image_get_cuda_plane: %s is NULL", img ? "out" : "img");
+		return device_fail(img ? img->dev : NULL, -EINVAL,
+				   "glcuda_image_get_cuda_plane: %s is NULL",
+				   img ? "out" : "img");
 	if (plane >= img->plane_count)
-		return glcuda_fail(img->dev, -EINVAL,
-				   "glcuda_image_get_cuda_plane: plane %u of an image with %u", plane,
-				   img->plane_count);
+		return device_fail(img->dev, -EINVAL,
+				   "glcuda_image_get_cuda_plane: plane %u of "
+				   "an image with %u",
+				   plane, img->plane_count);
 	ret = cuda_plane_check(img->dev, out);
 	if (ret < 0)
 		return ret;
@@ -464,7 +507,8 @@ glcuda_image_get_layer_count(const struct glcuda_image *img)
 GLCUDA_EXPORT enum glcuda_format
 glcuda_image_get_depth_format(const struct glcuda_image *img)
 {
-	return img && img->depth_fmt ? img->depth_fmt->format : GLCUDA_FORMAT_INVALID;
+	return img && img->depth_fmt ? img->depth_fmt->format
+				     : GLCUDA_FORMAT_INVALID;
 }
 
 GLCUDA_EXPORT unsigned int

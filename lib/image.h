@@ -25,8 +25,8 @@ struct tensor_pool;
 struct image_kind_ops {
 	/* With the GL context current: the GL objects glcuda made. */
 	void (*release_gl)(struct glcuda_image *img);
-	/* Before the planes' objects go, with the CUDA context pushed; idle:
-	 * the image's CUDA work was waited for. */
+	/* Before the planes' objects go, with the CUDA context current when
+	 * the push succeeded; idle: the image's CUDA work was waited for. */
 	void (*unmap_cuda)(struct glcuda_image *img, bool idle);
 	/* After the planes' objects: what the planes were made from. */
 	void (*release_cuda)(struct glcuda_image *img);
@@ -41,9 +41,11 @@ struct glcuda_image {
 	struct glcuda_device *dev;
 	enum glcuda_image_kind kind;
 	const struct image_kind_ops *ops;
-	const struct format_info *fmt; /* NULL: a wrapped layout glcuda has no name for */
+	/* NULL: a wrapped layout glcuda has no name for */
+	const struct format_info *fmt;
 	uint32_t width, height;
-	uint32_t flags;         /* the caller's GLCUDA_IMAGE_FLAG_* / GLCUDA_WRAP_FLAG_* */
+	/* the caller's GLCUDA_IMAGE_FLAG_* / GLCUDA_WRAP_FLAG_* */
+	uint32_t flags;
 	uint32_t private_flags; /* IMAGE_PRIVATE_* */
 	/* The caller's, untouched by glcuda (glcuda_image_set_user_data). */
 	void *user_data;
@@ -100,14 +102,25 @@ struct glcuda_image {
 };
 
 /* A zeroed image of a kind, owned by GL; NULL when out of memory. */
-struct glcuda_image *image_alloc(struct glcuda_device *dev, enum glcuda_image_kind kind,
-				 const struct image_kind_ops *ops, uint32_t flags);
+struct glcuda_image *image_alloc(struct glcuda_device *dev,
+				 enum glcuda_image_kind kind,
+				 const struct image_kind_ops *ops,
+				 uint32_t flags);
 /* Free an image of any kind, in dependency order (image.c says which), and
- * whatever part of it was made. Does not touch dev->live_images. */
-void image_free(struct glcuda_image *img, bool gl_current);
+ * whatever part of it was made. Does not touch dev->live_images.
+ * gl_current: the device's GL context is current (else GL's objects leak);
+ * cuda_current: the caller pushed the device's CUDA context (else nothing
+ * waits for the image's CUDA work, and its CUDA objects are destroyed by
+ * their handles all the same). */
+void image_free(struct glcuda_image *img, bool gl_current, bool cuda_current);
+/* glcuda_image_destroy inside the library: the same as image_free, and the
+ * image no longer counts as alive. img may be NULL. */
+void image_destroy(struct glcuda_image *img, bool gl_current,
+		   bool cuda_current);
 
 /* glcuda_image_new after its argument checks (desc is a full struct of
- * this glcuda's size); private_flags: IMAGE_PRIVATE_*. */
+ * this glcuda's size); private_flags: IMAGE_PRIVATE_*. With the device's
+ * CUDA context pushed where the device has CUDA. */
 int image_new_internal(struct glcuda_device *dev,
 		       const struct glcuda_image_desc *desc,
 		       uint32_t private_flags, struct glcuda_image **out);

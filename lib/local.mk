@@ -80,7 +80,7 @@ EXTRA_DIST += %reldir%/glcuda.sym %reldir%/layers.txt %reldir%/cuda/copy-kernels
 if HAVE_NVCC
 %reldir%/cuda/copy-kernels.fatbin: %reldir%/cuda/$(am__dirstamp)
 %reldir%/cuda/copy-kernels-fatbin.h: %reldir%/cuda/copy-kernels.fatbin
-	$(AM_V_GEN){ echo 'static const unsigned char glcuda_copy_fatbin[]' \
+	$(AM_V_GEN){ echo 'static const unsigned char copy_kernels_fatbin[]' \
 		'__attribute__((aligned(8))) = {'; \
 		od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 		echo '};'; } > $@

@@ -47,7 +47,7 @@ global_log_lock_take(void)
 }
 
 void
-glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
+log_default(enum glcuda_log_priority prio, void *user_data,
 		   const char *fmt, va_list args)
 {
 	const char *tag = prio >= GLCUDA_LOG_PRIORITY_ERROR ? "error"
@@ -58,7 +58,7 @@ glcuda_log_default(enum glcuda_log_priority prio, void *user_data,
 }
 
 enum glcuda_log_priority
-glcuda_log_priority_from_env(enum glcuda_log_priority fallback)
+log_priority_from_env(enum glcuda_log_priority fallback)
 {
 	const char *env = getenv("GLCUDA_LOG");
 
@@ -94,7 +94,7 @@ error_log(struct error_sink *sink, enum glcuda_log_priority prio,
 		if (global_log_func)
 			global_log_func(prio, global_log_user_data, fmt, args);
 		else
-			glcuda_log_default(prio, NULL, fmt, args);
+			log_default(prio, NULL, fmt, args);
 		pthread_mutex_unlock(&global_log_lock);
 	}
 	va_end(args);
@@ -122,5 +122,5 @@ glcuda_get_log_priority(void)
 
 	if (prio)
 		return (enum glcuda_log_priority)prio;
-	return glcuda_log_priority_from_env(GLCUDA_LOG_PRIORITY_ERROR);
+	return log_priority_from_env(GLCUDA_LOG_PRIORITY_ERROR);
 }

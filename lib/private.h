@@ -57,7 +57,8 @@ struct glcuda_device {
 		/* Free what may go; context_gone: the CUDA context was
 		 * destroyed, so nothing queued on it will ever run. Returns
 		 * how many remain. */
-		unsigned int (*reap)(struct glcuda_device *dev, bool context_gone);
+		unsigned int (*reap)(struct glcuda_device *dev,
+				     bool context_gone);
 	} orphans;
 };
 
@@ -68,11 +69,14 @@ device_errors(const struct glcuda_device *dev)
 	return dev ? (struct error_sink *)&dev->errors : NULL;
 }
 
-#define glcuda_fail(dev, ...) error_fail(device_errors(dev), __VA_ARGS__)
-#define glcuda_log(dev, ...) error_log(device_errors(dev), __VA_ARGS__)
-#define log_debug(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
-#define log_info(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
-#define log_error(dev, ...) glcuda_log((dev), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
+#define device_fail(dev, ...) error_fail(device_errors(dev), __VA_ARGS__)
+#define device_log(dev, ...) error_log(device_errors(dev), __VA_ARGS__)
+#define log_debug(dev, ...) \
+	device_log((dev), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)
+#define log_info(dev, ...) \
+	device_log((dev), GLCUDA_LOG_PRIORITY_INFO, __VA_ARGS__)
+#define log_error(dev, ...) \
+	device_log((dev), GLCUDA_LOG_PRIORITY_ERROR, __VA_ARGS__)
 
 /* device.c --------------------------------------------------------------- */
 
@@ -90,14 +94,55 @@ int device_check_gl(struct glcuda_device *dev, const char *what);
  * for the public calls that do work without GL. */
 int device_check_lost(struct glcuda_device *dev, const char *what);
 
-/* Push/pop the device's CUDA context around CUDA calls. */
+/* Push/pop the device's CUDA context. A public call that calls CUDA pushes
+ * it once, after its argument checks, and pops it on every way out; the
+ * functions below it expect it current and never push (doc/design.md,
+ * "The CUDA context"). device_push_cuda records a failure naming what
+ * (the public call). */
 int device_push_cuda(struct glcuda_device *dev, const char *what);
+/* The push of the destroy calls, which record nothing (the caller's last
+ * error, often why it destroys, must outlive them): whether the context
+ * is now pushed. False on a device without CUDA. */
+bool device_push_cuda_quietly(struct glcuda_device *dev);
 void device_pop_cuda(struct glcuda_device *dev);
 
 /* A CUDA failure, recorded on the device (cuda_call_fail says how). */
-#define device_cuda_fail(dev, ...) cuda_call_fail(device_errors(dev), __VA_ARGS__)
+#define device_cuda_fail(dev, ...) \
+	cuda_call_fail(device_errors(dev), __VA_ARGS__)
 
 /* struct-size.c ---------------------------------------------------------- */
+
+/* Where a member of a caller's struct lies. A struct's table lists every
+ * member but `size`, in order: a member appended to the struct is appended
+ * to its table too (STRUCT_SIZE_ENDS fails until it is). */
+struct member_span {
+	size_t offset, size;
+};
+
+#define MEMBER_SPAN(type, member) \
+	{ offsetof(type, member), sizeof(((type *)0)->member) }
+
+/* size is the struct's first member, a size_t: the copies rely on it. */
+#define STRUCT_SIZE_FIRST(type)                                           \
+	_Static_assert(offsetof(type, size) == 0 &&                       \
+			       sizeof(((type *)0)->size) == sizeof(size_t), \
+		       #type ".size")
+
+/* The last member ends the struct (no tail padding), so a newer glcuda
+ * that appends a member cannot place it in padding that an older caller's
+ * sizeof already covers. */
+#define STRUCT_SIZE_ENDS(type, member) \
+	(offsetof(type, member) + sizeof(((type *)0)->member) == sizeof(type))
+
+/* Check the size of a caller's struct in (struct-size.c says which sizes
+ * are accepted: members, count is its table) and copy it into out, a
+ * struct of full bytes whose members past the caller's are zero and whose
+ * size is full. call and type name the public call and the struct in the
+ * message. Returns 0 or a recorded -EINVAL. */
+int struct_size_copy_in(struct glcuda_device *dev, const char *call,
+			const char *type, const void *in,
+			const struct member_span *members, size_t count,
+			void *out, size_t full);
 
 /* Check the size member of a caller's struct (struct-size.c says which
  * sizes are accepted) and copy it into *out, a struct of this glcuda's
@@ -105,12 +150,12 @@ void device_pop_cuda(struct glcuda_device *dev);
  * -EINVAL. */
 int device_options_copy(const struct glcuda_device_options *in,
 			struct glcuda_device_options *out);
-int ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
-		   struct glcuda_ring_desc *out);
 /* The same check for a struct glcuda fills for the caller. */
 struct glcuda_cuda_plane;
-int cuda_plane_check(struct glcuda_device *dev, const struct glcuda_cuda_plane *out);
-int image_desc_copy(struct glcuda_device *dev, const struct glcuda_image_desc *in,
+int cuda_plane_check(struct glcuda_device *dev,
+		     const struct glcuda_cuda_plane *out);
+int image_desc_copy(struct glcuda_device *dev,
+		    const struct glcuda_image_desc *in,
 		    struct glcuda_image_desc *out);
 struct glcuda_diag_egl_device;
 struct glcuda_diag_vk_device;
@@ -118,7 +163,8 @@ struct glcuda_diag_cuda_device;
 int diag_egl_device_check(const struct glcuda_diag_egl_device *out);
 int diag_vk_device_check(const struct glcuda_diag_vk_device *out);
 int diag_cuda_device_check(const struct glcuda_diag_cuda_device *out);
-int frame_timings_check(struct glcuda_device *dev, const struct glcuda_frame_timings *out);
+int frame_timings_check(struct glcuda_device *dev,
+			const struct glcuda_frame_timings *out);
 /* Copy a struct glcuda filled in full (of this glcuda's size) out to the
  * caller's, whose checked size is size: the members that size covers, and
  * the size member left as the caller set it. */

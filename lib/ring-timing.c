@@ -156,9 +156,9 @@ glcuda_ring_read_timings(struct glcuda_ring *ring,
 	CUevent tmp;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!ring || !out)
-		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL,
+		return device_fail(ring ? ring->dev : NULL, -EINVAL,
 				   "glcuda_ring_read_timings: %s is NULL",
 				   ring ? "out" : "ring");
 	dev = ring->dev;
@@ -166,7 +166,7 @@ glcuda_ring_read_timings(struct glcuda_ring *ring,
 	if (ret < 0)
 		return ret;
 	if (!ring->timings)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "glcuda_ring_read_timings: the ring was "
 				   "made without GLCUDA_RING_FLAG_TIMINGS");
 	ret = device_check_gl(dev, "glcuda_ring_read_timings");

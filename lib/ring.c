@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -41,10 +42,10 @@ state_name(enum frame_state s)
 static int
 bad_state(struct glcuda_frame *f, const char *call, const char *expected)
 {
-	return glcuda_fail(f->ring->dev, GLCUDA_ERROR_BAD_STATE,
-			   "%s: frame %llu (slot %u) is %s; it must be %s", call,
-			   (unsigned long long)f->number, f->slot, state_name(f->state),
-			   expected);
+	return device_fail(f->ring->dev, GLCUDA_ERROR_BAD_STATE,
+			   "%s: frame %llu (slot %u) is %s; it must be %s",
+			   call, (unsigned long long)f->number, f->slot,
+			   state_name(f->state), expected);
 }
 
 #define STATE(s) (1u << (s))
@@ -59,9 +60,9 @@ frame_enter(struct glcuda_frame *f, const char *call, unsigned int states,
 {
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!f)
-		return glcuda_fail(NULL, -EINVAL, "%s: frame is NULL", call);
+		return device_fail(NULL, -EINVAL, "%s: frame is NULL", call);
 	ret = device_check_lost(f->ring->dev, call);
 	if (ret < 0)
 		return ret;
@@ -73,11 +74,13 @@ frame_enter(struct glcuda_frame *f, const char *call, unsigned int states,
 /* The checks of the calls that hand a frame out: ring and out are not
  * NULL, the device is usable and its GL context current. */
 static int
-ring_enter(struct glcuda_ring *ring, struct glcuda_frame **out, const char *call)
+ring_enter(struct glcuda_ring *ring, struct glcuda_frame **out,
+	   const char *call)
 {
-	glcuda_clear_error();
+	error_clear();
 	if (!ring || !out)
-		return glcuda_fail(ring ? ring->dev : NULL, -EINVAL, "%s: %s is NULL", call,
+		return device_fail(ring ? ring->dev : NULL, -EINVAL,
+				   "%s: %s is NULL", call,
 				   ring ? "out" : "ring");
 	return device_check_gl(ring->dev, call);
 }
@@ -123,7 +126,8 @@ ring_done_free(struct ring_done *done)
 	free(done);
 }
 
-static unsigned int ring_orphans_reap(struct glcuda_device *dev, bool context_gone);
+static unsigned int ring_orphans_reap(struct glcuda_device *dev,
+				      bool context_gone);
 
 /* The ring lets go of its block: freed now if no host function is queued,
  * else handed to the device until they have run (or cannot any more). */
@@ -134,8 +138,10 @@ ring_done_release(struct glcuda_device *dev, struct ring_done *done)
 		ring_done_free(done);
 		return;
 	}
-	log_debug(dev, "ring destroyed with %u host functions queued; their block "
-		  "stays until they have run\n", atomic_load(&done->pending));
+	log_debug(dev,
+		  "ring destroyed with %u host functions queued; their block "
+		  "stays until they have run\n",
+		  atomic_load(&done->pending));
 	done->next_orphan = dev->orphans.head;
 	dev->orphans.head = done;
 	dev->orphans.reap = ring_orphans_reap;
@@ -163,16 +169,18 @@ ring_orphans_reap(struct glcuda_device *dev, bool context_gone)
 
 /* Ring ------------------------------------------------------------------ */
 
+/* cuda_current: the caller pushed the device's CUDA context (it may have
+ * failed to: the destroy calls, which take explicit handles, are made all
+ * the same, or the semaphores and streams would leak). */
 static void
-ring_free(struct glcuda_ring *ring, bool gl_current)
+ring_free(struct glcuda_ring *ring, bool gl_current, bool cuda_current)
 {
 	struct glcuda_device *dev = ring->dev;
-	bool pushed = dev->has_cuda && CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS;
 	/* Let queued work finish before its semaphores and images go; destroy
 	 * is not a per-frame path. Not on a lost device, where the wait might
 	 * never return. Whether these succeed or not, host functions still
 	 * queued only touch ring->done (ring_done_release). */
-	bool wait = pushed && !dev->errors.lost;
+	bool wait = cuda_current && !dev->errors.lost;
 
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
@@ -185,26 +193,50 @@ ring_free(struct glcuda_ring *ring, bool gl_current)
 		CU_CALL(cuStreamSynchronize, (CUstream)ring->desc.cuda_stream);
 	if (ring->timings)
 		timing_fini(ring, gl_current);
-	/* Destroy calls take explicit handles: make them even if the push
-	 * failed, or the semaphores and streams would leak. */
 	for (uint32_t i = 0; i < ring->slot_count; i++)
 		if (dev->has_cuda)
-			handoff_sync_fini(dev, &ring->frames[i].sync, gl_current);
+			handoff_sync_fini(dev, &ring->frames[i].sync,
+					  gl_current);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		if (gl_current && f->fbo)
 			glDeleteFramebuffers(1, &f->fbo);
 		if (f->output != f->input)
-			glcuda_image_destroy(f->output);
-		glcuda_image_destroy(f->input);
+			image_destroy(f->output, gl_current, cuda_current);
+		image_destroy(f->input, gl_current, cuda_current);
 		if (f->own_stream && f->stream)
 			CU_CALL(cuStreamDestroy, f->stream);
 	}
-	if (pushed)
-		device_pop_cuda(dev);
 	if (ring->done)
 		ring_done_release(dev, ring->done);
 	free(ring);
+}
+
+/* struct glcuda_ring_desc's members (private.h, struct member_span). */
+static const struct member_span ring_desc_members[] = {
+	MEMBER_SPAN(struct glcuda_ring_desc, width),
+	MEMBER_SPAN(struct glcuda_ring_desc, height),
+	MEMBER_SPAN(struct glcuda_ring_desc, slots),
+	MEMBER_SPAN(struct glcuda_ring_desc, input_format),
+	MEMBER_SPAN(struct glcuda_ring_desc, output_format),
+	MEMBER_SPAN(struct glcuda_ring_desc, flags),
+	MEMBER_SPAN(struct glcuda_ring_desc, cuda_stream),
+};
+
+STRUCT_SIZE_FIRST(struct glcuda_ring_desc);
+_Static_assert(STRUCT_SIZE_ENDS(struct glcuda_ring_desc, cuda_stream),
+	       "struct glcuda_ring_desc: tail padding, or a new member");
+
+/* The caller's description, checked, as a struct of this glcuda's size
+ * whatever the size the caller was built with (lib/struct-size.c). */
+static int
+ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
+	       struct glcuda_ring_desc *out)
+{
+	return struct_size_copy_in(dev, "glcuda_ring_new", "glcuda_ring_desc",
+				   in, ring_desc_members,
+				   ARRAY_LENGTH(ring_desc_members), out,
+				   sizeof(*out));
 }
 
 /* The output's format: the input's unless the caller names another. */
@@ -218,18 +250,28 @@ ring_output_format(const struct glcuda_ring_desc *desc)
 static int
 ring_desc_check(struct glcuda_device *dev, const struct glcuda_ring_desc *desc)
 {
-	if (desc->slots != 0 && (desc->slots < 2 || desc->slots > RING_MAX_SLOTS))
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %u slots; a ring has 2..%d",
+	if (desc->slots != 0 &&
+	    (desc->slots < 2 || desc->slots > RING_MAX_SLOTS))
+		return device_fail(dev, -EINVAL,
+				   "glcuda_ring_new: %u slots; a "
+				   "ring has 2..%d",
 				   desc->slots, RING_MAX_SLOTS);
-	if (desc->flags & ~(uint32_t)(GLCUDA_RING_FLAG_IN_PLACE | GLCUDA_RING_FLAG_TIMINGS))
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: unknown flags 0x%x",
+	if (desc->flags &
+	    ~(uint32_t)(GLCUDA_RING_FLAG_IN_PLACE | GLCUDA_RING_FLAG_TIMINGS))
+		return device_fail(dev, -EINVAL,
+				   "glcuda_ring_new: unknown flags 0x%x",
 				   desc->flags);
 	if (!format_info(desc->input_format))
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: input_format %d is not a "
-				   "glcuda_format", (int)desc->input_format);
-	if (!(desc->flags & GLCUDA_RING_FLAG_IN_PLACE) && !format_info(ring_output_format(desc)))
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: output_format %d is not a "
-				   "glcuda_format", (int)desc->output_format);
+		return device_fail(dev, -EINVAL,
+				   "glcuda_ring_new: input_format %d is not a "
+				   "glcuda_format",
+				   (int)desc->input_format);
+	if (!(desc->flags & GLCUDA_RING_FLAG_IN_PLACE) &&
+	    !format_info(ring_output_format(desc)))
+		return device_fail(dev, -EINVAL,
+				   "glcuda_ring_new: output_format %d is not a "
+				   "glcuda_format",
+				   (int)desc->output_format);
 	return 0;
 }
 
@@ -243,7 +285,8 @@ ring_alloc(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 
 	ring = calloc(1, sizeof(*ring));
 	if (!ring)
-		return glcuda_fail(dev, -ENOMEM, "glcuda_ring_new: out of memory");
+		return device_fail(dev, -ENOMEM,
+				   "glcuda_ring_new: out of memory");
 	ring->dev = dev;
 	ring->desc = *desc;
 	ring->slot_count = desc->slots ? desc->slots : 3;
@@ -251,13 +294,15 @@ ring_alloc(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	ring->done = calloc(1, sizeof(*ring->done));
 	if (!ring->done) {
 		free(ring);
-		return glcuda_fail(dev, -ENOMEM, "glcuda_ring_new: out of memory");
+		return device_fail(dev, -ENOMEM,
+				   "glcuda_ring_new: out of memory");
 	}
 	for (uint32_t i = 0; i < RING_MAX_SLOTS; i++)
 		ring->done->slots[i].done = ring->done;
 	ring->done->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ring->done->efd < 0) {
-		ret = glcuda_fail(dev, -errno, "glcuda_ring_new: eventfd: %s", strerror(errno));
+		ret = device_fail(dev, -errno, "glcuda_ring_new: eventfd: %s",
+				  strerror(errno));
 		free(ring->done);
 		free(ring);
 		return ret;
@@ -290,7 +335,8 @@ slot_gl_new(struct glcuda_ring *ring, struct glcuda_frame *f)
 		f->output = f->input;
 	} else {
 		image.format = ring_output_format(desc);
-		ret = image_new_internal(dev, &image, IMAGE_PRIVATE_RING_MANAGED,
+		ret = image_new_internal(dev, &image,
+					 IMAGE_PRIVATE_RING_MANAGED,
 					 &f->output);
 		if (ret < 0)
 			return ret;
@@ -306,15 +352,16 @@ slot_gl_new(struct glcuda_ring *ring, struct glcuda_frame *f)
 
 	glGenFramebuffers(1, &f->fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, f->fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       f->input->texture, 0);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, f->input->texture, 0);
 	status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
 	if (status != GL_FRAMEBUFFER_COMPLETE)
-		return glcuda_fail(dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
-				   "glcuda_ring_new: a framebuffer with the %s input "
-				   "texture is incomplete (glCheckFramebufferStatus "
-				   "0x%04x); GL cannot render into this format",
-				   f->input->fmt->name, status);
+		return device_fail(
+			dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+			"glcuda_ring_new: a framebuffer with the %s input "
+			"texture is incomplete (glCheckFramebufferStatus "
+			"0x%04x); GL cannot render into this format",
+			f->input->fmt->name, status);
 	return 0;
 }
 
@@ -336,7 +383,8 @@ ring_gl_new(struct glcuda_ring *ring)
 	gl_restore_state(&saved);
 	if (ret < 0)
 		return ret;
-	return gl_check_error(&ring->dev->errors, "glcuda_ring_new: creating framebuffers");
+	return gl_check_error(&ring->dev->errors,
+			      "glcuda_ring_new: creating framebuffers");
 }
 
 /* Every slot's CUDA side: its semaphores and stream (the caller's, or one
@@ -348,31 +396,27 @@ ring_cuda_new(struct glcuda_ring *ring)
 	struct glcuda_device *dev = ring->dev;
 	int ret;
 
-	ret = device_push_cuda(dev, "glcuda_ring_new");
-	if (ret < 0)
-		return ret;
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
 		ret = handoff_sync_init(dev, &f->sync);
 		if (ret < 0)
-			goto out;
+			return ret;
 		if (ring->desc.cuda_stream) {
 			f->stream = (CUstream)ring->desc.cuda_stream;
 		} else {
-			CUresult res = CU_CALL(cuStreamCreate, &f->stream, CU_STREAM_NON_BLOCKING);
+			CUresult res = CU_CALL(cuStreamCreate, &f->stream,
+					       CU_STREAM_NON_BLOCKING);
 			if (res != CUDA_SUCCESS) {
 				f->stream = NULL;
-				ret = device_cuda_fail(dev, res, "cuStreamCreate", NULL);
-				goto out;
+				return device_cuda_fail(dev, res,
+							"cuStreamCreate", NULL);
 			}
 			f->own_stream = true;
 		}
 	}
 	if (ring->timings)
-		ret = timing_init(ring, ring->frames[0].stream);
-out:
-	device_pop_cuda(dev);
-	return ret;
+		return timing_init(ring, ring->frames[0].stream);
+	return 0;
 }
 
 GLCUDA_EXPORT int
@@ -383,9 +427,9 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	struct glcuda_ring_desc copied;
 	int ret;
 
-	glcuda_clear_error();
+	error_clear();
 	if (!dev || !desc || !out)
-		return glcuda_fail(dev, -EINVAL, "glcuda_ring_new: %s is NULL",
+		return device_fail(dev, -EINVAL, "glcuda_ring_new: %s is NULL",
 				   !dev ? "dev" : !desc ? "desc" : "out");
 	/* From here on desc is a struct of this glcuda's size, whatever the
 	 * size the caller was built with. */
@@ -400,24 +444,31 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 	if (ret < 0)
 		return ret;
 	ring_orphans_reap(dev, false);
-	if ((desc->flags & GLCUDA_RING_FLAG_TIMINGS) && !dev->gl.has_timer_query)
-		return glcuda_fail(dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
-				   "glcuda_ring_new: GLCUDA_RING_FLAG_TIMINGS needs GL timer "
-				   "queries (GL_EXT_disjoint_timer_query on GLES), which "
-				   "\"%s\" lacks", dev->caps.gl_renderer);
+	if ((desc->flags & GLCUDA_RING_FLAG_TIMINGS) &&
+	    !dev->gl.has_timer_query)
+		return device_fail(
+			dev, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+			"glcuda_ring_new: GLCUDA_RING_FLAG_TIMINGS needs GL "
+			"timer queries (GL_EXT_disjoint_timer_query on GLES), "
+			"which \"%s\" lacks",
+			dev->caps.gl_renderer);
 	if (!dev->has_cuda)
-		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+		return device_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
 				   "glcuda_ring_new needs a device with CUDA");
 
-	ret = ring_alloc(dev, desc, &ring);
+	/* One push for the slots' images and the ring's CUDA side. */
+	ret = device_push_cuda(dev, "glcuda_ring_new");
 	if (ret < 0)
 		return ret;
+	ret = ring_alloc(dev, desc, &ring);
+	if (ret < 0)
+		goto out;
 	ret = ring_gl_new(ring);
-	if (ret >= 0)
+	if (ret == 0)
 		ret = ring_cuda_new(ring);
 	if (ret < 0) {
-		ring_free(ring, true);
-		return ret;
+		ring_free(ring, true, true);
+		goto out;
 	}
 
 	dev->live_rings++;
@@ -428,24 +479,31 @@ glcuda_ring_new(struct glcuda_device *dev, const struct glcuda_ring_desc *desc,
 		  : glcuda_format_get_name(ring_output_format(desc)),
 		  ring->timings ? ", timings" : "");
 	*out = ring;
-	return 0;
+out:
+	device_pop_cuda(dev);
+	return ret;
 }
 
 GLCUDA_EXPORT void
 glcuda_ring_destroy(struct glcuda_ring *ring)
 {
 	struct glcuda_device *dev;
-	bool gl_current;
+	bool gl_current, cuda_current;
 
 	if (!ring)
 		return;
 	dev = ring->dev;
 	gl_current = eglGetCurrentContext() == dev->context;
 	if (!gl_current)
-		log_error(dev, "glcuda_ring_destroy: the device's context is not "
-			  "current; GL framebuffers and queries of the ring leak\n");
+		log_error(dev,
+			  "glcuda_ring_destroy: the device's context is not "
+			  "current; GL framebuffers and queries of the ring "
+			  "leak\n");
 	dev->live_rings--;
-	ring_free(ring, gl_current);
+	cuda_current = device_push_cuda_quietly(dev);
+	ring_free(ring, gl_current, cuda_current);
+	if (cuda_current)
+		device_pop_cuda(dev);
 	ring_orphans_reap(dev, false);
 }
 
@@ -483,7 +541,8 @@ glcuda_ring_acquire(struct glcuda_ring *ring, struct glcuda_frame **out)
 		}
 	}
 	if (!f)
-		return -EAGAIN; /* not an error worth a message: the caller skips */
+		/* not an error worth a message: the caller skips */
+		return -EAGAIN;
 
 	ring->next_slot = (f->slot + 1) % ring->slot_count;
 	f->number = ring->next_number++;
@@ -507,31 +566,33 @@ glcuda_frame_submit(struct glcuda_frame *f)
 	struct glcuda_device *dev;
 	int ret;
 
-	ret = frame_enter(f, "glcuda_frame_submit", STATE(FRAME_ACQUIRED), "acquired", true);
+	ret = frame_enter(f, "glcuda_frame_submit", STATE(FRAME_ACQUIRED),
+			  "acquired", true);
 	if (ret < 0)
 		return ret;
 	dev = f->ring->dev;
 	if (f->sync.broken)
-		return glcuda_fail(dev, GLCUDA_ERROR_BAD_STATE,
-				   "glcuda_frame_submit: an earlier hand-off of slot %u failed "
-				   "half-way and its semaphores are out of step; destroy and "
-				   "recreate the ring", f->slot);
+		return device_fail(dev, GLCUDA_ERROR_BAD_STATE,
+				   "glcuda_frame_submit: an earlier hand-off "
+				   "of slot %u failed half-way and its "
+				   "semaphores are out of step; destroy and "
+				   "recreate the ring",
+				   f->slot);
+	ret = device_push_cuda(dev, "glcuda_frame_submit");
+	if (ret < 0)
+		return ret;
 	if (f->timing)
 		glQueryCounter(f->timing->q_submit, GL_TIMESTAMP);
 	ret = sync_to_cuda(dev, &f->unit, 1, f->stream);
 	if (ret < 0)
-		return ret;
+		goto out;
 	f->state = FRAME_SUBMITTED;
-	if (f->timing) {
-		CUresult res = CUDA_ERROR_INVALID_CONTEXT;
-		if (device_push_cuda(dev, "glcuda_frame_submit") == 0) {
-			res = CU_CALL(cuEventRecord, f->timing->ev_start, f->stream);
-			device_pop_cuda(dev);
-		}
-		if (res != CUDA_SUCCESS)
-			frame_drop_timing(f);
-	}
-	return 0;
+	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_start,
+				 f->stream) != CUDA_SUCCESS)
+		frame_drop_timing(f);
+out:
+	device_pop_cuda(dev);
+	return ret;
 }
 
 GLCUDA_EXPORT int
@@ -541,36 +602,36 @@ glcuda_frame_complete(struct glcuda_frame *f)
 	CUresult res;
 	int ret;
 
-	ret = frame_enter(f, "glcuda_frame_complete", STATE(FRAME_SUBMITTED), "submitted", false);
+	ret = frame_enter(f, "glcuda_frame_complete", STATE(FRAME_SUBMITTED),
+			  "submitted", false);
 	if (ret < 0)
 		return ret;
 	dev = f->ring->dev;
 	ret = device_push_cuda(dev, "glcuda_frame_complete");
 	if (ret < 0)
 		return ret;
-	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_end, f->stream) != CUDA_SUCCESS)
+	if (f->timing && CU_CALL(cuEventRecord, f->timing->ev_end, f->stream) !=
+				 CUDA_SUCCESS)
 		frame_drop_timing(f);
-	device_pop_cuda(dev);
 	ret = sync_cuda_signal(dev, &f->unit, 1, f->stream);
 	if (ret < 0)
-		return ret;
-	ret = device_push_cuda(dev, "glcuda_frame_complete");
-	if (ret < 0)
-		return ret;
+		goto out;
 	/* Counted before the launch: the host function may run (and
 	 * uncount itself) before cuLaunchHostFunc returns. */
 	atomic_fetch_add(&f->ring->done->pending, 1);
 	res = CU_CALL(cuLaunchHostFunc, f->stream, frame_done_host_fn,
 				   &f->ring->done->slots[f->slot]);
-	device_pop_cuda(dev);
 	/* The hand-off back is enqueued whatever happens next. */
 	f->state = FRAME_COMPLETED;
 	if (res != CUDA_SUCCESS) {
 		atomic_fetch_sub(&f->ring->done->pending, 1);
-		return device_cuda_fail(dev, res, "cuLaunchHostFunc", NULL);
+		ret = device_cuda_fail(dev, res, "cuLaunchHostFunc", NULL);
+		goto out;
 	}
 	f->done_target = ++f->launched;
-	return 0;
+out:
+	device_pop_cuda(dev);
+	return ret;
 }
 
 static void
@@ -578,7 +639,8 @@ drain_fd(struct glcuda_ring *ring)
 {
 	uint64_t count;
 
-	while (read(ring->done->efd, &count, sizeof(count)) == (ssize_t)sizeof(count))
+	while (read(ring->done->efd, &count, sizeof(count)) ==
+	       (ssize_t)sizeof(count))
 		;
 	SEAM(SEAM_RING_DRAINED);
 }
@@ -588,7 +650,8 @@ update_ready(struct glcuda_ring *ring)
 {
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
-		if (f->state == FRAME_COMPLETED && !f->ready && f->done_target &&
+		if (f->state == FRAME_COMPLETED && !f->ready &&
+		    f->done_target &&
 		    atomic_load(&ring->done->slots[i].count) >= f->done_target)
 			f->ready = true;
 	}
@@ -616,7 +679,8 @@ glcuda_ring_dispatch(struct glcuda_ring *ring)
 	int n = 0, ret;
 
 	if (!ring)
-		return glcuda_fail(NULL, -EINVAL, "glcuda_ring_dispatch: ring is NULL");
+		return device_fail(NULL, -EINVAL,
+				   "glcuda_ring_dispatch: ring is NULL");
 	ret = device_check_lost(ring->dev, "glcuda_ring_dispatch");
 	if (ret < 0)
 		return ret;
@@ -629,10 +693,32 @@ glcuda_ring_dispatch(struct glcuda_ring *ring)
 	 * Those are dropped (their slots freed) by the next take_newest; no
 	 * GL here, as the fd's handler may run without the context. */
 	for (uint32_t i = 0; i < ring->slot_count; i++)
-		if (ring->frames[i].state == FRAME_COMPLETED && ring->frames[i].ready &&
-		    frame_takeable(&ring->frames[i]))
+		if (ring->frames[i].state == FRAME_COMPLETED &&
+		    ring->frames[i].ready && frame_takeable(&ring->frames[i]))
 			n++;
 	return n;
+}
+
+/* The calls on GL's side of a frame call CUDA only for the CPU mode's wait
+ * (sync_gl_wait_needs_cuda), and push the CUDA context for it then only.
+ * Returns 1 when it pushed, 0 when CUDA is not needed, or the push's
+ * error. */
+static int
+gl_side_push(struct glcuda_device *dev, const char *call)
+{
+	int ret;
+
+	if (!sync_gl_wait_needs_cuda(dev))
+		return 0;
+	ret = device_push_cuda(dev, call);
+	return ret < 0 ? ret : 1;
+}
+
+static void
+gl_side_pop(struct glcuda_device *dev, int pushed)
+{
+	if (pushed > 0)
+		device_pop_cuda(dev);
 }
 
 /* Enqueue GL's wait for a completed frame and mark it presented. */
@@ -655,15 +741,19 @@ GLCUDA_EXPORT int
 glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 {
 	struct glcuda_frame *newest = NULL;
-	int ret;
+	int pushed, ret;
 
 	ret = ring_enter(ring, out, "glcuda_ring_take_newest");
 	if (ret < 0)
 		return ret;
+	pushed = gl_side_push(ring->dev, "glcuda_ring_take_newest");
+	if (pushed < 0)
+		return pushed;
 	glcuda_ring_dispatch(ring);
 	for (uint32_t i = 0; i < ring->slot_count; i++) {
 		struct glcuda_frame *f = &ring->frames[i];
-		if (f->state == FRAME_COMPLETED && f->ready && frame_takeable(f) &&
+		if (f->state == FRAME_COMPLETED && f->ready &&
+		    frame_takeable(f) &&
 		    (!newest || f->number > newest->number))
 			newest = f;
 	}
@@ -684,30 +774,39 @@ glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out)
 		}
 	}
 	/* Not a failure: nothing is recorded, as for glcuda_ring_acquire(). */
-	if (!newest)
-		return -EAGAIN;
+	if (!newest) {
+		ret = -EAGAIN;
+		goto out;
+	}
 	ret = frame_gl_wait(newest);
 	if (ret < 0)
-		return ret;
+		goto out;
 	frame_taken(newest);
 	*out = newest;
-	return 0;
+out:
+	gl_side_pop(ring->dev, pushed);
+	return ret;
 }
 
 GLCUDA_EXPORT int
 glcuda_frame_wait_gl(struct glcuda_frame *f)
 {
-	int ret;
 
-	ret = frame_enter(f, "glcuda_frame_wait_gl", STATE(FRAME_COMPLETED), "completed", true);
+	int pushed, ret;
+
+	ret = frame_enter(f, "glcuda_frame_wait_gl", STATE(FRAME_COMPLETED),
+			  "completed", true);
 	if (ret < 0)
 		return ret;
+	pushed = gl_side_push(f->ring->dev, "glcuda_frame_wait_gl");
+	if (pushed < 0)
+		return pushed;
 	ret = frame_gl_wait(f);
-	if (ret < 0)
-		return ret;
 	/* Presented: take_newest must not go back before it. */
-	frame_taken(f);
-	return 0;
+	if (ret == 0)
+		frame_taken(f);
+	gl_side_pop(f->ring->dev, pushed);
+	return ret;
 }
 
 GLCUDA_EXPORT int
@@ -715,12 +814,18 @@ glcuda_frame_release(struct glcuda_frame *f)
 {
 	int ret;
 
-	ret = frame_enter(f, "glcuda_frame_release", STATE(FRAME_COMPLETED) | STATE(FRAME_PRESENTED),
+	ret = frame_enter(f, "glcuda_frame_release",
+			  STATE(FRAME_COMPLETED) | STATE(FRAME_PRESENTED),
 			  "completed or presented", true);
 	if (ret < 0)
 		return ret;
 	if (f->state == FRAME_COMPLETED) {
+		int pushed = gl_side_push(f->ring->dev, "glcuda_frame_release");
+
+		if (pushed < 0)
+			return pushed;
 		ret = frame_gl_wait(f);
+		gl_side_pop(f->ring->dev, pushed);
 		if (ret < 0)
 			return ret;
 	}

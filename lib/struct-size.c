@@ -3,6 +3,8 @@
  * struct glcuda_ring_desc, struct glcuda_image_desc, struct
  * glcuda_cuda_plane, struct glcuda_frame_timings): each starts with a
  * size member the caller sets to sizeof the struct it was compiled with.
+ * The tables of their members are here, but for the ring's description,
+ * which ring.c checks through struct_size_copy_in.
  * SPDX-License-Identifier: MIT
  *
  * Members are only ever appended, so a program built against an older
@@ -22,133 +24,102 @@
 #include <stddef.h>
 #include <string.h>
 
-struct member_span {
-	size_t offset, size;
-};
-
-#define SPAN(type, member)                                          \
-	{                                                           \
-		offsetof(type, member), sizeof(((type *)0)->member) \
-	}
-
 /* Every member but `size`, in order. A member appended to a struct must be
  * added here too (the assertions below remind). */
 static const struct member_span device_options_members[] = {
-	SPAN(struct glcuda_device_options, sync_mode),
-	SPAN(struct glcuda_device_options, cuda_context),
-	SPAN(struct glcuda_device_options, log_func),
-	SPAN(struct glcuda_device_options, log_user_data),
-	SPAN(struct glcuda_device_options, log_priority),
-	SPAN(struct glcuda_device_options, flags),
-};
-
-static const struct member_span ring_desc_members[] = {
-	SPAN(struct glcuda_ring_desc, width),
-	SPAN(struct glcuda_ring_desc, height),
-	SPAN(struct glcuda_ring_desc, slots),
-	SPAN(struct glcuda_ring_desc, input_format),
-	SPAN(struct glcuda_ring_desc, output_format),
-	SPAN(struct glcuda_ring_desc, flags),
-	SPAN(struct glcuda_ring_desc, cuda_stream),
+	MEMBER_SPAN(struct glcuda_device_options, sync_mode),
+	MEMBER_SPAN(struct glcuda_device_options, cuda_context),
+	MEMBER_SPAN(struct glcuda_device_options, log_func),
+	MEMBER_SPAN(struct glcuda_device_options, log_user_data),
+	MEMBER_SPAN(struct glcuda_device_options, log_priority),
+	MEMBER_SPAN(struct glcuda_device_options, flags),
 };
 
 static const struct member_span image_desc_members[] = {
-	SPAN(struct glcuda_image_desc, width),
-	SPAN(struct glcuda_image_desc, height),
-	SPAN(struct glcuda_image_desc, format),
-	SPAN(struct glcuda_image_desc, flags),
-	SPAN(struct glcuda_image_desc, layers),
-	SPAN(struct glcuda_image_desc, depth_format),
+	MEMBER_SPAN(struct glcuda_image_desc, width),
+	MEMBER_SPAN(struct glcuda_image_desc, height),
+	MEMBER_SPAN(struct glcuda_image_desc, format),
+	MEMBER_SPAN(struct glcuda_image_desc, flags),
+	MEMBER_SPAN(struct glcuda_image_desc, layers),
+	MEMBER_SPAN(struct glcuda_image_desc, depth_format),
 };
 
 static const struct member_span cuda_plane_members[] = {
-	SPAN(struct glcuda_cuda_plane, array),
-	SPAN(struct glcuda_cuda_plane, surface),
-	SPAN(struct glcuda_cuda_plane, texture),
-	SPAN(struct glcuda_cuda_plane, pointer),
-	SPAN(struct glcuda_cuda_plane, pitch),
-	SPAN(struct glcuda_cuda_plane, width),
-	SPAN(struct glcuda_cuda_plane, height),
-	SPAN(struct glcuda_cuda_plane, format),
-	SPAN(struct glcuda_cuda_plane, channels),
-	SPAN(struct glcuda_cuda_plane, layers),
-	SPAN(struct glcuda_cuda_plane, bytes_per_pixel),
+	MEMBER_SPAN(struct glcuda_cuda_plane, array),
+	MEMBER_SPAN(struct glcuda_cuda_plane, surface),
+	MEMBER_SPAN(struct glcuda_cuda_plane, texture),
+	MEMBER_SPAN(struct glcuda_cuda_plane, pointer),
+	MEMBER_SPAN(struct glcuda_cuda_plane, pitch),
+	MEMBER_SPAN(struct glcuda_cuda_plane, width),
+	MEMBER_SPAN(struct glcuda_cuda_plane, height),
+	MEMBER_SPAN(struct glcuda_cuda_plane, format),
+	MEMBER_SPAN(struct glcuda_cuda_plane, channels),
+	MEMBER_SPAN(struct glcuda_cuda_plane, layers),
+	MEMBER_SPAN(struct glcuda_cuda_plane, bytes_per_pixel),
 };
 
 static const struct member_span frame_timings_members[] = {
-	SPAN(struct glcuda_frame_timings, frame_number),
-	SPAN(struct glcuda_frame_timings, gl_render_ns),
-	SPAN(struct glcuda_frame_timings, handoff_to_cuda_ns),
-	SPAN(struct glcuda_frame_timings, cuda_ns),
-	SPAN(struct glcuda_frame_timings, handoff_to_gl_ns),
-	SPAN(struct glcuda_frame_timings, total_ns),
+	MEMBER_SPAN(struct glcuda_frame_timings, frame_number),
+	MEMBER_SPAN(struct glcuda_frame_timings, gl_render_ns),
+	MEMBER_SPAN(struct glcuda_frame_timings, handoff_to_cuda_ns),
+	MEMBER_SPAN(struct glcuda_frame_timings, cuda_ns),
+	MEMBER_SPAN(struct glcuda_frame_timings, handoff_to_gl_ns),
+	MEMBER_SPAN(struct glcuda_frame_timings, total_ns),
 };
 
 /* The diagnosis lists' elements. glcuda only writes these, so they may end
  * in tail padding: a member a later glcuda places there lands in memory an
  * older caller's size already gives it, and is ignored there. */
 static const struct member_span diag_egl_device_members[] = {
-	SPAN(struct glcuda_diag_egl_device, extensions),
-	SPAN(struct glcuda_diag_egl_device, cuda_device),
-	SPAN(struct glcuda_diag_egl_device, drm_device),
-	SPAN(struct glcuda_diag_egl_device, drm_render_node),
+	MEMBER_SPAN(struct glcuda_diag_egl_device, extensions),
+	MEMBER_SPAN(struct glcuda_diag_egl_device, cuda_device),
+	MEMBER_SPAN(struct glcuda_diag_egl_device, drm_device),
+	MEMBER_SPAN(struct glcuda_diag_egl_device, drm_render_node),
 };
 
 static const struct member_span diag_vk_device_members[] = {
-	SPAN(struct glcuda_diag_vk_device, name),
-	SPAN(struct glcuda_diag_vk_device, api_major),
-	SPAN(struct glcuda_diag_vk_device, api_minor),
-	SPAN(struct glcuda_diag_vk_device, api_patch),
-	SPAN(struct glcuda_diag_vk_device, driver_version),
-	SPAN(struct glcuda_diag_vk_device, vendor_id),
-	SPAN(struct glcuda_diag_vk_device, device_uuid),
-	SPAN(struct glcuda_diag_vk_device, driver_uuid),
-	SPAN(struct glcuda_diag_vk_device, driver_name),
-	SPAN(struct glcuda_diag_vk_device, driver_info),
-	SPAN(struct glcuda_diag_vk_device, external_memory_fd),
-	SPAN(struct glcuda_diag_vk_device, rgba8_exportable),
-	SPAN(struct glcuda_diag_vk_device, external_semaphore_fd),
-	SPAN(struct glcuda_diag_vk_device, binary_exportable),
-	SPAN(struct glcuda_diag_vk_device, timeline_semaphore),
-	SPAN(struct glcuda_diag_vk_device, timeline_exportable),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, name),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, api_major),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, api_minor),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, api_patch),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, driver_version),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, vendor_id),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, device_uuid),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, driver_uuid),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, driver_name),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, driver_info),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, external_memory_fd),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, rgba8_exportable),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, external_semaphore_fd),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, binary_exportable),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, timeline_semaphore),
+	MEMBER_SPAN(struct glcuda_diag_vk_device, timeline_exportable),
 };
 
 static const struct member_span diag_cuda_device_members[] = {
-	SPAN(struct glcuda_diag_cuda_device, name),
-	SPAN(struct glcuda_diag_cuda_device, has_uuid),
-	SPAN(struct glcuda_diag_cuda_device, uuid),
+	MEMBER_SPAN(struct glcuda_diag_cuda_device, name),
+	MEMBER_SPAN(struct glcuda_diag_cuda_device, has_uuid),
+	MEMBER_SPAN(struct glcuda_diag_cuda_device, uuid),
 };
 
-/* size is the first member of each, a size_t: the copies below rely on
- * it. */
-#define ASSERT_SIZE_FIRST(type)                                       \
-	_Static_assert(offsetof(type, size) == 0 &&                   \
-			       sizeof(((type *)0)->size) == sizeof(size_t), \
-		       #type ".size")
-ASSERT_SIZE_FIRST(struct glcuda_device_options);
-ASSERT_SIZE_FIRST(struct glcuda_ring_desc);
-ASSERT_SIZE_FIRST(struct glcuda_image_desc);
-ASSERT_SIZE_FIRST(struct glcuda_cuda_plane);
-ASSERT_SIZE_FIRST(struct glcuda_frame_timings);
-ASSERT_SIZE_FIRST(struct glcuda_diag_egl_device);
-ASSERT_SIZE_FIRST(struct glcuda_diag_vk_device);
-ASSERT_SIZE_FIRST(struct glcuda_diag_cuda_device);
+/* size is the first member of each (private.h). */
+STRUCT_SIZE_FIRST(struct glcuda_device_options);
+STRUCT_SIZE_FIRST(struct glcuda_image_desc);
+STRUCT_SIZE_FIRST(struct glcuda_cuda_plane);
+STRUCT_SIZE_FIRST(struct glcuda_frame_timings);
+STRUCT_SIZE_FIRST(struct glcuda_diag_egl_device);
+STRUCT_SIZE_FIRST(struct glcuda_diag_vk_device);
+STRUCT_SIZE_FIRST(struct glcuda_diag_cuda_device);
 
-/* The last member ends the struct (no tail padding), so a newer glcuda
- * that appends a member cannot place it in padding that an older caller's
- * sizeof already covers. A member appended fails these until the tables
- * above and the member named here are updated. */
-#define ENDS_STRUCT(type, member) \
-	(offsetof(type, member) + sizeof(((type *)0)->member) == sizeof(type))
-_Static_assert(ENDS_STRUCT(struct glcuda_device_options, flags),
+/* The last member ends the struct (private.h). A member appended fails
+ * these until the tables above and the member named here are updated. */
+_Static_assert(STRUCT_SIZE_ENDS(struct glcuda_device_options, flags),
 	       "struct glcuda_device_options: tail padding, or a new member");
-_Static_assert(ENDS_STRUCT(struct glcuda_ring_desc, cuda_stream),
-	       "struct glcuda_ring_desc: tail padding, or a new member");
-_Static_assert(ENDS_STRUCT(struct glcuda_image_desc, depth_format),
+_Static_assert(STRUCT_SIZE_ENDS(struct glcuda_image_desc, depth_format),
 	       "struct glcuda_image_desc: tail padding, or a new member");
-_Static_assert(ENDS_STRUCT(struct glcuda_cuda_plane, bytes_per_pixel),
+_Static_assert(STRUCT_SIZE_ENDS(struct glcuda_cuda_plane, bytes_per_pixel),
 	       "struct glcuda_cuda_plane: tail padding, or a new member");
-_Static_assert(ENDS_STRUCT(struct glcuda_frame_timings, total_ns),
+_Static_assert(STRUCT_SIZE_ENDS(struct glcuda_frame_timings, total_ns),
 	       "struct glcuda_frame_timings: tail padding, or a new member");
 
 static int
@@ -157,12 +128,12 @@ check_size(struct glcuda_device *dev, const char *call, const char *type,
 	   size_t full)
 {
 	if (size == 0)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "%s: %s.size is 0. Set it to sizeof(struct "
 				   "%s) (or use %s_init()).",
 				   call, type, type, type);
 	if (size > full)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "%s: %s.size is %zu, larger than the %zu "
 				   "bytes this glcuda (%s) knows: the program "
 				   "was built against a newer glcuda. Run it "
@@ -170,7 +141,7 @@ check_size(struct glcuda_device *dev, const char *call, const char *type,
 				   call, type, size, full,
 				   GLCUDA_VERSION_STRING);
 	if (size < members[0].offset + members[0].size)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "%s: %s.size %zu is smaller than any "
 				   "version of the struct. Set it to "
 				   "sizeof(struct %s).",
@@ -178,7 +149,7 @@ check_size(struct glcuda_device *dev, const char *call, const char *type,
 	for (size_t i = 0; i < count; i++)
 		if (size > members[i].offset &&
 		    size < members[i].offset + members[i].size)
-			return glcuda_fail(dev, -EINVAL,
+			return device_fail(dev, -EINVAL,
 					   "%s: %s.size %zu ends inside a "
 					   "member, so it is no version of the "
 					   "struct. Set it to sizeof(struct "
@@ -213,15 +184,19 @@ device_options_copy(const struct glcuda_device_options *in,
 }
 
 int
-ring_desc_copy(struct glcuda_device *dev, const struct glcuda_ring_desc *in,
-	       struct glcuda_ring_desc *out)
+struct_size_copy_in(struct glcuda_device *dev, const char *call,
+		    const char *type, const void *in,
+		    const struct member_span *members, size_t count,
+		    void *out, size_t full)
 {
-	int ret = check_size(dev, "glcuda_ring_new", "glcuda_ring_desc",
-			     in->size, ring_desc_members,
-			     ARRAY_LENGTH(ring_desc_members), sizeof(*out));
+	size_t size;
+	int ret;
+
+	memcpy(&size, in, sizeof(size));
+	ret = check_size(dev, call, type, size, members, count, full);
 	if (ret < 0)
 		return ret;
-	copy_in(out, sizeof(*out), in, in->size);
+	copy_in(out, full, in, size);
 	return 0;
 }
 

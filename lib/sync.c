@@ -26,7 +26,8 @@ _Static_assert(SYNC_MAX_IMAGES == GLCUDA_HANDOFF_MAX_IMAGES,
 /* Semaphores ------------------------------------------------------------ */
 
 static int
-semaphore_init(struct glcuda_device *dev, struct handoff_semaphore *s, bool timeline)
+semaphore_init(struct glcuda_device *dev, struct handoff_semaphore *s,
+	       bool timeline)
 {
 	int fd = -1, ret;
 
@@ -47,7 +48,8 @@ semaphore_init(struct glcuda_device *dev, struct handoff_semaphore *s, bool time
 }
 
 static void
-semaphore_fini(struct glcuda_device *dev, struct handoff_semaphore *s, bool gl_current)
+semaphore_fini(struct glcuda_device *dev, struct handoff_semaphore *s,
+	       bool gl_current)
 {
 	if (gl_current)
 		gl_delete_semaphore(&s->gl);
@@ -59,8 +61,9 @@ int
 handoff_sync_init(struct glcuda_device *dev, struct handoff_sync *s)
 {
 	/* Blocking sync: the CPU mode's waits sleep instead of spinning. */
-	CUresult res = CU_CALL(cuEventCreate, &s->cuda_done,
-					 CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
+	CUresult res =
+		CU_CALL(cuEventCreate, &s->cuda_done,
+			CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
 	int ret;
 
 	if (res != CUDA_SUCCESS) {
@@ -69,22 +72,26 @@ handoff_sync_init(struct glcuda_device *dev, struct handoff_sync *s)
 	}
 	if (dev->caps.sync_mode == GLCUDA_SYNC_CPU)
 		return 0;
-	ret = semaphore_init(dev, &s->to_cuda, dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE);
+	ret = semaphore_init(dev, &s->to_cuda,
+			     dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE);
 	if (ret < 0)
 		return ret;
-	return semaphore_init(dev, &s->to_gl, dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE);
+	return semaphore_init(dev, &s->to_gl,
+			      dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE);
 }
 
 void
 handoff_sync_drain(struct handoff_sync *s)
 {
-	if (s->cuda_done_recorded && CU_CALL(cuEventSynchronize, s->cuda_done) != CUDA_SUCCESS)
+	if (s->cuda_done_recorded &&
+	    CU_CALL(cuEventSynchronize, s->cuda_done) != CUDA_SUCCESS)
 		CU_CALL(cuCtxSynchronize);
 	s->cuda_done_recorded = false;
 }
 
 void
-handoff_sync_fini(struct glcuda_device *dev, struct handoff_sync *s, bool gl_current)
+handoff_sync_fini(struct glcuda_device *dev, struct handoff_sync *s,
+		  bool gl_current)
 {
 	semaphore_fini(dev, &s->to_cuda, gl_current);
 	semaphore_fini(dev, &s->to_gl, gl_current);
@@ -113,13 +120,16 @@ gl_fence_wait(struct glcuda_device *dev)
 	GLenum r;
 
 	if (!fence)
-		return gl_check_error(&dev->errors, "glFenceSync") ?:
-		       glcuda_fail(dev, GLCUDA_ERROR_GL, "glFenceSync returned 0");
+		return gl_check_error(&dev->errors, "glFenceSync")
+			       ?: device_fail(dev, GLCUDA_ERROR_GL,
+					      "glFenceSync returned 0");
 	/* The CPU mode's one blocking wait in this direction.
 	 * FLUSH_COMMANDS on the first call so the fence is sure to signal. */
-	r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, UINT64_C(5000000000));
+	r = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT,
+			     UINT64_C(5000000000));
 	while (r == GL_TIMEOUT_EXPIRED) {
-		/* A reset context may never signal: never wait forever on it. */
+		/* A reset context may never signal: never wait forever on
+		 * it. */
 		if (gl_reset_status(&dev->gl) != GL_NO_ERROR) {
 			glDeleteSync(fence);
 			return device_check_gl(dev, "glClientWaitSync");
@@ -128,8 +138,9 @@ gl_fence_wait(struct glcuda_device *dev)
 	}
 	glDeleteSync(fence);
 	if (r == GL_WAIT_FAILED)
-		return gl_check_error(&dev->errors, "glClientWaitSync") ?:
-		       glcuda_fail(dev, GLCUDA_ERROR_GL, "glClientWaitSync failed");
+		return gl_check_error(&dev->errors, "glClientWaitSync")
+			       ?: device_fail(dev, GLCUDA_ERROR_GL,
+					      "glClientWaitSync failed");
 	return 0;
 }
 
@@ -148,14 +159,15 @@ sync_to_cuda(struct glcuda_device *dev, const struct handoff_unit *units,
 	if (mode == GLCUDA_SYNC_CPU) {
 		ret = gl_fence_wait(dev);
 		if (ret == 0)
-			log_debug(dev, "hand-off to CUDA: waited for GL on the CPU (sync mode cpu)\n");
+			log_debug(dev, "hand-off to CUDA: waited for GL on the "
+				       "CPU (sync mode cpu)\n");
 		return ret;
 	}
 
 	for (unsigned int i = 0; i < count; i++)
 		gl_signal_semaphore(units[i].sync->to_cuda.gl, timeline,
-				    units[i].sync->to_cuda.value + 1, units[i].textures,
-				    units[i].texture_count);
+				    units[i].sync->to_cuda.value + 1,
+				    units[i].textures, units[i].texture_count);
 	/* Nothing is signalled until GL's command stream is flushed; without
 	 * this CUDA waits forever. */
 	glFlush();
@@ -170,18 +182,14 @@ sync_to_cuda(struct glcuda_device *dev, const struct handoff_unit *units,
 		sems[i] = units[i].sync->to_cuda.cu;
 		params[i].params.fence.value = units[i].sync->to_cuda.value;
 	}
-	ret = device_push_cuda(dev, "the hand-off to CUDA");
-	if (ret < 0) {
-		mark_broken(units, count, !timeline);
-		return ret;
-	}
-	res = CU_CALL(cuWaitExternalSemaphoresAsync, sems, params, count, stream);
-	device_pop_cuda(dev);
+	res = CU_CALL(cuWaitExternalSemaphoresAsync, sems, params, count,
+		      stream);
 	if (res != CUDA_SUCCESS) {
 		mark_broken(units, count, !timeline);
-		return device_cuda_fail(dev, res, "cuWaitExternalSemaphoresAsync",
-					"Check that the stream is valid and belongs to "
-					"the device's CUDA context.");
+		return device_cuda_fail(
+			dev, res, "cuWaitExternalSemaphoresAsync",
+			"Check that the stream is valid and belongs to the "
+			"device's CUDA context.");
 	}
 	return 0;
 }
@@ -191,26 +199,25 @@ sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
 		 unsigned int count, CUstream stream)
 {
 	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params[SYNC_MAX_IMAGES];
-	CUexternalSemaphore sems[SYNC_MAX_IMAGES];
+	/* Initialised for GCC, which cannot see that the loop below fills
+	 * what the signal reads. */
+	CUexternalSemaphore sems[SYNC_MAX_IMAGES] = { NULL };
 	CUresult res = CUDA_SUCCESS;
-	int ret;
 
-	ret = device_push_cuda(dev, "the hand-off to GL");
-	if (ret < 0)
-		return ret;
 	if (dev->caps.sync_mode != GLCUDA_SYNC_CPU) {
 		memset(params, 0, sizeof(params[0]) * count);
 		for (unsigned int i = 0; i < count; i++) {
 			sems[i] = units[i].sync->to_gl.cu;
-			params[i].params.fence.value = units[i].sync->to_gl.value + 1;
+			params[i].params.fence.value =
+				units[i].sync->to_gl.value + 1;
 		}
-		res = CU_CALL(cuSignalExternalSemaphoresAsync, sems, params, count, stream);
-		if (res != CUDA_SUCCESS) {
-			device_pop_cuda(dev);
-			return device_cuda_fail(dev, res, "cuSignalExternalSemaphoresAsync",
-						"Check that the stream is valid and belongs to "
-						"the device's CUDA context.");
-		}
+		res = CU_CALL(cuSignalExternalSemaphoresAsync, sems, params,
+			      count, stream);
+		if (res != CUDA_SUCCESS)
+			return device_cuda_fail(
+				dev, res, "cuSignalExternalSemaphoresAsync",
+				"Check that the stream is valid and belongs to "
+				"the device's CUDA context.");
 		for (unsigned int i = 0; i < count; i++)
 			units[i].sync->to_gl.value++;
 	}
@@ -219,40 +226,40 @@ sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
 		res = CU_CALL(cuEventRecord, units[i].sync->cuda_done, stream);
 		units[i].sync->cuda_done_recorded = res == CUDA_SUCCESS;
 	}
-	device_pop_cuda(dev);
 	if (res != CUDA_SUCCESS)
 		return device_cuda_fail(dev, res, "cuEventRecord", NULL);
 	return 0;
 }
 
 int
-sync_gl_wait(struct glcuda_device *dev, const struct handoff_unit *units, unsigned int count)
+sync_gl_wait(struct glcuda_device *dev, const struct handoff_unit *units,
+	     unsigned int count)
 {
 	bool timeline = dev->caps.sync_mode == GLCUDA_SYNC_TIMELINE;
 	int ret;
 
-	if (dev->caps.sync_mode == GLCUDA_SYNC_CPU) {
-		ret = device_push_cuda(dev, "the hand-off to GL");
-		if (ret < 0)
-			return ret;
+	if (sync_gl_wait_needs_cuda(dev)) {
 		for (unsigned int i = 0; i < count; i++) {
 			/* The CPU mode's blocking wait in this direction. */
-			CUresult res = units[i].sync->cuda_done_recorded
-					       ? CU_CALL(cuEventSynchronize, units[i].sync->cuda_done)
-					       : CUDA_SUCCESS;
-			if (res != CUDA_SUCCESS) {
-				device_pop_cuda(dev);
-				return device_cuda_fail(dev, res, "cuEventSynchronize", NULL);
-			}
+			CUresult res =
+				units[i].sync->cuda_done_recorded
+					? CU_CALL(cuEventSynchronize,
+						  units[i].sync->cuda_done)
+					: CUDA_SUCCESS;
+			if (res != CUDA_SUCCESS)
+				return device_cuda_fail(dev, res,
+							"cuEventSynchronize",
+							NULL);
 		}
-		device_pop_cuda(dev);
-		log_debug(dev, "hand-off to GL: waited for CUDA on the CPU (sync mode cpu)\n");
+		log_debug(dev, "hand-off to GL: waited for CUDA on the CPU "
+			       "(sync mode cpu)\n");
 		return 0;
 	}
 	gl_take_error();
 	for (unsigned int i = 0; i < count; i++)
-		gl_wait_semaphore(units[i].sync->to_gl.gl, timeline, units[i].sync->to_gl.value,
-				  units[i].textures, units[i].texture_count);
+		gl_wait_semaphore(units[i].sync->to_gl.gl, timeline,
+				  units[i].sync->to_gl.value, units[i].textures,
+				  units[i].texture_count);
 	ret = gl_check_error(&dev->errors, "glWaitSemaphoreEXT");
 	if (ret < 0)
 		mark_broken(units, count, !timeline);

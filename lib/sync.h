@@ -45,23 +45,37 @@ struct handoff_unit {
 	unsigned int texture_count;
 };
 
+/* The functions of this file that call CUDA expect the device's CUDA
+ * context current: the public call above them pushed it once (doc/design.md,
+ * "The CUDA context"); none of them pushes it. */
+
 /* Create / destroy a unit's semaphores (per the device's sync mode) and its
- * event. The CUDA context must be pushed. */
+ * event. */
 int handoff_sync_init(struct glcuda_device *dev, struct handoff_sync *s);
-void handoff_sync_fini(struct glcuda_device *dev, struct handoff_sync *s, bool gl_current);
+void handoff_sync_fini(struct glcuda_device *dev, struct handoff_sync *s,
+		       bool gl_current);
 /* Wait (CPU) until the CUDA work before the last CUDA->GL signal is done;
- * for teardown. The CUDA context must be pushed. */
+ * for teardown. */
 void handoff_sync_drain(struct handoff_sync *s);
 
 /* GL -> CUDA: GL signals and flushes once, the stream waits. */
 int sync_to_cuda(struct glcuda_device *dev, const struct handoff_unit *units,
 		 unsigned int count, CUstream stream);
 /* CUDA -> GL, first half: the stream signals. No GL call. */
-int sync_cuda_signal(struct glcuda_device *dev, const struct handoff_unit *units,
-		     unsigned int count, CUstream stream);
+int sync_cuda_signal(struct glcuda_device *dev,
+		     const struct handoff_unit *units, unsigned int count,
+		     CUstream stream);
 /* CUDA -> GL, second half: GL waits on the GPU (the CPU mode waits for the
- * unit's event instead). */
+ * unit's event instead, the only case where it calls CUDA). */
 int sync_gl_wait(struct glcuda_device *dev, const struct handoff_unit *units,
 		 unsigned int count);
+
+/* Whether sync_gl_wait calls CUDA: the calls that only wait on GL's side
+ * push the CUDA context for it in the CPU mode only. */
+static inline bool
+sync_gl_wait_needs_cuda(const struct glcuda_device *dev)
+{
+	return dev->caps.sync_mode == GLCUDA_SYNC_CPU;
+}
 
 #endif

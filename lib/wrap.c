@@ -100,17 +100,17 @@ static int
 begin_wrap(struct glcuda_device *dev, uint32_t flags, struct glcuda_image **out,
 	   const char *what)
 {
-	glcuda_clear_error();
+	error_clear();
 	if (!dev || !out)
-		return glcuda_fail(dev, -EINVAL, "%s: %s is NULL", what,
+		return device_fail(dev, -EINVAL, "%s: %s is NULL", what,
 				   dev ? "out" : "dev");
 	*out = NULL;
 	if (flags & ~(uint32_t)WRAP_FLAGS)
-		return glcuda_fail(dev, -EINVAL, "%s: unknown flags 0x%x", what,
+		return device_fail(dev, -EINVAL, "%s: unknown flags 0x%x", what,
 				   flags & ~(uint32_t)WRAP_FLAGS);
 	if ((flags & GLCUDA_WRAP_FLAG_READ_ONLY) &&
 	    (flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD))
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "%s: GLCUDA_WRAP_FLAG_READ_ONLY and "
 				   "GLCUDA_WRAP_FLAG_WRITE_DISCARD exclude "
 				   "each other",
@@ -124,14 +124,13 @@ static int
 require_cuda(struct glcuda_device *dev, const char *what)
 {
 	if (!dev->has_cuda)
-		return glcuda_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
+		return device_fail(dev, GLCUDA_ERROR_NO_CUDA_DRIVER,
 				   "%s: this device was made without CUDA",
 				   what);
 	return 0;
 }
 
-/* The image a wrap fills, with the device's CUDA context pushed: 0, or the
- * error with nothing to undo. */
+/* The image a wrap fills: 0, or the error with nothing to undo. */
 static int
 alloc_wrapped(struct glcuda_device *dev, enum glcuda_image_kind kind,
 	      uint32_t flags, const char *what, struct glcuda_image **img)
@@ -142,13 +141,8 @@ alloc_wrapped(struct glcuda_device *dev, enum glcuda_image_kind kind,
 		return ret;
 	*img = image_alloc(dev, kind, &wrap_ops, flags);
 	if (!*img)
-		return glcuda_fail(dev, -ENOMEM, "%s: out of memory", what);
-	ret = device_push_cuda(dev, what);
-	if (ret < 0) {
-		free(*img);
-		*img = NULL;
-	}
-	return ret;
+		return device_fail(dev, -ENOMEM, "%s: out of memory", what);
+	return 0;
 }
 
 static int
@@ -192,11 +186,11 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 	if (ret < 0)
 		return ret;
 	if (texture == 0)
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "%s: texture 0 is not a texture", what);
 	if (target != GL_TEXTURE_2D &&
 	    (target != GL_TEXTURE_RECTANGLE || dev->gl.is_gles))
-		return glcuda_fail(dev, -EINVAL,
+		return device_fail(dev, -EINVAL,
 				   "%s: target 0x%04x: glcuda wraps "
 				   "GL_TEXTURE_2D%s textures",
 				   what, target,
@@ -210,6 +204,11 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 				    what, &img);
 	if (ret < 0)
 		return ret;
+	ret = device_push_cuda(dev, what);
+	if (ret < 0) {
+		free(img);
+		return ret;
+	}
 	img->texture = texture;
 	img->target = target;
 	img->plane_count = 1;
@@ -252,8 +251,8 @@ glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
 	return 0;
 
 fail:
+	image_free(img, true, true);
 	device_pop_cuda(dev);
-	image_free(img, true);
 	return ret;
 }
 
@@ -269,12 +268,17 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image,
 	if (ret < 0)
 		return ret;
 	if (image == EGL_NO_IMAGE)
-		return glcuda_fail(dev, -EINVAL, "%s: image is EGL_NO_IMAGE",
+		return device_fail(dev, -EINVAL, "%s: image is EGL_NO_IMAGE",
 				   what);
 	ret = alloc_wrapped(dev, GLCUDA_IMAGE_KIND_EGL_IMAGE, flags, what,
 			    &img);
 	if (ret < 0)
 		return ret;
+	ret = device_push_cuda(dev, what);
+	if (ret < 0) {
+		free(img);
+		return ret;
+	}
 	ret = cuda_register_egl_image(&dev->errors, image,
 				      flags & GLCUDA_WRAP_FLAG_READ_ONLY,
 				      flags & GLCUDA_WRAP_FLAG_WRITE_DISCARD,
@@ -292,8 +296,8 @@ glcuda_image_wrap_egl_image(struct glcuda_device *dev, EGLImage image,
 	if (ret == 0)
 		ret = handoff_sync_init(dev, &img->sync);
 	if (ret < 0) {
+		image_free(img, true, true);
 		device_pop_cuda(dev);
-		image_free(img, true);
 		return ret;
 	}
 	device_pop_cuda(dev);

@@ -11,13 +11,16 @@
 #	prefix    functions of lib/ named glcuda_* without GLCUDA_EXPORT (the
 #	          public prefix on an internal function)
 #
-# Usage: scripts/check-style.sh [--fail] [--list] [FOLDER...]
+# Usage: scripts/check-style.sh [--fail] [--list] [--skip FILE]... [FOLDER...]
 #
 # FOLDER...  the folders to check, relative to the top of the tree (a
 #            folder's subfolders count as their own); default: every folder
 #            with C sources.
 # --list     print each line found as "file:line: what".
 # --fail     exit with status 1 when anything is found (0 otherwise).
+# --skip FILE
+#            leave FILE (relative to the top of the tree) out: a file that
+#            another branch is changing, to be laid out once it has landed.
 #
 # The files are those git tracks where the tree is a git checkout (so that
 # the outputs of a build configured in place are left out), else every C
@@ -27,10 +30,16 @@ set -eu
 
 fail=no
 list=no
+skip=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--fail) fail=yes ;;
 	--list) list=yes ;;
+	--skip)
+		[ $# -ge 2 ] || { echo "$0: --skip needs a file" >&2; exit 2; }
+		skip="$skip$2
+"
+		shift ;;
 	--help | -h)
 		sed -n '2,/^# SPDX/p' "$0" | sed 's/^# \{0,1\}//; /^SPDX/d'
 		exit 0 ;;
@@ -53,9 +62,15 @@ if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
 else
 	find "${@:-.}" -type f | sed 's|^\./||' | grep -E "$sources_pattern" |
 		grep -vE '(^|/)(config\.h|glcuda-version\.h|fault-sites\.h)$' |
+		grep -vE -- '-fatbin\.h$' |
 		grep -vE -- '-(client-)?protocol\.[ch]$' > "$tmp/files" || true
 fi
 LC_ALL=C sort -u -o "$tmp/files" "$tmp/files"
+if [ -n "$skip" ]; then
+	printf '%s' "$skip" > "$tmp/skip"
+	grep -vxF -f "$tmp/skip" "$tmp/files" > "$tmp/kept" || true
+	mv "$tmp/kept" "$tmp/files"
+fi
 if [ ! -s "$tmp/files" ]; then
 	echo "$0: no C sources in ${*:-the tree}" >&2
 	exit 2

@@ -9,7 +9,7 @@
  *                                       by libwayland on the pool)
  *   compositor-bad-client bad-scale     a 101x100 buffer at scale 2
  *                                       (wl_surface.invalid_size)
- *   compositor-bad-client zero-scale    buffer scale 0 (wl_surface.invalid_scale)
+ *   compositor-bad-client zero-scale buffer scale 0 (wl_surface.invalid_scale)
  *   compositor-bad-client bad-transform buffer transform 8
  *                                       (wl_surface.invalid_transform)
  *   compositor-bad-client destroy-busy  commit a buffer with a frame
@@ -41,14 +41,17 @@
  *                                       scale 3 without a new buffer
  *                                       (wl_surface.invalid_size)
  *   compositor-bad-client xdg-buffer    get_xdg_surface for a surface with
- *                                       a buffer (xdg_surface.unconfigured_buffer)
+ *                                       a buffer
+ *                                       (xdg_surface.unconfigured_buffer)
  *   compositor-bad-client xdg-twice     get_xdg_surface twice for one
- *                                       surface (xdg_surface.already_constructed)
+ *                                       surface
+ *                                       (xdg_surface.already_constructed)
  *   compositor-bad-client xdg-defunct   destroy the wl_surface, then
  *                                       get_toplevel on its xdg_surface
  *                                       (xdg_surface.defunct_role_object)
  *   compositor-bad-client bad-stride    a 32x32 ARGB8888 buffer with a
- *                                       stride of 64 bytes (wl_shm.invalid_stride)
+ *                                       stride of 64 bytes
+ *                                       (wl_shm.invalid_stride)
  *   compositor-bad-client big-upload    commit an 8192x8192 buffer; a second
  *                                       client's frame callback must come
  *                                       before that buffer's release (no error)
@@ -126,13 +129,17 @@ static uint32_t configure_serials[8];
 static int n_configures;
 
 static void
-xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+xdg_surface_configure(void *data, struct xdg_surface *xdg_surface,
+		      uint32_t serial)
 {
-	if (n_configures < (int)(sizeof(configure_serials) / sizeof(configure_serials[0])))
+	if (n_configures <
+	    (int)(sizeof(configure_serials) / sizeof(configure_serials[0])))
 		configure_serials[n_configures++] = serial;
 }
 
-static const struct xdg_surface_listener xdg_surface_listener = { xdg_surface_configure };
+static const struct xdg_surface_listener xdg_surface_listener = {
+	xdg_surface_configure
+};
 
 /* A toplevel of surface, its initial commit made and its first configure
  * received. */
@@ -140,11 +147,13 @@ static struct xdg_surface *
 make_toplevel(struct wl_display *display, struct wl_surface *surface,
 	      struct xdg_toplevel **toplevel)
 {
-	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
+	struct xdg_surface *xs =
+		xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
 
 	xdg_surface_add_listener(xs, &xdg_surface_listener, NULL);
 	*toplevel = xdg_surface_get_toplevel(xs);
-	xdg_toplevel_add_listener(*toplevel, &test_client_toplevel_ignored, NULL);
+	xdg_toplevel_add_listener(*toplevel, &test_client_toplevel_ignored,
+				  NULL);
 	wl_surface_commit(surface);
 	wl_display_roundtrip(display);
 	return xs;
@@ -164,17 +173,20 @@ buffer_released(void *data, struct wl_buffer *buffer)
 	*(bool *)data = true;
 }
 
-static const struct wl_buffer_listener flag_buffer_listener = { buffer_released };
+static const struct wl_buffer_listener flag_buffer_listener = {
+	buffer_released
+};
 
 /* The chain case: depth nested subsurfaces under surface, each with the
  * 1x1 buffer committed (cached: synchronized), then the root committed. */
 static int
-sub_chain(struct wl_display *display, struct wl_surface *surface, int depth, const char *iface,
-	  uint32_t code)
+sub_chain(struct wl_display *display, struct wl_surface *surface, int depth,
+	  const char *iface, uint32_t code)
 {
 	struct wl_shm_pool *pool = make_pool(4);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, 1, 1, 4,
-							     WL_SHM_FORMAT_ARGB8888);
+	struct wl_buffer *buffer =
+		wl_shm_pool_create_buffer(pool, 0, 1, 1, 4,
+					  WL_SHM_FORMAT_ARGB8888);
 	struct wl_surface **surfaces = calloc((size_t)depth, sizeof(*surfaces));
 	struct wl_subsurface **subs = calloc((size_t)depth, sizeof(*subs));
 	struct wl_surface *parent = surface;
@@ -186,7 +198,8 @@ sub_chain(struct wl_display *display, struct wl_surface *surface, int depth, con
 	}
 	for (int i = 0; i < depth; i++) {
 		surfaces[i] = wl_compositor_create_surface(tc.compositor);
-		subs[i] = wl_subcompositor_get_subsurface(tc.subcompositor, surfaces[i], parent);
+		subs[i] = wl_subcompositor_get_subsurface(tc.subcompositor,
+							  surfaces[i], parent);
 		wl_surface_attach(surfaces[i], buffer, 0, 0);
 		wl_surface_commit(surfaces[i]);
 		parent = surfaces[i];
@@ -252,8 +265,9 @@ print_gaps(const char *what, double *gaps, int n)
 		return;
 	}
 	qsort(gaps, n, sizeof(*gaps), compare_doubles);
-	printf("upload-gaps: %d frame callbacks of the other client %s: longest interval "
-	       "%.1f ms, median %.1f ms\n", n, what, gaps[n - 1], gaps[n / 2]);
+	printf("upload-gaps: %d frame callbacks of the other client %s: "
+	       "longest interval %.1f ms, median %.1f ms\n",
+	       n, what, gaps[n - 1], gaps[n / 2]);
 }
 
 static void
@@ -286,22 +300,27 @@ upload_gaps(struct wl_display *display, struct wl_surface *surface)
 	 * the loop below then measures the compositor, not this process. */
 	buffer = make_buffer(&pool, big, big, WL_SHM_FORMAT_XRGB8888);
 	wl_buffer_add_listener(buffer, &flag_buffer_listener, &released);
-	if (test_client_connect(&o, "compositor-bad-client (second client)") < 0)
+	if (test_client_connect(&o, "compositor-bad-client (second client)") <
+	    0)
 		return 2;
 	osurface = wl_compositor_create_surface(o.compositor);
 	opool = make_pool_on(&o, 64 * 64 * 4);
-	obuffer = wl_shm_pool_create_buffer(opool, 0, 64, 64, 64 * 4, WL_SHM_FORMAT_XRGB8888);
+	obuffer = wl_shm_pool_create_buffer(opool, 0, 64, 64, 64 * 4,
+					    WL_SHM_FORMAT_XRGB8888);
 	commit_small(osurface, obuffer, &frames);
 	while (!released) {
 		struct pollfd fds[2] = {
 			{ .fd = wl_display_get_fd(display), .events = POLLIN },
-			{ .fd = wl_display_get_fd(o.display), .events = POLLIN },
+			{ .fd = wl_display_get_fd(o.display),
+			  .events = POLLIN },
 		};
 
-		if (wl_display_flush(display) < 0 || wl_display_flush(o.display) < 0 ||
-		    poll(fds, 2, -1) < 0 ||
-		    ((fds[0].revents & POLLIN) && wl_display_dispatch(display) < 0) ||
-		    ((fds[1].revents & POLLIN) && wl_display_dispatch(o.display) < 0)) {
+		if (wl_display_flush(display) < 0 ||
+		    wl_display_flush(o.display) < 0 || poll(fds, 2, -1) < 0 ||
+		    ((fds[0].revents & POLLIN) &&
+		     wl_display_dispatch(display) < 0) ||
+		    ((fds[1].revents & POLLIN) &&
+		     wl_display_dispatch(o.display) < 0)) {
 			printf("FAIL: upload-gaps: the connection broke\n");
 			break;
 		}
@@ -326,9 +345,10 @@ upload_gaps(struct wl_display *display, struct wl_surface *surface)
 	}
 	upload_ms = now_ms() - start;
 	if (released)
-		printf("upload-gaps: the %dx%d upload took %.0f ms (commit to release), "
-		       "%d frame callbacks of the other client meanwhile\n", big, big, upload_ms,
-		       refreshes);
+		printf("upload-gaps: the %dx%d upload took %.0f ms (commit to "
+		       "release), %d frame callbacks of the other client "
+		       "meanwhile\n",
+		       big, big, upload_ms, refreshes);
 	print_gaps("before the upload", before, nbefore);
 	print_gaps("during the upload", during, nduring);
 	wl_buffer_destroy(buffer);
@@ -356,7 +376,8 @@ main(int argc, char **argv)
 		return 2;
 	display = tc.display;
 	if (!tc.compositor || !tc.subcompositor || !tc.shm) {
-		fprintf(stderr, "compositor-bad-client: no wl_compositor, wl_subcompositor or wl_shm\n");
+		fprintf(stderr, "compositor-bad-client: no wl_compositor, "
+				"wl_subcompositor or wl_shm\n");
 		test_client_disconnect(&tc);
 		return 2;
 	}
@@ -369,7 +390,8 @@ main(int argc, char **argv)
 						   WL_SHM_FORMAT_XRGB8888);
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_commit(surface);
-		ret = expect(display, "wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE);
+		ret = expect(display, "wl_shm_pool",
+			     WL_SHM_ERROR_INVALID_STRIDE);
 		wl_buffer_destroy(buffer);
 		wl_shm_pool_destroy(pool);
 		wl_surface_destroy(surface);
@@ -378,17 +400,22 @@ main(int argc, char **argv)
 		wl_surface_set_buffer_scale(surface, 2);
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_commit(surface);
-		ret = expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_SIZE);
+		ret = expect(display, "wl_surface",
+			     WL_SURFACE_ERROR_INVALID_SIZE);
 		wl_buffer_destroy(buffer);
 		wl_shm_pool_destroy(pool);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "zero-scale")) {
 		wl_surface_set_buffer_scale(surface, 0);
-		ret = expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_SCALE);
+		ret = expect(display, "wl_surface",
+			     WL_SURFACE_ERROR_INVALID_SCALE);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "bad-transform")) {
-		wl_surface_set_buffer_transform(surface, WL_OUTPUT_TRANSFORM_FLIPPED_270 + 1);
-		ret = expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_TRANSFORM);
+		/* One past the last transform. */
+		wl_surface_set_buffer_transform(
+			surface, WL_OUTPUT_TRANSFORM_FLIPPED_270 + 1);
+		ret = expect(display, "wl_surface",
+			     WL_SURFACE_ERROR_INVALID_TRANSFORM);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "destroy-busy")) {
 		buffer = make_buffer(&pool, 64, 64, WL_SHM_FORMAT_ARGB8888);
@@ -409,31 +436,41 @@ main(int argc, char **argv)
 		raise(SIGKILL);
 		ret = 1;
 	} else if (!strcmp(mode, "sub-loop")) {
-		struct wl_surface *child = wl_compositor_create_surface(tc.compositor);
-		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(tc.subcompositor, child,
-									    surface);
-		struct wl_subsurface *loop = wl_subcompositor_get_subsurface(tc.subcompositor, surface,
-									     child);
-		ret = expect(display, "wl_subcompositor", WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE);
+		struct wl_surface *child =
+			wl_compositor_create_surface(tc.compositor);
+		struct wl_subsurface *sub =
+			wl_subcompositor_get_subsurface(tc.subcompositor, child,
+							surface);
+		struct wl_subsurface *loop =
+			wl_subcompositor_get_subsurface(tc.subcompositor,
+							surface, child);
+		ret = expect(display, "wl_subcompositor",
+			     WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE);
 		wl_subsurface_destroy(loop);
 		wl_subsurface_destroy(sub);
 		wl_surface_destroy(child);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "sub-place")) {
-		struct wl_surface *child = wl_compositor_create_surface(tc.compositor);
-		struct wl_surface *other = wl_compositor_create_surface(tc.compositor);
-		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(tc.subcompositor, child,
-									    surface);
+		struct wl_surface *child =
+			wl_compositor_create_surface(tc.compositor);
+		struct wl_surface *other =
+			wl_compositor_create_surface(tc.compositor);
+		struct wl_subsurface *sub =
+			wl_subcompositor_get_subsurface(tc.subcompositor, child,
+							surface);
 		wl_subsurface_place_above(sub, other);
-		ret = expect(display, "wl_subsurface", WL_SUBSURFACE_ERROR_BAD_SURFACE);
+		ret = expect(display, "wl_subsurface",
+			     WL_SUBSURFACE_ERROR_BAD_SURFACE);
 		wl_subsurface_destroy(sub);
 		wl_surface_destroy(other);
 		wl_surface_destroy(child);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "sub-destroy")) {
-		struct wl_surface *child = wl_compositor_create_surface(tc.compositor);
-		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(tc.subcompositor, child,
-									    surface);
+		struct wl_surface *child =
+			wl_compositor_create_surface(tc.compositor);
+		struct wl_subsurface *sub =
+			wl_subcompositor_get_subsurface(tc.subcompositor, child,
+							surface);
 		buffer = make_buffer(&pool, 32, 32, WL_SHM_FORMAT_ARGB8888);
 		wl_surface_attach(child, buffer, 0, 0);
 		callback = wl_surface_frame(child);
@@ -448,7 +485,8 @@ main(int argc, char **argv)
 	} else if (!strcmp(mode, "sub-deep")) {
 		/* 64 levels: SUBSURFACE_DEPTH_MAX, documented in
 		 * doc/compositor.md. */
-		struct wl_surface *root = wl_compositor_create_surface(tc.compositor);
+		struct wl_surface *root =
+			wl_compositor_create_surface(tc.compositor);
 		struct xdg_toplevel *toplevel = NULL;
 		struct xdg_surface *xs = NULL;
 
@@ -457,7 +495,8 @@ main(int argc, char **argv)
 		if (tc.wm_base) {
 			xs = make_toplevel(display, root, &toplevel);
 			if (n_configures)
-				xdg_surface_ack_configure(xs, configure_serials[0]);
+				xdg_surface_ack_configure(xs,
+							  configure_serials[0]);
 		}
 		ret = sub_chain(display, root, 64, NULL, 0);
 		if (xs) {
@@ -466,7 +505,8 @@ main(int argc, char **argv)
 		}
 		wl_surface_destroy(root);
 		if (ret == 0)
-			ret = sub_chain(display, surface, 30000, "wl_subcompositor",
+			ret = sub_chain(display, surface, 30000,
+					"wl_subcompositor",
 					WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE);
 		wl_surface_destroy(surface);
 	} else if (!strcmp(mode, "ack-older") || !strcmp(mode, "ack-unsent") ||
@@ -480,18 +520,24 @@ main(int argc, char **argv)
 		if (!strcmp(mode, "ack-zero")) {
 			/* Before the initial commit: no configure was sent. */
 			xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
-			xdg_surface_add_listener(xs, &xdg_surface_listener, NULL);
+			xdg_surface_add_listener(xs, &xdg_surface_listener,
+						 NULL);
 			toplevel = xdg_surface_get_toplevel(xs);
-			xdg_toplevel_add_listener(toplevel, &test_client_toplevel_ignored, NULL);
+			xdg_toplevel_add_listener(toplevel,
+						  &test_client_toplevel_ignored,
+						  NULL);
 			xdg_surface_ack_configure(xs, 0);
 			wl_surface_attach(surface, buffer, 0, 0);
 			wl_surface_commit(surface);
-			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_INVALID_SERIAL);
+			ret = expect(display, "xdg_surface",
+				     XDG_SURFACE_ERROR_INVALID_SERIAL);
 		} else if (!strcmp(mode, "ack-unsent")) {
 			xs = make_toplevel(display, surface, &toplevel);
 			xdg_surface_ack_configure(xs, configure_serials[0]);
-			xdg_surface_ack_configure(xs, configure_serials[0] + 1000);
-			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_INVALID_SERIAL);
+			xdg_surface_ack_configure(xs,
+						  configure_serials[0] + 1000);
+			ret = expect(display, "xdg_surface",
+				     XDG_SURFACE_ERROR_INVALID_SERIAL);
 		} else {
 			/* A second configure before the first ack: both are
 			 * the client's to ack, oldest first. */
@@ -499,12 +545,15 @@ main(int argc, char **argv)
 			xdg_toplevel_set_fullscreen(toplevel, NULL);
 			wl_display_roundtrip(display);
 			if (n_configures < 2) {
-				printf("FAIL: no second configure after set_fullscreen\n");
+				printf("FAIL: no second configure after "
+				       "set_fullscreen\n");
 				ret = 1;
 			} else {
-				xdg_surface_ack_configure(xs, configure_serials[0]);
+				xdg_surface_ack_configure(xs,
+							  configure_serials[0]);
 				ret = expect(display, NULL, 0);
-				xdg_surface_ack_configure(xs, configure_serials[1]);
+				xdg_surface_ack_configure(xs,
+							  configure_serials[1]);
 				wl_surface_attach(surface, buffer, 0, 0);
 				wl_surface_commit(surface);
 				ret |= expect(display, NULL, 0);
@@ -523,7 +572,8 @@ main(int argc, char **argv)
 		ret = expect(display, NULL, 0);
 		wl_surface_set_buffer_scale(surface, 3);
 		wl_surface_commit(surface);
-		ret |= expect(display, "wl_surface", WL_SURFACE_ERROR_INVALID_SIZE);
+		ret |= expect(display, "wl_surface",
+			      WL_SURFACE_ERROR_INVALID_SIZE);
 		wl_buffer_destroy(buffer);
 		wl_shm_pool_destroy(pool);
 		wl_surface_destroy(surface);
@@ -539,17 +589,20 @@ main(int argc, char **argv)
 			wl_surface_attach(surface, buffer, 0, 0);
 			wl_surface_commit(surface);
 			xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
-			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER);
+			ret = expect(display, "xdg_surface",
+				     XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER);
 		} else if (!strcmp(mode, "xdg-twice")) {
 			xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
 			xs2 = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
-			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED);
+			ret = expect(display, "xdg_surface",
+				     XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED);
 		} else {
 			xs = xdg_wm_base_get_xdg_surface(tc.wm_base, surface);
 			wl_surface_destroy(surface);
 			surface = NULL;
 			toplevel = xdg_surface_get_toplevel(xs);
-			ret = expect(display, "xdg_surface", XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT);
+			ret = expect(display, "xdg_surface",
+				     XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT);
 		}
 		if (toplevel)
 			xdg_toplevel_destroy(toplevel);
@@ -564,7 +617,8 @@ main(int argc, char **argv)
 		/* libwayland checks the stride against the width, not against
 		 * the format's 4 bytes per pixel. */
 		pool = make_pool(32 * 64);
-		buffer = wl_shm_pool_create_buffer(pool, 0, 32, 32, 64, WL_SHM_FORMAT_ARGB8888);
+		buffer = wl_shm_pool_create_buffer(pool, 0, 32, 32, 64,
+						   WL_SHM_FORMAT_ARGB8888);
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_commit(surface);
 		ret = expect(display, "wl_shm", WL_SHM_ERROR_INVALID_STRIDE);
@@ -585,15 +639,18 @@ main(int argc, char **argv)
 		bool released = false, done = false, odone = false;
 
 		buffer = make_buffer(&pool, big, big, WL_SHM_FORMAT_XRGB8888);
-		wl_buffer_add_listener(buffer, &flag_buffer_listener, &released);
+		wl_buffer_add_listener(buffer, &flag_buffer_listener,
+				       &released);
 		wl_surface_attach(surface, buffer, 0, 0);
 		wl_surface_damage_buffer(surface, 0, 0, big, big);
 		callback = wl_surface_frame(surface);
-		wl_callback_add_listener(callback, &flag_callback_listener, &done);
+		wl_callback_add_listener(callback, &flag_callback_listener,
+					 &done);
 		wl_surface_commit(surface);
 		wl_display_roundtrip(display);
 
-		if (test_client_connect(&o, "compositor-bad-client (second client)") < 0)
+		if (test_client_connect(
+			    &o, "compositor-bad-client (second client)") < 0)
 			return 2;
 		osurface = wl_compositor_create_surface(o.compositor);
 		opool = make_pool_on(&o, 64 * 64 * 4);
@@ -601,7 +658,8 @@ main(int argc, char **argv)
 						    WL_SHM_FORMAT_XRGB8888);
 		wl_surface_attach(osurface, obuffer, 0, 0);
 		ocallback = wl_surface_frame(osurface);
-		wl_callback_add_listener(ocallback, &flag_callback_listener, &odone);
+		wl_callback_add_listener(ocallback, &flag_callback_listener,
+					 &odone);
 		wl_surface_commit(osurface);
 		while (!odone && wl_display_dispatch(o.display) >= 0)
 			;
@@ -609,21 +667,25 @@ main(int argc, char **argv)
 		 * other's frame callback is here after a round trip. */
 		wl_display_roundtrip(display);
 		if (!odone) {
-			printf("FAIL: the second client got no frame callback\n");
+			printf("FAIL: the second client got "
+			       "no frame callback\n");
 			ret = 1;
 		} else if (released || done) {
-			printf("FAIL: the %dx%d upload was complete before another client's "
-			       "next frame\n", big, big);
+			printf("FAIL: the %dx%d upload was complete before "
+			       "another client's next frame\n",
+			       big, big);
 			ret = 1;
 		} else {
-			printf("another client's frame came before the %dx%d upload was "
-			       "complete\n", big, big);
+			printf("another client's frame came before the %dx%d "
+			       "upload was complete\n",
+			       big, big);
 			ret = 0;
 		}
 		while (!done && wl_display_dispatch(display) >= 0)
 			;
 		if (!done || !released) {
-			printf("FAIL: the %dx%d upload did not complete\n", big, big);
+			printf("FAIL: the %dx%d upload did not complete\n", big,
+			       big);
 			ret = 1;
 		}
 		ret |= expect(display, NULL, 0);
@@ -639,10 +701,13 @@ main(int argc, char **argv)
 	} else if (!strcmp(mode, "upload-gaps")) {
 		ret = upload_gaps(display, surface);
 	} else {
-		fprintf(stderr, "usage: compositor-bad-client wrong-size|bad-scale|zero-scale|"
+		fprintf(stderr,
+			"usage: compositor-bad-client "
+			"wrong-size|bad-scale|zero-scale|"
 			"bad-transform|destroy-busy|crash|"
 			"sub-loop|sub-place|sub-destroy|"
-			"sub-deep|ack-older|ack-unsent|ack-zero|scale-3|xdg-buffer|xdg-twice|"
+			"sub-deep|ack-older|ack-unsent|ack-zero|"
+			"scale-3|xdg-buffer|xdg-twice|"
 			"xdg-defunct|bad-stride|big-upload|upload-gaps\n");
 		return 2;
 	}

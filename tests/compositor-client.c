@@ -13,40 +13,53 @@
 #include <unistd.h>
 
 static void
-global(void *data, struct wl_registry *registry, uint32_t name, const char *iface,
-       uint32_t version)
+global(void *data, struct wl_registry *registry, uint32_t name,
+       const char *iface, uint32_t version)
 {
 	struct test_client *c = data;
 
 	if (!strcmp(iface, wl_compositor_interface.name))
-		c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+		c->compositor = wl_registry_bind(registry, name,
+						 &wl_compositor_interface, 4);
 	else if (!strcmp(iface, wl_subcompositor_interface.name))
-		c->subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
+		c->subcompositor = wl_registry_bind(registry, name,
+						    &wl_subcompositor_interface,
+						    1);
 	else if (!strcmp(iface, wl_shm_interface.name))
 		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	else if (!strcmp(iface, xdg_wm_base_interface.name))
-		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface,
-					     version < 3 ? version : 3);
+		c->wm_base = wl_registry_bind(registry, name,
+					      &xdg_wm_base_interface,
+					      version < 3 ? version : 3);
 	else if (!strcmp(iface, wp_presentation_interface.name))
-		c->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+		c->presentation = wl_registry_bind(registry, name,
+						   &wp_presentation_interface,
+						   1);
 	else if (!strcmp(iface, wp_viewporter_interface.name))
-		c->viewporter = wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
+		c->viewporter = wl_registry_bind(registry, name,
+						 &wp_viewporter_interface, 1);
 	else if (!strcmp(iface, zxdg_decoration_manager_v1_interface.name))
 		c->decoration_manager =
-			wl_registry_bind(registry, name, &zxdg_decoration_manager_v1_interface, 1);
+			wl_registry_bind(registry, name,
+					 &zxdg_decoration_manager_v1_interface,
+					 1);
 	else if (!strcmp(iface, zxdg_output_manager_v1_interface.name))
-		c->xdg_output_manager = wl_registry_bind(registry, name,
-							 &zxdg_output_manager_v1_interface,
-							 version < 3 ? version : 3);
+		c->xdg_output_manager =
+			wl_registry_bind(registry, name,
+					 &zxdg_output_manager_v1_interface,
+					 version < 3 ? version : 3);
 	else if (!strcmp(iface, wl_output_interface.name) && !c->output)
-		c->output = wl_registry_bind(registry, name, &wl_output_interface,
+		c->output = wl_registry_bind(registry, name,
+					     &wl_output_interface,
 					     version < 4 ? version : 4);
 	else if (!strcmp(iface, wl_seat_interface.name) && !c->seat)
-		c->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+		c->seat =
+			wl_registry_bind(registry, name, &wl_seat_interface, 1);
 	else if (!strcmp(iface, wl_data_device_manager_interface.name))
-		c->data_device_manager = wl_registry_bind(registry, name,
-							  &wl_data_device_manager_interface,
-							  version < 3 ? version : 3);
+		c->data_device_manager =
+			wl_registry_bind(registry, name,
+					 &wl_data_device_manager_interface,
+					 version < 3 ? version : 3);
 }
 
 static void
@@ -54,7 +67,8 @@ global_remove(void *data, struct wl_registry *registry, uint32_t name)
 {
 }
 
-static const struct wl_registry_listener registry_listener = { global, global_remove };
+static const struct wl_registry_listener registry_listener = { global,
+							       global_remove };
 
 static void
 wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
@@ -71,7 +85,8 @@ test_client_connect(struct test_client *c, const char *prog)
 	c->prog = prog;
 	c->display = wl_display_connect(NULL);
 	if (!c->display) {
-		fprintf(stderr, "%s: cannot connect to the compositor: %s\n", prog, strerror(errno));
+		fprintf(stderr, "%s: cannot connect to the compositor: %s\n",
+			prog, strerror(errno));
 		return -1;
 	}
 	c->registry = wl_display_get_registry(c->display);
@@ -95,7 +110,8 @@ test_client_disconnect(struct test_client *c)
 		wl_data_device_manager_destroy(c->data_device_manager);
 	if (c->seat)
 		wl_seat_destroy(c->seat);
-	if (c->output && wl_output_get_version(c->output) >= WL_OUTPUT_RELEASE_SINCE_VERSION)
+	if (c->output &&
+	    wl_output_get_version(c->output) >= WL_OUTPUT_RELEASE_SINCE_VERSION)
 		wl_output_release(c->output);
 	else if (c->output)
 		wl_output_destroy(c->output);
@@ -127,14 +143,16 @@ test_client_pool(struct test_client *c, size_t size, void **data)
 	int fd = memfd_create(c->prog, MFD_CLOEXEC);
 
 	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
-		fprintf(stderr, "%s: a memfd of %zu bytes: %s\n", c->prog, size, strerror(errno));
+		fprintf(stderr, "%s: a memfd of %zu bytes: %s\n", c->prog, size,
+			strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return NULL;
 	}
 	*data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (*data == MAP_FAILED) {
-		fprintf(stderr, "%s: mmap of %zu bytes: %s\n", c->prog, size, strerror(errno));
+		fprintf(stderr, "%s: mmap of %zu bytes: %s\n", c->prog, size,
+			strerror(errno));
 		*data = NULL;
 		close(fd);
 		return NULL;
@@ -152,7 +170,8 @@ test_client_report_error(struct test_client *c)
 	int err = wl_display_get_error(c->display);
 
 	if (err != EPROTO) {
-		fprintf(stderr, "%s: connection lost: %s\n", c->prog, strerror(err));
+		fprintf(stderr, "%s: connection lost: %s\n", c->prog,
+			strerror(err));
 		return;
 	}
 	code = wl_display_get_protocol_error(c->display, &iface, &id);
@@ -172,7 +191,8 @@ test_client_expect(struct wl_display *display, const char *iface, uint32_t code)
 			printf("no protocol error, as expected\n");
 			return 0;
 		}
-		printf("FAIL: no protocol error, expected %s code %u\n", iface, code);
+		printf("FAIL: no protocol error, expected %s code %u\n", iface,
+		       code);
 		return 1;
 	}
 	err = wl_display_get_error(display);
@@ -181,16 +201,18 @@ test_client_expect(struct wl_display *display, const char *iface, uint32_t code)
 		return 1;
 	}
 	got = wl_display_get_protocol_error(display, &got_iface, &id);
-	printf("protocol error: %s code %u\n", got_iface ? got_iface->name : "?", got);
-	if (iface && got_iface && !strcmp(got_iface->name, iface) && got == code)
+	printf("protocol error: %s code %u\n",
+	       got_iface ? got_iface->name : "?", got);
+	if (iface && got_iface && !strcmp(got_iface->name, iface) &&
+	    got == code)
 		return 0;
 	printf("FAIL: expected %s code %u\n", iface ? iface : "no error", code);
 	return 1;
 }
 
 static void
-toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
-		   struct wl_array *states)
+toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w,
+		   int32_t h, struct wl_array *states)
 {
 }
 
@@ -199,8 +221,9 @@ toplevel_close(void *data, struct xdg_toplevel *toplevel)
 {
 }
 
-const struct xdg_toplevel_listener test_client_toplevel_ignored = { toplevel_configure,
-								    toplevel_close };
+const struct xdg_toplevel_listener test_client_toplevel_ignored = {
+	toplevel_configure, toplevel_close
+};
 
 static void
 configure_acked(void *data, struct xdg_surface *xdg_surface, uint32_t serial)

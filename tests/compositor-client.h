@@ -45,7 +45,8 @@ void test_client_disconnect(struct test_client *c);
 
 /* A mapped memfd of size bytes (*data), or NULL with the reason printed;
  * the pool holds its own reference to the fd. */
-struct wl_shm_pool *test_client_pool(struct test_client *c, size_t size, void **data);
+struct wl_shm_pool *test_client_pool(struct test_client *c, size_t size,
+				     void **data);
 
 /* A toplevel listener that ignores configure and close (the test clients
  * draw at sizes of their own). */
@@ -72,6 +73,7 @@ void test_client_report_error(struct test_client *c);
 /* Round-trip; the protocol error the compositor sent must be code of
  * the interface named iface (NULL: none must come). Prints what came;
  * 0 when it was the one expected, else 1. */
-int test_client_expect(struct wl_display *display, const char *iface, uint32_t code);
+int test_client_expect(struct wl_display *display, const char *iface,
+		       uint32_t code);
 
 #endif

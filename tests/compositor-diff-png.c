@@ -23,13 +23,15 @@ load(const char *path, png_image *img)
 	memset(img, 0, sizeof(*img));
 	img->version = PNG_IMAGE_VERSION;
 	if (!png_image_begin_read_from_file(img, path)) {
-		fprintf(stderr, "compositor-diff-png: %s: %s\n", path, img->message);
+		fprintf(stderr, "compositor-diff-png: %s: %s\n", path,
+			img->message);
 		return NULL;
 	}
 	img->format = PNG_FORMAT_RGB;
 	px = malloc(PNG_IMAGE_SIZE(*img));
 	if (!px || !png_image_finish_read(img, NULL, px, 0, NULL)) {
-		fprintf(stderr, "compositor-diff-png: %s: %s\n", path, px ? img->message : "no memory");
+		fprintf(stderr, "compositor-diff-png: %s: %s\n", path,
+			px ? img->message : "no memory");
 		free(px);
 		png_image_free(img);
 		return NULL;
@@ -45,7 +47,8 @@ main(int argc, char **argv)
 	long r[4], x0 = 0, y0 = 0, x1 = 0, y1 = 0, n = 0;
 
 	if (argc != 7) {
-		fprintf(stderr, "usage: compositor-diff-png A.png B.png X Y W H\n");
+		fprintf(stderr,
+			"usage: compositor-diff-png A.png B.png X Y W H\n");
 		return 2;
 	}
 	for (int i = 0; i < 4; i++)
@@ -54,13 +57,16 @@ main(int argc, char **argv)
 	b = a ? load(argv[2], &ib) : NULL;
 	if (!a || !b || ia.width != ib.width || ia.height != ib.height) {
 		if (a && b)
-			fprintf(stderr, "compositor-diff-png: the sizes differ\n");
+			fprintf(stderr,
+				"compositor-diff-png: the sizes differ\n");
 		free(a);
 		free(b);
 		return 2;
 	}
-	for (long y = r[1] < 0 ? 0 : r[1]; y < r[1] + r[3] && y < (long)ia.height; y++)
-		for (long x = r[0] < 0 ? 0 : r[0]; x < r[0] + r[2] && x < (long)ia.width; x++) {
+	for (long y = r[1] < 0 ? 0 : r[1];
+	     y < r[1] + r[3] && y < (long)ia.height; y++)
+		for (long x = r[0] < 0 ? 0 : r[0];
+		     x < r[0] + r[2] && x < (long)ia.width; x++) {
 			size_t o = ((size_t)y * ia.width + (size_t)x) * 3;
 
 			if (!memcmp(a + o, b + o, 3))

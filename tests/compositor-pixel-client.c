@@ -92,9 +92,11 @@ struct layer {
 	int transform;                  /* enum wl_output_transform */
 	bool opaque;                    /* XRGB8888 */
 	uint32_t (*content)(int bx, int by);
-	int src[4];                     /* wp_viewport source: x, y, w, h; w 0: none */
+	/* wp_viewport source: x, y, w, h; w 0: none */
+	int src[4];
 	int dst_w, dst_h;               /* wp_viewport destination; 0: none */
-	bool fullscreen;                /* a toplevel: asks for fullscreen, at 0,0 */
+	/* a toplevel: asks for fullscreen, at 0,0 */
+	bool fullscreen;
 };
 
 /* Content ------------------------------------------------------------- */
@@ -106,7 +108,8 @@ static uint32_t
 content_opaque(int x, int y)
 {
 	uint32_t r = (uint32_t)(x * 4) & 0xff, g = (uint32_t)(y * 5) & 0xff;
-	uint32_t b = (uint32_t)(x ^ y) * 3 & 0xff, garbage = (uint32_t)(x * 7 + y) & 0x7f;
+	uint32_t b = (uint32_t)(x ^ y) * 3 & 0xff,
+		 garbage = (uint32_t)(x * 7 + y) & 0x7f;
 
 	return garbage << 24 | r << 16 | g << 8 | b;
 }
@@ -126,7 +129,8 @@ premultiply(uint32_t a, uint32_t r, uint32_t g, uint32_t b)
 static uint32_t
 content_alpha(int x, int y)
 {
-	return premultiply((uint32_t)(x * 255 / 63) & 0xff, 255, (uint32_t)(y * 5) & 0xff,
+	return premultiply((uint32_t)(x * 255 / 63) & 0xff, 255,
+			   (uint32_t)(y * 5) & 0xff,
 			   (uint32_t)(255 - y * 3) & 0xff);
 }
 
@@ -134,7 +138,8 @@ content_alpha(int x, int y)
 static uint32_t
 content_alpha_rows(int x, int y)
 {
-	return premultiply((uint32_t)(y * 8) & 0xff, (uint32_t)(x * 8) & 0xff, 255, 64);
+	return premultiply((uint32_t)(y * 8) & 0xff, (uint32_t)(x * 8) & 0xff,
+			   255, 64);
 }
 
 /* 4x4 checkers, with a garbage X byte. */
@@ -187,7 +192,8 @@ content_damaged_top(int x, int y)
 static uint32_t
 content_damaged_sub(int x, int y)
 {
-	return in_rect(x, y, 4, 8, 8, 6) ? content_checker2(x, y) : content_opaque(x, y);
+	return in_rect(x, y, 4, 8, 8, 6) ? content_checker2(x, y)
+					 : content_opaque(x, y);
 }
 
 static uint32_t
@@ -213,60 +219,128 @@ struct state {
 #define SUB_A2 { 0, 50, 30, 32, 32, 1, 0, false, content_alpha }
 
 static const struct state states[] = {
-	{ "blend", 2, 2, {
-		{ 0, 0, 0, 64, 48, 1, 0, true, content_opaque },
-		{ 1, 0, 0, 64, 48, 1, 0, false, content_alpha },
-	} },
+	{ "blend",
+	  2,
+	  2,
+	  {
+		  { 0, 0, 0, 64, 48, 1, 0, true, content_opaque },
+		  { 1, 0, 0, 64, 48, 1, 0, false, content_alpha },
+	  } },
 	{ "sub.tree", 1, 4, { SUB_C, SUB_T, SUB_B1, SUB_A1 } },
 	{ "sub.cached", 1, 4, { SUB_C, SUB_T, SUB_B2, SUB_A1 } },
 	{ "sub", 1, 4, { SUB_C, SUB_T, SUB_B2, SUB_A2 } },
 	/* A toplevel at scale 2 and, on it, a subsurface for each of the 8
 	 * transforms, and one at scale 2 and 90 degrees. */
-	{ "xform", 1, 10, {
-		{ 0, 0, 0, 256, 160, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_blocks },
-		{ 0, 4, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_NORMAL, true, content_opaque },
-		{ 0, 34, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, false, content_alpha },
-		{ 0, 64, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_180, true, content_opaque },
-		{ 0, 94, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_270, false, content_alpha },
-		{ 0, 4, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED, true, content_opaque },
-		{ 0, 34, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_90, false, content_alpha },
-		{ 0, 64, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_180, true, content_opaque },
-		{ 0, 94, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_270, false, content_alpha },
-		{ 0, 40, 60, 32, 48, 2, WL_OUTPUT_TRANSFORM_90, false, content_alpha_blocks },
-	} },
-	{ "damage.before", 1, 2, {
-		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_blocks },
-		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_opaque },
-	} },
-	{ "damage", 1, 2, {
-		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_damaged_top },
-		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_opaque },
-	} },
-	/* Every sampled point is a buffer pixel's centre, or between pixels
+	{ "xform",
+	  1,
+	  10,
+	  {
+		  { 0, 0, 0, 256, 160, 2, WL_OUTPUT_TRANSFORM_NORMAL, true,
+		    content_blocks },
+		  { 0, 4, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_NORMAL, true,
+		    content_opaque },
+		  { 0, 34, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, false,
+		    content_alpha },
+		  { 0, 64, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_180, true,
+		    content_opaque },
+		  { 0, 94, 4, 24, 16, 1, WL_OUTPUT_TRANSFORM_270, false,
+		    content_alpha },
+		  { 0, 4, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED, true,
+		    content_opaque },
+		  { 0, 34, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_90, false,
+		    content_alpha },
+		  { 0, 64, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_180, true,
+		    content_opaque },
+		  { 0, 94, 34, 24, 16, 1, WL_OUTPUT_TRANSFORM_FLIPPED_270,
+		    false, content_alpha },
+		  { 0, 40, 60, 32, 48, 2, WL_OUTPUT_TRANSFORM_90, false,
+		    content_alpha_blocks },
+	  } },
+	{ "damage.before",
+	  1,
+	  2,
+	  {
+		  { 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true,
+		    content_blocks },
+		  { 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true,
+		    content_opaque },
+	  } },
+	{ "damage",
+	  1,
+	  2,
+	  {
+		  { 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true,
+		    content_damaged_top },
+		  { 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true,
+		    content_opaque },
+	  } },
+/* Every sampled point is a buffer pixel's centre, or between pixels
 	 * of equal value, or in a buffer of one colour: exact whatever GL's
 	 * filtering. */
 #define VP_T { 0, 0, 0, 128, 64, 1, 0, true, content_opaque }
-#define VP_A(sx, sy) { 0, 4, 4, 64, 48, 1, 0, true, content_opaque, { sx, sy, 20, 12 } }
-#define VP_B { 0, 30, 4, 64, 48, 1, 0, true, content_blocks, { 8, 4, 48, 32 }, 24, 16 }
-#define VP_C { 0, 60, 4, 32, 48, 2, WL_OUTPUT_TRANSFORM_90, false, content_alpha_blocks, \
-	       { 4, 2, 12, 10 } }
+#define VP_A(sx, sy)                                         \
+	{                                                    \
+		0, 4, 4, 64, 48, 1, 0, true, content_opaque, \
+		{                                            \
+			sx, sy, 20, 12                       \
+		}                                            \
+	}
+#define VP_B                                                  \
+	{                                                     \
+		0, 30, 4, 64, 48, 1, 0, true, content_blocks, \
+			{ 8, 4, 48, 32 }, 24, 16              \
+	}
+#define VP_C                                                        \
+	{                                                           \
+		0, 60, 4, 32, 48, 2, WL_OUTPUT_TRANSFORM_90, false, \
+			content_alpha_blocks,                       \
+		{                                                   \
+			4, 2, 12, 10                                \
+		}                                                   \
+	}
 #define VP_D { 0, 4, 40, 4, 4, 1, 0, true, content_flat, { 0 }, 40, 6 }
 	{ "viewport", 1, 5, { VP_T, VP_A(10, 6), VP_B, VP_C, VP_D } },
 	{ "viewport.moved", 1, 5, { VP_T, VP_A(30, 20), VP_B, VP_C, VP_D } },
-	{ "viewport.unset", 1, 5, { VP_T, VP_A(30, 20),
-		{ 0, 30, 4, 64, 48, 1, 0, true, content_blocks }, VP_C, VP_D } },
+	{ "viewport.unset",
+	  1,
+	  5,
+	  { VP_T,
+	    VP_A(30, 20),
+	    { 0, 30, 4, 64, 48, 1, 0, true, content_blocks },
+	    VP_C,
+	    VP_D } },
 	/* Where the positioner rules put the popups (run_popup checks the
 	 * configures say so). */
-#define PO_T { 0, 0, 0, 400, 320, 1, 0, true, content_opaque, { 0 }, 0, 0, true }
+#define PO_T                                                                \
+	{                                                                   \
+		0, 0, 0, 400, 320, 1, 0, true, content_opaque, { 0 }, 0, 0, \
+			true                                                \
+	}
 #define PO_1 { 0, 32, 23, 40, 30, 1, 0, true, content_checker }
 #define PO_2 { 0, 72, 30, 24, 16, 1, 0, false, content_alpha }
-	{ "popup", 1, 4, { PO_T, PO_1, PO_2, { 0, 300, 220, 100, 60, 1, 0, true, content_checker2 } } },
-	{ "popup.moved", 1, 4, { PO_T, PO_1, PO_2,
-		{ 0, 0, 0, 100, 60, 1, 0, true, content_checker2 } } },
-	{ "damage.sub", 1, 2, {
-		{ 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true, content_damaged_top },
-		{ 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true, content_damaged_sub },
-	} },
+	{ "popup",
+	  1,
+	  4,
+	  { PO_T,
+	    PO_1,
+	    PO_2,
+	    { 0, 300, 220, 100, 60, 1, 0, true, content_checker2 } } },
+	{ "popup.moved",
+	  1,
+	  4,
+	  { PO_T,
+	    PO_1,
+	    PO_2,
+	    { 0, 0, 0, 100, 60, 1, 0, true, content_checker2 } } },
+	{ "damage.sub",
+	  1,
+	  2,
+	  {
+		  { 0, 0, 0, 128, 96, 2, WL_OUTPUT_TRANSFORM_NORMAL, true,
+		    content_damaged_top },
+		  { 0, 2, 20, 24, 16, 1, WL_OUTPUT_TRANSFORM_90, true,
+		    content_damaged_sub },
+	  } },
 };
 
 static const struct state *
@@ -334,14 +408,38 @@ layer_sample(const struct layer *l, int sx, int sy, int *bx, int *by)
 	}
 	switch (l->transform) {
 	default:
-	case WL_OUTPUT_TRANSFORM_NORMAL:      u = x;              v = y;              break;
-	case WL_OUTPUT_TRANSFORM_90:          u = y;              v = (float)w - x;   break;
-	case WL_OUTPUT_TRANSFORM_180:         u = (float)w - x;   v = (float)h - y;   break;
-	case WL_OUTPUT_TRANSFORM_270:         u = (float)h - y;   v = x;              break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED:     u = (float)w - x;   v = y;              break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_90:  u = y;              v = x;              break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_180: u = x;              v = (float)h - y;   break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_270: u = (float)h - y;   v = (float)w - x;   break;
+	case WL_OUTPUT_TRANSFORM_NORMAL:
+		u = x;
+		v = y;
+		break;
+	case WL_OUTPUT_TRANSFORM_90:
+		u = y;
+		v = (float)w - x;
+		break;
+	case WL_OUTPUT_TRANSFORM_180:
+		u = (float)w - x;
+		v = (float)h - y;
+		break;
+	case WL_OUTPUT_TRANSFORM_270:
+		u = (float)h - y;
+		v = x;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED:
+		u = (float)w - x;
+		v = y;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_90:
+		u = y;
+		v = x;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_180:
+		u = x;
+		v = (float)h - y;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_270:
+		u = (float)h - y;
+		v = (float)w - x;
+		break;
 	}
 	*bx = (int)(u * (float)scale);
 	*by = (int)(v * (float)scale);
@@ -360,7 +458,8 @@ mul255(unsigned int x, unsigned int y)
 }
 
 static int
-check(const struct state *st, const char *file, const char *filter, int argc, char **argv)
+check(const struct state *st, const char *file, const char *filter, int argc,
+      char **argv)
 {
 	int top_x[MAX_LAYERS], top_y[MAX_LAYERS];
 	png_image img;
@@ -369,12 +468,16 @@ check(const struct state *st, const char *file, const char *filter, int argc, ch
 	unsigned long bad = 0;
 
 	if (strcmp(filter, "none") && strcmp(filter, "invert")) {
-		fprintf(stderr, "compositor-pixel-client: filter %s: none or invert\n", filter);
+		fprintf(stderr,
+			"compositor-pixel-client: filter %s: none or invert\n",
+			filter);
 		return 2;
 	}
 	invert = !strcmp(filter, "invert");
 	if (argc != 2 * st->ntoplevels) {
-		fprintf(stderr, "compositor-pixel-client: %s has %d toplevels: give as many X Y\n",
+		fprintf(stderr,
+			"compositor-pixel-client: %s has %d toplevels: give as "
+			"many X Y\n",
 			st->name, st->ntoplevels);
 		return 2;
 	}
@@ -400,39 +503,49 @@ check(const struct state *st, const char *file, const char *filter, int argc, ch
 	for (int y = 0; y < (int)img.height; y++)
 		for (int x = 0; x < (int)img.width; x++) {
 			unsigned int want[4] = { BG_R, BG_G, BG_B, 255 };
-			const unsigned char *got = px + ((size_t)y * img.width + (size_t)x) * 4;
+			const unsigned char *got =
+				px + ((size_t)y * img.width + (size_t)x) * 4;
 
 			for (int i = 0; i < st->nlayers; i++) {
 				const struct layer *l = &st->layers[i];
-				int lx = top_x[l->top] + l->x, ly = top_y[l->top] + l->y;
+				int lx = top_x[l->top] + l->x,
+				    ly = top_y[l->top] + l->y;
 				int w, h, bx, by;
 				uint32_t v;
 				unsigned int a;
 
 				layer_size(l, &w, &h);
-				if (x < lx || y < ly || x >= lx + w || y >= ly + h)
+				if (x < lx || y < ly || x >= lx + w ||
+				    y >= ly + h)
 					continue;
 				layer_sample(l, x - lx, y - ly, &bx, &by);
 				v = l->content(bx, by);
 				a = l->opaque ? 255 : v >> 24;
-				/* Premultiplied "over": src + (1 - src.a) * dst. */
-				want[0] = (v >> 16 & 0xff) + mul255(want[0], 255 - a);
-				want[1] = (v >> 8 & 0xff) + mul255(want[1], 255 - a);
+				/* Premultiplied "over": src + (1 - src.a) *
+				 * dst. */
+				want[0] = (v >> 16 & 0xff) +
+					  mul255(want[0], 255 - a);
+				want[1] = (v >> 8 & 0xff) +
+					  mul255(want[1], 255 - a);
 				want[2] = (v & 0xff) + mul255(want[2], 255 - a);
 			}
 			if (invert)
 				for (int c = 0; c < 3; c++)
 					want[c] = 255 - want[c];
-			if (got[0] != want[0] || got[1] != want[1] || got[2] != want[2] ||
-			    got[3] != want[3]) {
+			if (got[0] != want[0] || got[1] != want[1] ||
+			    got[2] != want[2] || got[3] != want[3]) {
 				if (bad++ < 10)
-					printf("FAIL: %s: pixel %d,%d is %d,%d,%d,%d, the reference %u,%u,%u,%u\n",
-					       file, x, y, got[0], got[1], got[2], got[3], want[0], want[1],
+					printf("FAIL: %s: pixel %d,%d is "
+					       "%d,%d,%d,%d, the reference "
+					       "%u,%u,%u,%u\n",
+					       file, x, y, got[0], got[1],
+					       got[2], got[3], want[0], want[1],
 					       want[2], want[3]);
 			}
 		}
 	if (bad)
-		printf("FAIL: %s: %lu pixels differ from the reference of %s\n", file, bad, st->name);
+		printf("FAIL: %s: %lu pixels differ from the reference of %s\n",
+		       file, bad, st->name);
 	free(px);
 	return bad ? 1 : 0;
 }
@@ -468,7 +581,8 @@ buffer_fill(struct buffer *b, uint32_t (*fn)(int x, int y))
 {
 	for (int y = 0; y < b->h; y++)
 		for (int x = 0; x < b->w; x++)
-			b->data[(size_t)y * (size_t)b->w + (size_t)x] = fn(x, y);
+			b->data[(size_t)y * (size_t)b->w + (size_t)x] =
+				fn(x, y);
 }
 
 /* A buffer of the layer's size filled with its content, in its own
@@ -488,7 +602,8 @@ buffer_init(struct test_client *c, struct buffer *b, const struct layer *l)
 	b->data = data;
 	buffer_fill(b, l->content);
 	b->wl = wl_shm_pool_create_buffer(pool, 0, b->w, b->h, b->w * 4,
-					  l->opaque ? WL_SHM_FORMAT_XRGB8888 : WL_SHM_FORMAT_ARGB8888);
+					  l->opaque ? WL_SHM_FORMAT_XRGB8888
+						    : WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
 	return 0;
 }
@@ -504,7 +619,8 @@ buffer_fini(struct buffer *b)
 }
 
 static void
-xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+xdg_surface_configure(void *data, struct xdg_surface *xdg_surface,
+		      uint32_t serial)
 {
 	struct window *w = data;
 
@@ -512,7 +628,9 @@ xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t seri
 	w->configured = true;
 }
 
-static const struct xdg_surface_listener xdg_surface_listener = { xdg_surface_configure };
+static const struct xdg_surface_listener xdg_surface_listener = {
+	xdg_surface_configure
+};
 
 /* Attach the buffer with the layer's scale, transform and viewport, all
  * of it damaged. */
@@ -523,14 +641,17 @@ surface_show(struct window *w, const struct layer *l, struct buffer *b)
 	wl_surface_set_buffer_transform(w->surface, l->transform);
 	if (l->src[2] || l->dst_w) {
 		if (!w->viewport)
-			w->viewport = wp_viewporter_get_viewport(viewporter, w->surface);
+			w->viewport = wp_viewporter_get_viewport(viewporter,
+								 w->surface);
 		if (l->src[2])
-			wp_viewport_set_source(w->viewport, wl_fixed_from_int(l->src[0]),
+			wp_viewport_set_source(w->viewport,
+					       wl_fixed_from_int(l->src[0]),
 					       wl_fixed_from_int(l->src[1]),
 					       wl_fixed_from_int(l->src[2]),
 					       wl_fixed_from_int(l->src[3]));
 		if (l->dst_w)
-			wp_viewport_set_destination(w->viewport, l->dst_w, l->dst_h);
+			wp_viewport_set_destination(w->viewport, l->dst_w,
+						    l->dst_h);
 	}
 	wl_surface_attach(w->surface, b->wl, 0, 0);
 	wl_surface_damage_buffer(w->surface, 0, 0, b->w, b->h);
@@ -539,13 +660,15 @@ surface_show(struct window *w, const struct layer *l, struct buffer *b)
 /* A toplevel showing the buffer: the initial commit, the configure, then
  * the buffer. */
 static int
-toplevel_init(struct test_client *c, struct window *w, const struct layer *l, struct buffer *b)
+toplevel_init(struct test_client *c, struct window *w, const struct layer *l,
+	      struct buffer *b)
 {
 	w->surface = wl_compositor_create_surface(c->compositor);
 	w->xdg_surface = xdg_wm_base_get_xdg_surface(c->wm_base, w->surface);
 	xdg_surface_add_listener(w->xdg_surface, &xdg_surface_listener, w);
 	w->toplevel = xdg_surface_get_toplevel(w->xdg_surface);
-	xdg_toplevel_add_listener(w->toplevel, &test_client_toplevel_ignored, w);
+	xdg_toplevel_add_listener(w->toplevel, &test_client_toplevel_ignored,
+				  w);
 	if (l->fullscreen)
 		xdg_toplevel_set_fullscreen(w->toplevel, NULL);
 	wl_surface_commit(w->surface);
@@ -564,7 +687,8 @@ subsurface_init(struct test_client *c, struct window *w, struct window *parent,
 		const struct layer *l, struct buffer *b)
 {
 	w->surface = wl_compositor_create_surface(c->compositor);
-	w->subsurface = wl_subcompositor_get_subsurface(c->subcompositor, w->surface,
+	w->subsurface = wl_subcompositor_get_subsurface(c->subcompositor,
+							w->surface,
 							parent->surface);
 	wl_subsurface_set_position(w->subsurface, l->x, l->y);
 	surface_show(w, l, b);
@@ -596,14 +720,15 @@ struct feedback {
 };
 
 static void
-fb_sync_output(void *data, struct wp_presentation_feedback *fb, struct wl_output *output)
+fb_sync_output(void *data, struct wp_presentation_feedback *fb,
+	       struct wl_output *output)
 {
 }
 
 static void
-fb_presented(void *data, struct wp_presentation_feedback *fb, uint32_t tv_sec_hi,
-	     uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t seq_hi,
-	     uint32_t seq_lo, uint32_t flags)
+fb_presented(void *data, struct wp_presentation_feedback *fb,
+	     uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec,
+	     uint32_t refresh, uint32_t seq_hi, uint32_t seq_lo, uint32_t flags)
 {
 	struct feedback *f = data;
 
@@ -630,14 +755,16 @@ typedef void (*commit_fn)(struct window *w, void *data);
 /* Commit with a presentation feedback, until a frame with the commit was
  * presented (rather than dropped), and print its sequence number. */
 static int
-present(struct test_client *c, struct window *w, commit_fn fn, void *data, const char *state)
+present(struct test_client *c, struct window *w, commit_fn fn, void *data,
+	const char *state)
 {
 	for (;;) {
 		struct feedback f = { 0 };
 		struct wp_presentation_feedback *fb =
 			wp_presentation_feedback(c->presentation, w->surface);
 
-		wp_presentation_feedback_add_listener(fb, &feedback_listener, &f);
+		wp_presentation_feedback_add_listener(fb, &feedback_listener,
+						      &f);
 		fn(w, data);
 		wl_surface_commit(w->surface);
 		while (!f.done)
@@ -647,7 +774,8 @@ present(struct test_client *c, struct window *w, commit_fn fn, void *data, const
 			}
 		wp_presentation_feedback_destroy(fb);
 		if (f.presented) {
-			printf("presented %s %llu\n", state, (unsigned long long)f.seq);
+			printf("presented %s %llu\n", state,
+			       (unsigned long long)f.seq);
 			fflush(stdout);
 			return 0;
 		}
@@ -684,16 +812,20 @@ run_blend(struct test_client *c, struct window *win, struct buffer *buf)
 static int
 run_sub(struct test_client *c, struct window *win, struct buffer *buf)
 {
-	const struct state *tree = state_find("sub.tree"), *fin = state_find("sub");
+	const struct state *tree = state_find("sub.tree"),
+			   *fin = state_find("sub");
 	const struct layer *lc = &tree->layers[0], *lt = &tree->layers[1];
 	const struct layer *lb1 = &tree->layers[2], *la1 = &tree->layers[3];
 	const struct layer *lb2 = &fin->layers[2], *la2 = &fin->layers[3];
 	struct window *t = &win[0], *a = &win[1], *b = &win[2], *cw = &win[3];
 	struct reattach rt = { lt, &buf[0] }, rb = { lb2, &buf[4] };
 
-	if (buffer_init(c, &buf[0], lt) < 0 || buffer_init(c, &buf[1], la1) < 0 ||
-	    buffer_init(c, &buf[2], lb1) < 0 || buffer_init(c, &buf[3], lc) < 0 ||
-	    buffer_init(c, &buf[4], lb2) < 0 || buffer_init(c, &buf[5], la2) < 0 ||
+	if (buffer_init(c, &buf[0], lt) < 0 ||
+	    buffer_init(c, &buf[1], la1) < 0 ||
+	    buffer_init(c, &buf[2], lb1) < 0 ||
+	    buffer_init(c, &buf[3], lc) < 0 ||
+	    buffer_init(c, &buf[4], lb2) < 0 ||
+	    buffer_init(c, &buf[5], la2) < 0 ||
 	    toplevel_init(c, t, lt, &buf[0]) < 0)
 		return -1;
 	/* a, then b: b on top; then a above b, c below the parent. */
@@ -721,7 +853,8 @@ run_sub(struct test_client *c, struct window *win, struct buffer *buf)
 /* A toplevel (the state's first layer) and its subsurfaces (the others,
  * in stacking order), shown with one commit of the toplevel. */
 static int
-run_tree(struct test_client *c, struct window *win, struct buffer *buf, const char *name)
+run_tree(struct test_client *c, struct window *win, struct buffer *buf,
+	 const char *name)
 {
 	const struct state *st = state_find(name);
 	struct reattach r = { &st->layers[0], &buf[0] };
@@ -755,17 +888,22 @@ commit_partial(struct window *w, void *data)
 	wl_surface_attach(w->surface, p->buffer->wl, 0, 0);
 	for (int i = 0; i < p->n; i++)
 		if (p->rects[i].buffer_coords)
-			wl_surface_damage_buffer(w->surface, p->rects[i].x, p->rects[i].y,
-						 p->rects[i].w, p->rects[i].h);
+			wl_surface_damage_buffer(w->surface, p->rects[i].x,
+						 p->rects[i].y, p->rects[i].w,
+						 p->rects[i].h);
 		else
-			wl_surface_damage(w->surface, p->rects[i].x, p->rects[i].y, p->rects[i].w,
+			wl_surface_damage(w->surface, p->rects[i].x,
+					  p->rects[i].y, p->rects[i].w,
 					  p->rects[i].h);
 }
 
 static int
 run_damage(struct test_client *c, struct window *win, struct buffer *buf)
 {
-	struct partial top = { &buf[0], 2, { { true, 16, 8, 40, 24 }, { false, 40, 30, 12, 10 } } };
+	struct partial top = { &buf[0],
+			       2,
+			       { { true, 16, 8, 40, 24 },
+				 { false, 40, 30, 12, 10 } } };
 	struct partial sub = { &buf[1], 1, { { false, 2, 4, 6, 8 } } };
 
 	if (run_tree(c, win, buf, "damage.before") < 0)
@@ -793,7 +931,8 @@ commit_source(struct window *w, void *data)
 	const struct layer *l = data;
 
 	wp_viewport_set_source(w->viewport, wl_fixed_from_int(l->src[0]),
-			       wl_fixed_from_int(l->src[1]), wl_fixed_from_int(l->src[2]),
+			       wl_fixed_from_int(l->src[1]),
+			       wl_fixed_from_int(l->src[2]),
 			       wl_fixed_from_int(l->src[3]));
 }
 
@@ -817,7 +956,8 @@ run_viewport(struct test_client *c, struct window *win, struct buffer *buf)
 		return -1;
 	wl_subsurface_set_desync(win[1].subsurface);
 	wl_subsurface_set_desync(win[2].subsurface);
-	if (present(c, &win[1], commit_source, (void *)&state_find("viewport.moved")->layers[1],
+	if (present(c, &win[1], commit_source,
+		    (void *)&state_find("viewport.moved")->layers[1],
 		    "viewport.moved") < 0)
 		return -1;
 	return present(c, &win[2], commit_unset, NULL, "viewport.unset");
@@ -828,7 +968,8 @@ run_viewport(struct test_client *c, struct window *win, struct buffer *buf)
 static int popups_done;
 
 static void
-popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y, int32_t w, int32_t h)
+popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y,
+		int32_t w, int32_t h)
 {
 	struct window *win = data;
 
@@ -851,8 +992,9 @@ popup_repositioned(void *data, struct xdg_popup *popup, uint32_t token)
 	win->repositioned = token;
 }
 
-static const struct xdg_popup_listener popup_listener = { popup_configure, popup_done,
-							   popup_repositioned };
+static const struct xdg_popup_listener popup_listener = { popup_configure,
+							  popup_done,
+							  popup_repositioned };
 
 struct popup_rule {
 	int w, h;
@@ -879,17 +1021,18 @@ positioner_new(struct test_client *c, const struct popup_rule *r)
  * position (relative to the toplevel at 0,0: the parent's, for a
  * nested one, is px, py). */
 static int
-popup_wait_configure(struct test_client *c, struct window *w, const struct layer *l, int px,
-		     int py)
+popup_wait_configure(struct test_client *c, struct window *w,
+		     const struct layer *l, int px, int py)
 {
 	while (!w->configured)
 		if (wl_display_dispatch(c->display) < 0)
 			return -1;
-	if (w->popup_x != l->x - px || w->popup_y != l->y - py || w->popup_w != l->bw ||
-	    w->popup_h != l->bh) {
-		printf("FAIL: popup configured at %d,%d %dx%d, the rules say %d,%d %dx%d\n",
-		       w->popup_x, w->popup_y, w->popup_w, w->popup_h, l->x - px, l->y - py, l->bw,
-		       l->bh);
+	if (w->popup_x != l->x - px || w->popup_y != l->y - py ||
+	    w->popup_w != l->bw || w->popup_h != l->bh) {
+		printf("FAIL: popup configured at %d,%d %dx%d, the rules say "
+		       "%d,%d %dx%d\n",
+		       w->popup_x, w->popup_y, w->popup_w, w->popup_h,
+		       l->x - px, l->y - py, l->bw, l->bh);
 		return -1;
 	}
 	return 0;
@@ -899,15 +1042,16 @@ popup_wait_configure(struct test_client *c, struct window *w, const struct layer
  * is, showing the buffer (committed). */
 static int
 popup_init(struct test_client *c, struct window *w, struct window *parent,
-	   const struct popup_rule *r, bool grab, const struct layer *l, struct buffer *b, int px,
-	   int py)
+	   const struct popup_rule *r, bool grab, const struct layer *l,
+	   struct buffer *b, int px, int py)
 {
 	struct xdg_positioner *pos = positioner_new(c, r);
 
 	w->surface = wl_compositor_create_surface(c->compositor);
 	w->xdg_surface = xdg_wm_base_get_xdg_surface(c->wm_base, w->surface);
 	xdg_surface_add_listener(w->xdg_surface, &xdg_surface_listener, w);
-	w->popup = xdg_surface_get_popup(w->xdg_surface, parent->xdg_surface, pos);
+	w->popup =
+		xdg_surface_get_popup(w->xdg_surface, parent->xdg_surface, pos);
 	xdg_popup_add_listener(w->popup, &popup_listener, w);
 	xdg_positioner_destroy(pos);
 	if (grab)
@@ -927,40 +1071,86 @@ commit_nothing(struct window *w, void *data)
 static int
 run_popup(struct test_client *c, struct window *win, struct buffer *buf)
 {
-	const struct state *st = state_find("popup"), *moved = state_find("popup.moved");
+	const struct state *st = state_find("popup"),
+			   *moved = state_find("popup.moved");
 	const struct layer *l = st->layers;
-	static const struct popup_rule r1 = { 40, 30, 10, 10, 20, 10,
-		XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT, 0, 2, 3 };
-	static const struct popup_rule r2 = { 24, 16, 0, 0, 40, 30, XDG_POSITIONER_ANCHOR_RIGHT,
-		XDG_POSITIONER_GRAVITY_RIGHT, 0, 0, 0 };
+	static const struct popup_rule r1 = {
+		40,
+		30,
+		10,
+		10,
+		20,
+		10,
+		XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT,
+		XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT,
+		0,
+		2,
+		3
+	};
+	static const struct popup_rule r2 = { 24,
+					      16,
+					      0,
+					      0,
+					      40,
+					      30,
+					      XDG_POSITIONER_ANCHOR_RIGHT,
+					      XDG_POSITIONER_GRAVITY_RIGHT,
+					      0,
+					      0,
+					      0 };
 	/* Off the output's right and bottom edges: slid back in x, flipped
 	 * above the anchor in y. */
-	static const struct popup_rule r3 = { 100, 60, 340, 280, 20, 20,
-		XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT,
+	static const struct popup_rule r3 = {
+		100,
+		60,
+		340,
+		280,
+		20,
+		20,
+		XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT,
+		XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT,
 		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
-		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_Y, 0, 0 };
+			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_FLIP_Y,
+		0,
+		0
+	};
 	/* Off the top left corner: slid in both. */
-	static const struct popup_rule r4 = { 100, 60, 0, 0, 20, 20, XDG_POSITIONER_ANCHOR_TOP_LEFT,
-		XDG_POSITIONER_GRAVITY_TOP_LEFT, XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
-		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y, 0, 0 };
+	static const struct popup_rule r4 = {
+		100,
+		60,
+		0,
+		0,
+		20,
+		20,
+		XDG_POSITIONER_ANCHOR_TOP_LEFT,
+		XDG_POSITIONER_GRAVITY_TOP_LEFT,
+		XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X |
+			XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y,
+		0,
+		0
+	};
 	struct xdg_positioner *pos;
 	struct reattach rp = { &l[3], &buf[3] };
 
 	if (!c->seat || xdg_wm_base_get_version(c->wm_base) < 3) {
-		printf("compositor-pixel-client: no wl_seat or xdg_wm_base version 3\n");
+		printf("compositor-pixel-client: no wl_seat or xdg_wm_base "
+		       "version 3\n");
 		return 77;
 	}
 	for (int i = 0; i < 4; i++)
 		if (buffer_init(c, &buf[i], &l[i]) < 0)
 			return -1;
 	if (toplevel_init(c, &win[0], &l[0], &buf[0]) < 0 ||
-	    popup_init(c, &win[1], &win[0], &r1, true, &l[1], &buf[1], 0, 0) < 0)
+	    popup_init(c, &win[1], &win[0], &r1, true, &l[1], &buf[1], 0, 0) <
+		    0)
 		return -1;
 	wl_surface_commit(win[1].surface);
-	if (popup_init(c, &win[2], &win[1], &r2, true, &l[2], &buf[2], l[1].x, l[1].y) < 0)
+	if (popup_init(c, &win[2], &win[1], &r2, true, &l[2], &buf[2], l[1].x,
+		       l[1].y) < 0)
 		return -1;
 	wl_surface_commit(win[2].surface);
-	if (popup_init(c, &win[3], &win[0], &r3, false, &l[3], &buf[3], 0, 0) < 0 ||
+	if (popup_init(c, &win[3], &win[0], &r3, false, &l[3], &buf[3], 0, 0) <
+		    0 ||
 	    present(c, &win[3], commit_reattach, &rp, "popup") < 0)
 		return -1;
 
@@ -973,7 +1163,8 @@ run_popup(struct test_client *c, struct window *win, struct buffer *buf)
 	if (popup_wait_configure(c, &win[3], &moved->layers[3], 0, 0) < 0)
 		return -1;
 	if (win[3].repositioned != 7) {
-		printf("FAIL: repositioned with token %u, not 7\n", win[3].repositioned);
+		printf("FAIL: repositioned with token %u, not 7\n",
+		       win[3].repositioned);
 		return -1;
 	}
 	if (present(c, &win[3], commit_nothing, NULL, "popup.moved") < 0)
@@ -987,7 +1178,8 @@ run_popup(struct test_client *c, struct window *win, struct buffer *buf)
 		if (wl_display_dispatch(c->display) < 0)
 			return -1;
 	if (win[2].done > win[1].done) {
-		printf("FAIL: popup_done for the nested popup came after its parent's\n");
+		printf("FAIL: popup_done for the nested popup came after its "
+		       "parent's\n");
 		return -1;
 	}
 	printf("popups dismissed, topmost first\n");
@@ -996,7 +1188,8 @@ run_popup(struct test_client *c, struct window *win, struct buffer *buf)
 
 static const struct {
 	const char *name;
-	int (*run)(struct test_client *c, struct window *win, struct buffer *buf);
+	int (*run)(struct test_client *c, struct window *win,
+		   struct buffer *buf);
 } scenes[] = {
 	{ "blend", run_blend },
 	{ "sub", run_sub },
@@ -1014,21 +1207,25 @@ run(const char *scene)
 	struct test_client c;
 	struct window win[MAX_LAYERS] = { 0 };
 	struct buffer buf[MAX_BUFFERS] = { 0 };
-	int (*fn)(struct test_client *c, struct window *win, struct buffer *buf) = NULL;
+	int (*fn)(struct test_client * c, struct window * win,
+		  struct buffer * buf) = NULL;
 	int ret = 1;
 
 	for (size_t i = 0; i < sizeof(scenes) / sizeof(scenes[0]); i++)
 		if (!strcmp(scenes[i].name, scene))
 			fn = scenes[i].run;
 	if (!fn) {
-		fprintf(stderr, "compositor-pixel-client: no scene %s\n", scene);
+		fprintf(stderr, "compositor-pixel-client: no scene %s\n",
+			scene);
 		return 2;
 	}
 	if (test_client_connect(&c, "compositor-pixel-client") < 0)
 		return 2;
-	if (!c.compositor || !c.subcompositor || !c.shm || !c.wm_base || !c.presentation) {
-		printf("compositor-pixel-client: no wl_compositor, wl_subcompositor, wl_shm, "
-		       "xdg_wm_base or wp_presentation\n");
+	if (!c.compositor || !c.subcompositor || !c.shm || !c.wm_base ||
+	    !c.presentation) {
+		printf("compositor-pixel-client: no wl_compositor, "
+		       "wl_subcompositor, wl_shm, xdg_wm_base or "
+		       "wp_presentation\n");
 		ret = 77;
 		goto out;
 	}
@@ -1048,8 +1245,8 @@ out:
 }
 
 static void
-global_print(void *data, struct wl_registry *registry, uint32_t name, const char *iface,
-	     uint32_t version)
+global_print(void *data, struct wl_registry *registry, uint32_t name,
+	     const char *iface, uint32_t version)
 {
 	printf("%s\n", iface);
 }
@@ -1059,8 +1256,9 @@ global_print_remove(void *data, struct wl_registry *registry, uint32_t name)
 {
 }
 
-static const struct wl_registry_listener print_listener = { global_print,
-							    global_print_remove };
+static const struct wl_registry_listener print_listener = {
+	global_print, global_print_remove
+};
 
 static int
 globals(void)
@@ -1070,7 +1268,8 @@ globals(void)
 	int ret;
 
 	if (!display) {
-		fprintf(stderr, "compositor-pixel-client: cannot connect to the compositor\n");
+		fprintf(stderr, "compositor-pixel-client: cannot connect to "
+				"the compositor\n");
 		return 2;
 	}
 	registry = wl_display_get_registry(display);
@@ -1093,7 +1292,8 @@ main(int argc, char **argv)
 	if (st && argc >= 5 && !strcmp(argv[1], "check"))
 		return check(st, argv[3], argv[4], argc - 5, argv + 5);
 	fprintf(stderr, "usage: compositor-pixel-client globals\n"
-		"       compositor-pixel-client run SCENE\n"
-		"       compositor-pixel-client check STATE FILE none|invert X Y [X Y]...\n");
+			"       compositor-pixel-client run SCENE\n"
+			"       compositor-pixel-client check STATE FILE "
+			"none|invert X Y [X Y]...\n");
 	return 2;
 }

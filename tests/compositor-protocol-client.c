@@ -64,7 +64,9 @@ static void *
 keep(void *proxy)
 {
 	if (n_kept == KEPT_MAX) {
-		fprintf(stderr, "compositor-protocol-client: more than %d objects\n", KEPT_MAX);
+		fprintf(stderr,
+			"compositor-protocol-client: more than %d objects\n",
+			KEPT_MAX);
 		exit(2);
 	}
 	kept[n_kept++] = proxy;
@@ -116,7 +118,8 @@ buffer_new_mapped(uint32_t **pixels)
 		*pixels = data;
 	else
 		munmap(data, 32 * 32 * 4);
-	b = keep(wl_shm_pool_create_buffer(pool, 0, 32, 32, 32 * 4, WL_SHM_FORMAT_ARGB8888));
+	b = keep(wl_shm_pool_create_buffer(pool, 0, 32, 32, 32 * 4,
+					   WL_SHM_FORMAT_ARGB8888));
 	wl_shm_pool_destroy(pool);
 	return b;
 }
@@ -143,7 +146,8 @@ toplevel_new(struct test_toplevel *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->surface = keep(wl_compositor_create_surface(tc.compositor));
-	t->xdg_surface = keep(xdg_wm_base_get_xdg_surface(tc.wm_base, t->surface));
+	t->xdg_surface =
+		keep(xdg_wm_base_get_xdg_surface(tc.wm_base, t->surface));
 	xdg_surface_add_listener(t->xdg_surface, &test_client_configure_acked,
 				 &t->serial);
 	t->toplevel = keep(xdg_surface_get_toplevel(t->xdg_surface));
@@ -205,17 +209,20 @@ xo_description(void *data, struct zxdg_output_v1 *o, const char *d)
 {
 }
 
-static const struct zxdg_output_v1_listener xo_listener = { xo_position, xo_size, xo_done,
-							    xo_name, xo_description };
+static const struct zxdg_output_v1_listener xo_listener = {
+	xo_position, xo_size, xo_done, xo_name, xo_description
+};
 
 static void
-out_geometry(void *data, struct wl_output *o, int32_t x, int32_t y, int32_t pw, int32_t ph,
-	     int32_t subpixel, const char *make, const char *model, int32_t transform)
+out_geometry(void *data, struct wl_output *o, int32_t x, int32_t y, int32_t pw,
+	     int32_t ph, int32_t subpixel, const char *make, const char *model,
+	     int32_t transform)
 {
 }
 
 static void
-out_mode(void *data, struct wl_output *o, uint32_t flags, int32_t w, int32_t h, int32_t refresh)
+out_mode(void *data, struct wl_output *o, uint32_t flags, int32_t w, int32_t h,
+	 int32_t refresh)
 {
 }
 
@@ -245,8 +252,9 @@ out_description(void *data, struct wl_output *o, const char *d)
 {
 }
 
-static const struct wl_output_listener out_listener = { out_geometry, out_mode, out_done,
-							out_scale, out_name, out_description };
+static const struct wl_output_listener out_listener = {
+	out_geometry, out_mode, out_done, out_scale, out_name, out_description
+};
 
 static int
 run_output(int w, int h)
@@ -257,25 +265,29 @@ run_output(int w, int h)
 	if (!tc.xdg_output_manager || !tc.output ||
 	    zxdg_output_manager_v1_get_version(tc.xdg_output_manager) < 3 ||
 	    wl_output_get_version(tc.output) < 4) {
-		printf("FAIL: no zxdg_output_manager_v1 version 3 or wl_output version 4\n");
+		printf("FAIL: no zxdg_output_manager_v1 version 3 or wl_output "
+		       "version 4\n");
 		return 1;
 	}
 	wl_output_add_listener(tc.output, &out_listener, &info);
 	if (wl_display_roundtrip(tc.display) < 0)
 		return 1;
 	info.done = false;
-	xo = zxdg_output_manager_v1_get_xdg_output(tc.xdg_output_manager, tc.output);
+	xo = zxdg_output_manager_v1_get_xdg_output(tc.xdg_output_manager,
+						   tc.output);
 	zxdg_output_v1_add_listener(xo, &xo_listener, &info);
 	if (wl_display_roundtrip(tc.display) < 0) {
 		zxdg_output_v1_destroy(xo);
 		return 1;
 	}
 	zxdg_output_v1_destroy(xo);
-	printf("xdg-output: %d,%d %dx%d %s, %s\n", info.x, info.y, info.w, info.h, info.xdg_name,
+	printf("xdg-output: %d,%d %dx%d %s, %s\n", info.x, info.y, info.w,
+	       info.h, info.xdg_name,
 	       info.done ? "then wl_output.done" : "no wl_output.done");
-	if (info.x || info.y || info.w != w || info.h != h || strcmp(info.xdg_name, info.name) ||
-	    !info.done) {
-		printf("FAIL: expected 0,0 %dx%d %s, then wl_output.done\n", w, h, info.name);
+	if (info.x || info.y || info.w != w || info.h != h ||
+	    strcmp(info.xdg_name, info.name) || !info.done) {
+		printf("FAIL: expected 0,0 %dx%d %s, then wl_output.done\n", w,
+		       h, info.name);
 		return 1;
 	}
 	return 0;
@@ -293,7 +305,9 @@ deco_configure(void *data, struct zxdg_toplevel_decoration_v1 *d, uint32_t mode)
 	deco_configures++;
 }
 
-static const struct zxdg_toplevel_decoration_v1_listener deco_listener = { deco_configure };
+static const struct zxdg_toplevel_decoration_v1_listener deco_listener = {
+	deco_configure
+};
 
 static int
 run_decoration(void)
@@ -303,22 +317,27 @@ run_decoration(void)
 	int ret = 0;
 
 	toplevel_new(&t);
-	d = keep(zxdg_decoration_manager_v1_get_toplevel_decoration(tc.decoration_manager,
-								     t.toplevel));
+	d = keep(zxdg_decoration_manager_v1_get_toplevel_decoration(
+		tc.decoration_manager, t.toplevel));
 	zxdg_toplevel_decoration_v1_add_listener(d, &deco_listener, NULL);
-	zxdg_toplevel_decoration_v1_set_mode(d, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	zxdg_toplevel_decoration_v1_set_mode(
+		d, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
 	/* With the initial configure, and after set_mode once mapped. */
 	if (toplevel_map(&t) < 0 || deco_configures != 1 ||
 	    deco_mode != ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE) {
-		printf("FAIL: the initial configure: %d decoration configures, mode %u\n",
+		printf("FAIL: the initial configure: %d decoration configures, "
+		       "mode %u\n",
 		       deco_configures, deco_mode);
 		ret = 1;
 	}
-	zxdg_toplevel_decoration_v1_set_mode(d, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
-	if (!ret && (wait_configure(&t) < 0 || deco_configures != 2 ||
-		     deco_mode != ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE)) {
-		printf("FAIL: after set_mode: %d decoration configures, mode %u\n", deco_configures,
-		       deco_mode);
+	zxdg_toplevel_decoration_v1_set_mode(
+		d, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	if (!ret &&
+	    (wait_configure(&t) < 0 || deco_configures != 2 ||
+	     deco_mode != ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE)) {
+		printf("FAIL: after set_mode: %d decoration configures, mode "
+		       "%u\n",
+		       deco_configures, deco_mode);
 		ret = 1;
 	}
 	if (!ret)
@@ -353,8 +372,9 @@ source_cancelled(void *data, struct wl_data_source *s)
 	clip_cancelled = true;
 }
 
-static const struct wl_data_source_listener source_listener = { source_target, source_send,
-								 source_cancelled };
+static const struct wl_data_source_listener source_listener = {
+	source_target, source_send, source_cancelled
+};
 
 /* The offers the target saw, and the one that is the selection. */
 struct offer {
@@ -383,8 +403,9 @@ device_data_offer(void *data, struct wl_data_device *d, struct wl_data_offer *o)
 }
 
 static void
-device_enter(void *data, struct wl_data_device *d, uint32_t serial, struct wl_surface *s,
-	     wl_fixed_t x, wl_fixed_t y, struct wl_data_offer *o)
+device_enter(void *data, struct wl_data_device *d, uint32_t serial,
+	     struct wl_surface *s, wl_fixed_t x, wl_fixed_t y,
+	     struct wl_data_offer *o)
 {
 }
 
@@ -394,7 +415,8 @@ device_leave(void *data, struct wl_data_device *d)
 }
 
 static void
-device_motion(void *data, struct wl_data_device *d, uint32_t time, wl_fixed_t x, wl_fixed_t y)
+device_motion(void *data, struct wl_data_device *d, uint32_t time, wl_fixed_t x,
+	      wl_fixed_t y)
 {
 }
 
@@ -408,21 +430,24 @@ device_selection(void *data, struct wl_data_device *d, struct wl_data_offer *o)
 {
 	if (selection.offer && selection.offer != o)
 		wl_data_offer_destroy(selection.offer);
-	selection = o == last_offer.offer ? last_offer : (struct offer){ NULL, false };
+	selection = o == last_offer.offer ? last_offer
+					  : (struct offer){ NULL, false };
 }
 
 static const struct wl_data_device_listener device_listener = {
-	device_data_offer, device_enter, device_leave, device_motion, device_drop,
-	device_selection
+	device_data_offer, device_enter, device_leave,
+	device_motion,	   device_drop,	 device_selection
 };
 
 static int
 run_clipboard_source(void)
 {
 	struct wl_data_device *dev = keep(
-		wl_data_device_manager_get_data_device(tc.data_device_manager, tc.seat));
-	struct wl_data_source *src = keep(
-		wl_data_device_manager_create_data_source(tc.data_device_manager));
+		wl_data_device_manager_get_data_device(tc.data_device_manager,
+						       tc.seat));
+	struct wl_data_source *src =
+		keep(wl_data_device_manager_create_data_source(
+			tc.data_device_manager));
 
 	wl_data_source_add_listener(src, &source_listener, NULL);
 	wl_data_source_offer(src, "text/plain");
@@ -434,7 +459,8 @@ run_clipboard_source(void)
 		if (wl_display_dispatch(tc.display) < 0)
 			return 1;
 	if (clip_cancelled) {
-		printf("FAIL: the selection was cancelled before anyone received it\n");
+		printf("FAIL: the selection was cancelled before anyone "
+		       "received it\n");
 		return 1;
 	}
 	return 0;
@@ -453,7 +479,9 @@ run_clipboard_target(const char *want)
 	toplevel_new(&t);
 	if (toplevel_map(&t) < 0)
 		return 1;
-	dev = keep(wl_data_device_manager_get_data_device(tc.data_device_manager, tc.seat));
+	dev = keep(
+		wl_data_device_manager_get_data_device(tc.data_device_manager,
+						       tc.seat));
 	wl_data_device_add_listener(dev, &device_listener, NULL);
 	while (!selection.has_mime)
 		if (wl_display_dispatch(tc.display) < 0)
@@ -464,7 +492,8 @@ run_clipboard_target(const char *want)
 	close(fds[1]);
 	wl_display_flush(tc.display);
 	/* The source's client writes and closes its end: read to the end. */
-	while (n < sizeof(got) - 1 && (r = read(fds[0], got + n, sizeof(got) - 1 - n)) > 0)
+	while (n < sizeof(got) - 1 &&
+	       (r = read(fds[0], got + n, sizeof(got) - 1 - n)) > 0)
 		n += (size_t)r;
 	close(fds[0]);
 	got[n] = '\0';
@@ -480,7 +509,8 @@ run_clipboard_target(const char *want)
 static struct xdg_positioner *
 positioner_new(bool complete)
 {
-	struct xdg_positioner *p = keep(xdg_wm_base_create_positioner(tc.wm_base));
+	struct xdg_positioner *p =
+		keep(xdg_wm_base_create_positioner(tc.wm_base));
 
 	xdg_positioner_set_size(p, 20, 10);
 	if (complete)
@@ -502,7 +532,8 @@ popup_map(struct popup *p, struct xdg_surface *parent, struct wl_buffer *buffer)
 	struct xdg_positioner *pos = positioner_new(true);
 
 	p->surface = keep(wl_compositor_create_surface(tc.compositor));
-	p->xdg_surface = keep(xdg_wm_base_get_xdg_surface(tc.wm_base, p->surface));
+	p->xdg_surface =
+		keep(xdg_wm_base_get_xdg_surface(tc.wm_base, p->surface));
 	xdg_surface_add_listener(p->xdg_surface, &test_client_configure_acked,
 				 &p->serial);
 	p->popup = keep(xdg_surface_get_popup(p->xdg_surface, parent, pos));
@@ -519,7 +550,8 @@ popup_map(struct popup *p, struct xdg_surface *parent, struct wl_buffer *buffer)
 static bool popup_was_done;
 
 static void
-popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y, int32_t w, int32_t h)
+popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y,
+		int32_t w, int32_t h)
 {
 }
 
@@ -534,8 +566,9 @@ popup_repositioned(void *data, struct xdg_popup *popup, uint32_t token)
 {
 }
 
-static const struct xdg_popup_listener popup_listener = { popup_configure, popup_done,
-							   popup_repositioned };
+static const struct xdg_popup_listener popup_listener = { popup_configure,
+							  popup_done,
+							  popup_repositioned };
 
 /* Run CTL's command, then a round trip: the compositor answered the
  * command once it had done it, so what it sent is here. */
@@ -566,7 +599,8 @@ run_popup_click(const char *prog)
 	if (ctl(prog, "click 40 40") < 0)
 		return 1;
 	if (popup_was_done) {
-		printf("FAIL: a click on the client's own toplevel dismissed its popup\n");
+		printf("FAIL: a click on the client's own toplevel dismissed "
+		       "its popup\n");
 		return 1;
 	}
 	if (ctl(prog, "click 1 1") < 0)
@@ -584,19 +618,21 @@ run_popup_click(const char *prog)
 static int pointer_enters, pointer_presses;
 
 static void
-pointer_enter(void *data, struct wl_pointer *p, uint32_t serial, struct wl_surface *s,
-	      wl_fixed_t x, wl_fixed_t y)
+pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
+	      struct wl_surface *s, wl_fixed_t x, wl_fixed_t y)
 {
 	pointer_enters++;
 }
 
 static void
-pointer_leave(void *data, struct wl_pointer *p, uint32_t serial, struct wl_surface *s)
+pointer_leave(void *data, struct wl_pointer *p, uint32_t serial,
+	      struct wl_surface *s)
 {
 }
 
 static void
-pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x, wl_fixed_t y)
+pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x,
+	       wl_fixed_t y)
 {
 }
 
@@ -608,13 +644,15 @@ pointer_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
 }
 
 static void
-pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis, wl_fixed_t v)
+pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
+	     wl_fixed_t v)
 {
 }
 
 /* wl_seat version 1: these are all its pointer's events. */
 static const struct wl_pointer_listener pointer_listener = {
-	pointer_enter, pointer_leave, pointer_motion, pointer_button, pointer_axis,
+	pointer_enter,	pointer_leave, pointer_motion,
+	pointer_button, pointer_axis,
 };
 
 static int
@@ -638,18 +676,21 @@ run_input_region(const char *prog)
 	if (ctl(prog, "click 56 40") < 0)
 		return 1;
 	if (pointer_enters || pointer_presses) {
-		printf("FAIL: a click outside the input region reached the window "
-		       "(%d enter, %d press)\n", pointer_enters, pointer_presses);
+		printf("FAIL: a click outside the input region reached the "
+		       "window (%d enter, %d press)\n",
+		       pointer_enters, pointer_presses);
 		return 1;
 	}
 	if (ctl(prog, "click 40 40") < 0)
 		return 1;
 	if (pointer_enters != 1 || pointer_presses != 1) {
-		printf("FAIL: a click in the input region: %d enter, %d press, not 1 and 1\n",
+		printf("FAIL: a click in the input region: %d enter, %d press, "
+		       "not 1 and 1\n",
 		       pointer_enters, pointer_presses);
 		return 1;
 	}
-	printf("input region: a click outside it missed the window, one in it reached it\n");
+	printf("input region: a click outside it missed the window, one in it "
+	       "reached it\n");
 	return 0;
 }
 
@@ -693,9 +734,12 @@ own_selection(struct test_toplevel *t, struct wl_data_device **dev,
 	toplevel_new(t);
 	if (toplevel_map(t) < 0)
 		return -1;
-	*dev = keep(wl_data_device_manager_get_data_device(tc.data_device_manager, tc.seat));
+	*dev = keep(
+		wl_data_device_manager_get_data_device(tc.data_device_manager,
+						       tc.seat));
 	wl_data_device_add_listener(*dev, &device_listener, NULL);
-	*src = keep(wl_data_device_manager_create_data_source(tc.data_device_manager));
+	*src = keep(wl_data_device_manager_create_data_source(
+		tc.data_device_manager));
 	wl_data_source_add_listener(*src, &source_listener, NULL);
 	wl_data_source_offer(*src, MIME);
 	wl_data_device_set_selection(*dev, *src, 0);
@@ -709,7 +753,8 @@ own_selection(struct test_toplevel *t, struct wl_data_device **dev,
 static int
 run_error(const char *mode)
 {
-	struct wl_surface *s = keep(wl_compositor_create_surface(tc.compositor));
+	struct wl_surface *s =
+		keep(wl_compositor_create_surface(tc.compositor));
 	struct test_toplevel t;
 	struct popup p1 = { 0 }, p2 = { 0 };
 
@@ -719,82 +764,102 @@ run_error(const char *mode)
 		return test_client_expect(tc.display, "wp_viewporter",
 					  WP_VIEWPORTER_ERROR_VIEWPORT_EXISTS);
 	}
-	if (!strcmp(mode, "viewport-bad-value") || !strcmp(mode, "viewport-bad-dest")) {
-		struct wp_viewport *v = keep(wp_viewporter_get_viewport(tc.viewporter, s));
+	if (!strcmp(mode, "viewport-bad-value") ||
+	    !strcmp(mode, "viewport-bad-dest")) {
+		struct wp_viewport *v =
+			keep(wp_viewporter_get_viewport(tc.viewporter, s));
 
 		/* All -1 unsets: no error; a zero width is one. */
-		wp_viewport_set_source(v, wl_fixed_from_int(-1), wl_fixed_from_int(-1),
-				       wl_fixed_from_int(-1), wl_fixed_from_int(-1));
+		wp_viewport_set_source(v, wl_fixed_from_int(-1),
+				       wl_fixed_from_int(-1),
+				       wl_fixed_from_int(-1),
+				       wl_fixed_from_int(-1));
 		wp_viewport_set_destination(v, -1, -1);
 		if (!strcmp(mode, "viewport-bad-value"))
-			wp_viewport_set_source(v, 0, 0, 0, wl_fixed_from_int(10));
+			wp_viewport_set_source(v, 0, 0, 0,
+					       wl_fixed_from_int(10));
 		else
 			wp_viewport_set_destination(v, 10, 0);
-		return test_client_expect(tc.display, "wp_viewport", WP_VIEWPORT_ERROR_BAD_VALUE);
+		return test_client_expect(tc.display, "wp_viewport",
+					  WP_VIEWPORT_ERROR_BAD_VALUE);
 	}
-	if (!strcmp(mode, "viewport-bad-size") || !strcmp(mode, "viewport-out-of-buffer")) {
-		struct wp_viewport *v = keep(wp_viewporter_get_viewport(tc.viewporter, s));
+	if (!strcmp(mode, "viewport-bad-size") ||
+	    !strcmp(mode, "viewport-out-of-buffer")) {
+		struct wp_viewport *v =
+			keep(wp_viewporter_get_viewport(tc.viewporter, s));
 		bool size = !strcmp(mode, "viewport-bad-size");
 
 		/* 10.5 wide with no destination; or past the 32x32 buffer. */
 		wp_viewport_set_source(v, wl_fixed_from_int(size ? 0 : 30), 0,
-				       size ? wl_fixed_from_double(10.5) : wl_fixed_from_int(10),
+				       size ? wl_fixed_from_double(10.5)
+					    : wl_fixed_from_int(10),
 				       wl_fixed_from_int(10));
 		wl_surface_attach(s, buffer_new(), 0, 0);
 		wl_surface_commit(s);
-		return test_client_expect(tc.display, "wp_viewport",
-					  size ? WP_VIEWPORT_ERROR_BAD_SIZE
-					       : WP_VIEWPORT_ERROR_OUT_OF_BUFFER);
+		return test_client_expect(
+			tc.display, "wp_viewport",
+			size ? WP_VIEWPORT_ERROR_BAD_SIZE
+			     : WP_VIEWPORT_ERROR_OUT_OF_BUFFER);
 	}
 	if (!strcmp(mode, "viewport-no-surface")) {
-		struct wp_viewport *v = keep(wp_viewporter_get_viewport(tc.viewporter, s));
+		struct wp_viewport *v =
+			keep(wp_viewporter_get_viewport(tc.viewporter, s));
 
 		forget(s);
 		wl_surface_destroy(s);
 		wp_viewport_set_destination(v, 10, 10);
-		return test_client_expect(tc.display, "wp_viewport", WP_VIEWPORT_ERROR_NO_SURFACE);
+		return test_client_expect(tc.display, "wp_viewport",
+					  WP_VIEWPORT_ERROR_NO_SURFACE);
 	}
 	if (!strcmp(mode, "decoration-twice")) {
 		toplevel_new(&t);
-		keep(zxdg_decoration_manager_v1_get_toplevel_decoration(tc.decoration_manager,
-									t.toplevel));
-		keep(zxdg_decoration_manager_v1_get_toplevel_decoration(tc.decoration_manager,
-									t.toplevel));
-		return test_client_expect(tc.display, "zxdg_toplevel_decoration_v1",
-					  ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED);
+		keep(zxdg_decoration_manager_v1_get_toplevel_decoration(
+			tc.decoration_manager, t.toplevel));
+		keep(zxdg_decoration_manager_v1_get_toplevel_decoration(
+			tc.decoration_manager, t.toplevel));
+		return test_client_expect(
+			tc.display, "zxdg_toplevel_decoration_v1",
+			ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED);
 	}
 	if (!strcmp(mode, "decoration-buffer")) {
 		toplevel_new(&t);
 		if (toplevel_map(&t) < 0)
 			return 1;
-		keep(zxdg_decoration_manager_v1_get_toplevel_decoration(tc.decoration_manager,
-									t.toplevel));
-		return test_client_expect(tc.display, "zxdg_toplevel_decoration_v1",
-					  ZXDG_TOPLEVEL_DECORATION_V1_ERROR_UNCONFIGURED_BUFFER);
+		keep(zxdg_decoration_manager_v1_get_toplevel_decoration(
+			tc.decoration_manager, t.toplevel));
+		return test_client_expect(
+			tc.display, "zxdg_toplevel_decoration_v1",
+			ZXDG_TOPLEVEL_DECORATION_V1_ERROR_UNCONFIGURED_BUFFER);
 	}
 	if (!strcmp(mode, "decoration-orphaned")) {
 		toplevel_new(&t);
-		keep(zxdg_decoration_manager_v1_get_toplevel_decoration(tc.decoration_manager,
-									t.toplevel));
+		keep(zxdg_decoration_manager_v1_get_toplevel_decoration(
+			tc.decoration_manager, t.toplevel));
 		forget(t.toplevel);
 		xdg_toplevel_destroy(t.toplevel);
-		return test_client_expect(tc.display, "zxdg_toplevel_decoration_v1",
-					  ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ORPHANED);
+		return test_client_expect(
+			tc.display, "zxdg_toplevel_decoration_v1",
+			ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ORPHANED);
 	}
 	if (!strcmp(mode, "positioner-bad")) {
-		xdg_positioner_set_size(keep(xdg_wm_base_create_positioner(tc.wm_base)), 0, 10);
+		xdg_positioner_set_size(keep(xdg_wm_base_create_positioner(
+						tc.wm_base)),
+					0, 10);
 		return test_client_expect(tc.display, "xdg_positioner",
 					  XDG_POSITIONER_ERROR_INVALID_INPUT);
 	}
-	if (!strcmp(mode, "popup-incomplete") || !strcmp(mode, "popup-parent")) {
+	if (!strcmp(mode, "popup-incomplete") ||
+	    !strcmp(mode, "popup-parent")) {
 		bool parent = !strcmp(mode, "popup-parent");
 
 		toplevel_new(&t);
-		keep(xdg_surface_get_popup(keep(xdg_wm_base_get_xdg_surface(tc.wm_base, s)),
-					   parent ? NULL : t.xdg_surface, positioner_new(parent)));
-		return test_client_expect(tc.display, "xdg_wm_base",
-					  parent ? XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT
-						 : XDG_WM_BASE_ERROR_INVALID_POSITIONER);
+		keep(xdg_surface_get_popup(
+			keep(xdg_wm_base_get_xdg_surface(tc.wm_base, s)),
+			parent ? NULL : t.xdg_surface, positioner_new(parent)));
+		return test_client_expect(
+			tc.display, "xdg_wm_base",
+			parent ? XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT
+			       : XDG_WM_BASE_ERROR_INVALID_POSITIONER);
 	}
 	if (!strcmp(mode, "popup-late-grab")) {
 		struct xdg_popup *popup;
@@ -802,21 +867,25 @@ run_error(const char *mode)
 		toplevel_new(&t);
 		if (toplevel_map(&t) < 0)
 			return 1;
-		popup = keep(xdg_surface_get_popup(keep(xdg_wm_base_get_xdg_surface(tc.wm_base, s)),
-						   t.xdg_surface, positioner_new(true)));
+		popup = keep(xdg_surface_get_popup(
+			keep(xdg_wm_base_get_xdg_surface(tc.wm_base, s)),
+			t.xdg_surface, positioner_new(true)));
 		wl_surface_commit(s);
 		xdg_popup_grab(popup, tc.seat, 0);
-		return test_client_expect(tc.display, "xdg_popup", XDG_POPUP_ERROR_INVALID_GRAB);
+		return test_client_expect(tc.display, "xdg_popup",
+					  XDG_POPUP_ERROR_INVALID_GRAB);
 	}
 	if (!strcmp(mode, "popup-not-topmost")) {
 		toplevel_new(&t);
-		if (toplevel_map(&t) < 0 || popup_map(&p1, t.xdg_surface, t.buffer) < 0 ||
+		if (toplevel_map(&t) < 0 ||
+		    popup_map(&p1, t.xdg_surface, t.buffer) < 0 ||
 		    popup_map(&p2, p1.xdg_surface, t.buffer) < 0)
 			return 1;
 		forget(p1.popup);
 		xdg_popup_destroy(p1.popup);
-		return test_client_expect(tc.display, "xdg_wm_base",
-					  XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP);
+		return test_client_expect(
+			tc.display, "xdg_wm_base",
+			XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP);
 	}
 	if (!strcmp(mode, "offer-finish")) {
 		struct wl_data_device *dev;
@@ -829,12 +898,15 @@ run_error(const char *mode)
 					  WL_DATA_OFFER_ERROR_INVALID_FINISH);
 	}
 	if (!strcmp(mode, "source-actions")) {
-		struct wl_data_device *dev = keep(
-			wl_data_device_manager_get_data_device(tc.data_device_manager, tc.seat));
-		struct wl_data_source *src = keep(
-			wl_data_device_manager_create_data_source(tc.data_device_manager));
+		struct wl_data_device *dev =
+			keep(wl_data_device_manager_get_data_device(
+				tc.data_device_manager, tc.seat));
+		struct wl_data_source *src =
+			keep(wl_data_device_manager_create_data_source(
+				tc.data_device_manager));
 
-		wl_data_source_set_actions(src, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+		wl_data_source_set_actions(
+			src, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
 		wl_data_device_set_selection(dev, src, 0);
 		return test_client_expect(tc.display, "wl_data_source",
 					  WL_DATA_SOURCE_ERROR_INVALID_SOURCE);
@@ -850,18 +922,19 @@ main(int argc, char **argv)
 	int ret;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: compositor-protocol-client output W H | decoration | "
-			"clipboard-source TEXT | clipboard-target TEXT | ERROR-CASE\n");
+		fprintf(stderr, "usage: compositor-protocol-client output W H "
+				"| decoration | clipboard-source TEXT | "
+				"clipboard-target TEXT | ERROR-CASE\n");
 		return 2;
 	}
 	if (test_client_connect(&tc, "compositor-protocol-client") < 0)
 		return 2;
-	if (!tc.compositor || !tc.shm || !tc.wm_base || !tc.viewporter || !tc.seat ||
-	    !tc.decoration_manager || !tc.data_device_manager ||
+	if (!tc.compositor || !tc.shm || !tc.wm_base || !tc.viewporter ||
+	    !tc.seat || !tc.decoration_manager || !tc.data_device_manager ||
 	    xdg_wm_base_get_version(tc.wm_base) < 3) {
-		printf("FAIL: a global is missing (wl_compositor, wl_shm, xdg_wm_base version 3, "
-		       "wp_viewporter, wl_seat, zxdg_decoration_manager_v1, "
-		       "wl_data_device_manager)\n");
+		printf("FAIL: a global is missing (wl_compositor, wl_shm, "
+		       "xdg_wm_base version 3, wp_viewporter, wl_seat, "
+		       "zxdg_decoration_manager_v1, wl_data_device_manager)\n");
 		test_client_disconnect(&tc);
 		return 1;
 	}

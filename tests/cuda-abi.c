@@ -81,18 +81,21 @@ main(void)
 				continue;
 			names++;
 			if (strcmp(ours[i].name, theirs[i].name) != 0) {
-				printf("FAIL: %s: %s in glcuda, %s in cuda.h %d\n",
-				       ours[i].what, ours[i].name, theirs[i].name,
-				       CUDA_VERSION);
+				printf("FAIL: %s: %s in glcuda, %s in cuda.h "
+				       "%d\n",
+				       ours[i].what, ours[i].name,
+				       theirs[i].name, CUDA_VERSION);
 				bad++;
 			}
 		} else if (ours[i].value != theirs[i].value) {
-			printf("FAIL: %s: %llu in glcuda, %llu in cuda.h %d\n", ours[i].what,
-			       ours[i].value, theirs[i].value, CUDA_VERSION);
+			printf("FAIL: %s: %llu in glcuda, %llu in cuda.h %d\n",
+			       ours[i].what, ours[i].value, theirs[i].value,
+			       CUDA_VERSION);
 			bad++;
 		}
 	}
-	printf("%zu checks (%u of names), %u mismatches, against the headers of CUDA %d.%d\n",
+	printf("%zu checks (%u of names), %u mismatches, against the headers "
+	       "of CUDA %d.%d\n",
 	       n, names, bad, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
 	return bad ? 1 : 0;
 }

@@ -14,7 +14,8 @@
 static struct {
 	void (*gate)(int closed);
 	void (*settle)(void);
-	fake_cuda_count_fn live_objects, primary_refs, pending, host_fns_run, reclaimed;
+	fake_cuda_count_fn live_objects, primary_refs, pending, host_fns_run,
+		reclaimed;
 	int (*sticky_error)(void);
 	fake_cuda_stream_hold_fn hold;
 	fake_cuda_stream_pending_fn stream_pending;
@@ -27,10 +28,13 @@ static struct {
 static void
 resolve_fake(void)
 {
-#define CONTROL(member, name) do { \
-		fake.member = (__typeof__(fake.member))fake_cuda_control(name); \
-		ck_assert_msg(fake.member, "the fake CUDA driver %s is not loaded (no %s)", \
-			      fake_cuda_path, name); \
+#define CONTROL(member, name)                                                  \
+	do {                                                                   \
+		fake.member =                                                  \
+			(__typeof__(fake.member))fake_cuda_control(name);      \
+		ck_assert_msg(fake.member,                                     \
+			      "the fake CUDA driver %s is not loaded (no %s)", \
+			      fake_cuda_path, name);                           \
 	} while (0)
 	CONTROL(gate, "fake_cuda_gate");
 	CONTROL(settle, "fake_cuda_settle");

@@ -31,7 +31,8 @@ struct fault_exception {
  * injected, each injected site of lib/ missing from the generated list and
  * each stale exception. Returns true only if there are none. */
 bool fault_coverage_report(enum fault_api api, const char *label,
-			   const struct fault_exception *exceptions, size_t count);
+			   const struct fault_exception *exceptions,
+			   size_t count);
 
 /* A site of lib/ (from the generated list). */
 struct fault_target {
@@ -42,7 +43,9 @@ struct fault_target {
 
 /* The sites of api that fault_coverage_report would count and that no
  * failure was injected at yet: up to max into out; returns how many. */
-size_t fault_coverage_missing(enum fault_api api, const struct fault_exception *exceptions,
-			      size_t count, struct fault_target *out, size_t max);
+size_t fault_coverage_missing(enum fault_api api,
+			      const struct fault_exception *exceptions,
+			      size_t count, struct fault_target *out,
+			      size_t max);
 
 #endif

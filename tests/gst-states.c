@@ -28,8 +28,10 @@ allocation_answered(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
 		return GST_PAD_PROBE_OK;
 	if (gst_query_get_n_allocation_pools(query) > 0)
-		gst_query_parse_nth_allocation_pool(query, 0, &pool, NULL, NULL, NULL);
-	printf("%s: offers %s\n", (const char *)data, pool ? G_OBJECT_TYPE_NAME(pool) : "no pool");
+		gst_query_parse_nth_allocation_pool(query, 0, &pool, NULL, NULL,
+						    NULL);
+	printf("%s: offers %s\n", (const char *)data,
+	       pool ? G_OBJECT_TYPE_NAME(pool) : "no pool");
 	fflush(stdout);
 	if (pool)
 		gst_object_unref(pool);
@@ -41,7 +43,8 @@ is_glcudafilter(GstElement *element)
 {
 	GstElementFactory *factory = gst_element_get_factory(element);
 
-	return factory && g_strcmp0(GST_OBJECT_NAME(factory), "glcudafilter") == 0;
+	return factory &&
+	       g_strcmp0(GST_OBJECT_NAME(factory), "glcudafilter") == 0;
 }
 
 /* Calls @func on every glcudafilter of @pipeline. */
@@ -67,8 +70,11 @@ add_probe(GstElement *element)
 {
 	GstPad *pad = gst_element_get_static_pad(element, "sink");
 
-	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL,
-			  allocation_answered, g_strdup(GST_ELEMENT_NAME(element)), g_free);
+	gst_pad_add_probe(pad,
+			  GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+				  GST_PAD_PROBE_TYPE_PULL,
+			  allocation_answered,
+			  g_strdup(GST_ELEMENT_NAME(element)), g_free);
 	gst_object_unref(pad);
 }
 
@@ -82,7 +88,8 @@ print_stats(GstElement *element)
 	text = stats ? gst_structure_to_string(stats) : g_strdup("no stats");
 	printf("%s: %s\n", GST_ELEMENT_NAME(element), text);
 	printf("%s: qos-dropped=%u\n", GST_ELEMENT_NAME(element),
-	       GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(element), "qos-dropped")));
+	       GPOINTER_TO_UINT(
+		       g_object_get_data(G_OBJECT(element), "qos-dropped")));
 	g_object_set_data(G_OBJECT(element), "qos-dropped", NULL);
 	g_free(text);
 	if (stats)
@@ -129,14 +136,17 @@ main(int argc, char **argv)
 		GstBus *bus = gst_element_get_bus(pipeline);
 		GstMessage *msg;
 
-		if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-			fprintf(stderr, "gst-states: run %d: PLAYING failed\n", i);
+		if (gst_element_set_state(pipeline, GST_STATE_PLAYING) ==
+		    GST_STATE_CHANGE_FAILURE) {
+			fprintf(stderr, "gst-states: run %d: PLAYING failed\n",
+				i);
 			ret = 1;
 		}
 		/* No timeout: the test harness bounds the whole test. */
-		while ((msg = gst_bus_timed_pop_filtered(bus, GST_CLOCK_TIME_NONE,
-							 GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
-								 GST_MESSAGE_QOS)) &&
+		while ((msg = gst_bus_timed_pop_filtered(
+				bus, GST_CLOCK_TIME_NONE,
+				GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+					GST_MESSAGE_QOS)) &&
 		       GST_MESSAGE_TYPE(msg) == GST_MESSAGE_QOS) {
 			count_qos(msg);
 			gst_message_unref(msg);
@@ -145,8 +155,8 @@ main(int argc, char **argv)
 			gchar *dbg = NULL;
 
 			gst_message_parse_error(msg, &err, &dbg);
-			fprintf(stderr, "gst-states: run %d: %s (%s)\n", i, err->message,
-				dbg ? dbg : "");
+			fprintf(stderr, "gst-states: run %d: %s (%s)\n", i,
+				err->message, dbg ? dbg : "");
 			g_error_free(err);
 			g_free(dbg);
 			ret = 1;

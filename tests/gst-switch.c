@@ -48,9 +48,11 @@ struct pipe {
 static int
 pipe_new(struct pipe *p, const char *middle)
 {
-	gchar *desc = g_strdup_printf("appsrc name=src format=time caps=" NV12_CAPS " ! "
-				      "glupload ! %s ! gldownload ! "
-				      "appsink name=sink sync=false", middle);
+	gchar *desc =
+		g_strdup_printf("appsrc name=src format=time caps=" NV12_CAPS
+				" ! glupload ! %s ! gldownload ! appsink "
+				"name=sink sync=false",
+				middle);
 	GError *err = NULL;
 
 	memset(p, 0, sizeof(*p));
@@ -64,7 +66,8 @@ pipe_new(struct pipe *p, const char *middle)
 	p->src = gst_bin_get_by_name(GST_BIN(p->pipeline), "src");
 	p->sink = gst_bin_get_by_name(GST_BIN(p->pipeline), "sink");
 	p->filter = gst_bin_get_by_name(GST_BIN(p->pipeline), "f");
-	if (gst_element_set_state(p->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+	if (gst_element_set_state(p->pipeline, GST_STATE_PLAYING) ==
+	    GST_STATE_CHANGE_FAILURE) {
 		fprintf(stderr, "gst-switch: PLAYING failed\n");
 		return -1;
 	}
@@ -108,11 +111,13 @@ push_pull(struct pipe *p, int n)
 {
 	GstSample *sample;
 
-	if (gst_app_src_push_buffer(GST_APP_SRC(p->src), frame_new(n)) != GST_FLOW_OK) {
+	if (gst_app_src_push_buffer(GST_APP_SRC(p->src), frame_new(n)) !=
+	    GST_FLOW_OK) {
 		fprintf(stderr, "gst-switch: frame %d: push failed\n", n);
 		return NULL;
 	}
-	sample = gst_app_sink_try_pull_sample(GST_APP_SINK(p->sink), HANG_GUARD);
+	sample =
+		gst_app_sink_try_pull_sample(GST_APP_SINK(p->sink), HANG_GUARD);
 	if (!sample)
 		fprintf(stderr, "gst-switch: frame %d: no output\n", n);
 	return sample;
@@ -123,7 +128,9 @@ sample_format(GstSample *sample)
 {
 	GstCaps *caps = gst_sample_get_caps(sample);
 
-	return caps ? gst_structure_get_string(gst_caps_get_structure(caps, 0), "format") : NULL;
+	return caps ? gst_structure_get_string(gst_caps_get_structure(caps, 0),
+					       "format")
+		    : NULL;
 }
 
 /* The error on @p's bus, NULL if none came; its message is printed. */
@@ -131,7 +138,8 @@ static gchar *
 wait_error(struct pipe *p)
 {
 	GstBus *bus = gst_element_get_bus(p->pipeline);
-	GstMessage *msg = gst_bus_timed_pop_filtered(bus, HANG_GUARD, GST_MESSAGE_ERROR);
+	GstMessage *msg =
+		gst_bus_timed_pop_filtered(bus, HANG_GUARD, GST_MESSAGE_ERROR);
 	GError *err = NULL;
 	gchar *text = NULL;
 
@@ -139,7 +147,8 @@ wait_error(struct pipe *p)
 	if (!msg)
 		return NULL;
 	gst_message_parse_error(msg, &err, NULL);
-	printf("error from %s: %s\n", GST_OBJECT_NAME(GST_MESSAGE_SRC(msg)), err->message);
+	printf("error from %s: %s\n", GST_OBJECT_NAME(GST_MESSAGE_SRC(msg)),
+	       err->message);
 	text = g_strdup(err->message);
 	g_error_free(err);
 	gst_message_unref(msg);
@@ -148,19 +157,21 @@ wait_error(struct pipe *p)
 
 enum expect { EXPECT_SAME, EXPECT_INVERT_ALL, EXPECT_KERNEL, EXPECT_GRADE };
 
-static const char *const expect_names[] = { "none", "invert", "invert_planes", "grade" };
+static const char *const expect_names[] = { "none", "invert", "invert_planes",
+					    "grade" };
 
 /* Whether @out is @ref as @expect says, in format @format. */
 static gboolean
-check_frame(int n, enum expect expect, const char *format, GstSample *ref, GstSample *out)
+check_frame(int n, enum expect expect, const char *format, GstSample *ref,
+	    GstSample *out)
 {
 	GstMapInfo rm, om;
 	gsize bad = 0;
 	gboolean ok;
 
 	if (g_strcmp0(sample_format(out), format) != 0) {
-		printf("frame %d (%s): output in %s, expected %s\n", n, expect_names[expect],
-		       sample_format(out), format);
+		printf("frame %d (%s): output in %s, expected %s\n", n,
+		       expect_names[expect], sample_format(out), format);
 		return FALSE;
 	}
 	gst_buffer_map(gst_sample_get_buffer(ref), &rm, GST_MAP_READ);
@@ -173,8 +184,8 @@ check_frame(int n, enum expect expect, const char *format, GstSample *ref, GstSa
 			want = (guint8)(255 - want);
 		bad += om.data[i] != want;
 	}
-	printf("frame %d (%s, %s): %zu of %zu bytes differ\n", n, expect_names[expect], format,
-	       bad, rm.size);
+	printf("frame %d (%s, %s): %zu of %zu bytes differ\n", n,
+	       expect_names[expect], format, bad, rm.size);
 	ok = ok && bad == 0;
 	gst_buffer_unmap(gst_sample_get_buffer(out), &om);
 	gst_buffer_unmap(gst_sample_get_buffer(ref), &rm);
@@ -191,10 +202,11 @@ main(int argc, char **argv)
 		enum expect expect;
 		int frames;
 	} steps[] = {
-		{ EXPECT_SAME, 2 },  { EXPECT_INVERT_ALL, 2 }, { EXPECT_SAME, 1 },
-		{ EXPECT_GRADE, 2 }, { EXPECT_SAME, 1 },       { EXPECT_INVERT_ALL, 2 },
-		{ EXPECT_GRADE, 1 }, { EXPECT_KERNEL, 2 },     { EXPECT_GRADE, 1 },
-		{ EXPECT_INVERT_ALL, 1 },
+		{ EXPECT_SAME, 2 },  { EXPECT_INVERT_ALL, 2 },
+		{ EXPECT_SAME, 1 },  { EXPECT_GRADE, 2 },
+		{ EXPECT_SAME, 1 },  { EXPECT_INVERT_ALL, 2 },
+		{ EXPECT_GRADE, 1 }, { EXPECT_KERNEL, 2 },
+		{ EXPECT_GRADE, 1 }, { EXPECT_INVERT_ALL, 1 },
 	};
 	const char *kernel;
 	gchar *error;
@@ -207,8 +219,9 @@ main(int argc, char **argv)
 	}
 	kernel = argv[1];
 	if (pipe_new(&ref_nv12, "glcolorconvert") < 0 ||
-	    pipe_new(&ref_rgbx, "glcolorconvert ! video/x-raw(memory:GLMemory),format=RGBx ! "
-			       "glcudafilter filter=grade") < 0 ||
+	    pipe_new(&ref_rgbx, "glcolorconvert ! "
+				"video/x-raw(memory:GLMemory),format=RGBx ! "
+				"glcudafilter filter=grade") < 0 ||
 	    pipe_new(&p, "glcolorconvert ! glcudafilter name=f") < 0)
 		return 1;
 
@@ -219,16 +232,21 @@ main(int argc, char **argv)
 		/* Between frames: the last output was pulled, the next frame
 		 * is not pushed yet. */
 		if (expect == EXPECT_KERNEL)
-			g_object_set(p.filter, "ptx-file", kernel, "kernel-name", "invert_planes",
-				     NULL);
+			g_object_set(p.filter, "ptx-file", kernel,
+				     "kernel-name", "invert_planes", NULL);
 		else
-			g_object_set(p.filter, "kernel-name", NULL, "ptx-file", NULL, "filter",
-				     expect == EXPECT_SAME	 ? 0 /* none */ :
-				     expect == EXPECT_INVERT_ALL ? 1 /* invert */ :
-								   4 /* grade */,
+			g_object_set(p.filter, "kernel-name", NULL, "ptx-file",
+				     NULL, "filter",
+				     expect == EXPECT_SAME ? 0 /* none */
+				     : expect == EXPECT_INVERT_ALL
+					     ? 1 /* invert */
+					     : 4 /* grade */,
 				     NULL);
 		for (int i = 0; i < steps[s].frames && ret == 0; i++, n++) {
-			GstSample *ref = push_pull(expect == EXPECT_GRADE ? &ref_rgbx : &ref_nv12, n);
+			GstSample *ref = push_pull(expect == EXPECT_GRADE
+							   ? &ref_rgbx
+							   : &ref_nv12,
+						   n);
 			GstSample *out = ref ? push_pull(&p, n) : NULL;
 
 			if (!out || !check_frame(n, expect, format, ref, out))
@@ -248,16 +266,19 @@ main(int argc, char **argv)
 
 	/* A kernel the module does not have, set while PLAYING: an element
 	 * error naming it, at the next frame. */
-	if (ret == 0 && pipe_new(&e, "glcolorconvert ! glcudafilter name=f") == 0) {
+	if (ret == 0 &&
+	    pipe_new(&e, "glcolorconvert ! glcudafilter name=f") == 0) {
 		GstSample *out = push_pull(&e, 0);
 
 		if (out)
 			gst_sample_unref(out);
-		g_object_set(e.filter, "ptx-file", kernel, "kernel-name", "no_such_kernel", NULL);
+		g_object_set(e.filter, "ptx-file", kernel, "kernel-name",
+			     "no_such_kernel", NULL);
 		gst_app_src_push_buffer(GST_APP_SRC(e.src), frame_new(1));
 		error = wait_error(&e);
 		if (!out || !error || !strstr(error, "no_such_kernel")) {
-			printf("kernel-name=no_such_kernel: no element error naming the kernel\n");
+			printf("kernel-name=no_such_kernel: no element error "
+			       "naming the kernel\n");
 			ret = 1;
 		}
 		g_free(error);
@@ -267,7 +288,8 @@ main(int argc, char **argv)
 	pipe_free(&e);
 
 	/* ptx-file without kernel-name, set while PLAYING. */
-	if (ret == 0 && pipe_new(&e, "glcolorconvert ! glcudafilter name=f") == 0) {
+	if (ret == 0 &&
+	    pipe_new(&e, "glcolorconvert ! glcudafilter name=f") == 0) {
 		GstSample *out = push_pull(&e, 0);
 
 		if (out)
@@ -276,7 +298,8 @@ main(int argc, char **argv)
 		gst_app_src_push_buffer(GST_APP_SRC(e.src), frame_new(1));
 		error = wait_error(&e);
 		if (!out || !error || !strstr(error, "without kernel-name")) {
-			printf("ptx-file without kernel-name: no element error saying so\n");
+			printf("ptx-file without kernel-name: no element error "
+			       "saying so\n");
 			ret = 1;
 		}
 		g_free(error);
@@ -288,7 +311,8 @@ main(int argc, char **argv)
 	/* blur (8-bit RGB only) on NV12 from a source of fixed caps, with no
 	 * converter in front: upstream cannot renegotiate, and the next
 	 * frame is an element error saying so. */
-	if (ret == 0 && pipe_new(&e, "glcudafilter name=f filter=invert") == 0) {
+	if (ret == 0 &&
+	    pipe_new(&e, "glcudafilter name=f filter=invert") == 0) {
 		GstSample *out = push_pull(&e, 0);
 
 		if (out)
@@ -296,8 +320,10 @@ main(int argc, char **argv)
 		g_object_set(e.filter, "filter", 2 /* blur */, NULL);
 		gst_app_src_push_buffer(GST_APP_SRC(e.src), frame_new(1));
 		error = wait_error(&e);
-		if (!out || !error || !strstr(error, "blur does not run on NV12")) {
-			printf("filter=blur on NV12 without a converter: no element error saying so\n");
+		if (!out || !error ||
+		    !strstr(error, "blur does not run on NV12")) {
+			printf("filter=blur on NV12 without a converter: no "
+			       "element error saying so\n");
 			ret = 1;
 		}
 		g_free(error);

@@ -6,7 +6,8 @@
 # programs, the examples built against the installed tree, glcuda's
 # declarations of the CUDA driver API against the toolkit's (skipped
 # without the toolkit), the API reference with every public symbol
-# documented (skipped without Doxygen).
+# documented (skipped without Doxygen), and CODING_STYLE.md's checkable
+# rules in every C source (scripts/check-style.sh).
 
 # The environment of every test (the one definition in the build: fragments
 # that need more add to it with +=, after this file is included, or use
@@ -44,7 +45,8 @@ packaging_tests = \
 	%reldir%/test-examples.sh \
 	%reldir%/test-headers.sh \
 	%reldir%/test-cuda-abi.sh \
-	%reldir%/test-doc.sh
+	%reldir%/test-doc.sh \
+	%reldir%/test-style.sh
 TESTS += $(packaging_tests)
 # The lock the install tests and tests/test-gst.sh share.
 CLEANFILES += %reldir%/.install.lock

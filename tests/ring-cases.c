@@ -67,7 +67,8 @@ ring_leak_step(struct ring_env *e, int i)
 {
 	uint32_t flags = (i % 2 ? GLCUDA_RING_FLAG_TIMINGS : 0) |
 			 (i % 3 == 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
-	struct glcuda_ring *ring = test_make_ring(ring_env_device(e), W, H, 2 + i % 3, flags, NULL);
+	struct glcuda_ring *ring = test_make_ring(ring_env_device(e), W, H,
+						  2 + i % 3, flags, NULL);
 	struct glcuda_frame *f;
 
 	ring_env_hold_past_destroy(e, i % 4 >= 2);
@@ -91,9 +92,13 @@ ring_leak_step(struct ring_env *e, int i)
  * presenting, destroy with frames acquired, submitted and completed. */
 START_TEST(eagain_and_misuse)
 {
-	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc),
+					 .width = W,
+					 .height = H,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
-	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
+	struct glcuda_frame_timings t = {
+		.size = sizeof(struct glcuda_frame_timings)
+	};
 	struct glcuda_frame *f[4], *extra;
 	struct glcuda_ring *ring = NULL;
 	struct glcuda_device *dev;
@@ -124,8 +129,10 @@ START_TEST(eagain_and_misuse)
 	desc.input_format = GLCUDA_FORMAT_RGBA8;
 	/* desc.size: not set, a newer glcuda's, inside a member. */
 	{
-		const size_t bad[] = { 0, sizeof(desc) + 8,
-				       offsetof(struct glcuda_ring_desc, height) + 1 };
+		const size_t bad[] = {
+			0, sizeof(desc) + 8,
+			offsetof(struct glcuda_ring_desc, height) + 1
+		};
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			desc.size = bad[i];
 			ck_err(glcuda_ring_new(dev, &desc, &ring), -EINVAL);
@@ -257,7 +264,8 @@ START_TEST(ready_fd)
 		ring_env_let_go(&e, fd);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
 		ck_assert(!test_fd_readable(fd, 0)); /* drained */
-		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1); /* still ready */
+		/* still ready */
+		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
 		ck_ok(glcuda_ring_take_newest(ring, &taken));
 		ck_assert_ptr_eq(taken, f);
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
@@ -307,7 +315,8 @@ START_TEST(take_newest_drops_older)
 		ck_assert_uint_eq(glcuda_frame_get_number(got), last);
 		ring_env_check_frame(&e, got);
 		ck_err(glcuda_ring_take_newest(ring, &got), -EAGAIN);
-		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), 2 * (uint64_t)(round + 1));
+		ck_assert_uint_eq(glcuda_ring_get_dropped(ring),
+				  2 * (uint64_t)(round + 1));
 		/* The dropped slots are free again: 3 more fit. */
 		ck_ok(glcuda_frame_release(got));
 	}
@@ -322,12 +331,15 @@ END_TEST
  * and the struct size rule. */
 START_TEST(timings)
 {
-	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
+	struct glcuda_frame_timings t = {
+		.size = sizeof(struct glcuda_frame_timings)
+	};
 	struct glcuda_frame *f;
 	double sum[5] = { 0 };
 	int got = 0, summed = 0;
 	struct ring_env e;
-	struct glcuda_ring *ring = ring_env_ring(&e, _i == 1, 3, GLCUDA_RING_FLAG_TIMINGS);
+	struct glcuda_ring *ring =
+		ring_env_ring(&e, _i == 1, 3, GLCUDA_RING_FLAG_TIMINGS);
 
 	/* Nothing measured yet: nothing to fetch, and no stall. */
 	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
@@ -384,24 +396,29 @@ START_TEST(timings)
 		ck_err(glcuda_ring_read_timings(ring, &old), -EINVAL);
 		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
 					     "glcuda_frame_timings.size is 0"));
-		old.size = offsetof(struct glcuda_frame_timings, handoff_to_gl_ns);
+		old.size =
+			offsetof(struct glcuda_frame_timings, handoff_to_gl_ns);
 		ck_assert_int_eq(glcuda_ring_read_timings(ring, &old), 1);
-		ck_assert_uint_eq(old.size, offsetof(struct glcuda_frame_timings,
-						     handoff_to_gl_ns));
+		ck_assert_uint_eq(old.size,
+				  offsetof(struct glcuda_frame_timings,
+					   handoff_to_gl_ns));
 		ck_assert_uint_ge(old.cuda_ns, RING_CUDA_NS_MIN);
 		ck_assert_uint_eq(old.total_ns, 0xa5a5a5a5a5a5a5a5ull);
 	}
 	glcuda_frame_timings_init(&t);
 	ck_assert_int_eq(glcuda_ring_read_timings(ring, &t), 0);
 	if (summed)
-		printf("%s timings over the last %d frames (us): render %.1f, to CUDA %.1f, "
-		       "CUDA %.1f, to GL %.1f, total %.1f (%d frames measured)\n",
-		       _i ? "GLES" : "GL", summed, sum[0] / 1e3 / summed, sum[1] / 1e3 / summed,
-		       sum[2] / 1e3 / summed, sum[3] / 1e3 / summed, sum[4] / 1e3 / summed, got);
+		printf("%s timings over the last %d frames (us): render %.1f, "
+		       "to CUDA %.1f, CUDA %.1f, to GL %.1f, total %.1f (%d "
+		       "frames measured)\n",
+		       _i ? "GLES" : "GL", summed, sum[0] / 1e3 / summed,
+		       sum[1] / 1e3 / summed, sum[2] / 1e3 / summed,
+		       sum[3] / 1e3 / summed, sum[4] / 1e3 / summed, got);
 	glcuda_ring_destroy(ring);
 	ring_env_teardown(&e);
 }
 END_TEST
 
-#define RING_SHARED_CASES TEST_ONCE(eagain_and_misuse), TEST_LOOP(ready_fd, 2), \
-	TEST_LOOP(take_newest_drops_older, 2), TEST_LOOP(timings, 2)
+#define RING_SHARED_CASES                                     \
+	TEST_ONCE(eagain_and_misuse), TEST_LOOP(ready_fd, 2), \
+		TEST_LOOP(take_newest_drops_older, 2), TEST_LOOP(timings, 2)

@@ -38,13 +38,17 @@ test_fd_readable(int fd, int timeout_ms)
 }
 
 struct glcuda_ring *
-test_make_ring(struct glcuda_device *dev, uint32_t w, uint32_t h, uint32_t slots,
-	       uint32_t flags, void *stream)
+test_make_ring(struct glcuda_device *dev, uint32_t w, uint32_t h,
+	       uint32_t slots, uint32_t flags, void *stream)
 {
 	struct glcuda_ring_desc desc = {
 		.size = sizeof(desc),
-		.width = w, .height = h, .slots = slots,
-		.input_format = GLCUDA_FORMAT_RGBA8, .flags = flags, .cuda_stream = stream,
+		.width = w,
+		.height = h,
+		.slots = slots,
+		.input_format = GLCUDA_FORMAT_RGBA8,
+		.flags = flags,
+		.cuda_stream = stream,
 	};
 	struct glcuda_ring *ring = NULL;
 
@@ -81,11 +85,12 @@ struct glcuda_headless *
 test_headless(bool gles)
 {
 	struct glcuda_headless *hl = NULL;
-	int ret = glcuda_headless_new(-1, gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
+	int ret = glcuda_headless_new(-1, gles ? GLCUDA_HEADLESS_FLAG_GLES : 0,
+				      &hl);
 
 	if (ret < 0) {
-		printf("SKIP: no EGL display/context: %s: %s\n", glcuda_error_get_name(ret),
-		       glcuda_get_last_error());
+		printf("SKIP: no EGL display/context: %s: %s\n",
+		       glcuda_error_get_name(ret), glcuda_get_last_error());
 		exit(77);
 	}
 	return hl;
@@ -95,7 +100,8 @@ bool
 test_have_cuda(void)
 {
 	/* dlopen only; cuInit would make CUDA unusable in forked tests. */
-	void *h = dlopen(getenv("GLCUDA_LIBCUDA") ? getenv("GLCUDA_LIBCUDA") : "libcuda.so.1",
+	void *h = dlopen(getenv("GLCUDA_LIBCUDA") ? getenv("GLCUDA_LIBCUDA")
+						  : "libcuda.so.1",
 			 RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return false;
@@ -115,8 +121,8 @@ half_from_small(unsigned int v)
 }
 
 void
-test_fill_pattern(const struct format_info *fmt, uint32_t w, uint32_t h, uint32_t seed,
-		  void *out)
+test_fill_pattern(const struct format_info *fmt, uint32_t w, uint32_t h,
+		  uint32_t seed, void *out)
 {
 	uint8_t *p = out;
 
@@ -132,33 +138,42 @@ test_fill_pattern(const struct format_info *fmt, uint32_t w, uint32_t h, uint32_
 			case GLCUDA_FORMAT_SRGB8_A8:
 			case GLCUDA_FORMAT_R8:
 			case GLCUDA_FORMAT_RG8:
-				for (unsigned int c = 0; c < fmt->cu_channels; c++)
+				for (unsigned int c = 0; c < fmt->cu_channels;
+				     c++)
 					p[o + c] = (uint8_t)(base + c * 61u);
 				break;
 			case GLCUDA_FORMAT_R16:
 			case GLCUDA_FORMAT_RG16:
-				for (unsigned int c = 0; c < fmt->cu_channels; c++) {
-					uint16_t v = (uint16_t)(base * 257u + c * 4099u);
+				for (unsigned int c = 0; c < fmt->cu_channels;
+				     c++) {
+					uint16_t v = (uint16_t)(base * 257u +
+								c * 4099u);
 					memcpy(p + o + 2 * c, &v, 2);
 				}
 				break;
 			case GLCUDA_FORMAT_RGB10_A2: {
-				uint32_t r = base & 1023, g = (base + 341) & 1023,
-					 b = (base + 682) & 1023, a = (base >> 3) & 3;
+				uint32_t r = base & 1023,
+					 g = (base + 341) & 1023,
+					 b = (base + 682) & 1023,
+					 a = (base >> 3) & 3;
 				uint32_t v = r | g << 10 | b << 20 | a << 30;
 				memcpy(p + o, &v, 4);
 				break;
 			}
 			case GLCUDA_FORMAT_RGBA16F:
 				for (unsigned int c = 0; c < 4; c++) {
-					uint16_t v = half_from_small((base + c * 61u) & 2047);
+					uint16_t v = half_from_small(
+						(base + c * 61u) & 2047);
 					memcpy(p + o + 2 * c, &v, 2);
 				}
 				break;
 			case GLCUDA_FORMAT_RGBA32F:
 			case GLCUDA_FORMAT_R32F:
-				for (unsigned int c = 0; c < fmt->cu_channels; c++) {
-					float v = (float)((base + c * 61u) & 0xffff) / 64.0f;
+				for (unsigned int c = 0; c < fmt->cu_channels;
+				     c++) {
+					float v = (float)((base + c * 61u) &
+							  0xffff) /
+						  64.0f;
 					memcpy(p + o + 4 * c, &v, 4);
 				}
 				break;
@@ -176,8 +191,8 @@ test_fill_pattern(const struct format_info *fmt, uint32_t w, uint32_t h, uint32_
 }
 
 bool
-test_gl_upload(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h,
-	       const void *data)
+test_gl_upload(GLuint tex, const struct format_info *fmt, uint32_t w,
+	       uint32_t h, const void *data)
 {
 	struct gl_saved_state saved;
 	GLenum err;
@@ -188,18 +203,19 @@ test_gl_upload(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
 	glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 	glBindTexture(GL_TEXTURE_2D, tex);
-	glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)w, (GLsizei)h, fmt->gl_format,
-			fmt->gl_type, data);
+	glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)w, (GLsizei)h,
+			fmt->gl_format, fmt->gl_type, data);
 	gl_restore_state(&saved);
 	err = gl_take_error();
 	if (err != GL_NO_ERROR)
-		fprintf(stderr, "glTexSubImage2D(%s): %s\n", fmt->name, gl_error_name(err));
+		fprintf(stderr, "glTexSubImage2D(%s): %s\n", fmt->name,
+			gl_error_name(err));
 	return err == GL_NO_ERROR;
 }
 
 bool
-test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h,
-		 void *out)
+test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w,
+		 uint32_t h, void *out)
 {
 	struct gl_saved_state saved;
 	GLenum err;
@@ -218,16 +234,19 @@ test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t
 		GLuint fbo;
 		glGenFramebuffers(1, &fbo);
 		glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-		glFramebufferTexture2D(GL_FRAMEBUFFER, fmt->is_depth ? GL_DEPTH_ATTACHMENT
-								     : GL_COLOR_ATTACHMENT0,
+		glFramebufferTexture2D(GL_FRAMEBUFFER,
+				       fmt->is_depth ? GL_DEPTH_ATTACHMENT
+						     : GL_COLOR_ATTACHMENT0,
 				       GL_TEXTURE_2D, tex, 0);
-		glReadPixels(0, 0, (GLsizei)w, (GLsizei)h, fmt->gl_format, fmt->gl_type, out);
+		glReadPixels(0, 0, (GLsizei)w, (GLsizei)h, fmt->gl_format,
+			     fmt->gl_type, out);
 		glDeleteFramebuffers(1, &fbo);
 	}
 	gl_restore_state(&saved);
 	err = gl_take_error();
 	if (err != GL_NO_ERROR)
-		fprintf(stderr, "readback(%s): %s\n", fmt->name, gl_error_name(err));
+		fprintf(stderr, "readback(%s): %s\n", fmt->name,
+			gl_error_name(err));
 	return err == GL_NO_ERROR;
 }
 
@@ -237,7 +256,8 @@ test_first_mismatch(const void *a, const void *b, const struct format_info *fmt,
 {
 	size_t bpp = fmt->bytes_per_pixel;
 	for (size_t i = 0; i < (size_t)w * h; i++)
-		if (memcmp((const uint8_t *)a + i * bpp, (const uint8_t *)b + i * bpp, bpp))
+		if (memcmp((const uint8_t *)a + i * bpp,
+			   (const uint8_t *)b + i * bpp, bpp))
 			return (long)i;
 	return -1;
 }
@@ -294,11 +314,14 @@ test_suite(const char *name, const struct test_case *cases, size_t n)
 				tcase_set_timeout(tc, cases[i].timeout_s);
 			suite_add_tcase(s, tc);
 		} else if (!tc) {
-			fprintf(stderr, "FAIL: suite %s: case %zu comes before any TEST_TCASE: start "
-				"the table with one\n", name, i);
+			fprintf(stderr,
+				"FAIL: suite %s: case %zu comes before any "
+				"TEST_TCASE: start the table with one\n",
+				name, i);
 			exit(99);
 		} else if (cases[i].test) {
-			tcase_add_loop_test(tc, cases[i].test, cases[i].start, cases[i].end);
+			tcase_add_loop_test(tc, cases[i].test, cases[i].start,
+					    cases[i].end);
 		}
 	}
 	return s;
@@ -335,7 +358,8 @@ test_render_frame(struct glcuda_frame *f, uint32_t w, uint32_t h)
 	glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
 	glBindFramebuffer(GL_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
 	glViewport(0, 0, (GLsizei)w, (GLsizei)h);
-	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f);
+	glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f,
+		     c[3] / 255.0f);
 	glClear(GL_COLOR_BUFFER_BIT);
 	glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)prev);
 }

@@ -21,13 +21,27 @@
 
 /* A call that must return 0, naming glcuda's error and message if not;
  * one that must return err; a CUDA call that must succeed. */
-#define ck_ok(call) do { int r_ = (call); \
-	ck_assert_msg(r_ == 0, "%s: %s: %s", #call, glcuda_error_get_name(r_), glcuda_get_last_error()); } while (0)
-#define ck_err(call, err) do { int r_ = (call); \
-	ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, glcuda_error_get_name(r_), \
-		      glcuda_error_get_name(err), glcuda_get_last_error()); } while (0)
-#define ck_cu(call) do { CUresult r_ = (call); \
-	ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, (int)r_); } while (0)
+#define ck_ok(call)                                         \
+	do {                                                \
+		int r_ = (call);                            \
+		ck_assert_msg(r_ == 0, "%s: %s: %s", #call, \
+			      glcuda_error_get_name(r_),    \
+			      glcuda_get_last_error());     \
+	} while (0)
+#define ck_err(call, err)                                                     \
+	do {                                                                  \
+		int r_ = (call);                                              \
+		ck_assert_msg(r_ == (err), "%s: %s, expected %s (%s)", #call, \
+			      glcuda_error_get_name(r_),                      \
+			      glcuda_error_get_name(err),                     \
+			      glcuda_get_last_error());                       \
+	} while (0)
+#define ck_cu(call)                                                         \
+	do {                                                                \
+		CUresult r_ = (call);                                       \
+		ck_assert_msg(r_ == CUDA_SUCCESS, "%s: CUresult %d", #call, \
+			      (int)r_);                                     \
+	} while (0)
 
 /* Open file descriptors of this process (entries of /proc/self/fd, less
  * the one that reads them). */
@@ -38,8 +52,9 @@ bool test_fd_readable(int fd, int timeout_ms);
 
 /* A ring of slots w x h RGBA8 frames on dev (flags and stream: the
  * description's); the test fails if glcuda_ring_new() does. */
-struct glcuda_ring *test_make_ring(struct glcuda_device *dev, uint32_t w, uint32_t h,
-				   uint32_t slots, uint32_t flags, void *stream);
+struct glcuda_ring *test_make_ring(struct glcuda_device *dev, uint32_t w,
+				   uint32_t h, uint32_t slots, uint32_t flags,
+				   void *stream);
 
 /* GL object names alive in the current context among 1..limit. */
 struct gl_names {
@@ -65,15 +80,14 @@ void test_fill_pattern(const struct format_info *fmt, uint32_t w, uint32_t h,
  * a texture back exactly (desktop GL: glGetTextureImage; GLES: glReadPixels
  * through a framebuffer). Bindings and pixel-store state restored. Return
  * false when GL cannot do it for this format (GL error). */
-bool test_gl_upload(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h,
-		    const void *data);
-bool test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h,
-		      void *out);
+bool test_gl_upload(GLuint tex, const struct format_info *fmt, uint32_t w,
+		    uint32_t h, const void *data);
+bool test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w,
+		      uint32_t h, void *out);
 
 /* First differing pixel of two images, or -1. */
-long test_first_mismatch(const void *a, const void *b, const struct format_info *fmt,
-			 uint32_t w, uint32_t h);
-
+long test_first_mismatch(const void *a, const void *b,
+			 const struct format_info *fmt, uint32_t w, uint32_t h);
 
 /* The ring suites' frame content: GL clears frame n's input to
  * (n & 255, (n >> 8) & 255, 0x5a, 0xff), so a stale or skipped frame shows.
@@ -123,7 +137,8 @@ int test_run_suite(Suite *s);
 /* glcuda_image_new() with the description's members as arguments. */
 static inline int
 test_image_new(struct glcuda_device *dev, uint32_t width, uint32_t height,
-	       enum glcuda_format format, uint32_t flags, struct glcuda_image **out)
+	       enum glcuda_format format, uint32_t flags,
+	       struct glcuda_image **out)
 {
 	struct glcuda_image_desc desc;
 

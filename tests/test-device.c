@@ -23,7 +23,8 @@ struct log_counts {
 };
 
 static void
-count_log(enum glcuda_log_priority prio, void *user_data, const char *fmt, va_list args)
+count_log(enum glcuda_log_priority prio, void *user_data, const char *fmt,
+	  va_list args)
 {
 	struct log_counts *c = user_data;
 
@@ -43,10 +44,12 @@ START_TEST(null_arguments)
 	EGLContext ctx = glcuda_headless_get_context(hl);
 	struct glcuda_device *dev = (void *)0x1;
 
-	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev),
+			 -EINVAL);
 	ck_assert_ptr_eq(dev, (void *)0x1); /* untouched on failure */
 	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "display"));
-	ck_assert_int_eq(glcuda_device_new(dpy, EGL_NO_CONTEXT, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(glcuda_device_new(dpy, EGL_NO_CONTEXT, NULL, &dev),
+			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "context"));
 	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, NULL), -EINVAL);
 	glcuda_device_destroy(NULL); /* no-op */
@@ -105,13 +108,15 @@ START_TEST(global_log_handler)
 
 	/* Without a handler, an early failure goes to stderr. */
 	saved = stderr_begin();
-	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev),
+			 -EINVAL);
 	ck_assert_int_gt(stderr_end(saved), 0);
 
 	/* With one, to the handler only. */
 	glcuda_set_log_handler(count_log, &global);
 	saved = stderr_begin();
-	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev),
+			 -EINVAL);
 	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(stderr_end(saved), 0);
 	ck_assert_int_eq(global.error, 2);
@@ -120,14 +125,16 @@ START_TEST(global_log_handler)
 
 	/* A device without a handler of its own fails through the global one
 	 * (its context is not current: the device exists by then). */
-	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
 	memset(&global, 0, sizeof(global));
 	saved = stderr_begin();
 	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, &dev),
 			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
 	ck_assert_int_eq(stderr_end(saved), 0);
 	ck_assert_int_eq(global.error, 1);
-	ck_assert_ptr_nonnull(strstr(global.last, "GLCUDA_ERROR_NO_CURRENT_CONTEXT"));
+	ck_assert_ptr_nonnull(
+		strstr(global.last, "GLCUDA_ERROR_NO_CURRENT_CONTEXT"));
 
 	/* A device's own handler wins. */
 	memset(&global, 0, sizeof(global));
@@ -138,10 +145,13 @@ START_TEST(global_log_handler)
 
 	/* The priority filters messages without a device. */
 	glcuda_set_log_priority(GLCUDA_LOG_PRIORITY_ERROR + 1);
-	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR + 1);
-	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(glcuda_get_log_priority(),
+			 GLCUDA_LOG_PRIORITY_ERROR + 1);
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev),
+			 -EINVAL);
 	ck_assert_int_eq(global.error, 0);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "display")); /* still recorded */
+	/* still recorded */
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "display"));
 	glcuda_set_log_priority(0);
 	ck_assert_int_eq(glcuda_get_log_priority(), GLCUDA_LOG_PRIORITY_ERROR);
 	setenv("GLCUDA_LOG", "debug", 1);
@@ -151,7 +161,8 @@ START_TEST(global_log_handler)
 	/* NULL puts stderr back. */
 	glcuda_set_log_handler(NULL, NULL);
 	saved = stderr_begin();
-	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(glcuda_device_new(EGL_NO_DISPLAY, ctx, NULL, &dev),
+			 -EINVAL);
 	ck_assert_int_gt(stderr_end(saved), 0);
 	ck_assert_int_eq(global.error, 0);
 
@@ -175,7 +186,8 @@ START_TEST(options_size)
 	const size_t bad[] = {
 		0,                                     /* not set */
 		sizeof(opts) + sizeof(void *),         /* a newer glcuda's */
-		offsetof(struct glcuda_device_options, cuda_context) + 4, /* inside */
+		/* inside */
+		offsetof(struct glcuda_device_options, cuda_context) + 4,
 		sizeof(size_t),                        /* nothing but size */
 	};
 
@@ -187,14 +199,17 @@ START_TEST(options_size)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		opts.size = bad[i];
-		ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev), -EINVAL);
+		ck_assert_int_eq(glcuda_device_new(dpy, ctx, &opts, &dev),
+				 -EINVAL);
 		ck_assert_ptr_eq(dev, (void *)0x1);
-		ck_assert_msg(strstr(glcuda_get_last_error(), "glcuda_device_options.size"),
+		ck_assert_msg(strstr(glcuda_get_last_error(),
+				     "glcuda_device_options.size"),
 			      "size %zu: %s", bad[i], glcuda_get_last_error());
 	}
 	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "sizeof"));
 
-	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
 	opts.log_func = count_log;
 	opts.log_user_data = &own;
 	/* The current size, and an older one that has the handler: it is
@@ -229,11 +244,13 @@ START_TEST(context_not_current)
 	EGLContext ctx = glcuda_headless_get_context(hl);
 	struct glcuda_device *dev = NULL;
 
-	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
 	ck_assert_int_eq(glcuda_device_new(dpy, ctx, NULL, &dev),
 			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
 	ck_assert_ptr_null(dev);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "eglMakeCurrent"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "eglMakeCurrent"));
 	/* glcuda never makes a context current itself. */
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
 	glcuda_headless_destroy(hl);
@@ -244,14 +261,18 @@ static EGLContext
 make_context(EGLDisplay dpy, EGLenum api, int major, int minor)
 {
 	EGLint attribs[] = {
-		EGL_CONTEXT_MAJOR_VERSION, major,
-		EGL_CONTEXT_MINOR_VERSION, minor,
-		api == EGL_OPENGL_API ? EGL_CONTEXT_OPENGL_PROFILE_MASK : EGL_NONE,
+		EGL_CONTEXT_MAJOR_VERSION,
+		major,
+		EGL_CONTEXT_MINOR_VERSION,
+		minor,
+		api == EGL_OPENGL_API ? EGL_CONTEXT_OPENGL_PROFILE_MASK
+				      : EGL_NONE,
 		EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
 		EGL_NONE,
 	};
 	eglBindAPI(api);
-	return eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
+	return eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
+				attribs);
 }
 
 START_TEST(gl_too_old)
@@ -265,14 +286,17 @@ START_TEST(gl_too_old)
 	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, old));
 	if (epoxy_gl_version() >= 45) {
 		/* Some drivers hand out a newer context for a 3.3 request. */
-		printf("GL 3.3 request returned %d: GL_TOO_OLD not testable here\n",
+		printf("GL 3.3 request returned %d: GL_TOO_OLD not testable "
+		       "here\n",
 		       epoxy_gl_version());
 	} else {
-		ck_assert_int_eq(glcuda_device_new(dpy, old, NULL, &dev), GLCUDA_ERROR_GL_TOO_OLD);
+		ck_assert_int_eq(glcuda_device_new(dpy, old, NULL, &dev),
+				 GLCUDA_ERROR_GL_TOO_OLD);
 		ck_assert_ptr_null(dev);
 		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "4.5"));
 	}
-	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
 	eglDestroyContext(dpy, old);
 	eglBindAPI(EGL_OPENGL_API);
 	glcuda_headless_destroy(hl);
@@ -293,9 +317,11 @@ START_TEST(gles2_context)
 		printf("ES 2.0 request returned ES %d.%d: nothing to reject\n",
 		       epoxy_gl_version() / 10, epoxy_gl_version() % 10);
 	} else {
-		ck_assert_int_eq(glcuda_device_new(dpy, es2, NULL, &dev), GLCUDA_ERROR_GL_TOO_OLD);
+		ck_assert_int_eq(glcuda_device_new(dpy, es2, NULL, &dev),
+				 GLCUDA_ERROR_GL_TOO_OLD);
 	}
-	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
 	eglDestroyContext(dpy, es2);
 	eglBindAPI(EGL_OPENGL_API);
 	glcuda_headless_destroy(hl);
@@ -363,8 +389,11 @@ no_cuda_driver(bool gles)
 	fds = test_count_fds();
 	test_count_gl_names(&before, 256);
 	for (int i = 0; i < 3; i++) {
-		ck_assert_int_eq(glcuda_device_new(glcuda_headless_get_display(hl),
-						   glcuda_headless_get_context(hl), &opts, &dev),
+		ck_assert_int_eq(glcuda_device_new(glcuda_headless_get_display(
+							   hl),
+						   glcuda_headless_get_context(
+							   hl),
+						   &opts, &dev),
 				 GLCUDA_ERROR_NO_CUDA_DRIVER);
 		ck_assert_ptr_null(dev);
 	}
@@ -379,19 +408,22 @@ no_cuda_driver(bool gles)
 	test_count_gl_names(&after, 256);
 	ck_assert_gl_names_eq(&before, &after);
 	check_gl_state(&state);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(hl));
 
 	/* Raising the threshold keeps debug lines out. */
 	memset(&logs, 0, sizeof(logs));
 	opts.log_priority = GLCUDA_LOG_PRIORITY_ERROR;
-	glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), &opts, &dev);
+	glcuda_device_new(glcuda_headless_get_display(hl),
+			  glcuda_headless_get_context(hl), &opts, &dev);
 	ck_assert_int_eq(logs.debug, 0);
 	ck_assert_int_eq(logs.info, 0);
 	ck_assert_int_eq(logs.error, 1);
 	/* GLCUDA_LOG=debug raises it again. */
 	memset(&logs, 0, sizeof(logs));
 	setenv("GLCUDA_LOG", "debug", 1);
-	glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), &opts, &dev);
+	glcuda_device_new(glcuda_headless_get_display(hl),
+			  glcuda_headless_get_context(hl), &opts, &dev);
 	unsetenv("GLCUDA_LOG");
 	ck_assert_int_ge(logs.debug, 1);
 
@@ -420,18 +452,27 @@ START_TEST(gl_vulkan_binding)
 	const struct glcuda_caps *caps;
 	int ret;
 
-	ret = device_new_internal(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
-				  NULL, false, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ret = device_new_internal(glcuda_headless_get_display(hl),
+				  glcuda_headless_get_context(hl), NULL, false,
+				  &dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	caps = glcuda_device_get_caps(dev);
-	ck_assert_int_eq(caps->gl_api, _i == 1 ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL);
-	ck_assert_int_ge(caps->gl_major * 10 + caps->gl_minor, _i == 1 ? 30 : 45);
-	ck_assert(memcmp(caps->device_uuid, vk_exporter_info(dev->vk)->device_uuid, 16) == 0);
-	ck_assert(memcmp(caps->driver_uuid, vk_exporter_info(dev->vk)->driver_uuid, 16) == 0);
-	ck_assert_str_eq(caps->vulkan_device_name, vk_exporter_info(dev->vk)->name);
-	ck_assert_uint_ne(caps->formats_supported & (1u << GLCUDA_FORMAT_RGBA8), 0);
+	ck_assert_int_eq(caps->gl_api,
+			 _i == 1 ? GLCUDA_GL_API_GLES : GLCUDA_GL_API_GL);
+	ck_assert_int_ge(caps->gl_major * 10 + caps->gl_minor,
+			 _i == 1 ? 30 : 45);
+	ck_assert(memcmp(caps->device_uuid,
+			 vk_exporter_info(dev->vk)->device_uuid, 16) == 0);
+	ck_assert(memcmp(caps->driver_uuid,
+			 vk_exporter_info(dev->vk)->driver_uuid, 16) == 0);
+	ck_assert_str_eq(caps->vulkan_device_name,
+			 vk_exporter_info(dev->vk)->name);
+	ck_assert_uint_ne(caps->formats_supported & (1u << GLCUDA_FORMAT_RGBA8),
+			  0);
 	ck_assert_uint_gt(caps->max_image_size, 1024);
-	ck_assert_uint_ne(caps->sync_modes_supported & (1u << GLCUDA_SYNC_CPU), 0);
+	ck_assert_uint_ne(caps->sync_modes_supported & (1u << GLCUDA_SYNC_CPU),
+			  0);
 	if (!dev->gl.has_semaphore_fd)
 		ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_CPU);
 	glcuda_device_destroy(dev);
@@ -462,9 +503,11 @@ START_TEST(vulkan_uuid_every_byte)
 	struct vk_exporter *vk;
 	int ret;
 
-	ret = device_new_internal(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
-				  NULL, false, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ret = device_new_internal(glcuda_headless_get_display(hl),
+				  glcuda_headless_get_context(hl), NULL, false,
+				  &dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	memcpy(device_uuid, glcuda_device_get_caps(dev)->device_uuid, 16);
 	memcpy(driver_uuid, glcuda_device_get_caps(dev)->driver_uuid, 16);
 	glcuda_device_destroy(dev);
@@ -472,7 +515,8 @@ START_TEST(vulkan_uuid_every_byte)
 	/* The UUIDs GL gave: found. */
 	vk = NULL;
 	ret = vk_exporter_new(&sink, device_uuid, driver_uuid, false, &vk);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), sink.last_error);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      sink.last_error);
 	vk_exporter_destroy(vk);
 	for (int i = 0; i < 16; i++) {
 		vk = NULL;
@@ -537,8 +581,9 @@ START_TEST(cuda_uuid_every_byte)
 	uint8_t gl_uuid[16], other[16];
 	int ret;
 
-	ck_assert_msg(lib, "the fake CUDA driver tests/fake-cuda/.libs/libfakecuda.so was not "
-		      "found (set GLCUDA_FAKE_CUDA_LIB)");
+	ck_assert_msg(lib, "the fake CUDA driver "
+			   "tests/fake-cuda/.libs/libfakecuda.so was not found "
+			   "(set GLCUDA_FAKE_CUDA_LIB)");
 	setenv("GLCUDA_LIBCUDA", lib, 1);
 	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid);
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
@@ -548,7 +593,8 @@ START_TEST(cuda_uuid_every_byte)
 		fake_cuda_uuid(other);
 		ret = glcuda_device_new(dpy, ctx, NULL, &other_dev);
 		ck_assert_msg(ret == GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
-			      "CUDA UUID differing in byte %d: %s (%s)", i, glcuda_error_get_name(ret),
+			      "CUDA UUID differing in byte %d: %s (%s)", i,
+			      glcuda_error_get_name(ret),
 			      glcuda_get_last_error());
 		ck_assert_ptr_eq(other_dev, (void *)0x1);
 	}
@@ -556,11 +602,13 @@ START_TEST(cuda_uuid_every_byte)
 	/* A context of the fake while its UUID is GL's ... */
 	fake_cuda_uuid(gl_uuid);
 	ret = glcuda_device_new(dpy, ctx, NULL, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	glcuda_device_options_init(&opts);
 	opts.cuda_context = glcuda_device_get_cuda_context(dev);
 	ret = glcuda_device_new(dpy, ctx, &opts, &other_dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	glcuda_device_destroy(other_dev);
 	other_dev = (void *)0x1;
 	/* ... is no longer one of GL's device once its UUID differs. */
@@ -569,8 +617,9 @@ START_TEST(cuda_uuid_every_byte)
 		fake_cuda_uuid(other);
 		ret = glcuda_device_new(dpy, ctx, &opts, &other_dev);
 		ck_assert_msg(ret == GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
-			      "options.cuda_context on a CUDA device whose UUID differs in byte "
-			      "%d: %s (%s)", i, glcuda_error_get_name(ret),
+			      "options.cuda_context on a CUDA device whose "
+			      "UUID differs in byte %d: %s (%s)",
+			      i, glcuda_error_get_name(ret),
 			      glcuda_get_last_error());
 		ck_assert_ptr_eq(other_dev, (void *)0x1);
 	}
@@ -670,8 +719,9 @@ typedef int (*sized_call)(void *ctx, size_t size);
  * end in padding (less than the alignment of its size_t), and its full
  * size gets past the check too. */
 static void
-check_member_boundaries(const char *type, const struct member *members, size_t count,
-			size_t full, bool tail_padding, sized_call call, void *ctx)
+check_member_boundaries(const char *type, const struct member *members,
+			size_t count, size_t full, bool tail_padding,
+			sized_call call, void *ctx)
 {
 	size_t last_end = members[count - 1].offset + members[count - 1].size;
 	char expect[64];
@@ -679,15 +729,20 @@ check_member_boundaries(const char *type, const struct member *members, size_t c
 
 	snprintf(expect, sizeof(expect), "%s.size", type);
 	if (tail_padding)
-		ck_assert_msg(last_end <= full && full - last_end < sizeof(size_t),
-			      "%s: the test's member list does not end the struct", type);
+		ck_assert_msg(
+			last_end <= full && full - last_end < sizeof(size_t),
+			"%s: the test's member list does not end the struct",
+			type);
 	else
-		ck_assert_msg(last_end == full,
-			      "%s: the test's member list does not end the struct", type);
+		ck_assert_msg(
+			last_end == full,
+			"%s: the test's member list does not end the struct",
+			type);
 	if (tail_padding) {
 		int ret = call(ctx, full);
 
-		ck_assert_msg(!(ret == -EINVAL && strstr(glcuda_get_last_error(), expect)),
+		ck_assert_msg(!(ret == -EINVAL &&
+				strstr(glcuda_get_last_error(), expect)),
 			      "%s.size %zu (sizeof) refused: %s", type, full,
 			      glcuda_get_last_error());
 	}
@@ -696,17 +751,23 @@ check_member_boundaries(const char *type, const struct member *members, size_t c
 		size_t inside[2] = { end - 1, members[i].offset + 1 };
 		int ret = call(ctx, end);
 
-		ck_assert_msg(!(ret == -EINVAL && strstr(glcuda_get_last_error(), expect)),
-			      "%s.size %zu (ends with %s) refused: %s", type, end, members[i].name,
-			      glcuda_get_last_error());
+		ck_assert_msg(!(ret == -EINVAL &&
+				strstr(glcuda_get_last_error(), expect)),
+			      "%s.size %zu (ends with %s) refused: %s", type,
+			      end, members[i].name, glcuda_get_last_error());
 		if (members[i].size < 2)
 			continue; /* no byte inside it */
 		for (int k = 0; k < 2; k++) {
 			ret = call(ctx, inside[k]);
-			ck_assert_msg(ret == -EINVAL && strstr(glcuda_get_last_error(), expect),
-				      "%s.size %zu ends inside %s (bytes %zu..%zu), yet: %s: %s", type,
-				      inside[k], members[i].name, members[i].offset, end - 1,
-				      glcuda_error_get_name(ret), glcuda_get_last_error());
+			ck_assert_msg(ret == -EINVAL &&
+					      strstr(glcuda_get_last_error(),
+						     expect),
+				      "%s.size %zu ends inside %s (bytes "
+				      "%zu..%zu), yet: %s: %s",
+				      type, inside[k], members[i].name,
+				      members[i].offset, end - 1,
+				      glcuda_error_get_name(ret),
+				      glcuda_get_last_error());
 			checked++;
 		}
 	}
@@ -739,7 +800,10 @@ static int
 call_ring_new(void *p, size_t size)
 {
 	struct sized_ctx *c = p;
-	struct glcuda_ring_desc desc = { .size = size, .width = 64, .height = 64, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = size,
+					 .width = 64,
+					 .height = 64,
+					 .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_ring *ring = NULL;
 	int ret = glcuda_ring_new(c->dev, &desc, &ring);
@@ -761,7 +825,9 @@ static int
 call_image_new(void *p, size_t size)
 {
 	struct sized_ctx *c = p;
-	struct glcuda_image_desc desc = { .size = size, .width = 64, .height = 64,
+	struct glcuda_image_desc desc = { .size = size,
+					  .width = 64,
+					  .height = 64,
 					  .format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_image *img = NULL;
 	int ret = glcuda_image_new(c->dev, &desc, &img);
@@ -807,39 +873,50 @@ call_diag_cuda_device(void *p, size_t size)
 START_TEST(struct_size_member_boundaries)
 {
 	struct glcuda_headless *hl = test_headless(false);
-	struct sized_ctx c = { glcuda_headless_get_display(hl), glcuda_headless_get_context(hl) };
+	struct sized_ctx c = { glcuda_headless_get_display(hl),
+			       glcuda_headless_get_context(hl) };
 	int ret;
 
-	ck_assert(eglMakeCurrent(c.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert(eglMakeCurrent(c.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
 	check_member_boundaries("glcuda_device_options", device_options_members,
 				ARRAY_LENGTH(device_options_members),
-				sizeof(struct glcuda_device_options), false, call_device_new, &c);
+				sizeof(struct glcuda_device_options), false,
+				call_device_new, &c);
 	ck_assert(eglMakeCurrent(c.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, c.ctx));
 
 	ret = device_new_internal(c.dpy, c.ctx, NULL, false, &c.dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	ret = test_image_new(c.dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &c.img);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	check_member_boundaries("glcuda_ring_desc", ring_desc_members,
-				ARRAY_LENGTH(ring_desc_members), sizeof(struct glcuda_ring_desc),
-				false, call_ring_new, &c);
+				ARRAY_LENGTH(ring_desc_members),
+				sizeof(struct glcuda_ring_desc), false,
+				call_ring_new, &c);
 	check_member_boundaries("glcuda_cuda_plane", cuda_plane_members,
-				ARRAY_LENGTH(cuda_plane_members), sizeof(struct glcuda_cuda_plane),
-				false, call_get_cuda_plane, &c);
+				ARRAY_LENGTH(cuda_plane_members),
+				sizeof(struct glcuda_cuda_plane), false,
+				call_get_cuda_plane, &c);
 	check_member_boundaries("glcuda_image_desc", image_desc_members,
-				ARRAY_LENGTH(image_desc_members), sizeof(struct glcuda_image_desc),
-				false, call_image_new, &c);
-	check_member_boundaries("glcuda_diag_egl_device", diag_egl_device_members,
+				ARRAY_LENGTH(image_desc_members),
+				sizeof(struct glcuda_image_desc), false,
+				call_image_new, &c);
+	check_member_boundaries("glcuda_diag_egl_device",
+				diag_egl_device_members,
 				ARRAY_LENGTH(diag_egl_device_members),
-				sizeof(struct glcuda_diag_egl_device), true, call_diag_egl_device,
-				&c);
+				sizeof(struct glcuda_diag_egl_device), true,
+				call_diag_egl_device, &c);
 	check_member_boundaries("glcuda_diag_vk_device", diag_vk_device_members,
 				ARRAY_LENGTH(diag_vk_device_members),
-				sizeof(struct glcuda_diag_vk_device), true, call_diag_vk_device, &c);
-	check_member_boundaries("glcuda_diag_cuda_device", diag_cuda_device_members,
+				sizeof(struct glcuda_diag_vk_device), true,
+				call_diag_vk_device, &c);
+	check_member_boundaries("glcuda_diag_cuda_device",
+				diag_cuda_device_members,
 				ARRAY_LENGTH(diag_cuda_device_members),
-				sizeof(struct glcuda_diag_cuda_device), true, call_diag_cuda_device,
-				&c);
+				sizeof(struct glcuda_diag_cuda_device), true,
+				call_diag_cuda_device, &c);
 	glcuda_image_destroy(c.img);
 	glcuda_device_destroy(c.dev);
 	glcuda_headless_destroy(hl);
@@ -855,37 +932,49 @@ full_binding(bool gles)
 	const struct glcuda_caps *caps;
 	struct some_gl_state state;
 	GLuint tex, fbo;
+	CUdevice cu_device;
 	CUuuid uuid;
 	int ret;
 
 	set_unusual_gl_state(&state, &tex, &fbo);
-	ret = glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
-				NULL, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ret = glcuda_device_new(glcuda_headless_get_display(hl),
+				glcuda_headless_get_context(hl), NULL, &dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	caps = glcuda_device_get_caps(dev);
-	printf("%s %d.%d on \"%s\"; Vulkan \"%s\"; CUDA %d \"%s\" (driver %d); sync %s\n",
-	       gles ? "GLES" : "GL", caps->gl_major, caps->gl_minor, caps->gl_renderer,
-	       caps->vulkan_device_name, caps->cuda_ordinal, caps->cuda_device_name,
-	       caps->cuda_driver_version, glcuda_sync_mode_get_name(caps->sync_mode));
+	printf("%s %d.%d on \"%s\"; Vulkan \"%s\"; CUDA %d \"%s\" (driver %d); "
+	       "sync %s\n",
+	       gles ? "GLES" : "GL", caps->gl_major, caps->gl_minor,
+	       caps->gl_renderer, caps->vulkan_device_name, caps->cuda_ordinal,
+	       caps->cuda_device_name, caps->cuda_driver_version,
+	       glcuda_sync_mode_get_name(caps->sync_mode));
 	ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_TIMELINE);
 	ck_assert_int_ge(caps->cuda_ordinal, 0);
-	ck_assert_int_eq(CU(cuDeviceGetUuid)(&uuid, glcuda_device_get_cuda_device(dev)),
-			 CUDA_SUCCESS);
+	cu_device = glcuda_device_get_cuda_device(dev);
+	ck_assert_int_eq(CU(cuDeviceGetUuid)(&uuid, cu_device), CUDA_SUCCESS);
 	ck_assert(memcmp(uuid.bytes, caps->device_uuid, 16) == 0);
-	ck_assert(memcmp(vk_exporter_info(dev->vk)->device_uuid, caps->device_uuid, 16) == 0);
+	ck_assert(memcmp(vk_exporter_info(dev->vk)->device_uuid,
+			 caps->device_uuid, 16) == 0);
 	ck_assert_ptr_nonnull(glcuda_device_get_cuda_context(dev));
 	check_gl_state(&state);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(hl));
 	glcuda_device_destroy(dev);
 	/* Tearing down the drivers leaves the caller's context current. */
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(hl));
 
 	/* Forced modes. */
 	for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++) {
-		struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = (enum glcuda_sync_mode)m };
+		struct glcuda_device_options opts = {
+			.size = sizeof(opts),
+			.sync_mode = (enum glcuda_sync_mode)m
+		};
 		ret = glcuda_device_new(glcuda_headless_get_display(hl),
-					glcuda_headless_get_context(hl), &opts, &dev);
-		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+					glcuda_headless_get_context(hl), &opts,
+					&dev);
+		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
 		ck_assert_int_eq(glcuda_device_get_caps(dev)->sync_mode, m);
 		glcuda_device_destroy(dev);
 	}
@@ -917,17 +1006,24 @@ main(void)
 	 * it (the GPU machine's static one) says so and runs the rest. */
 	fake = fake_cuda_lib() != NULL;
 	if (!fake)
-		printf("the fake CUDA driver is not built here: the CUDA UUID checks on it "
-		       "(cuda_uuid_every_byte) do not run\n");
+		printf("the fake CUDA driver is not built here: the CUDA UUID "
+		       "checks on it (cuda_uuid_every_byte) do not run\n");
 	const struct test_case cases[] = {
-		TEST_TCASE("arguments", 0), TEST_ONCE(null_arguments), TEST_ONCE(context_not_current),
-		TEST_ONCE(global_log_handler), TEST_ONCE(options_size), TEST_ONCE(gl_too_old),
-		TEST_ONCE(gles2_context), TEST_ONCE(struct_size_member_boundaries),
-		TEST_TCASE("binding", 120), TEST_LOOP(gl_vulkan_binding, 2),
+		TEST_TCASE("arguments", 0),
+		TEST_ONCE(null_arguments),
+		TEST_ONCE(context_not_current),
+		TEST_ONCE(global_log_handler),
+		TEST_ONCE(options_size),
+		TEST_ONCE(gl_too_old),
+		TEST_ONCE(gles2_context),
+		TEST_ONCE(struct_size_member_boundaries),
+		TEST_TCASE("binding", 120),
+		TEST_LOOP(gl_vulkan_binding, 2),
 		TEST_ONCE(vulkan_uuid_every_byte),
 		TEST_ONCE(cuda ? cuda_binding_gl : no_cuda_driver_gl),
 		TEST_ONCE(cuda ? cuda_binding_gles : no_cuda_driver_gles),
-		TEST_TCASE("fake-cuda", 120), TEST_ONCE(fake ? cuda_uuid_every_byte : NULL),
+		TEST_TCASE("fake-cuda", 120),
+		TEST_ONCE(fake ? cuda_uuid_every_byte : NULL),
 	};
 	return test_run_cases("device", cases);
 }

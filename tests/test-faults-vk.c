@@ -44,7 +44,8 @@ static const struct {
 };
 
 /* The Vulkan object types glcuda makes, whose live count must come back. */
-static const char *const vk_types[] = { "Instance", "Device", "Image", "Memory", "Semaphore" };
+static const char *const vk_types[] = { "Instance", "Device", "Image", "Memory",
+					"Semaphore" };
 
 struct baseline {
 	int fds;
@@ -74,32 +75,38 @@ baseline_check(const struct baseline *b, unsigned long n, const char *what)
 	glFinish();
 	for (size_t t = 0; t < ARRAY_LENGTH(vk_types); t++)
 		ck_assert_msg(fault_vk_live(vk_types[t]) == b->vk_live[t],
-			      "N=%lu (%s): live Vulkan %s objects %ld -> %ld", n, what,
-			      vk_types[t], b->vk_live[t], fault_vk_live(vk_types[t]));
-	ck_assert_msg(test_count_fds() == b->fds, "N=%lu (%s): fds %d -> %d", n, what, b->fds,
-		      test_count_fds());
+			      "N=%lu (%s): live Vulkan %s objects %ld -> %ld",
+			      n, what, vk_types[t], b->vk_live[t],
+			      fault_vk_live(vk_types[t]));
+	ck_assert_msg(test_count_fds() == b->fds, "N=%lu (%s): fds %d -> %d", n,
+		      what, b->fds, test_count_fds());
 	if (fake_live_objects)
-		ck_assert_msg(fake_live_objects() == b->fake_live,
-			      "N=%lu (%s): live CUDA objects of the fake %u -> %u", n, what,
-			      b->fake_live, fake_live_objects());
+		ck_assert_msg(
+			fake_live_objects() == b->fake_live,
+			"N=%lu (%s): live CUDA objects of the fake %u -> %u", n,
+			what, b->fake_live, fake_live_objects());
 	test_count_gl_names(&names, 4096);
 	ck_assert_msg(memcmp(&names, &b->names, sizeof(names)) == 0,
-		      "N=%lu (%s): GL names leaked (textures %d->%d, memory objects %d->%d, "
-		      "semaphores %d->%d, fbos %d->%d, queries %d->%d)", n, what,
-		      b->names.textures, names.textures, b->names.memory_objects,
-		      names.memory_objects, b->names.semaphores, names.semaphores,
-		      b->names.framebuffers, names.framebuffers, b->names.queries, names.queries);
+		      "N=%lu (%s): GL names leaked (textures %d->%d, memory "
+		      "objects %d->%d, semaphores %d->%d, fbos %d->%d, queries "
+		      "%d->%d)",
+		      n, what, b->names.textures, names.textures,
+		      b->names.memory_objects, names.memory_objects,
+		      b->names.semaphores, names.semaphores,
+		      b->names.framebuffers, names.framebuffers,
+		      b->names.queries, names.queries);
 }
 
 static int
-device_new(struct glcuda_headless *hl, enum glcuda_sync_mode mode, uint32_t flags,
-	   struct glcuda_device **dev)
+device_new(struct glcuda_headless *hl, enum glcuda_sync_mode mode,
+	   uint32_t flags, struct glcuda_device **dev)
 {
-	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = mode,
+	struct glcuda_device_options opts = { .size = sizeof(opts),
+					      .sync_mode = mode,
 					      .flags = flags };
 
-	return glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
-				 &opts, dev);
+	return glcuda_device_new(glcuda_headless_get_display(hl),
+				 glcuda_headless_get_context(hl), &opts, dev);
 }
 
 /* The public API's Vulkan work, in one sync mode: images of several formats
@@ -107,20 +114,34 @@ device_new(struct glcuda_headless *hl, enum glcuda_sync_mode mode, uint32_t flag
  * ring of 3 with timings and a few frames through it. Returns the first
  * failing public call's error, or 0; *failed names that call. */
 static int
-scenario(struct glcuda_headless *hl, enum glcuda_sync_mode mode, const char **failed)
+scenario(struct glcuda_headless *hl, enum glcuda_sync_mode mode,
+	 const char **failed)
 {
 	static const enum glcuda_format formats[] = {
-		GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_RGBA16F, GLCUDA_FORMAT_R8, GLCUDA_FORMAT_RG16,
+		GLCUDA_FORMAT_RGBA8,
+		GLCUDA_FORMAT_RGBA16F,
+		GLCUDA_FORMAT_R8,
+		GLCUDA_FORMAT_RG16,
 	};
 	struct glcuda_image *img[ARRAY_LENGTH(formats)] = { NULL };
 	struct glcuda_device *dev = NULL;
 	struct glcuda_ring *ring = NULL;
-	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc),
+					 .width = W,
+					 .height = H,
+					 .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8,
 					 .flags = GLCUDA_RING_FLAG_TIMINGS };
 	int ret;
 
-#define STEP(call) do { ret = (call); if (ret < 0) { *failed = #call; goto out; } } while (0)
+#define STEP(call)                       \
+	do {                             \
+		ret = (call);            \
+		if (ret < 0) {           \
+			*failed = #call; \
+			goto out;        \
+		}                        \
+	} while (0)
 	STEP(device_new(hl, mode, 0, &dev));
 	for (size_t i = 0; i < ARRAY_LENGTH(formats); i++)
 		STEP(test_image_new(dev, W, H, formats[i], 0, &img[i]));
@@ -159,12 +180,15 @@ check_message(unsigned long n, int ret, const char *call, int k)
 	char entry[96];
 
 	ck_assert_ptr_nonnull(vk);
-	ck_assert_msg(ret < 0, "N=%lu: vk%s failed with %s, yet every public call succeeded",
-		      n, vk, injected[k].name);
+	ck_assert_msg(
+		ret < 0,
+		"N=%lu: vk%s failed with %s, yet every public call succeeded",
+		n, vk, injected[k].name);
 	snprintf(entry, sizeof(entry), "vk%s", vk);
 	ck_assert_msg(strstr(msg, entry) && strstr(msg, injected[k].name),
-		      "N=%lu: %s returned %s after %s failed with %s, but its message does not "
-		      "name both: %s", n, call, glcuda_error_get_name(ret), entry,
+		      "N=%lu: %s returned %s after %s failed with %s, but its "
+		      "message does not name both: %s",
+		      n, call, glcuda_error_get_name(ret), entry,
 		      injected[k].name, msg);
 }
 
@@ -184,7 +208,8 @@ tolerated(const char *vk)
 static bool
 instance_call(const char *vk)
 {
-	return vk && (!strcmp(vk, "EnumerateInstanceVersion") || !strcmp(vk, "CreateInstance") ||
+	return vk && (!strcmp(vk, "EnumerateInstanceVersion") ||
+		      !strcmp(vk, "CreateInstance") ||
 		      !strcmp(vk, "EnumerateInstanceLayerProperties"));
 }
 
@@ -207,7 +232,8 @@ instance_child(unsigned long n, int fd)
 	fault_sites_reset(); /* the parent's, copied by fork */
 	fault_inject(FAULT_VULKAN, n, injected[k].code);
 	/* Validation asked for, so that the layer list is read. */
-	ret = device_new(hl, GLCUDA_SYNC_CPU, GLCUDA_DEVICE_FLAG_VULKAN_VALIDATION, &dev);
+	ret = device_new(hl, GLCUDA_SYNC_CPU,
+			 GLCUDA_DEVICE_FLAG_VULKAN_VALIDATION, &dev);
 	fault_disarm(FAULT_VULKAN);
 	vk = fault_failed_call();
 	if (vk && !(tolerated(vk) && ret == 0))
@@ -216,12 +242,14 @@ instance_child(unsigned long n, int fd)
 	/* Nothing left but the process's instance, once made. */
 	for (size_t t = 1; t < ARRAY_LENGTH(vk_types); t++)
 		ck_assert_msg(fault_vk_live(vk_types[t]) == 0,
-			      "N=%lu (vk%s failed in glcuda_device_new): %ld live Vulkan %s", n,
-			      vk, fault_vk_live(vk_types[t]), vk_types[t]);
+			      "N=%lu (vk%s failed in glcuda_device_new): %ld "
+			      "live Vulkan %s",
+			      n, vk, fault_vk_live(vk_types[t]), vk_types[t]);
 	ck_assert_int_le(fault_vk_live("Instance"), 1);
 	count = fault_sites_injected(FAULT_VULKAN, sites, ARRAY_LENGTH(sites));
 	ck_assert_uint_le(count, ARRAY_LENGTH(sites));
-	ck_assert(write(fd, sites, count * sizeof(sites[0])) == (ssize_t)(count * sizeof(sites[0])));
+	ck_assert(write(fd, sites, count * sizeof(sites[0])) ==
+		  (ssize_t)(count * sizeof(sites[0])));
 	glcuda_headless_destroy(hl);
 	_exit(instance_call(vk) ? CHILD_NEXT : CHILD_LAST);
 }
@@ -250,10 +278,12 @@ fail_instance_calls(void)
 		got = read(fds[0], sites, sizeof(sites));
 		close(fds[0]);
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-		ck_assert_msg(WIFEXITED(status) && (WEXITSTATUS(status) == CHILD_NEXT ||
-						    WEXITSTATUS(status) == CHILD_LAST),
-			      "N=%lu: the process that failed the N-th Vulkan call of the first "
-			      "device failed (status 0x%x)", n, status);
+		ck_assert_msg(WIFEXITED(status) &&
+				      (WEXITSTATUS(status) == CHILD_NEXT ||
+				       WEXITSTATUS(status) == CHILD_LAST),
+			      "N=%lu: the process that failed the N-th Vulkan "
+			      "call of the first device failed (status 0x%x)",
+			      n, status);
 		if (got > 0)
 			fault_sites_add(sites, (size_t)got / sizeof(sites[0]));
 		if (WEXITSTATUS(status) == CHILD_LAST)
@@ -267,12 +297,12 @@ START_TEST(every_vulkan_call)
 	/* Sites the scenario cannot reach here, by file, function and entry
 	 * point (the report fails if one no longer names a site of lib/). */
 	static const struct fault_exception no_semaphores[] = {
-		{ "lib/vk/vk-resources.c", "vk_semaphore_create", "CreateSemaphore",
-		  "no GL_EXT_semaphore_fd" },
-		{ "lib/vk/vk-resources.c", "vk_semaphore_export_fd", "GetSemaphoreFdKHR",
-		  "no GL_EXT_semaphore_fd" },
-		{ "lib/vk/vk-resources.c", "vk_semaphore_get_value", "GetSemaphoreCounterValue",
-		  "no GL_EXT_semaphore_fd" },
+		{ "lib/vk/vk-resources.c", "vk_semaphore_create",
+		  "CreateSemaphore", "no GL_EXT_semaphore_fd" },
+		{ "lib/vk/vk-resources.c", "vk_semaphore_export_fd",
+		  "GetSemaphoreFdKHR", "no GL_EXT_semaphore_fd" },
+		{ "lib/vk/vk-resources.c", "vk_semaphore_get_value",
+		  "GetSemaphoreCounterValue", "no GL_EXT_semaphore_fd" },
 	};
 	const struct fault_exception *exceptions = NULL;
 	size_t nexceptions = 0;
@@ -298,10 +328,12 @@ START_TEST(every_vulkan_call)
 		uint32_t supported;
 
 		ret = device_new(hl, GLCUDA_SYNC_AUTO, 0, &dev);
-		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
 		supported = glcuda_device_get_caps(dev)->sync_modes_supported;
 		glcuda_device_destroy(dev);
-		for (int mode = GLCUDA_SYNC_TIMELINE; mode <= GLCUDA_SYNC_CPU; mode++)
+		for (int mode = GLCUDA_SYNC_TIMELINE; mode <= GLCUDA_SYNC_CPU;
+		     mode++)
 			if (supported & (1u << mode))
 				modes[nmodes++] = (enum glcuda_sync_mode)mode;
 		ck_assert_uint_gt(nmodes, 0);
@@ -321,11 +353,13 @@ START_TEST(every_vulkan_call)
 		for (int warm = 0; warm < 2; warm++) {
 			call = NULL;
 			ret = scenario(hl, modes[m], &call);
-			ck_assert_msg(ret == 0, "%s: clean run: %s: %s: %s", mode, call,
-				      glcuda_error_get_name(ret), glcuda_get_last_error());
+			ck_assert_msg(ret == 0, "%s: clean run: %s: %s: %s",
+				      mode, call, glcuda_error_get_name(ret),
+				      glcuda_get_last_error());
 			if (!fake_live_objects)
-				fake_live_objects = (unsigned int (*)(void))fake_cuda_control(
-					"fake_cuda_live_objects");
+				fake_live_objects = (unsigned int (*)(void))
+					fake_cuda_control(
+						"fake_cuda_live_objects");
 		}
 		baseline_take(&base);
 		for (n = 1;; n++) {
@@ -338,8 +372,10 @@ START_TEST(every_vulkan_call)
 			runs++;
 			if (fault_calls(FAULT_VULKAN) < n) {
 				/* Fewer than n calls: every one has failed. */
-				ck_assert_msg(ret == 0, "%s: N=%lu: %s: %s", mode, n,
-					      glcuda_error_get_name(ret), glcuda_get_last_error());
+				ck_assert_msg(ret == 0, "%s: N=%lu: %s: %s",
+					      mode, n,
+					      glcuda_error_get_name(ret),
+					      glcuda_get_last_error());
 				ck_assert_ptr_null(fault_failed_call());
 				break;
 			}
@@ -347,43 +383,53 @@ START_TEST(every_vulkan_call)
 				check_message(n, ret, call ? call : "-", k);
 			baseline_check(&base, n, mode);
 		}
-		printf("%s mode: %lu Vulkan calls in the scenario, each failed once, each "
-		       "unwound\n", mode, n - 1);
+		printf("%s mode: %lu Vulkan calls in the scenario, each failed "
+		       "once, each unwound\n",
+		       mode, n - 1);
 	}
 	/* A site the sweep stepped over (should the number of calls before
 	 * it vary from run to run) is made to fail by where it is, in each
 	 * mode. */
 	{
 		struct fault_target missed[32];
-		size_t nmissed = fault_coverage_missing(FAULT_VULKAN, exceptions, nexceptions,
-							missed, ARRAY_LENGTH(missed));
+		size_t nmissed = fault_coverage_missing(FAULT_VULKAN,
+							exceptions, nexceptions,
+							missed,
+							ARRAY_LENGTH(missed));
 
 		ck_assert_uint_le(nmissed, ARRAY_LENGTH(missed));
 		for (size_t i = 0; i < nmissed; i++) {
 			for (size_t m = 0; m < nmodes; m++) {
-				const char *mode = glcuda_sync_mode_get_name(modes[m]);
+				const char *mode =
+					glcuda_sync_mode_get_name(modes[m]);
 				int k = (int)(i % ARRAY_LENGTH(injected));
 
 				baseline_take(&base);
 				call = NULL;
-				fault_inject_at(FAULT_VULKAN, missed[i].file, missed[i].first,
-						missed[i].last, injected[k].code);
+				fault_inject_at(FAULT_VULKAN, missed[i].file,
+						missed[i].first, missed[i].last,
+						injected[k].code);
 				ret = scenario(hl, modes[m], &call);
 				fault_disarm(FAULT_VULKAN);
 				runs++;
 				if (!fault_failed_call())
 					continue;
-				printf("%s mode: vk%s at %s:%d, stepped over by the sweep, failed "
-				       "by its site\n", mode, missed[i].name, missed[i].file,
+				printf("%s mode: vk%s at %s:%d, stepped over "
+				       "by the sweep, failed by its site\n",
+				       mode, missed[i].name, missed[i].file,
 				       missed[i].first);
-				if (!(tolerated(fault_failed_call()) && ret == 0))
-					check_message(0, ret, call ? call : "-", k);
+				if (!(tolerated(fault_failed_call()) &&
+				      ret == 0))
+					check_message(0, ret, call ? call : "-",
+						      k);
 				baseline_check(&base, 0, mode);
 			}
 		}
 	}
-	ck_assert_msg(fault_coverage_report(FAULT_VULKAN, "Vulkan", exceptions, nexceptions),
-		      "a Vulkan call site of lib/ was never made to fail (listed above)");
+	ck_assert_msg(fault_coverage_report(FAULT_VULKAN, "Vulkan", exceptions,
+					    nexceptions),
+		      "a Vulkan call site of lib/ was never made to fail "
+		      "(listed above)");
 	printf("%lu runs\n", runs);
 	glcuda_headless_destroy(hl);
 }

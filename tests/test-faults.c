@@ -239,9 +239,7 @@ cuda_footprint(CUcontext ctx)
  * outside the scenario (test-device covers it).
  * fault_coverage_report checks that each still names a site of lib/. */
 static const struct fault_exception after_a_failure[] = {
-	{ "lib/device.c", "device_release_drivers", "cuCtxPushCurrent",
-	  "waits for orphaned host functions, left only when a ring's destroy could not wait" },
-	{ "lib/device.c", "device_release_drivers", "cuCtxSynchronize",
+	{ "lib/device.c", "glcuda_device_destroy", "cuCtxSynchronize",
 	  "waits for orphaned host functions, left only when a ring's destroy could not wait" },
 	{ "lib/device.c", "device_release_drivers", "cuDevicePrimaryCtxGetState",
 	  "asked only with orphaned host functions" },

@@ -22,14 +22,16 @@ gpu_require_cuda(void)
 void
 gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode)
 {
-	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = mode };
+	struct glcuda_device_options opts = { .size = sizeof(opts),
+					      .sync_mode = mode };
 	static const int sizes[] = { 1, 2, 4, 8, 16 };
 	int ret;
 
 	memset(g, 0, sizeof(*g));
 	g->hl = test_headless(gles);
-	ret = glcuda_device_new(glcuda_headless_get_display(g->hl), glcuda_headless_get_context(g->hl),
-				&opts, &g->dev);
+	ret = glcuda_device_new(glcuda_headless_get_display(g->hl),
+				glcuda_headless_get_context(g->hl), &opts,
+				&g->dev);
 	ck_assert_msg(ret == 0, "glcuda_device_new (%s, %s): %s: %s",
 		      gles ? "GLES" : "GL", glcuda_sync_mode_get_name(mode),
 		      glcuda_error_get_name(ret), glcuda_get_last_error());
@@ -38,10 +40,12 @@ gpu_setup(struct gpu *g, bool gles, enum glcuda_sync_mode mode)
 	for (size_t i = 0; i < ARRAY_LENGTH(sizes); i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "check_and_fill_%d", sizes[i]);
-		ck_cu(CU(cuModuleGetFunction)(&g->check_and_fill[sizes[i]], g->module, name));
+		ck_cu(CU(cuModuleGetFunction)(&g->check_and_fill[sizes[i]],
+					      g->module, name));
 	}
 	ck_cu(CU(cuModuleGetFunction)(&g->spin_gate, g->module, "spin_gate"));
-	ck_cu(CU(cuModuleGetFunction)(&g->ring_transform, g->module, "ring_transform"));
+	ck_cu(CU(cuModuleGetFunction)(&g->ring_transform, g->module,
+				      "ring_transform"));
 	ck_cu(CU(cuModuleGetFunction)(&g->busy, g->module, "busy"));
 	ck_cu(CU(cuModuleGetFunction)(&g->xor_rgba8, g->module, "xor_rgba8"));
 }
@@ -63,14 +67,17 @@ gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr expect,
 		   CUdeviceptr fill, CUdeviceptr dcount, CUstream stream)
 {
 	CUsurfObject surf = glcuda_image_get_cuda_surface(img);
-	int w = (int)glcuda_image_get_width(img), h = (int)glcuda_image_get_height(img);
+	int w = (int)glcuda_image_get_width(img),
+	    h = (int)glcuda_image_get_height(img);
 	CUdeviceptr first = dcount + 4;
 	void *args[] = { &surf, &w, &h, &expect, &fill, &dcount, &first };
-	unsigned int bpp = glcuda_format_get_bytes_per_pixel(glcuda_image_get_format(img));
+	unsigned int bpp =
+		glcuda_format_get_bytes_per_pixel(glcuda_image_get_format(img));
 
-	ck_cu(CU(cuLaunchKernel)(g->check_and_fill[bpp], (unsigned)(w + 15) / 16,
-					 (unsigned)(h + 15) / 16, 1, 16, 16, 1, 0, stream, args,
-					 NULL));
+	ck_cu(CU(cuLaunchKernel)(g->check_and_fill[bpp],
+				 (unsigned)(w + 15) / 16,
+				 (unsigned)(h + 15) / 16, 1, 16, 16, 1, 0,
+				 stream, args, NULL));
 }
 
 size_t
@@ -105,8 +112,8 @@ gpu_upload(const void *data, size_t size)
 }
 
 void
-gpu_patterns_init(struct gpu_patterns *p, const struct format_info *fmt, uint32_t w, uint32_t h,
-		  uint32_t seed)
+gpu_patterns_init(struct gpu_patterns *p, const struct format_info *fmt,
+		  uint32_t w, uint32_t h, uint32_t seed)
 {
 	p->size = (size_t)w * h * fmt->bytes_per_pixel;
 	p->a = malloc(p->size);
@@ -133,9 +140,11 @@ gpu_patterns_fini(struct gpu_patterns *p)
 
 void
 gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
-	      const struct format_info *fmt, uint32_t seed, CUstream stream, const char *tag)
+	      const struct format_info *fmt, uint32_t seed, CUstream stream,
+	      const char *tag)
 {
-	const uint32_t w = glcuda_image_get_width(img), h = glcuda_image_get_height(img);
+	const uint32_t w = glcuda_image_get_width(img),
+		       h = glcuda_image_get_height(img);
 	struct gpu_patterns p;
 	uint32_t count[2];
 
@@ -153,9 +162,11 @@ gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
 		/* GLES cannot read every format back: check the memory
 		 * through Vulkan instead, after GL is done. */
 		glFinish();
-		ck_assert_int_eq(vk_image_read(g->dev->vk, &img->vk, fmt, p.got, p.size), 0);
-		ck_assert_msg(test_first_mismatch(p.b, p.got, fmt, w, h) < 0, "%s: Vulkan read wrong",
-			      tag);
+		ck_assert_int_eq(vk_image_read(g->dev->vk, &img->vk, fmt, p.got,
+					       p.size),
+				 0);
+		ck_assert_msg(test_first_mismatch(p.b, p.got, fmt, w, h) < 0,
+			      "%s: Vulkan read wrong", tag);
 	} else {
 		/* A wrapped image has no Vulkan view: hand it to CUDA once
 		 * more and check there that GL's copy is what CUDA wrote. */
@@ -165,10 +176,11 @@ gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
 	}
 	ck_cu(CU(cuStreamSynchronize)(stream));
 	ck_cu(CU(cuMemcpyDtoH)(count, p.dcount, 8));
-	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels, first %u", tag, count[0],
-		      count[1]);
+	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels, first %u",
+		      tag, count[0], count[1]);
 	ck_cu(CU(cuMemcpyDtoH)(count, p.dcount + 8, 8));
-	ck_assert_msg(count[0] == 0, "%s: CUDA saw %u wrong pixels of its own write, first %u",
+	ck_assert_msg(count[0] == 0,
+		      "%s: CUDA saw %u wrong pixels of its own write, first %u",
 		      tag, count[0], count[1]);
 	gpu_patterns_fini(&p);
 }

@@ -27,16 +27,17 @@ void gpu_teardown(struct gpu *g);
 
 /* Launch check_and_fill for the image: compare with expect (device
  * pointer or 0) and write fill (or 0); counters at dcount[0..1]. */
-void gpu_check_and_fill(struct gpu *g, struct glcuda_image *img, CUdeviceptr expect,
-			CUdeviceptr fill, CUdeviceptr dcount, CUstream stream);
+void gpu_check_and_fill(struct gpu *g, struct glcuda_image *img,
+			CUdeviceptr expect, CUdeviceptr fill,
+			CUdeviceptr dcount, CUstream stream);
 
 /* GL uploads a pattern into tex (the image's texture, or the one a wrapped
  * EGLImage was made from) -> CUDA checks it exactly and writes another ->
  * GL reads that back exactly (where GL cannot read the format: Vulkan for
  * shared images, one more CUDA check for wrapped ones). */
 void gpu_roundtrip(struct gpu *g, struct glcuda_image *img, GLuint tex,
-		   const struct format_info *fmt, uint32_t seed, CUstream stream,
-		   const char *tag);
+		   const struct format_info *fmt, uint32_t seed,
+		   CUstream stream, const char *tag);
 
 /* CUDA's free device memory once GL and the current CUDA context are idle
  * (glFinish: GL releases what it deleted only when its work is done). The
@@ -61,8 +62,8 @@ struct gpu_patterns {
 	uint8_t *a, *b, *got;
 	CUdeviceptr da, db, dcount;
 };
-void gpu_patterns_init(struct gpu_patterns *p, const struct format_info *fmt, uint32_t w,
-		       uint32_t h, uint32_t seed);
+void gpu_patterns_init(struct gpu_patterns *p, const struct format_info *fmt,
+		       uint32_t w, uint32_t h, uint32_t seed);
 void gpu_patterns_fini(struct gpu_patterns *p);
 
 /* Device copy of a host buffer. */

@@ -37,7 +37,8 @@ egl_has_cuda_device(void)
 	if (!eglQueryDevicesEXT(32, devices, &n))
 		return false;
 	for (EGLint i = 0; i < n; i++) {
-		const char *exts = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+		const char *exts =
+			eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
 
 		if (exts && strstr(exts, "EGL_NV_device_cuda"))
 			return true;
@@ -76,12 +77,15 @@ START_TEST(test_gl_context)
 	int ret;
 
 	ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_NONE, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	ck_assert_ptr_nonnull(hl);
 	ck_assert_ptr_ne(glcuda_headless_get_display(hl), EGL_NO_DISPLAY);
 	ck_assert_ptr_ne(glcuda_headless_get_context(hl), EGL_NO_CONTEXT);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
-	ck_assert_ptr_eq(eglGetCurrentDisplay(), glcuda_headless_get_display(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentDisplay(),
+			 glcuda_headless_get_display(hl));
 	ck_assert_ptr_eq(eglGetCurrentSurface(EGL_DRAW), EGL_NO_SURFACE);
 
 	ck_assert(epoxy_is_desktop_gl());
@@ -93,8 +97,10 @@ START_TEST(test_gl_context)
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
 
 	/* The description names the display and ends with the renderer. */
-	ck_assert_int_gt(strlen(glcuda_headless_get_description(hl)), strlen(renderer));
-	ck_assert_ptr_nonnull(strstr(glcuda_headless_get_description(hl), renderer));
+	ck_assert_int_gt(strlen(glcuda_headless_get_description(hl)),
+			 strlen(renderer));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_headless_get_description(hl), renderer));
 	ck_assert_str_eq(glcuda_get_last_error(), "");
 
 	destroy_current(hl);
@@ -107,13 +113,16 @@ START_TEST(test_gles_context)
 	int ret;
 
 	ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(hl));
 	ck_assert_int_eq(eglQueryAPI(), EGL_OPENGL_ES_API);
 	ck_assert(!epoxy_is_desktop_gl());
 	ck_assert_int_ge(epoxy_gl_version(), 30);
 	ck_assert_ptr_nonnull(glGetString(GL_VERSION));
-	ck_assert_ptr_nonnull(strstr((const char *)glGetString(GL_VERSION), "OpenGL ES"));
+	ck_assert_ptr_nonnull(
+		strstr((const char *)glGetString(GL_VERSION), "OpenGL ES"));
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
 
 	destroy_current(hl);
@@ -127,7 +136,8 @@ START_TEST(test_debug_context)
 	int ret;
 
 	ret = glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_DEBUG, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	glGetIntegerv(GL_CONTEXT_FLAGS, &flags);
 	ck_assert(flags & GL_CONTEXT_FLAG_DEBUG_BIT);
 	glcuda_headless_destroy(hl);
@@ -141,15 +151,18 @@ START_TEST(test_make_current)
 
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
 	dpy = glcuda_headless_get_display(hl);
-	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
 
 	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(hl));
 	ck_assert_ptr_nonnull(glGetString(GL_RENDERER));
 
 	/* Destroying a context that is not current leaves the thread alone. */
-	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT));
+	ck_assert(eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE,
+				 EGL_NO_CONTEXT));
 	destroy_current(hl);
 
 	ck_assert_int_eq(glcuda_headless_make_current(NULL), -EINVAL);
@@ -161,9 +174,12 @@ START_TEST(test_two_at_once)
 	struct glcuda_headless *a = NULL, *b = NULL;
 
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &a), 0);
-	ck_assert_int_eq(glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &b), 0);
-	ck_assert_ptr_ne(glcuda_headless_get_context(a), glcuda_headless_get_context(b));
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(b));
+	ck_assert_int_eq(glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &b),
+			 0);
+	ck_assert_ptr_ne(glcuda_headless_get_context(a),
+			 glcuda_headless_get_context(b));
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(b));
 
 	/* Both may live on the same display (a per-platform singleton):
 	 * destroying one must not terminate it under the other. */
@@ -226,11 +242,13 @@ END_TEST
  */
 START_TEST(test_cuda_ordinal_without_cuda)
 {
-	struct glcuda_headless *current = NULL, *hl = (struct glcuda_headless *)0x1;
+	struct glcuda_headless *current = NULL,
+			       *hl = (struct glcuda_headless *)0x1;
 	int ret, expected;
 
 	if (egl_has_cuda_device()) {
-		fprintf(stderr, "test_cuda_ordinal_without_cuda: an EGL device is a "
+		fprintf(stderr,
+			"test_cuda_ordinal_without_cuda: an EGL device is a "
 			"CUDA device here, nothing to test\n");
 		return;
 	}
@@ -245,9 +263,11 @@ START_TEST(test_cuda_ordinal_without_cuda)
 	ck_assert_ptr_eq(hl, (struct glcuda_headless *)0x1);
 	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "CUDA device 0"));
 	if (expected == GLCUDA_ERROR_NO_CUDA_DRIVER)
-		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "libcuda.so.1"));
+		ck_assert_ptr_nonnull(
+			strstr(glcuda_get_last_error(), "libcuda.so.1"));
 
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(current));
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(current));
 	ck_assert_int_eq(eglQueryAPI(), EGL_OPENGL_API);
 	glcuda_headless_destroy(current);
 	unsetenv("GLCUDA_LIBCUDA");
@@ -276,7 +296,8 @@ find_fake_cuda(char path[PATH_MAX])
 	snprintf(cand, sizeof(cand), "%s/fake-cuda/.libs/libfakecuda.so", exe);
 	if (realpath(cand, path))
 		return true;
-	snprintf(cand, sizeof(cand), "%s/../fake-cuda/.libs/libfakecuda.so", exe);
+	snprintf(cand, sizeof(cand), "%s/../fake-cuda/.libs/libfakecuda.so",
+		 exe);
 	return realpath(cand, path) != NULL;
 }
 
@@ -295,18 +316,21 @@ fake_cuda_for_any(bool uuid, char gl_uuid_out[33])
 	uint8_t gl_uuid[GL_UUID_SIZE_EXT] = { 0 };
 
 	if (egl_has_cuda_device()) {
-		fprintf(stderr, "an EGL device is a CUDA device here (EGL_NV_device_cuda): "
-			"-1 does not match by UUID, nothing to test with the fake\n");
+		fprintf(stderr, "an EGL device is a CUDA device here "
+				"(EGL_NV_device_cuda): -1 does not match by "
+				"UUID, nothing to test with the fake\n");
 		return false;
 	}
-	ck_assert_msg(find_fake_cuda(path), "the fake CUDA driver "
-		      "tests/fake-cuda/.libs/libfakecuda.so was not found (make check "
-		      "builds it; or set GLCUDA_FAKE_CUDA_LIB)");
+	ck_assert_msg(find_fake_cuda(path),
+		      "the fake CUDA driver "
+		      "tests/fake-cuda/.libs/libfakecuda.so was not found "
+		      "(make check builds it; or set GLCUDA_FAKE_CUDA_LIB)");
 
 	setenv("GLCUDA_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
 	if (!epoxy_has_gl_extension("GL_EXT_memory_object")) {
-		fprintf(stderr, "GL has no GL_EXT_memory_object (no device UUID): "
+		fprintf(stderr,
+			"GL has no GL_EXT_memory_object (no device UUID): "
 			"nothing to match\n");
 		glcuda_headless_destroy(hl);
 		return false;
@@ -340,10 +364,13 @@ START_TEST(test_any_matches_cuda_uuid)
 	if (!fake_cuda_for_any(true, want))
 		return;
 	ret = glcuda_headless_new(-1, _i ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	desc = glcuda_headless_get_description(hl);
-	ck_assert_msg(strstr(desc, "(UUID of CUDA 0)"), "description \"%s\" does not "
-		      "say the display is CUDA device 0's", desc);
+	ck_assert_msg(strstr(desc, "(UUID of CUDA 0)"),
+		      "description \"%s\" does not say the display is CUDA "
+		      "device 0's",
+		      desc);
 	ck_assert_msg(!strstr(desc, "no interop"), "description \"%s\"", desc);
 	glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid);
 	for (int i = 0; i < 16; i++)
@@ -369,22 +396,30 @@ START_TEST(test_any_matches_no_cuda_device)
 	if (!fake_cuda_for_any(false, NULL))
 		return;
 	ret = glcuda_headless_new(-1, 0, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	desc = glcuda_headless_get_description(hl);
 	ck_assert_msg(strstr(desc, "[none of the 1 CUDA device: no interop]"),
-		      "description \"%s\" does not say the display is no CUDA device's", desc);
-	ck_assert_msg(!strstr(desc, "UUID of CUDA"), "description \"%s\"", desc);
+		      "description \"%s\" does not say the display is no CUDA "
+		      "device's",
+		      desc);
+	ck_assert_msg(!strstr(desc, "UUID of CUDA"), "description \"%s\"",
+		      desc);
 
 	ret = glcuda_device_new(glcuda_headless_get_display(hl),
 				glcuda_headless_get_context(hl), NULL, &dev);
-	if (ret == GLCUDA_ERROR_NO_VULKAN || ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
+	if (ret == GLCUDA_ERROR_NO_VULKAN ||
+	    ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
 	    ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE ||
 	    ret == GLCUDA_ERROR_MISSING_GL_EXTENSION)
-		fprintf(stderr, "glcuda_device_new stops before CUDA here (%s): the "
-			"error it gives is not tested\n", glcuda_error_get_name(ret));
+		fprintf(stderr,
+			"glcuda_device_new stops before CUDA here (%s): the "
+			"error it gives is not tested\n",
+			glcuda_error_get_name(ret));
 	else
-		ck_assert_msg(ret == GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE, "got %s: %s",
-			      glcuda_error_get_name(ret), glcuda_get_last_error());
+		ck_assert_msg(ret == GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE,
+			      "got %s: %s", glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
 	ck_assert_ptr_null(dev);
 	glcuda_headless_destroy(hl);
 }
@@ -402,24 +437,31 @@ START_TEST(test_any_nv_device_cuda)
 	int ret;
 
 	if (!egl_has_cuda_device()) {
-		fprintf(stderr, "no EGL device has EGL_NV_device_cuda here: nothing to test\n");
+		fprintf(stderr, "no EGL device has EGL_NV_device_cuda here: "
+				"nothing to test\n");
 		return;
 	}
 	ck_assert(eglQueryDevicesEXT(32, devices, &n));
 	for (EGLint i = 0; i < n && !want[0]; i++) {
-		const char *exts = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+		const char *exts =
+			eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
 		EGLAttrib cuda;
 
 		if (exts && strstr(exts, "EGL_NV_device_cuda") &&
-		    eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &cuda))
-			snprintf(want, sizeof(want), "EGL device %d (EGL_NV_device_cuda, CUDA %ld",
+		    eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV,
+					    &cuda))
+			snprintf(want, sizeof(want),
+				 "EGL device %d (EGL_NV_device_cuda, CUDA %ld",
 				 (int)i, (long)cuda);
 		(void)eglGetError();
 	}
-	ck_assert_msg(want[0], "no EGL device names a CUDA device CUDA can see");
+	ck_assert_msg(want[0],
+		      "no EGL device names a CUDA device CUDA can see");
 	ret = glcuda_headless_new(-1, 0, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
-	ck_assert_msg(strncmp(glcuda_headless_get_description(hl), want, strlen(want)) == 0,
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
+	ck_assert_msg(strncmp(glcuda_headless_get_description(hl), want,
+			      strlen(want)) == 0,
 		      "description \"%s\", expected it to start with \"%s\"",
 		      glcuda_headless_get_description(hl), want);
 	glcuda_headless_destroy(hl);
@@ -439,9 +481,11 @@ START_TEST(test_any_cuda_sees_no_device)
 		return;
 	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuInit:1:CUDA_ERROR_NO_DEVICE", 1);
 	ret = glcuda_headless_new(-1, 0, &hl);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	desc = glcuda_headless_get_description(hl);
-	ck_assert_msg(!strstr(desc, "UUID of CUDA") && !strstr(desc, "no interop"),
+	ck_assert_msg(!strstr(desc, "UUID of CUDA") &&
+			      !strstr(desc, "no interop"),
 		      "description \"%s\"", desc);
 	glcuda_headless_destroy(hl);
 	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
@@ -458,7 +502,8 @@ START_TEST(test_any_without_cuda)
 	setenv("GLCUDA_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
 	desc = glcuda_headless_get_description(hl);
-	ck_assert_msg(!strstr(desc, "UUID of CUDA") && !strstr(desc, "no interop"),
+	ck_assert_msg(!strstr(desc, "UUID of CUDA") &&
+			      !strstr(desc, "no interop"),
 		      "description \"%s\"", desc);
 	ck_assert_msg(strncmp(desc, "EGL device ", 11) == 0 ||
 		      strncmp(desc, "Mesa surfaceless platform", 25) == 0,
@@ -477,7 +522,9 @@ START_TEST(test_no_fd_leak)
 	 * the life of the process. */
 	ck_assert_int_eq(glcuda_headless_new(-1, 0, &hl), 0);
 	glcuda_headless_destroy(hl);
-	ck_assert_int_eq(glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES, &hl), 0);
+	ck_assert_int_eq(glcuda_headless_new(-1, GLCUDA_HEADLESS_FLAG_GLES,
+					     &hl),
+			 0);
 	glcuda_headless_destroy(hl);
 
 	before = test_count_fds();
@@ -523,9 +570,10 @@ probe_display(void)
 	if (!freopen("/dev/null", "w", stderr))
 		return 1;
 	ret = glcuda_headless_new(-1, 0, &hl);
-	if (ret == GLCUDA_ERROR_NO_DISPLAY || ret == GLCUDA_ERROR_MISSING_EGL_EXTENSION) {
-		printf("SKIP: no EGL display can be opened (no EGL device, no Mesa "
-		       "surfaceless platform)\n");
+	if (ret == GLCUDA_ERROR_NO_DISPLAY ||
+	    ret == GLCUDA_ERROR_MISSING_EGL_EXTENSION) {
+		printf("SKIP: no EGL display can be opened (no EGL device, no "
+		       "Mesa surfaceless platform)\n");
 		return 77;
 	}
 	if (ret == 0)
@@ -537,16 +585,26 @@ int
 main(void)
 {
 	const struct test_case cases[] = {
-		TEST_TCASE("contexts", 0), TEST_ONCE(test_gl_context), TEST_ONCE(test_gles_context),
-		TEST_ONCE(test_debug_context), TEST_ONCE(test_make_current),
-		TEST_ONCE(test_two_at_once), TEST_ONCE(test_display_ownership),
-		TEST_TCASE("errors", 0), TEST_ONCE(test_extension_list),
-		TEST_ONCE(test_invalid_arguments), TEST_ONCE(test_cuda_ordinal_without_cuda),
+		TEST_TCASE("contexts", 0),
+		TEST_ONCE(test_gl_context),
+		TEST_ONCE(test_gles_context),
+		TEST_ONCE(test_debug_context),
+		TEST_ONCE(test_make_current),
+		TEST_ONCE(test_two_at_once),
+		TEST_ONCE(test_display_ownership),
+		TEST_TCASE("errors", 0),
+		TEST_ONCE(test_extension_list),
+		TEST_ONCE(test_invalid_arguments),
+		TEST_ONCE(test_cuda_ordinal_without_cuda),
 		/* _i: 0 GL, 1 GLES. */
-		TEST_TCASE("any-device", 0), TEST_LOOP(test_any_matches_cuda_uuid, 2),
-		TEST_ONCE(test_any_matches_no_cuda_device), TEST_ONCE(test_any_cuda_sees_no_device),
-		TEST_ONCE(test_any_nv_device_cuda), TEST_ONCE(test_any_without_cuda),
-		TEST_TCASE("leaks", 120), TEST_ONCE(test_no_fd_leak),
+		TEST_TCASE("any-device", 0),
+		TEST_LOOP(test_any_matches_cuda_uuid, 2),
+		TEST_ONCE(test_any_matches_no_cuda_device),
+		TEST_ONCE(test_any_cuda_sees_no_device),
+		TEST_ONCE(test_any_nv_device_cuda),
+		TEST_ONCE(test_any_without_cuda),
+		TEST_TCASE("leaks", 120),
+		TEST_ONCE(test_no_fd_leak),
 	};
 
 	test_require(probe_display);

@@ -25,9 +25,11 @@ setup(bool gles)
 	int ret;
 
 	hl = test_headless(gles);
-	ret = device_new_internal(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
-				  NULL, false, &dev);
-	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret), glcuda_get_last_error());
+	ret = device_new_internal(glcuda_headless_get_display(hl),
+				  glcuda_headless_get_context(hl), NULL, false,
+				  &dev);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 }
 
 static void
@@ -45,15 +47,18 @@ teardown(void)
  * type and keep the channels the format has. Formats of equal,
  * byte-aligned components only. */
 static bool
-gl_readback_rgba(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t h, void *out)
+gl_readback_rgba(GLuint tex, const struct format_info *fmt, uint32_t w,
+		 uint32_t h, void *out)
 {
-	size_t csize = fmt->bytes_per_pixel / fmt->cu_channels, npix = (size_t)w * h;
+	size_t csize = fmt->bytes_per_pixel / fmt->cu_channels,
+	       npix = (size_t)w * h;
 	uint8_t *rgba;
 	struct gl_saved_state saved;
 	GLuint fbo;
 	GLenum err;
 
-	if (fmt->gl_type != GL_UNSIGNED_BYTE && fmt->gl_type != GL_UNSIGNED_SHORT &&
+	if (fmt->gl_type != GL_UNSIGNED_BYTE &&
+	    fmt->gl_type != GL_UNSIGNED_SHORT &&
 	    fmt->gl_type != GL_HALF_FLOAT && fmt->gl_type != GL_FLOAT)
 		return false;
 	rgba = malloc(npix * 4 * csize);
@@ -65,17 +70,19 @@ gl_readback_rgba(GLuint tex, const struct format_info *fmt, uint32_t w, uint32_t
 	glPixelStorei(GL_PACK_ROW_LENGTH, 0);
 	glGenFramebuffers(1, &fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, tex, 0);
 	glReadPixels(0, 0, (GLsizei)w, (GLsizei)h, GL_RGBA, fmt->gl_type, rgba);
 	glDeleteFramebuffers(1, &fbo);
 	gl_restore_state(&saved);
 	err = gl_take_error();
 	if (err == GL_NO_ERROR)
 		for (size_t i = 0; i < npix; i++)
-			memcpy((uint8_t *)out + i * fmt->bytes_per_pixel, rgba + i * 4 * csize,
-			       fmt->bytes_per_pixel);
+			memcpy((uint8_t *)out + i * fmt->bytes_per_pixel,
+			       rgba + i * 4 * csize, fmt->bytes_per_pixel);
 	else
-		fprintf(stderr, "readback(%s) as RGBA: %s\n", fmt->name, gl_error_name(err));
+		fprintf(stderr, "readback(%s) as RGBA: %s\n", fmt->name,
+			gl_error_name(err));
 	free(rgba);
 	return err == GL_NO_ERROR;
 }
@@ -92,48 +99,64 @@ roundtrip(bool gles)
 
 	setup(gles);
 	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
-		const struct format_info *fmt = format_info((enum glcuda_format)f);
+		const struct format_info *fmt =
+			format_info((enum glcuda_format)f);
 		size_t size = (size_t)w * h * fmt->bytes_per_pixel;
-		uint8_t *a = malloc(size), *b = malloc(size), *got = malloc(size);
+		uint8_t *a = malloc(size), *b = malloc(size),
+			*got = malloc(size);
 		struct glcuda_image *img = NULL;
 		long bad;
 		int ret;
 
-		ck_assert_msg(glcuda_device_get_caps(dev)->formats_supported & (1u << f),
-			      "%s %s: not exportable here", gles ? "GLES" : "GL", fmt->name);
+		ck_assert_msg(glcuda_device_get_caps(dev)->formats_supported &
+				      (1u << f),
+			      "%s %s: not exportable here",
+			      gles ? "GLES" : "GL", fmt->name);
 		ret = test_image_new(dev, w, h, fmt->format, 0, &img);
-		ck_assert_msg(ret == 0, "%s %s: %s: %s", gles ? "GLES" : "GL", fmt->name,
-			      glcuda_error_get_name(ret), glcuda_get_last_error());
+		ck_assert_msg(ret == 0, "%s %s: %s: %s", gles ? "GLES" : "GL",
+			      fmt->name, glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
 		ck_assert_uint_ne(glcuda_image_get_gl_texture(img), 0);
 		ck_assert_uint_eq(glcuda_image_get_width(img), w);
 		ck_assert_uint_eq(glcuda_image_get_format(img), fmt->format);
 
 		test_fill_pattern(fmt, w, h, 1, a);
 		test_fill_pattern(fmt, w, h, 2, b);
-		ck_assert_msg(test_gl_upload(img->texture, fmt, w, h, a), "%s %s: GL upload",
-			      gles ? "GLES" : "GL", fmt->name);
+		ck_assert_msg(test_gl_upload(img->texture, fmt, w, h, a),
+			      "%s %s: GL upload", gles ? "GLES" : "GL",
+			      fmt->name);
 		glFinish();
-		ck_assert_int_eq(vk_image_read(dev->vk, &img->vk, fmt, got, size), 0);
+		ck_assert_int_eq(vk_image_read(dev->vk, &img->vk, fmt, got,
+					       size),
+				 0);
 		bad = test_first_mismatch(a, got, fmt, w, h);
-		ck_assert_msg(bad < 0, "%s: GL write, Vulkan read: pixel %ld differs", fmt->name, bad);
+		ck_assert_msg(bad < 0,
+			      "%s: GL write, Vulkan read: pixel %ld differs",
+			      fmt->name, bad);
 
-		ck_assert_int_eq(vk_image_write(dev->vk, &img->vk, fmt, b, size), 0);
+		ck_assert_int_eq(vk_image_write(dev->vk, &img->vk, fmt, b,
+						size),
+				 0);
 		/* GLES 3 cannot read depth back (no glReadPixels of
 		 * GL_DEPTH_COMPONENT): GL's write and Vulkan's read above
 		 * are what it checks of depth. */
 		if (gles && fmt->is_depth)
 			memcpy(got, b, size);
 		else
-			ck_assert_msg(test_gl_readback(img->texture, fmt, w, h, got) ||
-				      gl_readback_rgba(img->texture, fmt, w, h, got),
+			ck_assert_msg(test_gl_readback(img->texture, fmt, w, h,
+						       got) ||
+					      gl_readback_rgba(img->texture,
+							       fmt, w, h, got),
 				      "%s %s: GL cannot read the image back",
 				      gles ? "GLES" : "GL", fmt->name);
 		bad = test_first_mismatch(b, got, fmt, w, h);
-		ck_assert_msg(bad < 0, "%s: Vulkan write, GL read: pixel %ld differs", fmt->name,
-			      bad);
+		ck_assert_msg(bad < 0,
+			      "%s: Vulkan write, GL read: pixel %ld differs",
+			      fmt->name, bad);
 		glcuda_image_destroy(img);
 		tested++;
-		printf("%s %s: GL->Vulkan and Vulkan->GL exact\n", gles ? "GLES" : "GL", fmt->name);
+		printf("%s %s: GL->Vulkan and Vulkan->GL exact\n",
+		       gles ? "GLES" : "GL", fmt->name);
 		free(a);
 		free(b);
 		free(got);
@@ -162,12 +185,16 @@ START_TEST(render_target)
 	uint8_t px[4];
 
 	setup(false);
-	ck_assert_int_eq(test_image_new(dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	ck_assert_int_eq(test_image_new(dev, 16, 16, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
+			 0);
 	glGenFramebuffers(1, &fbo);
 	glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
-			       glcuda_image_get_gl_texture(img), 0);
-	ck_assert_int_eq(glCheckFramebufferStatus(GL_FRAMEBUFFER), GL_FRAMEBUFFER_COMPLETE);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, glcuda_image_get_gl_texture(img),
+			       0);
+	ck_assert_int_eq(glCheckFramebufferStatus(GL_FRAMEBUFFER),
+			 GL_FRAMEBUFFER_COMPLETE);
 	glClearColor(1.0f, 0.0f, 1.0f, 0.0f);
 	glClear(GL_COLOR_BUFFER_BIT);
 	glReadPixels(3, 5, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
@@ -198,7 +225,9 @@ START_TEST(gl_state_restored)
 	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
 
-	ck_assert_int_eq(test_image_new(dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	ck_assert_int_eq(test_image_new(dev, 32, 32, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
+			 0);
 	glcuda_image_destroy(img);
 
 	glGetIntegerv(GL_ACTIVE_TEXTURE, &v);
@@ -211,7 +240,8 @@ START_TEST(gl_state_restored)
 	ck_assert_int_eq(v, (GLint)pbo);
 	glGetIntegerv(GL_UNPACK_ALIGNMENT, &v);
 	ck_assert_int_eq(v, 2);
-	ck_assert_ptr_eq(eglGetCurrentContext(), glcuda_headless_get_context(hl));
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(hl));
 
 	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 	glDeleteBuffers(1, &pbo);
@@ -236,7 +266,9 @@ START_TEST(no_leaks)
 	 * leaks. */
 	for (int i = 0; i < 2; i++) {
 		struct glcuda_image *img = NULL;
-		ck_assert_int_eq(test_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+		ck_assert_int_eq(test_image_new(dev, 64, 64,
+						GLCUDA_FORMAT_RGBA8, 0, &img),
+				 0);
 		glcuda_image_destroy(img);
 	}
 	fds = test_count_fds();
@@ -244,7 +276,8 @@ START_TEST(no_leaks)
 	for (int i = 0; i < 300; i++) {
 		struct glcuda_image *img = NULL;
 		enum glcuda_format f = mix[i % ARRAY_LENGTH(mix)];
-		uint32_t w = 16 + (uint32_t)(i * 37) % 500, h = 8 + (uint32_t)(i * 53) % 300;
+		uint32_t w = 16 + (uint32_t)(i * 37) % 500,
+			 h = 8 + (uint32_t)(i * 53) % 300;
 		ck_assert_int_eq(test_image_new(dev, w, h, f, 0, &img), 0);
 		glcuda_image_destroy(img);
 	}
@@ -265,22 +298,41 @@ START_TEST(bad_input)
 	setup(false);
 	max = glcuda_device_get_caps(dev)->max_image_size;
 	fds = test_count_fds();
-	ck_assert_int_eq(test_image_new(NULL, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, NULL), -EINVAL);
-	ck_assert_int_eq(test_image_new(dev, 0, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_assert_int_eq(test_image_new(dev, 4, 0, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_assert_int_eq(test_image_new(dev, max + 1, 4, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "GL_MAX_TEXTURE_SIZE"));
-	ck_assert_int_eq(test_image_new(dev, 4, 4, (enum glcuda_format)99, 0, &img), -EINVAL);
-	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_INVALID, 0, &img), -EINVAL);
-	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 1u << 30, &img), -EINVAL);
+	ck_assert_int_eq(test_image_new(NULL, 4, 4, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
+			 -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0,
+					NULL),
+			 -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 0, 4, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
+			 -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 4, 0, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
+			 -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, max + 1, 4, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "GL_MAX_TEXTURE_SIZE"));
+	ck_assert_int_eq(test_image_new(dev, 4, 4, (enum glcuda_format)99, 0,
+					&img),
+			 -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_INVALID, 0,
+					&img),
+			 -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8,
+					1u << 30, &img),
+			 -EINVAL);
 	ck_assert_ptr_eq(img, (void *)0x1);
 	ck_assert_str_ne(glcuda_device_get_last_error(dev), "");
 
 	/* Without the context current. */
-	ck_assert(eglMakeCurrent(glcuda_headless_get_display(hl), EGL_NO_SURFACE, EGL_NO_SURFACE,
+	ck_assert(eglMakeCurrent(glcuda_headless_get_display(hl),
+				 EGL_NO_SURFACE, EGL_NO_SURFACE,
 				 EGL_NO_CONTEXT));
-	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img),
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
 			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
 	ck_assert_ptr_eq(eglGetCurrentContext(), EGL_NO_CONTEXT);
 	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
@@ -288,9 +340,12 @@ START_TEST(bad_input)
 
 	glcuda_image_destroy(NULL);
 	ck_assert_uint_eq(glcuda_image_get_gl_texture(NULL), 0);
-	ck_assert_int_eq(glcuda_format_get_bytes_per_pixel(GLCUDA_FORMAT_RGBA16F), 8);
+	ck_assert_int_eq(glcuda_format_get_bytes_per_pixel(
+				 GLCUDA_FORMAT_RGBA16F),
+			 8);
 	ck_assert_str_eq(glcuda_format_get_name(GLCUDA_FORMAT_RG16), "RG16");
-	ck_assert_str_eq(glcuda_format_get_name((enum glcuda_format)42), "INVALID");
+	ck_assert_str_eq(glcuda_format_get_name((enum glcuda_format)42),
+			 "INVALID");
 	teardown();
 }
 END_TEST
@@ -312,13 +367,15 @@ START_TEST(image_desc_size)
 
 	desc.size = 0;
 	ck_assert_int_eq(glcuda_image_new(dev, &desc, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda_image_desc.size is 0"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "glcuda_image_desc.size is 0"));
 	desc.size = sizeof(desc) + 8;
 	ck_assert_int_eq(glcuda_image_new(dev, &desc, &img), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "newer glcuda"));
 	desc.size = offsetof(struct glcuda_image_desc, height) + 2;
 	ck_assert_int_eq(glcuda_image_new(dev, &desc, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "ends inside a member"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "ends inside a member"));
 	ck_assert_ptr_eq(img, (void *)0x1);
 
 	/* A struct without flags: the flags take their default, so garbage
@@ -342,7 +399,9 @@ START_TEST(user_data)
 	ck_assert_ptr_null(glcuda_device_get_user_data(dev));
 	glcuda_device_set_user_data(dev, &a);
 	ck_assert_ptr_eq(glcuda_device_get_user_data(dev), &a);
-	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
+			 0);
 	ck_assert_ptr_null(glcuda_image_get_user_data(img));
 	glcuda_image_set_user_data(img, &b);
 	ck_assert_ptr_eq(glcuda_image_get_user_data(img), &b);
@@ -364,42 +423,65 @@ START_TEST(has_queries)
 
 	setup(false);
 	caps = glcuda_device_get_caps(dev);
-	for (int f = 0; f < GLCUDA_FORMAT_COUNT; f++)
-		ck_assert_int_eq(glcuda_device_has_format(dev, (enum glcuda_format)f),
+	for (int f = 0; f < GLCUDA_FORMAT_COUNT; f++) {
+		enum glcuda_format format = (enum glcuda_format)f;
+
+		ck_assert_int_eq(glcuda_device_has_format(dev, format),
 				 !!(caps->formats_supported & (1u << f)));
+	}
 	ck_assert_int_eq(glcuda_device_has_format(dev, GLCUDA_FORMAT_RGBA8), 1);
-	ck_assert_int_eq(glcuda_device_has_format(dev, GLCUDA_FORMAT_INVALID), 0);
-	ck_assert_int_eq(glcuda_device_has_format(dev, (enum glcuda_format)32), 0);
-	ck_assert_int_eq(glcuda_device_has_format(dev, (enum glcuda_format)1000), 0);
-	ck_assert_int_eq(glcuda_device_has_format(dev, (enum glcuda_format)-1), 0);
-	ck_assert_int_eq(glcuda_device_has_format(NULL, GLCUDA_FORMAT_RGBA8), 0);
+	ck_assert_int_eq(glcuda_device_has_format(dev, GLCUDA_FORMAT_INVALID),
+			 0);
+	ck_assert_int_eq(glcuda_device_has_format(dev, (enum glcuda_format)32),
+			 0);
+	ck_assert_int_eq(glcuda_device_has_format(dev,
+						  (enum glcuda_format)1000),
+			 0);
+	ck_assert_int_eq(glcuda_device_has_format(dev,
+						  (enum glcuda_format) - 1),
+			 0);
+	ck_assert_int_eq(glcuda_device_has_format(NULL, GLCUDA_FORMAT_RGBA8),
+			 0);
 
 	ck_assert_int_eq(glcuda_device_has_sync_mode(dev, caps->sync_mode), 1);
 	ck_assert_int_eq(glcuda_device_has_sync_mode(dev, GLCUDA_SYNC_CPU), 1);
 	ck_assert_int_eq(glcuda_device_has_sync_mode(dev, GLCUDA_SYNC_AUTO), 0);
 	for (int m = GLCUDA_SYNC_TIMELINE; m <= GLCUDA_SYNC_CPU; m++)
-		ck_assert_int_eq(glcuda_device_has_sync_mode(dev, (enum glcuda_sync_mode)m),
+		ck_assert_int_eq(glcuda_device_has_sync_mode(
+					 dev, (enum glcuda_sync_mode)m),
 				 !!(caps->sync_modes_supported & (1u << m)));
-	ck_assert_int_eq(glcuda_device_has_sync_mode(dev, (enum glcuda_sync_mode)40), 0);
+	ck_assert_int_eq(glcuda_device_has_sync_mode(dev,
+						     (enum glcuda_sync_mode)40),
+			 0);
 
-	ck_assert_int_eq(glcuda_device_has_image_kind(dev, GLCUDA_IMAGE_KIND_SHARED), 1);
-	for (int k = GLCUDA_IMAGE_KIND_SHARED; k <= GLCUDA_IMAGE_KIND_EGL_IMAGE; k++) {
-		ck_assert_int_eq(glcuda_device_has_image_kind(dev, (enum glcuda_image_kind)k),
+	ck_assert_int_eq(glcuda_device_has_image_kind(dev,
+						      GLCUDA_IMAGE_KIND_SHARED),
+			 1);
+	for (int k = GLCUDA_IMAGE_KIND_SHARED; k <= GLCUDA_IMAGE_KIND_EGL_IMAGE;
+	     k++) {
+		ck_assert_int_eq(glcuda_device_has_image_kind(
+					 dev, (enum glcuda_image_kind)k),
 				 !!(caps->image_kinds_supported & (1u << k)));
-		ck_assert_int_eq(glcuda_device_image_kind_waits_on_cpu(dev,
-								       (enum glcuda_image_kind)k),
+		ck_assert_int_eq(glcuda_device_image_kind_waits_on_cpu(
+					 dev, (enum glcuda_image_kind)k),
 				 !!(caps->image_kinds_cpu_wait & (1u << k)));
 	}
-	ck_assert_int_eq(glcuda_device_has_image_kind(dev, (enum glcuda_image_kind)33), 0);
-	ck_assert_int_eq(glcuda_device_has_image_kind(NULL, GLCUDA_IMAGE_KIND_SHARED), 0);
-	ck_assert_int_eq(glcuda_device_image_kind_waits_on_cpu(NULL, GLCUDA_IMAGE_KIND_SHARED), 0);
+	ck_assert_int_eq(
+		glcuda_device_has_image_kind(dev, (enum glcuda_image_kind)33),
+		0);
+	ck_assert_int_eq(glcuda_device_has_image_kind(NULL,
+						      GLCUDA_IMAGE_KIND_SHARED),
+			 0);
+	ck_assert_int_eq(glcuda_device_image_kind_waits_on_cpu(
+				 NULL, GLCUDA_IMAGE_KIND_SHARED),
+			 0);
 	teardown();
 }
 END_TEST
 
 static void GLCUDA_PRINTF(3, 0)
-count_errors(enum glcuda_log_priority priority, void *user_data, const char *format,
-	     va_list args)
+	count_errors(enum glcuda_log_priority priority, void *user_data,
+		     const char *format, va_list args)
 {
 	(void)format;
 	(void)args;
@@ -418,21 +500,28 @@ START_TEST(destroy_with_children)
 	setup(false);
 	glcuda_device_set_log_handler(dev, count_errors, &errors);
 	glcuda_device_set_user_data(dev, &errors);
-	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
+			 0);
 
 	glcuda_device_destroy(dev);
 	ck_assert_int_eq(errors, 1);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "1 images and 0 rings"));
-	ck_assert_ptr_nonnull(strstr(glcuda_device_get_last_error(dev), "not destroyed"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "1 images and 0 rings"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_device_get_last_error(dev), "not destroyed"));
 	/* Still the device, still usable. */
 	ck_assert_ptr_eq(glcuda_device_get_user_data(dev), &errors);
 	ck_assert_ptr_eq(glcuda_image_get_device(img), dev);
-	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_R8, 0, &img2), 0);
+	ck_assert_int_eq(test_image_new(dev, 4, 4, GLCUDA_FORMAT_R8, 0, &img2),
+			 0);
 	glcuda_image_destroy(img2);
 	glcuda_image_destroy(img);
 
 	/* An unwind after a failure: the destroy calls keep its message. */
-	ck_assert_int_eq(test_image_new(dev, 0, 4, GLCUDA_FORMAT_RGBA8, 0, &img2), -EINVAL);
+	ck_assert_int_eq(test_image_new(dev, 0, 4, GLCUDA_FORMAT_RGBA8, 0,
+					&img2),
+			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "0x4"));
 	glcuda_image_destroy(NULL);
 	/* Now it goes, without complaint (LeakSanitizer and valgrind see
@@ -469,18 +558,21 @@ START_TEST(diag_lists)
 	ck_assert_uint_eq(((unsigned char *)&egl[1])[sizeof(egl[1]) - 1], 0xa5);
 	egl[0].size = 0;
 	ck_assert_int_eq(glcuda_diag_list_egl_devices(egl, 1), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda_diag_egl_device.size is 0"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+				     "glcuda_diag_egl_device.size is 0"));
 	ck_assert_int_eq(glcuda_diag_list_egl_devices(NULL, 1), -EINVAL);
 
 	/* An older, shorter element: its size is the stride, and nothing
 	 * past max of them is written. */
 	{
-		size_t small = offsetof(struct glcuda_diag_egl_device, drm_device);
+		size_t small =
+			offsetof(struct glcuda_diag_egl_device, drm_device);
 		unsigned char buf[2 * sizeof(struct glcuda_diag_egl_device)];
 
 		memset(buf, 0xa5, sizeof(buf));
 		memcpy(buf, &small, sizeof(small));
-		ck_assert_int_eq(glcuda_diag_list_egl_devices((void *)buf, 1), n0);
+		ck_assert_int_eq(glcuda_diag_list_egl_devices((void *)buf, 1),
+				 n0);
 		ck_assert_uint_eq(buf[small], 0xa5);
 		ck_assert_uint_eq(buf[sizeof(buf) - 1], 0xa5);
 	}
@@ -502,11 +594,13 @@ START_TEST(diag_lists)
 	glcuda_diag_cuda_device_init(&cu[0]);
 	ret = glcuda_diag_list_cuda_devices(NULL, cu, 1);
 	if (ret < 0) {
-		ck_assert_msg(ret == GLCUDA_ERROR_NO_CUDA_DRIVER || ret == GLCUDA_ERROR_CUDA,
+		ck_assert_msg(ret == GLCUDA_ERROR_NO_CUDA_DRIVER ||
+				      ret == GLCUDA_ERROR_CUDA,
 			      "%s", glcuda_error_get_name(ret));
 		ck_assert_str_ne(glcuda_get_last_error(), "");
 	} else {
-		ck_assert_int_eq(glcuda_diag_list_cuda_devices(NULL, NULL, 0), ret);
+		ck_assert_int_eq(glcuda_diag_list_cuda_devices(NULL, NULL, 0),
+				 ret);
 		if (ret > 0)
 			ck_assert_uint_eq(cu[0].size, sizeof(cu[0]));
 	}
@@ -521,18 +615,25 @@ START_TEST(needs_cuda)
 {
 	struct glcuda_image *img = NULL;
 	struct glcuda_ring *ring = NULL;
-	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 64, .height = 64,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc),
+					 .width = 64,
+					 .height = 64,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 
 	setup(false);
-	ck_assert_int_eq(test_image_new(dev, 8, 8, GLCUDA_FORMAT_RGBA8, 0, &img), 0);
-	ck_assert_int_eq(glcuda_handoff_to_cuda(dev, &img, 1, NULL), GLCUDA_ERROR_NO_CUDA_DRIVER);
+	ck_assert_int_eq(test_image_new(dev, 8, 8, GLCUDA_FORMAT_RGBA8, 0,
+					&img),
+			 0);
+	ck_assert_int_eq(glcuda_handoff_to_cuda(dev, &img, 1, NULL),
+			 GLCUDA_ERROR_NO_CUDA_DRIVER);
 	/* Still owned by GL: handing it back is a state error. */
-	ck_assert_int_eq(glcuda_handoff_to_gl(dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
+	ck_assert_int_eq(glcuda_handoff_to_gl(dev, &img, 1, NULL),
+			 GLCUDA_ERROR_BAD_STATE);
 	ck_assert_int_eq(glcuda_handoff_to_cuda(dev, NULL, 1, NULL), -EINVAL);
 	ck_assert_int_eq(glcuda_handoff_to_cuda(dev, &img, 0, NULL), -EINVAL);
 	ck_assert_int_eq(glcuda_handoff_to_cuda(NULL, &img, 1, NULL), -EINVAL);
-	ck_assert_int_eq(glcuda_ring_new(dev, &desc, &ring), GLCUDA_ERROR_NO_CUDA_DRIVER);
+	ck_assert_int_eq(glcuda_ring_new(dev, &desc, &ring),
+			 GLCUDA_ERROR_NO_CUDA_DRIVER);
 	ck_assert_ptr_null(ring);
 	desc.slots = 7;
 	ck_assert_int_eq(glcuda_ring_new(dev, &desc, &ring), -EINVAL);
@@ -564,32 +665,52 @@ START_TEST(wrap_without_cuda)
 	glGenTextures(1, &marker);
 	glBindTexture(GL_TEXTURE_2D, marker);
 
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(NULL, tex, GL_TEXTURE_2D, 0, &img), -EINVAL);
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D, 0, NULL), -EINVAL);
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, 0, GL_TEXTURE_2D, 0, &img), -EINVAL);
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_3D, 0, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "target"));
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D, 1u << 20, &img),
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(NULL, tex, GL_TEXTURE_2D,
+						      0, &img),
 			 -EINVAL);
 	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D,
-						      GLCUDA_WRAP_FLAG_READ_ONLY |
-						      GLCUDA_WRAP_FLAG_WRITE_DISCARD, &img),
+						      0, NULL),
 			 -EINVAL);
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_RECTANGLE, 0, &img),
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, 0, GL_TEXTURE_2D, 0,
+						      &img),
 			 -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "not a GL_TEXTURE_RECTANGLE texture"));
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_3D,
+						      0, &img),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "target"));
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D,
+						      1u << 20, &img),
+			 -EINVAL);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(
+				 dev, tex, GL_TEXTURE_2D,
+				 GLCUDA_WRAP_FLAG_READ_ONLY |
+					 GLCUDA_WRAP_FLAG_WRITE_DISCARD,
+				 &img),
+			 -EINVAL);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex,
+						      GL_TEXTURE_RECTANGLE, 0,
+						      &img),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+				     "not a GL_TEXTURE_RECTANGLE texture"));
 
 	glGenTextures(1, &gone);
 	glBindTexture(GL_TEXTURE_2D, gone);
 	glDeleteTextures(1, &gone);
 	glBindTexture(GL_TEXTURE_2D, marker);
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, gone, GL_TEXTURE_2D, 0, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "not a texture of the current GL context"));
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, gone, GL_TEXTURE_2D,
+						      0, &img),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(),
+		       "not a texture of the current GL context"));
 
 	glGenTextures(1, &bare);
 	glBindTexture(GL_TEXTURE_2D, bare);
 	glBindTexture(GL_TEXTURE_2D, marker);
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, bare, GL_TEXTURE_2D, 0, &img), -EINVAL);
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, bare, GL_TEXTURE_2D,
+						      0, &img),
+			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "no storage"));
 	glDeleteTextures(1, &bare);
 
@@ -603,17 +724,22 @@ START_TEST(wrap_without_cuda)
 			glDeleteTextures(1, &foreign);
 		foreign = t;
 	}
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, foreign, GL_TEXTURE_2D, 0, &img),
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, foreign,
+						      GL_TEXTURE_2D, 0, &img),
 			 GLCUDA_ERROR_NO_CURRENT_CONTEXT);
 	ck_assert_int_eq(glcuda_headless_make_current(hl), 0);
 	if (!glIsTexture(foreign)) {
-		ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, foreign, GL_TEXTURE_2D, 0,
-							      &img), -EINVAL);
-		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "share objects"));
+		ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, foreign,
+							      GL_TEXTURE_2D, 0,
+							      &img),
+				 -EINVAL);
+		ck_assert_ptr_nonnull(
+			strstr(glcuda_get_last_error(), "share objects"));
 	} else {
 		/* Some drivers hand out names from one pool for all contexts
 		 * of a display: the name then means a texture here too. */
-		printf("texture %u of the other context is a texture of this one too\n",
+		printf("texture %u of the other context is a texture of this "
+		       "one too\n",
 		       foreign);
 	}
 	glcuda_headless_destroy(other);
@@ -622,24 +748,33 @@ START_TEST(wrap_without_cuda)
 	/* A good texture: the one thing missing is CUDA, as the caps say. */
 	ck_assert_uint_eq(glcuda_device_get_caps(dev)->image_kinds_supported,
 			  1u << GLCUDA_IMAGE_KIND_SHARED);
-	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D, 0, &img),
+	ck_assert_int_eq(glcuda_image_wrap_gl_texture(dev, tex, GL_TEXTURE_2D,
+						      0, &img),
 			 GLCUDA_ERROR_NO_CUDA_DRIVER);
 	ck_assert_ptr_null(img);
 	glGetIntegerv(GL_TEXTURE_BINDING_2D, &bound);
 	ck_assert_int_eq(bound, (GLint)marker);
 
-	ck_assert_int_eq(glcuda_image_wrap_egl_image(dev, EGL_NO_IMAGE, 0, &img), -EINVAL);
-	eimg = eglCreateImage(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl),
-			      EGL_GL_TEXTURE_2D, (EGLClientBuffer)(uintptr_t)tex, NULL);
+	ck_assert_int_eq(glcuda_image_wrap_egl_image(dev, EGL_NO_IMAGE, 0,
+						     &img),
+			 -EINVAL);
+	eimg = eglCreateImage(glcuda_headless_get_display(hl),
+			      glcuda_headless_get_context(hl),
+			      EGL_GL_TEXTURE_2D,
+			      (EGLClientBuffer)(uintptr_t)tex, NULL);
 	if (eimg != EGL_NO_IMAGE) {
-		ck_assert_int_eq(glcuda_image_wrap_egl_image(dev, eimg, 0, &img),
+		ck_assert_int_eq(glcuda_image_wrap_egl_image(dev, eimg, 0,
+							     &img),
 				 GLCUDA_ERROR_NO_CUDA_DRIVER);
 		eglDestroyImage(glcuda_headless_get_display(hl), eimg);
 	}
 
 	/* A shared image describes its one plane. */
-	ck_assert_int_eq(test_image_new(dev, 8, 4, GLCUDA_FORMAT_RG16, 0, &shared), 0);
-	ck_assert_int_eq(glcuda_image_get_kind(shared), GLCUDA_IMAGE_KIND_SHARED);
+	ck_assert_int_eq(test_image_new(dev, 8, 4, GLCUDA_FORMAT_RG16, 0,
+					&shared),
+			 0);
+	ck_assert_int_eq(glcuda_image_get_kind(shared),
+			 GLCUDA_IMAGE_KIND_SHARED);
 	ck_assert_uint_eq(glcuda_image_get_plane_count(shared), 1);
 	glcuda_cuda_plane_init(&plane);
 	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0, &plane), 0);
@@ -648,26 +783,33 @@ START_TEST(wrap_without_cuda)
 	ck_assert_uint_eq(plane.height, 4);
 	ck_assert_int_eq(plane.format, CU_AD_FORMAT_UNSIGNED_INT16);
 	ck_assert_uint_eq(plane.channels, 2);
-	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 1, &plane), -EINVAL);
+	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 1, &plane),
+			 -EINVAL);
 	/* A caller built when the struct ended before format: the members
 	 * past its size are not written. */
 	memset(&plane, 0xa5, sizeof(plane));
 	plane.size = offsetof(struct glcuda_cuda_plane, format);
 	ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0, &plane), 0);
-	ck_assert_uint_eq(plane.size, offsetof(struct glcuda_cuda_plane, format));
+	ck_assert_uint_eq(plane.size,
+			  offsetof(struct glcuda_cuda_plane, format));
 	ck_assert_uint_eq(plane.width, 8);
 	ck_assert_uint_eq(plane.height, 4);
 	ck_assert_uint_eq(plane.channels, 0xa5a5a5a5u);
 	/* Sizes that are no version of the struct: not set, newer than this
 	 * glcuda, inside a member. Nothing is written. */
 	{
-		const size_t bad[] = { 0, sizeof(plane) + 8,
-				       offsetof(struct glcuda_cuda_plane, width) + 2, 3 };
+		const size_t bad[] = {
+			0, sizeof(plane) + 8,
+			offsetof(struct glcuda_cuda_plane, width) + 2, 3
+		};
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			memset(&plane, 0xa5, sizeof(plane));
 			plane.size = bad[i];
-			ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0, &plane), -EINVAL);
-			ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda_cuda_plane.size"));
+			ck_assert_int_eq(glcuda_image_get_cuda_plane(shared, 0,
+								     &plane),
+					 -EINVAL);
+			ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+						     "glcuda_cuda_plane.size"));
 			ck_assert_uint_eq(plane.width, 0xa5a5a5a5u);
 		}
 	}
@@ -690,12 +832,22 @@ int
 main(void)
 {
 	const struct test_case cases[] = {
-		TEST_TCASE("formats", 300), TEST_ONCE(formats_gl), TEST_ONCE(formats_gles),
+		TEST_TCASE("formats", 300),
+		TEST_ONCE(formats_gl),
+		TEST_ONCE(formats_gles),
 		TEST_ONCE(render_target),
-		TEST_TCASE("hygiene", 300), TEST_ONCE(gl_state_restored), TEST_ONCE(no_leaks),
-		TEST_ONCE(bad_input), TEST_ONCE(needs_cuda), TEST_ONCE(wrap_without_cuda),
-		TEST_TCASE("api", 300), TEST_ONCE(image_desc_size), TEST_ONCE(user_data),
-		TEST_ONCE(has_queries), TEST_ONCE(destroy_with_children), TEST_ONCE(diag_lists),
+		TEST_TCASE("hygiene", 300),
+		TEST_ONCE(gl_state_restored),
+		TEST_ONCE(no_leaks),
+		TEST_ONCE(bad_input),
+		TEST_ONCE(needs_cuda),
+		TEST_ONCE(wrap_without_cuda),
+		TEST_TCASE("api", 300),
+		TEST_ONCE(image_desc_size),
+		TEST_ONCE(user_data),
+		TEST_ONCE(has_queries),
+		TEST_ONCE(destroy_with_children),
+		TEST_ONCE(diag_lists),
 	};
 
 	test_require_egl();

@@ -15,7 +15,8 @@ __device__ bool thread_pixel(int w, int h, int *x, int *y)
 template <typename T>
 __device__ bool bytes_equal(const T &a, const T &b)
 {
-	const unsigned char *pa = (const unsigned char *)&a, *pb = (const unsigned char *)&b;
+	const unsigned char *pa = (const unsigned char *)&a,
+			    *pb = (const unsigned char *)&b;
 	for (int i = 0; i < (int)sizeof(T); i++)
 		if (pa[i] != pb[i])
 			return false;
@@ -23,8 +24,9 @@ __device__ bool bytes_equal(const T &a, const T &b)
 }
 
 template <typename T>
-__device__ void check_and_fill(CUsurfObject surf, int w, int h, const T *expect,
-			       const T *fill, unsigned int *mismatches, unsigned int *first)
+__device__ void
+check_and_fill(CUsurfObject surf, int w, int h, const T *expect, const T *fill,
+	       unsigned int *mismatches, unsigned int *first)
 {
 	int x, y;
 	if (!thread_pixel(w, h, &x, &y))
@@ -43,12 +45,14 @@ __device__ void check_and_fill(CUsurfObject surf, int w, int h, const T *expect,
 
 // One entry point per pixel size: comparisons are bit-exact whatever the
 // format, and every access is one element of the array's own size.
-#define CHECK_AND_FILL(name, T)                                                      \
-	extern "C" __global__ void name(CUsurfObject surf, int w, int h,            \
-					const T *expect, const T *fill,              \
-					unsigned int *mismatches, unsigned int *first) \
-	{                                                                            \
-		check_and_fill<T>(surf, w, h, expect, fill, mismatches, first);      \
+#define CHECK_AND_FILL(name, T)                                          \
+	extern "C" __global__ void name(CUsurfObject surf, int w, int h, \
+					const T *expect, const T *fill,  \
+					unsigned int *mismatches,        \
+					unsigned int *first)             \
+	{                                                                \
+		check_and_fill<T>(surf, w, h, expect, fill, mismatches,  \
+				  first);                                \
 	}
 CHECK_AND_FILL(check_and_fill_1, uchar1)
 CHECK_AND_FILL(check_and_fill_2, ushort1)
@@ -68,20 +72,23 @@ extern "C" __global__ void spin_gate(volatile unsigned int *gate)
 // Ring test: input pixels encode the frame number (R = n & 255,
 // G = (n >> 8) & 255, B = 0x5a, A = 0xff); the output is
 // (255 - R, 255 - G, B ^ 0xff, A) so a stale or skipped frame shows.
-extern "C" __global__ void ring_transform(CUsurfObject in, CUsurfObject out, int w, int h)
+extern "C" __global__ void
+ring_transform(CUsurfObject in, CUsurfObject out, int w, int h)
 {
 	int x, y;
 	if (!thread_pixel(w, h, &x, &y))
 		return;
 	uchar4 v;
 	surf2Dread(&v, in, x * 4, y);
-	surf2Dwrite(make_uchar4(255 - v.x, 255 - v.y, v.z ^ 0xff, v.w), out, x * 4, y);
+	surf2Dwrite(make_uchar4(255 - v.x, 255 - v.y, v.z ^ 0xff, v.w), out,
+		    x * 4, y);
 }
 
 // Batched hand-off test: each RGBA8 pixel, in place, XOR the image's own
 // key (byte i of key for channel i). The result depends on what CUDA read
 // (GL's content of this round) and on which image the key was meant for.
-extern "C" __global__ void xor_rgba8(CUsurfObject surf, int w, int h, unsigned int key)
+extern "C" __global__ void
+xor_rgba8(CUsurfObject surf, int w, int h, unsigned int key)
 {
 	int x, y;
 	if (!thread_pixel(w, h, &x, &y))

@@ -34,10 +34,14 @@
 
 /* A call after the loss: DEVICE_LOST, and the message says what was lost
  * (`what` and `code`: the first failure's call and code). */
-#define ck_lost(call) do { ck_err(call, GLCUDA_ERROR_DEVICE_LOST); \
-	ck_assert_msg(strstr(glcuda_get_last_error(), "lost earlier") && \
-		      strstr(glcuda_get_last_error(), what) && strstr(glcuda_get_last_error(), code), \
-		      "%s: %s", #call, glcuda_get_last_error()); \
+#define ck_lost(call)                                                          \
+	do {                                                                   \
+		ck_err(call, GLCUDA_ERROR_DEVICE_LOST);                        \
+		ck_assert_msg(strstr(glcuda_get_last_error(),                  \
+				     "lost earlier") &&                        \
+				      strstr(glcuda_get_last_error(), what) && \
+				      strstr(glcuda_get_last_error(), code),   \
+			      "%s: %s", #call, glcuda_get_last_error());       \
 	} while (0)
 
 /* What a test starts from: compared after everything is destroyed. */
@@ -48,9 +52,11 @@ struct baseline {
 };
 
 static struct glcuda_device *
-device_new(EGLDisplay display, EGLContext context, const struct glcuda_device_options *opts)
+device_new(EGLDisplay display, EGLContext context,
+	   const struct glcuda_device_options *opts)
 {
-	struct glcuda_device_options cpu = { .size = sizeof(cpu), .sync_mode = GLCUDA_SYNC_CPU };
+	struct glcuda_device_options cpu = { .size = sizeof(cpu),
+					     .sync_mode = GLCUDA_SYNC_CPU };
 	struct glcuda_device *dev = NULL;
 
 	if (!opts)
@@ -65,7 +71,8 @@ device_new(EGLDisplay display, EGLContext context, const struct glcuda_device_op
 static struct glcuda_device *
 hl_device_new(struct glcuda_headless *hl)
 {
-	return device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), NULL);
+	return device_new(glcuda_headless_get_display(hl),
+			  glcuda_headless_get_context(hl), NULL);
 }
 
 /* Create and destroy once (the fake gets loaded, the drivers warm up), then
@@ -73,7 +80,10 @@ hl_device_new(struct glcuda_headless *hl)
 static void
 baseline_take(struct glcuda_device *warm_up, struct baseline *b)
 {
-	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc),
+					 .width = W,
+					 .height = H,
+					 .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8,
 					 .flags = GLCUDA_RING_FLAG_TIMINGS };
 	struct glcuda_ring *ring;
@@ -123,7 +133,9 @@ frame_to(struct glcuda_ring *ring, bool complete)
 static void
 device_works(struct glcuda_device *dev)
 {
-	struct glcuda_ring *ring = test_make_ring(dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
+	struct glcuda_ring *ring =
+		test_make_ring(dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
+	struct glcuda_frame_timings timings = { .size = sizeof(timings) };
 	struct glcuda_image *img;
 	struct glcuda_frame *f, *taken;
 
@@ -138,9 +150,7 @@ device_works(struct glcuda_device *dev)
 		ck_ok(glcuda_frame_release(f));
 	}
 	glFinish();
-	ck_assert_int_ge(glcuda_ring_read_timings(ring, &(struct glcuda_frame_timings){
-							 .size = sizeof(struct glcuda_frame_timings) }),
-			 0);
+	ck_assert_int_ge(glcuda_ring_read_timings(ring, &timings), 0);
 	glcuda_image_destroy(img);
 	glcuda_ring_destroy(ring);
 }
@@ -157,29 +167,39 @@ static const struct {
 	enum trigger trigger;
 } sticky_cases[] = {
 	{ "cuLaunchHostFunc:1:CUDA_ERROR_LAUNCH_FAILED", "cuLaunchHostFunc",
-	  "CUDA_ERROR_LAUNCH_FAILED (719)", CUDA_ERROR_LAUNCH_FAILED, T_COMPLETE },
+	  "CUDA_ERROR_LAUNCH_FAILED (719)", CUDA_ERROR_LAUNCH_FAILED,
+	  T_COMPLETE },
 	/* The first record is the timing event (not an error: timings are a
 	 * diagnostic); the second signals the hand-off back. */
 	{ "cuEventRecord:2:CUDA_ERROR_ILLEGAL_ADDRESS", "cuEventRecord",
-	  "CUDA_ERROR_ILLEGAL_ADDRESS (700)", CUDA_ERROR_ILLEGAL_ADDRESS, T_COMPLETE },
-	{ "cuEventSynchronize:1:CUDA_ERROR_ILLEGAL_ADDRESS", "cuEventSynchronize",
-	  "CUDA_ERROR_ILLEGAL_ADDRESS (700)", CUDA_ERROR_ILLEGAL_ADDRESS, T_WAIT_GL },
-	{ "cuEventRecord:1:719", "cuEventRecord", "CUDA_ERROR_LAUNCH_FAILED (719)",
-	  CUDA_ERROR_LAUNCH_FAILED, T_HANDOFF_TO_GL },
+	  "CUDA_ERROR_ILLEGAL_ADDRESS (700)", CUDA_ERROR_ILLEGAL_ADDRESS,
+	  T_COMPLETE },
+	{ "cuEventSynchronize:1:CUDA_ERROR_ILLEGAL_ADDRESS",
+	  "cuEventSynchronize", "CUDA_ERROR_ILLEGAL_ADDRESS (700)",
+	  CUDA_ERROR_ILLEGAL_ADDRESS, T_WAIT_GL },
+	{ "cuEventRecord:1:719", "cuEventRecord",
+	  "CUDA_ERROR_LAUNCH_FAILED (719)", CUDA_ERROR_LAUNCH_FAILED,
+	  T_HANDOFF_TO_GL },
 	/* A watchdog timeout is sticky too (cuda.h). */
-	{ "cuImportExternalMemory:1:CUDA_ERROR_LAUNCH_TIMEOUT", "cuImportExternalMemory",
-	  "CUDA_ERROR_LAUNCH_TIMEOUT (702)", CUDA_ERROR_LAUNCH_TIMEOUT, T_IMAGE_NEW },
+	{ "cuImportExternalMemory:1:CUDA_ERROR_LAUNCH_TIMEOUT",
+	  "cuImportExternalMemory", "CUDA_ERROR_LAUNCH_TIMEOUT (702)",
+	  CUDA_ERROR_LAUNCH_TIMEOUT, T_IMAGE_NEW },
 };
 
 START_TEST(cuda_sticky_error)
 {
-	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc),
+					 .width = W,
+					 .height = H,
+					 .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_headless *hl = test_headless(false);
 	struct glcuda_frame *f0, *f1, *f2, *got;
 	struct glcuda_image *a, *b, *c = NULL;
 	struct glcuda_ring *ring, *ring2 = NULL;
-	struct glcuda_frame_timings t = { .size = sizeof(struct glcuda_frame_timings) };
+	struct glcuda_frame_timings t = {
+		.size = sizeof(struct glcuda_frame_timings)
+	};
 	struct glcuda_device *dev;
 	struct baseline base;
 	unsigned int host0, reclaimed, reclaimed_by_loss;
@@ -191,7 +211,8 @@ START_TEST(cuda_sticky_error)
 	ring = test_make_ring(dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL);
 	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &a));
 	ck_ok(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &b));
-	ck_ok(glcuda_handoff_to_cuda(dev, &a, 1, NULL)); /* a: CUDA's, b: GL's */
+	/* a: CUDA's, b: GL's */
+	ck_ok(glcuda_handoff_to_cuda(dev, &a, 1, NULL));
 
 	/* Mid-stream: f0 done, f1's work queued behind a busy GPU (its host
 	 * function too), f2 submitted. */
@@ -206,19 +227,25 @@ START_TEST(cuda_sticky_error)
 	switch (sticky_cases[_i].trigger) {
 	case T_COMPLETE: ret = glcuda_frame_complete(f2); break;
 	case T_WAIT_GL: ret = glcuda_frame_wait_gl(f0); break;
-	case T_HANDOFF_TO_GL: ret = glcuda_handoff_to_gl(dev, &a, 1, NULL); break;
-	case T_IMAGE_NEW: ret = test_image_new(dev, W, H, GLCUDA_FORMAT_R8, 0, &c); break;
+	case T_HANDOFF_TO_GL:
+		ret = glcuda_handoff_to_gl(dev, &a, 1, NULL);
+		break;
+	case T_IMAGE_NEW:
+		ret = test_image_new(dev, W, H, GLCUDA_FORMAT_R8, 0, &c);
+		break;
 	}
 	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
-	ck_assert_msg(ret == GLCUDA_ERROR_DEVICE_LOST, "%s: %s: %s", sticky_cases[_i].fail,
-		      glcuda_error_get_name(ret), glcuda_get_last_error());
+	ck_assert_msg(ret == GLCUDA_ERROR_DEVICE_LOST, "%s: %s: %s",
+		      sticky_cases[_i].fail, glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
 	ck_assert_ptr_null(c);
 	/* The message names the call and the code, and says what to do. */
 	ck_assert_msg(strstr(glcuda_get_last_error(), sticky_cases[_i].call) &&
 		      strstr(glcuda_get_last_error(), sticky_cases[_i].code) &&
 		      strstr(glcuda_get_last_error(), "destroy"),
 		      "%s", glcuda_get_last_error());
-	ck_assert_str_eq(glcuda_device_get_last_error(dev), glcuda_get_last_error());
+	ck_assert_str_eq(glcuda_device_get_last_error(dev),
+			 glcuda_get_last_error());
 	ck_assert_int_eq(fake.sticky_error(), sticky_cases[_i].sticky);
 	printf("%s -> %s\n", sticky_cases[_i].fail, glcuda_get_last_error());
 
@@ -247,7 +274,8 @@ START_TEST(cuda_sticky_error)
 	ck_assert_uint_eq(glcuda_frame_get_number(f2), 2);
 	ck_assert_uint_ne(glcuda_image_get_gl_texture(b), 0);
 	ck_assert_ptr_eq(glcuda_image_get_device(a), dev);
-	ck_assert_int_eq(glcuda_device_get_caps(dev)->sync_mode, GLCUDA_SYNC_CPU);
+	ck_assert_int_eq(glcuda_device_get_caps(dev)->sync_mode,
+			 GLCUDA_SYNC_CPU);
 	ck_assert_ptr_nonnull(glcuda_device_get_cuda_context(dev));
 
 	/* Destroy everything: nothing waits on the broken context, nothing
@@ -275,7 +303,8 @@ START_TEST(cuda_sticky_error)
 }
 END_TEST
 
-/* A GL reset ----------------------------------------------------------------- */
+/* A GL reset
+ * ----------------------------------------------------------------- */
 
 static GLenum
 reset_status_guilty(void)
@@ -286,7 +315,8 @@ reset_status_guilty(void)
 static char log_text[8192];
 
 static void
-log_capture(enum glcuda_log_priority prio, void *data, const char *fmt, va_list args)
+log_capture(enum glcuda_log_priority prio, void *data, const char *fmt,
+	    va_list args)
 {
 	size_t len = strlen(log_text);
 	(void)prio;
@@ -301,19 +331,30 @@ static EGLContext
 robust_context_new(EGLDisplay display, bool gles)
 {
 	const EGLint gl_attribs[] = {
-		EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-		EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-		EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY, EGL_LOSE_CONTEXT_ON_RESET,
+		EGL_CONTEXT_MAJOR_VERSION,
+		4,
+		EGL_CONTEXT_MINOR_VERSION,
+		5,
+		EGL_CONTEXT_OPENGL_PROFILE_MASK,
+		EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+		EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY,
+		EGL_LOSE_CONTEXT_ON_RESET,
 		EGL_NONE,
 	};
 	const EGLint gles_attribs[] = {
-		EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 0,
-		EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT, EGL_LOSE_CONTEXT_ON_RESET_EXT,
+		EGL_CONTEXT_MAJOR_VERSION,
+		3,
+		EGL_CONTEXT_MINOR_VERSION,
+		0,
+		EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT,
+		EGL_LOSE_CONTEXT_ON_RESET_EXT,
 		EGL_NONE,
 	};
 	EGLContext ctx;
 
-	if (gles && !epoxy_has_egl_extension(display, "EGL_EXT_create_context_robustness"))
+	if (gles &&
+	    !epoxy_has_egl_extension(display,
+				     "EGL_EXT_create_context_robustness"))
 		return EGL_NO_CONTEXT;
 	eglBindAPI(gles ? EGL_OPENGL_ES_API : EGL_OPENGL_API);
 	ctx = eglCreateContext(display, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
@@ -326,7 +367,8 @@ robust_context_new(EGLDisplay display, bool gles)
 
 START_TEST(gl_reset)
 {
-	const char *what = "glGetGraphicsResetStatus", *code = "GL_GUILTY_CONTEXT_RESET";
+	const char *what = "glGetGraphicsResetStatus",
+		   *code = "GL_GUILTY_CONTEXT_RESET";
 	struct glcuda_headless *hl = test_headless(_i == 1);
 	EGLDisplay display = glcuda_headless_get_display(hl);
 	struct glcuda_device_options opts = {
@@ -367,7 +409,8 @@ START_TEST(gl_reset)
 	log_text[0] = '\0';
 	dev = device_new(display, ctx, &opts);
 	if (ctx != glcuda_headless_get_context(hl)) {
-		ck_assert_msg(!strstr(log_text, "without reset notification"), "%s", log_text);
+		ck_assert_msg(!strstr(log_text, "without reset notification"),
+			      "%s", log_text);
 		ck_assert(dev->gl.reset_notification);
 	} else {
 		dev->gl.reset_notification = true;
@@ -382,8 +425,10 @@ START_TEST(gl_reset)
 	/* The GPU resets. The next call that touches GL sees it. */
 	gl_reset_status_hook = reset_status_guilty;
 	ck_err(glcuda_ring_acquire(ring, &got), GLCUDA_ERROR_DEVICE_LOST);
-	ck_assert_msg(strstr(glcuda_get_last_error(), what) && strstr(glcuda_get_last_error(), code) &&
-		      strstr(glcuda_get_last_error(), "GL context"), "%s", glcuda_get_last_error());
+	ck_assert_msg(strstr(glcuda_get_last_error(), what) &&
+			      strstr(glcuda_get_last_error(), code) &&
+			      strstr(glcuda_get_last_error(), "GL context"),
+		      "%s", glcuda_get_last_error());
 	printf("%s: %s\n", _i ? "GLES" : "GL", glcuda_get_last_error());
 	/* Later calls, with GL or without. */
 	ck_lost(test_image_new(dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
@@ -391,8 +436,9 @@ START_TEST(gl_reset)
 	ck_lost(glcuda_frame_wait_gl(f0));
 	ck_lost(glcuda_frame_release(f1));
 	ck_lost(glcuda_ring_dispatch(ring));
-	ck_lost(glcuda_ring_read_timings(ring, &(struct glcuda_frame_timings){
-						 .size = sizeof(struct glcuda_frame_timings) }));
+	ck_lost(glcuda_ring_read_timings(
+		ring, &(struct glcuda_frame_timings){
+			      .size = sizeof(struct glcuda_frame_timings) }));
 	ck_lost(glcuda_ring_take_newest(ring, &got));
 	/* CUDA itself is fine here: its objects are destroyed one by one, and
 	 * nothing waits on work a reset GL might never let finish. */
@@ -407,7 +453,8 @@ START_TEST(gl_reset)
 	/* Rebuild: a new context (GL_KHR_robustness: a reset one stays
 	 * unusable), a new device. */
 	if (ctx != glcuda_headless_get_context(hl)) {
-		eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+		eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE,
+			       EGL_NO_CONTEXT);
 		eglDestroyContext(display, ctx);
 		ctx = robust_context_new(display, _i == 1);
 		ck_assert_ptr_ne(ctx, EGL_NO_CONTEXT);
@@ -416,7 +463,8 @@ START_TEST(gl_reset)
 	device_works(dev);
 	glcuda_device_destroy(dev);
 	if (ctx != glcuda_headless_get_context(hl)) {
-		eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+		eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE,
+			       EGL_NO_CONTEXT);
 		eglDestroyContext(display, ctx);
 		glcuda_headless_make_current(hl);
 	}
@@ -424,7 +472,8 @@ START_TEST(gl_reset)
 }
 END_TEST
 
-/* Ring teardown with host functions queued ---------------------------------- */
+/* Ring teardown with host functions queued
+ * ---------------------------------- */
 
 /* Host functions of frames queued behind a GPU that does not finish; the
  * ring is destroyed (its stream synchronisation fails); then the GPU runs
@@ -446,12 +495,18 @@ START_TEST(ring_destroy_host_functions_queued)
 	dev = hl_device_new(hl);
 	fds = test_count_fds();
 	if (!own_stream) {
-		ck_assert_int_eq(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)), 0);
-		ck_assert_int_eq(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING), 0);
+		ck_assert_int_eq(CU(cuCtxPushCurrent)(
+					 glcuda_device_get_cuda_context(dev)),
+				 0);
+		ck_assert_int_eq(CU(cuStreamCreate)(&stream,
+						    CU_STREAM_NON_BLOCKING),
+				 0);
 		CU(cuCtxPopCurrent)(&popped);
 	}
-	ring = test_make_ring(dev, W, H, 3, (_i == 1 ? GLCUDA_RING_FLAG_IN_PLACE : 0) |
-			 GLCUDA_RING_FLAG_TIMINGS, stream);
+	ring = test_make_ring(dev, W, H, 3,
+			      (_i == 1 ? GLCUDA_RING_FLAG_IN_PLACE : 0) |
+				      GLCUDA_RING_FLAG_TIMINGS,
+			      stream);
 	frame_to(ring, true);
 	fake.gate(1);
 	host0 = fake.host_fns_run();
@@ -491,7 +546,8 @@ START_TEST(ring_destroy_host_functions_queued)
 }
 END_TEST
 
-/* The CPU mode's wait fails ----------------------------------------------------- */
+/* The CPU mode's wait fails
+ * ----------------------------------------------------- */
 
 START_TEST(cpu_wait_failure)
 {
@@ -513,19 +569,25 @@ START_TEST(cpu_wait_failure)
 	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuEventSynchronize:1", 1);
 	ck_err(glcuda_handoff_to_gl(dev, &img, 1, NULL), GLCUDA_ERROR_CUDA);
 	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "cuEventSynchronize"));
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "cuEventSynchronize"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"));
 	/* Not GL's yet, nor CUDA's to hand over again. */
-	ck_err(glcuda_handoff_to_cuda(dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "handed back by CUDA"));
+	ck_err(glcuda_handoff_to_cuda(dev, &img, 1, NULL),
+	       GLCUDA_ERROR_BAD_STATE);
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "handed back by CUDA"));
 	/* With an image in another state: refused, nothing changes. */
 	ck_ok(glcuda_handoff_to_cuda(dev, &img2, 1, NULL));
 	both[0] = img;
 	both[1] = img2;
-	ck_err(glcuda_handoff_to_gl(dev, both, 2, NULL), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_handoff_to_gl(dev, both, 2, NULL),
+	       GLCUDA_ERROR_BAD_STATE);
 	/* Handing back again retries the wait, and GL owns it. */
 	ck_ok(glcuda_handoff_to_gl(dev, &img, 1, NULL));
-	ck_err(glcuda_handoff_to_gl(dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_handoff_to_gl(dev, &img, 1, NULL),
+	       GLCUDA_ERROR_BAD_STATE);
 	ck_ok(glcuda_handoff_to_gl(dev, &img2, 1, NULL));
 	ck_ok(glcuda_handoff_to_cuda(dev, both, 2, NULL));
 	ck_ok(glcuda_handoff_to_gl(dev, both, 2, NULL));
@@ -534,13 +596,15 @@ START_TEST(cpu_wait_failure)
 	ck_ok(glcuda_handoff_to_cuda(dev, both, 2, NULL));
 	fake.gate(1);
 	ck_err(glcuda_handoff_to_gl(dev, both, 2, NULL), GLCUDA_ERROR_CUDA);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "CUDA_ERROR_NOT_READY"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "CUDA_ERROR_NOT_READY"));
 	fake.gate(0);
 	ck_ok(glcuda_handoff_to_gl(dev, both, 2, NULL));
 
 	/* Or destroyed where it stands. */
 	ck_ok(glcuda_handoff_to_cuda(dev, &img, 1, NULL));
-	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuEventSynchronize:1:CUDA_ERROR_INVALID_HANDLE", 1);
+	setenv("GLCUDA_FAKE_CUDA_FAIL",
+	       "cuEventSynchronize:1:CUDA_ERROR_INVALID_HANDLE", 1);
 	ck_err(glcuda_handoff_to_gl(dev, &img, 1, NULL), GLCUDA_ERROR_CUDA);
 	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
 	glcuda_image_destroy(img);
@@ -574,7 +638,8 @@ main(void)
 	const struct test_case cases[] = {
 		TEST_TCASE("fake-cuda", 120),
 		TEST_LOOP(cuda_sticky_error, (int)ARRAY_LENGTH(sticky_cases)),
-		TEST_LOOP(gl_reset, 2), TEST_LOOP(ring_destroy_host_functions_queued, 4),
+		TEST_LOOP(gl_reset, 2),
+		TEST_LOOP(ring_destroy_host_functions_queued, 4),
 		TEST_ONCE(cpu_wait_failure),
 	};
 

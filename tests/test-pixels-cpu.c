@@ -45,32 +45,35 @@ struct env {
 /* GL: a program that draws the test pattern (test_fill_pattern's RGBA8
  * values) over the whole target, after `spin` rounds of busy work per
  * pixel that do not change the result. */
-static const char vs_src[] =
-	"void main() {\n"
-	"	vec2 v = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1));\n"
-	"	gl_Position = vec4(v, 0.0, 1.0);\n"
-	"}\n";
-static const char fs_src[] =
-	"uniform int seed;\n"
-	"uniform int spin;\n"
-	"uniform float never;\n"
-	"out vec4 color;\n"
-	"void main() {\n"
-	"	ivec2 p = ivec2(gl_FragCoord.xy);\n"
-	"	ivec4 k = (ivec4(p.x * 7 + p.y * 131 + seed * 977) + ivec4(0, 61, 122, 183)) & 255;\n"
-	"	float acc = 0.0;\n"
-	"	for (int i = 0; i < spin; i++)\n"
-	"		acc = sin(acc + float(i));\n"
-	"	if (acc == never)\n"
-	"		k = ivec4(0);\n"
-	"	color = vec4(k) / 255.0;\n"
-	"}\n";
+static const char vs_src[] = "void main() {\n"
+			     "	vec2 v = vec2(float((gl_VertexID & 1) * 4 - "
+			     "1), float((gl_VertexID & 2) * 2 - 1));\n"
+			     "	gl_Position = vec4(v, 0.0, 1.0);\n"
+			     "}\n";
+static const char fs_src[] = "uniform int seed;\n"
+			     "uniform int spin;\n"
+			     "uniform float never;\n"
+			     "out vec4 color;\n"
+			     "void main() {\n"
+			     "	ivec2 p = ivec2(gl_FragCoord.xy);\n"
+			     "	ivec4 k = (ivec4(p.x * 7 + p.y * 131 + seed * "
+			     "977) + ivec4(0, 61, 122, 183)) & 255;\n"
+			     "	float acc = 0.0;\n"
+			     "	for (int i = 0; i < spin; i++)\n"
+			     "		acc = sin(acc + float(i));\n"
+			     "	if (acc == never)\n"
+			     "		k = ivec4(0);\n"
+			     "	color = vec4(k) / 255.0;\n"
+			     "}\n";
 
 static GLuint
 shader(GLenum type, bool gles, const char *body)
 {
-	const char *src[2] = { gles ? "#version 300 es\nprecision highp float;\nprecision highp int;\n"
-				    : "#version 330 core\n", body };
+	const char *src[2] = { gles ? "#version 300 es\n"
+				      "precision highp float;\n"
+				      "precision highp int;\n"
+				    : "#version 330 core\n",
+			       body };
 	GLuint s = glCreateShader(type);
 	GLint ok = 0;
 	char log[1024] = "";
@@ -106,11 +109,14 @@ gl_setup(struct env *e)
 /* Draw the pattern of `seed` into tex (w x h). Queued only: GL runs it on
  * its own threads (llvmpipe's rasterizer). */
 static void
-gl_draw(struct env *e, GLuint tex, uint32_t w, uint32_t h, uint32_t seed, int spin)
+gl_draw(struct env *e, GLuint tex, uint32_t w, uint32_t h, uint32_t seed,
+	int spin)
 {
 	glBindFramebuffer(GL_FRAMEBUFFER, e->fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
-	ck_assert_int_eq(glCheckFramebufferStatus(GL_FRAMEBUFFER), GL_FRAMEBUFFER_COMPLETE);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, tex, 0);
+	ck_assert_int_eq(glCheckFramebufferStatus(GL_FRAMEBUFFER),
+			 GL_FRAMEBUFFER_COMPLETE);
 	glViewport(0, 0, (GLsizei)w, (GLsizei)h);
 	glUseProgram(e->program);
 	glUniform1i(glGetUniformLocation(e->program, "seed"), (GLint)seed);
@@ -171,9 +177,12 @@ check_rgba8(GLuint tex, const uint8_t *want, const char *what)
 	memset(got, 0, sizeof(got));
 	ck_assert(test_gl_readback(tex, fmt, W, H, got));
 	i = test_first_mismatch(got, want, fmt, W, H);
-	ck_assert_msg(i < 0, "%s: pixel (%ld,%ld) is %u,%u,%u,%u, expected %u,%u,%u,%u", what,
-		      i % W, i / W, got[4 * i], got[4 * i + 1], got[4 * i + 2], got[4 * i + 3],
-		      want[4 * i], want[4 * i + 1], want[4 * i + 2], want[4 * i + 3]);
+	ck_assert_msg(i < 0,
+		      "%s: pixel (%ld,%ld) is "
+		      "%u,%u,%u,%u, expected %u,%u,%u,%u",
+		      what, i % W, i / W, got[4 * i], got[4 * i + 1],
+		      got[4 * i + 2], got[4 * i + 3], want[4 * i],
+		      want[4 * i + 1], want[4 * i + 2], want[4 * i + 3]);
 }
 
 static void
@@ -182,7 +191,8 @@ rgba8_pattern(uint32_t seed, uint8_t *out)
 	test_fill_pattern(format_info(GLCUDA_FORMAT_RGBA8), W, H, seed, out);
 }
 
-/* Images ---------------------------------------------------------------------- */
+/* Images
+ * ---------------------------------------------------------------------- */
 
 /* How many iterations GL's long draws spin (GLCUDA_TEST_GL_SPIN, 4000 by
  * default). */
@@ -207,7 +217,8 @@ static void
 frame_invert(struct env *e, struct glcuda_frame *f)
 {
 	fake_env_launch_invert(&e->f, glcuda_frame_get_input_surface(f),
-			       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+			       glcuda_frame_get_output_surface(f), W, H,
+			       glcuda_frame_get_stream(f));
 }
 
 /* Every format: GL uploads a pattern, CUDA checks every texel of it and
@@ -222,9 +233,11 @@ START_TEST(every_format_both_ways)
 	env_setup(&e, _i == 1);
 	supported = glcuda_device_get_caps(e.f.dev)->formats_supported;
 	for (int f = 1; f < GLCUDA_FORMAT_COUNT; f++) {
-		const struct format_info *fmt = format_info((enum glcuda_format)f);
+		const struct format_info *fmt =
+			format_info((enum glcuda_format)f);
 		size_t bpp = fmt->bytes_per_pixel, size = (size_t)W * H * bpp;
-		uint8_t *in = malloc(size), *out = malloc(size), *got = calloc(1, size);
+		uint8_t *in = malloc(size), *out = malloc(size),
+			*got = calloc(1, size);
 		uint32_t mismatches = 1, first = 0;
 		CUdeviceptr d_in, d_out, d_count;
 		struct glcuda_image *img;
@@ -237,8 +250,10 @@ START_TEST(every_format_both_ways)
 		ck_assert(in && out && got);
 		test_fill_pattern(fmt, W, H, 11, in);
 		test_fill_pattern(fmt, W, H, 12, out);
-		ck_ok(test_image_new(e.f.dev, W, H, (enum glcuda_format)f, 0, &img));
-		ck_assert(test_gl_upload(glcuda_image_get_gl_texture(img), fmt, W, H, in));
+		ck_ok(test_image_new(e.f.dev, W, H, (enum glcuda_format)f, 0,
+				     &img));
+		ck_assert(test_gl_upload(glcuda_image_get_gl_texture(img), fmt,
+					 W, H, in));
 		ck_ok(glcuda_handoff_to_cuda(e.f.dev, &img, 1, e.f.stream));
 
 		fake_env_push(&e.f);
@@ -251,9 +266,11 @@ START_TEST(every_format_both_ways)
 		surf = glcuda_image_get_cuda_surface(img);
 		{
 			CUdeviceptr d_first = d_count + 4;
-			void *args[] = { &surf, &w, &h, &d_in, &d_out, &d_count, &d_first };
-			ck_cu(CU(cuLaunchKernel)(e.check[bpp], (W + 15) / 16, (H + 15) / 16, 1, 16,
-						  16, 1, 0, e.f.stream, args, NULL));
+			void *args[] = { &surf,	 &w,	   &h,	    &d_in,
+					 &d_out, &d_count, &d_first };
+			ck_cu(CU(cuLaunchKernel)(e.check[bpp], (W + 15) / 16,
+						 (H + 15) / 16, 1, 16, 16, 1, 0,
+						 e.f.stream, args, NULL));
 		}
 		fake_env_pop();
 		ck_ok(glcuda_handoff_to_gl(e.f.dev, &img, 1, e.f.stream));
@@ -264,17 +281,25 @@ START_TEST(every_format_both_ways)
 		ck_cu(CU(cuMemFree)(d_out));
 		ck_cu(CU(cuMemFree)(d_count));
 		fake_env_pop();
-		ck_assert_msg(mismatches == 0, "%s %s: CUDA saw %u texels that GL did not write, "
-			      "the first at (%u,%u)", e.f.gles ? "GLES" : "GL", fmt->name, mismatches,
+		ck_assert_msg(mismatches == 0,
+			      "%s %s: CUDA saw %u texels that GL did not "
+			      "write, the first at (%u,%u)",
+			      e.f.gles ? "GLES" : "GL", fmt->name, mismatches,
 			      first % W, first / W);
-		if (!test_gl_readback(glcuda_image_get_gl_texture(img), fmt, W, H, got)) {
+		if (!test_gl_readback(glcuda_image_get_gl_texture(img), fmt, W,
+				      H, got)) {
 			/* GLES reads some formats only as another type. */
-			ck_assert_msg(e.f.gles, "GL cannot read %s back", fmt->name);
-			printf("GLES: %s: checked on the CUDA side only\n", fmt->name);
+			ck_assert_msg(e.f.gles, "GL cannot read %s back",
+				      fmt->name);
+			printf("GLES: %s: checked on the CUDA side only\n",
+			       fmt->name);
 		} else {
 			i = test_first_mismatch(got, out, fmt, W, H);
-			ck_assert_msg(i < 0, "%s %s: GL reads texel (%ld,%ld) not as CUDA wrote it",
-				      e.f.gles ? "GLES" : "GL", fmt->name, i % W, i / W);
+			ck_assert_msg(i < 0,
+				      "%s %s: GL reads texel (%ld,%ld) not as "
+				      "CUDA wrote it",
+				      e.f.gles ? "GLES" : "GL", fmt->name,
+				      i % W, i / W);
 		}
 		glcuda_image_destroy(img);
 		free(in);
@@ -283,7 +308,8 @@ START_TEST(every_format_both_ways)
 		formats++;
 	}
 	ck_assert_uint_ge(formats, 1);
-	printf("%s: %u formats, every texel, GL -> CUDA -> GL\n", _i ? "GLES" : "GL", formats);
+	printf("%s: %u formats, every texel, GL -> CUDA -> GL\n",
+	       _i ? "GLES" : "GL", formats);
 	env_teardown(&e);
 }
 END_TEST
@@ -307,11 +333,13 @@ START_TEST(image_draw_invert)
 		gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, n, 0);
 		ck_ok(glcuda_handoff_to_cuda(e.f.dev, &img, 1, s));
 		fake_env_launch_invert(&e.f, glcuda_image_get_cuda_surface(img),
-				       glcuda_image_get_cuda_surface(img), W, H, s);
+				       glcuda_image_get_cuda_surface(img), W, H,
+				       s);
 		ck_ok(glcuda_handoff_to_gl(e.f.dev, &img, 1, s));
 		rgba8_pattern(n, want);
 		invert_pixels(want, W * H);
-		check_rgba8(glcuda_image_get_gl_texture(img), want, "drawn, inverted by CUDA");
+		check_rgba8(glcuda_image_get_gl_texture(img), want,
+			    "drawn, inverted by CUDA");
 	}
 	glcuda_image_destroy(img);
 	env_teardown(&e);
@@ -332,15 +360,19 @@ START_TEST(handoff_to_gl_waits_for_cuda)
 	for (uint32_t n = 0; n < 3; n++) {
 		gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 20 + n, 0);
 		ck_ok(glcuda_handoff_to_cuda(e.f.dev, &img, 1, e.f.stream));
-		ck_assert_int_eq(fake.hold(e.f.stream, FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
+		ck_assert_int_eq(fake.hold(e.f.stream,
+					   FAKE_CUDA_HOLD_UNTIL_SYNC),
+				 0);
 		fake_env_launch_invert(&e.f, glcuda_image_get_cuda_surface(img),
-				       glcuda_image_get_cuda_surface(img), W, H, e.f.stream);
+				       glcuda_image_get_cuda_surface(img), W, H,
+				       e.f.stream);
 		ck_assert_uint_eq(fake.stream_pending(e.f.stream), 1);
 		ck_ok(glcuda_handoff_to_gl(e.f.dev, &img, 1, e.f.stream));
 		rgba8_pattern(20 + n, want);
 		invert_pixels(want, W * H);
-		check_rgba8(glcuda_image_get_gl_texture(img), want,
-			    "image handed back to GL: CUDA's kernel must be done");
+		check_rgba8(
+			glcuda_image_get_gl_texture(img), want,
+			"image handed back to GL: CUDA's kernel must be done");
 		ck_assert_uint_eq(fake.stream_pending(e.f.stream), 0);
 	}
 	glcuda_image_destroy(img);
@@ -366,18 +398,21 @@ START_TEST(handoff_to_cuda_waits_for_gl)
 	gl_draw(&e, glcuda_image_get_gl_texture(img), W, H, 31, spin);
 	ck_ok(glcuda_handoff_to_cuda(e.f.dev, &img, 1, e.f.stream));
 	fake_env_launch_invert(&e.f, glcuda_image_get_cuda_surface(img),
-			       glcuda_image_get_cuda_surface(img), W, H, e.f.stream);
+			       glcuda_image_get_cuda_surface(img), W, H,
+			       e.f.stream);
 	ck_ok(glcuda_handoff_to_gl(e.f.dev, &img, 1, e.f.stream));
 	rgba8_pattern(31, want);
 	invert_pixels(want, W * H);
 	check_rgba8(glcuda_image_get_gl_texture(img), want,
-		    "image handed to CUDA during a long draw: CUDA must see all of it");
+		    "image handed to CUDA during a long draw: CUDA must see "
+		    "all of it");
 	glcuda_image_destroy(img);
 	env_teardown(&e);
 }
 END_TEST
 
-/* Ring -------------------------------------------------------------------------- */
+/* Ring
+ * -------------------------------------------------------------------------- */
 
 static struct glcuda_frame *
 frame_draw_submit(struct env *e, struct glcuda_ring *ring, int spin)
@@ -409,7 +444,8 @@ START_TEST(ring_draw_invert)
 	struct glcuda_ring *ring;
 	struct env e;
 
-	ring = env_ring(&e, _i / 2 == 1, _i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
+	ring = env_ring(&e, _i / 2 == 1,
+			_i % 2 ? GLCUDA_RING_FLAG_IN_PLACE : 0);
 	for (int n = 0; n < 12; n++) {
 		f = frame_draw_submit(&e, ring, 0);
 		frame_invert(&e, f);
@@ -449,16 +485,22 @@ START_TEST(ring_batches)
 	for (int b = 0; b < 4; b++) {
 		for (int i = 0; i < 3; i++) {
 			ck_ok(glcuda_ring_acquire(ring, &f[i]));
-			gl_draw(&e, glcuda_image_get_gl_texture(glcuda_frame_get_input(f[i])), W, H,
-				(uint32_t)glcuda_frame_get_number(f[i]), i == 0 ? spin : 0);
+			gl_draw(&e,
+				glcuda_image_get_gl_texture(
+					glcuda_frame_get_input(f[i])),
+				W, H, (uint32_t)glcuda_frame_get_number(f[i]),
+				i == 0 ? spin : 0);
 		}
 		for (int i = 0; i < 3; i++)
 			ck_ok(glcuda_frame_submit(f[i]));
 		for (int i = 0; i < 3; i++) {
 			CUstream s = glcuda_frame_get_stream(f[i]);
-			ck_assert_int_eq(fake.hold(s, FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
-			fake_env_launch_invert(&e.f, glcuda_frame_get_input_surface(f[i]),
-					       glcuda_frame_get_output_surface(f[i]), W, H, s);
+			ck_assert_int_eq(fake.hold(s,
+						   FAKE_CUDA_HOLD_UNTIL_SYNC),
+					 0);
+			fake_env_launch_invert(
+				&e.f, glcuda_frame_get_input_surface(f[i]),
+				glcuda_frame_get_output_surface(f[i]), W, H, s);
 		}
 		for (int i = 0; i < 3; i++)
 			ck_ok(glcuda_frame_complete(f[i]));
@@ -488,20 +530,27 @@ START_TEST(ring_ready_only_after_kernel)
 	ring = env_ring(&e, _i == 1, 0);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD), 0);
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f),
+					   FAKE_CUDA_HOLD),
+				 0);
 		host0 = fake.host_fns_run();
 		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		fake.settle();
 		ck_assert_msg(fake.host_fns_run() == host0,
-			      "frame %d: the frame-done host function ran while the frame's "
-			      "kernel was still queued", n);
+			      "frame %d: the frame-done host function ran "
+			      "while the frame's kernel was still queued",
+			      n);
 		ck_assert(!test_fd_readable(glcuda_ring_get_fd(ring), 0));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 0);
 		ck_assert_int_eq(glcuda_ring_take_newest(ring, &got), -EAGAIN);
-		ck_assert_uint_gt(fake.stream_pending(glcuda_frame_get_stream(f)), 0);
+		ck_assert_uint_gt(fake.stream_pending(
+					  glcuda_frame_get_stream(f)),
+				  0);
 
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_RUN), 0);
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f),
+					   FAKE_CUDA_RUN),
+				 0);
 		ck_assert_uint_eq(fake.host_fns_run(), host0 + 1);
 		ck_assert(test_fd_readable(glcuda_ring_get_fd(ring), 0));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
@@ -526,13 +575,16 @@ START_TEST(ring_wait_gl_waits_for_cuda)
 	ring = env_ring(&e, _i == 1, 0);
 	for (int n = 0; n < 4; n++) {
 		f = frame_draw_submit(&e, ring, 0);
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD_UNTIL_SYNC), 0);
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f),
+					   FAKE_CUDA_HOLD_UNTIL_SYNC),
+				 0);
 		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		if (n % 2)
 			ck_ok(glcuda_frame_wait_gl(f));
 		else
-			ck_ok(glcuda_frame_release(f)); /* enqueues GL's wait itself */
+			/* enqueues GL's wait itself */
+			ck_ok(glcuda_frame_release(f));
 		check_frame_output(f, "ring frame waited for by GL");
 		if (n % 2)
 			ck_ok(glcuda_frame_release(f));
@@ -598,8 +650,10 @@ START_TEST(gpu_mode_stream_order)
 	host_calls = 0;
 	fake_env_push(&e.f);
 	memset(&desc, 0, sizeof(desc));
-	desc.type = timeline ? CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD
-			     : CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
+	desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
+	if (timeline)
+		desc.type =
+			CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
 	desc.handle.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	ck_cu(CU(cuImportExternalSemaphore)(&to_cuda, &desc));
 	desc.handle.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -610,14 +664,18 @@ START_TEST(gpu_mode_stream_order)
 		memset(&signal, 0, sizeof(signal));
 		wait.params.fence.value = frame;
 		signal.params.fence.value = frame;
-		ck_cu(CU(cuWaitExternalSemaphoresAsync)(&to_cuda, &wait, 1, e.f.stream));
+		ck_cu(CU(cuWaitExternalSemaphoresAsync)(&to_cuda, &wait, 1,
+							e.f.stream));
 		fake_env_pop();
 		fake_env_launch_invert(&e.f, glcuda_image_get_cuda_surface(img),
-				       glcuda_image_get_cuda_surface(img), W, H, e.f.stream);
+				       glcuda_image_get_cuda_surface(img), W, H,
+				       e.f.stream);
 		fake_env_push(&e.f);
-		ck_cu(CU(cuSignalExternalSemaphoresAsync)(&to_gl, &signal, 1, e.f.stream));
+		ck_cu(CU(cuSignalExternalSemaphoresAsync)(&to_gl, &signal, 1,
+							  e.f.stream));
 		ck_cu(CU(cuEventRecord)(done, e.f.stream));
-		ck_cu(CU(cuLaunchHostFunc)(e.f.stream, record_host_fn, (void *)(uintptr_t)frame));
+		ck_cu(CU(cuLaunchHostFunc)(e.f.stream, record_host_fn,
+					   (void *)(uintptr_t)frame));
 
 		/* GL has not signalled: everything waits. */
 		ck_assert_int_eq(fake.sem_state(to_gl, &value, NULL, NULL), 0);
@@ -627,7 +685,8 @@ START_TEST(gpu_mode_stream_order)
 		ck_assert_uint_eq(host_calls, frame - 1);
 		/* A timeline's earlier value does not release it. */
 		if (timeline) {
-			ck_assert_int_eq(fake.sem_signal(to_cuda, frame - 1), 0);
+			ck_assert_int_eq(fake.sem_signal(to_cuda, frame - 1),
+					 0);
 			ck_assert_uint_eq(fake.stream_pending(e.f.stream), 5);
 		}
 		ck_assert_int_eq(fake.sem_signal(to_cuda, frame), 0);
@@ -636,20 +695,26 @@ START_TEST(gpu_mode_stream_order)
 		ck_assert_uint_eq(fake.stream_pending(e.f.stream), 0);
 		ck_assert_uint_eq(host_calls, frame);
 		ck_assert_uint_eq(host_order[frame - 1], frame);
-		ck_assert_int_eq(fake.sem_state(to_gl, &value, &waits, &signals), 0);
-		/* Binary: the signal waits for GL's wait; timeline: the value. */
+		ck_assert_int_eq(fake.sem_state(to_gl, &value, &waits,
+						&signals),
+				 0);
+		/* Binary: the signal waits for GL's wait; timeline: the
+		 * value. */
 		ck_assert_uint_eq(value, frame);
 		ck_assert_uint_eq(signals, frame);
-		ck_assert_int_eq(fake.sem_state(to_cuda, &value, &waits, NULL), 0);
+		ck_assert_int_eq(fake.sem_state(to_cuda, &value, &waits, NULL),
+				 0);
 		ck_assert_uint_eq(waits, frame);
-		ck_assert_uint_eq(value, timeline ? frame : 0); /* binary: consumed */
+		/* binary: consumed */
+		ck_assert_uint_eq(value, timeline ? frame : 0);
 		fake_env_pop();
 		/* The kernel ran between the wait and the signal: inverted
 		 * an odd number of times now or not. */
 		rgba8_pattern(40, want);
 		if (frame % 2)
 			invert_pixels(want, W * H);
-		check_rgba8(glcuda_image_get_gl_texture(img), want, "kernel after the semaphore wait");
+		check_rgba8(glcuda_image_get_gl_texture(img), want,
+			    "kernel after the semaphore wait");
 		fake_env_push(&e.f);
 	}
 	ck_cu(CU(cuEventDestroy)(done));
@@ -691,7 +756,8 @@ START_TEST(legacy_stream_and_events)
 	ck_assert(!pthread_equal(host_thread, pthread_self()));
 	ck_assert_int_eq(CU(cuStreamQuery)(other), CUDA_ERROR_NOT_READY);
 	/* Held: a synchronisation cannot finish, and says so at once. */
-	ck_assert_int_eq(CU(cuStreamSynchronize)(blocking), CUDA_ERROR_NOT_READY);
+	ck_assert_int_eq(CU(cuStreamSynchronize)(blocking),
+			 CUDA_ERROR_NOT_READY);
 	ck_assert_int_eq(fake.hold(blocking, FAKE_CUDA_RUN), 0);
 	ck_cu(CU(cuCtxSynchronize)());
 	ck_assert_uint_eq(host_calls, 4);
@@ -710,12 +776,18 @@ int
 main(void)
 {
 	const struct test_case cases[] = {
-		TEST_TCASE("fake-cuda", 120), TEST_LOOP(every_format_both_ways, 2),
-		TEST_LOOP(image_draw_invert, 2), TEST_LOOP(handoff_to_gl_waits_for_cuda, 2),
-		TEST_LOOP(handoff_to_cuda_waits_for_gl, 2), TEST_LOOP(ring_draw_invert, 4),
-		TEST_LOOP(ring_batches, 2), TEST_LOOP(ring_ready_only_after_kernel, 2),
-		TEST_LOOP(ring_wait_gl_waits_for_cuda, 2), TEST_LOOP(ring_submit_waits_for_gl, 2),
-		TEST_LOOP(gpu_mode_stream_order, 2), TEST_ONCE(legacy_stream_and_events),
+		TEST_TCASE("fake-cuda", 120),
+		TEST_LOOP(every_format_both_ways, 2),
+		TEST_LOOP(image_draw_invert, 2),
+		TEST_LOOP(handoff_to_gl_waits_for_cuda, 2),
+		TEST_LOOP(handoff_to_cuda_waits_for_gl, 2),
+		TEST_LOOP(ring_draw_invert, 4),
+		TEST_LOOP(ring_batches, 2),
+		TEST_LOOP(ring_ready_only_after_kernel, 2),
+		TEST_LOOP(ring_wait_gl_waits_for_cuda, 2),
+		TEST_LOOP(ring_submit_waits_for_gl, 2),
+		TEST_LOOP(gpu_mode_stream_order, 2),
+		TEST_ONCE(legacy_stream_and_events),
 	};
 
 	fake_cuda_test_setup();

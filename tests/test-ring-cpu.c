@@ -10,8 +10,9 @@
  * out of order, held back by the fake's stream holds), the ready fd's
  * wakeups with a completion forced into each step of dispatch and a
  * dispatch into each step of a completion (the library's seams,
- * lib/seam.h), destroy with frames in flight, and failures of driver
- * calls. Runs anywhere; a real libcuda.so.1 is ignored.
+ * lib/seam.h), destroy with frames in flight, failures of driver calls,
+ * and one push of the CUDA context per call, popped on every way out.
+ * Runs anywhere; a real libcuda.so.1 is ignored.
  * SPDX-License-Identifier: MIT
  */
 #include "test-common.h"
@@ -52,14 +53,16 @@ set_fake_uuid_from_gl(void)
 static void
 env_setup_mode(struct env *e, bool gles, enum glcuda_sync_mode mode)
 {
-	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = mode };
+	struct glcuda_device_options opts = { .size = sizeof(opts),
+					      .sync_mode = mode };
 
 	memset(e, 0, sizeof(*e));
 	e->gles = gles;
 	e->hl = test_headless(gles);
 	set_fake_uuid_from_gl();
-	ck_ok(glcuda_device_new(glcuda_headless_get_display(e->hl), glcuda_headless_get_context(e->hl),
-				&opts, &e->dev));
+	ck_ok(glcuda_device_new(glcuda_headless_get_display(e->hl),
+				glcuda_headless_get_context(e->hl), &opts,
+				&e->dev));
 	resolve_fake();
 	fake.gate(0);
 }
@@ -91,9 +94,10 @@ verify_input(struct glcuda_frame *f)
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, glcuda_frame_get_input_fbo(f));
 	glReadPixels(W / 2, H / 3, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev);
-	ck_assert_msg(!memcmp(px, c, 4), "frame %llu: input %u,%u,%u,%u, rendered %u,%u,%u,%u",
-		      (unsigned long long)glcuda_frame_get_number(f), px[0], px[1], px[2], px[3],
-		      c[0], c[1], c[2], c[3]);
+	ck_assert_msg(!memcmp(px, c, 4),
+		      "frame %llu: input %u,%u,%u,%u, rendered %u,%u,%u,%u",
+		      (unsigned long long)glcuda_frame_get_number(f), px[0],
+		      px[1], px[2], px[3], c[0], c[1], c[2], c[3]);
 }
 
 static void
@@ -168,7 +172,8 @@ ring_env_frame_work(struct ring_env *e, struct glcuda_frame *f)
 }
 
 static void
-ring_env_run_frame(struct ring_env *e, struct glcuda_ring *ring, struct glcuda_frame **out)
+ring_env_run_frame(struct ring_env *e, struct glcuda_ring *ring,
+		   struct glcuda_frame **out)
 {
 	(void)e;
 	run_frame(ring, out);
@@ -238,16 +243,21 @@ START_TEST(device_binds_fake_cuda)
 	e.hl = test_headless(_i == 1);
 	gl_semaphores = epoxy_has_gl_extension("GL_EXT_semaphore_fd");
 	set_fake_uuid_from_gl();
-	ck_ok(glcuda_device_new(glcuda_headless_get_display(e.hl), glcuda_headless_get_context(e.hl),
-				NULL, &e.dev));
+	ck_ok(glcuda_device_new(glcuda_headless_get_display(e.hl),
+				glcuda_headless_get_context(e.hl), NULL,
+				&e.dev));
 	resolve_fake();
 	caps = glcuda_device_get_caps(e.dev);
-	ck_assert_uint_ne(caps->sync_modes_supported & (1u << GLCUDA_SYNC_CPU), 0);
+	ck_assert_uint_ne(caps->sync_modes_supported & (1u << GLCUDA_SYNC_CPU),
+			  0);
 	if (!gl_semaphores) {
-		/* Mesa without GL_EXT_semaphore_fd: the CPU mode is all there is. */
+		/* Mesa without GL_EXT_semaphore_fd: the CPU mode is all there
+		 * is. */
 		ck_assert_int_eq(caps->sync_mode, GLCUDA_SYNC_CPU);
-		ck_assert_str_eq(glcuda_sync_mode_get_name(caps->sync_mode), "cpu");
-		ck_assert_uint_eq(caps->sync_modes_supported, 1u << GLCUDA_SYNC_CPU);
+		ck_assert_str_eq(glcuda_sync_mode_get_name(caps->sync_mode),
+				 "cpu");
+		ck_assert_uint_eq(caps->sync_modes_supported,
+				  1u << GLCUDA_SYNC_CPU);
 	}
 	ck_assert_str_eq(caps->cuda_device_name, "glcuda fake CUDA device");
 	ck_assert_int_eq(caps->cuda_ordinal, 0);
@@ -256,16 +266,21 @@ START_TEST(device_binds_fake_cuda)
 	ck_assert_int_eq(glcuda_device_get_cuda_device(e.dev), 0);
 	ck_assert_uint_eq(fake.primary_refs(), 1);
 	printf("%s: \"%s\" bound to \"%s\", sync mode %s\n", _i ? "GLES" : "GL",
-	       caps->gl_renderer, caps->cuda_device_name, glcuda_sync_mode_get_name(caps->sync_mode));
+	       caps->gl_renderer, caps->cuda_device_name,
+	       glcuda_sync_mode_get_name(caps->sync_mode));
 	glcuda_device_destroy(e.dev);
 	ck_assert_uint_eq(fake.primary_refs(), 0);
 
 	/* Forcing the CPU mode works everywhere. */
 	{
-		struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_CPU };
+		struct glcuda_device_options opts = {
+			.size = sizeof(opts), .sync_mode = GLCUDA_SYNC_CPU
+		};
 		ck_ok(glcuda_device_new(glcuda_headless_get_display(e.hl),
-					glcuda_headless_get_context(e.hl), &opts, &e.dev));
-		ck_assert_int_eq(glcuda_device_get_caps(e.dev)->sync_mode, GLCUDA_SYNC_CPU);
+					glcuda_headless_get_context(e.hl),
+					&opts, &e.dev));
+		ck_assert_int_eq(glcuda_device_get_caps(e.dev)->sync_mode,
+				 GLCUDA_SYNC_CPU);
 		glcuda_device_destroy(e.dev);
 	}
 	glcuda_headless_destroy(e.hl);
@@ -280,18 +295,22 @@ START_TEST(device_uuid_mismatch)
 
 	set_fake_uuid_from_gl();
 	/* Load the fake once, so the fd count below is steady. */
-	ck_ok(glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), NULL,
-				&dev));
+	ck_ok(glcuda_device_new(glcuda_headless_get_display(hl),
+				glcuda_headless_get_context(hl), NULL, &dev));
 	resolve_fake();
 	glcuda_device_destroy(dev);
 	dev = NULL;
 	fds = test_count_fds();
-	setenv("GLCUDA_FAKE_CUDA_UUID", "00112233-4455-6677-8899-aabbccddeeff", 1);
-	ck_err(glcuda_device_new(glcuda_headless_get_display(hl), glcuda_headless_get_context(hl), NULL,
-				 &dev), GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE);
+	setenv("GLCUDA_FAKE_CUDA_UUID", "00112233-4455-6677-8899-aabbccddeeff",
+	       1);
+	ck_err(glcuda_device_new(glcuda_headless_get_display(hl),
+				 glcuda_headless_get_context(hl), NULL, &dev),
+	       GLCUDA_ERROR_NO_MATCHING_CUDA_DEVICE);
 	ck_assert_ptr_null(dev);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda fake CUDA device"));
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "00112233-4455-6677-8899-aabbccddeeff"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "glcuda fake CUDA device"));
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+				     "00112233-4455-6677-8899-aabbccddeeff"));
 	ck_assert_uint_eq(fake.primary_refs(), 0);
 	ck_assert_int_eq(test_count_fds(), fds);
 	glcuda_headless_destroy(hl);
@@ -302,8 +321,10 @@ END_TEST
 
 START_TEST(images_every_format)
 {
-	static const uint32_t flag_sets[] = { 0, GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE,
-					      GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER };
+	static const uint32_t flag_sets[] = {
+		0, GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE,
+		GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER
+	};
 	struct gl_names before, after;
 	struct glcuda_image *img;
 	unsigned int live0, formats = 0;
@@ -325,23 +346,31 @@ START_TEST(images_every_format)
 			continue;
 		formats++;
 		for (size_t k = 0; k < ARRAY_LENGTH(flag_sets); k++) {
-			bool tex = !(flag_sets[k] & GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE);
-			int ret = test_image_new(e.dev, W + (uint32_t)f, H, (enum glcuda_format)f,
-						   flag_sets[k], &img);
+			bool tex = !(flag_sets[k] &
+				     GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE);
+			int ret = test_image_new(e.dev, W + (uint32_t)f, H,
+						 (enum glcuda_format)f,
+						 flag_sets[k], &img);
 			ck_assert_msg(ret == 0, "%s flags 0x%x: %s: %s",
-				      glcuda_format_get_name((enum glcuda_format)f), flag_sets[k],
-				      glcuda_error_get_name(ret), glcuda_get_last_error());
-			ck_assert_uint_eq(glcuda_image_get_width(img), W + (uint32_t)f);
+				      glcuda_format_get_name(
+					      (enum glcuda_format)f),
+				      flag_sets[k], glcuda_error_get_name(ret),
+				      glcuda_get_last_error());
+			ck_assert_uint_eq(glcuda_image_get_width(img),
+					  W + (uint32_t)f);
 			ck_assert_uint_eq(glcuda_image_get_height(img), H);
 			ck_assert_int_eq(glcuda_image_get_format(img), f);
 			ck_assert_ptr_eq(glcuda_image_get_device(img), e.dev);
 			ck_assert_uint_ne(glcuda_image_get_gl_texture(img), 0);
 			ck_assert_ptr_nonnull(glcuda_image_get_cuda_array(img));
-			ck_assert_uint_ne(glcuda_image_get_cuda_surface(img), 0);
-			ck_assert(tex == (glcuda_image_get_cuda_texture(img) != 0));
+			ck_assert_uint_ne(glcuda_image_get_cuda_surface(img),
+					  0);
+			ck_assert(tex ==
+				  (glcuda_image_get_cuda_texture(img) != 0));
 			/* Memory, mipmapped array, its level, surface, the
 			 * hand-off event, and the texture object if any. */
-			ck_assert_uint_eq(fake.live_objects() - live0, tex ? 6 : 5);
+			ck_assert_uint_eq(fake.live_objects() - live0,
+					  tex ? 6 : 5);
 			glcuda_image_destroy(img);
 			ck_assert_uint_eq(fake.live_objects(), live0);
 		}
@@ -351,14 +380,20 @@ START_TEST(images_every_format)
 	test_count_gl_names(&after, 1024);
 	ck_assert_gl_names_eq(&before, &after);
 	/* Bad arguments. */
-	ck_err(test_image_new(NULL, W, H, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_err(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, NULL), -EINVAL);
-	ck_err(test_image_new(e.dev, 0, H, GLCUDA_FORMAT_RGBA8, 0, &img), -EINVAL);
-	ck_err(test_image_new(e.dev, W, H, GLCUDA_FORMAT_INVALID, 0, &img), -EINVAL);
-	ck_err(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0x80000000u, &img), -EINVAL);
+	ck_err(test_image_new(NULL, W, H, GLCUDA_FORMAT_RGBA8, 0, &img),
+	       -EINVAL);
+	ck_err(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, NULL),
+	       -EINVAL);
+	ck_err(test_image_new(e.dev, 0, H, GLCUDA_FORMAT_RGBA8, 0, &img),
+	       -EINVAL);
+	ck_err(test_image_new(e.dev, W, H, GLCUDA_FORMAT_INVALID, 0, &img),
+	       -EINVAL);
+	ck_err(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0x80000000u,
+			      &img),
+	       -EINVAL);
 	ck_assert_uint_eq(fake.live_objects(), live0);
-	printf("%s: %u formats created and destroyed without leaks\n", _i ? "GLES" : "GL",
-	       formats);
+	printf("%s: %u formats created and destroyed without leaks\n",
+	       _i ? "GLES" : "GL", formats);
 	env_teardown(&e);
 }
 END_TEST
@@ -378,15 +413,20 @@ START_TEST(handoff_roundtrip)
 	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
 	ck_ok(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img2));
 	/* Owned by GL: handing back to GL is a state error. */
-	ck_err(glcuda_handoff_to_gl(e.dev, &img, 1, NULL), GLCUDA_ERROR_BAD_STATE);
+	ck_err(glcuda_handoff_to_gl(e.dev, &img, 1, NULL),
+	       GLCUDA_ERROR_BAD_STATE);
 	for (int i = 0; i < 20; i++) {
 		CUstream s = i % 2 ? NULL : CU_STREAM_LEGACY;
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, s));
-		ck_err(glcuda_handoff_to_cuda(e.dev, &img, 1, s), GLCUDA_ERROR_BAD_STATE);
-		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "owned by CUDA"));
+		ck_err(glcuda_handoff_to_cuda(e.dev, &img, 1, s),
+		       GLCUDA_ERROR_BAD_STATE);
+		ck_assert_ptr_nonnull(
+			strstr(glcuda_get_last_error(), "owned by CUDA"));
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, s));
-		ck_err(glcuda_handoff_to_gl(e.dev, &img, 1, s), GLCUDA_ERROR_BAD_STATE);
-		ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "owned by GL"));
+		ck_err(glcuda_handoff_to_gl(e.dev, &img, 1, s),
+		       GLCUDA_ERROR_BAD_STATE);
+		ck_assert_ptr_nonnull(
+			strstr(glcuda_get_last_error(), "owned by GL"));
 	}
 	/* Two at once. */
 	both[0] = img;
@@ -406,7 +446,8 @@ START_TEST(handoff_roundtrip)
 	ck_ok(glcuda_ring_acquire(ring, &f));
 	{
 		struct glcuda_image *in = glcuda_frame_get_input(f);
-		ck_err(glcuda_handoff_to_cuda(e.dev, &in, 1, NULL), GLCUDA_ERROR_BAD_STATE);
+		ck_err(glcuda_handoff_to_cuda(e.dev, &in, 1, NULL),
+		       GLCUDA_ERROR_BAD_STATE);
 	}
 	glcuda_ring_destroy(ring);
 	/* Destroyed while CUDA owns it. */
@@ -419,7 +460,8 @@ START_TEST(handoff_roundtrip)
 }
 END_TEST
 
-/* Ring ------------------------------------------------------------------------ */
+/* Ring
+ * ------------------------------------------------------------------------ */
 
 /* 200 frames through 3 slots, pipelined; frames presented in order. */
 START_TEST(ring_200_frames)
@@ -440,7 +482,8 @@ START_TEST(ring_200_frames)
 			ck_assert_uint_eq(queued, 3);
 			f = queue[0];
 			memmove(queue, queue + 1, sizeof(queue[0]) * --queued);
-			ck_assert_uint_eq(glcuda_frame_get_number(f), presented);
+			ck_assert_uint_eq(glcuda_frame_get_number(f),
+					  presented);
 			/* Every slot is completed, and ready once the fake's
 			 * driver thread has run each frame's work. */
 			fake.settle();
@@ -460,10 +503,12 @@ START_TEST(ring_200_frames)
 		ck_assert_uint_eq(glcuda_frame_get_slot(f), n % 3);
 		ck_assert_ptr_nonnull(glcuda_frame_get_input(f));
 		ck_assert_ptr_nonnull(glcuda_frame_get_output(f));
-		ck_assert_ptr_ne(glcuda_frame_get_input(f), glcuda_frame_get_output(f));
+		ck_assert_ptr_ne(glcuda_frame_get_input(f),
+				 glcuda_frame_get_output(f));
 		ck_assert_uint_ne(glcuda_frame_get_input_fbo(f), 0);
 		ck_assert_uint_eq(glcuda_frame_get_output_texture(f),
-				  glcuda_image_get_gl_texture(glcuda_frame_get_output(f)));
+				  glcuda_image_get_gl_texture(
+					  glcuda_frame_get_output(f)));
 		ck_assert_ptr_nonnull(glcuda_frame_get_stream(f));
 		ck_assert_uint_ne(glcuda_frame_get_input_surface(f), 0);
 		ck_assert_uint_ne(glcuda_frame_get_output_surface(f), 0);
@@ -559,12 +604,15 @@ START_TEST(take_newest_never_goes_back)
 		bool by_wait_gl = round == 2;
 
 		ck_ok(glcuda_ring_acquire(ring, &old));
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(old), FAKE_CUDA_HOLD), 0);
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(old),
+					   FAKE_CUDA_HOLD),
+				 0);
 		test_render_frame(old, W, H);
 		ck_ok(glcuda_frame_submit(old));
 		ck_ok(glcuda_frame_complete(old));
 		run_frame(ring, &young);
-		ck_assert_uint_lt(glcuda_frame_get_number(old), glcuda_frame_get_number(young));
+		ck_assert_uint_lt(glcuda_frame_get_number(old),
+				  glcuda_frame_get_number(young));
 		ck_assert_int_eq(glcuda_ring_dispatch(ring), 1);
 		if (by_wait_gl) {
 			ck_ok(glcuda_frame_wait_gl(young));
@@ -576,7 +624,9 @@ START_TEST(take_newest_never_goes_back)
 		ck_assert_uint_eq(glcuda_ring_get_dropped(ring), dropped);
 
 		/* The older frame's work finishes now: its wakeup comes... */
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(old), FAKE_CUDA_RUN), 0);
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(old),
+					   FAKE_CUDA_RUN),
+				 0);
 		ck_assert(test_fd_readable(fd, 0));
 		if (round == 1) {
 			/* ...but it is not a frame to take: a compositor that
@@ -586,10 +636,16 @@ START_TEST(take_newest_never_goes_back)
 		{
 			int ret = glcuda_ring_take_newest(ring, &got);
 			ck_assert_msg(ret == -EAGAIN,
-				      "take_newest went back in time: it returned frame %llu after "
-				      "frame %llu (%s)",
-				      ret == 0 ? (unsigned long long)glcuda_frame_get_number(got) : 0ull,
-				      (unsigned long long)glcuda_frame_get_number(young),
+				      "take_newest went back in time: it "
+				      "returned frame %llu after frame %llu "
+				      "(%s)",
+				      ret == 0
+					      ? (unsigned long long)
+							glcuda_frame_get_number(
+								got)
+					      : 0ull,
+				      (unsigned long long)
+					      glcuda_frame_get_number(young),
 				      glcuda_error_get_name(ret));
 		}
 		/* ...and it is dropped, its slot freed. */
@@ -600,9 +656,12 @@ START_TEST(take_newest_never_goes_back)
 	/* Every slot is free again and the ring goes on as before. */
 	for (int i = 0; i < 3; i++)
 		run_frame(ring, &f[i]);
-	ck_assert_uint_ne(glcuda_frame_get_slot(f[0]), glcuda_frame_get_slot(f[1]));
-	ck_assert_uint_ne(glcuda_frame_get_slot(f[1]), glcuda_frame_get_slot(f[2]));
-	ck_assert_uint_ne(glcuda_frame_get_slot(f[0]), glcuda_frame_get_slot(f[2]));
+	ck_assert_uint_ne(glcuda_frame_get_slot(f[0]),
+			  glcuda_frame_get_slot(f[1]));
+	ck_assert_uint_ne(glcuda_frame_get_slot(f[1]),
+			  glcuda_frame_get_slot(f[2]));
+	ck_assert_uint_ne(glcuda_frame_get_slot(f[0]),
+			  glcuda_frame_get_slot(f[2]));
 	ck_assert_int_eq(glcuda_ring_dispatch(ring), 3);
 	ck_ok(glcuda_ring_take_newest(ring, &got));
 	ck_assert_ptr_eq(got, f[2]);
@@ -711,7 +770,8 @@ START_TEST(take_newest_in_order_randomized)
 	const uint32_t slots = _i == 1 ? 4 : 3;
 	const unsigned int frames = 1500;
 	struct glcuda_frame *held[RING_SLOTS_MAX_TEST];
-	unsigned int held_count = 0, completed = 0, presented = 0, violations = 0;
+	unsigned int held_count = 0, completed = 0, presented = 0,
+		     violations = 0;
 	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)_i, last = 0;
 	bool taken_any = false;
 	struct glcuda_ring *ring;
@@ -726,11 +786,15 @@ START_TEST(take_newest_in_order_randomized)
 
 		/* The producer: one frame, its stream held about a third of
 		 * the time. */
-		if (r % 4 != 0 && (ret = glcuda_ring_acquire(ring, &f)) != -EAGAIN) {
+		if (r % 4 != 0 &&
+		    (ret = glcuda_ring_acquire(ring, &f)) != -EAGAIN) {
 			bool hold = (r >> 8) % 3 == 0;
 			ck_ok(ret);
 			if (hold) {
-				ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD), 0);
+				ck_assert_int_eq(
+					fake.hold(glcuda_frame_get_stream(f),
+						  FAKE_CUDA_HOLD),
+					0);
 				held[held_count++] = f;
 			}
 			if (completed % 50 == 0)
@@ -742,8 +806,11 @@ START_TEST(take_newest_in_order_randomized)
 		/* Work held back finishes, in an order of its own. */
 		for (unsigned int k = 0; k < held_count;) {
 			if ((prng_next(&seed) >> 20) % 3 == 0) {
-				ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(held[k]), FAKE_CUDA_RUN),
-						 0);
+				ck_assert_int_eq(
+					fake.hold(glcuda_frame_get_stream(
+							  held[k]),
+						  FAKE_CUDA_RUN),
+					0);
 				held[k] = held[--held_count];
 			} else {
 				k++;
@@ -758,15 +825,18 @@ START_TEST(take_newest_in_order_randomized)
 
 			ck_assert_int_ge(ready, 0);
 			ck_assert_msg(ready == 0 || ret == 0,
-				      "dispatch counted %d frames to take, take_newest: %s", ready,
-				      glcuda_error_get_name(ret));
+				      "dispatch counted %d frames to take, "
+				      "take_newest: %s",
+				      ready, glcuda_error_get_name(ret));
 			if (ret == -EAGAIN)
 				continue;
 			ck_ok(ret);
 			if (taken_any && glcuda_frame_get_number(f) <= last) {
 				violations++;
-				fprintf(stderr, "frame %llu taken after frame %llu\n",
-					(unsigned long long)glcuda_frame_get_number(f),
+				fprintf(stderr,
+					"frame %llu taken after frame %llu\n",
+					(unsigned long long)
+						glcuda_frame_get_number(f),
 					(unsigned long long)last);
 			}
 			last = glcuda_frame_get_number(f);
@@ -777,7 +847,10 @@ START_TEST(take_newest_in_order_randomized)
 	}
 	/* The rest finishes; the last vblank takes the newest. */
 	while (held_count)
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(held[--held_count]), FAKE_CUDA_RUN), 0);
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(
+						   held[--held_count]),
+					   FAKE_CUDA_RUN),
+				 0);
 	if (glcuda_ring_take_newest(ring, &f) == 0) {
 		if (taken_any && glcuda_frame_get_number(f) <= last)
 			violations++;
@@ -785,9 +858,10 @@ START_TEST(take_newest_in_order_randomized)
 		ck_ok(glcuda_frame_release(f));
 	}
 	ck_err(glcuda_ring_take_newest(ring, &f), -EAGAIN);
-	printf("%s: %u frames through %u slots, out-of-order completion: %u presented, "
-	       "%llu dropped, %u order violations\n", _i ? "GLES" : "GL", completed, slots,
-	       presented, (unsigned long long)glcuda_ring_get_dropped(ring), violations);
+	printf("%s: %u frames through %u slots, out-of-order completion: %u "
+	       "presented, %llu dropped, %u order violations\n",
+	       _i ? "GLES" : "GL", completed, slots, presented,
+	       (unsigned long long)glcuda_ring_get_dropped(ring), violations);
 	ck_assert_uint_eq(violations, 0);
 	ck_assert_uint_eq(presented + glcuda_ring_get_dropped(ring), completed);
 	/* Out of order often enough to mean something. */
@@ -851,9 +925,11 @@ frame_comes(struct wakeup_race *w, struct glcuda_frame *f)
 {
 	struct glcuda_frame *got;
 
-	ck_assert_msg(w->ready == 1 || test_fd_readable(glcuda_ring_get_fd(w->ring), 0),
-		      "a wakeup was lost: a dispatch right after \"%s\" returned %d, and the ready "
-		      "fd is not readable although the frame's work is done",
+	ck_assert_msg(w->ready == 1 ||
+			      test_fd_readable(glcuda_ring_get_fd(w->ring), 0),
+		      "a wakeup was lost: a dispatch right after \"%s\" "
+		      "returned %d, and the ready fd is not readable although "
+		      "the frame's work is done",
 		      seam_name(w->point), w->ready);
 	ck_assert_int_eq(glcuda_ring_dispatch(w->ring), 1);
 	ck_ok(glcuda_ring_take_newest(w->ring, &got));
@@ -895,9 +971,11 @@ release_stream(void *data)
 /* For each seam point in turn: a frame held, the race at that point, and
  * then the frame comes, exactly once. */
 static void
-wakeup_races(const enum seam_point *points, size_t n, void (*race)(struct wakeup_race *w))
+wakeup_races(const enum seam_point *points, size_t n,
+	     void (*race)(struct wakeup_race *w))
 {
-	struct wakeup_race w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct wakeup_race w = { .lock = PTHREAD_MUTEX_INITIALIZER,
+				 .cond = PTHREAD_COND_INITIALIZER };
 	struct env e;
 
 	env_setup(&e, false);
@@ -929,7 +1007,8 @@ race_dispatch_inside_completion(struct wakeup_race *w)
 	while (!w->at_seam && !w->released)
 		pthread_cond_wait(&w->cond, &w->lock);
 	pthread_mutex_unlock(&w->lock);
-	ck_assert_msg(w->at_seam, "the frame-done host function ran without passing \"%s\"",
+	ck_assert_msg(w->at_seam,
+		      "the frame-done host function ran without passing \"%s\"",
 		      seam_name(w->point));
 	/* The host function is stopped at the seam. */
 	w->ready = glcuda_ring_dispatch(w->ring);
@@ -945,9 +1024,11 @@ race_dispatch_inside_completion(struct wakeup_race *w)
 /* A dispatch right after each step of the frame-done host function. */
 START_TEST(wakeup_dispatch_inside_completion)
 {
-	static const enum seam_point points[] = { SEAM_RING_DONE_COUNTED, SEAM_RING_DONE_NOTIFIED };
+	static const enum seam_point points[] = { SEAM_RING_DONE_COUNTED,
+						  SEAM_RING_DONE_NOTIFIED };
 
-	wakeup_races(points, ARRAY_LENGTH(points), race_dispatch_inside_completion);
+	wakeup_races(points, ARRAY_LENGTH(points),
+		     race_dispatch_inside_completion);
 }
 END_TEST
 
@@ -973,17 +1054,19 @@ race_completion_inside_dispatch(struct wakeup_race *w)
 	seam_set(w->point, complete_in_dispatch, w);
 	w->ready = glcuda_ring_dispatch(w->ring);
 	seam_set(w->point, NULL, NULL);
-	ck_assert_msg(w->passes == 1, "dispatch passed \"%s\" %u times", seam_name(w->point),
-		      w->passes);
+	ck_assert_msg(w->passes == 1, "dispatch passed \"%s\" %u times",
+		      seam_name(w->point), w->passes);
 	ck_assert_uint_eq(fake.host_fns_run(), host0 + 1);
 }
 
 /* A completion right after each step of glcuda_ring_dispatch. */
 START_TEST(wakeup_completion_inside_dispatch)
 {
-	static const enum seam_point points[] = { SEAM_RING_DRAINED, SEAM_RING_LOOKED };
+	static const enum seam_point points[] = { SEAM_RING_DRAINED,
+						  SEAM_RING_LOOKED };
 
-	wakeup_races(points, ARRAY_LENGTH(points), race_completion_inside_dispatch);
+	wakeup_races(points, ARRAY_LENGTH(points),
+		     race_completion_inside_dispatch);
 }
 END_TEST
 
@@ -1000,7 +1083,8 @@ START_TEST(destroy_in_flight_no_leaks)
 
 	ring_env_setup(&re, _i == 1);
 	/* warm-up */
-	glcuda_ring_destroy(test_make_ring(e->dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
+	glcuda_ring_destroy(test_make_ring(e->dev, W, H, 3,
+					   GLCUDA_RING_FLAG_TIMINGS, NULL));
 	fds = test_count_fds();
 	live0 = fake.live_objects();
 	test_count_gl_names(&before, 4096);
@@ -1018,6 +1102,112 @@ START_TEST(destroy_in_flight_no_leaks)
 	ck_assert_uint_eq(fake.live_objects(), 0);
 	ck_assert_uint_eq(fake.primary_refs(), 0);
 	glcuda_headless_destroy(e->hl);
+}
+END_TEST
+
+/* Each public call pushes the device's CUDA context once and pops it on
+ * every way out (doc/design.md, "The CUDA context"): with the second
+ * cuCtxPushCurrent of each call made to fail, every call of an image's and
+ * a frame's life still succeeds; and after calls that fail once pushed,
+ * nothing is left pushed on the caller's thread. */
+static void
+arm_second_push(void)
+{
+	/* Each time spelt differently ("2", "02", "002"...): the fake
+	 * restarts its count when the variable differs from the one it last
+	 * read, so each call counts its own pushes. */
+	static int armed;
+	char fail[128];
+
+	armed++;
+	ck_assert_int_lt(armed, 100);
+	snprintf(fail, sizeof(fail), "cuCtxPushCurrent:%0*d", armed, 2);
+	setenv("GLCUDA_FAKE_CUDA_FAIL", fail, 1);
+}
+
+#define ONE_PUSH(call)                                                     \
+	do {                                                               \
+		int r_;                                                    \
+		arm_second_push();                                         \
+		r_ = (call);                                               \
+		unsetenv("GLCUDA_FAKE_CUDA_FAIL");                         \
+		ck_assert_msg(r_ >= 0, "%s pushed more than once: %s", #call, \
+			      glcuda_get_last_error());                    \
+	} while (0)
+
+/* This thread's context stack is empty: the test pushes nothing itself. */
+static void
+assert_nothing_pushed(const char *after)
+{
+	CUcontext ctx = NULL;
+
+	ck_assert_msg(CU(cuCtxPopCurrent)(&ctx) != CUDA_SUCCESS,
+		      "%s left a CUDA context pushed", after);
+}
+
+/* A call that fails after its push, on the fake's failure of call. */
+#define FAILS_POPPED(fail, call)                                          \
+	do {                                                              \
+		setenv("GLCUDA_FAKE_CUDA_FAIL", fail, 1);                 \
+		ck_assert_int_lt((call), 0);                              \
+		unsetenv("GLCUDA_FAKE_CUDA_FAIL");                        \
+		assert_nothing_pushed(#call);                             \
+	} while (0)
+
+START_TEST(one_push_per_call)
+{
+	struct glcuda_ring_desc desc = {
+		.size = sizeof(desc), .width = W, .height = H, .slots = 2,
+		.input_format = GLCUDA_FORMAT_RGBA8,
+		.flags = GLCUDA_RING_FLAG_TIMINGS,
+	};
+	struct glcuda_frame_timings t = { .size = sizeof(t) };
+	struct glcuda_image *img, *img2 = NULL;
+	struct glcuda_ring *ring, *ring2 = NULL;
+	struct glcuda_frame *f, *taken;
+	struct env e;
+
+	env_setup(&e, false);
+	ONE_PUSH(test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img));
+	ONE_PUSH(glcuda_handoff_to_cuda(e.dev, &img, 1, NULL));
+	ONE_PUSH(glcuda_handoff_to_gl(e.dev, &img, 1, NULL));
+	ONE_PUSH(glcuda_ring_new(e.dev, &desc, &ring));
+	for (int n = 0; n < 3; n++) {
+		ONE_PUSH(glcuda_ring_acquire(ring, &f));
+		test_render_frame(f, W, H);
+		ONE_PUSH(glcuda_frame_submit(f));
+		ONE_PUSH(glcuda_frame_complete(f));
+		fake.settle();
+		if (n == 0) {
+			ONE_PUSH(glcuda_frame_wait_gl(f));
+			ONE_PUSH(glcuda_frame_release(f));
+		} else if (n == 1) {
+			ONE_PUSH(glcuda_ring_take_newest(ring, &taken));
+			ck_assert_ptr_eq(taken, f);
+			ONE_PUSH(glcuda_frame_release(f));
+		} else {
+			/* Released while completed: the release waits. */
+			ONE_PUSH(glcuda_frame_release(f));
+		}
+		ONE_PUSH(glcuda_ring_read_timings(ring, &t));
+	}
+	assert_nothing_pushed("a frame's calls");
+
+	FAILS_POPPED("cuImportExternalMemory:1",
+		     test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0,
+				    &img2));
+	FAILS_POPPED("cuStreamCreate:1", glcuda_ring_new(e.dev, &desc, &ring2));
+	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, NULL));
+	FAILS_POPPED("cuEventRecord:1",
+		     glcuda_handoff_to_gl(e.dev, &img, 1, NULL));
+	ck_ok(glcuda_ring_acquire(ring, &f));
+	ck_ok(glcuda_frame_submit(f));
+	FAILS_POPPED("cuLaunchHostFunc:1", glcuda_frame_complete(f));
+	ck_ok(glcuda_frame_release(f));
+	glcuda_ring_destroy(ring);
+	glcuda_image_destroy(img);
+	assert_nothing_pushed("the destroy calls");
+	env_teardown(&e);
 }
 END_TEST
 
@@ -1046,14 +1236,20 @@ START_TEST(driver_failures)
 	int fds;
 
 	env_setup(&e, false);
-	glcuda_ring_destroy(test_make_ring(e.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
+	glcuda_ring_destroy(
+		test_make_ring(e.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
 	fds = test_count_fds();
 	live0 = fake.live_objects();
 	test_count_gl_names(&before, 4096);
 	for (size_t i = 0; i < ARRAY_LENGTH(cases); i++) {
-		struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = W, .height = H, .slots = 3,
-						 .input_format = GLCUDA_FORMAT_RGBA8,
-						 .flags = cases[i].timings ? GLCUDA_RING_FLAG_TIMINGS : 0 };
+		struct glcuda_ring_desc desc = {
+			.size = sizeof(desc),
+			.width = W,
+			.height = H,
+			.slots = 3,
+			.input_format = GLCUDA_FORMAT_RGBA8,
+			.flags = cases[i].timings ? GLCUDA_RING_FLAG_TIMINGS : 0
+		};
 		struct glcuda_image *img = NULL;
 		struct glcuda_ring *ring = NULL;
 		int ret;
@@ -1062,18 +1258,22 @@ START_TEST(driver_failures)
 		if (cases[i].ring)
 			ret = glcuda_ring_new(e.dev, &desc, &ring);
 		else
-			ret = test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8, 0, &img);
+			ret = test_image_new(e.dev, W, H, GLCUDA_FORMAT_RGBA8,
+					     0, &img);
 		unsetenv("GLCUDA_FAKE_CUDA_FAIL");
-		ck_assert_msg(ret == GLCUDA_ERROR_CUDA, "%s: %s: %s", cases[i].fail,
-			      glcuda_error_get_name(ret), glcuda_get_last_error());
-		ck_assert_msg(strstr(glcuda_get_last_error(), "CUDA_ERROR_OUT_OF_MEMORY"), "%s: %s",
-			      cases[i].fail, glcuda_get_last_error());
+		ck_assert_msg(ret == GLCUDA_ERROR_CUDA, "%s: %s: %s",
+			      cases[i].fail, glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
+		ck_assert_msg(strstr(glcuda_get_last_error(),
+				     "CUDA_ERROR_OUT_OF_MEMORY"),
+			      "%s: %s", cases[i].fail, glcuda_get_last_error());
 		ck_assert_ptr_null(img);
 		ck_assert_ptr_null(ring);
-		ck_assert_msg(fake.live_objects() == live0, "%s: %u fake objects leaked",
-			      cases[i].fail, fake.live_objects() - live0);
-		ck_assert_msg(test_count_fds() == fds, "%s: %d fds leaked", cases[i].fail,
-			      test_count_fds() - fds);
+		ck_assert_msg(fake.live_objects() == live0,
+			      "%s: %u fake objects leaked", cases[i].fail,
+			      fake.live_objects() - live0);
+		ck_assert_msg(test_count_fds() == fds, "%s: %d fds leaked",
+			      cases[i].fail, test_count_fds() - fds);
 	}
 	test_count_gl_names(&after, 4096);
 	ck_assert_gl_names_eq(&before, &after);
@@ -1081,7 +1281,8 @@ START_TEST(driver_failures)
 	/* A failed host function launch: the frame is completed but never
 	 * ready; releasing it frees the slot. */
 	{
-		struct glcuda_ring *ring = test_make_ring(e.dev, W, H, 2, 0, NULL);
+		struct glcuda_ring *ring =
+			test_make_ring(e.dev, W, H, 2, 0, NULL);
 		struct glcuda_frame *f, *taken;
 		ck_ok(glcuda_ring_acquire(ring, &f));
 		ck_ok(glcuda_frame_submit(f));
@@ -1107,15 +1308,22 @@ int
 main(void)
 {
 	const struct test_case cases[] = {
-		TEST_TCASE("fake-cuda", 120), TEST_LOOP(device_binds_fake_cuda, 2),
-		TEST_ONCE(device_uuid_mismatch), TEST_LOOP(images_every_format, 2),
-		TEST_LOOP(handoff_roundtrip, 2), TEST_LOOP(ring_200_frames, 2), RING_SHARED_CASES,
+		TEST_TCASE("fake-cuda", 120),
+		TEST_LOOP(device_binds_fake_cuda, 2),
+		TEST_ONCE(device_uuid_mismatch),
+		TEST_LOOP(images_every_format, 2),
+		TEST_LOOP(handoff_roundtrip, 2),
+		TEST_LOOP(ring_200_frames, 2),
+		RING_SHARED_CASES,
 		TEST_LOOP(take_newest_never_goes_back, 2),
 		TEST_LOOP(take_newest_after_late_present, 2),
 		TEST_LOOP(take_newest_in_order_randomized, 2),
 		TEST_ONCE(wakeup_dispatch_inside_completion),
-		TEST_ONCE(wakeup_completion_inside_dispatch), TEST_ONCE(user_data),
-		TEST_LOOP(destroy_in_flight_no_leaks, 2), TEST_ONCE(driver_failures),
+		TEST_ONCE(wakeup_completion_inside_dispatch),
+		TEST_ONCE(user_data),
+		TEST_LOOP(destroy_in_flight_no_leaks, 2),
+		TEST_ONCE(driver_failures),
+		TEST_ONCE(one_push_per_call),
 	};
 
 	fake_cuda_test_setup();

@@ -25,34 +25,39 @@
 static void
 launch_transform(struct gpu *g, struct glcuda_frame *f)
 {
-	CUsurfObject in = glcuda_frame_get_input_surface(f), out = glcuda_frame_get_output_surface(f);
+	CUsurfObject in = glcuda_frame_get_input_surface(f),
+		     out = glcuda_frame_get_output_surface(f);
 	int w = W, h = H;
 	void *args[] = { &in, &out, &w, &h };
-	ck_cu(CU(cuLaunchKernel)(g->ring_transform, (W + 15) / 16, (H + 15) / 16, 1,
-					 16, 16, 1, 0, glcuda_frame_get_stream(f), args, NULL));
+	ck_cu(CU(cuLaunchKernel)(g->ring_transform, (W + 15) / 16,
+				 (H + 15) / 16, 1, 16, 16, 1, 0,
+				 glcuda_frame_get_stream(f), args, NULL));
 }
 
 /* Read a few pixels of the output (test only: this waits for GL). */
 static void
 verify_output(struct glcuda_frame *f, GLuint fbo)
 {
-	static const int xs[] = { 0, W - 1, W / 2, 17 }, ys[] = { 0, H - 1, H / 3, 101 };
+	static const int xs[] = { 0, W - 1, W / 2, 17 },
+			 ys[] = { 0, H - 1, H / 3, 101 };
 	uint8_t c[4], px[4];
 	GLint prev;
 
 	test_frame_color(glcuda_frame_get_number(f), c);
 	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
-	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D,
 			       glcuda_frame_get_output_texture(f), 0);
-	const unsigned int want[4] = { 255u - c[0], 255u - c[1], 0xffu - c[2], c[3] };
+	const unsigned int want[4] = { 255u - c[0], 255u - c[1], 0xffu - c[2],
+				       c[3] };
 	for (size_t i = 0; i < ARRAY_LENGTH(xs); i++) {
 		glReadPixels(xs[i], ys[i], 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
-		ck_assert_msg(px[0] == want[0] && px[1] == want[1] && px[2] == want[2] &&
-			      px[3] == want[3],
+		ck_assert_msg(px[0] == want[0] && px[1] == want[1] &&
+				      px[2] == want[2] && px[3] == want[3],
 			      "frame %llu pixel (%d,%d): got %u,%u,%u,%u",
-			      (unsigned long long)glcuda_frame_get_number(f), xs[i], ys[i], px[0],
-			      px[1], px[2], px[3]);
+			      (unsigned long long)glcuda_frame_get_number(f),
+			      xs[i], ys[i], px[0], px[1], px[2], px[3]);
 	}
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev);
 }
@@ -73,7 +78,8 @@ static void
 ring_env_setup(struct ring_env *e, bool gles)
 {
 	gpu_setup(&e->g, gles, GLCUDA_SYNC_AUTO);
-	ck_cu(CU(cuMemHostAlloc)((void **)&e->gate, 4, CU_MEMHOSTALLOC_DEVICEMAP |
+	ck_cu(CU(cuMemHostAlloc)((void **)&e->gate, 4,
+				 CU_MEMHOSTALLOC_DEVICEMAP |
 					 CU_MEMHOSTALLOC_PORTABLE));
 	ck_cu(CU(cuMemHostGetDevicePointer)(&e->dgate, (void *)e->gate, 0));
 	*e->gate = 1;
@@ -122,14 +128,16 @@ ring_env_frame_work(struct ring_env *e, struct glcuda_frame *f)
 	if (e->hold_next) {
 		void *args[] = { &e->dgate };
 		ck_cu(CU(cuLaunchKernel)(e->g.spin_gate, 1, 1, 1, 1, 1, 1, 0,
-						 glcuda_frame_get_stream(f), args, NULL));
+					 glcuda_frame_get_stream(f), args,
+					 NULL));
 		e->hold_next = false;
 	}
 	launch_transform(&e->g, f);
 }
 
 static void
-ring_env_run_frame(struct ring_env *e, struct glcuda_ring *ring, struct glcuda_frame **out)
+ring_env_run_frame(struct ring_env *e, struct glcuda_ring *ring,
+		   struct glcuda_frame **out)
 {
 	struct glcuda_frame *f;
 
@@ -147,7 +155,8 @@ ring_env_let_go(struct ring_env *e, int fd)
 {
 	*e->gate = 1;
 	__sync_synchronize();
-	ck_assert_msg(test_fd_readable(fd, 5000), "work let go, and no wakeup in 5 s");
+	ck_assert_msg(test_fd_readable(fd, 5000),
+		      "work let go, and no wakeup in 5 s");
 }
 
 static void
@@ -155,8 +164,8 @@ ring_env_wait_ready(struct ring_env *e, struct glcuda_ring *ring, int fd, int n)
 {
 	(void)e;
 	while (glcuda_ring_dispatch(ring) < n)
-		ck_assert_msg(test_fd_readable(fd, 5000), "%d frames not ready, and no wakeup in 5 s",
-			      n);
+		ck_assert_msg(test_fd_readable(fd, 5000),
+			      "%d frames not ready, and no wakeup in 5 s", n);
 }
 
 static void
@@ -189,7 +198,8 @@ ring_env_check_timings(struct ring_env *e, const struct glcuda_frame_timings *t)
 		diff = -diff;
 	ck_assert_msg(diff <= 100000 + (int64_t)t->total_ns / 10,
 		      "frame %llu: parts %llu ns vs total %llu ns",
-		      (unsigned long long)t->frame_number, (unsigned long long)parts,
+		      (unsigned long long)t->frame_number,
+		      (unsigned long long)parts,
 		      (unsigned long long)t->total_ns);
 }
 
@@ -247,8 +257,10 @@ START_TEST(thousand_frames)
 		verified++;
 	}
 	ck_assert_uint_eq(verified, 1000);
-	printf("%s %s: 1000 frames through 3 slots, all verified\n", gles ? "GLES" : "GL",
-	       glcuda_sync_mode_get_name(glcuda_device_get_caps(g.dev)->sync_mode));
+	printf("%s %s: 1000 frames through 3 slots, all verified\n",
+	       gles ? "GLES" : "GL",
+	       glcuda_sync_mode_get_name(
+		       glcuda_device_get_caps(g.dev)->sync_mode));
 	glDeleteFramebuffers(1, &fbo);
 	glcuda_ring_destroy(ring);
 	gpu_teardown(&g);
@@ -270,7 +282,8 @@ START_TEST(batched_frames)
 	gpu_setup(&g, gles, GLCUDA_SYNC_AUTO);
 	glGenFramebuffers(1, &fbo);
 	for (uint32_t batch = 2; batch <= 4; batch++) {
-		struct glcuda_ring *ring = test_make_ring(g.dev, W, H, batch, 0, NULL);
+		struct glcuda_ring *ring =
+			test_make_ring(g.dev, W, H, batch, 0, NULL);
 		struct glcuda_frame *f[4];
 
 		for (unsigned int n = 0; n < 300; n += batch) {
@@ -294,8 +307,11 @@ START_TEST(batched_frames)
 		}
 		glcuda_ring_destroy(ring);
 	}
-	printf("%s %s: %u frames in batches of 2, 3 and 4, all verified\n", gles ? "GLES" : "GL",
-	       glcuda_sync_mode_get_name(glcuda_device_get_caps(g.dev)->sync_mode), verified);
+	printf("%s %s: %u frames in batches of 2, 3 and 4, all verified\n",
+	       gles ? "GLES" : "GL",
+	       glcuda_sync_mode_get_name(
+		       glcuda_device_get_caps(g.dev)->sync_mode),
+	       verified);
 	glDeleteFramebuffers(1, &fbo);
 	gpu_teardown(&g);
 }
@@ -336,7 +352,8 @@ START_TEST(take_newest_in_order)
 			test_render_frame(f, W, H);
 			ck_ok(glcuda_frame_submit(f));
 			ck_cu(CU(cuLaunchKernel)(spin, 1, 1, 1, 1, 1, 1, 0,
-							 glcuda_frame_get_stream(f), args, NULL));
+						 glcuda_frame_get_stream(f),
+						 args, NULL));
 			launch_transform(&g, f);
 			ck_ok(glcuda_frame_complete(f));
 			produced++;
@@ -351,15 +368,21 @@ START_TEST(take_newest_in_order)
 			 * the ready fd rather than spin (the bound only keeps
 			 * a lost wakeup from hanging the test). Unless this
 			 * take dropped stale frames: their slots are free. */
-			if (slots_full && glcuda_ring_get_dropped(ring) == dropped_before)
-				ck_assert_msg(test_fd_readable(glcuda_ring_get_fd(ring), 10000),
-					      "every slot in flight, none ready, and no wakeup in 10 s");
+			if (slots_full &&
+			    glcuda_ring_get_dropped(ring) == dropped_before)
+				ck_assert_msg(test_fd_readable(
+						      glcuda_ring_get_fd(ring),
+						      10000),
+					      "every slot in flight, none "
+					      "ready, and no wakeup in 10 s");
 			continue;
 		}
 		ck_ok(ret);
 		if (taken_any && glcuda_frame_get_number(f) <= last) {
 			violations++;
-			fprintf(stderr, "%s: frame %llu taken after frame %llu\n", gles ? "GLES" : "GL",
+			fprintf(stderr,
+				"%s: frame %llu taken after frame %llu\n",
+				gles ? "GLES" : "GL",
 				(unsigned long long)glcuda_frame_get_number(f),
 				(unsigned long long)last);
 		}
@@ -378,12 +401,17 @@ START_TEST(take_newest_in_order)
 		int ret = glcuda_ring_take_newest(ring, &f);
 		if (ret == -EAGAIN) {
 			/* It may have dropped the last stale frames. */
-			if (presented + glcuda_ring_get_dropped(ring) >= produced)
+			if (presented + glcuda_ring_get_dropped(ring) >=
+			    produced)
 				break;
-			ck_assert_msg(test_fd_readable(glcuda_ring_get_fd(ring), 10000),
-				      "%llu frames neither presented nor dropped, and no wakeup in 10 s",
-				      (unsigned long long)(produced - presented -
-							   glcuda_ring_get_dropped(ring)));
+			ck_assert_msg(
+				test_fd_readable(glcuda_ring_get_fd(ring),
+						 10000),
+				"%llu frames neither presented nor dropped, "
+				"and no wakeup in 10 s",
+				(unsigned long long)(produced - presented -
+						     glcuda_ring_get_dropped(
+							     ring)));
 			continue;
 		}
 		ck_ok(ret);
@@ -395,10 +423,15 @@ START_TEST(take_newest_in_order)
 		ck_ok(glcuda_frame_release(f));
 	}
 	ck_assert_int_eq(glcuda_ring_take_newest(ring, &f), -EAGAIN);
-	printf("%s %s: %u frames through 3 slots, kernels of varying length: %u presented, "
-	       "%llu dropped, %u order violations (%u outputs verified)\n", gles ? "GLES" : "GL",
-	       glcuda_sync_mode_get_name(glcuda_device_get_caps(g.dev)->sync_mode), produced,
-	       presented, (unsigned long long)glcuda_ring_get_dropped(ring), violations, verified);
+	printf("%s %s: %u frames through 3 slots, kernels of varying length: "
+	       "%u presented, %llu dropped, %u order violations (%u outputs "
+	       "verified)\n",
+	       gles ? "GLES" : "GL",
+	       glcuda_sync_mode_get_name(
+		       glcuda_device_get_caps(g.dev)->sync_mode),
+	       produced, presented,
+	       (unsigned long long)glcuda_ring_get_dropped(ring), violations,
+	       verified);
 	ck_assert_uint_eq(violations, 0);
 	ck_assert_uint_eq(presented + glcuda_ring_get_dropped(ring), produced);
 	glDeleteFramebuffers(1, &fbo);
@@ -419,7 +452,8 @@ START_TEST(destroy_in_flight_no_leaks)
 
 	ring_env_setup(&e, false);
 	/* warm-up */
-	glcuda_ring_destroy(test_make_ring(e.g.dev, W, H, 3, GLCUDA_RING_FLAG_TIMINGS, NULL));
+	glcuda_ring_destroy(test_make_ring(e.g.dev, W, H, 3,
+					   GLCUDA_RING_FLAG_TIMINGS, NULL));
 	fds = test_count_fds();
 	test_count_gl_names(&before, 4096);
 	/* CUDA memory: the driver's pools grow in 64 KiB steps on their own
@@ -432,12 +466,17 @@ START_TEST(destroy_in_flight_no_leaks)
 	int unchanged = 0, cycles = 0;
 	/* Under compute-sanitizer free memory does not settle: one cycle. */
 	while (unchanged < (gpu_free_memory_exact() ? 2 : 1)) {
-		ck_assert_msg(cycles < 10, "CUDA free memory still changing after %d cycles of "
-			      "12 rings (last %zu -> %zu)", cycles, free0, free1);
+		ck_assert_msg(
+			cycles < 10,
+			"CUDA free memory still changing after %d cycles of 12 "
+			"rings (last %zu -> %zu)",
+			cycles, free0, free1);
 		for (int i = 0; i < 12; i++)
 			ring_leak_step(&e, i);
 		free1 = gpu_free_memory();
-		unchanged = free1 == free0 || !gpu_free_memory_exact() ? unchanged + 1 : 0;
+		unchanged = free1 == free0 || !gpu_free_memory_exact()
+				    ? unchanged + 1
+				    : 0;
 		free0 = free1;
 		cycles++;
 	}
@@ -462,8 +501,11 @@ int
 main(void)
 {
 	const struct test_case cases[] = {
-		TEST_TCASE("frames", 180), TEST_LOOP(thousand_frames, 2), TEST_LOOP(batched_frames, 2),
-		TEST_LOOP(take_newest_in_order, 2), RING_SHARED_CASES,
+		TEST_TCASE("frames", 180),
+		TEST_LOOP(thousand_frames, 2),
+		TEST_LOOP(batched_frames, 2),
+		TEST_LOOP(take_newest_in_order, 2),
+		RING_SHARED_CASES,
 		TEST_ONCE(destroy_in_flight_no_leaks),
 	};
 

@@ -35,7 +35,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define W 29 /* neither a multiple of the 4-pixel raster block nor of 16 bytes */
+#define W \
+	29 /* neither a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 19
 
 static void
@@ -78,12 +79,16 @@ check_inverted(GLuint tex, uint32_t seed, const char *what)
 	memset(got, 0, sizeof(got));
 	ck_assert(test_gl_readback(tex, rgba8(), W, H, got));
 	i = test_first_mismatch(got, want, rgba8(), W, H);
-	ck_assert_msg(i < 0, "%s: pixel (%ld,%ld) is %u,%u,%u,%u, expected %u,%u,%u,%u", what,
-		      i % W, i / W, got[4 * i], got[4 * i + 1], got[4 * i + 2], got[4 * i + 3],
-		      want[4 * i], want[4 * i + 1], want[4 * i + 2], want[4 * i + 3]);
+	ck_assert_msg(i < 0,
+		      "%s: pixel (%ld,%ld) is "
+		      "%u,%u,%u,%u, expected %u,%u,%u,%u",
+		      what, i % W, i / W, got[4 * i], got[4 * i + 1],
+		      got[4 * i + 2], got[4 * i + 3], want[4 * i],
+		      want[4 * i + 1], want[4 * i + 2], want[4 * i + 3]);
 }
 
-/* GL's fences, recorded ------------------------------------------------------ */
+/* GL's fences, recorded
+ * ------------------------------------------------------ */
 
 /* libepoxy's entry points as the library calls them. */
 static struct {
@@ -159,10 +164,12 @@ rec_ClientWaitSync(GLsync sync, GLbitfield flags, GLuint64 timeout)
 		fences_flushed(index + 1);
 	if (f && !f->flushed && !f->signaled && seen.unflushed_waits++ == 0)
 		snprintf(seen.first, sizeof(seen.first),
-			 "glClientWaitSync(flags 0x%x, timeout %llu ns) on a fence never flushed",
+			 "glClientWaitSync(flags 0x%x, timeout %llu ns) on a "
+			 "fence never flushed",
 			 (unsigned int)flags, (unsigned long long)timeout);
 	r = real.ClientWaitSync(sync, flags, timeout);
-	if (f && (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED) && !f->signaled) {
+	if (f && (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED) &&
+	    !f->signaled) {
 		f->signaled = true;
 		seen.signaled++;
 	}
@@ -203,11 +210,14 @@ rec_Finish(void)
 static void
 record_gl_start(void)
 {
-#define REPLACE(name) do { \
-		saved.name = epoxy_gl##name; \
-		real.name = (__typeof__(real.name))eglGetProcAddress("gl" #name); \
-		ck_assert_msg(real.name, "eglGetProcAddress(gl%s) failed", #name); \
-		epoxy_gl##name = rec_##name; \
+#define REPLACE(name)                                                         \
+	do {                                                                  \
+		saved.name = epoxy_gl##name;                                  \
+		real.name =                                                   \
+			(__typeof__(real.name))eglGetProcAddress("gl" #name); \
+		ck_assert_msg(real.name, "eglGetProcAddress(gl%s) failed",    \
+			      #name);                                         \
+		epoxy_gl##name = rec_##name;                                  \
 	} while (0)
 	REPLACE(FenceSync);
 	REPLACE(ClientWaitSync);
@@ -235,11 +245,13 @@ static void
 check_waited_for_gl(const char *what)
 {
 	ck_assert_msg(seen.unflushed_waits == 0,
-		      "%s: %s (%u such waits): a driver that keeps GL's commands queued "
-		      "until a flush never signals it", what, seen.first, seen.unflushed_waits);
+		      "%s: %s (%u such waits): a driver that keeps GL's "
+		      "commands queued until a flush never signals it",
+		      what, seen.first, seen.unflushed_waits);
 	ck_assert_msg(seen.signaled > 0 || seen.finishes > 0,
-		      "%s: returned without waiting for GL's work (%u fences made, none seen "
-		      "signalled; no glFinish)", what, seen.fences);
+		      "%s: returned without waiting for GL's work (%u fences "
+		      "made, none seen signalled; no glFinish)",
+		      what, seen.fences);
 }
 
 /* The environment (GLES or GL) and a ring of 3 slots on its device. */
@@ -257,7 +269,8 @@ frame_with_pattern(struct glcuda_ring *ring, uint32_t n)
 	struct glcuda_frame *f;
 
 	ck_ok(glcuda_ring_acquire(ring, &f));
-	upload_pattern(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)), n);
+	upload_pattern(glcuda_image_get_gl_texture(glcuda_frame_get_input(f)),
+		       n);
 	return f;
 }
 
@@ -266,7 +279,8 @@ static void
 frame_invert(struct fake_env *e, struct glcuda_frame *f)
 {
 	fake_env_launch_invert(e, glcuda_frame_get_input_surface(f),
-			       glcuda_frame_get_output_surface(f), W, H, glcuda_frame_get_stream(f));
+			       glcuda_frame_get_output_surface(f), W, H,
+			       glcuda_frame_get_stream(f));
 }
 
 /* glcuda_handoff_to_cuda, GL's upload still queued. */
@@ -284,7 +298,8 @@ START_TEST(handoff_to_cuda_flushes_its_fence)
 		record_gl_stop();
 		check_waited_for_gl("glcuda_handoff_to_cuda");
 		fake_env_launch_invert(&e, glcuda_image_get_cuda_surface(img),
-				       glcuda_image_get_cuda_surface(img), W, H, e.stream);
+				       glcuda_image_get_cuda_surface(img), W, H,
+				       e.stream);
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 		check_inverted(glcuda_image_get_gl_texture(img), n, "image");
 	}
@@ -309,7 +324,8 @@ START_TEST(frame_submit_flushes_its_fence)
 		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
 		ck_ok(glcuda_frame_wait_gl(f));
-		check_inverted(glcuda_frame_get_output_texture(f), n, "ring frame");
+		check_inverted(glcuda_frame_get_output_texture(f), n,
+			       "ring frame");
 		ck_ok(glcuda_frame_release(f));
 	}
 	glcuda_ring_destroy(ring);
@@ -317,7 +333,8 @@ START_TEST(frame_submit_flushes_its_fence)
 }
 END_TEST
 
-/* CUDA's event, on the hand-off's stream ------------------------------------- */
+/* CUDA's event, on the hand-off's stream
+ * ------------------------------------- */
 
 /* glcuda_handoff_to_gl on a non-blocking stream whose kernel runs only
  * once someone waits for the stream's work. */
@@ -331,13 +348,17 @@ START_TEST(handoff_to_gl_waits_on_its_stream)
 	for (uint32_t n = 0; n < 3; n++) {
 		upload_pattern(glcuda_image_get_gl_texture(img), 10 + n);
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
-		ck_assert_int_eq(fake.hold(e.stream, FAKE_CUDA_HOLD_UNTIL_WAITED), 0);
+		ck_assert_int_eq(fake.hold(e.stream,
+					   FAKE_CUDA_HOLD_UNTIL_WAITED),
+				 0);
 		fake_env_launch_invert(&e, glcuda_image_get_cuda_surface(img),
-				       glcuda_image_get_cuda_surface(img), W, H, e.stream);
+				       glcuda_image_get_cuda_surface(img), W, H,
+				       e.stream);
 		ck_assert_uint_eq(fake.stream_pending(e.stream), 1);
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 		check_inverted(glcuda_image_get_gl_texture(img), 10 + n,
-			       "image handed back to GL: the wait must be for the stream's kernel");
+			       "image handed back to GL: the wait must be for "
+			       "the stream's kernel");
 		ck_assert_uint_eq(fake.stream_pending(e.stream), 0);
 	}
 	glcuda_image_destroy(img);
@@ -355,13 +376,18 @@ START_TEST(frame_wait_gl_waits_on_its_stream)
 	for (uint32_t n = 0; n < 4; n++) {
 		f = frame_with_pattern(ring, 20 + n);
 		ck_ok(glcuda_frame_submit(f));
-		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f), FAKE_CUDA_HOLD_UNTIL_WAITED), 0);
+		ck_assert_int_eq(fake.hold(glcuda_frame_get_stream(f),
+					   FAKE_CUDA_HOLD_UNTIL_WAITED),
+				 0);
 		frame_invert(&e, f);
 		ck_ok(glcuda_frame_complete(f));
-		ck_assert_uint_gt(fake.stream_pending(glcuda_frame_get_stream(f)), 0);
+		ck_assert_uint_gt(fake.stream_pending(
+					  glcuda_frame_get_stream(f)),
+				  0);
 		ck_ok(glcuda_frame_wait_gl(f));
 		check_inverted(glcuda_frame_get_output_texture(f), 20 + n,
-			       "ring frame waited for by GL: the wait must be for the frame's kernel");
+			       "ring frame waited for by GL: the wait must be "
+			       "for the frame's kernel");
 		ck_ok(glcuda_frame_release(f));
 	}
 	glcuda_ring_destroy(ring);
@@ -373,9 +399,11 @@ int
 main(void)
 {
 	const struct test_case cases[] = {
-		TEST_TCASE("gl-fence", 60), TEST_LOOP(handoff_to_cuda_flushes_its_fence, 2),
+		TEST_TCASE("gl-fence", 60),
+		TEST_LOOP(handoff_to_cuda_flushes_its_fence, 2),
 		TEST_LOOP(frame_submit_flushes_its_fence, 2),
-		TEST_TCASE("cuda-event", 60), TEST_LOOP(handoff_to_gl_waits_on_its_stream, 2),
+		TEST_TCASE("cuda-event", 60),
+		TEST_LOOP(handoff_to_gl_waits_on_its_stream, 2),
 		TEST_LOOP(frame_wait_gl_waits_on_its_stream, 2),
 	};
 

@@ -19,10 +19,11 @@
 static const struct {
 	uint32_t w, h, layers;
 } sizes[] = {
-	{ 128, 128, 256 }, { 512, 512, 64 }, { 1920, 1080, 1 }, { 3840, 2160, 1 },
+	{ 128, 128, 256 },
+	{ 512, 512, 64 },
+	{ 1920, 1080, 1 },
+	{ 3840, 2160, 1 },
 };
-
-
 
 static GLuint
 compile(GLenum type, const char *src)
@@ -46,13 +47,14 @@ compile(GLenum type, const char *src)
 static GLuint
 layered_program(void)
 {
-	static const char vs[] =
-		"flat out int inst;\n"
-		"void main() {\n"
-		"	vec2 v = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1));\n"
-		"	inst = gl_InstanceID;\n"
-		"	gl_Position = vec4(v, 0.0, 1.0);\n"
-		"}\n";
+	static const char vs[] = "flat out int inst;\n"
+				 "void main() {\n"
+				 "	vec2 v = vec2(float((gl_VertexID & 1) "
+				 "* 4 - 1), float((gl_VertexID & 2) * 2 - "
+				 "1));\n"
+				 "	inst = gl_InstanceID;\n"
+				 "	gl_Position = vec4(v, 0.0, 1.0);\n"
+				 "}\n";
 	static const char gs[] =
 		"layout(triangles) in;\n"
 		"layout(triangle_strip, max_vertices = 3) out;\n"
@@ -61,7 +63,8 @@ layered_program(void)
 		"void main() {\n"
 		"	for (int i = 0; i < 3; i++) {\n"
 		"		vec4 p = gl_in[i].gl_Position;\n"
-		"		p.z = 0.3 * p.x + 0.2 * p.y - 0.5 + float(inst[0] % 7) * 0.1;\n"
+		"		p.z = 0.3 * p.x + 0.2 * p.y - 0.5 + "
+		"float(inst[0] % 7) * 0.1;\n"
 		"		gl_Position = p;\n"
 		"		gl_Layer = inst[0];\n"
 		"		layer = inst[0];\n"
@@ -69,14 +72,15 @@ layered_program(void)
 		"	}\n"
 		"	EndPrimitive();\n"
 		"}\n";
-	static const char fs[] =
-		"flat in int layer;\n"
-		"out vec4 color;\n"
-		"void main() {\n"
-		"	ivec2 p = ivec2(gl_FragCoord.xy);\n"
-		"	ivec4 k = (ivec4(p.x * 7 + p.y * 131 + layer * 977) + ivec4(0, 61, 122, 183)) & 255;\n"
-		"	color = vec4(k) / 255.0;\n"
-		"}\n";
+	static const char fs[] = "flat in int layer;\n"
+				 "out vec4 color;\n"
+				 "void main() {\n"
+				 "	ivec2 p = ivec2(gl_FragCoord.xy);\n"
+				 "	ivec4 k = (ivec4(p.x * 7 + p.y * 131 + "
+				 "layer * 977) + ivec4(0, 61, 122, 183)) & "
+				 "255;\n"
+				 "	color = vec4(k) / 255.0;\n"
+				 "}\n";
 	GLuint prog = glCreateProgram(), s[3];
 	GLint ok = 0;
 
@@ -99,7 +103,8 @@ draw_layers(struct glcuda_image *img, uint32_t w, uint32_t h, uint32_t layers)
 	GLuint prog = layered_program(), vao;
 
 	glGenVertexArrays(1, &vao);
-	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, glcuda_image_get_gl_layered_framebuffer(img));
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER,
+			  glcuda_image_get_gl_layered_framebuffer(img));
 	glViewport(0, 0, (GLsizei)w, (GLsizei)h);
 	glClearColor(0, 0, 0, 0);
 	glClearDepthf(1.0f);
@@ -119,12 +124,14 @@ draw_layers(struct glcuda_image *img, uint32_t w, uint32_t h, uint32_t layers)
 
 /* glReadPixels of one layer, colour (RGBA8) or depth (float). */
 static void
-read_layer(struct glcuda_image *img, uint32_t layer, uint32_t w, uint32_t h, bool depth,
-	   void *out)
+read_layer(struct glcuda_image *img, uint32_t layer, uint32_t w, uint32_t h,
+	   bool depth, void *out)
 {
-	glBindFramebuffer(GL_READ_FRAMEBUFFER, glcuda_image_get_gl_framebuffer(img, layer));
+	glBindFramebuffer(GL_READ_FRAMEBUFFER,
+			  glcuda_image_get_gl_framebuffer(img, layer));
 	glPixelStorei(GL_PACK_ALIGNMENT, 1);
-	glReadPixels(0, 0, (GLsizei)w, (GLsizei)h, depth ? GL_DEPTH_COMPONENT : GL_RGBA,
+	glReadPixels(0, 0, (GLsizei)w, (GLsizei)h,
+		     depth ? GL_DEPTH_COMPONENT : GL_RGBA,
 		     depth ? GL_FLOAT : GL_UNSIGNED_BYTE, out);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
@@ -132,8 +139,8 @@ read_layer(struct glcuda_image *img, uint32_t layer, uint32_t w, uint32_t h, boo
 
 /* Every layer of a plane's linear copy (host) against GL's read-back. */
 static void
-compare_layers(struct glcuda_image *img, const uint8_t *host, uint32_t w, uint32_t h,
-	       uint32_t layers, bool depth, const char *tag)
+compare_layers(struct glcuda_image *img, const uint8_t *host, uint32_t w,
+	       uint32_t h, uint32_t layers, bool depth, const char *tag)
 {
 	const size_t layer_bytes = (size_t)w * h * 4;
 	uint8_t *gl = malloc(layer_bytes);
@@ -144,20 +151,25 @@ compare_layers(struct glcuda_image *img, const uint8_t *host, uint32_t w, uint32
 		read_layer(img, l, w, h, depth, gl);
 		if (memcmp(gl, host + l * layer_bytes, layer_bytes) != 0) {
 			for (size_t i = 0; i < layer_bytes; i += 4)
-				bad += memcmp(gl + i, host + l * layer_bytes + i, 4) != 0;
-			ck_abort_msg("%s %ux%ux%u %s: layer %u differs from glReadPixels "
-				     "(%zu pixels)", tag, w, h, layers, depth ? "depth" : "colour",
-				     l, bad);
+				bad += memcmp(gl + i,
+					      host + l * layer_bytes + i,
+					      4) != 0;
+			ck_abort_msg("%s %ux%ux%u %s: layer %u differs from "
+				     "glReadPixels (%zu pixels)",
+				     tag, w, h, layers,
+				     depth ? "depth" : "colour", l, bad);
 		}
 	}
-	printf("%s %ux%ux%u %s: %llu pixels equal to glReadPixels\n", tag, w, h, layers,
-	       depth ? "depth" : "colour", (unsigned long long)w * h * layers);
+	printf("%s %ux%ux%u %s: %llu pixels equal to glReadPixels\n", tag, w, h,
+	       layers, depth ? "depth" : "colour",
+	       (unsigned long long)w * h * layers);
 	free(gl);
 }
 
 START_TEST(layered_draw_copies)
 {
-	const uint32_t w = sizes[_i].w, h = sizes[_i].h, layers = sizes[_i].layers;
+	const uint32_t w = sizes[_i].w, h = sizes[_i].h,
+		       layers = sizes[_i].layers;
 	const size_t bytes = (size_t)w * h * 4 * layers;
 	struct glcuda_image_desc desc;
 	struct glcuda_image *img = NULL;
@@ -183,10 +195,12 @@ START_TEST(layered_draw_copies)
 	draw_layers(img, w, h, layers);
 	/* One hand-off for colour and depth of every layer; one block each. */
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
-	ck_ok(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, color, (size_t)w * 4,
-					  (size_t)w * h * 4, stream));
-	ck_ok(glcuda_image_copy_to_linear(img, 1, GLCUDA_ALL_LAYERS, depth, (size_t)w * 4,
-					  (size_t)w * h * 4, stream));
+	ck_ok(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, color,
+					  (size_t)w * 4, (size_t)w * h * 4,
+					  stream));
+	ck_ok(glcuda_image_copy_to_linear(img, 1, GLCUDA_ALL_LAYERS, depth,
+					  (size_t)w * 4, (size_t)w * h * 4,
+					  stream));
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	ck_cu(CU(cuStreamSynchronize)(stream));
 	ck_cu(CU(cuMemcpyDtoH)(host, color, bytes));
@@ -198,7 +212,8 @@ START_TEST(layered_draw_copies)
 	ck_ok(glcuda_image_export_dlpack(img, 1, stream, &t));
 	ck_assert_int_eq(t->dl_tensor.ndim, layers > 1 ? 4 : 3);
 	ck_cu(CU(cuStreamSynchronize)(stream));
-	ck_cu(CU(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)t->dl_tensor.data, bytes));
+	ck_cu(CU(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)t->dl_tensor.data,
+			       bytes));
 	compare_layers(img, host, w, h, layers, true, "dlpack");
 	t->deleter(t);
 
@@ -207,8 +222,9 @@ START_TEST(layered_draw_copies)
 		host[i] = (uint8_t)(i * 2654435761u >> 13);
 	ck_cu(CU(cuMemcpyHtoD)(color, host, bytes));
 	ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
-	ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS, color, (size_t)w * 4,
-					    (size_t)w * h * 4, stream));
+	ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS, color,
+					    (size_t)w * 4, (size_t)w * h * 4,
+					    stream));
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	compare_layers(img, host, w, h, layers, false, "from-linear");
 

@@ -77,17 +77,31 @@ worker_fail(struct worker *w, const char *fmt, ...)
 	va_end(args);
 }
 
-#define WORKER_CALL(w, call) do { int r_ = (call); if (r_ < 0) { \
-	worker_fail(w, "thread %d: %s: %s: %s", (w)->index, #call, glcuda_error_get_name(r_), \
-		    glcuda_get_last_error()); goto out; } } while (0)
-#define WORKER_CU(w, call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { \
-	worker_fail(w, "thread %d: %s: CUresult %d", (w)->index, #call, (int)r_); \
-	goto out; } } while (0)
+#define WORKER_CALL(w, call)                                                \
+	do {                                                                \
+		int r_ = (call);                                            \
+		if (r_ < 0) {                                               \
+			worker_fail(w, "thread %d: %s: %s: %s", (w)->index, \
+				    #call, glcuda_error_get_name(r_),       \
+				    glcuda_get_last_error());               \
+			goto out;                                           \
+		}                                                           \
+	} while (0)
+#define WORKER_CU(w, call)                                           \
+	do {                                                         \
+		CUresult r_ = (call);                                \
+		if (r_ != CUDA_SUCCESS) {                            \
+			worker_fail(w, "thread %d: %s: CUresult %d", \
+				    (w)->index, #call, (int)r_);     \
+			goto out;                                    \
+		}                                                    \
+	} while (0)
 
 /* The misuse each thread makes on purpose is logged at error priority:
  * keep it out of the test's output (the thread's last error has it). */
 static void
-quiet_log(enum glcuda_log_priority prio, void *user_data, const char *fmt, va_list args)
+quiet_log(enum glcuda_log_priority prio, void *user_data, const char *fmt,
+	  va_list args)
 {
 	(void)prio;
 	(void)user_data;
@@ -101,7 +115,8 @@ quiet_log(enum glcuda_log_priority prio, void *user_data, const char *fmt, va_li
 static bool
 verify_frame(struct worker *w, struct glcuda_frame *f, GLuint fbo, bool output)
 {
-	static const int xs[] = { 0, W - 1, W / 2, 17 }, ys[] = { 0, H - 1, H / 3, H - 9 };
+	static const int xs[] = { 0, W - 1, W / 2, 17 },
+			 ys[] = { 0, H - 1, H / 3, H - 9 };
 	uint8_t c[4], px[4];
 	unsigned int want[4];
 	GLint prev;
@@ -119,18 +134,25 @@ verify_frame(struct worker *w, struct glcuda_frame *f, GLuint fbo, bool output)
 	}
 	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
-	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+	glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D,
 			       output ? glcuda_frame_get_output_texture(f)
-				      : glcuda_image_get_gl_texture(glcuda_frame_get_input(f)),
+				      : glcuda_image_get_gl_texture(
+						glcuda_frame_get_input(f)),
 			       0);
 	for (size_t i = 0; i < ARRAY_LENGTH(xs) && ok; i++) {
 		memset(px, 0, sizeof(px));
 		glReadPixels(xs[i], ys[i], 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
-		if (px[0] != want[0] || px[1] != want[1] || px[2] != want[2] || px[3] != want[3]) {
-			worker_fail(w, "thread %d: frame %llu pixel (%d,%d): %u,%u,%u,%u, expected "
-				    "%u,%u,%u,%u", w->index,
-				    (unsigned long long)glcuda_frame_get_number(f), xs[i], ys[i], px[0],
-				    px[1], px[2], px[3], want[0], want[1], want[2], want[3]);
+		if (px[0] != want[0] || px[1] != want[1] || px[2] != want[2] ||
+		    px[3] != want[3]) {
+			worker_fail(w,
+				    "thread %d: frame %llu pixel (%d,%d): "
+				    "%u,%u,%u,%u, expected %u,%u,%u,%u",
+				    w->index,
+				    (unsigned long long)glcuda_frame_get_number(
+					    f),
+				    xs[i], ys[i], px[0], px[1], px[2], px[3],
+				    want[0], want[1], want[2], want[3]);
 			ok = false;
 		}
 	}
@@ -144,13 +166,16 @@ verify_frame(struct worker *w, struct glcuda_frame *f, GLuint fbo, bool output)
 static bool
 launch_transform(struct worker *w, CUfunction fn, struct glcuda_frame *f)
 {
-	CUsurfObject in = glcuda_frame_get_input_surface(f), out = glcuda_frame_get_output_surface(f);
+	CUsurfObject in = glcuda_frame_get_input_surface(f),
+		     out = glcuda_frame_get_output_surface(f);
 	int width = W, height = H;
 	void *args[] = { &in, &out, &width, &height };
-	CUresult res = CU(cuLaunchKernel)(fn, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1, 0,
-					  glcuda_frame_get_stream(f), args, NULL);
+	CUresult res = CU(
+		cuLaunchKernel)(fn, (W + 15) / 16, (H + 15) / 16, 1, 16, 16, 1,
+				0, glcuda_frame_get_stream(f), args, NULL);
 	if (res != CUDA_SUCCESS)
-		worker_fail(w, "thread %d: cuLaunchKernel: CUresult %d", w->index, (int)res);
+		worker_fail(w, "thread %d: cuLaunchKernel: CUresult %d",
+			    w->index, (int)res);
 	return res == CUDA_SUCCESS;
 }
 #endif
@@ -164,10 +189,14 @@ static void *
 worker_run(void *data)
 {
 	struct worker *w = data;
-	struct glcuda_device_options opts = { .size = sizeof(opts), .log_func = quiet_log };
+	struct glcuda_device_options opts = { .size = sizeof(opts),
+					      .log_func = quiet_log };
 	struct glcuda_ring_desc desc = {
 		.size = sizeof(desc),
-		.width = W, .height = H, .slots = SLOTS, .input_format = GLCUDA_FORMAT_RGBA8,
+		.width = W,
+		.height = H,
+		.slots = SLOTS,
+		.input_format = GLCUDA_FORMAT_RGBA8,
 	};
 	struct glcuda_headless *hl = NULL;
 	struct glcuda_device *dev = NULL;
@@ -187,10 +216,13 @@ worker_run(void *data)
 
 	w->ok = true;
 	pthread_barrier_wait(w->start);
-	WORKER_CALL(w, glcuda_headless_new(w->cuda_ordinal,
-					   w->gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl));
+	WORKER_CALL(w,
+		    glcuda_headless_new(w->cuda_ordinal,
+					w->gles ? GLCUDA_HEADLESS_FLAG_GLES : 0,
+					&hl));
 	WORKER_CALL(w, glcuda_device_new(glcuda_headless_get_display(hl),
-					 glcuda_headless_get_context(hl), &opts, &dev));
+					 glcuda_headless_get_context(hl), &opts,
+					 &dev));
 	{
 		const struct glcuda_caps *caps = glcuda_device_get_caps(dev);
 		w->device_ordinal = caps->cuda_ordinal;
@@ -203,18 +235,22 @@ worker_run(void *data)
 	pushed = true;
 #ifndef THREADS_FAKE_CUDA
 	WORKER_CU(w, CU(cuModuleLoadData)(&module, glcuda_test_fatbin));
-	WORKER_CU(w, CU(cuModuleGetFunction)(&transform, module, "ring_transform"));
+	WORKER_CU(w, CU(cuModuleGetFunction)(&transform, module,
+					     "ring_transform"));
 #endif
 	WORKER_CALL(w, glcuda_ring_new(dev, &desc, &ring));
 	glGenFramebuffers(1, &fbo);
 
 	for (uint64_t n = 0; n < w->frames || queued;) {
 		struct glcuda_frame *f;
-		int ret = n < w->frames ? glcuda_ring_acquire(ring, &f) : -EAGAIN;
+		int ret = n < w->frames ? glcuda_ring_acquire(ring, &f)
+					: -EAGAIN;
 
 		if (ret == -EAGAIN) {
 			if (queued == 0) {
-				worker_fail(w, "thread %d: -EAGAIN with no frame in flight",
+				worker_fail(w,
+					    "thread %d: -EAGAIN with no frame "
+					    "in flight",
 					    w->index);
 				goto out;
 			}
@@ -227,10 +263,16 @@ worker_run(void *data)
 			continue;
 		}
 		WORKER_CALL(w, ret);
-		if (glcuda_frame_get_number(f) != n || glcuda_frame_get_slot(f) != n % SLOTS) {
-			worker_fail(w, "thread %d: acquired frame %llu in slot %u, expected %llu",
-				    w->index, (unsigned long long)glcuda_frame_get_number(f),
-				    glcuda_frame_get_slot(f), (unsigned long long)n);
+		if (glcuda_frame_get_number(f) != n ||
+		    glcuda_frame_get_slot(f) != n % SLOTS) {
+			worker_fail(w,
+				    "thread %d: acquired frame %llu in slot "
+				    "%u, expected %llu",
+				    w->index,
+				    (unsigned long long)glcuda_frame_get_number(
+					    f),
+				    glcuda_frame_get_slot(f),
+				    (unsigned long long)n);
 			goto out;
 		}
 		test_render_frame(f, W, H);
@@ -246,12 +288,15 @@ worker_run(void *data)
 	/* An error leaves its message in this thread's last error, whatever
 	 * the other thread does meanwhile. */
 	if (glcuda_ring_acquire(ring, NULL) != -EINVAL ||
-	    !strstr(glcuda_get_last_error(), "glcuda_ring_acquire: out is NULL")) {
-		worker_fail(w, "thread %d: last error \"%s\"", w->index, glcuda_get_last_error());
+	    !strstr(glcuda_get_last_error(),
+		    "glcuda_ring_acquire: out is NULL")) {
+		worker_fail(w, "thread %d: last error \"%s\"", w->index,
+			    glcuda_get_last_error());
 		goto out;
 	}
 	if (glGetError() != GL_NO_ERROR)
-		worker_fail(w, "thread %d: GL error after the frames", w->index);
+		worker_fail(w, "thread %d: GL error after the frames",
+			    w->index);
 out:
 	if (fbo)
 		glDeleteFramebuffers(1, &fbo);
@@ -282,7 +327,9 @@ run_workers(struct worker *ws, unsigned int count)
 	ck_assert_int_eq(pthread_barrier_init(&start, NULL, count), 0);
 	for (unsigned int i = 0; i < count; i++) {
 		ws[i].start = &start;
-		ck_assert_int_eq(pthread_create(&threads[i], NULL, worker_run, &ws[i]), 0);
+		ck_assert_int_eq(pthread_create(&threads[i], NULL, worker_run,
+						&ws[i]),
+				 0);
 	}
 	for (unsigned int i = 0; i < count; i++)
 		ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
@@ -315,7 +362,8 @@ set_fake_uuid_from_gl(void)
 static unsigned int
 fake_count(const char *name)
 {
-	unsigned int (*fn)(void) = (unsigned int (*)(void))fake_cuda_control(name);
+	unsigned int (*fn)(void) =
+		(unsigned int (*)(void))fake_cuda_control(name);
 
 	return fn ? fn() : 0;
 }
@@ -346,11 +394,14 @@ START_TEST(two_devices_two_threads)
 	for (int i = 0; i < THREADS; i++) {
 		ck_assert_uint_eq(ws[i].verified, FRAMES);
 		ck_assert_str_eq(ws[i].sync_mode, "cpu");
-		printf("thread %d: %s, fake CUDA device %d, sync mode %s: %u frames verified\n",
-		       i, ws[i].renderer, ws[i].device_ordinal, ws[i].sync_mode, ws[i].verified);
+		printf("thread %d: %s, fake CUDA device %d, sync mode %s: %u "
+		       "frames verified\n",
+		       i, ws[i].renderer, ws[i].device_ordinal, ws[i].sync_mode,
+		       ws[i].verified);
 	}
 	/* One completion per frame of both rings, and nothing left behind. */
-	ck_assert_uint_eq(fake_count("fake_cuda_host_fns_run") - host_fns, THREADS * FRAMES);
+	ck_assert_uint_eq(fake_count("fake_cuda_host_fns_run") - host_fns,
+			  THREADS * FRAMES);
 	ck_assert_uint_eq(fake_count("fake_cuda_live_objects"), 0);
 	ck_assert_uint_eq(fake_count("fake_cuda_primary_refs"), 0);
 	ck_assert_uint_eq(fake_count("fake_cuda_pending"), 0);
@@ -403,10 +454,12 @@ setup_workers(struct worker *ws, bool mixed, unsigned int frames, bool log)
 	}
 	if (log) {
 		if (gpus >= 2)
-			printf("%d CUDA devices: the two threads' devices on CUDA devices 0 and 1\n",
+			printf("%d CUDA devices: the two threads' devices on "
+			       "CUDA devices 0 and 1\n",
 			       gpus);
 		else
-			printf("1 CUDA device: both threads' devices on CUDA device 0\n");
+			printf("1 CUDA device: both threads' devices on CUDA "
+			       "device 0\n");
 	}
 }
 
@@ -419,8 +472,10 @@ START_TEST(two_devices_two_threads)
 	for (int i = 0; i < THREADS; i++) {
 		ck_assert_int_eq(ws[i].device_ordinal, ws[i].cuda_ordinal);
 		ck_assert_uint_eq(ws[i].verified, FRAMES);
-		printf("thread %d: %s, CUDA device %d, sync mode %s: %u frames verified\n", i,
-		       ws[i].renderer, ws[i].device_ordinal, ws[i].sync_mode, ws[i].verified);
+		printf("thread %d: %s, CUDA device %d, sync mode %s: %u frames "
+		       "verified\n",
+		       i, ws[i].renderer, ws[i].device_ordinal, ws[i].sync_mode,
+		       ws[i].verified);
 	}
 }
 END_TEST
@@ -443,7 +498,8 @@ main(void)
 {
 	const struct test_case cases[] = {
 		/* _i == 1: the second thread's context is GLES. */
-		TEST_TCASE("two-devices", 300), TEST_LOOP(two_devices_two_threads, 2),
+		TEST_TCASE("two-devices", 300),
+		TEST_LOOP(two_devices_two_threads, 2),
 		TEST_ONCE(create_destroy_concurrently),
 	};
 

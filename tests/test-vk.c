@@ -41,10 +41,10 @@ quiet_device(void)
 	 * fds of its own): make it before a test counts fds. */
 	if (chosen) {
 		struct vk_exporter *warm = NULL;
-		if (vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid, false,
-				    &warm) == 0)
+		if (vk_exporter_new(&dev->errors, chosen->device_uuid,
+				    chosen->driver_uuid, false, &warm) == 0)
 			vk_exporter_destroy(warm);
-		glcuda_clear_error();
+		error_clear();
 		dev->errors.last_error[0] = '\0';
 	}
 	return dev;
@@ -64,11 +64,11 @@ static struct vk_exporter *
 exporter_new(struct glcuda_device *dev)
 {
 	struct vk_exporter *vk = NULL;
-	int ret = vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid,
-				  false, &vk);
+	int ret = vk_exporter_new(&dev->errors, chosen->device_uuid,
+				  chosen->driver_uuid, false, &vk);
 
-	ck_assert_msg(ret == 0, "vk_exporter_new: %s: %s", glcuda_error_get_name(ret),
-		      glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "vk_exporter_new: %s: %s",
+		      glcuda_error_get_name(ret), glcuda_get_last_error());
 	ck_assert_ptr_nonnull(vk);
 	return vk;
 }
@@ -106,15 +106,19 @@ START_TEST(test_list_devices)
 
 		ck_assert_str_ne(devices[i].name, "");
 		ck_assert_uint_ge(VK_API_VERSION_MINOR(devices[i].api_version) +
-				  10 * VK_API_VERSION_MAJOR(devices[i].api_version), 10);
-		ck_assert(memcmp(devices[i].device_uuid, zero, VK_UUID_SIZE) != 0);
+					  10 * VK_API_VERSION_MAJOR(
+						       devices[i].api_version),
+				  10);
+		ck_assert(memcmp(devices[i].device_uuid, zero, VK_UUID_SIZE) !=
+			  0);
 		ck_assert_mem_eq(again[i].device_uuid, devices[i].device_uuid,
 				 VK_UUID_SIZE);
 		ck_assert_mem_eq(again[i].driver_uuid, devices[i].driver_uuid,
 				 VK_UUID_SIZE);
 		uuid_format(devices[i].device_uuid, uuid);
 		printf("vulkan device %u: %s (%s, %s) deviceUUID %s api %u.%u "
-		       "mem_fd %d sem_fd %d timeline %d/%d binary %d rgba8 %d\n",
+		       "mem_fd %d sem_fd %d timeline "
+		       "%d/%d binary %d rgba8 %d\n",
 		       i, devices[i].name, devices[i].driver_name,
 		       devices[i].driver_info, uuid,
 		       VK_API_VERSION_MAJOR(devices[i].api_version),
@@ -123,7 +127,8 @@ START_TEST(test_list_devices)
 		       devices[i].has_external_semaphore_fd,
 		       devices[i].has_timeline_semaphore,
 		       devices[i].timeline_exportable,
-		       devices[i].binary_exportable, devices[i].rgba8_exportable);
+		       devices[i].binary_exportable,
+		       devices[i].rgba8_exportable);
 	}
 }
 END_TEST
@@ -145,7 +150,8 @@ START_TEST(test_new_matching)
 	ck_assert_uint_ge(vk_exporter_max_image_size(vk), 4096);
 	ck_assert_int_eq(vk_exporter_has_binary(vk), info->binary_exportable);
 	ck_assert_int_eq(vk_exporter_has_timeline(vk),
-			 info->has_timeline_semaphore && info->timeline_exportable);
+			 info->has_timeline_semaphore &&
+				 info->timeline_exportable);
 	ck_assert_str_eq(dev->errors.last_error, "");
 	vk_exporter_destroy(vk);
 	vk_exporter_destroy(NULL);
@@ -168,23 +174,28 @@ START_TEST(test_wrong_device)
 	for (unsigned int i = 0; i < sizeof(uuid); i++)
 		uuid[i] ^= 0xa5;
 	uuid[5] = 0;
-	ret = vk_exporter_new(&dev->errors, uuid, chosen->driver_uuid, false, &vk);
+	ret = vk_exporter_new(&dev->errors, uuid, chosen->driver_uuid, false,
+			      &vk);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE);
 	ck_assert_ptr_eq(vk, (struct vk_exporter *)&dev);
 	ck_assert_str_eq(dev->errors.last_error, glcuda_get_last_error());
 
 	uuid_format(uuid, text);
-	ck_assert_msg(strstr(dev->errors.last_error, text), "GL's UUID %s missing: %s",
-		      text, dev->errors.last_error);
+	ck_assert_msg(strstr(dev->errors.last_error, text),
+		      "GL's UUID %s missing: %s", text, dev->errors.last_error);
 	for (unsigned int i = 0; i < ndevices && i < MAX_DEVICES; i++) {
 		uuid_format(devices[i].device_uuid, text);
 		ck_assert_msg(strstr(dev->errors.last_error, devices[i].name),
-			      "device %s missing: %s", devices[i].name, dev->errors.last_error);
+			      "device %s missing: %s", devices[i].name,
+			      dev->errors.last_error);
 		ck_assert_msg(strstr(dev->errors.last_error, text),
-			      "UUID %s missing: %s", text, dev->errors.last_error);
+			      "UUID %s missing: %s", text,
+			      dev->errors.last_error);
 	}
-	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "__NV_PRIME_RENDER_OFFLOAD"));
-	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_DRIVER_FILES"));
+	ck_assert_ptr_nonnull(
+		strstr(dev->errors.last_error, "__NV_PRIME_RENDER_OFFLOAD"));
+	ck_assert_ptr_nonnull(
+		strstr(dev->errors.last_error, "VK_DRIVER_FILES"));
 	ck_assert_int_eq(test_count_fds(), fds);
 	free(dev);
 }
@@ -201,19 +212,21 @@ START_TEST(test_driver_mismatch)
 
 	memcpy(driver, chosen->driver_uuid, sizeof(driver));
 	driver[15] ^= 0x01;
-	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, driver, false, &vk);
+	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, driver, false,
+			      &vk);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_DRIVER_MISMATCH);
 	ck_assert_ptr_null(vk);
 	uuid_format(driver, text);
-	ck_assert_msg(strstr(dev->errors.last_error, text), "GL driver UUID missing: %s",
-		      dev->errors.last_error);
+	ck_assert_msg(strstr(dev->errors.last_error, text),
+		      "GL driver UUID missing: %s", dev->errors.last_error);
 	uuid_format(chosen->driver_uuid, text);
-	ck_assert_msg(strstr(dev->errors.last_error, text), "Vulkan driver UUID missing: %s",
-		      dev->errors.last_error);
+	ck_assert_msg(strstr(dev->errors.last_error, text),
+		      "Vulkan driver UUID missing: %s", dev->errors.last_error);
 	ck_assert_int_eq(test_count_fds(), fds);
 
 	/* No driver UUID to compare with: the device alone decides. */
-	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, NULL, false, &vk);
+	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, NULL, false,
+			      &vk);
 	ck_assert_int_eq(ret, 0);
 	vk_exporter_destroy(vk);
 	free(dev);
@@ -272,13 +285,15 @@ START_TEST(test_formats)
 		      glcuda_get_last_error());
 	ck_assert_msg(vk_image_read(vk, &img, fmt, dst, size) == 0, "%s",
 		      glcuda_get_last_error());
-	ck_assert_msg(memcmp(src, dst, size) == 0, "%s: pixels differ", fmt->name);
+	ck_assert_msg(memcmp(src, dst, size) == 0, "%s: pixels differ",
+		      fmt->name);
 
 	/* A second upload replaces every pixel. */
 	fill_pattern(src, size, (unsigned int)format + 100);
 	ck_assert_int_eq(vk_image_write(vk, &img, fmt, src, size), 0);
 	ck_assert_int_eq(vk_image_read(vk, &img, fmt, dst, size), 0);
-	ck_assert_msg(memcmp(src, dst, size) == 0, "%s: pixels differ", fmt->name);
+	ck_assert_msg(memcmp(src, dst, size) == 0, "%s: pixels differ",
+		      fmt->name);
 
 	/* Too small a buffer is refused before any copy. */
 	ret = vk_image_read(vk, &img, fmt, dst, size - 1);
@@ -314,18 +329,20 @@ START_TEST(test_format_errors)
 
 	ret = vk_exporter_check_format(vk, &depth, 16, 16, true);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
-	snprintf(number, sizeof(number), "VkFormat %d", VK_FORMAT_BC1_RGBA_UNORM_BLOCK);
+	snprintf(number, sizeof(number), "VkFormat %d",
+		 VK_FORMAT_BC1_RGBA_UNORM_BLOCK);
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "TEST_BC1"));
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, number));
-	ck_assert_ptr_nonnull(strstr(dev->errors.last_error,
-				     "vkGetPhysicalDeviceImageFormatProperties2"));
+	ck_assert_ptr_nonnull(
+		strstr(dev->errors.last_error,
+		       "vkGetPhysicalDeviceImageFormatProperties2"));
 
 	ret = vk_image_create(vk, &depth, 16, 16, 1, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
 	ck_assert(img.image == VK_NULL_HANDLE);
 
 	/* Without record, nothing is written. */
-	glcuda_clear_error();
+	error_clear();
 	dev->errors.last_error[0] = '\0';
 	ret = vk_exporter_check_format(vk, &depth, 16, 16, false);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
@@ -340,7 +357,8 @@ START_TEST(test_format_errors)
 		ck_assert_int_eq(ret, GLCUDA_ERROR_UNSUPPORTED_FORMAT);
 		ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "RGBA8"));
 	}
-	ck_assert_int_eq(vk_exporter_check_format(vk, rgba8, 0, 16, true), -EINVAL);
+	ck_assert_int_eq(vk_exporter_check_format(vk, rgba8, 0, 16, true),
+			 -EINVAL);
 
 	/* Copies check the format and size they are given. */
 	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, 1, &img), 0);
@@ -373,14 +391,16 @@ START_TEST(test_semaphores)
 		ck_assert_int_eq(test_count_fds(), before + 1);
 		close(fd[0]);
 		/* Only timelines have a value. */
-		ck_assert_int_eq(vk_semaphore_get_value(vk, &sem, &value), -EINVAL);
+		ck_assert_int_eq(vk_semaphore_get_value(vk, &sem, &value),
+				 -EINVAL);
 		vk_semaphore_destroy(vk, &sem);
 		ck_assert(sem.semaphore == VK_NULL_HANDLE);
 	} else {
 		ret = vk_semaphore_create(vk, false, &sem);
 		ck_assert(ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
 			  ret == GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE);
-		ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "OPAQUE_FD"));
+		ck_assert_ptr_nonnull(
+			strstr(dev->errors.last_error, "OPAQUE_FD"));
 		ck_assert(sem.semaphore == VK_NULL_HANDLE);
 		printf("%s: binary semaphores not exportable: %s\n",
 		       vk_exporter_info(vk)->name, dev->errors.last_error);
@@ -403,7 +423,8 @@ START_TEST(test_semaphores)
 		ret = vk_semaphore_create(vk, true, &sem);
 		ck_assert(ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
 			  ret == GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE);
-		ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "timeline"));
+		ck_assert_ptr_nonnull(
+			strstr(dev->errors.last_error, "timeline"));
 		printf("%s: timeline semaphores not exportable: %s\n",
 		       vk_exporter_info(vk)->name, dev->errors.last_error);
 	}
@@ -419,7 +440,8 @@ START_TEST(test_result_names)
 	ck_assert_str_eq(vk_result_name(VK_ERROR_OUT_OF_DEVICE_MEMORY),
 			 "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)");
 	ck_assert_str_eq(vk_result_name(VK_SUCCESS), "VK_SUCCESS (0)");
-	ck_assert_str_eq(vk_result_name((VkResult)-424242), "VkResult (-424242)");
+	ck_assert_str_eq(vk_result_name((VkResult)-424242),
+			 "VkResult (-424242)");
 }
 END_TEST
 
@@ -436,30 +458,36 @@ START_TEST(test_error_mapping)
 	/* The process's instance exists already (quiet_device made it), so
 	 * vkEnumeratePhysicalDevices is the first call. */
 	fault_inject(FAULT_VULKAN, 1, VK_ERROR_INITIALIZATION_FAILED);
-	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid, false, &vk);
+	ret = vk_exporter_new(&dev->errors, chosen->device_uuid,
+			      chosen->driver_uuid, false, &vk);
 	fault_disarm(FAULT_VULKAN);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_NO_VULKAN);
-	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkEnumeratePhysicalDevices"));
-	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_ERROR_INITIALIZATION_FAILED (-3)"));
+	ck_assert_ptr_nonnull(
+		strstr(dev->errors.last_error, "vkEnumeratePhysicalDevices"));
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error,
+				     "VK_ERROR_INITIALIZATION_FAILED (-3)"));
 
 	vk = exporter_new(dev);
 	/* vk_image_create: the format query, then vkCreateImage. */
 	fault_inject(FAULT_VULKAN, 0, VK_SUCCESS);
 	ck_assert_int_eq(vk_image_create(vk, rgba8, 8, 8, 1, &img), 0);
-	ck_assert_uint_eq(fault_calls(FAULT_VULKAN), 4); /* query, create, allocate, bind */
+	/* query, create, allocate, bind */
+	ck_assert_uint_eq(fault_calls(FAULT_VULKAN), 4);
 	vk_image_destroy(vk, &img);
 
 	fault_inject(FAULT_VULKAN, 2, VK_ERROR_OUT_OF_DEVICE_MEMORY);
 	ret = vk_image_create(vk, rgba8, 8, 8, 1, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_VULKAN);
 	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkCreateImage"));
-	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)"));
+	ck_assert_ptr_nonnull(strstr(dev->errors.last_error,
+				     "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)"));
 	ck_assert(!dev->errors.lost);
 
 	fault_inject(FAULT_VULKAN, 3, VK_ERROR_DEVICE_LOST);
 	ret = vk_image_create(vk, rgba8, 8, 8, 1, &img);
 	ck_assert_int_eq(ret, GLCUDA_ERROR_DEVICE_LOST);
-	ck_assert_ptr_nonnull(strstr(dev->errors.last_error, "vkAllocateMemory"));
+	ck_assert_ptr_nonnull(
+		strstr(dev->errors.last_error, "vkAllocateMemory"));
 	ck_assert(dev->errors.lost);
 	ck_assert(img.image == VK_NULL_HANDLE);
 	fault_disarm(FAULT_VULKAN);
@@ -482,7 +510,8 @@ run_everything(struct glcuda_device *dev, bool semaphores)
 	uint64_t value;
 	int ret, fd = -1;
 
-	ret = vk_exporter_new(&dev->errors, chosen->device_uuid, chosen->driver_uuid, false, &vk);
+	ret = vk_exporter_new(&dev->errors, chosen->device_uuid,
+			      chosen->driver_uuid, false, &vk);
 	if (ret)
 		return ret;
 	ret = vk_image_create(vk, fmt, 16, 8, 1, &img);
@@ -559,7 +588,7 @@ START_TEST(test_fault_injection)
 	ck_assert_uint_gt(clean_calls, 5);
 
 	for (n = 1;; n++) {
-		glcuda_clear_error();
+		error_clear();
 		dev->errors.last_error[0] = '\0';
 		fault_inject(FAULT_VULKAN, n, VK_ERROR_OUT_OF_HOST_MEMORY);
 		ret = run_everything(dev, true);
@@ -567,25 +596,31 @@ START_TEST(test_fault_injection)
 		fault_disarm(FAULT_VULKAN);
 
 		if (!fired) {
-			ck_assert_msg(ret == 0, "run without injection failed: %s",
+			ck_assert_msg(ret == 0,
+				      "run without injection failed: %s",
 				      glcuda_get_last_error());
 			break;
 		}
 		ck_assert_msg(ret == GLCUDA_ERROR_VULKAN,
-			      "call %lu failed but the run returned %d (%s): %s", n,
-			      ret, glcuda_error_get_name(ret), glcuda_get_last_error());
+			      "call %lu failed but the run "
+			      "returned %d (%s): %s",
+			      n, ret, glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
 		ck_assert_msg(strstr(glcuda_get_last_error(), injected),
 			      "call %lu: message lacks the result: %s", n,
 			      glcuda_get_last_error());
 		ck_assert_msg(names_vk_call(glcuda_get_last_error()),
 			      "call %lu: message names no Vulkan call: %s", n,
 			      glcuda_get_last_error());
-		ck_assert_str_eq(dev->errors.last_error, glcuda_get_last_error());
-		ck_assert_msg(test_count_fds() == fds, "call %lu: fds leaked (%d, was %d)",
-			      n, test_count_fds(), fds);
+		ck_assert_str_eq(dev->errors.last_error,
+				 glcuda_get_last_error());
+		ck_assert_msg(test_count_fds() == fds,
+			      "call %lu: fds leaked (%d, was %d)", n,
+			      test_count_fds(), fds);
 	}
 	ck_assert_uint_eq(n - 1, clean_calls);
-	printf("vk fault injection: %lu injection points, each failed cleanly\n",
+	printf("vk fault injection: %lu "
+	       "injection points, each failed cleanly\n",
 	       n - 1);
 	free(dev);
 }
@@ -595,14 +630,22 @@ int
 main(void)
 {
 	const struct test_case cases[] = {
-		TEST_TCASE("devices", 60), TEST_ONCE(test_list_devices), TEST_ONCE(test_new_matching),
-		TEST_ONCE(test_wrong_device), TEST_ONCE(test_driver_mismatch),
+		TEST_TCASE("devices", 60),
+		TEST_ONCE(test_list_devices),
+		TEST_ONCE(test_new_matching),
+		TEST_ONCE(test_wrong_device),
+		TEST_ONCE(test_driver_mismatch),
 		TEST_TCASE("images", 60),
-		TEST_RANGE(test_formats, GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_COUNT),
+		TEST_RANGE(test_formats, GLCUDA_FORMAT_RGBA8,
+			   GLCUDA_FORMAT_COUNT),
 		TEST_ONCE(test_format_errors),
-		TEST_TCASE("semaphores", 60), TEST_ONCE(test_semaphores),
-		TEST_TCASE("errors", 300), TEST_ONCE(test_result_names), TEST_ONCE(test_error_mapping),
-		TEST_ONCE(test_fd_balance), TEST_ONCE(test_fault_injection),
+		TEST_TCASE("semaphores", 60),
+		TEST_ONCE(test_semaphores),
+		TEST_TCASE("errors", 300),
+		TEST_ONCE(test_result_names),
+		TEST_ONCE(test_error_mapping),
+		TEST_ONCE(test_fd_balance),
+		TEST_ONCE(test_fault_injection),
 	};
 	char err[512];
 	int n;
@@ -613,12 +656,15 @@ main(void)
 		return 77;
 	}
 	ndevices = (unsigned int)n;
-	for (unsigned int i = 0; i < ndevices && i < MAX_DEVICES && !chosen; i++)
-		if (devices[i].has_external_memory_fd && devices[i].rgba8_exportable)
+	for (unsigned int i = 0; i < ndevices && i < MAX_DEVICES && !chosen;
+	     i++)
+		if (devices[i].has_external_memory_fd &&
+		    devices[i].rgba8_exportable)
 			chosen = &devices[i];
 	if (!chosen) {
-		printf("test-vk: SKIP: no Vulkan device exports images as OPAQUE_FD "
-		       "(%s)\n", devices[0].name);
+		printf("test-vk: SKIP: no Vulkan device exports images as "
+		       "OPAQUE_FD (%s)\n",
+		       devices[0].name);
 		return 77;
 	}
 

@@ -49,7 +49,8 @@ staging_create(struct vk_exporter *vk, VkDeviceSize size, struct staging *s)
 	VkBufferCreateInfo info = {
 		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
 		.size = size,
-		.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+			 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
 	};
 	res = VK(vk, CreateBuffer, vk->device, &info, NULL, &s->buffer);
@@ -67,8 +68,9 @@ staging_create(struct vk_exporter *vk, VkDeviceSize size, struct staging *s)
 					   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
 	if (type < 0)
 		return vk_fail(vk, GLCUDA_ERROR_VULKAN,
-			       "no host-visible Vulkan memory type for a staging "
-			       "buffer on %s", vk->info.name);
+			       "no host-visible Vulkan memory type for a "
+			       "staging buffer on %s",
+			       vk->info.name);
 
 	VkMemoryAllocateInfo alloc = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
@@ -83,7 +85,8 @@ staging_create(struct vk_exporter *vk, VkDeviceSize size, struct staging *s)
 	res = VK(vk, BindBufferMemory, vk->device, s->buffer, s->memory, 0);
 	if (res != VK_SUCCESS)
 		return vk_call_fail(vk, res, "vkBindBufferMemory", "(staging)");
-	res = VK(vk, MapMemory, vk->device, s->memory, 0, VK_WHOLE_SIZE, 0, &s->map);
+	res = VK(vk, MapMemory, vk->device, s->memory, 0, VK_WHOLE_SIZE, 0,
+		 &s->map);
 	if (res != VK_SUCCESS) {
 		s->map = NULL;
 		return vk_call_fail(vk, res, "vkMapMemory", "(staging)");
@@ -99,7 +102,9 @@ staging_create(struct vk_exporter *vk, VkDeviceSize size, struct staging *s)
 		s->pool = VK_NULL_HANDLE;
 		return vk_call_fail(vk, res, "vkCreateCommandPool", NULL);
 	}
-	VkFenceCreateInfo fence = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+	VkFenceCreateInfo fence = {
+		.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
+	};
 	res = VK(vk, CreateFence, vk->device, &fence, NULL, &s->fence);
 	if (res != VK_SUCCESS) {
 		s->fence = VK_NULL_HANDLE;
@@ -118,9 +123,11 @@ copy_check_args(struct vk_exporter *vk, const struct vk_image *img,
 		return vk_fail(vk, -EINVAL, "%s: the image is not a %s image",
 			       call, fmt->name);
 	if (size < need)
-		return vk_fail(vk, -EINVAL, "%s: %zu bytes given, a %ux%u %s image "
-			       "needs %zu", call, size, img->width, img->height,
-			       fmt->name, need);
+		return vk_fail(vk, -EINVAL,
+			       "%s: %zu bytes given, a %ux%u %s image "
+			       "needs %zu",
+			       call, size, img->width, img->height, fmt->name,
+			       need);
 	return 0;
 }
 
@@ -159,10 +166,12 @@ copy_run(struct vk_exporter *vk, const struct vk_image *img, struct staging *s,
 						  : VK_IMAGE_ASPECT_COLOR_BIT;
 	VkImageMemoryBarrier before = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		.srcAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+		.srcAccessMask = VK_ACCESS_MEMORY_READ_BIT |
+				 VK_ACCESS_MEMORY_WRITE_BIT,
 		.dstAccessMask = to_image ? VK_ACCESS_TRANSFER_WRITE_BIT
 					  : VK_ACCESS_TRANSFER_READ_BIT,
-		.oldLayout = to_image ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_GENERAL,
+		.oldLayout = to_image ? VK_IMAGE_LAYOUT_UNDEFINED
+				      : VK_IMAGE_LAYOUT_GENERAL,
 		.newLayout = VK_IMAGE_LAYOUT_GENERAL,
 		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
@@ -182,17 +191,20 @@ copy_run(struct vk_exporter *vk, const struct vk_image *img, struct staging *s,
 	};
 	if (to_image)
 		vk->fn.CmdCopyBufferToImage(cmd, s->buffer, img->image,
-					    VK_IMAGE_LAYOUT_GENERAL, 1, &region);
+					    VK_IMAGE_LAYOUT_GENERAL, 1,
+					    &region);
 	else
-		vk->fn.CmdCopyImageToBuffer(cmd, img->image, VK_IMAGE_LAYOUT_GENERAL,
-					    s->buffer, 1, &region);
+		vk->fn.CmdCopyImageToBuffer(cmd, img->image,
+					    VK_IMAGE_LAYOUT_GENERAL, s->buffer,
+					    1, &region);
 
 	/* The copy complete and visible to whatever uses the image next,
 	 * and (for a read) the buffer visible to the host. */
 	VkImageMemoryBarrier after = before;
 	after.srcAccessMask = to_image ? VK_ACCESS_TRANSFER_WRITE_BIT
 				       : VK_ACCESS_TRANSFER_READ_BIT;
-	after.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+	after.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT |
+			      VK_ACCESS_MEMORY_WRITE_BIT;
 	after.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
 	VkBufferMemoryBarrier host = {
 		.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
@@ -204,10 +216,11 @@ copy_run(struct vk_exporter *vk, const struct vk_image *img, struct staging *s,
 		.offset = 0,
 		.size = VK_WHOLE_SIZE,
 	};
-	vk->fn.CmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-				  VK_PIPELINE_STAGE_ALL_COMMANDS_BIT |
-				  (to_image ? 0 : VK_PIPELINE_STAGE_HOST_BIT),
-				  0, 0, NULL, to_image ? 0 : 1, &host, 1, &after);
+	vk->fn.CmdPipelineBarrier(
+		cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		VK_PIPELINE_STAGE_ALL_COMMANDS_BIT |
+			(to_image ? 0 : VK_PIPELINE_STAGE_HOST_BIT),
+		0, 0, NULL, to_image ? 0 : 1, &host, 1, &after);
 
 	res = VK(vk, EndCommandBuffer, cmd);
 	if (res != VK_SUCCESS)
@@ -229,7 +242,8 @@ copy_run(struct vk_exporter *vk, const struct vk_image *img, struct staging *s,
 		if (res != VK_ERROR_DEVICE_LOST)
 			vk->fn.QueueWaitIdle(vk->queue);
 		return vk_call_fail(vk, res, "vkWaitForFences",
-				    to_image ? "(image upload)" : "(image read-back)");
+				    to_image ? "(image upload)"
+					     : "(image read-back)");
 	}
 	return 0;
 }
@@ -252,25 +266,31 @@ staging_sync(struct vk_exporter *vk, const struct staging *s, bool to_device)
 	if (to_device)
 		res = VK(vk, FlushMappedMemoryRanges, vk->device, 1, &range);
 	else
-		res = VK(vk, InvalidateMappedMemoryRanges, vk->device, 1, &range);
+		res = VK(vk, InvalidateMappedMemoryRanges, vk->device, 1,
+			 &range);
 	if (res != VK_SUCCESS)
-		return vk_call_fail(vk, res, to_device ? "vkFlushMappedMemoryRanges" :
-					     "vkInvalidateMappedMemoryRanges", NULL);
+		return vk_call_fail(vk, res,
+				    to_device
+					    ? "vkFlushMappedMemoryRanges"
+					    : "vkInvalidateMappedMemoryRanges",
+				    NULL);
 	return 0;
 }
 
 /* The image's pixels through a staging buffer: src uploaded into it, or
  * (src NULL) read back into dst. */
 static int
-image_copy(struct vk_exporter *vk, const struct vk_image *img, const struct format_info *fmt,
-	   const void *src, void *dst, size_t size)
+image_copy(struct vk_exporter *vk, const struct vk_image *img,
+	   const struct format_info *fmt, const void *src, void *dst,
+	   size_t size)
 {
 	const bool to_image = src != NULL;
 	size_t bytes = (size_t)img->width * img->height * fmt->bytes_per_pixel;
 	struct staging s = { 0 };
 	int ret;
 
-	ret = copy_check_args(vk, img, fmt, size, to_image ? "vk_image_write" : "vk_image_read");
+	ret = copy_check_args(vk, img, fmt, size,
+			      to_image ? "vk_image_write" : "vk_image_read");
 	if (ret)
 		return ret;
 	ret = staging_create(vk, bytes, &s);

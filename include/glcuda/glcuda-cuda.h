@@ -117,8 +117,9 @@ glcuda_cuda_plane_init(struct glcuda_cuda_plane *plane)
  *   unknown).
  * @since 0.3 (0.2: glcuda_image_cuda_plane, without the size member)
  */
-int glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int plane,
-			    struct glcuda_cuda_plane *out);
+int glcuda_image_get_cuda_plane(const struct glcuda_image *img,
+				unsigned int plane,
+				struct glcuda_cuda_plane *out);
 
 /** The most images one hand-off call takes. @since 0.3 */
 #define GLCUDA_HANDOFF_MAX_IMAGES 64
@@ -146,14 +147,15 @@ int glcuda_image_get_cuda_plane(const struct glcuda_image *img, unsigned int pla
  * @param count 1 .. GLCUDA_HANDOFF_MAX_IMAGES
  * @param stream the stream that will use the images (0 = the NULL stream)
  * @return 0, -EINVAL (NULL, a NULL image, @p count 0 or above
- *   GLCUDA_HANDOFF_MAX_IMAGES), GLCUDA_ERROR_WRONG_DEVICE, GLCUDA_ERROR_BAD_STATE
- *   (an image already owned by CUDA), GLCUDA_ERROR_NO_CURRENT_CONTEXT,
- *   GLCUDA_ERROR_GL, GLCUDA_ERROR_CUDA, GLCUDA_ERROR_DEVICE_LOST.
+ *   GLCUDA_HANDOFF_MAX_IMAGES), GLCUDA_ERROR_WRONG_DEVICE,
+ *   GLCUDA_ERROR_BAD_STATE (an image already owned by CUDA),
+ *   GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_GL, GLCUDA_ERROR_CUDA,
+ *   GLCUDA_ERROR_DEVICE_LOST.
  * @since 0.1
  */
 int glcuda_handoff_to_cuda(struct glcuda_device *dev,
-			   struct glcuda_image *const *images, unsigned int count,
-			   CUstream stream);
+			   struct glcuda_image *const *images,
+			   unsigned int count, CUstream stream);
 
 /**
  * Hand images from CUDA back to GL, on the GPU.

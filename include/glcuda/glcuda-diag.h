@@ -82,7 +82,8 @@ glcuda_diag_egl_device_init(struct glcuda_diag_egl_device *d)
  * @since 1.0 (0.3: glcuda_diag_egl_devices, which returned at most max
  *   and wrote its message into a buffer)
  */
-int glcuda_diag_list_egl_devices(struct glcuda_diag_egl_device *out, unsigned int max);
+int glcuda_diag_list_egl_devices(struct glcuda_diag_egl_device *out,
+				 unsigned int max);
 
 /** A Vulkan physical device, as glcuda sees it when it picks one.
  *  @since 0.3; the size member since 1.0 */
@@ -131,7 +132,8 @@ glcuda_diag_vk_device_init(struct glcuda_diag_vk_device *d)
  *   GLCUDA_ERROR_NO_VULKAN (no loader, no instance)
  * @since 1.0 (0.3: glcuda_diag_vk_devices)
  */
-int glcuda_diag_list_vk_devices(struct glcuda_diag_vk_device *out, unsigned int max);
+int glcuda_diag_list_vk_devices(struct glcuda_diag_vk_device *out,
+				unsigned int max);
 
 /** A CUDA device. @since 0.3; the size member since 1.0 */
 struct glcuda_diag_cuda_device {
@@ -162,7 +164,8 @@ glcuda_diag_cuda_device_init(struct glcuda_diag_cuda_device *d)
  *   GLCUDA_ERROR_CUDA
  * @since 1.0 (0.3: glcuda_diag_cuda_devices)
  */
-int glcuda_diag_list_cuda_devices(int *driver_version, struct glcuda_diag_cuda_device *out,
+int glcuda_diag_list_cuda_devices(int *driver_version,
+				  struct glcuda_diag_cuda_device *out,
 				  unsigned int max);
 
 #ifdef __cplusplus

@@ -137,7 +137,8 @@ extern "C" {
  */
 enum glcuda_error {
 	GLCUDA_SUCCESS = 0,
-	/** libcuda.so.1 could not be loaded, or cuInit failed: no NVIDIA driver. */
+	/** libcuda.so.1 could not be loaded, or cuInit failed: no NVIDIA
+	 *  driver. */
 	GLCUDA_ERROR_NO_CUDA_DRIVER = -1000,
 	/** No CUDA device has the device UUID of the GL context (PRIME laptop,
 	 *  or GL running on Mesa while CUDA runs on NVIDIA). */
@@ -311,7 +312,8 @@ const char *glcuda_sync_mode_get_name(enum glcuda_sync_mode mode);
 /** Flags for struct glcuda_device_options. @since 0.1 */
 enum glcuda_device_flags {
 	GLCUDA_DEVICE_FLAG_NONE = 0,
-	/** Enable the Vulkan validation layer if it is installed (debugging). */
+	/** Enable the Vulkan validation layer if it is installed
+	 *  (debugging). */
 	GLCUDA_DEVICE_FLAG_VULKAN_VALIDATION = 1 << 0,
 };
 
@@ -412,8 +414,9 @@ struct glcuda_caps {
 	/** Kinds whose hand-offs wait on the CPU in this device's sync mode
 	 *  (bit 1 << enum glcuda_image_kind): shared images and wrapped
 	 *  EGLImages in the cpu mode, nothing otherwise; wrapped GL textures
-	 *  never. No kind copies pixels. glcuda_device_image_kind_waits_on_cpu()
-	 *  answers for any kind. @since 0.2 */
+	 *  never. No kind copies pixels.
+	 *  glcuda_device_image_kind_waits_on_cpu() answers for any kind.
+	 *  @since 0.2 */
 	uint32_t image_kinds_cpu_wait;
 	/** Most layers of an image (struct glcuda_image_desc.layers): the
 	 *  smallest of GL_MAX_ARRAY_TEXTURE_LAYERS, Vulkan's
@@ -454,7 +457,8 @@ struct glcuda_caps {
  *   GLCUDA_ERROR_CUDA, GLCUDA_ERROR_VULKAN. glcuda_get_last_error() says more.
  * @since 0.1
  */
-int glcuda_device_new(void *display /* EGLDisplay */, void *context /* EGLContext */,
+int glcuda_device_new(void *display /* EGLDisplay */,
+		      void *context /* EGLContext */,
 		      const struct glcuda_device_options *options,
 		      struct glcuda_device **out);
 
@@ -490,7 +494,8 @@ void glcuda_device_destroy(struct glcuda_device *dev);
 
 /** The device's capabilities, owned by the device and fixed for its
  *  life. Never NULL (all zero for a NULL device). @since 0.1 */
-const struct glcuda_caps *glcuda_device_get_caps(const struct glcuda_device *dev);
+const struct glcuda_caps *
+glcuda_device_get_caps(const struct glcuda_device *dev);
 
 /** Detailed message of the last failure of a call on the device, its
  *  images or its rings ("" if none); unlike glcuda_get_last_error(), a
@@ -532,7 +537,8 @@ void *glcuda_device_get_user_data(const struct glcuda_device *dev);
  *  device_options.sync_mode that glcuda_device_new() would accept): 1 or
  *  0; 0 for NULL, GLCUDA_SYNC_AUTO and values that are no mode.
  *  @since 1.0 */
-int glcuda_device_has_sync_mode(const struct glcuda_device *dev, enum glcuda_sync_mode mode);
+int glcuda_device_has_sync_mode(const struct glcuda_device *dev,
+				enum glcuda_sync_mode mode);
 
 /* ---------------------------------------------------------------------- */
 /* Shared images                                                            */
@@ -547,8 +553,10 @@ struct glcuda_image;
 enum glcuda_format {
 	GLCUDA_FORMAT_INVALID = 0,
 	GLCUDA_FORMAT_RGBA8 = 1,    /**< GL_RGBA8; CUDA uchar4 */
-	GLCUDA_FORMAT_SRGB8_A8 = 2, /**< GL_SRGB8_ALPHA8; CUDA uchar4 (encoded) */
-	GLCUDA_FORMAT_RGB10_A2 = 3, /**< GL_RGB10_A2; CUDA uint, R in bits 0-9 */
+	/** GL_SRGB8_ALPHA8; CUDA uchar4 (encoded) */
+	GLCUDA_FORMAT_SRGB8_A8 = 2,
+	/** GL_RGB10_A2; CUDA uint, R in bits 0-9 */
+	GLCUDA_FORMAT_RGB10_A2 = 3,
 	GLCUDA_FORMAT_RGBA16F = 4,  /**< GL_RGBA16F; CUDA 4 x half (ushort4) */
 	GLCUDA_FORMAT_RGBA32F = 5,  /**< GL_RGBA32F; CUDA float4 */
 	GLCUDA_FORMAT_R8 = 6,       /**< GL_R8; CUDA uchar (NV12 luma plane) */
@@ -586,7 +594,8 @@ unsigned int glcuda_format_get_gl_internal_format(enum glcuda_format format);
  * format. Unlike the bit mask caps.formats_supported, it answers for every
  * value an enum may gain. Touches neither GL nor CUDA. @since 1.0
  */
-int glcuda_device_has_format(const struct glcuda_device *dev, enum glcuda_format format);
+int glcuda_device_has_format(const struct glcuda_device *dev,
+			     enum glcuda_format format);
 
 /** Flags for struct glcuda_image_desc. @since 0.1 */
 enum glcuda_image_flags {
@@ -672,7 +681,8 @@ glcuda_image_desc_init(struct glcuda_image_desc *desc)
  *   GLCUDA_ERROR_GL, GLCUDA_ERROR_CUDA, GLCUDA_ERROR_DEVICE_LOST.
  * @since 0.1; takes a struct glcuda_image_desc since 1.0
  */
-int glcuda_image_new(struct glcuda_device *dev, const struct glcuda_image_desc *desc,
+int glcuda_image_new(struct glcuda_device *dev,
+		     const struct glcuda_image_desc *desc,
 		     struct glcuda_image **out);
 
 /** The GL texture target: GL_TEXTURE_2D, GL_TEXTURE_2D_ARRAY for an image
@@ -687,7 +697,8 @@ uint32_t glcuda_image_get_layer_count(const struct glcuda_image *img);
 
 /** The depth buffer's format (struct glcuda_image_desc.depth_format):
  *  GLCUDA_FORMAT_INVALID when the image has none. @since 1.1 */
-enum glcuda_format glcuda_image_get_depth_format(const struct glcuda_image *img);
+enum glcuda_format
+glcuda_image_get_depth_format(const struct glcuda_image *img);
 
 /** The depth buffer's GL texture (same target and layers as the image);
  *  0 when the image has none. For a depth-only image (format
@@ -716,7 +727,8 @@ unsigned int glcuda_image_get_gl_framebuffer(const struct glcuda_image *img,
  * image this is the framebuffer of layer 0. 0 for wrapped images and NULL.
  * @since 1.1
  */
-unsigned int glcuda_image_get_gl_layered_framebuffer(const struct glcuda_image *img);
+unsigned int
+glcuda_image_get_gl_layered_framebuffer(const struct glcuda_image *img);
 
 /**
  * Destroy an image. Safe with hand-offs still in flight: GL objects are
@@ -826,9 +838,9 @@ enum glcuda_wrap_flags {
  *   GLCUDA_ERROR_GL, GLCUDA_ERROR_DEVICE_LOST.
  * @since 0.2
  */
-int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture,
-				 unsigned int target, uint32_t flags,
-				 struct glcuda_image **out);
+int glcuda_image_wrap_gl_texture(struct glcuda_device *dev,
+				 unsigned int texture, unsigned int target,
+				 uint32_t flags, struct glcuda_image **out);
 
 /**
  * Hand an existing EGLImage to CUDA through glcuda: registers it with CUDA
@@ -857,8 +869,9 @@ int glcuda_image_wrap_gl_texture(struct glcuda_device *dev, unsigned int texture
  *   GLCUDA_ERROR_UNSUPPORTED_FORMAT for more than 3 planes.
  * @since 0.2
  */
-int glcuda_image_wrap_egl_image(struct glcuda_device *dev, void *image /* EGLImage */,
-				uint32_t flags, struct glcuda_image **out);
+int glcuda_image_wrap_egl_image(struct glcuda_device *dev,
+				void *image /* EGLImage */, uint32_t flags,
+				struct glcuda_image **out);
 
 /** What the image is made of; GLCUDA_IMAGE_KIND_SHARED for NULL.
  *  @since 0.3 (0.2: glcuda_image_kind) */
@@ -871,7 +884,8 @@ unsigned int glcuda_image_get_plane_count(const struct glcuda_image *img);
 /** Whether the device makes images of @p kind (see
  *  caps.image_kinds_supported): 1 or 0; 0 for NULL and unknown kinds.
  *  @since 1.0 */
-int glcuda_device_has_image_kind(const struct glcuda_device *dev, enum glcuda_image_kind kind);
+int glcuda_device_has_image_kind(const struct glcuda_device *dev,
+				 enum glcuda_image_kind kind);
 
 /** Whether hand-offs of images of @p kind wait on the CPU in the device's
  *  sync mode (see caps.image_kinds_cpu_wait): 1 or 0; 0 for NULL and
@@ -1047,7 +1061,8 @@ int glcuda_ring_dispatch(struct glcuda_ring *ring);
  * @since 0.1; returns an error code and the frame in @p out since 0.3
  *   (it returned the frame, or NULL for both "none ready" and failures)
  */
-int glcuda_ring_take_newest(struct glcuda_ring *ring, struct glcuda_frame **out);
+int glcuda_ring_take_newest(struct glcuda_ring *ring,
+			    struct glcuda_frame **out);
 
 /** Number of frames dropped by glcuda_ring_take_newest() since the ring
  *  was made: ready frames older than the one it returned, and frames that

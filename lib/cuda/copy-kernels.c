@@ -11,7 +11,7 @@
 #include <string.h>
 
 #ifdef HAVE_NVCC
-/* glcuda_copy_fatbin[]: copy-kernels.cu, built by nvcc (lib/local.mk). */
+/* copy_kernels_fatbin[]: copy-kernels.cu, built by nvcc (lib/local.mk). */
 #include "lib/cuda/copy-kernels-fatbin.h"
 #endif
 
@@ -24,7 +24,7 @@ copy_kernels_load(struct error_sink *errors, struct copy_kernels *k)
 	if (k->tried)
 		return k->module ? 0 : 1;
 	k->tried = true;
-	res = CU_CALL(cuModuleLoadData, &k->module, glcuda_copy_fatbin);
+	res = CU_CALL(cuModuleLoadData, &k->module, copy_kernels_fatbin);
 	if (res != CUDA_SUCCESS) {
 		char buf[160];
 
@@ -37,7 +37,7 @@ copy_kernels_load(struct error_sink *errors, struct copy_kernels *k)
 	for (unsigned int i = 0; i < 5; i++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "glcuda_copy_%u", 1u << i);
+		snprintf(name, sizeof(name), "copy_kernels_%u", 1u << i);
 		res = CU_CALL(cuModuleGetFunction, &k->fn[i], k->module, name);
 		if (res != CUDA_SUCCESS) {
 			char buf[160];

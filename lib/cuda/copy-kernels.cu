@@ -3,7 +3,7 @@
  * plane's surface object: one thread a pixel, rows of 32 threads, so that
  * the linear side is read and written in whole 128-byte lines (the copy
  * engine reaches about half a plain device copy on these layouts).
- * glcuda_copy_N, N the bytes per pixel; layered: the surface is a layered
+ * copy_kernels_N, N the bytes per pixel; layered: the surface is a layered
  * array's. Launched by lib/cuda/copy-kernels.c.
  * SPDX-License-Identifier: MIT
  */
@@ -41,7 +41,7 @@ copy_pixel(unsigned long long surface, char *linear, size_t row_pitch,
 
 #define COPY_KERNEL(bytes, type) \
 	extern "C" __global__ void \
-	glcuda_copy_##bytes(unsigned long long surface, char *linear, size_t row_pitch, \
+	copy_kernels_##bytes(unsigned long long surface, char *linear, size_t row_pitch, \
 			    size_t layer_pitch, int width, int height, int first, \
 			    int layered, int to_linear) \
 	{ \

@@ -10,10 +10,11 @@
 #include <unistd.h>
 
 int
-cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicated,
-		  const struct format_info *fmt, uint32_t width, uint32_t height,
-		  uint32_t layers, bool with_texture, bool linear,
-		  struct cuda_import *out, struct cuda_plane *plane)
+cuda_import_image(struct error_sink *errors, int fd, uint64_t size,
+		  bool dedicated, const struct format_info *fmt, uint32_t width,
+		  uint32_t height, uint32_t layers, bool with_texture,
+		  bool linear, struct cuda_import *out,
+		  struct cuda_plane *plane)
 {
 	CUDA_EXTERNAL_MEMORY_HANDLE_DESC mem_desc;
 	CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC array_desc;
@@ -34,9 +35,11 @@ cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicat
 	res = CU_CALL(cuImportExternalMemory, &img.memory, &mem_desc);
 	if (res != CUDA_SUCCESS) {
 		close(fd); /* CUDA owns the fd only on success */
-		return cuda_call_fail(errors, res, "cuImportExternalMemory (OPAQUE_FD)",
-				      "The memory was exported by a Vulkan device that is "
-				      "not this CUDA device, or the driver cannot import it.");
+		return cuda_call_fail(
+			errors, res, "cuImportExternalMemory (OPAQUE_FD)",
+			"The memory was exported by a Vulkan device that is "
+			"not this CUDA device, or the "
+			"driver cannot import it.");
 	}
 
 	/* The array must describe the Vulkan image exactly: format, channel
@@ -53,23 +56,29 @@ cuda_import_image(struct error_sink *errors, int fd, uint64_t size, bool dedicat
 	array_desc.arrayDesc.Depth = layers > 1 ? layers : 0;
 	array_desc.arrayDesc.Format = fmt->cu_format;
 	array_desc.arrayDesc.NumChannels = fmt->cu_channels;
-	array_desc.arrayDesc.Flags = CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_COLOR_ATTACHMENT |
+	array_desc.arrayDesc.Flags = CUDA_ARRAY3D_SURFACE_LDST |
+				     CUDA_ARRAY3D_COLOR_ATTACHMENT |
 				     (layers > 1 ? CUDA_ARRAY3D_LAYERED : 0);
-	res = CU_CALL(cuExternalMemoryGetMappedMipmappedArray, &img.mipmapped, img.memory, &array_desc);
+	res = CU_CALL(cuExternalMemoryGetMappedMipmappedArray, &img.mipmapped,
+		      img.memory, &array_desc);
 	if (res != CUDA_SUCCESS) {
-		ret = cuda_call_fail(errors, res, "cuExternalMemoryGetMappedMipmappedArray",
+		ret = cuda_call_fail(errors, res,
+				     "cuExternalMemoryGetMappedMipmappedArray",
 				     fmt->name);
 		goto fail;
 	}
 	res = CU_CALL(cuMipmappedArrayGetLevel, &array, img.mipmapped, 0);
 	if (res != CUDA_SUCCESS) {
-		ret = cuda_call_fail(errors, res, "cuMipmappedArrayGetLevel", NULL);
+		ret = cuda_call_fail(errors, res, "cuMipmappedArrayGetLevel",
+				     NULL);
 		goto fail;
 	}
 
-	ret = cuda_array_objects(errors, array, fmt->is_float, !fmt->is_float &&
-				 fmt->format != GLCUDA_FORMAT_RGB10_A2, fmt->is_srgb, true,
-				 with_texture, linear, &surface, &texture);
+	ret = cuda_array_objects(errors, array, fmt->is_float,
+				 !fmt->is_float &&
+					 fmt->format != GLCUDA_FORMAT_RGB10_A2,
+				 fmt->is_srgb, true, with_texture, linear,
+				 &surface, &texture);
 	if (ret < 0)
 		goto fail;
 
@@ -85,9 +94,10 @@ fail:
 }
 
 int
-cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float, bool normalized,
-		   bool srgb, bool with_surface, bool with_texture, bool linear,
-		   CUsurfObject *surface, CUtexObject *texture)
+cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float,
+		   bool normalized, bool srgb, bool with_surface,
+		   bool with_texture, bool linear, CUsurfObject *surface,
+		   CUtexObject *texture)
 {
 	CUDA_RESOURCE_DESC res_desc;
 	CUresult res;
@@ -101,7 +111,8 @@ cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float, bool
 		res = CU_CALL(cuSurfObjectCreate, surface, &res_desc);
 		if (res != CUDA_SUCCESS) {
 			*surface = 0;
-			return cuda_call_fail(errors, res, "cuSurfObjectCreate", NULL);
+			return cuda_call_fail(errors, res, "cuSurfObjectCreate",
+					      NULL);
 		}
 	}
 	if (with_texture) {
@@ -115,16 +126,19 @@ cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float, bool
 		tex_desc.filterMode = linear && (normalized || is_float)
 					      ? CU_TR_FILTER_MODE_LINEAR
 					      : CU_TR_FILTER_MODE_POINT;
-		tex_desc.flags = normalized || is_float ? 0 : CU_TRSF_READ_AS_INTEGER;
+		tex_desc.flags =
+			normalized || is_float ? 0 : CU_TRSF_READ_AS_INTEGER;
 		if (srgb)
 			tex_desc.flags |= CU_TRSF_SRGB;
-		res = CU_CALL(cuTexObjectCreate, texture, &res_desc, &tex_desc, NULL);
+		res = CU_CALL(cuTexObjectCreate, texture, &res_desc, &tex_desc,
+			      NULL);
 		if (res != CUDA_SUCCESS) {
 			*texture = 0;
 			if (*surface)
 				CU_CALL(cuSurfObjectDestroy, *surface);
 			*surface = 0;
-			return cuda_call_fail(errors, res, "cuTexObjectCreate", NULL);
+			return cuda_call_fail(errors, res, "cuTexObjectCreate",
+					      NULL);
 		}
 	}
 	return 0;
@@ -161,18 +175,22 @@ cuda_import_semaphore(struct error_sink *errors, int fd, bool timeline,
 	CUresult res;
 
 	memset(&desc, 0, sizeof(desc));
-	desc.type = timeline ? CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD
-			     : CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
+	desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
+	if (timeline)
+		desc.type =
+			CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
 	desc.handle.fd = fd;
 	res = CU_CALL(cuImportExternalSemaphore, out, &desc);
 	if (res != CUDA_SUCCESS) {
 		close(fd);
-		return cuda_call_fail(errors, res,
-				      timeline ? "cuImportExternalSemaphore (TIMELINE_SEMAPHORE_FD)"
-					       : "cuImportExternalSemaphore (OPAQUE_FD)",
-				      timeline ? "Force binary semaphores with "
-						 "options.sync_mode = GLCUDA_SYNC_BINARY."
-					       : NULL);
+		return cuda_call_fail(
+			errors, res,
+			timeline ? "cuImportExternalSemaphore "
+				   "(TIMELINE_SEMAPHORE_FD)"
+				 : "cuImportExternalSemaphore (OPAQUE_FD)",
+			timeline ? "Force binary semaphores with "
+				   "options.sync_mode = GLCUDA_SYNC_BINARY."
+				 : NULL);
 	}
 	return 0;
 }

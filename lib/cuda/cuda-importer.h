@@ -60,8 +60,9 @@ void cuda_destroy_import(struct cuda_import *imp);
  * (normalized), floats for float layouts, integers otherwise; srgb decodes;
  * linear filters where the layout allows. On failure neither is left. */
 int cuda_array_objects(struct error_sink *errors, CUarray array, bool is_float,
-		       bool normalized, bool srgb, bool with_surface, bool with_texture,
-		       bool linear, CUsurfObject *surface, CUtexObject *texture);
+		       bool normalized, bool srgb, bool with_surface,
+		       bool with_texture, bool linear, CUsurfObject *surface,
+		       CUtexObject *texture);
 
 /* Import a semaphore fd (binary: OPAQUE_FD, timeline: TIMELINE_SEMAPHORE_FD).
  * The fd is consumed in every case. */

@@ -10,11 +10,13 @@
 #include <string.h>
 
 int
-cuda_register_gl_texture(struct error_sink *errors, unsigned int texture, unsigned int target,
-			 bool read_only, bool write_discard, CUgraphicsResource *out)
+cuda_register_gl_texture(struct error_sink *errors, unsigned int texture,
+			 unsigned int target, bool read_only,
+			 bool write_discard, CUgraphicsResource *out)
 {
-	unsigned int flags = read_only ? CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY
-				       : CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST;
+	unsigned int flags = read_only
+				     ? CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY
+				     : CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST;
 	CUresult res;
 
 	if (write_discard)
@@ -24,26 +26,34 @@ cuda_register_gl_texture(struct error_sink *errors, unsigned int texture, unsign
 		*out = NULL;
 		return cuda_call_fail(errors, res, "cuGraphicsGLRegisterImage",
 				      res == CUDA_ERROR_INVALID_VALUE
-					      ? "CUDA cannot register textures of this internal "
-						"format (see the formats table in doc/which-path.md)"
-					      : "The texture must be complete, have storage, and "
-						"live on the GPU of the device's CUDA context.");
+					      ? "CUDA cannot register textures "
+						"of this internal format (see "
+						"the formats table in "
+						"doc/which-path.md)"
+					      : "The texture must be complete, "
+						"have storage, and live on the "
+						"GPU of the device's CUDA "
+						"context.");
 	}
 	return 0;
 }
 
 int
-cuda_register_egl_image(struct error_sink *errors, void *egl_image, bool read_only,
-			bool write_discard, CUgraphicsResource *out)
+cuda_register_egl_image(struct error_sink *errors, void *egl_image,
+			bool read_only, bool write_discard,
+			CUgraphicsResource *out)
 {
 	unsigned int flags = CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE;
 	CUresult res;
 
 	*out = NULL;
-	if (!glcuda_cuda.cuGraphicsEGLRegisterImage || !glcuda_cuda.cuGraphicsResourceGetMappedEglFrame)
-		return error_fail(errors, GLCUDA_ERROR_CUDA,
-				  "the CUDA driver has no cuGraphicsEGLRegisterImage / "
-				  "cuGraphicsResourceGetMappedEglFrame: update the NVIDIA driver");
+	if (!cuda_loader_table.cuGraphicsEGLRegisterImage ||
+	    !cuda_loader_table.cuGraphicsResourceGetMappedEglFrame)
+		return error_fail(
+			errors, GLCUDA_ERROR_CUDA,
+			"the CUDA driver has no cuGraphicsEGLRegisterImage / "
+			"cuGraphicsResourceGetMappedEglFrame: update the "
+			"NVIDIA driver");
 	if (read_only)
 		flags = CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY;
 	else if (write_discard)
@@ -51,12 +61,15 @@ cuda_register_egl_image(struct error_sink *errors, void *egl_image, bool read_on
 	res = CU_CALL(cuGraphicsEGLRegisterImage, out, egl_image, flags);
 	if (res != CUDA_SUCCESS) {
 		*out = NULL;
-		return cuda_call_fail(errors, res, "cuGraphicsEGLRegisterImage",
-				      res == CUDA_ERROR_INVALID_VALUE || res == CUDA_ERROR_NOT_SUPPORTED
-					      ? "CUDA cannot register EGLImages of this format "
-						"(see the formats table in doc/which-path.md)"
-					      : "The EGLImage must be valid and live on the GPU of "
-						"the device's CUDA context.");
+		return cuda_call_fail(
+			errors, res, "cuGraphicsEGLRegisterImage",
+			res == CUDA_ERROR_INVALID_VALUE ||
+					res == CUDA_ERROR_NOT_SUPPORTED
+				? "CUDA cannot register EGLImages of this "
+				  "format (see the formats table in "
+				  "doc/which-path.md)"
+				: "The EGLImage must be valid and live on the "
+				  "GPU of the device's CUDA context.");
 	}
 	return 0;
 }
@@ -76,22 +89,24 @@ cuda_map(struct error_sink *errors, CUgraphicsResource *res, unsigned int count,
 	CUresult r = CU_CALL(cuGraphicsMapResources, count, res, stream);
 
 	if (r != CUDA_SUCCESS)
-		return cuda_call_fail(errors, r, "cuGraphicsMapResources",
-				      "Check that the stream belongs to the device's CUDA "
-				      "context and that GL has not deleted the texture.");
+		return cuda_call_fail(
+			errors, r, "cuGraphicsMapResources",
+			"Check that the stream belongs to the device's CUDA "
+			"context and that GL has not deleted the texture.");
 	return 0;
 }
 
 int
-cuda_unmap(struct error_sink *errors, CUgraphicsResource *res, unsigned int count,
-	   CUstream stream)
+cuda_unmap(struct error_sink *errors, CUgraphicsResource *res,
+	   unsigned int count, CUstream stream)
 {
 	CUresult r = CU_CALL(cuGraphicsUnmapResources, count, res, stream);
 
 	if (r != CUDA_SUCCESS)
-		return cuda_call_fail(errors, r, "cuGraphicsUnmapResources",
-				      "Check that the stream belongs to the device's CUDA "
-				      "context.");
+		return cuda_call_fail(
+			errors, r, "cuGraphicsUnmapResources",
+			"Check that the stream belongs to the device's CUDA "
+			"context.");
 	return 0;
 }
 
@@ -101,14 +116,16 @@ describe_array(struct error_sink *errors, struct cuda_plane *plane)
 	CUDA_ARRAY3D_DESCRIPTOR desc;
 	CUresult res;
 
-	if (!glcuda_cuda.cuArray3DGetDescriptor)
-		return error_fail(errors, GLCUDA_ERROR_CUDA,
-				  "the CUDA driver has no cuArray3DGetDescriptor: update "
-				  "the NVIDIA driver");
+	if (!cuda_loader_table.cuArray3DGetDescriptor)
+		return error_fail(
+			errors, GLCUDA_ERROR_CUDA,
+			"the CUDA driver has no cuArray3DGetDescriptor: update "
+			"the NVIDIA driver");
 	memset(&desc, 0, sizeof(desc));
 	res = CU_CALL(cuArray3DGetDescriptor, &desc, plane->array);
 	if (res != CUDA_SUCCESS)
-		return cuda_call_fail(errors, res, "cuArray3DGetDescriptor", NULL);
+		return cuda_call_fail(errors, res, "cuArray3DGetDescriptor",
+				      NULL);
 	plane->width = (uint32_t)desc.Width;
 	plane->height = (uint32_t)desc.Height;
 	plane->format = desc.Format;
@@ -120,18 +137,22 @@ int
 cuda_gl_resource_plane(struct error_sink *errors, CUgraphicsResource res,
 		       struct cuda_plane *plane)
 {
-	CUresult r = CU_CALL(cuGraphicsSubResourceGetMappedArray, &plane->array, res, 0, 0);
+	CUresult r = CU_CALL(cuGraphicsSubResourceGetMappedArray, &plane->array,
+			     res, 0, 0);
 
 	if (r != CUDA_SUCCESS) {
 		plane->array = NULL;
-		return cuda_call_fail(errors, r, "cuGraphicsSubResourceGetMappedArray", NULL);
+		return cuda_call_fail(errors, r,
+				      "cuGraphicsSubResourceGetMappedArray",
+				      NULL);
 	}
 	return describe_array(errors, plane);
 }
 
 int
 cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
-			 struct cuda_plane planes[CUDA_MAX_PLANES], unsigned int *count)
+			 struct cuda_plane planes[CUDA_MAX_PLANES],
+			 unsigned int *count)
 {
 	CUeglFrame frame;
 	CUresult r;
@@ -140,12 +161,15 @@ cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
 	memset(&frame, 0, sizeof(frame));
 	r = CU_CALL(cuGraphicsResourceGetMappedEglFrame, &frame, res, 0, 0);
 	if (r != CUDA_SUCCESS)
-		return cuda_call_fail(errors, r, "cuGraphicsResourceGetMappedEglFrame", NULL);
+		return cuda_call_fail(errors, r,
+				      "cuGraphicsResourceGetMappedEglFrame",
+				      NULL);
 	if (frame.planeCount == 0 || frame.planeCount > CUDA_MAX_PLANES)
 		return error_fail(errors, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
-				  "cuGraphicsResourceGetMappedEglFrame: the EGLImage has %u "
-				  "planes; glcuda handles 1 to %d", frame.planeCount,
-				  CUDA_MAX_PLANES);
+				  "cuGraphicsResourceGetMappedEglFrame: the "
+				  "EGLImage has %u planes; glcuda handles 1 to "
+				  "%d",
+				  frame.planeCount, CUDA_MAX_PLANES);
 	for (unsigned int i = 0; i < frame.planeCount; i++) {
 		struct cuda_plane *p = &planes[i];
 
@@ -159,7 +183,8 @@ cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
 			/* Pitch-linear: planes after the first of a YUV
 			 * frame are subsampled as the colour format says;
 			 * CUeglFrame gives the first plane's size only. */
-			p->pointer = (CUdeviceptr)(uintptr_t)frame.frame.pPitch[i];
+			p->pointer =
+				(CUdeviceptr)(uintptr_t)frame.frame.pPitch[i];
 			p->pitch = frame.pitch;
 			p->width = frame.width;
 			p->height = frame.height;
@@ -168,7 +193,9 @@ cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
 				p->height = (frame.height + 1) / 2;
 			}
 			p->format = frame.cuFormat;
-			p->channels = i > 0 && frame.planeCount == 2 ? 2 : frame.numChannels;
+			p->channels = i > 0 && frame.planeCount == 2
+					      ? 2
+					      : frame.numChannels;
 		}
 	}
 	*count = frame.planeCount;
@@ -177,8 +204,8 @@ cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
 
 int
 cuda_plane_objects(struct error_sink *errors, struct cuda_plane *plane,
-		   const struct format_info *fmt, bool with_surface, bool with_texture,
-		   bool linear)
+		   const struct format_info *fmt, bool with_surface,
+		   bool with_texture, bool linear)
 {
 	bool is_float, normalized, srgb;
 
@@ -186,15 +213,18 @@ cuda_plane_objects(struct error_sink *errors, struct cuda_plane *plane,
 		return 0; /* pitch-linear: kernels use the pointer */
 	if (fmt) {
 		is_float = fmt->is_float;
-		normalized = !fmt->is_float && fmt->format != GLCUDA_FORMAT_RGB10_A2;
+		normalized = !fmt->is_float &&
+			     fmt->format != GLCUDA_FORMAT_RGB10_A2;
 		srgb = fmt->is_srgb;
 	} else {
 		/* A layout glcuda has no name for: floats read as floats,
 		 * anything else as the integers it stores. */
-		is_float = plane->format == CU_AD_FORMAT_HALF || plane->format == CU_AD_FORMAT_FLOAT;
+		is_float = plane->format == CU_AD_FORMAT_HALF ||
+			   plane->format == CU_AD_FORMAT_FLOAT;
 		normalized = false;
 		srgb = false;
 	}
-	return cuda_array_objects(errors, plane->array, is_float, normalized, srgb, with_surface,
-				  with_texture, linear, &plane->surface, &plane->texture);
+	return cuda_array_objects(errors, plane->array, is_float, normalized,
+				  srgb, with_surface, with_texture, linear,
+				  &plane->surface, &plane->texture);
 }

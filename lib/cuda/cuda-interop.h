@@ -22,19 +22,20 @@ struct format_info;
  * EGLImage. read_only / write_discard are CUDA's usage hints; a resource
  * registered without read_only can be written through surfaces. */
 int cuda_register_gl_texture(struct error_sink *errors, unsigned int texture,
-			     unsigned int target, bool read_only, bool write_discard,
-			     CUgraphicsResource *out);
-int cuda_register_egl_image(struct error_sink *errors, void *egl_image, bool read_only,
-			    bool write_discard, CUgraphicsResource *out);
+			     unsigned int target, bool read_only,
+			     bool write_discard, CUgraphicsResource *out);
+int cuda_register_egl_image(struct error_sink *errors, void *egl_image,
+			    bool read_only, bool write_discard,
+			    CUgraphicsResource *out);
 void cuda_unregister(CUgraphicsResource *res);
 
 /* Map / unmap registered GL resources on a stream: CUDA orders the GL work
  * before the map ahead of the stream's later work, and the stream's earlier
  * work ahead of GL's later work. */
-int cuda_map(struct error_sink *errors, CUgraphicsResource *res, unsigned int count,
-	     CUstream stream);
-int cuda_unmap(struct error_sink *errors, CUgraphicsResource *res, unsigned int count,
-	       CUstream stream);
+int cuda_map(struct error_sink *errors, CUgraphicsResource *res,
+	     unsigned int count, CUstream stream);
+int cuda_unmap(struct error_sink *errors, CUgraphicsResource *res,
+	       unsigned int count, CUstream stream);
 
 /* The array level 0 of a mapped GL resource is: fills array, width,
  * height, format and channels of *plane (objects untouched). */
@@ -43,12 +44,13 @@ int cuda_gl_resource_plane(struct error_sink *errors, CUgraphicsResource res,
 /* The planes of a registered EGL resource (no map needed: the driver
  * refuses to map EGL resources). */
 int cuda_egl_resource_planes(struct error_sink *errors, CUgraphicsResource res,
-			     struct cuda_plane planes[CUDA_MAX_PLANES], unsigned int *count);
+			     struct cuda_plane planes[CUDA_MAX_PLANES],
+			     unsigned int *count);
 
 /* Surface and texture objects for a plane (array planes only): the layout
  * of fmt when known, else read from the array format. */
 int cuda_plane_objects(struct error_sink *errors, struct cuda_plane *plane,
-		       const struct format_info *fmt, bool with_surface, bool with_texture,
-		       bool linear);
+		       const struct format_info *fmt, bool with_surface,
+		       bool with_texture, bool linear);
 
 #endif

@@ -132,7 +132,7 @@ free_blocks(struct tensor_pool *pool, const struct free_block *blocks, unsigned 
 	/* Part of a release: like the release calls themselves, not a
 	 * fault-injection site (lib/fault.h), since a release that fails
 	 * can only leak. A broken context's memory went with it. */
-	if (glcuda_cuda.cuCtxPushCurrent(pool->ctx) != CUDA_SUCCESS)
+	if (cuda_loader_table.cuCtxPushCurrent(pool->ctx) != CUDA_SUCCESS)
 		return;
 	for (unsigned int i = 0; i < count; i++)
 		CU_CALL(cuMemFree, blocks[i].pointer);

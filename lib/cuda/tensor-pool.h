@@ -34,7 +34,8 @@ int tensor_pool_get(struct tensor_pool *pool, struct error_sink *errors,
 /* Give a block back (a tensor's deleter): kept for reuse on `stream`, or
  * freed when the pool keeps enough or its image is gone. Any thread; needs
  * no context current. */
-void tensor_pool_put(struct tensor_pool *pool, CUdeviceptr block, CUstream stream);
+void tensor_pool_put(struct tensor_pool *pool, CUdeviceptr block,
+		     CUstream stream);
 
 /* The image's reference: frees the free blocks; the pool goes with the
  * last block given back. NULL is a no-op. Any thread. */

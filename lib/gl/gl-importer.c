@@ -33,15 +33,18 @@ gl_check_error(struct error_sink *errors, const char *what)
 	if (err == GL_NO_ERROR)
 		return 0;
 	if (err == GL_CONTEXT_LOST)
-		return error_fail(errors, GLCUDA_ERROR_DEVICE_LOST,
-				  "%s: GL_CONTEXT_LOST (0x%04x): the GL context was lost "
-				  "(GPU reset). Destroy every glcuda object and the "
-				  "context, then create them again.",
-				  what, err);
-	return error_fail(errors, GLCUDA_ERROR_GL, "%s failed: %s (0x%04x)%s", what,
-			  gl_error_name(err), err,
-			  err == GL_OUT_OF_MEMORY ? ". The GPU is out of memory: free "
-						    "images or use smaller ones." : "");
+		return error_fail(
+			errors, GLCUDA_ERROR_DEVICE_LOST,
+			"%s: GL_CONTEXT_LOST (0x%04x): the GL context was lost "
+			"(GPU reset). Destroy every glcuda object and the "
+			"context, then create them again.",
+			what, err);
+	return error_fail(errors, GLCUDA_ERROR_GL, "%s failed: %s (0x%04x)%s",
+			  what, gl_error_name(err), err,
+			  err == GL_OUT_OF_MEMORY
+				  ? ". The GPU is out of memory: free images "
+				    "or use smaller ones."
+				  : "");
 }
 
 #ifdef GLCUDA_FAULT_INJECTION
@@ -103,12 +106,13 @@ gl_state_init(struct gl_state *gl, struct error_sink *errors)
 	snprintf(gl->version, sizeof(gl->version), "%s", s ? s : "?");
 
 	if (gl->is_gles ? version < 30 : version < 45)
-		return error_fail(gl->errors, GLCUDA_ERROR_GL_TOO_OLD,
-				  "the context is %s %d.%d (\"%s\"); glcuda needs "
-				  "OpenGL 4.5 core or OpenGL ES 3.0. Create the context "
-				  "with EGL_CONTEXT_MAJOR_VERSION 4 / MINOR 5 (or ES 3).",
-				  gl->is_gles ? "OpenGL ES" : "OpenGL", gl->major,
-				   gl->minor, gl->version);
+		return error_fail(
+			gl->errors, GLCUDA_ERROR_GL_TOO_OLD,
+			"the context is %s %d.%d (\"%s\"); glcuda needs OpenGL "
+			"4.5 core or OpenGL ES 3.0. Create the context with "
+			"EGL_CONTEXT_MAJOR_VERSION 4 / MINOR 5 (or ES 3).",
+			gl->is_gles ? "OpenGL ES" : "OpenGL", gl->major,
+			gl->minor, gl->version);
 	if (!gl->is_gles) {
 		GLint mask = 0;
 		glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
@@ -121,39 +125,50 @@ gl_state_init(struct gl_state *gl, struct error_sink *errors)
 			       has_ext("GL_EXT_semaphore_fd");
 	gl->has_timeline_nv = gl->has_semaphore_fd &&
 			      has_ext("GL_NV_timeline_semaphore");
-	gl->has_timer_query = gl->is_gles ? has_ext("GL_EXT_disjoint_timer_query")
-					  : true; /* core since 3.3 */
-	gl->has_robustness = gl->is_gles ? version >= 32 || has_ext("GL_EXT_robustness") ||
-						   has_ext("GL_KHR_robustness")
-					 : true; /* core since 4.5 */
+	gl->has_timer_query = gl->is_gles
+				      ? has_ext("GL_EXT_disjoint_timer_query")
+				      : true; /* core since 3.3 */
+	gl->has_robustness =
+		gl->is_gles ? version >= 32 || has_ext("GL_EXT_robustness") ||
+				      has_ext("GL_KHR_robustness")
+			    : true; /* core since 4.5 */
 	if (gl->has_robustness) {
 		GLint strategy = GL_NO_RESET_NOTIFICATION;
 		glGetIntegerv(GL_RESET_NOTIFICATION_STRATEGY, &strategy);
 		gl->reset_notification = strategy == GL_LOSE_CONTEXT_ON_RESET;
 	}
 	if (!gl->reset_notification)
-		err_info(gl->errors, "the GL context was made without reset notification: a GPU "
-			 "reset that only GL sees is not detected. Create it with "
-			 "EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY (GLES: "
-			 "EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT) = "
-			 "EGL_LOSE_CONTEXT_ON_RESET to have glcuda report it.\n");
+		err_info(gl->errors,
+			 "the GL context was made without reset notification: "
+			 "a GPU reset that only GL sees is not detected. "
+			 "Create it with "
+			 "EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY "
+			 "(GLES: "
+			 "EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT) "
+			 "= EGL_LOSE_CONTEXT_ON_RESET to have glcuda report "
+			 "it.\n");
 
 	if (!gl->has_memory_object_fd)
-		return error_fail(gl->errors, GLCUDA_ERROR_MISSING_GL_EXTENSION,
-				  "%s lacks GL_EXT_memory_object_fd%s: GL cannot import "
-				  "shared memory. Use a driver that has it (NVIDIA 418+, "
-				  "Mesa 20+ radeonsi/iris/llvmpipe).",
-				   gl->renderer,
-				   has_ext("GL_EXT_memory_object") ? "" : " and GL_EXT_memory_object");
+		return error_fail(
+			gl->errors, GLCUDA_ERROR_MISSING_GL_EXTENSION,
+			"%s lacks GL_EXT_memory_object_fd%s: GL cannot import "
+			"shared memory. Use a driver that has it (NVIDIA 418+, "
+			"Mesa 20+ radeonsi/iris/llvmpipe).",
+			gl->renderer,
+			has_ext("GL_EXT_memory_object")
+				? ""
+				: " and GL_EXT_memory_object");
 
 	if (gl->has_timeline_nv) {
-		gl->CreateSemaphoresNV = (glcuda_PFNGLCREATESEMAPHORESNV)
+		gl->CreateSemaphoresNV = (gl_PFNGLCREATESEMAPHORESNV)
 			eglGetProcAddress("glCreateSemaphoresNV");
-		gl->SemaphoreParameterivNV = (glcuda_PFNGLSEMAPHOREPARAMETERIVNV)
+		gl->SemaphoreParameterivNV = (gl_PFNGLSEMAPHOREPARAMETERIVNV)
 			eglGetProcAddress("glSemaphoreParameterivNV");
 		if (!gl->CreateSemaphoresNV || !gl->SemaphoreParameterivNV) {
-			err_info(gl->errors, "GL_NV_timeline_semaphore is listed but "
-				 "glCreateSemaphoresNV is not exported; timelines off\n");
+			err_info(gl->errors,
+				 "GL_NV_timeline_semaphore is listed but "
+				 "glCreateSemaphoresNV is not exported; "
+				 "timelines off\n");
 			gl->has_timeline_nv = false;
 		}
 	}
@@ -170,15 +185,21 @@ gl_state_init(struct gl_state *gl, struct error_sink *errors)
 		glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl->device_uuid);
 		glGetUnsignedBytevEXT(GL_DRIVER_UUID_EXT, gl->driver_uuid);
 		if (n > 1)
-			err_info(gl->errors, "the GL context spans %d devices; using the first\n", n);
+			err_info(gl->errors,
+				 "the GL context spans %d devices; using the "
+				 "first\n",
+				 n);
 	}
-	return gl_check_error(gl->errors, "querying the GL context (glGetUnsignedBytei_vEXT GL_DEVICE_UUID_EXT)");
+	return gl_check_error(gl->errors, "querying the GL context "
+					  "(glGetUnsignedBytei_vEXT "
+					  "GL_DEVICE_UUID_EXT)");
 }
 
 int
 gl_import_texture(struct gl_state *gl, int fd, uint64_t size, bool dedicated,
-		  const struct format_info *fmt, uint32_t width, uint32_t height,
-		  uint32_t layers, GLuint *texture, GLuint *memory_object)
+		  const struct format_info *fmt, uint32_t width,
+		  uint32_t height, uint32_t layers, GLuint *texture,
+		  GLuint *memory_object)
 {
 	const GLenum target = layers > 1 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D;
 	GLuint mem = 0, tex = 0;
@@ -190,23 +211,29 @@ gl_import_texture(struct gl_state *gl, int fd, uint64_t size, bool dedicated,
 	gl_take_error();
 	glCreateMemoryObjectsEXT(1, &mem);
 	/* Must match Vulkan's allocation, and be set before the import. */
-	glMemoryObjectParameterivEXT(mem, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated_flag);
+	glMemoryObjectParameterivEXT(mem, GL_DEDICATED_MEMORY_OBJECT_EXT,
+				     &dedicated_flag);
 	glImportMemoryFdEXT(mem, size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
 	is_mem = glIsMemoryObjectEXT(mem);
-	ret = gl_check_error(gl->errors, "glImportMemoryFdEXT (GL_HANDLE_TYPE_OPAQUE_FD_EXT)");
+	ret = gl_check_error(
+		gl->errors,
+		"glImportMemoryFdEXT (GL_HANDLE_TYPE_OPAQUE_FD_EXT)");
 	if (ret < 0 || !is_mem) {
 		/* GL owns the fd only once the import succeeded. */
 		close(fd);
 		glDeleteMemoryObjectsEXT(1, &mem);
 		if (ret == 0)
-			ret = error_fail(gl->errors, GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
-					 "glImportMemoryFdEXT did not create a memory object "
-					 "for an OPAQUE_FD of %llu bytes",
+			ret = error_fail(gl->errors,
+					 GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
+					 "glImportMemoryFdEXT did not create a "
+					 "memory object for an OPAQUE_FD of "
+					 "%llu bytes",
 					 (unsigned long long)size);
 		return ret;
 	}
 
-	glGetIntegerv(layers > 1 ? GL_TEXTURE_BINDING_2D_ARRAY : GL_TEXTURE_BINDING_2D,
+	glGetIntegerv(layers > 1 ? GL_TEXTURE_BINDING_2D_ARRAY
+				 : GL_TEXTURE_BINDING_2D,
 		      &prev_tex);
 	glGenTextures(1, &tex);
 	glBindTexture(target, tex);
@@ -231,19 +258,24 @@ gl_import_texture(struct gl_state *gl, int fd, uint64_t size, bool dedicated,
 			glDeleteTextures(1, &tex);
 			glDeleteMemoryObjectsEXT(1, &mem);
 			if (err == GL_CONTEXT_LOST)
-				return error_fail(gl->errors, GLCUDA_ERROR_DEVICE_LOST,
-						  "glTexStorageMem2DEXT: GL_CONTEXT_LOST");
-			return error_fail(gl->errors, err == GL_INVALID_ENUM || err == GL_INVALID_OPERATION
-						       ? GLCUDA_ERROR_UNSUPPORTED_FORMAT
-						       : GLCUDA_ERROR_GL,
-					   "glTexStorageMem%cDEXT(%s 0x%04x, %ux%ux%u) on "
-					   "imported memory failed: %s (0x%04x). The GL "
-					   "driver cannot use shared memory for this format "
-					   "and layer count; pick another format "
-					   "(glcuda_device_get_caps()->formats_supported).",
-					   layers > 1 ? '3' : '2', fmt->name,
-					   fmt->gl_internal_format, width, height, layers,
-					   gl_error_name(err), err);
+				return error_fail(gl->errors,
+						  GLCUDA_ERROR_DEVICE_LOST,
+						  "glTexStorageMem2DEXT: "
+						  "GL_CONTEXT_LOST");
+			return error_fail(
+				gl->errors,
+				err == GL_INVALID_ENUM ||
+						err == GL_INVALID_OPERATION
+					? GLCUDA_ERROR_UNSUPPORTED_FORMAT
+					: GLCUDA_ERROR_GL,
+				"glTexStorageMem%cDEXT(%s 0x%04x, %ux%ux%u) on "
+				"imported memory failed: %s (0x%04x). The GL "
+				"driver cannot use shared memory for this "
+				"format and layer count; pick another format "
+				"(glcuda_device_has_format()).",
+				layers > 1 ? '3' : '2', fmt->name,
+				fmt->gl_internal_format, width, height, layers,
+				gl_error_name(err), err);
 		}
 	}
 	*texture = tex;
@@ -263,7 +295,8 @@ gl_delete_texture(GLuint *texture, GLuint *memory_object)
 }
 
 int
-gl_import_semaphore(struct gl_state *gl, int fd, bool timeline, GLuint *semaphore)
+gl_import_semaphore(struct gl_state *gl, int fd, bool timeline,
+		    GLuint *semaphore)
 {
 	GLuint sem = 0;
 	int ret;
@@ -274,13 +307,16 @@ gl_import_semaphore(struct gl_state *gl, int fd, bool timeline, GLuint *semaphor
 		 * must be set before the import. */
 		GLint type = GLCUDA_GL_SEMAPHORE_TYPE_TIMELINE_NV;
 		gl->CreateSemaphoresNV(1, &sem);
-		gl->SemaphoreParameterivNV(sem, GLCUDA_GL_SEMAPHORE_TYPE_NV, &type);
+		gl->SemaphoreParameterivNV(sem, GLCUDA_GL_SEMAPHORE_TYPE_NV,
+					   &type);
 	} else {
 		glGenSemaphoresEXT(1, &sem);
 	}
 	glImportSemaphoreFdEXT(sem, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
-	ret = gl_check_error(gl->errors, timeline ? "glImportSemaphoreFdEXT (timeline, OPAQUE_FD)"
-					   : "glImportSemaphoreFdEXT (binary, OPAQUE_FD)");
+	ret = gl_check_error(
+		gl->errors,
+		timeline ? "glImportSemaphoreFdEXT (timeline, OPAQUE_FD)"
+			 : "glImportSemaphoreFdEXT (binary, OPAQUE_FD)");
 	if (ret < 0) {
 		close(fd);
 		glDeleteSemaphoresEXT(1, &sem);
@@ -321,12 +357,15 @@ semaphore_op(bool signal, GLuint semaphore, bool timeline, uint64_t value,
 		count = GLCUDA_MAX_LAYOUTS;
 	fill_layouts(layouts, count);
 	if (timeline)
-		glSemaphoreParameterui64vEXT(semaphore, GLCUDA_GL_TIMELINE_SEMAPHORE_VALUE_NV,
-					     &value);
+		glSemaphoreParameterui64vEXT(
+			semaphore, GLCUDA_GL_TIMELINE_SEMAPHORE_VALUE_NV,
+			&value);
 	if (signal)
-		glSignalSemaphoreEXT(semaphore, 0, NULL, count, textures, layouts);
+		glSignalSemaphoreEXT(semaphore, 0, NULL, count, textures,
+				     layouts);
 	else
-		glWaitSemaphoreEXT(semaphore, 0, NULL, count, textures, layouts);
+		glWaitSemaphoreEXT(semaphore, 0, NULL, count, textures,
+				   layouts);
 }
 
 void
@@ -374,8 +413,8 @@ gl_restore_state(const struct gl_saved_state *s)
 }
 
 int
-gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target, uint32_t *width,
-		   uint32_t *height, GLenum *internal_format)
+gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target,
+		   uint32_t *width, uint32_t *height, GLenum *internal_format)
 {
 	GLenum binding = target == GL_TEXTURE_2D ? GL_TEXTURE_BINDING_2D
 						 : GL_TEXTURE_BINDING_RECTANGLE;
@@ -389,32 +428,41 @@ gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target, uint32_t 
 	gl_take_error();
 	if (!glIsTexture(texture))
 		return error_fail(gl->errors, -EINVAL,
-				  "texture %u is not a texture of the current GL context: "
-				  "deleted, never bound, or made in a context that does not "
-				  "share objects with this one", texture);
+				  "texture %u is not a texture of the current "
+				  "GL context: deleted, never bound, or made "
+				  "in a context that does not share objects "
+				  "with this one",
+				  texture);
 	glGetIntegerv(binding, &prev);
 	glBindTexture(target, texture);
 	err = glGetError();
 	if (err != GL_NO_ERROR) {
 		gl_take_error();
 		return error_fail(gl->errors, -EINVAL,
-				  "texture %u is not a %s texture (glBindTexture: %s); pass "
-				  "the target it was created with", texture,
-				  target == GL_TEXTURE_2D ? "GL_TEXTURE_2D" : "GL_TEXTURE_RECTANGLE",
+				  "texture %u is not a %s texture "
+				  "(glBindTexture: %s); pass the target it was "
+				  "created with",
+				  texture,
+				  target == GL_TEXTURE_2D
+					  ? "GL_TEXTURE_2D"
+					  : "GL_TEXTURE_RECTANGLE",
 				  gl_error_name(err));
 	}
 	if (can_query) {
 		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &w);
 		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_HEIGHT, &h);
-		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT, &ifmt);
+		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT,
+					 &ifmt);
 	}
 	glBindTexture(target, (GLuint)prev);
 	if (gl_check_error(gl->errors, "glGetTexLevelParameteriv") < 0)
 		return GLCUDA_ERROR_GL;
 	if (can_query && (w <= 0 || h <= 0))
-		return error_fail(gl->errors, -EINVAL,
-				  "texture %u has no storage at level 0: allocate it "
-				  "(glTexStorage2D or glTexImage2D) before wrapping it", texture);
+		return error_fail(
+			gl->errors, -EINVAL,
+			"texture %u has no storage at level 0: allocate it "
+			"(glTexStorage2D or glTexImage2D) before wrapping it",
+			texture);
 	*width = (uint32_t)w;
 	*height = (uint32_t)h;
 	*internal_format = (GLenum)ifmt;
@@ -436,8 +484,9 @@ attach_layer(GLenum target, GLuint color, GLuint depth, int layer)
 			glFramebufferTexture(GL_DRAW_FRAMEBUFFER, points[i],
 					     textures[i], 0);
 		else if (target == GL_TEXTURE_2D_ARRAY)
-			glFramebufferTextureLayer(GL_DRAW_FRAMEBUFFER, points[i],
-						  textures[i], 0, layer);
+			glFramebufferTextureLayer(GL_DRAW_FRAMEBUFFER,
+						  points[i], textures[i], 0,
+						  layer);
 		else
 			glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, points[i],
 					       GL_TEXTURE_2D, textures[i], 0);

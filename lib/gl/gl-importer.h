@@ -21,8 +21,9 @@ struct format_info;
 #define GLCUDA_GL_SEMAPHORE_TYPE_BINARY_NV 0x95B4
 #define GLCUDA_GL_SEMAPHORE_TYPE_TIMELINE_NV 0x95B5
 
-typedef void (*glcuda_PFNGLCREATESEMAPHORESNV)(GLsizei n, GLuint *semaphores);
-typedef void (*glcuda_PFNGLSEMAPHOREPARAMETERIVNV)(GLuint semaphore, GLenum pname, const GLint *params);
+typedef void (*gl_PFNGLCREATESEMAPHORESNV)(GLsizei n, GLuint *semaphores);
+typedef void (*gl_PFNGLSEMAPHOREPARAMETERIVNV)(GLuint semaphore, GLenum pname,
+					       const GLint *params);
 
 struct gl_state {
 	/* Where the calls on this state report failures. */
@@ -44,8 +45,8 @@ struct gl_state {
 	bool reset_notification;
 	GLint max_texture_size;
 	GLint max_array_layers; /* GL_MAX_ARRAY_TEXTURE_LAYERS */
-	glcuda_PFNGLCREATESEMAPHORESNV CreateSemaphoresNV;
-	glcuda_PFNGLSEMAPHOREPARAMETERIVNV SemaphoreParameterivNV;
+	gl_PFNGLCREATESEMAPHORESNV CreateSemaphoresNV;
+	gl_PFNGLSEMAPHOREPARAMETERIVNV SemaphoreParameterivNV;
 };
 
 /* Query the current context into *gl: version, profile, extensions,
@@ -112,7 +113,8 @@ void gl_wait_semaphore(GLuint semaphore, bool timeline, uint64_t value,
  * size and internal format (all 0 on GLES 3.0, which cannot say). The
  * binding it changes is restored. Errors: -EINVAL, GLCUDA_ERROR_GL. */
 int gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target,
-		       uint32_t *width, uint32_t *height, GLenum *internal_format);
+		       uint32_t *width, uint32_t *height,
+		       GLenum *internal_format);
 
 /* GL state glcuda may change, saved and restored around its work. */
 struct gl_saved_state {

@@ -14,7 +14,7 @@
 #include "cuda-loader.h"
 #include "error.h"
 
-struct glcuda_cuda glcuda_cuda;
+struct cuda_loader_table cuda_loader_table;
 
 static pthread_mutex_t loader_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int loader_refs;
@@ -22,10 +22,9 @@ static unsigned int loader_refs;
 const char *
 cuda_result_string(CUresult res, char *buf, size_t size)
 {
-	return cuda_driver_result_string(res,
-					 (void *)glcuda_cuda.cuGetErrorName,
-					 (void *)glcuda_cuda.cuGetErrorString,
-					 buf, size);
+	return cuda_driver_result_string(
+		res, (void *)cuda_loader_table.cuGetErrorName,
+		(void *)cuda_loader_table.cuGetErrorString, buf, size);
 }
 
 /* CUDA errors after which the context is unusable ("sticky" errors: cuda.h
@@ -78,8 +77,8 @@ cuda_call_fail(struct error_sink *errors, CUresult res, const char *call,
 /* Every entry point of the table from the driver: 0, or
  * GLCUDA_ERROR_NO_CUDA_DRIVER with the reason in buf. */
 static int
-resolve_all(struct glcuda_cuda *table, const struct cuda_driver *drv, char *buf,
-	    size_t bufsize)
+resolve_all(struct cuda_loader_table *table, const struct cuda_driver *drv,
+	    char *buf, size_t bufsize)
 {
 	/* #name: the API name (see struct cuda_driver_entry). */
 #define ENTRY(name) { #name, (void **)&table->name },
@@ -107,7 +106,7 @@ int
 cuda_loader_load(char *buf, size_t bufsize)
 {
 	struct cuda_driver drv;
-	struct glcuda_cuda table;
+	struct cuda_loader_table table;
 	char resbuf[160];
 	int version;
 	CUresult res;
@@ -129,14 +128,14 @@ cuda_loader_load(char *buf, size_t bufsize)
 		cuda_driver_close(&drv);
 		goto out;
 	}
-	table.handle = glcuda_cuda.handle;
-	table.driver_version = glcuda_cuda.driver_version;
+	table.handle = cuda_loader_table.handle;
+	table.driver_version = cuda_loader_table.driver_version;
 	/* A load after the last unload resolves the same functions (libcuda
 	 * is never unloaded): leave the table as it is then, so that a thread
 	 * still calling through it (code holding a CUDA context of its own)
 	 * never sees it rewritten. */
-	if (memcmp(&table, &glcuda_cuda, sizeof(table)) != 0)
-		memcpy(&glcuda_cuda, &table, sizeof(table));
+	if (memcmp(&table, &cuda_loader_table, sizeof(table)) != 0)
+		memcpy(&cuda_loader_table, &table, sizeof(table));
 
 	res = CU_CALL(cuInit, 0);
 	if (res != CUDA_SUCCESS) {
@@ -156,10 +155,10 @@ cuda_loader_load(char *buf, size_t bufsize)
 	res = CU_CALL(cuDriverGetVersion, &version);
 	if (res != CUDA_SUCCESS)
 		version = 0;
-	if (glcuda_cuda.driver_version != version)
-		glcuda_cuda.driver_version = version;
-	if (glcuda_cuda.handle != drv.handle)
-		glcuda_cuda.handle = drv.handle;
+	if (cuda_loader_table.driver_version != version)
+		cuda_loader_table.driver_version = version;
+	if (cuda_loader_table.handle != drv.handle)
+		cuda_loader_table.handle = drv.handle;
 	loader_refs = 1;
 out:
 	pthread_mutex_unlock(&loader_lock);

@@ -84,21 +84,21 @@
  * declares them with GL's and EGL's types spelt out, so this header needs
  * no GL headers). */
 typedef __typeof__(cuGraphicsGLRegisterImage)
-	*glcuda_PFN_cuGraphicsGLRegisterImage;
+	*cuda_loader_PFN_cuGraphicsGLRegisterImage;
 typedef __typeof__(cuGraphicsEGLRegisterImage)
-	*glcuda_PFN_cuGraphicsEGLRegisterImage;
+	*cuda_loader_PFN_cuGraphicsEGLRegisterImage;
 typedef __typeof__(cuGraphicsResourceGetMappedEglFrame)
-	*glcuda_PFN_cuGraphicsResourceGetMappedEglFrame;
+	*cuda_loader_PFN_cuGraphicsResourceGetMappedEglFrame;
 
-struct glcuda_cuda {
+struct cuda_loader_table {
 #define GLCUDA_CUDA_MEMBER(name) __typeof__(name) *name;
 	GLCUDA_CUDA_FUNCTIONS(GLCUDA_CUDA_MEMBER)
 #undef GLCUDA_CUDA_MEMBER
-	glcuda_PFN_cuGraphicsGLRegisterImage cuGraphicsGLRegisterImage;
+	cuda_loader_PFN_cuGraphicsGLRegisterImage cuGraphicsGLRegisterImage;
 	/* Optional: NULL when the driver lacks them (wrapping EGLImages and
 	 * describing wrapped arrays then fail with a message saying so). */
-	glcuda_PFN_cuGraphicsEGLRegisterImage cuGraphicsEGLRegisterImage;
-	glcuda_PFN_cuGraphicsResourceGetMappedEglFrame
+	cuda_loader_PFN_cuGraphicsEGLRegisterImage cuGraphicsEGLRegisterImage;
+	cuda_loader_PFN_cuGraphicsResourceGetMappedEglFrame
 		cuGraphicsResourceGetMappedEglFrame;
 	__typeof__(cuArray3DGetDescriptor) *cuArray3DGetDescriptor;
 
@@ -108,7 +108,7 @@ struct glcuda_cuda {
 
 /* The process-wide table; valid between a successful cuda_loader_load() and
  * the matching cuda_loader_unload(). */
-extern struct glcuda_cuda glcuda_cuda;
+extern struct cuda_loader_table cuda_loader_table;
 
 /* Load libcuda.so.1 (or $GLCUDA_LIBCUDA) and call cuInit(0). Reference
  * counted. Returns 0, GLCUDA_ERROR_NO_CUDA_DRIVER (with a message in buf) or
@@ -121,7 +121,7 @@ void cuda_loader_unload(void);
  * call returns the injected error without reaching the driver. */
 #define CU_CALL(name, ...) \
 	(FAULT_HIT(FAULT_CUDA, #name) ? (CUresult)FAULT_RESULT() \
-				      : glcuda_cuda.name(__VA_ARGS__))
+				      : cuda_loader_table.name(__VA_ARGS__))
 
 /* "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" into buf. Works without a
  * loaded driver. */

@@ -25,25 +25,29 @@ no_matching_device(struct vk_exporter *vk, const uint8_t device_uuid[16],
 
 	uuid_format(device_uuid, uuid);
 	len = (size_t)snprintf(msg, sizeof(msg),
-			       "no Vulkan device has the GL context's device UUID %s; "
-			       "Vulkan devices:", uuid);
+			       "no Vulkan device has the GL context's device "
+			       "UUID %s; Vulkan devices:",
+			       uuid);
 	for (uint32_t i = 0; i < count && len < sizeof(msg); i++) {
 		uuid_format(infos[i].device_uuid, uuid);
 		len += (size_t)snprintf(msg + len, sizeof(msg) - len,
 					" [%u] %s (%s) deviceUUID %s;", i,
 					infos[i].name,
-					infos[i].driver_name[0] ? infos[i].driver_name
-								: "driver unknown",
+					infos[i].driver_name[0]
+						? infos[i].driver_name
+						: "driver unknown",
 					uuid);
 	}
-	return vk_fail(vk, GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE,
-		       "%s GL renders on a GPU that has no Vulkan driver here. "
-		       "On a PRIME (hybrid) laptop run GL on the NVIDIA GPU "
-		       "(__NV_PRIME_RENDER_OFFLOAD=1 __GLX_VENDOR_LIBRARY_NAME=nvidia, "
-		       "or pick the NVIDIA EGL device); otherwise install that GPU's "
-		       "Vulkan driver and check vulkaninfo lists it (VK_DRIVER_FILES "
-		       "selects the ICD, e.g. /usr/share/vulkan/icd.d/nvidia_icd.json)",
-		       msg);
+	return vk_fail(
+		vk, GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE,
+		"%s GL renders on a GPU that has no Vulkan driver here. On a "
+		"PRIME (hybrid) laptop run GL on the NVIDIA GPU "
+		"(__NV_PRIME_RENDER_OFFLOAD=1 "
+		"__GLX_VENDOR_LIBRARY_NAME=nvidia, or pick the NVIDIA EGL "
+		"device); otherwise install that GPU's Vulkan driver and check "
+		"vulkaninfo lists it (VK_DRIVER_FILES selects the ICD, e.g. "
+		"/usr/share/vulkan/icd.d/nvidia_icd.json)",
+		msg);
 }
 
 /* One queue for the test copies: any family can copy, but only
@@ -55,11 +59,14 @@ pick_queue_family(struct vk_exporter *vk)
 	uint32_t nfamilies = 0;
 	bool found = false;
 
-	vk->fn.GetPhysicalDeviceQueueFamilyProperties(vk->physical, &nfamilies, NULL);
+	vk->fn.GetPhysicalDeviceQueueFamilyProperties(vk->physical, &nfamilies,
+						      NULL);
 	families = calloc(nfamilies ? nfamilies : 1, sizeof(*families));
 	if (!families)
-		return vk_fail(vk, -ENOMEM, "out of memory listing Vulkan queue families");
-	vk->fn.GetPhysicalDeviceQueueFamilyProperties(vk->physical, &nfamilies, families);
+		return vk_fail(vk, -ENOMEM,
+			       "out of memory listing Vulkan queue families");
+	vk->fn.GetPhysicalDeviceQueueFamilyProperties(vk->physical, &nfamilies,
+						      families);
 	for (uint32_t i = 0; i < nfamilies && !found; i++) {
 		if (families[i].queueCount &&
 		    (families[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT |
@@ -81,7 +88,8 @@ pick_queue_family(struct vk_exporter *vk)
  * DEVICE_EXTENSIONS_MAX); returns how many. */
 #define DEVICE_EXTENSIONS_MAX 8
 static uint32_t
-device_extensions(const struct vk_exporter *vk, const char *exts[DEVICE_EXTENSIONS_MAX])
+device_extensions(const struct vk_exporter *vk,
+		  const char *exts[DEVICE_EXTENSIONS_MAX])
 {
 	uint32_t next = 0;
 
@@ -111,25 +119,23 @@ load_device_functions(struct vk_exporter *vk)
 	VK_DEVICE_FUNCTIONS(LOAD)
 #undef LOAD
 	if (!vk->fn.GetImageMemoryRequirements2)
-		vk->fn.GetImageMemoryRequirements2 = (PFN_vkGetImageMemoryRequirements2)
-			vk->fn.GetDeviceProcAddr(vk->device, "vkGetImageMemoryRequirements2KHR");
+		LOAD_DEVICE_KHR(vk, GetImageMemoryRequirements2);
 	if (vk->caps.ext_semaphore_fd)
 		LOAD_DEVICE(vk, GetSemaphoreFdKHR);
 	if (vk->caps.timeline_feature) {
 		LOAD_DEVICE(vk, GetSemaphoreCounterValue);
 		if (!vk->fn.GetSemaphoreCounterValue)
-			vk->fn.GetSemaphoreCounterValue = (PFN_vkGetSemaphoreCounterValue)
-				vk->fn.GetDeviceProcAddr(vk->device,
-							 "vkGetSemaphoreCounterValueKHR");
+			LOAD_DEVICE_KHR(vk, GetSemaphoreCounterValue);
 	}
 
 #define MISSING(name) !vk->fn.name ||
 	if (VK_DEVICE_FUNCTIONS(MISSING) false)
 #undef MISSING
-		return vk_fail(vk, GLCUDA_ERROR_VULKAN,
-			       "vkGetDeviceProcAddr returned NULL for a Vulkan 1.1 or "
-			       "external-memory function on %s; update the GPU driver",
-			       vk->info.name);
+		return vk_fail(
+			vk, GLCUDA_ERROR_VULKAN,
+			"vkGetDeviceProcAddr returned NULL for a Vulkan 1.1 or "
+			"external-memory function on %s; update the GPU driver",
+			vk->info.name);
 
 	if (!vk->fn.GetSemaphoreFdKHR) {
 		vk->info.binary_exportable = false;
@@ -163,7 +169,7 @@ device_create(struct vk_exporter *vk)
 		.pQueuePriorities = &priority,
 	};
 	VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+		.sType = STYPE_TIMELINE_SEMAPHORE_FEATURES,
 		.timelineSemaphore = VK_TRUE,
 	};
 	VkDeviceCreateInfo info = {
@@ -182,11 +188,12 @@ device_create(struct vk_exporter *vk)
 		vk->device = VK_NULL_HANDLE;
 		if (res == VK_ERROR_EXTENSION_NOT_PRESENT ||
 		    res == VK_ERROR_FEATURE_NOT_PRESENT)
-			return vk_fail(vk, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
-				       "vkCreateDevice on %s failed: %s although the "
-				       "device lists the extensions and features glcuda "
-				       "enables; update the GPU driver",
-				       vk->info.name, vk_result_name(res));
+			return vk_fail(
+				vk, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+				"vkCreateDevice on %s failed: %s although the "
+				"device lists the extensions and features "
+				"glcuda enables; update the GPU driver",
+				vk->info.name, vk_result_name(res));
 		return vk_call_fail(vk, res, "vkCreateDevice", vk->info.name);
 	}
 
@@ -194,8 +201,8 @@ device_create(struct vk_exporter *vk)
 	if (!vk->fn.DestroyDevice) {
 		vk->device = VK_NULL_HANDLE; /* cannot be destroyed: leak it */
 		return vk_fail(vk, GLCUDA_ERROR_VULKAN,
-			       "vkGetDeviceProcAddr returned no vkDestroyDevice; "
-			       "update the GPU driver");
+			       "vkGetDeviceProcAddr returned no "
+			       "vkDestroyDevice; update the GPU driver");
 	}
 	ret = load_device_functions(vk);
 	if (ret)
@@ -222,10 +229,12 @@ choose_physical(struct vk_exporter *vk, const uint8_t device_uuid[16])
 	if (ret)
 		return ret;
 	if (count == 0) {
-		ret = vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
-			      "vkEnumeratePhysicalDevices found no Vulkan device; "
-			      "install the GPU's Vulkan driver (ICD) and check that "
-			      "vulkaninfo lists it (VK_DRIVER_FILES selects ICD files)");
+		ret = vk_fail(
+			vk, GLCUDA_ERROR_NO_VULKAN,
+			"vkEnumeratePhysicalDevices found no Vulkan device; "
+			"install the GPU's Vulkan driver (ICD) and check that "
+			"vulkaninfo lists it (VK_DRIVER_FILES selects ICD "
+			"files)");
 		goto out;
 	}
 
@@ -233,11 +242,13 @@ choose_physical(struct vk_exporter *vk, const uint8_t device_uuid[16])
 	caps = calloc(count, sizeof(*caps));
 	props = calloc(count, sizeof(*props));
 	if (!infos || !caps || !props) {
-		ret = vk_fail(vk, -ENOMEM, "out of memory listing Vulkan devices");
+		ret = vk_fail(vk, -ENOMEM,
+			      "out of memory listing Vulkan devices");
 		goto out;
 	}
 	for (uint32_t i = 0; i < count; i++) {
-		ret = vk_query_physical(vk, list[i], &infos[i], &caps[i], &props[i]);
+		ret = vk_query_physical(vk, list[i], &infos[i], &caps[i],
+					&props[i]);
 		if (ret)
 			goto out;
 		if (match == UINT32_MAX &&
@@ -269,18 +280,20 @@ check_driver_uuid(struct vk_exporter *vk, const uint8_t driver_uuid[16])
 {
 	char gl_uuid[UUID_STRING_SIZE], vk_uuid[UUID_STRING_SIZE];
 
-	if (!driver_uuid || !memcmp(vk->info.driver_uuid, driver_uuid, VK_UUID_SIZE))
+	if (!driver_uuid ||
+	    !memcmp(vk->info.driver_uuid, driver_uuid, VK_UUID_SIZE))
 		return 0;
 	uuid_format(driver_uuid, gl_uuid);
 	uuid_format(vk->info.driver_uuid, vk_uuid);
-	return vk_fail(vk, GLCUDA_ERROR_DRIVER_MISMATCH,
-		       "Vulkan device %s is GL's GPU but its driver UUID %s "
-		       "differs from GL's driver UUID %s: GL and Vulkan come "
-		       "from different driver builds, and memory and semaphores "
-		       "cannot be shared between them. Install one driver "
-		       "version for both (a half-finished driver update, or a "
-		       "container whose driver libraries differ from the host's, "
-		       "does this)", vk->info.name, vk_uuid, gl_uuid);
+	return vk_fail(
+		vk, GLCUDA_ERROR_DRIVER_MISMATCH,
+		"Vulkan device %s is GL's GPU but its driver UUID %s differs "
+		"from GL's driver UUID %s: GL and Vulkan come from different "
+		"driver builds, and memory and semaphores cannot be shared "
+		"between them. Install one driver version for both (a "
+		"half-finished driver update, or a container whose driver "
+		"libraries differ from the host's, does this)",
+		vk->info.name, vk_uuid, gl_uuid);
 }
 
 /* The extensions images need; on Vulkan 1.0 without
@@ -290,23 +303,30 @@ check_extensions(struct vk_exporter *vk)
 {
 	if (!vk->caps.ext_memory_fd)
 		return vk_fail(vk, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
-			       "Vulkan device %s lacks %s, needed to share images with "
-			       "GL and CUDA; update the GPU driver", vk->info.name,
+			       "Vulkan device %s lacks %s, needed to share "
+			       "images with GL and CUDA; update the GPU driver",
+			       vk->info.name,
 			       VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
 	if (vk->caps.api >= VK_API_VERSION_1_1)
 		return 0;
 
-	const struct { bool has; const char *name; } need[] = {
-		{ vk->caps.ext_external_memory, VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME },
-		{ vk->caps.ext_dedicated, VK_KHR_DEDICATED_ALLOCATION_EXTENSION_NAME },
-		{ vk->caps.ext_memreq2, VK_KHR_GET_MEMORY_REQUIREMENTS_2_EXTENSION_NAME },
+	const struct { bool has; const char *name;
+	} need[] = {
+		{ vk->caps.ext_external_memory,
+		  VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME },
+		{ vk->caps.ext_dedicated,
+		  VK_KHR_DEDICATED_ALLOCATION_EXTENSION_NAME },
+		{ vk->caps.ext_memreq2,
+		  VK_KHR_GET_MEMORY_REQUIREMENTS_2_EXTENSION_NAME },
 	};
 
 	for (size_t i = 0; i < ARRAY_LENGTH(need); i++) {
 		if (!need[i].has)
-			return vk_fail(vk, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
-				       "Vulkan device %s (Vulkan 1.0) lacks %s; "
-				       "update the GPU driver", vk->info.name, need[i].name);
+			return vk_fail(vk,
+				       GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+				       "Vulkan device %s (Vulkan 1.0) lacks "
+				       "%s; update the GPU driver",
+				       vk->info.name, need[i].name);
 	}
 	if (!vk->caps.ext_external_semaphore) {
 		vk->caps.ext_semaphore_fd = false;
@@ -326,7 +346,8 @@ vk_exporter_new(struct error_sink *errors, const uint8_t device_uuid[16],
 
 	vk = calloc(1, sizeof(*vk));
 	if (!vk)
-		return error_fail(errors, -ENOMEM, "out of memory creating the Vulkan exporter");
+		return error_fail(errors, -ENOMEM,
+				  "out of memory creating the Vulkan exporter");
 	vk->errors = errors;
 
 	ret = vk_instance_create(vk, validation);

@@ -1,8 +1,7 @@
 /*
  * The Vulkan exporter: the only API that can export memory a GL texture can
- * use and semaphores both GL and CUDA import (doc/design.md §1). Users never see
- * a Vulkan type; everything here is internal.
- * SPDX-License-Identifier: MIT
+ * use and semaphores both GL and CUDA import (doc/design.md §1). Users never
+ * see a Vulkan type; everything here is internal. SPDX-License-Identifier: MIT
  *
  * Every Vulkan call goes through the function table in struct vk_exporter
  * (loaded with vkGetInstanceProcAddr / vkGetDeviceProcAddr) via VK(vk, name):
@@ -35,7 +34,8 @@ struct vk_physical_info {
 	bool has_timeline_semaphore;     /* feature timelineSemaphore */
 	bool timeline_exportable;        /* OPAQUE_FD export of a timeline */
 	bool binary_exportable;          /* OPAQUE_FD export of a binary */
-	bool rgba8_exportable;           /* OPAQUE_FD export of an RGBA8 image */
+	/* OPAQUE_FD export of an RGBA8 image */
+	bool rgba8_exportable;
 };
 
 /* Enumerate the Vulkan physical devices (for glcuda-info). Fills up to max
@@ -81,14 +81,16 @@ uint32_t vk_exporter_max_image_layers(const struct vk_exporter *vk);
  * VkPhysicalDeviceExternalImageFormatInfo), else
  * GLCUDA_ERROR_UNSUPPORTED_FORMAT / GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE
  * (recorded when record is true; the message names the format and the call). */
-int vk_exporter_check_format(struct vk_exporter *vk, const struct format_info *fmt,
-			     uint32_t width, uint32_t height, bool record);
+int vk_exporter_check_format(struct vk_exporter *vk,
+			     const struct format_info *fmt, uint32_t width,
+			     uint32_t height, bool record);
 
 struct vk_image {
 	VkImage image;
 	VkDeviceMemory memory;
 	VkDeviceSize size;      /* allocation size, for the importers */
-	bool dedicated;         /* allocated with VkMemoryDedicatedAllocateInfo */
+	/* allocated with VkMemoryDedicatedAllocateInfo */
+	bool dedicated;
 	VkFormat format;
 	uint32_t width, height, layers;
 };
@@ -100,10 +102,12 @@ struct vk_image {
  * when the driver prefers or requires it (VkMemoryDedicatedRequirements),
  * and bind it. On failure nothing is left. */
 int vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
-		    uint32_t width, uint32_t height, uint32_t layers, struct vk_image *out);
+		    uint32_t width, uint32_t height, uint32_t layers,
+		    struct vk_image *out);
 /* A new fd for the image's memory (vkGetMemoryFdKHR). One per importer:
  * the caller owns it until an import takes it. */
-int vk_image_export_fd(struct vk_exporter *vk, const struct vk_image *img, int *fd);
+int vk_image_export_fd(struct vk_exporter *vk, const struct vk_image *img,
+		       int *fd);
 /* Destroy the image and free its memory. Zeroes *img; safe on a zeroed one. */
 void vk_image_destroy(struct vk_exporter *vk, struct vk_image *img);
 
@@ -117,12 +121,12 @@ struct vk_semaphore {
  * when that kind cannot be exported (see vk_exporter_has_binary/_timeline). */
 int vk_semaphore_create(struct vk_exporter *vk, bool timeline,
 			struct vk_semaphore *out);
-int vk_semaphore_export_fd(struct vk_exporter *vk, const struct vk_semaphore *sem,
-			   int *fd);
+int vk_semaphore_export_fd(struct vk_exporter *vk,
+			   const struct vk_semaphore *sem, int *fd);
 void vk_semaphore_destroy(struct vk_exporter *vk, struct vk_semaphore *sem);
 /* Current value of a timeline (vkGetSemaphoreCounterValue). */
-int vk_semaphore_get_value(struct vk_exporter *vk, const struct vk_semaphore *sem,
-			   uint64_t *value);
+int vk_semaphore_get_value(struct vk_exporter *vk,
+			   const struct vk_semaphore *sem, uint64_t *value);
 
 /* "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)" */
 const char *vk_result_name(VkResult res);

@@ -81,20 +81,23 @@ vk_result_hint(VkResult res)
 {
 	switch (res) {
 	case VK_ERROR_OUT_OF_HOST_MEMORY:
-		return "the process ran out of memory: free memory or raise its limits";
+		return "the process ran out of memory: free memory or raise "
+		       "its limits";
 	case VK_ERROR_OUT_OF_DEVICE_MEMORY:
 		return "the GPU ran out of memory: use fewer or smaller images";
 	case VK_ERROR_TOO_MANY_OBJECTS:
-		return "the process may be out of file descriptors: close unused "
-		       "ones or raise the limit (ulimit -n)";
+		return "the process may be out of file descriptors: close "
+		       "unused ones or raise the limit (ulimit -n)";
 	case VK_ERROR_DEVICE_LOST:
-		return "the GPU was reset or hung: destroy and recreate the glcuda device";
+		return "the GPU was reset or hung: destroy and recreate the "
+		       "glcuda device";
 	case VK_ERROR_INITIALIZATION_FAILED:
 	case VK_ERROR_INCOMPATIBLE_DRIVER:
-		return "check that a Vulkan driver (ICD) for this GPU is installed "
-		       "and found (vulkaninfo; VK_DRIVER_FILES)";
+		return "check that a Vulkan driver (ICD) for this GPU is "
+		       "installed and found (vulkaninfo; VK_DRIVER_FILES)";
 	default:
-		return "update the GPU driver, or report a bug with this message";
+		return "update the GPU driver, or report a bug with this "
+		       "message";
 	}
 }
 
@@ -122,7 +125,8 @@ have_layer(struct vk_exporter *vk, const char *name)
 	bool found = false;
 
 	if (!vk->fn.EnumerateInstanceLayerProperties ||
-	    VK(vk, EnumerateInstanceLayerProperties, &count, NULL) != VK_SUCCESS ||
+	    VK(vk, EnumerateInstanceLayerProperties, &count, NULL) !=
+		    VK_SUCCESS ||
 	    count == 0)
 		return false;
 	layers = calloc(count, sizeof(*layers));
@@ -147,18 +151,21 @@ instance_load_functions(struct vk_exporter *vk)
 #undef LOAD
 
 	if (!vk->fn.DestroyInstance) {
-		/* Nothing can destroy the instance: leak it rather than crash. */
+		/* Nothing can destroy the instance: leak it rather than
+		 * crash. */
 		vk->instance = VK_NULL_HANDLE;
 		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
-			       "the Vulkan loader returned no vkDestroyInstance; "
+			       "the Vulkan loader returned no "
+			       "vkDestroyInstance; "
 			       "reinstall the Vulkan loader");
 	}
 #define MISSING(name) !vk->fn.name ||
 	if (VK_INSTANCE_FUNCTIONS(MISSING) false)
 #undef MISSING
 		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
-			       "the Vulkan loader lacks Vulkan 1.1 instance functions; "
-			       "update the Vulkan loader (libvulkan.so.1)");
+			       "the Vulkan loader lacks Vulkan 1.1 instance "
+			       "functions; update the Vulkan loader "
+			       "(libvulkan.so.1)");
 	return 0;
 }
 
@@ -175,24 +182,28 @@ instance_create_new(struct vk_exporter *vk, bool validation)
 #undef LOAD
 	if (!vk->fn.CreateInstance)
 		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
-			       "the Vulkan loader returned no vkCreateInstance; "
-			       "reinstall the Vulkan loader (libvulkan.so.1)");
+			       "the Vulkan loader returned no "
+			       "vkCreateInstance; reinstall the Vulkan loader "
+			       "(libvulkan.so.1)");
 
 	/* No vkEnumerateInstanceVersion means a 1.0 loader. */
 	if (vk->fn.EnumerateInstanceVersion) {
 		res = VK(vk, EnumerateInstanceVersion, &loader_api);
 		if (res != VK_SUCCESS)
-			return vk_call_fail(vk, res, "vkEnumerateInstanceVersion", NULL);
+			return vk_call_fail(vk, res,
+					    "vkEnumerateInstanceVersion", NULL);
 	}
 	if (VK_API_VERSION_MAJOR(loader_api) == 1 &&
 	    VK_API_VERSION_MINOR(loader_api) < 1)
 		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
-			       "the Vulkan loader supports Vulkan %u.%u, glcuda needs 1.1; "
-			       "update the Vulkan loader (libvulkan.so.1)",
+			       "the Vulkan loader supports Vulkan %u.%u, "
+			       "glcuda needs 1.1; update the Vulkan loader "
+			       "(libvulkan.so.1)",
 			       VK_API_VERSION_MAJOR(loader_api),
 			       VK_API_VERSION_MINOR(loader_api));
-	vk->instance_api = VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(loader_api),
-					       VK_API_VERSION_MINOR(loader_api), 0);
+	vk->instance_api =
+		VK_MAKE_API_VERSION(0, VK_API_VERSION_MAJOR(loader_api),
+				    VK_API_VERSION_MINOR(loader_api), 0);
 	if (vk->instance_api > VK_EXPORTER_MAX_API)
 		vk->instance_api = VK_EXPORTER_MAX_API;
 
@@ -216,15 +227,17 @@ instance_create_new(struct vk_exporter *vk, bool validation)
 	}
 
 	res = VK(vk, CreateInstance, &info, NULL, &vk->instance);
-	if (res == VK_ERROR_INITIALIZATION_FAILED || res == VK_ERROR_INCOMPATIBLE_DRIVER)
-		return vk_fail(vk, GLCUDA_ERROR_NO_VULKAN,
-			       "vkCreateInstance (Vulkan %u.%u) failed: %s; no usable "
-			       "Vulkan driver: install the GPU's Vulkan driver (ICD) "
-			       "and check that vulkaninfo lists the GPU (VK_DRIVER_FILES "
-			       "selects ICD files)",
-			       VK_API_VERSION_MAJOR(vk->instance_api),
-			       VK_API_VERSION_MINOR(vk->instance_api),
-			       vk_result_name(res));
+	if (res == VK_ERROR_INITIALIZATION_FAILED ||
+	    res == VK_ERROR_INCOMPATIBLE_DRIVER)
+		return vk_fail(
+			vk, GLCUDA_ERROR_NO_VULKAN,
+			"vkCreateInstance (Vulkan %u.%u) failed: %s; no usable "
+			"Vulkan driver: install the GPU's Vulkan driver (ICD) "
+			"and check that vulkaninfo lists the GPU "
+			"(VK_DRIVER_FILES selects ICD files)",
+			VK_API_VERSION_MAJOR(vk->instance_api),
+			VK_API_VERSION_MINOR(vk->instance_api),
+			vk_result_name(res));
 	if (res != VK_SUCCESS) {
 		vk->instance = VK_NULL_HANDLE;
 		return vk_call_fail(vk, res, "vkCreateInstance", NULL);
@@ -259,7 +272,8 @@ vk_instance_create(struct vk_exporter *vk, bool validation)
 
 	pthread_mutex_lock(&shared_lock);
 	if (shared_instance && shared_pid != getpid())
-		shared_instance = VK_NULL_HANDLE; /* the parent's; leave it be */
+		/* the parent's; leave it be */
+		shared_instance = VK_NULL_HANDLE;
 	if (shared_instance) {
 		LOAD_GLOBAL(vk, CreateInstance);
 		vk->instance = shared_instance;
@@ -296,7 +310,8 @@ vk_instance_release(struct vk_exporter *vk)
 
 /* The physical devices; *out is malloc'ed, *count may be 0. */
 int
-vk_enumerate_physical(struct vk_exporter *vk, VkPhysicalDevice **out, uint32_t *count)
+vk_enumerate_physical(struct vk_exporter *vk, VkPhysicalDevice **out,
+		      uint32_t *count)
 {
 	VkPhysicalDevice *list = NULL;
 	VkResult res;
@@ -313,7 +328,8 @@ vk_enumerate_physical(struct vk_exporter *vk, VkPhysicalDevice **out, uint32_t *
 			return 0;
 		list = calloc(n, sizeof(*list));
 		if (!list)
-			return vk_fail(vk, -ENOMEM, "out of memory listing Vulkan devices");
+			return vk_fail(vk, -ENOMEM,
+				       "out of memory listing Vulkan devices");
 		res = VK(vk, EnumeratePhysicalDevices, vk->instance, &n, list);
 		if (res == VK_SUCCESS) {
 			*out = list;
@@ -342,18 +358,26 @@ query_extensions(struct vk_exporter *vk, VkPhysicalDevice pd,
 	VkResult res;
 
 	for (;;) {
-		res = VK(vk, EnumerateDeviceExtensionProperties, pd, NULL, &count, NULL);
+		res = VK(vk, EnumerateDeviceExtensionProperties, pd, NULL,
+			 &count, NULL);
 		if (res != VK_SUCCESS)
-			return vk_call_fail(vk, res, "vkEnumerateDeviceExtensionProperties", NULL);
+			return vk_call_fail(
+				vk, res, "vkEnumerateDeviceExtensionProperties",
+				NULL);
 		exts = calloc(count ? count : 1, sizeof(*exts));
 		if (!exts)
-			return vk_fail(vk, -ENOMEM, "out of memory listing Vulkan extensions");
-		res = VK(vk, EnumerateDeviceExtensionProperties, pd, NULL, &count, exts);
+			return vk_fail(
+				vk, -ENOMEM,
+				"out of memory listing Vulkan extensions");
+		res = VK(vk, EnumerateDeviceExtensionProperties, pd, NULL,
+			 &count, exts);
 		if (res == VK_SUCCESS)
 			break;
 		free(exts);
 		if (res != VK_INCOMPLETE)
-			return vk_call_fail(vk, res, "vkEnumerateDeviceExtensionProperties", NULL);
+			return vk_call_fail(
+				vk, res, "vkEnumerateDeviceExtensionProperties",
+				NULL);
 	}
 
 	for (uint32_t i = 0; i < count; i++) {
@@ -361,7 +385,8 @@ query_extensions(struct vk_exporter *vk, VkPhysicalDevice pd,
 
 		if (!strcmp(e, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
 			caps->ext_memory_fd = true;
-		else if (!strcmp(e, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME))
+		else if (!strcmp(e,
+				 VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME))
 			caps->ext_semaphore_fd = true;
 		else if (!strcmp(e, VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME))
 			caps->ext_external_memory = true;
@@ -369,7 +394,7 @@ query_extensions(struct vk_exporter *vk, VkPhysicalDevice pd,
 			caps->ext_external_semaphore = true;
 		else if (!strcmp(e, VK_KHR_DEDICATED_ALLOCATION_EXTENSION_NAME))
 			caps->ext_dedicated = true;
-		else if (!strcmp(e, VK_KHR_GET_MEMORY_REQUIREMENTS_2_EXTENSION_NAME))
+		else if (!strcmp(e, "VK_KHR_get_memory_requirements2"))
 			caps->ext_memreq2 = true;
 		else if (!strcmp(e, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME))
 			caps->ext_timeline = true;
@@ -403,12 +428,13 @@ vk_image_usage(struct vk_exporter *vk, VkPhysicalDevice pd, VkFormat format)
 }
 
 VkResult
-vk_query_image_format(struct vk_exporter *vk, VkPhysicalDevice pd, VkFormat format,
-		      VkImageUsageFlags usage, VkImageFormatProperties *limits,
+vk_query_image_format(struct vk_exporter *vk, VkPhysicalDevice pd,
+		      VkFormat format, VkImageUsageFlags usage,
+		      VkImageFormatProperties *limits,
 		      VkExternalMemoryProperties *external)
 {
 	VkPhysicalDeviceExternalImageFormatInfo ext_info = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+		.sType = STYPE_EXTERNAL_IMAGE_FORMAT_INFO,
 		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
 	};
 	VkPhysicalDeviceImageFormatInfo2 info = {
@@ -428,7 +454,8 @@ vk_query_image_format(struct vk_exporter *vk, VkPhysicalDevice pd, VkFormat form
 	};
 	VkResult res;
 
-	res = VK(vk, GetPhysicalDeviceImageFormatProperties2, pd, &info, &props);
+	res = VK(vk, GetPhysicalDeviceImageFormatProperties2, pd, &info,
+		 &props);
 	if (res == VK_SUCCESS) {
 		*limits = props.imageFormatProperties;
 		*external = ext_props.externalMemoryProperties;
@@ -444,7 +471,7 @@ semaphore_exportable(struct vk_exporter *vk, VkPhysicalDevice pd, bool timeline)
 		.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
 	};
 	VkPhysicalDeviceExternalSemaphoreInfo info = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO,
+		.sType = STYPE_EXTERNAL_SEMAPHORE_INFO,
 		.pNext = timeline ? &type : NULL,
 		.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
 	};
@@ -496,7 +523,8 @@ vk_query_physical(struct vk_exporter *vk, VkPhysicalDevice pd,
 	if (props_out)
 		*props_out = props.properties;
 
-	snprintf(info->name, sizeof(info->name), "%s", props.properties.deviceName);
+	snprintf(info->name, sizeof(info->name), "%s",
+		 props.properties.deviceName);
 	info->api_version = props.properties.apiVersion;
 	info->driver_version = props.properties.driverVersion;
 	info->vendor_id = props.properties.vendorID;
@@ -513,7 +541,7 @@ vk_query_physical(struct vk_exporter *vk, VkPhysicalDevice pd,
 
 	if (caps->api >= VK_API_VERSION_1_2 || caps->ext_timeline) {
 		VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
-			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+			.sType = STYPE_TIMELINE_SEMAPHORE_FEATURES,
 		};
 		VkPhysicalDeviceFeatures2 features = {
 			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -529,7 +557,8 @@ vk_query_physical(struct vk_exporter *vk, VkPhysicalDevice pd,
 	if (caps->ext_semaphore_fd) {
 		info->binary_exportable = semaphore_exportable(vk, pd, false);
 		if (caps->timeline_feature)
-			info->timeline_exportable = semaphore_exportable(vk, pd, true);
+			info->timeline_exportable =
+				semaphore_exportable(vk, pd, true);
 	}
 
 	if (caps->ext_memory_fd) {
@@ -537,16 +566,19 @@ vk_query_physical(struct vk_exporter *vk, VkPhysicalDevice pd,
 		VkExternalMemoryProperties external;
 		VkResult res;
 
-		res = vk_query_image_format(vk, pd, VK_FORMAT_R8G8B8A8_UNORM,
-					    vk_image_usage(vk, pd, VK_FORMAT_R8G8B8A8_UNORM),
-					    &limits, &external);
+		res = vk_query_image_format(
+			vk, pd, VK_FORMAT_R8G8B8A8_UNORM,
+			vk_image_usage(vk, pd, VK_FORMAT_R8G8B8A8_UNORM),
+			&limits, &external);
 		if (res == VK_SUCCESS)
-			info->rgba8_exportable = external.externalMemoryFeatures &
+			info->rgba8_exportable =
+				external.externalMemoryFeatures &
 				VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT;
 		else if (res != VK_ERROR_FORMAT_NOT_SUPPORTED)
-			return vk_call_fail(vk, res,
-					    "vkGetPhysicalDeviceImageFormatProperties2",
-					    "(RGBA8, OPAQUE_FD export)");
+			return vk_call_fail(
+				vk, res,
+				"vkGetPhysicalDeviceImageFormatProperties2",
+				"(RGBA8, OPAQUE_FD export)");
 	}
 	return 0;
 }
@@ -585,10 +617,12 @@ vk_list_physical_devices(struct vk_physical_info *out, unsigned int max,
 	if (ret)
 		goto out;
 	if (count == 0) {
-		ret = vk_fail(&vk, GLCUDA_ERROR_NO_VULKAN,
-			      "vkEnumeratePhysicalDevices found no Vulkan device; "
-			      "install the GPU's Vulkan driver (ICD) and check that "
-			      "vulkaninfo lists it (VK_DRIVER_FILES selects ICD files)");
+		ret = vk_fail(
+			&vk, GLCUDA_ERROR_NO_VULKAN,
+			"vkEnumeratePhysicalDevices found no Vulkan device; "
+			"install the GPU's Vulkan driver (ICD) and check that "
+			"vulkaninfo lists it (VK_DRIVER_FILES selects ICD "
+			"files)");
 		goto out;
 	}
 	for (uint32_t i = 0; i < count && i < max; i++) {

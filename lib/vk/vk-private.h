@@ -1,8 +1,7 @@
 /*
- * Inside the Vulkan exporter (the files of lib/vk, and the tests' image copies):
- * the function table, the exporter's state and the helpers its files
- * share. Everyone else uses vk-exporter.h.
- * SPDX-License-Identifier: MIT
+ * Inside the Vulkan exporter (the files of lib/vk, and the tests' image
+ * copies): the function table, the exporter's state and the helpers its files
+ * share. Everyone else uses vk-exporter.h. SPDX-License-Identifier: MIT
  *
  * Only vkGetInstanceProcAddr is linked; every other entry point comes from
  * the loader at run time into struct vk_funcs, and every call that returns a
@@ -85,6 +84,14 @@
 	X(GetSemaphoreFdKHR) \
 	X(GetSemaphoreCounterValue)
 
+/* The sTypes whose names do not fit in an initialiser's line. */
+#define STYPE_TIMELINE_SEMAPHORE_FEATURES \
+	VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES
+#define STYPE_EXTERNAL_IMAGE_FORMAT_INFO \
+	VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO
+#define STYPE_EXTERNAL_SEMAPHORE_INFO \
+	VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO
+
 struct vk_funcs {
 #define VK_MEMBER(name) PFN_vk##name name;
 	VK_GLOBAL_FUNCTIONS(VK_MEMBER)
@@ -141,18 +148,28 @@ struct vk_exporter {
 
 #define LOAD_GLOBAL(vk, name) \
 	((vk)->fn.name = (PFN_vk##name)vkGetInstanceProcAddr(NULL, "vk" #name))
-#define LOAD_INSTANCE(vk, name) \
-	((vk)->fn.name = (PFN_vk##name)vkGetInstanceProcAddr((vk)->instance, "vk" #name))
-#define LOAD_DEVICE(vk, name) \
-	((vk)->fn.name = (PFN_vk##name)(vk)->fn.GetDeviceProcAddr((vk)->device, "vk" #name))
+#define LOAD_INSTANCE(vk, name)                                              \
+	((vk)->fn.name = (PFN_vk##name)vkGetInstanceProcAddr((vk)->instance, \
+							     "vk" #name))
+#define LOAD_DEVICE(vk, name)                                           \
+	((vk)->fn.name =                                                \
+		 (PFN_vk##name)(vk)->fn.GetDeviceProcAddr((vk)->device, \
+							  "vk" #name))
+/* The KHR name of a device function that a later Vulkan made core. */
+#define LOAD_DEVICE_KHR(vk, name)                                       \
+	((vk)->fn.name =                                                \
+		 (PFN_vk##name)(vk)->fn.GetDeviceProcAddr((vk)->device, \
+							  "vk" #name "KHR"))
 
 /* vk-instance.c: errors ---------------------------------------------------- */
 
 /* Report a failure on the exporter's sink. */
-int vk_fail(struct vk_exporter *vk, int code, const char *fmt, ...) GLCUDA_PRINTF(3, 4);
+int vk_fail(struct vk_exporter *vk, int code, const char *fmt, ...)
+	GLCUDA_PRINTF(3, 4);
 /* Report a failed Vulkan call (what: the object, or NULL); a lost device
  * is GLCUDA_ERROR_DEVICE_LOST. */
-int vk_call_fail(struct vk_exporter *vk, VkResult res, const char *call, const char *what);
+int vk_call_fail(struct vk_exporter *vk, VkResult res, const char *call,
+		 const char *what);
 /* What to do about a failed call, by result. */
 const char *vk_result_hint(VkResult res);
 
@@ -162,20 +179,24 @@ const char *vk_result_hint(VkResult res);
  * new one with validation; loads the instance functions. */
 int vk_instance_create(struct vk_exporter *vk, bool validation);
 void vk_instance_release(struct vk_exporter *vk);
-int vk_enumerate_physical(struct vk_exporter *vk, VkPhysicalDevice **out, uint32_t *count);
+int vk_enumerate_physical(struct vk_exporter *vk, VkPhysicalDevice **out,
+			  uint32_t *count);
 /* What glcuda needs to know of one physical device. */
 int vk_query_physical(struct vk_exporter *vk, VkPhysicalDevice pd,
 		      struct vk_physical_info *info, struct physical_caps *caps,
 		      VkPhysicalDeviceProperties *props_out);
 /* The usage glcuda creates images of this format with. */
-VkImageUsageFlags vk_image_usage(struct vk_exporter *vk, VkPhysicalDevice pd, VkFormat format);
+VkImageUsageFlags vk_image_usage(struct vk_exporter *vk, VkPhysicalDevice pd,
+				 VkFormat format);
 /* vkGetPhysicalDeviceImageFormatProperties2 for an exportable
  * (OPAQUE_FD) optimal-tiling 2D image. */
-VkResult vk_query_image_format(struct vk_exporter *vk, VkPhysicalDevice pd, VkFormat format,
-			       VkImageUsageFlags usage, VkImageFormatProperties *limits,
+VkResult vk_query_image_format(struct vk_exporter *vk, VkPhysicalDevice pd,
+			       VkFormat format, VkImageUsageFlags usage,
+			       VkImageFormatProperties *limits,
 			       VkExternalMemoryProperties *external);
 
-/* vk-resources.c ------------------------------------------------------------ */
+/* vk-resources.c
+ * ------------------------------------------------------------ */
 
 /* A memory type among type_bits with all of flags, or -1. */
 int vk_find_memory_type(const struct vk_exporter *vk, uint32_t type_bits,

@@ -26,43 +26,52 @@ check_format(struct vk_exporter *vk, const struct format_info *fmt,
 	VkExternalMemoryProperties external;
 	VkResult res;
 
-#define CHECK_FAIL(code, ...) (record ? vk_fail(vk, (code), __VA_ARGS__) : (code))
+#define CHECK_FAIL(code, ...) \
+	(record ? vk_fail(vk, (code), __VA_ARGS__) : (code))
 	if (width == 0 || height == 0)
 		return CHECK_FAIL(-EINVAL, "a %ux%u %s image has no pixels",
 				  width, height, fmt->name);
 
-	res = vk_query_image_format(vk, vk->physical, format, usage, &limits, &external);
+	res = vk_query_image_format(vk, vk->physical, format, usage, &limits,
+				    &external);
 	if (res == VK_ERROR_FORMAT_NOT_SUPPORTED)
-		return CHECK_FAIL(GLCUDA_ERROR_UNSUPPORTED_FORMAT,
-				  "vkGetPhysicalDeviceImageFormatProperties2 says %s "
-				  "(VkFormat %d) with optimal tiling, usage 0x%x and "
-				  "OPAQUE_FD export is not supported on %s (%s); use "
-				  "another format", fmt->name, (int)format,
-				  (unsigned int)usage, vk->info.name,
-				  vk_result_name(res));
+		return CHECK_FAIL(
+			GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+			"vkGetPhysicalDeviceImageFormatProperties2 says %s "
+			"(VkFormat %d) with optimal tiling, usage 0x%x and "
+			"OPAQUE_FD export is not supported on %s (%s); use "
+			"another format",
+			fmt->name, (int)format, (unsigned int)usage,
+			vk->info.name, vk_result_name(res));
 	if (res != VK_SUCCESS) {
-		int code = res == VK_ERROR_DEVICE_LOST ? GLCUDA_ERROR_DEVICE_LOST
-						       : GLCUDA_ERROR_VULKAN;
-		return CHECK_FAIL(code,
-				  "vkGetPhysicalDeviceImageFormatProperties2 failed "
-				  "for %s (VkFormat %d): %s; %s", fmt->name,
-				  (int)format, vk_result_name(res), vk_result_hint(res));
+		int code = res == VK_ERROR_DEVICE_LOST
+				   ? GLCUDA_ERROR_DEVICE_LOST
+				   : GLCUDA_ERROR_VULKAN;
+		return CHECK_FAIL(
+			code,
+			"vkGetPhysicalDeviceImageFormatProperties2 failed for "
+			"%s (VkFormat %d): %s; %s",
+			fmt->name, (int)format, vk_result_name(res),
+			vk_result_hint(res));
 	}
-	if (!(external.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
-		return CHECK_FAIL(GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
-				  "vkGetPhysicalDeviceImageFormatProperties2: %s "
-				  "(VkFormat %d) images cannot be exported as OPAQUE_FD "
-				  "on %s (external memory features 0x%x); use another "
-				  "format or update the driver", fmt->name, (int)format,
-				  vk->info.name,
-				  (unsigned int)external.externalMemoryFeatures);
+	if (!(external.externalMemoryFeatures &
+	      VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+		return CHECK_FAIL(
+			GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE,
+			"vkGetPhysicalDeviceImageFormatProperties2: %s "
+			"(VkFormat %d) images cannot be exported as OPAQUE_FD "
+			"on %s (external memory features 0x%x); use another "
+			"format or update the driver",
+			fmt->name, (int)format, vk->info.name,
+			(unsigned int)external.externalMemoryFeatures);
 	if (width > limits.maxExtent.width || height > limits.maxExtent.height)
-		return CHECK_FAIL(GLCUDA_ERROR_UNSUPPORTED_FORMAT,
-				  "vkGetPhysicalDeviceImageFormatProperties2: a %ux%u "
-				  "%s (VkFormat %d) image exceeds the device's limit "
-				  "of %ux%u; use a smaller image", width, height,
-				  fmt->name, (int)format, limits.maxExtent.width,
-				  limits.maxExtent.height);
+		return CHECK_FAIL(
+			GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+			"vkGetPhysicalDeviceImageFormatProperties2: a %ux%u %s "
+			"(VkFormat %d) image exceeds the device's limit of "
+			"%ux%u; use a smaller image",
+			width, height, fmt->name, (int)format,
+			limits.maxExtent.width, limits.maxExtent.height);
 #undef CHECK_FAIL
 
 	if (usage_out)
@@ -108,13 +117,16 @@ vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
 	VkResult res;
 	int ret, type;
 
-	ret = check_format(vk, fmt, width, height, true, &usage, &dedicated_only);
+	ret = check_format(vk, fmt, width, height, true, &usage,
+			   &dedicated_only);
 	if (ret)
 		return ret;
 	if (layers == 0 || layers > vk->max_image_layers)
-		return vk_fail(vk, -EINVAL, "a %s image of %u layers: %s has 1 to %u "
-			       "(maxImageArrayLayers)", fmt->name, layers,
-			       vk->info.name, vk->max_image_layers);
+		return vk_fail(vk, -EINVAL,
+			       "a %s image of %u layers: %s has 1 to %u "
+			       "(maxImageArrayLayers)",
+			       fmt->name, layers, vk->info.name,
+			       vk->max_image_layers);
 
 	VkExternalMemoryImageCreateInfo external = {
 		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
@@ -138,8 +150,8 @@ vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
 	if (res != VK_SUCCESS) {
 		char what[128];
 
-		snprintf(what, sizeof(what), "for a %ux%u %s image", width, height,
-			 fmt->name);
+		snprintf(what, sizeof(what), "for a %ux%u %s image", width,
+			 height, fmt->name);
 		return vk_call_fail(vk, res, "vkCreateImage", what);
 	}
 
@@ -159,18 +171,21 @@ vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
 	type = vk_find_memory_type(vk, reqs.memoryRequirements.memoryTypeBits,
 				   VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
 	if (type < 0) {
-		ret = vk_fail(vk, GLCUDA_ERROR_VULKAN,
-			      "no device-local Vulkan memory type fits a %s image "
-			      "(vkGetImageMemoryRequirements2 memoryTypeBits 0x%x) on %s; "
-			      "update the GPU driver", fmt->name,
-			      reqs.memoryRequirements.memoryTypeBits, vk->info.name);
+		ret = vk_fail(
+			vk, GLCUDA_ERROR_VULKAN,
+			"no device-local Vulkan memory type fits a %s image "
+			"(vkGetImageMemoryRequirements2 memoryTypeBits 0x%x) "
+			"on %s; update the GPU driver",
+			fmt->name, reqs.memoryRequirements.memoryTypeBits,
+			vk->info.name);
 		goto fail;
 	}
 
 	/* GL (GL_DEDICATED_MEMORY_OBJECT_EXT) and CUDA
 	 * (CUDA_EXTERNAL_MEMORY_DEDICATED) must be told the same (§6). */
 	img.dedicated = dedicated_reqs.prefersDedicatedAllocation ||
-			dedicated_reqs.requiresDedicatedAllocation || dedicated_only;
+			dedicated_reqs.requiresDedicatedAllocation ||
+			dedicated_only;
 	img.size = reqs.memoryRequirements.size;
 
 	VkMemoryDedicatedAllocateInfo dedicated = {
@@ -193,8 +208,10 @@ vk_image_create(struct vk_exporter *vk, const struct format_info *fmt,
 		char what[128];
 
 		img.memory = VK_NULL_HANDLE;
-		snprintf(what, sizeof(what), "allocating %llu bytes for a %ux%u %s image",
-			 (unsigned long long)img.size, width, height, fmt->name);
+		snprintf(what, sizeof(what),
+			 "allocating %llu bytes for a %ux%u %s image",
+			 (unsigned long long)img.size, width, height,
+			 fmt->name);
 		ret = vk_call_fail(vk, res, "vkAllocateMemory", what);
 		goto fail;
 	}
@@ -226,7 +243,8 @@ vk_image_export_fd(struct vk_exporter *vk, const struct vk_image *img, int *fd)
 
 	res = VK(vk, GetMemoryFdKHR, vk->device, &info, &new_fd);
 	if (res != VK_SUCCESS)
-		return vk_call_fail(vk, res, "vkGetMemoryFdKHR", "exporting an image");
+		return vk_call_fail(vk, res, "vkGetMemoryFdKHR",
+				    "exporting an image");
 	*fd = new_fd;
 	return 0;
 }
@@ -250,34 +268,49 @@ vk_image_destroy(struct vk_exporter *vk, struct vk_image *img)
 
 /* Semaphores --------------------------------------------------------------- */
 
+/* What the semaphore checks found (vk-instance.c) when the extension is
+ * there but the handle type is not. */
+static const char not_exportable[] =
+	"vkGetPhysicalDeviceExternalSemaphoreProperties: not exportable";
+
 int
-vk_semaphore_create(struct vk_exporter *vk, bool timeline, struct vk_semaphore *out)
+vk_semaphore_create(struct vk_exporter *vk, bool timeline,
+		    struct vk_semaphore *out)
 {
 	VkSemaphore semaphore = VK_NULL_HANDLE;
 	VkResult res;
 
 	if (timeline && !vk_exporter_has_timeline(vk))
-		return vk_fail(vk, vk->info.has_timeline_semaphore
-				       ? GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE
-				       : GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
-			       "Vulkan device %s cannot export timeline semaphores "
-			       "as OPAQUE_FD (%s%s); use binary semaphores or the "
-			       "CPU fallback, or update the driver", vk->info.name,
-			       vk->info.has_external_semaphore_fd ? ""
-				       : VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME " missing, ",
-			       vk->info.has_timeline_semaphore
-				       ? "vkGetPhysicalDeviceExternalSemaphoreProperties: not exportable"
-				       : "no timelineSemaphore feature");
+		return vk_fail(
+			vk,
+			vk->info.has_timeline_semaphore
+				? GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE
+				: GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+			"Vulkan device %s cannot export timeline semaphores as "
+			"OPAQUE_FD (%s%s); use binary semaphores or the CPU "
+			"fallback, or update the driver",
+			vk->info.name,
+			vk->info.has_external_semaphore_fd
+				? ""
+				: VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
+				" missing, ",
+			vk->info.has_timeline_semaphore
+				? not_exportable
+				: "no timelineSemaphore feature");
 	if (!timeline && !vk_exporter_has_binary(vk))
-		return vk_fail(vk, vk->info.has_external_semaphore_fd
-				       ? GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE
-				       : GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
-			       "Vulkan device %s cannot export binary semaphores as "
-			       "OPAQUE_FD (%s); use the CPU fallback, or update the "
-			       "driver", vk->info.name,
-			       vk->info.has_external_semaphore_fd
-				       ? "vkGetPhysicalDeviceExternalSemaphoreProperties: not exportable"
-				       : VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME " missing");
+		return vk_fail(
+			vk,
+			vk->info.has_external_semaphore_fd
+				? GLCUDA_ERROR_UNSUPPORTED_HANDLE_TYPE
+				: GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
+			"Vulkan device %s cannot export binary semaphores as "
+			"OPAQUE_FD (%s); use the CPU fallback, or update the "
+			"driver",
+			vk->info.name,
+			vk->info.has_external_semaphore_fd
+				? not_exportable
+				: VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME
+				" missing");
 
 	VkSemaphoreTypeCreateInfo type = {
 		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
@@ -304,7 +337,8 @@ vk_semaphore_create(struct vk_exporter *vk, bool timeline, struct vk_semaphore *
 }
 
 int
-vk_semaphore_export_fd(struct vk_exporter *vk, const struct vk_semaphore *sem, int *fd)
+vk_semaphore_export_fd(struct vk_exporter *vk, const struct vk_semaphore *sem,
+		       int *fd)
 {
 	VkSemaphoreGetFdInfoKHR info = {
 		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR,
@@ -317,12 +351,14 @@ vk_semaphore_export_fd(struct vk_exporter *vk, const struct vk_semaphore *sem, i
 	if (!vk->fn.GetSemaphoreFdKHR)
 		return vk_fail(vk, GLCUDA_ERROR_MISSING_VULKAN_EXTENSION,
 			       "Vulkan device %s lacks %s; update the driver",
-			       vk->info.name, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+			       vk->info.name,
+			       VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
 	res = VK(vk, GetSemaphoreFdKHR, vk->device, &info, &new_fd);
 	if (res != VK_SUCCESS)
 		return vk_call_fail(vk, res, "vkGetSemaphoreFdKHR",
-				    sem->timeline ? "exporting a timeline semaphore"
-						  : "exporting a binary semaphore");
+				    sem->timeline
+					    ? "exporting a timeline semaphore"
+					    : "exporting a binary semaphore");
 	*fd = new_fd;
 	return 0;
 }
@@ -346,12 +382,15 @@ vk_semaphore_get_value(struct vk_exporter *vk, const struct vk_semaphore *sem,
 	VkResult res;
 
 	if (!sem->timeline || !vk->fn.GetSemaphoreCounterValue)
-		return vk_fail(vk, -EINVAL,
-			       "vk_semaphore_get_value on a binary semaphore: only "
-			       "timelines have a value");
-	res = VK(vk, GetSemaphoreCounterValue, vk->device, sem->semaphore, value);
+		return vk_fail(
+			vk, -EINVAL,
+			"vk_semaphore_get_value on a binary semaphore: only "
+			"timelines have a value");
+	res = VK(vk, GetSemaphoreCounterValue, vk->device, sem->semaphore,
+		 value);
 	if (res != VK_SUCCESS)
-		return vk_call_fail(vk, res, "vkGetSemaphoreCounterValue", NULL);
+		return vk_call_fail(vk, res, "vkGetSemaphoreCounterValue",
+				    NULL);
 	return 0;
 }
 

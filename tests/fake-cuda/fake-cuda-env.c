@@ -30,19 +30,26 @@ fake_env_pop(void)
 void
 fake_env_setup(struct fake_env *e, bool gles)
 {
-	struct glcuda_device_options opts = { .size = sizeof(opts), .sync_mode = GLCUDA_SYNC_CPU };
+	struct glcuda_device_options opts = { .size = sizeof(opts),
+					      .sync_mode = GLCUDA_SYNC_CPU };
 
 	memset(e, 0, sizeof(*e));
 	e->gles = gles;
 	e->hl = test_headless(gles);
 	ck_assert_int_eq(fake_cuda_set_uuid_from_gl(), GL_NO_ERROR);
-	ck_ok(glcuda_device_new(glcuda_headless_get_display(e->hl), glcuda_headless_get_context(e->hl),
-				&opts, &e->dev));
-	ck_assert_int_eq(glcuda_device_get_caps(e->dev)->sync_mode, GLCUDA_SYNC_CPU);
-	fake.live_objects = (unsigned int (*)(void))fake_cuda_control("fake_cuda_live_objects");
-	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control("fake_cuda_primary_refs");
-	fake.sticky_error = (int (*)(void))fake_cuda_control("fake_cuda_sticky_error");
-	ck_assert_msg(fake.live_objects && fake.primary_refs && fake.sticky_error,
+	ck_ok(glcuda_device_new(glcuda_headless_get_display(e->hl),
+				glcuda_headless_get_context(e->hl), &opts,
+				&e->dev));
+	ck_assert_int_eq(glcuda_device_get_caps(e->dev)->sync_mode,
+			 GLCUDA_SYNC_CPU);
+	fake.live_objects = (unsigned int (*)(void))fake_cuda_control(
+		"fake_cuda_live_objects");
+	fake.primary_refs = (unsigned int (*)(void))fake_cuda_control(
+		"fake_cuda_primary_refs");
+	fake.sticky_error =
+		(int (*)(void))fake_cuda_control("fake_cuda_sticky_error");
+	ck_assert_msg(fake.live_objects && fake.primary_refs &&
+			      fake.sticky_error,
 		      "the fake CUDA driver %s is not loaded", fake_cuda_path);
 	e->live0 = fake.live_objects();
 	fake_env_push(e);
@@ -68,14 +75,15 @@ fake_env_teardown(struct fake_env *e)
 }
 
 void
-fake_env_launch_invert(const struct fake_env *e, CUsurfObject in, CUsurfObject out,
-		       uint32_t w, uint32_t h, CUstream stream)
+fake_env_launch_invert(const struct fake_env *e, CUsurfObject in,
+		       CUsurfObject out, uint32_t w, uint32_t h,
+		       CUstream stream)
 {
 	int iw = (int)w, ih = (int)h;
 	void *args[] = { &in, &out, &iw, &ih };
 
 	fake_env_push(e);
-	ck_cu(CU(cuLaunchKernel)(e->invert, (w + 15) / 16, (h + 15) / 16, 1, 16, 16, 1, 0,
-				  stream, args, NULL));
+	ck_cu(CU(cuLaunchKernel)(e->invert, (w + 15) / 16, (h + 15) / 16, 1, 16,
+				 16, 1, 0, stream, args, NULL));
 	fake_env_pop();
 }

@@ -37,7 +37,8 @@ void fake_env_pop(void);
 
 /* ring_transform (in, out, w, h) on stream, 16x16 blocks: R and G
  * inverted, B flipped, A kept. */
-void fake_env_launch_invert(const struct fake_env *e, CUsurfObject in, CUsurfObject out,
-			    uint32_t w, uint32_t h, CUstream stream);
+void fake_env_launch_invert(const struct fake_env *e, CUsurfObject in,
+			    CUsurfObject out, uint32_t w, uint32_t h,
+			    CUstream stream);
 
 #endif

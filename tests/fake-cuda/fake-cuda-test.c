@@ -86,7 +86,8 @@ probe_device(void)
 	if (ret == 0) {
 		fake_cuda_set_uuid_from_gl();
 		ret = glcuda_device_new(glcuda_headless_get_display(hl),
-					glcuda_headless_get_context(hl), NULL, &dev);
+					glcuda_headless_get_context(hl), NULL,
+					&dev);
 	}
 	if (ret < 0) {
 		bool skip = ret == GLCUDA_ERROR_MISSING_GL_EXTENSION ||
@@ -95,8 +96,10 @@ probe_device(void)
 			    ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION ||
 			    ret == GLCUDA_ERROR_NO_MATCHING_VULKAN_DEVICE ||
 			    ret == GLCUDA_ERROR_DRIVER_MISMATCH;
-		printf("%s: glcuda_device_new with the fake CUDA driver: %s: %s\n",
-		       skip ? "SKIP" : "FAIL", glcuda_error_get_name(ret), glcuda_get_last_error());
+		printf("%s: glcuda_device_new with the fake CUDA driver: %s: "
+		       "%s\n",
+		       skip ? "SKIP" : "FAIL", glcuda_error_get_name(ret),
+		       glcuda_get_last_error());
 		return skip ? 77 : 1;
 	}
 	glcuda_device_destroy(dev);
@@ -108,8 +111,11 @@ void
 fake_cuda_test_setup(void)
 {
 	if (!find_fake_lib()) {
-		fprintf(stderr, "FAIL: the fake CUDA driver tests/%s was not found (build it "
-			"with make check, or set GLCUDA_FAKE_CUDA_LIB)\n", FAKE_LIB);
+		fprintf(stderr,
+			"FAIL: the fake CUDA driver tests/%s was not found "
+			"(build it with make check, or set "
+			"GLCUDA_FAKE_CUDA_LIB)\n",
+			FAKE_LIB);
 		exit(99);
 	}
 	/* Before anything loads CUDA: Check's children inherit it. */

@@ -205,11 +205,11 @@ static struct CUfunc_st functions[] = {
 	{ "invert_planes", KERNEL_INVERT_PLANES, 0, "SSiiii" },
 	/* (surface, linear, row_pitch, layer_pitch, w, h, first, layered,
 	 * to_linear); a layer per block of the grid's z. */
-	{ "glcuda_copy_1", KERNEL_COPY, 1, "SSSSiiiii" },
-	{ "glcuda_copy_2", KERNEL_COPY, 2, "SSSSiiiii" },
-	{ "glcuda_copy_4", KERNEL_COPY, 4, "SSSSiiiii" },
-	{ "glcuda_copy_8", KERNEL_COPY, 8, "SSSSiiiii" },
-	{ "glcuda_copy_16", KERNEL_COPY, 16, "SSSSiiiii" },
+	{ "copy_kernels_1", KERNEL_COPY, 1, "SSSSiiiii" },
+	{ "copy_kernels_2", KERNEL_COPY, 2, "SSSSiiiii" },
+	{ "copy_kernels_4", KERNEL_COPY, 4, "SSSSiiiii" },
+	{ "copy_kernels_8", KERNEL_COPY, 8, "SSSSiiiii" },
+	{ "copy_kernels_16", KERNEL_COPY, 16, "SSSSiiiii" },
 };
 
 /* The filters' kernels, made on first look-up (common/filters.c looks up

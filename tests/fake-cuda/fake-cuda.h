@@ -78,14 +78,17 @@ typedef unsigned int (*fake_cuda_stream_pending_fn)(CUstream stream);
 
 /* Signal an imported semaphore as its other side (GL, Vulkan) would:
  * binary, one signal; timeline, the value. Returns -1 for a stale one. */
-int fake_cuda_semaphore_signal(CUexternalSemaphore sem, unsigned long long value);
+int fake_cuda_semaphore_signal(CUexternalSemaphore sem,
+			       unsigned long long value);
 typedef int (*fake_cuda_semaphore_signal_fn)(CUexternalSemaphore sem,
 					     unsigned long long value);
 
 /* A semaphore's state: binary, the signals not yet waited for; timeline,
  * its value; and the waits and signals enqueued on it. */
-int fake_cuda_semaphore_state(CUexternalSemaphore sem, unsigned long long *value,
-			      unsigned long long *waits, unsigned long long *signals);
+int fake_cuda_semaphore_state(CUexternalSemaphore sem,
+			      unsigned long long *value,
+			      unsigned long long *waits,
+			      unsigned long long *signals);
 typedef int (*fake_cuda_semaphore_state_fn)(CUexternalSemaphore sem,
 					    unsigned long long *value,
 					    unsigned long long *waits,

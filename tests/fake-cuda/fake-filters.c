@@ -51,7 +51,8 @@ fake_filter_find(const char *name, const char **args)
 				continue;
 			}
 			for (size_t o = 0; o < 3 && !known; o++) {
-				if (rest[li] == '_' && !strcmp(rest + li + 1, formats[o])) {
+				if (rest[li] == '_' &&
+				    !strcmp(rest + li + 1, formats[o])) {
 					known = true;
 					u8 = i == 0 && o == 0;
 				}
@@ -78,7 +79,8 @@ quantize(float c)
 }
 
 static bool
-load(const struct fake_filter_memory *mem, uint64_t s, int x, int y, struct rgba *c)
+load(const struct fake_filter_memory *mem, uint64_t s, int x, int y,
+     struct rgba *c)
 {
 	const uint8_t *v = mem->texel(s, x * 4, y, 4);
 	const float k = 1.0f / 255.0f;
@@ -93,7 +95,8 @@ load(const struct fake_filter_memory *mem, uint64_t s, int x, int y, struct rgba
 }
 
 static bool
-store(const struct fake_filter_memory *mem, uint64_t s, int x, int y, struct rgba c)
+store(const struct fake_filter_memory *mem, uint64_t s, int x, int y,
+      struct rgba c)
 {
 	uint8_t *v = mem->texel(s, x * 4, y, 4);
 
@@ -125,23 +128,25 @@ f32(uint64_t bits)
 static struct rgba
 lerp4(struct rgba a, struct rgba b, float t)
 {
-	struct rgba r = { a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t,
-			  a.w + (b.w - a.w) * t };
+	struct rgba r = { a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t,
+			  a.z + (b.z - a.z) * t, a.w + (b.w - a.w) * t };
 	return r;
 }
 
 /* A weighted sum of 2 * radius + 1 texels along x (dx = 1) or of the
  * scratch buffer's rows (dx = 0), clamped to the edge. */
 static bool
-blur_sum(const struct fake_filter_memory *mem, const uint64_t *a, bool horizontal, int x, int y,
-	 int w, int h, struct rgba *acc)
+blur_sum(const struct fake_filter_memory *mem, const uint64_t *a,
+	 bool horizontal, int x, int y, int w, int h, struct rgba *acc)
 {
 	const uint64_t weights = horizontal ? a[4] : a[5];
 	const int radius = (int)(int32_t)(horizontal ? a[5] : a[6]);
 	struct rgba sum = { 0, 0, 0, 0 };
 
 	for (int k = -radius; k <= radius; k++) {
-		const uint8_t *wp = mem->device(weights + 4u * (uint64_t)(k < 0 ? -k : k), 4);
+		const uint8_t *wp =
+			mem->device(weights + 4u * (uint64_t)(k < 0 ? -k : k),
+				    4);
 		struct rgba c;
 		float wk;
 
@@ -152,7 +157,8 @@ blur_sum(const struct fake_filter_memory *mem, const uint64_t *a, bool horizonta
 			if (!load(mem, a[0], clampi(x + k, 0, w - 1), y, &c))
 				return false;
 		} else {
-			size_t i = (size_t)clampi(y + k, 0, h - 1) * (size_t)w + (size_t)x;
+			size_t i = (size_t)clampi(y + k, 0, h - 1) * (size_t)w +
+				   (size_t)x;
 			const uint8_t *p = mem->device(a[0] + 16u * i, 16);
 			if (!p)
 				return false;
@@ -199,15 +205,20 @@ grade(const struct fake_filter_memory *mem, const uint64_t *a, int x, int y)
 	tb = fb - (float)b0;
 	for (int i = 0; i < 8; i++) {
 		size_t index = ((size_t)(b0 + (i >> 2 & 1)) * (size_t)size +
-				(size_t)(g0 + (i >> 1 & 1))) * (size_t)size + (size_t)(r0 + (i & 1));
+				(size_t)(g0 + (i >> 1 & 1))) *
+				       (size_t)size +
+			       (size_t)(r0 + (i & 1));
 		const uint8_t *p = mem->device(a[4] + 16u * index, 16);
 		if (!p)
 			return false;
 		memcpy(&corner[i], p, 16);
 	}
 	/* As the kernel: along red, then green, then blue. */
-	g = lerp4(lerp4(lerp4(corner[0], corner[1], tr), lerp4(corner[2], corner[3], tr), tg),
-		  lerp4(lerp4(corner[4], corner[5], tr), lerp4(corner[6], corner[7], tr), tg), tb);
+	g = lerp4(lerp4(lerp4(corner[0], corner[1], tr),
+			lerp4(corner[2], corner[3], tr), tg),
+		  lerp4(lerp4(corner[4], corner[5], tr),
+			lerp4(corner[6], corner[7], tr), tg),
+		  tb);
 	if (bgr) {
 		float t = g.x;
 		g.x = g.z;
@@ -235,7 +246,9 @@ texel(enum fake_filter id, const uint64_t *a, int x, int y, int w, int h,
 		c.w = saturate(c.w);
 		return store(mem, a[1], x, y, c);
 	case FAKE_FILTER_BLUR_H: {
-		uint8_t *p = mem->device(a[1] + 16u * ((size_t)y * (size_t)w + (size_t)x), 16);
+		uint8_t *p = mem->device(a[1] + 16u * ((size_t)y * (size_t)w +
+						       (size_t)x),
+					 16);
 		if (!p || !blur_sum(mem, a, true, x, y, w, h, &c))
 			return false;
 		memcpy(p, &c, 16);

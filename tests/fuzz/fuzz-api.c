@@ -75,15 +75,17 @@ take32(struct input *in)
 	return v;
 }
 
-#define expect(cond, ...)                                                        \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "fuzz-api: %s:%d: expected %s: ", __FILE__, \
-				__LINE__, #cond);                                \
-			fprintf(stderr, __VA_ARGS__);                            \
-			fprintf(stderr, " (last error: %s)\n", glcuda_get_last_error()); \
-			abort();                                                 \
-		}                                                                \
+#define expect(cond, ...)                                                   \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			fprintf(stderr,                                     \
+				"fuzz-api: %s:%d: expected %s: ", __FILE__, \
+				__LINE__, #cond);                           \
+			fprintf(stderr, __VA_ARGS__);                       \
+			fprintf(stderr, " (last error: %s)\n",              \
+				glcuda_get_last_error());                   \
+			abort();                                            \
+		}                                                           \
 	} while (0)
 
 /* A failed call returned a negative code, left a message, and has a name
@@ -92,14 +94,16 @@ static void
 expect_failure(int ret, const char *call)
 {
 	expect(ret < 0, "%s returned %d, not an error", call, ret);
-	expect(glcuda_get_last_error()[0] != '\0', "%s failed without a message", call);
-	expect(glcuda_error_get_name(ret) != NULL && glcuda_strerror(ret) != NULL,
+	expect(glcuda_get_last_error()[0] != '\0',
+	       "%s failed without a message", call);
+	expect(glcuda_error_get_name(ret) != NULL &&
+		       glcuda_strerror(ret) != NULL,
 	       "%s: error %d has no name", call, ret);
 }
 
 static void
-quiet_log(enum glcuda_log_priority priority, void *user_data, const char *format,
-	  va_list args)
+quiet_log(enum glcuda_log_priority priority, void *user_data,
+	  const char *format, va_list args)
 {
 	/* The failures are the point: keep the fuzzer's output readable. A
 	 * vsnprintf still runs so that the sanitizers see the formatting. */
@@ -111,7 +115,8 @@ static void
 make_current(void)
 {
 	if (glcuda_headless_make_current(headless) < 0) {
-		fprintf(stderr, "fuzz-api: cannot make the context current: %s\n",
+		fprintf(stderr,
+			"fuzz-api: cannot make the context current: %s\n",
 			glcuda_get_last_error());
 		abort();
 	}
@@ -123,7 +128,8 @@ static uint32_t
 take_size(struct input *in, const struct glcuda_device *dev)
 {
 	uint8_t b = take8(in);
-	uint32_t max = dev ? glcuda_device_get_caps(dev)->max_image_size : 16384;
+	uint32_t max = dev ? glcuda_device_get_caps(dev)->max_image_size
+			   : 16384;
 
 	switch (b % 8) {
 	case 0: return 0;
@@ -139,7 +145,8 @@ take_format(struct input *in)
 {
 	uint8_t b = take8(in);
 	if (b < 0xf0)
-		return b % (GLCUDA_FORMAT_COUNT + 1); /* INVALID, the formats, one past */
+		/* INVALID, the formats, one past */
+		return b % (GLCUDA_FORMAT_COUNT + 1);
 	return (int)take32(in);
 }
 
@@ -177,7 +184,8 @@ static void
 destroy_images_of(struct pool *p, const struct glcuda_device *dev)
 {
 	for (int i = 0; i < MAX_IMAGES; i++) {
-		if (p->images[i] && glcuda_image_get_device(p->images[i]) == dev) {
+		if (p->images[i] &&
+		    glcuda_image_get_device(p->images[i]) == dev) {
 			glcuda_image_destroy(p->images[i]);
 			p->images[i] = NULL;
 		}
@@ -215,7 +223,8 @@ static void
 op_device_new(struct input *in, struct pool *p, bool public_call)
 {
 	struct glcuda_device_options opts = { .size = sizeof(opts) };
-	struct glcuda_device *dev = (struct glcuda_device *)&opts; /* sentinel */
+	/* sentinel */
+	struct glcuda_device *dev = (struct glcuda_device *)&opts;
 	struct glcuda_device *const sentinel = dev;
 	EGLDisplay display = glcuda_headless_get_display(headless);
 	EGLContext context = glcuda_headless_get_context(headless);
@@ -225,7 +234,8 @@ op_device_new(struct input *in, struct pool *p, bool public_call)
 	int ret;
 
 	opts.log_func = quiet_log;
-	opts.sync_mode = (enum glcuda_sync_mode)(take8(in) % 5); /* 4: not a mode */
+	/* 4: not a mode */
+	opts.sync_mode = (enum glcuda_sync_mode)(take8(in) % 5);
 	/* Unknown device flags are ignored (they are feature bits); the
 	 * validation layer's bit stays off, it only slows the run down. */
 	opts.flags = take8(in) & 0x80 ? take32(in) & ~1u : 0;
@@ -242,28 +252,34 @@ op_device_new(struct input *in, struct pool *p, bool public_call)
 		destroy_device(p, slot);
 
 	if (public_call)
-		ret = glcuda_device_new(display, context, (how & 4) ? NULL : &opts,
+		ret = glcuda_device_new(display, context,
+					(how & 4) ? NULL : &opts,
 					(how & 8) ? NULL : &dev);
 	else
-		ret = device_new_internal(display, context, (how & 4) ? NULL : &opts, false,
+		ret = device_new_internal(display, context,
+					  (how & 4) ? NULL : &opts, false,
 					  (how & 8) ? NULL : &dev);
 	if (how & 4)
 		bad_mode = false;
 	if ((how & 8) || bad_args) {
 		expect_failure(ret, "glcuda_device_new(NULL argument)");
-		expect(ret == -EINVAL, "NULL argument: %s", glcuda_error_get_name(ret));
+		expect(ret == -EINVAL, "NULL argument: %s",
+		       glcuda_error_get_name(ret));
 	} else if (bad_mode) {
 		expect_failure(ret, "glcuda_device_new(bad sync mode)");
 	} else if (public_call && !have_libcuda) {
 		expect(ret == GLCUDA_ERROR_NO_CUDA_DRIVER,
-		       "glcuda_device_new without libcuda.so.1: %s", glcuda_error_get_name(ret));
+		       "glcuda_device_new without libcuda.so.1: %s",
+		       glcuda_error_get_name(ret));
 	}
 	if (ret < 0) {
 		expect_failure(ret, "glcuda_device_new");
-		expect(dev == sentinel, "glcuda_device_new wrote *out on failure");
+		expect(dev == sentinel,
+		       "glcuda_device_new wrote *out on failure");
 		return;
 	}
-	expect(dev != sentinel && dev != NULL, "glcuda_device_new succeeded without a device");
+	expect(dev != sentinel && dev != NULL,
+	       "glcuda_device_new succeeded without a device");
 	expect(glcuda_device_get_caps(dev) != NULL, "no caps");
 	if (glcuda_device_get_caps(dev)->cuda_device_name[0])
 		fuzz_api_reached.cuda_devices++;
@@ -279,7 +295,8 @@ op_image_new(struct input *in, struct pool *p)
 	uint32_t flags = take_flags(in);
 	uint8_t how = take8(in);
 	int slot = slot_of(in, MAX_IMAGES);
-	struct glcuda_image *img = (struct glcuda_image *)&how, *const sentinel = img;
+	struct glcuda_image *img = (struct glcuda_image *)&how;
+	struct glcuda_image *const sentinel = img;
 	struct glcuda_image_desc desc;
 	uint32_t max;
 	bool invalid;
@@ -292,26 +309,32 @@ op_image_new(struct input *in, struct pool *p)
 	desc.flags = flags;
 	ret = glcuda_image_new(dev, &desc, (how & 1) ? NULL : &img);
 	if (!dev || (how & 1)) {
-		expect(ret == -EINVAL, "glcuda_image_new(NULL): %s", glcuda_error_get_name(ret));
+		expect(ret == -EINVAL, "glcuda_image_new(NULL): %s",
+		       glcuda_error_get_name(ret));
 		expect_failure(ret, "glcuda_image_new");
 		return;
 	}
 	max = glcuda_device_get_caps(dev)->max_image_size;
-	invalid = w == 0 || h == 0 || w > max || h > max || !format_valid(format) ||
+	invalid = w == 0 || h == 0 || w > max || h > max ||
+		  !format_valid(format) ||
 		  (flags & ~(uint32_t)(GLCUDA_IMAGE_FLAG_NO_CUDA_TEXTURE |
 				       GLCUDA_IMAGE_FLAG_CUDA_LINEAR_FILTER));
 	if (invalid) {
-		expect(ret == -EINVAL, "glcuda_image_new(%ux%u, format %d, flags 0x%x): %s",
-		       w, h, format, flags, glcuda_error_get_name(ret));
+		expect(ret == -EINVAL,
+		       "glcuda_image_new(%ux%u, format %d, flags 0x%x): %s", w,
+		       h, format, flags, glcuda_error_get_name(ret));
 	}
 	if (ret < 0) {
 		expect_failure(ret, "glcuda_image_new");
-		expect(img == sentinel, "glcuda_image_new wrote *out on failure");
+		expect(img == sentinel,
+		       "glcuda_image_new wrote *out on failure");
 		return;
 	}
-	expect(glcuda_image_get_width(img) == w && glcuda_image_get_height(img) == h &&
+	expect(glcuda_image_get_width(img) == w &&
+		       glcuda_image_get_height(img) == h &&
 		       (int)glcuda_image_get_format(img) == format &&
-		       glcuda_image_get_device(img) == dev && glcuda_image_get_gl_texture(img) != 0,
+		       glcuda_image_get_device(img) == dev &&
+		       glcuda_image_get_gl_texture(img) != 0,
 	       "the image does not say what was asked for");
 	if (p->images[slot])
 		glcuda_image_destroy(p->images[slot]);
@@ -325,12 +348,14 @@ op_image_new(struct input *in, struct pool *p)
 static void
 op_wrap(struct input *in, struct pool *p)
 {
-	static const unsigned int targets[] = { GL_TEXTURE_2D, GL_TEXTURE_RECTANGLE,
+	static const unsigned int targets[] = { GL_TEXTURE_2D,
+						GL_TEXTURE_RECTANGLE,
 						GL_TEXTURE_3D, 0 };
 	struct glcuda_device *dev = pick_device(in, p);
 	uint8_t how = take8(in);
 	struct glcuda_image *src = p->images[take8(in) % MAX_IMAGES];
-	unsigned int tex = (how & 2) ? take8(in) : glcuda_image_get_gl_texture(src);
+	unsigned int tex = (how & 2) ? take8(in)
+				     : glcuda_image_get_gl_texture(src);
 	unsigned int target = targets[(how >> 2) % 4];
 	uint32_t flags = (how & 16) ? take32(in) : 0;
 	struct glcuda_image *img = NULL;
@@ -341,23 +366,31 @@ op_wrap(struct input *in, struct pool *p)
 	if (how & 1) {
 		what = "glcuda_image_wrap_egl_image";
 		if (tex && (how & 32))
-			eimg = eglCreateImage(glcuda_headless_get_display(headless),
-					      glcuda_headless_get_context(headless), EGL_GL_TEXTURE_2D,
-					      (EGLClientBuffer)(uintptr_t)tex, NULL);
-		ret = glcuda_image_wrap_egl_image(dev, eimg, flags, (how & 64) ? NULL : &img);
+			eimg = eglCreateImage(glcuda_headless_get_display(
+						      headless),
+					      glcuda_headless_get_context(
+						      headless),
+					      EGL_GL_TEXTURE_2D,
+					      (EGLClientBuffer)(uintptr_t)tex,
+					      NULL);
+		ret = glcuda_image_wrap_egl_image(dev, eimg, flags,
+						  (how & 64) ? NULL : &img);
 	} else {
 		what = "glcuda_image_wrap_gl_texture";
 		ret = glcuda_image_wrap_gl_texture(dev, tex, target, flags,
 						   (how & 64) ? NULL : &img);
 	}
 	if (!dev || (how & 64))
-		expect(ret == -EINVAL, "%s(NULL): %s", what, glcuda_error_get_name(ret));
+		expect(ret == -EINVAL, "%s(NULL): %s", what,
+		       glcuda_error_get_name(ret));
 	if (ret < 0) {
 		expect_failure(ret, what);
 		expect(img == NULL, "%s wrote *out on failure", what);
 	} else {
-		expect(img != NULL && glcuda_image_get_device(img) == dev, "%s: no image", what);
-		expect(glcuda_device_get_cuda_context(dev) != NULL, "%s succeeded without CUDA", what);
+		expect(img != NULL && glcuda_image_get_device(img) == dev,
+		       "%s: no image", what);
+		expect(glcuda_device_get_cuda_context(dev) != NULL,
+		       "%s succeeded without CUDA", what);
 		glcuda_image_destroy(img);
 	}
 	if (eimg != EGL_NO_IMAGE)
@@ -379,7 +412,8 @@ op_handoff(struct input *in, struct pool *p, bool to_cuda)
 		list[i] = b % 5 == 4 ? NULL : p->images[b % MAX_IMAGES];
 	}
 	if (how & 1)
-		count = how >> 1; /* a count beyond the array: only with a NULL array */
+		/* a count beyond the array: only with a NULL array */
+		count = how >> 1;
 	if (to_cuda)
 		ret = glcuda_handoff_to_cuda(dev, (how & 1) ? NULL : list,
 					     (how & 1) ? count : n, NULL);
@@ -387,18 +421,21 @@ op_handoff(struct input *in, struct pool *p, bool to_cuda)
 		ret = glcuda_handoff_to_gl(dev, (how & 1) ? NULL : list,
 					   (how & 1) ? count : n, NULL);
 	if (!dev || (how & 1) || n == 0) {
-		expect(ret == -EINVAL, "hand-off with NULL/0: %s", glcuda_error_get_name(ret));
+		expect(ret == -EINVAL, "hand-off with NULL/0: %s",
+		       glcuda_error_get_name(ret));
 	}
 	for (unsigned int i = 0; i < n && !(how & 1); i++) {
 		if (!list[i])
 			expect(ret < 0, "hand-off with a NULL image succeeded");
 		else if (glcuda_image_get_device(list[i]) != dev)
-			expect(ret < 0, "hand-off of another device's image succeeded");
+			expect(ret < 0,
+			       "hand-off of another device's image succeeded");
 	}
 	if (dev && !glcuda_device_get_caps(dev)->cuda_device_name[0])
 		expect(ret < 0, "hand-off on a device without CUDA succeeded");
 	if (ret < 0)
-		expect_failure(ret, to_cuda ? "glcuda_handoff_to_cuda" : "glcuda_handoff_to_gl");
+		expect_failure(ret, to_cuda ? "glcuda_handoff_to_cuda"
+					    : "glcuda_handoff_to_gl");
 	else if (to_cuda)
 		fuzz_api_reached.handoffs_to_cuda++;
 	else
@@ -410,7 +447,8 @@ op_ring_new(struct input *in, struct pool *p)
 {
 	struct glcuda_device *dev = pick_device(in, p);
 	struct glcuda_ring_desc desc = { .size = sizeof(desc) };
-	struct glcuda_ring *ring = (struct glcuda_ring *)&desc, *const sentinel = ring;
+	struct glcuda_ring *ring = (struct glcuda_ring *)&desc;
+	struct glcuda_ring *const sentinel = ring;
 	uint8_t how = take8(in);
 	int slot = slot_of(in, MAX_RINGS);
 	bool invalid;
@@ -425,19 +463,26 @@ op_ring_new(struct input *in, struct pool *p)
 	/* cuda_stream stays NULL: a random CUstream is the caller's
 	 * undefined behaviour, not a misuse glcuda can detect. */
 
-	ret = glcuda_ring_new(dev, (how & 1) ? NULL : &desc, (how & 2) ? NULL : &ring);
-	invalid = !dev || (how & 3) || (desc.slots != 0 && desc.slots < 2) || desc.slots > 4 ||
-		  (desc.flags & ~(uint32_t)(GLCUDA_RING_FLAG_IN_PLACE | GLCUDA_RING_FLAG_TIMINGS)) ||
+	ret = glcuda_ring_new(dev, (how & 1) ? NULL : &desc,
+			      (how & 2) ? NULL : &ring);
+	invalid = !dev || (how & 3) || (desc.slots != 0 && desc.slots < 2) ||
+		  desc.slots > 4 ||
+		  (desc.flags & ~(uint32_t)(GLCUDA_RING_FLAG_IN_PLACE |
+					    GLCUDA_RING_FLAG_TIMINGS)) ||
 		  !format_valid(desc.input_format) ||
-		  (!(desc.flags & GLCUDA_RING_FLAG_IN_PLACE) && desc.output_format != 0 &&
+		  (!(desc.flags & GLCUDA_RING_FLAG_IN_PLACE) &&
+		   desc.output_format != 0 &&
 		   !format_valid(desc.output_format));
 	if (invalid)
-		expect(ret == -EINVAL, "glcuda_ring_new(invalid): %s", glcuda_error_get_name(ret));
+		expect(ret == -EINVAL, "glcuda_ring_new(invalid): %s",
+		       glcuda_error_get_name(ret));
 	if (dev && !glcuda_device_get_caps(dev)->cuda_device_name[0])
-		expect(ret < 0, "glcuda_ring_new on a device without CUDA succeeded");
+		expect(ret < 0,
+		       "glcuda_ring_new on a device without CUDA succeeded");
 	if (ret < 0) {
 		expect_failure(ret, "glcuda_ring_new");
-		expect(ring == sentinel, "glcuda_ring_new wrote *out on failure");
+		expect(ring == sentinel,
+		       "glcuda_ring_new wrote *out on failure");
 		return;
 	}
 	fuzz_api_reached.rings++;
@@ -453,8 +498,11 @@ op_ring_call(struct input *in, struct pool *p)
 	uint8_t b = take8(in);
 	int r = b % MAX_RINGS;
 	struct glcuda_ring *ring = b & 0x80 ? NULL : p->rings[r];
-	struct glcuda_frame *frame = (struct glcuda_frame *)&b, *const sentinel = frame;
-	struct glcuda_frame_timings timings = { .size = sizeof(struct glcuda_frame_timings) };
+	struct glcuda_frame *frame = (struct glcuda_frame *)&b;
+	struct glcuda_frame *const sentinel = frame;
+	struct glcuda_frame_timings timings = {
+		.size = sizeof(struct glcuda_frame_timings)
+	};
 	int slot = slot_of(in, MAX_FRAMES);
 	int ret;
 
@@ -462,10 +510,12 @@ op_ring_call(struct input *in, struct pool *p)
 	case 0:
 		ret = glcuda_ring_acquire(ring, (b & 0x40) ? NULL : &frame);
 		if (!ring || (b & 0x40))
-			expect(ret == -EINVAL, "glcuda_ring_acquire(NULL): %d", ret);
+			expect(ret == -EINVAL, "glcuda_ring_acquire(NULL): %d",
+			       ret);
 		if (ret < 0) {
 			expect_failure(ret, "glcuda_ring_acquire");
-			expect(frame == sentinel, "glcuda_ring_acquire wrote *out on failure");
+			expect(frame == sentinel,
+			       "glcuda_ring_acquire wrote *out on failure");
 		} else {
 			p->frames[slot] = frame;
 			p->frame_ring[slot] = r;
@@ -479,12 +529,14 @@ op_ring_call(struct input *in, struct pool *p)
 	case 2:
 		ret = glcuda_ring_take_newest(ring, (b & 0x40) ? NULL : &frame);
 		if (!ring || (b & 0x40))
-			expect(ret == -EINVAL, "glcuda_ring_take_newest(NULL): %d", ret);
+			expect(ret == -EINVAL,
+			       "glcuda_ring_take_newest(NULL): %d", ret);
 		if (ret < 0) {
 			/* -EAGAIN (nothing ready) is no failure: no message. */
 			if (ret != -EAGAIN)
 				expect_failure(ret, "glcuda_ring_take_newest");
-			expect(frame == sentinel, "glcuda_ring_take_newest wrote *out on failure");
+			expect(frame == sentinel,
+			       "glcuda_ring_take_newest wrote *out on failure");
 		} else {
 			p->frames[slot] = frame;
 			p->frame_ring[slot] = r;
@@ -493,13 +545,15 @@ op_ring_call(struct input *in, struct pool *p)
 	case 3:
 		/* A getter: -1 (never an fd) for NULL, no message. */
 		ret = glcuda_ring_get_fd(ring);
-		expect(ring || ret < 0, "glcuda_ring_get_fd(NULL) returned %d", ret);
+		expect(ring || ret < 0, "glcuda_ring_get_fd(NULL) returned %d",
+		       ret);
 		break;
 	case 4:
 		(void)glcuda_ring_get_dropped(ring);
 		break;
 	case 5:
-		ret = glcuda_ring_read_timings(ring, (b & 0x40) ? NULL : &timings);
+		ret = glcuda_ring_read_timings(ring,
+					       (b & 0x40) ? NULL : &timings);
 		if (!ring || (b & 0x40))
 			expect_failure(ret, "glcuda_ring_read_timings(NULL)");
 		break;
@@ -517,7 +571,8 @@ static void
 op_frame_call(struct input *in, struct pool *p)
 {
 	uint8_t b = take8(in);
-	struct glcuda_frame *frame = b & 0x80 ? NULL : p->frames[b % MAX_FRAMES];
+	struct glcuda_frame *frame = b & 0x80 ? NULL
+					      : p->frames[b % MAX_FRAMES];
 	int ret = 0;
 
 	switch (take8(in) % 6) {
@@ -584,14 +639,16 @@ op_getters(struct input *in, struct pool *p)
 	expect(s != NULL && s[0] != '\0', "glcuda_error_get_name(%d)", v);
 	s = glcuda_format_get_name((enum glcuda_format)v);
 	expect(s != NULL, "glcuda_format_get_name(%d)", v);
-	expect((glcuda_format_get_bytes_per_pixel((enum glcuda_format)v) != 0) == format_valid(v),
+	expect((glcuda_format_get_bytes_per_pixel((enum glcuda_format)v) !=
+		0) == format_valid(v),
 	       "glcuda_format_get_bytes_per_pixel(%d)", v);
-	expect((glcuda_format_get_gl_internal_format((enum glcuda_format)v) != 0) ==
-		       format_valid(v),
+	expect((glcuda_format_get_gl_internal_format((enum glcuda_format)v) !=
+		0) == format_valid(v),
 	       "glcuda_format_get_gl_internal_format(%d)", v);
 	expect(glcuda_sync_mode_get_name((enum glcuda_sync_mode)v) != NULL,
 	       "glcuda_sync_mode_get_name(%d)", v);
-	expect(glcuda_get_version() != NULL && glcuda_get_last_error() != NULL, "version");
+	expect(glcuda_get_version() != NULL && glcuda_get_last_error() != NULL,
+	       "version");
 
 	(void)glcuda_image_get_gl_texture(img);
 	(void)glcuda_image_get_width(img);
@@ -603,8 +660,10 @@ op_getters(struct input *in, struct pool *p)
 	(void)glcuda_image_get_cuda_texture(img);
 	if (dev) {
 		expect(glcuda_device_get_caps(dev) != NULL, "caps");
-		expect(glcuda_device_get_last_error(dev) != NULL, "device last error");
-		glcuda_device_set_log_priority(dev, (enum glcuda_log_priority)(v & 0x3f));
+		expect(glcuda_device_get_last_error(dev) != NULL,
+		       "device last error");
+		glcuda_device_set_log_priority(dev, (enum glcuda_log_priority)(
+							    v & 0x3f));
 		(void)glcuda_device_get_log_priority(dev);
 		glcuda_device_set_log_handler(dev, quiet_log, NULL);
 		(void)glcuda_device_get_cuda_context(dev);
@@ -618,8 +677,11 @@ static void
 op_without_context(struct input *in, struct pool *p)
 {
 	struct glcuda_device *dev = p->devices[take8(in) % MAX_DEVICES];
-	struct glcuda_image *img = (struct glcuda_image *)&dev, *const sentinel = img;
-	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 16, .height = 16,
+	struct glcuda_image *img = (struct glcuda_image *)&dev;
+	struct glcuda_image *const sentinel = img;
+	struct glcuda_ring_desc desc = { .size = sizeof(desc),
+					 .width = 16,
+					 .height = 16,
 					 .input_format = GLCUDA_FORMAT_RGBA8 };
 	struct glcuda_image_desc image_desc;
 	struct glcuda_ring *ring = (struct glcuda_ring *)&desc;
@@ -627,17 +689,19 @@ op_without_context(struct input *in, struct pool *p)
 
 	if (!dev)
 		return;
-	eglMakeCurrent(glcuda_headless_get_display(headless), EGL_NO_SURFACE, EGL_NO_SURFACE,
-		       EGL_NO_CONTEXT);
+	eglMakeCurrent(glcuda_headless_get_display(headless), EGL_NO_SURFACE,
+		       EGL_NO_SURFACE, EGL_NO_CONTEXT);
 	glcuda_image_desc_init(&image_desc);
 	image_desc.width = image_desc.height = 16;
 	image_desc.format = GLCUDA_FORMAT_RGBA8;
 	ret = glcuda_image_new(dev, &image_desc, &img);
-	expect(ret == GLCUDA_ERROR_NO_CURRENT_CONTEXT, "glcuda_image_new without context: %s",
+	expect(ret == GLCUDA_ERROR_NO_CURRENT_CONTEXT,
+	       "glcuda_image_new without context: %s",
 	       glcuda_error_get_name(ret));
 	expect(img == sentinel, "wrote *out on failure");
 	ret = glcuda_ring_new(dev, &desc, &ring);
-	expect(ret == GLCUDA_ERROR_NO_CURRENT_CONTEXT, "glcuda_ring_new without context: %s",
+	expect(ret == GLCUDA_ERROR_NO_CURRENT_CONTEXT,
+	       "glcuda_ring_new without context: %s",
 	       glcuda_error_get_name(ret));
 	make_current();
 }
@@ -694,7 +758,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* Only failures are logged; the log handler of the public calls made
 	 * before a device exists is stderr. */
 	setenv("GLCUDA_LOG", "error", 0);
-	h = dlopen(getenv("GLCUDA_LIBCUDA") ? getenv("GLCUDA_LIBCUDA") : "libcuda.so.1",
+	h = dlopen(getenv("GLCUDA_LIBCUDA") ? getenv("GLCUDA_LIBCUDA")
+					    : "libcuda.so.1",
 		   RTLD_NOW | RTLD_LOCAL);
 	have_libcuda = h != NULL;
 	if (h)
@@ -735,7 +800,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 7: op_handoff(&in, &pool, true); break;
 		case 8: op_handoff(&in, &pool, false); break;
 		case 9: op_ring_new(&in, &pool); break;
-		case 10: op_ring_call(&in, &pool); op_frame_call(&in, &pool); break;
+		case 10:
+			op_ring_call(&in, &pool);
+			op_frame_call(&in, &pool);
+			break;
 		case 11: op_getters(&in, &pool); break;
 		case 12: op_without_context(&in, &pool); break;
 		case 13: op_wrap(&in, &pool); break;

@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * prints them, and checks that the corpus still reaches rings and
  * hand-offs where a CUDA driver (the fake, tests/fake-cuda) is loaded. */
 struct fuzz_api_reached {
-	unsigned long cuda_devices, images, handoffs_to_cuda, handoffs_to_gl, rings,
-		submits, completes, gl_waits, releases;
+	unsigned long cuda_devices, images, handoffs_to_cuda, handoffs_to_gl,
+		rings, submits, completes, gl_waits, releases;
 };
 extern struct fuzz_api_reached fuzz_api_reached;
 

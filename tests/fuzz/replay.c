@@ -49,7 +49,8 @@ replay_file(const char *path)
 			cap = cap ? cap * 2 : 4096;
 			bigger = realloc(data, cap);
 			if (!bigger) {
-				fprintf(stderr, "replay: %s: out of memory\n", path);
+				fprintf(stderr, "replay: %s: out of memory\n",
+					path);
 				free(data);
 				fclose(f);
 				return -1;
@@ -212,10 +213,12 @@ main(int argc, char **argv)
 	}
 	fuzz_api_fini();
 	printf("replayed %d inputs with %s\n", replayed,
-	       fake ? "the fake CUDA driver" : "CUDA driver $GLCUDA_LIBCUDA or libcuda.so.1");
-	printf("reached: %lu devices with CUDA, %lu rings, %lu frame submits, %lu frame "
-	       "completes, %lu GL waits, %lu releases, %lu hand-offs to CUDA, %lu hand-offs "
-	       "to GL\n", r->cuda_devices, r->rings, r->submits, r->completes, r->gl_waits,
+	       fake ? "the fake CUDA driver"
+		    : "CUDA driver $GLCUDA_LIBCUDA or libcuda.so.1");
+	printf("reached: %lu devices with CUDA, %lu rings, %lu frame submits, "
+	       "%lu frame completes, %lu GL waits, %lu releases, %lu hand-offs "
+	       "to CUDA, %lu hand-offs to GL\n",
+	       r->cuda_devices, r->rings, r->submits, r->completes, r->gl_waits,
 	       r->releases, r->handoffs_to_cuda, r->handoffs_to_gl);
 	if (replayed == 0) {
 		fprintf(stderr, "replay: no inputs found\n");
@@ -223,11 +226,14 @@ main(int argc, char **argv)
 	}
 	/* The corpus is what CI fuzzes glcuda with: on the fake, it must get
 	 * past device creation into the ring and the hand-offs. */
-	if (fake && argc <= 1 && (!r->cuda_devices || !r->rings || !r->submits ||
-				  !r->completes || !r->handoffs_to_cuda || !r->handoffs_to_gl)) {
-		fprintf(stderr, "replay: on the fake CUDA driver the corpus no longer reaches "
-			"every one of devices with CUDA, rings, frame submit and complete, "
-			"and hand-offs both ways (see the counts above)\n");
+	if (fake && argc <= 1 &&
+	    (!r->cuda_devices || !r->rings || !r->submits || !r->completes ||
+	     !r->handoffs_to_cuda || !r->handoffs_to_gl)) {
+		fprintf(stderr,
+			"replay: on the fake CUDA driver the corpus no longer "
+			"reaches every one of devices with CUDA, rings, frame "
+			"submit and complete, and hand-offs both ways (see the "
+			"counts above)\n");
 		status = EXIT_FAILURE;
 	}
 	return status;

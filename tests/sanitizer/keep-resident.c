@@ -64,9 +64,11 @@ keep_resident_dlclose(void *handle)
 	    is_system_object(map->l_name)) {
 		/* Promotes the loaded object to RTLD_NODELETE; the extra
 		 * reference this takes is never dropped, on purpose. */
-		(void)dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+		(void)dlopen(map->l_name,
+			     RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
 	}
 	return next_dlclose(handle);
 }
 
-KEEP_RESIDENT_EXPORT int keep_resident_dlclose_old(void *handle) __attribute__((alias("keep_resident_dlclose")));
+KEEP_RESIDENT_EXPORT int keep_resident_dlclose_old(void *handle)
+	__attribute__((alias("keep_resident_dlclose")));
