@@ -18,7 +18,10 @@
  * the stream until they are satisfied, synchronising calls wait (bounded),
  * and kernels of tests/test-kernels.cu, of glcudafilter and of the tools'
  * filters (fake-filters.c) run on the CPU on the imported memory, mapped,
- * so that they read and write what GL renders. Tests hold streams or the
+ * so that they read and write what GL renders. Kernels come from modules
+ * (cuModuleLoadData, a context's) or from libraries (cuLibraryLoadData,
+ * CUDA 12.0: the process's, launched in the current context), as glcuda's
+ * own copy kernels are. Tests hold streams or the
  * whole GPU, and signal semaphores, with the controls of fake-cuda.h.
  *
  * Like the real driver, an injected "sticky" error (CUDA_ERROR_ILLEGAL_ADDRESS,
@@ -166,6 +169,13 @@ struct CUmod_st {
 	struct obj o;
 };
 
+/* A library belongs to no context (CUDA 12.0): it is not on the live list,
+ * whose objects a context's destruction reclaims, and
+ * fake_cuda_live_objects does not count it; fake_cuda_libraries does. */
+struct CUlib_st {
+	struct CUlib_st *next;
+};
+
 /* The kernels of tests/test-kernels.cu and of glcudafilter's
  * gst/glcudafilter-kernels.cu (the built-in invert per plane format) that
  * the fake runs on the CPU, and the tools' filters (common/filters.cu,
@@ -211,6 +221,16 @@ static struct CUfunc_st functions[] = {
 	{ "glcuda_copy_8", KERNEL_COPY, 8, "SSSSiiiii" },
 	{ "glcuda_copy_16", KERNEL_COPY, 16, "SSSSiiiii" },
 };
+
+/* The kernels of libraries: a CUkernel per function above, the same for
+ * every library (the fake's libraries all hold every kernel it knows).
+ * cuLaunchKernel takes one cast to a CUfunction. */
+struct CUkern_st {
+	CUfunction function;
+};
+
+static struct CUkern_st
+	library_kernels[sizeof(functions) / sizeof(functions[0])];
 
 /* The filters' kernels, made on first look-up (common/filters.c looks up
  * every format pair's), never freed: a fixed number of names. */
@@ -280,6 +300,10 @@ static bool worker_started, worker_busy;
 static pthread_t worker_thread;
 static uint64_t clock_us;
 static unsigned int launches, host_fns_run;
+/* Launches of library kernels (CUkernel), and 3D copies enqueued. */
+static unsigned int library_launches, memcpy3d_calls;
+static struct CUlib_st *libraries;
+static unsigned int library_count;
 static size_t device_bytes;
 static bool warned_unmapped;
 /* The context's sticky error (CUDA_SUCCESS: healthy), and the objects
@@ -421,7 +445,8 @@ call_needs_context(const char *name)
 {
 	static const char *const free_calls[] = {
 		"cuInit", "cuDriverGetVersion", "cuCtxPushCurrent", "cuCtxPopCurrent",
-		"cuCtxGetCurrent", "cuCtxGetDevice",
+		"cuCtxGetCurrent", "cuCtxGetDevice", "cuLibraryLoadData",
+		"cuLibraryGetKernel",
 	};
 
 	if (!strncmp(name, "cuDevice", 8))
@@ -1276,6 +1301,8 @@ static void ext_memory_free(struct CUextMemory_st *m);
 	X(cuModuleUnload) \
 	X(cuModuleGetFunction) \
 	X(cuModuleGetGlobal) \
+	X(cuLibraryLoadData) \
+	X(cuLibraryGetKernel) \
 	X(cuLaunchKernel) \
 	X(cuMemAlloc) \
 	X(cuMemFree) \
@@ -1333,6 +1360,8 @@ static const struct error_entry {
 	{ CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
 	{ CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
 	{ CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
+	{ CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+	  "no kernel image is available for execution on the device" },
 	{ CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
 	{ CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
 	{ CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready" },
@@ -2237,16 +2266,27 @@ fake_cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data)
 	LEAVE(enqueue(&op));
 }
 
-static bool
-function_is_valid(CUfunction f)
+/* What cuLaunchKernel runs for f: a module's function, or a library's
+ * kernel cast to a CUfunction (*library set); NULL for neither. */
+static CUfunction
+launch_target(CUfunction f, bool *library)
 {
-	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
+	const struct CUkern_st *k = (const struct CUkern_st *)(const void *)f;
+	const size_t n = sizeof(functions) / sizeof(functions[0]);
+
+	*library = false;
+	for (size_t i = 0; i < n; i++)
 		if (f == &functions[i])
-			return true;
+			return f;
 	for (size_t i = 0; i < filter_count; i++)
 		if (f == &filter_functions[i])
-			return true;
-	return false;
+			return f;
+	for (size_t i = 0; i < n; i++)
+		if (k == &library_kernels[i] && k->function) {
+			*library = true;
+			return k->function;
+		}
+	return NULL;
 }
 
 /* The parameters are copied at launch, as the driver does. */
@@ -2256,12 +2296,14 @@ fake_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int
 		    CUstream stream, void **params, void **extra)
 {
 	struct op op = { .kind = OP_KERNEL, .stream = stream };
+	bool library;
 	ENTER("cuLaunchKernel");
 	if (!gx || !gy || !gz || !bx || !by || !bz)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	if (!have_context())
 		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
-	if (!function_is_valid(f))
+	f = launch_target(f, &library);
+	if (!f)
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	if (!stream_ok(stream))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
@@ -2283,6 +2325,8 @@ fake_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int
 		}
 	}
 	launches++;
+	if (library)
+		library_launches++;
 	LEAVE(enqueue(&op));
 }
 
@@ -2447,6 +2491,50 @@ fake_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule module, const 
 	ENTER("cuModuleGetGlobal");
 	if (!obj_is_live(module, K_MODULE))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	LEAVE(CUDA_ERROR_NOT_FOUND);
+}
+
+/* Libraries (CUDA 12.0): any code loads, with no context current too; its
+ * kernels are those of functions[]. ---------------------------------------- */
+
+static CUresult
+fake_cuLibraryLoadData(CUlibrary *library, const void *code,
+		       CUjit_option *jit_options, void **jit_values,
+		       unsigned int jit_count, CUlibraryOption *library_options,
+		       void **library_values, unsigned int library_option_count)
+{
+	struct CUlib_st *l;
+	ENTER("cuLibraryLoadData");
+	if (!library || !code || (jit_count && (!jit_options || !jit_values)) ||
+	    (library_option_count && (!library_options || !library_values)))
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+	l->next = libraries;
+	libraries = l;
+	library_count++;
+	*library = l;
+	LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult
+fake_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name)
+{
+	bool known = false;
+	ENTER("cuLibraryGetKernel");
+	if (!kernel || !name)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	for (struct CUlib_st *l = libraries; l; l = l->next)
+		known = known || l == library;
+	if (!known)
+		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
+		if (!strcmp(functions[i].name, name)) {
+			library_kernels[i].function = &functions[i];
+			*kernel = &library_kernels[i];
+			LEAVE(CUDA_SUCCESS);
+		}
 	LEAVE(CUDA_ERROR_NOT_FOUND);
 }
 
@@ -2692,6 +2780,7 @@ fake_cuMemcpy3DAsync(const CUDA_MEMCPY3D *m, CUstream stream)
 	if (res != CUDA_SUCCESS)
 		LEAVE(res);
 	op.m3d = *m;
+	memcpy3d_calls++;
 	LEAVE(enqueue(&op));
 }
 
@@ -2945,6 +3034,24 @@ FAKE_EXPORT unsigned int
 fake_cuda_launches(void)
 {
 	return counter_read(&launches, true);
+}
+
+FAKE_EXPORT unsigned int
+fake_cuda_library_launches(void)
+{
+	return counter_read(&library_launches, true);
+}
+
+FAKE_EXPORT unsigned int
+fake_cuda_memcpy3d_calls(void)
+{
+	return counter_read(&memcpy3d_calls, true);
+}
+
+FAKE_EXPORT unsigned int
+fake_cuda_libraries(void)
+{
+	return counter_read(&library_count, false);
 }
 
 FAKE_EXPORT unsigned int
