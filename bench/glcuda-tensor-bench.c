@@ -21,6 +21,9 @@
  *
  * The CPU never runs more than two batches ahead of GL (a fence per batch,
  * as a swap chain throttles): that wait is not counted in the calls.
+ * GLCUDA_COPY=engine or =kernel forces how glcuda copies (by default the
+ * copy kernel for one layer, the copy engine for several): run it three
+ * ways to compare the copy column.
  * Usage: glcuda-tensor-bench [BATCHES]   (default 200)
  * SPDX-License-Identifier: MIT
  */
@@ -468,6 +471,12 @@ main(int argc, char **argv)
 	       glcuda_device_get_caps(dev)->cuda_device_name,
 	       glcuda_sync_mode_get_name(glcuda_device_get_caps(dev)->sync_mode), batches,
 	       batches / 4 + 1);
+	/* What glcuda's copies go through (lib/copy.c). */
+	if (getenv("GLCUDA_COPY"))
+		printf("copies: GLCUDA_COPY=%s\n", getenv("GLCUDA_COPY"));
+	else
+		printf("copies: GLCUDA_COPY unset: the copy kernel for one "
+		       "layer, the copy engine for several\n");
 	printf("| layers x w x h | path | batches/s | frames/s | CPU in calls us/batch | "
 	       "blocked us/batch | pixels |\n|---|---|--:|--:|--:|--:|---|\n");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)

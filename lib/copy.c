@@ -96,33 +96,63 @@ copy_check(struct glcuda_image *img, unsigned int plane, int layer,
 	return device_check_lost(dev, what);
 }
 
-/* Whether a copy of the plane goes through the copy kernels: with
- * GLCUDA_COPY=kernel, where they are built and load, for planes with a
- * surface object. The copy engine is the default: on the H200 the kernel
- * is 3x faster for one 1080p layer but no faster for layered images
- * (doc/performance.md), and loading a module per device moves the
- * context's free memory by a few MiB, which the leak checks see. With
- * the CUDA context current. */
-static bool
-copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p)
-{
-	static int kernel = -1;
+/* GLCUDA_COPY, read once per process: "engine" or "kernel" forces one way
+ * for every copy; unset (or any other value), the way measured faster. */
+enum copy_way {
+	COPY_WAY_MEASURED,
+	COPY_WAY_ENGINE,
+	COPY_WAY_KERNEL,
+};
 
-	if (kernel < 0) {
+static enum copy_way
+copy_way_asked(void)
+{
+	static int asked = -1;
+	int way = __atomic_load_n(&asked, __ATOMIC_RELAXED);
+
+	if (way < 0) {
 		const char *e = getenv("GLCUDA_COPY");
 
-		kernel = e && !strcmp(e, "kernel");
+		way = !e ? COPY_WAY_MEASURED
+		    : !strcmp(e, "engine") ? COPY_WAY_ENGINE
+		    : !strcmp(e, "kernel") ? COPY_WAY_KERNEL
+		    : COPY_WAY_MEASURED;
+		__atomic_store_n(&asked, way, __ATOMIC_RELAXED);
 	}
-	if (!kernel || !p->array || !p->surface)
+	return (enum copy_way)way;
+}
+
+/* Whether a copy of `layers` layers of the plane goes through the copy
+ * kernels, which need a surface object (an image's plane, not a wrapped
+ * pitch-linear one) and a build and driver that have them. The rule is
+ * what bench/glcuda-tensor-bench measured on the H200 (doc/performance.md):
+ * for a single layer (one layer of a layered image, or an image of one)
+ * the kernel is about 3x faster than the copy engine (7.1 against 21.7 us
+ * for a 1080p RGBA8 layer, 79 % of a plain device copy against 21 %); for
+ * several layers both reach the same ~55 % of a plain copy, reading the
+ * layered array being the bound, and the engine needs no launch. With the
+ * CUDA context current. */
+static bool
+copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p,
+	       uint32_t layers)
+{
+	const enum copy_way way = copy_way_asked();
+
+	if (way == COPY_WAY_ENGINE || !p->array || !p->surface)
 		return false;
-	/* Loaded on the first copy of the device (a few milliseconds,
-	 * once), kept until the device goes. */
+	if (way == COPY_WAY_MEASURED && layers > 1)
+		return false;
+	/* Loaded by the process's first such copy (a few milliseconds,
+	 * once); a device that could not have them copies with the
+	 * engine. */
 	return copy_kernels_load(&img->dev->errors, &img->dev->copy_kernels) == 0;
 }
 
-/* Otherwise as 3D copies: one for every layer when the layer pitch is a whole number
- * of rows (CUDA_MEMCPY3D describes the block by rows per layer), one per
- * layer otherwise. */
+/* Through the copy kernels where copy_by_kernel() says so; otherwise, or
+ * where no kernel can copy the plane, as 3D copies of the copy engine: one
+ * for every layer when the layer pitch is a whole number of rows
+ * (CUDA_MEMCPY3D describes the block by rows per layer), one per layer
+ * otherwise. */
 int
 copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
 	     const struct linear_block *b, bool to_linear, CUstream stream,
@@ -138,7 +168,7 @@ copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
 	CUresult res;
 	int ret;
 
-	if (copy_by_kernel(img, p)) {
+	if (copy_by_kernel(img, p, layers)) {
 		ret = copy_kernels_launch(&img->dev->errors, &img->dev->copy_kernels,
 					  p->surface, p->layers > 1,
 					  cuda_plane_bytes_per_pixel(p), p->width, p->height,

@@ -400,11 +400,6 @@ device_release_drivers(struct glcuda_device *dev)
 			}
 		}
 		device_reap_orphans(dev, false);
-		if (dev->copy_kernels.module &&
-		    CU_CALL(cuCtxPushCurrent, dev->cu_context) == CUDA_SUCCESS) {
-			copy_kernels_unload(&dev->copy_kernels);
-			device_pop_cuda(dev);
-		}
 		if (dev->cu_context_is_primary) {
 			unsigned int flags;
 			int active = 1;

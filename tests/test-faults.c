@@ -17,6 +17,7 @@
  * device says it supports.
  * SPDX-License-Identifier: MIT
  */
+#include "config.h"
 #ifdef FAULTS_FAKE_CUDA
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-test.h"
@@ -60,6 +61,7 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 {
 	struct glcuda_device *dev = NULL, *dev_ctx = NULL, *dev_cpu = NULL;
 	struct glcuda_image *a = NULL, *b = NULL, *wt = NULL, *we = NULL, *c = NULL, *d = NULL;
+	struct glcuda_image *layered = NULL;
 	DLManagedTensorVersioned *t = NULL;
 	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	EGLContext egl_ctx = glcuda_headless_get_context(hl);
@@ -84,8 +86,11 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		STEP(glcuda_handoff_to_gl(dev, both, 2, NULL));
 	}
 	/* A DLPack export of a (the image's pool, its hand-off and copy),
-	 * then copies to and from linear memory (the export's). */
+	 * then copies to and from linear memory (the export's): of one
+	 * layer, which the copy kernels make (lib/copy.c), then of every
+	 * layer of a layered image, which the copy engine makes. */
 	{
+		struct glcuda_image_desc desc_layered;
 		CUdeviceptr data;
 
 		STEP(glcuda_image_export_dlpack(a, 0, NULL, &t));
@@ -95,6 +100,18 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 						   NULL));
 		STEP(glcuda_image_copy_to_linear(a, 0, 0, data, 256, 0, NULL));
 		STEP(glcuda_handoff_to_gl(dev, &a, 1, NULL));
+		glcuda_image_desc_init(&desc_layered);
+		desc_layered.width = 16;
+		desc_layered.height = 16;
+		desc_layered.format = GLCUDA_FORMAT_RGBA8;
+		desc_layered.layers = 2;
+		STEP(glcuda_image_new(dev, &desc_layered, &layered));
+		STEP(glcuda_handoff_to_cuda(dev, &layered, 1, NULL));
+		STEP(glcuda_image_copy_to_linear(layered, 0, GLCUDA_ALL_LAYERS,
+						 data, 64, 64 * 16, NULL));
+		STEP(glcuda_handoff_to_gl(dev, &layered, 1, NULL));
+		glcuda_image_destroy(layered);
+		layered = NULL;
 		t->deleter(t);
 		t = NULL;
 	}
@@ -190,6 +207,7 @@ out:
 		eglDestroyImage(dpy, eimg);
 		glDeleteTextures(2, tex);
 	}
+	glcuda_image_destroy(layered);
 	if (t)
 		t->deleter(t);
 	glcuda_image_destroy(b);
@@ -283,27 +301,57 @@ static const struct fault_exception no_wrap[] = {
 	{ "lib/wrap.c", "wrap_unmap_cuda", "cuGraphicsUnmapResources", "no wrap" },
 	{ "lib/wrap.c", "wrap_refresh_mapped", "cuGraphicsSubResourceGetMappedArray", "no wrap" },
 };
-/* With GLCUDA_COPY=kernel the copy kernels copy and the copy engine is
- * their fallback; otherwise the kernels are never called. */
-static const struct fault_exception copy_kernels[] = {
-	{ "lib/copy.c", "copy_enqueue", "cuMemcpy3DAsync",
-	  "the copy kernels copy; the copy engine is their fallback" },
-};
-static bool
-copy_kernels_asked(void)
+/* The scenario copies one layer, which the copy kernels copy, and every
+ * layer of a layered image, which the copy engine copies (lib/copy.c).
+ * GLCUDA_COPY forces one way for both: with GLCUDA_COPY=kernel the copy
+ * engine is only the kernels' fallback; with GLCUDA_COPY=engine, or in a
+ * build without nvcc (no kernels), the kernels are never called. */
+static const char *
+copy_asked(void)
 {
 	const char *e = getenv("GLCUDA_COPY");
 
-	return e && !strcmp(e, "kernel");
+	return e ? e : "";
 }
-static const struct fault_exception no_copy_kernels[] = {
-	{ "lib/cuda/copy-kernels.c", "copy_kernels_launch", "cuLaunchKernel",
-	  "copies use the copy engine (GLCUDA_COPY=kernel unset)" },
-	{ "lib/cuda/copy-kernels.c", "copy_kernels_load", "cuModuleLoadData",
-	  "copies use the copy engine (GLCUDA_COPY=kernel unset)" },
-	{ "lib/cuda/copy-kernels.c", "copy_kernels_load", "cuModuleGetFunction",
-	  "copies use the copy engine (GLCUDA_COPY=kernel unset)" },
+static const struct fault_exception copy_kernel_only[] = {
+	{ "lib/copy.c", "copy_enqueue", "cuMemcpy3DAsync",
+	  "GLCUDA_COPY=kernel: the copy kernels copy; the copy engine is "
+	  "their fallback" },
 };
+#define ENGINE_ONLY \
+	"copies use the copy engine only (GLCUDA_COPY=engine, or a build " \
+	"without nvcc)"
+static const struct fault_exception copy_engine_only[] = {
+	{ "lib/cuda/copy-kernels.c", "copy_kernels_launch", "cuLaunchKernel",
+	  ENGINE_ONLY },
+	{ "lib/cuda/copy-kernels.c", "load_locked", "cuLibraryLoadData",
+	  ENGINE_ONLY },
+	{ "lib/cuda/copy-kernels.c", "load_locked", "cuLibraryGetKernel",
+	  ENGINE_ONLY },
+};
+#undef ENGINE_ONLY
+static bool
+copy_kernels_used(void)
+{
+#ifdef HAVE_NVCC
+	return strcmp(copy_asked(), "engine") != 0;
+#else
+	return false;
+#endif
+}
+/* The copy kernels' load (lib/cuda/copy-kernels.c), which the process's
+ * first copy of one layer makes, once: the sweep, which runs after the
+ * clean runs that loaded them, never reaches it (fail_first_loads). */
+#define LOADED_EARLIER \
+	"loaded once per process, by an earlier test of this process " \
+	"(CK_FORK=no)"
+static const struct fault_exception once_per_process[] = {
+	{ "lib/cuda/copy-kernels.c", "load_locked", "cuLibraryLoadData",
+	  LOADED_EARLIER },
+	{ "lib/cuda/copy-kernels.c", "load_locked", "cuLibraryGetKernel",
+	  LOADED_EARLIER },
+};
+#undef LOADED_EARLIER
 /* Where the CPU sync mode is all there is (Mesa without
  * GL_EXT_semaphore_fd): no semaphore is imported, waited on or signalled. */
 static const struct fault_exception cpu_only[] = {
@@ -413,6 +461,52 @@ failing_run(struct run_state *st, unsigned long n, const struct fault_target *t,
 	return true;
 }
 
+/* The copy kernels are loaded once per process and kept, so the sweep,
+ * which runs after the clean runs that loaded them, never reaches their
+ * load. Before anything is loaded, each site of the load fails once, by
+ * its site, in a run of the scenario: the load is given up for that run's
+ * device, whose copies go through the copy engine without an error, and
+ * the next run's device loads again (cuLibraryGetKernel failing leaves
+ * the library loaded, and the next device asks for the kernels only).
+ * Returns false where an earlier test of this process (CK_FORK=no) has
+ * loaded them: then nothing fails there. */
+static bool
+fail_first_loads(struct glcuda_headless *hl, bool wrap)
+{
+	struct fault_target sites[8];
+	const char *call = NULL;
+	size_t n;
+	int ret;
+
+	n = fault_coverage_sites(FAULT_CUDA, once_per_process,
+				 ARRAY_LENGTH(once_per_process), sites,
+				 ARRAY_LENGTH(sites));
+	ck_assert_uint_ge(n, ARRAY_LENGTH(once_per_process));
+	ck_assert_uint_le(n, ARRAY_LENGTH(sites));
+	for (size_t i = 0; i < n; i++) {
+		const struct fault_target *t = &sites[i];
+
+		fault_inject_at(FAULT_CUDA, t->file, t->first, t->last,
+				(int)injected[i % ARRAY_LENGTH(injected)]);
+		ret = scenario(hl, wrap, &call);
+		fault_disarm(FAULT_CUDA);
+		ck_assert_msg(ret == 0, "%s failing at %s:%d: %s: %s: %s",
+			      t->name, t->file, t->first, call,
+			      glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
+		if (!fault_failed_call()) {
+			ck_assert_msg(i == 0, "%s at %s:%d was not reached, "
+				      "though the kernels were not loaded",
+				      t->name, t->file, t->first);
+			return false;
+		}
+		printf("%s at %s:%d, loaded once per process: failed by its "
+		       "site before the first load; the copies went through "
+		       "the copy engine\n", t->name, t->file, t->first);
+	}
+	return true;
+}
+
 static bool
 by_site(void)
 {
@@ -426,7 +520,10 @@ START_TEST(every_cuda_call)
 	struct run_state st = { .hl = test_headless(_i == 1) };
 	struct glcuda_headless *hl = st.hl;
 	struct fault_exception exceptions[ARRAY_LENGTH(after_a_failure) + ARRAY_LENGTH(no_wrap) +
-					  ARRAY_LENGTH(cpu_only) + ARRAY_LENGTH(no_copy_kernels)];
+					  ARRAY_LENGTH(cpu_only) +
+					  ARRAY_LENGTH(copy_kernel_only) +
+					  ARRAY_LENGTH(copy_engine_only) +
+					  ARRAY_LENGTH(once_per_process)];
 	struct fault_target missed[128];
 	size_t nexceptions = 0, nmissed;
 	unsigned long points = 0;
@@ -458,14 +555,18 @@ START_TEST(every_cuda_call)
 		     caps->sync_modes_supported == 1u << GLCUDA_SYNC_CPU && i < ARRAY_LENGTH(cpu_only);
 		     i++)
 			exceptions[nexceptions++] = cpu_only[i];
-		/* Copies use the kernels only with GLCUDA_COPY=kernel. */
-		if (copy_kernels_asked())
-			exceptions[nexceptions++] = copy_kernels[0];
-		for (size_t i = 0; !copy_kernels_asked() &&
-				   i < ARRAY_LENGTH(no_copy_kernels); i++)
-			exceptions[nexceptions++] = no_copy_kernels[i];
+		if (!strcmp(copy_asked(), "kernel"))
+			exceptions[nexceptions++] = copy_kernel_only[0];
+		for (size_t i = 0; !copy_kernels_used() &&
+				   i < ARRAY_LENGTH(copy_engine_only); i++)
+			exceptions[nexceptions++] = copy_engine_only[i];
 		glcuda_device_destroy(dev);
 	}
+	/* Sites are counted from here: the failures of this test only. */
+	fault_sites_reset();
+	if (copy_kernels_used() && !fail_first_loads(hl, st.wrap))
+		for (size_t i = 0; i < ARRAY_LENGTH(once_per_process); i++)
+			exceptions[nexceptions++] = once_per_process[i];
 
 	/* One clean run loads the CUDA driver (the test's calls below go
 	 * through glcuda's table of it). */
@@ -482,7 +583,12 @@ START_TEST(every_cuda_call)
 	}
 	/* Then the scenario twice more in that context, before the baseline:
 	 * the drivers' first-use allocations in it (pools that grow and are
-	 * kept) are made by now, so the baseline can be compared exactly. */
+	 * kept) are made by now, so the baseline can be compared exactly.
+	 * Among them the copy kernels': their library is the process's
+	 * (lib/cuda/copy-kernels.c), loaded by now, but the driver loads it
+	 * into a context at the first launch there, once, and it stays while
+	 * the context lives (the test holds it); the scenario's copy of one
+	 * layer is that launch, so no copy of its own is needed here. */
 	for (int warm = 0; warm < 2; warm++) {
 		ret = scenario(hl, st.wrap, &call);
 		ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_get_name(ret),
@@ -492,8 +598,6 @@ START_TEST(every_cuda_call)
 	st.fds = test_count_fds();
 	st.vk_live = fault_vk_live_total();
 	test_count_gl_names(&st.before, 4096);
-	/* Sites are counted from here: the failures of this test only. */
-	fault_sites_reset();
 
 	/* GLCUDA_FAULTS_BY_SITE=1 skips the sweep: each site then fails once,
 	 * by where it is, below (scripts/gpu-sanitizer.sh: under the

@@ -15,6 +15,7 @@
 #include <glcuda/glcuda-dlpack.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +26,14 @@
 #define ROW_PAD 24   /* bytes past a tight row */
 #define LAYER_PAD 2  /* rows past a tight layer */
 
-/* fake_env_teardown() for suites that copy: the device's copy kernels
- * (loaded by its first copy) are the device's until it goes, so the
- * objects left are counted after the device: nothing but the kernels'
- * module may be left for the context's end to reclaim. */
+/* fake_env_teardown() for suites that copy: the copy kernels are the
+ * process's (a library, which belongs to no context and is not a live
+ * object), so the device leaves nothing behind, and nothing is left for
+ * the context's end to reclaim. */
 static void
 tensor_teardown(struct fake_env *e)
 {
-	unsigned int reclaimed, module;
+	unsigned int reclaimed;
 
 	resolve_fake();
 	fake_env_push(e);
@@ -40,15 +41,63 @@ tensor_teardown(struct fake_env *e)
 	ck_cu(CU(cuModuleUnload)(e->module));
 	fake_env_pop();
 	ck_assert_int_eq(fake.sticky_error(), 0);
-	module = e->dev->copy_kernels.module ? 1 : 0;
-	ck_assert_uint_eq(fake.live_objects(), e->live0 + module);
+	ck_assert_uint_eq(fake.live_objects(), e->live0);
 	reclaimed = fake.reclaimed();
 	glcuda_device_destroy(e->dev);
 	ck_assert_uint_eq(fake.primary_refs(), 0);
 	ck_assert_uint_eq(fake.live_objects(), 0);
-	/* The device unloads its module itself: nothing was reclaimed. */
 	ck_assert_uint_eq(fake.reclaimed(), reclaimed);
+	/* At most one library for the whole process. */
+	ck_assert_uint_le(fake.libraries(), 1);
 	glcuda_headless_destroy(e->hl);
+}
+
+/* How copies are made, by GLCUDA_COPY (read once per process: Check forks
+ * each case, so each case may set it). */
+enum way {
+	WAY_MEASURED, /* unset: the kernel for one layer, the engine for more */
+	WAY_ENGINE,   /* GLCUDA_COPY=engine */
+	WAY_KERNEL,   /* GLCUDA_COPY=kernel */
+};
+
+static void
+way_set(enum way way)
+{
+	if (way == WAY_ENGINE)
+		setenv("GLCUDA_COPY", "engine", 1);
+	else if (way == WAY_KERNEL)
+		setenv("GLCUDA_COPY", "kernel", 1);
+	else
+		unsetenv("GLCUDA_COPY");
+}
+
+/* The fake's counts of library kernel launches and of 3D copies. */
+struct copies {
+	unsigned int kernel, engine;
+};
+
+static struct copies
+copies_now(void)
+{
+	struct copies c = { fake.library_launches(), fake.memcpy3d_calls() };
+
+	return c;
+}
+
+/* The copies since `before` were one launch of a copy kernel (kernel) or
+ * one 3D copy of the copy engine, and nothing else. */
+static void
+assert_copied_by(const struct copies *before, bool kernel, const char *what)
+{
+	const struct copies now = copies_now();
+	const unsigned int launches = now.kernel - before->kernel;
+	const unsigned int copies = now.engine - before->engine;
+
+	ck_assert_msg(launches == (kernel ? 1u : 0u) &&
+		      copies == (kernel ? 0u : 1u),
+		      "%s: %u copy kernel launches and %u 3D copies, not "
+		      "one %s",
+		      what, launches, copies, kernel ? "launch" : "3D copy");
 }
 
 static struct glcuda_image *
@@ -167,9 +216,11 @@ pattern(const struct format_info *fmt, uint32_t seed, uint32_t layer, void *out)
 	test_fill_pattern(fmt, W, H, seed * 64 + layer, out);
 }
 
-/* Every format, 1 and LAYERS layers, GL and GLES: GL's pattern into
- * linear memory, pixel for pixel, with the padding untouched; then a new
- * pattern from linear memory back into the image, read by GL. */
+/* Every format, 1 and LAYERS layers, GL and GLES, each way of copying
+ * (_i / 4: the measured rule, GLCUDA_COPY=engine, GLCUDA_COPY=kernel):
+ * GL's pattern into linear memory, pixel for pixel, with the padding
+ * untouched; then a new pattern from linear memory back into the image,
+ * read by GL. Each copy went the way the rule or the variable says. */
 START_TEST(test_copies_every_format)
 {
 	static const enum glcuda_format formats[] = {
@@ -180,13 +231,17 @@ START_TEST(test_copies_every_format)
 	};
 	const bool gles = _i & 1;
 	const uint32_t layers = _i & 2 ? LAYERS : 1;
+	const enum way way = (enum way)(_i / 4);
+	/* All the layers, and one layer alone. */
+	const bool kernel_all = way == WAY_KERNEL ||
+				(way == WAY_MEASURED && layers == 1);
+	const bool kernel_one = way != WAY_ENGINE;
+	struct copies before;
 	struct fake_env e;
 
-	/* _i 4..7: through the copy kernels (Check forks each case, so the
-	 * library reads GLCUDA_COPY afresh). */
-	if (_i & 4)
-		setenv("GLCUDA_COPY", "kernel", 1);
+	way_set(way);
 	fake_env_setup(&e, gles);
+	resolve_fake();
 	for (size_t f = 0; f < ARRAY_LENGTH(formats); f++) {
 		const struct format_info *fmt = format_info(formats[f]);
 		const size_t bytes = (size_t)W * H * fmt->bytes_per_pixel;
@@ -213,8 +268,10 @@ START_TEST(test_copies_every_format)
 		}
 		b = block_new(&e, fmt, layers);
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+		before = copies_now();
 		ck_ok(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr, b.row_pitch,
 						  b.layer_pitch, e.stream));
+		assert_copied_by(&before, kernel_all, fmt->name);
 		host = block_read(&e, &b);
 		for (uint32_t l = 0; l < layers; l++) {
 			pattern(fmt, 1, l, want);
@@ -235,8 +292,10 @@ START_TEST(test_copies_every_format)
 				       want + y * b.row, b.row);
 		}
 		block_write(&e, &b, host);
+		before = copies_now();
 		ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
 						    b.row_pitch, b.layer_pitch, e.stream));
+		assert_copied_by(&before, kernel_all, fmt->name);
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 		for (uint32_t l = 0; l < layers; l++) {
 			pattern(fmt, 2, l, want);
@@ -247,8 +306,10 @@ START_TEST(test_copies_every_format)
 		}
 		/* One layer alone lands at the start of the block. */
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+		before = copies_now();
 		ck_ok(glcuda_image_copy_to_linear(img, 0, (int)layers - 1, b.ptr, b.row_pitch,
 						  0, e.stream));
+		assert_copied_by(&before, kernel_one, fmt->name);
 		free(host);
 		host = block_read(&e, &b);
 		pattern(fmt, 2, layers - 1, want);
@@ -262,7 +323,86 @@ next:
 		free(want);
 		free(got);
 	}
+	/* One library for every copy of the process, none where the engine
+	 * made them all. */
+	ck_assert_uint_eq(fake.libraries(), way == WAY_ENGINE ? 0 : 1);
 	tensor_teardown(&e);
+}
+END_TEST
+
+/* The info messages about the copy kernels a device logged. */
+static void
+count_kernel_notes(enum glcuda_log_priority priority, void *data,
+		   const char *format, va_list args)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), format, args);
+	if (priority == GLCUDA_LOG_PRIORITY_INFO && strstr(msg, "copy kernels"))
+		(*(unsigned int *)data)++;
+}
+
+/* The copy kernels are loaded once for the process, by the first copy of a
+ * single layer, and two devices one after the other use the one library.
+ * Where the kernels cannot be had for a device, its copies go through the
+ * copy engine, with one info message and no error, and it does not try
+ * again; the next device does. _i: 0, cuLibraryLoadData fails; 1,
+ * cuLibraryGetKernel fails on the third kernel (the library stays, the
+ * next device asks for the kernels it lacks); 2, nothing fails; 3, the
+ * first launch fails as where the driver has no code for the GPU. */
+START_TEST(test_copy_kernels_per_process)
+{
+	static const char *const fail[] = {
+		"cuLibraryLoadData:1", "cuLibraryGetKernel:3", NULL,
+		"cuLaunchKernel:1:CUDA_ERROR_NO_BINARY_FOR_GPU",
+	};
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	const size_t bytes = (size_t)W * H * fmt->bytes_per_pixel;
+	uint8_t *want = malloc(bytes);
+
+	way_set(WAY_MEASURED);
+	if (fail[_i])
+		setenv("GLCUDA_FAKE_CUDA_FAIL", fail[_i], 1);
+	for (unsigned int d = 0; d < 2; d++) {
+		const bool engine = d == 0 && fail[_i];
+		unsigned int notes = 0;
+		struct glcuda_image *img;
+		struct copies before;
+		struct fake_env e;
+		struct block b;
+
+		fake_env_setup(&e, false);
+		resolve_fake();
+		glcuda_device_set_log_handler(e.dev, count_kernel_notes,
+					      &notes);
+		glcuda_device_set_log_priority(e.dev, GLCUDA_LOG_PRIORITY_INFO);
+		img = new_image(&e, GLCUDA_FORMAT_RGBA8, 1, 0);
+		pattern(fmt, d, 0, want);
+		upload_layer(img, fmt, 0, want);
+		b = block_new(&e, fmt, 1);
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+		for (int c = 0; c < 2; c++) {
+			uint8_t *host;
+
+			before = copies_now();
+			ck_ok(glcuda_image_copy_to_linear(img, 0, 0, b.ptr,
+							  b.row_pitch, 0,
+							  e.stream));
+			assert_copied_by(&before, !engine, "one layer");
+			host = block_read(&e, &b);
+			for (uint32_t y = 0; y < H; y++)
+				ck_assert(!memcmp(host + y * b.row_pitch,
+						  want + y * b.row, b.row));
+			free(host);
+		}
+		ck_assert_uint_eq(notes, engine ? 1 : 0);
+		ck_assert_uint_eq(fake.libraries(), _i == 0 && d == 0 ? 0 : 1);
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+		block_free(&e, &b);
+		glcuda_image_destroy(img);
+		tensor_teardown(&e);
+	}
+	free(want);
 }
 END_TEST
 
@@ -464,9 +604,17 @@ START_TEST(test_layered_draw_and_dlpack)
 	if (!gles)
 		read_layer(img, d32, 1, true, gl_depth);
 
-	/* Owned by GL: the export hands off, copies and hands back. */
-	ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &color));
-	ck_ok(glcuda_image_export_dlpack(img, 1, e.stream, &depth));
+	/* Owned by GL: the export hands off, copies and hands back; every
+	 * layer, so with the copy engine. */
+	{
+		struct copies before = copies_now();
+
+		ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &color));
+		assert_copied_by(&before, false, "a layered export");
+		before = copies_now();
+		ck_ok(glcuda_image_export_dlpack(img, 1, e.stream, &depth));
+		assert_copied_by(&before, false, "a layered export (depth)");
+	}
 	ck_assert_uint_eq(color->version.major, 1);
 	ck_assert(color->flags & DLPACK_FLAG_BITMASK_IS_COPIED);
 	ck_assert_int_eq(color->dl_tensor.device.device_type, kDLCUDA);
@@ -571,8 +719,15 @@ START_TEST(test_dlpack_errors)
 	ck_assert_int_eq(glcuda_image_export_dlpack(NULL, 0, e.stream, &t), -EINVAL);
 	/* The image kept its owner: GL. */
 	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
-	/* Owned by CUDA: copied only, the image stays CUDA's. */
-	ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &t));
+	/* Owned by CUDA: copied only (one layer: by a kernel), the image
+	 * stays CUDA's. */
+	resolve_fake();
+	{
+		struct copies before = copies_now();
+
+		ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &t));
+		assert_copied_by(&before, true, "an export of one layer");
+	}
 	ck_assert_int_eq(t->dl_tensor.ndim, 3);
 	ck_assert_int_eq(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream),
 			 GLCUDA_ERROR_BAD_STATE);
@@ -588,7 +743,8 @@ main(void)
 {
 	const struct test_case cases[] = {
 		TEST_TCASE("tensor", 120),
-		TEST_RANGE(test_copies_every_format, 0, 8),
+		TEST_RANGE(test_copies_every_format, 0, 12),
+		TEST_RANGE(test_copy_kernels_per_process, 0, 4),
 		TEST_ONCE(test_copy_errors),
 		TEST_RANGE(test_image_desc_errors, 0, 2),
 		TEST_RANGE(test_layered_draw_and_dlpack, 0, 2),

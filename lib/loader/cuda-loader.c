@@ -91,6 +91,8 @@ resolve_all(struct glcuda_cuda *table, const struct cuda_driver *drv, char *buf,
 		ENTRY(cuGraphicsEGLRegisterImage)
 		ENTRY(cuGraphicsResourceGetMappedEglFrame)
 		ENTRY(cuArray3DGetDescriptor)
+		ENTRY(cuLibraryLoadData)
+		ENTRY(cuLibraryGetKernel)
 	};
 #undef ENTRY
 
