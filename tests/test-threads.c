@@ -4,7 +4,8 @@
  * each, every frame verified. The devices are created and destroyed
  * concurrently too, so the process-wide state (the CUDA loader, the shared
  * Vulkan instance, the headless helper's display references, the per-thread
- * last error) is exercised from two threads.
+ * last error, the copy kernels that the first copy of one layer loads) is
+ * exercised from two threads.
  *
  * Built twice from this file:
  *  - tests/test-threads (GPU machine): the ring_transform kernel of
@@ -18,6 +19,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include "config.h"
 #include "test-common.h"
 #include <glcuda/glcuda-cuda.h>
 #ifdef THREADS_FAKE_CUDA
@@ -155,6 +157,60 @@ launch_transform(struct worker *w, CUfunction fn, struct glcuda_frame *f)
 }
 #endif
 
+/* A copy of one layer into linear memory, on both threads at once: the
+ * first such copy of the process loads glcuda's copy kernels (lib/copy.c),
+ * under a lock, once for both devices. The image is cleared by GL to the
+ * thread's colour; every pixel of the copy is checked. With the device's
+ * CUDA context current. */
+static bool
+copy_one_layer(struct worker *w, struct glcuda_device *dev)
+{
+	const uint8_t colour[4] = { 40, 80, (uint8_t)(120 + w->index), 255 };
+	const size_t bytes = (size_t)W * H * 4;
+	struct glcuda_image_desc desc;
+	struct glcuda_image *img = NULL;
+	CUdeviceptr linear = 0;
+	uint8_t *host = malloc(bytes);
+	bool ok = false;
+
+	if (!host) {
+		worker_fail(w, "thread %d: out of memory", w->index);
+		return false;
+	}
+	glcuda_image_desc_init(&desc);
+	desc.width = W;
+	desc.height = H;
+	desc.format = GLCUDA_FORMAT_RGBA8;
+	WORKER_CALL(w, glcuda_image_new(dev, &desc, &img));
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER,
+			  glcuda_image_get_gl_framebuffer(img, 0));
+	glClearColor(colour[0] / 255.0f, colour[1] / 255.0f, colour[2] / 255.0f,
+		     colour[3] / 255.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+	WORKER_CU(w, CU(cuMemAlloc)(&linear, bytes));
+	WORKER_CALL(w, glcuda_handoff_to_cuda(dev, &img, 1, NULL));
+	WORKER_CALL(w, glcuda_image_copy_to_linear(img, 0, 0, linear, W * 4, 0,
+						   NULL));
+	WORKER_CALL(w, glcuda_handoff_to_gl(dev, &img, 1, NULL));
+	WORKER_CU(w, CU(cuStreamSynchronize)(NULL));
+	WORKER_CU(w, CU(cuMemcpyDtoH)(host, linear, bytes));
+	for (size_t i = 0; i < bytes; i++)
+		if (host[i] != colour[i % 4]) {
+			worker_fail(w, "thread %d: byte %zu of the copy is %u, "
+				    "not %u", w->index, i, host[i],
+				    colour[i % 4]);
+			goto out;
+		}
+	ok = true;
+out:
+	if (linear)
+		CU(cuMemFree)(linear);
+	glcuda_image_destroy(img);
+	free(host);
+	return ok;
+}
+
 /* One thread: display, context, device, ring; w->frames frames through the
  * ring, pipelined as a compositor runs it (the oldest frame presented when
  * every slot is in flight), every frame checked; then everything
@@ -201,6 +257,8 @@ worker_run(void *data)
 	}
 	WORKER_CU(w, CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
 	pushed = true;
+	if (!copy_one_layer(w, dev))
+		goto out;
 #ifndef THREADS_FAKE_CUDA
 	WORKER_CU(w, CU(cuModuleLoadData)(&module, glcuda_test_fatbin));
 	WORKER_CU(w, CU(cuModuleGetFunction)(&transform, module, "ring_transform"));
@@ -351,6 +409,14 @@ START_TEST(two_devices_two_threads)
 	}
 	/* One completion per frame of both rings, and nothing left behind. */
 	ck_assert_uint_eq(fake_count("fake_cuda_host_fns_run") - host_fns, THREADS * FRAMES);
+	/* The copy kernels (built where nvcc is): one library for both
+	 * devices, loaded while both threads made their first copy at once. */
+#ifdef HAVE_NVCC
+	ck_assert_uint_eq(fake_count("fake_cuda_libraries"), 1);
+	ck_assert_uint_eq(fake_count("fake_cuda_library_launches"), THREADS);
+#else
+	ck_assert_uint_eq(fake_count("fake_cuda_libraries"), 0);
+#endif
 	ck_assert_uint_eq(fake_count("fake_cuda_live_objects"), 0);
 	ck_assert_uint_eq(fake_count("fake_cuda_primary_refs"), 0);
 	ck_assert_uint_eq(fake_count("fake_cuda_pending"), 0);

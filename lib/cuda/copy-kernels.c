@@ -156,8 +156,10 @@ copy_kernels_launch(struct error_sink *errors, struct copy_kernels *k,
 {
 	unsigned long long surf = surface;
 	char *lin = (char *)(uintptr_t)linear;
-	int w = (int)width, h = (int)height, f = (int)first, lay = layered, to = to_linear;
-	void *args[] = { &surf, &lin, &row_pitch, &layer_pitch, &w, &h, &f, &lay, &to };
+	int w = (int)width, h = (int)height, f = (int)first;
+	int lay = layered, to = to_linear;
+	void *args[] = { &surf, &lin, &row_pitch, &layer_pitch, &w, &h, &f,
+			 &lay, &to };
 	unsigned int i = 0;
 	char buf[160];
 	CUresult res;
@@ -178,6 +180,7 @@ copy_kernels_launch(struct error_sink *errors, struct copy_kernels *k,
 		return -ENOTSUP;
 	}
 	if (res != CUDA_SUCCESS)
-		return cuda_call_fail(errors, res, "cuLaunchKernel", "(a copy kernel)");
+		return cuda_call_fail(errors, res, "cuLaunchKernel",
+				      "(a copy kernel)");
 	return 0;
 }
