@@ -21,6 +21,9 @@
  *
  * The CPU never runs more than two batches ahead of GL (a fence per batch,
  * as a swap chain throttles): that wait is not counted in the calls.
+ * GLCUDA_COPY=engine or =kernel forces how glcuda copies (by default the
+ * copy kernel for one layer, the copy engine for several): run it three
+ * ways to compare the copy column.
  * Usage: glcuda-tensor-bench [BATCHES]   (default 200)
  * SPDX-License-Identifier: MIT
  */
@@ -124,15 +127,16 @@ layered_program(void)
 {
 	GLuint p = glCreateProgram();
 
-	glAttachShader(p, shader(GL_VERTEX_SHADER,
-				 "flat out int inst;\n"
-				 "void main() {\n"
-				 "	vec2 v = vec2(float((gl_VertexID & 1) "
-				 "* 4 - 1), float((gl_VertexID & 2) * 2 - "
-				 "1));\n"
-				 "	inst = gl_InstanceID;\n"
-				 "	gl_Position = vec4(v, 0.0, 1.0);\n"
-				 "}\n"));
+	glAttachShader(
+		p,
+		shader(GL_VERTEX_SHADER,
+		       "flat out int inst;\n"
+		       "void main() {\n"
+		       "        vec2 v = vec2(float((gl_VertexID & 1) * 4 - "
+		       "1), float((gl_VertexID & 2) * 2 - 1));\n"
+		       "	inst = gl_InstanceID;\n"
+		       "	gl_Position = vec4(v, 0.0, 1.0);\n"
+		       "}\n"));
 	glAttachShader(p, shader(GL_GEOMETRY_SHADER,
 		"layout(triangles) in;\n"
 		"layout(triangle_strip, max_vertices = 3) out;\n"
@@ -146,14 +150,15 @@ layered_program(void)
 		"		EmitVertex();\n"
 		"	}\n"
 		"}\n"));
-	glAttachShader(p, shader(GL_FRAGMENT_SHADER,
-				 "flat in int layer;\n"
-				 "out vec4 color;\n"
-				 "void main() {\n"
-				 "	color = vec4(float(layer & 255), "
-				 "float((layer >> 8) & 255), 90.0, 255.0) / "
-				 "255.0;\n"
-				 "}\n"));
+	glAttachShader(
+		p,
+		shader(GL_FRAGMENT_SHADER,
+		       "flat in int layer;\n"
+		       "out vec4 color;\n"
+		       "void main() {\n"
+		       "        color = vec4(float(layer & 255), float((layer "
+		       ">> 8) & 255), 90.0, 255.0) / 255.0;\n"
+		       "}\n"));
 	glLinkProgram(p);
 	return p;
 }
@@ -461,8 +466,8 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 		plain = gpu_us(&c, 1, n);
 		CHECK(glcuda_handoff_to_gl(dev, &c.img, 1, c.stream));
 		printf("| %ux%ux%u | hand-off + copy, no render | %.1f "
-		       "us/batch | copy %.1f us | plain copy %.1f us | copy at "
-		       "%.0f %% of plain | |\n",
+		       "us/batch | copy %.1f us | "
+		       "plain copy %.1f us | copy at %.0f %% of plain | |\n",
 		       layers, w, h, wall, copy, plain, 100.0 * plain / copy);
 	}
 
@@ -505,8 +510,8 @@ main(int argc, char **argv)
 	    !memcpy_dtoh) {
 		fprintf(stderr,
 			"the CUDA driver lacks cuMemcpy3DAsync, "
-			"cuMemcpyDtoDAsync, cuMemcpyHtoDAsync or "
-			"cuArray3DGetDescriptor\n");
+			"cuMemcpyDtoDAsync, "
+			"cuMemcpyHtoDAsync or cuArray3DGetDescriptor\n");
 		return 1;
 	}
 	CHECK_CU(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
@@ -515,9 +520,15 @@ main(int argc, char **argv)
 	       glcuda_sync_mode_get_name(
 		       glcuda_device_get_caps(dev)->sync_mode),
 	       batches, batches / 4 + 1);
+	/* What glcuda's copies go through (lib/copy.c). */
+	if (getenv("GLCUDA_COPY"))
+		printf("copies: GLCUDA_COPY=%s\n", getenv("GLCUDA_COPY"));
+	else
+		printf("copies: GLCUDA_COPY unset: the copy kernel for one "
+		       "layer, the copy engine for several\n");
 	printf("| layers x w x h | path | batches/s | frames/s | CPU in calls "
-	       "us/batch | blocked us/batch | pixels |\n"
-	       "|---|---|--:|--:|--:|--:|---|\n");
+	       "us/batch | "
+	       "blocked us/batch | pixels |\n|---|---|--:|--:|--:|--:|---|\n");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		run_size(dev, sizes[i].layers, sizes[i].w, sizes[i].h, batches);
 	{

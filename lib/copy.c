@@ -15,8 +15,8 @@
  * linear block at `linear`, whose layers are `slice_rows` rows apart. */
 static void
 describe_layers(const struct cuda_plane *p, const struct linear_block *b,
-		uint32_t first, uint32_t count, CUdeviceptr linear, size_t slice_rows,
-		bool to_linear, CUDA_MEMCPY3D *m)
+		uint32_t first, uint32_t count, CUdeviceptr linear,
+		size_t slice_rows, bool to_linear, CUDA_MEMCPY3D *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->WidthInBytes = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
@@ -59,70 +59,119 @@ copy_check(struct glcuda_image *img, unsigned int plane, int layer,
 	uint32_t layers;
 
 	if (plane >= img->plane_count)
-		return device_fail(dev, -EINVAL, "%s: plane %u of an image with %u "
-				   "plane%s", what, plane, img->plane_count,
+		return device_fail(dev, -EINVAL,
+				   "%s: plane %u of an image with %u "
+				   "plane%s",
+				   what, plane, img->plane_count,
 				   img->plane_count == 1 ? "" : "s");
 	p = &img->planes[plane];
 	layers = cuda_plane_layers(p);
-	if (layer != GLCUDA_ALL_LAYERS && (layer < 0 || (uint32_t)layer >= layers))
-		return device_fail(dev, -EINVAL, "%s: layer %d of an image with %u "
-				   "layer%s (or GLCUDA_ALL_LAYERS for all)", what, layer,
-				   layers, layers == 1 ? "" : "s");
+	if (layer != GLCUDA_ALL_LAYERS &&
+	    (layer < 0 || (uint32_t)layer >= layers))
+		return device_fail(dev, -EINVAL,
+				   "%s: layer %d of an image with %u "
+				   "layer%s (or GLCUDA_ALL_LAYERS for all)",
+				   what, layer, layers, layers == 1 ? "" : "s");
 	if (!b->pointer)
-		return device_fail(dev, -EINVAL, "%s: the device pointer is 0", what);
+		return device_fail(dev, -EINVAL, "%s: the device pointer is 0",
+				   what);
 	row_bytes = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
 	if (b->row_pitch < row_bytes)
-		return device_fail(dev, -EINVAL, "%s: a row pitch of %zu bytes is too "
-				   "small for plane %u: its rows are %u pixels of %u "
-				   "bytes, %zu bytes at least", what, b->row_pitch, plane,
-				   p->width, cuda_plane_bytes_per_pixel(p), row_bytes);
+		return device_fail(
+			dev, -EINVAL,
+			"%s: a row pitch of %zu bytes is too "
+			"small for plane %u: its rows are %u pixels of %u "
+			"bytes, %zu bytes at least",
+			what, b->row_pitch, plane, p->width,
+			cuda_plane_bytes_per_pixel(p), row_bytes);
 	if (layer == GLCUDA_ALL_LAYERS && layers > 1 &&
 	    b->layer_pitch < b->row_pitch * p->height)
-		return device_fail(dev, -EINVAL, "%s: a layer pitch of %zu bytes is too "
-				   "small for plane %u: %u rows of %zu bytes, %zu bytes at "
-				   "least", what, b->layer_pitch, plane, p->height,
-				   b->row_pitch, b->row_pitch * p->height);
+		return device_fail(
+			dev, -EINVAL,
+			"%s: a layer pitch of %zu bytes is too "
+			"small for plane %u: %u rows of %zu bytes, %zu bytes "
+			"at "
+			"least",
+			what, b->layer_pitch, plane, p->height, b->row_pitch,
+			b->row_pitch * p->height);
 	/* A ring frame's images are handed off by the frame, between
 	 * glcuda_frame_submit() and _complete(). */
 	if (img->owner == IMAGE_OWNER_GL &&
 	    !(img->private_flags & IMAGE_PRIVATE_RING_MANAGED))
-		return device_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image is owned "
-				   "by GL; hand it to CUDA first (glcuda_handoff_to_cuda())",
-				   what);
+		return device_fail(
+			dev, GLCUDA_ERROR_BAD_STATE,
+			"%s: the image is owned "
+			"by GL; hand it to CUDA first "
+			"(glcuda_handoff_to_cuda())",
+			what);
 	if (img->owner == IMAGE_OWNER_CUDA_DONE)
-		return device_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image was handed "
-				   "back to GL and waits for GL's half of the hand-off; "
-				   "retry glcuda_handoff_to_gl() first", what);
+		return device_fail(
+			dev, GLCUDA_ERROR_BAD_STATE,
+			"%s: the image was handed "
+			"back to GL and waits for GL's half of the hand-off; "
+			"retry glcuda_handoff_to_gl() first",
+			what);
 	return device_check_lost(dev, what);
 }
 
-/* Whether a copy of the plane goes through the copy kernels: with
- * GLCUDA_COPY=kernel, where they are built and load, for planes with a
- * surface object. The copy engine is the default: on the H200 the kernel
- * is 3x faster for one 1080p layer but no faster for layered images
- * (doc/performance.md), and loading a module per device moves the
- * context's free memory by a few MiB, which the leak checks see. With
- * the CUDA context current. */
-static bool
-copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p)
-{
-	static int kernel = -1;
+/* GLCUDA_COPY, read once per process: "engine" or "kernel" forces one way
+ * for every copy; unset (or any other value), the way measured faster. */
+enum copy_way {
+	COPY_WAY_MEASURED,
+	COPY_WAY_ENGINE,
+	COPY_WAY_KERNEL,
+};
 
-	if (kernel < 0) {
+static enum copy_way
+copy_way_asked(void)
+{
+	static int asked = -1;
+	int way = __atomic_load_n(&asked, __ATOMIC_RELAXED);
+
+	if (way < 0) {
 		const char *e = getenv("GLCUDA_COPY");
 
-		kernel = e && !strcmp(e, "kernel");
+		way = !e ? COPY_WAY_MEASURED
+		    : !strcmp(e, "engine") ? COPY_WAY_ENGINE
+		    : !strcmp(e, "kernel") ? COPY_WAY_KERNEL
+		    : COPY_WAY_MEASURED;
+		__atomic_store_n(&asked, way, __ATOMIC_RELAXED);
 	}
-	if (!kernel || !p->array || !p->surface)
-		return false;
-	/* Loaded on the first copy of the device (a few milliseconds,
-	 * once), kept until the device goes. */
-	return copy_kernels_load(&img->dev->errors, &img->dev->copy_kernels) == 0;
+	return (enum copy_way)way;
 }
 
-/* Otherwise as 3D copies: one for every layer when the layer pitch is a whole number
- * of rows (CUDA_MEMCPY3D describes the block by rows per layer), one per
- * layer otherwise. */
+/* Whether a copy of `layers` layers of the plane goes through the copy
+ * kernels, which need a surface object (an image's plane, not a wrapped
+ * pitch-linear one) and a build and driver that have them. The rule is
+ * what bench/glcuda-tensor-bench measured on the H200 (doc/performance.md):
+ * for a single layer (one layer of a layered image, or an image of one)
+ * the kernel is about 3x faster than the copy engine (7.1 against 21.7 us
+ * for a 1080p RGBA8 layer, 79 % of a plain device copy against 21 %); for
+ * several layers both reach the same ~55 % of a plain copy, reading the
+ * layered array being the bound, and the engine needs no launch. With the
+ * CUDA context current. */
+static bool
+copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p,
+	       uint32_t layers)
+{
+	const enum copy_way way = copy_way_asked();
+
+	if (way == COPY_WAY_ENGINE || !p->array || !p->surface)
+		return false;
+	if (way == COPY_WAY_MEASURED && layers > 1)
+		return false;
+	/* Loaded by the process's first such copy (a few milliseconds,
+	 * once); a device that could not have them copies with the
+	 * engine. */
+	return copy_kernels_load(&img->dev->errors, &img->dev->copy_kernels) ==
+	       0;
+}
+
+/* Through the copy kernels where copy_by_kernel() says so; otherwise, or
+ * where no kernel can copy the plane, as 3D copies of the copy engine: one
+ * for every layer when the layer pitch is a whole number of rows
+ * (CUDA_MEMCPY3D describes the block by rows per layer), one per layer
+ * otherwise. */
 int
 copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
 	     const struct linear_block *b, bool to_linear, CUstream stream,
@@ -130,30 +179,36 @@ copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
 {
 	const struct cuda_plane *p = &img->planes[plane];
 	const uint32_t first = layer == GLCUDA_ALL_LAYERS ? 0 : (uint32_t)layer;
-	const uint32_t layers = layer == GLCUDA_ALL_LAYERS ? cuda_plane_layers(p) : 1;
+	const uint32_t layers =
+		layer == GLCUDA_ALL_LAYERS ? cuda_plane_layers(p) : 1;
 	const bool one_copy = layers == 1 || b->layer_pitch % b->row_pitch == 0;
 	const uint32_t count = one_copy ? layers : 1;
-	const size_t slice_rows = count > 1 ? b->layer_pitch / b->row_pitch : p->height;
+	const size_t slice_rows = count > 1 ? b->layer_pitch / b->row_pitch
+					    : p->height;
 	CUDA_MEMCPY3D m;
 	CUresult res;
 	int ret;
 
-	if (copy_by_kernel(img, p)) {
-		ret = copy_kernels_launch(&img->dev->errors, &img->dev->copy_kernels,
-					  p->surface, p->layers > 1,
-					  cuda_plane_bytes_per_pixel(p), p->width, p->height,
-					  first, layers, b->pointer, b->row_pitch,
-					  layers > 1 ? b->layer_pitch : 0, to_linear, stream);
+	if (copy_by_kernel(img, p, layers)) {
+		ret = copy_kernels_launch(&img->dev->errors,
+					  &img->dev->copy_kernels, p->surface,
+					  p->layers > 1,
+					  cuda_plane_bytes_per_pixel(p),
+					  p->width, p->height, first, layers,
+					  b->pointer, b->row_pitch,
+					  layers > 1 ? b->layer_pitch : 0,
+					  to_linear, stream);
 		if (ret != -ENOTSUP)
 			return ret;
 	}
 	for (uint32_t l = 0; l < layers; l += count) {
 		describe_layers(p, b, first + l, count,
-				b->pointer + (CUdeviceptr)(l * b->layer_pitch), slice_rows,
-				to_linear, &m);
+				b->pointer + (CUdeviceptr)(l * b->layer_pitch),
+				slice_rows, to_linear, &m);
 		res = CU_CALL(cuMemcpy3DAsync, &m, stream);
 		if (res != CUDA_SUCCESS)
-			return device_cuda_fail(img->dev, res, "cuMemcpy3DAsync", what);
+			return device_cuda_fail(img->dev, res,
+						"cuMemcpy3DAsync", what);
 	}
 	return 0;
 }
@@ -184,17 +239,19 @@ copy_public(struct glcuda_image *img, unsigned int plane, int layer,
 }
 
 GLCUDA_EXPORT int
-glcuda_image_copy_to_linear(struct glcuda_image *img, unsigned int plane, int layer,
-			    CUdeviceptr dst, size_t row_pitch, size_t layer_pitch,
-			    CUstream stream)
+glcuda_image_copy_to_linear(struct glcuda_image *img, unsigned int plane,
+			    int layer, CUdeviceptr dst, size_t row_pitch,
+			    size_t layer_pitch, CUstream stream)
 {
-	return copy_public(img, plane, layer, dst, row_pitch, layer_pitch, stream, true);
+	return copy_public(img, plane, layer, dst, row_pitch, layer_pitch,
+			   stream, true);
 }
 
 GLCUDA_EXPORT int
-glcuda_image_copy_from_linear(struct glcuda_image *img, unsigned int plane, int layer,
-			      CUdeviceptr src, size_t row_pitch, size_t layer_pitch,
-			      CUstream stream)
+glcuda_image_copy_from_linear(struct glcuda_image *img, unsigned int plane,
+			      int layer, CUdeviceptr src, size_t row_pitch,
+			      size_t layer_pitch, CUstream stream)
 {
-	return copy_public(img, plane, layer, src, row_pitch, layer_pitch, stream, false);
+	return copy_public(img, plane, layer, src, row_pitch, layer_pitch,
+			   stream, false);
 }

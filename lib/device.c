@@ -588,17 +588,13 @@ glcuda_device_destroy(struct glcuda_device *dev)
 			    dev->live_images, dev->live_rings);
 		return;
 	}
-	/* What destroy does in the CUDA context, under one push: let the
-	 * host functions of destroyed rings run, so that their blocks can go
-	 * (destroy may wait; not on a lost device, where the wait might never
-	 * return), and unload the copy kernels. */
+	/* Let the host functions of destroyed rings run, so that their
+	 * blocks can go (destroy may wait; not on a lost device, where the
+	 * wait might never return). The copy kernels stay: they are the
+	 * process's (copy-kernels.h). */
 	wait = dev->has_cuda && dev->orphans.head && !dev->errors.lost;
-	if ((wait || dev->copy_kernels.module) &&
-	    device_push_cuda_quietly(dev)) {
-		if (wait)
-			CU_CALL(cuCtxSynchronize);
-		if (dev->copy_kernels.module)
-			copy_kernels_unload(&dev->copy_kernels);
+	if (wait && device_push_cuda_quietly(dev)) {
+		CU_CALL(cuCtxSynchronize);
 		device_pop_cuda(dev);
 	}
 	device_release_drivers(dev);

@@ -93,8 +93,10 @@ plane_pool(struct glcuda_image *img, unsigned int plane, size_t size,
 	int ret;
 
 	if (!img->pools[plane]) {
-		ret = tensor_pool_new(&dev->errors, dev->cu_context, dev->cu_device,
-				      dev->cu_context_is_primary, size, &img->pools[plane]);
+		ret = tensor_pool_new(&dev->errors, dev->cu_context,
+				      dev->cu_device,
+				      dev->cu_context_is_primary, size,
+				      &img->pools[plane]);
 		if (ret < 0)
 			return ret;
 	}
@@ -115,14 +117,17 @@ export_copy(struct glcuda_image *img, unsigned int plane, CUstream stream,
 	ret = device_push_cuda(img->dev, what);
 	if (ret < 0)
 		return ret;
-	ret = plane_pool(img, plane, row * p->height * cuda_plane_layers(p), &e->pool);
+	ret = plane_pool(img, plane, row * p->height * cuda_plane_layers(p),
+			 &e->pool);
 	if (ret == 0)
-		ret = tensor_pool_get(e->pool, &img->dev->errors, stream, &e->block);
+		ret = tensor_pool_get(e->pool, &img->dev->errors, stream,
+				      &e->block);
 	if (ret == 0) {
 		b.pointer = e->block;
 		b.row_pitch = row;
 		b.layer_pitch = row * p->height;
-		ret = copy_enqueue(img, plane, GLCUDA_ALL_LAYERS, &b, true, stream, what);
+		ret = copy_enqueue(img, plane, GLCUDA_ALL_LAYERS, &b, true,
+				   stream, what);
 		if (ret < 0) {
 			tensor_pool_put(e->pool, e->block, stream);
 			e->block = 0;
@@ -148,21 +153,32 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 		return device_fail(NULL, -EINVAL, "%s: img is NULL", what);
 	dev = img->dev;
 	if (img->kind != GLCUDA_IMAGE_KIND_SHARED)
-		return device_fail(dev, -EINVAL, "%s: only shared images (glcuda_image_new) "
-				   "are exported; a wrapped image's plane can be copied "
-				   "with glcuda_image_copy_to_linear()", what);
+		return device_fail(
+			dev, -EINVAL,
+			"%s: only shared images (glcuda_image_new) "
+			"are exported; a wrapped image's plane can be copied "
+			"with glcuda_image_copy_to_linear()",
+			what);
 	if (plane >= img->plane_count)
-		return device_fail(dev, -EINVAL, "%s: plane %u of an image with %u plane%s",
+		return device_fail(dev, -EINVAL,
+				   "%s: plane %u of an image with %u plane%s",
 				   what, plane, img->plane_count,
 				   img->plane_count == 1 ? "" : "s");
 	if (img->private_flags & IMAGE_PRIVATE_RING_MANAGED)
-		return device_fail(dev, -EINVAL, "%s: a ring frame's image is handed off "
-				   "by its frame; copy it with glcuda_image_copy_to_linear() "
-				   "between glcuda_frame_submit() and _complete()", what);
+		return device_fail(
+			dev, -EINVAL,
+			"%s: a ring frame's image is handed off "
+			"by its frame; copy it with "
+			"glcuda_image_copy_to_linear() "
+			"between glcuda_frame_submit() and _complete()",
+			what);
 	if (img->owner == IMAGE_OWNER_CUDA_DONE)
-		return device_fail(dev, GLCUDA_ERROR_BAD_STATE, "%s: the image waits for "
-				   "GL's half of a hand-off; retry glcuda_handoff_to_gl() "
-				   "first", what);
+		return device_fail(
+			dev, GLCUDA_ERROR_BAD_STATE,
+			"%s: the image waits for "
+			"GL's half of a hand-off; retry glcuda_handoff_to_gl() "
+			"first",
+			what);
 	ret = device_check_lost(dev, what);
 	if (ret < 0)
 		return ret;
@@ -179,7 +195,8 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 	}
 	ret = export_copy(img, plane, stream, e, what);
 	if (handed) {
-		/* Back to GL whatever the copy did: the image keeps its owner. */
+		/* Back to GL whatever the copy did: the image keeps its
+		 * owner. */
 		char copy_error[sizeof(dev->errors.last_error)];
 		int back;
 
@@ -203,8 +220,8 @@ fail:
 }
 
 static void
-fill_tensor(const struct glcuda_image *img, unsigned int plane, struct export *e,
-	    DLTensor *t)
+fill_tensor(const struct glcuda_image *img, unsigned int plane,
+	    struct export *e, DLTensor *t)
 {
 	const struct cuda_plane *p = &img->planes[plane];
 
@@ -219,8 +236,8 @@ fill_tensor(const struct glcuda_image *img, unsigned int plane, struct export *e
 }
 
 GLCUDA_EXPORT int
-glcuda_image_export_dlpack(struct glcuda_image *img, unsigned int plane, CUstream stream,
-			   DLManagedTensorVersioned **out)
+glcuda_image_export_dlpack(struct glcuda_image *img, unsigned int plane,
+			   CUstream stream, DLManagedTensorVersioned **out)
 {
 	struct export *e;
 	int ret;
@@ -228,7 +245,8 @@ glcuda_image_export_dlpack(struct glcuda_image *img, unsigned int plane, CUstrea
 	if (!out)
 		return device_fail(img ? img->dev : NULL, -EINVAL,
 				   "glcuda_image_export_dlpack: out is NULL");
-	ret = export_image(img, plane, stream, "glcuda_image_export_dlpack", &e);
+	ret = export_image(img, plane, stream, "glcuda_image_export_dlpack",
+			   &e);
 	if (ret < 0)
 		return ret;
 	e->m.versioned.version.major = DLPACK_MAJOR_VERSION;
@@ -242,17 +260,19 @@ glcuda_image_export_dlpack(struct glcuda_image *img, unsigned int plane, CUstrea
 }
 
 GLCUDA_EXPORT int
-glcuda_image_export_dlpack_unversioned(struct glcuda_image *img, unsigned int plane,
-				       CUstream stream, DLManagedTensor **out)
+glcuda_image_export_dlpack_unversioned(struct glcuda_image *img,
+				       unsigned int plane, CUstream stream,
+				       DLManagedTensor **out)
 {
 	struct export *e;
 	int ret;
 
 	if (!out)
-		return device_fail(img ? img->dev : NULL, -EINVAL,
-				   "glcuda_image_export_dlpack_unversioned: out is NULL");
-	ret = export_image(img, plane, stream, "glcuda_image_export_dlpack_unversioned",
-			   &e);
+		return device_fail(
+			img ? img->dev : NULL, -EINVAL,
+			"glcuda_image_export_dlpack_unversioned: out is NULL");
+	ret = export_image(img, plane, stream,
+			   "glcuda_image_export_dlpack_unversioned", &e);
 	if (ret < 0)
 		return ret;
 	e->m.unversioned.manager_ctx = e;

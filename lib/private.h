@@ -42,7 +42,8 @@ struct glcuda_device {
 	CUdevice cu_device;
 	CUcontext cu_context;
 	bool cu_context_is_primary;
-	/* Loaded by the first copy between an image and linear memory. */
+	/* Whether this device's copies between an image and linear memory
+	 * may use the process's copy kernels (cuda/copy-kernels.h). */
 	struct copy_kernels copy_kernels;
 
 	unsigned int live_images;

@@ -16,6 +16,7 @@ static struct {
 	void (*settle)(void);
 	fake_cuda_count_fn live_objects, primary_refs, pending, host_fns_run,
 		reclaimed;
+	fake_cuda_count_fn library_launches, memcpy3d_calls, libraries;
 	int (*sticky_error)(void);
 	fake_cuda_stream_hold_fn hold;
 	fake_cuda_stream_pending_fn stream_pending;
@@ -43,6 +44,9 @@ resolve_fake(void)
 	CONTROL(pending, "fake_cuda_pending");
 	CONTROL(host_fns_run, "fake_cuda_host_fns_run");
 	CONTROL(reclaimed, "fake_cuda_reclaimed_objects");
+	CONTROL(library_launches, "fake_cuda_library_launches");
+	CONTROL(memcpy3d_calls, "fake_cuda_memcpy3d_calls");
+	CONTROL(libraries, "fake_cuda_libraries");
 	CONTROL(sticky_error, "fake_cuda_sticky_error");
 	CONTROL(hold, "fake_cuda_stream_hold");
 	CONTROL(stream_pending, "fake_cuda_stream_pending");

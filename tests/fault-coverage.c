@@ -104,6 +104,26 @@ fault_coverage_missing(enum fault_api api,
 	return n;
 }
 
+size_t
+fault_coverage_sites(enum fault_api api, const struct fault_exception *which,
+		     size_t count, struct fault_target *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(sites) / sizeof(sites[0]); i++) {
+		const struct site_range *s = &sites[i];
+
+		if (s->api != api || !exception_of(s, which, count))
+			continue;
+		if (n < max)
+			out[n] = (struct fault_target){ s->file, s->first,
+							s->last, s->name,
+							s->function };
+		n++;
+	}
+	return n;
+}
+
 bool
 fault_coverage_report(enum fault_api api, const char *label,
 		      const struct fault_exception *exceptions, size_t count)

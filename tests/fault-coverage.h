@@ -48,4 +48,11 @@ size_t fault_coverage_missing(enum fault_api api,
 			      size_t count, struct fault_target *out,
 			      size_t max);
 
+/* The sites of api that the entries of `which` name (file, function and
+ * entry point; the reasons are not read), in the order of lib/'s sources:
+ * up to max into out; returns how many there are. */
+size_t fault_coverage_sites(enum fault_api api,
+			    const struct fault_exception *which, size_t count,
+			    struct fault_target *out, size_t max);
+
 #endif

@@ -17,6 +17,7 @@
  * device says it supports.
  * SPDX-License-Identifier: MIT
  */
+#include "config.h"
 #ifdef FAULTS_FAKE_CUDA
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-test.h"
@@ -34,7 +35,9 @@
 #include <string.h>
 
 static const CUresult injected[] = {
-	CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_VALUE,
+	CUDA_ERROR_OUT_OF_MEMORY,
+	CUDA_ERROR_INVALID_HANDLE,
+	CUDA_ERROR_INVALID_VALUE,
 };
 
 /* msg names the CUDA call: the name as a whole word ("cuDeviceGet" is not
@@ -59,14 +62,19 @@ static int
 scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 {
 	struct glcuda_device *dev = NULL, *dev_ctx = NULL, *dev_cpu = NULL;
-	struct glcuda_image *a = NULL, *b = NULL, *wt = NULL, *we = NULL, *c = NULL, *d = NULL;
+	struct glcuda_image *a = NULL, *b = NULL, *wt = NULL, *we = NULL,
+			    *c = NULL, *d = NULL;
+	struct glcuda_image *layered = NULL;
 	DLManagedTensorVersioned *t = NULL;
 	EGLDisplay dpy = glcuda_headless_get_display(hl);
 	EGLContext egl_ctx = glcuda_headless_get_context(hl);
 	EGLImage eimg = EGL_NO_IMAGE;
 	GLuint tex[2];
 	struct glcuda_ring *ring = NULL, *ring_stream = NULL;
-	struct glcuda_ring_desc desc = { .size = sizeof(desc), .width = 128, .height = 72, .slots = 3,
+	struct glcuda_ring_desc desc = { .size = sizeof(desc),
+					 .width = 128,
+					 .height = 72,
+					 .slots = 3,
 					 .input_format = GLCUDA_FORMAT_RGBA8,
 					 .flags = GLCUDA_RING_FLAG_TIMINGS };
 	struct glcuda_device_options opts;
@@ -74,7 +82,14 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 	CUcontext popped;
 	int ret;
 
-#define STEP(call) do { ret = (call); if (ret < 0) { *failed_call = #call; goto out; } } while (0)
+#define STEP(call)                            \
+	do {                                  \
+		ret = (call);                 \
+		if (ret < 0) {                \
+			*failed_call = #call; \
+			goto out;             \
+		}                             \
+	} while (0)
 	STEP(glcuda_device_new(dpy, egl_ctx, NULL, &dev));
 	STEP(test_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &a));
 	STEP(test_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA16F, 0, &b));
@@ -84,17 +99,32 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		STEP(glcuda_handoff_to_gl(dev, both, 2, NULL));
 	}
 	/* A DLPack export of a (the image's pool, its hand-off and copy),
-	 * then copies to and from linear memory (the export's). */
+	 * then copies to and from linear memory (the export's): of one
+	 * layer, which the copy kernels make (lib/copy.c), then of every
+	 * layer of a layered image, which the copy engine makes. */
 	{
+		struct glcuda_image_desc desc_layered;
 		CUdeviceptr data;
 
 		STEP(glcuda_image_export_dlpack(a, 0, NULL, &t));
 		data = (CUdeviceptr)(uintptr_t)t->dl_tensor.data;
 		STEP(glcuda_handoff_to_cuda(dev, &a, 1, NULL));
-		STEP(glcuda_image_copy_from_linear(a, 0, GLCUDA_ALL_LAYERS, data, 256, 0,
-						   NULL));
+		STEP(glcuda_image_copy_from_linear(a, 0, GLCUDA_ALL_LAYERS,
+						   data, 256, 0, NULL));
 		STEP(glcuda_image_copy_to_linear(a, 0, 0, data, 256, 0, NULL));
 		STEP(glcuda_handoff_to_gl(dev, &a, 1, NULL));
+		glcuda_image_desc_init(&desc_layered);
+		desc_layered.width = 16;
+		desc_layered.height = 16;
+		desc_layered.format = GLCUDA_FORMAT_RGBA8;
+		desc_layered.layers = 2;
+		STEP(glcuda_image_new(dev, &desc_layered, &layered));
+		STEP(glcuda_handoff_to_cuda(dev, &layered, 1, NULL));
+		STEP(glcuda_image_copy_to_linear(layered, 0, GLCUDA_ALL_LAYERS,
+						 data, 64, 64 * 16, NULL));
+		STEP(glcuda_handoff_to_gl(dev, &layered, 1, NULL));
+		glcuda_image_destroy(layered);
+		layered = NULL;
 		t->deleter(t);
 		t = NULL;
 	}
@@ -105,11 +135,12 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, 32, 32);
 	}
 	glBindTexture(GL_TEXTURE_2D, 0);
-	eimg = eglCreateImage(dpy, egl_ctx, EGL_GL_TEXTURE_2D, (EGLClientBuffer)(uintptr_t)tex[1],
-			      NULL);
+	eimg = eglCreateImage(dpy, egl_ctx, EGL_GL_TEXTURE_2D,
+			      (EGLClientBuffer)(uintptr_t)tex[1], NULL);
 	ck_assert_ptr_ne(eimg, EGL_NO_IMAGE);
 	if (wrap) {
-		STEP(glcuda_image_wrap_gl_texture(dev, tex[0], GL_TEXTURE_2D, 0, &wt));
+		STEP(glcuda_image_wrap_gl_texture(dev, tex[0], GL_TEXTURE_2D, 0,
+						  &wt));
 		STEP(glcuda_image_wrap_egl_image(dev, eimg, 0, &we));
 		struct glcuda_image *both[2] = { wt, we };
 		STEP(glcuda_handoff_to_cuda(dev, both, 2, NULL));
@@ -118,7 +149,9 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 	STEP(glcuda_ring_new(dev, &desc, &ring));
 	for (int n = 0; n < 20; n++) {
 		struct glcuda_frame *f, *t;
-		struct glcuda_frame_timings tm = { .size = sizeof(struct glcuda_frame_timings) };
+		struct glcuda_frame_timings tm = {
+			.size = sizeof(struct glcuda_frame_timings)
+		};
 		ret = glcuda_ring_acquire(ring, &f);
 		if (ret == -EAGAIN) {
 			ret = glcuda_ring_take_newest(ring, &t);
@@ -175,7 +208,8 @@ out:
 #undef STEP
 	glcuda_ring_destroy(ring_stream);
 	if (stream) {
-		ck_cu(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
+		ck_cu(CU(cuCtxPushCurrent)(
+			glcuda_device_get_cuda_context(dev)));
 		ck_cu(CU(cuStreamDestroy)(stream));
 		ck_cu(CU(cuCtxPopCurrent)(&popped));
 	}
@@ -190,6 +224,7 @@ out:
 		eglDestroyImage(dpy, eimg);
 		glDeleteTextures(2, tex);
 	}
+	glcuda_image_destroy(layered);
 	if (t)
 		t->deleter(t);
 	glcuda_image_destroy(b);
@@ -204,8 +239,8 @@ out:
 static size_t
 cuda_footprint(CUcontext ctx)
 {
-	unsigned int (*live)(void) =
-		(unsigned int (*)(void))fake_cuda_control("fake_cuda_live_objects");
+	unsigned int (*live)(void) = (unsigned int (*)(void))fake_cuda_control(
+		"fake_cuda_live_objects");
 
 	(void)ctx;
 	ck_assert_ptr_nonnull(live);
@@ -240,23 +275,32 @@ cuda_footprint(CUcontext ctx)
  * fault_coverage_report checks that each still names a site of lib/. */
 static const struct fault_exception after_a_failure[] = {
 	{ "lib/device.c", "glcuda_device_destroy", "cuCtxSynchronize",
-	  "waits for orphaned host functions, left only when a ring's destroy could not wait" },
-	{ "lib/device.c", "device_release_drivers", "cuDevicePrimaryCtxGetState",
+	  "waits for orphaned host functions, left only when a ring's destroy "
+	  "could not wait" },
+	{ "lib/device.c", "device_release_drivers",
+	  "cuDevicePrimaryCtxGetState",
 	  "asked only with orphaned host functions" },
 	{ "lib/sync.c", "handoff_sync_drain", "cuCtxSynchronize",
 	  "the fallback when cuEventSynchronize failed" },
-	{ "lib/wrap.c", "glcuda_image_wrap_gl_texture", "cuGraphicsUnmapResources",
+	{ "lib/wrap.c", "glcuda_image_wrap_gl_texture",
+	  "cuGraphicsUnmapResources",
 	  "unwinds a wrap whose plane or objects failed" },
 	{ "lib/handoff.c", "map_textures", "cuGraphicsUnmapResources",
 	  "unwinds a hand-off whose mapped array could not be read" },
-	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGet", "glcuda_headless_new, not called" },
-	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
-	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGetCount", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGet",
+	  "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGetUuid",
+	  "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_device_uuid", "cuDeviceGetCount",
+	  "glcuda_headless_new, not called" },
 	/* glcuda_headless_new(-1) asks which CUDA devices exist; a failure
 	 * there means "none seen" and falls back by design (no error). */
-	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGetCount", "glcuda_headless_new, not called" },
-	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGet", "glcuda_headless_new, not called" },
-	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGetUuid", "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGetCount",
+	  "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGet",
+	  "glcuda_headless_new, not called" },
+	{ "lib/headless-devices.c", "cuda_devices_list", "cuDeviceGetUuid",
+	  "glcuda_headless_new, not called" },
 	{ "lib/diag.c", "glcuda_diag_list_cuda_devices", "cuDeviceGetCount",
 	  "a diagnosis, not called" },
 	{ "lib/diag.c", "glcuda_diag_list_cuda_devices", "cuDeviceGet",
@@ -269,46 +313,85 @@ static const struct fault_exception after_a_failure[] = {
 /* Where the device cannot wrap GL textures and EGLImages (the fake CUDA
  * driver has no cuArray3DGetDescriptor). */
 static const struct fault_exception no_wrap[] = {
-	{ "lib/cuda/cuda-interop.c", "cuda_register_gl_texture", "cuGraphicsGLRegisterImage", "no wrap" },
-	{ "lib/cuda/cuda-interop.c", "cuda_register_egl_image", "cuGraphicsEGLRegisterImage", "no wrap" },
-	{ "lib/cuda/cuda-interop.c", "cuda_map", "cuGraphicsMapResources", "no wrap" },
-	{ "lib/cuda/cuda-interop.c", "cuda_unmap", "cuGraphicsUnmapResources", "no wrap" },
-	{ "lib/cuda/cuda-interop.c", "describe_array", "cuArray3DGetDescriptor", "no wrap" },
-	{ "lib/cuda/cuda-interop.c", "cuda_gl_resource_plane", "cuGraphicsSubResourceGetMappedArray",
+	{ "lib/cuda/cuda-interop.c", "cuda_register_gl_texture",
+	  "cuGraphicsGLRegisterImage", "no wrap" },
+	{ "lib/cuda/cuda-interop.c", "cuda_register_egl_image",
+	  "cuGraphicsEGLRegisterImage", "no wrap" },
+	{ "lib/cuda/cuda-interop.c", "cuda_map", "cuGraphicsMapResources",
 	  "no wrap" },
-	{ "lib/cuda/cuda-interop.c", "cuda_egl_resource_planes", "cuGraphicsResourceGetMappedEglFrame",
+	{ "lib/cuda/cuda-interop.c", "cuda_unmap", "cuGraphicsUnmapResources",
 	  "no wrap" },
-	{ "lib/wrap.c", "wrap_unmap_cuda", "cuGraphicsUnmapResources", "no wrap" },
-	{ "lib/wrap.c", "wrap_refresh_mapped", "cuGraphicsSubResourceGetMappedArray", "no wrap" },
+	{ "lib/cuda/cuda-interop.c", "describe_array", "cuArray3DGetDescriptor",
+	  "no wrap" },
+	{ "lib/cuda/cuda-interop.c", "cuda_gl_resource_plane",
+	  "cuGraphicsSubResourceGetMappedArray", "no wrap" },
+	{ "lib/cuda/cuda-interop.c", "cuda_egl_resource_planes",
+	  "cuGraphicsResourceGetMappedEglFrame", "no wrap" },
+	{ "lib/wrap.c", "wrap_unmap_cuda", "cuGraphicsUnmapResources",
+	  "no wrap" },
+	{ "lib/wrap.c", "wrap_refresh_mapped",
+	  "cuGraphicsSubResourceGetMappedArray", "no wrap" },
 };
-/* With GLCUDA_COPY=kernel the copy kernels copy and the copy engine is
- * their fallback; otherwise the kernels are never called. */
-static const struct fault_exception copy_kernels[] = {
-	{ "lib/copy.c", "copy_enqueue", "cuMemcpy3DAsync",
-	  "the copy kernels copy; the copy engine is their fallback" },
-};
-static bool
-copy_kernels_asked(void)
+/* The scenario copies one layer, which the copy kernels copy, and every
+ * layer of a layered image, which the copy engine copies (lib/copy.c).
+ * GLCUDA_COPY forces one way for both: with GLCUDA_COPY=kernel the copy
+ * engine is only the kernels' fallback; with GLCUDA_COPY=engine, or in a
+ * build without nvcc (no kernels), the kernels are never called. */
+static const char *
+copy_asked(void)
 {
 	const char *e = getenv("GLCUDA_COPY");
 
-	return e && !strcmp(e, "kernel");
+	return e ? e : "";
 }
-static const struct fault_exception no_copy_kernels[] = {
-	{ "lib/cuda/copy-kernels.c", "copy_kernels_launch", "cuLaunchKernel",
-	  "copies use the copy engine (GLCUDA_COPY=kernel unset)" },
-	{ "lib/cuda/copy-kernels.c", "copy_kernels_load", "cuModuleLoadData",
-	  "copies use the copy engine (GLCUDA_COPY=kernel unset)" },
-	{ "lib/cuda/copy-kernels.c", "copy_kernels_load", "cuModuleGetFunction",
-	  "copies use the copy engine (GLCUDA_COPY=kernel unset)" },
+static const struct fault_exception copy_kernel_only[] = {
+	{ "lib/copy.c", "copy_enqueue", "cuMemcpy3DAsync",
+	  "GLCUDA_COPY=kernel: the copy kernels copy; the copy engine is "
+	  "their fallback" },
 };
+#define ENGINE_ONLY \
+	"copies use the copy engine only (GLCUDA_COPY=engine, or a build " \
+	"without nvcc)"
+static const struct fault_exception copy_engine_only[] = {
+	{ "lib/cuda/copy-kernels.c", "copy_kernels_launch", "cuLaunchKernel",
+	  ENGINE_ONLY },
+	{ "lib/cuda/copy-kernels.c", "load_locked", "cuLibraryLoadData",
+	  ENGINE_ONLY },
+	{ "lib/cuda/copy-kernels.c", "load_locked", "cuLibraryGetKernel",
+	  ENGINE_ONLY },
+};
+#undef ENGINE_ONLY
+static bool
+copy_kernels_used(void)
+{
+#ifdef HAVE_NVCC
+	return strcmp(copy_asked(), "engine") != 0;
+#else
+	return false;
+#endif
+}
+/* The copy kernels' load (lib/cuda/copy-kernels.c), which the process's
+ * first copy of one layer makes, once: the sweep, which runs after the
+ * clean runs that loaded them, never reaches it (fail_first_loads). */
+#define LOADED_EARLIER \
+	"loaded once per process, by an earlier test of this process " \
+	"(CK_FORK=no)"
+static const struct fault_exception once_per_process[] = {
+	{ "lib/cuda/copy-kernels.c", "load_locked", "cuLibraryLoadData",
+	  LOADED_EARLIER },
+	{ "lib/cuda/copy-kernels.c", "load_locked", "cuLibraryGetKernel",
+	  LOADED_EARLIER },
+};
+#undef LOADED_EARLIER
 /* Where the CPU sync mode is all there is (Mesa without
  * GL_EXT_semaphore_fd): no semaphore is imported, waited on or signalled. */
 static const struct fault_exception cpu_only[] = {
-	{ "lib/cuda/cuda-importer.c", "cuda_import_semaphore", "cuImportExternalSemaphore",
+	{ "lib/cuda/cuda-importer.c", "cuda_import_semaphore",
+	  "cuImportExternalSemaphore", "CPU sync mode only" },
+	{ "lib/sync.c", "sync_to_cuda", "cuWaitExternalSemaphoresAsync",
 	  "CPU sync mode only" },
-	{ "lib/sync.c", "sync_to_cuda", "cuWaitExternalSemaphoresAsync", "CPU sync mode only" },
-	{ "lib/sync.c", "sync_cuda_signal", "cuSignalExternalSemaphoresAsync", "CPU sync mode only" },
+	{ "lib/sync.c", "sync_cuda_signal", "cuSignalExternalSemaphoresAsync",
+	  "CPU sync mode only" },
 };
 
 /* What every run is compared with. */
@@ -327,7 +410,8 @@ static void
 arm(unsigned long n, const struct fault_target *t, CUresult err)
 {
 	if (t)
-		fault_inject_at(FAULT_CUDA, t->file, t->first, t->last, (int)err);
+		fault_inject_at(FAULT_CUDA, t->file, t->first, t->last,
+				(int)err);
 	else
 		fault_inject(FAULT_CUDA, n, (int)err);
 }
@@ -336,7 +420,8 @@ arm(unsigned long n, const struct fault_target *t, CUresult err)
  * first call at site t. Checks the error, its message and that nothing
  * leaked. Returns false if no call was made to fail. */
 static bool
-failing_run(struct run_state *st, unsigned long n, const struct fault_target *t, CUresult err)
+failing_run(struct run_state *st, unsigned long n, const struct fault_target *t,
+	    CUresult err)
 {
 	struct gl_names after;
 	const char *call = NULL;
@@ -345,7 +430,8 @@ failing_run(struct run_state *st, unsigned long n, const struct fault_target *t,
 	int ret;
 
 	if (t)
-		snprintf(label, sizeof(label), "%s at %s:%d", t->name, t->file, t->first);
+		snprintf(label, sizeof(label), "%s at %s:%d", t->name, t->file,
+			 t->first);
 	else
 		snprintf(label, sizeof(label), "N=%lu", n);
 	arm(n, t, err);
@@ -354,41 +440,57 @@ failing_run(struct run_state *st, unsigned long n, const struct fault_target *t,
 	if (t ? !fault_failed_call() : fault_calls(FAULT_CUDA) < n) {
 		/* Nothing failed: the scenario made fewer than n calls, or
 		 * none at the site. */
-		ck_assert_msg(ret == 0, "%s: nothing injected, yet %s: %s: %s", label, call,
-			      glcuda_error_get_name(ret), glcuda_get_last_error());
+		ck_assert_msg(ret == 0, "%s: nothing injected, yet %s: %s: %s",
+			      label, call, glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
 		return false;
 	}
 	/* Calls whose failure glcuda tolerates by design (e.g. a flag that
 	 * is already set) may let the run succeed. */
 	if (ret < 0) {
-		const char *cu_call = fault_failed_call() ? fault_failed_call() : "cuInit";
+		const char *cu_call = fault_failed_call() ? fault_failed_call()
+							  : "cuInit";
 		char code[64];
 		snprintf(code, sizeof(code), "(%d)", (int)err);
-		ck_assert_msg(strstr(glcuda_get_last_error(), code) || ret == GLCUDA_ERROR_DEVICE_LOST,
-			      "%s: %s failed with %s but the message does not name the CUDA "
-			      "code %s: %s", label, call, glcuda_error_get_name(ret), code,
-			      glcuda_get_last_error());
+		ck_assert_msg(
+			strstr(glcuda_get_last_error(), code) ||
+				ret == GLCUDA_ERROR_DEVICE_LOST,
+			"%s: %s failed with %s but the message does not name "
+			"the CUDA "
+			"code %s: %s",
+			label, call, glcuda_error_get_name(ret), code,
+			glcuda_get_last_error());
 		/* The entry point that was made to fail, by name (glcuda's
 		 * messages start "cuEventCreate: ..."). */
-		ck_assert_msg(names_call(glcuda_get_last_error(), cu_call) ||
-			      (!fault_failed_call() &&
-			       names_call(glcuda_get_last_error(), "cuDriverGetVersion")),
-			      "%s: %s failed, but the message does not name the failed CUDA "
-			      "call %s: %s", label, call, cu_call, glcuda_get_last_error());
+		ck_assert_msg(
+			names_call(glcuda_get_last_error(), cu_call) ||
+				(!fault_failed_call() &&
+				 names_call(glcuda_get_last_error(),
+					    "cuDriverGetVersion")),
+			"%s: %s failed, but the message does not name the "
+			"failed CUDA "
+			"call %s: %s",
+			label, call, cu_call, glcuda_get_last_error());
 	}
 	glFinish();
-	ck_assert_msg(fault_vk_live_total() == st->vk_live, "%s (%s): live Vulkan objects %ld -> "
-		      "%ld", label, call ? call : "-", st->vk_live, fault_vk_live_total());
-	ck_assert_msg(test_count_fds() == st->fds, "%s (%s): fds %d -> %d", label,
-		      call ? call : "-", st->fds, test_count_fds());
+	ck_assert_msg(fault_vk_live_total() == st->vk_live,
+		      "%s (%s): live Vulkan objects %ld -> "
+		      "%ld",
+		      label, call ? call : "-", st->vk_live,
+		      fault_vk_live_total());
+	ck_assert_msg(test_count_fds() == st->fds, "%s (%s): fds %d -> %d",
+		      label, call ? call : "-", st->fds, test_count_fds());
 	test_count_gl_names(&after, 4096);
-	ck_assert_msg(memcmp(&st->before, &after, sizeof(after)) == 0,
-		      "%s (%s): GL names leaked (textures %d->%d, memory objects %d->%d, "
-		      "semaphores %d->%d, fbos %d->%d, queries %d->%d)", label, call ? call : "-",
-		      st->before.textures, after.textures, st->before.memory_objects,
-		      after.memory_objects, st->before.semaphores, after.semaphores,
-		      st->before.framebuffers, after.framebuffers, st->before.queries,
-		      after.queries);
+	ck_assert_msg(
+		memcmp(&st->before, &after, sizeof(after)) == 0,
+		"%s (%s): GL names leaked (textures %d->%d, memory objects "
+		"%d->%d, "
+		"semaphores %d->%d, fbos %d->%d, queries %d->%d)",
+		label, call ? call : "-", st->before.textures, after.textures,
+		st->before.memory_objects, after.memory_objects,
+		st->before.semaphores, after.semaphores,
+		st->before.framebuffers, after.framebuffers, st->before.queries,
+		after.queries);
 	/* CUDA memory: the run must leave free memory exactly where it found
 	 * it. The driver caches and gives back memory on its own schedule,
 	 * though: on the H200 (driver 580) free memory rose by 4.5 MiB some
@@ -405,9 +507,58 @@ failing_run(struct run_state *st, unsigned long n, const struct fault_target *t,
 		fault_disarm(FAULT_CUDA);
 		free1 = cuda_footprint(st->ctx);
 	}
-	ck_assert_msg(free1 == st->free0, "%s (%s, %s failed): " FOOTPRINT " changed on each "
-		      "of 4 runs of this failure (last %zu -> %zu)", label, call ? call : "-",
-		      fault_failed_call() ? fault_failed_call() : "-", st->free0, free1);
+	ck_assert_msg(free1 == st->free0,
+		      "%s (%s, %s failed): " FOOTPRINT " changed on each "
+		      "of 4 runs of this failure (last %zu -> %zu)",
+		      label, call ? call : "-",
+		      fault_failed_call() ? fault_failed_call() : "-",
+		      st->free0, free1);
+	return true;
+}
+
+/* The copy kernels are loaded once per process and kept, so the sweep,
+ * which runs after the clean runs that loaded them, never reaches their
+ * load. Before anything is loaded, each site of the load fails once, by
+ * its site, in a run of the scenario: the load is given up for that run's
+ * device, whose copies go through the copy engine without an error, and
+ * the next run's device loads again (cuLibraryGetKernel failing leaves
+ * the library loaded, and the next device asks for the kernels only).
+ * Returns false where an earlier test of this process (CK_FORK=no) has
+ * loaded them: then nothing fails there. */
+static bool
+fail_first_loads(struct glcuda_headless *hl, bool wrap)
+{
+	struct fault_target sites[8];
+	const char *call = NULL;
+	size_t n;
+	int ret;
+
+	n = fault_coverage_sites(FAULT_CUDA, once_per_process,
+				 ARRAY_LENGTH(once_per_process), sites,
+				 ARRAY_LENGTH(sites));
+	ck_assert_uint_ge(n, ARRAY_LENGTH(once_per_process));
+	ck_assert_uint_le(n, ARRAY_LENGTH(sites));
+	for (size_t i = 0; i < n; i++) {
+		const struct fault_target *t = &sites[i];
+
+		fault_inject_at(FAULT_CUDA, t->file, t->first, t->last,
+				(int)injected[i % ARRAY_LENGTH(injected)]);
+		ret = scenario(hl, wrap, &call);
+		fault_disarm(FAULT_CUDA);
+		ck_assert_msg(ret == 0, "%s failing at %s:%d: %s: %s: %s",
+			      t->name, t->file, t->first, call,
+			      glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
+		if (!fault_failed_call()) {
+			ck_assert_msg(i == 0, "%s at %s:%d was not reached, "
+				      "though the kernels were not loaded",
+				      t->name, t->file, t->first);
+			return false;
+		}
+		printf("%s at %s:%d, loaded once per process: failed by its "
+		       "site before the first load; the copies went through "
+		       "the copy engine\n", t->name, t->file, t->first);
+	}
 	return true;
 }
 
@@ -423,8 +574,12 @@ START_TEST(every_cuda_call)
 {
 	struct run_state st = { .hl = test_headless(_i == 1) };
 	struct glcuda_headless *hl = st.hl;
-	struct fault_exception exceptions[ARRAY_LENGTH(after_a_failure) + ARRAY_LENGTH(no_wrap) +
-					  ARRAY_LENGTH(cpu_only) + ARRAY_LENGTH(no_copy_kernels)];
+	struct fault_exception exceptions[ARRAY_LENGTH(after_a_failure) +
+					  ARRAY_LENGTH(no_wrap) +
+					  ARRAY_LENGTH(cpu_only) +
+					  ARRAY_LENGTH(copy_kernel_only) +
+					  ARRAY_LENGTH(copy_engine_only) +
+					  ARRAY_LENGTH(once_per_process)];
 	struct fault_target missed[128];
 	size_t nexceptions = 0, nmissed;
 	unsigned long points = 0;
@@ -442,34 +597,41 @@ START_TEST(every_cuda_call)
 		uint32_t kinds;
 
 		ret = glcuda_device_new(glcuda_headless_get_display(hl),
-					glcuda_headless_get_context(hl), NULL, &dev);
+					glcuda_headless_get_context(hl), NULL,
+					&dev);
 		ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
 			      glcuda_get_last_error());
 		caps = glcuda_device_get_caps(dev);
-		kinds = (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE) | (1u << GLCUDA_IMAGE_KIND_EGL_IMAGE);
+		kinds = (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE) |
+			(1u << GLCUDA_IMAGE_KIND_EGL_IMAGE);
 		st.wrap = (caps->image_kinds_supported & kinds) == kinds;
 		for (size_t i = 0; i < ARRAY_LENGTH(after_a_failure); i++)
 			exceptions[nexceptions++] = after_a_failure[i];
 		for (size_t i = 0; !st.wrap && i < ARRAY_LENGTH(no_wrap); i++)
 			exceptions[nexceptions++] = no_wrap[i];
 		for (size_t i = 0;
-		     caps->sync_modes_supported == 1u << GLCUDA_SYNC_CPU && i < ARRAY_LENGTH(cpu_only);
+		     caps->sync_modes_supported == 1u << GLCUDA_SYNC_CPU &&
+		     i < ARRAY_LENGTH(cpu_only);
 		     i++)
 			exceptions[nexceptions++] = cpu_only[i];
-		/* Copies use the kernels only with GLCUDA_COPY=kernel. */
-		if (copy_kernels_asked())
-			exceptions[nexceptions++] = copy_kernels[0];
-		for (size_t i = 0; !copy_kernels_asked() &&
-				   i < ARRAY_LENGTH(no_copy_kernels); i++)
-			exceptions[nexceptions++] = no_copy_kernels[i];
+		if (!strcmp(copy_asked(), "kernel"))
+			exceptions[nexceptions++] = copy_kernel_only[0];
+		for (size_t i = 0; !copy_kernels_used() &&
+				   i < ARRAY_LENGTH(copy_engine_only); i++)
+			exceptions[nexceptions++] = copy_engine_only[i];
 		glcuda_device_destroy(dev);
 	}
+	/* Sites are counted from here: the failures of this test only. */
+	fault_sites_reset();
+	if (copy_kernels_used() && !fail_first_loads(hl, st.wrap))
+		for (size_t i = 0; i < ARRAY_LENGTH(once_per_process); i++)
+			exceptions[nexceptions++] = once_per_process[i];
 
 	/* One clean run loads the CUDA driver (the test's calls below go
 	 * through glcuda's table of it). */
 	ret = scenario(hl, st.wrap, &call);
-	ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_get_name(ret),
-		      glcuda_get_last_error());
+	ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call,
+		      glcuda_error_get_name(ret), glcuda_get_last_error());
 	glFinish();
 	/* Keep the primary context alive across runs to read free memory
 	 * (and count fds after it: the context holds some of its own). */
@@ -480,44 +642,58 @@ START_TEST(every_cuda_call)
 	}
 	/* Then the scenario twice more in that context, before the baseline:
 	 * the drivers' first-use allocations in it (pools that grow and are
-	 * kept) are made by now, so the baseline can be compared exactly. */
+	 * kept) are made by now, so the baseline can be compared exactly.
+	 * Among them the copy kernels': their library is the process's
+	 * (lib/cuda/copy-kernels.c), loaded by now, but the driver loads it
+	 * into a context at the first launch there, once, and it stays while
+	 * the context lives (the test holds it); the scenario's copy of one
+	 * layer is that launch, so no copy of its own is needed here. */
 	for (int warm = 0; warm < 2; warm++) {
 		ret = scenario(hl, st.wrap, &call);
-		ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call, glcuda_error_get_name(ret),
+		ck_assert_msg(ret == 0, "clean run: %s: %s: %s", call,
+			      glcuda_error_get_name(ret),
 			      glcuda_get_last_error());
 	}
 	st.free0 = cuda_footprint(st.ctx);
 	st.fds = test_count_fds();
 	st.vk_live = fault_vk_live_total();
 	test_count_gl_names(&st.before, 4096);
-	/* Sites are counted from here: the failures of this test only. */
-	fault_sites_reset();
 
 	/* GLCUDA_FAULTS_BY_SITE=1 skips the sweep: each site then fails once,
 	 * by where it is, below (scripts/gpu-sanitizer.sh: under the
 	 * sanitizer the sweep takes over ten minutes). */
 	for (unsigned long n = 1; !by_site(); n++) {
-		if (!failing_run(&st, n, NULL, injected[n % ARRAY_LENGTH(injected)]))
+		if (!failing_run(&st, n, NULL,
+				 injected[n % ARRAY_LENGTH(injected)]))
 			break;
 		points++;
 	}
 	/* The number of calls before a site may vary from run to run (a
 	 * timing query finds its frame done or not): a site the sweep
 	 * stepped over is made to fail by where it is. */
-	nmissed = fault_coverage_missing(FAULT_CUDA, exceptions, nexceptions, missed,
-					 ARRAY_LENGTH(missed));
+	nmissed = fault_coverage_missing(FAULT_CUDA, exceptions, nexceptions,
+					 missed, ARRAY_LENGTH(missed));
 	ck_assert_uint_le(nmissed, ARRAY_LENGTH(missed));
 	for (size_t i = 0; i < nmissed; i++)
-		if (failing_run(&st, 0, &missed[i], injected[i % ARRAY_LENGTH(injected)]))
-			printf("%s: %s at %s:%d, %sfailed by its site\n", _i ? "GLES" : "GL",
-			       missed[i].name, missed[i].file, missed[i].first,
+		if (failing_run(&st, 0, &missed[i],
+				injected[i % ARRAY_LENGTH(injected)]))
+			printf("%s: %s at %s:%d, %sfailed by its site\n",
+			       _i ? "GLES" : "GL", missed[i].name,
+			       missed[i].file, missed[i].first,
 			       by_site() ? "" : "stepped over by the sweep, ");
-	printf("%s: %lu CUDA calls in the scenario%s, each failed once; every failure unwound "
-	       "cleanly (%lu runs repeated because " FOOTPRINT " had changed)\n",
+	printf("%s: %lu CUDA calls in the scenario%s, each failed once; every "
+	       "failure unwound "
+	       "cleanly (%lu runs repeated because " FOOTPRINT
+	       " had changed)\n",
 	       _i ? "GLES" : "GL", points,
-	       by_site() ? " (the sweep skipped: each site failed by its site)" : "", st.repeats);
-	ck_assert_msg(fault_coverage_report(FAULT_CUDA, "CUDA", exceptions, nexceptions),
-		      "a CUDA call site of lib/ was never made to fail (listed above)");
+	       by_site() ? " (the sweep skipped: each site failed by its site)"
+			 : "",
+	       st.repeats);
+	ck_assert_msg(
+		fault_coverage_report(FAULT_CUDA, "CUDA", exceptions,
+				      nexceptions),
+		"a CUDA call site of lib/ was never made to fail (listed "
+		"above)");
 	{
 		CUdevice d;
 		CU(cuDeviceGet)(&d, 0);

@@ -9,30 +9,33 @@
  * than tight, and the host compares; then the other way, read back by GL.
  * SPDX-License-Identifier: MIT
  */
+#include "config.h"
 #include "test-common.h"
 #include "fake-cuda/fake-cuda-env.h"
 #include "fake-controls.h"
 #include <glcuda/glcuda-dlpack.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define W 13 /* neither a multiple of the 4-pixel raster block nor of 16 bytes */
+#define W \
+	13 /* neither a multiple of the 4-pixel raster block nor of 16 bytes */
 #define H 7
 #define LAYERS 3
 #define ROW_PAD 24   /* bytes past a tight row */
 #define LAYER_PAD 2  /* rows past a tight layer */
 
-/* fake_env_teardown() for suites that copy: the device's copy kernels
- * (loaded by its first copy) are the device's until it goes, so the
- * objects left are counted after the device: nothing but the kernels'
- * module may be left for the context's end to reclaim. */
+/* fake_env_teardown() for suites that copy: the copy kernels are the
+ * process's (a library, which belongs to no context and is not a live
+ * object), so the device leaves nothing behind, and nothing is left for
+ * the context's end to reclaim. */
 static void
 tensor_teardown(struct fake_env *e)
 {
-	unsigned int reclaimed, module;
+	unsigned int reclaimed;
 
 	resolve_fake();
 	fake_env_push(e);
@@ -40,15 +43,71 @@ tensor_teardown(struct fake_env *e)
 	ck_cu(CU(cuModuleUnload)(e->module));
 	fake_env_pop();
 	ck_assert_int_eq(fake.sticky_error(), 0);
-	module = e->dev->copy_kernels.module ? 1 : 0;
-	ck_assert_uint_eq(fake.live_objects(), e->live0 + module);
+	ck_assert_uint_eq(fake.live_objects(), e->live0);
 	reclaimed = fake.reclaimed();
 	glcuda_device_destroy(e->dev);
 	ck_assert_uint_eq(fake.primary_refs(), 0);
 	ck_assert_uint_eq(fake.live_objects(), 0);
-	/* The device unloads its module itself: nothing was reclaimed. */
 	ck_assert_uint_eq(fake.reclaimed(), reclaimed);
+	/* At most one library for the whole process. */
+	ck_assert_uint_le(fake.libraries(), 1);
 	glcuda_headless_destroy(e->hl);
+}
+
+/* Whether the library has copy kernels: nvcc builds them (lib/local.mk);
+ * without them every copy goes through the copy engine. */
+#ifdef HAVE_NVCC
+static const bool kernels_built = true;
+#else
+static const bool kernels_built = false;
+#endif
+
+/* How copies are made, by GLCUDA_COPY (read once per process: Check forks
+ * each case, so each case may set it). */
+enum way {
+	WAY_MEASURED, /* unset: the kernel for one layer, the engine for more */
+	WAY_ENGINE,   /* GLCUDA_COPY=engine */
+	WAY_KERNEL,   /* GLCUDA_COPY=kernel */
+};
+
+static void
+way_set(enum way way)
+{
+	if (way == WAY_ENGINE)
+		setenv("GLCUDA_COPY", "engine", 1);
+	else if (way == WAY_KERNEL)
+		setenv("GLCUDA_COPY", "kernel", 1);
+	else
+		unsetenv("GLCUDA_COPY");
+}
+
+/* The fake's counts of library kernel launches and of 3D copies. */
+struct copies {
+	unsigned int kernel, engine;
+};
+
+static struct copies
+copies_now(void)
+{
+	struct copies c = { fake.library_launches(), fake.memcpy3d_calls() };
+
+	return c;
+}
+
+/* The copies since `before` were one launch of a copy kernel (kernel) or
+ * one 3D copy of the copy engine, and nothing else. */
+static void
+assert_copied_by(const struct copies *before, bool kernel, const char *what)
+{
+	const struct copies now = copies_now();
+	const unsigned int launches = now.kernel - before->kernel;
+	const unsigned int copies = now.engine - before->engine;
+
+	ck_assert_msg(launches == (kernel ? 1u : 0u) &&
+		      copies == (kernel ? 0u : 1u),
+		      "%s: %u copy kernel launches and %u 3D copies, not "
+		      "one %s",
+		      what, launches, copies, kernel ? "launch" : "3D copy");
 }
 
 static struct glcuda_image *
@@ -70,21 +129,23 @@ new_image(struct fake_env *e, enum glcuda_format format, uint32_t layers,
 
 /* GL's upload of layer `layer` of a colour texture (2D or 2D array). */
 static void
-upload_layer(struct glcuda_image *img, const struct format_info *fmt, uint32_t layer,
-	     const void *data)
+upload_layer(struct glcuda_image *img, const struct format_info *fmt,
+	     uint32_t layer, const void *data)
 {
 	GLenum target = glcuda_image_get_gl_target(img);
 	GLint prev = 0;
 
 	glGetIntegerv(target == GL_TEXTURE_2D ? GL_TEXTURE_BINDING_2D
-					       : GL_TEXTURE_BINDING_2D_ARRAY, &prev);
+					      : GL_TEXTURE_BINDING_2D_ARRAY,
+		      &prev);
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
 	glBindTexture(target, glcuda_image_get_gl_texture(img));
 	if (target == GL_TEXTURE_2D)
-		glTexSubImage2D(target, 0, 0, 0, W, H, fmt->gl_format, fmt->gl_type, data);
-	else
-		glTexSubImage3D(target, 0, 0, 0, (GLint)layer, W, H, 1, fmt->gl_format,
+		glTexSubImage2D(target, 0, 0, 0, W, H, fmt->gl_format,
 				fmt->gl_type, data);
+	else
+		glTexSubImage3D(target, 0, 0, 0, (GLint)layer, W, H, 1,
+				fmt->gl_format, fmt->gl_type, data);
 	glBindTexture(target, (GLuint)prev);
 	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
@@ -93,13 +154,14 @@ upload_layer(struct glcuda_image *img, const struct format_info *fmt, uint32_t l
 /* GL's read-back of a layer through the image's framebuffer of that layer
  * (colour, or depth for a depth plane on desktop GL). */
 static void
-read_layer(struct glcuda_image *img, const struct format_info *fmt, uint32_t layer,
-	   bool depth, void *out)
+read_layer(struct glcuda_image *img, const struct format_info *fmt,
+	   uint32_t layer, bool depth, void *out)
 {
 	GLint prev = 0;
 
 	glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev);
-	glBindFramebuffer(GL_READ_FRAMEBUFFER, glcuda_image_get_gl_framebuffer(img, layer));
+	glBindFramebuffer(GL_READ_FRAMEBUFFER,
+			  glcuda_image_get_gl_framebuffer(img, layer));
 	glPixelStorei(GL_PACK_ALIGNMENT, 1);
 	glReadPixels(0, 0, W, H, depth ? GL_DEPTH_COMPONENT : fmt->gl_format,
 		     depth ? GL_FLOAT : fmt->gl_type, out);
@@ -167,26 +229,34 @@ pattern(const struct format_info *fmt, uint32_t seed, uint32_t layer, void *out)
 	test_fill_pattern(fmt, W, H, seed * 64 + layer, out);
 }
 
-/* Every format, 1 and LAYERS layers, GL and GLES: GL's pattern into
- * linear memory, pixel for pixel, with the padding untouched; then a new
- * pattern from linear memory back into the image, read by GL. */
+/* Every format, 1 and LAYERS layers, GL and GLES, each way of copying
+ * (_i / 4: the measured rule, GLCUDA_COPY=engine, GLCUDA_COPY=kernel):
+ * GL's pattern into linear memory, pixel for pixel, with the padding
+ * untouched; then a new pattern from linear memory back into the image,
+ * read by GL. Each copy went the way the rule or the variable says. */
 START_TEST(test_copies_every_format)
 {
 	static const enum glcuda_format formats[] = {
-		GLCUDA_FORMAT_RGBA8, GLCUDA_FORMAT_SRGB8_A8, GLCUDA_FORMAT_RGB10_A2,
-		GLCUDA_FORMAT_RGBA16F, GLCUDA_FORMAT_RGBA32F, GLCUDA_FORMAT_R8,
-		GLCUDA_FORMAT_RG8, GLCUDA_FORMAT_R16, GLCUDA_FORMAT_RG16,
-		GLCUDA_FORMAT_R32F,
+		GLCUDA_FORMAT_RGBA8,	GLCUDA_FORMAT_SRGB8_A8,
+		GLCUDA_FORMAT_RGB10_A2, GLCUDA_FORMAT_RGBA16F,
+		GLCUDA_FORMAT_RGBA32F,	GLCUDA_FORMAT_R8,
+		GLCUDA_FORMAT_RG8,	GLCUDA_FORMAT_R16,
+		GLCUDA_FORMAT_RG16,	GLCUDA_FORMAT_R32F,
 	};
 	const bool gles = _i & 1;
 	const uint32_t layers = _i & 2 ? LAYERS : 1;
+	const enum way way = (enum way)(_i / 4);
+	/* All the layers, and one layer alone. */
+	const bool kernel_all = kernels_built &&
+				(way == WAY_KERNEL ||
+				 (way == WAY_MEASURED && layers == 1));
+	const bool kernel_one = kernels_built && way != WAY_ENGINE;
+	struct copies before;
 	struct fake_env e;
 
-	/* _i 4..7: through the copy kernels (Check forks each case, so the
-	 * library reads GLCUDA_COPY afresh). */
-	if (_i & 4)
-		setenv("GLCUDA_COPY", "kernel", 1);
+	way_set(way);
 	fake_env_setup(&e, gles);
+	resolve_fake();
 	for (size_t f = 0; f < ARRAY_LENGTH(formats); f++) {
 		const struct format_info *fmt = format_info(formats[f]);
 		const size_t bytes = (size_t)W * H * fmt->bytes_per_pixel;
@@ -202,7 +272,8 @@ START_TEST(test_copies_every_format)
 		img = new_image(&e, formats[f], layers, 0);
 		ck_assert_uint_eq(glcuda_image_get_layer_count(img), layers);
 		ck_assert_uint_eq(glcuda_image_get_gl_target(img),
-				  layers > 1 ? GL_TEXTURE_2D_ARRAY : GL_TEXTURE_2D);
+				  layers > 1 ? GL_TEXTURE_2D_ARRAY
+					     : GL_TEXTURE_2D);
 		glcuda_cuda_plane_init(&plane);
 		ck_ok(glcuda_image_get_cuda_plane(img, 0, &plane));
 		ck_assert_uint_eq(plane.layers, layers);
@@ -213,16 +284,22 @@ START_TEST(test_copies_every_format)
 		}
 		b = block_new(&e, fmt, layers);
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
-		ck_ok(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr, b.row_pitch,
+		before = copies_now();
+		ck_ok(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS,
+						  b.ptr, b.row_pitch,
 						  b.layer_pitch, e.stream));
+		assert_copied_by(&before, kernel_all, fmt->name);
 		host = block_read(&e, &b);
 		for (uint32_t l = 0; l < layers; l++) {
 			pattern(fmt, 1, l, want);
 			for (uint32_t y = 0; y < H; y++) {
-				const uint8_t *row = host + l * b.layer_pitch + y * b.row_pitch;
+				const uint8_t *row = host + l * b.layer_pitch +
+						     y * b.row_pitch;
 
-				ck_assert_msg(!memcmp(row, want + y * b.row, b.row),
-					      "%s layer %u row %u differs", fmt->name, l, y);
+				ck_assert_msg(!memcmp(row, want + y * b.row,
+						      b.row),
+					      "%s layer %u row %u differs",
+					      fmt->name, l, y);
 				for (size_t x = b.row; x < b.row_pitch; x++)
 					ck_assert_uint_eq(row[x], 0xee);
 			}
@@ -231,29 +308,40 @@ START_TEST(test_copies_every_format)
 		for (uint32_t l = 0; l < layers; l++) {
 			pattern(fmt, 2, l, want);
 			for (uint32_t y = 0; y < H; y++)
-				memcpy(host + l * b.layer_pitch + y * b.row_pitch,
+				memcpy(host + l * b.layer_pitch +
+					       y * b.row_pitch,
 				       want + y * b.row, b.row);
 		}
 		block_write(&e, &b, host);
-		ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
-						    b.row_pitch, b.layer_pitch, e.stream));
+		before = copies_now();
+		ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS,
+						    b.ptr, b.row_pitch,
+						    b.layer_pitch, e.stream));
+		assert_copied_by(&before, kernel_all, fmt->name);
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 		for (uint32_t l = 0; l < layers; l++) {
 			pattern(fmt, 2, l, want);
 			read_layer(img, fmt, l, false, got);
-			ck_assert_msg(test_first_mismatch(want, got, fmt, W, H) < 0,
-				      "%s layer %u: pixel %ld differs after the copy back",
-				      fmt->name, l, test_first_mismatch(want, got, fmt, W, H));
+			ck_assert_msg(
+				test_first_mismatch(want, got, fmt, W, H) < 0,
+				"%s layer %u: pixel %ld differs after the "
+				"copy back",
+				fmt->name, l,
+				test_first_mismatch(want, got, fmt, W, H));
 		}
 		/* One layer alone lands at the start of the block. */
 		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
-		ck_ok(glcuda_image_copy_to_linear(img, 0, (int)layers - 1, b.ptr, b.row_pitch,
-						  0, e.stream));
+		before = copies_now();
+		ck_ok(glcuda_image_copy_to_linear(img, 0, (int)layers - 1,
+						  b.ptr, b.row_pitch, 0,
+						  e.stream));
+		assert_copied_by(&before, kernel_one, fmt->name);
 		free(host);
 		host = block_read(&e, &b);
 		pattern(fmt, 2, layers - 1, want);
 		for (uint32_t y = 0; y < H; y++)
-			ck_assert(!memcmp(host + y * b.row_pitch, want + y * b.row, b.row));
+			ck_assert(!memcmp(host + y * b.row_pitch,
+					  want + y * b.row, b.row));
 		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 		free(host);
 		block_free(&e, &b);
@@ -262,7 +350,89 @@ next:
 		free(want);
 		free(got);
 	}
+	/* One library for every copy of the process, none where the engine
+	 * made them all. */
+	ck_assert_uint_eq(fake.libraries(), kernel_one ? 1 : 0);
 	tensor_teardown(&e);
+}
+END_TEST
+
+/* The info messages about the copy kernels a device logged. */
+static void
+count_kernel_notes(enum glcuda_log_priority priority, void *data,
+		   const char *format, va_list args)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), format, args);
+	if (priority == GLCUDA_LOG_PRIORITY_INFO && strstr(msg, "copy kernels"))
+		(*(unsigned int *)data)++;
+}
+
+/* The copy kernels are loaded once for the process, by the first copy of a
+ * single layer, and two devices one after the other use the one library.
+ * Where the kernels cannot be had for a device, its copies go through the
+ * copy engine, with one info message and no error, and it does not try
+ * again; the next device does. _i: 0, cuLibraryLoadData fails; 1,
+ * cuLibraryGetKernel fails on the third kernel (the library stays, the
+ * next device asks for the kernels it lacks); 2, nothing fails; 3, the
+ * first launch fails as where the driver has no code for the GPU. */
+START_TEST(test_copy_kernels_per_process)
+{
+	static const char *const fail[] = {
+		"cuLibraryLoadData:1", "cuLibraryGetKernel:3", NULL,
+		"cuLaunchKernel:1:CUDA_ERROR_NO_BINARY_FOR_GPU",
+	};
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	const size_t bytes = (size_t)W * H * fmt->bytes_per_pixel;
+	uint8_t *want = malloc(bytes);
+
+	way_set(WAY_MEASURED);
+	if (fail[_i])
+		setenv("GLCUDA_FAKE_CUDA_FAIL", fail[_i], 1);
+	for (unsigned int d = 0; d < 2; d++) {
+		const bool engine = (d == 0 && fail[_i]) || !kernels_built;
+		/* The library stays where only a kernel's look-up failed. */
+		const bool library = kernels_built && (_i != 0 || d > 0);
+		unsigned int notes = 0;
+		struct glcuda_image *img;
+		struct copies before;
+		struct fake_env e;
+		struct block b;
+
+		fake_env_setup(&e, false);
+		resolve_fake();
+		glcuda_device_set_log_handler(e.dev, count_kernel_notes,
+					      &notes);
+		glcuda_device_set_log_priority(e.dev, GLCUDA_LOG_PRIORITY_INFO);
+		img = new_image(&e, GLCUDA_FORMAT_RGBA8, 1, 0);
+		pattern(fmt, d, 0, want);
+		upload_layer(img, fmt, 0, want);
+		b = block_new(&e, fmt, 1);
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+		for (int c = 0; c < 2; c++) {
+			uint8_t *host;
+
+			before = copies_now();
+			ck_ok(glcuda_image_copy_to_linear(img, 0, 0, b.ptr,
+							  b.row_pitch, 0,
+							  e.stream));
+			assert_copied_by(&before, !engine, "one layer");
+			host = block_read(&e, &b);
+			for (uint32_t y = 0; y < H; y++)
+				ck_assert(!memcmp(host + y * b.row_pitch,
+						  want + y * b.row, b.row));
+			free(host);
+		}
+		/* A build without kernels has nothing to say. */
+		ck_assert_uint_eq(notes, engine && kernels_built ? 1 : 0);
+		ck_assert_uint_eq(fake.libraries(), library ? 1 : 0);
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+		block_free(&e, &b);
+		glcuda_image_destroy(img);
+		tensor_teardown(&e);
+	}
+	free(want);
 }
 END_TEST
 
@@ -278,37 +448,51 @@ START_TEST(test_copy_errors)
 	img = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS, 0);
 	b = block_new(&e, fmt, LAYERS);
 	/* Owned by GL. */
-	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
-						     b.row_pitch, b.layer_pitch, e.stream),
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS,
+						     b.ptr, b.row_pitch,
+						     b.layer_pitch, e.stream),
 			 GLCUDA_ERROR_BAD_STATE);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "glcuda_handoff_to_cuda"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "glcuda_handoff_to_cuda"));
 	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
 	/* Row pitch too small: the message names the smallest. */
-	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
-						     b.row - 1, b.layer_pitch, e.stream),
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS,
+						     b.ptr, b.row - 1,
+						     b.layer_pitch, e.stream),
 			 -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "52 bytes at least"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "52 bytes at least"));
 	/* Layer pitch too small. */
-	ck_assert_int_eq(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS, b.ptr,
-						       b.row_pitch, b.row_pitch * H - 1,
+	ck_assert_int_eq(glcuda_image_copy_from_linear(img, 0,
+						       GLCUDA_ALL_LAYERS, b.ptr,
+						       b.row_pitch,
+						       b.row_pitch * H - 1,
 						       e.stream),
 			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "layer pitch"));
 	/* A layer pitch is not needed for one layer. */
-	ck_ok(glcuda_image_copy_to_linear(img, 0, 1, b.ptr, b.row_pitch, 0, e.stream));
+	ck_ok(glcuda_image_copy_to_linear(img, 0, 1, b.ptr, b.row_pitch, 0,
+					  e.stream));
 	/* Plane and layer out of range, a NULL pointer and image. */
-	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 1, 0, b.ptr, b.row_pitch, 0,
-						     e.stream), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "plane 1 of an image with 1"));
-	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, LAYERS, b.ptr, b.row_pitch, 0,
-						     e.stream), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "layer 3 of an image with 3"));
-	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, -2, b.ptr, b.row_pitch, 0,
-						     e.stream), -EINVAL);
-	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, 0, 0, b.row_pitch, 0,
-						     e.stream), -EINVAL);
-	ck_assert_int_eq(glcuda_image_copy_to_linear(NULL, 0, 0, b.ptr, b.row_pitch, 0,
-						     e.stream), -EINVAL);
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 1, 0, b.ptr,
+						     b.row_pitch, 0, e.stream),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "plane 1 of an image with 1"));
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, LAYERS, b.ptr,
+						     b.row_pitch, 0, e.stream),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "layer 3 of an image with 3"));
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, -2, b.ptr,
+						     b.row_pitch, 0, e.stream),
+			 -EINVAL);
+	ck_assert_int_eq(glcuda_image_copy_to_linear(img, 0, 0, 0, b.row_pitch,
+						     0, e.stream),
+			 -EINVAL);
+	ck_assert_int_eq(glcuda_image_copy_to_linear(NULL, 0, 0, b.ptr,
+						     b.row_pitch, 0, e.stream),
+			 -EINVAL);
 	ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
 	block_free(&e, &b);
 	glcuda_image_destroy(img);
@@ -327,18 +511,21 @@ START_TEST(test_image_desc_errors)
 	fake_env_setup(&e, _i);
 	caps = glcuda_device_get_caps(e.dev);
 	ck_assert_uint_ge(caps->max_image_layers, 256);
-	ck_assert_uint_le(caps->max_image_layers, 2048); /* the fake's CUDA limit */
+	ck_assert_uint_le(caps->max_image_layers,
+			  2048); /* the fake's CUDA limit */
 	glcuda_image_desc_init(&desc);
 	desc.width = W;
 	desc.height = H;
 	desc.format = GLCUDA_FORMAT_RGBA8;
 	desc.layers = caps->max_image_layers + 1;
 	ck_assert_int_eq(glcuda_image_new(e.dev, &desc, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "caps.max_image_layers"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "caps.max_image_layers"));
 	desc.layers = 2;
 	desc.depth_format = GLCUDA_FORMAT_R32F;
 	ck_assert_int_eq(glcuda_image_new(e.dev, &desc, &img), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "not a depth format"));
+	ck_assert_ptr_nonnull(
+		strstr(glcuda_get_last_error(), "not a depth format"));
 	desc.format = GLCUDA_FORMAT_DEPTH32F;
 	desc.depth_format = GLCUDA_FORMAT_DEPTH32F;
 	ck_assert_int_eq(glcuda_image_new(e.dev, &desc, &img), -EINVAL);
@@ -349,7 +536,8 @@ START_TEST(test_image_desc_errors)
 	ck_assert_uint_eq(glcuda_image_get_gl_framebuffer(NULL, 0), 0);
 	ck_assert_uint_eq(glcuda_image_get_gl_layered_framebuffer(NULL), 0);
 	ck_assert_uint_eq(glcuda_image_get_gl_depth_texture(NULL), 0);
-	ck_assert_int_eq(glcuda_image_get_depth_format(NULL), GLCUDA_FORMAT_INVALID);
+	ck_assert_int_eq(glcuda_image_get_depth_format(NULL),
+			 GLCUDA_FORMAT_INVALID);
 	tensor_teardown(&e);
 }
 END_TEST
@@ -362,7 +550,8 @@ layered_program(bool gles)
 {
 	static const char vs[] =
 		"void main() {\n"
-		"	vec2 v = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1));\n"
+		"       vec2 v = vec2(float((gl_VertexID & 1) * 4 - 1), "
+		"float((gl_VertexID & 2) * 2 - 1));\n"
 		"	gl_Position = vec4(v, 0.0, 1.0);\n"
 		"}\n";
 	static const char gs[] =
@@ -375,7 +564,9 @@ layered_program(bool gles)
 		"		for (int i = 0; i < 3; i++) {\n"
 		"			gl_Layer = l;\n"
 		"			layer = l;\n"
-		"			gl_Position = vec4(gl_in[i].gl_Position.xy, (0.1 + float(l) * 0.2) * 2.0 - 1.0, 1.0);\n"
+		"                       gl_Position = "
+		"vec4(gl_in[i].gl_Position.xy, (0.1 + float(l) * 0.2) * 2.0 - "
+		"1.0, 1.0);\n"
 		"			EmitVertex();\n"
 		"		}\n"
 		"		EndPrimitive();\n"
@@ -385,12 +576,16 @@ layered_program(bool gles)
 		"flat in int layer;\n"
 		"out vec4 color;\n"
 		"void main() {\n"
-		"	color = vec4(float(layer * 40 + 10), float(200 - layer * 30), 77.0, 255.0) / 255.0;\n"
+		"       color = vec4(float(layer * 40 + 10), float(200 - "
+		"layer * 30), 77.0, 255.0) / 255.0;\n"
 		"}\n";
-	const char *head = gles ? "#version 320 es\nprecision highp float;\n" : "#version 330 core\n";
-	const char *gs_head = gles ? "#version 320 es\nprecision highp float;\n" : "#version 330 core\n";
+	const char *head = gles ? "#version 320 es\nprecision highp float;\n"
+				: "#version 330 core\n";
+	const char *gs_head = gles ? "#version 320 es\nprecision highp float;\n"
+				   : "#version 330 core\n";
 	const char *srcs[3] = { vs, gs, fs };
-	const GLenum types[3] = { GL_VERTEX_SHADER, GL_GEOMETRY_SHADER, GL_FRAGMENT_SHADER };
+	const GLenum types[3] = { GL_VERTEX_SHADER, GL_GEOMETRY_SHADER,
+				  GL_FRAGMENT_SHADER };
 	GLuint prog = glCreateProgram();
 	GLint ok = 0;
 	char log[1024] = "";
@@ -435,9 +630,11 @@ START_TEST(test_layered_draw_and_dlpack)
 		tensor_teardown(&e);
 		ck_abort_msg("Mesa shares no DEPTH32F images here");
 	}
-	img = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS, GLCUDA_FORMAT_DEPTH32F);
+	img = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS,
+			GLCUDA_FORMAT_DEPTH32F);
 	ck_assert_uint_eq(glcuda_image_get_plane_count(img), 2);
-	ck_assert_int_eq(glcuda_image_get_depth_format(img), GLCUDA_FORMAT_DEPTH32F);
+	ck_assert_int_eq(glcuda_image_get_depth_format(img),
+			 GLCUDA_FORMAT_DEPTH32F);
 	ck_assert_uint_ne(glcuda_image_get_gl_depth_texture(img), 0);
 	ck_assert_uint_ne(glcuda_image_get_gl_layered_framebuffer(img), 0);
 	for (uint32_t l = 0; l < LAYERS; l++)
@@ -446,7 +643,8 @@ START_TEST(test_layered_draw_and_dlpack)
 
 	prog = layered_program(gles);
 	glGenVertexArrays(1, &vao);
-	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, glcuda_image_get_gl_layered_framebuffer(img));
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER,
+			  glcuda_image_get_gl_layered_framebuffer(img));
 	glViewport(0, 0, W, H);
 	glClearColor(0, 0, 0, 0);
 	glClearDepthf(1.0f);
@@ -464,9 +662,17 @@ START_TEST(test_layered_draw_and_dlpack)
 	if (!gles)
 		read_layer(img, d32, 1, true, gl_depth);
 
-	/* Owned by GL: the export hands off, copies and hands back. */
-	ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &color));
-	ck_ok(glcuda_image_export_dlpack(img, 1, e.stream, &depth));
+	/* Owned by GL: the export hands off, copies and hands back; every
+	 * layer, so with the copy engine. */
+	{
+		struct copies before = copies_now();
+
+		ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &color));
+		assert_copied_by(&before, false, "a layered export");
+		before = copies_now();
+		ck_ok(glcuda_image_export_dlpack(img, 1, e.stream, &depth));
+		assert_copied_by(&before, false, "a layered export (depth)");
+	}
 	ck_assert_uint_eq(color->version.major, 1);
 	ck_assert(color->flags & DLPACK_FLAG_BITMASK_IS_COPIED);
 	ck_assert_int_eq(color->dl_tensor.device.device_type, kDLCUDA);
@@ -490,29 +696,34 @@ START_TEST(test_layered_draw_and_dlpack)
 	host = malloc((size_t)LAYERS * W * H * 4);
 	fake_env_push(&e);
 	ck_cu(CU(cuStreamSynchronize)(e.stream));
-	ck_cu(CU(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)color->dl_tensor.data,
-				(size_t)LAYERS * W * H * 4));
+	ck_cu(CU(cuMemcpyDtoH)(host,
+			       (CUdeviceptr)(uintptr_t)color->dl_tensor.data,
+			       (size_t)LAYERS * W * H * 4));
 	fake_env_pop();
 	for (uint32_t l = 0; l < LAYERS; l++)
 		for (uint32_t p = 0; p < W * H; p++) {
 			const uint8_t *px = host + ((size_t)l * W * H + p) * 4;
 
-			ck_assert_msg(px[0] == l * 40 + 10 && px[1] == 200 - l * 30 &&
-				      px[2] == 77 && px[3] == 255,
-				      "layer %u pixel %u: %u %u %u %u", l, p, px[0], px[1],
-				      px[2], px[3]);
+			ck_assert_msg(px[0] == l * 40 + 10 &&
+					      px[1] == 200 - l * 30 &&
+					      px[2] == 77 && px[3] == 255,
+				      "layer %u pixel %u: %u %u %u %u", l, p,
+				      px[0], px[1], px[2], px[3]);
 		}
 	fake_env_push(&e);
-	ck_cu(CU(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)depth->dl_tensor.data,
-				(size_t)LAYERS * W * H * 4));
+	ck_cu(CU(cuMemcpyDtoH)(host,
+			       (CUdeviceptr)(uintptr_t)depth->dl_tensor.data,
+			       (size_t)LAYERS * W * H * 4));
 	fake_env_pop();
 	for (uint32_t l = 0; l < LAYERS; l++) {
 		const float *d = (const float *)host + (size_t)l * W * H;
 		const float want = 0.1f + l * 0.2f;
 
 		for (uint32_t p = 0; p < W * H; p++)
-			ck_assert_msg(d[p] > want - 1e-5f && d[p] < want + 1e-5f,
-				      "layer %u depth %u: %f, not %f", l, p, d[p], want);
+			ck_assert_msg(d[p] > want - 1e-5f &&
+					      d[p] < want + 1e-5f,
+				      "layer %u depth %u: %f, not %f", l, p,
+				      d[p], want);
 		if (l == 1 && !gles)
 			ck_assert(!memcmp(d, gl_depth, sizeof(gl_depth)));
 	}
@@ -565,14 +776,24 @@ START_TEST(test_dlpack_errors)
 
 	fake_env_setup(&e, false);
 	img = new_image(&e, GLCUDA_FORMAT_R8, 1, 0);
-	ck_assert_int_eq(glcuda_image_export_dlpack(img, 1, e.stream, &t), -EINVAL);
+	ck_assert_int_eq(glcuda_image_export_dlpack(img, 1, e.stream, &t),
+			 -EINVAL);
 	ck_assert_ptr_null(t);
-	ck_assert_int_eq(glcuda_image_export_dlpack(img, 0, e.stream, NULL), -EINVAL);
-	ck_assert_int_eq(glcuda_image_export_dlpack(NULL, 0, e.stream, &t), -EINVAL);
+	ck_assert_int_eq(glcuda_image_export_dlpack(img, 0, e.stream, NULL),
+			 -EINVAL);
+	ck_assert_int_eq(glcuda_image_export_dlpack(NULL, 0, e.stream, &t),
+			 -EINVAL);
 	/* The image kept its owner: GL. */
 	ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
-	/* Owned by CUDA: copied only, the image stays CUDA's. */
-	ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &t));
+	/* Owned by CUDA: copied only (one layer: by a kernel), the image
+	 * stays CUDA's. */
+	resolve_fake();
+	{
+		struct copies before = copies_now();
+
+		ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &t));
+		assert_copied_by(&before, kernels_built, "a one-layer export");
+	}
 	ck_assert_int_eq(t->dl_tensor.ndim, 3);
 	ck_assert_int_eq(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream),
 			 GLCUDA_ERROR_BAD_STATE);
@@ -588,7 +809,8 @@ main(void)
 {
 	const struct test_case cases[] = {
 		TEST_TCASE("tensor", 120),
-		TEST_RANGE(test_copies_every_format, 0, 8),
+		TEST_RANGE(test_copies_every_format, 0, 12),
+		TEST_RANGE(test_copy_kernels_per_process, 0, 4),
 		TEST_ONCE(test_copy_errors),
 		TEST_RANGE(test_image_desc_errors, 0, 2),
 		TEST_RANGE(test_layered_draw_and_dlpack, 0, 2),

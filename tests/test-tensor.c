@@ -4,8 +4,11 @@
  * of an image; one hand-off gives both to CUDA; each plane is copied into
  * one block of linear memory; every pixel of every layer is compared with
  * glReadPixels of that layer (GL_DEPTH_COMPONENT, GL_FLOAT for depth).
- * Then the DLPack export of the same image, and a linear block copied back
- * into the image and read by GL. Sizes: 256 layers of 128x128, 64 of
+ * Then one layer alone, the DLPack export of the same image, and a linear
+ * block copied back into the image and read by GL. By default a copy of
+ * one layer goes through glcuda's copy kernel and a copy of several
+ * through the copy engine: run it with GLCUDA_COPY=engine and =kernel too
+ * for every size both ways. Sizes: 256 layers of 128x128, 64 of
  * 512x512, one 1920x1080 and one 3840x2160 layer.
  * SPDX-License-Identifier: MIT
  */
@@ -47,14 +50,14 @@ compile(GLenum type, const char *src)
 static GLuint
 layered_program(void)
 {
-	static const char vs[] = "flat out int inst;\n"
-				 "void main() {\n"
-				 "	vec2 v = vec2(float((gl_VertexID & 1) "
-				 "* 4 - 1), float((gl_VertexID & 2) * 2 - "
-				 "1));\n"
-				 "	inst = gl_InstanceID;\n"
-				 "	gl_Position = vec4(v, 0.0, 1.0);\n"
-				 "}\n";
+	static const char vs[] =
+		"flat out int inst;\n"
+		"void main() {\n"
+		"       vec2 v = vec2(float((gl_VertexID & 1) * 4 - 1), "
+		"float((gl_VertexID & 2) * 2 - 1));\n"
+		"	inst = gl_InstanceID;\n"
+		"	gl_Position = vec4(v, 0.0, 1.0);\n"
+		"}\n";
 	static const char gs[] =
 		"layout(triangles) in;\n"
 		"layout(triangle_strip, max_vertices = 3) out;\n"
@@ -63,7 +66,7 @@ layered_program(void)
 		"void main() {\n"
 		"	for (int i = 0; i < 3; i++) {\n"
 		"		vec4 p = gl_in[i].gl_Position;\n"
-		"		p.z = 0.3 * p.x + 0.2 * p.y - 0.5 + "
+		"               p.z = 0.3 * p.x + 0.2 * p.y - 0.5 + "
 		"float(inst[0] % 7) * 0.1;\n"
 		"		gl_Position = p;\n"
 		"		gl_Layer = inst[0];\n"
@@ -72,15 +75,15 @@ layered_program(void)
 		"	}\n"
 		"	EndPrimitive();\n"
 		"}\n";
-	static const char fs[] = "flat in int layer;\n"
-				 "out vec4 color;\n"
-				 "void main() {\n"
-				 "	ivec2 p = ivec2(gl_FragCoord.xy);\n"
-				 "	ivec4 k = (ivec4(p.x * 7 + p.y * 131 + "
-				 "layer * 977) + ivec4(0, 61, 122, 183)) & "
-				 "255;\n"
-				 "	color = vec4(k) / 255.0;\n"
-				 "}\n";
+	static const char fs[] =
+		"flat in int layer;\n"
+		"out vec4 color;\n"
+		"void main() {\n"
+		"	ivec2 p = ivec2(gl_FragCoord.xy);\n"
+		"       ivec4 k = (ivec4(p.x * 7 + p.y * 131 + layer * 977) + "
+		"ivec4(0, 61, 122, 183)) & 255;\n"
+		"	color = vec4(k) / 255.0;\n"
+		"}\n";
 	GLuint prog = glCreateProgram(), s[3];
 	GLint ok = 0;
 
@@ -137,10 +140,12 @@ read_layer(struct glcuda_image *img, uint32_t layer, uint32_t w, uint32_t h,
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
 }
 
-/* Every layer of a plane's linear copy (host) against GL's read-back. */
+/* Layers first .. first + layers - 1 of a plane's linear copy (host, from
+ * its start) against GL's read-back. */
 static void
 compare_layers(struct glcuda_image *img, const uint8_t *host, uint32_t w,
-	       uint32_t h, uint32_t layers, bool depth, const char *tag)
+	       uint32_t h, uint32_t first, uint32_t layers, bool depth,
+	       const char *tag)
 {
 	const size_t layer_bytes = (size_t)w * h * 4;
 	uint8_t *gl = malloc(layer_bytes);
@@ -148,16 +153,18 @@ compare_layers(struct glcuda_image *img, const uint8_t *host, uint32_t w,
 
 	ck_assert_ptr_nonnull(gl);
 	for (uint32_t l = 0; l < layers; l++) {
-		read_layer(img, l, w, h, depth, gl);
+		read_layer(img, first + l, w, h, depth, gl);
 		if (memcmp(gl, host + l * layer_bytes, layer_bytes) != 0) {
 			for (size_t i = 0; i < layer_bytes; i += 4)
 				bad += memcmp(gl + i,
 					      host + l * layer_bytes + i,
 					      4) != 0;
-			ck_abort_msg("%s %ux%ux%u %s: layer %u differs from "
-				     "glReadPixels (%zu pixels)",
-				     tag, w, h, layers,
-				     depth ? "depth" : "colour", l, bad);
+			ck_abort_msg(
+				"%s %ux%ux%u %s: layer %u differs from "
+				"glReadPixels "
+				"(%zu pixels)",
+				tag, w, h, layers, depth ? "depth" : "colour",
+				first + l, bad);
 		}
 	}
 	printf("%s %ux%ux%u %s: %llu pixels equal to glReadPixels\n", tag, w, h,
@@ -204,9 +211,24 @@ START_TEST(layered_draw_copies)
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
 	ck_cu(CU(cuStreamSynchronize)(stream));
 	ck_cu(CU(cuMemcpyDtoH)(host, color, bytes));
-	compare_layers(img, host, w, h, layers, false, "copy");
+	compare_layers(img, host, w, h, 0, layers, false, "copy");
 	ck_cu(CU(cuMemcpyDtoH)(host, depth, bytes));
-	compare_layers(img, host, w, h, layers, true, "copy");
+	compare_layers(img, host, w, h, 0, layers, true, "copy");
+
+	/* One layer of the layered image alone, which by default goes
+	 * through the copy kernel (reading the layered surface) where every
+	 * layer went through the copy engine: layer 0 of the block. */
+	if (layers > 1) {
+		ck_ok(glcuda_handoff_to_cuda(g.dev, &img, 1, stream));
+		ck_ok(glcuda_image_copy_to_linear(img, 0, (int)layers - 1,
+						  color, (size_t)w * 4, 0,
+						  stream));
+		ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
+		ck_cu(CU(cuStreamSynchronize)(stream));
+		ck_cu(CU(cuMemcpyDtoH)(host, color, (size_t)w * h * 4));
+		compare_layers(img, host, w, h, layers - 1, 1, false,
+			       "one-layer");
+	}
 
 	/* DLPack: the export hands off, copies and hands back by itself. */
 	ck_ok(glcuda_image_export_dlpack(img, 1, stream, &t));
@@ -214,7 +236,7 @@ START_TEST(layered_draw_copies)
 	ck_cu(CU(cuStreamSynchronize)(stream));
 	ck_cu(CU(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)t->dl_tensor.data,
 			       bytes));
-	compare_layers(img, host, w, h, layers, true, "dlpack");
+	compare_layers(img, host, w, h, 0, layers, true, "dlpack");
 	t->deleter(t);
 
 	/* The other way: colour from linear memory, read by GL. */
@@ -226,7 +248,7 @@ START_TEST(layered_draw_copies)
 					    (size_t)w * 4, (size_t)w * h * 4,
 					    stream));
 	ck_ok(glcuda_handoff_to_gl(g.dev, &img, 1, stream));
-	compare_layers(img, host, w, h, layers, false, "from-linear");
+	compare_layers(img, host, w, h, 0, layers, false, "from-linear");
 
 	ck_cu(CU(cuMemFree)(color));
 	ck_cu(CU(cuMemFree)(depth));

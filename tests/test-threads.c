@@ -4,7 +4,8 @@
  * each, every frame verified. The devices are created and destroyed
  * concurrently too, so the process-wide state (the CUDA loader, the shared
  * Vulkan instance, the headless helper's display references, the per-thread
- * last error) is exercised from two threads.
+ * last error, the copy kernels that the first copy of one layer loads) is
+ * exercised from two threads.
  *
  * Built twice from this file:
  *  - tests/test-threads (GPU machine): the ring_transform kernel of
@@ -18,6 +19,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include "config.h"
 #include "test-common.h"
 #include <glcuda/glcuda-cuda.h>
 #ifdef THREADS_FAKE_CUDA
@@ -145,14 +147,15 @@ verify_frame(struct worker *w, struct glcuda_frame *f, GLuint fbo, bool output)
 		glReadPixels(xs[i], ys[i], 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
 		if (px[0] != want[0] || px[1] != want[1] || px[2] != want[2] ||
 		    px[3] != want[3]) {
-			worker_fail(w,
-				    "thread %d: frame %llu pixel (%d,%d): "
-				    "%u,%u,%u,%u, expected %u,%u,%u,%u",
-				    w->index,
-				    (unsigned long long)glcuda_frame_get_number(
-					    f),
-				    xs[i], ys[i], px[0], px[1], px[2], px[3],
-				    want[0], want[1], want[2], want[3]);
+			worker_fail(
+				w,
+				"thread %d: frame %llu pixel (%d,%d): "
+				"%u,%u,%u,%u, expected "
+				"%u,%u,%u,%u",
+				w->index,
+				(unsigned long long)glcuda_frame_get_number(f),
+				xs[i], ys[i], px[0], px[1], px[2], px[3],
+				want[0], want[1], want[2], want[3]);
 			ok = false;
 		}
 	}
@@ -179,6 +182,60 @@ launch_transform(struct worker *w, CUfunction fn, struct glcuda_frame *f)
 	return res == CUDA_SUCCESS;
 }
 #endif
+
+/* A copy of one layer into linear memory, on both threads at once: the
+ * first such copy of the process loads glcuda's copy kernels (lib/copy.c),
+ * under a lock, once for both devices. The image is cleared by GL to the
+ * thread's colour; every pixel of the copy is checked. With the device's
+ * CUDA context current. */
+static bool
+copy_one_layer(struct worker *w, struct glcuda_device *dev)
+{
+	const uint8_t colour[4] = { 40, 80, (uint8_t)(120 + w->index), 255 };
+	const size_t bytes = (size_t)W * H * 4;
+	struct glcuda_image_desc desc;
+	struct glcuda_image *img = NULL;
+	CUdeviceptr linear = 0;
+	uint8_t *host = malloc(bytes);
+	bool ok = false;
+
+	if (!host) {
+		worker_fail(w, "thread %d: out of memory", w->index);
+		return false;
+	}
+	glcuda_image_desc_init(&desc);
+	desc.width = W;
+	desc.height = H;
+	desc.format = GLCUDA_FORMAT_RGBA8;
+	WORKER_CALL(w, glcuda_image_new(dev, &desc, &img));
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER,
+			  glcuda_image_get_gl_framebuffer(img, 0));
+	glClearColor(colour[0] / 255.0f, colour[1] / 255.0f, colour[2] / 255.0f,
+		     colour[3] / 255.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+	WORKER_CU(w, CU(cuMemAlloc)(&linear, bytes));
+	WORKER_CALL(w, glcuda_handoff_to_cuda(dev, &img, 1, NULL));
+	WORKER_CALL(w, glcuda_image_copy_to_linear(img, 0, 0, linear, W * 4, 0,
+						   NULL));
+	WORKER_CALL(w, glcuda_handoff_to_gl(dev, &img, 1, NULL));
+	WORKER_CU(w, CU(cuStreamSynchronize)(NULL));
+	WORKER_CU(w, CU(cuMemcpyDtoH)(host, linear, bytes));
+	for (size_t i = 0; i < bytes; i++)
+		if (host[i] != colour[i % 4]) {
+			worker_fail(w, "thread %d: byte %zu of the copy is %u, "
+				    "not %u", w->index, i, host[i],
+				    colour[i % 4]);
+			goto out;
+		}
+	ok = true;
+out:
+	if (linear)
+		CU(cuMemFree)(linear);
+	glcuda_image_destroy(img);
+	free(host);
+	return ok;
+}
 
 /* One thread: display, context, device, ring; w->frames frames through the
  * ring, pipelined as a compositor runs it (the oldest frame presented when
@@ -233,6 +290,8 @@ worker_run(void *data)
 	}
 	WORKER_CU(w, CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
 	pushed = true;
+	if (!copy_one_layer(w, dev))
+		goto out;
 #ifndef THREADS_FAKE_CUDA
 	WORKER_CU(w, CU(cuModuleLoadData)(&module, glcuda_test_fatbin));
 	WORKER_CU(w, CU(cuModuleGetFunction)(&transform, module,
@@ -248,10 +307,11 @@ worker_run(void *data)
 
 		if (ret == -EAGAIN) {
 			if (queued == 0) {
-				worker_fail(w,
-					    "thread %d: -EAGAIN with no frame "
-					    "in flight",
-					    w->index);
+				worker_fail(
+					w,
+					"thread %d: -EAGAIN with no frame in "
+					"flight",
+					w->index);
 				goto out;
 			}
 			f = queue[0];
@@ -265,14 +325,14 @@ worker_run(void *data)
 		WORKER_CALL(w, ret);
 		if (glcuda_frame_get_number(f) != n ||
 		    glcuda_frame_get_slot(f) != n % SLOTS) {
-			worker_fail(w,
-				    "thread %d: acquired frame %llu in slot "
-				    "%u, expected %llu",
-				    w->index,
-				    (unsigned long long)glcuda_frame_get_number(
-					    f),
-				    glcuda_frame_get_slot(f),
-				    (unsigned long long)n);
+			worker_fail(
+				w,
+				"thread %d: acquired frame %llu in slot %u, "
+				"expected %llu",
+				w->index,
+				(unsigned long long)glcuda_frame_get_number(f),
+				glcuda_frame_get_slot(f),
+				(unsigned long long)n);
 			goto out;
 		}
 		test_render_frame(f, W, H);
@@ -402,6 +462,14 @@ START_TEST(two_devices_two_threads)
 	/* One completion per frame of both rings, and nothing left behind. */
 	ck_assert_uint_eq(fake_count("fake_cuda_host_fns_run") - host_fns,
 			  THREADS * FRAMES);
+	/* The copy kernels (built where nvcc is): one library for both
+	 * devices, loaded while both threads made their first copy at once. */
+#ifdef HAVE_NVCC
+	ck_assert_uint_eq(fake_count("fake_cuda_libraries"), 1);
+	ck_assert_uint_eq(fake_count("fake_cuda_library_launches"), THREADS);
+#else
+	ck_assert_uint_eq(fake_count("fake_cuda_libraries"), 0);
+#endif
 	ck_assert_uint_eq(fake_count("fake_cuda_live_objects"), 0);
 	ck_assert_uint_eq(fake_count("fake_cuda_primary_refs"), 0);
 	ck_assert_uint_eq(fake_count("fake_cuda_pending"), 0);
@@ -472,8 +540,8 @@ START_TEST(two_devices_two_threads)
 	for (int i = 0; i < THREADS; i++) {
 		ck_assert_int_eq(ws[i].device_ordinal, ws[i].cuda_ordinal);
 		ck_assert_uint_eq(ws[i].verified, FRAMES);
-		printf("thread %d: %s, CUDA device %d, sync mode %s: %u frames "
-		       "verified\n",
+		printf("thread %d: %s, CUDA device %d, sync mode %s: %u "
+		       "frames verified\n",
 		       i, ws[i].renderer, ws[i].device_ordinal, ws[i].sync_mode,
 		       ws[i].verified);
 	}

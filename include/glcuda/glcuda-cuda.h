@@ -206,8 +206,17 @@ int glcuda_handoff_to_gl(struct glcuda_device *dev,
  * of the plane's format (rows are tight when row_pitch is exactly that).
  * Copying a single layer (@p layer >= 0) writes layer 0 of that layout.
  *
- * glcuda picks how to copy (the copy engine, or a copy kernel where one
- * was measured faster); the result is the same bytes either way.
+ * glcuda picks how to copy by what was measured faster on the H200
+ * (doc/performance.md): a copy of a single layer (@p layer >= 0, or an
+ * image of one layer) goes through glcuda's copy kernel, about 3x faster
+ * there for a 1080p layer; a copy of several layers through the copy
+ * engine (cuMemcpy3DAsync), as fast as the kernel there and without a
+ * launch. The kernels are loaded once per process, by its first copy of
+ * one layer (CUDA 12.0's cuLibraryLoadData; a few milliseconds); where
+ * they are not built (no nvcc), the driver is older or they cannot be
+ * loaded, the copy engine copies everything. The environment variable
+ * GLCUDA_COPY, read once per process, forces one way for every copy:
+ * "engine" or "kernel". The result is the same bytes either way.
  *
  * The CUDA context need not be current; GL is not touched.
  * @param plane 0, or 1 for the depth buffer of an image with

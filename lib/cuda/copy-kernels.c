@@ -7,6 +7,7 @@
 #include "cuda/copy-kernels.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,79 +16,172 @@
 #include "lib/cuda/copy-kernels-fatbin.h"
 #endif
 
+/* By log2 of the bytes per pixel: copy_kernels_1 .. copy_kernels_16. */
+#define COPY_KERNEL_COUNT 5
+
+/* The process's kernels. A CUlibrary belongs to no context, so one load
+ * serves every device, and it is never unloaded: a module loaded and
+ * unloaded per device moved the CUDA free memory of the context at every
+ * device (the leak checks of tests/test-faults saw it on the H200), and
+ * libcuda itself stays loaded for the life of the process
+ * (loader/cuda-loader.c). Written under kernels_lock; `loaded` is set
+ * last and read without the lock by every copy. */
+#ifdef HAVE_NVCC
+static pthread_mutex_t kernels_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUlibrary library;
+#endif
+static CUkernel kernels[COPY_KERNEL_COUNT];
+static bool loaded;
+
+static bool
+unavailable(const struct copy_kernels *k)
+{
+	return __atomic_load_n(&k->unavailable, __ATOMIC_RELAXED);
+}
+
+/* The device's copies go through the copy engine from now on. */
+static void
+set_unavailable(struct copy_kernels *k)
+{
+	__atomic_store_n(&k->unavailable, true, __ATOMIC_RELAXED);
+}
+
+#ifdef HAVE_NVCC
+/* What the process lacks yet, with kernels_lock held: the library, then
+ * each kernel not had. A failure keeps what was had, and the next device
+ * asks for the rest. Returns the result of the last call, named in *call
+ * (name: the kernel it asked for). */
+static CUresult
+load_locked(const char **call, char *name, size_t size)
+{
+	CUresult res;
+
+	name[0] = '\0';
+	if (!library) {
+		/* No JIT or library options: the driver's defaults, lazy
+		 * loading into each context included. */
+		*call = "cuLibraryLoadData";
+		res = CU_CALL(cuLibraryLoadData, &library, copy_kernels_fatbin,
+			      NULL, NULL, 0, NULL, NULL, 0);
+		if (res != CUDA_SUCCESS) {
+			library = NULL;
+			return res;
+		}
+	}
+	for (unsigned int i = 0; i < COPY_KERNEL_COUNT; i++) {
+		if (kernels[i])
+			continue;
+		snprintf(name, size, "copy_kernels_%u", 1u << i);
+		*call = "cuLibraryGetKernel";
+		res = CU_CALL(cuLibraryGetKernel, &kernels[i], library, name);
+		if (res != CUDA_SUCCESS) {
+			kernels[i] = NULL;
+			return res;
+		}
+	}
+	return CUDA_SUCCESS;
+}
+#endif
+
 int
 copy_kernels_load(struct error_sink *errors, struct copy_kernels *k)
 {
 #ifdef HAVE_NVCC
-	CUresult res;
+	const char *call = "";
+	char name[32], buf[160];
+	CUresult res = CUDA_SUCCESS;
+	int version = cuda_loader_table.driver_version;
 
-	if (k->tried)
-		return k->module ? 0 : 1;
-	k->tried = true;
-	res = CU_CALL(cuModuleLoadData, &k->module, copy_kernels_fatbin);
-	if (res != CUDA_SUCCESS) {
-		char buf[160];
-
-		k->module = NULL;
-		err_info(errors, "the copy kernels were not loaded (cuModuleLoadData: %s): "
-			 "copies go through the copy engine\n",
-			 cuda_result_string(res, buf, sizeof(buf)));
+	if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE))
+		return 0;
+	if (unavailable(k))
+		return 1;
+	if (!cuda_loader_table.cuLibraryLoadData ||
+	    !cuda_loader_table.cuLibraryGetKernel) {
+		set_unavailable(k);
+		err_info(errors, "the copy kernels need CUDA 12.0's "
+			 "cuLibraryLoadData, which this driver (CUDA %d.%d) "
+			 "lacks: copies go through the copy engine\n",
+			 version / 1000, version % 1000 / 10);
 		return 1;
 	}
-	for (unsigned int i = 0; i < 5; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "copy_kernels_%u", 1u << i);
-		res = CU_CALL(cuModuleGetFunction, &k->fn[i], k->module, name);
-		if (res != CUDA_SUCCESS) {
-			char buf[160];
-
-			err_info(errors, "the copy kernels were not loaded "
-				 "(cuModuleGetFunction %s: %s): copies go through the "
-				 "copy engine\n", name,
-				 cuda_result_string(res, buf, sizeof(buf)));
-			copy_kernels_unload(k);
-			k->tried = true;
-			return 1;
-		}
+	pthread_mutex_lock(&kernels_lock);
+	if (!loaded) {
+		res = load_locked(&call, name, sizeof(name));
+		if (res == CUDA_SUCCESS)
+			__atomic_store_n(&loaded, true, __ATOMIC_RELEASE);
 	}
-	return 0;
+	pthread_mutex_unlock(&kernels_lock);
+	if (res == CUDA_SUCCESS)
+		return 0;
+	/* Once per device: the next device tries again, so that a failure
+	 * that passes (memory that was short) does not cost the process
+	 * its kernels. */
+	set_unavailable(k);
+	err_info(errors, "the copy kernels were not loaded (%s%s%s: %s): "
+		 "copies go through the copy engine\n", call,
+		 name[0] ? " " : "", name,
+		 cuda_result_string(res, buf, sizeof(buf)));
+	return 1;
 #else
 	(void)errors;
-	k->tried = true;
+	set_unavailable(k);
 	return 1;
 #endif
 }
 
-void
-copy_kernels_unload(struct copy_kernels *k)
+/* The results of a launch whose kernel the driver could not load into
+ * the context (lazily, at the first launch there): no code for this GPU,
+ * or PTX this driver cannot compile. The copy engine copies instead. */
+static bool
+kernel_not_loadable(CUresult res)
 {
-	if (k->module)
-		CU_CALL(cuModuleUnload, k->module);
-	memset(k, 0, sizeof(*k));
+	switch (res) {
+	case CUDA_ERROR_INVALID_IMAGE:
+	case CUDA_ERROR_NO_BINARY_FOR_GPU:
+	case CUDA_ERROR_INVALID_PTX:
+	case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+	case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+		return true;
+	default:
+		return false;
+	}
 }
 
 int
-copy_kernels_launch(struct error_sink *errors, const struct copy_kernels *k,
-		    CUsurfObject surface, bool layered, unsigned int bpp, unsigned int width,
-		    unsigned int height, unsigned int first, unsigned int count,
-		    CUdeviceptr linear, size_t row_pitch, size_t layer_pitch, bool to_linear,
-		    CUstream stream)
+copy_kernels_launch(struct error_sink *errors, struct copy_kernels *k,
+		    CUsurfObject surface, bool layered, unsigned int bpp,
+		    unsigned int width, unsigned int height, unsigned int first,
+		    unsigned int count, CUdeviceptr linear, size_t row_pitch,
+		    size_t layer_pitch, bool to_linear, CUstream stream)
 {
 	unsigned long long surf = surface;
 	char *lin = (char *)(uintptr_t)linear;
-	int w = (int)width, h = (int)height, f = (int)first, lay = layered, to = to_linear;
-	void *args[] = { &surf, &lin, &row_pitch, &layer_pitch, &w, &h, &f, &lay, &to };
+	int w = (int)width, h = (int)height, f = (int)first;
+	int lay = layered, to = to_linear;
+	void *args[] = { &surf, &lin, &row_pitch, &layer_pitch, &w, &h, &f,
+			 &lay, &to };
 	unsigned int i = 0;
+	char buf[160];
 	CUresult res;
 
-	while (i < 5 && (1u << i) != bpp)
+	while (i < COPY_KERNEL_COUNT && (1u << i) != bpp)
 		i++;
-	if (i == 5 || !k->module)
+	if (i == COPY_KERNEL_COUNT || unavailable(k) ||
+	    !__atomic_load_n(&loaded, __ATOMIC_ACQUIRE))
 		return -ENOTSUP;
-	res = CU_CALL(cuLaunchKernel, k->fn[i], (width + 31) / 32, (height + 7) / 8, count,
-		      32, 8, 1, 0, stream, args, NULL);
+	/* A CUkernel launches in the current context (CUDA 12.0). */
+	res = CU_CALL(cuLaunchKernel, (CUfunction)kernels[i], (width + 31) / 32,
+		      (height + 7) / 8, count, 32, 8, 1, 0, stream, args, NULL);
+	if (kernel_not_loadable(res)) {
+		set_unavailable(k);
+		err_info(errors, "the copy kernels cannot run on this device "
+			 "(cuLaunchKernel: %s): copies go through the copy "
+			 "engine\n", cuda_result_string(res, buf, sizeof(buf)));
+		return -ENOTSUP;
+	}
 	if (res != CUDA_SUCCESS)
-		return cuda_call_fail(errors, res, "cuLaunchKernel", "(a copy kernel)");
+		return cuda_call_fail(errors, res, "cuLaunchKernel",
+				      "(a copy kernel)");
 	return 0;
 }

@@ -26,27 +26,29 @@ copy_pixel(unsigned long long surface, char *linear, size_t row_pitch,
 	p = (T *)(linear + l * layer_pitch + y * row_pitch) + x;
 	if (to_linear) {
 		if (layered)
-			surf2DLayeredread(&v, surface, x * (int)sizeof(T), y, first + l);
+			surf2DLayeredread(&v, surface, x * (int)sizeof(T), y,
+					  first + l);
 		else
 			surf2Dread(&v, surface, x * (int)sizeof(T), y);
 		*p = v;
 	} else {
 		v = *p;
 		if (layered)
-			surf2DLayeredwrite(v, surface, x * (int)sizeof(T), y, first + l);
+			surf2DLayeredwrite(v, surface, x * (int)sizeof(T), y,
+					   first + l);
 		else
 			surf2Dwrite(v, surface, x * (int)sizeof(T), y);
 	}
 }
 
-#define COPY_KERNEL(bytes, type) \
-	extern "C" __global__ void \
-	copy_kernels_##bytes(unsigned long long surface, char *linear, size_t row_pitch, \
-			    size_t layer_pitch, int width, int height, int first, \
-			    int layered, int to_linear) \
-	{ \
-		copy_pixel<type>(surface, linear, row_pitch, layer_pitch, width, height, \
-				 first, layered, to_linear); \
+#define COPY_KERNEL(bytes, type)                                            \
+	extern "C" __global__ void copy_kernels_##bytes(                    \
+		unsigned long long surface, char *linear, size_t row_pitch, \
+		size_t layer_pitch, int width, int height, int first,       \
+		int layered, int to_linear)                                 \
+	{                                                                   \
+		copy_pixel<type>(surface, linear, row_pitch, layer_pitch,   \
+				 width, height, first, layered, to_linear); \
 	}
 
 COPY_KERNEL(1, unsigned char)

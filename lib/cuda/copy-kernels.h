@@ -1,7 +1,8 @@
 /*
  * The library's copy kernels (copy-kernels.cu): between a plane's surface
- * object and linear device memory. Built where nvcc is; without it, or
- * where the module cannot be loaded, copies go through the copy engine.
+ * object and linear device memory. Built where nvcc is, and loaded once per
+ * process with CUDA 12.0's library API; without them, or where they cannot
+ * be loaded, copies go through the copy engine.
  * SPDX-License-Identifier: MIT
  */
 #ifndef GLCUDA_COPY_KERNELS_H
@@ -13,28 +14,36 @@
 
 struct error_sink;
 
+/* A device's side of the process's copy kernels. */
 struct copy_kernels {
-	bool tried;          /* loaded, or found unavailable, once */
-	CUmodule module;     /* NULL: the copy engine copies */
-	CUfunction fn[5];    /* by log2 of the bytes per pixel: 1 .. 16 */
+	/* The kernels could not be had for this device (a build without
+	 * them, a driver older than CUDA 12.0, a failed load): its copies go
+	 * through the copy engine. The next device tries again. */
+	bool unavailable;
 };
 
-/* Load the module once, with the context current (the device's first
- * copy). 0 when the kernels can be used; 1 when the build has none or the
- * driver refuses the module (a driver older than the kernels' PTX), which
- * leaves copies to the copy engine (logged at info), never an error. */
+/* Load the kernels for the process if no device has yet (thread-safe; the
+ * library is kept for the life of the process, as libcuda is, and the
+ * driver loads it into each context at its first launch there). After
+ * cuInit; any context may be current. 0 when the kernels can be used; 1
+ * when they cannot for this device (k->unavailable: the build has none,
+ * the driver lacks cuLibraryLoadData, or the load failed, logged at info
+ * once), which leaves its copies to the copy engine, never an error. */
 int copy_kernels_load(struct error_sink *errors, struct copy_kernels *k);
-/* With the context current; safe on one never loaded. */
-void copy_kernels_unload(struct copy_kernels *k);
 
 /* Enqueue the copy of `count` layers from `first` of a plane of `width` x
  * `height` pixels of `bpp` bytes between its surface object and linear
- * memory. Returns 0 or a recorded GLCUDA_ERROR_CUDA; -ENOTSUP (unrecorded)
- * for a pixel size without a kernel. */
-int copy_kernels_launch(struct error_sink *errors, const struct copy_kernels *k,
+ * memory, in the current context, after a copy_kernels_load() that
+ * returned 0. Returns 0 or a recorded GLCUDA_ERROR_CUDA; -ENOTSUP
+ * (unrecorded) for a pixel size without a kernel, or where the driver
+ * cannot load the kernels into this context (no code for the GPU, PTX it
+ * cannot compile: then k->unavailable, logged at info), for the copy
+ * engine to copy instead. */
+int copy_kernels_launch(struct error_sink *errors, struct copy_kernels *k,
 			CUsurfObject surface, bool layered, unsigned int bpp,
-			unsigned int width, unsigned int height, unsigned int first,
-			unsigned int count, CUdeviceptr linear, size_t row_pitch,
+			unsigned int width, unsigned int height,
+			unsigned int first, unsigned int count,
+			CUdeviceptr linear, size_t row_pitch,
 			size_t layer_pitch, bool to_linear, CUstream stream);
 
 #endif

@@ -43,7 +43,8 @@ tensor_pool_new(struct error_sink *errors, CUcontext ctx, CUdevice device,
 
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
-		return error_fail(errors, -ENOMEM, "out of memory for an export pool");
+		return error_fail(errors, -ENOMEM,
+				  "out of memory for an export pool");
 	/* The driver stays loaded while blocks are out, whatever happens to
 	 * the device. */
 	ret = cuda_loader_load(msg, sizeof(msg));
@@ -56,8 +57,9 @@ tensor_pool_new(struct error_sink *errors, CUcontext ctx, CUdevice device,
 		if (res != CUDA_SUCCESS) {
 			cuda_loader_unload();
 			free(pool);
-			return cuda_call_fail(errors, res, "cuDevicePrimaryCtxRetain",
-					      "(for the memory of DLPack exports)");
+			return cuda_call_fail(
+				errors, res, "cuDevicePrimaryCtxRetain",
+				"(for the memory of DLPack exports)");
 		}
 	}
 	pthread_mutex_init(&pool->lock, NULL);
@@ -77,8 +79,8 @@ tensor_pool_block_size(const struct tensor_pool *pool)
 }
 
 int
-tensor_pool_get(struct tensor_pool *pool, struct error_sink *errors, CUstream stream,
-		CUdeviceptr *out)
+tensor_pool_get(struct tensor_pool *pool, struct error_sink *errors,
+		CUstream stream, CUdeviceptr *out)
 {
 	CUdeviceptr p = 0;
 	CUresult res;
@@ -123,7 +125,8 @@ pool_free(struct tensor_pool *pool)
 
 /* Free blocks, with the pool's context pushed. Not under the lock. */
 static void
-free_blocks(struct tensor_pool *pool, const struct free_block *blocks, unsigned int count)
+free_blocks(struct tensor_pool *pool, const struct free_block *blocks,
+	    unsigned int count)
 {
 	CUcontext popped;
 

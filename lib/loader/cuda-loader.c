@@ -90,6 +90,8 @@ resolve_all(struct cuda_loader_table *table, const struct cuda_driver *drv,
 		ENTRY(cuGraphicsEGLRegisterImage)
 		ENTRY(cuGraphicsResourceGetMappedEglFrame)
 		ENTRY(cuArray3DGetDescriptor)
+		ENTRY(cuLibraryLoadData)
+		ENTRY(cuLibraryGetKernel)
 	};
 #undef ENTRY
 

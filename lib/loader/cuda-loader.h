@@ -75,9 +75,6 @@
 	X(cuMemFree) \
 	X(cuDeviceGetAttribute) \
 	X(cuStreamWaitEvent) \
-	X(cuModuleLoadData) \
-	X(cuModuleGetFunction) \
-	X(cuModuleUnload) \
 	X(cuLaunchKernel)
 
 /* Functions of cudaGL.h / cudaEGL.h, resolved the same way (cuda-types.h
@@ -101,6 +98,11 @@ struct cuda_loader_table {
 	cuda_loader_PFN_cuGraphicsResourceGetMappedEglFrame
 		cuGraphicsResourceGetMappedEglFrame;
 	__typeof__(cuArray3DGetDescriptor) *cuArray3DGetDescriptor;
+	/* Optional (CUDA 12.0): NULL on older drivers, whose copies between
+	 * images and linear memory then go through the copy engine
+	 * (cuda/copy-kernels.c). */
+	__typeof__(cuLibraryLoadData) *cuLibraryLoadData;
+	__typeof__(cuLibraryGetKernel) *cuLibraryGetKernel;
 
 	void *handle;
 	int driver_version;

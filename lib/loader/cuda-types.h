@@ -52,6 +52,9 @@ typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+/* CUDA 12.0's libraries: loaded once, context-independent. */
+typedef struct CUlib_st *CUlibrary;
+typedef struct CUkern_st *CUkernel;
 typedef struct CUarray_st *CUarray;
 typedef struct CUmipmappedArray_st *CUmipmappedArray;
 typedef struct CUevent_st *CUevent;
@@ -79,8 +82,13 @@ typedef enum cudaError_enum {
 	CUDA_ERROR_NOT_INITIALIZED = 3,
 	CUDA_ERROR_NO_DEVICE = 100,
 	CUDA_ERROR_INVALID_DEVICE = 101,
+	CUDA_ERROR_INVALID_IMAGE = 200,
 	CUDA_ERROR_INVALID_CONTEXT = 201,
+	CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
 	CUDA_ERROR_ECC_UNCORRECTABLE = 214,
+	CUDA_ERROR_INVALID_PTX = 218,
+	CUDA_ERROR_JIT_COMPILER_NOT_FOUND = 221,
+	CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
 	CUDA_ERROR_CONTAINED = 226,
 	CUDA_ERROR_INVALID_HANDLE = 400,
 	CUDA_ERROR_NOT_FOUND = 500,
@@ -142,6 +150,16 @@ typedef enum CUdriverProcAddressQueryResult_enum {
 	CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
 	CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
 } CUdriverProcAddressQueryResult;
+
+/* Modules and libraries: glcuda passes no options (NULL arrays, count
+ * 0), so one value of each enum stands for the type. */
+typedef enum CUjit_option_enum {
+	CU_JIT_MAX_REGISTERS = 0
+} CUjit_option;
+
+typedef enum CUlibraryOption_enum {
+	CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0
+} CUlibraryOption;
 
 /* Memory */
 #define CU_MEMHOSTALLOC_PORTABLE 0x01
@@ -556,6 +574,17 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
 				     const char *name);
 CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes,
 				      CUmodule hmod, const char *name);
+CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
+				   CUjit_option *jitOptions,
+				   void **jitOptionsValues,
+				   unsigned int numJitOptions,
+				   CUlibraryOption *libraryOptions,
+				   void **libraryOptionValues,
+				   unsigned int numLibraryOptions);
+CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
+				    const char *name);
+/* f: a CUfunction, or (CUDA 12.0) a CUkernel cast to one, which runs in
+ * the current context. */
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
 				unsigned int gridDimY, unsigned int gridDimZ,
 				unsigned int blockDimX, unsigned int blockDimY,

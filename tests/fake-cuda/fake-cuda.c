@@ -18,7 +18,10 @@
  * the stream until they are satisfied, synchronising calls wait (bounded),
  * and kernels of tests/test-kernels.cu, of glcudafilter and of the tools'
  * filters (fake-filters.c) run on the CPU on the imported memory, mapped,
- * so that they read and write what GL renders. Tests hold streams or the
+ * so that they read and write what GL renders. Kernels come from modules
+ * (cuModuleLoadData, a context's) or from libraries (cuLibraryLoadData,
+ * CUDA 12.0: the process's, launched in the current context), as glcuda's
+ * own copy kernels are. Tests hold streams or the
  * whole GPU, and signal semaphores, with the controls of fake-cuda.h.
  *
  * Like the real driver, an injected "sticky" error (CUDA_ERROR_ILLEGAL_ADDRESS,
@@ -90,7 +93,8 @@ struct CUextMemory_st {
 	unsigned long long size;
 	/* The exported bytes themselves: the fd mapped (lavapipe's OPAQUE_FD
 	 * is a memfd that GL imported too; ext_memory_map), or host memory
-	 * where it cannot be mapped (then CUDA does not see what GL renders). */
+	 * where it cannot be mapped (then CUDA does not see what GL
+	 * renders). */
 	uint8_t *bytes;
 	void *map;
 	size_t map_len;
@@ -136,9 +140,10 @@ struct queue {
 	bool blocking; /* synchronises with the legacy NULL stream */
 	bool orphan;   /* its stream was destroyed: freed once empty */
 	bool running;  /* its head is being run by the driver thread */
-	int hold;      /* FAKE_CUDA_RUN, FAKE_CUDA_HOLD, FAKE_CUDA_HOLD_UNTIL_SYNC,
+	int hold; /* FAKE_CUDA_RUN, FAKE_CUDA_HOLD, FAKE_CUDA_HOLD_UNTIL_SYNC,
 			* FAKE_CUDA_HOLD_UNTIL_WAITED */
-	bool waited;   /* release_waited_holds: a synchronising call needs its work */
+	/* release_waited_holds: a synchronising call needs its work */
+	bool waited;
 };
 
 struct CUstream_st {
@@ -166,6 +171,13 @@ struct CUmod_st {
 	struct obj o;
 };
 
+/* A library belongs to no context (CUDA 12.0): it is not on the live list,
+ * whose objects a context's destruction reclaims, and
+ * fake_cuda_live_objects does not count it; fake_cuda_libraries does. */
+struct CUlib_st {
+	struct CUlib_st *next;
+};
+
 /* The kernels of tests/test-kernels.cu and of glcudafilter's
  * gst/glcudafilter-kernels.cu (the built-in invert per plane format) that
  * the fake runs on the CPU, and the tools' filters (common/filters.cu,
@@ -174,12 +186,15 @@ struct CUmod_st {
 enum kernel_id {
 	KERNEL_RING_TRANSFORM,
 	KERNEL_CHECK_AND_FILL,
-	KERNEL_INVERT_8,       /* every byte: 255 - v */
-	KERNEL_INVERT_P010,    /* every 16-bit word: the 10 high bits inverted, low 6 zero */
-	KERNEL_INVERT_RGB10A2, /* a 32-bit word: bits 0-29 inverted, alpha kept */
-	KERNEL_FILTER,         /* fake-filters.c */
-	KERNEL_INVERT_PLANES,  /* gst/invert-planes.cu: by the plane's glcuda format */
-	KERNEL_COPY,           /* lib/cuda/copy-kernels.cu: surface <-> linear */
+	KERNEL_INVERT_8, /* every byte: 255 - v */
+	/* every 16-bit word: the 10 high bits inverted, low 6 zero */
+	KERNEL_INVERT_P010,
+	/* a 32-bit word: bits 0-29 inverted, alpha kept */
+	KERNEL_INVERT_RGB10A2,
+	KERNEL_FILTER, /* fake-filters.c */
+	/* gst/invert-planes.cu: by the plane's glcuda format */
+	KERNEL_INVERT_PLANES,
+	KERNEL_COPY, /* lib/cuda/copy-kernels.cu: surface <-> linear */
 };
 
 struct CUfunc_st {
@@ -211,6 +226,16 @@ static struct CUfunc_st functions[] = {
 	{ "copy_kernels_8", KERNEL_COPY, 8, "SSSSiiiii" },
 	{ "copy_kernels_16", KERNEL_COPY, 16, "SSSSiiiii" },
 };
+
+/* The kernels of libraries: a CUkernel per function above, the same for
+ * every library (the fake's libraries all hold every kernel it knows).
+ * cuLaunchKernel takes one cast to a CUfunction. */
+struct CUkern_st {
+	CUfunction function;
+};
+
+static struct CUkern_st
+	library_kernels[sizeof(functions) / sizeof(functions[0])];
 
 /* The filters' kernels, made on first look-up (common/filters.c looks up
  * every format pair's), never freed: a fixed number of names. */
@@ -280,6 +305,10 @@ static bool worker_started, worker_busy;
 static pthread_t worker_thread;
 static uint64_t clock_us;
 static unsigned int launches, host_fns_run;
+/* Launches of library kernels (CUkernel), and 3D copies enqueued. */
+static unsigned int library_launches, memcpy3d_calls;
+static struct CUlib_st *libraries;
+static unsigned int library_count;
 static size_t device_bytes;
 static bool warned_unmapped;
 /* The context's sticky error (CUDA_SUCCESS: healthy), and the objects
@@ -371,7 +400,9 @@ fail_parse(const char *env)
 	if (end == code || *end)
 		fail_code = result_from_name(code);
 	if (fail_code == CUDA_SUCCESS)
-		fail_at = 0; /* unknown code: inject nothing rather than success */
+		fail_at =
+			/* unknown code: inject nothing rather than success */
+			0;
 }
 
 /* Called with the lock held. */
@@ -420,8 +451,14 @@ static bool
 call_needs_context(const char *name)
 {
 	static const char *const free_calls[] = {
-		"cuInit", "cuDriverGetVersion", "cuCtxPushCurrent", "cuCtxPopCurrent",
-		"cuCtxGetCurrent", "cuCtxGetDevice",
+		"cuInit",
+		"cuDriverGetVersion",
+		"cuCtxPushCurrent",
+		"cuCtxPopCurrent",
+		"cuCtxGetCurrent",
+		"cuCtxGetDevice",
+		"cuLibraryLoadData",
+		"cuLibraryGetKernel",
 	};
 
 	if (!strncmp(name, "cuDevice", 8))
@@ -480,7 +517,7 @@ stream_ok(CUstream s)
 	       obj_is_live(s, K_STREAM);
 }
 
-/* The queues ----------------------------------------------------------------- */
+/* The queues --------------------------------------------------------------- */
 
 static struct queue *
 queue_of(CUstream s)
@@ -549,12 +586,14 @@ memcpy2d_run(const CUDA_MEMCPY2D *m)
 	const uint8_t *src = m->srcMemoryType == CU_MEMORYTYPE_HOST
 				     ? (const uint8_t *)m->srcHost
 				     : (const uint8_t *)(uintptr_t)m->srcDevice;
-	uint8_t *dst = m->dstMemoryType == CU_MEMORYTYPE_HOST ? (uint8_t *)m->dstHost
-							      : (uint8_t *)(uintptr_t)m->dstDevice;
+	uint8_t *dst = m->dstMemoryType == CU_MEMORYTYPE_HOST
+			       ? (uint8_t *)m->dstHost
+			       : (uint8_t *)(uintptr_t)m->dstDevice;
 
 	for (size_t y = 0; y < m->Height; y++)
 		memmove(dst + (m->dstY + y) * m->dstPitch + m->dstXInBytes,
-			src + (m->srcY + y) * m->srcPitch + m->srcXInBytes, m->WidthInBytes);
+			src + (m->srcY + y) * m->srcPitch + m->srcXInBytes,
+			m->WidthInBytes);
 }
 
 /* Where a 3D copy's side starts: row 0 of slice 0 of an array (its
@@ -562,9 +601,9 @@ memcpy2d_run(const CUDA_MEMCPY2D *m)
  * bytes from row to row and from slice to slice; NULL for an array that is
  * gone (a real GPU would fault). */
 static uint8_t *
-memcpy3d_side(CUmemorytype type, CUarray array, CUdeviceptr device, const void *host,
-	      size_t x, size_t y, size_t z, size_t pitch, size_t height,
-	      size_t *row, size_t *slice)
+memcpy3d_side(CUmemorytype type, CUarray array, CUdeviceptr device,
+	      const void *host, size_t x, size_t y, size_t z, size_t pitch,
+	      size_t height, size_t *row, size_t *slice)
 {
 	if (type == CU_MEMORYTYPE_ARRAY) {
 		struct CUmipmappedArray_st *mip;
@@ -574,12 +613,13 @@ memcpy3d_side(CUmemorytype type, CUarray array, CUdeviceptr device, const void *
 			return NULL;
 		*row = mip->pitch;
 		*slice = mip->layer_stride;
-		return mip->memory->bytes + mip->offset + z * mip->layer_stride +
-		       y * mip->pitch + x;
+		return mip->memory->bytes + mip->offset +
+		       z * mip->layer_stride + y * mip->pitch + x;
 	}
 	*row = pitch;
 	*slice = pitch * height;
-	return (type == CU_MEMORYTYPE_HOST ? (uint8_t *)host : (uint8_t *)(uintptr_t)device) +
+	return (type == CU_MEMORYTYPE_HOST ? (uint8_t *)host
+					   : (uint8_t *)(uintptr_t)device) +
 	       z * *slice + y * pitch + x;
 }
 
@@ -587,26 +627,28 @@ static void
 memcpy3d_run(const CUDA_MEMCPY3D *m)
 {
 	size_t srow, sslice, drow, dslice;
-	const uint8_t *src = memcpy3d_side(m->srcMemoryType, m->srcArray, m->srcDevice,
-					   m->srcHost, m->srcXInBytes, m->srcY, m->srcZ,
-					   m->srcPitch, m->srcHeight, &srow, &sslice);
-	uint8_t *dst = memcpy3d_side(m->dstMemoryType, m->dstArray, m->dstDevice,
-				     m->dstHost, m->dstXInBytes, m->dstY, m->dstZ,
-				     m->dstPitch, m->dstHeight, &drow, &dslice);
+	const uint8_t *src =
+		memcpy3d_side(m->srcMemoryType, m->srcArray, m->srcDevice,
+			      m->srcHost, m->srcXInBytes, m->srcY, m->srcZ,
+			      m->srcPitch, m->srcHeight, &srow, &sslice);
+	uint8_t *dst = memcpy3d_side(m->dstMemoryType, m->dstArray,
+				     m->dstDevice, m->dstHost, m->dstXInBytes,
+				     m->dstY, m->dstZ, m->dstPitch,
+				     m->dstHeight, &drow, &dslice);
 
 	if (!src || !dst)
 		return;
 	for (size_t z = 0; z < m->Depth; z++)
 		for (size_t y = 0; y < m->Height; y++)
-			memmove(dst + z * dslice + y * drow, src + z * sslice + y * srow,
-				m->WidthInBytes);
+			memmove(dst + z * dslice + y * drow,
+				src + z * sslice + y * srow, m->WidthInBytes);
 }
 
 /* The bounds of one side of a 3D copy, as the driver checks them. */
 static CUresult
 memcpy3d_check_side(CUmemorytype type, CUarray array, CUdeviceptr device,
-		    const void *host, size_t x, size_t y, size_t z, size_t pitch,
-		    size_t height, const CUDA_MEMCPY3D *m)
+		    const void *host, size_t x, size_t y, size_t z,
+		    size_t pitch, size_t height, const CUDA_MEMCPY3D *m)
 {
 	if (type == CU_MEMORYTYPE_ARRAY) {
 		struct CUmipmappedArray_st *mip;
@@ -622,13 +664,14 @@ memcpy3d_check_side(CUmemorytype type, CUarray array, CUdeviceptr device,
 	}
 	if (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_HOST)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	if (m->WidthInBytes + x > pitch || (m->Depth > 1 && m->Height + y > height))
+	if (m->WidthInBytes + x > pitch ||
+	    (m->Depth > 1 && m->Height + y > height))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (type == CU_MEMORYTYPE_HOST)
 		return host ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	if (!alloc_find((uintptr_t)device + z * pitch * height + y * pitch + x,
-			(m->Depth - 1) * pitch * height + (m->Height - 1) * pitch +
-			m->WidthInBytes))
+			(m->Depth - 1) * pitch * height +
+				(m->Height - 1) * pitch + m->WidthInBytes))
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }
@@ -642,14 +685,16 @@ surf_texel(uint64_t surf, int xbytes, int y, size_t size)
 	struct view *v = (struct view *)(uintptr_t)surf;
 	struct CUmipmappedArray_st *mip;
 
-	if (!obj_is_live(v, K_SURFACE) || !v->array || !(mip = v->array->parent) ||
+	if (!obj_is_live(v, K_SURFACE) || !v->array ||
+	    !(mip = v->array->parent) ||
 	    !obj_is_live(mip->memory, K_EXT_MEMORY))
 		return NULL;
 	if (xbytes < 0 || y < 0 || size != mip->bpp ||
 	    (size_t)xbytes + size > mip->desc.Width * mip->bpp ||
 	    (size_t)y >= (mip->desc.Height ? mip->desc.Height : 1))
 		return NULL;
-	return mip->memory->bytes + mip->offset + (size_t)y * mip->pitch + (size_t)xbytes;
+	return mip->memory->bytes + mip->offset + (size_t)y * mip->pitch +
+	       (size_t)xbytes;
 }
 
 static uint8_t *
@@ -678,8 +723,8 @@ invert_texel(enum kernel_id id, uint8_t *v, size_t elem)
 		for (size_t i = 0; i < 3; i++)
 			v[i] = (uint8_t)(255 - v[i]);
 	} else {
-		uint32_t u = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
-			     (uint32_t)v[3] << 24;
+		uint32_t u = (uint32_t)v[0] | (uint32_t)v[1] << 8 |
+			     (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24;
 		u ^= 0x3fffffffu;
 		for (int i = 0; i < 4; i++)
 			v[i] = (uint8_t)(u >> (8 * i));
@@ -700,7 +745,8 @@ copy_kernel_run(const uint64_t *a, size_t elem, unsigned int layers)
 	const size_t first = (size_t)(int32_t)a[6];
 	const bool to_linear = (int32_t)a[8] != 0;
 
-	if (!obj_is_live(v, K_SURFACE) || !v->array || !(mip = v->array->parent) ||
+	if (!obj_is_live(v, K_SURFACE) || !v->array ||
+	    !(mip = v->array->parent) ||
 	    !obj_is_live(mip->memory, K_EXT_MEMORY) || elem != mip->bpp ||
 	    first + layers > mip->layers || (size_t)w > mip->desc.Width ||
 	    (size_t)h > (mip->desc.Height ? mip->desc.Height : 1))
@@ -708,9 +754,11 @@ copy_kernel_run(const uint64_t *a, size_t elem, unsigned int layers)
 	for (size_t l = 0; l < layers; l++)
 		for (int y = 0; y < h; y++) {
 			uint8_t *t = mip->memory->bytes + mip->offset +
-				     (first + l) * mip->layer_stride + (size_t)y * mip->pitch;
-			uint8_t *p = device_ptr(a[1] + l * a[3] + (size_t)y * a[2],
-						(size_t)w * elem);
+				     (first + l) * mip->layer_stride +
+				     (size_t)y * mip->pitch;
+			uint8_t *p =
+				device_ptr(a[1] + l * a[3] + (size_t)y * a[2],
+					   (size_t)w * elem);
 
 			if (!p)
 				return false;
@@ -725,7 +773,8 @@ copy_kernel_run(const uint64_t *a, size_t elem, unsigned int layers)
 static void
 kernel_run(const struct op *op)
 {
-	static const struct fake_filter_memory filter_memory = { surf_texel, device_ptr };
+	static const struct fake_filter_memory filter_memory = { surf_texel,
+								 device_ptr };
 	const uint64_t *a = op->args;
 	/* (in, out, width, height) but for check_and_fill (surface, width,
 	 * height, ...). */
@@ -738,7 +787,8 @@ kernel_run(const struct op *op)
 	enum kernel_id id = op->kernel->id;
 
 	if (id == KERNEL_FILTER) {
-		if (!fake_filter_run(op->kernel->filter, a, gw, gh, &filter_memory))
+		if (!fake_filter_run(op->kernel->filter, a, gw, gh,
+				     &filter_memory))
 			goto fault;
 		return;
 	}
@@ -751,20 +801,32 @@ kernel_run(const struct op *op)
 	if (id == KERNEL_INVERT_PLANES) {
 		switch ((int32_t)a[5]) {
 		case GLCUDA_FORMAT_RGBA8: elem = 4; break;
-		case GLCUDA_FORMAT_RGB10_A2: id = KERNEL_INVERT_RGB10A2; elem = 4; break;
+		case GLCUDA_FORMAT_RGB10_A2:
+			id = KERNEL_INVERT_RGB10A2;
+			elem = 4;
+			break;
 		case GLCUDA_FORMAT_R8: id = KERNEL_INVERT_8; elem = 1; break;
 		case GLCUDA_FORMAT_RG8: id = KERNEL_INVERT_8; elem = 2; break;
-		case GLCUDA_FORMAT_R16: id = KERNEL_INVERT_P010; elem = 2; break;
-		case GLCUDA_FORMAT_RG16: id = KERNEL_INVERT_P010; elem = 4; break;
+		case GLCUDA_FORMAT_R16:
+			id = KERNEL_INVERT_P010;
+			elem = 2;
+			break;
+		case GLCUDA_FORMAT_RG16:
+			id = KERNEL_INVERT_P010;
+			elem = 4;
+			break;
 		default: goto fault;
 		}
 	}
 	for (int y = 0; y < h && y < gh; y++) {
 		for (int x = 0; x < w && x < gw; x++) {
 			if (id == KERNEL_INVERT_8 || id == KERNEL_INVERT_P010 ||
-			    id == KERNEL_INVERT_RGB10A2 || id == KERNEL_INVERT_PLANES) {
-				uint8_t *in = surf_texel(a[0], x * (int)elem, y, elem);
-				uint8_t *out = surf_texel(a[1], x * (int)elem, y, elem);
+			    id == KERNEL_INVERT_RGB10A2 ||
+			    id == KERNEL_INVERT_PLANES) {
+				uint8_t *in = surf_texel(a[0], x * (int)elem, y,
+							 elem);
+				uint8_t *out = surf_texel(a[1], x * (int)elem,
+							  y, elem);
 				uint8_t v[4];
 				if (!in || !out)
 					goto fault;
@@ -784,11 +846,18 @@ kernel_run(const struct op *op)
 				out[3] = v[3];
 			} else {
 				size_t i = (size_t)y * (size_t)w + (size_t)x;
-				uint8_t *t = surf_texel(a[0], x * (int)elem, y, elem);
-				uint8_t *expect = a[3] ? device_ptr(a[3] + i * elem, elem) : NULL;
-				uint8_t *fill = a[4] ? device_ptr(a[4] + i * elem, elem) : NULL;
-				uint8_t *mis = device_ptr(a[5], 4), *first = device_ptr(a[6], 4);
-				if (!t || (a[3] && !expect) || (a[4] && !fill) || !mis || !first)
+				uint8_t *t = surf_texel(a[0], x * (int)elem, y,
+							elem);
+				uint8_t *expect =
+					a[3] ? device_ptr(a[3] + i * elem, elem)
+					     : NULL;
+				uint8_t *fill =
+					a[4] ? device_ptr(a[4] + i * elem, elem)
+					     : NULL;
+				uint8_t *mis = device_ptr(a[5], 4),
+					*first = device_ptr(a[6], 4);
+				if (!t || (a[3] && !expect) ||
+				    (a[4] && !fill) || !mis || !first)
 					goto fault;
 				if (expect && memcmp(t, expect, elem)) {
 					uint32_t n, f = (uint32_t)i;
@@ -805,7 +874,8 @@ kernel_run(const struct op *op)
 	}
 	return;
 fault:
-	fprintf(stderr, "fake-cuda: kernel %s: illegal address\n", op->kernel->name);
+	fprintf(stderr, "fake-cuda: kernel %s: illegal address\n",
+		op->kernel->name);
 	sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
 }
 
@@ -866,7 +936,8 @@ legacy_blocked(const struct queue *q, uint64_t seq)
 {
 	if (q == &null_q) {
 		for (struct queue *b = queues; b; b = b->next_q)
-			if (b != &null_q && b->blocking && b->head && b->head->seq < seq)
+			if (b != &null_q && b->blocking && b->head &&
+			    b->head->seq < seq)
 				return true;
 		return false;
 	}
@@ -882,7 +953,8 @@ op_ready(const struct op *op)
 	case OP_SEM_WAIT:
 		for (unsigned int i = 0; i < op->sem_count; i++) {
 			CUexternalSemaphore s = op->sems[i].sem;
-			if (s && (s->timeline ? s->value < op->sems[i].value : s->pending == 0))
+			if (s && (s->timeline ? s->value < op->sems[i].value
+					      : s->pending == 0))
 				return false;
 		}
 		return true;
@@ -908,7 +980,8 @@ next_runnable(void)
 	if (gate_closed || sticky != CUDA_SUCCESS)
 		return NULL;
 	for (struct queue *q = queues; q; q = q->next_q)
-		if (queue_runnable(q) && (!best || q->head->seq < best->head->seq))
+		if (queue_runnable(q) &&
+		    (!best || q->head->seq < best->head->seq))
 			best = q;
 	return best;
 }
@@ -1075,7 +1148,7 @@ stream_busy(CUstream s)
 /* What a synchronising call waits for. */
 struct wait_target {
 	const struct queue *q; /* one stream's work... */
-	bool legacy;           /* ...and, for the NULL stream, blocking streams' */
+	bool legacy; /* ...and, for the NULL stream, blocking streams' */
 	bool all;              /* every stream's (the context) */
 	CUevent event;         /* or an event's records */
 	uint64_t seq, event_count;
@@ -1085,7 +1158,8 @@ static bool
 target_done(const struct wait_target *t)
 {
 	if (t->event)
-		return !obj_is_live(t->event, K_EVENT) || t->event->done_count >= t->event_count;
+		return !obj_is_live(t->event, K_EVENT) ||
+		       t->event->done_count >= t->event_count;
 	for (struct queue *q = queues; q; q = q->next_q) {
 		bool mine = t->all || q == t->q || (t->legacy && q->blocking);
 		if (mine && queue_has_before(q, t->seq))
@@ -1172,10 +1246,13 @@ release_waited_holds(const struct wait_target *t)
 			for (struct queue *r = queues; r; r = r->next_q) {
 				if (r->waited || !r->head)
 					continue;
-				if ((q == &null_q && r->blocking) || (q->blocking && r == &null_q))
+				if ((q == &null_q && r->blocking) ||
+				    (q->blocking && r == &null_q))
 					more |= queue_mark_waited(r);
-				for (const struct op *op = q->head; op && !r->waited; op = op->next)
-					if (op->kind == OP_WAIT_EVENT && op->event &&
+				for (const struct op *op = q->head;
+				     op && !r->waited; op = op->next)
+					if (op->kind == OP_WAIT_EVENT &&
+					    op->event &&
 					    queue_records(r, op->event))
 						more |= queue_mark_waited(r);
 			}
@@ -1208,10 +1285,14 @@ wait_for(const struct wait_target *t, const char *call)
 			return CUDA_SUCCESS;
 		if (!worker_busy && !next_runnable() && any_hold())
 			return CUDA_ERROR_NOT_READY;
-		if (pthread_cond_timedwait(&done_cond, &lock, &deadline) == ETIMEDOUT &&
+		if (pthread_cond_timedwait(&done_cond, &lock, &deadline) ==
+			    ETIMEDOUT &&
 		    !target_done(t)) {
-			fprintf(stderr, "fake-cuda: %s: the work is not done after %u ms "
-				"(a wait that is never signalled?)\n", call, ms);
+			fprintf(stderr,
+				"fake-cuda: %s: the work is not done after %u "
+				"ms "
+				"(a wait that is never signalled?)\n",
+				call, ms);
 			return CUDA_ERROR_NOT_READY;
 		}
 	}
@@ -1229,7 +1310,8 @@ settle(void)
 		return;
 	deadline_in(&deadline, timeout_ms());
 	while (worker_busy || next_runnable())
-		if (pthread_cond_timedwait(&done_cond, &lock, &deadline) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&done_cond, &lock, &deadline) ==
+		    ETIMEDOUT)
 			break;
 }
 
@@ -1240,7 +1322,8 @@ queue_purge_event(CUevent ev)
 {
 	for (struct queue *q = queues; q; q = q->next_q)
 		for (struct op *op = q->head; op; op = op->next)
-			if (op->event == ev && (op->kind == OP_EVENT || op->kind == OP_WAIT_EVENT))
+			if (op->event == ev &&
+			    (op->kind == OP_EVENT || op->kind == OP_WAIT_EVENT))
 				op->event = NULL;
 	ev->pending = 0;
 	pthread_cond_broadcast(&work_cond);
@@ -1276,6 +1359,8 @@ static void ext_memory_free(struct CUextMemory_st *m);
 	X(cuModuleUnload) \
 	X(cuModuleGetFunction) \
 	X(cuModuleGetGlobal) \
+	X(cuLibraryLoadData) \
+	X(cuLibraryGetKernel) \
 	X(cuLaunchKernel) \
 	X(cuMemAlloc) \
 	X(cuMemFree) \
@@ -1296,8 +1381,9 @@ static void ext_memory_free(struct CUextMemory_st *m);
 GLCUDA_CUDA_FUNCTIONS(FAKE_FUNCTION_DECL)
 FAKE_PROGRAM_FUNCTIONS(FAKE_FUNCTION_DECL)
 #undef FAKE_FUNCTION_DECL
-static CUresult fake_cuGraphicsGLRegisterImage(CUgraphicsResource *, unsigned int,
-					       unsigned int, unsigned int);
+static CUresult fake_cuGraphicsGLRegisterImage(CUgraphicsResource *,
+					       unsigned int, unsigned int,
+					       unsigned int);
 static CUresult fake_cuCtxSynchronize_v2(CUcontext ctx);
 static CUresult fake_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx);
 
@@ -1327,14 +1413,24 @@ static const struct error_entry {
 	const char *name, *desc;
 } error_table[] = {
 	{ CUDA_SUCCESS, "CUDA_SUCCESS", "no error" },
-	{ CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument" },
-	{ CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory" },
-	{ CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error" },
-	{ CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
-	{ CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
-	{ CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
-	{ CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
-	{ CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
+	{ CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+	  "invalid argument" },
+	{ CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY",
+	  "out of memory" },
+	{ CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED",
+	  "initialization error" },
+	{ CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE",
+	  "no CUDA-capable device is detected" },
+	{ CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE",
+	  "invalid device ordinal" },
+	{ CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT",
+	  "invalid device context" },
+	{ CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+	  "no kernel image is available for execution on the device" },
+	{ CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE",
+	  "invalid resource handle" },
+	{ CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND",
+	  "named symbol not found" },
 	{ CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready" },
 	{ CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT",
 	  "the launch timed out and was terminated" },
@@ -1342,19 +1438,22 @@ static const struct error_entry {
 	  "an illegal memory access was encountered" },
 	{ CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED",
 	  "unspecified launch failure" },
-	{ CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT", "device-side assert triggered" },
+	{ CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT",
+	  "device-side assert triggered" },
 	{ CUDA_ERROR_ECC_UNCORRECTABLE, "CUDA_ERROR_ECC_UNCORRECTABLE",
 	  "uncorrectable ECC error encountered" },
 	{ CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED",
 	  "context is destroyed" },
-	{ CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
+	{ CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED",
+	  "operation not supported" },
 	{ CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error" },
 };
 
 static CUresult
 result_from_name(const char *name)
 {
-	for (size_t i = 0; i < sizeof(error_table) / sizeof(error_table[0]); i++)
+	for (size_t i = 0; i < sizeof(error_table) / sizeof(error_table[0]);
+	     i++)
 		if (!strcmp(error_table[i].name, name))
 			return error_table[i].res;
 	return CUDA_SUCCESS;
@@ -1364,7 +1463,8 @@ result_from_name(const char *name)
 static const struct error_entry *
 error_entry(CUresult error)
 {
-	for (size_t i = 0; i < sizeof(error_table) / sizeof(error_table[0]); i++)
+	for (size_t i = 0; i < sizeof(error_table) / sizeof(error_table[0]);
+	     i++)
 		if (error_table[i].res == error)
 			return &error_table[i];
 	return NULL;
@@ -1492,7 +1592,9 @@ fake_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH:
 	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: *pi = 32768; break;
 	case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS:
-	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: *pi = 2048; break;
+	case CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS:
+		*pi = 2048;
+		break;
 	case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
 	case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
 	case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: *pi = 0; break;
@@ -1501,7 +1603,7 @@ fake_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 	LEAVE(CUDA_SUCCESS);
 }
 
-/* Contexts ------------------------------------------------------------------ */
+/* Contexts ----------------------------------------------------------------- */
 
 static CUresult
 fake_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
@@ -1718,7 +1820,9 @@ fake_cuMemGetInfo(size_t *free_bytes, size_t *total)
 	if (!have_context())
 		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
 	*total = FAKE_TOTAL_MEMORY;
-	*free_bytes = device_bytes < FAKE_TOTAL_MEMORY ? FAKE_TOTAL_MEMORY - device_bytes : 0;
+	*free_bytes = device_bytes < FAKE_TOTAL_MEMORY
+			      ? FAKE_TOTAL_MEMORY - device_bytes
+			      : 0;
 	LEAVE(CUDA_SUCCESS);
 }
 
@@ -1757,10 +1861,13 @@ ext_memory_map(struct CUextMemory_st *m)
 	size_t len = m->size, offset = 0;
 	void *p = MAP_FAILED;
 
-	if (fstat(m->fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size >= m->size &&
-	    pread(m->fd, header, sizeof(header), 0) == (ssize_t)sizeof(header) &&
+	if (fstat(m->fd, &st) == 0 && st.st_size > 0 &&
+	    (uint64_t)st.st_size >= m->size &&
+	    pread(m->fd, header, sizeof(header), 0) ==
+		    (ssize_t)sizeof(header) &&
 	    header[0] == (uint64_t)st.st_size && header[1] >= sizeof(header) &&
-	    header[1] <= (uint64_t)st.st_size && (uint64_t)st.st_size - header[1] >= m->size) {
+	    header[1] <= (uint64_t)st.st_size &&
+	    (uint64_t)st.st_size - header[1] >= m->size) {
 		len = (size_t)st.st_size;
 		offset = (size_t)header[1];
 	}
@@ -1772,15 +1879,18 @@ ext_memory_map(struct CUextMemory_st *m)
 		return;
 	}
 	if (!warned_unmapped)
-		fprintf(stderr, "fake-cuda: the imported memory cannot be mapped (%s): "
-			"arrays are backed by host memory, not by what GL renders\n",
+		fprintf(stderr,
+			"fake-cuda: the imported memory cannot be mapped (%s): "
+			"arrays are backed by host memory, not by what GL "
+			"renders\n",
 			strerror(errno));
 	warned_unmapped = true;
 	m->bytes = calloc(1, m->size);
 }
 
 static CUresult
-fake_cuImportExternalMemory(CUexternalMemory *out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *desc)
+fake_cuImportExternalMemory(CUexternalMemory *out,
+			    const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *desc)
 {
 	struct CUextMemory_st *m;
 	ENTER("cuImportExternalMemory");
@@ -1857,15 +1967,16 @@ image_pitch(size_t width, size_t bpp)
 }
 
 static CUresult
-fake_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *out, CUexternalMemory mem,
-					     const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
+fake_cuExternalMemoryGetMappedMipmappedArray(
+	CUmipmappedArray *out, CUexternalMemory mem,
+	const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *desc)
 {
 	struct CUmipmappedArray_st *a;
 	size_t bpp, pitch, height, layers, stride;
 	ENTER("cuExternalMemoryGetMappedMipmappedArray");
-	if (!out || !desc || desc->numLevels == 0 || desc->arrayDesc.Width == 0 ||
-	    desc->arrayDesc.NumChannels == 0 || desc->arrayDesc.NumChannels == 3 ||
-	    desc->arrayDesc.NumChannels > 4)
+	if (!out || !desc || desc->numLevels == 0 ||
+	    desc->arrayDesc.Width == 0 || desc->arrayDesc.NumChannels == 0 ||
+	    desc->arrayDesc.NumChannels == 3 || desc->arrayDesc.NumChannels > 4)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	if (!have_context())
 		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
@@ -1873,19 +1984,23 @@ fake_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *out, CUexternalMe
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	if (desc->offset >= mem->size)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
-	bpp = format_bytes(desc->arrayDesc.Format) * desc->arrayDesc.NumChannels;
+	bpp = format_bytes(desc->arrayDesc.Format) *
+	      desc->arrayDesc.NumChannels;
 	if (!bpp)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	height = desc->arrayDesc.Height ? desc->arrayDesc.Height : 1;
 	pitch = image_pitch(desc->arrayDesc.Width, bpp);
 	/* Layers one after the other, each of the height aligned to 4 rows
 	 * (llvmpipe_texture_layout's image stride). */
-	layers = desc->arrayDesc.Flags & CUDA_ARRAY3D_LAYERED ? desc->arrayDesc.Depth : 1;
+	layers = desc->arrayDesc.Flags & CUDA_ARRAY3D_LAYERED
+			 ? desc->arrayDesc.Depth
+			 : 1;
 	if (layers == 0 || (!(desc->arrayDesc.Flags & CUDA_ARRAY3D_LAYERED) &&
 			    desc->arrayDesc.Depth > 0))
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	stride = pitch * ((height + 3) & ~(size_t)3);
-	if ((layers - 1) * stride + (height - 1) * pitch + desc->arrayDesc.Width * bpp >
+	if ((layers - 1) * stride + (height - 1) * pitch +
+		    desc->arrayDesc.Width * bpp >
 	    mem->size - desc->offset)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	a = calloc(1, sizeof(*a));
@@ -1905,7 +2020,8 @@ fake_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *out, CUexternalMe
 }
 
 static CUresult
-fake_cuMipmappedArrayGetLevel(CUarray *out, CUmipmappedArray mip, unsigned int level)
+fake_cuMipmappedArrayGetLevel(CUarray *out, CUmipmappedArray mip,
+			      unsigned int level)
 {
 	ENTER("cuMipmappedArrayGetLevel");
 	if (!out)
@@ -1913,7 +2029,8 @@ fake_cuMipmappedArrayGetLevel(CUarray *out, CUmipmappedArray mip, unsigned int l
 	if (!obj_is_live(mip, K_MIPMAP))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	if (level >= mip->levels || level > 0)
-		LEAVE(level >= mip->levels ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED);
+		LEAVE(level >= mip->levels ? CUDA_ERROR_INVALID_VALUE
+					   : CUDA_ERROR_NOT_SUPPORTED);
 	if (!mip->level0) {
 		mip->level0 = calloc(1, sizeof(*mip->level0));
 		if (!mip->level0)
@@ -1942,7 +2059,8 @@ fake_cuMipmappedArrayDestroy(CUmipmappedArray mip)
 }
 
 static CUresult
-view_create(const CUDA_RESOURCE_DESC *desc, enum obj_kind kind, unsigned long long *out)
+view_create(const CUDA_RESOURCE_DESC *desc, enum obj_kind kind,
+	    unsigned long long *out)
 {
 	struct view *v;
 
@@ -1991,7 +2109,8 @@ fake_cuSurfObjectDestroy(CUsurfObject surf)
 
 static CUresult
 fake_cuTexObjectCreate(CUtexObject *out, const CUDA_RESOURCE_DESC *desc,
-		       const CUDA_TEXTURE_DESC *tex, const CUDA_RESOURCE_VIEW_DESC *view)
+		       const CUDA_TEXTURE_DESC *tex,
+		       const CUDA_RESOURCE_VIEW_DESC *view)
 {
 	ENTER("cuTexObjectCreate");
 	if (!tex)
@@ -2006,7 +2125,7 @@ fake_cuTexObjectDestroy(CUtexObject tex)
 	LEAVE(view_destroy(tex, K_TEXTURE));
 }
 
-/* External semaphores -------------------------------------------------------- */
+/* External semaphores ------------------------------------------------------ */
 
 static CUresult
 fake_cuImportExternalSemaphore(CUexternalSemaphore *out,
@@ -2019,7 +2138,8 @@ fake_cuImportExternalSemaphore(CUexternalSemaphore *out,
 	if (!have_context())
 		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
 	if (desc->type != CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD &&
-	    desc->type != CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD)
+	    desc->type !=
+		    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD)
 		LEAVE(CUDA_ERROR_NOT_SUPPORTED);
 	if (!fd_is_open(desc->handle.fd))
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
@@ -2027,7 +2147,8 @@ fake_cuImportExternalSemaphore(CUexternalSemaphore *out,
 	if (!s)
 		LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
 	s->fd = desc->handle.fd;
-	s->timeline = desc->type == CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
+	s->timeline = desc->type ==
+		      CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD;
 	obj_add(&s->o, K_SEMAPHORE);
 	*out = s;
 	LEAVE(CUDA_SUCCESS);
@@ -2054,8 +2175,8 @@ fake_cuDestroyExternalSemaphore(CUexternalSemaphore sem)
  * semaphore is signalled (binary: a signal not yet waited for; timeline:
  * the value reached). */
 static CUresult
-sem_op(struct op *op, const CUexternalSemaphore *sems, const unsigned long long *values,
-       unsigned int count, CUstream stream)
+sem_op(struct op *op, const CUexternalSemaphore *sems,
+       const unsigned long long *values, unsigned int count, CUstream stream)
 {
 	if (!sems || count == 0)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -2106,9 +2227,10 @@ sem_async(const char *name, enum op_kind kind, const CUexternalSemaphore *sems,
 }
 
 static CUresult
-fake_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *sems,
-				     const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *params,
-				     unsigned int count, CUstream stream)
+fake_cuSignalExternalSemaphoresAsync(
+	const CUexternalSemaphore *sems,
+	const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *params, unsigned int count,
+	CUstream stream)
 {
 	unsigned long long values[SEM_OP_MAX];
 	for (unsigned int i = 0; params && i < count && i < SEM_OP_MAX; i++)
@@ -2118,9 +2240,10 @@ fake_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *sems,
 }
 
 static CUresult
-fake_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *sems,
-				   const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *params,
-				   unsigned int count, CUstream stream)
+fake_cuWaitExternalSemaphoresAsync(
+	const CUexternalSemaphore *sems,
+	const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *params, unsigned int count,
+	CUstream stream)
 {
 	unsigned long long values[SEM_OP_MAX];
 	for (unsigned int i = 0; params && i < count && i < SEM_OP_MAX; i++)
@@ -2204,7 +2327,9 @@ fake_cuStreamQuery(CUstream stream)
 static CUresult
 fake_cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags)
 {
-	struct op op = { .kind = OP_WAIT_EVENT, .stream = stream, .event = event };
+	struct op op = { .kind = OP_WAIT_EVENT,
+			 .stream = stream,
+			 .event = event };
 	ENTER("cuStreamWaitEvent");
 	if (!stream_ok(stream) || !obj_is_live(event, K_EVENT))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
@@ -2226,7 +2351,9 @@ fake_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
 static CUresult
 fake_cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data)
 {
-	struct op op = { .kind = OP_HOST_FN, .stream = stream, .fn = fn, .data = data };
+	struct op op = {
+		.kind = OP_HOST_FN, .stream = stream, .fn = fn, .data = data
+	};
 	ENTER("cuLaunchHostFunc");
 	if (!fn)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
@@ -2237,31 +2364,45 @@ fake_cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *data)
 	LEAVE(enqueue(&op));
 }
 
-static bool
-function_is_valid(CUfunction f)
+/* What cuLaunchKernel runs for f: a module's function, or a library's
+ * kernel cast to a CUfunction (*library set); NULL for neither. */
+static CUfunction
+launch_target(CUfunction f, bool *library)
 {
-	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
+	const struct CUkern_st *k = (const struct CUkern_st *)(const void *)f;
+	const size_t n = sizeof(functions) / sizeof(functions[0]);
+
+	*library = false;
+	for (size_t i = 0; i < n; i++)
 		if (f == &functions[i])
-			return true;
+			return f;
 	for (size_t i = 0; i < filter_count; i++)
 		if (f == &filter_functions[i])
-			return true;
-	return false;
+			return f;
+	for (size_t i = 0; i < n; i++)
+		if (k == &library_kernels[i] && k->function) {
+			*library = true;
+			return k->function;
+		}
+	return NULL;
 }
 
 /* The parameters are copied at launch, as the driver does. */
 static CUresult
-fake_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-		    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
-		    CUstream stream, void **params, void **extra)
+fake_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
+		    unsigned int gz, unsigned int bx, unsigned int by,
+		    unsigned int bz, unsigned int shmem, CUstream stream,
+		    void **params, void **extra)
 {
 	struct op op = { .kind = OP_KERNEL, .stream = stream };
+	bool library;
 	ENTER("cuLaunchKernel");
 	if (!gx || !gy || !gz || !bx || !by || !bz)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	if (!have_context())
 		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
-	if (!function_is_valid(f))
+	f = launch_target(f, &library);
+	if (!f)
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	if (!stream_ok(stream))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
@@ -2283,6 +2424,8 @@ fake_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int
 		}
 	}
 	launches++;
+	if (library)
+		library_launches++;
 	LEAVE(enqueue(&op));
 }
 
@@ -2293,7 +2436,8 @@ fake_cuEventCreate(CUevent *out, unsigned int flags)
 {
 	struct CUevent_st *e;
 	ENTER("cuEventCreate");
-	if (!out || (flags & ~(unsigned int)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
+	if (!out || (flags & ~(unsigned int)(CU_EVENT_BLOCKING_SYNC |
+					     CU_EVENT_DISABLE_TIMING |
 					     CU_EVENT_INTERPROCESS)))
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	if (!have_context())
@@ -2359,10 +2503,13 @@ fake_cuEventElapsedTime(float *ms, CUevent start, CUevent end)
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
 	if (start->pending || end->pending)
 		LEAVE(CUDA_ERROR_NOT_READY);
-	if (!start->recorded || !end->recorded || (start->flags & CU_EVENT_DISABLE_TIMING) ||
+	if (!start->recorded || !end->recorded ||
+	    (start->flags & CU_EVENT_DISABLE_TIMING) ||
 	    (end->flags & CU_EVENT_DISABLE_TIMING))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
-	*ms = (float)((double)((int64_t)end->time_us - (int64_t)start->time_us) / 1000.0);
+	*ms = (float)((double)((int64_t)end->time_us -
+			       (int64_t)start->time_us) /
+		      1000.0);
 	LEAVE(CUDA_SUCCESS);
 }
 
@@ -2414,7 +2561,8 @@ filter_function(const char *name, CUfunction *f)
 		}
 	if (filter_count == FILTER_FUNCTIONS)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	snprintf(filter_names[filter_count], sizeof(filter_names[0]), "%s", name);
+	snprintf(filter_names[filter_count], sizeof(filter_names[0]), "%s",
+		 name);
 	fn = &filter_functions[filter_count++];
 	fn->name = filter_names[filter_count - 1];
 	fn->id = KERNEL_FILTER;
@@ -2442,11 +2590,56 @@ fake_cuModuleGetFunction(CUfunction *f, CUmodule module, const char *name)
 }
 
 static CUresult
-fake_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule module, const char *name)
+fake_cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule module,
+		       const char *name)
 {
 	ENTER("cuModuleGetGlobal");
 	if (!obj_is_live(module, K_MODULE))
 		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	LEAVE(CUDA_ERROR_NOT_FOUND);
+}
+
+/* Libraries (CUDA 12.0): any code loads, with no context current too; its
+ * kernels are those of functions[]. ---------------------------------------- */
+
+static CUresult
+fake_cuLibraryLoadData(CUlibrary *library, const void *code,
+		       CUjit_option *jit_options, void **jit_values,
+		       unsigned int jit_count, CUlibraryOption *library_options,
+		       void **library_values, unsigned int library_option_count)
+{
+	struct CUlib_st *l;
+	ENTER("cuLibraryLoadData");
+	if (!library || !code || (jit_count && (!jit_options || !jit_values)) ||
+	    (library_option_count && (!library_options || !library_values)))
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+	l->next = libraries;
+	libraries = l;
+	library_count++;
+	*library = l;
+	LEAVE(CUDA_SUCCESS);
+}
+
+static CUresult
+fake_cuLibraryGetKernel(CUkernel *kernel, CUlibrary library, const char *name)
+{
+	bool known = false;
+	ENTER("cuLibraryGetKernel");
+	if (!kernel || !name)
+		LEAVE(CUDA_ERROR_INVALID_VALUE);
+	for (struct CUlib_st *l = libraries; l; l = l->next)
+		known = known || l == library;
+	if (!known)
+		LEAVE(CUDA_ERROR_INVALID_HANDLE);
+	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
+		if (!strcmp(functions[i].name, name)) {
+			library_kernels[i].function = &functions[i];
+			*kernel = &library_kernels[i];
+			LEAVE(CUDA_SUCCESS);
+		}
 	LEAVE(CUDA_ERROR_NOT_FOUND);
 }
 
@@ -2557,7 +2750,11 @@ fake_cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p, unsigned int flags)
 static CUresult
 copy_op(void *dst, const void *src, size_t n, CUstream stream, bool async)
 {
-	struct op op = { .kind = OP_MEMCPY, .stream = stream, .dst = dst, .src = src, .n = n };
+	struct op op = { .kind = OP_MEMCPY,
+			 .stream = stream,
+			 .dst = dst,
+			 .src = src,
+			 .n = n };
 
 	if (!have_context())
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -2589,7 +2786,8 @@ fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n)
 }
 
 static CUresult
-fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n, CUstream stream)
+fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n,
+		       CUstream stream)
 {
 	ENTER("cuMemcpyHtoDAsync");
 	if (!src || !alloc_find(dst, n))
@@ -2614,8 +2812,10 @@ memcpy2d_check(const CUDA_MEMCPY2D *m)
 
 	if (!m)
 		return CUDA_ERROR_INVALID_VALUE;
-	if ((m->srcMemoryType != CU_MEMORYTYPE_HOST && m->srcMemoryType != CU_MEMORYTYPE_DEVICE) ||
-	    (m->dstMemoryType != CU_MEMORYTYPE_HOST && m->dstMemoryType != CU_MEMORYTYPE_DEVICE))
+	if ((m->srcMemoryType != CU_MEMORYTYPE_HOST &&
+	     m->srcMemoryType != CU_MEMORYTYPE_DEVICE) ||
+	    (m->dstMemoryType != CU_MEMORYTYPE_HOST &&
+	     m->dstMemoryType != CU_MEMORYTYPE_DEVICE))
 		return CUDA_ERROR_NOT_SUPPORTED;
 	if (m->Height == 0 || m->WidthInBytes == 0)
 		return CUDA_SUCCESS;
@@ -2682,16 +2882,18 @@ fake_cuMemcpy3DAsync(const CUDA_MEMCPY3D *m, CUstream stream)
 		LEAVE(CUDA_ERROR_INVALID_VALUE);
 	if (m->WidthInBytes == 0 || m->Height == 0 || m->Depth == 0)
 		LEAVE(CUDA_SUCCESS);
-	res = memcpy3d_check_side(m->srcMemoryType, m->srcArray, m->srcDevice, m->srcHost,
-				  m->srcXInBytes, m->srcY, m->srcZ, m->srcPitch,
-				  m->srcHeight, m);
+	res = memcpy3d_check_side(m->srcMemoryType, m->srcArray, m->srcDevice,
+				  m->srcHost, m->srcXInBytes, m->srcY, m->srcZ,
+				  m->srcPitch, m->srcHeight, m);
 	if (res == CUDA_SUCCESS)
-		res = memcpy3d_check_side(m->dstMemoryType, m->dstArray, m->dstDevice,
-					  m->dstHost, m->dstXInBytes, m->dstY, m->dstZ,
+		res = memcpy3d_check_side(m->dstMemoryType, m->dstArray,
+					  m->dstDevice, m->dstHost,
+					  m->dstXInBytes, m->dstY, m->dstZ,
 					  m->dstPitch, m->dstHeight, m);
 	if (res != CUDA_SUCCESS)
 		LEAVE(res);
 	op.m3d = *m;
+	memcpy3d_calls++;
 	LEAVE(enqueue(&op));
 }
 
@@ -2728,7 +2930,8 @@ fake_cuGraphicsGLRegisterImage(CUgraphicsResource *res, unsigned int image,
 }
 
 static CUresult
-fake_cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream stream)
+fake_cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources,
+			    CUstream stream)
 {
 	ENTER("cuGraphicsMapResources");
 	LEAVE(CUDA_ERROR_INVALID_HANDLE);
@@ -2743,7 +2946,8 @@ fake_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources,
 }
 
 static CUresult
-fake_cuGraphicsSubResourceGetMappedArray(CUarray *array, CUgraphicsResource resource,
+fake_cuGraphicsSubResourceGetMappedArray(CUarray *array,
+					 CUgraphicsResource resource,
 					 unsigned int index, unsigned int level)
 {
 	ENTER("cuGraphicsSubResourceGetMappedArray");
@@ -2757,7 +2961,7 @@ fake_cuGraphicsUnregisterResource(CUgraphicsResource resource)
 	LEAVE(CUDA_ERROR_INVALID_HANDLE);
 }
 
-/* cuGetProcAddress ------------------------------------------------------------ */
+/* cuGetProcAddress --------------------------------------------------------- */
 
 static const struct {
 	const char *name;
@@ -2772,8 +2976,8 @@ static const struct {
 };
 
 FAKE_EXPORT CUresult
-cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-		    CUdriverProcAddressQueryResult *status)
+cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+		    cuuint64_t flags, CUdriverProcAddressQueryResult *status)
 {
 	if (status)
 		*status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
@@ -2790,7 +2994,8 @@ cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t 
 		*pfn = (void *)fake_cuCtxSynchronize_v2;
 	else if (cudaVersion >= 13000 && !strcmp(symbol, "cuCtxGetDevice"))
 		*pfn = (void *)fake_cuCtxGetDevice_v2;
-	for (size_t i = 0; !*pfn && i < sizeof(proc_table) / sizeof(proc_table[0]); i++)
+	for (size_t i = 0;
+	     !*pfn && i < sizeof(proc_table) / sizeof(proc_table[0]); i++)
 		if (!strcmp(symbol, proc_table[i].name))
 			*pfn = proc_table[i].fn;
 	if (!*pfn)
@@ -2800,7 +3005,7 @@ cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t 
 	return CUDA_SUCCESS;
 }
 
-/* Test controls ------------------------------------------------------------------ */
+/* Test controls ------------------------------------------------------------ */
 
 /* Work enqueued before a control call runs first: the controls settle. */
 FAKE_EXPORT void
@@ -2821,7 +3026,8 @@ fake_cuda_stream_hold(CUstream stream, int hold)
 
 	pthread_mutex_lock(&lock);
 	if (!stream_ok(stream) || hold < FAKE_CUDA_RUN ||
-	    (hold > FAKE_CUDA_HOLD_UNTIL_SYNC && hold != FAKE_CUDA_HOLD_UNTIL_WAITED)) {
+	    (hold > FAKE_CUDA_HOLD_UNTIL_SYNC &&
+	     hold != FAKE_CUDA_HOLD_UNTIL_WAITED)) {
 		pthread_mutex_unlock(&lock);
 		return -1;
 	}
@@ -2867,7 +3073,8 @@ fake_cuda_semaphore_signal(CUexternalSemaphore sem, unsigned long long value)
 
 FAKE_EXPORT int
 fake_cuda_semaphore_state(CUexternalSemaphore sem, unsigned long long *value,
-			  unsigned long long *waits, unsigned long long *signals)
+			  unsigned long long *waits,
+			  unsigned long long *signals)
 {
 	pthread_mutex_lock(&lock);
 	settle();
@@ -2945,6 +3152,24 @@ FAKE_EXPORT unsigned int
 fake_cuda_launches(void)
 {
 	return counter_read(&launches, true);
+}
+
+FAKE_EXPORT unsigned int
+fake_cuda_library_launches(void)
+{
+	return counter_read(&library_launches, true);
+}
+
+FAKE_EXPORT unsigned int
+fake_cuda_memcpy3d_calls(void)
+{
+	return counter_read(&memcpy3d_calls, true);
+}
+
+FAKE_EXPORT unsigned int
+fake_cuda_libraries(void)
+{
+	return counter_read(&library_count, false);
 }
 
 FAKE_EXPORT unsigned int

@@ -99,7 +99,9 @@ void fake_cuda_settle(void);
 
 /* Objects alive: external memory, mipmapped arrays and their levels,
  * surface and texture objects, external semaphores, streams, events,
- * modules, and memory from cuMemAlloc / cuMemAllocHost / cuMemHostAlloc. */
+ * modules, and memory from cuMemAlloc / cuMemAllocHost / cuMemHostAlloc.
+ * Not libraries (cuLibraryLoadData), which belong to no context:
+ * fake_cuda_libraries counts them. */
 unsigned int fake_cuda_live_objects(void);
 typedef unsigned int (*fake_cuda_count_fn)(void);
 
@@ -119,5 +121,12 @@ unsigned int fake_cuda_pending(void);
 /* Kernel launches and host functions run since load. */
 unsigned int fake_cuda_launches(void);
 unsigned int fake_cuda_host_fns_run(void);
+/* Of the launches, those of a library's kernel (a CUkernel); and the 3D
+ * copies (cuMemcpy3DAsync) enqueued, since load. */
+unsigned int fake_cuda_library_launches(void);
+unsigned int fake_cuda_memcpy3d_calls(void);
+/* Libraries loaded (cuLibraryLoadData), since load: the fake never
+ * unloads one. */
+unsigned int fake_cuda_libraries(void);
 
 #endif
