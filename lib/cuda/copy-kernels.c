@@ -92,10 +92,10 @@ copy_kernels_load(struct error_sink *errors, struct copy_kernels *k)
 	CUresult res = CUDA_SUCCESS;
 	int version = cuda_loader_table.driver_version;
 
-	if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE))
-		return 0;
 	if (unavailable(k))
 		return 1;
+	if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE))
+		return 0;
 	if (!cuda_loader_table.cuLibraryLoadData ||
 	    !cuda_loader_table.cuLibraryGetKernel) {
 		set_unavailable(k);
