@@ -38,6 +38,8 @@
 # empty one, garbage as ptx-file and cubin-file, a kernel name the module
 # lacks, and a kernel of another signature, each an element error with
 # CUDA's reason.
+# GST_GPU_APIS="opengl3" (or "gles2") runs the per-API checks on one API
+# only (default both).
 # Logs and the stats go to
 # ${OUT:-build-gst-gpu}/gst-logs/. The last line says "N passed, N failed, N skipped";
 # the exit status is non-zero if any check failed.
@@ -178,7 +180,7 @@ planes="glcudafilter cubin-file=$planes_kernel kernel-name=invert_planes"
 moving='videotestsrc num-buffers=600 pattern=ball ! video/x-raw,format=RGBA,width=160,height=120'
 bgra='videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=BGRA,width=320,height=240'
 rgba_gl='video/x-raw(memory:GLMemory),format=RGBA'
-for api in opengl3 gles2; do
+for api in ${GST_GPU_APIS:-opengl3 gles2}; do
 	export GST_GL_API=$api
 	if ! run ref-$api "$moving ! glupload ! gldownload ! filesink location=$tmp/ref.raw"; then
 		fail "$api: the reference pipeline (see $logdir/ref-$api.log)"
