@@ -19,8 +19,8 @@
 # --list     print each line found as "file:line: what".
 # --fail     exit with status 1 when anything is found (0 otherwise).
 # --skip FILE
-#            leave FILE (relative to the top of the tree) out: a file that
-#            another branch is changing, to be laid out once it has landed.
+#            leave FILE (relative to the top of the tree) out, for example
+#            a file being laid out by hand while the rest is checked.
 #
 # The files are those git tracks where the tree is a git checkout (so that
 # the outputs of a build configured in place are left out), else every C
