@@ -30,8 +30,10 @@
  * once in the log. doc/gstreamer.md has what each route cost on the
  * H200, and bench/gst-bench.sh measures them.
  *
- * This file is the element (properties, the contexts it shares, start and
- * stop); beside it: gstglcudanegotiation.c (caps and buffer pools),
+ * This file is the element (properties, start and stop, queries and
+ * state); beside it: gstglcudasharing.c (the device and the CUDA context
+ * it shares with its neighbours through GstContext),
+ * gstglcudanegotiation.c (caps and buffer pools),
  * gstglcudakernel.c (the CUDA work it runs), gstglcudaframe.c (one
  * buffer's routes, hand-offs and copies), gstglcudafilterpriv.h (what
  * those four share),
@@ -246,178 +248,6 @@ stop_gl(GstGlcudaFilter *self)
 	self->device = NULL;
 }
 
-#ifdef HAVE_GST_CUDA
-/* @ctx (the reference is taken) as the pipeline's GstCudaContext, unless
- * the element has one already (then @ctx is dropped). */
-static void
-keep_cuda_context(GstGlcudaFilter *self, GstObject *ctx)
-{
-	GST_OBJECT_LOCK(self);
-	if (!self->cuda_context) {
-		self->cuda_context = ctx;
-		ctx = NULL;
-	}
-	GST_OBJECT_UNLOCK(self);
-	if (ctx)
-		gst_object_unref(ctx);
-}
-#endif
-
-/* @d (a new reference) as the device the element gives its neighbours. */
-static void
-keep_device(GstGlcudaFilter *self, struct gcf_device *d)
-{
-	struct gcf_device *old;
-
-	gcf_device_ref(d);
-	GST_OBJECT_LOCK(self);
-	old = self->context_device;
-	self->context_device = d;
-	GST_OBJECT_UNLOCK(self);
-	gcf_device_unref(old);
-}
-
-/* The device of @gl set on the element (gst_element_set_context), if
- * any; NULL otherwise. */
-static struct gcf_device *
-context_device(GstGlcudaFilter *self, GstGLContext *gl, void *cuda_context)
-{
-	struct gcf_device *d = NULL, *c;
-
-	GST_OBJECT_LOCK(self);
-	c = self->context_device;
-	if (c && c->context == gl &&
-	    (!cuda_context ||
-	     glcuda_device_get_cuda_context(c->dev) == cuda_context))
-		d = gcf_device_ref(c);
-	GST_OBJECT_UNLOCK(self);
-	return d;
-}
-
-/*
- * The glcuda device of @gl, shared as GstGL shares its display: one set
- * on the element, else a neighbour's (context query), else one the bin
- * or the application gives (need-context message), else a new one,
- * offered to the bin and the application (have-context message) so that
- * the other glcudafilters on @gl use it too. With CUDA memory on a pad
- * and a GstCudaContext in the pipeline, only a device on that context's
- * CUcontext will do. On failure: NULL, with the glcuda error in *ret and
- * its message in msg.
- */
-static struct gcf_device *
-acquire_device(GstGlcudaFilter *self, GstGLContext *gl, int *ret, char *msg,
-	       size_t size)
-{
-	GstElement *element = GST_ELEMENT(self);
-	GstObject *cuda_owner = NULL;
-	void *cuda = NULL;
-	struct gcf_device *d;
-	GstContext *context;
-
-#ifdef HAVE_GST_CUDA
-	if (self->cuda_in || self->cuda_out)
-		cuda_owner = gcf_pipeline_cuda_context(self);
-	if (cuda_owner)
-		cuda = gcf_cuda_context_get_handle(cuda_owner);
-#endif
-	d = context_device(self, gl, cuda);
-	if (!d)
-		d = gcf_device_find(element, gl, cuda);
-	if (!d) {
-		gst_element_post_message(element,
-			gst_message_new_need_context(GST_OBJECT(self),
-						     GCF_DEVICE_CONTEXT_TYPE));
-		d = context_device(self, gl, cuda);
-	}
-	if (d) {
-		keep_device(self, d);
-		if (cuda_owner)
-			gst_object_unref(cuda_owner);
-		return d;
-	}
-	d = gcf_device_new(gl, cuda_owner, cuda, ret, msg, size);
-	if (cuda_owner)
-		gst_object_unref(cuda_owner);
-	if (!d)
-		return NULL;
-	GST_INFO_OBJECT(self, "new glcuda device %p for %" GST_PTR_FORMAT,
-			(void *)d, gl);
-	keep_device(self, d);
-	context = gcf_device_context_new(d);
-	gst_element_post_message(element,
-		gst_message_new_have_context(GST_OBJECT(self), context));
-	return d;
-}
-
-#ifdef HAVE_GST_CUDA
-GstObject *
-gcf_pipeline_cuda_context(GstGlcudaFilter *self)
-{
-	GstObject *ctx = NULL;
-
-	GST_OBJECT_LOCK(self);
-	if (self->cuda_context)
-		ctx = gst_object_ref(self->cuda_context);
-	GST_OBJECT_UNLOCK(self);
-	return ctx;
-}
-
-/* Streaming thread, CUDA memory on a pad, before gl_start: GStreamer's
- * CUDA library loaded and the pipeline's GstCudaContext, if it has one.
- * FALSE (an element error posted) without the library. */
-gboolean
-gcf_prepare_cuda(GstGlcudaFilter *self)
-{
-	GstObject *found = NULL;
-	char msg[512];
-
-	if (!gcf_cuda_library_check(msg, sizeof(msg))) {
-		GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-				  ("Cannot use CUDA memory: %s", msg), (NULL));
-		return FALSE;
-	}
-	found = gcf_pipeline_cuda_context(self);
-	if (found) {
-		gst_object_unref(found);
-		return TRUE;
-	}
-	/* The bin's answer comes through set_context. */
-	gcf_cuda_context_find(GST_ELEMENT(self), &found);
-	if (found)
-		keep_cuda_context(self, found);
-	return TRUE;
-}
-
-/* GL thread, the device made: without a GstCudaContext in the pipeline,
- * the device's own CUDA context is shared as one, so that nvcodec's
- * elements work on it too. FALSE (an element error posted) if GStreamer's
- * CUDA library refuses it. */
-static gboolean
-share_cuda_context(GstGlcudaFilter *self)
-{
-	GstObject *ctx;
-
-	GST_OBJECT_LOCK(self);
-	ctx = self->cuda_context;
-	GST_OBJECT_UNLOCK(self);
-	if (ctx)
-		return TRUE;
-	ctx = gcf_cuda_context_share(GST_ELEMENT(self), self->device);
-	if (!ctx) {
-		GST_ELEMENT_ERROR(
-			self, RESOURCE, FAILED,
-			("GStreamer's CUDA library refused the glcuda "
-			 "device's CUDA context %p",
-			 (void *)glcuda_device_get_cuda_context(
-				 self->device->dev)),
-			(NULL));
-		return FALSE;
-	}
-	keep_cuda_context(self, ctx);
-	return TRUE;
-}
-#endif
-
 /* GL thread, from GstGLBaseFilter when it has a context. */
 static gboolean
 gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
@@ -458,7 +288,7 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	memset(self->stat_in, 0, sizeof(self->stat_in));
 	memset(self->stat_out, 0, sizeof(self->stat_out));
 	GST_OBJECT_UNLOCK(self);
-	self->device = acquire_device(self, base->context, &ret, msg,
+	self->device = gcf_acquire_device(self, base->context, &ret, msg,
 				      sizeof(msg));
 	if (!self->device) {
 		GST_ELEMENT_ERROR(
@@ -470,7 +300,7 @@ gst_glcuda_filter_gl_start(GstGLBaseFilter *base)
 	}
 	log_device(self);
 #ifdef HAVE_GST_CUDA
-	if ((self->cuda_in || self->cuda_out) && !share_cuda_context(self))
+	if ((self->cuda_in || self->cuda_out) && !gcf_share_cuda_context(self))
 		goto fail;
 #endif
 	/* The device loaded the driver; the element's own calls (stream,
@@ -729,38 +559,6 @@ gst_glcuda_filter_get_property(GObject *object, guint prop_id, GValue *value,
 	GST_OBJECT_UNLOCK(self);
 }
 
-/* A context query for a glcuda.device, answered with the element's. */
-static gboolean
-query_device(GstGlcudaFilter *self, GstQuery *query)
-{
-	struct gcf_device *d = NULL;
-	gboolean answered;
-
-	GST_OBJECT_LOCK(self);
-	if (self->context_device)
-		d = gcf_device_ref(self->context_device);
-	GST_OBJECT_UNLOCK(self);
-	answered = gcf_device_handle_query(GST_ELEMENT(self), query, d);
-	gcf_device_unref(d);
-	return answered;
-}
-
-#ifdef HAVE_GST_CUDA
-/* A context query for gst.cuda.context, answered with the pipeline's. */
-static gboolean
-query_cuda_context(GstGlcudaFilter *self, GstQuery *query)
-{
-	GstObject *ctx = NULL;
-	gboolean answered;
-
-	ctx = gcf_pipeline_cuda_context(self);
-	answered = gcf_cuda_handle_query(GST_ELEMENT(self), query, ctx);
-	if (ctx)
-		gst_object_unref(ctx);
-	return answered;
-}
-#endif
-
 static gboolean
 gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction,
 			GstQuery *query)
@@ -771,12 +569,8 @@ gst_glcuda_filter_query(GstBaseTransform *trans, GstPadDirection direction,
 	    gst_query_parse_context_type(query, &type) &&
 	    g_strcmp0(type, GST_GL_DISPLAY_CONTEXT_TYPE) == 0)
 		gcf_offer_default_display(GST_GL_BASE_FILTER(trans));
-	if (query_device(GST_GLCUDA_FILTER(trans), query))
+	if (gcf_answer_context_query(GST_GLCUDA_FILTER(trans), query))
 		return TRUE;
-#ifdef HAVE_GST_CUDA
-	if (query_cuda_context(GST_GLCUDA_FILTER(trans), query))
-		return TRUE;
-#endif
 	return GST_BASE_TRANSFORM_CLASS(gst_glcuda_filter_parent_class)
 		->query(trans, direction, query);
 }
@@ -842,7 +636,7 @@ gst_glcuda_filter_set_context(GstElement *element, GstContext *context)
 
 	if (gcf_cuda_set_context(element, context, &ctx)) {
 		if (ctx)
-			keep_cuda_context(self, ctx);
+			gcf_keep_cuda_context(self, ctx);
 		element_class->set_context(element, context);
 		return;
 	}
@@ -852,7 +646,7 @@ gst_glcuda_filter_set_context(GstElement *element, GstContext *context)
 			element, context);
 		return;
 	}
-	keep_device(self, d);
+	gcf_keep_device(self, d);
 	gcf_device_unref(d);
 	element_class->set_context(element, context);
 }

@@ -151,12 +151,35 @@ gboolean gcf_format_allowed(GstGlcudaFilter *self,
 #define GCF_CUDA_PADS FALSE
 #endif
 
+/* gstglcudasharing.c: what the element shares through GstContext. */
+/* @d (a new reference) as the device the element gives its neighbours. */
+void gcf_keep_device(GstGlcudaFilter *self, struct gcf_device *d);
+/* GL thread: the glcuda device of @gl, shared as GstGL shares its
+ * display: one set on the element, else a neighbour's (context query),
+ * else one the bin or the application gives (need-context message), else
+ * a new one, offered to them (have-context message). With CUDA memory on
+ * a pad and a GstCudaContext in the pipeline, only a device on that
+ * context's CUcontext will do. On failure: NULL, with the glcuda error in
+ * *ret and its message in @msg. */
+struct gcf_device *gcf_acquire_device(GstGlcudaFilter *self,
+				      GstGLContext *gl, int *ret, char *msg,
+				      size_t size);
+/* A context query for glcuda.device or gst.cuda.context answered with
+ * what the element holds: TRUE if it answered. */
+gboolean gcf_answer_context_query(GstGlcudaFilter *self, GstQuery *query);
+
 #ifdef HAVE_GST_CUDA
-/* gstglcudafilter.c: streaming thread, CUDA memory on a pad, before
- * gl_start: GStreamer's CUDA library loaded and the pipeline's
- * GstCudaContext, if it has one. FALSE (an element error posted) without
- * the library. */
+/* @ctx (the reference is taken) as the pipeline's GstCudaContext, unless
+ * the element has one already (then @ctx is dropped). */
+void gcf_keep_cuda_context(GstGlcudaFilter *self, GstObject *ctx);
+/* Streaming thread, CUDA memory on a pad, before gl_start: GStreamer's
+ * CUDA library loaded and the pipeline's GstCudaContext, if it has one.
+ * FALSE (an element error posted) without the library. */
 gboolean gcf_prepare_cuda(GstGlcudaFilter *self);
+/* GL thread, the device made: without a GstCudaContext in the pipeline,
+ * the device's own CUDA context is shared as one. FALSE (an element
+ * error posted) if GStreamer's CUDA library refuses it. */
+gboolean gcf_share_cuda_context(GstGlcudaFilter *self);
 
 /* A reference to the pipeline's GstCudaContext the element holds, NULL
  * if it holds none (yet). */

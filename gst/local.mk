@@ -9,6 +9,7 @@ gstplugin_LTLIBRARIES = %reldir%/libgstglcuda.la
 	%reldir%/gstglcudafilter.c %reldir%/gstglcudafilter.h \
 	%reldir%/gstglcudafilterpriv.h %reldir%/gstglcudakernel.c \
 	%reldir%/gstglcudaframe.c %reldir%/gstglcudanegotiation.c \
+	%reldir%/gstglcudasharing.c \
 	%reldir%/gstglcudadevice.c %reldir%/gstglcudadevice.h \
 	%reldir%/gstglcudaformat.c %reldir%/gstglcudaformat.h \
 	%reldir%/gstglcudabufferpool.c %reldir%/gstglcudabufferpool.h \

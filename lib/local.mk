@@ -49,6 +49,7 @@
 	%reldir%/handoff.c \
 	%reldir%/ring.h \
 	%reldir%/ring-timing.c \
+	%reldir%/ring-done.c \
 	%reldir%/ring.c \
 	%reldir%/diag.c \
 	%reldir%/dlpack.c

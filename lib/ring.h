@@ -103,6 +103,16 @@ struct glcuda_ring {
 	void *user_data;
 };
 
+/* ring-done.c: the host function enqueued after a frame's CUDA work
+ * (data: the frame's struct ring_done_slot), on a CUDA driver thread. */
+void CUDA_CB ring_done_host_fn(void *data);
+/* The ring lets go of its block: freed now if no host function is queued,
+ * else handed to the device until they have run (or cannot any more). */
+void ring_done_release(struct glcuda_device *dev, struct ring_done *done);
+/* Free the device's orphaned blocks whose host functions have run (all of
+ * them if @context_gone); the count of those left. */
+unsigned int ring_orphans_reap(struct glcuda_device *dev, bool context_gone);
+
 /* ring-timing.c: the GPU timestamps of frames (GLCUDA_RING_FLAG_TIMINGS). */
 int timing_init(struct glcuda_ring *ring, CUstream stream);
 void timing_fini(struct glcuda_ring *ring, bool gl_current);
