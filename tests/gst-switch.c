@@ -118,8 +118,25 @@ push_pull(struct pipe *p, int n)
 	}
 	sample =
 		gst_app_sink_try_pull_sample(GST_APP_SINK(p->sink), HANG_GUARD);
-	if (!sample)
-		fprintf(stderr, "gst-switch: frame %d: no output\n", n);
+	if (!sample) {
+		/* Which pipeline, and why, if its bus says. */
+		GstBus *bus = gst_element_get_bus(p->pipeline);
+		GstMessage *msg = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+		GError *err = NULL;
+		gchar *debug = NULL;
+
+		if (msg)
+			gst_message_parse_error(msg, &err, &debug);
+		fprintf(stderr, "gst-switch: frame %d: no output from %s: %s (%s)\n",
+			n, GST_OBJECT_NAME(p->pipeline),
+			err ? err->message : "no error on its bus",
+			debug ? debug : "-");
+		g_clear_error(&err);
+		g_free(debug);
+		if (msg)
+			gst_message_unref(msg);
+		gst_object_unref(bus);
+	}
 	return sample;
 }
 
