@@ -127,7 +127,8 @@ push_pull(struct pipe *p, int n)
 
 		if (msg)
 			gst_message_parse_error(msg, &err, &debug);
-		fprintf(stderr, "gst-switch: frame %d: no output from %s: %s (%s)\n",
+		fprintf(stderr,
+			"gst-switch: frame %d: no output from %s: %s (%s)\n",
 			n, GST_OBJECT_NAME(p->pipeline),
 			err ? err->message : "no error on its bus",
 			debug ? debug : "-");
