@@ -77,11 +77,15 @@ formats_caps(guint formats, gboolean cuda)
 }
 
 /*
- * The same format on both pads, any size (GstGLFilter's), less the formats
- * the configured filter does not run on: such caps fail negotiation
- * rather than the first frame. GL memory on the other pad, and CUDA
- * memory too where @caps are GL memory: a frame goes between GL and
- * CUDA memory, never from CUDA memory to CUDA memory.
+ * The same format, size and pixel aspect ratio on both pads, less the
+ * formats the configured filter does not run on: such caps fail
+ * negotiation rather than the first frame. (GstGLFilter's own
+ * transform_internal_caps frees the size, for filters that scale as they
+ * draw; the element copies planes and runs kernels on them, at one size:
+ * a scaler downstream, cudascale or glcolorscale, does the scaling.) GL
+ * memory on the other pad, and CUDA memory too where @caps are GL memory:
+ * a frame goes between GL and CUDA memory, never from CUDA memory to CUDA
+ * memory. A GL texture target does not carry into CUDA memory.
  */
 GstCaps *
 gst_glcuda_filter_transform_caps(GstBaseTransform *trans,
@@ -89,26 +93,23 @@ gst_glcuda_filter_transform_caps(GstBaseTransform *trans,
 				 GstCaps *filter)
 {
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(trans);
-	GstCaps *sized, *result, *allowed, *ret;
+	GstCaps *result, *allowed, *ret;
 	gboolean from_gl = FALSE;
 	const char *why = NULL;
 	guint formats = 0;
 
-	sized = GST_GL_FILTER_GET_CLASS(self)->transform_internal_caps(
-		GST_GL_FILTER(self), direction, caps, NULL);
 	result = gst_caps_new_empty();
-	for (guint i = 0; i < gst_caps_get_size(sized); i++) {
-		GstCapsFeatures *f = gst_caps_get_features(sized, i);
+	for (guint i = 0; i < gst_caps_get_size(caps); i++) {
+		GstCapsFeatures *f = gst_caps_get_features(caps, i);
 
 		from_gl |= !f || gst_caps_features_is_any(f) ||
 			   gst_caps_features_contains(f,
 				GST_CAPS_FEATURE_MEMORY_GL_MEMORY);
-		gst_caps_append_structure_full(result,
-			gst_structure_copy(gst_caps_get_structure(sized, i)),
+		result = gst_caps_merge_structure_full(result,
+			gst_structure_copy(gst_caps_get_structure(caps, i)),
 			gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_GL_MEMORY,
 					      NULL));
 	}
-	gst_caps_unref(sized);
 	GST_OBJECT_LOCK(self);
 	for (guint i = 0; i < GCF_N_FORMATS; i++) {
 		if (gcf_format_allowed(self, &gcf_formats[i], &why))
@@ -124,6 +125,10 @@ gst_glcuda_filter_transform_caps(GstBaseTransform *trans,
 	if (from_gl) {
 		GstCaps *cuda = gst_caps_copy(result);
 
+		for (guint i = 0; i < gst_caps_get_size(cuda); i++)
+			gst_structure_remove_field(
+				gst_caps_get_structure(cuda, i),
+				"texture-target");
 		gst_caps_set_features_simple(cuda, gst_caps_features_new(
 			GCF_CAPS_FEATURE_CUDA_MEMORY, NULL));
 		result = gst_caps_merge(result, cuda);

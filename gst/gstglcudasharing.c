@@ -219,6 +219,10 @@ query_cuda_context(GstGlcudaFilter *self, GstQuery *query)
 gboolean
 gcf_answer_context_query(GstGlcudaFilter *self, GstQuery *query)
 {
+	/* gst_cuda_handle_context_query() parses any query as a context
+	 * query: given another, it reads an unset type and may answer it. */
+	if (GST_QUERY_TYPE(query) != GST_QUERY_CONTEXT)
+		return FALSE;
 	if (query_device(self, query))
 		return TRUE;
 #ifdef HAVE_GST_CUDA

@@ -12,6 +12,13 @@ for f in .gl/*.deb; do
 	found=yes
 	dpkg -x "$f" / || exit 1
 done
+# NVRTC 12 or older (Debian's non-free libnvrtc11.2 and
+# libnvrtc-builtins11.8), where they were put in .gl/nvrtc/: GStreamer
+# 1.22's cudaconvert and cudascale need one (scripts/gst-gpu-env.sh).
+for f in .gl/nvrtc/*.deb; do
+	[ -e "$f" ] || continue
+	dpkg -x "$f" / || exit 1
+done
 if [ $found = no ]; then
 	echo "no .gl/*.deb: fetch the runtime libraries first (doc/gpu-testing.md)" >&2
 	exit 2

@@ -32,13 +32,16 @@ else
 	. "$(dirname "${BASH_SOURCE[0]}")/gpu-nvidia-env.sh"
 	# NVRTC, which cudaconvert and cudascale (GStreamer 1.22) open at
 	# run time as libnvrtc.so unless GST_CUDA_NVRTC_LIBNAME names it:
-	# the CUDA toolkit's of this machine, or the Python wheels'. 1.22
+	# the CUDA toolkit's of this machine, the Python wheels', or Debian's
+	# (non-free's libnvrtc11.2, which scripts/gpu-unpack.sh unpacks
+	# where its .deb files are in .gl/nvrtc/). 1.22
 	# compiles for compute_52, which NVRTC 13 no longer targets: a 12 or
 	# older is taken first where there is one.
 	if [ -z "${GST_CUDA_NVRTC_LIBNAME:-}" ]; then
 		for lib in /usr/local/cuda-12*/lib64/libnvrtc.so.12 \
 			$(python3 -c 'import nvidia.cuda_nvrtc, os; print(os.path.dirname(nvidia.cuda_nvrtc.__file__))' \
 				2>/dev/null)/lib/libnvrtc.so.1[12]* \
+			/usr/lib/x86_64-linux-gnu/libnvrtc.so.1[12]* \
 			/usr/local/cuda/lib64/libnvrtc.so; do
 			if [ -e "$lib" ]; then
 				export GST_CUDA_NVRTC_LIBNAME=$lib

@@ -39,7 +39,9 @@
 # lacks, and a kernel of another signature, each an element error with
 # CUDA's reason.
 # GST_GPU_APIS="opengl3" (or "gles2") runs the per-API checks on one API
-# only (default both).
+# only (default both; "none": on neither). GST_GPU_COMMON=no leaves out the checks that run
+# on desktop GL whatever the API (CUDA memory, the kernel files), for a run
+# split in two by API.
 # Logs and the stats go to
 # ${OUT:-build-gst-gpu}/gst-logs/. The last line says "N passed, N failed, N skipped";
 # the exit status is non-zero if any check failed.
@@ -75,10 +77,12 @@ fi
 
 # run NAME PIPELINE: gst-states (gst-launch-1.0 that prints glcudafilter's
 # stats after EOS), output in $logdir/NAME.log.
+# A GLib critical warning in the output fails it too.
 run() {
 	local name=$1
 	shift
-	gst-states 1 "$*" > "$logdir/$name.log" 2>&1
+	gst-states 1 "$*" > "$logdir/$name.log" 2>&1 &&
+		! grep -q -- '-CRITICAL \*\*' "$logdir/$name.log"
 }
 # inverse NAME REF OUT: OUT is REF with RGB inverted and alpha kept, every
 # pixel; REF not empty.
@@ -180,7 +184,9 @@ planes="glcudafilter cubin-file=$planes_kernel kernel-name=invert_planes"
 moving='videotestsrc num-buffers=600 pattern=ball ! video/x-raw,format=RGBA,width=160,height=120'
 bgra='videotestsrc num-buffers=30 pattern=smpte ! video/x-raw,format=BGRA,width=320,height=240'
 rgba_gl='video/x-raw(memory:GLMemory),format=RGBA'
-for api in ${GST_GPU_APIS:-opengl3 gles2}; do
+apis=${GST_GPU_APIS:-opengl3 gles2}
+[ "$apis" = none ] && apis=
+for api in $apis; do
 	export GST_GL_API=$api
 	if ! run ref-$api "$moving ! glupload ! gldownload ! filesink location=$tmp/ref.raw"; then
 		fail "$api: the reference pipeline (see $logdir/ref-$api.log)"
@@ -328,25 +334,28 @@ done
 #   which filesink would write with their padding: glupload ! gldownload
 #   after it (the reference's own round trip, exact) packs them;
 # - cudaupload ! glcudafilter ! gldownload likewise, the input cuda;
-# - cudaconvert and cudascale after the element, where nvcodec has them:
+# - cudaconvert and cudascale after the element, where nvcodec has them,
+#   byte for byte against the same conversion after cudaupload:
 #   GStreamer 1.22 registers them only if NVRTC compiles its kernels for
 #   compute_52, which NVRTC 13 refuses ("invalid value for
 #   --gpu-architecture"); a 12 or older (gst-gpu-env.sh looks for one) is
 #   needed, else the check is skipped, saying why;
-# - one GstCudaContext in the pipeline: at most one made by GStreamer's
-#   CUDA library (cudacontext's log), and the element on that one;
+# - one GstCudaContext in the pipeline: the element took one, and every
+#   context GStreamer's CUDA library had made and not destroyed by then
+#   (cudacontext's log) is that one;
 # - compute-sanitizer memcheck over one such pipeline.
 # same_as_ref NAME WHAT ROUTE PIPELINE: PIPELINE (element f) to a file is
 # $tmp/ref.raw byte for byte, its 60 frames counted on ROUTE.
 same_as_ref() {
 	if run "$1" "$4 ! filesink location=$tmp/out.raw" && cmp -s "$tmp/ref.raw" "$tmp/out.raw"; then
-		pass "$2, byte for byte as gldownload"
+		pass "$2, byte for byte as ${ref_name:-gldownload}"
 		stats "$1" f frames=60 "$3=60"
 	else
 		fail "$2 (see $logdir/$1.log)"
 	fi
 }
-if [ -z "${GST_GPU_FAKE:-}" ] && grep -q 'memory:CUDAMemory' "$logdir/inspect.log"; then
+common=${GST_GPU_COMMON:-yes}
+if [ "$common" = yes ] && [ -z "${GST_GPU_FAKE:-}" ] && grep -q 'memory:CUDAMemory' "$logdir/inspect.log"; then
 	export GST_GL_API=opengl3
 	for format in RGBA BGRA BGRx RGBx RGB10A2_LE NV12 I420 P010_10LE; do
 		for size in 160x120 1280x720; do
@@ -363,14 +372,20 @@ if [ -z "${GST_GPU_FAKE:-}" ] && grep -q 'memory:CUDAMemory' "$logdir/inspect.lo
 		done
 	done
 	echo "NVRTC for cudaconvert and cudascale: ${GST_CUDA_NVRTC_LIBNAME:-none found}"
-	one='gltestsrc num-buffers=60 ! video/x-raw(memory:GLMemory),format=NV12,width=1280,height=720 ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory)'
-	ctxlog=cuda-convert
-	if gst-inspect-1.0 cudaconvert > /dev/null 2>&1; then
-		if GST_DEBUG=cudacontext:4,glcudafilter:4 run cuda-convert "$one ! cudaconvert ! video/x-raw(memory:CUDAMemory),format=RGBA ! cudascale ! video/x-raw(memory:CUDAMemory),width=640,height=360 ! cudadownload ! fakesink"; then
-			pass "glcudafilter ! cudaconvert ! cudascale: 60 frames"
-			stats cuda-convert f frames=60 output-cuda=60
+	if gst-inspect-1.0 cudaconvert > /dev/null 2>&1 && gst-inspect-1.0 cudascale > /dev/null 2>&1; then
+		# After the element, against the same conversion of the same
+		# frames put into CUDA memory by cudaupload: nvcodec's kernels
+		# on the same bytes (glcudafilter's filter=none copies them
+		# exactly). Packed by glupload ! gldownload, as above.
+		ctxlog=cuda-convert
+		csrc='videotestsrc num-buffers=60 pattern=ball ! video/x-raw,format=RGBA,width=1280,height=720'
+		convert='cudaconvert ! video/x-raw(memory:CUDAMemory),format=NV12 ! cudascale ! video/x-raw(memory:CUDAMemory),width=640,height=360 ! cudadownload ! glupload ! gldownload'
+		if run cuda-convert-ref "$csrc ! cudaupload ! $convert ! filesink location=$tmp/ref.raw"; then
+			GST_DEBUG=cudacontext:5,glcudafilter:4 ref_name='cudaupload ! cudaconvert ! cudascale' \
+				same_as_ref cuda-convert "glcudafilter ! cudaconvert ! cudascale (1280x720 RGBA to 640x360 NV12)" \
+				output-cuda "$csrc ! glupload ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory) ! $convert"
 		else
-			fail "glcudafilter ! cudaconvert ! cudascale (see $logdir/cuda-convert.log)"
+			fail "cudaupload ! cudaconvert ! cudascale, the reference (see $logdir/cuda-convert-ref.log)"
 		fi
 	else
 		# nvcodec registers them only where NVRTC compiled its kernels.
@@ -380,19 +395,34 @@ if [ -z "${GST_GPU_FAKE:-}" ] && grep -q 'memory:CUDAMemory' "$logdir/inspect.lo
 		# makes the pipeline's context, the element and cudadownload
 		# take it.
 		ctxlog=cuda-context
-		GST_DEBUG=cudacontext:4,glcudafilter:4 run cuda-context "videotestsrc num-buffers=60 ! video/x-raw,format=NV12,width=1280,height=720 ! cudaupload ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink" ||
+		GST_DEBUG=cudacontext:5,glcudafilter:4 run cuda-context "videotestsrc num-buffers=60 ! video/x-raw,format=NV12,width=1280,height=720 ! cudaupload ! glcudafilter name=f ! video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink" ||
 			fail "cudaupload ! glcudafilter ! cudadownload (see $logdir/cuda-context.log)"
 	fi
-	# One context: what GStreamer made (if anything) is what the element
-	# took; else the element shared its own.
-	made=$(grep -o 'Created CUDA context 0x[0-9a-f]*' "$logdir/$ctxlog.log" | awk '{ print $4 }' | sort -u)
-	took=$(grep -oE '\(CUcontext 0x[0-9a-f]+\) from the pipeline|CUDA context 0x[0-9a-f]+ as' "$logdir/$ctxlog.log" |
-		grep -oE '0x[0-9a-f]+' | sort -u)
-	if [ -n "$took" ] && [ "$(echo "$took" | wc -l)" -eq 1 ] &&
-	   { [ -z "$made" ] || [ "$made" = "$took" ]; }; then
-		pass "one CUDA context in the pipeline: $took (GStreamer made: ${made:-none})"
+	# One context: the element took one context, and every context
+	# GStreamer had made and not yet destroyed when the element took it
+	# is that one (nvcodec makes one per device when its plugin loads, and
+	# destroys it then); where the element shared its own, none.
+	verdict=$(awk '
+		function ptr(s) { match($0, s "0x[0-9a-f]+"); return substr($0, RSTART + length(s), RLENGTH - length(s)) }
+		/Created CUDA context 0x/ { c = ptr("context "); alive[c] = 1; made = made " " c }
+		/Destroying CUDA context 0x/ { delete alive[ptr("context ")] }
+		/\(CUcontext 0x[0-9a-f]+\) from the pipeline/ { t = ptr("CUcontext ") }
+		/sharing the glcuda device.s CUDA context 0x/ { t = ptr("context ") }
+		t != "" {
+			if (!(t in took)) { took[t] = 1; nt++; list = list " " t }
+			if (!snap) { snap = 1; for (c in alive) live = live " " c }
+			t = ""
+		}
+		END {
+			ok = nt == 1; n = split(live, l, " ")
+			for (i = 1; i <= n; i++) if (!(l[i] in took)) ok = 0
+			printf "%s|%s|%s|%s", ok ? "ok" : "no", list, made, live
+		}' "$logdir/$ctxlog.log")
+	IFS='|' read -r ok took made live <<< "$verdict"
+	if [ "$ok" = ok ]; then
+		pass "one CUDA context in the pipeline:$took (GStreamer made:${made:- none}; alive when the element took it:${live:- none})"
 	else
-		fail "CUDA contexts: GStreamer made ${made:-none}, the element used ${took:-none} (see $logdir/$ctxlog.log)"
+		fail "CUDA contexts: the element took:${took:- none}; GStreamer made:${made:- none}, alive then:${live:- none} (see $logdir/$ctxlog.log)"
 	fi
 	sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 	if [ -x "$sanitizer" ]; then
@@ -407,7 +437,7 @@ if [ -z "${GST_GPU_FAKE:-}" ] && grep -q 'memory:CUDAMemory' "$logdir/inspect.lo
 	else
 		fail "no compute-sanitizer for the memcheck run"
 	fi
-elif [ -z "${GST_GPU_FAKE:-}" ]; then
+elif [ "$common" = yes ] && [ -z "${GST_GPU_FAKE:-}" ]; then
 	fail "glcudafilter has no CUDAMemory pads: build with gstreamer-cuda-1.0 (libgstreamer-plugins-bad1.0-dev)"
 fi
 
@@ -436,7 +466,7 @@ kernel_error() {
 		fail "$name: no error of glcudafilter0 matching $pattern (see $logdir/$name.log)"
 	fi
 }
-if [ -z "${GST_GPU_FAKE:-}" ]; then
+if [ "$common" = yes ] && [ -z "${GST_GPU_FAKE:-}" ]; then
 	export GST_GL_API=opengl3
 	ksrc='videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=160,height=120 ! glupload'
 	: > "$tmp/empty.ptx"

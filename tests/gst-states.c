@@ -125,10 +125,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s RUNS PIPELINE\n", argv[0]);
 		return 2;
 	}
-	pipeline = gst_parse_launch(argv[2], &err);
-	if (!pipeline) {
-		fprintf(stderr, "gst-states: %s\n", err->message);
-		g_error_free(err);
+	/* Strict: a pipeline with a link that failed (gst_parse_launch's
+	 * recoverable errors) would run with an unlinked pad. */
+	pipeline = gst_parse_launch_full(argv[2], NULL,
+					 GST_PARSE_FLAG_FATAL_ERRORS, &err);
+	if (!pipeline || err) {
+		fprintf(stderr, "gst-states: %s\n",
+			err ? err->message : "no pipeline");
+		g_clear_error(&err);
+		if (pipeline)
+			gst_object_unref(pipeline);
 		return 1;
 	}
 	foreach_glcudafilter(pipeline, add_probe);

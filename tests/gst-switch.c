@@ -56,11 +56,17 @@ pipe_new(struct pipe *p, const char *middle)
 	GError *err = NULL;
 
 	memset(p, 0, sizeof(*p));
-	p->pipeline = gst_parse_launch(desc, &err);
+	/* Strict: a link that failed would leave a pad unlinked. */
+	p->pipeline = gst_parse_launch_full(desc, NULL,
+					    GST_PARSE_FLAG_FATAL_ERRORS, &err);
 	g_free(desc);
-	if (!p->pipeline) {
-		fprintf(stderr, "gst-switch: %s\n", err->message);
-		g_error_free(err);
+	if (!p->pipeline || err) {
+		fprintf(stderr, "gst-switch: %s\n",
+			err ? err->message : "no pipeline");
+		g_clear_error(&err);
+		if (p->pipeline)
+			gst_object_unref(p->pipeline);
+		p->pipeline = NULL;
 		return -1;
 	}
 	p->src = gst_bin_get_by_name(GST_BIN(p->pipeline), "src");

@@ -564,12 +564,14 @@ static gchar *
 run_pipeline(const char *launch, GstElement **out, guint *contexts)
 {
 	GError *err = NULL;
-	GstElement *pipeline = gst_parse_launch(launch, &err);
+	/* Strict: a link that failed would leave a pad unlinked. */
+	GstElement *pipeline = gst_parse_launch_full(
+		launch, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &err);
 	GstBus *bus;
 	GstMessage *msg;
 	gchar *text = NULL;
 
-	ck_assert_msg(pipeline != NULL, "%s: %s", launch,
+	ck_assert_msg(pipeline != NULL && err == NULL, "%s: %s", launch,
 		      err ? err->message : "");
 	bus = gst_element_get_bus(pipeline);
 	*contexts = 0;
@@ -822,6 +824,43 @@ START_TEST(test_caps_cuda_memory)
 }
 END_TEST
 
+/* The same size on both pads, in GL and CUDA memory: a size downstream
+ * that is not the input's leaves no caps upstream, so that negotiation
+ * fails (a scaler belongs downstream), not the first frame. */
+static void
+check_keeps_size(const char *downstream)
+{
+	GstCaps *sink = sink_caps_for(downstream);
+	GstCaps *same = gst_caps_from_string(
+		"video/x-raw(memory:GLMemory),format=RGBA,width=640,"
+		"height=360,framerate=30/1");
+	GstCaps *other = gst_caps_from_string(
+		"video/x-raw(memory:GLMemory),format=RGBA,width=1280,"
+		"height=720,framerate=30/1");
+
+	gchar *text = gst_caps_to_string(sink);
+
+	ck_assert_msg(gst_caps_can_intersect(sink, same),
+		      "downstream %s: the sink pad takes %s", downstream, text);
+	ck_assert_msg(!gst_caps_can_intersect(sink, other),
+		      "downstream %s: the sink pad takes %s", downstream, text);
+	g_free(text);
+	gst_caps_unref(other);
+	gst_caps_unref(same);
+	gst_caps_unref(sink);
+}
+
+START_TEST(test_caps_keep_size)
+{
+	check_keeps_size("video/x-raw(memory:GLMemory),format=RGBA,"
+			 "width=640,height=360");
+#ifdef HAVE_GST_CUDA
+	check_keeps_size("video/x-raw(memory:CUDAMemory),format=RGBA,"
+			 "width=640,height=360");
+#endif
+}
+END_TEST
+
 #ifdef HAVE_GST_CUDA
 /* CUDA memory negotiated on the src pad: where GStreamer's CUDA library
  * finds no driver (it opens libcuda.so.1 itself, never the fake), the
@@ -869,6 +908,7 @@ element_suite(void)
 	tcase_add_loop_test(tc, test_routes, 0, 6);
 	tcase_add_test(tc, test_device_shared);
 	tcase_add_test(tc, test_caps_cuda_memory);
+	tcase_add_test(tc, test_caps_keep_size);
 #ifdef HAVE_GST_CUDA
 	tcase_add_test(tc, test_cuda_memory_out);
 #endif
