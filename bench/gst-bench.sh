@@ -68,7 +68,8 @@
 # A run that crashes fails its row with its exit status (gst-launch-1.0
 # -f: no fault handler, which would spin for a debugger); one that takes
 # longer than GST_BENCH_TIMEOUT seconds (default 300) is killed and fails
-# its row, so that the other rows still run.
+# its row, so that the other rows still run; after two such runs the
+# remaining rows are not run (the GPU looks stuck: see doc/performance.md).
 # GST_GPU_FAKE=/path/to/libfakecuda.so: on the development machine (Mesa,
 # the fake CUDA driver: invert is its CPU ring_transform, blur left out).
 # SPDX-License-Identifier: MIT
@@ -132,6 +133,7 @@ md=$out/gst-bench.md
 # Steady fps per "SOURCE/NAME/SIZE", for the first-filter comparison.
 declare -A steady_of
 first_lines=
+timeouts=0
 : > "$raw"
 : > "$out/gst-bench.stats"
 {
@@ -177,12 +179,25 @@ row() {
 	esac
 	[ -n "$tail" ] && pipe="$pipe ! $tail"
 	pipe="$pipe ! $end"
+	if [ "$timeouts" -ge 2 ]; then
+		echo "| $src_name | $name | $size | $n | not run: two runs before it timed out | | |" >> "$md"
+		return
+	fi
 	t=$(timed "$src_name/$name" "$size" "$n" "${pipe//@N@/$n}")
 	if [ -z "$t" ]; then
 		why=$(grep -m1 -E 'ERROR|erroneous|no element' "$gst_tmp/run.log" | cut -c1-120)
 		[ -n "$why" ] || why="exit status $(tail -n1 "$raw" | awk '{ print $NF }')"
 		echo "| $src_name | $name | $size | $n | failed: ${why:-see gst-bench.raw} | | |" >> "$md"
 		echo "$src_name $name $size: failed: $why"
+		# A run past the time limit: where two are, the GPU is most
+		# likely stuck (a kernel that faulted before the benchmark, in
+		# another process): the later rows are not run, saving their
+		# time limits.
+		if [ "$(tail -n1 "$raw" | awk '{ print $NF }')" = 124 ]; then
+			timeouts=$((timeouts + 1))
+			[ "$timeouts" -eq 2 ] &&
+				echo "two runs past GST_BENCH_TIMEOUT (${GST_BENCH_TIMEOUT:-300} s): the GPU looks stuck; the rows after this one are not run"
+		fi
 		return
 	fi
 	tt=$(timed "$src_name/$name" "$size" "$tenth" "${pipe//@N@/$tenth}")
