@@ -70,6 +70,10 @@
 # longer than GST_BENCH_TIMEOUT seconds (default 300) is killed and fails
 # its row, so that the other rows still run; after two such runs the
 # remaining rows are not run (the GPU looks stuck: see doc/performance.md).
+# GST_BENCH_SIZES="WxH:BUFFERS ..." replaces the sizes and buffer counts;
+# GST_BENCH_ROWS=REGEX runs only the rows whose "SOURCE/PATH" matches it
+# (bash's =~, extended): for example 'gltestsrc/(source|first)' for the
+# first-filter comparison alone, with more buffers and repeated.
 # GST_GPU_FAKE=/path/to/libfakecuda.so: on the development machine (Mesa,
 # the fake CUDA driver: invert is its CPU ring_transform, blur left out).
 # SPDX-License-Identifier: MIT
@@ -114,11 +118,14 @@ fi
 # GL to CUDA memory, ending in a CUDA consumer (cudaconvert to BGRA, where
 # nvcodec has it: it reads every frame; else fakesink). Where glcudafilter
 # has CUDAMemory pads (gstreamer-cuda-1.0) and nvcodec has cudaupload.
+# (gst-inspect-1.0's output is read whole: piped into grep -q, which stops
+# at the first match, it would die of SIGPIPE and fail the test under
+# pipefail.)
 to_cuda=
 cuda_caps='video/x-raw(memory:CUDAMemory)'
 cuda_sink='fakesink sync=false'
 if [ -z "${GST_GPU_FAKE:-}" ] && gst-inspect-1.0 cudaupload > /dev/null 2>&1 &&
-   gst-inspect-1.0 glcudafilter 2>/dev/null | grep -q 'memory:CUDAMemory'; then
+   grep -q 'memory:CUDAMemory' <<< "$(gst-inspect-1.0 glcudafilter 2>/dev/null)"; then
 	to_cuda=yes
 	gst-inspect-1.0 cudaconvert > /dev/null 2>&1 &&
 		cuda_sink='cudaconvert ! video/x-raw(memory:CUDAMemory),format=BGRA ! fakesink sync=false'
@@ -167,6 +174,11 @@ timed() {
 	[ $rc -eq 0 ] && echo "$t"
 }
 
+# selected "SOURCE/PATH": whether GST_BENCH_ROWS (if set) takes that row.
+selected() {
+	[ -z "${GST_BENCH_ROWS:-}" ] || [[ $1 =~ $GST_BENCH_ROWS ]]
+}
+
 # row SOURCE-NAME NAME W H BUFFERS SOURCE TAIL [SINK]: SINK replaces the
 # GL consumer (the rows that end in CUDA memory).
 row() {
@@ -179,6 +191,7 @@ row() {
 	esac
 	[ -n "$tail" ] && pipe="$pipe ! $tail"
 	pipe="$pipe ! $end"
+	selected "$src_name/$name" || return
 	if [ "$timeouts" -ge 2 ]; then
 		echo "| $src_name | $name | $size | $n | not run: two runs before it timed out | | |" >> "$md"
 		return
@@ -275,7 +288,6 @@ first_filter() {
 	echo "$line"
 }
 
-# GST_BENCH_SIZES="WxH:BUFFERS ..." replaces the sizes (a quick run).
 for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 	w=${size%x*}
 	h=${size#*x}
@@ -295,7 +307,9 @@ for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 					"$(first_prefix $route)$(first_element $route)"
 				row $src "first filter, $route, then a later one" $w $h $n $src \
 					"$(first_prefix $route)$(first_element $route) ! $invert name=later"
-				first_filter $w $h $route
+				if selected "gltestsrc/first filter, $route, then a later one"; then
+					first_filter $w $h $route
+				fi
 			done
 		fi
 		row $src "GL shader invert" $w $h $n $src "$shader"

@@ -72,7 +72,7 @@ END {
 }' "${csvs[@]}"
 
 nyields=$(cat "$tmp/nyields")
-if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then
+if grep -qw pngcairo <<< "$(gnuplot -e 'set terminal' 2>&1)"; then
 	ext=png
 	term="pngcairo size %d,560 font \"sans,10\" background rgb \"white\""
 else

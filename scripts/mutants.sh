@@ -138,11 +138,12 @@ details() {
 # or that failed there too but now fail differently (a failure line in
 # their log that was not there), on one line; empty: none.
 new_failures() {
-	local t new=
+	local t d new=
 	for t in $(failures "$1" | sed 's/^[A-Z]*: //'); do
 		if ! grep -qxF -- "$t" "$work/baseline-tests"; then
 			new="$new$t "
-		elif details "$t" | grep -qvxF -f "$work/baseline-details"; then
+		elif { d=$(details "$t"); [ -n "$d" ]; } &&
+		     grep -qvxF -f "$work/baseline-details" <<< "$d"; then
 			new="$new$t (failing differently) "
 		fi
 	done
