@@ -27,8 +27,9 @@
 #                  a later filter's cost, one - source the first's
 #   first filter   gltestsrc, the first filter's input, as each route
 #   (gltestsrc)    takes it: "pooled" (gltestsrc renders into the pool the
-#                  filter offers: no route), and "route=wrap" and
-#                  "route=copy" behind identity drop-allocation=true
+#                  filter offers: no route), and "route=auto" (the
+#                  default), "route=wrap" and "route=copy" behind
+#                  identity drop-allocation=true
 #                  (gltestsrc then renders into a GL pool of its own: its
 #                  textures are not a glcuda pool's, and the route property
 #                  decides), with "source, not pooled" (gltestsrc !
@@ -302,7 +303,7 @@ for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 		row $src "glcudafilter invert, three in a row" $w $h $n $src "$invert ! $invert ! $invert"
 		if [ $src = gltestsrc ]; then
 			row $src "source, not pooled ($not_pooled)" $w $h $n $src "$not_pooled"
-			for route in pooled wrap copy; do
+			for route in pooled auto wrap copy; do
 				row $src "first filter, $route" $w $h $n $src \
 					"$(first_prefix $route)$(first_element $route)"
 				row $src "first filter, $route, then a later one" $w $h $n $src \
@@ -328,7 +329,7 @@ done
 	echo
 	echo "µs a frame from the steady fps: first = (first filter alone) - (its source alone),"
 	echo "later = (first filter, then a later one) - (first filter alone). pooled: gltestsrc"
-	echo "renders into the first filter's pool; wrap and copy: behind \`$not_pooled\`,"
+	echo "renders into the first filter's pool; auto, wrap and copy: behind \`$not_pooled\`,"
 	echo "gltestsrc's own textures, taking that route."
 	echo
 	echo "| size | first filter's input | first µs | later µs | first's input (30 buffers) | first vs later |"

@@ -18,17 +18,17 @@
  * registration nor a copy, on any driver.
  *
  * Any other texture takes the route the route property names. By
- * default (auto) and with route=copy it is copied into (or out of) a
- * glcuda shared image of the element with glBlitFramebuffer on the GPU,
- * which then goes to CUDA as a pooled image does. With route=wrap (and
- * with auto where GL cannot blit) it is wrapped with
+ * default (auto) and with route=wrap it is wrapped with
  * glcuda_image_wrap_gl_texture() (once per memory: the wrap is kept on
  * the memory as qdata and dropped just before the memory deletes its
- * texture) and mapped and unmapped at each hand-off; where the driver
- * refuses to register it (no GL interop, as the fake driver of the tests;
- * formats CUDA cannot register) it is copied, and the element says so
- * once in the log. doc/gstreamer.md has what each route cost on the
- * H200, and bench/gst-bench.sh measures them.
+ * texture) and mapped and unmapped at each hand-off: on the H200 the
+ * cheapest route, a first filter within about 10 % of a later one. Where
+ * the driver refuses to register it (no GL interop, as the fake driver of
+ * the tests; formats CUDA cannot register), and always with route=copy,
+ * it is copied into (or out of) a glcuda shared image of the element with
+ * glBlitFramebuffer on the GPU, which then goes to CUDA as a pooled image
+ * does; route=wrap says so once in the log. doc/gstreamer.md has what
+ * each route cost on the H200, and bench/gst-bench.sh measures them.
  *
  * This file is the element (properties, start and stop, queries and
  * state); beside it: gstglcudasharing.c (the device and the CUDA context
@@ -100,8 +100,7 @@ gst_glcuda_filter_route_get_type(void)
 	static GType type;
 	static const GEnumValue values[] = {
 		{ TEXTURE_ROUTE_AUTO,
-		  "Copy, as a pooled frame travels; wrap only where GL "
-		  "cannot blit",
+		  "Wrap where the driver registers the texture, else copy",
 		  "auto" },
 		{ TEXTURE_ROUTE_WRAP,
 		  "Wrap: register the texture with CUDA, map and unmap it "
@@ -722,8 +721,9 @@ gst_glcuda_filter_class_init(GstGlcudaFilterClass *klass)
 			"route", "Route",
 			"How a GL texture that is not an image of a glcuda "
 			"buffer pool reaches CUDA (input) or takes CUDA's "
-			"result (output): auto (copy; wrap only where GL "
-			"cannot blit), wrap (registered with CUDA: no copy, "
+			"result (output): auto (wrap where the driver "
+			"registers the texture, else copy), wrap (registered "
+			"with CUDA: no copy, "
 			"a map and an unmap every frame; copy where the "
 			"driver refuses) or copy (a GPU blit into or out of "
 			"a shared image, then the hand-off of a pooled "

@@ -37,9 +37,8 @@ enum gcf_route {
 /* The route property: how a GL texture that is not an image of a glcuda
  * pool reaches CUDA, or CUDA's result reaches it. */
 enum gcf_texture_route {
-	/* Copied: the frame then takes a pooled frame's hand-off, on every
-	 * driver (the path CI runs), and no texture of upstream's pools is
-	 * registered with CUDA; wrapped only where GL cannot blit. */
+	/* Wrapped where the driver registers the texture (the cheapest
+	 * route on the H200), else copied, silently. */
 	TEXTURE_ROUTE_AUTO,
 	TEXTURE_ROUTE_WRAP, /* wrapped where the driver registers it */
 	TEXTURE_ROUTE_COPY, /* copied through a shared image */

@@ -110,14 +110,13 @@ say_no_wrap(GstGlcudaFilter *self, const struct gcf_frame *f)
 /* GL thread: every plane's images in CUDA's sight, for f->mem_in and
  * f->mem_out: a pool's image as it is; else, as the route property says,
  * a shared image the input is copied into or the output copied out of
- * (auto, copy), or the texture wrapped (wrap; auto where GL cannot blit),
- * the copy where the driver or the format refuses registration. CUDA
+ * (copy; auto where the driver registers no GL texture), or the texture
+ * wrapped (auto, wrap), the copy where the driver or the format refuses
+ * registration. CUDA
  * memory goes through a shared image too, copied by CUDA (cuda_work). */
 static int
 choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 {
-	const GstGLFuncs *funcs =
-		GST_GL_BASE_FILTER(self)->context->gl_vtable;
 	const struct gcf_format *fmt = f->fmt;
 	struct gcf_device *d = self->device;
 	const guint format_bit = 1u << (guint)(fmt - gcf_formats);
@@ -127,10 +126,7 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 		!(d->wrap_refused & format_bit) &&
 		(glcuda_device_get_caps(d->dev)->image_kinds_supported &
 		 (1u << GLCUDA_IMAGE_KIND_GL_TEXTURE));
-	gboolean wrap = can_wrap &&
-			(f->route == TEXTURE_ROUTE_WRAP ||
-			 (f->route == TEXTURE_ROUTE_AUTO &&
-			  !funcs->BlitFramebuffer));
+	gboolean wrap = can_wrap && f->route != TEXTURE_ROUTE_COPY;
 	gboolean identity = !self->function && self->run_filter == FILTER_NONE;
 	GstGLMemory *refused = NULL;
 	guint p;
@@ -176,8 +172,13 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 	}
 	if (ret < 0) {
 		/* The driver or the format refuses registration: copies from
-		 * now on, for what is not a pool's image. */
-		GST_WARNING_OBJECT(
+		 * now on, for what is not a pool's image. A warning where
+		 * route=wrap asked for the wrap; auto's copy is no surprise
+		 * (RGB10A2: CUDA registers no such texture). */
+		GST_CAT_LEVEL_LOG(
+			GST_CAT_DEFAULT,
+			f->route == TEXTURE_ROUTE_WRAP ? GST_LEVEL_WARNING :
+							 GST_LEVEL_INFO,
 			self,
 			"cannot wrap GL texture %u (%s): %s (%s); copying %s "
 			"into and out of shared images on the GPU instead",

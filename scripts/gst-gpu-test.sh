@@ -12,7 +12,7 @@
 # Checks, on desktop GL (opengl3) and GLES (gles2): gst-inspect-1.0
 # glcudafilter; filter=invert on 600 frames of a moving pattern, every
 # pixel against the inverse of the same pipeline without the filter, and
-# with route=auto, copy and wrap (the stats: copied, copied, wrapped on
+# with route=auto, copy and wrap (the stats: wrapped, copied, wrapped on
 # desktop GL; every format but RGB10A2_LE, which CUDA does not register,
 # wrapped with route=wrap there too);
 # filter=none byte for byte; glcolorconvert rendering into the element's
@@ -202,12 +202,12 @@ for api in $apis; do
 		fail "$api: invert (see $logdir/invert-$api.log)"
 	fi
 	# The route property on glupload's textures (not a pool's): copied
-	# with auto and copy; wrapped with wrap where the driver registers
+	# with copy; wrapped with auto and wrap where the driver registers
 	# GL textures (desktop GL here; on GLES either, never pooled; the
 	# fake registers none: copied).
 	for route in auto copy wrap; do
 		took=input-copied=600
-		if [ $route = wrap ] && [ -z "${GST_GPU_FAKE:-}" ]; then
+		if [ $route != copy ] && [ -z "${GST_GPU_FAKE:-}" ]; then
 			took=input-wrapped=600
 			[ $api = gles2 ] && took=input-pooled=0
 		fi
