@@ -61,7 +61,8 @@
 #                  copy) and by nvcodec's cudaupload (the legacy
 #                  registration), ending in cudaconvert to BGRA where
 #                  nvcodec has it (else fakesink): where glcudafilter has
-#                  CUDAMemory pads
+#                  CUDAMemory pads; where the ending is cudaconvert,
+#                  both again ending in fakesink (no CUDA consumer)
 # A row whose elements are missing (nvcodec's without libcuda) says so.
 # OUTDIR gets gst-bench.md (the tables), gst-bench.raw (one line per run:
 # name size buffers seconds exit-status) and the stats of each
@@ -320,6 +321,15 @@ for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 				"glcudafilter ! $cuda_caps" "$cuda_sink"
 			row $src "GL to CUDAMemory, cudaupload" $w $h $n $src \
 				"cudaupload ! $cuda_caps" "$cuda_sink"
+			# The same into fakesink: no CUDA consumer, whose
+			# work (and any wait of its own) the rows above
+			# include.
+			if [ "$cuda_sink" != 'fakesink sync=false' ]; then
+				row $src "GL to CUDAMemory, glcudafilter, fakesink" $w $h $n $src \
+					"glcudafilter ! $cuda_caps" 'fakesink sync=false'
+				row $src "GL to CUDAMemory, cudaupload, fakesink" $w $h $n $src \
+					"cudaupload ! $cuda_caps" 'fakesink sync=false'
+			fi
 		fi
 	done
 done
