@@ -8,8 +8,9 @@
 # driver, a device that is not GL's, a kernel file missing, the built-in
 # invert of a build without nvcc), NULL <-> PLAYING repeated (with
 # GStreamer's leaks tracer, and under valgrind where it is installed) and
-# qos=true. The pixels of every format, the buffer pool and the routes
-# are tests/test-gst-element's (GstHarness). Run from the build directory
+# qos=true, and route=auto trying the registration where the driver
+# offers GL interop. The pixels of every format, the buffer pool and the
+# routes' counters are tests/test-gst-element's (GstHarness). Run from the build directory
 # after make check.
 # SPDX-License-Identifier: MIT
 set -u
@@ -158,6 +159,31 @@ else
 	grep '^f: qos-dropped' "$tmp/qos.log" | tr '\n' ' '
 	echo
 fi
+
+# route=auto tries to register a texture that is not a pool's wherever
+# the driver offers GL interop (the cheapest route on NVIDIA:
+# doc/gstreamer.md, "Other textures") and copies where the registration is
+# refused, saying so at the INFO level, not as a warning; route=copy never
+# tries. GLCUDA_FAKE_CUDA_GL_INTEROP=1 makes the fake offer GL textures
+# among the kinds glcuda wraps, then refuse the registration, as the real
+# driver refuses RGB10A2's textures.
+for route in auto copy; do
+	(
+		GLCUDA_FAKE_CUDA_GL_INTEROP=1 GST_DEBUG=glcudafilter:4 GST_DEBUG_NO_COLOR=1
+		export GLCUDA_FAKE_CUDA_GL_INTEROP GST_DEBUG GST_DEBUG_NO_COLOR
+		run route-$route $src ! glupload ! glcudafilter route=$route \
+			kernel-name=ring_transform ptx-file="$tmp/kernel.ptx" ! fakesink
+	)
+	rc=$?
+	tried=$(grep -c 'cannot wrap GL texture' "$tmp/route-$route.log")
+	warned=$(grep 'cannot wrap GL texture' "$tmp/route-$route.log" | grep -c ' WARN ')
+	want=0
+	[ $route = auto ] && want=1
+	if [ $rc -ne 0 ] || [ "$tried" -ne $want ] || [ "$warned" -ne 0 ]; then
+		fail "route=$route, GL interop offered and refused: exit status $rc, $tried refusals logged (want $want), $warned of them warnings (want 0)"
+		grep -E 'cannot wrap|ERROR|WARN' "$tmp/route-$route.log" | head -n 10 >&2
+	fi
+done
 
 # Under valgrind (where it is installed; not in the sanitizer build),
 # NULL <-> PLAYING three times on the pooled path: no invalid access and

@@ -2929,6 +2929,17 @@ fake_cuGraphicsGLRegisterImage(CUgraphicsResource *res, unsigned int image,
 	LEAVE(CUDA_ERROR_NOT_SUPPORTED);
 }
 
+/* Offered only with GLCUDA_FAKE_CUDA_GL_INTEROP=1 (read when the loader
+ * looks it up): glcuda then counts GL textures among the image kinds it
+ * can wrap, tries the registration above, and is refused, as the real
+ * driver refuses a format it does not register. */
+static CUresult
+fake_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR *desc, CUarray array)
+{
+	ENTER("cuArray3DGetDescriptor");
+	LEAVE(CUDA_ERROR_NOT_SUPPORTED);
+}
+
 static CUresult
 fake_cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources,
 			    CUstream stream)
@@ -2998,6 +3009,10 @@ cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
 	     !*pfn && i < sizeof(proc_table) / sizeof(proc_table[0]); i++)
 		if (!strcmp(symbol, proc_table[i].name))
 			*pfn = proc_table[i].fn;
+	if (!*pfn && !strcmp(symbol, "cuArray3DGetDescriptor") &&
+	    getenv("GLCUDA_FAKE_CUDA_GL_INTEROP") &&
+	    !strcmp(getenv("GLCUDA_FAKE_CUDA_GL_INTEROP"), "1"))
+		*pfn = (void *)fake_cuArray3DGetDescriptor;
 	if (!*pfn)
 		return CUDA_ERROR_NOT_FOUND;
 	if (status)

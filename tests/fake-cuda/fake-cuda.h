@@ -21,6 +21,12 @@
  *                          functions never run, until the last reference
  *                          to the primary context is released (which
  *                          destroys the context and all it holds).
+ *   GLCUDA_FAKE_CUDA_GL_INTEROP  1: the fake also offers
+ *                          cuArray3DGetDescriptor, so that glcuda counts
+ *                          GL textures among the images it can wrap; the
+ *                          registration (cuGraphicsGLRegisterImage) is
+ *                          still refused, as the real driver refuses a
+ *                          format it does not register.
  */
 #ifndef GLCUDA_FAKE_CUDA_H
 #define GLCUDA_FAKE_CUDA_H
