@@ -125,12 +125,13 @@ fi
 # pipefail.)
 to_cuda=
 cuda_caps='video/x-raw(memory:CUDAMemory)'
-cuda_sink='fakesink sync=false'
+fakesink='fakesink sync=false'
+cuda_sink=$fakesink
 if [ -z "${GST_GPU_FAKE:-}" ] && gst-inspect-1.0 cudaupload > /dev/null 2>&1 &&
    grep -q 'memory:CUDAMemory' <<< "$(gst-inspect-1.0 glcudafilter 2>/dev/null)"; then
 	to_cuda=yes
 	gst-inspect-1.0 cudaconvert > /dev/null 2>&1 &&
-		cuda_sink='cudaconvert ! video/x-raw(memory:CUDAMemory),format=BGRA ! fakesink sync=false'
+		cuda_sink="cudaconvert ! video/x-raw(memory:CUDAMemory),format=BGRA ! $fakesink"
 fi
 # Every row ends in a GL consumer that reads the frame (a conversion to
 # BGRA, as a sink's shader would), so that a lazy upload (glupload's)
@@ -324,11 +325,11 @@ for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 			# The same into fakesink: no CUDA consumer, whose
 			# work (and any wait of its own) the rows above
 			# include.
-			if [ "$cuda_sink" != 'fakesink sync=false' ]; then
+			if [ "$cuda_sink" != "$fakesink" ]; then
 				row $src "GL to CUDAMemory, glcudafilter, fakesink" $w $h $n $src \
-					"glcudafilter ! $cuda_caps" 'fakesink sync=false'
+					"glcudafilter ! $cuda_caps" "$fakesink"
 				row $src "GL to CUDAMemory, cudaupload, fakesink" $w $h $n $src \
-					"cudaupload ! $cuda_caps" 'fakesink sync=false'
+					"cudaupload ! $cuda_caps" "$fakesink"
 			fi
 		fi
 	done

@@ -2990,6 +2990,8 @@ FAKE_EXPORT CUresult
 cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
 		    cuuint64_t flags, CUdriverProcAddressQueryResult *status)
 {
+	const char *gl_interop = getenv("GLCUDA_FAKE_CUDA_GL_INTEROP");
+
 	if (status)
 		*status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
 	if (!symbol || !pfn)
@@ -3009,9 +3011,8 @@ cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
 	     !*pfn && i < sizeof(proc_table) / sizeof(proc_table[0]); i++)
 		if (!strcmp(symbol, proc_table[i].name))
 			*pfn = proc_table[i].fn;
-	if (!*pfn && !strcmp(symbol, "cuArray3DGetDescriptor") &&
-	    getenv("GLCUDA_FAKE_CUDA_GL_INTEROP") &&
-	    !strcmp(getenv("GLCUDA_FAKE_CUDA_GL_INTEROP"), "1"))
+	if (!*pfn && !strcmp(symbol, "cuArray3DGetDescriptor") && gl_interop &&
+	    !strcmp(gl_interop, "1"))
 		*pfn = (void *)fake_cuArray3DGetDescriptor;
 	if (!*pfn)
 		return CUDA_ERROR_NOT_FOUND;
