@@ -62,7 +62,12 @@
 #                  registration), ending in cudaconvert to BGRA where
 #                  nvcodec has it (else fakesink): where glcudafilter has
 #                  CUDAMemory pads; where the ending is cudaconvert,
-#                  both again ending in fakesink (no CUDA consumer)
+#                  both again ending in fakesink (no CUDA consumer),
+#                  and both with a queue after the source and one
+#                  before cudaconvert ("…, queues": a thread per stage;
+#                  1.22's cudaconvert waits on the CPU for each frame),
+#                  beside "source alone, queues" (a queue after the
+#                  source)
 # A row whose elements are missing (nvcodec's without libcuda) says so.
 # OUTDIR gets gst-bench.md (the tables), gst-bench.raw (one line per run:
 # name size buffers seconds exit-status) and the stats of each
@@ -185,12 +190,16 @@ selected() {
 # row SOURCE-NAME NAME W H BUFFERS SOURCE TAIL [SINK]: SINK replaces the
 # GL consumer (the rows that end in CUDA memory).
 row() {
-	local src_name=$1 name=$2 w=$3 h=$4 n=$5 src=$6 tail=$7 end=${8:-$sink} size tenth t tt fps steady why
+	local src_name=$1 name=$2 w=$3 h=$4 n=$5 src=$6 tail=$7 end=${8:-$sink} size tenth t tt fps steady why q
 	size=${w}x$h
 	tenth=$((n / 10))
+	# A row named "…, queues": a queue after the source's caps (a thread
+	# for the source's drawing), the rest as given.
+	q=
+	case $name in *", queues") q="queue ! " ;; esac
 	case $src in
-	videotestsrc) pipe="videotestsrc num-buffers=@N@ pattern=smpte ! video/x-raw,format=RGBA,width=$w,height=$h ! glupload" ;;
-	gltestsrc) pipe="gltestsrc num-buffers=@N@ pattern=smpte ! video/x-raw(memory:GLMemory),format=RGBA,width=$w,height=$h" ;;
+	videotestsrc) pipe="videotestsrc num-buffers=@N@ pattern=smpte ! video/x-raw,format=RGBA,width=$w,height=$h ! ${q}glupload" ;;
+	gltestsrc) pipe="gltestsrc num-buffers=@N@ pattern=smpte ! video/x-raw(memory:GLMemory),format=RGBA,width=$w,height=$h${q:+ ! queue}" ;;
 	esac
 	[ -n "$tail" ] && pipe="$pipe ! $tail"
 	pipe="$pipe ! $end"
@@ -330,6 +339,14 @@ for size in ${GST_BENCH_SIZES:-1920x1080:600 3840x2160:300}; do
 					"glcudafilter ! $cuda_caps" "$fakesink"
 				row $src "GL to CUDAMemory, cudaupload, fakesink" $w $h $n $src \
 					"cudaupload ! $cuda_caps" "$fakesink"
+				# And with a thread per stage: the source's,
+				# GL's, the CUDA consumer's (which waits on
+				# the CPU for each frame in 1.22).
+				row $src "source alone, queues" $w $h $n $src ""
+				row $src "GL to CUDAMemory, glcudafilter, queues" $w $h $n $src \
+					"glcudafilter ! $cuda_caps ! queue" "$cuda_sink"
+				row $src "GL to CUDAMemory, cudaupload, queues" $w $h $n $src \
+					"cudaupload ! $cuda_caps ! queue" "$cuda_sink"
 			fi
 		fi
 	done
