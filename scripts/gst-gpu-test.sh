@@ -38,9 +38,11 @@
 # empty one, garbage as ptx-file and cubin-file, a kernel name the module
 # lacks, and a kernel of another signature, each an element error with
 # CUDA's reason. The last faults its CUDA context on purpose and runs
-# last: on the H200, glcudafilter pipelines run after it in the same
-# machine (bench/gst-bench.sh) ran past their time limit; run benchmarks
-# before this script, not after it.
+# last: on the H200 (driver 580) the fault leaves the graphics engine
+# unable to switch contexts (Xid 109 in the kernel log), and glcudafilter
+# pipelines of later processes hang at their first frame until the GPU is
+# reset (doc/performance.md); run benchmarks before this script, not
+# after it.
 # GST_GPU_APIS="opengl3" (or "gles2") runs the per-API checks on one API
 # only (default both; "none": on neither). GST_GPU_COMMON=no leaves out the checks that run
 # on desktop GL whatever the API (CUDA memory, the kernel files), for a run
