@@ -46,3 +46,5 @@ CLEANFILES += %reldir%/invert-planes.fatbin %reldir%/invert-planes.fatbin.d
 # The GPU machine's build, test and benchmark of the plugin.
 EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh \
 	scripts/gst-gpu-env.sh scripts/gst-gpu-test.sh bench/gst-bench.sh
+# The element against a newer GStreamer's headers (doc/gstreamer.md).
+EXTRA_DIST += scripts/gst-headers-check.sh
