@@ -3,11 +3,15 @@
 # project root. GST_GPU_FAKE=/path/to/libfakecuda.so runs it on the
 # development machine instead (Mesa, the fake CUDA driver; GL's device UUID
 # given to the fake), where the NVIDIA paths are not set.
+# GST_GPU_STAGE=DIR runs another tree of the same layout instead of
+# build-gst-gpu/stage: build-gst-new/stage (scripts/gst-gpu-build-new.sh),
+# a newer GStreamer.
 # SPDX-License-Identifier: MIT
 
-gst_stage=$(pwd)/build-gst-gpu/stage
+gst_stage=${GST_GPU_STAGE:-build-gst-gpu/stage}
+case $gst_stage in /*) ;; *) gst_stage=$(pwd)/$gst_stage ;; esac
 if [ ! -x "$gst_stage/root/bin/gst-launch-1.0" ]; then
-	echo "no build-gst-gpu/stage: run scripts/gst-gpu-build.sh on the development machine first" >&2
+	echo "no $gst_stage: run scripts/gst-gpu-build.sh (or scripts/gst-gpu-build-new.sh) on the development machine first" >&2
 	exit 1
 fi
 
