@@ -147,7 +147,7 @@ gcf_cuda_context_get_handle(GstObject *cuda_context)
 
 GstBufferPool *
 gcf_cuda_pool_new(GstObject *cuda_context, GstCaps *caps, guint size,
-		  guint min, guint max)
+		  guint min, guint max, gpointer stream)
 {
 	GstBufferPool *pool =
 		gst_cuda_buffer_pool_new(GST_CUDA_CONTEXT(cuda_context));
@@ -156,6 +156,13 @@ gcf_cuda_pool_new(GstObject *cuda_context, GstCaps *caps, guint size,
 	gst_buffer_pool_config_set_params(config, caps, size, min, max);
 	gst_buffer_pool_config_add_option(config,
 					  GST_BUFFER_POOL_OPTION_VIDEO_META);
+#if GCF_CUDA_STREAMS
+	if (stream)
+		gst_buffer_pool_config_set_cuda_stream(config,
+						       (GstCudaStream *)stream);
+#else
+	(void)stream; /* no streams before 1.24 */
+#endif
 	if (!gst_buffer_pool_set_config(pool, config)) {
 		gst_object_unref(pool);
 		return NULL;
@@ -178,17 +185,61 @@ gcf_cuda_frame_map(GstVideoFrame *frame, GstBuffer *buf, GstMapFlags flags,
 	    gst_cuda_context_get_handle(cmem->context) !=
 		    gcf_cuda_context_get_handle(cuda_context))
 		return FALSE;
-#if GST_CHECK_VERSION(1, 24, 0)
-	/* Since 1.24 a memory may carry the stream of its producer, and
-	 * nvcodec's streams are non-blocking: the legacy default stream is
-	 * not ordered after them. Wait for that stream's work. */
-	if (flags & GST_MAP_READ)
-		gst_cuda_memory_sync(cmem);
-#endif
 	/* The planes' device pointers: data[p], in the memory's layout
-	 * (every plane at the pitch of cuMemAllocPitch), not the caps'. */
+	 * (every plane at the pitch of cuMemAllocPitch), not the caps'. A
+	 * write map marks a memory with a stream as needing a sync for
+	 * consumers on other streams (1.24 and later). */
 	return gst_video_frame_map(frame, &cmem->info, buf,
 				   (GstMapFlags)(flags | GST_MAP_CUDA));
 }
+
+#if GCF_CUDA_STREAMS
+gpointer
+gcf_cuda_stream_new(GstObject *cuda_context)
+{
+	return gst_cuda_stream_new(GST_CUDA_CONTEXT(cuda_context));
+}
+
+gpointer
+gcf_cuda_stream_ref(gpointer stream)
+{
+	return stream ? gst_cuda_stream_ref((GstCudaStream *)stream) : NULL;
+}
+
+void
+gcf_cuda_stream_unref(gpointer stream)
+{
+	if (stream)
+		gst_cuda_stream_unref((GstCudaStream *)stream);
+}
+
+gpointer
+gcf_cuda_query_stream(GstQuery *query)
+{
+	GstBufferPool *pool = NULL;
+	GstStructure *config;
+	GstCudaStream *stream;
+
+	if (gst_query_get_n_allocation_pools(query) == 0)
+		return NULL;
+	gst_query_parse_nth_allocation_pool(query, 0, &pool, NULL, NULL, NULL);
+	if (!pool)
+		return NULL;
+	config = gst_buffer_pool_get_config(pool);
+	stream = gst_buffer_pool_config_get_cuda_stream(config);
+	gst_structure_free(config);
+	gst_object_unref(pool);
+	return stream;
+}
+
+CUstream
+gcf_cuda_frame_stream(const GstVideoFrame *frame)
+{
+	GstCudaStream *stream = gst_cuda_memory_get_stream(
+		GST_CUDA_MEMORY_CAST(frame->map[0].memory));
+
+	return stream ? gst_cuda_stream_get_handle(stream) : NULL;
+}
+#endif
 
 #endif

@@ -22,6 +22,20 @@
  * the filter, the copies) on the legacy default stream: what downstream
  * enqueues after the push waits for it on the GPU, and what upstream
  * enqueued before the push is done before it starts. No CPU wait.
+ *
+ * Since GStreamer 1.24 a GstCudaMemory carries the stream of its producer
+ * (a GstCudaStream, non-blocking, which the legacy default stream does not
+ * order), and nvcodec's elements propose and take pools whose memory has a
+ * stream. Built against 1.24 or later (GCF_CUDA_STREAMS), the element
+ * takes downstream's stream for its CUDA memory out (the pool downstream
+ * proposes; its own stream where downstream proposes none), proposes its
+ * own stream upstream, and runs a frame's CUDA work on the output memory's
+ * stream, else the input's, else its own: a consumer on that stream needs
+ * no wait, and one on another stream synchronises the memory, as 1.24's
+ * consumers do (the write map marks it). An input on another stream is
+ * ordered on the GPU both ways (an event: the work after its producer's,
+ * the producer's later work after the element's reads). No CPU wait, but
+ * where an output memory has no stream (its consumers assume none).
  * SPDX-License-Identifier: MIT
  */
 #ifndef GST_GLCUDA_CUDA_MEMORY_H
@@ -44,8 +58,11 @@ gboolean gcf_caps_are_cuda(const GstCaps *caps);
 
 #ifdef HAVE_GST_CUDA
 
+/* Whether GStreamer's CUDA memory carries streams (1.24 and later). */
+#define GCF_CUDA_STREAMS GST_CHECK_VERSION(1, 24, 0)
+
 /* The stream the frames with CUDA memory run their CUDA work on (the
- * legacy default stream: see above). */
+ * legacy default stream: see above), before 1.24. */
 #define GCF_CUDA_MEMORY_STREAM ((CUstream)0)
 
 /* Whether GStreamer's CUDA library loaded the driver (it loads
@@ -76,15 +93,37 @@ GstObject *gcf_cuda_context_share(GstElement *element, struct gcf_device *d);
 /* The CUcontext of a GstCudaContext (for gcf_device_new). */
 void *gcf_cuda_context_get_handle(GstObject *cuda_context);
 
-/* A pool of GstCudaMemory buffers of @caps on @cuda_context, configured;
- * NULL if the library refuses the configuration. */
+/* A pool of GstCudaMemory buffers of @caps on @cuda_context, configured,
+ * its memory on @stream (a GstCudaStream; NULL: none, and always NULL
+ * before 1.24); NULL if the library refuses the configuration. */
 GstBufferPool *gcf_cuda_pool_new(GstObject *cuda_context, GstCaps *caps,
-				 guint size, guint min, guint max);
+				 guint size, guint min, guint max,
+				 gpointer stream);
+
+#if GCF_CUDA_STREAMS
+#include <glcuda/glcuda-cuda.h>
+
+/* A new GstCudaStream of @cuda_context (NULL if the library cannot make
+ * one), and its release. */
+gpointer gcf_cuda_stream_new(GstObject *cuda_context);
+/* A new reference to @stream (NULL for NULL), and its release. */
+gpointer gcf_cuda_stream_ref(gpointer stream);
+void gcf_cuda_stream_unref(gpointer stream);
+
+/* The GstCudaStream of the pool @query's first pool is configured with
+ * (downstream's proposal), a new reference; NULL if none. */
+gpointer gcf_cuda_query_stream(GstQuery *query);
+
+/* The CUstream of the memory of @frame (mapped by gcf_cuda_frame_map);
+ * NULL if the memory has none. */
+CUstream gcf_cuda_frame_stream(const GstVideoFrame *frame);
+#endif
 
 /* @buf (one GstCudaMemory holding every plane) mapped for CUDA: each
  * plane's device pointer in frame->data[p], its pitch in the frame's
  * strides. FALSE if @buf is not CUDA memory of @cuda_context's CUcontext
- * or cannot be mapped. */
+ * or cannot be mapped. Nothing waits: the caller orders its work after
+ * the memory's stream (1.24 and later). */
 gboolean gcf_cuda_frame_map(GstVideoFrame *frame, GstBuffer *buf,
 			    GstMapFlags flags, GstObject *cuda_context);
 

@@ -221,6 +221,8 @@ stop_gl(GstGlcudaFilter *self)
 			CU(cuEventDestroy)(self->gpu_start);
 		if (self->gpu_end)
 			CU(cuEventDestroy)(self->gpu_end);
+		if (self->order_event)
+			CU(cuEventDestroy)(self->order_event);
 		if (self->stream)
 			CU(cuStreamDestroy)(self->stream);
 		CU(cuCtxPopCurrent)(&dummy);
@@ -231,7 +233,7 @@ stop_gl(GstGlcudaFilter *self)
 	self->function = NULL;
 	self->kernels = NULL;
 	memset(self->invert, 0, sizeof(self->invert));
-	self->gpu_start = self->gpu_end = NULL;
+	self->gpu_start = self->gpu_end = self->order_event = NULL;
 	self->gpu_timed = self->gpu_pending = FALSE;
 	self->stream = self->work_stream = NULL;
 	self->cuda_ctx = NULL;
@@ -609,6 +611,10 @@ gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
 		self->context_device = NULL;
 		cuda = self->cuda_context;
 		self->cuda_context = NULL;
+#if defined(HAVE_GST_CUDA) && GCF_CUDA_STREAMS
+		gcf_cuda_stream_unref(self->cuda_stream);
+		self->cuda_stream = NULL;
+#endif
 		GST_OBJECT_UNLOCK(self);
 		gcf_device_unref(old);
 		if (cuda)

@@ -69,13 +69,21 @@ struct _GstGlcudaFilter {
 	GstObject *cuda_context;
 	/* CUDA memory on the sink pad, on the src pad (set_caps). */
 	gboolean cuda_in, cuda_out;
+	/* GStreamer 1.24 and later: the element's own GstCudaStream,
+	 * proposed upstream and given to its CUDA output pool where
+	 * downstream proposes none; under the object lock, released with
+	 * cuda_context. */
+	gpointer cuda_stream;
 
 	/* GL thread state, from gl_start to gl_stop. */
 	struct gcf_device *device;
 	/* The element's own stream; work_stream: the one a frame's CUDA
-	 * work runs on (stream, or the legacy default stream for frames in
-	 * CUDA memory: gstglcudacudamemory.h says why). */
+	 * work runs on (stream, or for frames in CUDA memory the legacy
+	 * default stream before GStreamer 1.24 and the memory's stream
+	 * since: gstglcudacudamemory.h says why). order_event: orders an
+	 * input on another stream (1.24 and later). */
 	CUstream stream, work_stream;
+	CUevent order_event;
 	CUcontext cuda_ctx;
 	enum filter_kind run_filter;
 	CUmodule module;

@@ -353,9 +353,41 @@ copy_out(GstGlcudaFilter *self, const struct gcf_frame *f, GError **error)
 	return ret;
 }
 
-#if defined(HAVE_GST_CUDA) && GST_CHECK_VERSION(1, 24, 0)
+#if defined(HAVE_GST_CUDA) && GCF_CUDA_STREAMS
+/* GStreamer 1.24 and later: @waiter's later work after what @signaller
+ * has enqueued so far, on the GPU (the element's event). */
+static int
+order_streams(GstGlcudaFilter *self, CUstream waiter, CUstream signaller,
+	      GError **error)
+{
+	CUcontext dummy;
+	CUresult res;
+	char buf[256];
+	const char *what = "cuEventCreate";
+
+	if (CU(cuCtxPushCurrent)(self->cuda_ctx) != CUDA_SUCCESS)
+		return gcf_set_error(error, GLCUDA_ERROR_CUDA,
+				 "cuCtxPushCurrent failed");
+	res = self->order_event ? CUDA_SUCCESS
+				: CU(cuEventCreate)(&self->order_event,
+						    CU_EVENT_DISABLE_TIMING);
+	if (res == CUDA_SUCCESS) {
+		what = "cuEventRecord";
+		res = CU(cuEventRecord)(self->order_event, signaller);
+	}
+	if (res == CUDA_SUCCESS) {
+		what = "cuStreamWaitEvent";
+		res = CU(cuStreamWaitEvent)(waiter, self->order_event, 0);
+	}
+	CU(cuCtxPopCurrent)(&dummy);
+	if (res != CUDA_SUCCESS)
+		return gcf_set_error(error, GLCUDA_ERROR_CUDA, "%s: %s", what,
+				 tools_cuda_result(res, buf, sizeof(buf)));
+	return 0;
+}
+
 /* Waits on the CPU for the frame's CUDA work (GStreamer 1.24 and later,
- * CUDA memory out: see gcf_process()). */
+ * CUDA memory out without a stream: see gcf_process()). */
 static int
 finish_frame(GstGlcudaFilter *self, GError **error)
 {
@@ -399,10 +431,30 @@ gcf_process(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 				       GST_CAT_DEFAULT) >= GST_LEVEL_DEBUG;
 	gint64 t[6] = { 0 };
 	int routes, ret;
+#if defined(HAVE_GST_CUDA) && GCF_CUDA_STREAMS
+	CUstream in_stream = NULL, out_stream = NULL;
+#endif
 
 	if (timed)
 		t[0] = g_get_monotonic_time();
-#ifdef HAVE_GST_CUDA
+#if defined(HAVE_GST_CUDA) && GCF_CUDA_STREAMS
+	/* The output memory's stream (downstream's, or the element's own),
+	 * else the input's (upstream's), else the element's: consumers on
+	 * that stream need no wait. An input on another stream is ordered
+	 * on the GPU, both ways (below). */
+	if (f->cuda_in)
+		in_stream = gcf_cuda_frame_stream(f->cuda_in);
+	if (f->cuda_out)
+		out_stream = gcf_cuda_frame_stream(f->cuda_out);
+	self->work_stream = out_stream ? out_stream
+			  : in_stream  ? in_stream
+				       : self->stream;
+	if (in_stream && in_stream != self->work_stream) {
+		ret = order_streams(self, self->work_stream, in_stream, error);
+		if (ret < 0)
+			return ret;
+	}
+#elif defined(HAVE_GST_CUDA)
 	self->work_stream = f->cuda_in || f->cuda_out ?
 			    GCF_CUDA_MEMORY_STREAM : self->stream;
 #endif
@@ -420,11 +472,15 @@ gcf_process(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 	ret = cuda_work(self, f, timed, t, error);
 	if (ret == 0)
 		ret = copy_out(self, f, error);
-#if defined(HAVE_GST_CUDA) && GST_CHECK_VERSION(1, 24, 0)
-	/* Since 1.24 nvcodec's consumers work on non-blocking streams, which
-	 * the legacy default stream does not order: the frame is finished
-	 * before it is pushed (a CPU wait, in the timings below). */
-	if (ret == 0 && f->cuda_out)
+#if defined(HAVE_GST_CUDA) && GCF_CUDA_STREAMS
+	/* Upstream's later work (a new frame into the same memory) after
+	 * the element's reads. */
+	if (ret == 0 && in_stream && in_stream != self->work_stream)
+		ret = order_streams(self, in_stream, self->work_stream, error);
+	/* A memory without a stream: its consumers wait for nothing, so
+	 * the frame is finished before it is pushed (a CPU wait, in the
+	 * timings below). */
+	if (ret == 0 && f->cuda_out && !out_stream)
 		ret = finish_frame(self, error);
 #endif
 	if (ret < 0)

@@ -71,13 +71,20 @@ gcf_config_check(GstGlcudaFilter *self)
 }
 
 /* The CUDA context current: waits on the CPU for the element's CUDA work
- * (at a change of kernel and at the stop only). */
+ * (at a change of kernel and at the stop only). Since GStreamer 1.24 the
+ * last frame's work may be on a neighbour's stream, which may be gone by
+ * the stop: the whole context is waited for instead. */
 void
 gcf_sync_streams(GstGlcudaFilter *self)
 {
 	CU(cuStreamSynchronize)(self->stream);
-	if (self->work_stream != self->stream)
-		CU(cuStreamSynchronize)(self->work_stream);
+	if (self->work_stream == self->stream)
+		return;
+#if defined(HAVE_GST_CUDA) && GCF_CUDA_STREAMS
+	CU(cuCtxSynchronize)();
+#else
+	CU(cuStreamSynchronize)(self->work_stream);
+#endif
 }
 
 /* GL thread, the CUDA context current: the module of ptx-file or

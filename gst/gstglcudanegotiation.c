@@ -173,9 +173,26 @@ gst_glcuda_filter_set_caps(GstBaseTransform *trans, GstCaps *incaps,
 }
 
 #ifdef HAVE_GST_CUDA
+#if GCF_CUDA_STREAMS
+/* The element's own GstCudaStream on @ctx, made once (NULL if the library
+ * cannot make one); the element keeps the reference. */
+static gpointer
+own_stream(GstGlcudaFilter *self, GstObject *ctx)
+{
+	gpointer stream;
+
+	GST_OBJECT_LOCK(self);
+	if (!self->cuda_stream)
+		self->cuda_stream = gcf_cuda_stream_new(ctx);
+	stream = self->cuda_stream;
+	GST_OBJECT_UNLOCK(self);
+	return stream;
+}
+#endif
+
 /* CUDA memory in: a GstCudaBufferPool of the pipeline's CUDA context
  * (none before there is one: upstream then uses its own pool, on the
- * context it shares). */
+ * context it shares), on the element's own stream since 1.24. */
 static gboolean
 propose_cuda_pool(GstGlcudaFilter *self, GstQuery *query, GstCaps *caps,
 		  gboolean need_pool)
@@ -189,8 +206,15 @@ propose_cuda_pool(GstGlcudaFilter *self, GstQuery *query, GstCaps *caps,
 	if (!gcf_prepare_cuda(self))
 		return FALSE;
 	ctx = gcf_pipeline_cuda_context(self);
-	if (need_pool && ctx)
-		pool = gcf_cuda_pool_new(ctx, caps, (guint)info.size, 0, 0);
+	if (need_pool && ctx) {
+		gpointer stream = NULL;
+
+#if GCF_CUDA_STREAMS
+		stream = own_stream(self, ctx);
+#endif
+		pool = gcf_cuda_pool_new(ctx, caps, (guint)info.size, 0, 0,
+					 stream);
+	}
 	GST_DEBUG_OBJECT(self, "proposing %" GST_PTR_FORMAT " for %"
 			 GST_PTR_FORMAT, pool, caps);
 	gst_query_add_allocation_pool(query, pool, (guint)info.size, 1, 0);
@@ -204,19 +228,24 @@ propose_cuda_pool(GstGlcudaFilter *self, GstQuery *query, GstCaps *caps,
 
 /* CUDA memory out: the pool GstGLFilter configured replaced by a
  * GstCudaBufferPool of the pipeline's CUDA context, with the same
- * configuration. */
+ * configuration; since 1.24 on the stream downstream's proposed pool has
+ * (nvcodec's elements propose their own), else the element's own. */
 static gboolean
 decide_cuda_pool(GstGlcudaFilter *self, GstQuery *query)
 {
 	GstBufferPool *pool = NULL;
 	guint size = 0, min = 0, max = 0;
 	GstObject *ctx = NULL;
+	gpointer stream = NULL;
 	GstVideoInfo info;
 	GstCaps *caps;
 
 	gst_query_parse_allocation(query, &caps, NULL);
 	if (!caps || !gst_video_info_from_caps(&info, caps))
 		return FALSE;
+#if GCF_CUDA_STREAMS
+	stream = gcf_cuda_query_stream(query);
+#endif
 	if (gst_query_get_n_allocation_pools(query) > 0) {
 		gst_query_parse_nth_allocation_pool(query, 0, &pool, &size,
 						    &min, &max);
@@ -225,7 +254,17 @@ decide_cuda_pool(GstGlcudaFilter *self, GstQuery *query)
 	}
 	size = MAX(size, (guint)info.size);
 	ctx = gcf_pipeline_cuda_context(self);
-	pool = ctx ? gcf_cuda_pool_new(ctx, caps, size, min, max) : NULL;
+#if GCF_CUDA_STREAMS
+	GST_DEBUG_OBJECT(self, "CUDA memory out on %s stream",
+			 stream ? "downstream's" : "the element's own");
+	if (!stream && ctx)
+		stream = gcf_cuda_stream_ref(own_stream(self, ctx));
+#endif
+	pool = ctx ? gcf_cuda_pool_new(ctx, caps, size, min, max, stream)
+		   : NULL;
+#if GCF_CUDA_STREAMS
+	gcf_cuda_stream_unref(stream);
+#endif
 	if (ctx)
 		gst_object_unref(ctx);
 	if (!pool) {
