@@ -47,4 +47,4 @@ CLEANFILES += %reldir%/invert-planes.fatbin %reldir%/invert-planes.fatbin.d
 EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh \
 	scripts/gst-gpu-env.sh scripts/gst-gpu-test.sh bench/gst-bench.sh
 # The element against a newer GStreamer's headers (doc/gstreamer.md).
-EXTRA_DIST += scripts/gst-headers-check.sh scripts/gst-gpu-build-new.sh
+EXTRA_DIST += scripts/gst-headers-check.sh scripts/gst-gpu-build-new.sh scripts/gst-build-lib.sh

@@ -38,8 +38,10 @@ for tool in curl xz dpkg-deb readelf gcc; do
 	command -v $tool >/dev/null 2>&1 || { echo "$tool not found" >&2; exit 1; }
 done
 
+# debian_fetch, gst_cc, gst_version, closure.
+. scripts/gst-build-lib.sh
+
 suite=${GST_NEW_SUITE:-trixie}
-mirror=http://deb.debian.org/debian
 multiarch=x86_64-linux-gnu
 debdir=$(pwd)/.gl/gst-new
 out=$(pwd)/build-gst-new
@@ -55,22 +57,10 @@ runtime="libgstreamer1.0-0 gstreamer1.0-tools libgstreamer-plugins-base1.0-0
 	liborc-0.4-0t64 libatomic1 libmount1 libselinux1 libblkid1 libpcre2-8-0
 	libffi8 zlib1g"
 dev="libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev"
-mkdir -p "$debdir" "$out"
-curl -fsS "$mirror/dists/$suite/main/binary-amd64/Packages.xz" | xz -dc > "$out/Packages"
 rm -rf "$unpacked"
-mkdir -p "$unpacked"
-for p in $runtime $dev; do
-	f=$(awk -v p="$p" '$0 == "Package: " p { x = 1 } x && /^Filename:/ { print $2; exit }' "$out/Packages")
-	if [ -z "$f" ]; then
-		echo "$p is not in $suite" >&2
-		exit 1
-	fi
-	[ -e "$debdir/$(basename "$f")" ] || curl -fsS -o "$debdir/$(basename "$f")" "$mirror/$f"
-	dpkg-deb -x "$debdir/$(basename "$f")" "$unpacked"
-done
+debian_fetch "$suite" "$debdir" "$unpacked" $runtime $dev
 lib=$unpacked/usr/lib/$multiarch
-inc=$unpacked/usr/include/gstreamer-1.0
-version=$(sed -n 's/^#define GST_VERSION_\(MAJOR\|MINOR\|MICRO\) (\([0-9]*\))/\2/p' "$inc/gst/gstversion.h" | paste -sd.)
+version=$(gst_version "$unpacked")
 
 # 2. The plugin against those headers, linked with the old build's
 # kernels, common/ and libglcuda, and with the new GStreamer and GLib.
@@ -78,13 +68,7 @@ obj=$out/obj
 rm -rf "$obj"
 mkdir -p "$obj" "$out/link"
 for src in gst/*.c; do
-	gcc -DHAVE_CONFIG_H -I$old -I. -Iinclude -I$old/include -Icommon -Igst \
-		$(sed -n 's/^CUDA_CFLAGS = //p' $old/Makefile) \
-		-isystem "$inc" -isystem "$lib/gstreamer-1.0/include" \
-		$(pkg-config --cflags glib-2.0 gobject-2.0) -pthread -DGST_USE_UNSTABLE_API \
-		-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
-		-fno-common -fvisibility=hidden -g -O2 -fPIC \
-		-c -o "$obj/$(basename "$src" .c).o" "$src"
+	gst_cc $old "$unpacked" "$src" "$obj/$(basename "$src" .c).o" -Werror
 done
 for l in gstcuda-1.0 gstgl-1.0 gstvideo-1.0 gstbase-1.0 gstreamer-1.0 gobject-2.0 gmodule-2.0 glib-2.0; do
 	ln -sf "$lib/lib$l.so.0" "$out/link/lib$l.so"
@@ -115,33 +99,17 @@ cp "$lib/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner" "$stage/root/libexec/"
 cp "$out/libgstglcuda.so" "$stage/glcuda/gstreamer-1.0/libgstglcuda.so"
 
 # Every DT_NEEDED reached from the programs and plugins is in the stage or
-# is what the GPU machine has (glibc, the GCC runtime, .gl/*.deb's GL
-# dispatch, libepoxy, the Vulkan loader).
-base=" linux-vdso.so.1 ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0
-	librt.so.1 libresolv.so.2 libgcc_s.so.1 libstdc++.so.6 libEGL.so.1 libGL.so.1
-	libGLESv2.so.2 libGLX.so.0 libGLdispatch.so.0 libOpenGL.so.0 libepoxy.so.0 libvulkan.so.1 "
-base=" $(echo $base) "
-todo=$(echo "$stage"/root/bin/* "$stage"/root/libexec/* "$stage"/root/plugins/*.so \
-	"$stage"/glcuda/gstreamer-1.0/libgstglcuda.so "$stage"/glcuda/libglcuda.so.* "$stage"/bin/gst-states)
-seen=" "
-missing=
-while [ -n "$todo" ]; do
-	next=
-	for f in $todo; do
-		for so in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-			case "$base$seen" in *" $so "*) continue ;; esac
-			seen="$seen$so "
-			if [ -e "$stage/root/lib/$so" ]; then
-				next="$next $stage/root/lib/$so"
-			elif [ -e "$stage/glcuda/$so" ]; then
-				next="$next $stage/glcuda/$so"
-			else
-				missing="$missing $so"
-			fi
-		done
+# is what the GPU machine has (base_sonames).
+find_lib() {
+	for d in "$stage/root/lib" "$stage/glcuda"; do
+		if [ -e "$d/$1" ]; then
+			echo "$d/$1"
+			return
+		fi
 	done
-	todo=$next
-done
+}
+closure "$stage"/root/bin/* "$stage"/root/libexec/* "$stage"/root/plugins/*.so \
+	"$stage"/glcuda/gstreamer-1.0/libgstglcuda.so "$stage"/glcuda/libglcuda.so.* "$stage"/bin/gst-states
 if [ -n "$missing" ]; then
 	echo "libraries the stage lacks:$missing" >&2
 	exit 1

@@ -40,6 +40,9 @@ for tool in apt-get dpkg-deb readelf; do
 	command -v $tool >/dev/null 2>&1 || { echo "$tool not found" >&2; exit 1; }
 done
 
+# base_sonames, needed, closure (with find_lib below).
+. scripts/gst-build-lib.sh
+
 top=$(pwd)
 debdir=$top/.gl/gst
 out=$top/build-gst-gpu
@@ -51,12 +54,6 @@ multiarch=x86_64-linux-gnu
 packages="libgstreamer1.0-0 gstreamer1.0-tools libgstreamer-plugins-base1.0-0
 	gstreamer1.0-plugins-base libgstreamer-gl1.0-0 gstreamer1.0-gl
 	gstreamer1.0-plugins-bad libgstreamer-plugins-bad1.0-0"
-# What the GPU machine has (newer): glibc, the GCC runtime; and what
-# .gl/*.deb puts into / there (GLVND, libepoxy; the Vulkan loader is there).
-base_sonames="linux-vdso.so.1 ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libdl.so.2
-	libpthread.so.0 librt.so.1 libresolv.so.2 libgcc_s.so.1 libstdc++.so.6
-	libEGL.so.1 libGL.so.1 libGLESv2.so.2 libGLX.so.0 libGLdispatch.so.0 libOpenGL.so.0
-	libepoxy.so.0 libvulkan.so.1"
 # The files the GPU scripts run (relative to the unpacked tree).
 plugins="libgstcoreelements.so libgstvideotestsrc.so libgstvideoconvertscale.so
 	libgstapp.so libgstopengl.so libgstnvcodec.so"
@@ -87,15 +84,6 @@ find_lib() {
 		fi
 	done
 }
-is_base() {
-	for b in $base_sonames; do
-		[ "$b" = "$1" ] && return 0
-	done
-	return 1
-}
-needed() {
-	readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
-}
 
 # 2. The closure of DT_NEEDED from the programs and plugins (and from
 # glcuda's library and plugin, checked after they are built). A library
@@ -104,28 +92,6 @@ needed() {
 roots=""
 for p in $programs; do roots="$roots $unpacked/$p"; done
 for p in $plugins; do roots="$roots $unpacked/usr/lib/$multiarch/gstreamer-1.0/$p"; done
-closure() {
-	todo="$*"
-	seen=""
-	missing=""
-	while [ -n "$todo" ]; do
-		next=""
-		for f in $todo; do
-			for so in $(needed "$f"); do
-				is_base "$so" && continue
-				case " $seen " in *" $so "*) continue ;; esac
-				seen="$seen $so"
-				path=$(find_lib "$so")
-				if [ -n "$path" ]; then
-					next="$next $path"
-				else
-					missing="$missing $so"
-				fi
-			done
-		done
-		todo=$next
-	done
-}
 round=0
 while :; do
 	closure $roots

@@ -20,42 +20,27 @@ set -uo pipefail
 
 build=${1:-build}
 suite=${GST_HEADERS_SUITE:-trixie}
-mirror=http://deb.debian.org/debian
 if ! grep -q '^#define HAVE_GST_CUDA 1' "$build/config.h" 2>/dev/null; then
 	echo "gst-headers-check: $build/config.h lacks HAVE_GST_CUDA: configure $build with GStreamer's GL and CUDA development files (libgstreamer-plugins-bad1.0-dev)" >&2
 	exit 2
 fi
+# debian_fetch, gst_cc, gst_version.
+. scripts/gst-build-lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if ! curl -fsS "$mirror/dists/$suite/main/binary-amd64/Packages.xz" | xz -dc > "$tmp/Packages"; then
-	echo "gst-headers-check: cannot fetch $mirror/dists/$suite/main/binary-amd64/Packages.xz" >&2
+if ! debian_fetch "$suite" "$tmp/debs" "$tmp/root" libgstreamer1.0-dev \
+	libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev; then
+	echo "gst-headers-check: cannot have GStreamer's development packages of $suite" >&2
 	exit 2
 fi
-mkdir -p "$tmp/root"
-for p in libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev; do
-	f=$(awk -v p="$p" '$0 == "Package: " p { x = 1 } x && /^Filename:/ { print $2; exit }' "$tmp/Packages")
-	if [ -z "$f" ] || ! curl -fsS -o "$tmp/p.deb" "$mirror/$f" || ! dpkg -x "$tmp/p.deb" "$tmp/root"; then
-		echo "gst-headers-check: cannot fetch or unpack $p of $suite (${f:-not in the index})" >&2
-		exit 2
-	fi
-done
-inc=$tmp/root/usr/include/gstreamer-1.0
-version=$(sed -n 's/^#define GST_VERSION_\(MAJOR\|MINOR\|MICRO\) (\([0-9]*\))/\2/p' "$inc/gst/gstversion.h" | paste -sd.)
+version=$(gst_version "$tmp/root")
 
 files=0 failed=0 warned=0
 for src in gst/*.c; do
 	files=$((files + 1))
 	log=$tmp/$(basename "$src").log
-	# The build's own flags for the plugin, with the newer GStreamer's
-	# include directories in place of the system's.
-	if ! gcc -DHAVE_CONFIG_H -I"$build" -I. -Iinclude -I"$build/include" -Icommon -Igst \
-		$(sed -n 's/^CUDA_CFLAGS = //p' "$build/Makefile") \
-		-isystem "$inc" -isystem "$tmp/root/usr/lib/x86_64-linux-gnu/gstreamer-1.0/include" \
-		$(pkg-config --cflags glib-2.0 gobject-2.0) -pthread -DGST_USE_UNSTABLE_API \
-		-Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
-		-Wno-missing-field-initializers -fno-common -fvisibility=hidden -O2 \
-		-c -o "$tmp/out.o" "$src" > "$log" 2>&1; then
+	if ! gst_cc "$build" "$tmp/root" "$src" "$tmp/out.o" > "$log" 2>&1; then
 		failed=$((failed + 1))
 		echo "FAIL: $src against GStreamer $version:"
 		head -n 20 "$log"
