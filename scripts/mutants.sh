@@ -13,7 +13,10 @@
 # differently: a failure line in its log that was not there); then, for
 # each mutant, copies that built tree, applies the change, rebuilds what
 # it touched and runs the mutant's own tests (the ones most likely to
-# catch it) and, only if they pass, the whole `make check`. A mutant is
+# catch it) and, only if they pass, the whole `make check`. It configures
+# in CI's environment (.ci/env.sh: nvcc on PATH, Debian's python3) and
+# refuses to go on when a suite that CI runs skipped in the tree without
+# mutants (tests/expected-skips): its mutants would survive. A mutant is
 #   killed    when the build or a test fails (or hangs past
 #             MUTANTS_TIMEOUT seconds, default 1800);
 #   survived  when the whole suite passes with it;
@@ -49,6 +52,11 @@
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+# Configured and checked in CI's environment (nvcc on PATH, Debian's
+# python3 as PYTHON): another python3 first in PATH would skip the Python
+# suites, and no mutant of python/ could be caught.
+# shellcheck source=.ci/env.sh
+. "$src/.ci/env.sh"
 jobs=$(nproc 2>/dev/null || echo 1)
 gpu=no keep=no reuse=no gpu_build_dir=
 work=${TMPDIR:-/tmp}/glcuda-mutants
@@ -115,6 +123,25 @@ copy_tree() {
 			'BEGIN { ($a, $b) = (shift, shift) } s/\Q$a\E/$b/g' \
 			"$from" "$to" "$f"
 		touch -r "$from/${f#"$to"/}" "$f"
+	done
+}
+
+# unexpected_skips TREE: the tests of TREE's make check that reported SKIP
+# where tests/expected-skips does not allow it (its "ci" entries; with
+# --gpu, its "gpu" entries: none), each with the line its log gave why.
+unexpected_skips() {
+	local machine=ci allowed trs t why
+	[ $gpu = no ] || machine=gpu
+	allowed=$(awk -v m=$machine '$1 == m { print $2 }' \
+		"$1/tests/expected-skips")
+	find "$1" -name '*.trs' | sort | while IFS= read -r trs; do
+		grep -q '^:test-result: SKIP' "$trs" || continue
+		t=${trs#"$1"/}
+		t=${t%.trs}
+		! grep -qxF -- "$t" <<< "$allowed" || continue
+		why=$({ grep -m1 -E '^SKIP|skip' "${trs%.trs}.log" \
+			2>/dev/null || true; })
+		echo "$t${why:+: $why}"
 	done
 }
 
@@ -273,7 +300,7 @@ summary() {
 
 # All of it is read before any of it runs: the file may change meanwhile.
 main() {
-	local m i
+	local m i skips
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-j) jobs=$2; shift 2 ;;
@@ -336,6 +363,17 @@ main() {
 		echo "mutants.sh: the tree does not build without mutants" \
 			"($work/logs/base.log)" >&2
 		tail -n 20 "$work/logs/base.log" >&2
+		exit 1
+	fi
+	# A suite that skips here and runs on CI would let every mutant
+	# that only it catches survive: no ratio is worth printing then.
+	skips=$(unexpected_skips "$work/base")
+	if [ -n "$skips" ]; then
+		echo "mutants.sh: without mutants, suites that CI runs" \
+			"skipped here (tests/expected-skips does not allow" \
+			"them); install what they need (.ci/packages) and run" \
+			"again:" >&2
+		while IFS= read -r m; do echo "    $m"; done <<< "$skips" >&2
 		exit 1
 	fi
 	# A test that fails without mutants counts only when it fails
