@@ -56,6 +56,47 @@ names_call(const char *msg, const char *call)
 	return false;
 }
 
+/* The calling thread's CUDA context stack: its depth and its top (NULL
+ * when empty), read by popping it to the bottom and pushing it back (the
+ * test's own calls, not injected). */
+struct ctx_stack {
+	int depth;
+	CUcontext top;
+};
+
+static struct ctx_stack
+ctx_stack_now(void)
+{
+	CUcontext popped[64];
+	struct ctx_stack s = { 0, NULL };
+
+	while (s.depth < (int)ARRAY_LENGTH(popped) &&
+	       CU(cuCtxPopCurrent)(&popped[s.depth]) == CUDA_SUCCESS)
+		s.depth++;
+	for (int i = s.depth; i-- > 0;)
+		ck_cu(CU(cuCtxPushCurrent)(popped[i]));
+	s.top = s.depth ? popped[0] : NULL;
+	return s;
+}
+
+/* The thread's context stack is what it was before `call`, failed or not
+ * (doc/design.md, "The CUDA context": every push is popped). */
+static void
+ctx_stack_assert(const struct ctx_stack *before, const char *call, int ret)
+{
+	const struct ctx_stack after = ctx_stack_now();
+
+	ck_assert_msg(after.depth == before->depth &&
+			      after.top == before->top,
+		      "%s returned %d (%s failing): the thread's CUDA context "
+		      "stack was %d deep (top %p) before it, %d deep (top %p) "
+		      "after",
+		      call, ret,
+		      fault_failed_call() ? fault_failed_call() : "nothing",
+		      before->depth, (void *)before->top, after.depth,
+		      (void *)after.top);
+}
+
 /* Returns the first failing public call's error, or 0 if all succeeded.
  * wrap: the device can wrap GL textures and EGLImages. */
 static int
@@ -80,6 +121,8 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 	struct glcuda_device_options opts;
 	CUstream stream = NULL;
 	CUcontext popped;
+	struct ctx_stack ctx_before;
+	bool app_pushed = false;
 	int ret;
 
 #define STEP(call)                            \
@@ -89,6 +132,18 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 			*failed_call = #call; \
 			goto out;             \
 		}                             \
+	} while (0)
+/* A STEP after which the thread's context stack is as it was before,
+ * whether the call failed or not. */
+#define STEP_CTX(call)                                       \
+	do {                                                 \
+		ctx_before = ctx_stack_now();                \
+		ret = (call);                                \
+		ctx_stack_assert(&ctx_before, #call, ret);   \
+		if (ret < 0) {                               \
+			*failed_call = #call;                \
+			goto out;                            \
+		}                                            \
 	} while (0)
 	STEP(glcuda_device_new(dpy, egl_ctx, NULL, &dev));
 	STEP(test_image_new(dev, 64, 64, GLCUDA_FORMAT_RGBA8, 0, &a));
@@ -106,12 +161,19 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		struct glcuda_image_desc desc_layered;
 		CUdeviceptr data;
 
-		STEP(glcuda_image_export_dlpack(a, 0, NULL, &t));
+		/* The export with no context current, the copies with the
+		 * application's own pushed (here the same context: the
+		 * depth tells). */
+		STEP_CTX(glcuda_image_export_dlpack(a, 0, NULL, &t));
 		data = (CUdeviceptr)(uintptr_t)t->dl_tensor.data;
 		STEP(glcuda_handoff_to_cuda(dev, &a, 1, NULL));
-		STEP(glcuda_image_copy_from_linear(a, 0, GLCUDA_ALL_LAYERS,
-						   data, 256, 0, NULL));
-		STEP(glcuda_image_copy_to_linear(a, 0, 0, data, 256, 0, NULL));
+		ck_cu(CU(cuCtxPushCurrent)(
+			glcuda_device_get_cuda_context(dev)));
+		app_pushed = true;
+		STEP_CTX(glcuda_image_copy_from_linear(a, 0, GLCUDA_ALL_LAYERS,
+						       data, 256, 0, NULL));
+		STEP_CTX(glcuda_image_copy_to_linear(a, 0, 0, data, 256, 0,
+						     NULL));
 		STEP(glcuda_handoff_to_gl(dev, &a, 1, NULL));
 		glcuda_image_desc_init(&desc_layered);
 		desc_layered.width = 16;
@@ -120,9 +182,17 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		desc_layered.layers = 2;
 		STEP(glcuda_image_new(dev, &desc_layered, &layered));
 		STEP(glcuda_handoff_to_cuda(dev, &layered, 1, NULL));
-		STEP(glcuda_image_copy_to_linear(layered, 0, GLCUDA_ALL_LAYERS,
-						 data, 64, 64 * 16, NULL));
+		STEP_CTX(glcuda_image_copy_to_linear(layered, 0,
+						     GLCUDA_ALL_LAYERS, data,
+						     64, 64 * 16, NULL));
 		STEP(glcuda_handoff_to_gl(dev, &layered, 1, NULL));
+		/* With the application's context current, an export of an
+		 * image GL owns (hand-off, copy, hand-off back). */
+		t->deleter(t);
+		t = NULL;
+		STEP_CTX(glcuda_image_export_dlpack(layered, 0, NULL, &t));
+		ck_cu(CU(cuCtxPopCurrent)(&popped));
+		app_pushed = false;
 		glcuda_image_destroy(layered);
 		layered = NULL;
 		t->deleter(t);
@@ -205,7 +275,10 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 	}
 	ret = 0;
 out:
+#undef STEP_CTX
 #undef STEP
+	if (app_pushed)
+		ck_cu(CU(cuCtxPopCurrent)(&popped));
 	glcuda_ring_destroy(ring_stream);
 	if (stream) {
 		ck_cu(CU(cuCtxPushCurrent)(
@@ -403,6 +476,7 @@ struct run_state {
 	struct gl_names before;
 	size_t free0;
 	long vk_live; /* Vulkan objects alive (lib/fault.h counts them) */
+	struct ctx_stack stack; /* the thread's CUDA context stack */
 	unsigned long repeats;
 };
 
@@ -473,6 +547,17 @@ failing_run(struct run_state *st, unsigned long n, const struct fault_target *t,
 			label, call, cu_call, glcuda_get_last_error());
 	}
 	glFinish();
+	{
+		const struct ctx_stack now = ctx_stack_now();
+
+		ck_assert_msg(now.depth == st->stack.depth &&
+				      now.top == st->stack.top,
+			      "%s (%s): the thread's CUDA context stack %d "
+			      "deep (top %p) -> %d deep (top %p)",
+			      label, call ? call : "-", st->stack.depth,
+			      (void *)st->stack.top, now.depth,
+			      (void *)now.top);
+	}
 	ck_assert_msg(fault_vk_live_total() == st->vk_live,
 		      "%s (%s): live Vulkan objects %ld -> "
 		      "%ld",
@@ -657,6 +742,8 @@ START_TEST(every_cuda_call)
 	st.free0 = cuda_footprint(st.ctx);
 	st.fds = test_count_fds();
 	st.vk_live = fault_vk_live_total();
+	st.stack = ctx_stack_now();
+	ck_assert_int_eq(st.stack.depth, 0);
 	test_count_gl_names(&st.before, 4096);
 
 	/* GLCUDA_FAULTS_BY_SITE=1 skips the sweep: each site then fails once,

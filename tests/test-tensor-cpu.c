@@ -804,6 +804,445 @@ START_TEST(test_dlpack_errors)
 }
 END_TEST
 
+/* A block with padded rows and a layer pitch that is not a whole number
+ * of rows (16 bytes past them), which the copy engine cannot describe as
+ * one 3D copy: one copy per layer. */
+static struct block
+block_new_odd(struct fake_env *e, const struct format_info *fmt,
+	      uint32_t layers)
+{
+	struct block b;
+
+	b.row = (size_t)W * fmt->bytes_per_pixel;
+	b.row_pitch = b.row + ROW_PAD;
+	b.layer_pitch = b.row_pitch * (H + 1) + 16;
+	ck_assert_uint_ne(b.layer_pitch % b.row_pitch, 0);
+	b.size = b.layer_pitch * layers;
+	fake_env_push(e);
+	ck_cu(CU(cuMemAlloc)(&b.ptr, b.size));
+	ck_cu(CU(cuMemsetD8)(b.ptr, 0xee, b.size));
+	fake_env_pop();
+	return b;
+}
+
+/* Every layer of the image, as GL reads it, is layer `layer` of the
+ * pattern of seed seeds[layer]. */
+static void
+assert_layers(struct glcuda_image *img, const struct format_info *fmt,
+	      const uint32_t *seeds, const char *what)
+{
+	const size_t bytes = (size_t)W * H * fmt->bytes_per_pixel;
+	uint8_t *want = malloc(bytes), *got = malloc(bytes);
+
+	for (uint32_t l = 0; l < LAYERS; l++) {
+		long bad;
+
+		pattern(fmt, seeds[l], l, want);
+		read_layer(img, fmt, l, false, got);
+		bad = test_first_mismatch(want, got, fmt, W, H);
+		ck_assert_msg(bad < 0,
+			      "%s %s: layer %u, pixel %ld is not the pattern "
+			      "of seed %u",
+			      fmt->name, what, l, bad, seeds[l]);
+	}
+	free(want);
+	free(got);
+}
+
+/* The copies' two layouts that only one way could get right, through
+ * each way (_i / 2: the measured rule, GLCUDA_COPY=engine,
+ * GLCUDA_COPY=kernel, and the measured rule where the kernels cannot be
+ * loaded, as with a driver older than CUDA 12.0's library API), GL and
+ * GLES (_i % 2): a copy into one layer, not
+ * the first, lands in that layer and leaves the others; a copy out of a
+ * middle layer reads that layer; and every layer to and from a block
+ * whose layer pitch is not a whole number of rows, each layer at its
+ * pitch, the padding untouched. */
+START_TEST(test_copy_layer_and_odd_pitch)
+{
+	static const enum glcuda_format formats[] = {
+		GLCUDA_FORMAT_RGBA8,
+		GLCUDA_FORMAT_R32F,
+	};
+	const bool gles = _i & 1;
+	const bool no_library = _i / 2 == 3;
+	const enum way way = no_library ? WAY_MEASURED : (enum way)(_i / 2);
+	const bool kernel_one = kernels_built && way != WAY_ENGINE &&
+				!no_library;
+	const bool kernel_all = kernels_built && way == WAY_KERNEL;
+	struct fake_env e;
+
+	way_set(way);
+	if (no_library)
+		setenv("GLCUDA_FAKE_CUDA_FAIL",
+		       "cuLibraryLoadData:1:CUDA_ERROR_NOT_SUPPORTED", 1);
+	fake_env_setup(&e, gles);
+	resolve_fake();
+	for (size_t f = 0; f < ARRAY_LENGTH(formats); f++) {
+		const struct format_info *fmt = format_info(formats[f]);
+		const size_t bytes = (size_t)W * H * fmt->bytes_per_pixel;
+		uint8_t *want = malloc(bytes), *host;
+		uint32_t seeds[LAYERS];
+		struct glcuda_image *img;
+		struct copies before, now;
+		struct block one, odd;
+
+		img = new_image(&e, formats[f], LAYERS, 0);
+		for (uint32_t l = 0; l < LAYERS; l++) {
+			pattern(fmt, 1, l, want);
+			upload_layer(img, fmt, l, want);
+			seeds[l] = 1;
+		}
+		one = block_new(&e, fmt, 1);
+		odd = block_new_odd(&e, fmt, LAYERS);
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+
+		/* Into the last layer alone. */
+		host = calloc(1, one.size);
+		pattern(fmt, 3, LAYERS - 1, want);
+		for (uint32_t y = 0; y < H; y++)
+			memcpy(host + y * one.row_pitch, want + y * one.row,
+			       one.row);
+		block_write(&e, &one, host);
+		free(host);
+		before = copies_now();
+		ck_ok(glcuda_image_copy_from_linear(img, 0, LAYERS - 1, one.ptr,
+						    one.row_pitch, 0,
+						    e.stream));
+		assert_copied_by(&before, kernel_one, fmt->name);
+		seeds[LAYERS - 1] = 3;
+		/* Out of the middle layer alone. */
+		fake_env_push(&e);
+		ck_cu(CU(cuMemsetD8)(one.ptr, 0xee, one.size));
+		fake_env_pop();
+		before = copies_now();
+		ck_ok(glcuda_image_copy_to_linear(img, 0, 1, one.ptr,
+						  one.row_pitch, 0, e.stream));
+		assert_copied_by(&before, kernel_one, fmt->name);
+		host = block_read(&e, &one);
+		pattern(fmt, 1, 1, want);
+		for (uint32_t y = 0; y < H; y++)
+			ck_assert_msg(!memcmp(host + y * one.row_pitch,
+					      want + y * one.row, one.row),
+				      "%s: row %u of the copy of layer 1 is "
+				      "not layer 1's",
+				      fmt->name, y);
+		free(host);
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+		assert_layers(img, fmt, seeds, "after a copy into one layer");
+
+		/* Every layer into the block of the odd layer pitch. */
+		ck_ok(glcuda_handoff_to_cuda(e.dev, &img, 1, e.stream));
+		before = copies_now();
+		ck_ok(glcuda_image_copy_to_linear(img, 0, GLCUDA_ALL_LAYERS,
+						  odd.ptr, odd.row_pitch,
+						  odd.layer_pitch, e.stream));
+		now = copies_now();
+		ck_assert_msg(now.kernel - before.kernel == (kernel_all ? 1 : 0)
+			      && now.engine - before.engine ==
+					 (kernel_all ? 0 : LAYERS),
+			      "%s: %u kernel launches and %u 3D copies for "
+			      "%u layers at a layer pitch of %zu bytes",
+			      fmt->name, now.kernel - before.kernel,
+			      now.engine - before.engine, LAYERS,
+			      odd.layer_pitch);
+		host = block_read(&e, &odd);
+		for (size_t i = 0; i < odd.size; i++) {
+			const size_t l = i / odd.layer_pitch;
+			const size_t in_layer = i % odd.layer_pitch;
+			const size_t y = in_layer / odd.row_pitch;
+			const size_t x = in_layer % odd.row_pitch;
+
+			if (y < H && x < odd.row) {
+				pattern(fmt, seeds[l], (uint32_t)l, want);
+				ck_assert_msg(host[i] == want[y * odd.row + x],
+					      "%s: layer %zu row %zu byte %zu "
+					      "of the block at a layer pitch "
+					      "of %zu bytes is %u, not %u",
+					      fmt->name, l, y, x,
+					      odd.layer_pitch, host[i],
+					      want[y * odd.row + x]);
+			} else {
+				ck_assert_msg(host[i] == 0xee,
+					      "%s: padding byte %zu (layer "
+					      "%zu) was written",
+					      fmt->name, i, l);
+			}
+		}
+		/* And back, a new pattern in every layer. */
+		for (uint32_t l = 0; l < LAYERS; l++) {
+			pattern(fmt, 4, l, want);
+			for (uint32_t y = 0; y < H; y++)
+				memcpy(host + l * odd.layer_pitch +
+					       y * odd.row_pitch,
+				       want + y * odd.row, odd.row);
+			seeds[l] = 4;
+		}
+		block_write(&e, &odd, host);
+		free(host);
+		ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS,
+						    odd.ptr, odd.row_pitch,
+						    odd.layer_pitch, e.stream));
+		ck_ok(glcuda_handoff_to_gl(e.dev, &img, 1, e.stream));
+		assert_layers(img, fmt, seeds,
+			      "after a copy at an odd layer pitch");
+
+		block_free(&e, &one);
+		block_free(&e, &odd);
+		glcuda_image_destroy(img);
+		free(want);
+	}
+	tensor_teardown(&e);
+}
+END_TEST
+
+/* A depth-only image (format DEPTH32F, no depth_format): its depth
+ * texture is its texture, a depth texture of its layers; an image with a
+ * depth buffer has one of its own. GL and GLES (_i), 1 and LAYERS
+ * layers. */
+START_TEST(test_depth_texture_getter)
+{
+	struct fake_env e;
+
+	fake_env_setup(&e, _i);
+	if (!glcuda_device_has_format(e.dev, GLCUDA_FORMAT_DEPTH32F)) {
+		tensor_teardown(&e);
+		ck_abort_msg("Mesa shares no DEPTH32F images here");
+	}
+	for (uint32_t layers = 1; layers <= LAYERS; layers += LAYERS - 1) {
+		struct glcuda_image *img =
+			new_image(&e, GLCUDA_FORMAT_DEPTH32F, layers, 0);
+		struct glcuda_image *both =
+			new_image(&e, GLCUDA_FORMAT_RGBA8, layers,
+				  GLCUDA_FORMAT_DEPTH32F);
+		const GLenum target = glcuda_image_get_gl_target(img);
+		const GLuint tex = glcuda_image_get_gl_texture(img);
+		GLint format = 0, prev = 0;
+
+		ck_assert_uint_eq(glcuda_image_get_plane_count(img), 1);
+		ck_assert_uint_ne(tex, 0);
+		ck_assert_msg(glcuda_image_get_gl_depth_texture(img) == tex,
+			      "%u layer%s: the depth texture of a DEPTH32F "
+			      "image is %u, not its texture %u",
+			      layers, layers > 1 ? "s" : "",
+			      glcuda_image_get_gl_depth_texture(img), tex);
+		glGetIntegerv(target == GL_TEXTURE_2D
+				      ? GL_TEXTURE_BINDING_2D
+				      : GL_TEXTURE_BINDING_2D_ARRAY,
+			      &prev);
+		glBindTexture(target, tex);
+		glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT,
+					 &format);
+		glBindTexture(target, (GLuint)prev);
+		ck_assert_int_eq(format, GL_DEPTH_COMPONENT32F);
+		/* Colour and depth: two textures. */
+		ck_assert_uint_ne(glcuda_image_get_gl_depth_texture(both), 0);
+		ck_assert_uint_ne(glcuda_image_get_gl_depth_texture(both),
+				  glcuda_image_get_gl_texture(both));
+		ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+		glcuda_image_destroy(both);
+		glcuda_image_destroy(img);
+	}
+	tensor_teardown(&e);
+}
+END_TEST
+
+/* What <glcuda/glcuda-dlpack.h> promises of each format's tensor. */
+static const struct dlpack_want {
+	enum glcuda_format format;
+	uint8_t code, bits;
+	int64_t channels;
+} dlpack_wants[] = {
+	{ GLCUDA_FORMAT_RGBA8, kDLUInt, 8, 4 },
+	{ GLCUDA_FORMAT_SRGB8_A8, kDLUInt, 8, 4 },
+	{ GLCUDA_FORMAT_R8, kDLUInt, 8, 1 },
+	{ GLCUDA_FORMAT_RG8, kDLUInt, 8, 2 },
+	{ GLCUDA_FORMAT_R16, kDLUInt, 16, 1 },
+	{ GLCUDA_FORMAT_RG16, kDLUInt, 16, 2 },
+	{ GLCUDA_FORMAT_RGBA16F, kDLFloat, 16, 4 },
+	{ GLCUDA_FORMAT_RGBA32F, kDLFloat, 32, 4 },
+	{ GLCUDA_FORMAT_R32F, kDLFloat, 32, 1 },
+	{ GLCUDA_FORMAT_DEPTH32F, kDLFloat, 32, 1 },
+	{ GLCUDA_FORMAT_RGB10_A2, kDLUInt, 32, 1 },
+};
+
+/* The tensor of a plane of `layers` layers of W x H, format w. */
+static void
+assert_dlpack(const DLTensor *t, const struct dlpack_want *w,
+	      uint32_t layers, const char *what)
+{
+	const int32_t ndim = layers > 1 ? 4 : 3;
+	const int64_t shape[4] = { layers, H, W, w->channels };
+	const int64_t *want = shape + (4 - ndim);
+	int64_t stride = 1;
+
+	ck_assert_msg(t->dtype.code == w->code && t->dtype.bits == w->bits &&
+			      t->dtype.lanes == 1,
+		      "%s: dtype (code %u, %u bits, %u lanes), not (code %u, "
+		      "%u bits, 1 lane)",
+		      what, t->dtype.code, t->dtype.bits, t->dtype.lanes,
+		      w->code, w->bits);
+	ck_assert_msg(t->ndim == ndim, "%s: ndim %d, not %d", what, t->ndim,
+		      ndim);
+	for (int32_t i = ndim - 1; i >= 0; i--) {
+		ck_assert_msg(t->shape[i] == want[i] &&
+				      t->strides[i] == stride,
+			      "%s: dimension %d: shape %lld stride %lld, not "
+			      "%lld and %lld",
+			      what, i, (long long)t->shape[i],
+			      (long long)t->strides[i], (long long)want[i],
+			      (long long)stride);
+		stride *= want[i];
+	}
+	ck_assert_int_eq(t->byte_offset, 0);
+	ck_assert_int_eq(t->device.device_type, kDLCUDA);
+}
+
+/* Every format glcuda shares, 1 and LAYERS layers, GL and GLES (_i):
+ * the tensor's dtype, shape and strides are the header's, versioned and
+ * not, and its bytes are the image's. */
+START_TEST(test_dlpack_every_format)
+{
+	struct fake_env e;
+
+	fake_env_setup(&e, _i);
+	for (size_t f = 0; f < ARRAY_LENGTH(dlpack_wants); f++) {
+		const struct dlpack_want *w = &dlpack_wants[f];
+		const struct format_info *fmt = format_info(w->format);
+
+		ck_assert_uint_eq(fmt->bytes_per_pixel,
+				  w->channels * w->bits / 8);
+		if (!glcuda_device_has_format(e.dev, w->format))
+			continue;
+		for (uint32_t layers = 1; layers <= LAYERS;
+		     layers += LAYERS - 1) {
+			struct glcuda_image *img =
+				new_image(&e, w->format, layers, 0);
+			DLManagedTensorVersioned *t = NULL;
+			DLManagedTensor *u = NULL;
+			char what[64];
+
+			snprintf(what, sizeof(what), "%s %s, %u layer%s",
+				 _i ? "GLES" : "GL", fmt->name, layers,
+				 layers > 1 ? "s" : "");
+			ck_ok(glcuda_image_export_dlpack(img, 0, e.stream,
+							 &t));
+			assert_dlpack(&t->dl_tensor, w, layers, what);
+			ck_ok(glcuda_image_export_dlpack_unversioned(
+				img, 0, e.stream, &u));
+			assert_dlpack(&u->dl_tensor, w, layers, what);
+			t->deleter(t);
+			u->deleter(u);
+			glcuda_image_destroy(img);
+		}
+	}
+	/* The depth plane of a colour image. */
+	if (glcuda_device_has_format(e.dev, GLCUDA_FORMAT_DEPTH32F)) {
+		struct glcuda_image *img = new_image(
+			&e, GLCUDA_FORMAT_RGBA16F, LAYERS,
+			GLCUDA_FORMAT_DEPTH32F);
+		DLManagedTensorVersioned *t = NULL;
+
+		ck_ok(glcuda_image_export_dlpack(img, 0, e.stream, &t));
+		assert_dlpack(&t->dl_tensor, &dlpack_wants[6], LAYERS,
+			      "RGBA16F with depth, plane 0");
+		t->deleter(t);
+		ck_ok(glcuda_image_export_dlpack(img, 1, e.stream, &t));
+		assert_dlpack(&t->dl_tensor, &dlpack_wants[9], LAYERS,
+			      "RGBA16F with depth, plane 1");
+		t->deleter(t);
+		glcuda_image_destroy(img);
+	}
+	tensor_teardown(&e);
+}
+END_TEST
+
+/* The pool across streams (<glcuda/glcuda-dlpack.h>: a block given back
+ * is reused only by an export on the same stream). A consumer on stream A
+ * reads its tensor, the GPU still busy with A (held), and drops it; an
+ * export on stream B gets another block, so A's read, when A runs, reads
+ * what A's export copied, not B's frame. The next export on A reuses A's
+ * block. */
+START_TEST(test_pool_across_streams)
+{
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	const size_t bytes = (size_t)W * H * fmt->bytes_per_pixel;
+	const size_t row = (size_t)W * fmt->bytes_per_pixel;
+	uint8_t *want = malloc(bytes), *read_on_a = malloc(bytes);
+	DLManagedTensorVersioned *ta = NULL, *tb = NULL, *again = NULL;
+	struct glcuda_image *img;
+	CUstream a, b;
+	CUdeviceptr block_a;
+	CUDA_MEMCPY2D m;
+	struct fake_env e;
+
+	fake_env_setup(&e, false);
+	resolve_fake();
+	a = e.stream;
+	fake_env_push(&e);
+	ck_cu(CU(cuStreamCreate)(&b, CU_STREAM_NON_BLOCKING));
+	fake_env_pop();
+	img = new_image(&e, GLCUDA_FORMAT_RGBA8, 1, 0);
+	pattern(fmt, 1, 0, want);
+	upload_layer(img, fmt, 0, want);
+	ck_ok(glcuda_image_export_dlpack(img, 0, a, &ta));
+	block_a = (CUdeviceptr)(uintptr_t)ta->dl_tensor.data;
+
+	/* The consumer's read of its tensor, enqueued on A, which the GPU
+	 * has not run yet; then its deleter. */
+	ck_assert_int_eq(fake.hold(a, FAKE_CUDA_HOLD), 0);
+	memset(&m, 0, sizeof(m));
+	m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	m.srcDevice = block_a;
+	m.srcPitch = row;
+	m.dstMemoryType = CU_MEMORYTYPE_HOST;
+	m.dstHost = read_on_a;
+	m.dstPitch = row;
+	m.WidthInBytes = row;
+	m.Height = H;
+	memset(read_on_a, 0, bytes);
+	fake_env_push(&e);
+	ck_cu(CU(cuMemcpy2DAsync)(&m, a));
+	fake_env_pop();
+	ta->deleter(ta);
+
+	/* A new frame, exported on B while A's read waits. */
+	pattern(fmt, 2, 0, want);
+	upload_layer(img, fmt, 0, want);
+	ck_ok(glcuda_image_export_dlpack(img, 0, b, &tb));
+	ck_assert_msg((CUdeviceptr)(uintptr_t)tb->dl_tensor.data != block_a,
+		      "the block given back on stream A, whose work is not "
+		      "done, was reused by an export on stream B");
+	fake_env_push(&e);
+	ck_cu(CU(cuStreamSynchronize)(b));
+	fake_env_pop();
+
+	/* A runs: its read saw A's frame. */
+	ck_assert_int_eq(fake.hold(a, FAKE_CUDA_RUN), 0);
+	fake_env_push(&e);
+	ck_cu(CU(cuStreamSynchronize)(a));
+	fake_env_pop();
+	pattern(fmt, 1, 0, want);
+	ck_assert_msg(test_first_mismatch(want, read_on_a, fmt, W, H) < 0,
+		      "the consumer's read on stream A saw pixel %ld of "
+		      "another frame",
+		      test_first_mismatch(want, read_on_a, fmt, W, H));
+
+	/* On A again: A's block. */
+	ck_ok(glcuda_image_export_dlpack(img, 0, a, &again));
+	ck_assert_ptr_eq(again->dl_tensor.data, (void *)(uintptr_t)block_a);
+	again->deleter(again);
+	tb->deleter(tb);
+	glcuda_image_destroy(img);
+	fake_env_push(&e);
+	ck_cu(CU(cuStreamDestroy)(b));
+	fake_env_pop();
+	free(want);
+	free(read_on_a);
+	tensor_teardown(&e);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -815,6 +1254,10 @@ main(void)
 		TEST_RANGE(test_image_desc_errors, 0, 2),
 		TEST_RANGE(test_layered_draw_and_dlpack, 0, 2),
 		TEST_ONCE(test_dlpack_errors),
+		TEST_RANGE(test_copy_layer_and_odd_pitch, 0, 8),
+		TEST_RANGE(test_depth_texture_getter, 0, 2),
+		TEST_RANGE(test_dlpack_every_format, 0, 2),
+		TEST_ONCE(test_pool_across_streams),
 	};
 
 	fake_cuda_test_setup();
