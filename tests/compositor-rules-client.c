@@ -891,7 +891,7 @@ out:
 	return ret;
 }
 
-/* The pointer ---------------------------------------------------------------- */
+/* The pointer -------------------------------------------------------------- */
 
 /* Which of this client's surfaces the pointer is on (NULL: none). */
 struct pointer_watch {
@@ -957,7 +957,7 @@ pointer_at(const char *ctl_prog, struct test_client *c,
 	return 0;
 }
 
-/* set_input_region(NULL): infinite again ------------------------------------ */
+/* set_input_region(NULL): infinite again ----------------------------------- */
 
 static int
 run_input_region_reset(struct test_client *c, const char *ctl_prog)
@@ -1009,7 +1009,7 @@ out:
 	return ret;
 }
 
-/* A desynchronized subsurface under a synchronized one ------------------------ */
+/* A desynchronized subsurface under a synchronized one --------------------- */
 
 static const char *
 which(struct wl_surface *on, struct wl_surface *parent,
@@ -1094,7 +1094,7 @@ out:
 	return ret;
 }
 
-/* A buffer before the configure is acked -------------------------------------- */
+/* A buffer before the configure is acked ----------------------------------- */
 
 static void
 configure_kept(void *data, struct xdg_surface *xs, uint32_t serial)
