@@ -32,6 +32,19 @@
  *       two windows whose titles both contain the name asked for: the
  *       control socket's wait-window and focus act on the topmost (the
  *       newer); once it is closed, on the one left
+ *   compositor-rules-client input-region-reset CTL
+ *       wl_surface.set_input_region(NULL) after a region was set: the
+ *       input region is infinite again (the pointer, moved by CTL, enters
+ *       the whole surface), not empty, not the region set before
+ *   compositor-rules-client desync-under-sync CTL
+ *       wl_subsurface: a desynchronized subsurface under a synchronized
+ *       one behaves as synchronized: its commit is cached until its
+ *       parent's state is applied, which the parent's own commit only
+ *       caches and its parent's (the root's) commit applies; seen by
+ *       which surface the pointer enters over the subsurface's buffer
+ *   compositor-rules-client unconfigured-buffer
+ *       xdg_surface: a buffer committed after the initial commit, once the
+ *       configure has come but before it is acked, is unconfigured_buffer
  *
  * Exit status 0 when the compositor kept the rule, 1 when not, 2 on usage
  * or setup errors.
@@ -878,6 +891,255 @@ out:
 	return ret;
 }
 
+/* The pointer -------------------------------------------------------------- */
+
+/* Which of this client's surfaces the pointer is on (NULL: none). */
+struct pointer_watch {
+	struct wl_pointer *pointer;
+	struct wl_surface *focus;
+};
+
+static void
+ptr_enter(void *data, struct wl_pointer *p, uint32_t serial,
+	  struct wl_surface *s, wl_fixed_t x, wl_fixed_t y)
+{
+	((struct pointer_watch *)data)->focus = s;
+}
+
+static void
+ptr_leave(void *data, struct wl_pointer *p, uint32_t serial,
+	  struct wl_surface *s)
+{
+	((struct pointer_watch *)data)->focus = NULL;
+}
+
+static void
+ptr_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x,
+	   wl_fixed_t y)
+{
+}
+
+static void
+ptr_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
+	   uint32_t button, uint32_t state)
+{
+}
+
+static void
+ptr_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
+	 wl_fixed_t value)
+{
+}
+
+/* wl_seat version 1: these are all its pointer's events. */
+static const struct wl_pointer_listener ptr_listener = {
+	ptr_enter, ptr_leave, ptr_motion, ptr_button, ptr_axis
+};
+
+/* The surface the pointer is on once CTL moved it to x, y on the output,
+ * after all this client asked before is done. From the output's corner
+ * first (no window there): whatever the compositor does on a move to
+ * where the pointer already is, the surface is found anew. */
+static int
+pointer_at(const char *ctl_prog, struct test_client *c,
+	   struct pointer_watch *pw, int x, int y, struct wl_surface **on)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "pointer-move %d %d", x, y);
+	if (wl_display_roundtrip(c->display) < 0 ||
+	    ctl(ctl_prog, "pointer-move 0 0", NULL, 0, c, NULL) < 0 ||
+	    ctl(ctl_prog, cmd, NULL, 0, c, NULL) < 0) {
+		test_client_report_error(c);
+		return -1;
+	}
+	*on = pw->focus;
+	return 0;
+}
+
+/* set_input_region(NULL): infinite again ----------------------------------- */
+
+static int
+run_input_region_reset(struct test_client *c, const char *ctl_prog)
+{
+	struct pointer_watch pw = { 0 };
+	struct test_toplevel win;
+	struct wl_region *r;
+	struct wl_surface *corner = NULL, *middle = NULL, *reset = NULL;
+	int x, y, ret = 1;
+
+	pw.pointer = wl_seat_get_pointer(c->seat);
+	wl_pointer_add_listener(pw.pointer, &ptr_listener, &pw);
+	if (window_map(&win, c, "rules-input", "input region", 100, 80,
+		       NULL) < 0 ||
+	    window_position(ctl_prog, c, &x, &y) < 0)
+		goto out;
+	/* Input only in the top left 10x10. */
+	r = wl_compositor_create_region(c->compositor);
+	wl_region_add(r, 0, 0, 10, 10);
+	wl_surface_set_input_region(win.surface, r);
+	wl_region_destroy(r);
+	wl_surface_commit(win.surface);
+	if (pointer_at(ctl_prog, c, &pw, x + 5, y + 5, &corner) < 0 ||
+	    pointer_at(ctl_prog, c, &pw, x + 50, y + 40, &middle) < 0)
+		goto out;
+	/* NULL: the whole surface again. */
+	wl_surface_set_input_region(win.surface, NULL);
+	wl_surface_commit(win.surface);
+	if (pointer_at(ctl_prog, c, &pw, x + 50, y + 40, &reset) < 0)
+		goto out;
+	printf("input region 10x10: the pointer at 5,5 %s the window, at "
+	       "50,40 %s; set to NULL: at 50,40 %s\n",
+	       corner == win.surface ? "on" : "off",
+	       middle == win.surface ? "on" : "off",
+	       reset == win.surface ? "on" : "off");
+	if (corner != win.surface || middle) {
+		printf("FAIL: the input region set is not the one used\n");
+		goto out;
+	}
+	if (reset != win.surface) {
+		printf("FAIL: set_input_region(NULL) did not make the input "
+		       "region infinite again\n");
+		goto out;
+	}
+	ret = 0;
+out:
+	wl_pointer_destroy(pw.pointer);
+	window_destroy(&win);
+	return ret;
+}
+
+/* A desynchronized subsurface under a synchronized one --------------------- */
+
+static const char *
+which(struct wl_surface *on, struct wl_surface *parent,
+      struct wl_surface *child)
+{
+	return on == child ? "child" : on == parent ? "parent" :
+	       on ? "root" : "none";
+}
+
+static int
+run_desync_under_sync(struct test_client *c, const char *ctl_prog)
+{
+	struct pointer_watch pw = { 0 };
+	struct test_toplevel root;
+	struct wl_surface *parent, *child, *on[4] = { NULL };
+	struct wl_subsurface *parent_sub = NULL, *child_sub = NULL;
+	struct wl_buffer *parent_buf, *child_buf;
+	int x, y, ret = 1;
+
+	pw.pointer = wl_seat_get_pointer(c->seat);
+	wl_pointer_add_listener(pw.pointer, &ptr_listener, &pw);
+	parent = wl_compositor_create_surface(c->compositor);
+	child = wl_compositor_create_surface(c->compositor);
+	parent_buf = buffer_new(c, 60, 60, true);
+	child_buf = buffer_new(c, 20, 20, true);
+	if (window_map(&root, c, "rules-desync", "desync under sync", 100, 80,
+		       NULL) < 0 ||
+	    window_position(ctl_prog, c, &x, &y) < 0)
+		goto out;
+	/* The parent: synchronized (the default), a 60x60 buffer at 0,0;
+	 * the child under it, desynchronized, no buffer yet. Both in the
+	 * tree once the root commits. */
+	parent_sub = wl_subcompositor_get_subsurface(c->subcompositor, parent,
+						     root.surface);
+	child_sub = wl_subcompositor_get_subsurface(c->subcompositor, child,
+						    parent);
+	wl_subsurface_set_desync(child_sub);
+	wl_surface_attach(parent, parent_buf, 0, 0);
+	wl_surface_commit(parent);
+	wl_surface_commit(root.surface);
+	if (pointer_at(ctl_prog, c, &pw, x + 15, y + 15, &on[0]) < 0)
+		goto out;
+	/* The child's 20x20 buffer at 0,0 of the parent, over the point the
+	 * pointer goes to: cached, as its parent is synchronized. */
+	wl_surface_attach(child, child_buf, 0, 0);
+	wl_surface_commit(child);
+	if (pointer_at(ctl_prog, c, &pw, x + 15, y + 15, &on[1]) < 0)
+		goto out;
+	/* The parent's commit is cached: the child's stays so. */
+	wl_surface_commit(parent);
+	if (pointer_at(ctl_prog, c, &pw, x + 15, y + 15, &on[2]) < 0)
+		goto out;
+	/* The root's applies the parent's, then the child's. */
+	wl_surface_commit(root.surface);
+	if (pointer_at(ctl_prog, c, &pw, x + 15, y + 15, &on[3]) < 0)
+		goto out;
+	printf("desync under sync: the pointer on the %s; after the child's "
+	       "commit on the %s, after the parent's on the %s, after the "
+	       "root's on the %s\n",
+	       which(on[0], parent, child), which(on[1], parent, child),
+	       which(on[2], parent, child), which(on[3], parent, child));
+	if (on[0] != parent || on[1] != parent || on[2] != parent ||
+	    on[3] != child) {
+		printf("FAIL: expected the parent, the parent, the parent, "
+		       "then the child: the child's commits are cached until "
+		       "the root's commit applies its synchronized parent's "
+		       "state\n");
+		goto out;
+	}
+	ret = 0;
+out:
+	if (child_sub)
+		wl_subsurface_destroy(child_sub);
+	if (parent_sub)
+		wl_subsurface_destroy(parent_sub);
+	wl_pointer_destroy(pw.pointer);
+	wl_surface_destroy(child);
+	wl_surface_destroy(parent);
+	wl_buffer_destroy(child_buf);
+	wl_buffer_destroy(parent_buf);
+	window_destroy(&root);
+	return ret;
+}
+
+/* A buffer before the configure is acked ----------------------------------- */
+
+static void
+configure_kept(void *data, struct xdg_surface *xs, uint32_t serial)
+{
+	*(uint32_t *)data = serial; /* not acked */
+}
+
+static const struct xdg_surface_listener configure_kept_listener = {
+	configure_kept
+};
+
+static int
+run_unconfigured_buffer(struct test_client *c)
+{
+	struct wl_surface *s = wl_compositor_create_surface(c->compositor);
+	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(c->wm_base, s);
+	struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
+	struct wl_buffer *b = buffer_new(c, 32, 32, true);
+	uint32_t serial = 0;
+	int ret = 1;
+
+	xdg_surface_add_listener(xs, &configure_kept_listener, &serial);
+	xdg_toplevel_add_listener(top, &test_client_toplevel_ignored, NULL);
+	xdg_toplevel_set_title(top, "unconfigured buffer");
+	/* The initial commit, and its configure: here, not acked. */
+	wl_surface_commit(s);
+	while (!serial)
+		if (wl_display_dispatch(c->display) < 0) {
+			test_client_report_error(c);
+			goto out;
+		}
+	printf("configure %u came; a buffer committed before its ack\n",
+	       serial);
+	wl_surface_attach(s, b, 0, 0);
+	wl_surface_commit(s);
+	ret = test_client_expect(c->display, "xdg_surface",
+				 XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER);
+out:
+	xdg_toplevel_destroy(top);
+	xdg_surface_destroy(xs);
+	wl_surface_destroy(s);
+	wl_buffer_destroy(b);
+	return ret;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -889,7 +1151,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: " PROG " popup-flip OUTPUT_W CTL | "
 			"viewport-edge x|y | subsurface-chains | "
 			"upload-budget HZ CTL | click-focus CTL | "
-			"topmost CTL\n");
+			"topmost CTL | input-region-reset CTL | "
+			"desync-under-sync CTL | unconfigured-buffer\n");
 		return 2;
 	}
 	if (test_client_connect(&c, PROG) < 0)
@@ -914,6 +1177,12 @@ main(int argc, char **argv)
 		ret = run_click_focus(&c, argv[2]);
 	else if (!strcmp(mode, "topmost"))
 		ret = run_topmost(&c, argv[2]);
+	else if (!strcmp(mode, "input-region-reset") && argc == 3)
+		ret = run_input_region_reset(&c, argv[2]);
+	else if (!strcmp(mode, "desync-under-sync") && argc == 3)
+		ret = run_desync_under_sync(&c, argv[2]);
+	else if (!strcmp(mode, "unconfigured-buffer"))
+		ret = run_unconfigured_buffer(&c);
 	else {
 		fprintf(stderr, PROG ": no mode %s with %d arguments\n", mode,
 			argc - 2);

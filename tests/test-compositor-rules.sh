@@ -17,6 +17,11 @@
 #  5. A click gives the keyboard to the window clicked.
 #  6. The control socket: of two windows that a name matches, wait-window
 #     and focus act on the topmost; once it is closed, on the one left.
+#  7. wl_surface.set_input_region(NULL) after a region: infinite again.
+#  8. wl_subsurface: a desynchronized subsurface under a synchronized one
+#     is cached until the root's commit applies its parent's state.
+#  9. xdg_surface: a buffer committed when the configure came but before
+#     its ack is unconfigured_buffer.
 # Every run ends when its client exits.
 # SPDX-License-Identifier: MIT
 set -u
@@ -84,5 +89,18 @@ run topmost -- "$rules" topmost "$ctl"
 check $? topmost "wait-window twin: rules-newer" \
 	"focus twin: the keyboard on the newer window" \
 	"the topmost closed: wait-window and focus act on the one left"
+
+# 7. The input region reset to infinite.
+run input-region -- "$rules" input-region-reset "$ctl"
+check $? input-region "input region 10x10: the pointer at 5,5 on the window, at 50,40 off; set to NULL: at 50,40 on"
+
+# 8. A desynchronized subsurface under a synchronized one.
+run desync-under-sync -- "$rules" desync-under-sync "$ctl"
+check $? desync-under-sync "desync under sync: the pointer on the parent; after the child's commit on the parent, after the parent's on the parent, after the root's on the child"
+
+# 9. A buffer before the configure is acked.
+run unconfigured-buffer -- "$rules" unconfigured-buffer
+check $? unconfigured-buffer "a buffer committed before its ack" \
+	"protocol error: xdg_surface code 3"
 
 exit $fail
