@@ -253,11 +253,13 @@ class DLPackTensor(FakeTensor):
 class VersionedDLPackTensor(DLPackTensor):
     """A DLPack 1.0 producer: a "dltensor_versioned" capsule (flagged
     read-only with readonly=True) for a consumer asking for max_version
-    (1, x), else an unversioned one. Its deleter counts its calls in
+    (1, x), else an unversioned one; version: the capsule's (a producer
+    that ignores max_version). Its deleter counts its calls in
     deleted."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, version=(1, 0), **kwargs):
         super().__init__(*args, **kwargs)
+        self.version = version
         self.deleted = 0
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
@@ -271,7 +273,7 @@ class VersionedDLPackTensor(DLPackTensor):
 
         callback = _deleter_versioned(deleter)
         t = DLManagedTensorVersioned()
-        t.major, t.minor = 1, 0
+        t.major, t.minor = self.version
         t.deleter = callback
         t.flags = DLPACK_FLAG_BITMASK_READ_ONLY if self.readonly else 0
         t.dl_tensor = self._dl_tensor()

@@ -122,6 +122,23 @@ def test_copy_to_read_only_versioned(dev, gl, cuda):
     img.close()
 
 
+def test_copy_other_dlpack_major(dev, cuda):
+    """A capsule of another DLPack major version (its struct laid out
+    otherwise) is refused without reading it, and given back (its
+    deleter, which stays where it is)."""
+    img = dev.image(W, H)
+    for version in ((2, 0), (0, 8)):
+        t = VersionedDLPackTensor(cuda, dev.cuda_context, (H, W, 4),
+                                  "uint8", version=version)
+        with pytest.raises(BufferError, match=r"expected a DLPack 1\.x "
+                           rf"tensor, got .* of DLPack {version[0]}\."):
+            img.copy_to(t)
+        assert t.deleted == 1
+        assert t.read() == b"\xa5" * (H * W * 4)
+        t.free()
+    img.close()
+
+
 def test_copy_errors(dev, cuda):
     img = dev.image(W, H, 2)
     ctx = dev.cuda_context
