@@ -15,6 +15,7 @@ glcuda_py_data = %reldir%/glcuda/__init__.pyi %reldir%/glcuda/_glcuda.pyi \
 glcuda_py_tests = %reldir%/tests/conftest.py %reldir%/tests/fakecuda.py \
 	%reldir%/tests/test_device.py %reldir%/tests/test_image.py \
 	%reldir%/tests/test_dlpack.py %reldir%/tests/test_copy.py \
+	%reldir%/tests/failed_export.py \
 	%reldir%/tests/gpu_check.py
 
 if HAVE_PYTHON

@@ -4,9 +4,11 @@
 # ways (Headless, Device.from_current), images of every format and layer
 # count drawn by GL and copied by the fake's CUDA into memory the test
 # reads, pixel by pixel; the DLPack capsules, their deleters and names;
-# __cuda_array_interface__; errors and closed objects; references and
-# the fake's live objects over 10 000 exports. Run from the build
-# directory after make check.
+# __cuda_array_interface__ and each format's dtype and typestr; copies at
+# a producer's byte_offset and read-only capsules refused; errors (failed
+# exports in a process of their own, the interpreter going on) and closed
+# objects; references and the fake's live objects over 10 000 exports.
+# Run from the build directory after make check.
 # SPDX-License-Identifier: MIT
 set -eu
 

@@ -133,7 +133,17 @@ from_dlpack(PyObject *obj, CUstream stream, int writable, int ordinal,
 
 		PyCapsule_SetName(capsule, "used_dltensor_versioned");
 		t->versioned = v;
-		if (writable && (v->flags & DLPACK_FLAG_BITMASK_READ_ONLY))
+		/* Another major version lays the struct out otherwise: only
+		 * its deleter may be used (dlpack.h, DLPackVersion). */
+		if (v->version.major != DLPACK_MAJOR_VERSION)
+			PyErr_Format(PyExc_BufferError,
+				     "expected a DLPack %d.x tensor, got a %R "
+				     "of DLPack %u.%u", DLPACK_MAJOR_VERSION,
+				     (PyObject *)Py_TYPE(obj),
+				     (unsigned int)v->version.major,
+				     (unsigned int)v->version.minor);
+		else if (writable &&
+			 (v->flags & DLPACK_FLAG_BITMASK_READ_ONLY))
 			PyErr_Format(PyExc_ValueError,
 				     "expected a writable tensor, got a "
 				     "read-only %R", (PyObject *)Py_TYPE(obj));

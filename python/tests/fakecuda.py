@@ -75,10 +75,12 @@ ITEMSIZE = {"uint8": 1, "uint16": 2, "uint32": 4, "float16": 2,
 class FakeTensor:
     """A tensor in the fake's device memory, offered through
     __cuda_array_interface__ (version 3): shape, dtype name, optional
-    strides in bytes (padding allowed)."""
+    strides in bytes (padding allowed). With byte_offset, the tensor
+    starts that many bytes into its allocation (base), as a slice of a
+    larger one does; the bytes before it are the allocation's too."""
 
     def __init__(self, cuda, context, shape, dtype, strides=None,
-                 readonly=False, stream=None):
+                 readonly=False, stream=None, byte_offset=0):
         self.cuda, self.context = cuda, context
         self.shape, self.dtype = tuple(shape), dtype
         size = ITEMSIZE[dtype]
@@ -89,8 +91,10 @@ class FakeTensor:
                 step *= n
         self.strides = tuple(strides)
         self.nbytes = self.strides[0] * self.shape[0]
-        self.ptr = cuda.alloc(context, self.nbytes)
-        ctypes.memset(self.ptr, 0xA5, self.nbytes)
+        self.byte_offset = byte_offset
+        self.base = cuda.alloc(context, byte_offset + self.nbytes)
+        self.ptr = self.base + byte_offset
+        ctypes.memset(self.base, 0xA5, byte_offset + self.nbytes)
         self.readonly = readonly
         self.stream = stream
 
@@ -108,13 +112,19 @@ class FakeTensor:
         self.cuda.settle()
         return ctypes.string_at(self.ptr, self.nbytes)
 
+    def read_before(self):
+        """The bytes of the allocation before the tensor (byte_offset),
+        once the fake GPU ran what was queued."""
+        self.cuda.settle()
+        return ctypes.string_at(self.base, self.byte_offset)
+
     def write(self, data):
         ctypes.memmove(self.ptr, data, len(data))
 
     def free(self):
-        if self.ptr:
-            self.cuda.free(self.context, self.ptr)
-            self.ptr = 0
+        if self.base:
+            self.cuda.free(self.context, self.base)
+            self.base = self.ptr = 0
 
 
 class DLTensor(ctypes.Structure):
@@ -196,9 +206,16 @@ def tensor_bytes(cuda, dl):
     return ctypes.string_at(dl.data + dl.byte_offset, n)
 
 
+DLPACK_FLAG_BITMASK_READ_ONLY = 1
+_deleter_versioned = DLManagedTensorVersioned._fields_[3][1]
+
+
 class DLPackTensor(FakeTensor):
-    """A FakeTensor offered through __dlpack__ instead (an unversioned
-    capsule that owns nothing), recording the stream it was asked for."""
+    """A FakeTensor offered through __dlpack__ instead, as a producer
+    before DLPack 1.0 (its __dlpack__ takes no max_version; its capsule
+    owns nothing), recording the stream it was asked for. The capsule's
+    DLTensor points at the allocation (base), with the tensor's
+    byte_offset."""
 
     def __init__(self, *args, device=(KDLCUDA, 0), **kwargs):
         super().__init__(*args, **kwargs)
@@ -213,20 +230,57 @@ class DLPackTensor(FakeTensor):
     def __dlpack_device__(self):
         return self.device
 
-    def __dlpack__(self, *, stream=None):
-        self.streams.append(stream)
+    def _dl_tensor(self):
         shape = (ctypes.c_int64 * len(self.shape))(*self.shape)
         size = ITEMSIZE[self.dtype]
         strides = (ctypes.c_int64 * len(self.shape))(
             *(s // size for s in self.strides))
         code = 2 if self.dtype.startswith("float") else 1
+        self._keep.append((shape, strides))
+        return DLTensor(self.base, self.device[0], self.device[1],
+                        len(self.shape), code, size * 8, 1, shape,
+                        strides, self.byte_offset)
+
+    def __dlpack__(self, *, stream=None):
+        self.streams.append(stream)
         t = DLManagedTensor()
-        t.dl_tensor = DLTensor(self.ptr, self.device[0], self.device[1],
-                               len(self.shape), code, size * 8, 1, shape,
-                               strides, 0)
-        self._keep.append((t, shape, strides))
+        t.dl_tensor = self._dl_tensor()
+        self._keep.append(t)
         return ctypes.pythonapi.PyCapsule_New(
             ctypes.c_void_p(ctypes.addressof(t)), b"dltensor", None)
+
+
+class VersionedDLPackTensor(DLPackTensor):
+    """A DLPack 1.0 producer: a "dltensor_versioned" capsule (flagged
+    read-only with readonly=True) for a consumer asking for max_version
+    (1, x), else an unversioned one; version: the capsule's (a producer
+    that ignores max_version). Its deleter counts its calls in
+    deleted."""
+
+    def __init__(self, *args, version=(1, 0), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.version = version
+        self.deleted = 0
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        if max_version is None or max_version[0] < 1:
+            return super().__dlpack__(stream=stream)
+        self.streams.append(stream)
+
+        def deleter(_):
+            self.deleted += 1
+
+        callback = _deleter_versioned(deleter)
+        t = DLManagedTensorVersioned()
+        t.major, t.minor = self.version
+        t.deleter = callback
+        t.flags = DLPACK_FLAG_BITMASK_READ_ONLY if self.readonly else 0
+        t.dl_tensor = self._dl_tensor()
+        self._keep.append((t, callback))
+        return ctypes.pythonapi.PyCapsule_New(
+            ctypes.c_void_p(ctypes.addressof(t)), b"dltensor_versioned",
+            None)
 
 
 ctypes.pythonapi.PyCapsule_New.restype = ctypes.py_object

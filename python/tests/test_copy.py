@@ -8,7 +8,7 @@ import pytest
 import glcuda
 
 from conftest import draw_layers, read_layer
-from fakecuda import DLPackTensor, FakeTensor
+from fakecuda import DLPackTensor, FakeTensor, VersionedDLPackTensor
 
 W, H = 7, 5
 
@@ -65,6 +65,77 @@ def test_copy_from_then_gl(dev, gl, cuda):
     assert read_layer(gl, img, 0, "r32f") == pixels[::-1]
     t.free()
     t2.free()
+    img.close()
+
+
+@pytest.mark.parametrize("producer", [DLPackTensor, VersionedDLPackTensor])
+def test_copy_at_byte_offset(dev, gl, cuda, producer):
+    """A producer's tensor that starts byte_offset bytes into its memory
+    (a slice, layer 1 of three): copy_to writes there and copy_from reads
+    there, and neither touches the bytes before it."""
+    img = dev.image(W, H, format="rgba16f")
+    draw_layers(gl, img)
+    want = read_layer(gl, img, 0, "rgba16f")
+    offset = H * W * 8
+    t = producer(cuda, dev.cuda_context, (H, W, 4), "float16",
+                 byte_offset=offset)
+    img.copy_to(t)
+    assert t.read_before() == b"\xa5" * offset
+    assert t.read() == want
+    # The other way: pixels at the offset, others before it.
+    pixels = bytes(range(256)) * (len(want) // 256) + \
+        bytes(range(len(want) % 256))
+    assert pixels != want
+    t.write(pixels)
+    ctypes.memset(t.base, 0x3C, offset)
+    img.copy_from(t)
+    assert read_layer(gl, img, 0, "rgba16f") == pixels
+    assert t.read_before() == b"\x3c" * offset
+    t.free()
+    img.close()
+
+
+def test_copy_to_read_only_versioned(dev, gl, cuda):
+    """A DLPack 1.x capsule flagged DLPACK_FLAG_BITMASK_READ_ONLY: copy_to
+    refuses it, saying why, writes nothing, and gives the tensor back (its
+    deleter, once); copy_from reads it."""
+    img = dev.image(W, H)
+    draw_layers(gl, img)
+    t = VersionedDLPackTensor(cuda, dev.cuda_context, (H, W, 4), "uint8",
+                              readonly=True)
+    with pytest.raises(ValueError,
+                       match="expected a writable tensor, got a read-only"):
+        img.copy_to(t)
+    assert t.deleted == 1
+    assert t.read() == b"\xa5" * (H * W * 4)
+    pixels = bytes(range(H * W * 4))
+    t.write(pixels)
+    img.copy_from(t)
+    assert t.deleted == 2
+    assert read_layer(gl, img, 0, "rgba8") == pixels
+    # Writable, the same producer is written.
+    w = VersionedDLPackTensor(cuda, dev.cuda_context, (H, W, 4), "uint8")
+    img.copy_to(w)
+    assert w.deleted == 1 and w.read() == pixels
+    t.free()
+    w.free()
+    img.close()
+
+
+def test_copy_other_dlpack_major(dev, cuda):
+    """A capsule of another DLPack major version (its struct laid out
+    otherwise) is refused without reading it, and given back (its
+    deleter, which stays where it is)."""
+    img = dev.image(W, H)
+    for version in ((2, 0), (0, 8)):
+        t = VersionedDLPackTensor(cuda, dev.cuda_context, (H, W, 4),
+                                  "uint8", version=version)
+        with pytest.raises(BufferError, match=r"expected a DLPack 1\.x "
+                           rf"tensor, got .* of DLPack {version[0]}\."):
+            img.copy_to(t)
+        assert t.deleted == 1
+        assert t.read() == b"\xa5" * (H * W * 4)
+        t.free()
     img.close()
 
 

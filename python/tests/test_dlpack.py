@@ -2,6 +2,9 @@
 names, streams, references and leaks."""
 import ctypes
 import gc
+import json
+import os
+import subprocess
 import sys
 
 import pytest
@@ -149,3 +152,38 @@ def test_cuda_array_interface(dev, gl, cuda):
     assert again["shape"] == cai["shape"]
     assert img.cuda_array_interface(plane=0)["shape"] == cai["shape"]
     img.close()
+
+
+# What each failure of failed_export.py raises: the class, a part of its
+# message, and what the next call on its image does.
+FAILED_EXPORTS = {
+    "bad plane": ("InvalidArgumentError", "plane 5 of an image with 1 plane",
+                  "exported"),
+    "out of memory": ("CUDAError", "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY",
+                      "exported"),
+    "device lost": ("DeviceLostError", "CUDA_ERROR_LAUNCH_FAILED",
+                    "DeviceLostError"),
+}
+
+
+@pytest.mark.parametrize("way", ["unversioned", "versioned",
+                                 "cuda_array_interface"])
+@pytest.mark.parametrize("kind", sorted(FAILED_EXPORTS))
+def test_failed_export(kind, way):
+    """An export that fails raises glcuda's error with the GIL taken back
+    and the device's lock released: the interpreter goes on (another
+    thread runs Python meanwhile and after), the next call on the image
+    runs. In a process of its own, so that a fatal error or a hang fails
+    this test alone (the timeout only ends a hung process)."""
+    child = os.path.join(os.path.dirname(__file__), "failed_export.py")
+    run = subprocess.run([sys.executable, "-X", "faulthandler", child, kind,
+                          way], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = json.loads(run.stdout.splitlines()[-1])
+    name, message, after = FAILED_EXPORTS[kind]
+    for raised in result["raised"]:
+        assert raised is not None, "the export did not fail"
+        assert raised[0] == name
+    assert message in result["raised"][0][1]
+    assert result["after"] == [after] * len(result["raised"])
+    assert result["spun"] and result["later"] == [45]

@@ -62,6 +62,59 @@ def test_pixels(dev, gl, cuda, fmt, layers):
     img.close()
 
 
+# Each format's tensor: DLPack's dtype (code: 1 kDLUInt, 2 kDLFloat; bits;
+# lanes) and __cuda_array_interface__'s typestr.
+TENSOR_TYPES = {"uint8": ((1, 8, 1), "|u1"), "uint16": ((1, 16, 1), "<u2"),
+                "uint32": ((1, 32, 1), "<u4"),
+                "float16": ((2, 16, 1), "<f2"),
+                "float32": ((2, 32, 1), "<f4")}
+
+
+def check_tensor_type(img, plane, dtype, shape):
+    """The image's plane through __dlpack__ (versioned and not) and
+    __cuda_array_interface__: dtype, shape, tight strides."""
+    want_dl, want_typestr = TENSOR_TYPES[dtype]
+    tight = [1]
+    for n in reversed(shape[1:]):
+        tight.insert(0, tight[0] * n)
+    for max_version in ((1, 0), None):
+        capsule = img.__dlpack__(max_version=max_version, plane=plane)
+        dl = capsule_tensor(capsule).dl_tensor
+        assert (dl.code, dl.bits, dl.lanes) == want_dl, (dtype, max_version)
+        assert [dl.shape[i] for i in range(dl.ndim)] == list(shape)
+        assert dl.byte_offset == 0
+        if dl.strides:
+            assert [dl.strides[i] for i in range(dl.ndim)] == tight
+        del capsule
+    cai = img.cuda_array_interface(plane=plane)
+    assert cai["typestr"] == want_typestr, dtype
+    assert cai["shape"] == shape and cai["strides"] is None
+
+
+@pytest.mark.parametrize("layers", [1, 3])
+@pytest.mark.parametrize("fmt", sorted(DTYPES))
+def test_tensor_types(dev, fmt, layers):
+    if not dev.has_format(fmt):
+        assert fmt != "rgba8", "every device shares RGBA8"
+        pytest.skip(f"{fmt} is not shared on {dev.caps['gl_renderer']}")
+    dtype, channels = DTYPES[fmt]
+    shape = (H, W, channels) if layers == 1 else (layers, H, W, channels)
+    img = dev.image(W, H, layers, format=fmt)
+    check_tensor_type(img, 0, dtype, shape)
+    assert img.__cuda_array_interface__["typestr"] == \
+        TENSOR_TYPES[dtype][1]
+    img.close()
+
+
+@pytest.mark.parametrize("layers", [1, 3])
+def test_depth_plane_tensor_type(dev, layers):
+    img = dev.image(W, H, layers, depth="depth32f")
+    shape = (H, W, 1) if layers == 1 else (layers, H, W, 1)
+    check_tensor_type(img, 0, "uint8", shape[:-1] + (4,))
+    check_tensor_type(img, 1, "float32", shape)
+    img.close()
+
+
 def test_depth_plane(dev, gl, cuda):
     img = dev.image(W, H, 4, depth="depth32f")
     assert img.depth == "depth32f" and img.planes == 2
