@@ -916,8 +916,10 @@ START_TEST(test_device_foreign_context)
 	bus = gst_element_get_bus(pipeline);
 	msg = gst_bus_timed_pop_filtered(bus, GST_CLOCK_TIME_NONE,
 					 GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-	ck_assert_msg(GST_MESSAGE_TYPE(msg) == GST_MESSAGE_EOS,
-		      "the pipeline with a foreign device failed");
+	if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR)
+		gst_message_parse_error(msg, &err, NULL);
+	ck_assert_msg(!err, "set before the start: the pipeline failed: %s",
+		      err ? err->message : "");
 	gst_message_unref(msg);
 	gst_object_unref(bus);
 	f = gst_bin_get_by_name(GST_BIN(pipeline), "f");

@@ -408,7 +408,9 @@ cuCtxDisablePeerAccess(CUcontext peer)
 {
 	CUresult res = peer_check(peer);
 
-	return res != CUDA_SUCCESS ? res : FAKE_CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+	if (res != CUDA_SUCCESS)
+		return res;
+	return FAKE_CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
 }
 
 /* Rows of @width bytes at a pitch aligned to FAKE_PITCH_ALIGN; the
