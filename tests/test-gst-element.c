@@ -15,9 +15,11 @@
  * element's pool's (glupload's) with route=auto, copy and wrap (the fake
  * registers no GL texture: wrap copies, and says so once), each frame's
  * pixels checked. The glcuda device shared through GstContext (one made,
- * both elements answer with it); caps with CUDA memory on either pad, and
- * the element's refusal where GStreamer's CUDA library cannot load a
- * CUDA driver.
+ * both elements answer with it), and one of another GL context refused;
+ * caps with CUDA memory on either pad; CUDA memory through the element
+ * both ways on the fake (GStreamer's CUDA library loads it as
+ * libcuda.so.1): every format's pixels, and the stream and order of the
+ * element's copies in the fake's log of work.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
