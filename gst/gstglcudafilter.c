@@ -624,7 +624,8 @@ gst_glcuda_filter_change_state(GstElement *element, GstStateChange transition)
 }
 
 /*
- * A glcuda.device context is kept for gl_start, and GstElement's own
+ * A glcuda.device context is kept for gl_start (unless it carries a
+ * device of another GL context than the element's), and GstElement's own
  * set_context stores it; GstGLBaseFilter takes the others (display, GL
  * context). Not through GstGLBaseFilter's: it takes a lock that its
  * streaming thread holds while gl_start runs, and gl_start asks the bin
@@ -636,6 +637,7 @@ gst_glcuda_filter_set_context(GstElement *element, GstContext *context)
 	GstGlcudaFilter *self = GST_GLCUDA_FILTER(element);
 	struct gcf_device *d = gcf_device_from_context(context, NULL, NULL);
 	GstElementClass *element_class = g_type_class_peek(GST_TYPE_ELEMENT);
+	GstGLContext *gl;
 #ifdef HAVE_GST_CUDA
 	GstObject *ctx = NULL;
 
@@ -649,6 +651,19 @@ gst_glcuda_filter_set_context(GstElement *element, GstContext *context)
 	if (!d) {
 		GST_ELEMENT_CLASS(gst_glcuda_filter_parent_class)->set_context(
 			element, context);
+		return;
+	}
+	/* A device of another GL context is not the element's: its images
+	 * and hand-offs belong to that context. Before the element has a GL
+	 * context, gcf_acquire_device checks it against the one it gets;
+	 * once it has one (only compared, never used here), the device is
+	 * refused, and the element answers with its own. */
+	gl = g_atomic_pointer_get(&GST_GL_BASE_FILTER(self)->context);
+	if (gl && d->context != gl) {
+		GST_INFO_OBJECT(self, "glcuda device %p of %" GST_PTR_FORMAT
+				" refused: the element's GL context is %p",
+				(void *)d, d->context, (void *)gl);
+		gcf_device_unref(d);
 		return;
 	}
 	gcf_keep_device(self, d);

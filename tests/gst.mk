@@ -13,10 +13,10 @@ fake_cuda_scripts += %reldir%/test-gst-element
 %canon_reldir%_test_gst_element_SOURCES = %reldir%/test-gst-element.c \
 	$(fake_cuda_test_sources) $(sanitizer_sources)
 %canon_reldir%_test_gst_element_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
-	$(GST_CFLAGS) $(GST_CHECK_CFLAGS)
+	$(GST_CFLAGS) $(GST_CHECK_CFLAGS) $(GST_CUDA_CFLAGS)
 %canon_reldir%_test_gst_element_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-%canon_reldir%_test_gst_element_LDADD = $(test_ldadd) $(GST_CHECK_LIBS) $(GST_LIBS) \
-	$(DLOPEN_LIBS)
+%canon_reldir%_test_gst_element_LDADD = $(test_ldadd) $(GST_CHECK_LIBS) $(GST_CUDA_LIBS) \
+	$(GST_LIBS) $(DLOPEN_LIBS)
 endif
 
 # The state-change test's driver (tests/test-gst.sh).

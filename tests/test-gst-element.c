@@ -15,15 +15,18 @@
  * element's pool's (glupload's) with route=auto, copy and wrap (the fake
  * registers no GL texture: wrap copies, and says so once), each frame's
  * pixels checked. The glcuda device shared through GstContext (one made,
- * both elements answer with it); caps with CUDA memory on either pad, and
- * the element's refusal where GStreamer's CUDA library cannot load a
- * CUDA driver.
+ * both elements answer with it), and one of another GL context refused;
+ * caps with CUDA memory on either pad; CUDA memory through the element
+ * both ways on the fake (GStreamer's CUDA library loads it as
+ * libcuda.so.1): every format's pixels, and the stream and order of the
+ * element's copies in the fake's log of work.
  * SPDX-License-Identifier: MIT
  */
 #include "config.h"
 
 #include <check.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +40,17 @@
 #include <gst/video/video.h>
 
 #include "fake-cuda/fake-cuda-test.h"
+
+#ifdef HAVE_GST_CUDA
+#include <EGL/egl.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "fake-cuda/fake-cuda.h"
+#endif
 
 static char ptx_path[PATH_MAX];
 
@@ -169,32 +183,41 @@ compare_frames(const GstVideoInfo *info, GstBuffer *a, GstBuffer *b,
 	gst_video_frame_unmap(&fa);
 }
 
-/* GstGL's elements of @element (a bin) on the tests' display. */
+/* GstGL's elements of @element (a bin) on @disp. */
 static void
-set_display(GstElement *element)
+set_display_on(GstElement *element, GstGLDisplay *disp)
 {
 	GstContext *context = gst_context_new(GST_GL_DISPLAY_CONTEXT_TYPE,
 					      TRUE);
 
-	gst_context_set_gl_display(context, display);
+	gst_context_set_gl_display(context, disp);
 	gst_element_set_context(element, context);
 	gst_context_unref(context);
 }
 
-/* One frame through @launch (a bin of GL elements from system memory of
- * caps @in_caps to @out_caps) in a GstHarness whose GL contexts are of
- * @api (GST_GL_API, read as each context is made): *out the frame pulled.
+/* Contexts every harness's elements are given before the first frame
+ * (harness_frame), or NULL. */
+static GstContext *harness_contexts[2];
+
+/* One frame through @launch (a bin of GL elements from @in_caps to
+ * @out_caps) in a GstHarness on @disp whose GL contexts are of @api
+ * (GST_GL_API, read as each context is made): *out the frame pulled.
  * The harness, to tear down; its elements keep their stats. */
 static GstHarness *
-harness_frame(const char *launch, const char *api, const char *in_caps,
-	      const char *out_caps, GstBuffer *in, GstBuffer **out)
+harness_frame_on(GstGLDisplay *disp, const char *launch, const char *api,
+		 const char *in_caps, const char *out_caps, GstBuffer *in,
+		 GstBuffer **out)
 {
 	GstHarness *h;
 
 	g_setenv("GST_GL_API", api, TRUE);
 	h = gst_harness_new_parse(launch);
 	ck_assert_msg(h != NULL, "%s", launch);
-	set_display(h->element);
+	set_display_on(h->element, disp);
+	for (guint i = 0; i < G_N_ELEMENTS(harness_contexts); i++)
+		if (harness_contexts[i])
+			gst_element_set_context(h->element,
+						harness_contexts[i]);
 	gst_harness_set_src_caps_str(h, in_caps);
 	gst_harness_set_sink_caps_str(h, out_caps);
 	/* GL's rows are padded (a 4-byte alignment): the layout of the
@@ -207,6 +230,15 @@ harness_frame(const char *launch, const char *api, const char *in_caps,
 	/* The contexts are made: the other tests' pipelines on GL. */
 	g_setenv("GST_GL_API", "opengl3", TRUE);
 	return h;
+}
+
+/* harness_frame_on the tests' display. */
+static GstHarness *
+harness_frame(const char *launch, const char *api, const char *in_caps,
+	      const char *out_caps, GstBuffer *in, GstBuffer **out)
+{
+	return harness_frame_on(display, launch, api, in_caps, out_caps, in,
+				out);
 }
 
 static GstElement *
@@ -767,6 +799,161 @@ START_TEST(test_device_shared)
 }
 END_TEST
 
+/* The glcuda.device context @name in @h answers a context query with
+ * (on its src pad), a new reference. */
+static GstContext *
+device_context_of(GstHarness *h, const char *name)
+{
+	GstElement *e = harness_element(h, name);
+	GstPad *src = gst_element_get_static_pad(e, "src");
+	GstQuery *q = gst_query_new_context("glcuda.device");
+	GstContext *c = NULL;
+
+	ck_assert(gst_pad_query(src, q));
+	gst_query_parse_context(q, &c);
+	ck_assert_ptr_nonnull(c);
+	gst_context_ref(c);
+	gst_query_unref(q);
+	gst_object_unref(src);
+	gst_object_unref(e);
+	return c;
+}
+
+static gpointer
+context_device_of(GstContext *c)
+{
+	const GValue *v = gst_structure_get_value(gst_context_get_structure(c),
+						  "device");
+
+	ck_assert_ptr_nonnull(v);
+	return g_value_get_boxed(v);
+}
+
+static GstGLContext *
+context_gl_of(GstContext *c)
+{
+	GstGLContext *gl = NULL;
+
+	ck_assert(gst_structure_get(gst_context_get_structure(c), "gl-context",
+				    GST_TYPE_GL_CONTEXT, &gl, NULL));
+	return gl;
+}
+
+/* A second GL display (another GL context): made once, kept to the end
+ * (its EGL display is the tests' display's). */
+static GstGLDisplay *other_display;
+
+/* The device of the element named f in @h (its answer to a context
+ * query) is not @foreign's, but one of the element's own GL context. */
+static void
+check_own_device(GstElement *f, GstContext *foreign, const char *what)
+{
+	GstPad *src = gst_element_get_static_pad(f, "src");
+	GstQuery *q = gst_query_new_context("glcuda.device");
+	GstGLContext *foreign_gl = context_gl_of(foreign), *own_gl;
+	GstGLContext *element_gl = NULL;
+	GstContext *own = NULL;
+
+	ck_assert(gst_pad_query(src, q));
+	gst_query_parse_context(q, &own);
+	ck_assert_ptr_nonnull(own);
+	g_object_get(f, "context", &element_gl, NULL);
+	ck_assert_ptr_nonnull(element_gl);
+	ck_assert_msg(element_gl != foreign_gl, "%s: both elements are on "
+		      "GL context %p", what, (void *)element_gl);
+	own_gl = context_gl_of(own);
+	ck_assert_msg(context_device_of(own) != context_device_of(foreign),
+		      "%s: the element uses the device of GL context %p on "
+		      "its GL context %p", what, (void *)foreign_gl,
+		      (void *)element_gl);
+	ck_assert_msg(own_gl == element_gl, "%s: the element's device is of "
+		      "GL context %p, not its own %p", what, (void *)own_gl,
+		      (void *)element_gl);
+	gst_object_unref(own_gl);
+	gst_object_unref(element_gl);
+	gst_object_unref(foreign_gl);
+	gst_query_unref(q);
+	gst_object_unref(src);
+}
+
+/* A device made on another GL context, handed to the element through
+ * GstContext (set_context, as an application or a bin answering
+ * need-context does), before the element has its GL context and once it
+ * has: the element does not use it as its own (its images and hand-offs
+ * belong to the other context) but makes a device on its own GL context,
+ * and answers context queries with that one; the frames are right. */
+START_TEST(test_device_foreign_context)
+{
+	gchar *caps = frame_caps("NV12", 34, 18, FALSE);
+	const char *launch = "glupload ! glcudafilter name=f filter=none ! "
+			     "gldownload";
+	GstCaps *parsed = gst_caps_from_string(caps);
+	GstElement *pipeline, *f;
+	GstContext *foreign;
+	GstHarness *a, *b;
+	GstBuffer *in, *out;
+	GstVideoInfo info;
+	GError *err = NULL;
+	GstBus *bus;
+	GstMessage *msg;
+
+	ck_assert(gst_video_info_from_caps(&info, parsed));
+	gst_caps_unref(parsed);
+	in = pattern_buffer(&info, FALSE);
+	if (!other_display)
+		other_display = gst_gl_display_new();
+	a = harness_frame_on(other_display, launch, "opengl3", caps, caps, in,
+			     &out);
+	gst_buffer_unref(out);
+	foreign = device_context_of(a, "f");
+
+	/* Before: set on the pipeline before it starts. */
+	pipeline = gst_parse_launch_full("videotestsrc num-buffers=2 ! "
+		"video/x-raw,format=NV12,width=34,height=18 ! glupload ! "
+		"glcudafilter name=f ! gldownload ! fakesink", NULL,
+		GST_PARSE_FLAG_FATAL_ERRORS, &err);
+	ck_assert_msg(pipeline && !err, "%s", err ? err->message : "");
+	gst_element_set_context(pipeline, foreign);
+	gst_element_set_state(pipeline, GST_STATE_PLAYING);
+	bus = gst_element_get_bus(pipeline);
+	msg = gst_bus_timed_pop_filtered(bus, GST_CLOCK_TIME_NONE,
+					 GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+	if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR)
+		gst_message_parse_error(msg, &err, NULL);
+	ck_assert_msg(!err, "set before the start: the pipeline failed: %s",
+		      err ? err->message : "");
+	gst_message_unref(msg);
+	gst_object_unref(bus);
+	f = gst_bin_get_by_name(GST_BIN(pipeline), "f");
+	check_own_device(f, foreign, "set before the start");
+	ck_assert_uint_eq(stats_field(pipeline, "f", "frames"), 2);
+	gst_object_unref(f);
+	stop_pipeline(pipeline);
+
+	/* Once the element has its GL context and device. */
+	harness_contexts[1] = foreign;
+	b = harness_frame(launch, "opengl3", caps, caps, in, &out);
+	harness_contexts[1] = NULL;
+	compare_frames(&info, in, out, FALSE, "foreign device");
+	gst_buffer_unref(out);
+	f = harness_element(b, "f");
+	check_own_device(f, foreign, "set once started");
+	/* The next frame, on the element's device. */
+	ck_assert_int_eq(gst_harness_push(b, gst_buffer_ref(in)), GST_FLOW_OK);
+	out = gst_harness_pull(b);
+	ck_assert_ptr_nonnull(out);
+	compare_frames(&info, in, out, FALSE, "foreign device, frame 2");
+	check_element(b, "f", "opengl3", "foreign device", "frames=2", NULL);
+	gst_buffer_unref(out);
+	gst_object_unref(f);
+	gst_harness_teardown(b);
+	gst_context_unref(foreign);
+	gst_harness_teardown(a);
+	gst_buffer_unref(in);
+	g_free(caps);
+}
+END_TEST
+
 /* Whether @caps have a structure with the CUDAMemory feature. */
 static gboolean
 has_cuda(GstCaps *caps)
@@ -862,12 +1049,14 @@ START_TEST(test_caps_keep_size)
 END_TEST
 
 #ifdef HAVE_GST_CUDA
-/* CUDA memory negotiated on the src pad: where GStreamer's CUDA library
- * finds no driver (it opens libcuda.so.1 itself, never the fake), the
- * element says so as it starts; where it finds one, the frames flow. */
+/* GStreamer's CUDA library on the fake: libcuda.so.1 on LD_LIBRARY_PATH
+ * (main) is tests/fake-cuda/libcuda/libcuda.so.1, a link to the fake
+ * glcuda loads, so both share its state and its log of work. */
+
+/* A pipeline with CUDA memory on the src pad: the element shares its
+ * device's CUDA context and the frames flow. */
 START_TEST(test_cuda_memory_out)
 {
-	void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	GstElement *pipeline;
 	guint contexts;
 	gchar *err = run_pipeline("videotestsrc num-buffers=2 ! "
@@ -876,17 +1065,282 @@ START_TEST(test_cuda_memory_out)
 		"video/x-raw(memory:CUDAMemory) ! fakesink", &pipeline,
 		&contexts);
 
-	if (!libcuda) {
-		ck_assert_ptr_nonnull(err);
-		ck_assert_msg(strstr(err, "Cannot use CUDA memory") &&
-			      strstr(err, "libcuda.so.1"), "%s", err);
-	} else {
-		ck_assert_msg(err == NULL, "%s", err);
-		ck_assert_uint_eq(stats_field(pipeline, "f", "output-cuda"), 2);
-		dlclose(libcuda);
-	}
-	g_free(err);
+	ck_assert_msg(err == NULL, "%s", err);
+	ck_assert_uint_eq(stats_field(pipeline, "f", "output-cuda"), 2);
 	stop_pipeline(pipeline);
+}
+END_TEST
+
+/* The application's CUDA context (nvcodec's elements share theirs the
+ * same way): the fake's primary context, wrapped. */
+static GstCudaContext *cuda_context;
+
+static GstCudaContext *
+app_cuda_context(void)
+{
+	CUresult (*get_proc)(const char *, void **, int, cuuint64_t,
+			     CUdriverProcAddressQueryResult *);
+	CUresult (*retain)(CUcontext *, CUdevice) = NULL;
+	CUcontext ctx = NULL;
+
+	if (cuda_context)
+		return cuda_context;
+	ck_assert_msg(gst_cuda_load_library(), "GStreamer's CUDA library "
+		      "does not load the fake CUDA driver (LD_LIBRARY_PATH=%s)",
+		      g_getenv("LD_LIBRARY_PATH"));
+	ck_assert_int_eq(CuInit(0), CUDA_SUCCESS);
+	gst_cuda_memory_init_once();
+	get_proc = (__typeof__(get_proc))fake_cuda_control(
+		"cuGetProcAddress_v2");
+	ck_assert_msg(get_proc, "GStreamer's CUDA library loaded another "
+		      "libcuda.so.1 than the fake %s", fake_cuda_path);
+	ck_assert_int_eq(get_proc("cuDevicePrimaryCtxRetain",
+				  (void **)&retain, 12000, 0, NULL),
+			 CUDA_SUCCESS);
+	ck_assert_int_eq(retain(&ctx, 0), CUDA_SUCCESS);
+	cuda_context = gst_cuda_context_new_wrapped(ctx, 0);
+	ck_assert_ptr_nonnull(cuda_context);
+	return cuda_context;
+}
+
+/* The fake's log of work, and a mark in it where the CPU found GL's work
+ * finished: glcuda's hand-off to CUDA in the cpu sync mode (a fence
+ * waited for through libepoxy's entry point, which the test points at a
+ * wrapper). */
+static fake_cuda_work_get_fn work_get;
+static fake_cuda_work_mark_fn work_mark;
+static __typeof__(epoxy_glClientWaitSync) real_client_wait, saved_client_wait;
+
+#define GL_DONE_MARK "GL's work finished (glClientWaitSync)"
+
+static GLenum
+rec_client_wait(GLsync sync, GLbitfield flags, GLuint64 timeout)
+{
+	GLenum r = real_client_wait(sync, flags, timeout);
+
+	if (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED)
+		work_mark(GL_DONE_MARK);
+	return r;
+}
+
+static unsigned int
+record_work_start(void)
+{
+	unsigned int (*count)(void) =
+		(__typeof__(count))fake_cuda_control("fake_cuda_work_count");
+
+	work_get = (fake_cuda_work_get_fn)fake_cuda_control(
+		"fake_cuda_work_get");
+	work_mark = (fake_cuda_work_mark_fn)fake_cuda_control(
+		"fake_cuda_work_mark");
+	ck_assert(count && work_get && work_mark);
+	saved_client_wait = epoxy_glClientWaitSync;
+	real_client_wait = (__typeof__(real_client_wait))eglGetProcAddress(
+		"glClientWaitSync");
+	ck_assert_ptr_nonnull(real_client_wait);
+	epoxy_glClientWaitSync = rec_client_wait;
+	return count();
+}
+
+static void
+record_work_stop(void)
+{
+	epoxy_glClientWaitSync = saved_client_wait;
+}
+
+/* A copy of a plane between a glcuda image and linear memory: the copy
+ * engine's 3D copy, or glcuda's copy kernels. */
+static gboolean
+is_plane_copy(const struct fake_cuda_work *w)
+{
+	return !w->mark && (!strcmp(w->call, "cuMemcpy3DAsync") ||
+			    (w->kernel &&
+			     g_str_has_prefix(w->kernel, "copy_kernels_")));
+}
+
+/* The CUDA work of one frame through the element on GStreamer 1.22,
+ * logged from @from on: one copy per plane, each on the legacy default
+ * stream (what 1.22's producers and consumers of CUDA memory order
+ * with); after GL's work on the images (the CPU found GL's fence
+ * signalled, or CUDA waited for GL's semaphore on that stream); before
+ * the hand-back to GL (the event GL's later work waits for, on that
+ * stream). */
+static void
+check_frame_work(unsigned int from, guint planes, const char *what)
+{
+	struct fake_cuda_work w;
+	gint copies = 0, first = -1, last = -1, gl_done = -1, back = -1;
+
+	for (unsigned int i = from; work_get(i, &w) == 0; i++) {
+		gint at = (gint)(i - from);
+
+		if (is_plane_copy(&w)) {
+			ck_assert_msg(w.stream == NULL, "%s: the copy of "
+				      "plane %d is on stream %p, not the "
+				      "legacy default stream", what, copies,
+				      (void *)w.stream);
+			if (first < 0)
+				first = at;
+			last = at;
+			copies++;
+		} else if (first < 0 &&
+			   ((w.mark && !strcmp(w.call, GL_DONE_MARK)) ||
+			    (!strcmp(w.call,
+				     "cuWaitExternalSemaphoresAsync") &&
+			     w.stream == NULL))) {
+			gl_done = at;
+		} else if (last >= 0 && back < 0 && !w.mark &&
+			   !strcmp(w.call, "cuEventRecord")) {
+			ck_assert_msg(w.stream == NULL, "%s: the hand-back "
+				      "to GL is on stream %p, not the "
+				      "copies' stream", what,
+				      (void *)w.stream);
+			back = at;
+		}
+	}
+	ck_assert_msg(copies == (gint)planes, "%s: %d plane copies, not %u",
+		      what, copies, planes);
+	ck_assert_msg(gl_done >= 0, "%s: the first plane copy (work item %d "
+		      "of the frame) is not after GL's work", what, first);
+	ck_assert_msg(back > last, "%s: no hand-back to GL after the last "
+		      "plane copy", what);
+}
+
+/* The caps of @format at @w x @h in CUDA memory. */
+static gchar *
+cuda_caps(const char *format, int w, int h)
+{
+	return g_strdup_printf("video/x-raw(memory:CUDAMemory),format=%s,"
+			       "width=%d,height=%d,framerate=30/1", format, w,
+			       h);
+}
+
+static GstContext *
+cuda_gst_context(void)
+{
+	return gst_context_new_cuda_context(app_cuda_context());
+}
+
+/* Sizes of the CUDA memory tests: rows whose bytes are no multiple of 4
+ * (GL's alignment) nor of the memory's pitch, and an odd width. */
+static const struct {
+	int w, h;
+} cuda_sizes[] = { { 34, 18 }, { 66, 10 } };
+
+/* CUDA memory in (the application's CUDA context, as an upstream
+ * nvcodec element's), GL memory out: every format, the frame's pixels
+ * through filter=none against the frame written into the CUDA memory;
+ * the element's copies out of the memory on the legacy default stream,
+ * after GL's work and before the hand-back. */
+START_TEST(test_cuda_memory_in_pixels)
+{
+	const char *format = formats[_i % G_N_ELEMENTS(formats)];
+	int w = cuda_sizes[_i / G_N_ELEMENTS(formats)].w;
+	int h = cuda_sizes[_i / G_N_ELEMENTS(formats)].h;
+	gchar *in_caps = cuda_caps(format, w, h);
+	gchar *out_caps = frame_caps(format, w, h, FALSE);
+	gchar *what = g_strdup_printf("CUDA memory in, %s %dx%d", format, w,
+				      h);
+	GstCaps *caps = gst_caps_from_string(in_caps);
+	GstBufferPool *pool;
+	GstStructure *config;
+	GstBuffer *sys, *in = NULL, *out;
+	GstVideoFrame src, dst;
+	GstVideoInfo info;
+	GstHarness *harness;
+	unsigned int from;
+
+	ck_assert(gst_video_info_from_caps(&info, caps));
+	sys = pattern_buffer(&info, FALSE);
+	/* The frame in CUDA memory, written through a CPU map (1.22
+	 * uploads it when the element maps it for CUDA). */
+	pool = gst_cuda_buffer_pool_new(app_cuda_context());
+	config = gst_buffer_pool_get_config(pool);
+	gst_buffer_pool_config_set_params(config, caps, (guint)info.size, 1,
+					  1);
+	gst_buffer_pool_config_add_option(config,
+					  GST_BUFFER_POOL_OPTION_VIDEO_META);
+	ck_assert(gst_buffer_pool_set_config(pool, config));
+	ck_assert(gst_buffer_pool_set_active(pool, TRUE));
+	ck_assert_int_eq(gst_buffer_pool_acquire_buffer(pool, &in, NULL),
+			 GST_FLOW_OK);
+	ck_assert(gst_is_cuda_memory(gst_buffer_peek_memory(in, 0)));
+	ck_assert(gst_video_frame_map(&src, &info, sys, GST_MAP_READ));
+	ck_assert(gst_video_frame_map(&dst, &info, in, GST_MAP_WRITE));
+	ck_assert(gst_video_frame_copy(&dst, &src));
+	gst_video_frame_unmap(&dst);
+	gst_video_frame_unmap(&src);
+
+	harness_contexts[0] = cuda_gst_context();
+	from = record_work_start();
+	harness = harness_frame("glcudafilter name=f filter=none ! "
+				"gldownload", "opengl3", in_caps, out_caps,
+				in, &out);
+	record_work_stop();
+	gst_context_unref(harness_contexts[0]);
+	harness_contexts[0] = NULL;
+	check_element(harness, "f", "opengl3", what, "frames=1",
+		      "input-cuda=1", NULL);
+	check_frame_work(from, GST_VIDEO_INFO_N_PLANES(&info), what);
+	compare_frames(&info, sys, out, FALSE, what);
+	gst_buffer_unref(out);
+	gst_harness_teardown(harness);
+	gst_buffer_unref(in);
+	gst_buffer_pool_set_active(pool, FALSE);
+	gst_object_unref(pool);
+	gst_buffer_unref(sys);
+	gst_caps_unref(caps);
+	g_free(what);
+	g_free(out_caps);
+	g_free(in_caps);
+}
+END_TEST
+
+/* GL memory in, CUDA memory out (the element's pool on the application's
+ * CUDA context): every format, the frame's pixels read back through
+ * GStreamer's CPU map of the CUDA memory (a synchronous copy, ordered
+ * after the legacy default stream's work only) against the frame pushed;
+ * the element's copies into the memory on that stream, after GL's upload
+ * and before the hand-back. */
+START_TEST(test_cuda_memory_out_pixels)
+{
+	const char *format = formats[_i % G_N_ELEMENTS(formats)];
+	int w = cuda_sizes[_i / G_N_ELEMENTS(formats)].w;
+	int h = cuda_sizes[_i / G_N_ELEMENTS(formats)].h;
+	gchar *in_caps = frame_caps(format, w, h, FALSE);
+	gchar *out_caps = cuda_caps(format, w, h);
+	gchar *what = g_strdup_printf("CUDA memory out, %s %dx%d", format, w,
+				      h);
+	GstCaps *caps = gst_caps_from_string(in_caps);
+	GstBuffer *in, *out;
+	GstVideoInfo info;
+	GstHarness *harness;
+	unsigned int from;
+
+	ck_assert(gst_video_info_from_caps(&info, caps));
+	in = pattern_buffer(&info, FALSE);
+	harness_contexts[0] = cuda_gst_context();
+	from = record_work_start();
+	harness = harness_frame("glupload ! glcudafilter name=f filter=none",
+				"opengl3", in_caps, out_caps, in, &out);
+	record_work_stop();
+	gst_context_unref(harness_contexts[0]);
+	harness_contexts[0] = NULL;
+	check_element(harness, "f", "opengl3", what, "frames=1",
+		      "output-cuda=1", NULL);
+	ck_assert(gst_buffer_n_memory(out) == 1 &&
+		  gst_is_cuda_memory(gst_buffer_peek_memory(out, 0)));
+	ck_assert(GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(out, 0))
+			  ->context == app_cuda_context());
+	check_frame_work(from, GST_VIDEO_INFO_N_PLANES(&info), what);
+	compare_frames(&info, in, out, FALSE, what);
+	gst_buffer_unref(out);
+	gst_harness_teardown(harness);
+	gst_buffer_unref(in);
+	gst_caps_unref(caps);
+	g_free(what);
+	g_free(out_caps);
+	g_free(in_caps);
 }
 END_TEST
 #endif
@@ -907,10 +1361,17 @@ element_suite(void)
 #endif
 	tcase_add_loop_test(tc, test_routes, 0, 6);
 	tcase_add_test(tc, test_device_shared);
+	tcase_add_test(tc, test_device_foreign_context);
 	tcase_add_test(tc, test_caps_cuda_memory);
 	tcase_add_test(tc, test_caps_keep_size);
 #ifdef HAVE_GST_CUDA
 	tcase_add_test(tc, test_cuda_memory_out);
+	tcase_add_loop_test(tc, test_cuda_memory_in_pixels, 0,
+			    (int)(G_N_ELEMENTS(formats) *
+				  G_N_ELEMENTS(cuda_sizes)));
+	tcase_add_loop_test(tc, test_cuda_memory_out_pixels, 0,
+			    (int)(G_N_ELEMENTS(formats) *
+				  G_N_ELEMENTS(cuda_sizes)));
 #endif
 	suite_add_tcase(s, tc);
 	return s;
@@ -945,8 +1406,45 @@ bind_fake_to_gl(void)
 	}
 }
 
+#ifdef HAVE_GST_CUDA
+/* GStreamer's CUDA library opens libcuda.so.1 by name: the fake's link
+ * of that name (tests/fake-cuda/libcuda, beside the fake's .libs) first
+ * on LD_LIBRARY_PATH, which the dynamic loader reads as the program
+ * starts: the program runs itself again with it. */
+static void
+use_fake_for_gstreamer(char **argv)
+{
+	gchar *dir = g_path_get_dirname(fake_cuda_path);
+	gchar *libcuda = g_build_filename(dir, "..", "libcuda", NULL);
+	gchar *link = g_build_filename(libcuda, "libcuda.so.1", NULL);
+	const char *path = g_getenv("LD_LIBRARY_PATH");
+	gchar *want;
+
+	if (!g_file_test(link, G_FILE_TEST_EXISTS)) {
+		fprintf(stderr, "FAIL: %s not found (make check makes it)\n",
+			link);
+		exit(99);
+	}
+	if (path && (g_str_has_prefix(path, libcuda) &&
+		     (path[strlen(libcuda)] == ':' ||
+		      !path[strlen(libcuda)]))) {
+		g_free(link);
+		g_free(libcuda);
+		g_free(dir);
+		return;
+	}
+	want = path && *path ? g_strconcat(libcuda, ":", path, NULL)
+			     : g_strdup(libcuda);
+	g_setenv("LD_LIBRARY_PATH", want, TRUE);
+	execv("/proc/self/exe", argv);
+	fprintf(stderr, "FAIL: cannot run /proc/self/exe again: %s\n",
+		g_strerror(errno));
+	exit(99);
+}
+#endif
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	const char *top = getenv("abs_top_builddir");
 	gchar *plugins, *lock, *dir;
@@ -954,6 +1452,9 @@ main(void)
 	int failed, fd;
 
 	fake_cuda_test_setup();
+#ifdef HAVE_GST_CUDA
+	use_fake_for_gstreamer(argv);
+#endif
 	if (!top)
 		top = ".";
 	plugins = g_build_filename(top, "gst", ".libs", NULL);
@@ -994,6 +1495,8 @@ main(void)
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	if (other_display)
+		gst_object_unref(other_display);
 	gst_object_unref(display);
 	unlink(ptx_path);
 	remove(g_getenv("GST_REGISTRY"));

@@ -32,8 +32,10 @@
  * next retain gets a fresh, working context.
  *
  * Only cuGetProcAddress_v2 (what glcuda's loader looks up) and the test
- * controls are exported; every entry point has the ABI the loader's
- * __typeof__ of the cuda.h declaration expects.
+ * controls are exported here; every entry point has the ABI the loader's
+ * __typeof__ of the cuda.h declaration expects. fake-cuda-gst.c exports
+ * the entry points GStreamer's CUDA library resolves by name, and keeps
+ * the log of the work enqueued (work_log below).
  */
 #include "config.h" /* _GNU_SOURCE: pthread_cond_clockwait */
 
@@ -55,6 +57,7 @@
 
 #include "loader/cuda-loader.h"
 #include "fake-cuda.h"
+#include "fake-cuda-gst.h"
 #include "fake-filters.h"
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
@@ -1088,6 +1091,30 @@ fake_cuda_load(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
+/* The log of work (fake-cuda-gst.c): each op as the entry point that
+ * enqueued it. ------------------------------------------------------------ */
+static void
+work_log(const struct op *op)
+{
+	static const char *const calls[] = {
+		[OP_HOST_FN] = "cuLaunchHostFunc",
+		[OP_EVENT] = "cuEventRecord",
+		[OP_KERNEL] = "cuLaunchKernel",
+		[OP_MEMCPY] = "cuMemcpyAsync",
+		[OP_MEMCPY2D] = "cuMemcpy2DAsync",
+		[OP_MEMCPY3D] = "cuMemcpy3DAsync",
+		[OP_WAIT_EVENT] = "cuStreamWaitEvent",
+		[OP_SEM_WAIT] = "cuWaitExternalSemaphoresAsync",
+		[OP_SEM_SIGNAL] = "cuSignalExternalSemaphoresAsync",
+	};
+
+	fake_cuda_work_logged(calls[op->kind],
+			      op->kind == OP_KERNEL ? op->kernel->name : NULL,
+			      op->stream);
+}
+
+/* -------------------------------------------------------------------------- */
+
 /* Enqueue work on a stream (it runs on the driver thread). Lock held.
  * Copies op. */
 static CUresult
@@ -1115,6 +1142,7 @@ enqueue(struct op *op)
 	q->tail = c;
 	q->len++;
 	queue_len++;
+	work_log(c);
 	/* Taken by the queued op. */
 	op->sems = NULL;
 	pthread_cond_broadcast(&work_cond);
@@ -2844,14 +2872,22 @@ memcpy2d_check(const CUDA_MEMCPY2D *m)
 	return CUDA_SUCCESS;
 }
 
+/* Synchronous, and on the legacy NULL stream, as the driver's: after
+ * the work enqueued before it there and on blocking streams (what a
+ * consumer of GStreamer 1.22's CUDA memory, which maps it for the CPU
+ * with this copy, relies on). */
 static CUresult
 fake_cuMemcpy2D(const CUDA_MEMCPY2D *m)
 {
+	struct wait_target t = { .q = &null_q, .legacy = true };
 	CUresult res;
 	ENTER("cuMemcpy2D");
 	if (!have_context())
 		LEAVE(CUDA_ERROR_INVALID_CONTEXT);
 	res = memcpy2d_check(m);
+	t.seq = next_seq;
+	if (res == CUDA_SUCCESS)
+		res = wait_for(&t, "cuMemcpy2D");
 	if (res == CUDA_SUCCESS)
 		memcpy2d_run(m);
 	LEAVE(res);

@@ -135,4 +135,28 @@ unsigned int fake_cuda_memcpy3d_calls(void);
  * unloads one. */
 unsigned int fake_cuda_libraries(void);
 
+/* The log of work enqueued on the fake's streams (fake-cuda-gst.c), in
+ * enqueue order, since load: @call the entry point (cuMemcpy3DAsync,
+ * cuLaunchKernel, cuEventRecord, cuWaitExternalSemaphoresAsync, ...),
+ * @kernel a launch's function, @stream its stream (NULL: the legacy
+ * default stream, CU_STREAM_LEGACY too). A mark (fake_cuda_work_mark)
+ * has @mark set and @call its text: a point on the CPU between two
+ * enqueues. The log keeps the last 65536 entries. */
+struct fake_cuda_work {
+	const char *call;
+	const char *kernel;
+	CUstream stream;
+	int mark;
+};
+/* Entries logged since load. */
+unsigned int fake_cuda_work_count(void);
+/* Entry @i (0: the first since load) in *out; -1 if it is not (or no
+ * longer) kept. */
+int fake_cuda_work_get(unsigned int i, struct fake_cuda_work *out);
+typedef int (*fake_cuda_work_get_fn)(unsigned int i,
+				     struct fake_cuda_work *out);
+/* Logs a mark; @what must outlive the log (a string literal). */
+void fake_cuda_work_mark(const char *what);
+typedef void (*fake_cuda_work_mark_fn)(const char *what);
+
 #endif

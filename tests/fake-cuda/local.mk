@@ -7,8 +7,18 @@
 if HAVE_CHECK
 check_LTLIBRARIES += %reldir%/libfakecuda.la
 %canon_reldir%_libfakecuda_la_SOURCES = %reldir%/fake-cuda.c \
-	%reldir%/fake-cuda.h %reldir%/fake-filters.c %reldir%/fake-filters.h
+	%reldir%/fake-cuda.h %reldir%/fake-filters.c %reldir%/fake-filters.h \
+	%reldir%/fake-cuda-gst.c %reldir%/fake-cuda-gst.h
 %canon_reldir%_libfakecuda_la_LDFLAGS = $(SANITIZER_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
+# The fake under the name GStreamer's CUDA library opens (libcuda.so.1,
+# fake-cuda-gst.c), in a directory of its own that the GStreamer tests
+# put on LD_LIBRARY_PATH: a link, so that the dynamic loader knows it for
+# the file glcuda loads.
+check_DATA = %reldir%/libcuda/libcuda.so.1
+%reldir%/libcuda/libcuda.so.1: %reldir%/libfakecuda.la
+	$(AM_V_GEN)$(MKDIR_P) %reldir%/libcuda && \
+		ln -sf ../.libs/libfakecuda.so $@
+CLEANFILES += %reldir%/libcuda/libcuda.so.1
 
 # Suites that run on the fake: CI's, not the GPU machine's (print-gpu-tests).
 fake_cuda_tests = tests/test-ring-cpu tests/test-threads-cpu tests/test-loss \
