@@ -176,20 +176,31 @@ struct block {
 	size_t row, row_pitch, layer_pitch, size;
 };
 
+/* A block of layers of H rows, each row ROW_PAD bytes past a tight one,
+ * each layer extra_rows rows and extra_bytes bytes past H rows; its bytes
+ * 0xee. */
 static struct block
-block_new(struct fake_env *e, const struct format_info *fmt, uint32_t layers)
+block_new_pitch(struct fake_env *e, const struct format_info *fmt,
+		uint32_t layers, size_t extra_rows, size_t extra_bytes)
 {
 	struct block b;
 
 	b.row = (size_t)W * fmt->bytes_per_pixel;
 	b.row_pitch = b.row + ROW_PAD;
-	b.layer_pitch = b.row_pitch * (H + LAYER_PAD);
+	b.layer_pitch = b.row_pitch * (H + extra_rows) + extra_bytes;
 	b.size = b.layer_pitch * layers;
 	fake_env_push(e);
 	ck_cu(CU(cuMemAlloc)(&b.ptr, b.size));
 	ck_cu(CU(cuMemsetD8)(b.ptr, 0xee, b.size));
 	fake_env_pop();
 	return b;
+}
+
+/* A block whose layers are LAYER_PAD rows apart past a tight layer. */
+static struct block
+block_new(struct fake_env *e, const struct format_info *fmt, uint32_t layers)
+{
+	return block_new_pitch(e, fmt, layers, LAYER_PAD, 0);
 }
 
 static void
@@ -811,17 +822,9 @@ static struct block
 block_new_odd(struct fake_env *e, const struct format_info *fmt,
 	      uint32_t layers)
 {
-	struct block b;
+	struct block b = block_new_pitch(e, fmt, layers, 1, 16);
 
-	b.row = (size_t)W * fmt->bytes_per_pixel;
-	b.row_pitch = b.row + ROW_PAD;
-	b.layer_pitch = b.row_pitch * (H + 1) + 16;
 	ck_assert_uint_ne(b.layer_pitch % b.row_pitch, 0);
-	b.size = b.layer_pitch * layers;
-	fake_env_push(e);
-	ck_cu(CU(cuMemAlloc)(&b.ptr, b.size));
-	ck_cu(CU(cuMemsetD8)(b.ptr, 0xee, b.size));
-	fake_env_pop();
 	return b;
 }
 
