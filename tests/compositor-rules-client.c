@@ -8,6 +8,12 @@
  *       output's left or right edge is placed with its anchor and gravity
  *       mirrored on the x axis, corners included (bottom_right becomes
  *       bottom_left: still bottom), the y position unchanged
+ *   compositor-rules-client popup-slide OUTPUT_W OUTPUT_H CTL
+ *       xdg_positioner with slide_x (then slide_y) only: a popup of a
+ *       window away from the output's origin that runs past the output's
+ *       right (bottom) edge moves back just enough, its far edge on the
+ *       output's: at output width - popup width - the window's x (height,
+ *       y), relative to the window; the other axis as asked
  *   compositor-rules-client viewport-edge x|y
  *       wp_viewport: a source rectangle that ends exactly on the buffer's
  *       edge is legal (the window maps at its size and is drawn); one that
@@ -424,6 +430,91 @@ run_popup_flip(struct test_client *c, int output_w, const char *ctl_prog)
 			printf("FAIL: popup %s: expected %d,%d (anchor and "
 			       "gravity mirrored on x only)\n", cases[i].name,
 			       cases[i].want_x, cases[i].want_y);
+			ret = 1;
+		}
+	}
+	window_destroy(&parent);
+	return ret;
+}
+
+/* Popups slid back from the output's far edges ----------------------------- */
+
+static int
+run_popup_slide(struct test_client *c, int output_w, int output_h,
+		const char *ctl_prog)
+{
+	/* In the parent's window geometry (360x200), anchor and gravity
+	 * bottom_right: on x, an anchor rectangle near its right edge and a
+	 * 100x30 popup; on y, one near its bottom and a 100x100 popup. As
+	 * asked each runs past the output's far edge on its axis only. */
+	static const struct {
+		const char *axis;
+		uint32_t slide;
+		int32_t rect_x, rect_y, w, h;
+	} cases[] = {
+		{ "x", XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X, 300, 20,
+		  100, 30 },
+		{ "y", XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_Y, 10, 180,
+		  100, 100 },
+	};
+	struct test_toplevel parent;
+	int px, py, ret = 0;
+
+	if (window_map(&parent, c, "rules-popup-slide", "popup parent", 360,
+		       200, NULL) < 0 ||
+	    window_position(ctl_prog, c, &px, &py) < 0)
+		return 1;
+	/* At the origin, forgetting the parent's position would not show. */
+	if (px <= 0 || py <= 0) {
+		printf("FAIL: the parent at %d,%d, not away from the output's "
+		       "origin\n", px, py);
+		window_destroy(&parent);
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct xdg_positioner *pos =
+			xdg_wm_base_create_positioner(c->wm_base);
+		bool on_x = cases[i].slide ==
+			    XDG_POSITIONER_CONSTRAINT_ADJUSTMENT_SLIDE_X;
+		/* As asked: below and right of the rectangle's corner. */
+		int32_t asked_x = cases[i].rect_x + 40;
+		int32_t asked_y = cases[i].rect_y + 20;
+		int32_t want_x = on_x ? output_w - cases[i].w - px : asked_x;
+		int32_t want_y = on_x ? asked_y : output_h - cases[i].h - py;
+		struct placed got;
+
+		if (on_x ? px + asked_x + cases[i].w <= output_w ||
+				   py + asked_y + cases[i].h > output_h
+			 : py + asked_y + cases[i].h <= output_h ||
+				   px + asked_x + cases[i].w > output_w) {
+			printf("FAIL: the parent at %d,%d: the popup slid on "
+			       "%s would not run past that edge only\n",
+			       px, py, cases[i].axis);
+			ret = 1;
+		}
+		xdg_positioner_set_size(pos, cases[i].w, cases[i].h);
+		xdg_positioner_set_anchor_rect(pos, cases[i].rect_x,
+					       cases[i].rect_y, 40, 20);
+		xdg_positioner_set_anchor(pos,
+					  XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT);
+		xdg_positioner_set_gravity(pos,
+					   XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+		xdg_positioner_set_constraint_adjustment(pos, cases[i].slide);
+		if (popup_place(c, &parent, pos, &got) < 0) {
+			xdg_positioner_destroy(pos);
+			ret = 1;
+			break;
+		}
+		xdg_positioner_destroy(pos);
+		printf("popup %dx%d slid on %s, the parent at %d,%d: "
+		       "at %d,%d\n",
+		       cases[i].w, cases[i].h, cases[i].axis, px, py, got.x,
+		       got.y);
+		if (got.x != want_x || got.y != want_y) {
+			printf("FAIL: popup slid on %s: expected %d,%d (its "
+			       "far edge on the output's %s edge)\n",
+			       cases[i].axis, want_x, want_y,
+			       on_x ? "right" : "bottom");
 			ret = 1;
 		}
 	}
@@ -1147,8 +1238,9 @@ main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	int ret;
 
-	if (argc < 2 || argc > 4) {
+	if (argc < 2 || argc > 5) {
 		fprintf(stderr, "usage: " PROG " popup-flip OUTPUT_W CTL | "
+			"popup-slide OUTPUT_W OUTPUT_H CTL | "
 			"viewport-edge x|y | subsurface-chains | "
 			"upload-budget HZ CTL | click-focus CTL | "
 			"topmost CTL | input-region-reset CTL | "
@@ -1167,6 +1259,9 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "popup-flip") && argc == 4)
 		ret = run_popup_flip(&c, atoi(argv[2]), argv[3]);
+	else if (!strcmp(mode, "popup-slide") && argc == 5)
+		ret = run_popup_slide(&c, atoi(argv[2]), atoi(argv[3]),
+				      argv[4]);
 	else if (!strcmp(mode, "viewport-edge"))
 		ret = run_viewport_edge(&c, !strcmp(argv[2], "y"));
 	else if (!strcmp(mode, "subsurface-chains"))

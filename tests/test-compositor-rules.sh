@@ -22,6 +22,9 @@
 #     is cached until the root's commit applies its parent's state.
 #  9. xdg_surface: a buffer committed when the configure came but before
 #     its ack is unconfigured_buffer.
+# 10. xdg_positioner: a popup of a window away from the output's origin,
+#     slid on x (y) back from the output's right (bottom) edge, ends
+#     exactly on that edge, the window's position counted.
 # Every run ends when its client exits.
 # SPDX-License-Identifier: MIT
 set -u
@@ -102,5 +105,11 @@ check $? desync-under-sync "desync under sync: the pointer on the parent; after 
 run unconfigured-buffer -- "$rules" unconfigured-buffer
 check $? unconfigured-buffer "a buffer committed before its ack" \
 	"protocol error: xdg_surface code 3"
+
+# 10. Popups slid back from the right and bottom edges; the parent is the
+#     first window, cascaded to 32,32: 400 - 100 - 32 and 320 - 100 - 32.
+run popup-slide -- "$rules" popup-slide "${size%x*}" "${size#*x}" "$ctl"
+check $? popup-slide "popup 100x30 slid on x, the parent at 32,32: at 268,40" \
+	"popup 100x100 slid on y, the parent at 32,32: at 50,188"
 
 exit $fail
