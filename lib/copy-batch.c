@@ -127,6 +127,14 @@ enqueue_copies(const struct glcuda_copy_desc *d,
 
 		if (c->direction != direction)
 			continue;
+		/* Never before the hand-off: the copy would not wait for
+		 * GL's work on the image. */
+		if (c->image->owner != IMAGE_OWNER_CUDA)
+			return device_fail(c->image->dev,
+					   GLCUDA_ERROR_BAD_STATE,
+					   "%s: copies[%u]: the image is not "
+					   "handed to CUDA",
+					   what, i);
 		ret = copy_enqueue(c->image, c->plane, c->layer, &block,
 				   direction == GLCUDA_COPY_TO_LINEAR,
 				   d->stream, what);

@@ -1386,7 +1386,8 @@ START_TEST(test_copy_linear_batch)
 	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuCtxPushCurrent:2", 1);
 	ret = glcuda_copy_linear(e.dev, &desc);
 	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
-	ck_assert_msg(ret == 0, "glcuda_copy_linear pushed more than once: %s",
+	ck_assert_msg(ret == 0,
+		      "glcuda_copy_linear, its second push made to fail: %s",
 		      glcuda_get_last_error());
 	ck_assert_msg(CU(cuCtxPopCurrent)(&ctx) != CUDA_SUCCESS,
 		      "glcuda_copy_linear left a CUDA context pushed");
