@@ -71,15 +71,14 @@ check_batch(struct glcuda_device *dev, const struct glcuda_copy_desc *d,
 	int ret;
 
 	b->count = 0;
-	if ((d->copy_count > 0 && !d->copies) ||
-	    (d->image_count > 0 && !d->images))
+	if (d->copy_count > 0 && !d->copies)
 		return device_fail(dev, -EINVAL,
-				   "%s: desc.%s is NULL with a count of %u",
-				   what,
-				   !d->copies && d->copy_count ? "copies"
-							       : "images",
-				   !d->copies && d->copy_count ? d->copy_count
-							       : d->image_count);
+				   "%s: desc.copies is NULL with a count of %u",
+				   what, d->copy_count);
+	if (d->image_count > 0 && !d->images)
+		return device_fail(dev, -EINVAL,
+				   "%s: desc.images is NULL with a count of %u",
+				   what, d->image_count);
 	if (d->copy_count == 0 && d->image_count == 0)
 		return device_fail(dev, -EINVAL,
 				   "%s: no copy and no image in the batch",
