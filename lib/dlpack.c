@@ -204,9 +204,8 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 	if (img->owner == IMAGE_OWNER_CUDA_DONE)
 		return device_fail(
 			dev, GLCUDA_ERROR_BAD_STATE,
-			"%s: the image waits for "
-			"GL's half of a hand-off; retry glcuda_handoff_to_gl() "
-			"first",
+			"%s: the image waits for GL's half of a hand-back to "
+			"GL, which failed; retry the hand-back first",
 			what);
 	ret = device_check_lost(dev, what);
 	if (ret < 0)
