@@ -245,93 +245,119 @@ choose_routes(GstGlcudaFilter *self, struct gcf_frame *f, GError **error)
 	return 0;
 }
 
-/* GL thread, the images handed to CUDA: every plane of the CUDA memory
- * frame into the input's images (@to_memory FALSE), or of the output's
- * images (the input's for "none") into the CUDA memory frame, one GPU
- * copy each (glcuda_image_copy_to_linear(), _from_linear()) on the
- * frame's stream. */
-static int
-cuda_memory_copy(GstGlcudaFilter *self, const struct gcf_frame *f,
-		 gboolean to_memory, GError **error)
+/* Every plane of the CUDA memory frame into the input's images
+ * (@to_memory FALSE), or of the output's images (the input's for "none")
+ * into the CUDA memory frame: one copy each of the frame's
+ * glcuda_copy_linear() batch, appended to @copies. */
+static void
+cuda_memory_copies(const struct gcf_frame *f, gboolean to_memory,
+		   struct glcuda_linear_copy *copies, unsigned int *count)
 {
 	GstVideoFrame *frame = to_memory ? f->cuda_out : f->cuda_in;
-	int ret = 0;
 	guint p;
 
-	for (p = 0; p < f->n && ret == 0; p++) {
-		struct glcuda_image *img = !to_memory ? f->in[p] :
-					   f->hand_out ? f->out[p] : f->in[p];
+	for (p = 0; p < f->n; p++) {
+		struct glcuda_linear_copy *c = &copies[(*count)++];
 		CUdeviceptr mem =
 			(CUdeviceptr)GST_VIDEO_FRAME_PLANE_DATA(frame, p);
 		size_t pitch = (size_t)GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
 
-		ret = to_memory ?
-			glcuda_image_copy_to_linear(img, 0, 0, mem, pitch, 0,
-						    self->work_stream) :
-			glcuda_image_copy_from_linear(img, 0, 0, mem, pitch, 0,
-						      self->work_stream);
+		memset(c, 0, sizeof(*c));
+		c->image = !to_memory ? f->in[p] :
+			   f->hand_out ? f->out[p] : f->in[p];
+		c->plane = 0;
+		c->layer = 0;
+		c->linear = mem;
+		c->row_pitch = pitch;
+		c->direction = to_memory ? GLCUDA_COPY_TO_LINEAR :
+					   GLCUDA_COPY_FROM_LINEAR;
 	}
-	if (ret < 0)
-		return gcf_set_error(
-			error, ret, "plane %u %s CUDA memory: %s (%s)", p - 1,
-			to_memory ? "into" : "out of",
-			glcuda_device_get_last_error(self->device->dev),
-			glcuda_error_get_name(ret));
-	return 0;
 }
 
-/* GL thread: the frame's CUDA work between its two hand-offs, every plane
- * of input and output in one hand-off each way. t[1..4] (when @timed):
- * the GL thread's times before the hand-off to CUDA, after it, after the
- * work is enqueued and after the hand-off back. */
+/* The frame's filter, between the copies out of CUDA memory and into it:
+ * glcuda_copy_linear()'s callback. */
+struct cuda_work {
+	GstGlcudaFilter *self;
+	const struct gcf_frame *f;
+	gboolean timed;
+	gint64 *t;
+	GError **error;
+	gboolean error_set; /* *error says what failed */
+};
+
+static int
+cuda_work_enqueue(void *data, CUstream stream)
+{
+	struct cuda_work *w = data;
+	GstGlcudaFilter *self = w->self;
+	const struct gcf_frame *f = w->f;
+	int ret = 0;
+
+	g_assert(stream == self->work_stream);
+	if (w->timed) {
+		w->t[2] = g_get_monotonic_time();
+		gcf_gpu_timing_start(self);
+	}
+	if (f->hand_out)
+		ret = gcf_run_cuda(self, f->fmt, f->in, f->out, f->w, f->h,
+				   w->error);
+	w->error_set = ret < 0;
+	if (w->timed) {
+		if (ret == 0)
+			gcf_gpu_timing_end(self);
+		w->t[3] = g_get_monotonic_time();
+	}
+	return ret;
+}
+
+/* GL thread: the frame's CUDA work between its two hand-offs, in one
+ * glcuda_copy_linear() on the frame's stream: every plane of input and
+ * output handed to CUDA, the copies out of the input's CUDA memory, the
+ * filter, the copies into the output's CUDA memory, and every image
+ * handed back to GL, whatever the work did. t[1..4] (when @timed): the GL
+ * thread's times before the call, at the filter's start (the hand-off
+ * and the copies in enqueued), after it and after the call. */
 static int
 cuda_work(GstGlcudaFilter *self, const struct gcf_frame *f, gboolean timed,
 	  gint64 *t, GError **error)
 {
 	struct glcuda_device *dev = self->device->dev;
+	struct glcuda_linear_copy copies[2 * GCF_MAX_PLANES];
+	struct glcuda_copy_desc desc;
 	struct glcuda_image *images[2 * GCF_MAX_PLANES];
-	unsigned int count = 0;
+	struct cuda_work w = { self, f, timed, t, error, FALSE };
+	unsigned int count = 0, n_images = 0;
 	guint p;
-	int ret, back;
+	int ret;
 
+	if (f->cuda_in)
+		cuda_memory_copies(f, FALSE, copies, &count);
+	if (f->cuda_out)
+		cuda_memory_copies(f, TRUE, copies, &count);
+	glcuda_copy_desc_init(&desc);
+	desc.copies = copies;
+	desc.copy_count = count;
+	/* The input's images are handed off even when no copy names them,
+	 * and the output's when the filter writes them. */
 	for (p = 0; p < f->n; p++)
-		images[count++] = f->in[p];
+		images[n_images++] = f->in[p];
 	for (p = 0; p < f->n && f->hand_out; p++)
-		images[count++] = f->out[p];
+		images[n_images++] = f->out[p];
+	desc.images = images;
+	desc.image_count = n_images;
+	desc.stream = self->work_stream;
+	desc.enqueue = cuda_work_enqueue;
+	desc.enqueue_data = &w;
 	if (timed)
 		t[1] = g_get_monotonic_time();
-	ret = glcuda_handoff_to_cuda(dev, images, count, self->work_stream);
-	if (ret < 0)
-		return gcf_set_error(error, ret,
-				     "glcuda_handoff_to_cuda: %s: %s",
-				     glcuda_strerror(ret),
-				     glcuda_device_get_last_error(dev));
-	if (timed) {
-		t[2] = g_get_monotonic_time();
-		gcf_gpu_timing_start(self);
-	}
-	ret = f->cuda_in ? cuda_memory_copy(self, f, FALSE, error) : 0;
-	if (ret == 0 && f->hand_out)
-		ret = gcf_run_cuda(self, f->fmt, f->in, f->out, f->w, f->h,
-				   error);
-	if (ret == 0 && f->cuda_out)
-		ret = cuda_memory_copy(self, f, TRUE, error);
-	if (timed) {
-		if (ret == 0)
-			gcf_gpu_timing_end(self);
-		t[3] = g_get_monotonic_time();
-	}
-	/* Handed back whatever the CUDA work did: GL owns the textures again.
-	 * GL's later commands (the copy out, or downstream's reads of a
-	 * pooled output) wait for CUDA's on the GPU. */
-	back = glcuda_handoff_to_gl(dev, images, count, self->work_stream);
-	if (back < 0 && ret == 0)
-		gcf_set_error(error, back, "glcuda_handoff_to_gl: %s: %s",
-			  glcuda_strerror(back),
-			  glcuda_device_get_last_error(dev));
+	ret = glcuda_copy_linear(dev, &desc);
 	if (timed)
 		t[4] = g_get_monotonic_time();
-	return ret < 0 ? ret : back;
+	if (ret < 0 && !w.error_set)
+		gcf_set_error(error, ret, "glcuda_copy_linear: %s: %s",
+			      glcuda_strerror(ret),
+			      glcuda_device_get_last_error(dev));
+	return ret;
 }
 
 /* GL thread, the images handed back to GL: the planes whose output route

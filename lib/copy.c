@@ -50,8 +50,8 @@ describe_layers(const struct cuda_plane *p, const struct linear_block *b,
 }
 
 int
-copy_check(struct glcuda_image *img, unsigned int plane, int layer,
-	   const struct linear_block *b, const char *what)
+copy_check_layout(struct glcuda_image *img, unsigned int plane, int layer,
+		  const struct linear_block *b, const char *what)
 {
 	struct glcuda_device *dev = img->dev;
 	const struct cuda_plane *p;
@@ -94,6 +94,18 @@ copy_check(struct glcuda_image *img, unsigned int plane, int layer,
 			"least",
 			what, b->layer_pitch, plane, p->height, b->row_pitch,
 			b->row_pitch * p->height);
+	return 0;
+}
+
+int
+copy_check(struct glcuda_image *img, unsigned int plane, int layer,
+	   const struct linear_block *b, const char *what)
+{
+	struct glcuda_device *dev = img->dev;
+	int ret = copy_check_layout(img, plane, layer, b, what);
+
+	if (ret < 0)
+		return ret;
 	/* A ring frame's images are handed off by the frame, between
 	 * glcuda_frame_submit() and _complete(). */
 	if (img->owner == IMAGE_OWNER_GL &&

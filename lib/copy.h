@@ -17,6 +17,12 @@ struct linear_block {
 };
 
 /* The checks of a copy of `plane` (`layer`, or GLCUDA_ALL_LAYERS) with the
+ * block that do not depend on who owns the image: plane, layer, pointer,
+ * pitches. 0 or a recorded -EINVAL naming `what`. */
+int copy_check_layout(struct glcuda_image *img, unsigned int plane, int layer,
+		      const struct linear_block *b, const char *what);
+
+/* The checks of a copy of `plane` (`layer`, or GLCUDA_ALL_LAYERS) with the
  * block: plane, layer, pitches, and an image handed to CUDA. 0 or a
  * recorded error naming `what`. */
 int copy_check(struct glcuda_image *img, unsigned int plane, int layer,
@@ -27,5 +33,12 @@ int copy_check(struct glcuda_image *img, unsigned int plane, int layer,
 int copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
 		 const struct linear_block *b, bool to_linear, CUstream stream,
 		 const char *what);
+
+/* glcuda_copy_linear() for the calls of the library that make the same
+ * sequence (the DLPack export): d is of this glcuda's size, the CUDA
+ * context is pushed; errors name `what`. */
+struct glcuda_copy_desc;
+int copy_batch_pushed(struct glcuda_device *dev,
+		      const struct glcuda_copy_desc *d, const char *what);
 
 #endif

@@ -104,7 +104,37 @@ plane_pool(struct glcuda_image *img, unsigned int plane, size_t size,
 	return 0;
 }
 
-/* The copy of the export, on the stream, into a block of the pool. */
+/* The copy of the block, handed over and back when GL owns the image (one
+ * glcuda_copy_linear() batch), else only copied. With the CUDA context
+ * pushed. */
+static int
+copy_into_block(struct glcuda_image *img, unsigned int plane,
+		const struct linear_block *b, CUstream stream,
+		const char *what)
+{
+	struct glcuda_linear_copy copy;
+	struct glcuda_copy_desc desc;
+
+	if (img->owner != IMAGE_OWNER_GL)
+		return copy_enqueue(img, plane, GLCUDA_ALL_LAYERS, b, true,
+				    stream, what);
+	memset(&copy, 0, sizeof(copy));
+	copy.image = img;
+	copy.plane = plane;
+	copy.layer = GLCUDA_ALL_LAYERS;
+	copy.linear = b->pointer;
+	copy.row_pitch = b->row_pitch;
+	copy.layer_pitch = b->layer_pitch;
+	copy.direction = GLCUDA_COPY_TO_LINEAR;
+	glcuda_copy_desc_init(&desc);
+	desc.copies = &copy;
+	desc.copy_count = 1;
+	desc.stream = stream;
+	return copy_batch_pushed(img->dev, &desc, what);
+}
+
+/* The copy of the export, on the stream, into a block of the pool: the
+ * image is handed to CUDA and back around it when GL owns it. */
 static int
 export_copy(struct glcuda_image *img, unsigned int plane, CUstream stream,
 	    struct export *e, const char *what)
@@ -126,8 +156,7 @@ export_copy(struct glcuda_image *img, unsigned int plane, CUstream stream,
 		b.pointer = e->block;
 		b.row_pitch = row;
 		b.layer_pitch = row * p->height;
-		ret = copy_enqueue(img, plane, GLCUDA_ALL_LAYERS, &b, true,
-				   stream, what);
+		ret = copy_into_block(img, plane, &b, stream, what);
 		if (ret < 0) {
 			tensor_pool_put(e->pool, e->block, stream);
 			e->block = 0;
@@ -137,15 +166,15 @@ export_copy(struct glcuda_image *img, unsigned int plane, CUstream stream,
 	return ret;
 }
 
-/* Hand over (when GL owns the image), copy, hand back: all on the stream.
- * On failure the image keeps its owner and *out is untouched. */
+/* Hand over (when GL owns the image), copy, hand back: all on the stream,
+ * with one push of the CUDA context. On failure the image keeps its owner
+ * and *out is untouched. */
 static int
 export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 	     const char *what, struct export **out)
 {
 	struct glcuda_device *dev;
 	struct export *e;
-	bool handed = false;
 	int ret;
 
 	error_clear();
@@ -175,9 +204,8 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 	if (img->owner == IMAGE_OWNER_CUDA_DONE)
 		return device_fail(
 			dev, GLCUDA_ERROR_BAD_STATE,
-			"%s: the image waits for "
-			"GL's half of a hand-off; retry glcuda_handoff_to_gl() "
-			"first",
+			"%s: the image waits for GL's half of a hand-back to "
+			"GL, which failed; retry the hand-back first",
 			what);
 	ret = device_check_lost(dev, what);
 	if (ret < 0)
@@ -187,26 +215,7 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 		return device_fail(dev, -ENOMEM, "%s: out of memory", what);
 	e->stream = stream;
 
-	if (img->owner == IMAGE_OWNER_GL) {
-		ret = glcuda_handoff_to_cuda(dev, &img, 1, stream);
-		if (ret < 0)
-			goto fail;
-		handed = true;
-	}
 	ret = export_copy(img, plane, stream, e, what);
-	if (handed) {
-		/* Back to GL whatever the copy did: the image keeps its
-		 * owner. */
-		char copy_error[sizeof(dev->errors.last_error)];
-		int back;
-
-		memcpy(copy_error, dev->errors.last_error, sizeof(copy_error));
-		back = glcuda_handoff_to_gl(dev, &img, 1, stream);
-		if (ret == 0 && back < 0)
-			ret = back;
-		else if (ret < 0)
-			ret = device_fail(dev, ret, "%s", copy_error);
-	}
 	if (ret < 0)
 		goto fail;
 	*out = e;

@@ -4,6 +4,7 @@
  * the public API.
  * SPDX-License-Identifier: MIT
  */
+#include "handoff.h"
 #include "wrap.h"
 #include "cuda/cuda-interop.h"
 #include <glcuda/glcuda-cuda.h>
@@ -79,29 +80,14 @@ check_images(struct glcuda_device *dev, struct glcuda_image *const *images,
 	return 0;
 }
 
-/* The images of one public hand-off, split by how they travel: units
- * (shared images and wrapped EGLImages, by semaphores) and wrapped GL
- * textures (by map/unmap). */
-struct image_handoff {
-	struct handoff_unit units[SYNC_MAX_IMAGES];
-	unsigned int unit_count;
-	struct glcuda_image *mapped[SYNC_MAX_IMAGES];
-	CUgraphicsResource resources[SYNC_MAX_IMAGES];
-	unsigned int mapped_count;
-};
-
-/* The checks every public hand-off starts with, then the split. */
-static int
-begin_image_handoff(struct glcuda_device *dev,
-		    struct glcuda_image *const *images, unsigned int count,
-		    enum image_owner expected, const char *what,
-		    struct image_handoff *h)
+int
+handoff_begin(struct glcuda_device *dev, struct glcuda_image *const *images,
+	      unsigned int count, enum image_owner expected, const char *what,
+	      struct image_handoff *h)
 {
 	int ret;
 
-	error_clear();
-	if (!dev)
-		return device_fail(NULL, -EINVAL, "%s: dev is NULL", what);
+	memset(h, 0, sizeof(*h));
 	ret = device_check_gl(dev, what);
 	if (ret < 0)
 		return ret;
@@ -126,6 +112,19 @@ begin_image_handoff(struct glcuda_device *dev,
 					   ? img->handoff_texture_count : 0;
 	}
 	return 0;
+}
+
+/* The checks every public hand-off starts with, then the split. */
+static int
+begin_image_handoff(struct glcuda_device *dev,
+		    struct glcuda_image *const *images, unsigned int count,
+		    enum image_owner expected, const char *what,
+		    struct image_handoff *h)
+{
+	error_clear();
+	if (!dev)
+		return device_fail(NULL, -EINVAL, "%s: dev is NULL", what);
+	return handoff_begin(dev, images, count, expected, what, h);
 }
 
 static void
@@ -181,6 +180,78 @@ unmap_textures(struct glcuda_device *dev, struct image_handoff *h,
 	return ret;
 }
 
+int
+handoff_to_cuda_pushed(struct glcuda_device *dev,
+		       struct glcuda_image *const *images, unsigned int count,
+		       struct image_handoff *h, CUstream stream)
+{
+	int ret;
+
+	/* The map first: it fails with nothing signalled. */
+	ret = map_textures(dev, h, stream);
+	if (ret < 0)
+		return ret;
+	if (h->unit_count > 0) {
+		ret = sync_to_cuda(dev, h->units, h->unit_count, stream);
+		if (ret < 0) {
+			if (h->mapped_count > 0)
+				unmap_textures(dev, h, stream);
+			return ret;
+		}
+	}
+	for (unsigned int i = 0; i < count; i++)
+		images[i]->owner = IMAGE_OWNER_CUDA;
+	return 0;
+}
+
+/* CUDA's half of the hand-back: the units signal, the textures unmap. */
+static int
+cuda_half_to_gl(struct glcuda_device *dev, struct glcuda_image *const *images,
+		unsigned int count, struct image_handoff *h, CUstream stream)
+{
+	int ret;
+
+	if (h->unit_count > 0) {
+		ret = sync_cuda_signal(dev, h->units, h->unit_count, stream);
+		if (ret < 0)
+			return ret;
+		/* CUDA has signalled: even if what follows fails, these
+		 * images are no longer CUDA's to hand back. */
+		set_owner(images, count, IMAGE_OWNER_CUDA_DONE, false);
+	}
+	ret = unmap_textures(dev, h, stream);
+	if (ret < 0)
+		return ret;
+	set_owner(images, count, IMAGE_OWNER_GL, true);
+	return 0;
+}
+
+/* GL's half: GL waits for the units' signal. */
+static int
+gl_half_to_gl(struct glcuda_device *dev, struct glcuda_image *const *images,
+	      unsigned int count, struct image_handoff *h)
+{
+	int ret;
+
+	if (h->unit_count == 0)
+		return 0;
+	ret = sync_gl_wait(dev, h->units, h->unit_count);
+	if (ret < 0)
+		return ret;
+	set_owner(images, count, IMAGE_OWNER_GL, false);
+	return 0;
+}
+
+int
+handoff_to_gl_pushed(struct glcuda_device *dev,
+		     struct glcuda_image *const *images, unsigned int count,
+		     struct image_handoff *h, CUstream stream)
+{
+	int ret = cuda_half_to_gl(dev, images, count, h, stream);
+
+	return ret < 0 ? ret : gl_half_to_gl(dev, images, count, h);
+}
+
 GLCUDA_EXPORT int
 glcuda_handoff_to_cuda(struct glcuda_device *dev,
 		       struct glcuda_image *const *images, unsigned int count,
@@ -189,7 +260,6 @@ glcuda_handoff_to_cuda(struct glcuda_device *dev,
 	struct image_handoff h;
 	int ret;
 
-	memset(&h, 0, sizeof(h));
 	ret = begin_image_handoff(dev, images, count, IMAGE_OWNER_GL,
 				  "glcuda_handoff_to_cuda", &h);
 	if (ret < 0)
@@ -197,21 +267,7 @@ glcuda_handoff_to_cuda(struct glcuda_device *dev,
 	ret = device_push_cuda(dev, "glcuda_handoff_to_cuda");
 	if (ret < 0)
 		return ret;
-	/* The map first: it fails with nothing signalled. */
-	ret = map_textures(dev, &h, stream);
-	if (ret < 0)
-		goto out;
-	if (h.unit_count > 0) {
-		ret = sync_to_cuda(dev, h.units, h.unit_count, stream);
-		if (ret < 0) {
-			if (h.mapped_count > 0)
-				unmap_textures(dev, &h, stream);
-			goto out;
-		}
-	}
-	for (unsigned int i = 0; i < count; i++)
-		images[i]->owner = IMAGE_OWNER_CUDA;
-out:
+	ret = handoff_to_cuda_pushed(dev, images, count, &h, stream);
 	device_pop_cuda(dev);
 	return ret;
 }
@@ -233,7 +289,6 @@ glcuda_handoff_to_gl(struct glcuda_device *dev,
 	if (images && count > 0 && count <= SYNC_MAX_IMAGES && images[0] &&
 	    images[0]->owner == IMAGE_OWNER_CUDA_DONE)
 		from = IMAGE_OWNER_CUDA_DONE;
-	memset(&h, 0, sizeof(h));
 	ret = begin_image_handoff(dev, images, count, from,
 				  "glcuda_handoff_to_gl", &h);
 	if (ret < 0)
@@ -246,28 +301,10 @@ glcuda_handoff_to_gl(struct glcuda_device *dev,
 		if (ret < 0)
 			return ret;
 	}
-	if (from == IMAGE_OWNER_CUDA) {
-		if (h.unit_count > 0) {
-			ret = sync_cuda_signal(dev, h.units, h.unit_count,
-					       stream);
-			if (ret < 0)
-				goto out;
-			/* CUDA has signalled: even if what follows fails,
-			 * these images are no longer CUDA's to hand back. */
-			set_owner(images, count, IMAGE_OWNER_CUDA_DONE, false);
-		}
-		ret = unmap_textures(dev, &h, stream);
-		if (ret < 0)
-			goto out;
-		set_owner(images, count, IMAGE_OWNER_GL, true);
-	}
-	if (h.unit_count > 0) {
-		ret = sync_gl_wait(dev, h.units, h.unit_count);
-		if (ret < 0)
-			goto out;
-		set_owner(images, count, IMAGE_OWNER_GL, false);
-	}
-out:
+	if (from == IMAGE_OWNER_CUDA)
+		ret = cuda_half_to_gl(dev, images, count, &h, stream);
+	if (ret == 0)
+		ret = gl_half_to_gl(dev, images, count, &h);
 	if (cuda)
 		device_pop_cuda(dev);
 	return ret;

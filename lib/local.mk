@@ -46,7 +46,9 @@
 	%reldir%/wrap.c \
 	%reldir%/copy.h \
 	%reldir%/copy.c \
+	%reldir%/handoff.h \
 	%reldir%/handoff.c \
+	%reldir%/copy-batch.c \
 	%reldir%/ring.h \
 	%reldir%/ring-timing.c \
 	%reldir%/ring-done.c \

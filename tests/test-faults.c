@@ -186,6 +186,29 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 						     GLCUDA_ALL_LAYERS, data,
 						     64, 64 * 16, NULL));
 		STEP(glcuda_handoff_to_gl(dev, &layered, 1, NULL));
+		/* A batch (glcuda_copy_linear): a and b handed off with the
+		 * layered image, every layer of it copied in, then one layer
+		 * of a out (the kernel), with one push. */
+		{
+			struct glcuda_linear_copy copies[2] = {
+				{ .image = layered, .layer = GLCUDA_ALL_LAYERS,
+				  .linear = data, .row_pitch = 64,
+				  .layer_pitch = 64 * 16,
+				  .direction = GLCUDA_COPY_FROM_LINEAR },
+				{ .image = a, .layer = 0, .linear = data,
+				  .row_pitch = 256,
+				  .direction = GLCUDA_COPY_TO_LINEAR },
+			};
+			struct glcuda_image *both[2] = { a, b };
+			struct glcuda_copy_desc batch;
+
+			glcuda_copy_desc_init(&batch);
+			batch.copies = copies;
+			batch.copy_count = 2;
+			batch.images = both;
+			batch.image_count = 2;
+			STEP_CTX(glcuda_copy_linear(dev, &batch));
+		}
 		/* With the application's context current, an export of an
 		 * image GL owns (hand-off, copy, hand-off back). */
 		t->deleter(t);

@@ -1246,6 +1246,326 @@ START_TEST(test_pool_across_streams)
 }
 END_TEST
 
+/* glcuda_copy_linear(): the batch's callback records what it saw. */
+struct batch_probe {
+	const struct fake_env *e;
+	struct copies start;
+	unsigned int calls, copies_before; /* copies enqueued before it */
+	bool check_context, context_current, on_stream;
+	int ret; /* what it returns */
+};
+
+static int
+batch_probe_enqueue(void *data, CUstream stream)
+{
+	struct batch_probe *p = data;
+	const struct copies now = copies_now();
+	CUcontext ctx = NULL;
+
+	p->calls++;
+	p->copies_before = now.kernel - p->start.kernel + now.engine -
+			   p->start.engine;
+	/* The current context, taken off the stack and put back (a push
+	 * of the test's, where it counts the call's pushes). */
+	if (!p->check_context)
+		return p->ret;
+	p->context_current =
+		CU(cuCtxPopCurrent)(&ctx) == CUDA_SUCCESS &&
+		ctx == glcuda_device_get_cuda_context(p->e->dev) &&
+		CU(cuCtxPushCurrent)(ctx) == CUDA_SUCCESS;
+	p->on_stream = stream == p->e->stream;
+	return p->ret;
+}
+
+/* Whether layer l of block b holds layer l of the pattern of seed s
+ * (rows only, the padding is the caller's). */
+static void
+assert_block_layer(const struct format_info *fmt, const struct block *b,
+		   const uint8_t *host, uint32_t l, uint32_t blk_layer,
+		   uint32_t seed, const char *what)
+{
+	uint8_t want[W * H * 4];
+
+	pattern(fmt, seed, l, want);
+	for (uint32_t y = 0; y < H; y++)
+		ck_assert_msg(!memcmp(host + blk_layer * b->layer_pitch +
+					      y * b->row_pitch,
+				      want + y * b->row, b->row),
+			      "%s: layer %u row %u is not pattern %u", what,
+			      l, y, seed);
+}
+
+/* A block holding layer l of the pattern of seed s in its layer 0. */
+static void
+block_fill(struct fake_env *e, const struct format_info *fmt,
+	   const struct block *b, uint32_t seed, uint32_t l)
+{
+	uint8_t want[W * H * 4], *host = calloc(1, b->size);
+
+	ck_assert_ptr_nonnull(host);
+	pattern(fmt, seed, l, want);
+	for (uint32_t y = 0; y < H; y++)
+		memcpy(host + y * b->row_pitch, want + y * b->row, b->row);
+	block_write(e, b, host);
+	free(host);
+}
+
+/* One glcuda_copy_linear() batch of several images, layers and both
+ * directions: the images handed to CUDA, the copies out of linear memory
+ * first, the callback once, on the stream, with the device's context
+ * current, then the copies into linear memory (which see what the copies
+ * out of it wrote), the images handed back to GL, one push of the
+ * context, none left. */
+START_TEST(test_copy_linear_batch)
+{
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	struct glcuda_image *a, *b, *c, *extra[2];
+	struct glcuda_linear_copy copies[4];
+	struct glcuda_copy_desc desc;
+	struct block a_out, a_in, b_in, b_out;
+	struct batch_probe probe = { 0 };
+	struct copies after;
+	uint8_t want[W * H * 4], got[W * H * 4], *host;
+	struct fake_env e;
+	CUcontext ctx;
+	int ret;
+
+	fake_env_setup(&e, _i);
+	resolve_fake();
+	a = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS, 0);
+	b = new_image(&e, GLCUDA_FORMAT_RGBA8, 1, 0);
+	c = new_image(&e, GLCUDA_FORMAT_RGBA8, 1, 0);
+	for (uint32_t l = 0; l < LAYERS; l++) {
+		pattern(fmt, 1, l, want);
+		upload_layer(a, fmt, l, want);
+	}
+	pattern(fmt, 2, 0, want);
+	upload_layer(b, fmt, 0, want);
+	a_out = block_new(&e, fmt, LAYERS);
+	a_in = block_new(&e, fmt, 1);
+	b_in = block_new(&e, fmt, 1);
+	b_out = block_new(&e, fmt, 1);
+	block_fill(&e, fmt, &a_in, 4, 1);
+	block_fill(&e, fmt, &b_in, 3, 0);
+
+	copies[0] = (struct glcuda_linear_copy){
+		.image = a, .plane = 0, .layer = GLCUDA_ALL_LAYERS,
+		.linear = a_out.ptr, .row_pitch = a_out.row_pitch,
+		.layer_pitch = a_out.layer_pitch,
+		.direction = GLCUDA_COPY_TO_LINEAR,
+	};
+	copies[1] = (struct glcuda_linear_copy){
+		.image = b, .layer = GLCUDA_ALL_LAYERS, .linear = b_in.ptr,
+		.row_pitch = b_in.row_pitch,
+		.direction = GLCUDA_COPY_FROM_LINEAR,
+	};
+	copies[2] = (struct glcuda_linear_copy){
+		.image = a, .layer = 1, .linear = a_in.ptr,
+		.row_pitch = a_in.row_pitch,
+		.direction = GLCUDA_COPY_FROM_LINEAR,
+	};
+	copies[3] = (struct glcuda_linear_copy){
+		.image = b, .layer = 0, .linear = b_out.ptr,
+		.row_pitch = b_out.row_pitch,
+		.direction = GLCUDA_COPY_TO_LINEAR,
+	};
+	/* c only for the callback; a listed again is handed off once. */
+	extra[0] = c;
+	extra[1] = a;
+	glcuda_copy_desc_init(&desc);
+	desc.copies = copies;
+	desc.copy_count = 4;
+	desc.images = extra;
+	desc.image_count = 2;
+	desc.stream = e.stream;
+	desc.enqueue = batch_probe_enqueue;
+	desc.enqueue_data = &probe;
+	probe.e = &e;
+	probe.start = copies_now();
+	/* A second push in the call fails it. */
+	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuCtxPushCurrent:2", 1);
+	ret = glcuda_copy_linear(e.dev, &desc);
+	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
+	ck_assert_msg(ret == 0,
+		      "glcuda_copy_linear, its second push made to fail: %s",
+		      glcuda_get_last_error());
+	ck_assert_msg(CU(cuCtxPopCurrent)(&ctx) != CUDA_SUCCESS,
+		      "glcuda_copy_linear left a CUDA context pushed");
+	ck_assert_uint_eq(probe.calls, 1);
+	/* The same batch again (the same bytes land), the callback looking
+	 * at the current context. */
+	probe.check_context = true;
+	probe.start = copies_now();
+	ck_ok(glcuda_copy_linear(e.dev, &desc));
+	ck_assert_uint_eq(probe.calls, 2);
+	ck_assert_msg(probe.context_current,
+		      "the callback ran without the device's context");
+	ck_assert_msg(probe.on_stream, "the callback got another stream");
+	ck_assert_msg(probe.copies_before == 2,
+		      "%u copies enqueued before the callback, not the 2 out "
+		      "of linear memory",
+		      probe.copies_before);
+	after = copies_now();
+	ck_assert_uint_eq(after.kernel - probe.start.kernel + after.engine -
+				  probe.start.engine,
+			  4);
+
+	/* Into linear memory, after the copies out of it. */
+	host = block_read(&e, &a_out);
+	assert_block_layer(fmt, &a_out, host, 0, 0, 1, "a, layer 0");
+	assert_block_layer(fmt, &a_out, host, 1, 1, 4, "a, layer 1");
+	assert_block_layer(fmt, &a_out, host, 2, 2, 1, "a, layer 2");
+	free(host);
+	host = block_read(&e, &b_out);
+	assert_block_layer(fmt, &b_out, host, 0, 0, 3, "b");
+	free(host);
+	/* Owned by GL again: GL reads what CUDA wrote, and every image,
+	 * c too, can be handed off again. */
+	read_layer(a, fmt, 1, false, got);
+	pattern(fmt, 4, 1, want);
+	ck_assert_msg(!memcmp(got, want, sizeof(want)), "a, layer 1 in GL");
+	read_layer(b, fmt, 0, false, got);
+	pattern(fmt, 3, 0, want);
+	ck_assert_msg(!memcmp(got, want, sizeof(want)), "b in GL");
+	{
+		struct glcuda_image *all[3] = { a, b, c };
+
+		ck_ok(glcuda_handoff_to_cuda(e.dev, all, 3, e.stream));
+		ck_ok(glcuda_handoff_to_gl(e.dev, all, 3, e.stream));
+	}
+	/* Only images: the callback alone. */
+	desc.copies = NULL;
+	desc.copy_count = 0;
+	ck_ok(glcuda_copy_linear(e.dev, &desc));
+	ck_assert_uint_eq(probe.calls, 3);
+
+	block_free(&e, &a_out);
+	block_free(&e, &a_in);
+	block_free(&e, &b_in);
+	block_free(&e, &b_out);
+	glcuda_image_destroy(c);
+	glcuda_image_destroy(b);
+	glcuda_image_destroy(a);
+	tensor_teardown(&e);
+}
+END_TEST
+
+/* glcuda_copy_linear()'s errors: bad arguments enqueue nothing and leave
+ * the images GL's; a failing copy or callback stops the batch, returns its
+ * error with its message, and the images are GL's again. */
+START_TEST(test_copy_linear_errors)
+{
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	struct glcuda_image *img, *other;
+	struct glcuda_linear_copy copies[2];
+	struct glcuda_copy_desc desc;
+	struct batch_probe probe = { 0 };
+	struct copies before;
+	struct fake_env e;
+	struct block b;
+	CUcontext ctx;
+
+	fake_env_setup(&e, false);
+	resolve_fake();
+	img = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS, 0);
+	other = new_image(&e, GLCUDA_FORMAT_RGBA8, 1, 0);
+	b = block_new(&e, fmt, LAYERS);
+	copies[0] = (struct glcuda_linear_copy){
+		.image = img, .layer = GLCUDA_ALL_LAYERS, .linear = b.ptr,
+		.row_pitch = b.row_pitch, .layer_pitch = b.layer_pitch,
+		.direction = GLCUDA_COPY_FROM_LINEAR,
+	};
+	copies[1] = (struct glcuda_linear_copy){
+		.image = other, .layer = 0, .linear = b.ptr,
+		.row_pitch = b.row_pitch,
+		.direction = GLCUDA_COPY_TO_LINEAR,
+	};
+	glcuda_copy_desc_init(&desc);
+	desc.copies = copies;
+	desc.copy_count = 2;
+	desc.stream = e.stream;
+	desc.enqueue = batch_probe_enqueue;
+	desc.enqueue_data = &probe;
+	probe.e = &e;
+
+#define FAILS(ret, text)                                                   \
+	do {                                                               \
+		before = copies_now();                                     \
+		ck_assert_int_eq(glcuda_copy_linear(e.dev, &desc), (ret)); \
+		ck_assert_msg(strstr(glcuda_get_last_error(), (text)),     \
+			      "\"%s\" is not in \"%s\"", (text),           \
+			      glcuda_get_last_error());                    \
+		ck_assert_msg(CU(cuCtxPopCurrent)(&ctx) != CUDA_SUCCESS,   \
+			      "a failed call left a context pushed");      \
+	} while (0)
+	/* Arguments: nothing enqueued, no callback. */
+	ck_assert_int_eq(glcuda_copy_linear(NULL, &desc), -EINVAL);
+	ck_assert_int_eq(glcuda_copy_linear(e.dev, NULL), -EINVAL);
+	desc.size = 0;
+	FAILS(-EINVAL, "glcuda_copy_desc.size is 0");
+	desc.size = sizeof(desc) + 8;
+	FAILS(-EINVAL, "larger than");
+	glcuda_copy_desc_init(&desc);
+	desc.stream = e.stream;
+	desc.enqueue = batch_probe_enqueue;
+	desc.enqueue_data = &probe;
+	FAILS(-EINVAL, "no copy and no image");
+	desc.copy_count = 2;
+	FAILS(-EINVAL, "desc.copies is NULL");
+	desc.copies = copies;
+	copies[1].row_pitch = b.row - 1;
+	FAILS(-EINVAL, "copies[1]: a row pitch of 51 bytes is too small");
+	copies[1].row_pitch = b.row_pitch;
+	copies[1].direction = (enum glcuda_copy_direction)7;
+	FAILS(-EINVAL, "copies[1]: direction 7");
+	copies[1].direction = GLCUDA_COPY_TO_LINEAR;
+	copies[0].layer = LAYERS;
+	FAILS(-EINVAL, "copies[0]: layer 3 of an image with 3");
+	copies[0].layer = GLCUDA_ALL_LAYERS;
+	copies[1].image = NULL;
+	FAILS(-EINVAL, "copies[1] is NULL");
+	copies[1].image = other;
+	/* An image CUDA owns. */
+	ck_ok(glcuda_handoff_to_cuda(e.dev, &other, 1, e.stream));
+	FAILS(GLCUDA_ERROR_BAD_STATE, "owned by CUDA, expected owned by GL");
+	ck_ok(glcuda_handoff_to_gl(e.dev, &other, 1, e.stream));
+	ck_assert_uint_eq(probe.calls, 0);
+	ck_assert_uint_eq(copies_now().engine, before.engine);
+	ck_assert_uint_eq(copies_now().kernel, before.kernel);
+
+	/* The copy out of linear memory fails: no callback, no copy into
+	 * it; both images handed back; the copy's error and message. */
+	setenv("GLCUDA_COPY", "engine", 1);
+	setenv("GLCUDA_FAKE_CUDA_FAIL", "cuMemcpy3DAsync:1:1", 1);
+	FAILS(GLCUDA_ERROR_CUDA, "cuMemcpy3DAsync");
+	unsetenv("GLCUDA_FAKE_CUDA_FAIL");
+	ck_assert_msg(strstr(glcuda_get_last_error(), "glcuda_copy_linear"),
+		      "%s", glcuda_get_last_error());
+	ck_assert_uint_eq(probe.calls, 0);
+	ck_assert_uint_eq(copies_now().engine, before.engine);
+	/* The callback fails: its error, no copy into linear memory. */
+	probe.ret = GLCUDA_ERROR_GL;
+	FAILS(GLCUDA_ERROR_GL, "desc.enqueue failed");
+	ck_assert_uint_eq(probe.calls, 1);
+	ck_assert_uint_eq(copies_now().engine, before.engine + 1);
+	/* Both images are GL's again. */
+	probe.ret = 0;
+	ck_ok(glcuda_copy_linear(e.dev, &desc));
+	ck_assert_uint_eq(probe.calls, 2);
+	{
+		struct glcuda_image *both[2] = { img, other };
+
+		ck_ok(glcuda_handoff_to_cuda(e.dev, both, 2, e.stream));
+		ck_ok(glcuda_handoff_to_gl(e.dev, both, 2, e.stream));
+	}
+#undef FAILS
+	block_free(&e, &b);
+	glcuda_image_destroy(other);
+	glcuda_image_destroy(img);
+	tensor_teardown(&e);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1261,6 +1581,8 @@ main(void)
 		TEST_RANGE(test_depth_texture_getter, 0, 2),
 		TEST_RANGE(test_dlpack_every_format, 0, 2),
 		TEST_ONCE(test_pool_across_streams),
+		TEST_RANGE(test_copy_linear_batch, 0, 2),
+		TEST_ONCE(test_copy_linear_errors),
 	};
 
 	fake_cuda_test_setup();

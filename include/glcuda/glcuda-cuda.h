@@ -251,6 +251,155 @@ int glcuda_image_copy_from_linear(struct glcuda_image *img, unsigned int plane,
 				  int layer, CUdeviceptr src, size_t row_pitch,
 				  size_t layer_pitch, CUstream stream);
 
+/**
+ * Which way a struct glcuda_linear_copy copies.
+ * @since 1.2
+ */
+enum glcuda_copy_direction {
+	/** From the image's plane into linear memory (as
+	 *  glcuda_image_copy_to_linear()). */
+	GLCUDA_COPY_TO_LINEAR = 0,
+	/** From linear memory into the image's plane (as
+	 *  glcuda_image_copy_from_linear()). */
+	GLCUDA_COPY_FROM_LINEAR = 1,
+};
+
+/**
+ * One copy of a glcuda_copy_linear() batch: a plane (one layer or all)
+ * of an image and a block of linear device memory, one way. The members
+ * and their rules are the arguments of glcuda_image_copy_to_linear().
+ *
+ * This struct has no size member and never grows: it is an element of the
+ * caller's array. What a later glcuda adds to the batch goes into struct
+ * glcuda_copy_desc, whose size says which members the caller has.
+ * @since 1.2
+ */
+struct glcuda_linear_copy {
+	/** The image, of the call's device; owned by GL before the call. */
+	struct glcuda_image *image;
+	/** 0, or 1 for the depth buffer of an image with desc.depth_format;
+	 *  the planes of wrapped EGLImages. */
+	unsigned int plane;
+	/** A layer, or GLCUDA_ALL_LAYERS. */
+	int layer;
+	/** Device memory of the device's CUDA context: row y of layer l of
+	 *  the copy at linear + l * layer_pitch + y * row_pitch. */
+	CUdeviceptr linear;
+	/** Bytes from one row to the next, >= width * bytes per pixel. */
+	size_t row_pitch;
+	/** Bytes from one layer to the next, >= height * row_pitch (ignored
+	 *  for a single layer). */
+	size_t layer_pitch;
+	/** Into linear memory or out of it. */
+	enum glcuda_copy_direction direction;
+};
+
+/**
+ * A batch for glcuda_copy_linear(): the copies, the stream, the images
+ * only a callback touches, and the callback. The caller allocates it and
+ * sets size (glcuda_copy_desc_init()), as for every struct that starts
+ * with a size: see "Structs the caller allocates" in <glcuda/glcuda.h>.
+ *
+ * Later versions of glcuda append per-batch options here, and only here,
+ * through size: the order of the rows in linear memory (GL's, bottom row
+ * first, or top row first) and the conversion of depth to metres are the
+ * next ones. A program built against this version leaves them out and
+ * gets this version's behaviour: rows in GL's order, depth as stored.
+ * @since 1.2
+ */
+struct glcuda_copy_desc {
+	/** sizeof(struct glcuda_copy_desc), as the caller was compiled
+	 *  with. */
+	size_t size;
+	/** The copies (the array is read during the call only); NULL when
+	 *  copy_count is 0. */
+	const struct glcuda_linear_copy *copies;
+	/** How many copies. */
+	unsigned int copy_count;
+	/** How many images in images. */
+	unsigned int image_count;
+	/** Images handed off with those of the copies though no copy names
+	 *  them: those that only enqueue touches (a filter's output). An
+	 *  image listed here and in a copy is handed off once. NULL when
+	 *  image_count is 0. */
+	struct glcuda_image *const *images;
+	/** The stream everything is enqueued on (0 = the NULL stream). */
+	CUstream stream;
+	/** Optional: called once, with the device's CUDA context current,
+	 *  after the copies out of linear memory were enqueued and before the
+	 *  copies into it: enqueue the batch's own CUDA work on @p stream
+	 *  there (a kernel from the images the copies filled, into the images
+	 *  the copies read). Return 0, or a negative error, which the call
+	 *  returns. It must not pop the context or call glcuda on the
+	 *  batch's images. */
+	int (*enqueue)(void *data, CUstream stream);
+	/** Passed to enqueue. */
+	void *enqueue_data;
+};
+
+/**
+ * Zero @p desc and set its size. Inline, so that the size is the one the
+ * caller was compiled with.
+ * @since 1.2
+ */
+static inline void
+glcuda_copy_desc_init(struct glcuda_copy_desc *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->size = sizeof(*desc);
+}
+
+/**
+ * Hand a batch of images to CUDA, copy between their planes and linear
+ * device memory, and hand them back to GL: the sequence of
+ * glcuda_handoff_to_cuda(), glcuda_image_copy_from_linear() and _to_linear()
+ * and glcuda_handoff_to_gl(), in one call that pushes the CUDA context once
+ * and enqueues everything on desc->stream, in this order:
+ *
+ *  1. the hand-off to CUDA of the distinct images of the copies, then of
+ *     desc->images (one hand-off: at most GLCUDA_HANDOFF_MAX_IMAGES
+ *     images in all);
+ *  2. the copies with GLCUDA_COPY_FROM_LINEAR, in the order of the array;
+ *  3. desc->enqueue, if set;
+ *  4. the copies with GLCUDA_COPY_TO_LINEAR, in the order of the array;
+ *  5. the hand-off back to GL of every image of step 1.
+ *
+ * The copies are those of glcuda_image_copy_to_linear() (same layout,
+ * same choice of copy kernel or copy engine), and the hand-offs those of
+ * the hand-off calls, so the sync modes behave as there: in the timeline
+ * and binary modes nothing blocks the calling thread; in the CPU mode
+ * step 1 waits for GL's earlier work (a GL fence) and step 5 for the
+ * stream (everything enqueued in steps 1 to 4) before returning.
+ *
+ * Every image must be owned by GL when the call starts, and is owned by GL
+ * again when it returns, unless the hand-back's GL half failed (as for
+ * glcuda_handoff_to_gl(): call that again to retry it). A copy or the
+ * callback that fails stops the batch: no later copy or callback is
+ * enqueued, the images are handed back to GL all the same (GL's commands
+ * after the call wait for what was enqueued), and the call returns the
+ * error of the first step that failed, whose message glcuda_get_last_error()
+ * keeps. Arguments are checked before anything is enqueued: an error there
+ * enqueues nothing and leaves every image as it was.
+ *
+ * GL: the device's context must be current (it is not changed). CUDA: the
+ * device's context is pushed once and popped before the call returns; the
+ * caller's need not be current.
+ * @param desc the batch, size set (glcuda_copy_desc_init()); read during
+ *   the call only
+ * @return 0; -EINVAL (NULL, desc->size not a version of the struct, no
+ *   copy and no image, a NULL image or array, a bad direction, plane,
+ *   layer, pointer or pitch: the message names the copy and says which,
+ *   and the smallest pitch that fits; more than GLCUDA_HANDOFF_MAX_IMAGES
+ *   images), GLCUDA_ERROR_WRONG_DEVICE (an image of another device),
+ *   GLCUDA_ERROR_BAD_STATE (an image not owned by GL, or a ring frame's),
+ *   GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_NO_CUDA_DRIVER,
+ *   GLCUDA_ERROR_GL, GLCUDA_ERROR_CUDA, GLCUDA_ERROR_DEVICE_LOST, or what
+ *   desc->enqueue returned.
+ * @since 1.2
+ */
+int glcuda_copy_linear(struct glcuda_device *dev,
+		       const struct glcuda_copy_desc *desc);
+
 /** The CUDA stream of a ring frame: the slot's own, owned by the ring, or
  *  the caller's desc.cuda_stream. Enqueue the frame's CUDA work on it
  *  between glcuda_frame_submit() and glcuda_frame_complete().

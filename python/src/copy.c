@@ -333,46 +333,38 @@ check_layout(const struct tensor *t, const struct py_layout *want,
 	return 0;
 }
 
-/* Hand the image to CUDA, copy, hand it back, all on @stream. The first
- * failure is raised, with its message saved before the hand-back (which
- * clears the thread's last error). */
+/* Hand the image to CUDA, copy, hand it back, all on @stream, in one
+ * glcuda_copy_linear(): the first failure is raised, with its message. */
 static int
 copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 	       int layer, const struct tensor *t, size_t row_pitch,
 	       size_t layer_pitch, CUstream stream)
 {
-	struct glcuda_device *dev;
+	struct glcuda_linear_copy copy;
+	struct glcuda_copy_desc desc;
 	struct glcuda_image *img;
-	char message[1024];
 	struct py_call call;
-	int ret, back;
+	int ret;
 
 	if (!(img = py_image_call_begin(&call, self)))
 		return -1;
-	dev = self->device->dev;
-	ret = glcuda_handoff_to_cuda(dev, &img, 1, stream);
-	if (ret < 0) {
-		py_call_end(&call);
-		py_raise(ret);
-		return -1;
-	}
-	if (to_tensor)
-		ret = glcuda_image_copy_to_linear(img, plane, layer, t->data,
-						  row_pitch, layer_pitch,
-						  stream);
-	else
-		ret = glcuda_image_copy_from_linear(img, plane, layer,
-						    t->data, row_pitch,
-						    layer_pitch, stream);
-	snprintf(message, sizeof(message), "%s", glcuda_get_last_error());
-	back = glcuda_handoff_to_gl(dev, &img, 1, stream);
+	memset(&copy, 0, sizeof(copy));
+	copy.image = img;
+	copy.plane = plane;
+	copy.layer = layer;
+	copy.linear = t->data;
+	copy.row_pitch = row_pitch;
+	copy.layer_pitch = layer_pitch;
+	copy.direction = to_tensor ? GLCUDA_COPY_TO_LINEAR
+				   : GLCUDA_COPY_FROM_LINEAR;
+	glcuda_copy_desc_init(&desc);
+	desc.copies = &copy;
+	desc.copy_count = 1;
+	desc.stream = stream;
+	ret = glcuda_copy_linear(self->device->dev, &desc);
 	py_call_end(&call);
 	if (ret < 0) {
-		py_raise_message(ret, message);
-		return -1;
-	}
-	if (back < 0) {
-		py_raise(back);
+		py_raise(ret);
 		return -1;
 	}
 	return 0;
