@@ -4,8 +4,8 @@
  * layer of an RGBA8 2D array (gl_Layer from a geometry shader); then each
  * path produces a linear CUDA buffer of the rendered pixels:
  *
- *   glcuda    glcuda_handoff_to_cuda, glcuda_image_copy_to_linear (all
- *             layers), glcuda_handoff_to_gl, all on one stream;
+ *   glcuda    glcuda_copy_linear: the hand-off to CUDA, the copy of all
+ *             layers and the hand-back to GL in one call, on one stream;
  *   legacy    the array texture registered once with
  *             cuGraphicsGLRegisterImage; per batch map on the stream, the
  *             mapped array copied with cuMemcpy3DAsync, unmap;
@@ -221,6 +221,29 @@ struct ctx {
 	void *pinned;
 };
 
+/* glcuda's path: the hand-off, the copy of every layer into c->linear and
+ * the hand-back, in one call on c->stream. */
+static int
+copy_batch(struct ctx *c)
+{
+	struct glcuda_linear_copy copy = {
+		.image = c->img,
+		.plane = 0,
+		.layer = GLCUDA_ALL_LAYERS,
+		.linear = c->linear,
+		.row_pitch = c->row,
+		.layer_pitch = c->layer,
+		.direction = GLCUDA_COPY_TO_LINEAR,
+	};
+	struct glcuda_copy_desc desc;
+
+	glcuda_copy_desc_init(&desc);
+	desc.copies = &copy;
+	desc.copy_count = 1;
+	desc.stream = c->stream;
+	return glcuda_copy_linear(c->dev, &desc);
+}
+
 static void
 one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 {
@@ -232,11 +255,7 @@ one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 		break;
 	case PATH_GLCUDA:
 		enter(t);
-		CHECK(glcuda_handoff_to_cuda(c->dev, &c->img, 1, c->stream));
-		CHECK(glcuda_image_copy_to_linear(c->img, 0, GLCUDA_ALL_LAYERS,
-						  c->linear, c->row, c->layer,
-						  c->stream));
-		CHECK(glcuda_handoff_to_gl(c->dev, &c->img, 1, c->stream));
+		CHECK(copy_batch(c));
 		leave(t);
 		break;
 	case PATH_LEGACY: {
@@ -450,14 +469,8 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 		double t0, wall, copy, plain;
 
 		t0 = now(CLOCK_MONOTONIC);
-		for (int i = 0; i < n; i++) {
-			CHECK(glcuda_handoff_to_cuda(dev, &c.img, 1, c.stream));
-			CHECK(glcuda_image_copy_to_linear(c.img, 0,
-							  GLCUDA_ALL_LAYERS,
-							  c.linear, c.row,
-							  c.layer, c.stream));
-			CHECK(glcuda_handoff_to_gl(dev, &c.img, 1, c.stream));
-		}
+		for (int i = 0; i < n; i++)
+			CHECK(copy_batch(&c));
 		CHECK_CU(CU(cuStreamSynchronize)(c.stream));
 		glFinish();
 		wall = (now(CLOCK_MONOTONIC) - t0) * 1e6 / n;
