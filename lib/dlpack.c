@@ -112,20 +112,20 @@ copy_into_block(struct glcuda_image *img, unsigned int plane,
 		const struct linear_block *b, CUstream stream,
 		const char *what)
 {
-	struct glcuda_linear_copy copy;
+	const struct glcuda_linear_copy copy = {
+		.image = img,
+		.plane = plane,
+		.layer = GLCUDA_ALL_LAYERS,
+		.linear = b->pointer,
+		.row_pitch = b->row_pitch,
+		.layer_pitch = b->layer_pitch,
+		.direction = GLCUDA_COPY_TO_LINEAR,
+	};
 	struct glcuda_copy_desc desc;
 
 	if (img->owner != IMAGE_OWNER_GL)
 		return copy_enqueue(img, plane, GLCUDA_ALL_LAYERS, b, true,
 				    stream, what);
-	memset(&copy, 0, sizeof(copy));
-	copy.image = img;
-	copy.plane = plane;
-	copy.layer = GLCUDA_ALL_LAYERS;
-	copy.linear = b->pointer;
-	copy.row_pitch = b->row_pitch;
-	copy.layer_pitch = b->layer_pitch;
-	copy.direction = GLCUDA_COPY_TO_LINEAR;
 	glcuda_copy_desc_init(&desc);
 	desc.copies = &copy;
 	desc.copy_count = 1;

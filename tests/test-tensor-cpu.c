@@ -240,6 +240,21 @@ pattern(const struct format_info *fmt, uint32_t seed, uint32_t layer, void *out)
 	test_fill_pattern(fmt, W, H, seed * 64 + layer, out);
 }
 
+/* Layers 0 .. layers - 1 of the pattern of seed s, at b's pitches in
+ * host (b->size bytes; the padding left as it is), want a scratch layer. */
+static void
+block_pattern(const struct format_info *fmt, uint32_t seed,
+	      const struct block *b, uint32_t layers, uint8_t *host,
+	      uint8_t *want)
+{
+	for (uint32_t l = 0; l < layers; l++) {
+		pattern(fmt, seed, l, want);
+		for (uint32_t y = 0; y < H; y++)
+			memcpy(host + l * b->layer_pitch + y * b->row_pitch,
+			       want + y * b->row, b->row);
+	}
+}
+
 /* Every format, 1 and LAYERS layers, GL and GLES, each way of copying
  * (_i / 4: the measured rule, GLCUDA_COPY=engine, GLCUDA_COPY=kernel):
  * GL's pattern into linear memory, pixel for pixel, with the padding
@@ -316,13 +331,7 @@ START_TEST(test_copies_every_format)
 			}
 		}
 		/* The other way: a new pattern, back to GL. */
-		for (uint32_t l = 0; l < layers; l++) {
-			pattern(fmt, 2, l, want);
-			for (uint32_t y = 0; y < H; y++)
-				memcpy(host + l * b.layer_pitch +
-					       y * b.row_pitch,
-				       want + y * b.row, b.row);
-		}
+		block_pattern(fmt, 2, &b, layers, host, want);
 		block_write(&e, &b, host);
 		before = copies_now();
 		ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS,
@@ -973,14 +982,9 @@ START_TEST(test_copy_layer_and_odd_pitch)
 			}
 		}
 		/* And back, a new pattern in every layer. */
-		for (uint32_t l = 0; l < LAYERS; l++) {
-			pattern(fmt, 4, l, want);
-			for (uint32_t y = 0; y < H; y++)
-				memcpy(host + l * odd.layer_pitch +
-					       y * odd.row_pitch,
-				       want + y * odd.row, odd.row);
+		block_pattern(fmt, 4, &odd, LAYERS, host, want);
+		for (uint32_t l = 0; l < LAYERS; l++)
 			seeds[l] = 4;
-		}
 		block_write(&e, &odd, host);
 		free(host);
 		ck_ok(glcuda_image_copy_from_linear(img, 0, GLCUDA_ALL_LAYERS,
