@@ -295,16 +295,48 @@ struct glcuda_linear_copy {
 };
 
 /**
+ * What a copy into linear memory makes of a depth plane's values (window
+ * depth d in [0, 1], as glReadPixels reads them). @since 1.2
+ */
+enum glcuda_depth_mode {
+	/** d as stored. */
+	GLCUDA_DEPTH_AS_STORED = 0,
+	/** The distance from the eye along the view axis, in the units of
+	 *  znear and zfar (metres for MuJoCo and most renderers), for a
+	 *  perspective projection (glFrustum, gluPerspective, MuJoCo's):
+	 *  znear * zfar / (zfar - d * (zfar - znear)). */
+	GLCUDA_DEPTH_PERSPECTIVE = 1,
+	/** The same for an orthographic projection (glOrtho):
+	 *  znear + d * (zfar - znear). */
+	GLCUDA_DEPTH_ORTHOGRAPHIC = 2,
+};
+
+/**
+ * Depth to distance, during the copy (no extra pass): computed in double
+ * precision and stored as float32, the depth plane's type. It applies to
+ * the copies into linear memory of depth planes (plane 1 of an image with
+ * desc.depth_format, plane 0 of a GLCUDA_FORMAT_DEPTH32F image) and to no
+ * other plane. Both planes are the projection's: znear > 0 for a
+ * perspective, and znear != zfar.
+ * @since 1.2
+ */
+struct glcuda_depth_conversion {
+	/** enum glcuda_depth_mode; GLCUDA_DEPTH_AS_STORED (0): no
+	 *  conversion. */
+	enum glcuda_depth_mode mode;
+	/** The near plane's distance. */
+	double znear;
+	/** The far plane's distance. */
+	double zfar;
+};
+
+/**
  * A batch for glcuda_copy_linear(): the copies, the stream, the images
- * only a callback touches, and the callback. The caller allocates it and
- * sets size (glcuda_copy_desc_init()), as for every struct that starts
- * with a size: see "Structs the caller allocates" in <glcuda/glcuda.h>.
- *
- * Later versions of glcuda append per-batch options here, and only here,
- * through size: the order of the rows in linear memory (GL's, bottom row
- * first, or top row first) and the conversion of depth to metres are the
- * next ones. A program built against this version leaves them out and
- * gets this version's behaviour: rows in GL's order, depth as stored.
+ * only a callback touches, the callback, and the options of every copy.
+ * The caller allocates it and sets size (glcuda_copy_desc_init()), as for
+ * every struct that starts with a size: see "Structs the caller
+ * allocates" in <glcuda/glcuda.h>. Later versions append options here,
+ * and only here.
  * @since 1.2
  */
 struct glcuda_copy_desc {
@@ -335,6 +367,19 @@ struct glcuda_copy_desc {
 	int (*enqueue)(void *data, CUstream stream);
 	/** Passed to enqueue. */
 	void *enqueue_data;
+	/** The row order of linear memory, for every copy of the batch:
+	 *  GLCUDA_ORIGIN_BOTTOM_LEFT (0), GL's, or GLCUDA_ORIGIN_TOP_LEFT,
+	 *  the image's rows flipped on the way, in both directions (no second
+	 *  pass: the copy kernel reads or writes the rows flipped; without the
+	 *  kernels, the copy engine copies row by row). */
+	enum glcuda_origin origin;
+	/** For the copies into linear memory of depth planes; zeroed:
+	 *  depth as stored. A copy out of linear memory into a depth plane
+	 *  with a conversion set is refused (-EINVAL). The conversion runs in
+	 *  glcuda's copy kernel: where the kernels are missing (a build without
+	 *  nvcc, a driver before CUDA 12.0), it fails with
+	 *  GLCUDA_ERROR_CUDA and says so. */
+	struct glcuda_depth_conversion depth;
 };
 
 /**

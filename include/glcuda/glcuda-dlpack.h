@@ -174,6 +174,57 @@ int glcuda_image_export_dlpack_unversioned(struct glcuda_image *img,
 					   unsigned int plane, CUstream stream,
 					   DLManagedTensor **out);
 
+/**
+ * The options of glcuda_image_export_dlpack_desc(). The caller allocates
+ * it and sets size (glcuda_export_desc_init()).
+ * @since 1.2
+ */
+struct glcuda_export_desc {
+	/** sizeof(struct glcuda_export_desc), as the caller was compiled
+	 *  with. */
+	size_t size;
+	/** 0, or 1 for the depth buffer of an image with desc.depth_format. */
+	unsigned int plane;
+	/** The consumer's stream (0: the legacy default stream). */
+	CUstream stream;
+	/** Row 0 of the tensor: GL's bottom row (GLCUDA_ORIGIN_BOTTOM_LEFT,
+	 *  0) or the picture's top row (GLCUDA_ORIGIN_TOP_LEFT). */
+	enum glcuda_origin origin;
+	/** For a depth plane: depth as stored (zeroed) or the distance
+	 *  (struct glcuda_depth_conversion); float32 either way. Refused
+	 *  (-EINVAL) for other planes. */
+	struct glcuda_depth_conversion depth;
+};
+
+/** Zero @p desc and set its size (inline). @since 1.2 */
+static inline void
+glcuda_export_desc_init(struct glcuda_export_desc *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->size = sizeof(*desc);
+}
+
+/**
+ * glcuda_image_export_dlpack() with options: the plane, the stream, the
+ * row order and depth to distance. The tensor's shape, dtype, stream rule
+ * and deleter are those of glcuda_image_export_dlpack().
+ * @return as glcuda_image_export_dlpack(); -EINVAL also for a NULL desc,
+ *   a size that is no version of the struct, a bad origin, depth mode or
+ *   planes, or a conversion asked of a plane that is not depth.
+ * @since 1.2
+ */
+int glcuda_image_export_dlpack_desc(struct glcuda_image *img,
+				    const struct glcuda_export_desc *desc,
+				    DLManagedTensorVersioned **out);
+
+/**
+ * glcuda_image_export_dlpack_desc() for consumers of DLPack before 1.0.
+ * @since 1.2
+ */
+int glcuda_image_export_dlpack_unversioned_desc(
+	struct glcuda_image *img, const struct glcuda_export_desc *desc,
+	DLManagedTensor **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -777,6 +777,147 @@ void glcuda_image_set_user_data(struct glcuda_image *img, void *user_data);
 void *glcuda_image_get_user_data(const struct glcuda_image *img);
 
 /* ---------------------------------------------------------------------- */
+/* Row order, and captures from the caller's framebuffers                  */
+
+/**
+ * Which row comes first. GL's window coordinates start at the bottom: row
+ * 0 of an image, of what a renderer drew and of what glReadPixels returns
+ * is the bottom row of the picture. Image files, image libraries and
+ * networks trained on photographs start at the top.
+ *
+ * Every copy between an image and linear memory (glcuda_copy_linear(),
+ * the DLPack export) and every capture (glcuda_capture_framebuffers())
+ * takes one; the flip is part of that copy, never a second pass.
+ * glcuda_image_copy_to_linear() and _from_linear() and the 1.1 DLPack
+ * calls copy in GL's order (GLCUDA_ORIGIN_BOTTOM_LEFT).
+ * @since 1.2
+ */
+enum glcuda_origin {
+	/** GL's order: row 0 of linear memory is row 0 of the image, the
+	 *  bottom row of what GL drew (window y = 0). The default in C. */
+	GLCUDA_ORIGIN_BOTTOM_LEFT = 0,
+	/** Row 0 of linear memory is the image's last row, the top of the
+	 *  picture, as images and networks expect. */
+	GLCUDA_ORIGIN_TOP_LEFT = 1,
+};
+
+/** What a capture copies (struct glcuda_capture.flags). @since 1.2 */
+enum glcuda_capture_flags {
+	/** The framebuffer's read buffer (glReadBuffer(), as glReadPixels
+	 *  reads it) into the image's colour plane: plane 0 of an image of a
+	 *  colour format. */
+	GLCUDA_CAPTURE_COLOR = 1 << 0,
+	/** The framebuffer's depth attachment into the image's depth plane:
+	 *  plane 1 of an image made with desc.depth_format, or plane 0 of a
+	 *  GLCUDA_FORMAT_DEPTH32F image. The values are those glReadPixels(
+	 *  GL_DEPTH_COMPONENT, GL_FLOAT) reads: window depth in [0, 1]. */
+	GLCUDA_CAPTURE_DEPTH = 1 << 1,
+};
+
+/**
+ * One capture of a glcuda_capture_framebuffers() batch: a rectangle of a
+ * framebuffer the caller owns into one layer of an image. This struct has
+ * no size member and never grows: it is an element of the caller's array.
+ * @since 1.2
+ */
+struct glcuda_capture {
+	/** The caller's framebuffer object, in the current context; 0 is the
+	 *  default framebuffer (a window's, or a pbuffer's). Single-sampled
+	 *  or multisampled; colour in textures or renderbuffers of
+	 *  GL_RGBA8, GL_RGB8 or GL_SRGB8_ALPHA8 (copied as stored, without
+	 *  sRGB decoding, as glReadPixels reads them), depth of
+	 *  GL_DEPTH_COMPONENT16, _24, _32F or GL_DEPTH24_STENCIL8. A
+	 *  multisampled source is resolved as glBlitFramebuffer resolves it
+	 *  (colour: the samples' average; depth: one sample). */
+	unsigned int framebuffer;
+	/** The lower left corner of the rectangle, in the framebuffer's
+	 *  window coordinates (as glReadPixels takes it). The rectangle is the
+	 *  image's width and height and must lie inside the framebuffer. */
+	int x;
+	int y;
+	/** The image, of the call's device, owned by GL: a shared image
+	 *  (glcuda_image_new()). */
+	struct glcuda_image *image;
+	/** The layer of the image to write. */
+	unsigned int layer;
+	/** enum glcuda_capture_flags: colour, depth, or both. */
+	unsigned int flags;
+};
+
+/**
+ * A batch for glcuda_capture_framebuffers(). The caller allocates it and
+ * sets size (glcuda_capture_desc_init()): see "Structs the caller
+ * allocates" at the top.
+ * @since 1.2
+ */
+struct glcuda_capture_desc {
+	/** sizeof(struct glcuda_capture_desc), as the caller was compiled
+	 *  with. */
+	size_t size;
+	/** The captures (read during the call only). */
+	const struct glcuda_capture *captures;
+	/** How many. */
+	unsigned int count;
+	/** GLCUDA_ORIGIN_BOTTOM_LEFT (0): the image holds the rectangle in
+	 *  GL's order, its row 0 the rectangle's bottom row, and a copy in GL's
+	 *  order gives what glReadPixels would. GLCUDA_ORIGIN_TOP_LEFT: the
+	 *  rows are flipped on the way, the image's row 0 is the rectangle's
+	 *  top row, and a copy in GL's order gives a picture top row first (do
+	 *  not flip it a second time). */
+	enum glcuda_origin origin;
+};
+
+/**
+ * Zero @p desc and set its size (inline).
+ * @since 1.2
+ */
+static inline void
+glcuda_capture_desc_init(struct glcuda_capture_desc *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->size = sizeof(*desc);
+}
+
+/**
+ * Copy rectangles of framebuffers the caller owns (a renderer's: MuJoCo's,
+ * moderngl's, a game engine's) into layers of glcuda images, on the GPU:
+ * the GL commands are enqueued, nothing waits on the CPU. Hand the images
+ * to CUDA afterwards (glcuda_copy_linear(), the DLPack export, or
+ * glcuda_handoff_to_cuda()): the hand-off orders CUDA after these
+ * commands, so many captures (one per camera) go to CUDA in one hand-off.
+ *
+ * Colour is copied with glBlitFramebuffer (a multisampled source resolved
+ * first into a single-sampled buffer of its own format, which glcuda keeps
+ * for the next capture of that size and format). Depth cannot be blitted
+ * between formats: it is resolved or copied into a depth texture of the
+ * source's format and written into the image's depth plane by a GL pass,
+ * with the values glReadPixels reads. The pixels are those the renderer's
+ * own readback (glReadPixels) would return: byte for byte for colour,
+ * value for value for depth.
+ *
+ * GL: the device's context, the renderer's, must be current; it is not
+ * changed, and the GL state the call touches (framebuffer bindings, the
+ * read and draw buffers of glcuda's framebuffers, scissor, sRGB, the
+ * pass's program, vertex array, viewport, depth and colour state, texture
+ * unit 0) is restored. Errors are checked before anything is enqueued:
+ * an error enqueues nothing.
+ * @param desc the batch, size set (glcuda_capture_desc_init())
+ * @return 0; -EINVAL (NULL, desc->size not a version of the struct, no
+ *   capture, a NULL image, a wrapped image, a layer out of range, no or
+ *   unknown flags, a rectangle not inside the framebuffer, colour asked
+ *   of an image without a colour plane or depth of one without a depth
+ *   plane: the message names the capture), GLCUDA_ERROR_WRONG_DEVICE,
+ *   GLCUDA_ERROR_BAD_STATE (an image not owned by GL),
+ *   GLCUDA_ERROR_UNSUPPORTED_FORMAT (a source attachment of a format not
+ *   listed above, or a framebuffer without the attachment asked for),
+ *   GLCUDA_ERROR_NO_CURRENT_CONTEXT, GLCUDA_ERROR_GL (an incomplete
+ *   framebuffer: the message has its status; or a GL error, named).
+ * @since 1.2
+ */
+int glcuda_capture_framebuffers(struct glcuda_device *dev,
+				const struct glcuda_capture_desc *desc);
+
+/* ---------------------------------------------------------------------- */
 /* Wrapped textures and EGLImages                                           */
 
 /** What an image is made of. @since 0.2 */
@@ -1242,6 +1383,12 @@ enum glcuda_headless_flags {
 	GLCUDA_HEADLESS_FLAG_GLES = 1 << 0,
 	/** Request a debug context. */
 	GLCUDA_HEADLESS_FLAG_DEBUG = 1 << 1,
+	/** A desktop GL context of the compatibility profile (4.6 or 4.5,
+	 *  else the newest the driver gives from 3.2 up) instead of the core
+	 *  profile, for renderers written for it: MuJoCo 2.x's fixed-function
+	 *  drawing, legacy scenes. Not with GLCUDA_HEADLESS_FLAG_GLES.
+	 *  @since 1.2 */
+	GLCUDA_HEADLESS_FLAG_COMPATIBILITY = 1 << 2,
 };
 
 /**
