@@ -8,7 +8,7 @@
 glcuda_py_sources = %reldir%/src/module.h %reldir%/src/cuda-types.h \
 	%reldir%/src/module.c %reldir%/src/errors.c %reldir%/src/device.c \
 	%reldir%/src/image.c %reldir%/src/dlpack.c %reldir%/src/copy.c \
-	%reldir%/src/stream.c
+	%reldir%/src/stream.c %reldir%/src/options.c %reldir%/src/capture.c
 glcuda_py_files = %reldir%/glcuda/__init__.py %reldir%/glcuda/gl.py
 glcuda_py_data = %reldir%/glcuda/__init__.pyi %reldir%/glcuda/_glcuda.pyi \
 	%reldir%/glcuda/gl.pyi %reldir%/glcuda/py.typed
