@@ -26,6 +26,7 @@ describe) needs neither torch nor torch.distributed: the tests import it.
 """
 import argparse
 import ctypes
+import importlib.util
 import os
 import sys
 import time
@@ -147,7 +148,8 @@ def open_renderer(rank, cuda=None):
                      f"{'' if count == 1 else 's'} (ordinals 0 to "
                      f"{count - 1}"
                      f"{'' if visible is None else ', CUDA_VISIBLE_DEVICES=' + visible}"
-                     f"): start at most {count} processes per machine "
+                     f"): start at most {count} process"
+                     f"{'' if count == 1 else 'es'} per machine "
                      f"(torchrun --nproc-per-node={count}).")
     dev = glcuda.Headless(cuda_device=rank)
     try:
@@ -204,7 +206,8 @@ def train(args, dev, rank, global_rank, world_size):
         def render(step):
             scene.draw(img.layered_framebuffer, width, height, envs, step)
             if on_cuda:
-                return torch.from_dlpack(img)
+                # (H, W, 4) for one layer: as (1, H, W, 4).
+                return torch.from_dlpack(img).view(envs, height, width, 4)
             for layer in range(envs):
                 host[layer] = np.frombuffer(gl.read_pixels(
                     img.framebuffer(layer), width, height, glmod.GL_RGBA,
@@ -215,8 +218,8 @@ def train(args, dev, rank, global_rank, world_size):
         classes = min(envs, 16)
         torch.manual_seed(0)
         model = torch.nn.Sequential(
-            torch.nn.Conv2d(4, 16, 5, stride=4), torch.nn.ReLU(),
-            torch.nn.Conv2d(16, 32, 3, stride=2), torch.nn.ReLU(),
+            torch.nn.Conv2d(4, 16, 5, stride=4, padding=2), torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 32, 3, stride=2, padding=1), torch.nn.ReLU(),
             torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
             torch.nn.Linear(32, classes)).to(device)
         model = DistributedDataParallel(
@@ -286,9 +289,7 @@ def main():
         return 1
     with dev:
         print(describe(dev, rank, global_rank, world_size), flush=True)
-        try:
-            import torch  # noqa: F401
-        except ImportError:
+        if importlib.util.find_spec("torch") is None:
             print("multi_gpu.py trains with torch: install it (with CUDA)",
                   file=sys.stderr)
             return 1
