@@ -379,6 +379,30 @@ device_get_cuda_device(PyObject *obj, void *closure)
 	return PyLong_FromLong(glcuda_device_get_caps(self->dev)->cuda_ordinal);
 }
 
+/* GL_DEVICE_UUID_EXT of the context, which glcuda matched to the CUDA
+ * device's (cuDeviceGetUuid), as text: "xxxxxxxx-xxxx-xxxx-xxxx-..."
+ * in lower case, as Python's uuid.UUID writes it. */
+static PyObject *
+device_get_device_uuid(PyObject *obj, void *closure)
+{
+	struct py_device *self = (struct py_device *)obj;
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *uuid;
+	char text[37];
+	int i, n = 0;
+
+	if (!py_device_get(self))
+		return NULL;
+	uuid = glcuda_device_get_caps(self->dev)->device_uuid;
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			text[n++] = '-';
+		text[n++] = hex[uuid[i] >> 4];
+		text[n++] = hex[uuid[i] & 15];
+	}
+	return PyUnicode_FromStringAndSize(text, n);
+}
+
 static PyObject *
 device_get_cuda_context(PyObject *obj, void *closure)
 {
@@ -446,6 +470,10 @@ static PyGetSetDef device_getset[] = {
 	  "device, the largest image and layer count." },
 	{ "cuda_device", device_get_cuda_device, NULL,
 	  "The CUDA device ordinal of the GPU GL renders on." },
+	{ "device_uuid", device_get_device_uuid, NULL,
+	  "The UUID of the GPU GL renders on (GL_DEVICE_UUID_EXT, the same "
+	  "as the CUDA device's cuDeviceGetUuid), as text in uuid.UUID's "
+	  "form." },
 	{ "cuda_context", device_get_cuda_context, NULL,
 	  "The CUcontext glcuda uses (the device's primary context), as an "
 	  "integer." },
