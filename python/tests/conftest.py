@@ -73,9 +73,18 @@ def draw_layers(gl, img, depth=None):
             gl.clear(fbo, w, h, depth=0.125, scissor=(0, 0, w // 2, h // 2))
 
 
-def read_layer(gl, img, layer, fmt):
+def flip_rows(data, height):
+    """The rows of an image's bytes in the other order."""
+    row = len(data) // height
+    return b"".join(data[y * row:(y + 1) * row]
+                    for y in reversed(range(height)))
+
+
+def read_layer(gl, img, layer, fmt, origin="top-left"):
     """glReadPixels of one layer (fmt: the image's format, or 'depth32f'
-    for its depth buffer), as bytes."""
+    for its depth buffer), as bytes, rows in the order of origin: the
+    top row first, as glcuda's tensors are by default, or GL's."""
     how = DEPTH_READ if fmt == "depth32f" else READ[fmt]
-    return gl.read_pixels(img.framebuffer(layer), img.width, img.height,
+    data = gl.read_pixels(img.framebuffer(layer), img.width, img.height,
                           how[0], how[1], how[2])
+    return flip_rows(data, img.height) if origin == "top-left" else data

@@ -20,7 +20,9 @@ import glcuda
 FAILURES = {
     "bad plane": ({"plane": 5}, ""),
     "out of memory": ({}, "cuMemAlloc:1"),
-    "device lost": ({}, "cuMemcpy3DAsync:1:CUDA_ERROR_LAUNCH_FAILED"),
+    # In GL's row order: several layers go through the copy engine.
+    "device lost": ({"origin": "bottom-left"},
+                    "cuMemcpy3DAsync:1:CUDA_ERROR_LAUNCH_FAILED"),
 }
 
 WAYS = {

@@ -138,12 +138,12 @@ def test_depth_plane(dev, gl, cuda):
 
 def test_one_layered_draw(dev, gl, cuda):
     layers, w, h = 5, 16, 8
-    img = dev.image(w, h, layers)
+    img = dev.image(w, h, layers, origin="bottom-left")
     scene = glmod.LayeredScene(gl)
     scene.draw(img.layered_framebuffer, w, h, layers, step=3)
     want = glmod.LayeredScene.expected(layers, w, h, 3).tobytes()
     assert export_layers(cuda, img) == want
-    assert b"".join(read_layer(gl, img, layer, "rgba8")
+    assert b"".join(read_layer(gl, img, layer, "rgba8", "bottom-left")
                     for layer in range(layers)) == want
     scene.close()
     img.close()
