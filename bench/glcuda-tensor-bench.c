@@ -6,9 +6,15 @@
  *
  *   glcuda    glcuda_copy_linear: the hand-off to CUDA, the copy of all
  *             layers and the hand-back to GL in one call, on one stream;
- *   legacy    the array texture registered once with
- *             cuGraphicsGLRegisterImage; per batch map on the stream, the
- *             mapped array copied with cuMemcpy3DAsync, unmap;
+ *   legacy    the renderer's own array texture (plain GL storage, its own
+ *             layered framebuffer) registered once with
+ *             cuGraphicsGLRegisterImage, read-only; per batch map on the
+ *             stream, the mapped array copied with cuMemcpy3DAsync, unmap:
+ *             the legacy path at its strongest (habitat-sim's way);
+ *   legacy on glcuda's texture
+ *             the same calls on glcuda's image texture, whose storage is
+ *             imported Vulkan memory: 1.1's "legacy" column, kept to show
+ *             what made it slow;
  *   readback  glGetTextureImage into a pixel-pack buffer, a fence waited
  *             for, the buffer mapped and copied into pinned memory,
  *             cuMemcpyHtoDAsync.
@@ -206,8 +212,16 @@ scene_drain(struct scene *s)
 	}
 }
 
-enum path { PATH_RENDER, PATH_GLCUDA, PATH_LEGACY, PATH_READBACK, PATH_COUNT };
+enum path {
+	PATH_RENDER,
+	PATH_GLCUDA,
+	PATH_LEGACY,
+	PATH_LEGACY_SHARED,
+	PATH_READBACK,
+	PATH_COUNT
+};
 static const char *const path_names[] = { "render only", "glcuda", "legacy",
+					  "legacy on glcuda's texture",
 					  "readback" };
 
 struct ctx {
@@ -217,6 +231,10 @@ struct ctx {
 	CUdeviceptr linear;
 	size_t bytes, row, layer;
 	CUgraphicsResource resource;
+	/* The legacy path's own texture array, framebuffer and
+	 * registration. */
+	GLuint own_texture, own_fbo;
+	CUgraphicsResource own_resource;
 	GLuint pbo;
 	void *pinned;
 };
@@ -258,16 +276,17 @@ one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 		CHECK(copy_batch(c));
 		leave(t);
 		break;
-	case PATH_LEGACY: {
+	case PATH_LEGACY:
+	case PATH_LEGACY_SHARED: {
+		CUgraphicsResource res = p == PATH_LEGACY ? c->own_resource
+							  : c->resource;
 		CUDA_ARRAY3D_DESCRIPTOR d;
 		CUDA_MEMCPY3D m;
 
 		enter(t);
-		CHECK_CU(
-			CU(cuGraphicsMapResources)(1, &c->resource, c->stream));
-		CHECK_CU(CU(cuGraphicsSubResourceGetMappedArray)(&array,
-								 c->resource, 0,
-								 0));
+		CHECK_CU(CU(cuGraphicsMapResources)(1, &res, c->stream));
+		CHECK_CU(CU(cuGraphicsSubResourceGetMappedArray)(&array, res,
+								 0, 0));
 		CHECK_CU(array_desc(&d, array));
 		memset(&m, 0, sizeof(m));
 		m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
@@ -285,13 +304,12 @@ one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 		 * whole array). */
 		for (uint32_t l = 1; l < s->layers && d.Depth <= 1; l++) {
 			CHECK_CU(CU(cuGraphicsSubResourceGetMappedArray)(
-				&array, c->resource, l, 0));
+				&array, res, l, 0));
 			m.srcArray = array;
 			m.dstDevice = c->linear + l * c->layer;
 			CHECK_CU(memcpy3d(&m, c->stream));
 		}
-		CHECK_CU(CU(cuGraphicsUnmapResources)(1, &c->resource,
-						      c->stream));
+		CHECK_CU(CU(cuGraphicsUnmapResources)(1, &res, c->stream));
 		leave(t);
 		break;
 	}
@@ -327,8 +345,10 @@ one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 
 /* The first and last layer of the linear buffer against glReadPixels. */
 static const char *
-check_pixels(struct ctx *c, struct scene *s)
+check_pixels(struct ctx *c, struct scene *s, bool own)
 {
+	const GLuint tex = own ? c->own_texture
+			       : glcuda_image_get_gl_texture(c->img);
 	uint8_t *gl = malloc(c->layer), *cu = malloc(c->layer);
 	const char *verdict = "exact";
 	uint32_t ls[2] = { 0, s->layers - 1 };
@@ -339,10 +359,9 @@ check_pixels(struct ctx *c, struct scene *s)
 	glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
 	for (int i = 0; i < 2; i++) {
 		glFramebufferTextureLayer(GL_READ_FRAMEBUFFER,
-					  GL_COLOR_ATTACHMENT0,
-					  glcuda_image_get_gl_texture(c->img),
-					  0, (GLint)ls[i]);
-		if (s->layers == 1)
+					  GL_COLOR_ATTACHMENT0, tex, 0,
+					  (GLint)ls[i]);
+		if (s->layers == 1 && !own)
 			glFramebufferTexture2D(GL_READ_FRAMEBUFFER,
 					       GL_COLOR_ATTACHMENT0,
 					       GL_TEXTURE_2D,
@@ -418,6 +437,26 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 					   glcuda_image_get_gl_texture(c.img),
 					   glcuda_image_get_gl_target(c.img),
 					   1 /* READ_ONLY */));
+	/* The legacy path's own texture array, as a renderer has it. */
+	glGenTextures(1, &c.own_texture);
+	glBindTexture(GL_TEXTURE_2D_ARRAY, c.own_texture);
+	glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_RGBA8, (GLsizei)w, (GLsizei)h,
+		       (GLsizei)layers);
+	glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+	glGenFramebuffers(1, &c.own_fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, c.own_fbo);
+	glFramebufferTexture(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			     c.own_texture, 0);
+	if (glCheckFramebufferStatus(GL_FRAMEBUFFER) !=
+	    GL_FRAMEBUFFER_COMPLETE) {
+		fprintf(stderr, "the legacy path's framebuffer is not "
+				"complete\n");
+		exit(1);
+	}
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	CHECK_CU(CU(cuGraphicsGLRegisterImage)(&c.own_resource, c.own_texture,
+					       GL_TEXTURE_2D_ARRAY,
+					       1 /* READ_ONLY */));
 	glGenBuffers(1, &c.pbo);
 	glBindBuffer(GL_PIXEL_PACK_BUFFER, c.pbo);
 	glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)c.bytes, NULL,
@@ -436,6 +475,9 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 		const char *verdict = "";
 		double t0, wall;
 
+		s.fbo = p == PATH_LEGACY
+				? c.own_fbo
+				: glcuda_image_get_gl_layered_framebuffer(c.img);
 		for (int i = 0; i < 10; i++)
 			one_batch(&c, &s, (enum path)p, &t);
 		scene_drain(&s);
@@ -452,13 +494,16 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 		wall = now(CLOCK_MONOTONIC) - t0;
 		fps[p] = n / wall;
 		if (p != PATH_RENDER)
-			verdict = check_pixels(&c, &s);
+			verdict = check_pixels(&c, &s, p == PATH_LEGACY);
 		printf("| %ux%ux%u | %s | %.0f | %.0f | %.1f | %.1f | %s |\n",
 		       layers, w, h, path_names[p], fps[p], fps[p] * layers,
 		       t.cpu * 1e6 / n, (t.wall - t.cpu) * 1e6 / n, verdict);
 	}
 	printf("| %ux%ux%u | glcuda / legacy | %.2fx | | | | |\n", layers, w, h,
 	       fps[PATH_GLCUDA] / fps[PATH_LEGACY]);
+	printf("| %ux%ux%u | glcuda / legacy on glcuda's texture | %.2fx | | "
+	       "| | |\n",
+	       layers, w, h, fps[PATH_GLCUDA] / fps[PATH_LEGACY_SHARED]);
 	printf("| %ux%ux%u | glcuda / readback | %.1fx | | | | |\n", layers, w,
 	       h, fps[PATH_GLCUDA] / fps[PATH_READBACK]);
 
@@ -488,6 +533,9 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 	glDeleteProgram(s.program);
 	glDeleteBuffers(1, &c.pbo);
 	CHECK_CU(CU(cuGraphicsUnregisterResource)(c.resource));
+	CHECK_CU(CU(cuGraphicsUnregisterResource)(c.own_resource));
+	glDeleteFramebuffers(1, &c.own_fbo);
+	glDeleteTextures(1, &c.own_texture);
 	CHECK_CU(CU(cuMemFreeHost)(c.pinned));
 	CHECK_CU(CU(cuMemFree)(c.linear));
 	CHECK_CU(CU(cuStreamDestroy)(c.stream));

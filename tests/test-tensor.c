@@ -173,6 +173,94 @@ compare_layers(struct glcuda_image *img, const uint8_t *host, uint32_t w,
 	free(gl);
 }
 
+/* The distance of window depth d (copy-kernels.cu's formula, in double). */
+static float
+distance(float d, enum glcuda_depth_mode mode, double n, double f)
+{
+	const double z = mode == GLCUDA_DEPTH_PERSPECTIVE
+				 ? n * f / (f - (double)d * (f - n))
+				 : n + (double)d * (f - n);
+
+	return (float)z;
+}
+
+/* As compare_layers, for a copy top row first: linear row y is GL's row
+ * h - 1 - y; depth converted by `mode` (GLCUDA_DEPTH_AS_STORED: none). */
+static void
+compare_layers_top_left(struct glcuda_image *img, const uint8_t *host,
+			uint32_t w, uint32_t h, uint32_t layers, bool depth,
+			enum glcuda_depth_mode mode, double n, double f,
+			const char *tag)
+{
+	const size_t row = (size_t)w * 4, layer_bytes = row * h;
+	uint8_t *gl = malloc(layer_bytes);
+
+	ck_assert_ptr_nonnull(gl);
+	for (uint32_t l = 0; l < layers; l++) {
+		read_layer(img, l, w, h, depth, gl);
+		for (uint32_t y = 0; y < h; y++)
+			for (uint32_t x = 0; x < w; x++) {
+				const uint8_t *want =
+					gl + (size_t)(h - 1 - y) * row + x * 4;
+				const uint8_t *got = host + l * layer_bytes +
+						     (size_t)y * row + x * 4;
+				float d, z, g;
+
+				if (!depth || mode == GLCUDA_DEPTH_AS_STORED) {
+					ck_assert_msg(!memcmp(want, got, 4),
+						      "%s %ux%ux%u: layer %u, "
+						      "linear row %u, x %u is "
+						      "not GL's row %u",
+						      tag, w, h, layers, l, y,
+						      x, h - 1 - y);
+					continue;
+				}
+				memcpy(&d, want, 4);
+				memcpy(&g, got, 4);
+				z = distance(d, mode, n, f);
+				ck_assert_msg(z == g,
+					      "%s %ux%ux%u: layer %u (%u, %u): "
+					      "depth %.9g is %.9g, not %.9g",
+					      tag, w, h, layers, l, x, y, d, g,
+					      z);
+			}
+	}
+	printf("%s %ux%ux%u %s: %llu pixels equal to glReadPixels, top row "
+	       "first%s\n",
+	       tag, w, h, layers, depth ? "depth" : "colour",
+	       (unsigned long long)w * h * layers,
+	       depth && mode ? ", as distances" : "");
+	free(gl);
+}
+
+/* glcuda_copy_linear of colour and depth, top row first, depth as
+ * distances by `mode`. */
+static void
+copy_top_left(struct gpu *g, struct glcuda_image *img, CUdeviceptr color,
+	      CUdeviceptr depth, uint32_t w, uint32_t h,
+	      enum glcuda_depth_mode mode, double n, double f,
+	      CUstream stream)
+{
+	struct glcuda_linear_copy copies[2] = {
+		{ img, 0, GLCUDA_ALL_LAYERS, color, (size_t)w * 4,
+		  (size_t)w * h * 4, GLCUDA_COPY_TO_LINEAR },
+		{ img, 1, GLCUDA_ALL_LAYERS, depth, (size_t)w * 4,
+		  (size_t)w * h * 4, GLCUDA_COPY_TO_LINEAR },
+	};
+	struct glcuda_copy_desc desc;
+
+	glcuda_copy_desc_init(&desc);
+	desc.copies = copies;
+	desc.copy_count = 2;
+	desc.stream = stream;
+	desc.origin = GLCUDA_ORIGIN_TOP_LEFT;
+	desc.depth.mode = mode;
+	desc.depth.znear = n;
+	desc.depth.zfar = f;
+	ck_ok(glcuda_copy_linear(g->dev, &desc));
+	ck_cu(CU(cuStreamSynchronize)(stream));
+}
+
 START_TEST(layered_draw_copies)
 {
 	const uint32_t w = sizes[_i].w, h = sizes[_i].h,
@@ -238,6 +326,51 @@ START_TEST(layered_draw_copies)
 			       bytes));
 	compare_layers(img, host, w, h, 0, layers, true, "dlpack");
 	t->deleter(t);
+
+	/* Top row first, depth as distances: the copy kernel flips and
+	 * converts (or, GLCUDA_COPY=engine, the copy engine flips colour row
+	 * by row), in one glcuda_copy_linear(). */
+	{
+		static const struct {
+			enum glcuda_depth_mode mode;
+			double n, f;
+		} conv[] = {
+			{ GLCUDA_DEPTH_PERSPECTIVE, 0.05, 40.0 },
+			{ GLCUDA_DEPTH_ORTHOGRAPHIC, -2.0, 7.5 },
+			{ GLCUDA_DEPTH_PERSPECTIVE, 40.0, 0.05 },
+		};
+
+		for (size_t i = 0; i < ARRAY_LENGTH(conv); i++) {
+			copy_top_left(&g, img, color, depth, w, h, conv[i].mode,
+				      conv[i].n, conv[i].f, stream);
+			ck_cu(CU(cuMemcpyDtoH)(host, color, bytes));
+			compare_layers_top_left(img, host, w, h, layers, false,
+						GLCUDA_DEPTH_AS_STORED, 0, 0,
+						"top-left");
+			ck_cu(CU(cuMemcpyDtoH)(host, depth, bytes));
+			compare_layers_top_left(img, host, w, h, layers, true,
+						conv[i].mode, conv[i].n,
+						conv[i].f, "top-left");
+		}
+	}
+	/* The export with a desc: top row first, depth as stored. */
+	{
+		struct glcuda_export_desc ed;
+
+		glcuda_export_desc_init(&ed);
+		ed.plane = 1;
+		ed.stream = stream;
+		ed.origin = GLCUDA_ORIGIN_TOP_LEFT;
+		ck_ok(glcuda_image_export_dlpack_desc(img, &ed, &t));
+		ck_cu(CU(cuStreamSynchronize)(stream));
+		ck_cu(CU(cuMemcpyDtoH)(
+			host, (CUdeviceptr)(uintptr_t)t->dl_tensor.data,
+			bytes));
+		compare_layers_top_left(img, host, w, h, layers, true,
+					GLCUDA_DEPTH_AS_STORED, 0, 0,
+					"dlpack-top-left");
+		t->deleter(t);
+	}
 
 	/* The other way: colour from linear memory, read by GL. */
 	for (size_t i = 0; i < bytes; i++)
