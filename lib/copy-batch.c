@@ -24,10 +24,12 @@ static const struct member_span copy_desc_members[] = {
 	MEMBER_SPAN(struct glcuda_copy_desc, stream),
 	MEMBER_SPAN(struct glcuda_copy_desc, enqueue),
 	MEMBER_SPAN(struct glcuda_copy_desc, enqueue_data),
+	MEMBER_SPAN(struct glcuda_copy_desc, origin),
+	MEMBER_SPAN(struct glcuda_copy_desc, depth),
 };
 
 STRUCT_SIZE_FIRST(struct glcuda_copy_desc);
-_Static_assert(STRUCT_SIZE_ENDS(struct glcuda_copy_desc, enqueue_data),
+_Static_assert(STRUCT_SIZE_ENDS(struct glcuda_copy_desc, depth),
 	       "struct glcuda_copy_desc: tail padding, or a new member");
 
 /* The batch's distinct images: those of the copies, then the desc's. */

@@ -316,8 +316,10 @@ enum glcuda_depth_mode {
  * precision and stored as float32, the depth plane's type. It applies to
  * the copies into linear memory of depth planes (plane 1 of an image with
  * desc.depth_format, plane 0 of a GLCUDA_FORMAT_DEPTH32F image) and to no
- * other plane. Both planes are the projection's: znear > 0 for a
- * perspective, and znear != zfar.
+ * other plane. Both planes are the projection's: znear > 0 and zfar > 0
+ * for a perspective, and znear != zfar. A renderer with reversed depth (1
+ * at the near plane, 0 at the far one: MuJoCo 3) passes its planes
+ * swapped, znear its far plane and zfar its near one.
  * @since 1.2
  */
 struct glcuda_depth_conversion {

@@ -827,7 +827,8 @@ struct glcuda_capture {
 	 *  or multisampled; colour in textures or renderbuffers of
 	 *  GL_RGBA8, GL_RGB8 or GL_SRGB8_ALPHA8 (copied as stored, without
 	 *  sRGB decoding, as glReadPixels reads them), depth of
-	 *  GL_DEPTH_COMPONENT16, _24, _32F or GL_DEPTH24_STENCIL8. A
+	 *  GL_DEPTH_COMPONENT16, _24, _32F, GL_DEPTH24_STENCIL8 or
+	 *  GL_DEPTH32F_STENCIL8 (MuJoCo 3's). A
 	 *  multisampled source is resolved as glBlitFramebuffer resolves it
 	 *  (colour: the samples' average; depth: one sample). */
 	unsigned int framebuffer;
