@@ -126,6 +126,8 @@ struct options {
 	const char *model;
 	int cameras, width, height, steps;
 	bool check, bench;
+	/* --cameras and --size given: --bench measures only those. */
+	bool cameras_set, size_set;
 	int device;
 };
 
@@ -952,8 +954,12 @@ static int
 run_bench(struct frames *f, struct glcuda_headless *hl,
 	  const struct options *o)
 {
-	static const int counts[] = { 64, 256, 1024 };
-	static const int sizes[] = { 64, 128 };
+	static const int all_counts[] = { 64, 256, 1024 };
+	static const int all_sizes[] = { 64, 128 };
+	const int *counts = o->cameras_set ? &o->cameras : all_counts;
+	const int *sizes = o->size_set ? &o->width : all_sizes;
+	const size_t ncounts = o->cameras_set ? 1 : 3;
+	const size_t nsizes = o->size_set ? 1 : 2;
 	const uint32_t max_layers = glcuda_device_get_caps(f->dev)
 					    ->max_image_layers;
 	bool have_legacy = bench_cuda_open() == 0;
@@ -965,16 +971,16 @@ run_bench(struct frames *f, struct glcuda_headless *hl,
 	       "of every camera in CUDA memory each step\n");
 	printf("%7s  %-9s  %-34s %12s %12s\n", "cameras", "size", "method",
 	       "frames/s", "CPU us/step");
-	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
-		const int maxn = counts[sizeof(counts) / sizeof(counts[0]) - 1];
+	for (size_t si = 0; si < nsizes; si++) {
+		const int maxn = counts[ncounts - 1];
+		const int w = sizes[si], h = o->size_set ? o->height : w;
 		struct scene s;
 
-		if (scene_open(&s, o->model, maxn, maxn, sizes[si], sizes[si]))
+		if (scene_open(&s, o->model, maxn, maxn, w, h))
 			return -1;
-		for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]);
-		     ci++) {
+		for (size_t ci = 0; ci < ncounts; ci++) {
 			const int n = counts[ci];
-			const size_t one = (size_t)sizes[si] * sizes[si];
+			const size_t one = (size_t)w * h;
 			/* Enough steps for about 4096 frames. */
 			const int steps = n >= 1024 ? 4 : 4096 / n;
 			struct readback r = { 0 };
@@ -1070,8 +1076,11 @@ run_steps(struct frames *f, struct scene *s, int steps)
 		if (frames_step(f, s, true))
 			goto out;
 		/* A consumer would launch its network on f->stream here; the
-		 * program looks at the tensors on the CPU. */
-		if (!cu_ok(EXAMPLE_CU(cuMemcpyDtoH)(ids, f->ids,
+		 * program looks at the tensors on the CPU, once the stream
+		 * (non-blocking: not ordered with cuMemcpyDtoH's) is done. */
+		if (!cu_ok(EXAMPLE_CU(cuStreamSynchronize)(f->stream),
+			   "cuStreamSynchronize") ||
+		    !cu_ok(EXAMPLE_CU(cuMemcpyDtoH)(ids, f->ids,
 						    px * sizeof(*ids)),
 			   "cuMemcpyDtoH") ||
 		    !cu_ok(EXAMPLE_CU(cuMemcpyDtoH)(metres, f->depth,
@@ -1156,11 +1165,15 @@ parse_options(int argc, char **argv, struct options *o)
 				NULL)) != -1) {
 		switch (c) {
 		case 'm': o->model = optarg; break;
-		case 'n': o->cameras = atoi(optarg); break;
+		case 'n':
+			o->cameras = atoi(optarg);
+			o->cameras_set = true;
+			break;
 		case 's':
 			if (sscanf(optarg, "%dx%d", &o->width, &o->height) !=
 			    2)
 				o->width = 0;
+			o->size_set = true;
 			break;
 		case 't': o->steps = atoi(optarg); break;
 		case 'd': o->device = atoi(optarg); break;
