@@ -67,12 +67,16 @@ add_image(struct glcuda_device *dev, struct batch_images *b,
  * its images for the hand-off. */
 static int
 check_batch(struct glcuda_device *dev, const struct glcuda_copy_desc *d,
-	    const char *what, struct batch_images *b, struct image_handoff *h)
+	    const char *what, struct batch_images *b, struct copy_options *o,
+	    struct image_handoff *h)
 {
 	char where[96];
 	int ret;
 
 	b->count = 0;
+	ret = copy_options_check(dev, d->origin, &d->depth, what, o);
+	if (ret < 0)
+		return ret;
 	if (d->copy_count > 0 && !d->copies)
 		return device_fail(dev, -EINVAL,
 				   "%s: desc.copies is NULL with a count of %u",
@@ -105,6 +109,16 @@ check_batch(struct glcuda_device *dev, const struct glcuda_copy_desc *d,
 					where);
 		if (ret < 0)
 			return ret;
+		if (c->direction == GLCUDA_COPY_FROM_LINEAR &&
+		    o->depth.mode != GLCUDA_DEPTH_AS_STORED &&
+		    copy_plane_is_depth(c->image, c->plane))
+			return device_fail(dev, -EINVAL,
+					   "%s: a copy into depth plane %u "
+					   "with desc.depth set: distances "
+					   "are not converted back to depth; "
+					   "copy it in a batch without "
+					   "desc.depth",
+					   where, c->plane);
 	}
 	for (unsigned int i = 0; i < d->image_count; i++) {
 		ret = add_image(dev, b, d->images[i], what, "images", i);
@@ -116,7 +130,7 @@ check_batch(struct glcuda_device *dev, const struct glcuda_copy_desc *d,
 
 /* The copies of one direction, in the array's order, until one fails. */
 static int
-enqueue_copies(const struct glcuda_copy_desc *d,
+enqueue_copies(const struct glcuda_copy_desc *d, const struct copy_options *o,
 	       enum glcuda_copy_direction direction, const char *what)
 {
 	int ret;
@@ -137,7 +151,7 @@ enqueue_copies(const struct glcuda_copy_desc *d,
 					   "handed to CUDA",
 					   what, i);
 		ret = copy_enqueue(c->image, c->plane, c->layer, &block,
-				   direction == GLCUDA_COPY_TO_LINEAR,
+				   direction == GLCUDA_COPY_TO_LINEAR, o,
 				   d->stream, what);
 		if (ret < 0)
 			return ret;
@@ -166,7 +180,8 @@ enqueue_callback(struct glcuda_device *dev, const struct glcuda_copy_desc *d,
 /* Steps 1 to 5, the batch checked and the CUDA context pushed. */
 static int
 run_batch(struct glcuda_device *dev, const struct glcuda_copy_desc *d,
-	  const char *what, struct batch_images *b, struct image_handoff *h)
+	  const struct copy_options *o, const char *what,
+	  struct batch_images *b, struct image_handoff *h)
 {
 	char first[sizeof(dev->errors.last_error)];
 	int ret;
@@ -174,11 +189,11 @@ run_batch(struct glcuda_device *dev, const struct glcuda_copy_desc *d,
 	ret = handoff_to_cuda_pushed(dev, b->list, b->count, h, d->stream);
 	if (ret < 0)
 		return ret;
-	ret = enqueue_copies(d, GLCUDA_COPY_FROM_LINEAR, what);
+	ret = enqueue_copies(d, o, GLCUDA_COPY_FROM_LINEAR, what);
 	if (ret == 0)
 		ret = enqueue_callback(dev, d, what);
 	if (ret == 0)
-		ret = enqueue_copies(d, GLCUDA_COPY_TO_LINEAR, what);
+		ret = enqueue_copies(d, o, GLCUDA_COPY_TO_LINEAR, what);
 	if (ret == 0)
 		return handoff_to_gl_pushed(dev, b->list, b->count, h,
 					    d->stream);
@@ -194,10 +209,11 @@ copy_batch_pushed(struct glcuda_device *dev, const struct glcuda_copy_desc *d,
 		  const char *what)
 {
 	struct batch_images b;
+	struct copy_options o;
 	struct image_handoff h;
-	int ret = check_batch(dev, d, what, &b, &h);
+	int ret = check_batch(dev, d, what, &b, &o, &h);
 
-	return ret < 0 ? ret : run_batch(dev, d, what, &b, &h);
+	return ret < 0 ? ret : run_batch(dev, d, &o, what, &b, &h);
 }
 
 GLCUDA_EXPORT int
@@ -207,6 +223,7 @@ glcuda_copy_linear(struct glcuda_device *dev,
 	const char *what = "glcuda_copy_linear";
 	struct glcuda_copy_desc d;
 	struct batch_images b;
+	struct copy_options o;
 	struct image_handoff h;
 	int ret;
 
@@ -220,7 +237,7 @@ glcuda_copy_linear(struct glcuda_device *dev,
 				  sizeof(d));
 	if (ret < 0)
 		return ret;
-	ret = check_batch(dev, &d, what, &b, &h);
+	ret = check_batch(dev, &d, what, &b, &o, &h);
 	if (ret < 0)
 		return ret;
 	/* One push for the whole batch (doc/design.md, "The CUDA
@@ -228,7 +245,7 @@ glcuda_copy_linear(struct glcuda_device *dev,
 	ret = device_push_cuda(dev, what);
 	if (ret < 0)
 		return ret;
-	ret = run_batch(dev, &d, what, &b, &h);
+	ret = run_batch(dev, &d, &o, what, &b, &h);
 	device_pop_cuda(dev);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,104 @@ describe_layers(const struct cuda_plane *p, const struct linear_block *b,
 		m->srcPitch = b->row_pitch;
 		m->srcHeight = slice_rows;
 	}
+}
+
+/* The copy of one row between the plane and linear memory: the plane's
+ * row `image_row` of layer `z`, the block's row at `linear`. */
+static void
+describe_row(const struct cuda_plane *p, const struct linear_block *b,
+	     uint32_t z, uint32_t image_row, CUdeviceptr linear,
+	     bool to_linear, CUDA_MEMCPY3D *m)
+{
+	const size_t row_bytes =
+		(size_t)p->width * cuda_plane_bytes_per_pixel(p);
+	CUdeviceptr plane_row = p->pointer + (CUdeviceptr)image_row * p->pitch;
+
+	memset(m, 0, sizeof(*m));
+	m->WidthInBytes = row_bytes;
+	m->Height = 1;
+	m->Depth = 1;
+	if (!p->array) {
+		m->srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		m->dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		m->srcDevice = to_linear ? plane_row : linear;
+		m->dstDevice = to_linear ? linear : plane_row;
+		m->srcPitch = to_linear ? p->pitch : b->row_pitch;
+		m->dstPitch = to_linear ? b->row_pitch : p->pitch;
+	} else if (to_linear) {
+		m->srcMemoryType = CU_MEMORYTYPE_ARRAY;
+		m->srcArray = p->array;
+		m->srcY = image_row;
+		m->srcZ = z;
+		m->dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		m->dstDevice = linear;
+		m->dstPitch = b->row_pitch;
+	} else {
+		m->dstMemoryType = CU_MEMORYTYPE_ARRAY;
+		m->dstArray = p->array;
+		m->dstY = image_row;
+		m->dstZ = z;
+		m->srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		m->srcDevice = linear;
+		m->srcPitch = b->row_pitch;
+	}
+}
+
+int
+copy_options_check(struct glcuda_device *dev, enum glcuda_origin origin,
+		   const struct glcuda_depth_conversion *depth,
+		   const char *what, struct copy_options *out)
+{
+	const double n = depth->znear, f = depth->zfar;
+
+	memset(out, 0, sizeof(*out));
+	if (origin != GLCUDA_ORIGIN_BOTTOM_LEFT &&
+	    origin != GLCUDA_ORIGIN_TOP_LEFT)
+		return device_fail(dev, -EINVAL,
+				   "%s: origin %d is neither "
+				   "GLCUDA_ORIGIN_BOTTOM_LEFT nor "
+				   "GLCUDA_ORIGIN_TOP_LEFT",
+				   what, (int)origin);
+	switch (depth->mode) {
+	case GLCUDA_DEPTH_AS_STORED:
+		break;
+	case GLCUDA_DEPTH_PERSPECTIVE:
+		if (!(n > 0 && f > 0 && n != f && isfinite(n) && isfinite(f)))
+			return device_fail(
+				dev, -EINVAL,
+				"%s: depth.znear %g and depth.zfar %g are "
+				"not the planes of a perspective projection: "
+				"both above 0, finite and different (swapped "
+				"for reversed depth)",
+				what, n, f);
+		break;
+	case GLCUDA_DEPTH_ORTHOGRAPHIC:
+		if (!(n != f && isfinite(n) && isfinite(f)))
+			return device_fail(
+				dev, -EINVAL,
+				"%s: depth.znear %g and depth.zfar %g are "
+				"not the planes of an orthographic "
+				"projection: finite and different",
+				what, n, f);
+		break;
+	default:
+		return device_fail(dev, -EINVAL,
+				   "%s: depth.mode %d is none of "
+				   "GLCUDA_DEPTH_AS_STORED, _PERSPECTIVE and "
+				   "_ORTHOGRAPHIC",
+				   what, (int)depth->mode);
+	}
+	out->flip = origin == GLCUDA_ORIGIN_TOP_LEFT;
+	out->depth = *depth;
+	return 0;
+}
+
+bool
+copy_plane_is_depth(const struct glcuda_image *img, unsigned int plane)
+{
+	if (plane == 1)
+		return img->depth_fmt != NULL;
+	return plane == 0 && img->fmt && img->fmt->is_depth;
 }
 
 int
@@ -164,13 +263,15 @@ copy_way_asked(void)
  * CUDA context current. */
 static bool
 copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p,
-	       uint32_t layers)
+	       uint32_t layers, bool flip)
 {
 	const enum copy_way way = copy_way_asked();
 
 	if (way == COPY_WAY_ENGINE || !p->array || !p->surface)
 		return false;
-	if (way == COPY_WAY_MEASURED && layers > 1)
+	/* Flipped, the copy engine copies row by row: the kernel, which
+	 * flips for free, wins at every size. */
+	if (way == COPY_WAY_MEASURED && layers > 1 && !flip)
 		return false;
 	/* Loaded by the process's first such copy (a few milliseconds,
 	 * once); a device that could not have them copies with the
@@ -179,15 +280,52 @@ copy_by_kernel(struct glcuda_image *img, const struct cuda_plane *p,
 	       0;
 }
 
-/* Through the copy kernels where copy_by_kernel() says so; otherwise, or
- * where no kernel can copy the plane, as 3D copies of the copy engine: one
- * for every layer when the layer pitch is a whole number of rows
- * (CUDA_MEMCPY3D describes the block by rows per layer), one per layer
- * otherwise. */
+/* A depth conversion asked where no kernel can run it. */
+static int
+fail_no_kernel(struct glcuda_image *img, const char *what)
+{
+	return device_fail(img->dev, GLCUDA_ERROR_CUDA,
+			   "%s: depth to distance runs in glcuda's copy "
+			   "kernels, which this build, driver or plane cannot "
+			   "have (GLCUDA_LOG=info says why); copy the depth "
+			   "as stored and convert it yourself",
+			   what);
+}
+
+/* Flipped through the copy engine: one 3D copy a row. */
+static int
+copy_rows_flipped(struct glcuda_image *img, const struct cuda_plane *p,
+		  uint32_t first, uint32_t layers, const struct linear_block *b,
+		  bool to_linear, CUstream stream, const char *what)
+{
+	CUDA_MEMCPY3D m;
+	CUresult res;
+
+	for (uint32_t l = 0; l < layers; l++)
+		for (uint32_t y = 0; y < p->height; y++) {
+			describe_row(p, b, first + l, p->height - 1 - y,
+				     b->pointer +
+					     (CUdeviceptr)(l * b->layer_pitch +
+							   y * b->row_pitch),
+				     to_linear, &m);
+			res = CU_CALL(cuMemcpy3DAsync, &m, stream);
+			if (res != CUDA_SUCCESS)
+				return device_cuda_fail(img->dev, res,
+							"cuMemcpy3DAsync",
+							what);
+		}
+	return 0;
+}
+
+/* Through the copy kernels where copy_by_kernel() says so, and always for
+ * a depth conversion; otherwise, or where no kernel can copy the plane,
+ * as 3D copies of the copy engine: one for every layer when the layer
+ * pitch is a whole number of rows (CUDA_MEMCPY3D describes the block by
+ * rows per layer), one per layer otherwise, one per row flipped. */
 int
 copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
-	     const struct linear_block *b, bool to_linear, CUstream stream,
-	     const char *what)
+	     const struct linear_block *b, bool to_linear,
+	     const struct copy_options *o, CUstream stream, const char *what)
 {
 	const struct cuda_plane *p = &img->planes[plane];
 	const uint32_t first = layer == GLCUDA_ALL_LAYERS ? 0 : (uint32_t)layer;
@@ -197,22 +335,47 @@ copy_enqueue(struct glcuda_image *img, unsigned int plane, int layer,
 	const uint32_t count = one_copy ? layers : 1;
 	const size_t slice_rows = count > 1 ? b->layer_pitch / b->row_pitch
 					    : p->height;
+	const bool flip = o && o->flip;
+	const int depth_mode = o && to_linear && copy_plane_is_depth(img, plane)
+				       ? (int)o->depth.mode
+				       : 0;
 	CUDA_MEMCPY3D m;
 	CUresult res;
 	int ret;
 
-	if (copy_by_kernel(img, p, layers)) {
+	if (depth_mode && (!p->array || !p->surface ||
+			   copy_kernels_load(&img->dev->errors,
+					     &img->dev->copy_kernels) != 0))
+		return fail_no_kernel(img, what);
+	if (depth_mode || copy_by_kernel(img, p, layers, flip)) {
+		const struct copy_kernel_args a = {
+			.surface = p->surface,
+			.layered = p->layers > 1,
+			.bpp = cuda_plane_bytes_per_pixel(p),
+			.width = p->width,
+			.height = p->height,
+			.first = first,
+			.count = layers,
+			.linear = b->pointer,
+			.row_pitch = b->row_pitch,
+			.layer_pitch = layers > 1 ? b->layer_pitch : 0,
+			.to_linear = to_linear,
+			.flip = flip,
+			.depth_mode = depth_mode,
+			.znear = depth_mode ? o->depth.znear : 0,
+			.zfar = depth_mode ? o->depth.zfar : 0,
+		};
+
 		ret = copy_kernels_launch(&img->dev->errors,
-					  &img->dev->copy_kernels, p->surface,
-					  p->layers > 1,
-					  cuda_plane_bytes_per_pixel(p),
-					  p->width, p->height, first, layers,
-					  b->pointer, b->row_pitch,
-					  layers > 1 ? b->layer_pitch : 0,
-					  to_linear, stream);
+					  &img->dev->copy_kernels, &a, stream);
 		if (ret != -ENOTSUP)
 			return ret;
+		if (depth_mode)
+			return fail_no_kernel(img, what);
 	}
+	if (flip)
+		return copy_rows_flipped(img, p, first, layers, b, to_linear,
+					 stream, what);
 	for (uint32_t l = 0; l < layers; l += count) {
 		describe_layers(p, b, first + l, count,
 				b->pointer + (CUdeviceptr)(l * b->layer_pitch),
@@ -245,7 +408,8 @@ copy_public(struct glcuda_image *img, unsigned int plane, int layer,
 	ret = device_push_cuda(img->dev, what);
 	if (ret < 0)
 		return ret;
-	ret = copy_enqueue(img, plane, layer, &b, to_linear, stream, what);
+	ret = copy_enqueue(img, plane, layer, &b, to_linear, NULL, stream,
+			   what);
 	device_pop_cuda(img->dev);
 	return ret;
 }

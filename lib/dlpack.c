@@ -109,8 +109,8 @@ plane_pool(struct glcuda_image *img, unsigned int plane, size_t size,
  * pushed. */
 static int
 copy_into_block(struct glcuda_image *img, unsigned int plane,
-		const struct linear_block *b, CUstream stream,
-		const char *what)
+		const struct linear_block *b, const struct copy_options *o,
+		CUstream stream, const char *what)
 {
 	const struct glcuda_linear_copy copy = {
 		.image = img,
@@ -124,20 +124,24 @@ copy_into_block(struct glcuda_image *img, unsigned int plane,
 	struct glcuda_copy_desc desc;
 
 	if (img->owner != IMAGE_OWNER_GL)
-		return copy_enqueue(img, plane, GLCUDA_ALL_LAYERS, b, true,
+		return copy_enqueue(img, plane, GLCUDA_ALL_LAYERS, b, true, o,
 				    stream, what);
 	glcuda_copy_desc_init(&desc);
 	desc.copies = &copy;
 	desc.copy_count = 1;
 	desc.stream = stream;
+	desc.origin = o->flip ? GLCUDA_ORIGIN_TOP_LEFT
+			      : GLCUDA_ORIGIN_BOTTOM_LEFT;
+	desc.depth = o->depth;
 	return copy_batch_pushed(img->dev, &desc, what);
 }
 
 /* The copy of the export, on the stream, into a block of the pool: the
  * image is handed to CUDA and back around it when GL owns it. */
 static int
-export_copy(struct glcuda_image *img, unsigned int plane, CUstream stream,
-	    struct export *e, const char *what)
+export_copy(struct glcuda_image *img, unsigned int plane,
+	    const struct copy_options *o, CUstream stream, struct export *e,
+	    const char *what)
 {
 	const struct cuda_plane *p = &img->planes[plane];
 	const size_t row = (size_t)p->width * cuda_plane_bytes_per_pixel(p);
@@ -156,7 +160,7 @@ export_copy(struct glcuda_image *img, unsigned int plane, CUstream stream,
 		b.pointer = e->block;
 		b.row_pitch = row;
 		b.layer_pitch = row * p->height;
-		ret = copy_into_block(img, plane, &b, stream, what);
+		ret = copy_into_block(img, plane, &b, o, stream, what);
 		if (ret < 0) {
 			tensor_pool_put(e->pool, e->block, stream);
 			e->block = 0;
@@ -170,8 +174,9 @@ export_copy(struct glcuda_image *img, unsigned int plane, CUstream stream,
  * with one push of the CUDA context. On failure the image keeps its owner
  * and *out is untouched. */
 static int
-export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
-	     const char *what, struct export **out)
+export_image(struct glcuda_image *img, unsigned int plane,
+	     const struct copy_options *o, CUstream stream, const char *what,
+	     struct export **out)
 {
 	struct glcuda_device *dev;
 	struct export *e;
@@ -207,6 +212,12 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 			"%s: the image waits for GL's half of a hand-back to "
 			"GL, which failed; retry the hand-back first",
 			what);
+	if (o->depth.mode != GLCUDA_DEPTH_AS_STORED &&
+	    !copy_plane_is_depth(img, plane))
+		return device_fail(dev, -EINVAL,
+				   "%s: depth.mode asks for distances of "
+				   "plane %u, which is not a depth plane",
+				   what, plane);
 	ret = device_check_lost(dev, what);
 	if (ret < 0)
 		return ret;
@@ -215,7 +226,7 @@ export_image(struct glcuda_image *img, unsigned int plane, CUstream stream,
 		return device_fail(dev, -ENOMEM, "%s: out of memory", what);
 	e->stream = stream;
 
-	ret = export_copy(img, plane, stream, e, what);
+	ret = export_copy(img, plane, o, stream, e, what);
 	if (ret < 0)
 		goto fail;
 	*out = e;
@@ -244,20 +255,11 @@ fill_tensor(const struct glcuda_image *img, unsigned int plane,
 	t->byte_offset = 0;
 }
 
-GLCUDA_EXPORT int
-glcuda_image_export_dlpack(struct glcuda_image *img, unsigned int plane,
-			   CUstream stream, DLManagedTensorVersioned **out)
+/* The tensor of an export, versioned (DLPack 1.x) or not. */
+static void
+finish_versioned(struct glcuda_image *img, unsigned int plane,
+		 struct export *e, DLManagedTensorVersioned **out)
 {
-	struct export *e;
-	int ret;
-
-	if (!out)
-		return device_fail(img ? img->dev : NULL, -EINVAL,
-				   "glcuda_image_export_dlpack: out is NULL");
-	ret = export_image(img, plane, stream, "glcuda_image_export_dlpack",
-			   &e);
-	if (ret < 0)
-		return ret;
 	e->m.versioned.version.major = DLPACK_MAJOR_VERSION;
 	e->m.versioned.version.minor = DLPACK_MINOR_VERSION;
 	e->m.versioned.manager_ctx = e;
@@ -265,6 +267,71 @@ glcuda_image_export_dlpack(struct glcuda_image *img, unsigned int plane,
 	e->m.versioned.flags = DLPACK_FLAG_BITMASK_IS_COPIED;
 	fill_tensor(img, plane, e, &e->m.versioned.dl_tensor);
 	*out = &e->m.versioned;
+}
+
+static void
+finish_unversioned(struct glcuda_image *img, unsigned int plane,
+		   struct export *e, DLManagedTensor **out)
+{
+	e->m.unversioned.manager_ctx = e;
+	e->m.unversioned.deleter = delete_unversioned;
+	fill_tensor(img, plane, e, &e->m.unversioned.dl_tensor);
+	*out = &e->m.unversioned;
+}
+
+/* Every member but `size`, in order (struct-size.c). */
+static const struct member_span export_desc_members[] = {
+	MEMBER_SPAN(struct glcuda_export_desc, plane),
+	MEMBER_SPAN(struct glcuda_export_desc, stream),
+	MEMBER_SPAN(struct glcuda_export_desc, origin),
+	MEMBER_SPAN(struct glcuda_export_desc, depth),
+};
+
+STRUCT_SIZE_FIRST(struct glcuda_export_desc);
+_Static_assert(STRUCT_SIZE_ENDS(struct glcuda_export_desc, depth),
+	       "struct glcuda_export_desc: tail padding, or a new member");
+
+/* An export with the caller's desc: its members read in and checked. */
+static int
+export_desc(struct glcuda_image *img, const struct glcuda_export_desc *desc,
+	    const void *out, const char *what, struct glcuda_export_desc *d,
+	    struct export **e)
+{
+	struct glcuda_device *dev = img ? img->dev : NULL;
+	struct copy_options o;
+	int ret;
+
+	error_clear();
+	if (!img || !desc || !out)
+		return device_fail(dev, -EINVAL, "%s: %s is NULL", what,
+				   !img ? "img" : !desc ? "desc" : "out");
+	ret = struct_size_copy_in(dev, what, "glcuda_export_desc", desc,
+				  export_desc_members,
+				  ARRAY_LENGTH(export_desc_members), d,
+				  sizeof(*d));
+	if (ret == 0)
+		ret = copy_options_check(dev, d->origin, &d->depth, what, &o);
+	if (ret == 0)
+		ret = export_image(img, d->plane, &o, d->stream, what, e);
+	return ret;
+}
+
+GLCUDA_EXPORT int
+glcuda_image_export_dlpack(struct glcuda_image *img, unsigned int plane,
+			   CUstream stream, DLManagedTensorVersioned **out)
+{
+	const struct copy_options none = { 0 };
+	struct export *e;
+	int ret;
+
+	if (!out)
+		return device_fail(img ? img->dev : NULL, -EINVAL,
+				   "glcuda_image_export_dlpack: out is NULL");
+	ret = export_image(img, plane, &none, stream,
+			   "glcuda_image_export_dlpack", &e);
+	if (ret < 0)
+		return ret;
+	finish_versioned(img, plane, e, out);
 	return 0;
 }
 
@@ -273,6 +340,7 @@ glcuda_image_export_dlpack_unversioned(struct glcuda_image *img,
 				       unsigned int plane, CUstream stream,
 				       DLManagedTensor **out)
 {
+	const struct copy_options none = { 0 };
 	struct export *e;
 	int ret;
 
@@ -280,13 +348,43 @@ glcuda_image_export_dlpack_unversioned(struct glcuda_image *img,
 		return device_fail(
 			img ? img->dev : NULL, -EINVAL,
 			"glcuda_image_export_dlpack_unversioned: out is NULL");
-	ret = export_image(img, plane, stream,
+	ret = export_image(img, plane, &none, stream,
 			   "glcuda_image_export_dlpack_unversioned", &e);
 	if (ret < 0)
 		return ret;
-	e->m.unversioned.manager_ctx = e;
-	e->m.unversioned.deleter = delete_unversioned;
-	fill_tensor(img, plane, e, &e->m.unversioned.dl_tensor);
-	*out = &e->m.unversioned;
+	finish_unversioned(img, plane, e, out);
+	return 0;
+}
+
+GLCUDA_EXPORT int
+glcuda_image_export_dlpack_desc(struct glcuda_image *img,
+				const struct glcuda_export_desc *desc,
+				DLManagedTensorVersioned **out)
+{
+	struct glcuda_export_desc d;
+	struct export *e;
+	int ret = export_desc(img, desc, out, "glcuda_image_export_dlpack_desc",
+			      &d, &e);
+
+	if (ret < 0)
+		return ret;
+	finish_versioned(img, d.plane, e, out);
+	return 0;
+}
+
+GLCUDA_EXPORT int
+glcuda_image_export_dlpack_unversioned_desc(
+	struct glcuda_image *img, const struct glcuda_export_desc *desc,
+	DLManagedTensor **out)
+{
+	struct glcuda_export_desc d;
+	struct export *e;
+	int ret = export_desc(img, desc, out,
+			      "glcuda_image_export_dlpack_unversioned_desc",
+			      &d, &e);
+
+	if (ret < 0)
+		return ret;
+	finish_unversioned(img, d.plane, e, out);
 	return 0;
 }

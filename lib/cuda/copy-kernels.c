@@ -150,29 +150,32 @@ kernel_not_loadable(CUresult res)
 
 int
 copy_kernels_launch(struct error_sink *errors, struct copy_kernels *k,
-		    CUsurfObject surface, bool layered, unsigned int bpp,
-		    unsigned int width, unsigned int height, unsigned int first,
-		    unsigned int count, CUdeviceptr linear, size_t row_pitch,
-		    size_t layer_pitch, bool to_linear, CUstream stream)
+		    const struct copy_kernel_args *a, CUstream stream)
 {
-	unsigned long long surf = surface;
-	char *lin = (char *)(uintptr_t)linear;
-	int w = (int)width, h = (int)height, f = (int)first;
-	int lay = layered, to = to_linear;
-	void *args[] = { &surf, &lin, &row_pitch, &layer_pitch, &w, &h, &f,
-			 &lay, &to };
+	unsigned long long surf = a->surface;
+	char *lin = (char *)(uintptr_t)a->linear;
+	size_t row_pitch = a->row_pitch, layer_pitch = a->layer_pitch;
+	int w = (int)a->width, h = (int)a->height, f = (int)a->first;
+	int lay = a->layered, to = a->to_linear, flip = a->flip;
+	int depth_mode = a->depth_mode;
+	double znear = a->znear, zfar = a->zfar;
+	void *args[] = { &surf,	      &lin,  &row_pitch, &layer_pitch,
+			 &w,	      &h,    &f,	 &lay,
+			 &to,	      &flip, &depth_mode, &znear,
+			 &zfar };
 	unsigned int i = 0;
 	char buf[160];
 	CUresult res;
 
-	while (i < COPY_KERNEL_COUNT && (1u << i) != bpp)
+	while (i < COPY_KERNEL_COUNT && (1u << i) != a->bpp)
 		i++;
 	if (i == COPY_KERNEL_COUNT || unavailable(k) ||
 	    !__atomic_load_n(&loaded, __ATOMIC_ACQUIRE))
 		return -ENOTSUP;
 	/* A CUkernel launches in the current context (CUDA 12.0). */
-	res = CU_CALL(cuLaunchKernel, (CUfunction)kernels[i], (width + 31) / 32,
-		      (height + 7) / 8, count, 32, 8, 1, 0, stream, args, NULL);
+	res = CU_CALL(cuLaunchKernel, (CUfunction)kernels[i],
+		      (a->width + 31) / 32, (a->height + 7) / 8, a->count, 32, 8,
+		      1, 0, stream, args, NULL);
 	if (kernel_not_loadable(res)) {
 		set_unavailable(k);
 		err_info(errors, "the copy kernels cannot run on this device "

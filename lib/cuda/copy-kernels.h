@@ -31,19 +31,32 @@ struct copy_kernels {
  * once), which leaves its copies to the copy engine, never an error. */
 int copy_kernels_load(struct error_sink *errors, struct copy_kernels *k);
 
-/* Enqueue the copy of `count` layers from `first` of a plane of `width` x
- * `height` pixels of `bpp` bytes between its surface object and linear
- * memory, in the current context, after a copy_kernels_load() that
- * returned 0. Returns 0 or a recorded GLCUDA_ERROR_CUDA; -ENOTSUP
+/* One launch of a copy kernel: `count` layers from `first` of a plane of
+ * `width` x `height` pixels of `bpp` bytes, between its surface object
+ * and linear memory. flip: linear row y is the plane's row height - 1 - y.
+ * depth_mode (enum glcuda_depth_mode, 0: none): a 4-byte float plane's
+ * values become distances from znear and zfar on the way to linear
+ * memory. */
+struct copy_kernel_args {
+	CUsurfObject surface;
+	bool layered;
+	unsigned int bpp;
+	unsigned int width, height, first, count;
+	CUdeviceptr linear;
+	size_t row_pitch, layer_pitch;
+	bool to_linear;
+	bool flip;
+	int depth_mode;
+	double znear, zfar;
+};
+
+/* Enqueue the copy `a` in the current context, after a copy_kernels_load()
+ * that returned 0. Returns 0 or a recorded GLCUDA_ERROR_CUDA; -ENOTSUP
  * (unrecorded) for a pixel size without a kernel, or where the driver
  * cannot load the kernels into this context (no code for the GPU, PTX it
  * cannot compile: then k->unavailable, logged at info), for the copy
  * engine to copy instead. */
 int copy_kernels_launch(struct error_sink *errors, struct copy_kernels *k,
-			CUsurfObject surface, bool layered, unsigned int bpp,
-			unsigned int width, unsigned int height,
-			unsigned int first, unsigned int count,
-			CUdeviceptr linear, size_t row_pitch,
-			size_t layer_pitch, bool to_linear, CUstream stream);
+			const struct copy_kernel_args *a, CUstream stream);
 
 #endif

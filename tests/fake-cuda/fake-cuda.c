@@ -224,12 +224,13 @@ static struct CUfunc_st functions[] = {
 	{ "glcudafilter_invert_rgb10a2", KERNEL_INVERT_RGB10A2, 4, "SSii" },
 	{ "invert_planes", KERNEL_INVERT_PLANES, 0, "SSiiii" },
 	/* (surface, linear, row_pitch, layer_pitch, w, h, first, layered,
-	 * to_linear); a layer per block of the grid's z. */
-	{ "copy_kernels_1", KERNEL_COPY, 1, "SSSSiiiii" },
-	{ "copy_kernels_2", KERNEL_COPY, 2, "SSSSiiiii" },
-	{ "copy_kernels_4", KERNEL_COPY, 4, "SSSSiiiii" },
-	{ "copy_kernels_8", KERNEL_COPY, 8, "SSSSiiiii" },
-	{ "copy_kernels_16", KERNEL_COPY, 16, "SSSSiiiii" },
+	 * to_linear, flip, depth_mode, znear, zfar); a layer per block of the
+	 * grid's z. */
+	{ "copy_kernels_1", KERNEL_COPY, 1, "SSSSiiiiiiiSS" },
+	{ "copy_kernels_2", KERNEL_COPY, 2, "SSSSiiiiiiiSS" },
+	{ "copy_kernels_4", KERNEL_COPY, 4, "SSSSiiiiiiiSS" },
+	{ "copy_kernels_8", KERNEL_COPY, 8, "SSSSiiiiiiiSS" },
+	{ "copy_kernels_16", KERNEL_COPY, 16, "SSSSiiiiiiiSS" },
 };
 
 /* The kernels of libraries: a CUkernel per function above, the same for
@@ -249,7 +250,7 @@ static struct CUfunc_st filter_functions[FILTER_FUNCTIONS];
 static char filter_names[FILTER_FUNCTIONS][32];
 static size_t filter_count;
 
-#define KERNEL_MAX_ARGS 10
+#define KERNEL_MAX_ARGS 13
 
 struct sem_ref {
 	CUexternalSemaphore sem;
@@ -749,7 +750,15 @@ copy_kernel_run(const uint64_t *a, size_t elem, unsigned int layers)
 	const int w = (int)(int32_t)a[4], h = (int)(int32_t)a[5];
 	const size_t first = (size_t)(int32_t)a[6];
 	const bool to_linear = (int32_t)a[8] != 0;
+	const bool flip = (int32_t)a[9] != 0;
+	const int depth_mode = (int32_t)a[10];
+	double znear, zfar;
 
+	memcpy(&znear, &a[11], sizeof(znear));
+	memcpy(&zfar, &a[12], sizeof(zfar));
+
+	memcpy(&znear, &a[11], sizeof(znear));
+	memcpy(&zfar, &a[12], sizeof(zfar));
 	if (!obj_is_live(v, K_SURFACE) || !v->array ||
 	    !(mip = v->array->parent) ||
 	    !obj_is_live(mip->memory, K_EXT_MEMORY) || elem != mip->bpp ||
@@ -758,19 +767,37 @@ copy_kernel_run(const uint64_t *a, size_t elem, unsigned int layers)
 		return false;
 	for (size_t l = 0; l < layers; l++)
 		for (int y = 0; y < h; y++) {
+			const int sy = flip ? h - 1 - y : y;
 			uint8_t *t = mip->memory->bytes + mip->offset +
 				     (first + l) * mip->layer_stride +
-				     (size_t)y * mip->pitch;
+				     (size_t)sy * mip->pitch;
 			uint8_t *p =
 				device_ptr(a[1] + l * a[3] + (size_t)y * a[2],
 					   (size_t)w * elem);
 
 			if (!p)
 				return false;
-			if (to_linear)
-				memcpy(p, t, (size_t)w * elem);
-			else
+			if (!to_linear) {
 				memcpy(t, p, (size_t)w * elem);
+				continue;
+			}
+			memcpy(p, t, (size_t)w * elem);
+			/* The kernel's depth to distance (copy-kernels.cu):
+			 * float32 texels, in double. */
+			for (int x = 0; depth_mode && elem == 4 && x < w;
+			     x++) {
+				float f;
+				double d, z;
+
+				memcpy(&f, p + (size_t)x * 4, 4);
+				d = f;
+				z = depth_mode == 1
+					    ? znear * zfar /
+						      (zfar - d * (zfar - znear))
+					    : znear + d * (zfar - znear);
+				f = (float)z;
+				memcpy(p + (size_t)x * 4, &f, 4);
+			}
 		}
 	return true;
 }
