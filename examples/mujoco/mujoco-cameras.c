@@ -546,8 +546,8 @@ check_step(struct scene *s, const struct reference *ref,
 					printf("FAIL: step %d camera %d pixel "
 					       "(%d, %d): %.9g m, expected "
 					       "%.9g m (depth %.9g)\n",
-					       step, c, x, y, got->metres[t + x],
-					       want, dr);
+					       step, c, x, y,
+					       got->metres[t + x], want, dr);
 				if (id != ref->ids[b + x] && failures++ < 5)
 					printf("FAIL: step %d camera %d pixel "
 					       "(%d, %d): id %d, decoded from "
@@ -618,16 +618,17 @@ run_check(struct frames *f, struct scene *s, int steps)
 				       &s->con);
 			/* The id colours decoded here, with this camera's
 			 * own scene. */
-			for (size_t i = 0; i < one; i++) {
-				const uint8_t *p = ref.id_rgb + 3 * (one * c + i);
+			for (size_t i = one * c; i < one * (c + 1); i++) {
+				const uint8_t *p = ref.id_rgb + 3 * i;
 				uint32_t segid = p[0] | p[1] << 8 | p[2] << 16;
 
-				ref.ids[one * c + i] =
-					segid ? scene_geom_id(&s->scn, segid - 1)
-					      : -1;
+				ref.ids[i] = segid ? scene_geom_id(&s->scn,
+								   segid - 1)
+						   : -1;
 			}
 		}
-		if (frames_copy(f, s, true, 0) || frames_copy(f, s, true, stored))
+		if (frames_copy(f, s, true, 0) ||
+		    frames_copy(f, s, true, stored))
 			goto out;
 		if (!cu_ok(EXAMPLE_CU(cuStreamSynchronize)(f->stream),
 			   "cuStreamSynchronize") ||
