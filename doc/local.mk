@@ -1,7 +1,7 @@
 # doc: guides, shipped in the tarball.
 EXTRA_DIST += %reldir%/README.md %reldir%/design.md %reldir%/guide.md %reldir%/nvidia-notes.md %reldir%/gpu-testing.md \
 	%reldir%/which-path.md %reldir%/performance.md %reldir%/versioning.md \
-	%reldir%/testing.md %reldir%/python.md
+	%reldir%/testing.md %reldir%/python.md %reldir%/renderers.md
 # The frames of glcuda-demo shown in README.md.
 EXTRA_DIST += %reldir%/images/demo-none.png %reldir%/images/demo-blur.png \
 	%reldir%/images/demo-unsharp.png %reldir%/images/demo-grade.png \

@@ -597,6 +597,17 @@ glcuda_device_destroy(struct glcuda_device *dev)
 		CU_CALL(cuCtxSynchronize);
 		device_pop_cuda(dev);
 	}
+	if (dev->gl_cache.release) {
+		bool gl_current = eglGetCurrentContext() == dev->context;
+
+		if (!gl_current)
+			log_error(dev,
+				  "glcuda_device_destroy: the device's context "
+				  "is not current; the GL objects of its "
+				  "captures leak. Make the context current "
+				  "before destroying the device.\n");
+		dev->gl_cache.release(dev, gl_current);
+	}
 	device_release_drivers(dev);
 	free(dev);
 }

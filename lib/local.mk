@@ -42,6 +42,7 @@
 	%reldir%/sync.c \
 	%reldir%/image.h \
 	%reldir%/image.c \
+	%reldir%/capture.c \
 	%reldir%/wrap.h \
 	%reldir%/wrap.c \
 	%reldir%/copy.h \

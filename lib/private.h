@@ -61,6 +61,14 @@ struct glcuda_device {
 		unsigned int (*reap)(struct glcuda_device *dev,
 				     bool context_gone);
 	} orphans;
+	/* GL objects the layers above keep from one call to the next (the
+	 * captures' resolve buffers and depth pass: capture.c). Their owner
+	 * installs release, which glcuda_device_destroy calls with whether
+	 * the device's context is current (if not, the objects leak). */
+	struct device_gl_cache {
+		void *data;
+		void (*release)(struct glcuda_device *dev, bool gl_current);
+	} gl_cache;
 };
 
 /* The layers above the device report through the device's sink. */

@@ -31,6 +31,8 @@
 #              (the million-frames target);
 #   bench      examples/python/bench_sizes.py (the table of
 #              doc/performance.md).
+# One renderer per GPU under torchrun, with the scaling over the GPUs, is
+# scripts/python-gpu-multi.sh.
 # All of them take about 8 minutes; memcheck alone about half of that.
 # Logs go to ${OUT:-build-python-gpu}/python-logs/; the last line says
 # "N passed, N failed, N skipped"; the exit status is non-zero if a check

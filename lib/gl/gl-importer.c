@@ -412,6 +412,80 @@ gl_restore_state(const struct gl_saved_state *s)
 	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, (GLuint)s->pixel_unpack_buffer);
 }
 
+void
+gl_save_draw_state(const struct gl_state *gl, struct gl_saved_draw_state *s)
+{
+	GLint active = GL_TEXTURE0;
+
+	s->scissor_test = glIsEnabled(GL_SCISSOR_TEST);
+	s->rasterizer_discard = glIsEnabled(GL_RASTERIZER_DISCARD);
+	s->depth_test = glIsEnabled(GL_DEPTH_TEST);
+	s->stencil_test = glIsEnabled(GL_STENCIL_TEST);
+	s->blend = glIsEnabled(GL_BLEND);
+	s->cull_face = glIsEnabled(GL_CULL_FACE);
+	s->framebuffer_srgb =
+		!gl->is_gles && glIsEnabled(GL_FRAMEBUFFER_SRGB);
+	glGetBooleanv(GL_DEPTH_WRITEMASK, &s->depth_mask);
+	glGetBooleanv(GL_COLOR_WRITEMASK, s->color_mask);
+	glGetIntegerv(GL_DEPTH_FUNC, &s->depth_func);
+	glGetIntegerv(GL_CURRENT_PROGRAM, &s->program);
+	glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &s->vertex_array);
+	glGetIntegerv(GL_VIEWPORT, s->viewport);
+	s->polygon_mode = GL_FILL;
+	if (!gl->is_gles) {
+		/* Front and back: one value in a core profile. */
+		GLint modes[2] = { GL_FILL, GL_FILL };
+
+		glGetIntegerv(GL_POLYGON_MODE, modes);
+		s->polygon_mode = modes[0];
+	}
+	glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
+	glActiveTexture(GL_TEXTURE0);
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->unit0_texture_2d);
+	glGetIntegerv(GL_SAMPLER_BINDING, &s->unit0_sampler);
+	glActiveTexture((GLenum)active);
+}
+
+static void
+set_enabled(GLenum cap, GLboolean on)
+{
+	if (on)
+		glEnable(cap);
+	else
+		glDisable(cap);
+}
+
+void
+gl_restore_draw_state(const struct gl_state *gl,
+		      const struct gl_saved_draw_state *s)
+{
+	GLint active = GL_TEXTURE0;
+
+	set_enabled(GL_SCISSOR_TEST, s->scissor_test);
+	set_enabled(GL_RASTERIZER_DISCARD, s->rasterizer_discard);
+	set_enabled(GL_DEPTH_TEST, s->depth_test);
+	set_enabled(GL_STENCIL_TEST, s->stencil_test);
+	set_enabled(GL_BLEND, s->blend);
+	set_enabled(GL_CULL_FACE, s->cull_face);
+	if (!gl->is_gles) {
+		set_enabled(GL_FRAMEBUFFER_SRGB, s->framebuffer_srgb);
+		glPolygonMode(GL_FRONT_AND_BACK, (GLenum)s->polygon_mode);
+	}
+	glDepthMask(s->depth_mask);
+	glColorMask(s->color_mask[0], s->color_mask[1], s->color_mask[2],
+		    s->color_mask[3]);
+	glDepthFunc((GLenum)s->depth_func);
+	glUseProgram((GLuint)s->program);
+	glBindVertexArray((GLuint)s->vertex_array);
+	glViewport(s->viewport[0], s->viewport[1], s->viewport[2],
+		   s->viewport[3]);
+	glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
+	glActiveTexture(GL_TEXTURE0);
+	glBindTexture(GL_TEXTURE_2D, (GLuint)s->unit0_texture_2d);
+	glBindSampler(0, (GLuint)s->unit0_sampler);
+	glActiveTexture((GLenum)active);
+}
+
 int
 gl_inspect_texture(struct gl_state *gl, GLuint texture, GLenum target,
 		   uint32_t *width, uint32_t *height, GLenum *internal_format)

@@ -128,4 +128,27 @@ struct gl_saved_state {
 void gl_save_state(struct gl_saved_state *s);
 void gl_restore_state(const struct gl_saved_state *s);
 
+/* The state a blit and a full-screen pass of glcuda's own depend on, on
+ * top of struct gl_saved_state: the tests and writes that apply to blits
+ * (scissor, sRGB encoding, rasterizer discard) and those of drawing
+ * (program, vertex array, viewport, depth, colour mask, stencil, blend,
+ * culling, polygon mode, texture unit 0's 2D binding and sampler). */
+struct gl_saved_draw_state {
+	GLboolean scissor_test, framebuffer_srgb, rasterizer_discard;
+	GLboolean depth_test, depth_mask, stencil_test, blend, cull_face;
+	GLboolean color_mask[4];
+	GLint depth_func;
+	GLint program, vertex_array;
+	GLint viewport[4];
+	GLint polygon_mode;
+	GLint unit0_texture_2d, unit0_sampler;
+};
+/* Save, and restore, with the active texture unit left as it is (in
+ * struct gl_saved_state). GL_FRAMEBUFFER_SRGB and glPolygonMode on
+ * desktop GL only. */
+void gl_save_draw_state(const struct gl_state *gl,
+			struct gl_saved_draw_state *s);
+void gl_restore_draw_state(const struct gl_state *gl,
+			   const struct gl_saved_draw_state *s);
+
 #endif

@@ -338,7 +338,8 @@ check_layout(const struct tensor *t, const struct py_layout *want,
 static int
 copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 	       int layer, const struct tensor *t, size_t row_pitch,
-	       size_t layer_pitch, CUstream stream)
+	       size_t layer_pitch, enum glcuda_origin origin,
+	       const struct glcuda_depth_conversion *depth, CUstream stream)
 {
 	struct glcuda_linear_copy copy;
 	struct glcuda_copy_desc desc;
@@ -361,6 +362,8 @@ copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 	desc.copies = &copy;
 	desc.copy_count = 1;
 	desc.stream = stream;
+	desc.origin = origin;
+	desc.depth = *depth;
 	ret = glcuda_copy_linear(self->device->dev, &desc);
 	py_call_end(&call);
 	if (ret < 0) {
@@ -374,10 +377,13 @@ static PyObject *
 image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 {
 	static char *keywords[] = { "tensor", "layer", "plane", "stream",
-				    NULL };
+				    "origin", "depth", NULL };
 	const char *call = to_tensor ? "copy_to" : "copy_from";
 	struct py_image *self = (struct py_image *)obj;
 	PyObject *tensor, *layer_obj = Py_None, *stream_obj = Py_None;
+	PyObject *origin_obj = Py_None, *depth_obj = Py_None;
+	struct glcuda_depth_conversion depth;
+	enum glcuda_origin origin;
 	struct tensor t = { 0 };
 	struct glcuda_image *img;
 	struct py_layout want;
@@ -386,11 +392,14 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	int layer = -1, ordinal, ret = -1;
 	CUstream stream;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OIO", keywords,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OIOOO", keywords,
 					 &tensor, &layer_obj, &plane,
-					 &stream_obj) ||
+					 &stream_obj, &origin_obj,
+					 &depth_obj) ||
 	    py_stream_parse(stream_obj, &stream) < 0 ||
-	    !(img = py_image_get(self)))
+	    !(img = py_image_get(self)) ||
+	    py_origin_parse(origin_obj, self->origin, &origin) < 0 ||
+	    py_depth_parse(depth_obj, &depth) < 0)
 		return NULL;
 	if (layer_obj != Py_None) {
 		layer = PyLong_AsLong(layer_obj);
@@ -425,7 +434,8 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	if (ret == 0)
 		ret = copy_on_stream(self, to_tensor, plane,
 				     layer < 0 ? GLCUDA_ALL_LAYERS : layer, &t,
-				     row_pitch, layer_pitch, stream);
+				     row_pitch, layer_pitch, origin, &depth,
+				     stream);
 	tensor_release(&t);
 	if (ret < 0)
 		return NULL;

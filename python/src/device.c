@@ -258,19 +258,23 @@ static PyObject *
 device_image(PyObject *obj, PyObject *args, PyObject *kwargs)
 {
 	static char *keywords[] = { "width", "height", "layers", "format",
-				    "depth", "cuda_linear_filter", NULL };
+				    "depth", "cuda_linear_filter", "origin",
+				    NULL };
 	struct py_device *self = (struct py_device *)obj;
 	struct glcuda_image_desc desc;
 	struct glcuda_image *img = NULL;
 	struct glcuda_device *dev;
 	struct py_call call;
-	PyObject *format = NULL, *depth = Py_None;
+	PyObject *format = NULL, *depth = Py_None, *origin_obj = Py_None;
+	PyObject *result;
 	unsigned int width, height, layers = 1;
+	enum glcuda_origin origin;
 	int linear = 0, ret;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "II|IO$Op", keywords,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "II|IO$OpO", keywords,
 					 &width, &height, &layers, &format,
-					 &depth, &linear))
+					 &depth, &linear, &origin_obj) ||
+	    py_origin_parse(origin_obj, GLCUDA_ORIGIN_TOP_LEFT, &origin) < 0)
 		return NULL;
 	glcuda_image_desc_init(&desc);
 	desc.width = width;
@@ -287,7 +291,10 @@ device_image(PyObject *obj, PyObject *args, PyObject *kwargs)
 	py_call_end(&call);
 	if (ret < 0)
 		return py_raise(ret);
-	return py_image_wrap(self, img);
+	result = py_image_wrap(self, img);
+	if (result)
+		((struct py_image *)result)->origin = origin;
+	return result;
 }
 
 static PyObject *
@@ -372,6 +379,30 @@ device_get_cuda_device(PyObject *obj, void *closure)
 	return PyLong_FromLong(glcuda_device_get_caps(self->dev)->cuda_ordinal);
 }
 
+/* GL_DEVICE_UUID_EXT of the context, which glcuda matched to the CUDA
+ * device's (cuDeviceGetUuid), as text: "xxxxxxxx-xxxx-xxxx-xxxx-..."
+ * in lower case, as Python's uuid.UUID writes it. */
+static PyObject *
+device_get_device_uuid(PyObject *obj, void *closure)
+{
+	struct py_device *self = (struct py_device *)obj;
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *uuid;
+	char text[37];
+	int i, n = 0;
+
+	if (!py_device_get(self))
+		return NULL;
+	uuid = glcuda_device_get_caps(self->dev)->device_uuid;
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			text[n++] = '-';
+		text[n++] = hex[uuid[i] >> 4];
+		text[n++] = hex[uuid[i] & 15];
+	}
+	return PyUnicode_FromStringAndSize(text, n);
+}
+
 static PyObject *
 device_get_cuda_context(PyObject *obj, void *closure)
 {
@@ -402,10 +433,19 @@ static PyMethodDef device_methods[] = {
 	{ "image", (PyCFunction)(void (*)(void))device_image,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "image(width, height, layers=1, format='rgba8', *, depth=None, "
-	  "cuda_linear_filter=False) -> Image\n\n"
+	  "cuda_linear_filter=False, origin='top-left') -> Image\n\n"
 	  "A GL texture shared with CUDA: a 2D texture, or a 2D array of "
 	  "layers, with a framebuffer per layer and a layered one. "
-	  "depth='depth32f' adds a depth buffer to every framebuffer." },
+	  "depth='depth32f' adds a depth buffer to every framebuffer. "
+	  "origin: row 0 of its tensors (Image.origin)." },
+	{ "capture", (PyCFunction)(void (*)(void))py_device_capture,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "capture(items, *, color=True, depth=False, origin='bottom-left')"
+	  "\n\n"
+	  "Many captures in one call (Image.capture() for each): items are "
+	  "(framebuffer, image, layer) or (framebuffer, image, layer, x, y). "
+	  "Then one __dlpack__ or copy_to per image takes them all to CUDA "
+	  "in one hand-off." },
 	{ "wrap_texture", (PyCFunction)(void (*)(void))device_wrap_texture,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "wrap_texture(texture, target=GL_TEXTURE_2D, *, read_only=False, "
@@ -430,6 +470,10 @@ static PyGetSetDef device_getset[] = {
 	  "device, the largest image and layer count." },
 	{ "cuda_device", device_get_cuda_device, NULL,
 	  "The CUDA device ordinal of the GPU GL renders on." },
+	{ "device_uuid", device_get_device_uuid, NULL,
+	  "The UUID of the GPU GL renders on (GL_DEVICE_UUID_EXT, the same "
+	  "as the CUDA device's cuDeviceGetUuid), as text in uuid.UUID's "
+	  "form." },
 	{ "cuda_context", device_get_cuda_context, NULL,
 	  "The CUcontext glcuda uses (the device's primary context), as an "
 	  "integer." },

@@ -91,29 +91,36 @@ PyObject *
 py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 {
 	static char *keywords[] = { "stream", "max_version", "dl_device",
-				    "copy", "plane", NULL };
+				    "copy", "plane", "origin", "depth", NULL };
 	struct py_image *self = (struct py_image *)obj;
 	PyObject *stream_obj = Py_None, *max_version = Py_None;
 	PyObject *dl_device = Py_None, *copy = Py_None, *capsule;
+	PyObject *origin = Py_None, *depth = Py_None;
+	struct glcuda_export_desc desc;
 	struct glcuda_image *img;
 	unsigned int plane = 0;
 	struct py_call call;
 	CUstream stream;
 	int versioned, ret;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOI", keywords,
+	glcuda_export_desc_init(&desc);
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOIOO", keywords,
 					 &stream_obj, &max_version, &dl_device,
-					 &copy, &plane) ||
+					 &copy, &plane, &origin, &depth) ||
 	    py_stream_parse(stream_obj, &stream) < 0 ||
 	    wants_versioned(max_version, &versioned) < 0 ||
 	    !py_image_get(self) ||
+	    py_origin_parse(origin, self->origin, &desc.origin) < 0 ||
+	    py_depth_parse(depth, &desc.depth) < 0 ||
 	    check_device_and_copy(self, dl_device, copy) < 0 ||
 	    !(img = py_image_call_begin(&call, self)))
 		return NULL;
+	desc.plane = plane;
+	desc.stream = stream;
 	if (versioned) {
 		DLManagedTensorVersioned *t = NULL;
 
-		ret = glcuda_image_export_dlpack(img, plane, stream, &t);
+		ret = glcuda_image_export_dlpack_desc(img, &desc, &t);
 		py_call_end(&call);
 		if (ret < 0)
 			return py_raise(ret);
@@ -123,8 +130,8 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 	} else {
 		DLManagedTensor *t = NULL;
 
-		ret = glcuda_image_export_dlpack_unversioned(img, plane,
-							     stream, &t);
+		ret = glcuda_image_export_dlpack_unversioned_desc(img, &desc,
+								  &t);
 		py_call_end(&call);
 		if (ret < 0)
 			return py_raise(ret);
@@ -197,19 +204,26 @@ shape_and_strides(const DLTensor *t, PyObject **shape, PyObject **strides)
 }
 
 static PyObject *
-cai_of(struct py_image *self, unsigned int plane)
+cai_of(struct py_image *self, unsigned int plane, PyObject *origin,
+       PyObject *depth)
 {
 	DLManagedTensorVersioned *t = NULL;
 	PyObject *shape = NULL, *strides = NULL, *result = NULL;
+	struct glcuda_export_desc desc;
 	struct glcuda_image *img;
 	struct py_call call;
 	int ret;
 
-	if (!(img = py_image_call_begin(&call, self)))
+	glcuda_export_desc_init(&desc);
+	desc.plane = plane;
+	if (!py_image_get(self) ||
+	    py_origin_parse(origin, self->origin, &desc.origin) < 0 ||
+	    py_depth_parse(depth, &desc.depth) < 0 ||
+	    !(img = py_image_call_begin(&call, self)))
 		return NULL;
 	/* On the legacy default stream: the "stream" entry says so, and
 	 * the consumer orders its own stream after it. */
-	ret = glcuda_image_export_dlpack(img, plane, NULL, &t);
+	ret = glcuda_image_export_dlpack_desc(img, &desc, &t);
 	py_call_end(&call);
 	if (ret < 0)
 		return py_raise(ret);
@@ -231,16 +245,18 @@ cai_of(struct py_image *self, unsigned int plane)
 PyObject *
 py_image_cai(PyObject *obj, PyObject *args, PyObject *kwargs)
 {
-	static char *keywords[] = { "plane", NULL };
+	static char *keywords[] = { "plane", "origin", "depth", NULL };
+	PyObject *origin = Py_None, *depth = Py_None;
 	unsigned int plane = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|I", keywords, &plane))
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|I$OO", keywords,
+					 &plane, &origin, &depth))
 		return NULL;
-	return cai_of((struct py_image *)obj, plane);
+	return cai_of((struct py_image *)obj, plane, origin, depth);
 }
 
 PyObject *
 py_image_cai_get(PyObject *obj, void *closure)
 {
-	return cai_of((struct py_image *)obj, 0);
+	return cai_of((struct py_image *)obj, 0, Py_None, Py_None);
 }

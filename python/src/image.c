@@ -6,6 +6,8 @@
  */
 #include "module.h"
 
+#include <errno.h>
+
 PyTypeObject *py_image_type;
 
 struct glcuda_image *
@@ -44,6 +46,7 @@ py_image_wrap(struct py_device *dev, struct glcuda_image *img)
 		return NULL;
 	}
 	self->img = img;
+	self->origin = GLCUDA_ORIGIN_TOP_LEFT;
 	self->device = (struct py_device *)Py_NewRef((PyObject *)dev);
 	self->next = dev->images;
 	if (dev->images)
@@ -294,10 +297,98 @@ image_get_closed(PyObject *obj, void *closure)
 	return PyBool_FromLong(!((struct py_image *)obj)->img);
 }
 
+static PyObject *
+image_get_origin(PyObject *obj, void *closure)
+{
+	(void)closure;
+	return py_origin_build(((struct py_image *)obj)->origin);
+}
+
+static int
+image_set_origin(PyObject *obj, PyObject *value, void *closure)
+{
+	struct py_image *self = (struct py_image *)obj;
+	enum glcuda_origin origin;
+
+	(void)closure;
+	if (!value) {
+		PyErr_SetString(PyExc_AttributeError,
+				"origin cannot be deleted");
+		return -1;
+	}
+	if (value == Py_None || py_origin_parse(value, self->origin,
+						  &origin) < 0) {
+		if (!PyErr_Occurred())
+			py_raise_message(-EINVAL,
+					 "origin: expected 'top-left' or "
+					 "'bottom-left'");
+		return -1;
+	}
+	self->origin = origin;
+	return 0;
+}
+
+/* Image.depth_in_metres(): a glcuda.Plane of the depth plane, converted. */
+static PyObject *
+image_depth_in_metres(PyObject *obj, PyObject *args, PyObject *kwargs)
+{
+	static char *keywords[] = { "znear", "zfar", "projection", NULL };
+	struct py_image *self = (struct py_image *)obj;
+	const char *projection = "perspective";
+	PyObject *module, *plane_type, *depth, *result = NULL;
+	struct glcuda_depth_conversion check;
+	struct glcuda_image *img;
+	unsigned int plane;
+	double znear, zfar;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "dd|$s", keywords,
+					 &znear, &zfar, &projection) ||
+	    !(img = py_image_get(self)))
+		return NULL;
+	if (glcuda_image_get_depth_format(img) != GLCUDA_FORMAT_INVALID)
+		plane = 1;
+	else if (glcuda_image_get_format(img) == GLCUDA_FORMAT_DEPTH32F)
+		plane = 0;
+	else
+		return py_raise_message(-EINVAL,
+					"depth_in_metres: the image has no "
+					"depth plane (make it with "
+					"depth='depth32f', or of format "
+					"'depth32f')");
+	depth = Py_BuildValue("(sdd)", projection, znear, zfar);
+	if (!depth || py_depth_parse(depth, &check) < 0) {
+		Py_XDECREF(depth);
+		return NULL;
+	}
+	module = PyImport_ImportModule("glcuda");
+	plane_type = module ? PyObject_GetAttrString(module, "Plane") : NULL;
+	if (plane_type) {
+		PyObject *pargs = Py_BuildValue("(OI)", obj, plane);
+		PyObject *pkw = Py_BuildValue("{s:O}", "depth", depth);
+
+		if (pargs && pkw)
+			result = PyObject_Call(plane_type, pargs, pkw);
+		Py_XDECREF(pargs);
+		Py_XDECREF(pkw);
+	}
+	Py_XDECREF(plane_type);
+	Py_XDECREF(module);
+	Py_DECREF(depth);
+	return result;
+}
+
 #define GETTER(name, value, doc) \
 	{ name, image_get, NULL, doc, (void *)(intptr_t)(value) }
 
 static PyGetSetDef image_getset[] = {
+	{ "origin", image_get_origin, image_set_origin,
+	  "Row 0 of the image's tensors (__dlpack__, "
+	  "__cuda_array_interface__, copy_to, copy_from): 'top-left', the "
+	  "picture's top row, as image files, PIL, torchvision and networks "
+	  "trained on photographs expect (the default), or 'bottom-left', "
+	  "GL's order (glReadPixels'). Settable; each copy can also choose "
+	  "with origin=.",
+	  NULL },
 	GETTER("width", VALUE_WIDTH, "Width in pixels."),
 	GETTER("height", VALUE_HEIGHT, "Height in pixels."),
 	GETTER("layers", VALUE_LAYERS, "Layers: 1 for a 2D image."),
@@ -340,7 +431,7 @@ static PyMethodDef image_methods[] = {
 	{ "__dlpack__", (PyCFunction)(void (*)(void))py_image_dlpack,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "__dlpack__(*, stream=None, max_version=None, dl_device=None, "
-	  "copy=None, plane=0)\n\n"
+	  "copy=None, plane=0, origin=None, depth=None)\n\n"
 	  "A DLPack capsule of a copy of the image, ready in the order of "
 	  "the consumer's stream with no CPU wait (the array API's stream "
 	  "convention: None or 1 the legacy default stream, 2 the "
@@ -354,16 +445,44 @@ static PyMethodDef image_methods[] = {
 	  "of a plane (1: the depth buffer)." },
 	{ "copy_to", (PyCFunction)(void (*)(void))py_image_copy_to,
 	  METH_VARARGS | METH_KEYWORDS,
-	  "copy_to(dst, *, layer=None, plane=0, stream=None)\n\n"
+	  "copy_to(dst, *, layer=None, plane=0, stream=None, origin=None, "
+	  "depth=None)\n\n"
 	  "Copy the image into a CUDA tensor the caller made (any object "
 	  "with __dlpack__ or __cuda_array_interface__) of the image's "
 	  "shape and dtype, on the stream: nothing waits on the CPU. "
-	  "layer: one layer, into a (height, width, channels) tensor." },
+	  "layer: one layer, into a (height, width, channels) tensor. "
+	  "origin: 'top-left' or 'bottom-left' (None: Image.origin). "
+	  "depth: for a depth plane, ('perspective' or 'orthographic', "
+	  "znear, zfar): distances instead of depth values." },
 	{ "copy_from", (PyCFunction)(void (*)(void))py_image_copy_from,
 	  METH_VARARGS | METH_KEYWORDS,
-	  "copy_from(src, *, layer=None, plane=0, stream=None)\n\n"
+	  "copy_from(src, *, layer=None, plane=0, stream=None, "
+	  "origin=None)\n\n"
 	  "Copy a CUDA tensor of the image's shape and dtype into the "
-	  "image, on the stream; GL's next command waits for it on the GPU." },
+	  "image, on the stream; GL's next command waits for it on the GPU. "
+	  "origin: the tensor's row 0 (None: Image.origin)." },
+	{ "depth_in_metres",
+	  (PyCFunction)(void (*)(void))image_depth_in_metres,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "depth_in_metres(znear, zfar, *, projection='perspective') -> "
+	  "Plane\n\n"
+	  "The depth plane as distances from the eye along the view axis, "
+	  "in the units of znear and zfar, computed during the copy: "
+	  "znear*zfar/(zfar - d*(zfar - znear)) for 'perspective', "
+	  "znear + d*(zfar - znear) for 'orthographic' (d the stored depth). "
+	  "A float32 tensor through torch.from_dlpack() or copy_to(). For "
+	  "reversed depth (1 at the near plane) pass the planes swapped." },
+	{ "capture", (PyCFunction)(void (*)(void))py_image_capture,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "capture(framebuffer=0, *, layer=0, x=0, y=0, color=True, "
+	  "depth=False, origin='bottom-left')\n\n"
+	  "Copy the image's size of a framebuffer the caller owns (a "
+	  "renderer's: moderngl's fbo.glo, PyOpenGL's) from (x, y) into "
+	  "one layer, on the GPU (glcuda_capture_framebuffers()): colour "
+	  "from its read buffer, depth from its depth attachment; "
+	  "multisampled sources are resolved. The context must be current. "
+	  "origin='bottom-left' keeps GL's order in the image, so that "
+	  "tensors of Image.origin come out as usual." },
 	{ "close", image_close_method, METH_NOARGS,
 	  "Destroy the image (its GL objects too). Exported tensors stay "
 	  "valid. Closing again does nothing." },

@@ -47,6 +47,9 @@ struct py_image {
 	 * image keeps the memory alive until the next such export or its
 	 * close. */
 	DLManagedTensorVersioned *cai_export;
+	/* The row order of its tensors (Image.origin): top-left unless the
+	 * caller chose GL's. */
+	enum glcuda_origin origin;
 };
 
 extern PyTypeObject *py_device_type;
@@ -149,5 +152,17 @@ void py_image_cai_release(struct py_image *img);
 /* copy.c: copies between the image and a caller's tensor. */
 PyObject *py_image_copy_to(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_image_copy_from(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* options.c: "top-left"/"bottom-left" (None: fallback), and depth to
+ * distance from None or (projection, znear, zfar); -1 with
+ * InvalidArgumentError raised. */
+int py_origin_parse(PyObject *obj, enum glcuda_origin fallback,
+		    enum glcuda_origin *out);
+PyObject *py_origin_build(enum glcuda_origin origin);
+int py_depth_parse(PyObject *obj, struct glcuda_depth_conversion *out);
+
+/* capture.c: Image.capture() and Device.capture(). */
+PyObject *py_image_capture(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *py_device_capture(PyObject *self, PyObject *args, PyObject *kwargs);
 
 #endif
