@@ -23,6 +23,13 @@
 #include <stdlib.h>
 #include <cuda.h>
 
+/* A program that needs more of the driver defines
+ * EXAMPLE_CUDA_MORE_FUNCTIONS(X) before including this file, in the form of
+ * the list below. */
+#ifndef EXAMPLE_CUDA_MORE_FUNCTIONS
+#define EXAMPLE_CUDA_MORE_FUNCTIONS(X)
+#endif
+
 /* Only calls whose ABI did not change up to CUDA 13: cuCtxSynchronize and
  * cuCtxGetDevice gained a context argument there without a new name. */
 #define EXAMPLE_CUDA_FUNCTIONS(X) \
@@ -33,7 +40,8 @@
 	X(cuModuleUnload) \
 	X(cuLaunchKernel) \
 	X(cuStreamCreate) \
-	X(cuStreamDestroy)
+	X(cuStreamDestroy) \
+	EXAMPLE_CUDA_MORE_FUNCTIONS(X)
 
 static struct {
 #define EXAMPLE_CUDA_MEMBER(name) __typeof__(name) *name;

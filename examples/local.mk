@@ -31,3 +31,5 @@ noinst_PROGRAMS += %reldir%/compositor-loop
 	$(EGL_LIBS) $(EPOXY_LIBS) $(DLOPEN_LIBS)
 endif
 endif
+
+include %reldir%/mujoco/local.mk

@@ -1,6 +1,7 @@
 /*
- * The headless helper's context: a surfaceless GL 4.5+ core or GLES 3.x
- * context, made current on a display it references.
+ * The headless helper's context: a surfaceless GL 4.5+ core, GL
+ * compatibility-profile or GLES 3.x context, made current on a display it
+ * references.
  * SPDX-License-Identifier: MIT
  */
 #include "headless.h"
@@ -20,25 +21,40 @@ context_discard(EGLDisplay dpy, EGLContext ctx)
 	(void)eglGetError();
 }
 
+/* A GL version to ask for. */
+struct context_version {
+	int major, minor;
+};
+
 /* The context that flags ask for, on a display of a given EGL version. */
 struct context_request {
-	bool gles, debug;
+	bool gles, compat, debug;
 	EGLint egl_major, egl_minor;
 	bool egl15;
-	int major;              /* 4: OpenGL core; 3: OpenGL ES */
-	const int *minors;      /* the minor versions to try, newest first */
-	unsigned int nminors;
+	/* The versions to try, newest first. */
+	const struct context_version *versions;
+	unsigned int nversions;
 };
 
 static void
 context_request_init(struct context_request *req, EGLDisplay dpy,
 		     uint32_t flags)
 {
-	static const int gl_minors[] = { 6, 5 };
-	static const int gles_minors[] = { 2, 1, 0 };
+	static const struct context_version core[] = { { 4, 6 }, { 4, 5 } };
+	static const struct context_version gles[] = {
+		{ 3, 2 }, { 3, 1 }, { 3, 0 },
+	};
+	/* A compatibility context of 4.5 or newer is what glcuda_device_new
+	 * takes; an older one is still a context a legacy renderer draws
+	 * with (EGL_KHR_create_context: profiles exist from 3.2 up). */
+	static const struct context_version compat[] = {
+		{ 4, 6 }, { 4, 5 }, { 4, 4 }, { 4, 3 }, { 4, 2 },
+		{ 4, 1 }, { 4, 0 }, { 3, 3 }, { 3, 2 },
+	};
 	const char *ver = eglQueryString(dpy, EGL_VERSION);
 
 	req->gles = flags & GLCUDA_HEADLESS_FLAG_GLES;
+	req->compat = flags & GLCUDA_HEADLESS_FLAG_COMPATIBILITY;
 	req->debug = flags & GLCUDA_HEADLESS_FLAG_DEBUG;
 	req->egl_major = 1;
 	req->egl_minor = 4;
@@ -46,10 +62,25 @@ context_request_init(struct context_request *req, EGLDisplay dpy,
 		sscanf(ver, "%d.%d", &req->egl_major, &req->egl_minor);
 	req->egl15 = req->egl_major > 1 ||
 		     (req->egl_major == 1 && req->egl_minor >= 5);
-	req->major = req->gles ? 3 : 4;
-	req->minors = req->gles ? gles_minors : gl_minors;
-	req->nminors =
-		req->gles ? ARRAY_LENGTH(gles_minors) : ARRAY_LENGTH(gl_minors);
+	if (req->gles) {
+		req->versions = gles;
+		req->nversions = ARRAY_LENGTH(gles);
+	} else if (req->compat) {
+		req->versions = compat;
+		req->nversions = ARRAY_LENGTH(compat);
+	} else {
+		req->versions = core;
+		req->nversions = ARRAY_LENGTH(core);
+	}
+}
+
+/* "OpenGL ES", "OpenGL core" or "OpenGL compatibility". */
+static const char *
+context_request_name(const struct context_request *req)
+{
+	if (req->gles)
+		return "OpenGL ES";
+	return req->compat ? "OpenGL compatibility" : "OpenGL core";
 }
 
 /* What the display must offer for a context without a window, and the
@@ -107,21 +138,24 @@ static int
 context_make(EGLDisplay dpy, const struct context_request *req,
 	     EGLConfig config, EGLContext *out, char *why, size_t whysize)
 {
+	const EGLint compat = EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT;
+	const EGLint profile =
+		req->compat ? compat : EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT;
 	EGLContext ctx = EGL_NO_CONTEXT;
 	EGLint err = EGL_SUCCESS;
 
-	for (unsigned int i = 0; i < req->nminors && ctx == EGL_NO_CONTEXT;
+	for (unsigned int i = 0; i < req->nversions && ctx == EGL_NO_CONTEXT;
 	     i++) {
 		EGLint attribs[16];
 		unsigned int n = 0;
 
 		attribs[n++] = EGL_CONTEXT_MAJOR_VERSION;
-		attribs[n++] = req->major;
+		attribs[n++] = req->versions[i].major;
 		attribs[n++] = EGL_CONTEXT_MINOR_VERSION;
-		attribs[n++] = req->minors[i];
+		attribs[n++] = req->versions[i].minor;
 		if (!req->gles) {
 			attribs[n++] = EGL_CONTEXT_OPENGL_PROFILE_MASK;
-			attribs[n++] = EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT;
+			attribs[n++] = profile;
 		}
 		if (req->debug && req->egl15) {
 			attribs[n++] = EGL_CONTEXT_OPENGL_DEBUG;
@@ -141,9 +175,10 @@ context_make(EGLDisplay dpy, const struct context_request *req,
 		snprintf(why, whysize,
 			 "eglCreateContext(%s %d.%d down to %d.%d%s) failed: "
 			 "%s (0x%04x)",
-			 req->gles ? "OpenGL ES" : "OpenGL core", req->major,
-			 req->minors[0], req->major,
-			 req->minors[req->nminors - 1],
+			 context_request_name(req), req->versions[0].major,
+			 req->versions[0].minor,
+			 req->versions[req->nversions - 1].major,
+			 req->versions[req->nversions - 1].minor,
 			 req->debug ? ", debug" : "", egl_error_name(err),
 			 (unsigned)err);
 		return GLCUDA_ERROR_EGL;
@@ -152,26 +187,38 @@ context_make(EGLDisplay dpy, const struct context_request *req,
 	return 0;
 }
 
-/* Drivers may hand back another version than asked for (an ES 2.0 request
- * returns ES 3.2 on NVIDIA): check what the current context is. */
+/* Drivers may hand back another version or profile than asked for (an ES
+ * 2.0 request returns ES 3.2 on NVIDIA): check what the current context
+ * is. */
 static int
-context_check_version(bool gles, char *why, size_t whysize)
+context_check_version(const struct context_request *req, char *why,
+		      size_t whysize)
 {
+	const GLint want = req->compat ? GL_CONTEXT_COMPATIBILITY_PROFILE_BIT
+				       : GL_CONTEXT_CORE_PROFILE_BIT;
 	int version = epoxy_gl_version();
-	bool core = gles;
+	bool profile = req->gles;
 
-	if (!gles && version >= 32) {
+	if (!req->gles && version >= 32) {
 		GLint mask = 0;
 
 		glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
-		core = mask & GL_CONTEXT_CORE_PROFILE_BIT;
+		profile = mask & want;
 	}
-	if (version < (gles ? 30 : 45) || !core) {
+	if (req->compat && (version < 32 || !profile)) {
+		snprintf(why, whysize,
+			 "the context is OpenGL %d.%d%s; a compatibility "
+			 "context was asked for (OpenGL 3.2 or newer)",
+			 version / 10, version % 10,
+			 profile ? "" : " (not compatibility profile)");
+		return GLCUDA_ERROR_GL_TOO_OLD;
+	}
+	if (!req->compat && (version < (req->gles ? 30 : 45) || !profile)) {
 		snprintf(why, whysize,
 			 "the context is %s %d.%d%s; glcuda needs OpenGL 4.5 "
 			 "core or OpenGL ES 3.0",
-			 gles ? "OpenGL ES" : "OpenGL", version / 10,
-			 version % 10, core ? "" : " (not core profile)");
+			 req->gles ? "OpenGL ES" : "OpenGL", version / 10,
+			 version % 10, profile ? "" : " (not core profile)");
 		return GLCUDA_ERROR_GL_TOO_OLD;
 	}
 	return 0;
@@ -223,7 +270,7 @@ context_create(EGLDisplay dpy, uint32_t flags, EGLContext *out,
 		return GLCUDA_ERROR_EGL;
 	}
 
-	ret = context_check_version(req.gles, why, whysize);
+	ret = context_check_version(&req, why, whysize);
 	if (ret) {
 		context_discard(dpy, ctx);
 		return ret;

@@ -402,8 +402,11 @@ open_first(const EGLDeviceEXT *devices, EGLint count, uint32_t flags,
 			  "Install the NVIDIA driver's EGL library, or Mesa "
 			  "for a software renderer; EGL_LOG_LEVEL=debug shows "
 			  "why Mesa fails.",
-			  flags & GLCUDA_HEADLESS_FLAG_GLES ? "OpenGL ES 3.0+"
-							    : "OpenGL 4.5 core",
+			  flags & GLCUDA_HEADLESS_FLAG_GLES
+				  ? "OpenGL ES 3.0+"
+			  : flags & GLCUDA_HEADLESS_FLAG_COMPATIBILITY
+				  ? "OpenGL compatibility"
+				  : "OpenGL 4.5 core",
 			  tried);
 }
 

@@ -1,7 +1,8 @@
 /*
  * The headless helper: an EGL display without a window system and a
- * surfaceless GL 4.5+ core or GLES 3.x context on it, on the EGL device of a
- * given CUDA device when asked, else on that of a CUDA device CUDA can see.
+ * surfaceless GL 4.5+ core, GL compatibility or GLES 3.x context on it, on
+ * the EGL device of a given CUDA device when asked, else on that of a CUDA
+ * device CUDA can see.
  * This file holds the public calls; headless.h says which file does what.
  * SPDX-License-Identifier: MIT
  */
@@ -14,8 +15,9 @@ GLCUDA_EXPORT int
 glcuda_headless_new(int cuda_ordinal, uint32_t flags,
 		    struct glcuda_headless **out)
 {
-	const uint32_t known =
-		GLCUDA_HEADLESS_FLAG_GLES | GLCUDA_HEADLESS_FLAG_DEBUG;
+	const uint32_t known = GLCUDA_HEADLESS_FLAG_GLES |
+			       GLCUDA_HEADLESS_FLAG_DEBUG |
+			       GLCUDA_HEADLESS_FLAG_COMPATIBILITY;
 	/* A failure leaves the thread as it found it. */
 	struct egl_binding saved;
 	struct glcuda_headless *hl;
@@ -34,6 +36,13 @@ glcuda_headless_new(int cuda_ordinal, uint32_t flags,
 		return error_fail(NULL, -EINVAL,
 				  "glcuda_headless_new: unknown flags 0x%x",
 				  flags & ~known);
+	if ((flags & GLCUDA_HEADLESS_FLAG_GLES) &&
+	    (flags & GLCUDA_HEADLESS_FLAG_COMPATIBILITY))
+		return error_fail(NULL, -EINVAL,
+				  "glcuda_headless_new: "
+				  "GLCUDA_HEADLESS_FLAG_COMPATIBILITY is a "
+				  "profile of desktop OpenGL: it cannot go "
+				  "with GLCUDA_HEADLESS_FLAG_GLES");
 	if (!egl_has_client_extension("EGL_EXT_platform_base"))
 		return error_fail(NULL, GLCUDA_ERROR_MISSING_EGL_EXTENSION,
 				  "the EGL library lacks "

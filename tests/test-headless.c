@@ -1,8 +1,8 @@
 /*
- * The headless EGL helper: GL and GLES contexts without a window system,
- * errors, the CUDA-device path without a CUDA driver, which display -1
- * picks with and without a CUDA device (the fake CUDA driver,
- * tests/fake-cuda, stands in for one), and no leaks.
+ * The headless EGL helper: GL (core and compatibility) and GLES contexts
+ * without a window system, errors, the CUDA-device path without a CUDA
+ * driver, which display -1 picks with and without a CUDA device (the fake
+ * CUDA driver, tests/fake-cuda, stands in for one), and no leaks.
  * Runs on any machine with an EGL display (Mesa llvmpipe in CI); exits 77
  * when none can be opened.
  * SPDX-License-Identifier: MIT
@@ -351,6 +351,106 @@ fake_cuda_for_any(bool uuid, char gl_uuid_out[33])
 	return true;
 }
 
+/*
+ * GLCUDA_HEADLESS_FLAG_COMPATIBILITY: a desktop GL context of the
+ * compatibility profile (the fixed-function calls of legacy renderers
+ * work), on the display of the CUDA device as without the flag, and
+ * glcuda_device_new() takes it. Run twice: _i 1 with the debug flag too.
+ */
+START_TEST(test_compat_context)
+{
+	const uint32_t flags = GLCUDA_HEADLESS_FLAG_COMPATIBILITY |
+			       (_i ? GLCUDA_HEADLESS_FLAG_DEBUG : 0);
+	struct glcuda_headless *hl = NULL;
+	struct glcuda_device *dev = NULL;
+	const struct glcuda_caps *caps;
+	GLint profile = 0, context_flags = 0;
+	const char *desc;
+	bool real_cuda = egl_has_cuda_device();
+	int ret;
+
+	if (!real_cuda && !fake_cuda_for_any(true, NULL))
+		return;
+	ret = glcuda_headless_new(-1, flags, &hl);
+	ck_assert_msg(ret == 0, "%s: %s", glcuda_error_get_name(ret),
+		      glcuda_get_last_error());
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(hl));
+	ck_assert_int_eq(eglQueryAPI(), EGL_OPENGL_API);
+	ck_assert(epoxy_is_desktop_gl());
+	ck_assert_int_ge(epoxy_gl_version(), 32);
+	glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &profile);
+	ck_assert_msg(profile & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT,
+		      "GL_CONTEXT_PROFILE_MASK 0x%x: not the compatibility "
+		      "profile (GL_VERSION \"%s\")",
+		      (unsigned)profile, (const char *)glGetString(GL_VERSION));
+	ck_assert(!(profile & GL_CONTEXT_CORE_PROFILE_BIT));
+	/* Fixed-function state, which a core context refuses
+	 * (GL_INVALID_OPERATION). */
+	glMatrixMode(GL_MODELVIEW);
+	glPushMatrix();
+	glLoadIdentity();
+	glPopMatrix();
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+	glGetIntegerv(GL_CONTEXT_FLAGS, &context_flags);
+	ck_assert_int_eq(!!(context_flags & GL_CONTEXT_FLAG_DEBUG_BIT), _i);
+	desc = glcuda_headless_get_description(hl);
+	if (!real_cuda)
+		ck_assert_msg(strstr(desc, "(UUID of CUDA 0)"),
+			      "description \"%s\" does not say the display "
+			      "is CUDA device 0's",
+			      desc);
+	ck_assert_int_eq(glcuda_headless_get_cuda_match(hl),
+			 GLCUDA_HEADLESS_CUDA_MATCHED);
+
+	ret = glcuda_device_new(glcuda_headless_get_display(hl),
+				glcuda_headless_get_context(hl), NULL, &dev);
+	if (ret == GLCUDA_ERROR_NO_VULKAN ||
+	    ret == GLCUDA_ERROR_MISSING_VULKAN_EXTENSION) {
+		fprintf(stderr,
+			"no Vulkan driver to make a device with here (%s): "
+			"the device on a compatibility context is not "
+			"tested\n",
+			glcuda_error_get_name(ret));
+	} else {
+		ck_assert_msg(ret == 0,
+			      "glcuda_device_new on a compatibility context: "
+			      "%s: %s",
+			      glcuda_error_get_name(ret),
+			      glcuda_get_last_error());
+		caps = glcuda_device_get_caps(dev);
+		ck_assert_int_eq(caps->gl_api, GLCUDA_GL_API_GL);
+		glcuda_device_destroy(dev);
+	}
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(hl));
+	destroy_current(hl);
+	unsetenv("GLCUDA_LIBCUDA");
+	unsetenv("GLCUDA_FAKE_CUDA_UUID");
+}
+END_TEST
+
+/* The compatibility profile is desktop GL's: with the GLES flag it is
+ * refused before anything is made, and what was current stays current. */
+START_TEST(test_compat_with_gles_refused)
+{
+	struct glcuda_headless *current = NULL,
+			       *hl = (struct glcuda_headless *)0x1;
+	const uint32_t flags = GLCUDA_HEADLESS_FLAG_GLES |
+			       GLCUDA_HEADLESS_FLAG_COMPATIBILITY;
+
+	ck_assert_int_eq(glcuda_headless_new(-1, 0, &current), 0);
+	ck_assert_int_eq(glcuda_headless_new(-1, flags, &hl), -EINVAL);
+	ck_assert_ptr_eq(hl, (struct glcuda_headless *)0x1);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+				     "GLCUDA_HEADLESS_FLAG_COMPATIBILITY"));
+	ck_assert_ptr_eq(eglGetCurrentContext(),
+			 glcuda_headless_get_context(current));
+	ck_assert_int_eq(eglQueryAPI(), EGL_OPENGL_API);
+	destroy_current(current);
+}
+END_TEST
+
 /* -1 with a CUDA device: the display whose GL device UUID is the CUDA
  * device's, and the description says it was chosen for that. */
 START_TEST(test_any_matches_cuda_uuid)
@@ -603,6 +703,10 @@ main(void)
 		TEST_ONCE(test_any_cuda_sees_no_device),
 		TEST_ONCE(test_any_nv_device_cuda),
 		TEST_ONCE(test_any_without_cuda),
+		/* _i: 1 with the debug flag. */
+		TEST_TCASE("compatibility", 0),
+		TEST_LOOP(test_compat_context, 2),
+		TEST_ONCE(test_compat_with_gles_refused),
 		TEST_TCASE("leaks", 120),
 		TEST_ONCE(test_no_fd_leak),
 	};

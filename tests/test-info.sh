@@ -53,11 +53,23 @@ every_device_judged() {
 	fi
 }
 every_device_judged "$tmp/text"
-# A display is named once: the GLES context on the GL context's display
-# says so rather than naming it again.
-dup=$(sed -n 's/^    display   //p' "$tmp/text" | sort | uniq -d)
+# A display is named once: the GLES and compatibility contexts on the GL
+# context's display say so rather than naming it again.
+dup=$(sed -n 's/^    display   //p' "$tmp/text" |
+	grep -v "^the OpenGL context's\$" | sort | uniq -d)
 if [ -n "$dup" ]; then
 	echo "FAIL: the report names the same display twice: $dup" >&2
+	fail=1
+fi
+# The compatibility-profile context (GLCUDA_HEADLESS_FLAG_COMPATIBILITY)
+# is listed with the core and ES ones, and made wherever the core one is:
+# every driver with GL 4.5 core has the compatibility profile too (Mesa,
+# NVIDIA).
+if grep -q '^OpenGL (core) context: [0-9]' "$tmp/text" &&
+   ! grep -A3 '^OpenGL (compatibility) context: [0-9]' "$tmp/text" |
+	grep -q '^    profile   compatibility$'; then
+	echo "FAIL: the report lists no compatibility context:" >&2
+	grep -A3 '^OpenGL (compatibility) context' "$tmp/text" >&2
 	fail=1
 fi
 
@@ -78,6 +90,13 @@ assert v["error"] and v["error"] != "GLCUDA_SUCCESS", v
 assert v["message"], v
 assert d["cuda"]["ok"] is False, d["cuda"]
 assert d["cuda"]["error"] == "GLCUDA_ERROR_NO_CUDA_DRIVER", d["cuda"]
+assert d["compat"]["ok"] is d["gl"]["ok"], d["compat"]
+if d["compat"]["ok"]:
+    assert d["compat"]["display"] == d["gl"]["display"], d["compat"]
+    assert d["compat"]["major"] * 10 + d["compat"]["minor"] >= 32, d["compat"]
+    assert d["compat"]["profile"] == "compatibility", d["compat"]
+    assert d["gl"]["profile"] == "core", d["gl"]
+    assert d["gles"]["profile"] is None, d["gles"]
 for e in d["egl"]["devices"]:
     ev = e["verdict"]
     assert ev["ok"] is False and ev["error"] and ev["message"], e

@@ -39,7 +39,7 @@ collect_egl(struct report *r)
 }
 
 void
-collect_context(struct context_facts *f, bool gles, int cuda_ordinal)
+collect_context(struct context_facts *f, uint32_t flags, int cuda_ordinal)
 {
 	struct glcuda_headless *hl;
 	EGLDisplay dpy;
@@ -47,9 +47,7 @@ collect_context(struct context_facts *f, bool gles, int cuda_ordinal)
 	int version;
 
 	f->tried = true;
-	f->error =
-		glcuda_headless_new(cuda_ordinal,
-				    gles ? GLCUDA_HEADLESS_FLAG_GLES : 0, &hl);
+	f->error = glcuda_headless_new(cuda_ordinal, flags, &hl);
 	if (f->error) {
 		copy_string(f->message, sizeof(f->message),
 			    glcuda_get_last_error());
@@ -76,6 +74,16 @@ collect_context(struct context_facts *f, bool gles, int cuda_ordinal)
 	version = epoxy_gl_version();
 	f->major = version / 10;
 	f->minor = version % 10;
+	f->profile = "";
+	if (epoxy_is_desktop_gl() && version >= 32) {
+		GLint mask = 0;
+
+		glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
+		f->profile = mask & GL_CONTEXT_CORE_PROFILE_BIT ? "core"
+			     : mask & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT
+				     ? "compatibility"
+				     : "none";
+	}
 	for (int i = 0; i < GL_EXT_COUNT; i++)
 		f->ext[i] = epoxy_has_gl_extension(gl_exts[i].name);
 	/* GL_DEVICE_UUID_EXT comes with either EXT_memory_object or

@@ -56,6 +56,8 @@ struct context_facts {
 	char gl_renderer[160];
 	char gl_vendor[160];
 	int major, minor;
+	/* "core", "compatibility" (GL_CONTEXT_PROFILE_MASK), "" for ES. */
+	const char *profile;
 	bool ext[GL_EXT_COUNT];
 	bool has_uuids;
 	uint8_t device_uuid[16];
@@ -96,7 +98,10 @@ struct report {
 	struct glcuda_diag_egl_device egl_devices[MAX_EGL_DEVICES];
 	struct device_verdict egl_verdicts[MAX_EGL_DEVICES];
 
-	struct context_facts gl, gles_ctx;
+	/* The contexts glcuda_headless_new() makes: OpenGL core, OpenGL ES,
+	 * OpenGL compatibility (GLCUDA_HEADLESS_FLAG_COMPATIBILITY, for
+	 * legacy renderers). */
+	struct context_facts gl, gles_ctx, compat;
 
 	int vk_error;
 	char vk_message[512];
@@ -120,7 +125,8 @@ copy_string(char *dst, size_t size, const char *src)
 
 /* info-collect.c */
 void collect_egl(struct report *r);
-void collect_context(struct context_facts *f, bool gles, int cuda_ordinal);
+void collect_context(struct context_facts *f, uint32_t flags,
+		     int cuda_ordinal);
 void collect_vulkan(struct report *r);
 void collect_cuda(struct report *r);
 void collect_verdict(struct report *r);

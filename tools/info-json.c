@@ -146,6 +146,7 @@ json_context(struct json *j, const char *key, const struct context_facts *f)
 		  ARRAY_LENGTH(egl_display_exts));
 	json_int(j, "major", f->major);
 	json_int(j, "minor", f->minor);
+	json_str(j, "profile", f->profile[0] ? f->profile : NULL);
 	json_str(j, "version", f->gl_version);
 	json_str(j, "renderer", f->gl_renderer);
 	json_str(j, "vendor", f->gl_vendor);
@@ -231,6 +232,7 @@ print_json(FILE *out, const struct report *r)
 
 	json_context(&j, "gl", &r->gl);
 	json_context(&j, "gles", &r->gles_ctx);
+	json_context(&j, "compat", &r->compat);
 
 	json_open(&j, "vulkan", '{');
 	json_bool(&j, "ok", r->vk_error == 0);

@@ -93,8 +93,10 @@ glcuda_info_report(FILE *out, bool json, bool gles, int cuda_ordinal)
 	r->cuda_ordinal = cuda_ordinal;
 
 	collect_egl(r);
-	collect_context(&r->gl, false, cuda_ordinal);
-	collect_context(&r->gles_ctx, true, cuda_ordinal);
+	collect_context(&r->gl, 0, cuda_ordinal);
+	collect_context(&r->gles_ctx, GLCUDA_HEADLESS_FLAG_GLES, cuda_ordinal);
+	collect_context(&r->compat, GLCUDA_HEADLESS_FLAG_COMPATIBILITY,
+			cuda_ordinal);
 	collect_vulkan(r);
 	collect_cuda(r);
 	collect_verdict(r);

@@ -71,13 +71,15 @@ print_context_text(FILE *out, const struct report *r,
 		return;
 	}
 	fprintf(out, ": %d.%d\n", f->major, f->minor);
-	/* Both contexts are usually on one display: name it once. */
-	if (f == &r->gles_ctx && r->gl.error == 0 &&
+	/* The contexts are usually on one display: name it once. */
+	if (f != &r->gl && r->gl.error == 0 &&
 	    strcmp(f->description, r->gl.description) == 0)
 		fprintf(out, "    display   the OpenGL context's\n");
 	else
 		fprintf(out, "    display   %s\n", f->description);
 	fprintf(out, "    version   %s\n", f->gl_version);
+	if (f->profile[0])
+		fprintf(out, "    profile   %s\n", f->profile);
 	fprintf(out, "    renderer  %s (%s)\n", f->gl_renderer, f->gl_vendor);
 	if (with_egl) {
 		fprintf(out, "    EGL %s, vendor %s; display extensions:\n",
@@ -180,6 +182,8 @@ print_text(FILE *out, const struct report *r)
 
 	print_context_text(out, r, &r->gl, "OpenGL (core)", true);
 	print_context_text(out, r, &r->gles_ctx, "OpenGL ES", r->gl.error != 0);
+	print_context_text(out, r, &r->compat, "OpenGL (compatibility)",
+			   r->gl.error != 0 && r->gles_ctx.error != 0);
 
 	if (r->vk_error)
 		fprintf(out, "\nVulkan: %s: %s\n",

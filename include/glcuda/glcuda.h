@@ -362,7 +362,8 @@ glcuda_device_options_init(struct glcuda_device_options *options)
 
 /** Which GL API a context implements. @since 0.1 */
 enum glcuda_gl_api {
-	GLCUDA_GL_API_GL = 1,   /**< desktop OpenGL, core profile */
+	GLCUDA_GL_API_GL = 1,   /**< desktop OpenGL (core or compatibility
+				 *   profile) */
 	GLCUDA_GL_API_GLES = 2, /**< OpenGL ES */
 };
 
@@ -1442,7 +1443,9 @@ enum glcuda_headless_flags {
  * @param flags enum glcuda_headless_flags
  * @param[out] out the new helper, owned by the caller
  * @return 0, or
- *   -EINVAL (NULL @p out, @p cuda_ordinal < -1, unknown flags), -ENOMEM;
+ *   -EINVAL (NULL @p out, @p cuda_ordinal < -1, unknown flags,
+ *     GLCUDA_HEADLESS_FLAG_COMPATIBILITY with GLCUDA_HEADLESS_FLAG_GLES),
+ *   -ENOMEM;
  *   GLCUDA_ERROR_NO_CUDA_DRIVER: @p cuda_ordinal >= 0, no EGL device
  *     identifies itself through EGL_NV_device_cuda, and libcuda.so.1 cannot
  *     be loaded to match by UUID (a machine without the NVIDIA driver);

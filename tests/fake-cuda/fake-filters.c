@@ -33,6 +33,11 @@ fake_filter_find(const char *name, const char **args)
 {
 	static const char *const formats[] = { "u8", "f16", "f32" };
 
+	/* (rgba, ids, width, rows, lut, lut_size) */
+	if (!strcmp(name, "mujoco_segment_ids")) {
+		*args = "SSiiSi";
+		return FAKE_FILTER_MUJOCO_SEGMENT;
+	}
 	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++) {
 		size_t n = strlen(kernels[k].prefix);
 		const char *rest = name + n;
@@ -228,6 +233,35 @@ grade(const struct fake_filter_memory *mem, const uint64_t *a, int x, int y)
 	return store(mem, a[1], x, y, g);
 }
 
+/* examples/mujoco/mujoco-cameras.c's mujoco_segment_ids, one pixel: the
+ * RGB of MuJoCo's id colour (R + 256 G + 65536 B, 0 for the background,
+ * else the scene's geom index plus 1) to lut[index], -1 for the
+ * background and for an index past the table. */
+static bool
+mujoco_segment(const struct fake_filter_memory *mem, const uint64_t *a,
+	       int x, int y, int w)
+{
+	const size_t i = (size_t)y * (size_t)w + (size_t)x;
+	const uint32_t lut_size = (uint32_t)a[5];
+	const uint8_t *c = mem->device(a[0] + 4u * i, 4);
+	uint8_t *out = mem->device(a[1] + 4u * i, 4);
+	uint32_t segid;
+	int32_t id = -1;
+
+	if (!c || !out)
+		return false;
+	segid = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16;
+	if (segid != 0 && segid - 1 < lut_size) {
+		const uint8_t *e = mem->device(a[4] + 4u * (segid - 1), 4);
+
+		if (!e)
+			return false;
+		memcpy(&id, e, 4);
+	}
+	memcpy(out, &id, 4);
+	return true;
+}
+
 static bool
 texel(enum fake_filter id, const uint64_t *a, int x, int y, int w, int h,
       const struct fake_filter_memory *mem)
@@ -269,6 +303,8 @@ texel(enum fake_filter id, const uint64_t *a, int x, int y, int w, int h,
 		return store(mem, a[2], x, y, c);
 	case FAKE_FILTER_GRADE:
 		return grade(mem, a, x, y);
+	case FAKE_FILTER_MUJOCO_SEGMENT:
+		return mujoco_segment(mem, a, x, y, w);
 	default:
 		return false;
 	}

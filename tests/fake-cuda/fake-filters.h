@@ -3,7 +3,9 @@
  * (common/filters.cu) on 8-bit RGBA surfaces: copy, invert, the blur's two
  * passes (blur and unsharp) and the colour grade, the same arithmetic as
  * the kernels, one texel after another. The other formats (f16, f32) are
- * listed so that the filters load, and fault if launched.
+ * listed so that the filters load, and fault if launched. Also the kernel
+ * of examples/mujoco/mujoco-cameras.c, which turns MuJoCo's segmentation
+ * colours into object ids.
  * SPDX-License-Identifier: MIT
  */
 #ifndef FAKE_FILTERS_H
@@ -21,6 +23,8 @@ enum fake_filter {
 	FAKE_FILTER_BLUR_V,
 	FAKE_FILTER_GRADE,
 	FAKE_FILTER_OTHER_FORMAT, /* f16 or f32: not run on the CPU */
+	/* examples/mujoco's id colours to object ids (linear memory). */
+	FAKE_FILTER_MUJOCO_SEGMENT,
 };
 
 /* The memory a kernel reads and writes: @size bytes of a surface's texel
