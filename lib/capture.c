@@ -52,6 +52,13 @@ struct capture_cache {
 	/* The draw framebuffer the image's layer is attached to. */
 	GLuint image_fbo;
 	struct cache_buffer resolve[CACHE_FORMATS], depth[CACHE_FORMATS];
+	/* Depth as glReadPixels reads it: the buffer it is read into and
+	 * the GL_DEPTH_COMPONENT32F texture it is copied into, on the GPU. */
+	GLuint read_buffer;
+	GLsizeiptr read_buffer_size;
+	struct cache_buffer read_depth;
+	/* GLES's sRGB colour, blitted as stored (enqueue_color). */
+	struct cache_buffer srgb;
 	/* The depth pass: its program, its uniforms and an empty vertex
 	 * array (a core profile draws nothing without one). */
 	GLuint program, vertex_array;
@@ -95,6 +102,10 @@ cache_release(struct glcuda_device *dev, bool gl_current)
 			cache_buffer_delete(&c->resolve[i], false);
 			cache_buffer_delete(&c->depth[i], true);
 		}
+		cache_buffer_delete(&c->read_depth, true);
+		cache_buffer_delete(&c->srgb, true);
+		if (c->read_buffer)
+			glDeleteBuffers(1, &c->read_buffer);
 		if (c->image_fbo)
 			glDeleteFramebuffers(1, &c->image_fbo);
 		if (c->program)
@@ -224,14 +235,14 @@ cache_program(struct glcuda_device *dev, struct capture_cache *c,
  * binding of the active unit is the pass's. */
 static int
 cache_buffer_get(struct glcuda_device *dev, struct cache_buffer *buffers,
-		 bool texture, GLenum format, GLsizei width, GLsizei height,
-		 struct cache_buffer **out, const char *what)
+		 unsigned int count, bool texture, GLenum format, GLsizei width,
+		 GLsizei height, struct cache_buffer **out, const char *what)
 {
-	struct cache_buffer *b = &buffers[CACHE_FORMATS - 1];
+	struct cache_buffer *b = &buffers[count - 1];
 	GLint prev_renderbuffer = 0;
 	GLenum point;
 
-	for (unsigned int i = 0; i < CACHE_FORMATS; i++)
+	for (unsigned int i = 0; i < count; i++)
 		if (buffers[i].format == format || !buffers[i].object) {
 			b = &buffers[i];
 			break;
@@ -249,8 +260,10 @@ cache_buffer_get(struct glcuda_device *dev, struct cache_buffer *buffers,
 	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, b->fbo);
 	point = format == GL_DEPTH24_STENCIL8 || format == GL_DEPTH32F_STENCIL8
 			? GL_DEPTH_STENCIL_ATTACHMENT
-		: texture ? GL_DEPTH_ATTACHMENT
-			  : GL_COLOR_ATTACHMENT0;
+		: format == GL_DEPTH_COMPONENT16 || format == GL_DEPTH_COMPONENT24 ||
+				format == GL_DEPTH_COMPONENT32F
+			? GL_DEPTH_ATTACHMENT
+			: GL_COLOR_ATTACHMENT0;
 	if (texture) {
 		glGenTextures(1, &b->object);
 		glBindTexture(GL_TEXTURE_2D, b->object);
@@ -690,7 +703,7 @@ enqueue_color(struct glcuda_device *dev, struct capture_cache *cache,
 		/* A resolve takes the same rectangle on both sides (and, on
 		 * GLES, the same format): into glcuda's buffer of the
 		 * source's format first, then flipped from there. */
-		ret = cache_buffer_get(dev, cache->resolve, false,
+		ret = cache_buffer_get(dev, cache->resolve, CACHE_FORMATS, false,
 				       src->color.format,
 				       (GLsizei)(c->x + w),
 				       (GLsizei)(c->y + h), &resolve, what);
@@ -705,6 +718,25 @@ enqueue_color(struct glcuda_device *dev, struct capture_cache *cache,
 	} else {
 		glBindFramebuffer(GL_READ_FRAMEBUFFER, c->framebuffer);
 	}
+	if (dev->gl.is_gles && src->color.format == GL_SRGB8_ALPHA8 &&
+	    !c->image->fmt->is_srgb) {
+		/* GLES blits decode an sRGB source into a linear buffer, and
+		 * cannot be told not to: blit between sRGB buffers, then
+		 * copy the bytes as stored. */
+		ret = cache_buffer_get(dev, &cache->srgb, 1, true,
+				       GL_SRGB8_ALPHA8, w, h, &resolve, what);
+		if (ret < 0)
+			return ret;
+		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve->fbo);
+		glBlitFramebuffer(c->x, c->y, c->x + w, c->y + h, 0,
+				  top_left ? h : 0, w, top_left ? 0 : h,
+				  GL_COLOR_BUFFER_BIT, GL_NEAREST);
+		glCopyImageSubData(resolve->object, GL_TEXTURE_2D, 0, 0, 0, 0,
+				   c->image->texture,
+				   glcuda_image_get_gl_target(c->image), 0, 0,
+				   0, (GLint)c->layer, w, h, 1);
+		return 0;
+	}
 	attach_image(cache->image_fbo, c->image, c->layer, false);
 	glBlitFramebuffer(c->x, c->y, c->x + w, c->y + h, 0,
 			  top_left ? h : 0, w, top_left ? 0 : h,
@@ -718,24 +750,68 @@ enqueue_depth(struct glcuda_device *dev, struct capture_cache *cache,
 	      bool top_left, const char *what)
 {
 	const GLint w = (GLint)c->image->width, h = (GLint)c->image->height;
-	struct cache_buffer *copy;
+	const GLenum format = src->depth.format;
+	/* A normalized depth sampled is converted by the sampler, whose
+	 * float arithmetic may round otherwise than glReadPixels (Mesa's
+	 * llvmpipe: one bit of D16 and D24 values). glReadPixels itself,
+	 * into a buffer and on into a float texture, on the GPU, gives its
+	 * values; GLES reads float depth only, whose sampling is exact. */
+	const bool read_pixels = !dev->gl.is_gles ||
+				 format == GL_DEPTH_COMPONENT32F ||
+				 format == GL_DEPTH32F_STENCIL8;
+	struct cache_buffer *copy = NULL, *read_depth = &cache->read_depth;
+	GLuint read_fbo = c->framebuffer;
+	GLint x = c->x, y = c->y;
 	int ret;
 
-	/* The same rectangle on both sides: a multisampled source is
-	 * resolved (one sample), any source's depth copied as stored. */
-	ret = cache_buffer_get(dev, cache->depth, true, src->depth.format,
-			       (GLsizei)(c->x + w), (GLsizei)(c->y + h), &copy,
-			       what);
-	if (ret < 0)
-		return ret;
-	glBindFramebuffer(GL_READ_FRAMEBUFFER, c->framebuffer);
-	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, copy->fbo);
-	glBlitFramebuffer(c->x, c->y, c->x + w, c->y + h, c->x, c->y, c->x + w,
-			  c->y + h, GL_DEPTH_BUFFER_BIT, GL_NEAREST);
+	if (src->samples > 0 || !read_pixels) {
+		/* The same rectangle on both sides: a multisampled source
+		 * is resolved (one sample). Not otherwise: Mesa's blit of
+		 * GL_DEPTH24_STENCIL8 rounds some values. */
+		ret = cache_buffer_get(dev, cache->depth, CACHE_FORMATS, true,
+				       format, (GLsizei)(c->x + w),
+				       (GLsizei)(c->y + h), &copy, what);
+		if (ret < 0)
+			return ret;
+		glBindFramebuffer(GL_READ_FRAMEBUFFER, c->framebuffer);
+		glBindFramebuffer(GL_DRAW_FRAMEBUFFER, copy->fbo);
+		glBlitFramebuffer(c->x, c->y, c->x + w, c->y + h, c->x, c->y,
+				  c->x + w, c->y + h, GL_DEPTH_BUFFER_BIT,
+				  GL_NEAREST);
+		read_fbo = copy->fbo;
+	}
+	if (read_pixels) {
+		ret = cache_buffer_get(dev, read_depth, 1, true,
+				       GL_DEPTH_COMPONENT32F, w, h,
+				       &read_depth, what);
+		if (ret < 0)
+			return ret;
+		if (cache->read_buffer_size < (GLsizeiptr)w * h * 4) {
+			if (!cache->read_buffer)
+				glGenBuffers(1, &cache->read_buffer);
+			cache->read_buffer_size = (GLsizeiptr)w * h * 4;
+			glBindBuffer(GL_PIXEL_PACK_BUFFER, cache->read_buffer);
+			glBufferData(GL_PIXEL_PACK_BUFFER,
+				     cache->read_buffer_size, NULL,
+				     GL_STREAM_COPY);
+		}
+		glBindFramebuffer(GL_READ_FRAMEBUFFER, read_fbo);
+		glBindBuffer(GL_PIXEL_PACK_BUFFER, cache->read_buffer);
+		glReadPixels(c->x, c->y, w, h, GL_DEPTH_COMPONENT, GL_FLOAT,
+			     NULL);
+		glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+		glBindBuffer(GL_PIXEL_UNPACK_BUFFER, cache->read_buffer);
+		glBindTexture(GL_TEXTURE_2D, read_depth->object);
+		glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h,
+				GL_DEPTH_COMPONENT, GL_FLOAT, NULL);
+		glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+		copy = read_depth;
+		x = y = 0;
+	}
 
 	attach_image(cache->image_fbo, c->image, c->layer, true);
 	glUseProgram(cache->program);
-	glUniform2i(cache->offset_location, c->x, c->y);
+	glUniform2i(cache->offset_location, x, y);
 	glUniform1i(cache->flip_location, top_left ? h - 1 : -1);
 	glBindVertexArray(cache->vertex_array);
 	glBindTexture(GL_TEXTURE_2D, copy->object);
@@ -763,6 +839,14 @@ set_pass_state(const struct gl_state *gl)
 	glDisable(GL_CULL_FACE);
 	if (!gl->is_gles)
 		glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+	glPixelStorei(GL_PACK_ALIGNMENT, 4);
+	glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+	glPixelStorei(GL_PACK_SKIP_ROWS, 0);
+	glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+	glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+	glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+	glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
 	glActiveTexture(GL_TEXTURE0);
 	glBindSampler(0, 0);
 }

@@ -16,14 +16,17 @@ check_LTLIBRARIES += %reldir%/libtestcommon.la
 test_ldadd = %reldir%/libtestcommon.la lib/libglcuda-test.la $(CHECK_LIBS) \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(PTHREAD_LIBS)
 
-check_PROGRAMS += %reldir%/test-device %reldir%/test-image
-TESTS += %reldir%/test-device %reldir%/test-image
+check_PROGRAMS += %reldir%/test-device %reldir%/test-image %reldir%/test-capture
+TESTS += %reldir%/test-device %reldir%/test-image %reldir%/test-capture
 %canon_reldir%_test_device_SOURCES = %reldir%/test-device.c $(sanitizer_sources)
 %canon_reldir%_test_device_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 %canon_reldir%_test_device_LDADD = $(test_ldadd)
 %canon_reldir%_test_image_SOURCES = %reldir%/test-image.c $(sanitizer_sources)
 %canon_reldir%_test_image_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 %canon_reldir%_test_image_LDADD = $(test_ldadd)
+%canon_reldir%_test_capture_SOURCES = %reldir%/test-capture.c $(sanitizer_sources)
+%canon_reldir%_test_capture_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+%canon_reldir%_test_capture_LDADD = $(test_ldadd)
 
 # GPU suites: kernels from nvcc, embedded in the test programs.
 if HAVE_NVCC

@@ -439,6 +439,10 @@ gl_save_draw_state(const struct gl_state *gl, struct gl_saved_draw_state *s)
 		glGetIntegerv(GL_POLYGON_MODE, modes);
 		s->polygon_mode = modes[0];
 	}
+	glGetIntegerv(GL_PACK_SKIP_ROWS, &s->pack_skip_rows);
+	glGetIntegerv(GL_PACK_SKIP_PIXELS, &s->pack_skip_pixels);
+	glGetIntegerv(GL_UNPACK_SKIP_ROWS, &s->unpack_skip_rows);
+	glGetIntegerv(GL_UNPACK_SKIP_PIXELS, &s->unpack_skip_pixels);
 	glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
 	glActiveTexture(GL_TEXTURE0);
 	glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->unit0_texture_2d);
@@ -479,6 +483,10 @@ gl_restore_draw_state(const struct gl_state *gl,
 	glBindVertexArray((GLuint)s->vertex_array);
 	glViewport(s->viewport[0], s->viewport[1], s->viewport[2],
 		   s->viewport[3]);
+	glPixelStorei(GL_PACK_SKIP_ROWS, s->pack_skip_rows);
+	glPixelStorei(GL_PACK_SKIP_PIXELS, s->pack_skip_pixels);
+	glPixelStorei(GL_UNPACK_SKIP_ROWS, s->unpack_skip_rows);
+	glPixelStorei(GL_UNPACK_SKIP_PIXELS, s->unpack_skip_pixels);
 	glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
 	glActiveTexture(GL_TEXTURE0);
 	glBindTexture(GL_TEXTURE_2D, (GLuint)s->unit0_texture_2d);

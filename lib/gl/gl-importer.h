@@ -132,7 +132,8 @@ void gl_restore_state(const struct gl_saved_state *s);
  * top of struct gl_saved_state: the tests and writes that apply to blits
  * (scissor, sRGB encoding, rasterizer discard) and those of drawing
  * (program, vertex array, viewport, depth, colour mask, stencil, blend,
- * culling, polygon mode, texture unit 0's 2D binding and sampler). */
+ * culling, polygon mode, texture unit 0's 2D binding and sampler), and
+ * the pixel-store skips. */
 struct gl_saved_draw_state {
 	GLboolean scissor_test, framebuffer_srgb, rasterizer_discard;
 	GLboolean depth_test, depth_mask, stencil_test, blend, cull_face;
@@ -142,6 +143,9 @@ struct gl_saved_draw_state {
 	GLint viewport[4];
 	GLint polygon_mode;
 	GLint unit0_texture_2d, unit0_sampler;
+	/* Beyond struct gl_saved_state's alignment and row lengths. */
+	GLint pack_skip_rows, pack_skip_pixels;
+	GLint unpack_skip_rows, unpack_skip_pixels;
 };
 /* Save, and restore, with the active texture unit left as it is (in
  * struct gl_saved_state). GL_FRAMEBUFFER_SRGB and glPolygonMode on
