@@ -344,9 +344,10 @@ image_new(uint32_t w, uint32_t h, enum glcuda_format format,
 	return img;
 }
 
-/* Layers other than `layer` hold what image_new cleared them to. */
+/* The layers not in `written` (a mask) hold what image_new cleared them
+ * to. */
 static void
-check_untouched(struct glcuda_image *img, unsigned int layer, bool color,
+check_untouched(struct glcuda_image *img, unsigned int written, bool color,
 		bool depth)
 {
 	const size_t n = (size_t)img->width * img->height;
@@ -354,7 +355,7 @@ check_untouched(struct glcuda_image *img, unsigned int layer, bool color,
 	float *z = malloc(n * sizeof(float));
 
 	for (unsigned int l = 0; l < LAYERS; l++) {
-		if (l == layer)
+		if (written & (1u << l))
 			continue;
 		if (color)
 			read_layer(img, l, false, rgba);
@@ -476,7 +477,7 @@ formats(bool use_gles, int i)
 			    gles && !depth_is_float(depth_format) ? 1.2e-7f
 								  : 0,
 			    what);
-		check_untouched(img, 1, true, true);
+		check_untouched(img, 1u << 1, true, true);
 		printf("%s: exact\n", what);
 	}
 	glcuda_image_destroy(img);
@@ -498,6 +499,212 @@ START_TEST(formats_gles)
 }
 END_TEST
 
+/* Every item of GL state the call touches, as glGet says it. */
+struct state {
+	GLint ints[24];
+	GLboolean bools[12];
+};
+
+static void
+get_state(struct state *st)
+{
+	static const GLenum ints[] = {
+		GL_READ_FRAMEBUFFER_BINDING, GL_DRAW_FRAMEBUFFER_BINDING,
+		GL_CURRENT_PROGRAM, GL_VERTEX_ARRAY_BINDING, GL_DEPTH_FUNC,
+		GL_ACTIVE_TEXTURE, GL_TEXTURE_BINDING_2D, GL_SAMPLER_BINDING,
+		GL_PACK_ALIGNMENT, GL_UNPACK_ALIGNMENT, GL_PACK_ROW_LENGTH,
+		GL_PACK_SKIP_ROWS, GL_UNPACK_SKIP_PIXELS,
+		GL_PIXEL_PACK_BUFFER_BINDING, GL_PIXEL_UNPACK_BUFFER_BINDING,
+		GL_RENDERBUFFER_BINDING,
+	};
+	static const GLenum caps[] = {
+		GL_SCISSOR_TEST, GL_DEPTH_TEST, GL_STENCIL_TEST, GL_BLEND,
+		GL_CULL_FACE, GL_RASTERIZER_DISCARD,
+	};
+	GLint active;
+
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < ARRAY_LENGTH(ints); i++)
+		glGetIntegerv(ints[i], &st->ints[i]);
+	glGetIntegerv(GL_VIEWPORT, &st->ints[16]);
+	/* Unit 0's bindings, seen from unit 0. */
+	glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
+	glActiveTexture(GL_TEXTURE0);
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &st->ints[20]);
+	glGetIntegerv(GL_SAMPLER_BINDING, &st->ints[21]);
+	glActiveTexture((GLenum)active);
+	if (!gles)
+		glGetIntegerv(GL_POLYGON_MODE, &st->ints[22]);
+	for (size_t i = 0; i < ARRAY_LENGTH(caps); i++)
+		st->bools[i] = glIsEnabled(caps[i]);
+	if (!gles)
+		st->bools[6] = glIsEnabled(GL_FRAMEBUFFER_SRGB);
+	glGetBooleanv(GL_DEPTH_WRITEMASK, &st->bools[7]);
+	glGetBooleanv(GL_COLOR_WRITEMASK, &st->bools[8]);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+/* The state, the context and the surfaces as they were, after captures
+ * of colour and depth of a multisampled source (every path: the
+ * resolves, the depth pass, the buffers made on the first call), the
+ * state set to values other than GL's defaults. */
+static void
+state_restored(bool use_gles)
+{
+	struct source src, other;
+	struct glcuda_image *img;
+	struct state before, after;
+	GLuint program, vao, texture[2], sampler, buffer[2], renderbuffer;
+	EGLContext ctx;
+	EGLSurface draw, read;
+
+	setup(use_gles);
+	src = source_new(GL_RGBA8, GL_DEPTH24_STENCIL8, true, 4);
+	other = source_new(GL_RGBA8, 0, false, 1);
+	draw_pattern(src.fbo);
+	img = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_RGBA8,
+			GLCUDA_FORMAT_DEPTH32F);
+
+	program = glCreateProgram();
+	glAttachShader(program, shader(GL_VERTEX_SHADER, pattern_vs));
+	glAttachShader(program, shader(GL_FRAGMENT_SHADER, pattern_fs));
+	glLinkProgram(program);
+	glUseProgram(program);
+	glGenVertexArrays(1, &vao);
+	glBindVertexArray(vao);
+	glGenTextures(2, texture);
+	glActiveTexture(GL_TEXTURE0);
+	glBindTexture(GL_TEXTURE_2D, texture[0]);
+	glGenSamplers(1, &sampler);
+	glBindSampler(0, sampler);
+	glActiveTexture(GL_TEXTURE3);
+	glBindTexture(GL_TEXTURE_2D, texture[1]);
+	glGenBuffers(2, buffer);
+	glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer[0]);
+	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer[1]);
+	glGenRenderbuffers(1, &renderbuffer);
+	glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, other.fbo);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, src.fbo);
+	glEnable(GL_SCISSOR_TEST);
+	glScissor(1, 2, 3, 4);
+	glEnable(GL_DEPTH_TEST);
+	glDepthFunc(GL_GREATER);
+	glDepthMask(GL_FALSE);
+	glColorMask(GL_TRUE, GL_FALSE, GL_TRUE, GL_FALSE);
+	glEnable(GL_STENCIL_TEST);
+	glEnable(GL_BLEND);
+	glEnable(GL_CULL_FACE);
+	glViewport(3, 4, 5, 6);
+	glPixelStorei(GL_PACK_ALIGNMENT, 2);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 8);
+	glPixelStorei(GL_PACK_ROW_LENGTH, 7);
+	glPixelStorei(GL_PACK_SKIP_ROWS, 1);
+	glPixelStorei(GL_UNPACK_SKIP_PIXELS, 2);
+	if (!gles) {
+		glEnable(GL_FRAMEBUFFER_SRGB);
+		glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+	}
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+	get_state(&before);
+	ctx = eglGetCurrentContext();
+	draw = eglGetCurrentSurface(EGL_DRAW);
+	read = eglGetCurrentSurface(EGL_READ);
+
+	for (int o = 0; o < 2; o++) {
+		ck_ok(capture_one(src.fbo, CAP_X, CAP_Y, img, 1,
+				  GLCUDA_CAPTURE_COLOR | GLCUDA_CAPTURE_DEPTH,
+				  (enum glcuda_origin)o));
+		get_state(&after);
+		for (size_t i = 0; i < ARRAY_LENGTH(before.ints); i++)
+			ck_assert_msg(before.ints[i] == after.ints[i],
+				      "state item %zu: %d before, %d after",
+				      i, before.ints[i], after.ints[i]);
+		for (size_t i = 0; i < ARRAY_LENGTH(before.bools); i++)
+			ck_assert_msg(before.bools[i] == after.bools[i],
+				      "state flag %zu: %d before, %d after",
+				      i, before.bools[i], after.bools[i]);
+		ck_assert_ptr_eq(eglGetCurrentContext(), ctx);
+		ck_assert_ptr_eq(eglGetCurrentSurface(EGL_DRAW), draw);
+		ck_assert_ptr_eq(eglGetCurrentSurface(EGL_READ), read);
+	}
+	/* Nothing read the image back: let GL finish with it before its
+	 * memory goes (llvmpipe would still write it). */
+	glFinish();
+	glcuda_image_destroy(img);
+	teardown();
+}
+
+START_TEST(state_gl)
+{
+	state_restored(false);
+}
+END_TEST
+
+START_TEST(state_gles)
+{
+	state_restored(true);
+}
+END_TEST
+
+/* A batch: every capture enqueued, in the array's order (the second of
+ * two into one layer wins), one per camera into layers of one image. */
+static void
+batch(bool use_gles)
+{
+	const size_t n = CAP_W * CAP_H;
+	uint8_t *a = malloc(n * 4), *b = malloc(n * 4);
+	struct source first, second;
+	struct glcuda_image *img;
+	struct glcuda_capture c[3];
+	struct glcuda_capture_desc desc;
+
+	setup(use_gles);
+	first = source_new(GL_RGBA8, 0, false, 1);
+	second = source_new(GL_RGBA8, 0, true, 4);
+	draw_pattern(first.fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, second.fbo);
+	glClearColor(0.5f, 0.25f, 0.75f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	read_source(first.fbo, GL_RGBA8, 0, 1, false, CAP_X, CAP_Y, CAP_W,
+		    CAP_H, a);
+	read_source(second.fbo, GL_RGBA8, 0, 4, false, 0, 0, CAP_W, CAP_H,
+		    b);
+	img = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_RGBA8, 0);
+	memset(c, 0, sizeof(c));
+	c[0] = (struct glcuda_capture){ first.fbo, CAP_X, CAP_Y, img, 0,
+					GLCUDA_CAPTURE_COLOR };
+	c[1] = (struct glcuda_capture){ first.fbo, CAP_X, CAP_Y, img, 2,
+					GLCUDA_CAPTURE_COLOR };
+	c[2] = (struct glcuda_capture){ second.fbo, 0, 0, img, 2,
+					GLCUDA_CAPTURE_COLOR };
+	glcuda_capture_desc_init(&desc);
+	desc.captures = c;
+	desc.count = 3;
+	ck_ok(glcuda_capture_framebuffers(dev, &desc));
+	check_layer(img, 0, false, a, false, 0, "batch, layer 0");
+	check_layer(img, 2, false, b, false, 0, "batch, layer 2");
+	check_untouched(img, 1u << 0 | 1u << 2, true, false);
+	glcuda_image_destroy(img);
+	source_free(&first);
+	source_free(&second);
+	free(a);
+	free(b);
+	teardown();
+}
+
+START_TEST(batch_gl)
+{
+	batch(false);
+}
+END_TEST
+
+START_TEST(batch_gles)
+{
+	batch(true);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -505,6 +712,11 @@ main(void)
 		TEST_TCASE("formats", 300),
 		TEST_RANGE(formats_gl, 0, 20),
 		TEST_RANGE(formats_gles, 0, 20),
+		TEST_TCASE("state", 300),
+		TEST_ONCE(state_gl),
+		TEST_ONCE(state_gles),
+		TEST_ONCE(batch_gl),
+		TEST_ONCE(batch_gles),
 	};
 
 	test_require_egl();
