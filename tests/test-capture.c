@@ -705,6 +705,151 @@ START_TEST(batch_gles)
 }
 END_TEST
 
+/* A bad capture: its error and message, and nothing enqueued, not even
+ * the good capture before it in the batch. */
+static void
+expect_error(struct glcuda_capture bad, int err, const char *says,
+	     struct glcuda_image *img, GLuint good_fbo)
+{
+	struct glcuda_capture c[2] = {
+		{ good_fbo, CAP_X, CAP_Y, img, 0, GLCUDA_CAPTURE_COLOR },
+		bad,
+	};
+	struct glcuda_capture_desc desc;
+
+	glcuda_capture_desc_init(&desc);
+	desc.captures = c;
+	desc.count = 2;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), err);
+	ck_assert_msg(strstr(glcuda_get_last_error(), says) &&
+			      strstr(glcuda_get_last_error(), "captures[1]"),
+		      "message \"%s\" lacks \"%s\" or the capture",
+		      glcuda_get_last_error(), says);
+	check_untouched(img, 0, true, false);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+static void
+bad_input(bool use_gles)
+{
+	const size_t n = CAP_W * CAP_H;
+	uint8_t *want = malloc(n * 4);
+	struct source good, incomplete, depthless, half;
+	struct glcuda_image *img, *depth_only, *no_depth;
+	struct glcuda_capture c;
+	struct glcuda_capture_desc desc;
+	GLuint tex;
+
+	setup(use_gles);
+	good = source_new(GL_RGBA8, GL_DEPTH_COMPONENT24, false, 1);
+	draw_pattern(good.fbo);
+	read_source(good.fbo, GL_RGBA8, 0, 1, false, CAP_X, CAP_Y, CAP_W,
+		    CAP_H, want);
+	depthless = source_new(GL_RGBA8, 0, false, 1);
+	half = source_new(GL_RGBA16F, 0, false, 1);
+	glGenFramebuffers(1, &incomplete.fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, incomplete.fbo);
+	glGenTextures(1, &tex);
+	glBindTexture(GL_TEXTURE_2D, tex); /* no storage */
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, tex, 0);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	img = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_RGBA8,
+			GLCUDA_FORMAT_DEPTH32F);
+	depth_only = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_DEPTH32F, 0);
+	no_depth = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_RGBA8, 0);
+	c = (struct glcuda_capture){ good.fbo, CAP_X, CAP_Y, img, 1,
+				     GLCUDA_CAPTURE_COLOR };
+
+#define BAD(member, value, err, says)                                \
+	do {                                                         \
+		struct glcuda_capture b_ = c;                        \
+		b_.member = value;                                   \
+		expect_error(b_, err, says, img, good.fbo);          \
+	} while (0)
+	BAD(framebuffer, incomplete.fbo, GLCUDA_ERROR_GL, "incomplete");
+	/* The headless context has no surface: no default framebuffer. */
+	if (eglGetCurrentSurface(EGL_READ) == EGL_NO_SURFACE)
+		BAD(framebuffer, 0, GLCUDA_ERROR_GL,
+		    "GL_FRAMEBUFFER_UNDEFINED");
+	BAD(framebuffer, 4242, -EINVAL, "not a framebuffer");
+	BAD(x, SRC_W - CAP_W + 1, -EINVAL, "not inside");
+	BAD(y, SRC_H - CAP_H + 1, -EINVAL, "not inside");
+	BAD(x, -1, -EINVAL, "not inside");
+	BAD(layer, LAYERS, -EINVAL, "layer 3 of an image of 3 layers");
+	BAD(flags, 0, -EINVAL, "flags 0x0");
+	BAD(flags, 1u << 5, -EINVAL, "flags 0x20");
+	BAD(image, NULL, -EINVAL, "image is NULL");
+	BAD(image, depth_only, -EINVAL, "no colour plane");
+	c.image = no_depth;
+	BAD(flags, GLCUDA_CAPTURE_DEPTH, -EINVAL, "without a depth plane");
+	c.image = img;
+	c.flags = GLCUDA_CAPTURE_DEPTH;
+	BAD(framebuffer, depthless.fbo, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+	    "no depth attachment");
+	c.flags = GLCUDA_CAPTURE_COLOR;
+	BAD(framebuffer, half.fbo, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+	    gles ? "R16G16B16A16, float" : "0x881a (R16G16B16A16, float)");
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+				     "GL_SRGB8_ALPHA8"));
+	img->owner = IMAGE_OWNER_CUDA;
+	expect_error(c, GLCUDA_ERROR_BAD_STATE, "handed to CUDA", no_depth,
+		     good.fbo);
+	img->owner = IMAGE_OWNER_GL;
+#undef BAD
+
+	/* The batch itself. */
+	ck_err(glcuda_capture_framebuffers(dev, NULL), -EINVAL);
+	ck_err(glcuda_capture_framebuffers(NULL, NULL), -EINVAL);
+	glcuda_capture_desc_init(&desc);
+	desc.captures = &c;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "count is 0"));
+	desc.count = 1;
+	desc.captures = NULL;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	desc.captures = &c;
+	desc.origin = (enum glcuda_origin)2;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	desc.origin = GLCUDA_ORIGIN_BOTTOM_LEFT;
+	desc.size = 3;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+				     "glcuda_capture_desc"));
+	desc.size = sizeof(desc) + 8;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	check_untouched(img, 0, true, true);
+
+	/* After all that, a good capture works. */
+	desc.size = sizeof(desc);
+	ck_ok(glcuda_capture_framebuffers(dev, &desc));
+	check_layer(img, 1, false, want, false, 0, "after the errors");
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+
+	glcuda_image_destroy(img);
+	glcuda_image_destroy(depth_only);
+	glcuda_image_destroy(no_depth);
+	glDeleteTextures(1, &tex);
+	glDeleteFramebuffers(1, &incomplete.fbo);
+	source_free(&good);
+	source_free(&depthless);
+	source_free(&half);
+	free(want);
+	teardown();
+}
+
+START_TEST(bad_input_gl)
+{
+	bad_input(false);
+}
+END_TEST
+
+START_TEST(bad_input_gles)
+{
+	bad_input(true);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -717,6 +862,8 @@ main(void)
 		TEST_ONCE(state_gles),
 		TEST_ONCE(batch_gl),
 		TEST_ONCE(batch_gles),
+		TEST_ONCE(bad_input_gl),
+		TEST_ONCE(bad_input_gles),
 	};
 
 	test_require_egl();
