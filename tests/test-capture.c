@@ -178,7 +178,8 @@ static const char pattern_vs[] =
 	"				  gl_VertexID == 2 ? 3.0 : -1.0)\n"
 	"			   : vec2(gl_VertexID == 0 ? -0.7 : 0.9,\n"
 	"				  gl_VertexID == 2 ? 0.8 : -0.6);\n"
-	"	gl_Position = vec4(p, mode == 0 ? 0.0 : p.x * 0.3 - 0.2, 1.0);\n"
+	"	float z = mode == 0 ? 0.0 : p.x * 0.3 - 0.2;\n"
+	"	gl_Position = vec4(p, z, 1.0);\n"
 	"}\n";
 static const char pattern_fs[] =
 	"uniform int mode;\n"
@@ -333,11 +334,10 @@ image_new(uint32_t w, uint32_t h, enum glcuda_format format,
 		glClearColor(clear_rgba[0] / 255.0f, clear_rgba[1] / 255.0f,
 			     clear_rgba[2] / 255.0f, clear_rgba[3] / 255.0f);
 		glClearDepthf(CLEAR_DEPTH);
-		glClear(GL_COLOR_BUFFER_BIT * !(format ==
-						GLCUDA_FORMAT_DEPTH32F) |
-			GL_DEPTH_BUFFER_BIT *
-				(depth_format || format ==
-							 GLCUDA_FORMAT_DEPTH32F));
+		glClear(format == GLCUDA_FORMAT_DEPTH32F ? GL_DEPTH_BUFFER_BIT
+			: depth_format ? GL_COLOR_BUFFER_BIT |
+						 GL_DEPTH_BUFFER_BIT
+				       : GL_COLOR_BUFFER_BIT);
 	}
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
