@@ -258,12 +258,14 @@ cache_buffer_get(struct glcuda_device *dev, struct cache_buffer *buffers,
 	cache_buffer_delete(b, texture);
 	glGenFramebuffers(1, &b->fbo);
 	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, b->fbo);
-	point = format == GL_DEPTH24_STENCIL8 || format == GL_DEPTH32F_STENCIL8
-			? GL_DEPTH_STENCIL_ATTACHMENT
-		: format == GL_DEPTH_COMPONENT16 || format == GL_DEPTH_COMPONENT24 ||
-				format == GL_DEPTH_COMPONENT32F
-			? GL_DEPTH_ATTACHMENT
-			: GL_COLOR_ATTACHMENT0;
+	if (format == GL_DEPTH24_STENCIL8 || format == GL_DEPTH32F_STENCIL8)
+		point = GL_DEPTH_STENCIL_ATTACHMENT;
+	else if (format == GL_DEPTH_COMPONENT16 ||
+		 format == GL_DEPTH_COMPONENT24 ||
+		 format == GL_DEPTH_COMPONENT32F)
+		point = GL_DEPTH_ATTACHMENT;
+	else
+		point = GL_COLOR_ATTACHMENT0;
 	if (texture) {
 		glGenTextures(1, &b->object);
 		glBindTexture(GL_TEXTURE_2D, b->object);
@@ -319,7 +321,8 @@ texture_size(const struct gl_state *gl, GLuint texture, GLint level,
 {
 	static const GLenum targets[][2] = {
 		{ GL_TEXTURE_2D, GL_TEXTURE_BINDING_2D },
-		{ GL_TEXTURE_2D_MULTISAMPLE, GL_TEXTURE_BINDING_2D_MULTISAMPLE },
+		{ GL_TEXTURE_2D_MULTISAMPLE,
+		  GL_TEXTURE_BINDING_2D_MULTISAMPLE },
 		{ GL_TEXTURE_2D_ARRAY, GL_TEXTURE_BINDING_2D_ARRAY },
 		{ GL_TEXTURE_3D, GL_TEXTURE_BINDING_3D },
 		{ GL_TEXTURE_CUBE_MAP, GL_TEXTURE_BINDING_CUBE_MAP },
@@ -551,7 +554,8 @@ inspect_buffer(struct glcuda_device *dev, const struct glcuda_capture *c,
 		return device_fail(dev, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
 				   "%s: captures[%u]: the %s buffer of "
 				   "framebuffer %u is of format 0x%04x (%s), "
-				   "which glcuda cannot capture; " SUPPORTED_FORMATS,
+				   "which glcuda cannot capture; "
+				   SUPPORTED_FORMATS,
 				   what, i, kind, c->framebuffer,
 				   (unsigned)internal, says);
 	}
@@ -703,8 +707,8 @@ enqueue_color(struct glcuda_device *dev, struct capture_cache *cache,
 		/* A resolve takes the same rectangle on both sides (and, on
 		 * GLES, the same format): into glcuda's buffer of the
 		 * source's format first, then flipped from there. */
-		ret = cache_buffer_get(dev, cache->resolve, CACHE_FORMATS, false,
-				       src->color.format,
+		ret = cache_buffer_get(dev, cache->resolve, CACHE_FORMATS,
+				       false, src->color.format,
 				       (GLsizei)(c->x + w),
 				       (GLsizei)(c->y + h), &resolve, what);
 		if (ret < 0)

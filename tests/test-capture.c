@@ -178,7 +178,8 @@ static const char pattern_vs[] =
 	"				  gl_VertexID == 2 ? 3.0 : -1.0)\n"
 	"			   : vec2(gl_VertexID == 0 ? -0.7 : 0.9,\n"
 	"				  gl_VertexID == 2 ? 0.8 : -0.6);\n"
-	"	gl_Position = vec4(p, mode == 0 ? 0.0 : p.x * 0.3 - 0.2, 1.0);\n"
+	"	float z = mode == 0 ? 0.0 : p.x * 0.3 - 0.2;\n"
+	"	gl_Position = vec4(p, z, 1.0);\n"
 	"}\n";
 static const char pattern_fs[] =
 	"uniform int mode;\n"
@@ -333,20 +334,20 @@ image_new(uint32_t w, uint32_t h, enum glcuda_format format,
 		glClearColor(clear_rgba[0] / 255.0f, clear_rgba[1] / 255.0f,
 			     clear_rgba[2] / 255.0f, clear_rgba[3] / 255.0f);
 		glClearDepthf(CLEAR_DEPTH);
-		glClear(GL_COLOR_BUFFER_BIT * !(format ==
-						GLCUDA_FORMAT_DEPTH32F) |
-			GL_DEPTH_BUFFER_BIT *
-				(depth_format || format ==
-							 GLCUDA_FORMAT_DEPTH32F));
+		glClear(format == GLCUDA_FORMAT_DEPTH32F ? GL_DEPTH_BUFFER_BIT
+			: depth_format ? GL_COLOR_BUFFER_BIT |
+						 GL_DEPTH_BUFFER_BIT
+				       : GL_COLOR_BUFFER_BIT);
 	}
 	glBindFramebuffer(GL_FRAMEBUFFER, 0);
 	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
 	return img;
 }
 
-/* Layers other than `layer` hold what image_new cleared them to. */
+/* The layers not in `written` (a mask) hold what image_new cleared them
+ * to. */
 static void
-check_untouched(struct glcuda_image *img, unsigned int layer, bool color,
+check_untouched(struct glcuda_image *img, unsigned int written, bool color,
 		bool depth)
 {
 	const size_t n = (size_t)img->width * img->height;
@@ -354,7 +355,7 @@ check_untouched(struct glcuda_image *img, unsigned int layer, bool color,
 	float *z = malloc(n * sizeof(float));
 
 	for (unsigned int l = 0; l < LAYERS; l++) {
-		if (l == layer)
+		if (written & (1u << l))
 			continue;
 		if (color)
 			read_layer(img, l, false, rgba);
@@ -476,7 +477,7 @@ formats(bool use_gles, int i)
 			    gles && !depth_is_float(depth_format) ? 1.2e-7f
 								  : 0,
 			    what);
-		check_untouched(img, 1, true, true);
+		check_untouched(img, 1u << 1, true, true);
 		printf("%s: exact\n", what);
 	}
 	glcuda_image_destroy(img);
@@ -498,6 +499,357 @@ START_TEST(formats_gles)
 }
 END_TEST
 
+/* Every item of GL state the call touches, as glGet says it. */
+struct state {
+	GLint ints[24];
+	GLboolean bools[12];
+};
+
+static void
+get_state(struct state *st)
+{
+	static const GLenum ints[] = {
+		GL_READ_FRAMEBUFFER_BINDING, GL_DRAW_FRAMEBUFFER_BINDING,
+		GL_CURRENT_PROGRAM, GL_VERTEX_ARRAY_BINDING, GL_DEPTH_FUNC,
+		GL_ACTIVE_TEXTURE, GL_TEXTURE_BINDING_2D, GL_SAMPLER_BINDING,
+		GL_PACK_ALIGNMENT, GL_UNPACK_ALIGNMENT, GL_PACK_ROW_LENGTH,
+		GL_PACK_SKIP_ROWS, GL_UNPACK_SKIP_PIXELS,
+		GL_PIXEL_PACK_BUFFER_BINDING, GL_PIXEL_UNPACK_BUFFER_BINDING,
+		GL_RENDERBUFFER_BINDING,
+	};
+	static const GLenum caps[] = {
+		GL_SCISSOR_TEST, GL_DEPTH_TEST, GL_STENCIL_TEST, GL_BLEND,
+		GL_CULL_FACE, GL_RASTERIZER_DISCARD,
+	};
+	GLint active;
+
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < ARRAY_LENGTH(ints); i++)
+		glGetIntegerv(ints[i], &st->ints[i]);
+	glGetIntegerv(GL_VIEWPORT, &st->ints[16]);
+	/* Unit 0's bindings, seen from unit 0. */
+	glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
+	glActiveTexture(GL_TEXTURE0);
+	glGetIntegerv(GL_TEXTURE_BINDING_2D, &st->ints[20]);
+	glGetIntegerv(GL_SAMPLER_BINDING, &st->ints[21]);
+	glActiveTexture((GLenum)active);
+	if (!gles)
+		glGetIntegerv(GL_POLYGON_MODE, &st->ints[22]);
+	for (size_t i = 0; i < ARRAY_LENGTH(caps); i++)
+		st->bools[i] = glIsEnabled(caps[i]);
+	if (!gles)
+		st->bools[6] = glIsEnabled(GL_FRAMEBUFFER_SRGB);
+	glGetBooleanv(GL_DEPTH_WRITEMASK, &st->bools[7]);
+	glGetBooleanv(GL_COLOR_WRITEMASK, &st->bools[8]);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+/* The state, the context and the surfaces as they were, after captures
+ * of colour and depth of a multisampled source (every path: the
+ * resolves, the depth pass, the buffers made on the first call), the
+ * state set to values other than GL's defaults. */
+static void
+state_restored(bool use_gles)
+{
+	struct source src, other;
+	struct glcuda_image *img;
+	struct state before, after;
+	GLuint program, vao, texture[2], sampler, buffer[2], renderbuffer;
+	EGLContext ctx;
+	EGLSurface draw, read;
+
+	setup(use_gles);
+	src = source_new(GL_RGBA8, GL_DEPTH24_STENCIL8, true, 4);
+	other = source_new(GL_RGBA8, 0, false, 1);
+	draw_pattern(src.fbo);
+	img = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_RGBA8,
+			GLCUDA_FORMAT_DEPTH32F);
+
+	program = glCreateProgram();
+	glAttachShader(program, shader(GL_VERTEX_SHADER, pattern_vs));
+	glAttachShader(program, shader(GL_FRAGMENT_SHADER, pattern_fs));
+	glLinkProgram(program);
+	glUseProgram(program);
+	glGenVertexArrays(1, &vao);
+	glBindVertexArray(vao);
+	glGenTextures(2, texture);
+	glActiveTexture(GL_TEXTURE0);
+	glBindTexture(GL_TEXTURE_2D, texture[0]);
+	glGenSamplers(1, &sampler);
+	glBindSampler(0, sampler);
+	glActiveTexture(GL_TEXTURE3);
+	glBindTexture(GL_TEXTURE_2D, texture[1]);
+	glGenBuffers(2, buffer);
+	glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer[0]);
+	glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer[1]);
+	glGenRenderbuffers(1, &renderbuffer);
+	glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer);
+	glBindFramebuffer(GL_READ_FRAMEBUFFER, other.fbo);
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, src.fbo);
+	glEnable(GL_SCISSOR_TEST);
+	glScissor(1, 2, 3, 4);
+	glEnable(GL_DEPTH_TEST);
+	glDepthFunc(GL_GREATER);
+	glDepthMask(GL_FALSE);
+	glColorMask(GL_TRUE, GL_FALSE, GL_TRUE, GL_FALSE);
+	glEnable(GL_STENCIL_TEST);
+	glEnable(GL_BLEND);
+	glEnable(GL_CULL_FACE);
+	glViewport(3, 4, 5, 6);
+	glPixelStorei(GL_PACK_ALIGNMENT, 2);
+	glPixelStorei(GL_UNPACK_ALIGNMENT, 8);
+	glPixelStorei(GL_PACK_ROW_LENGTH, 7);
+	glPixelStorei(GL_PACK_SKIP_ROWS, 1);
+	glPixelStorei(GL_UNPACK_SKIP_PIXELS, 2);
+	if (!gles) {
+		glEnable(GL_FRAMEBUFFER_SRGB);
+		glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+	}
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+	get_state(&before);
+	ctx = eglGetCurrentContext();
+	draw = eglGetCurrentSurface(EGL_DRAW);
+	read = eglGetCurrentSurface(EGL_READ);
+
+	for (int o = 0; o < 2; o++) {
+		ck_ok(capture_one(src.fbo, CAP_X, CAP_Y, img, 1,
+				  GLCUDA_CAPTURE_COLOR | GLCUDA_CAPTURE_DEPTH,
+				  (enum glcuda_origin)o));
+		get_state(&after);
+		for (size_t i = 0; i < ARRAY_LENGTH(before.ints); i++)
+			ck_assert_msg(before.ints[i] == after.ints[i],
+				      "state item %zu: %d before, %d after",
+				      i, before.ints[i], after.ints[i]);
+		for (size_t i = 0; i < ARRAY_LENGTH(before.bools); i++)
+			ck_assert_msg(before.bools[i] == after.bools[i],
+				      "state flag %zu: %d before, %d after",
+				      i, before.bools[i], after.bools[i]);
+		ck_assert_ptr_eq(eglGetCurrentContext(), ctx);
+		ck_assert_ptr_eq(eglGetCurrentSurface(EGL_DRAW), draw);
+		ck_assert_ptr_eq(eglGetCurrentSurface(EGL_READ), read);
+	}
+	/* Nothing read the image back: let GL finish with it before its
+	 * memory goes (llvmpipe would still write it). */
+	glFinish();
+	glcuda_image_destroy(img);
+	teardown();
+}
+
+START_TEST(state_gl)
+{
+	state_restored(false);
+}
+END_TEST
+
+START_TEST(state_gles)
+{
+	state_restored(true);
+}
+END_TEST
+
+/* A batch: every capture enqueued, in the array's order (the second of
+ * two into one layer wins), one per camera into layers of one image. */
+static void
+batch(bool use_gles)
+{
+	const size_t n = CAP_W * CAP_H;
+	uint8_t *a = malloc(n * 4), *b = malloc(n * 4);
+	struct source first, second;
+	struct glcuda_image *img;
+	struct glcuda_capture c[3];
+	struct glcuda_capture_desc desc;
+
+	setup(use_gles);
+	first = source_new(GL_RGBA8, 0, false, 1);
+	second = source_new(GL_RGBA8, 0, true, 4);
+	draw_pattern(first.fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, second.fbo);
+	glClearColor(0.5f, 0.25f, 0.75f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	read_source(first.fbo, GL_RGBA8, 0, 1, false, CAP_X, CAP_Y, CAP_W,
+		    CAP_H, a);
+	read_source(second.fbo, GL_RGBA8, 0, 4, false, 0, 0, CAP_W, CAP_H,
+		    b);
+	img = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_RGBA8, 0);
+	memset(c, 0, sizeof(c));
+	c[0] = (struct glcuda_capture){ first.fbo, CAP_X, CAP_Y, img, 0,
+					GLCUDA_CAPTURE_COLOR };
+	c[1] = (struct glcuda_capture){ first.fbo, CAP_X, CAP_Y, img, 2,
+					GLCUDA_CAPTURE_COLOR };
+	c[2] = (struct glcuda_capture){ second.fbo, 0, 0, img, 2,
+					GLCUDA_CAPTURE_COLOR };
+	glcuda_capture_desc_init(&desc);
+	desc.captures = c;
+	desc.count = 3;
+	ck_ok(glcuda_capture_framebuffers(dev, &desc));
+	check_layer(img, 0, false, a, false, 0, "batch, layer 0");
+	check_layer(img, 2, false, b, false, 0, "batch, layer 2");
+	check_untouched(img, 1u << 0 | 1u << 2, true, false);
+	glcuda_image_destroy(img);
+	source_free(&first);
+	source_free(&second);
+	free(a);
+	free(b);
+	teardown();
+}
+
+START_TEST(batch_gl)
+{
+	batch(false);
+}
+END_TEST
+
+START_TEST(batch_gles)
+{
+	batch(true);
+}
+END_TEST
+
+/* A bad capture: its error and message, and nothing enqueued, not even
+ * the good capture before it in the batch. */
+static void
+expect_error(struct glcuda_capture bad, int err, const char *says,
+	     struct glcuda_image *img, GLuint good_fbo)
+{
+	struct glcuda_capture c[2] = {
+		{ good_fbo, CAP_X, CAP_Y, img, 0, GLCUDA_CAPTURE_COLOR },
+		bad,
+	};
+	struct glcuda_capture_desc desc;
+
+	glcuda_capture_desc_init(&desc);
+	desc.captures = c;
+	desc.count = 2;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), err);
+	ck_assert_msg(strstr(glcuda_get_last_error(), says) &&
+			      strstr(glcuda_get_last_error(), "captures[1]"),
+		      "message \"%s\" lacks \"%s\" or the capture",
+		      glcuda_get_last_error(), says);
+	check_untouched(img, 0, true, false);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+static void
+bad_input(bool use_gles)
+{
+	const size_t n = CAP_W * CAP_H;
+	uint8_t *want = malloc(n * 4);
+	struct source good, incomplete, depthless, half;
+	struct glcuda_image *img, *depth_only, *no_depth;
+	struct glcuda_capture c;
+	struct glcuda_capture_desc desc;
+	GLuint tex;
+
+	setup(use_gles);
+	good = source_new(GL_RGBA8, GL_DEPTH_COMPONENT24, false, 1);
+	draw_pattern(good.fbo);
+	read_source(good.fbo, GL_RGBA8, 0, 1, false, CAP_X, CAP_Y, CAP_W,
+		    CAP_H, want);
+	depthless = source_new(GL_RGBA8, 0, false, 1);
+	half = source_new(GL_RGBA16F, 0, false, 1);
+	glGenFramebuffers(1, &incomplete.fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, incomplete.fbo);
+	glGenTextures(1, &tex);
+	glBindTexture(GL_TEXTURE_2D, tex); /* no storage */
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+			       GL_TEXTURE_2D, tex, 0);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	img = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_RGBA8,
+			GLCUDA_FORMAT_DEPTH32F);
+	depth_only = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_DEPTH32F, 0);
+	no_depth = image_new(CAP_W, CAP_H, GLCUDA_FORMAT_RGBA8, 0);
+	c = (struct glcuda_capture){ good.fbo, CAP_X, CAP_Y, img, 1,
+				     GLCUDA_CAPTURE_COLOR };
+
+#define BAD(member, value, err, says)                                \
+	do {                                                         \
+		struct glcuda_capture b_ = c;                        \
+		b_.member = value;                                   \
+		expect_error(b_, err, says, img, good.fbo);          \
+	} while (0)
+	BAD(framebuffer, incomplete.fbo, GLCUDA_ERROR_GL, "incomplete");
+	/* The headless context has no surface: no default framebuffer. */
+	if (eglGetCurrentSurface(EGL_READ) == EGL_NO_SURFACE)
+		BAD(framebuffer, 0, GLCUDA_ERROR_GL,
+		    "GL_FRAMEBUFFER_UNDEFINED");
+	BAD(framebuffer, 4242, -EINVAL, "not a framebuffer");
+	BAD(x, SRC_W - CAP_W + 1, -EINVAL, "not inside");
+	BAD(y, SRC_H - CAP_H + 1, -EINVAL, "not inside");
+	BAD(x, -1, -EINVAL, "not inside");
+	BAD(layer, LAYERS, -EINVAL, "layer 3 of an image of 3 layers");
+	BAD(flags, 0, -EINVAL, "flags 0x0");
+	BAD(flags, 1u << 5, -EINVAL, "flags 0x20");
+	BAD(image, NULL, -EINVAL, "image is NULL");
+	BAD(image, depth_only, -EINVAL, "no colour plane");
+	c.image = no_depth;
+	BAD(flags, GLCUDA_CAPTURE_DEPTH, -EINVAL, "without a depth plane");
+	c.image = img;
+	c.flags = GLCUDA_CAPTURE_DEPTH;
+	BAD(framebuffer, depthless.fbo, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+	    "no depth attachment");
+	c.flags = GLCUDA_CAPTURE_COLOR;
+	BAD(framebuffer, half.fbo, GLCUDA_ERROR_UNSUPPORTED_FORMAT,
+	    gles ? "R16G16B16A16, float" : "0x881a (R16G16B16A16, float)");
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+				     "GL_SRGB8_ALPHA8"));
+	img->owner = IMAGE_OWNER_CUDA;
+	expect_error(c, GLCUDA_ERROR_BAD_STATE, "handed to CUDA", no_depth,
+		     good.fbo);
+	img->owner = IMAGE_OWNER_GL;
+#undef BAD
+
+	/* The batch itself. */
+	ck_err(glcuda_capture_framebuffers(dev, NULL), -EINVAL);
+	ck_err(glcuda_capture_framebuffers(NULL, NULL), -EINVAL);
+	glcuda_capture_desc_init(&desc);
+	desc.captures = &c;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "count is 0"));
+	desc.count = 1;
+	desc.captures = NULL;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	desc.captures = &c;
+	desc.origin = (enum glcuda_origin)2;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	desc.origin = GLCUDA_ORIGIN_BOTTOM_LEFT;
+	desc.size = 3;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(),
+				     "glcuda_capture_desc"));
+	desc.size = sizeof(desc) + 8;
+	ck_err(glcuda_capture_framebuffers(dev, &desc), -EINVAL);
+	check_untouched(img, 0, true, true);
+
+	/* After all that, a good capture works. */
+	desc.size = sizeof(desc);
+	ck_ok(glcuda_capture_framebuffers(dev, &desc));
+	check_layer(img, 1, false, want, false, 0, "after the errors");
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+
+	glcuda_image_destroy(img);
+	glcuda_image_destroy(depth_only);
+	glcuda_image_destroy(no_depth);
+	glDeleteTextures(1, &tex);
+	glDeleteFramebuffers(1, &incomplete.fbo);
+	source_free(&good);
+	source_free(&depthless);
+	source_free(&half);
+	free(want);
+	teardown();
+}
+
+START_TEST(bad_input_gl)
+{
+	bad_input(false);
+}
+END_TEST
+
+START_TEST(bad_input_gles)
+{
+	bad_input(true);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -505,6 +857,13 @@ main(void)
 		TEST_TCASE("formats", 300),
 		TEST_RANGE(formats_gl, 0, 20),
 		TEST_RANGE(formats_gles, 0, 20),
+		TEST_TCASE("state", 300),
+		TEST_ONCE(state_gl),
+		TEST_ONCE(state_gles),
+		TEST_ONCE(batch_gl),
+		TEST_ONCE(batch_gles),
+		TEST_ONCE(bad_input_gl),
+		TEST_ONCE(bad_input_gles),
 	};
 
 	test_require_egl();
