@@ -36,6 +36,7 @@
 #include <epoxy/gl.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -499,14 +500,47 @@ expected_metres(const mjModel *m, float d)
 	return n * f / (f - (double)d * (f - n));
 }
 
+/* The mismatches of one kind in a step: how many, and the first. */
+struct mismatch {
+	const char *what;
+	size_t count;
+	char first[160];
+};
+
+static void
+mismatch_add(struct mismatch *m, int c, int x, int y, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void
+mismatch_add(struct mismatch *m, int c, int x, int y, const char *fmt, ...)
+{
+	va_list args;
+	int n;
+
+	if (m->count++)
+		return;
+	n = snprintf(m->first, sizeof(m->first), "camera %d pixel (%d, %d) "
+		     "from the top: ", c, x, y);
+	va_start(args, fmt);
+	vsnprintf(m->first + n, sizeof(m->first) - (size_t)n, fmt, args);
+	va_end(args);
+}
+
+/* Each kind is judged on its own, so that one wrong kind does not hide
+ * another: colour and depth as stored against mjr_readPixels, metres
+ * against the formula applied to the depth glcuda stored, ids against
+ * those decoded from mjr_readPixels. */
 static int
 check_step(struct scene *s, const struct reference *ref,
 	   const struct results *got, int step)
 {
 	const int w = s->width, h = s->height, n = s->cameras;
-	size_t colour = 0, values = 0, ids = 0;
+	struct mismatch kinds[] = {
+		{ "colour bytes" }, { "depth values (as stored)" },
+		{ "distances (metres)" }, { "ids" }, { "cameras" },
+	};
 	double worst = 0;
-	int failures = 0, objects = 0;
+	int failed = 0, objects = 0;
 	bool seen[1024] = { false };
 
 	for (int c = 0; c < n; c++) {
@@ -523,37 +557,34 @@ check_step(struct scene *s, const struct reference *ref,
 				const uint8_t *r = ref->rgb + 3 * (b + x);
 				const float dg = got->depth[t + x];
 				const float dr = ref->depth[b + x];
-				const double want = expected_metres(s->m, dr);
+				const double want = expected_metres(s->m, dg);
 				const double err =
 					fabs(got->metres[t + x] - want) /
 					fabs(want);
 				const int32_t id = got->ids[t + x];
 
-				if (memcmp(g, r, 3) && failures++ < 5)
-					printf("FAIL: step %d camera %d pixel "
-					       "(%d, %d) from the top: colour "
-					       "%u %u %u, mjr_readPixels %u "
-					       "%u %u\n",
-					       step, c, x, y, g[0], g[1], g[2],
-					       r[0], r[1], r[2]);
-				if (memcmp(&dg, &dr, sizeof(dg)) &&
-				    failures++ < 5)
-					printf("FAIL: step %d camera %d pixel "
-					       "(%d, %d): depth %.9g, "
-					       "mjr_readPixels %.9g\n",
-					       step, c, x, y, dg, dr);
-				if (!(err <= 1e-6) && failures++ < 5)
-					printf("FAIL: step %d camera %d pixel "
-					       "(%d, %d): %.9g m, expected "
-					       "%.9g m (depth %.9g)\n",
-					       step, c, x, y,
-					       got->metres[t + x], want, dr);
-				if (id != ref->ids[b + x] && failures++ < 5)
-					printf("FAIL: step %d camera %d pixel "
-					       "(%d, %d): id %d, decoded from "
-					       "mjr_readPixels %d\n",
-					       step, c, x, y, id,
-					       ref->ids[b + x]);
+				if (memcmp(g, r, 3))
+					mismatch_add(&kinds[0], c, x, y,
+						     "%u %u %u, mjr_readPixels "
+						     "%u %u %u",
+						     g[0], g[1], g[2], r[0],
+						     r[1], r[2]);
+				if (memcmp(&dg, &dr, sizeof(dg)))
+					mismatch_add(&kinds[1], c, x, y,
+						     "%.9g, mjr_readPixels "
+						     "%.9g",
+						     dg, dr);
+				if (!(err <= 1e-6))
+					mismatch_add(&kinds[2], c, x, y,
+						     "%.9g m, expected %.9g m "
+						     "(depth %.9g)",
+						     got->metres[t + x], want,
+						     dg);
+				if (id != ref->ids[b + x])
+					mismatch_add(&kinds[3], c, x, y,
+						     "%d, decoded from "
+						     "mjr_readPixels %d",
+						     id, ref->ids[b + x]);
 				if (err > worst)
 					worst = err;
 				if (id >= 0 && id < 1024 && !here[id]) {
@@ -562,23 +593,29 @@ check_step(struct scene *s, const struct reference *ref,
 				}
 			}
 		}
-		colour += (size_t)w * h * 3;
-		values += (size_t)w * h;
-		ids += (size_t)w * h;
 		/* Equal but empty would prove nothing. */
-		if (distinct < 2 && failures++ < 5)
-			printf("FAIL: step %d camera %d sees %d object(s): "
-			       "the scene is not in view\n",
-			       step, c, distinct);
+		if (distinct < 2)
+			mismatch_add(&kinds[4], c, 0, 0,
+				     "%d object(s) in view: the scene is not "
+				     "in view",
+				     distinct);
+	}
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		if (!kinds[k].count)
+			continue;
+		printf("FAIL: step %d: %zu %s differ; the first: %s\n", step,
+		       kinds[k].count, kinds[k].what, kinds[k].first);
+		failed = 1;
 	}
 	for (int i = 0; i < 1024; i++)
 		objects += seen[i];
-	if (failures)
+	if (failed)
 		return -1;
 	printf("check: step %d: %d cameras of %dx%d: colour %zu bytes and "
 	       "depth %zu values equal to mjr_readPixels, metres within "
 	       "%.1e (relative), %zu ids equal, %d geoms seen\n",
-	       step, n, w, h, colour, values, worst, ids, objects);
+	       step, n, w, h, (size_t)w * h * n * 3, (size_t)w * h * n,
+	       worst, (size_t)w * h * n, objects);
 	return 0;
 }
 
