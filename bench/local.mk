@@ -72,4 +72,4 @@ endif
 .PHONY: bench
 
 EXTRA_DIST += %reldir%/bench-kernels.cu %reldir%/trace-kernels.cu \
-	%reldir%/run.sh %reldir%/plot.sh %reldir%/soak.sh %reldir%/README.md
+	%reldir%/run.sh %reldir%/plot.sh %reldir%/plot-mujoco.sh %reldir%/soak.sh %reldir%/README.md

@@ -6,7 +6,7 @@ EXTRA_DIST += %reldir%/README.md %reldir%/design.md %reldir%/guide.md %reldir%/n
 EXTRA_DIST += %reldir%/images/demo-none.png %reldir%/images/demo-blur.png \
 	%reldir%/images/demo-unsharp.png %reldir%/images/demo-grade.png \
 	%reldir%/images/demo-invert.png %reldir%/images/compositor-invert.png \
-	%reldir%/images/compositor-blur-4-clients.png
+	%reldir%/images/compositor-blur-4-clients.png %reldir%/images/mujoco-bench.png
 
 # The API reference: `make doc` runs Doxygen on the public headers
 # (%reldir%/Doxyfile, configured from %reldir%/Doxyfile.in) into
