@@ -16,6 +16,7 @@
 #include <glcuda/glcuda-dlpack.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1570,6 +1571,1059 @@ START_TEST(test_copy_linear_errors)
 }
 END_TEST
 
+/* Row order (GLCUDA_ORIGIN_TOP_LEFT) and depth to distance: what
+ * glcuda_copy_linear() and the DLPack export with a desc copy, against
+ * what GL reads back of the same plane (desktop GL: GLES reads no depth). */
+
+/* Layer l of the depth pattern of seed s: window depths in (0, 1), exact
+ * in float, different at every texel, layer and seed. */
+static void
+depth_pattern(uint32_t seed, uint32_t layer, float *out)
+{
+	for (uint32_t i = 0; i < W * H; i++)
+		out[i] = (float)(1 + i + layer * W * H + seed * 331) / 4096.0f;
+}
+
+/* GL's upload of layer `layer` of the image's depth texture. */
+static void
+upload_depth_layer(struct glcuda_image *img, uint32_t layer, const float *data)
+{
+	GLenum target = glcuda_image_get_gl_target(img);
+	GLint prev = 0;
+
+	glGetIntegerv(target == GL_TEXTURE_2D ? GL_TEXTURE_BINDING_2D
+					      : GL_TEXTURE_BINDING_2D_ARRAY,
+		      &prev);
+	glBindTexture(target, glcuda_image_get_gl_depth_texture(img));
+	if (target == GL_TEXTURE_2D)
+		glTexSubImage2D(target, 0, 0, 0, W, H, GL_DEPTH_COMPONENT,
+				GL_FLOAT, data);
+	else
+		glTexSubImage3D(target, 0, 0, 0, (GLint)layer, W, H, 1,
+				GL_DEPTH_COMPONENT, GL_FLOAT, data);
+	glBindTexture(target, (GLuint)prev);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+/* Layer l of a plane's pattern of seed s (4 bytes a texel: RGBA8, or
+ * depth as float), whose first and last rows differ. */
+static void
+plane_pattern(bool depth, uint32_t seed, uint32_t layer, uint8_t *out)
+{
+	if (depth)
+		depth_pattern(seed, layer, (float *)out);
+	else
+		pattern(format_info(GLCUDA_FORMAT_RGBA8), seed, layer, out);
+	ck_assert(memcmp(out, out + (H - 1) * W * 4, W * 4) != 0);
+}
+
+/* GL's upload of the pattern into layer l of the colour or depth plane. */
+static void
+plane_upload(struct glcuda_image *img, bool depth, uint32_t seed,
+	     uint32_t layer)
+{
+	uint8_t data[W * H * 4];
+
+	plane_pattern(depth, seed, layer, data);
+	if (depth)
+		upload_depth_layer(img, layer, (const float *)data);
+	else
+		upload_layer(img, format_info(GLCUDA_FORMAT_RGBA8), layer,
+			     data);
+}
+
+/* glReadPixels of layer l of the colour or depth plane. */
+static void
+plane_read(struct glcuda_image *img, bool depth, uint32_t layer, uint8_t *out)
+{
+	read_layer(img,
+		   format_info(depth ? GLCUDA_FORMAT_DEPTH32F
+				     : GLCUDA_FORMAT_RGBA8),
+		   layer, depth, out);
+}
+
+/* Layer `l` of linear memory (rows row_pitch apart, layers layer_pitch)
+ * holds the rows of `gl` (a layer as glReadPixels read it, bottom row
+ * first): in GL's order, or flipped (row y is GL's row H - 1 - y); the
+ * bytes past a row untouched (0xee). */
+static void
+assert_rows(const uint8_t *host, size_t row_pitch, size_t layer_pitch,
+	    uint32_t l, const uint8_t *gl, bool flip, const char *what)
+{
+	const size_t row = (size_t)W * 4;
+
+	for (uint32_t y = 0; y < H; y++) {
+		const uint32_t gy = flip ? H - 1 - y : y;
+		const uint8_t *r = host + l * layer_pitch + y * row_pitch;
+
+		ck_assert_msg(!memcmp(r, gl + gy * row, row),
+			      "%s: layer %u: row %u of linear memory is not "
+			      "GL's row %u",
+			      what, l, y, gy);
+		for (size_t x = row; x < row_pitch; x++)
+			ck_assert_msg(r[x] == 0xee,
+				      "%s: layer %u: byte %zu past row %u "
+				      "written",
+				      what, l, x, y);
+	}
+}
+
+/* The copies since `before`, of `layers` layers: one copy kernel launch
+ * (kernel), or the copy engine's: one 3D copy (the blocks here have
+ * layer pitches of whole rows), one a row when flipped. */
+static void
+assert_copied_rows(const struct copies *before, bool kernel, bool flip,
+		   uint32_t layers, const char *what)
+{
+	const struct copies now = copies_now();
+	const unsigned int launches = now.kernel - before->kernel;
+	const unsigned int copies = now.engine - before->engine;
+	const unsigned int want = kernel ? 0 : flip ? layers * H : 1;
+
+	ck_assert_msg(launches == (kernel ? 1u : 0u) && copies == want,
+		      "%s: %u copy kernel launches and %u 3D copies, not %u "
+		      "and %u",
+		      what, launches, copies, kernel ? 1u : 0u, want);
+}
+
+/* Whether a copy of `layers` layers goes through the copy kernel (lib/
+ * copy.c: the measured rule, GLCUDA_COPY; flipped, the kernel wins at
+ * every size). */
+static bool
+by_kernel(bool kernels, enum way way, bool flip, uint32_t layers)
+{
+	if (!kernels || way == WAY_ENGINE)
+		return false;
+	return flip || way == WAY_KERNEL || layers == 1;
+}
+
+/* Plane `plane` of img in one origin: every layer, then its last layer
+ * alone, into linear memory (rows as GL reads them, reversed for
+ * TOP_LEFT) and back (GL reads linear memory's rows, reversed); then the
+ * exports with a desc, versioned and not, of the image GL owns and of
+ * the image CUDA owns. */
+static void
+origin_case(struct fake_env *e, struct glcuda_image *img, unsigned int plane,
+	    enum glcuda_origin origin, enum way way, bool kernels,
+	    uint32_t *seed)
+{
+	const bool depth = plane == 1;
+	const bool flip = origin == GLCUDA_ORIGIN_TOP_LEFT;
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	const uint32_t layers = glcuda_image_get_layer_count(img);
+	const size_t row = (size_t)W * 4;
+	static uint8_t gl[LAYERS][W * H * 4];
+	uint8_t src[LAYERS][W * H * 4], got[W * H * 4];
+	char what[128];
+
+	for (int s = 0; s < 2; s++) {
+		const int layer = s == 0 ? GLCUDA_ALL_LAYERS : (int)layers - 1;
+		const uint32_t first = s == 0 ? 0 : layers - 1;
+		const uint32_t count = s == 0 ? layers : 1;
+		const bool kernel = by_kernel(kernels, way, flip, count);
+		struct block b = block_new(e, fmt, count);
+		struct glcuda_linear_copy c = {
+			.image = img,
+			.plane = plane,
+			.layer = layer,
+			.linear = b.ptr,
+			.row_pitch = b.row_pitch,
+			.layer_pitch = count > 1 ? b.layer_pitch : 0,
+			.direction = GLCUDA_COPY_TO_LINEAR,
+		};
+		struct glcuda_copy_desc d;
+		struct copies before;
+		uint8_t *host;
+
+		snprintf(what, sizeof(what), "%u layer%s, %s plane, %s, %s%s",
+			 layers, layers > 1 ? "s" : "",
+			 depth ? "depth" : "colour",
+			 flip ? "TOP_LEFT" : "BOTTOM_LEFT",
+			 s == 0 ? "every layer" : "layer ",
+			 s == 0 ? "" : (layers > 1 ? "2" : "0"));
+		for (uint32_t l = 0; l < layers; l++) {
+			plane_upload(img, depth, *seed, l);
+			plane_read(img, depth, l, gl[l]);
+		}
+		(*seed)++;
+		glcuda_copy_desc_init(&d);
+		d.copies = &c;
+		d.copy_count = 1;
+		d.stream = e->stream;
+		d.origin = origin;
+		before = copies_now();
+		ck_ok(glcuda_copy_linear(e->dev, &d));
+		assert_copied_rows(&before, kernel, flip, count, what);
+		host = block_read(e, &b);
+		for (uint32_t l = 0; l < count; l++)
+			assert_rows(host, b.row_pitch, b.layer_pitch, l,
+				    gl[first + l], flip, what);
+
+		/* Back: new rows in linear memory, into GL. */
+		for (uint32_t l = 0; l < count; l++) {
+			plane_pattern(depth, *seed, first + l, src[l]);
+			for (uint32_t y = 0; y < H; y++)
+				memcpy(host + l * b.layer_pitch +
+					       y * b.row_pitch,
+				       src[l] + y * row, row);
+		}
+		(*seed)++;
+		block_write(e, &b, host);
+		free(host);
+		c.direction = GLCUDA_COPY_FROM_LINEAR;
+		before = copies_now();
+		ck_ok(glcuda_copy_linear(e->dev, &d));
+		assert_copied_rows(&before, kernel, flip, count, what);
+		for (uint32_t l = 0; l < layers; l++) {
+			const bool copied = l >= first && l < first + count;
+
+			plane_read(img, depth, l, got);
+			for (uint32_t y = 0; y < H; y++) {
+				const uint32_t gy = flip ? H - 1 - y : y;
+
+				ck_assert_msg(
+					!memcmp(got + gy * row,
+						copied ? src[l - first] +
+								 y * row
+						       : gl[l] + gy * row,
+						row),
+					"%s, from linear memory: layer %u: "
+					"GL's row %u is not %s",
+					what, l, gy,
+					copied ? "the row of linear memory"
+					       : "what it was (not copied)");
+			}
+		}
+		block_free(e, &b);
+	}
+
+	/* The exports: GL owns the image (versioned, unversioned), then
+	 * CUDA does. */
+	for (uint32_t l = 0; l < layers; l++) {
+		plane_upload(img, depth, *seed, l);
+		plane_read(img, depth, l, gl[l]);
+	}
+	(*seed)++;
+	for (int v = 0; v < 3; v++) {
+		const bool kernel = by_kernel(kernels, way, flip, layers);
+		const size_t bytes = (size_t)layers * H * row;
+		DLManagedTensorVersioned *t = NULL;
+		DLManagedTensor *u = NULL;
+		struct glcuda_export_desc x;
+		struct copies before;
+		const DLTensor *dl;
+		uint8_t *host = malloc(bytes);
+
+		snprintf(what, sizeof(what), "%s of %u layer%s, %s plane, %s",
+			 v == 0 ? "glcuda_image_export_dlpack_desc"
+			 : v == 1
+				 ? "glcuda_image_export_dlpack_unversioned_desc"
+				 : "glcuda_image_export_dlpack_desc (CUDA's)",
+			 layers, layers > 1 ? "s" : "",
+			 depth ? "depth" : "colour",
+			 flip ? "TOP_LEFT" : "BOTTOM_LEFT");
+		glcuda_export_desc_init(&x);
+		x.plane = plane;
+		x.stream = e->stream;
+		x.origin = origin;
+		if (v == 2)
+			ck_ok(glcuda_handoff_to_cuda(e->dev, &img, 1,
+						     e->stream));
+		before = copies_now();
+		if (v == 1) {
+			ck_ok(glcuda_image_export_dlpack_unversioned_desc(img,
+									  &x,
+									  &u));
+			dl = &u->dl_tensor;
+		} else {
+			ck_ok(glcuda_image_export_dlpack_desc(img, &x, &t));
+			dl = &t->dl_tensor;
+		}
+		assert_copied_rows(&before, kernel, flip, layers, what);
+		if (v == 2)
+			ck_ok(glcuda_handoff_to_gl(e->dev, &img, 1, e->stream));
+		ck_assert_int_eq(dl->ndim, layers > 1 ? 4 : 3);
+		ck_assert_int_eq(dl->shape[dl->ndim - 3], H);
+		ck_assert_int_eq(dl->shape[dl->ndim - 2], W);
+		fake_env_push(e);
+		ck_cu(CU(cuStreamSynchronize)(e->stream));
+		ck_cu(CU(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)dl->data,
+				       bytes));
+		fake_env_pop();
+		for (uint32_t l = 0; l < layers; l++)
+			assert_rows(host, row, H * row, l, gl[l], flip, what);
+		free(host);
+		if (t)
+			t->deleter(t);
+		if (u)
+			u->deleter(u);
+	}
+}
+
+/* Both origins, both planes (RGBA8 and its depth buffer), one layer and
+ * LAYERS, every layer and one, to and from linear memory and exported:
+ * BOTTOM_LEFT is GL's row order, TOP_LEFT reverses it, through the way
+ * the rule says (_i: the measured rule, GLCUDA_COPY=engine, =kernel, and
+ * the measured rule where the kernels cannot be loaded): the copy kernel
+ * (its flip), or the copy engine, one 3D copy a row flipped. */
+START_TEST(test_origin_copies)
+{
+	const bool no_library = _i == 3;
+	const enum way way = no_library ? WAY_MEASURED : (enum way)_i;
+	const bool kernels = kernels_built && !no_library;
+	struct glcuda_image *imgs[2];
+	uint32_t seed = 1;
+	struct fake_env e;
+
+	way_set(way);
+	if (no_library)
+		setenv("GLCUDA_FAKE_CUDA_FAIL",
+		       "cuLibraryLoadData:1:CUDA_ERROR_NOT_SUPPORTED", 1);
+	fake_env_setup(&e, false);
+	resolve_fake();
+	if (!glcuda_device_has_format(e.dev, GLCUDA_FORMAT_DEPTH32F)) {
+		tensor_teardown(&e);
+		ck_abort_msg("Mesa shares no DEPTH32F images here");
+	}
+	imgs[0] = new_image(&e, GLCUDA_FORMAT_RGBA8, 1, GLCUDA_FORMAT_DEPTH32F);
+	imgs[1] = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS,
+			    GLCUDA_FORMAT_DEPTH32F);
+	for (int i = 0; i < 2; i++)
+		for (unsigned int plane = 0; plane < 2; plane++) {
+			origin_case(&e, imgs[i], plane,
+				    GLCUDA_ORIGIN_BOTTOM_LEFT, way, kernels,
+				    &seed);
+			origin_case(&e, imgs[i], plane, GLCUDA_ORIGIN_TOP_LEFT,
+				    way, kernels, &seed);
+		}
+	ck_assert_uint_eq(fake.libraries(),
+			  kernels && way != WAY_ENGINE ? 1 : 0);
+	glcuda_image_destroy(imgs[1]);
+	glcuda_image_destroy(imgs[0]);
+	tensor_teardown(&e);
+}
+END_TEST
+
+/* GL: a triangle over the lower left half of the viewport whose window
+ * depth slopes in x and y (its vertices' z from the uniform zs), drawn
+ * into depth only. */
+static GLuint
+slope_program(void)
+{
+	static const char vs[] =
+		"#version 330 core\n"
+		"uniform vec3 zs;\n"
+		"void main() {\n"
+		"	vec2 v = vec2(gl_VertexID == 1 ? 1.0 : -1.0,\n"
+		"		      gl_VertexID == 2 ? 1.0 : -1.0);\n"
+		"	float z = gl_VertexID == 0 ? zs.x\n"
+		"		: gl_VertexID == 1 ? zs.y : zs.z;\n"
+		"	gl_Position = vec4(v, z, 1.0);\n"
+		"}\n";
+	static const char fs[] = "#version 330 core\n"
+				 "out vec4 color;\n"
+				 "void main() { color = vec4(1.0); }\n";
+	const char *srcs[2] = { vs, fs };
+	const GLenum types[2] = { GL_VERTEX_SHADER, GL_FRAGMENT_SHADER };
+	GLuint prog = glCreateProgram();
+	GLint ok = 0;
+	char log[1024] = "";
+
+	for (int i = 0; i < 2; i++) {
+		GLuint s = glCreateShader(types[i]);
+
+		glShaderSource(s, 1, &srcs[i], NULL);
+		glCompileShader(s);
+		glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+		glGetShaderInfoLog(s, sizeof(log), NULL, log);
+		ck_assert_msg(ok, "shader %d: %s", i, log);
+		glAttachShader(prog, s);
+		glDeleteShader(s);
+	}
+	glLinkProgram(prog);
+	glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+	glGetProgramInfoLog(prog, sizeof(log), NULL, log);
+	ck_assert_msg(ok, "link: %s", log);
+	return prog;
+}
+
+/* Each layer's depth cleared (1, or 0.25 in odd layers), then the sloped
+ * triangle, its slope different in each layer. */
+static void
+draw_slopes(struct glcuda_image *img, GLuint prog, GLuint vao)
+{
+	const uint32_t layers = glcuda_image_get_layer_count(img);
+
+	glUseProgram(prog);
+	glBindVertexArray(vao);
+	glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+	glEnable(GL_DEPTH_TEST);
+	glDepthFunc(GL_ALWAYS);
+	glViewport(0, 0, W, H);
+	for (uint32_t l = 0; l < layers; l++) {
+		glBindFramebuffer(GL_DRAW_FRAMEBUFFER,
+				  glcuda_image_get_gl_framebuffer(img, l));
+		glClearDepthf(l % 2 ? 0.25f : 1.0f);
+		glClear(GL_DEPTH_BUFFER_BIT);
+		glUniform3f(glGetUniformLocation(prog, "zs"),
+			    -0.9f + 0.3f * (float)l, 0.3f,
+			    0.8f - 0.2f * (float)l);
+		glDrawArrays(GL_TRIANGLES, 0, 3);
+	}
+	glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+	glDepthFunc(GL_LESS);
+	glDisable(GL_DEPTH_TEST);
+	glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+	glClearDepthf(1.0f);
+	glBindVertexArray(0);
+	glUseProgram(0);
+	ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+}
+
+/* The header's formula, in double, for window depth d. */
+static double
+distance_of(const struct glcuda_depth_conversion *c, float depth)
+{
+	const double d = depth, n = c->znear, f = c->zfar;
+
+	return c->mode == GLCUDA_DEPTH_PERSPECTIVE ? n * f / (f - d * (f - n))
+						   : n + d * (f - n);
+}
+
+/* Layer `l` of linear memory (tight rows and layers) holds the distances
+ * of GL's depth `gl` (rows flipped or not): within 1e-6 of the formula in
+ * double, and the very float it rounds to. */
+static void
+assert_distances(const float *lin, uint32_t l, const float *gl,
+		 const struct glcuda_depth_conversion *c, bool flip,
+		 const char *what)
+{
+	for (uint32_t y = 0; y < H; y++)
+		for (uint32_t x = 0; x < W; x++) {
+			const uint32_t gy = flip ? H - 1 - y : y;
+			const float d = gl[gy * W + x];
+			const double z = distance_of(c, d);
+			const float got = lin[((size_t)l * H + y) * W + x];
+
+			ck_assert_msg(fabs(got - z) <= 1e-6 * fabs(z),
+				      "%s: layer %u row %u x %u: %.9g, not "
+				      "%.9g (GL's depth %.9g at row %u)",
+				      what, l, y, x, (double)got, z, (double)d,
+				      gy);
+			ck_assert_msg(got == (float)z,
+				      "%s: layer %u row %u x %u: %a, not the "
+				      "float %a of the formula in double",
+				      what, l, y, x, (double)got,
+				      (double)(float)z);
+		}
+}
+
+/* The export of the depth plane with the batch's origin and conversion
+ * (v: versioned, unversioned, versioned of the image CUDA owns): one
+ * launch of the copy kernel, distances of GL's depth `gl`. */
+static void
+depth_export(struct fake_env *e, struct glcuda_image *img, unsigned int plane,
+	     const struct glcuda_copy_desc *d, int v, float (*gl)[W * H],
+	     const char *what)
+{
+	const uint32_t layers = glcuda_image_get_layer_count(img);
+	const size_t layer_bytes = (size_t)W * H * 4;
+	DLManagedTensorVersioned *t = NULL;
+	DLManagedTensor *u = NULL;
+	struct glcuda_export_desc x;
+	struct copies before;
+	const DLTensor *dl;
+	float *host = malloc(layers * layer_bytes);
+
+	glcuda_export_desc_init(&x);
+	x.plane = plane;
+	x.stream = e->stream;
+	x.origin = d->origin;
+	x.depth = d->depth;
+	if (v == 2)
+		ck_ok(glcuda_handoff_to_cuda(e->dev, &img, 1, e->stream));
+	before = copies_now();
+	if (v == 1) {
+		ck_ok(glcuda_image_export_dlpack_unversioned_desc(img, &x, &u));
+		dl = &u->dl_tensor;
+	} else {
+		ck_ok(glcuda_image_export_dlpack_desc(img, &x, &t));
+		dl = &t->dl_tensor;
+	}
+	assert_copied_by(&before, true, what);
+	if (v == 2)
+		ck_ok(glcuda_handoff_to_gl(e->dev, &img, 1, e->stream));
+	ck_assert_int_eq(dl->dtype.code, kDLFloat);
+	ck_assert_int_eq(dl->dtype.bits, 32);
+	fake_env_push(e);
+	ck_cu(CU(cuStreamSynchronize)(e->stream));
+	ck_cu(CU(cuMemcpyDtoH)(host, (CUdeviceptr)(uintptr_t)dl->data,
+			       layers * layer_bytes));
+	fake_env_pop();
+	for (uint32_t l = 0; l < layers; l++)
+		assert_distances(host, l, gl[l], &d->depth,
+				 d->origin == GLCUDA_ORIGIN_TOP_LEFT, what);
+	free(host);
+	if (t)
+		t->deleter(t);
+	if (u)
+		u->deleter(u);
+}
+
+/* Depth to distance, perspective and orthographic, planes as given and
+ * swapped (reversed depth), in both origins, on the depth plane of an
+ * RGBA8 image with depth_format (LAYERS) and on a DEPTH32F image: through
+ * glcuda_copy_linear (every layer, and one layer in the same batch, the
+ * colour plane as stored beside them) and the exports with a desc,
+ * against the formula applied to GL's own depth. The copy kernel converts,
+ * whatever GLCUDA_COPY says (_i: the measured rule, engine, kernel). */
+START_TEST(test_depth_distance)
+{
+	static const struct glcuda_depth_conversion convs[] = {
+		{ GLCUDA_DEPTH_PERSPECTIVE, 0.1, 100.0 },
+		{ GLCUDA_DEPTH_ORTHOGRAPHIC, -2.5, 40.0 },
+		{ GLCUDA_DEPTH_PERSPECTIVE, 100.0, 0.1 }, /* reversed */
+		{ GLCUDA_DEPTH_ORTHOGRAPHIC, 40.0, -2.5 }, /* reversed */
+		{ GLCUDA_DEPTH_PERSPECTIVE, 0.01, 1000.0 },
+	};
+	const enum way way = (enum way)_i;
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	const size_t row = (size_t)W * 4, layer_bytes = row * H;
+	struct glcuda_image *both, *donly;
+	struct fake_env e;
+	GLuint prog, vao;
+
+	way_set(way);
+	fake_env_setup(&e, false);
+	resolve_fake();
+	if (!glcuda_device_has_format(e.dev, GLCUDA_FORMAT_DEPTH32F)) {
+		tensor_teardown(&e);
+		ck_abort_msg("Mesa shares no DEPTH32F images here");
+	}
+	both = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS,
+			 GLCUDA_FORMAT_DEPTH32F);
+	donly = new_image(&e, GLCUDA_FORMAT_DEPTH32F, 1, 0);
+	prog = slope_program();
+	glGenVertexArrays(1, &vao);
+	draw_slopes(both, prog, vao);
+	draw_slopes(donly, prog, vao);
+	for (uint32_t l = 0; l < LAYERS; l++)
+		plane_upload(both, false, 9, l);
+
+	for (int i = 0; i < 2; i++) {
+		struct glcuda_image *img = i == 0 ? both : donly;
+		const unsigned int plane = i == 0 ? 1 : 0;
+		const uint32_t layers = glcuda_image_get_layer_count(img);
+		static float gl[LAYERS][W * H];
+		static uint8_t colour[LAYERS][W * H * 4];
+		uint32_t cleared = 0, drawn = 0;
+
+		for (uint32_t l = 0; l < layers; l++) {
+			plane_read(img, true, l, (uint8_t *)gl[l]);
+			if (i == 0)
+				plane_read(img, false, l, colour[l]);
+			for (uint32_t p = 0; p < W * H; p++) {
+				cleared += gl[l][p] == (l % 2 ? 0.25f : 1.0f);
+				drawn += gl[l][p] != gl[l][0];
+			}
+		}
+		/* The triangle covers part of each layer, its depth sloped. */
+		ck_assert_uint_gt(cleared, layers * W);
+		ck_assert_uint_gt(drawn, layers * W);
+
+		for (size_t c = 0; c < ARRAY_LENGTH(convs); c++)
+			for (int o = 0; o < 2; o++) {
+				const bool flip = o == 1;
+				const bool colour_kernel =
+					by_kernel(kernels_built, way, flip,
+						  layers);
+				struct block all =
+					block_new_pitch(&e, fmt, layers, 0, 0);
+				struct block one = block_new(&e, fmt, 1);
+				struct block col =
+					block_new_pitch(&e, fmt, layers, 0, 0);
+				struct glcuda_linear_copy copies[3] = {
+					{ .image = img,
+					  .plane = plane,
+					  .layer = GLCUDA_ALL_LAYERS,
+					  .linear = all.ptr,
+					  .row_pitch = row,
+					  .layer_pitch = layer_bytes,
+					  .direction = GLCUDA_COPY_TO_LINEAR },
+					{ .image = img,
+					  .plane = plane,
+					  .layer = (int)layers - 1,
+					  .linear = one.ptr,
+					  .row_pitch = row,
+					  .direction = GLCUDA_COPY_TO_LINEAR },
+					{ .image = img,
+					  .plane = 0,
+					  .layer = GLCUDA_ALL_LAYERS,
+					  .linear = col.ptr,
+					  .row_pitch = row,
+					  .layer_pitch = layer_bytes,
+					  .direction = GLCUDA_COPY_TO_LINEAR },
+				};
+				struct glcuda_copy_desc d;
+				struct copies before, after;
+				char what[160];
+				uint8_t *host;
+
+				snprintf(what, sizeof(what), "%s, %s %g %g, %s",
+					 i == 0 ? "depth plane of RGBA8"
+						: "DEPTH32F",
+					 convs[c].mode == 1 ? "perspective"
+							    : "orthographic",
+					 convs[c].znear, convs[c].zfar,
+					 flip ? "TOP_LEFT" : "BOTTOM_LEFT");
+				glcuda_copy_desc_init(&d);
+				d.copies = copies;
+				d.copy_count = i == 0 ? 3 : 2;
+				d.stream = e.stream;
+				d.origin = flip ? GLCUDA_ORIGIN_TOP_LEFT
+						: GLCUDA_ORIGIN_BOTTOM_LEFT;
+				d.depth = convs[c];
+				if (!kernels_built) {
+					ck_assert_int_eq(
+						glcuda_copy_linear(e.dev, &d),
+						GLCUDA_ERROR_CUDA);
+					goto next;
+				}
+				before = copies_now();
+				ck_ok(glcuda_copy_linear(e.dev, &d));
+				after = copies_now();
+				/* The depth copies by the kernel; the colour
+				 * copy's way is the rule's. */
+				ck_assert_msg(after.kernel - before.kernel ==
+						      2u + (i == 0 &&
+							    colour_kernel),
+					      "%s: %u copy kernel launches",
+					      what,
+					      after.kernel - before.kernel);
+				host = block_read(&e, &all);
+				for (uint32_t l = 0; l < layers; l++)
+					assert_distances((const float *)host, l,
+							 gl[l], &convs[c], flip,
+							 what);
+				free(host);
+				host = block_read(&e, &one);
+				assert_distances((const float *)host, 0,
+						 gl[layers - 1], &convs[c],
+						 flip, what);
+				free(host);
+				if (i == 0) {
+					host = block_read(&e, &col);
+					for (uint32_t l = 0; l < layers; l++)
+						assert_rows(host, row,
+							    layer_bytes, l,
+							    colour[l], flip,
+							    "the colour plane "
+							    "beside a depth "
+							    "conversion");
+					free(host);
+				}
+
+				/* The exports with the same conversion. */
+				for (int v = 0; v < 3; v++)
+					depth_export(&e, img, plane, &d, v, gl,
+						     what);
+			next:
+				block_free(&e, &all);
+				block_free(&e, &one);
+				block_free(&e, &col);
+			}
+	}
+	glDeleteVertexArrays(1, &vao);
+	glDeleteProgram(prog);
+	glcuda_image_destroy(donly);
+	glcuda_image_destroy(both);
+	tensor_teardown(&e);
+}
+END_TEST
+
+/* The refusals of row order and depth to distance, each -EINVAL before
+ * anything is enqueued, with a message that names it: the images stay
+ * GL's, and a good batch and export work after them. */
+START_TEST(test_origin_depth_errors)
+{
+	static const struct {
+		int origin;
+		struct glcuda_depth_conversion depth;
+		const char *text;
+	} bad[] = {
+		{ 2,
+		  { 0 },
+		  "origin 2 is neither GLCUDA_ORIGIN_BOTTOM_LEFT nor "
+		  "GLCUDA_ORIGIN_TOP_LEFT" },
+		{ -1, { 0 }, "origin -1 is neither" },
+		{ 1,
+		  { (enum glcuda_depth_mode)3, 1, 2 },
+		  "depth.mode 3 is none of GLCUDA_DEPTH_AS_STORED" },
+		{ 0, { (enum glcuda_depth_mode) - 1, 1, 2 }, "depth.mode -1" },
+		{ 1,
+		  { GLCUDA_DEPTH_PERSPECTIVE, 0, 10 },
+		  "depth.znear 0 and depth.zfar 10 are not the planes of a "
+		  "perspective projection" },
+		{ 1,
+		  { GLCUDA_DEPTH_PERSPECTIVE, -0.5, 10 },
+		  "depth.znear -0.5 and depth.zfar 10 are not the planes of a "
+		  "perspective" },
+		{ 1,
+		  { GLCUDA_DEPTH_PERSPECTIVE, 10, 0 },
+		  "depth.znear 10 and depth.zfar 0 are not the planes of a "
+		  "perspective" },
+		{ 1,
+		  { GLCUDA_DEPTH_PERSPECTIVE, 0.1, -100 },
+		  "depth.znear 0.1 and depth.zfar -100 are not the planes of a "
+		  "perspective" },
+		{ 0,
+		  { GLCUDA_DEPTH_PERSPECTIVE, 3, 3 },
+		  "depth.znear 3 and depth.zfar 3 are not the planes of a "
+		  "perspective" },
+		{ 1,
+		  { GLCUDA_DEPTH_PERSPECTIVE, 0.1, INFINITY },
+		  "depth.znear 0.1 and depth.zfar inf are not the planes of a "
+		  "perspective" },
+		{ 1,
+		  { GLCUDA_DEPTH_PERSPECTIVE, NAN, 10 },
+		  "depth.znear nan and depth.zfar 10 are not the planes of a "
+		  "perspective" },
+		{ 1,
+		  { GLCUDA_DEPTH_ORTHOGRAPHIC, -2, -2 },
+		  "depth.znear -2 and depth.zfar -2 are not the planes of an "
+		  "orthographic projection" },
+		{ 1,
+		  { GLCUDA_DEPTH_ORTHOGRAPHIC, 0, INFINITY },
+		  "depth.znear 0 and depth.zfar inf are not the planes of an "
+		  "orthographic" },
+		{ 0,
+		  { GLCUDA_DEPTH_ORTHOGRAPHIC, -INFINITY, 1 },
+		  "depth.znear -inf and depth.zfar 1 are not the planes of an "
+		  "orthographic" },
+		{ 1,
+		  { GLCUDA_DEPTH_ORTHOGRAPHIC, 1, NAN },
+		  "depth.znear 1 and depth.zfar nan are not the planes of an "
+		  "orthographic" },
+	};
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	const struct glcuda_depth_conversion good = { GLCUDA_DEPTH_PERSPECTIVE,
+						      0.1, 10 };
+	struct glcuda_image *img, *donly, *plain;
+	struct glcuda_linear_copy copies[2];
+	struct glcuda_copy_desc desc;
+	struct glcuda_export_desc x;
+	struct batch_probe probe = { 0 };
+	DLManagedTensorVersioned *t = NULL;
+	DLManagedTensor *u = NULL;
+	struct copies before;
+	struct fake_env e;
+	struct block b;
+	CUcontext ctx;
+	char text[160];
+
+	fake_env_setup(&e, false);
+	resolve_fake();
+	if (!glcuda_device_has_format(e.dev, GLCUDA_FORMAT_DEPTH32F)) {
+		tensor_teardown(&e);
+		ck_abort_msg("Mesa shares no DEPTH32F images here");
+	}
+	img = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS,
+			GLCUDA_FORMAT_DEPTH32F);
+	donly = new_image(&e, GLCUDA_FORMAT_DEPTH32F, 1, 0);
+	plain = new_image(&e, GLCUDA_FORMAT_RGBA8, 1, 0);
+	b = block_new(&e, fmt, LAYERS);
+	copies[0] = (struct glcuda_linear_copy){
+		.image = img,
+		.plane = 1,
+		.layer = GLCUDA_ALL_LAYERS,
+		.linear = b.ptr,
+		.row_pitch = b.row_pitch,
+		.layer_pitch = b.layer_pitch,
+		.direction = GLCUDA_COPY_TO_LINEAR,
+	};
+	copies[1] = (struct glcuda_linear_copy){
+		.image = plain,
+		.layer = 0,
+		.linear = b.ptr,
+		.row_pitch = b.row_pitch,
+		.direction = GLCUDA_COPY_FROM_LINEAR,
+	};
+	glcuda_copy_desc_init(&desc);
+	desc.copies = copies;
+	desc.copy_count = 2;
+	desc.stream = e.stream;
+	desc.enqueue = batch_probe_enqueue;
+	desc.enqueue_data = &probe;
+	probe.e = &e;
+
+/* The call fails with ret and text, and nothing was enqueued. */
+#define NOTHING_ENQUEUED(call, ret, text)                                \
+	do {                                                             \
+		before = copies_now();                                   \
+		ck_assert_int_eq((call), (ret));                         \
+		ck_assert_msg(strstr(glcuda_get_last_error(), (text)),   \
+			      "\"%s\" is not in \"%s\"", (text),         \
+			      glcuda_get_last_error());                  \
+		ck_assert_msg(CU(cuCtxPopCurrent)(&ctx) != CUDA_SUCCESS, \
+			      "a failed call left a context pushed");    \
+		ck_assert_uint_eq(copies_now().kernel, before.kernel);   \
+		ck_assert_uint_eq(copies_now().engine, before.engine);   \
+		ck_assert_uint_eq(probe.calls, 0);                       \
+		ck_assert_ptr_null(t);                                   \
+		ck_assert_ptr_null(u);                                   \
+	} while (0)
+	for (size_t i = 0; i < ARRAY_LENGTH(bad); i++) {
+		desc.origin = (enum glcuda_origin)bad[i].origin;
+		desc.depth = bad[i].depth;
+		snprintf(text, sizeof(text), "glcuda_copy_linear: %s",
+			 bad[i].text);
+		NOTHING_ENQUEUED(glcuda_copy_linear(e.dev, &desc), -EINVAL,
+				 text);
+		glcuda_export_desc_init(&x);
+		x.plane = 1;
+		x.stream = e.stream;
+		x.origin = desc.origin;
+		x.depth = desc.depth;
+		snprintf(text, sizeof(text),
+			 "glcuda_image_export_dlpack_desc: %s", bad[i].text);
+		NOTHING_ENQUEUED(glcuda_image_export_dlpack_desc(img, &x, &t),
+				 -EINVAL, text);
+		snprintf(text, sizeof(text),
+			 "glcuda_image_export_dlpack_unversioned_desc: %s",
+			 bad[i].text);
+		NOTHING_ENQUEUED(glcuda_image_export_dlpack_unversioned_desc(
+					 img, &x, &u),
+				 -EINVAL, text);
+	}
+
+	/* Out of linear memory into a depth plane, with a conversion set:
+	 * refused (distances are not turned back into depth), of a depth
+	 * buffer and of a DEPTH32F image; into a colour plane, the batch's
+	 * conversion does not concern it. */
+	desc.origin = GLCUDA_ORIGIN_TOP_LEFT;
+	desc.depth = good;
+	copies[1] = (struct glcuda_linear_copy){
+		.image = img,
+		.plane = 1,
+		.layer = 1,
+		.linear = b.ptr,
+		.row_pitch = b.row_pitch,
+		.direction = GLCUDA_COPY_FROM_LINEAR,
+	};
+	NOTHING_ENQUEUED(glcuda_copy_linear(e.dev, &desc), -EINVAL,
+			 "glcuda_copy_linear: copies[1]: a copy into depth "
+			 "plane 1 with desc.depth set");
+	copies[1].image = donly;
+	copies[1].plane = 0;
+	copies[1].layer = 0;
+	desc.depth.mode = GLCUDA_DEPTH_ORTHOGRAPHIC;
+	NOTHING_ENQUEUED(glcuda_copy_linear(e.dev, &desc), -EINVAL,
+			 "glcuda_copy_linear: copies[1]: a copy into depth "
+			 "plane 0 with desc.depth set");
+
+	/* The export's conversion of a plane that is not depth: the colour
+	 * plane of an image with depth, a colour image's. */
+	glcuda_export_desc_init(&x);
+	x.stream = e.stream;
+	x.depth = good;
+	NOTHING_ENQUEUED(glcuda_image_export_dlpack_desc(img, &x, &t), -EINVAL,
+			 "glcuda_image_export_dlpack_desc: depth.mode asks "
+			 "for distances of plane 0, which is not a depth "
+			 "plane");
+	x.depth.mode = GLCUDA_DEPTH_ORTHOGRAPHIC;
+	NOTHING_ENQUEUED(glcuda_image_export_dlpack_unversioned_desc(plain, &x,
+								     &u),
+			 -EINVAL,
+			 "glcuda_image_export_dlpack_unversioned_desc: "
+			 "depth.mode asks for distances of plane 0, which is "
+			 "not a depth plane");
+	/* The desc itself. */
+	NOTHING_ENQUEUED(glcuda_image_export_dlpack_desc(img, NULL, &t),
+			 -EINVAL,
+			 "glcuda_image_export_dlpack_desc: desc is "
+			 "NULL");
+	NOTHING_ENQUEUED(glcuda_image_export_dlpack_desc(NULL, &x, &t), -EINVAL,
+			 "glcuda_image_export_dlpack_desc: img is "
+			 "NULL");
+	NOTHING_ENQUEUED(glcuda_image_export_dlpack_unversioned_desc(img, &x,
+								     NULL),
+			 -EINVAL,
+			 "glcuda_image_export_dlpack_unversioned_desc: "
+			 "out is NULL");
+	glcuda_export_desc_init(&x);
+	x.plane = 1;
+	x.stream = e.stream;
+	x.size = 0;
+	NOTHING_ENQUEUED(glcuda_image_export_dlpack_desc(img, &x, &t), -EINVAL,
+			 "glcuda_image_export_dlpack_desc: glcuda_export_desc."
+			 "size is 0");
+	x.size = sizeof(x) + 8;
+	NOTHING_ENQUEUED(glcuda_image_export_dlpack_unversioned_desc(img, &x,
+								     &u),
+			 -EINVAL,
+			 "glcuda_image_export_dlpack_unversioned_desc: "
+			 "glcuda_export_desc.size is");
+	ck_assert_ptr_nonnull(strstr(glcuda_get_last_error(), "larger than"));
+	x.size = sizeof(size_t) - 1;
+	NOTHING_ENQUEUED(glcuda_image_export_dlpack_desc(img, &x, &t), -EINVAL,
+			 "smaller than any version");
+#undef NOTHING_ENQUEUED
+
+	/* Every image is GL's still. */
+	{
+		struct glcuda_image *all[3] = { img, donly, plain };
+
+		ck_ok(glcuda_handoff_to_cuda(e.dev, all, 3, e.stream));
+		ck_ok(glcuda_handoff_to_gl(e.dev, all, 3, e.stream));
+	}
+	/* Reversed planes and orthographic planes below 0 are planes; a
+	 * copy into a colour plane in a batch with a conversion is not
+	 * converted, so not refused. */
+	copies[1] = (struct glcuda_linear_copy){
+		.image = plain,
+		.layer = 0,
+		.linear = b.ptr,
+		.row_pitch = b.row_pitch,
+		.direction = GLCUDA_COPY_FROM_LINEAR,
+	};
+	desc.depth = (struct glcuda_depth_conversion){ GLCUDA_DEPTH_PERSPECTIVE,
+						       10, 0.1 };
+	if (kernels_built) {
+		ck_ok(glcuda_copy_linear(e.dev, &desc));
+		ck_assert_uint_eq(probe.calls, 1);
+		desc.depth = (struct glcuda_depth_conversion){
+			GLCUDA_DEPTH_ORTHOGRAPHIC, -5, -1
+		};
+		ck_ok(glcuda_copy_linear(e.dev, &desc));
+		ck_assert_uint_eq(probe.calls, 2);
+		glcuda_export_desc_init(&x);
+		x.plane = 1;
+		x.stream = e.stream;
+		x.origin = GLCUDA_ORIGIN_TOP_LEFT;
+		x.depth = good;
+		ck_ok(glcuda_image_export_dlpack_desc(img, &x, &t));
+		t->deleter(t);
+		x.plane = 0;
+		ck_ok(glcuda_image_export_dlpack_unversioned_desc(donly, &x,
+								  &u));
+		u->deleter(u);
+	}
+	block_free(&e, &b);
+	glcuda_image_destroy(plain);
+	glcuda_image_destroy(donly);
+	glcuda_image_destroy(img);
+	tensor_teardown(&e);
+}
+END_TEST
+
+/* Where the copy kernels cannot be had (cuLibraryLoadData fails, as
+ * without CUDA 12.0's library API, or a build without nvcc), a depth
+ * conversion fails with GLCUDA_ERROR_CUDA and says why, from the batch
+ * and the exports; the images are GL's again; the same copies without
+ * the conversion work (rows flipped by the copy engine). */
+START_TEST(test_depth_without_kernels)
+{
+	const struct format_info *fmt = format_info(GLCUDA_FORMAT_RGBA8);
+	const char *text = "depth to distance runs in glcuda's copy kernels";
+	struct glcuda_image *img, *donly;
+	struct glcuda_linear_copy copies[2];
+	struct glcuda_copy_desc desc;
+	struct glcuda_export_desc x;
+	DLManagedTensorVersioned *t = NULL;
+	DLManagedTensor *u = NULL;
+	struct copies before;
+	struct fake_env e;
+	struct block b, one;
+	char want[160];
+
+	way_set(WAY_MEASURED);
+	setenv("GLCUDA_FAKE_CUDA_FAIL",
+	       "cuLibraryLoadData:1:CUDA_ERROR_NOT_SUPPORTED", 1);
+	fake_env_setup(&e, false);
+	resolve_fake();
+	if (!glcuda_device_has_format(e.dev, GLCUDA_FORMAT_DEPTH32F)) {
+		tensor_teardown(&e);
+		ck_abort_msg("Mesa shares no DEPTH32F images here");
+	}
+	img = new_image(&e, GLCUDA_FORMAT_RGBA8, LAYERS,
+			GLCUDA_FORMAT_DEPTH32F);
+	donly = new_image(&e, GLCUDA_FORMAT_DEPTH32F, 1, 0);
+	b = block_new(&e, fmt, LAYERS);
+	one = block_new(&e, fmt, 1);
+	copies[0] = (struct glcuda_linear_copy){
+		.image = img,
+		.plane = 1,
+		.layer = GLCUDA_ALL_LAYERS,
+		.linear = b.ptr,
+		.row_pitch = b.row_pitch,
+		.layer_pitch = b.layer_pitch,
+		.direction = GLCUDA_COPY_TO_LINEAR,
+	};
+	copies[1] = (struct glcuda_linear_copy){
+		.image = donly,
+		.layer = 0,
+		.linear = one.ptr,
+		.row_pitch = one.row_pitch,
+		.direction = GLCUDA_COPY_TO_LINEAR,
+	};
+	glcuda_copy_desc_init(&desc);
+	desc.copies = copies;
+	desc.copy_count = 2;
+	desc.stream = e.stream;
+	desc.origin = GLCUDA_ORIGIN_TOP_LEFT;
+	desc.depth = (struct glcuda_depth_conversion){ GLCUDA_DEPTH_PERSPECTIVE,
+						       0.1, 10 };
+	ck_assert_int_eq(glcuda_copy_linear(e.dev, &desc), GLCUDA_ERROR_CUDA);
+	snprintf(want, sizeof(want), "glcuda_copy_linear: %s", text);
+	ck_assert_msg(strstr(glcuda_get_last_error(), want),
+		      "\"%s\" is not in \"%s\"", want, glcuda_get_last_error());
+	glcuda_export_desc_init(&x);
+	x.plane = 1;
+	x.stream = e.stream;
+	x.depth = desc.depth;
+	ck_assert_int_eq(glcuda_image_export_dlpack_desc(img, &x, &t),
+			 GLCUDA_ERROR_CUDA);
+	snprintf(want, sizeof(want), "glcuda_image_export_dlpack_desc: %s",
+		 text);
+	ck_assert_msg(strstr(glcuda_get_last_error(), want),
+		      "\"%s\" is not in \"%s\"", want, glcuda_get_last_error());
+	ck_assert_ptr_null(t);
+	x.plane = 0;
+	x.depth.mode = GLCUDA_DEPTH_ORTHOGRAPHIC;
+	ck_assert_int_eq(glcuda_image_export_dlpack_unversioned_desc(donly, &x,
+								     &u),
+			 GLCUDA_ERROR_CUDA);
+	snprintf(want, sizeof(want),
+		 "glcuda_image_export_dlpack_unversioned_desc: %s", text);
+	ck_assert_msg(strstr(glcuda_get_last_error(), want),
+		      "\"%s\" is not in \"%s\"", want, glcuda_get_last_error());
+	ck_assert_ptr_null(u);
+	/* GL's again. */
+	{
+		struct glcuda_image *all[2] = { img, donly };
+
+		ck_ok(glcuda_handoff_to_cuda(e.dev, all, 2, e.stream));
+		ck_ok(glcuda_handoff_to_gl(e.dev, all, 2, e.stream));
+	}
+	/* As stored, flipped by the copy engine: a 3D copy a row. */
+	desc.depth.mode = GLCUDA_DEPTH_AS_STORED;
+	before = copies_now();
+	ck_ok(glcuda_copy_linear(e.dev, &desc));
+	ck_assert_uint_eq(copies_now().kernel, before.kernel);
+	ck_assert_uint_eq(copies_now().engine - before.engine,
+			  (LAYERS + 1) * H);
+	x.depth.mode = GLCUDA_DEPTH_AS_STORED;
+	ck_ok(glcuda_image_export_dlpack_unversioned_desc(donly, &x, &u));
+	u->deleter(u);
+	ck_assert_uint_eq(fake.libraries(), 0);
+	block_free(&e, &b);
+	block_free(&e, &one);
+	glcuda_image_destroy(donly);
+	glcuda_image_destroy(img);
+	tensor_teardown(&e);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1587,6 +2641,10 @@ main(void)
 		TEST_ONCE(test_pool_across_streams),
 		TEST_RANGE(test_copy_linear_batch, 0, 2),
 		TEST_ONCE(test_copy_linear_errors),
+		TEST_RANGE(test_origin_copies, 0, 4),
+		TEST_RANGE(test_depth_distance, 0, 3),
+		TEST_ONCE(test_origin_depth_errors),
+		TEST_ONCE(test_depth_without_kernels),
 	};
 
 	fake_cuda_test_setup();
