@@ -124,6 +124,34 @@ DEPTH_FORMATS = {"depth16": glmod.GL_DEPTH_COMPONENT16,
                  "depth32f_stencil8": glmod.GL_DEPTH32F_STENCIL8}
 
 
+def draw_scene(gl, fbo, w, h, color=True, depth=True,
+               background=(0.2, 0.4, 0.6, 1.0)):
+    """Into a framebuffer: clear, a scissored corner, and the two
+    triangles (the depth test on where there is depth)."""
+    gl.clear(fbo, w, h, color=background if color else None,
+             depth=1.0 if depth else None)
+    gl.clear(fbo, w, h, color=(0.9, 0.1, 0.3, 0.8) if color else None,
+             depth=0.3 if depth else None, scissor=(0, 0, w // 3, h // 4))
+    program = gl.program({glmod.GL_VERTEX_SHADER: SOURCE_VERTEX,
+                          glmod.GL_FRAGMENT_SHADER: SOURCE_FRAGMENT})
+    vao = ctypes.c_uint(0)
+    gl.glGenVertexArrays(1, ctypes.byref(vao))
+    gl.glBindFramebuffer(glmod.GL_FRAMEBUFFER, fbo)
+    gl.glViewport(0, 0, w, h)
+    if depth:
+        gl.glEnable(glmod.GL_DEPTH_TEST)
+    gl.glUseProgram(program)
+    gl.glBindVertexArray(vao.value)
+    gl.glDrawArrays(glmod.GL_TRIANGLES, 0, 6)
+    gl.glBindVertexArray(0)
+    gl.glUseProgram(0)
+    gl.glDisable(glmod.GL_DEPTH_TEST)
+    gl.glBindFramebuffer(glmod.GL_FRAMEBUFFER, 0)
+    gl.glDeleteVertexArrays(1, ctypes.byref(vao))
+    gl.glDeleteProgram(program)
+    gl.check("scene")
+
+
 class Source:
     """A framebuffer of the test's own (raw GL): colour (a texture or a
     renderbuffer) and/or depth, single-sampled or with samples, width x
@@ -194,30 +222,8 @@ class Source:
     def draw(self, background=(0.2, 0.4, 0.6, 1.0)):
         gl = self.gl
         w, h = self.width, self.height
-        gl.clear(self.fbo, w, h, color=background if self.color else None,
-                 depth=1.0 if self.depth else None)
-        gl.clear(self.fbo, w, h,
-                 color=(0.9, 0.1, 0.3, 0.8) if self.color else None,
-                 depth=0.3 if self.depth else None,
-                 scissor=(0, 0, w // 3, h // 4))
-        program = gl.program({glmod.GL_VERTEX_SHADER: SOURCE_VERTEX,
-                              glmod.GL_FRAGMENT_SHADER: SOURCE_FRAGMENT})
-        vao = ctypes.c_uint(0)
-        gl.glGenVertexArrays(1, ctypes.byref(vao))
-        gl.glBindFramebuffer(glmod.GL_FRAMEBUFFER, self.fbo)
-        gl.glViewport(0, 0, w, h)
-        if self.depth:
-            gl.glEnable(glmod.GL_DEPTH_TEST)
-        gl.glUseProgram(program)
-        gl.glBindVertexArray(vao.value)
-        gl.glDrawArrays(glmod.GL_TRIANGLES, 0, 6)
-        gl.glBindVertexArray(0)
-        gl.glUseProgram(0)
-        gl.glDisable(glmod.GL_DEPTH_TEST)
-        gl.glBindFramebuffer(glmod.GL_FRAMEBUFFER, 0)
-        gl.glDeleteVertexArrays(1, ctypes.byref(vao))
-        gl.glDeleteProgram(program)
-        gl.check("source draw")
+        draw_scene(gl, self.fbo, w, h, bool(self.color), bool(self.depth),
+                   background)
         if self.samples:
             bits = ((glmod.GL_COLOR_BUFFER_BIT if self.color else 0) |
                     (glmod.GL_DEPTH_BUFFER_BIT if self.depth else 0))
