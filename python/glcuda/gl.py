@@ -32,6 +32,19 @@ GL_FLOAT = 0x1406
 GL_HALF_FLOAT = 0x140B
 GL_UNSIGNED_INT_2_10_10_10_REV = 0x8368
 GL_RGBA8 = 0x8058
+GL_RGB8 = 0x8051
+GL_SRGB8_ALPHA8 = 0x8C43
+GL_DEPTH_COMPONENT16 = 0x81A5
+GL_DEPTH_COMPONENT24 = 0x81A6
+GL_DEPTH_COMPONENT32F = 0x8CAC
+GL_DEPTH24_STENCIL8 = 0x88F0
+GL_DEPTH32F_STENCIL8 = 0x8CAD
+GL_RENDERBUFFER = 0x8D41
+GL_DEPTH_ATTACHMENT = 0x8D00
+GL_DEPTH_STENCIL_ATTACHMENT = 0x821A
+GL_TEXTURE_2D_MULTISAMPLE = 0x9100
+GL_NEAREST = 0x2600
+GL_TRUE = 1
 GL_PACK_ALIGNMENT = 0x0D05
 GL_VERTEX_SHADER = 0x8B31
 GL_GEOMETRY_SHADER = 0x8DD9
@@ -93,6 +106,19 @@ _PROTOTYPES = {
     "glDeleteVertexArrays": (_VOID, [_I, ctypes.POINTER(_U)]),
     "glBindVertexArray": (_VOID, [_U]),
     "glDrawArraysInstanced": (_VOID, [_U, _I, _I, _I]),
+    # Framebuffers of renderbuffers and multisampled textures, drawn with
+    # depth and resolved, as renderers make them.
+    "glDrawArrays": (_VOID, [_U, _I, _I]),
+    "glDepthFunc": (_VOID, [_U]),
+    "glGenRenderbuffers": (_VOID, [_I, ctypes.POINTER(_U)]),
+    "glDeleteRenderbuffers": (_VOID, [_I, ctypes.POINTER(_U)]),
+    "glBindRenderbuffer": (_VOID, [_U, _U]),
+    "glRenderbufferStorage": (_VOID, [_U, _U, _I, _I]),
+    "glRenderbufferStorageMultisample": (_VOID, [_U, _I, _U, _I, _I]),
+    "glFramebufferRenderbuffer": (_VOID, [_U, _U, _U, _U]),
+    "glFramebufferTexture2D": (_VOID, [_U, _U, _U, _U, _I]),
+    "glTexStorage2DMultisample": (_VOID, [_U, _I, _U, _I, _I, ctypes.c_ubyte]),
+    "glBlitFramebuffer": (_VOID, [_I, _I, _I, _I, _I, _I, _I, _I, _U, _U]),
 }
 
 
@@ -121,12 +147,14 @@ class GL:
         if err != GL_NO_ERROR:
             raise GLError(f"{what}: GL error 0x{err:04x}")
 
-    def read_pixels(self, framebuffer, width, height, fmt, typ, size):
-        """glReadPixels of a framebuffer, as bytes (rows bottom first)."""
+    def read_pixels(self, framebuffer, width, height, fmt, typ, size, x=0,
+                    y=0):
+        """glReadPixels of a framebuffer (the rectangle at x, y), as bytes
+        (rows bottom first)."""
         buf = ctypes.create_string_buffer(width * height * size)
         self.glBindFramebuffer(GL_FRAMEBUFFER, framebuffer)
         self.glPixelStorei(GL_PACK_ALIGNMENT, 1)
-        self.glReadPixels(0, 0, width, height, fmt, typ, buf)
+        self.glReadPixels(x, y, width, height, fmt, typ, buf)
         self.glBindFramebuffer(GL_FRAMEBUFFER, 0)
         self.check("glReadPixels")
         return buf.raw

@@ -16,6 +16,19 @@ GL_FLOAT: int
 GL_HALF_FLOAT: int
 GL_UNSIGNED_INT_2_10_10_10_REV: int
 GL_RGBA8: int
+GL_RGB8: int
+GL_SRGB8_ALPHA8: int
+GL_DEPTH_COMPONENT16: int
+GL_DEPTH_COMPONENT24: int
+GL_DEPTH_COMPONENT32F: int
+GL_DEPTH24_STENCIL8: int
+GL_DEPTH32F_STENCIL8: int
+GL_RENDERBUFFER: int
+GL_DEPTH_ATTACHMENT: int
+GL_DEPTH_STENCIL_ATTACHMENT: int
+GL_TEXTURE_2D_MULTISAMPLE: int
+GL_NEAREST: int
+GL_TRUE: int
 GL_VERSION: int
 GL_RENDERER: int
 
@@ -26,7 +39,8 @@ class GL:
     def __getattr__(self, name: str) -> Any: ...
     def check(self, what: str) -> None: ...
     def read_pixels(self, framebuffer: int, width: int, height: int,
-                    fmt: int, typ: int, size: int) -> bytes: ...
+                    fmt: int, typ: int, size: int, x: int = 0,
+                    y: int = 0) -> bytes: ...
     def clear(self, framebuffer: int, width: int, height: int,
               color: tuple[float, float, float, float] | None = None,
               depth: float | None = None,
