@@ -475,9 +475,9 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 		const char *verdict = "";
 		double t0, wall;
 
-		s.fbo = p == PATH_LEGACY
-				? c.own_fbo
-				: glcuda_image_get_gl_layered_framebuffer(c.img);
+		s.fbo = glcuda_image_get_gl_layered_framebuffer(c.img);
+		if (p == PATH_LEGACY)
+			s.fbo = c.own_fbo;
 		for (int i = 0; i < 10; i++)
 			one_batch(&c, &s, (enum path)p, &t);
 		scene_drain(&s);

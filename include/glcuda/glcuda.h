@@ -836,6 +836,7 @@ struct glcuda_capture {
 	 *  window coordinates (as glReadPixels takes it). The rectangle is the
 	 *  image's width and height and must lie inside the framebuffer. */
 	int x;
+	/** The lower left corner's row (see x). */
 	int y;
 	/** The image, of the call's device, owned by GL: a shared image
 	 *  (glcuda_image_new()). */

@@ -174,8 +174,8 @@ copy_kernels_launch(struct error_sink *errors, struct copy_kernels *k,
 		return -ENOTSUP;
 	/* A CUkernel launches in the current context (CUDA 12.0). */
 	res = CU_CALL(cuLaunchKernel, (CUfunction)kernels[i],
-		      (a->width + 31) / 32, (a->height + 7) / 8, a->count, 32, 8,
-		      1, 0, stream, args, NULL);
+		      (a->width + 31) / 32, (a->height + 7) / 8, a->count, 32,
+		      8, 1, 0, stream, args, NULL);
 	if (kernel_not_loadable(res)) {
 		set_unavailable(k);
 		err_info(errors, "the copy kernels cannot run on this device "

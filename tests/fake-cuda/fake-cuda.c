@@ -791,10 +791,11 @@ copy_kernel_run(const uint64_t *a, size_t elem, unsigned int layers)
 
 				memcpy(&f, p + (size_t)x * 4, 4);
 				d = f;
-				z = depth_mode == 1
-					    ? znear * zfar /
-						      (zfar - d * (zfar - znear))
-					    : znear + d * (zfar - znear);
+				if (depth_mode == 1)
+					z = znear * zfar /
+					    (zfar - d * (zfar - znear));
+				else
+					z = znear + d * (zfar - znear);
 				f = (float)z;
 				memcpy(p + (size_t)x * 4, &f, 4);
 			}
