@@ -1,7 +1,7 @@
 /*
  * Image.copy_to() and Image.copy_from(): copies between the image and a
- * CUDA tensor the caller made, through glcuda_image_copy_to_linear() and
- * _from_linear(), with the hand-offs around them on the same stream. The
+ * CUDA tensor the caller made, each one glcuda_copy_linear() (the hand-off,
+ * the copy, in the row order asked for, and the hand-back on one stream). The
  * tensor is any object with __dlpack__ (torch, CuPy, JAX) or
  * __cuda_array_interface__ (CuPy, Numba, torch), of the image's shape and
  * dtype, with its pixels packed (rows and layers may be padded).
