@@ -200,7 +200,10 @@ def train(args, dev, rank, global_rank, world_size):
         (width, height), envs = args.size, args.envs
         gl = glmod.GL()
         scene = glmod.LayeredScene(gl)
-        img = dev.image(width, height, envs)
+        # GL's row order, as the readback and legacy paths (glReadPixels)
+        # and LayeredScene.expected() give it: the same tensors, the
+        # same copies (top-left flips rows within the one copy).
+        img = dev.image(width, height, envs, origin="bottom-left")
         host = np.empty((envs, height, width, 4), np.uint8)
 
         def render(step):
