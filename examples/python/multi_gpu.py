@@ -200,9 +200,9 @@ def train(args, dev, rank, global_rank, world_size):
         (width, height), envs = args.size, args.envs
         gl = glmod.GL()
         scene = glmod.LayeredScene(gl)
-        # GL's row order, as the readback and legacy paths (glReadPixels)
-        # and LayeredScene.expected() give it: the same tensors, the
-        # same copies (top-left flips rows within the one copy).
+        # GL's row order, as the CPU path (glReadPixels) and
+        # LayeredScene.expected() give it: the same tensors on both
+        # paths, and the same copies as before.
         img = dev.image(width, height, envs, origin="bottom-left")
         host = np.empty((envs, height, width, 4), np.uint8)
 
