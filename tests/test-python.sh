@@ -9,8 +9,9 @@
 # exports in a process of their own, the interpreter going on) and closed
 # objects; references and the fake's live objects over 10 000 exports;
 # both row orders on every path, depth in metres, captures from raw GL,
-# moderngl and PyOpenGL framebuffers (python/tests/test_origin.py, test_capture.py,
-# test_renderers.py); the binding of a torchrun rank to its GPU (examples/python/multi_gpu.py:
+# moderngl and PyOpenGL framebuffers (test_origin.py, test_capture.py,
+# test_renderers.py); the binding of a torchrun rank to its GPU
+# (examples/python/multi_gpu.py:
 # LOCAL_RANK to CUDA device, the UUID shown, a mismatch and a rank beyond
 # the devices refused with glcuda's errors).
 # Run from the build directory after make check.
