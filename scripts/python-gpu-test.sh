@@ -9,7 +9,7 @@
 #           libepoxy), as scripts/gpu-test.sh does; needs root.
 # --quick   the threads check for 10 s instead of 60.
 # CHECK...  run only these, of consumers, stream, copy_from, threads,
-#           memcheck, batch and bench (default: all).
+#           pyopengl, memcheck, batch and bench (default: all).
 #
 # The checks (python/tests/gpu_check.py; each prints PASS or FAIL lines
 # with what it measured):
@@ -23,6 +23,10 @@
 #              the GPU (the CPU does not wait for the busy stream);
 #   copy_from  torch tensors into images (and a wrapped GL texture), then
 #              glReadPixels, every pixel;
+#   pyopengl   a PyOpenGL renderer's framebuffer (single-sampled and
+#              multisampled) captured, colour and depth, both row orders,
+#              against PyOpenGL's glReadPixels; PyOpenGL is taken from
+#              .whl/pyopengl (doc/gpu-testing.md);
 #   threads    eight Headless devices on eight threads rendering and
 #              exporting for 60 s: no hang, no error;
 #   memcheck   compute-sanitizer --tool memcheck over consumers (torch),
@@ -45,12 +49,13 @@ for arg; do
 	case $arg in
 	--unpack) unpack=yes ;;
 	--quick) quick=yes ;;
-	consumers | stream | copy_from | threads | memcheck | batch | bench)
+	consumers | stream | copy_from | threads | pyopengl | memcheck | batch | \
+		bench)
 		checks="$checks $arg" ;;
 	*) echo "unknown argument: $arg" >&2; exit 2 ;;
 	esac
 done
-checks=${checks:-consumers stream copy_from threads memcheck batch bench}
+checks=${checks:-consumers stream copy_from threads pyopengl memcheck batch bench}
 wanted() {
 	case " $checks " in *" $1 "*) return 0 ;; esac
 	return 1
@@ -109,6 +114,11 @@ seconds=60
 for name in consumers stream copy_from; do
 	wanted $name && run $name 300 "$PYTHON" $check $name
 done
+# PyOpenGL is pure Python: a copy of it carried in .whl/pyopengl, found
+# through EGL (PYOPENGL_PLATFORM=egl, pyopengl_scene.py).
+wanted pyopengl &&
+	PYTHONPATH=$PYTHONPATH:$(pwd)/.whl/pyopengl PYOPENGL_PLATFORM=egl \
+		run pyopengl 300 "$PYTHON" $check pyopengl
 wanted threads &&
 	run threads $((seconds + 180)) "$PYTHON" $check threads --threads 8 \
 		--seconds $seconds

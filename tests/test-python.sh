@@ -8,7 +8,10 @@
 # a producer's byte_offset and read-only capsules refused; errors (failed
 # exports in a process of their own, the interpreter going on) and closed
 # objects; references and the fake's live objects over 10 000 exports;
-# the binding of a torchrun rank to its GPU (examples/python/multi_gpu.py:
+# both row orders on every path, depth in metres, captures from raw GL,
+# moderngl and PyOpenGL framebuffers (test_origin.py, test_capture.py,
+# test_renderers.py); the binding of a torchrun rank to its GPU
+# (examples/python/multi_gpu.py:
 # LOCAL_RANK to CUDA device, the UUID shown, a mismatch and a rank beyond
 # the devices refused with glcuda's errors).
 # Run from the build directory after make check.

@@ -116,7 +116,10 @@ def run_path(path, dev, gl, scene, envs, width, height, seconds):
     """Run one path for about `seconds`: (steps/s, CPU µs a step, whether
     the first step's tensor held the expected pixels)."""
     stream = torch.cuda.current_stream().cuda_stream
-    img = dev.image(width, height, envs)
+    # GL's row order, as the readback and legacy paths (glReadPixels)
+    # and LayeredScene.expected() give it: the same tensors, the
+    # same copies (top-left flips rows within the one copy).
+    img = dev.image(width, height, envs, origin="bottom-left")
     batch = torch.empty((envs, height, width, 4), dtype=torch.uint8,
                         device="cuda")
     host = np.empty((envs, height, width, 4), np.uint8)

@@ -29,7 +29,8 @@ PATHS = ["glcuda", "dlpack", "readback", "legacy"]
 
 
 def from_dlpack_cost(dev, n=5000):
-    img = dev.image(64, 64, 16)
+    # GL's row order: the same export as the tables before.
+    img = dev.image(64, 64, 16, origin="bottom-left")
     for _ in range(100):
         torch.from_dlpack(img)
     torch.cuda.synchronize()

@@ -200,7 +200,10 @@ def train(args, dev, rank, global_rank, world_size):
         (width, height), envs = args.size, args.envs
         gl = glmod.GL()
         scene = glmod.LayeredScene(gl)
-        img = dev.image(width, height, envs)
+        # GL's row order, as the CPU path (glReadPixels) and
+        # LayeredScene.expected() give it: the same tensors on both
+        # paths, and the same copies as before.
+        img = dev.image(width, height, envs, origin="bottom-left")
         host = np.empty((envs, height, width, 4), np.uint8)
 
         def render(step):

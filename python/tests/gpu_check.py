@@ -5,10 +5,16 @@ the checks scripts/python-gpu-test.sh runs on the GPU machine.
     python3 gpu_check.py stream
     python3 gpu_check.py copy_from
     python3 gpu_check.py threads [--threads 8] [--seconds 60]
+    python3 gpu_check.py pyopengl
+
+pyopengl needs PyOpenGL importable (pure Python: a copy of Debian's
+/usr/lib/python3/dist-packages/OpenGL on PYTHONPATH; doc/gpu-testing.md).
 
 Each prints one "PASS: ..." or "FAIL: ..." line per check, with what it
 measured, and exits non-zero when a check failed. Every pixel of every
-tensor is compared with glReadPixels of the same layer.
+tensor is compared with glReadPixels of the same layer: the images are
+made in GL's row order (origin="bottom-left"), as glReadPixels and
+LayeredScene.expected() are, except where a check is about the order.
 """
 import argparse
 import faulthandler
@@ -22,6 +28,8 @@ import glcuda
 from glcuda import gl as glmod
 
 failures = 0
+# Row 0 of the tensors compared with glReadPixels: GL's bottom row.
+GL_ORDER = "bottom-left"
 
 
 def verdict(ok, what):
@@ -69,7 +77,8 @@ def consumers(args):
         verdict(True, f"Headless: {dev.description}; sync mode "
                       f"{dev.caps['sync_mode']}; {dev.caps['gl_renderer']}")
         for layers, w, h in SIZES:
-            img = dev.image(w, h, layers, depth="depth32f")
+            img = dev.image(w, h, layers, depth="depth32f",
+                            origin=GL_ORDER)
             for step in range(2):
                 scene.draw(img.layered_framebuffer, w, h, layers, step)
                 for layer in range(layers):
@@ -114,7 +123,7 @@ def stream(args):
     with glcuda.Headless() as dev:
         gl = glmod.GL()
         scene = glmod.LayeredScene(gl)
-        img = dev.image(w, h, layers)
+        img = dev.image(w, h, layers, origin=GL_ORDER)
         side = torch.cuda.Stream()
         cycles = 200_000_000  # ~0.1 s of GPU time
         # 1. A long kernel on torch's default stream; the export on the
@@ -162,7 +171,7 @@ def copy_from(args):
     with glcuda.Headless() as dev:
         gl = glmod.GL()
         for layers, w, h in SIZES:
-            img = dev.image(w, h, layers)
+            img = dev.image(w, h, layers, origin=GL_ORDER)
             src = torch.randint(0, 256, (layers, h, w, 4), dtype=torch.uint8,
                                 device="cuda")
             img.copy_from(src.squeeze(0) if layers == 1 else src,
@@ -184,6 +193,7 @@ def copy_from(args):
         gl.glTexStorage2D(glmod.GL_TEXTURE_2D, 1, glmod.GL_RGBA8, 640, 360)
         gl.glBindTexture(glmod.GL_TEXTURE_2D, 0)
         img = dev.wrap_texture(tex.value)
+        img.origin = GL_ORDER
         src = torch.randint(0, 256, (360, 640, 4), dtype=torch.uint8,
                             device="cuda")
         img.copy_from(src)
@@ -204,7 +214,7 @@ def copy_from(args):
         img.close()
         gl.glDeleteFramebuffers(1, ctypes.byref(fbo))
         gl.glDeleteTextures(1, ctypes.byref(tex))
-        img = dev.image(64, 32, 3, format="r32f")
+        img = dev.image(64, 32, 3, format="r32f", origin=GL_ORDER)
         src = torch.rand((3, 32, 64, 1), device="cuda")
         img.copy_from(src)
         got = np.stack([np.frombuffer(gl.read_pixels(
@@ -227,7 +237,7 @@ def threads(args):
             with glcuda.Headless() as dev:
                 gl = glmod.GL()
                 scene = glmod.LayeredScene(gl)
-                img = dev.image(w, h, layers)
+                img = dev.image(w, h, layers, origin=GL_ORDER)
                 step = 0
                 while time.monotonic() < deadline:
                     scene.draw(img.layered_framebuffer, w, h, layers, step)
@@ -267,10 +277,56 @@ def threads(args):
     verdict(min(steps) > 0, f"steps per thread: {steps}")
 
 
+def pyopengl(args):
+    """A PyOpenGL renderer's own framebuffer (RGBA8 and depth 24/stencil
+    8, single-sampled and with 4 samples), drawn with shaders and
+    captured on real CUDA, against PyOpenGL's glReadPixels; both capture
+    orders and both tensor orders."""
+    import torch
+    try:
+        from pyopengl_scene import PyOpenGLFrame
+    except ImportError as e:
+        verdict(False, f"import OpenGL (PyOpenGL): {e}")
+        return
+    w, h = 640, 360
+    with glcuda.Headless() as dev:
+        for samples in (0, 4):
+            frame = PyOpenGLFrame(w, h, samples)
+            frame.draw()
+            colour = np.frombuffer(frame.read_color(),
+                                   np.uint8).reshape(h, w, 4)
+            depth = np.frombuffer(frame.read_depth(),
+                                  np.float32).reshape(h, w, 1)
+            img = dev.image(w, h, 2, depth="depth32f")
+            for layer, captured in enumerate(("bottom-left", "top-left")):
+                img.capture(frame.fbo, layer=layer, depth=True,
+                            origin=captured)
+                for origin in ("bottom-left", "top-left"):
+                    flip = origin != captured
+                    want_c = colour[::-1] if flip else colour
+                    want_d = depth[::-1] if flip else depth
+                    got_c = torch.empty((h, w, 4), dtype=torch.uint8,
+                                        device="cuda")
+                    got_d = torch.empty((h, w, 1), dtype=torch.float32,
+                                        device="cuda")
+                    img.copy_to(got_c, layer=layer, origin=origin)
+                    img.copy_to(got_d, layer=layer, plane=1, origin=origin)
+                    diff = np.abs(got_d.cpu().numpy() - want_d).max()
+                    verdict(np.array_equal(got_c.cpu().numpy(), want_c) and
+                            diff <= 2 / 16777215,
+                            f"PyOpenGL {w}x{h} samples {samples}, captured "
+                            f"{captured}, copied {origin}: every pixel "
+                            f"equals glReadPixels; depth within "
+                            f"{diff * 16777215:.2f} steps of 2^-24")
+            img.close()
+            frame.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("check", choices=["consumers", "stream",
-                                          "copy_from", "threads"])
+                                          "copy_from", "threads",
+                                          "pyopengl"])
     parser.add_argument("--only", action="append")
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=60)

@@ -11,7 +11,7 @@ import pytest
 import glcuda
 from glcuda import gl as glmod
 
-from conftest import Source, flip_rows
+from conftest import Source
 from fakecuda import FakeTensor
 
 W, H = 23, 13  # the source; images of its size, or smaller at (X, Y)
