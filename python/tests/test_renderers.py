@@ -54,13 +54,12 @@ def tensor(cuda, dev, img, plane, layer, origin):
 
 
 def depth_close(got, want):
-    """24-bit depth (moderngl's and PyOpenGL's depth buffers): within two
-    steps of 2^-24, as glcuda's pass samples it (test_capture.py)."""
+    """24-bit depth (moderngl's and PyOpenGL's depth buffers): value for
+    value, as the renderer's glReadPixels reads it."""
     got = struct.unpack(f"<{len(got) // 4}f", got)
     want = struct.unpack(f"<{len(want) // 4}f", want)
     assert len(got) == len(want) and len(set(want)) > 8
-    bad = [i for i, (g, w) in enumerate(zip(got, want))
-           if abs(g - w) > 2 / 16777215]
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
     assert not bad, f"{len(bad)} depth values differ, first at {bad[0]}"
 
 
