@@ -252,8 +252,8 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 			x.depth.zfar = 100;
 			ctx_before = ctx_stack_now();
 			ret = glcuda_image_export_dlpack_desc(layered, &x, &t);
-			ctx_stack_assert(&ctx_before,
-					 "glcuda_image_export_dlpack_desc", ret);
+			ctx_stack_assert(&ctx_before, "export_dlpack_desc",
+					 ret);
 			if (ret == GLCUDA_ERROR_CUDA &&
 			    strstr(glcuda_get_last_error(),
 				   "depth to distance runs in glcuda's copy "
