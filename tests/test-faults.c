@@ -2,6 +2,7 @@
  * Fault injection at every CUDA driver call glcuda makes: for N = 1, 2, ...
  * the N-th call fails, and the scenario (device -> images of two formats ->
  * a wrapped GL texture and a wrapped EGLImage -> ring of 3 -> 20 frames ->
+ * copies and exports with rows flipped and depth turned into distance ->
  * a device on the caller's CUDA context, one in the CPU sync mode, images
  * destroyed while CUDA owns them, a ring on the caller's stream -> destroy
  * everything) must return an error from the public call that hit it, name
@@ -180,6 +181,7 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 		desc_layered.height = 16;
 		desc_layered.format = GLCUDA_FORMAT_RGBA8;
 		desc_layered.layers = 2;
+		desc_layered.depth_format = GLCUDA_FORMAT_DEPTH32F;
 		STEP(glcuda_image_new(dev, &desc_layered, &layered));
 		STEP(glcuda_handoff_to_cuda(dev, &layered, 1, NULL));
 		STEP_CTX(glcuda_image_copy_to_linear(layered, 0,
@@ -209,16 +211,67 @@ scenario(struct glcuda_headless *hl, bool wrap, const char **failed_call)
 			batch.image_count = 2;
 			STEP_CTX(glcuda_copy_linear(dev, &batch));
 		}
+		/* Rows flipped (GLCUDA_ORIGIN_TOP_LEFT), both ways: by the
+		 * copy kernel, or one 3D copy a row where the copy engine
+		 * copies (GLCUDA_COPY=engine, no kernels). */
+		{
+			struct glcuda_linear_copy copies[2] = {
+				{ .image = layered, .layer = 0, .linear = data,
+				  .row_pitch = 64,
+				  .direction = GLCUDA_COPY_FROM_LINEAR },
+				{ .image = layered, .layer = 1, .linear = data,
+				  .row_pitch = 64,
+				  .direction = GLCUDA_COPY_TO_LINEAR },
+			};
+			struct glcuda_copy_desc batch;
+
+			glcuda_copy_desc_init(&batch);
+			batch.copies = copies;
+			batch.copy_count = 2;
+			batch.origin = GLCUDA_ORIGIN_TOP_LEFT;
+			STEP_CTX(glcuda_copy_linear(dev, &batch));
+		}
 		/* With the application's context current, an export of an
 		 * image GL owns (hand-off, copy, hand-off back). */
 		t->deleter(t);
 		t = NULL;
 		STEP_CTX(glcuda_image_export_dlpack(layered, 0, NULL, &t));
+		/* Its depth as distances, rows flipped: the copy kernel's
+		 * (refused, and said so, where no kernel can run: a build
+		 * without nvcc, a device whose kernels failed to load). */
+		t->deleter(t);
+		t = NULL;
+		{
+			struct glcuda_export_desc x;
+
+			glcuda_export_desc_init(&x);
+			x.plane = 1;
+			x.origin = GLCUDA_ORIGIN_TOP_LEFT;
+			x.depth.mode = GLCUDA_DEPTH_PERSPECTIVE;
+			x.depth.znear = 0.1;
+			x.depth.zfar = 100;
+			ctx_before = ctx_stack_now();
+			ret = glcuda_image_export_dlpack_desc(layered, &x, &t);
+			ctx_stack_assert(&ctx_before, "export_dlpack_desc",
+					 ret);
+			if (ret == GLCUDA_ERROR_CUDA &&
+			    strstr(glcuda_get_last_error(),
+				   "depth to distance runs in glcuda's copy "
+				   "kernels, which this build, driver or "
+				   "plane cannot have"))
+				ret = 0;
+			if (ret < 0) {
+				*failed_call = "glcuda_image_export_dlpack_desc"
+					       "(layered, &x, &t)";
+				goto out;
+			}
+		}
 		ck_cu(CU(cuCtxPopCurrent)(&popped));
 		app_pushed = false;
 		glcuda_image_destroy(layered);
 		layered = NULL;
-		t->deleter(t);
+		if (t)
+			t->deleter(t);
 		t = NULL;
 	}
 	/* The caller's own texture and EGLImage, wrapped. */
@@ -431,8 +484,12 @@ static const struct fault_exception no_wrap[] = {
 /* The scenario copies one layer, which the copy kernels copy, and every
  * layer of a layered image, which the copy engine copies (lib/copy.c).
  * GLCUDA_COPY forces one way for both: with GLCUDA_COPY=kernel the copy
- * engine is only the kernels' fallback; with GLCUDA_COPY=engine, or in a
- * build without nvcc (no kernels), the kernels are never called. */
+ * engine is only the kernels' fallback; with GLCUDA_COPY=engine the
+ * kernels run only the depth to distance of the export; in a build
+ * without nvcc (no kernels) they are never called. Rows flipped, the
+ * copy kernel copies wherever it may, so the copy engine's per-row
+ * copies run only with GLCUDA_COPY=engine (the third run) or without
+ * kernels. */
 static const char *
 copy_asked(void)
 {
@@ -445,9 +502,12 @@ static const struct fault_exception copy_kernel_only[] = {
 	  "GLCUDA_COPY=kernel: the copy kernels copy; the copy engine is "
 	  "their fallback" },
 };
-#define ENGINE_ONLY \
-	"copies use the copy engine only (GLCUDA_COPY=engine, or a build " \
-	"without nvcc)"
+static const struct fault_exception copy_flipped_by_kernel[] = {
+	{ "lib/copy.c", "copy_rows_flipped", "cuMemcpy3DAsync",
+	  "rows flipped, the copy kernel copies; the copy engine's per-row "
+	  "copies run with GLCUDA_COPY=engine (the third run)" },
+};
+#define ENGINE_ONLY "a build without nvcc has no copy kernels"
 static const struct fault_exception copy_engine_only[] = {
 	{ "lib/cuda/copy-kernels.c", "copy_kernels_launch", "cuLaunchKernel",
 	  ENGINE_ONLY },
@@ -457,11 +517,13 @@ static const struct fault_exception copy_engine_only[] = {
 	  ENGINE_ONLY },
 };
 #undef ENGINE_ONLY
+/* Whether the scenario runs the copy kernels: with nvcc, always (depth to
+ * distance runs in them whatever GLCUDA_COPY says). */
 static bool
 copy_kernels_used(void)
 {
 #ifdef HAVE_NVCC
-	return strcmp(copy_asked(), "engine") != 0;
+	return true;
 #else
 	return false;
 #endif
@@ -678,15 +740,20 @@ by_site(void)
 	return v && strcmp(v, "1") == 0;
 }
 
+/* _i: GL, GLES, and GL with GLCUDA_COPY=engine (which the library reads
+ * once per process: Check forks each run). */
 START_TEST(every_cuda_call)
 {
-	struct run_state st = { .hl = test_headless(_i == 1) };
-	struct glcuda_headless *hl = st.hl;
+	struct run_state st;
+	struct glcuda_headless *hl;
+	const char *label = _i == 0 ? "GL" : _i == 1 ? "GLES"
+						     : "GL, GLCUDA_COPY=engine";
 	struct fault_exception exceptions[ARRAY_LENGTH(after_a_failure) +
 					  ARRAY_LENGTH(no_wrap) +
 					  ARRAY_LENGTH(cpu_only) +
 					  ARRAY_LENGTH(copy_kernel_only) +
 					  ARRAY_LENGTH(copy_engine_only) +
+					  ARRAY_LENGTH(copy_flipped_by_kernel) +
 					  ARRAY_LENGTH(once_per_process)];
 	struct fault_target missed[128];
 	size_t nexceptions = 0, nmissed;
@@ -694,6 +761,20 @@ START_TEST(every_cuda_call)
 	const char *call = NULL;
 	int ret;
 
+	if (_i == 2) {
+		const char *fork = getenv("CK_FORK");
+
+		if (fork && !strcmp(fork, "no") &&
+		    strcmp(copy_asked(), "engine") != 0) {
+			printf("%s: not run with CK_FORK=no: the copy way was "
+			       "read by an earlier run of this process\n",
+			       label);
+			return;
+		}
+		setenv("GLCUDA_COPY", "engine", 1);
+	}
+	memset(&st, 0, sizeof(st));
+	st.hl = hl = test_headless(_i == 1);
 #ifdef FAULTS_FAKE_CUDA
 	ck_assert_int_eq(fake_cuda_set_uuid_from_gl(), GL_NO_ERROR);
 #endif
@@ -724,6 +805,8 @@ START_TEST(every_cuda_call)
 			exceptions[nexceptions++] = cpu_only[i];
 		if (!strcmp(copy_asked(), "kernel"))
 			exceptions[nexceptions++] = copy_kernel_only[0];
+		if (copy_kernels_used() && strcmp(copy_asked(), "engine") != 0)
+			exceptions[nexceptions++] = copy_flipped_by_kernel[0];
 		for (size_t i = 0; !copy_kernels_used() &&
 				   i < ARRAY_LENGTH(copy_engine_only); i++)
 			exceptions[nexceptions++] = copy_engine_only[i];
@@ -788,14 +871,14 @@ START_TEST(every_cuda_call)
 		if (failing_run(&st, 0, &missed[i],
 				injected[i % ARRAY_LENGTH(injected)]))
 			printf("%s: %s at %s:%d, %sfailed by its site\n",
-			       _i ? "GLES" : "GL", missed[i].name,
+			       label, missed[i].name,
 			       missed[i].file, missed[i].first,
 			       by_site() ? "" : "stepped over by the sweep, ");
 	printf("%s: %lu CUDA calls in the scenario%s, each failed once; every "
 	       "failure unwound "
 	       "cleanly (%lu runs repeated because " FOOTPRINT
 	       " had changed)\n",
-	       _i ? "GLES" : "GL", points,
+	       label, points,
 	       by_site() ? " (the sweep skipped: each site failed by its site)"
 			 : "",
 	       st.repeats);
@@ -817,7 +900,7 @@ int
 main(void)
 {
 	const struct test_case cases[] = {
-		TEST_TCASE("cuda", 600), TEST_LOOP(every_cuda_call, 2),
+		TEST_TCASE("cuda", 600), TEST_LOOP(every_cuda_call, 3),
 	};
 
 #ifdef FAULTS_FAKE_CUDA
