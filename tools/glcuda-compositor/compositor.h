@@ -26,7 +26,8 @@
  *   shell.c         xdg-shell: xdg_wm_base, xdg_surface, xdg_toplevel
  *   presentation.c  wp_presentation and its feedback
  *   render.c        GL compositing, the ring and the CUDA stage
- *   output.c        the vblank timer, presenting frames: PNG and y4m
+ *   output.c        the vblank timer, presenting frames: its events
+ *   capture.c       what the frames are written to: PNG, y4m, screenshots
  *   launch.c        the runtime directory and the client it runs
  *   viewporter.c    wp_viewporter: crop and scale of surfaces
  *   decoration.c    zxdg_decoration_manager_v1: always client-side
@@ -336,17 +337,27 @@ struct plain_global {
 };
 #define COMP_MAX_PLAIN_GLOBALS 8
 
-/* The one output: its vblank, its frames and what it writes (output.c;
- * main.c and control.c read its counts). */
+/* What the output's events carry (struct output.events). */
+struct output_event {
+	/* present: the new frame presented (its output texture) */
+	struct glcuda_frame *frame;
+	/* present, presented: what the frame shows */
+	struct frame_content *content;
+	/* frame, presented: the output frame's number (the presentation
+	 * sequence); presented: the vblank's time */
+	uint64_t n, when_ns;
+	/* present, frame: set by a listener that failed (the compositor
+	 * then stops with status 1) */
+	int err;
+};
+
+/* The one output: its vblank and its frames (output.c, the clock alone;
+ * main.c and control.c read its counts). What is done with the frames
+ * listens to its events, each with a struct output_event. */
 struct output {
 	uint64_t refresh_ns;
 	int vblank_fd;
 	struct wl_event_source *vblank_src, *ring_src;
-	/* The presented frame read back: readback holds its pixels when
-	 * readback_valid; read_fbo is what reads them. */
-	GLuint read_fbo;
-	uint8_t *readback;
-	bool readback_valid;
 	uint64_t presented;             /* frames presented */
 	/* The output's frames, one per vblank from the first frame presented
 	 * on (a frame is repeated until the next is presented): PNGs, y4m,
@@ -360,12 +371,33 @@ struct output {
 	bool shows_window;
 	uint64_t shown_commits;         /* and the commits in it */
 	uint64_t shown_composite;       /* and its number (render_frame's) */
+	struct {
+		/* A new frame is presented at this vblank, before it is
+		 * output (frame): its pixels may be read. */
+		struct wl_signal present;
+		/* An output frame, the new one or the last one repeated. */
+		struct wl_signal frame;
+		/* The new frame was output: its feedback, the waits for it. */
+		struct wl_signal presented;
+	} events;
+};
+
+/* What the frames are written to (capture.c). */
+struct capture {
+	/* The presented frame read back: readback holds its pixels when
+	 * readback_valid; read_fbo is what reads them. */
+	GLuint read_fbo;
+	uint8_t *readback;
+	bool readback_valid;
+	/* screenshots waiting: the next frame must be read back */
+	unsigned int pixels_wanted;
 	/* PNGs: how many written; the last one's frame and composite. */
 	uint64_t png_written, png_last, png_composite;
 	FILE *y4m;
 	uint8_t *y4m_buf;
 	uint64_t y4m_composite;         /* the frame y4m_buf holds */
 	size_t y4m_len;
+	struct wl_listener present, frame;
 };
 
 struct comp {
@@ -378,6 +410,7 @@ struct comp {
 	struct wl_list surfaces;
 	struct wl_list uploads;         /* struct upload.link */
 	struct wl_list output_resources;
+	struct wl_listener presented;   /* presentation.c's */
 	struct plain_global plain_globals[COMP_MAX_PLAIN_GLOBALS];
 	unsigned int plain_global_count;
 	uint64_t commits;               /* commits that changed what is shown */
@@ -388,6 +421,7 @@ struct comp {
 	char *control_path;
 	struct wl_event_source *control_src;
 	struct wl_list control_conns;
+	struct wl_listener control_presented;
 	int32_t next_x, next_y;         /* where the next toplevel goes */
 	struct clipboard clipboard;
 	/* a toplevel whose popups hold a grab */
@@ -400,8 +434,9 @@ struct comp {
 	bool ring_timings;
 	struct renderer *renderer;      /* render.c's own */
 
-	/* The output (output.c's). */
+	/* The output (output.c's) and what its frames are written to. */
 	struct output out;
+	struct capture cap;
 	struct wl_event_source *sigchld_src, *sigint_src, *sigterm_src;
 	bool damaged;                   /* something to composite */
 	/* commits that changed nothing visible */
@@ -492,9 +527,6 @@ void display_fini(struct comp *c);
 
 /* presentation.c */
 bool presentation_init(struct comp *c);
-/* The feedback of a frame presented at when_ns, the seq-th vblank. */
-void presentation_send_presented(struct comp *c, struct wl_list *feedback,
-				 uint64_t when_ns, uint64_t seq);
 /* Feedback for content that never reaches the output. */
 void feedback_discard_all(struct wl_list *list);
 
@@ -662,10 +694,19 @@ void render_fail(struct comp *c, const char *what, int err);
  * that state, or at a vblank when the commits since the last one changed
  * nothing visible (on_vblank's frame_only). */
 void output_send_frame_done(struct comp *c);
+/* The output's events, before anything listens. */
+void output_events_init(struct comp *c);
 int output_init(struct comp *c);
 void output_fini(struct comp *c);
+
+/* capture.c */
+int capture_init(struct comp *c);
+void capture_fini(struct comp *c);
+/* A screenshot waits (want) or no longer: while one does, presented
+ * frames are read back. */
+void capture_want_pixels(struct comp *c, bool want);
 /* The last presented frame's pixels as a PNG file. */
-int output_write_png(struct comp *c, const char *path);
+int capture_write_png(struct comp *c, const char *path);
 
 /* keymap.c: the keyboard's xkb keymap and state. */
 struct keymap;
@@ -705,12 +746,6 @@ void seat_surface_mapped(struct surface *s);
 int control_init(struct comp *c);
 void control_fini(struct comp *c);
 void control_window_mapped(struct comp *c, struct surface *s);
-/* Whether a screenshot waits: the next frame must be read back. */
-bool control_wants_pixels(struct comp *c);
-/* A frame presented as the output's frame seq: composite, its number;
- * commits, the commits in it. */
-void control_frame_presented(struct comp *c, uint64_t composite,
-			     uint64_t commits, uint64_t seq);
 
 /* launch.c */
 int launch_client(struct comp *c);

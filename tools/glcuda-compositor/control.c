@@ -55,9 +55,22 @@ struct control_conn {
 
 static void conn_process(struct control_conn *k);
 
+/* What a connection waits for: a screenshot needs the next frame's
+ * pixels. */
+static void
+conn_set_wait(struct control_conn *k, enum wait_kind wait)
+{
+	if (k->wait == WAIT_SCREENSHOT)
+		capture_want_pixels(k->comp, false);
+	k->wait = wait;
+	if (wait == WAIT_SCREENSHOT)
+		capture_want_pixels(k->comp, true);
+}
+
 static void
 conn_close(struct control_conn *k)
 {
+	conn_set_wait(k, WAIT_NONE);
 	wl_event_source_remove(k->src);
 	close(k->fd);
 	wl_list_remove(&k->link);
@@ -92,7 +105,7 @@ conn_send(struct control_conn *k, const char *fmt, ...)
 static void
 conn_resume(struct control_conn *k)
 {
-	k->wait = WAIT_NONE;
+	conn_set_wait(k, WAIT_NONE);
 	conn_process(k);
 }
 
@@ -238,7 +251,7 @@ cmd_key(struct control_conn *k, char **argv, int argc)
 static bool
 wait_frame(struct control_conn *k, enum wait_kind kind)
 {
-	k->wait = kind;
+	conn_set_wait(k, kind);
 	k->wait_after = k->comp->composited;
 	k->comp->damaged = true;
 	return true;
@@ -327,7 +340,7 @@ conn_command(struct control_conn *k, char *line)
 		snprintf(k->arg, sizeof(k->arg), "%s", argc > 1 ? argv[1] : "");
 		if (window_find(c, k->arg))
 			return send_window(k, window_find(c, k->arg), "ok ");
-		k->wait = WAIT_WINDOW;
+		conn_set_wait(k, WAIT_WINDOW);
 		return true;
 	}
 	if (!strcmp(argv[0], "wait-commit")) {
@@ -342,7 +355,7 @@ conn_command(struct control_conn *k, char *line)
 				k, "ok %llu %llu",
 				(unsigned long long)(c->out.frames - 1),
 				(unsigned long long)c->out.shown_commits);
-		k->wait = WAIT_COMMIT;
+		conn_set_wait(k, WAIT_COMMIT);
 		k->wait_after = after;
 		return true;
 	}
@@ -456,21 +469,15 @@ control_window_mapped(struct comp *c, struct surface *s)
 			conn_resume(k);
 }
 
-bool
-control_wants_pixels(struct comp *c)
+/* A frame presented as the output's frame seq: composite, its number;
+ * commits, the commits in it. */
+static void
+on_presented(struct wl_listener *listener, void *data)
 {
-	struct control_conn *k;
-
-	wl_list_for_each(k, &c->control_conns, link)
-		if (k->wait == WAIT_SCREENSHOT)
-			return true;
-	return false;
-}
-
-void
-control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits,
-			uint64_t seq)
-{
+	struct comp *c = wl_container_of(listener, c, control_presented);
+	const struct output_event *ev = data;
+	uint64_t composite = ev->content->composite;
+	uint64_t commits = ev->content->commits, seq = ev->n;
 	struct control_conn *k, *tmp;
 
 	wl_list_for_each_safe(k, tmp, &c->control_conns, link) {
@@ -479,7 +486,7 @@ control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits,
 		if ((k->wait == WAIT_FRAME || k->wait == WAIT_SCREENSHOT) &&
 		    composite > k->wait_after) {
 			if (k->wait == WAIT_SCREENSHOT) {
-				if (output_write_png(c, k->arg) < 0)
+				if (capture_write_png(c, k->arg) < 0)
 					sent = conn_send(
 						k, "error cannot write %s",
 						k->arg);
@@ -514,6 +521,8 @@ control_init(struct comp *c)
 	int n;
 
 	wl_list_init(&c->control_conns);
+	c->control_presented.notify = on_presented;
+	wl_signal_add(&c->out.events.presented, &c->control_presented);
 	n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s.control", dir,
 		     c->socket);
 	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
@@ -559,6 +568,8 @@ control_fini(struct comp *c)
 			wl_container_of(c->control_conns.next, k, link);
 		conn_close(k);
 	}
+	if (c->control_presented.notify)
+		listener_detach(&c->control_presented);
 	if (c->control_src)
 		wl_event_source_remove(c->control_src);
 	c->control_src = NULL;

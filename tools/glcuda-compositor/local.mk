@@ -16,7 +16,7 @@ bin_PROGRAMS += %reldir%/glcuda-compositor
 	%reldir%/main.c %reldir%/options.c %reldir%/resource.c \
 	%reldir%/display.c %reldir%/shell.c %reldir%/surface.c %reldir%/tree.c \
 	%reldir%/texture.c %reldir%/dmabuf.c %reldir%/presentation.c \
-	%reldir%/render.c %reldir%/output.c %reldir%/launch.c \
+	%reldir%/render.c %reldir%/output.c %reldir%/capture.c %reldir%/launch.c \
 	%reldir%/keymap.c %reldir%/seat.c %reldir%/control.c \
 	%reldir%/viewporter.c %reldir%/decoration.c %reldir%/xdg-output.c \
 	%reldir%/popup.c %reldir%/data-device.c %reldir%/region.c \

@@ -108,8 +108,9 @@ main(int argc, char **argv)
 
 	if (runtime_dir_setup(&c) < 0)
 		return 1;
+	output_events_init(&c);
 	if (display_init(&c) < 0 || render_init(&c) < 0 || !dmabuf_init(&c) ||
-	    output_init(&c) < 0)
+	    output_init(&c) < 0 || capture_init(&c) < 0)
 		goto out;
 	c.sigint_src =
 		wl_event_loop_add_signal(c.loop, SIGINT, on_quit_signal, &c);
@@ -169,6 +170,7 @@ done:
 	if (c.sigterm_src)
 		wl_event_source_remove(c.sigterm_src);
 	output_fini(&c);
+	capture_fini(&c);
 	control_fini(&c);
 	if (c.display)
 		wl_display_destroy_clients(c.display);

@@ -47,13 +47,15 @@ bind_presentation(struct wl_client *client, void *data, uint32_t version,
 
 /* The content these feedbacks asked about reached the output: "presented"
  * at the vblank that showed it, with the output's refresh period. */
-void
-presentation_send_presented(struct comp *c, struct wl_list *list,
-			    uint64_t when_ns, uint64_t seq)
+static void
+on_presented(struct wl_listener *listener, void *data)
 {
+	struct comp *c = wl_container_of(listener, c, presented);
+	const struct output_event *ev = data;
+	uint64_t when_ns = ev->when_ns, seq = ev->n;
 	struct wl_resource *fb, *tmp;
 
-	wl_resource_for_each_safe(fb, tmp, list) {
+	wl_resource_for_each_safe(fb, tmp, &ev->content->feedback) {
 		struct wl_client *client = wl_resource_get_client(fb);
 		struct wl_resource *out;
 
@@ -86,6 +88,8 @@ feedback_discard_all(struct wl_list *list)
 bool
 presentation_init(struct comp *c)
 {
+	c->presented.notify = on_presented;
+	wl_signal_add(&c->out.events.presented, &c->presented);
 	return wl_global_create(c->display, &wp_presentation_interface, 1, c,
 				bind_presentation);
 }
