@@ -32,7 +32,8 @@
  *   viewporter.c    wp_viewporter: crop and scale of surfaces
  *   decoration.c    zxdg_decoration_manager_v1: always client-side
  *   xdg-output.c    zxdg_output_manager_v1: the output's logical geometry
- *   popup.c         xdg_positioner and xdg_popup: placement, grabs, dismissal
+ *   popup.c         xdg_popup: placement, grabs, dismissal
+ *   positioner.c    xdg_positioner: the rules that place a popup
  *   data-device.c   wl_data_device_manager: the clipboard between clients
  *   ctl.c           glcuda-compositor-ctl, a separate program: one
  *                   command to the control socket
@@ -186,25 +187,22 @@ struct subsurface {
 	struct surface_state cached;
 };
 
-/* A surface's role: what its commits do beyond the surface's own state.
- * wl_surface gives a surface one role for its life: set by
- * xdg_wm_base.get_xdg_surface (shell.c: xdg_toplevel and xdg_popup are
+/* A surface's role. wl_surface gives a surface one role for its life: set
+ * by xdg_wm_base.get_xdg_surface (shell.c: xdg_toplevel and xdg_popup are
  * that role's objects), wl_subcompositor.get_subsurface (surface.c) and
  * wl_pointer.set_cursor (seat.c). Its role object may go and a new one of
  * the same role come; another role is a protocol error of the request
- * that asks for it. surface.c calls the hooks and knows nothing else of
- * the role. */
+ * that asks for it. The role keeps its state in the surface's role_data
+ * and listens to the surface's events (commit, destroy); surface.c calls
+ * the hooks below and knows nothing else of the role. */
 struct surface_role {
 	const char *name;
 	/* Before a state is applied: false after a protocol error (the
 	 * state is then not applied). NULL: nothing to check. */
 	bool (*precommit)(struct surface *s, const struct surface_state *st);
-	/* After a state was applied, with the states that its synchronized
-	 * subsurfaces cached. NULL: nothing to do. */
-	void (*commit)(struct surface *s);
-	/* The wl_surface is being destroyed, its role objects maybe not:
-	 * they must let go of it. NULL: nothing holds it. */
-	void (*destroyed)(struct surface *s);
+	/* What names the surface's window in messages, NULL for nothing.
+	 * NULL: nothing does. */
+	const char *(*describe)(const struct surface *s);
 };
 
 /* A large shm buffer uploaded over several refreshes: renderer state, as
@@ -229,7 +227,13 @@ struct surface {
 	struct comp *comp;
 	struct wl_resource *resource;
 	struct wl_list link;            /* comp.surfaces, stacking order */
-	const struct surface_role *role; /* NULL: none yet */
+	struct {
+		/* A state was applied, with the states that its synchronized
+		 * subsurfaces cached: the role's part of the commit. */
+		struct wl_signal commit;
+		/* The wl_surface is being destroyed: what holds it lets go. */
+		struct wl_signal destroy;
+	} events;
 
 	struct surface_state pending;
 
@@ -264,9 +268,23 @@ struct surface {
 	 * previous content until it is complete. */
 	struct upload *upload;
 
-	/* xdg-shell. */
-	struct wl_resource *xdg_surface, *xdg_toplevel, *xdg_popup;
-	struct wl_resource *decoration; /* its zxdg_toplevel_decoration_v1 */
+	/* Its role (NULL: none yet), the role's own state and its current
+	 * role object (NULL: none now). */
+	const struct surface_role *role;
+	void *role_data;
+	struct wl_resource *role_resource;
+	/* Shown on the output (its role decides) and where. */
+	bool mapped;
+	int32_t x, y;                   /* position on the output */
+};
+
+/* An xdg_surface's state (shell.c): the role data of a surface with the
+ * xdg_surface role, made by its first get_xdg_surface and kept for the
+ * wl_surface's life (a new xdg_surface may come). */
+struct xdg_surface {
+	struct surface *surface;
+	/* The xdg_surface object and its role object, NULL when none. */
+	struct wl_resource *resource, *toplevel, *xdg_popup;
 	struct popup *popup;            /* its xdg_popup's state (popup.c) */
 	/* The popups whose parent it is (struct popup.parent_link), oldest
 	 * first, and how many of them are mapped with a grab. */
@@ -281,11 +299,29 @@ struct surface {
 	bool configure_deferred;        /* one is due once the client acks */
 	bool configured;                /* a configure was acked */
 	bool initial_commit_done;
-	bool mapped;
-	int32_t x, y;                   /* position on the output */
 	bool fullscreen, maximized;
 	char title[128], app_id[128];   /* as set, cut at 127 bytes */
+	struct {
+		/* A toplevel's configure was sent: its decoration's follows,
+		 * before xdg_surface.configure. */
+		struct wl_signal configure;
+		/* The xdg_toplevel goes. */
+		struct wl_signal toplevel_destroy;
+		/* The xdg objects let go of the surface: the xdg_surface went
+		 * before its role object, or the wl_surface went. */
+		struct wl_signal defunct;
+	} events;
+	struct wl_listener surface_commit, surface_destroy;
+	struct wl_listener popup_reposition;
 };
+
+/* Whether s has the xdg_surface role: its xdg state, else NULL. */
+extern const struct surface_role xdg_surface_role;
+static inline struct xdg_surface *
+xdg_surface_from_surface(const struct surface *s)
+{
+	return s->role == &xdg_surface_role ? s->role_data : NULL;
+}
 
 /* The keyboard's modifiers, as wl_keyboard.modifiers sends them. */
 struct key_mods {
@@ -302,8 +338,23 @@ struct focus {
 	struct wl_listener gone;
 };
 
+/* A grab of the seat's pointer (a popup's): the seat calls it, and knows
+ * nothing else of who holds it. */
+struct seat_grab;
+struct seat_grab_interface {
+	/* A button pressed over under (NULL: nothing), before the click
+	 * focuses it. */
+	void (*button)(struct seat_grab *grab, struct surface *under);
+};
+struct seat_grab {
+	const struct seat_grab_interface *impl;
+	struct comp *comp;
+};
+
 /* wl_seat: one pointer, one keyboard (seat.c). */
 struct seat {
+	struct seat_grab *grab;         /* NULL: none */
+	struct wl_listener window_map;
 	/* wl_pointer, wl_keyboard resources */
 	struct wl_list pointers, keyboards;
 	struct keymap *keymap;
@@ -424,8 +475,16 @@ struct comp {
 	struct wl_listener control_presented;
 	int32_t next_x, next_y;         /* where the next toplevel goes */
 	struct clipboard clipboard;
-	/* a toplevel whose popups hold a grab */
+	/* a toplevel whose popups hold a grab, and the grab (popup.c) */
 	struct surface *popup_grab;
+	struct seat_grab popup_seat_grab;
+	/* Windows (mapped toplevels, shell.c), data: the surface. */
+	struct {
+		struct wl_signal window_map, window_unmap;
+	} events;
+	/* control.c's window list */
+	struct wl_list control_windows;
+	struct wl_listener control_window_map, control_window_unmap;
 
 	/* GL, glcuda and CUDA. */
 	struct glcuda_headless *headless;
@@ -534,9 +593,7 @@ void feedback_discard_all(struct wl_list *list);
 bool shell_init(struct comp *c);
 /* A configure for the xdg surface's new state, once the initial commit
  * was answered (before, the initial configure will carry it). */
-void shell_configure(struct surface *s);
-/* wl_surface.enter for the output, once mapped. */
-void shell_send_enter(struct surface *s);
+void shell_configure(struct xdg_surface *xs);
 
 /* surface.c */
 /* wl_compositor and wl_subcompositor advertised. */
@@ -545,6 +602,9 @@ struct surface *surface_from_resource(struct wl_resource *resource);
 /* Give s the role, or keep the one it has if it is that one; false when
  * it has another (the caller posts its interface's error). */
 bool surface_set_role(struct surface *s, const struct surface_role *role);
+/* wl_surface.enter for the output: clients pick their buffer scale from
+ * the outputs they are on. */
+void surface_send_enter(struct surface *s);
 /* One of the client's objects of that interface, NULL if none: for the
  * errors that go on a global's object. A walk of all the client's
  * objects: only on error paths, which end the client. */
@@ -591,26 +651,46 @@ bool viewport_apply(struct surface *s, const struct viewport_state *v,
 void viewport_crop(const struct surface *s, float crop[4]);
 void viewport_surface_destroyed(struct surface *s);
 
-/* popup.c */
+/* positioner.c: xdg_positioner. */
+struct positioner {
+	int32_t w, h;                   /* 0: not set */
+	struct rect anchor_rect;
+	bool has_anchor_rect;
+	uint32_t anchor, gravity, constraint;
+	int32_t off_x, off_y;
+};
 void positioner_create(struct wl_client *client, struct wl_resource *wm_base,
 		       uint32_t id);
-void popup_create(struct wl_client *client, struct wl_resource *xdg_surface,
-		  struct surface *s, uint32_t id, struct wl_resource *parent,
-		  struct wl_resource *positioner);
+/* The rules as they are now: later changes do not move the popup. */
+void positioner_get(struct wl_resource *resource, struct positioner *to);
+/* Where the rules place a popup, relative to its parent's window geometry
+ * at bx, by on an output of area_w x area_h, kept inside the output. */
+struct rect positioner_place(const struct positioner *pos, int32_t bx,
+			     int32_t by, uint32_t area_w, uint32_t area_h);
+
+/* popup.c */
+/* The xdg_popup of xs; its xdg_surface's errors go on xdg_surface. NULL
+ * after an error. */
+struct popup *popup_create(struct wl_client *client,
+			   struct wl_resource *xdg_surface,
+			   struct xdg_surface *xs, uint32_t id,
+			   struct wl_resource *parent,
+			   struct wl_resource *positioner);
+/* The popup asked to be placed again (reposition): data, the popup. */
+struct wl_signal *popup_reposition_signal(struct popup *p);
 /* xdg_popup.configure (and repositioned), before xdg_surface.configure. */
-void popup_send_configure(struct surface *s);
+void popup_send_configure(struct xdg_surface *xs);
 /* A commit after the initial one: placed, mapped over its parent. */
-void popup_commit(struct surface *s);
-/* The popups above s get popup_done, topmost first (s is unmapped). */
-void popup_parent_unmapped(struct surface *s);
+void popup_commit(struct xdg_surface *xs);
+/* The popups above xs get popup_done, topmost first (xs is unmapped). */
+void popup_parent_unmapped(struct xdg_surface *xs);
 /* The surface or its xdg_surface goes: its popups are dismissed, its
  * xdg_popup becomes inert. */
-void popup_surface_destroyed(struct surface *s);
+void popup_surface_destroyed(struct xdg_surface *xs);
 /* The popup's surface was unmapped by its client (a NULL buffer). */
-void popup_unmapped(struct surface *s);
-/* A pointer button pressed over under (NULL: nothing): a click outside
- * the grabbing client's surfaces dismisses its popups. */
-void popup_pointer_pressed(struct comp *c, struct surface *under);
+void popup_unmapped(struct xdg_surface *xs);
+/* The popups' grab of the seat, before any popup. */
+void popup_init(struct comp *c);
 
 /* data-device.c */
 bool data_device_init(struct comp *c);
@@ -622,10 +702,6 @@ bool xdg_output_init(struct comp *c);
 
 /* decoration.c */
 bool decoration_init(struct comp *c);
-/* The toplevel's role object goes: its decoration object is orphaned. */
-void decoration_toplevel_destroyed(struct surface *s);
-/* In each configure of a toplevel with a decoration object. */
-void decoration_send_configure(struct surface *s);
 
 /* dmabuf.c */
 /* An imported dma-buf buffer: its EGLImage holds the memory. */
@@ -740,12 +816,14 @@ void seat_pointer_scroll(struct comp *c, int32_t dx, int32_t dy);
 bool seat_key(struct comp *c, uint32_t code, bool pressed);
 /* The keyboard's focus to s's window (NULL: none). */
 void seat_focus(struct comp *c, struct surface *s);
-void seat_surface_mapped(struct surface *s);
+/* The pointer's grab: button presses go to it first. End: only if it is
+ * the grab held. */
+void seat_grab_begin(struct comp *c, struct seat_grab *grab);
+void seat_grab_end(struct comp *c, struct seat_grab *grab);
 
 /* control.c: the control socket. */
 int control_init(struct comp *c);
 void control_fini(struct comp *c);
-void control_window_mapped(struct comp *c, struct surface *s);
 
 /* launch.c */
 int launch_client(struct comp *c);

@@ -109,33 +109,45 @@ conn_resume(struct control_conn *k)
 	conn_process(k);
 }
 
+/* A window of the list: a mapped toplevel (the window_map and
+ * window_unmap events), in the order of the surfaces' stack. */
+struct control_window {
+	struct wl_list link;            /* comp.control_windows */
+	struct surface *surface;
+	const struct xdg_surface *xs;
+};
+
 static bool
-name_matches(const struct surface *s, const char *name)
+name_matches(const struct control_window *w, const char *name)
 {
-	return !*name || strstr(s->app_id, name) || strstr(s->title, name);
+	return !*name || strstr(w->xs->app_id, name) ||
+	       strstr(w->xs->title, name);
 }
 
 /* The mapped toplevel named (app_id or title containing name), the
  * topmost if several; any with "". */
-static struct surface *
+static struct control_window *
 window_find(struct comp *c, const char *name)
 {
-	struct surface *s, *found = NULL;
+	struct control_window *w, *found = NULL;
 
-	wl_list_for_each(s, &c->surfaces, link)
-		if (s->xdg_toplevel && s->mapped && name_matches(s, name))
-			found = s;
+	wl_list_for_each(w, &c->control_windows, link)
+		if (name_matches(w, name))
+			found = w;
 	return found;
 }
 
 static bool
-send_window(struct control_conn *k, const struct surface *s, const char *prefix)
+send_window(struct control_conn *k, const struct control_window *win,
+	    const char *prefix)
 {
+	const struct surface *s = win->surface;
 	int32_t w, h;
 
 	surface_get_size(s, &w, &h);
 	return conn_send(k, "%s%d %d %d %d %s %s", prefix, s->x, s->y, w, h,
-			 s->app_id[0] ? s->app_id : "-", s->title);
+			 win->xs->app_id[0] ? win->xs->app_id : "-",
+			 win->xs->title);
 }
 
 static bool
@@ -315,22 +327,22 @@ conn_command(struct control_conn *k, char *line)
 	if (!strcmp(argv[0], "key"))
 		return cmd_key(k, argv, argc);
 	if (!strcmp(argv[0], "focus")) {
-		struct surface *s = window_find(c, argc > 1 ? argv[1] : "");
+		struct control_window *w =
+			window_find(c, argc > 1 ? argv[1] : "");
 
 		if (argc != 2)
 			return conn_send(k, "error usage: focus NAME");
-		if (!s)
+		if (!w)
 			return conn_send(k, "error no mapped window %s",
 					 argv[1]);
-		seat_focus(c, s);
+		seat_focus(c, w->surface);
 		return conn_send(k, "ok");
 	}
 	if (!strcmp(argv[0], "windows")) {
-		struct surface *s;
+		struct control_window *w;
 
-		wl_list_for_each(s, &c->surfaces, link)
-			if (s->xdg_toplevel && s->mapped &&
-			    !send_window(k, s, ""))
+		wl_list_for_each(w, &c->control_windows, link)
+			if (!send_window(k, w, ""))
 				return false;
 		return conn_send(k, "ok");
 	}
@@ -458,15 +470,49 @@ on_accept(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
-void
-control_window_mapped(struct comp *c, struct surface *s)
+/* A toplevel mapped: into the list, at its place in the surfaces'
+ * stack (a toplevel's surface never moves in it), and the waits for it
+ * answered. */
+static void
+on_window_map(struct wl_listener *listener, void *data)
 {
+	struct comp *c = wl_container_of(listener, c, control_window_map);
+	struct surface *s = data, *above;
+	struct control_window *w = calloc(1, sizeof(*w)), *pos;
+	struct wl_list *before = &c->control_windows;
 	struct control_conn *k, *tmp;
 
+	if (!w)
+		return;
+	w->surface = s;
+	w->xs = xdg_surface_from_surface(s);
+	/* Before the first window whose surface is above s. */
+	for (above = wl_container_of(s->link.next, above, link);
+	     &above->link != &c->surfaces && before == &c->control_windows;
+	     above = wl_container_of(above->link.next, above, link))
+		wl_list_for_each(pos, &c->control_windows, link)
+			if (pos->surface == above) {
+				before = &pos->link;
+				break;
+			}
+	wl_list_insert(before->prev, &w->link);
 	wl_list_for_each_safe(k, tmp, &c->control_conns, link)
-		if (k->wait == WAIT_WINDOW && name_matches(s, k->arg) &&
-		    send_window(k, s, "ok "))
+		if (k->wait == WAIT_WINDOW && name_matches(w, k->arg) &&
+		    send_window(k, w, "ok "))
 			conn_resume(k);
+}
+
+static void
+on_window_unmap(struct wl_listener *listener, void *data)
+{
+	struct comp *c = wl_container_of(listener, c, control_window_unmap);
+	struct control_window *w, *tmp;
+
+	wl_list_for_each_safe(w, tmp, &c->control_windows, link)
+		if (w->surface == data) {
+			wl_list_remove(&w->link);
+			free(w);
+		}
 }
 
 /* A frame presented as the output's frame seq: composite, its number;
@@ -521,6 +567,11 @@ control_init(struct comp *c)
 	int n;
 
 	wl_list_init(&c->control_conns);
+	wl_list_init(&c->control_windows);
+	c->control_window_map.notify = on_window_map;
+	wl_signal_add(&c->events.window_map, &c->control_window_map);
+	c->control_window_unmap.notify = on_window_unmap;
+	wl_signal_add(&c->events.window_unmap, &c->control_window_unmap);
 	c->control_presented.notify = on_presented;
 	wl_signal_add(&c->out.events.presented, &c->control_presented);
 	n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s.control", dir,
@@ -568,8 +619,18 @@ control_fini(struct comp *c)
 			wl_container_of(c->control_conns.next, k, link);
 		conn_close(k);
 	}
-	if (c->control_presented.notify)
+	if (c->control_presented.notify) {
 		listener_detach(&c->control_presented);
+		listener_detach(&c->control_window_map);
+		listener_detach(&c->control_window_unmap);
+	}
+	while (c->control_windows.next && !wl_list_empty(&c->control_windows)) {
+		struct control_window *w =
+			wl_container_of(c->control_windows.next, w, link);
+
+		wl_list_remove(&w->link);
+		free(w);
+	}
 	if (c->control_src)
 		wl_event_source_remove(c->control_src);
 	c->control_src = NULL;

@@ -114,6 +114,8 @@ display_init(struct comp *c)
 	wl_list_init(&c->surfaces);
 	wl_list_init(&c->uploads);
 	wl_list_init(&c->output_resources);
+	wl_signal_init(&c->events.window_map);
+	wl_signal_init(&c->events.window_unmap);
 	c->display = wl_display_create();
 	if (!c->display) {
 		fprintf(stderr,

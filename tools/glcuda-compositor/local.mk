@@ -19,7 +19,7 @@ bin_PROGRAMS += %reldir%/glcuda-compositor
 	%reldir%/render.c %reldir%/output.c %reldir%/capture.c %reldir%/launch.c \
 	%reldir%/keymap.c %reldir%/seat.c %reldir%/control.c \
 	%reldir%/viewporter.c %reldir%/decoration.c %reldir%/xdg-output.c \
-	%reldir%/popup.c %reldir%/data-device.c %reldir%/region.c \
+	%reldir%/popup.c %reldir%/positioner.c %reldir%/data-device.c %reldir%/region.c \
 	$(sanitizer_sources)
 compositor_protocols = %reldir%/viewporter-protocol.c \
 	%reldir%/viewporter-server-protocol.h \

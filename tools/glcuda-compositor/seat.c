@@ -200,11 +200,14 @@ seat_focus(struct comp *c, struct surface *s)
 	serial = next_serial(c);
 	for_each_resource_of(r, &seat->keyboards, s)
 		keyboard_send_enter(seat, r, serial);
-	if (c->opt.verbose)
+	if (c->opt.verbose) {
+		const char *name = s->role && s->role->describe
+					   ? s->role->describe(s)
+					   : NULL;
+
 		fprintf(stderr, COMP_NAME ": keyboard focus on %s\n",
-			s->app_id[0]  ? s->app_id
-			: s->title[0] ? s->title
-				      : "a surface");
+			name ? name : "a surface");
+	}
 }
 
 /* Driving the seat ------------------------------------------------------ */
@@ -247,7 +250,9 @@ seat_pointer_button(struct comp *c, uint32_t button, bool pressed)
 		if (seat->n_buttons == SEAT_BUTTONS_MAX)
 			return false;
 		seat->buttons[seat->n_buttons++] = button;
-		popup_pointer_pressed(c, seat->pointer_focus.surface);
+		if (seat->grab)
+			seat->grab->impl->button(seat->grab,
+						 seat->pointer_focus.surface);
 		/* Click to focus. */
 		if (seat->pointer_focus.surface)
 			seat_focus(c, seat->pointer_focus.surface);
@@ -342,8 +347,23 @@ seat_key(struct comp *c, uint32_t code, bool pressed)
 }
 
 void
-seat_surface_mapped(struct surface *s)
+seat_grab_begin(struct comp *c, struct seat_grab *grab)
 {
+	c->seat.grab = grab;
+}
+
+void
+seat_grab_end(struct comp *c, struct seat_grab *grab)
+{
+	if (c->seat.grab == grab)
+		c->seat.grab = NULL;
+}
+
+static void
+on_window_map(struct wl_listener *listener, void *data)
+{
+	struct surface *s = data;
+
 	/* A new window takes the keyboard, as on a desktop. */
 	seat_focus(s->comp, s);
 }
@@ -479,6 +499,8 @@ seat_init(struct comp *c)
 	if (!seat->keymap)
 		return false;
 	keymap_get_mods(seat->keymap, &seat->mods);
+	seat->window_map.notify = on_window_map;
+	wl_signal_add(&c->events.window_map, &seat->window_map);
 	if (!wl_global_create(c->display, &wl_seat_interface, 7, c,
 			      bind_seat)) {
 		fprintf(stderr,

@@ -663,12 +663,12 @@ surface_apply_one(struct surface *s, struct surface_state *st)
 	return true;
 }
 
-/* The role's part of a commit, once the state is applied. */
+/* The role's part of a commit, once the state is applied: the commit
+ * event. */
 static void
 role_commit(struct surface *s)
 {
-	if (s->role && s->role->commit)
-		s->role->commit(s);
+	wl_signal_emit(&s->events.commit, s);
 }
 
 /* Apply a state to s, then the states its synchronized subsurfaces
@@ -831,8 +831,7 @@ surface_destroyed(struct wl_resource *resource)
 	/* The client destroyed it or went away, perhaps while a frame with
 	 * it is in the ring: the ring holds its own copy of the pixels, so
 	 * only our texture and lists go. */
-	if (s->role && s->role->destroyed)
-		s->role->destroyed(s);
+	wl_signal_emit(&s->events.destroy, s);
 	viewport_surface_destroyed(s);
 	/* Its subsurfaces and its own subsurface object become inert. */
 	while (!wl_list_empty(&s->subsurfaces)) {
@@ -876,6 +875,17 @@ surface_set_role(struct surface *s, const struct surface_role *role)
 		return false;
 	s->role = role;
 	return true;
+}
+
+void
+surface_send_enter(struct surface *s)
+{
+	struct wl_resource *out;
+
+	wl_resource_for_each(out, &s->comp->output_resources)
+		if (wl_resource_get_client(out) ==
+		    wl_resource_get_client(s->resource))
+			wl_surface_send_enter(s->resource, out);
 }
 
 bool
@@ -954,7 +964,8 @@ compositor_create_surface(struct wl_client *client,
 	wl_list_init(&s->held_buffer_destroy.link);
 	s->held_buffer_destroy.notify = held_buffer_gone;
 	wl_list_init(&s->subsurfaces);
-	wl_list_init(&s->popups);
+	wl_signal_init(&s->events.commit);
+	wl_signal_init(&s->events.destroy);
 	wl_list_init(&s->stack);
 	wl_list_init(&s->stack_pending);
 	s->self.surface = s->self_pending.surface = s;
