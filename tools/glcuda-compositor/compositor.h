@@ -16,9 +16,11 @@
  *   keymap.c        the keyboard's xkb keymap and modifiers
  *   control.c       the control socket: driving the seat, screenshots,
  *                   waits for frames, commits and windows
- *   surface.c       wl_compositor, wl_surface, wl_subcompositor,
- *                   wl_subsurface: the protocol, the state of surfaces,
- *                   when a commit completes; roles through their hooks
+ *   surface.c       wl_compositor, wl_surface: the protocol, when a commit
+ *                   completes; what is beyond listens to its events
+ *   surface-state.c a surface's double-buffered state, damage, the
+ *                   viewport's sizes
+ *   subsurface.c    wl_subcompositor, wl_subsurface: the subsurface role
  *   region.c        wl_region: pixman regions (input, opaque)
  *   tree.c          the walk of a surface's subsurface tree
  *   texture.c       client buffers (shm, dma-buf) to GL textures
@@ -166,25 +168,30 @@ struct surface_state {
 };
 
 /* An entry of a surface's stack: the surface itself or one of its
- * subsurfaces. */
+ * subsurfaces (subsurface.c's), with its position relative to the parent
+ * (0, 0 for itself). Each has a current entry and a pending one: applied
+ * is the current entry a pending one is applied to (itself for a current
+ * one). */
 struct stack_entry {
 	struct wl_list link;
 	struct surface *surface;
+	int32_t x, y;
+	struct stack_entry *applied;
 };
 
-/* A wl_subsurface. surface and parent are NULL once they are gone (the
- * object is then inert). */
-struct subsurface {
-	struct wl_resource *resource;
-	struct surface *surface, *parent;
-	struct wl_list parent_link;     /* parent->subsurfaces */
-	struct stack_entry entry;       /* in parent->stack */
-	struct stack_entry entry_pending; /* in parent->stack_pending */
-	int32_t x, y;                   /* relative to the parent */
-	int32_t pending_x, pending_y;   /* applied with the parent's state */
-	bool synchronized;
-	bool has_cache;
-	struct surface_state cached;
+/* What the client_commit event carries: a listener sets cache to hold the
+ * state back (a synchronized subsurface's) until its parent's state is
+ * applied or it is released (surface_apply_cached). */
+struct surface_commit {
+	bool cache;
+};
+
+/* What the check event carries: the state about to be applied, its
+ * buffer already; a listener that finds it wrong posts the protocol
+ * error and sets refused (the state is then not applied). */
+struct surface_check {
+	const struct surface_state *state;
+	bool refused;
 };
 
 /* A surface's role. wl_surface gives a surface one role for its life: set
@@ -228,6 +235,10 @@ struct surface {
 	struct wl_resource *resource;
 	struct wl_list link;            /* comp.surfaces, stacking order */
 	struct {
+		/* wl_surface.commit, before anything: struct surface_commit. */
+		struct wl_signal client_commit;
+		/* A state is being applied: struct surface_check. */
+		struct wl_signal check;
 		/* A state was applied, with the states that its synchronized
 		 * subsurfaces cached: the role's part of the commit. */
 		struct wl_signal commit;
@@ -236,6 +247,10 @@ struct surface {
 	} events;
 
 	struct surface_state pending;
+	/* A committed state held back (client_commit's cache), and whether
+	 * there is one. */
+	struct surface_state cached;
+	bool has_cache;
 
 	/* Current state. */
 	struct strips tex;              /* n == 0: none */
@@ -252,15 +267,11 @@ struct surface {
 	int32_t transform;              /* enum wl_output_transform */
 	bool has_content;
 	struct viewport_state viewport;
-	struct wl_resource *viewport_resource; /* its wp_viewport, if any */
 	struct wl_list frames;          /* committed, waiting for a composite */
 	struct wl_list feedback;
 
-	/* Subsurfaces: its own role, its children, and the stacking order
-	 * of itself and its children, bottom to top (the pending order is
-	 * applied with its state). */
-	struct subsurface *subsurface;
-	struct wl_list subsurfaces;     /* struct subsurface.parent_link */
+	/* The stacking order of itself and its subsurfaces, bottom to top
+	 * (the pending order is applied with its state). */
 	struct wl_list stack, stack_pending; /* struct stack_entry */
 	struct stack_entry self, self_pending;
 
@@ -478,10 +489,14 @@ struct comp {
 	/* a toplevel whose popups hold a grab, and the grab (popup.c) */
 	struct surface *popup_grab;
 	struct seat_grab popup_seat_grab;
-	/* Windows (mapped toplevels, shell.c), data: the surface. */
 	struct {
+		/* Windows (mapped toplevels, shell.c), data: the surface. */
 		struct wl_signal window_map, window_unmap;
+		/* A state that will never be applied: its feedback (data,
+		 * the list of wp_presentation_feedback resources). */
+		struct wl_signal feedback_discard;
 	} events;
+	struct wl_listener feedback_discard;    /* presentation.c's */
 	/* control.c's window list */
 	struct wl_list control_windows;
 	struct wl_listener control_window_map, control_window_unmap;
@@ -572,6 +587,11 @@ void resource_destroy_request(struct wl_client *client,
 void resource_unlink(struct wl_resource *resource);
 /* Out of the signal it listens to (if any), and safe to detach again. */
 void listener_detach(struct wl_listener *l);
+/* One of the client's objects of that interface, NULL if none: for the
+ * errors that go on a global's object. A walk of all the client's
+ * objects: only on error paths, which end the client. */
+struct wl_resource *client_find_resource(struct wl_client *client,
+					 const struct wl_interface *iface);
 /* Advertise iface up to version; a client's bind makes a resource with
  * impl and c as its data, nothing more. false when it cannot be made. */
 bool resource_add_plain_global(struct comp *c,
@@ -596,7 +616,7 @@ bool shell_init(struct comp *c);
 void shell_configure(struct xdg_surface *xs);
 
 /* surface.c */
-/* wl_compositor and wl_subcompositor advertised. */
+/* wl_compositor advertised. */
 bool surface_init(struct comp *c);
 struct surface *surface_from_resource(struct wl_resource *resource);
 /* Give s the role, or keep the one it has if it is that one; false when
@@ -605,11 +625,9 @@ bool surface_set_role(struct surface *s, const struct surface_role *role);
 /* wl_surface.enter for the output: clients pick their buffer scale from
  * the outputs they are on. */
 void surface_send_enter(struct surface *s);
-/* One of the client's objects of that interface, NULL if none: for the
- * errors that go on a global's object. A walk of all the client's
- * objects: only on error paths, which end the client. */
-struct wl_resource *client_find_resource(struct wl_client *client,
-					 const struct wl_interface *iface);
+/* The state cached (struct surface_commit) applied now, or discarded. */
+void surface_apply_cached(struct surface *s);
+void surface_discard_cached(struct surface *s);
 /* A buffer was attached (pending) or committed: too late for a role or
  * its decoration. */
 bool surface_has_buffer(const struct surface *s);
@@ -626,6 +644,49 @@ bool surface_is_opaque(const struct surface *s);
  * in progress; the ones completed show their new content. */
 void surface_uploads_step(struct comp *c);
 
+/* surface-state.c: a surface's double-buffered state. */
+void state_init(struct surface_state *st);
+void state_set_buffer(struct surface_state *st, struct wl_resource *buffer);
+/* After the state was applied or moved: what is not sticky goes. */
+void state_clear(struct surface_state *st);
+/* Merge src into dst: what src set replaces dst's, callbacks add up. */
+void state_move(struct surface_state *dst, struct surface_state *src);
+/* The state will never be applied: its callbacks go, its feedback is
+ * discarded (c's feedback_discard event). It stays usable. */
+void state_discard(struct comp *c, struct surface_state *st);
+/* The state's object goes: discarded, its regions freed. */
+void state_fini(struct comp *c, struct surface_state *st);
+void damage_add(struct damage *d, int32_t x, int32_t y, int32_t w, int32_t h);
+/* Destroy every resource of the list (wl_callback). */
+void destroy_all(struct wl_list *list);
+/* The state's damage in buffer coordinates, clipped to the buffer of
+ * w x h pixels. */
+void state_buffer_damage(const struct surface *s,
+			 const struct surface_state *st, int32_t w, int32_t h,
+			 struct damage *out);
+/* What libwayland does not check about a shm buffer. false after a
+ * protocol error. */
+bool shm_buffer_check(struct surface *s, struct wl_resource *buffer,
+		      struct wl_shm_buffer *shm, int32_t scale);
+void viewport_state_init(struct viewport_state *v);
+bool viewport_is_set(const struct viewport_state *v);
+/* The surface size the viewport gives; false when it gives none (no
+ * destination size, no source rectangle). */
+bool viewport_size(const struct viewport_state *v, int32_t *w, int32_t *h);
+/* The surface size before the viewport: the buffer's through a buffer
+ * transform and scale. */
+void surface_unviewported_size(const struct surface *s, int32_t scale,
+			       int32_t transform, int64_t *w, int64_t *h);
+/* The source rectangle of the current state in the surface's coordinates
+ * before the viewport, normalized: x, y, w, h in 0..1 (0, 0, 1, 1 without
+ * one). */
+void surface_get_crop(const struct surface *s, float crop[4]);
+
+/* subsurface.c: wl_subcompositor advertised. */
+bool subsurface_init(struct comp *c);
+/* The root of s's tree: a toplevel if s is part of a window. */
+struct surface *surface_root(struct surface *s);
+
 /* region.c: wl_region. */
 void region_create(struct wl_client *client, int version, uint32_t id);
 /* dst (initialized) becomes a copy of the wl_region's region. */
@@ -635,21 +696,6 @@ void region_init_infinite(pixman_region32_t *r);
 
 /* viewporter.c */
 bool viewporter_init(struct comp *c);
-void viewport_state_init(struct viewport_state *v);
-bool viewport_is_set(const struct viewport_state *v);
-/* The surface size the viewport gives; false when it gives none (no
- * destination size, no source rectangle). */
-bool viewport_size(const struct viewport_state *v, int32_t *w, int32_t *h);
-/* At commit, once the buffer is applied: the state's viewport checked
- * against the buffer (out_of_buffer, bad_size) and made current. false
- * after a protocol error. */
-bool viewport_apply(struct surface *s, const struct viewport_state *v,
-		    int32_t scale, int32_t transform);
-/* The source rectangle of the current state in the surface's coordinates
- * before the viewport, normalized: x, y, w, h in 0..1 (0, 0, 1, 1 without
- * one). */
-void viewport_crop(const struct surface *s, float crop[4]);
-void viewport_surface_destroyed(struct surface *s);
 
 /* positioner.c: xdg_positioner. */
 struct positioner {

@@ -231,7 +231,7 @@ device_start_drag(struct wl_client *client, struct wl_resource *resource,
 {
 	struct surface *s = icon ? surface_from_resource(icon) : NULL;
 
-	if (s && (s->subsurface || s->role_resource)) {
+	if (s && s->role_resource) {
 		wl_resource_post_error(resource, WL_DATA_DEVICE_ERROR_ROLE,
 				       "the drag icon already has a role");
 		return;

@@ -14,7 +14,8 @@ if HAVE_COMPOSITOR
 bin_PROGRAMS += %reldir%/glcuda-compositor
 %canon_reldir%_glcuda_compositor_SOURCES = %reldir%/compositor.h \
 	%reldir%/main.c %reldir%/options.c %reldir%/resource.c \
-	%reldir%/display.c %reldir%/shell.c %reldir%/surface.c %reldir%/tree.c \
+	%reldir%/display.c %reldir%/shell.c %reldir%/surface.c %reldir%/surface-state.c \
+	%reldir%/subsurface.c %reldir%/tree.c \
 	%reldir%/texture.c %reldir%/dmabuf.c %reldir%/presentation.c \
 	%reldir%/render.c %reldir%/output.c %reldir%/capture.c %reldir%/launch.c \
 	%reldir%/keymap.c %reldir%/seat.c %reldir%/control.c \

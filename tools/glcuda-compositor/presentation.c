@@ -85,9 +85,18 @@ feedback_discard_all(struct wl_list *list)
 	}
 }
 
+/* A surface's state that will never be applied: its feedback. */
+static void
+on_feedback_discard(struct wl_listener *listener, void *data)
+{
+	feedback_discard_all(data);
+}
+
 bool
 presentation_init(struct comp *c)
 {
+	c->feedback_discard.notify = on_feedback_discard;
+	wl_signal_add(&c->events.feedback_discard, &c->feedback_discard);
 	c->presented.notify = on_presented;
 	wl_signal_add(&c->out.events.presented, &c->presented);
 	return wl_global_create(c->display, &wp_presentation_interface, 1, c,

@@ -164,16 +164,6 @@ keyboard_send_enter(struct seat *seat, struct wl_resource *r, uint32_t serial)
 				   seat->mods.group);
 }
 
-/* The root of s's tree: a toplevel if s is part of a window. Trees are at
- * most SUBSURFACE_DEPTH_MAX deep. */
-static struct surface *
-surface_root(struct surface *s)
-{
-	while (s->subsurface && s->subsurface->parent)
-		s = s->subsurface->parent;
-	return s;
-}
-
 void
 seat_focus(struct comp *c, struct surface *s)
 {

@@ -1,8 +1,12 @@
 /*
- * glcuda-compositor: wl_compositor, wl_surface, wl_subcompositor and
- * wl_subsurface: the protocol, the double-buffered state of surfaces and
- * what a commit applies (wl_region is region.c's; a role's part of a
- * commit is its hooks', struct surface_role). Buffers are wl_shm (ARGB8888 and
+ * glcuda-compositor: wl_compositor and wl_surface: the protocol and what a
+ * commit applies (the state itself is surface-state.c's, wl_region is
+ * region.c's). What is beyond every surface listens to the surface's
+ * events (struct surface.events): its role (its part of a commit, at
+ * commit), a synchronized subsurface (subsurface.c, which has its state
+ * cached, at client_commit), its viewport (viewporter.c, which checks the
+ * state, at check); the role's hooks (struct surface_role) check a state
+ * first and name a window. Buffers are wl_shm (ARGB8888 and
  * XRGB8888) or dma-bufs (dmabuf.c); texture.c turns them into GL textures. A
  * shm buffer is released as soon as its damage is copied, so a client may reuse
  * it at once; a copy larger than UPLOAD_BYTES_PER_REFRESH is spread over
@@ -32,150 +36,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-static void
-state_buffer_gone(struct wl_listener *listener, void *data)
-{
-	struct surface_state *st =
-		wl_container_of(listener, st, buffer_destroy);
-
-	/* The client destroyed an attached buffer before its state was
-	 * applied: the commit then attaches nothing (as if NULL). */
-	st->buffer = NULL;
-	listener_detach(&st->buffer_destroy);
-}
-
-static void
-damage_add(struct damage *d, int32_t x, int32_t y, int32_t w, int32_t h)
-{
-	if (w <= 0 || h <= 0)
-		return;
-	if (d->n == DAMAGE_RECTS) {
-		/* Full: everything becomes one bounding box. */
-		int32_t x0 = x, y0 = y, x1 = x + w, y1 = y + h;
-
-		for (int i = 0; i < d->n; i++) {
-			x0 = d->r[i].x < x0 ? d->r[i].x : x0;
-			y0 = d->r[i].y < y0 ? d->r[i].y : y0;
-			x1 = d->r[i].x + d->r[i].w > x1 ? d->r[i].x + d->r[i].w
-							: x1;
-			y1 = d->r[i].y + d->r[i].h > y1 ? d->r[i].y + d->r[i].h
-							: y1;
-		}
-		d->n = 0;
-		x = x0, y = y0, w = x1 - x0, h = y1 - y0;
-	}
-	d->r[d->n++] = (struct rect){ x, y, w, h };
-}
-
-static void
-damage_merge(struct damage *dst, const struct damage *src)
-{
-	for (int i = 0; i < src->n; i++)
-		damage_add(dst, src->r[i].x, src->r[i].y, src->r[i].w,
-			   src->r[i].h);
-}
-
-static void
-state_init(struct surface_state *st)
-{
-	memset(st, 0, sizeof(*st));
-	pixman_region32_init(&st->opaque_region);
-	region_init_infinite(&st->input_region);
-	st->scale = 1;
-	viewport_state_init(&st->viewport);
-	wl_list_init(&st->frames);
-	wl_list_init(&st->feedback);
-	wl_list_init(&st->buffer_destroy.link);
-	st->buffer_destroy.notify = state_buffer_gone;
-}
-
-static void
-state_set_buffer(struct surface_state *st, struct wl_resource *buffer)
-{
-	listener_detach(&st->buffer_destroy);
-	st->buffer = buffer;
-	st->attached = true;
-	if (buffer)
-		wl_resource_add_destroy_listener(buffer, &st->buffer_destroy);
-}
-
-/* After the state was applied or moved: what is not sticky goes. The
- * scale stays: it is state that the next commit keeps unless changed. */
-static void
-state_clear(struct surface_state *st)
-{
-	listener_detach(&st->buffer_destroy);
-	st->buffer = NULL;
-	st->attached = false;
-	st->damage.n = 0;
-	st->buffer_damage.n = 0;
-	st->opaque_region_set = false;
-	st->input_region_set = false;
-}
-
-/* A region of src copied into dst when src set it. */
-static void
-state_move_region(pixman_region32_t *dst, bool *dst_set,
-		  const pixman_region32_t *src, bool src_set)
-{
-	if (!src_set)
-		return;
-	pixman_region32_copy(dst, (pixman_region32_t *)src);
-	*dst_set = true;
-}
-
-/* Merge src into dst (a synchronized subsurface's commit caches its
- * state): what src set replaces dst's, callbacks add up. */
-static void
-state_move(struct surface_state *dst, struct surface_state *src)
-{
-	if (src->attached)
-		state_set_buffer(dst, src->buffer);
-	dst->scale = src->scale;
-	dst->transform = src->transform;
-	dst->viewport = src->viewport;
-	state_move_region(&dst->opaque_region, &dst->opaque_region_set,
-			  &src->opaque_region, src->opaque_region_set);
-	state_move_region(&dst->input_region, &dst->input_region_set,
-			  &src->input_region, src->input_region_set);
-	damage_merge(&dst->damage, &src->damage);
-	damage_merge(&dst->buffer_damage, &src->buffer_damage);
-	wl_list_insert_list(dst->frames.prev, &src->frames);
-	wl_list_init(&src->frames);
-	wl_list_insert_list(dst->feedback.prev, &src->feedback);
-	wl_list_init(&src->feedback);
-	state_clear(src);
-}
-
-static void
-destroy_all(struct wl_list *list)
-{
-	struct wl_resource *r, *tmp;
-
-	/* wl_resource_destroy runs resource_unlink. */
-	wl_resource_for_each_safe(r, tmp, list)
-		wl_resource_destroy(r);
-}
-
-/* The state will never be applied: its callbacks go, its feedback is
- * discarded. It stays usable (a subsurface's cache is emptied so). */
-static void
-state_discard(struct surface_state *st)
-{
-	state_clear(st);
-	destroy_all(&st->frames);
-	feedback_discard_all(&st->feedback);
-}
-
-/* The state's object goes: discarded, its regions freed. */
-static void
-state_fini(struct surface_state *st)
-{
-	state_discard(st);
-	pixman_region32_fini(&st->opaque_region);
-	pixman_region32_fini(&st->input_region);
-}
 
 static void
 surface_attach(struct wl_client *client, struct wl_resource *resource,
@@ -251,183 +111,6 @@ surface_set_input_region(struct wl_client *client,
 	s->pending.input_region_set = true;
 }
 
-/* Copy a shm buffer into the surface's texture. Errors are the client's:
- * a protocol error, the surface keeps its previous content. */
-static int64_t
-clamp64(int64_t v, int64_t lo, int64_t hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* A rectangle of surface coordinates in buffer coordinates: through the
- * buffer transform (the corners as in wl_output.transform), then the
- * scale; clipped to the buffer. sw, sh: the surface size. */
-static struct rect
-surface_to_buffer_rect(const struct surface *s, struct rect r, int32_t sw,
-		       int32_t sh)
-{
-	int64_t x0 = clamp64(r.x, 0, sw), y0 = clamp64(r.y, 0, sh);
-	int64_t x1 = clamp64((int64_t)r.x + r.w, 0, sw),
-		y1 = clamp64((int64_t)r.y + r.h, 0, sh);
-	int64_t bx0, by0, bx1, by1;
-
-	switch (s->transform) {
-	default:
-	case WL_OUTPUT_TRANSFORM_NORMAL:
-		bx0 = x0, by0 = y0, bx1 = x1, by1 = y1;
-		break;
-	case WL_OUTPUT_TRANSFORM_90:
-		bx0 = y0, by0 = sw - x1, bx1 = y1, by1 = sw - x0;
-		break;
-	case WL_OUTPUT_TRANSFORM_180:
-		bx0 = sw - x1, by0 = sh - y1, bx1 = sw - x0, by1 = sh - y0;
-		break;
-	case WL_OUTPUT_TRANSFORM_270:
-		bx0 = sh - y1, by0 = x0, bx1 = sh - y0, by1 = x1;
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED:
-		bx0 = sw - x1, by0 = y0, bx1 = sw - x0, by1 = y1;
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_90:
-		bx0 = y0, by0 = x0, bx1 = y1, by1 = x1;
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_180:
-		bx0 = x0, by0 = sh - y1, bx1 = x1, by1 = sh - y0;
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_270:
-		bx0 = sh - y1, by0 = sw - x1, bx1 = sh - y0, by1 = sw - x0;
-		break;
-	}
-	return (struct rect){ (int32_t)(bx0 * s->scale),
-			      (int32_t)(by0 * s->scale),
-			      (int32_t)((bx1 - bx0) * s->scale),
-			      (int32_t)((by1 - by0) * s->scale) };
-}
-
-/* The state's damage in buffer coordinates, clipped to the buffer of
- * w x h pixels. */
-static void
-state_buffer_damage(const struct surface *s, const struct surface_state *st,
-		    int32_t w, int32_t h, struct damage *out)
-{
-	bool swap = s->transform & 1;
-	int32_t sw = (swap ? h : w) / s->scale, sh = (swap ? w : h) / s->scale;
-
-	out->n = 0;
-	/* Through a viewport: all of the buffer (more than was damaged, still
-	 * correct). */
-	if (viewport_is_set(&st->viewport) && st->damage.n)
-		damage_add(out, 0, 0, w, h);
-	for (int i = 0; i < st->damage.n && !viewport_is_set(&st->viewport);
-	     i++) {
-		struct rect r =
-			surface_to_buffer_rect(s, st->damage.r[i], sw, sh);
-		damage_add(out, r.x, r.y, r.w, r.h);
-	}
-	for (int i = 0; i < st->buffer_damage.n; i++) {
-		const struct rect *r = &st->buffer_damage.r[i];
-		int64_t x0 = clamp64(r->x, 0, w), y0 = clamp64(r->y, 0, h);
-		int64_t x1 = clamp64((int64_t)r->x + r->w, 0, w);
-		int64_t y1 = clamp64((int64_t)r->y + r->h, 0, h);
-
-		damage_add(out, (int32_t)x0, (int32_t)y0, (int32_t)(x1 - x0),
-			   (int32_t)(y1 - y0));
-	}
-}
-
-struct find_class {
-	const char *name;
-	struct wl_resource *found;
-};
-
-static enum wl_iterator_result
-find_class(struct wl_resource *resource, void *data)
-{
-	struct find_class *f = data;
-
-	if (strcmp(wl_resource_get_class(resource), f->name))
-		return WL_ITERATOR_CONTINUE;
-	f->found = resource;
-	return WL_ITERATOR_STOP;
-}
-
-struct wl_resource *
-client_find_resource(struct wl_client *client, const struct wl_interface *iface)
-{
-	struct find_class f = { iface->name, NULL };
-
-	wl_client_for_each_resource(client, find_class, &f);
-	return f.found;
-}
-
-/* The client's wl_shm: its error enum holds invalid_format and
- * invalid_stride (wl_buffer has none). */
-static void
-post_shm_error(struct wl_resource *buffer, uint32_t code, const char *msg,
-	       int32_t w, int32_t h, int32_t stride, uint32_t format)
-{
-	struct wl_client *client = wl_resource_get_client(buffer);
-	struct wl_resource *shm =
-		client_find_resource(client, &wl_shm_interface);
-
-	if (shm)
-		wl_resource_post_error(
-			shm, code, "%s: buffer %dx%d, stride %d, format 0x%08x",
-			msg, w, h, stride, format);
-	else
-		/* The client released its wl_shm (version 2, advertised by
-		 * libwayland 1.22 and later; version 1 has no release): the
-		 * error goes on its wl_display. */
-		wl_resource_post_error(
-			wl_client_get_object(client, 1),
-			WL_DISPLAY_ERROR_INVALID_OBJECT,
-			"%s: buffer %dx%d, stride %d, format 0x%08x", msg, w, h,
-			stride, format);
-}
-
-/* What libwayland does not check about a shm buffer: the format's bytes
- * per pixel against the stride, the scale against the size, our size
- * limit. false after a protocol error. */
-static bool
-shm_buffer_check(struct surface *s, struct wl_resource *buffer,
-		 struct wl_shm_buffer *shm, int32_t scale)
-{
-	int32_t w = wl_shm_buffer_get_width(shm),
-		h = wl_shm_buffer_get_height(shm);
-	int32_t stride = wl_shm_buffer_get_stride(shm);
-	uint32_t format = wl_shm_buffer_get_format(shm);
-
-	if (format != WL_SHM_FORMAT_ARGB8888 &&
-	    format != WL_SHM_FORMAT_XRGB8888) {
-		post_shm_error(buffer, WL_SHM_ERROR_INVALID_FORMAT,
-			       "the format is not ARGB8888 or XRGB8888", w, h,
-			       stride, format);
-		return false;
-	}
-	if (w <= 0 || h <= 0 || stride / 4 < w || stride % 4) {
-		post_shm_error(
-			buffer, WL_SHM_ERROR_INVALID_STRIDE,
-			"the stride is not a multiple of 4 of at least 4 x "
-			"width",
-			w, h, stride, format);
-		return false;
-	}
-	if (w % scale || h % scale) {
-		wl_resource_post_error(
-			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-			"buffer %dx%d is not a multiple of the scale %d", w, h,
-			scale);
-		return false;
-	}
-	if (w > 8192 || h > 8192) {
-		wl_resource_post_error(
-			s->resource, WL_SURFACE_ERROR_INVALID_SIZE,
-			"buffer %dx%d is larger than 8192x8192", w, h);
-		return false;
-	}
-	return true;
-}
-
 /* A large upload: into new strips, the whole buffer (the client's buffer
  * holds all of its content; the damage only says what changed), a part at
  * each refresh (surface_uploads_step). The state (buffer held, callbacks)
@@ -457,8 +140,8 @@ static void
 upload_free(struct upload *u)
 {
 	wl_list_remove(&u->link);
-	state_fini(&u->state);
-	state_fini(&u->next);
+	state_fini(u->surface->comp, &u->state);
+	state_fini(u->surface->comp, &u->next);
 	free(u);
 }
 
@@ -532,44 +215,40 @@ attach_shm(struct surface *s, struct wl_resource *buffer,
 	return false;
 }
 
-/* Whether the surface's commits are cached: it or one of its ancestors
- * is a synchronized subsurface. */
-static bool
-surface_is_synchronized(struct surface *s)
-{
-	while (s && s->subsurface) {
-		if (s->subsurface->synchronized)
-			return true;
-		s = s->subsurface->parent;
-	}
-	return false;
-}
-
-/* The parent's state holds where its subsurfaces are and their order.
- * true when either changed. */
+/* The parent's state holds where its subsurfaces are and their order
+ * (each pending entry of its stack, and the current one it is applied
+ * to). true when either changed. */
 static bool
 surface_apply_children(struct surface *s)
 {
 	struct stack_entry *e;
-	struct subsurface *sub;
 	bool changed = false;
 
 	wl_list_for_each(e, &s->stack_pending, link) {
-		struct stack_entry *cur = e == &s->self_pending ? &s->self
-					  : &e->surface->subsurface->entry;
+		struct stack_entry *cur = e->applied;
+
 		/* The entries not moved yet keep their order at the front:
 		 * the order is the same if each comes from there. */
 		if (s->stack.next != &cur->link)
 			changed = true;
 		wl_list_remove(&cur->link);
 		wl_list_insert(s->stack.prev, &cur->link);
-	}
-	wl_list_for_each(sub, &s->subsurfaces, parent_link) {
-		changed |= sub->x != sub->pending_x || sub->y != sub->pending_y;
-		sub->x = sub->pending_x;
-		sub->y = sub->pending_y;
+		changed |= cur->x != e->x || cur->y != e->y;
+		cur->x = e->x;
+		cur->y = e->y;
 	}
 	return changed;
+}
+
+/* The state checked by what listens (its viewport: viewporter.c), once
+ * its buffer is applied. false after a protocol error. */
+static bool
+surface_check(struct surface *s, const struct surface_state *st)
+{
+	struct surface_check check = { .state = st };
+
+	wl_signal_emit(&s->events.check, &check);
+	return !check.refused;
 }
 
 /* The surface's own part of a state: the buffer, uploaded (or its
@@ -622,8 +301,11 @@ surface_apply_own(struct surface *s, struct surface_state *st)
 			s->buffer_width, s->buffer_height, st->scale);
 		return false;
 	}
-	if (!viewport_apply(s, &st->viewport, st->scale, st->transform))
+	if (!surface_check(s, st))
 		return false;
+	if (memcmp(&s->viewport, &st->viewport, sizeof(s->viewport)))
+		s->comp->damaged = true;
+	s->viewport = st->viewport;
 	s->scale = st->scale;
 	s->transform = st->transform;
 	if (st->opaque_region_set)
@@ -685,14 +367,12 @@ surface_apply(struct surface *s, struct surface_state *st)
 		return;
 	tree_walk_init(&w, s, 0, 0);
 	while (tree_walk_next(&w, &e)) {
-		struct subsurface *sub = e.surface->subsurface;
-
 		/* Only a synchronized subsurface has a cache (set_desync
 		 * applies it); one without keeps its subsurfaces' too. */
-		if (e.self || !sub->has_cache)
+		if (e.self || !e.surface->has_cache)
 			continue;
-		sub->has_cache = false;
-		if (!surface_apply_one(e.surface, &sub->cached))
+		e.surface->has_cache = false;
+		if (!surface_apply_one(e.surface, &e.surface->cached))
 			return;
 		tree_walk_enter(&w);
 	}
@@ -769,13 +449,34 @@ surface_commit(struct wl_client *client, struct wl_resource *resource)
 {
 	struct surface *s = surface_from_resource(resource);
 
-	if (surface_is_synchronized(s)) {
-		/* Applied when the parent's state is. */
-		state_move(&s->subsurface->cached, &s->pending);
-		s->subsurface->has_cache = true;
+	struct surface_commit commit = { .cache = false };
+
+	wl_signal_emit(&s->events.client_commit, &commit);
+	if (commit.cache) {
+		/* Applied when the parent's state is, or when released. */
+		state_move(&s->cached, &s->pending);
+		s->has_cache = true;
 		return;
 	}
 	surface_apply(s, &s->pending);
+}
+
+void
+surface_apply_cached(struct surface *s)
+{
+	if (!s->has_cache)
+		return;
+	s->has_cache = false;
+	surface_apply(s, &s->cached);
+}
+
+void
+surface_discard_cached(struct surface *s)
+{
+	if (!s->has_cache)
+		return;
+	s->has_cache = false;
+	state_discard(s->comp, &s->cached);
 }
 
 static void
@@ -821,8 +522,6 @@ static const struct wl_surface_interface surface_impl = {
 	.damage_buffer = surface_damage_buffer,
 };
 
-static void subsurface_unlink(struct subsurface *sub);
-
 static void
 surface_destroyed(struct wl_resource *resource)
 {
@@ -830,20 +529,9 @@ surface_destroyed(struct wl_resource *resource)
 
 	/* The client destroyed it or went away, perhaps while a frame with
 	 * it is in the ring: the ring holds its own copy of the pixels, so
-	 * only our texture and lists go. */
+	 * only our texture and lists go. What holds it (its role, its
+	 * viewport, its subsurface objects and its subsurfaces') lets go. */
 	wl_signal_emit(&s->events.destroy, s);
-	viewport_surface_destroyed(s);
-	/* Its subsurfaces and its own subsurface object become inert. */
-	while (!wl_list_empty(&s->subsurfaces)) {
-		struct subsurface *sub =
-			wl_container_of(s->subsurfaces.next, sub, parent_link);
-		subsurface_unlink(sub);
-	}
-	if (s->subsurface) {
-		subsurface_unlink(s->subsurface);
-		s->subsurface->surface = NULL;
-		s->subsurface = NULL;
-	}
 	wl_list_remove(&s->link);
 	if (s->upload) {
 		texture_upload_cancel(s);
@@ -851,9 +539,11 @@ surface_destroyed(struct wl_resource *resource)
 		s->upload = NULL;
 	}
 	surface_release_held(s);
-	state_fini(&s->pending);
+	state_fini(s->comp, &s->pending);
+	state_fini(s->comp, &s->cached);
 	destroy_all(&s->frames);
-	feedback_discard_all(&s->feedback);
+	if (!wl_list_empty(&s->feedback))
+		wl_signal_emit(&s->comp->events.feedback_discard, &s->feedback);
 	texture_surface_fini(s);
 	pixman_region32_fini(&s->opaque_region);
 	pixman_region32_fini(&s->input_region);
@@ -959,16 +649,19 @@ compositor_create_surface(struct wl_client *client,
 	pixman_region32_init(&s->opaque_region);
 	region_init_infinite(&s->input_region);
 	state_init(&s->pending);
+	state_init(&s->cached);
 	wl_list_init(&s->frames);
 	wl_list_init(&s->feedback);
 	wl_list_init(&s->held_buffer_destroy.link);
 	s->held_buffer_destroy.notify = held_buffer_gone;
-	wl_list_init(&s->subsurfaces);
+	wl_signal_init(&s->events.client_commit);
+	wl_signal_init(&s->events.check);
 	wl_signal_init(&s->events.commit);
 	wl_signal_init(&s->events.destroy);
 	wl_list_init(&s->stack);
 	wl_list_init(&s->stack_pending);
 	s->self.surface = s->self_pending.surface = s;
+	s->self.applied = s->self_pending.applied = &s->self;
 	wl_list_insert(&s->stack, &s->self.link);
 	wl_list_insert(&s->stack_pending, &s->self_pending.link);
 	wl_list_insert(c->surfaces.prev, &s->link);
@@ -989,237 +682,10 @@ static const struct wl_compositor_interface compositor_impl = {
 	.create_region = compositor_create_region,
 };
 
-/* wl_subsurface ---------------------------------------------------------- */
-
-/* Whether a subsurface's commit is cached or applied is surface.c's own
- * rule (surface_commit): the role needs no hooks. */
-static const struct surface_role subsurface_role = {
-	.name = "wl_subsurface",
-};
-
-/* Out of its parent's lists: the surface is no longer drawn with it. Its
- * cached state will never be applied. */
-static void
-subsurface_unlink(struct subsurface *sub)
-{
-	if (sub->parent) {
-		wl_list_remove(&sub->parent_link);
-		wl_list_remove(&sub->entry.link);
-		wl_list_remove(&sub->entry_pending.link);
-		wl_list_init(&sub->parent_link);
-		wl_list_init(&sub->entry.link);
-		wl_list_init(&sub->entry_pending.link);
-		sub->parent->comp->damaged = true;
-		sub->parent = NULL;
-	}
-	if (sub->has_cache) {
-		sub->has_cache = false;
-		state_discard(&sub->cached);
-	}
-}
-
-static void
-subsurface_destroyed(struct wl_resource *resource)
-{
-	struct subsurface *sub = wl_resource_get_user_data(resource);
-
-	/* The wl_surface is unmapped at once and loses its role. */
-	subsurface_unlink(sub);
-	state_fini(&sub->cached);
-	if (sub->surface)
-		sub->surface->subsurface = NULL;
-	free(sub);
-}
-
-static void
-subsurface_set_position(struct wl_client *client, struct wl_resource *resource,
-			int32_t x, int32_t y)
-{
-	struct subsurface *sub = wl_resource_get_user_data(resource);
-
-	sub->pending_x = x;
-	sub->pending_y = y;
-}
-
-/* Move the subsurface above or below a sibling or its parent, in the
- * parent's pending order. */
-static void
-subsurface_place(struct wl_resource *resource,
-		 struct wl_resource *sibling_resource, bool above)
-{
-	struct subsurface *sub = wl_resource_get_user_data(resource);
-	struct surface *sibling = surface_from_resource(sibling_resource);
-	struct stack_entry *target;
-
-	if (!sub->parent)
-		return;
-	if (sibling == sub->parent) {
-		target = &sub->parent->self_pending;
-	} else if (sibling != sub->surface && sibling->subsurface &&
-		   sibling->subsurface->parent == sub->parent) {
-		target = &sibling->subsurface->entry_pending;
-	} else {
-		wl_resource_post_error(
-			resource, WL_SUBSURFACE_ERROR_BAD_SURFACE,
-			"the reference surface is neither a sibling nor the "
-			"parent");
-		return;
-	}
-	wl_list_remove(&sub->entry_pending.link);
-	wl_list_insert(above ? &target->link : target->link.prev,
-		       &sub->entry_pending.link);
-}
-
-static void
-subsurface_place_above(struct wl_client *client, struct wl_resource *resource,
-		       struct wl_resource *sibling)
-{
-	subsurface_place(resource, sibling, true);
-}
-
-static void
-subsurface_place_below(struct wl_client *client, struct wl_resource *resource,
-		       struct wl_resource *sibling)
-{
-	subsurface_place(resource, sibling, false);
-}
-
-static void
-subsurface_set_sync(struct wl_client *client, struct wl_resource *resource)
-{
-	struct subsurface *sub = wl_resource_get_user_data(resource);
-
-	sub->synchronized = true;
-}
-
-static void
-subsurface_set_desync(struct wl_client *client, struct wl_resource *resource)
-{
-	struct subsurface *sub = wl_resource_get_user_data(resource);
-
-	sub->synchronized = false;
-	/* Desynchronized (and no ancestor synchronized): what was cached is
-	 * applied now, as if committed now. */
-	if (sub->surface && sub->has_cache &&
-	    !surface_is_synchronized(sub->surface)) {
-		sub->has_cache = false;
-		surface_apply(sub->surface, &sub->cached);
-	}
-}
-
-static const struct wl_subsurface_interface subsurface_impl = {
-	.destroy = resource_destroy_request,
-	.set_position = subsurface_set_position,
-	.place_above = subsurface_place_above,
-	.place_below = subsurface_place_below,
-	.set_sync = subsurface_set_sync,
-	.set_desync = subsurface_set_desync,
-};
-
-/* Levels above s: 0 for a root. Bounded by SUBSURFACE_DEPTH_MAX, as every
- * tree is. */
-static int
-surface_depth(const struct surface *s)
-{
-	int depth = 0;
-
-	for (; s->subsurface && s->subsurface->parent;
-	     s = s->subsurface->parent)
-		depth++;
-	return depth;
-}
-
-/* Levels of subsurfaces below s: 0 without any. */
-static int
-surface_height(struct surface *s)
-{
-	struct tree_walk w;
-	struct tree_entry e;
-	int height = 0;
-
-	tree_walk_init(&w, s, 0, 0);
-	while (tree_walk_next(&w, &e)) {
-		if (e.self)
-			continue;
-		height = e.depth > height ? e.depth : height;
-		tree_walk_enter(&w);
-	}
-	return height;
-}
-
-static void
-subcompositor_get_subsurface(struct wl_client *client,
-			     struct wl_resource *resource, uint32_t id,
-			     struct wl_resource *surface_resource,
-			     struct wl_resource *parent_resource)
-{
-	struct surface *s = surface_from_resource(surface_resource);
-	struct surface *parent = surface_from_resource(parent_resource);
-	struct subsurface *sub;
-
-	if (s->subsurface || (s->role && s->role != &subsurface_role)) {
-		wl_resource_post_error(resource,
-				       WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-				       "the wl_surface already has the role %s",
-				       s->role->name);
-		return;
-	}
-	/* Neither itself nor one of its descendants. */
-	for (struct surface *p = parent; p;
-	     p = p->subsurface ? p->subsurface->parent : NULL)
-		if (p == s) {
-			wl_resource_post_error(
-				resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-				"the parent is the surface or one of its "
-				"descendants");
-			return;
-		}
-	if (surface_depth(parent) + 1 + surface_height(s) >
-	    SUBSURFACE_DEPTH_MAX) {
-		wl_resource_post_error(
-			resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
-			"the subsurface would be more than %d levels deep",
-			SUBSURFACE_DEPTH_MAX);
-		return;
-	}
-	sub = calloc(1, sizeof(*sub));
-	if (!sub) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	sub->resource =
-		wl_resource_create(client, &wl_subsurface_interface, 1, id);
-	if (!sub->resource) {
-		free(sub);
-		wl_client_post_no_memory(client);
-		return;
-	}
-	state_init(&sub->cached);
-	sub->surface = s;
-	sub->parent = parent;
-	/* Synchronized by default, on top of its siblings and parent. */
-	sub->synchronized = true;
-	sub->entry.surface = sub->entry_pending.surface = s;
-	wl_list_insert(parent->subsurfaces.prev, &sub->parent_link);
-	wl_list_insert(parent->stack.prev, &sub->entry.link);
-	wl_list_insert(parent->stack_pending.prev, &sub->entry_pending.link);
-	s->subsurface = sub;
-	surface_set_role(s, &subsurface_role);
-	wl_resource_set_implementation(sub->resource, &subsurface_impl, sub,
-				       subsurface_destroyed);
-}
-
-static const struct wl_subcompositor_interface subcompositor_impl = {
-	.destroy = resource_destroy_request,
-	.get_subsurface = subcompositor_get_subsurface,
-};
-
 bool
 surface_init(struct comp *c)
 {
 	/* Version 4: damage_buffer; not 5 (wl_surface.offset). */
 	return resource_add_plain_global(c, &wl_compositor_interface, 4,
-					 &compositor_impl) &&
-	       resource_add_plain_global(c, &wl_subcompositor_interface, 1,
-					 &subcompositor_impl);
+					 &compositor_impl);
 }
