@@ -6,7 +6,12 @@
  * they share are resource.c's.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "comp.h"
+#include "output/output.h"
+#include "resource.h"
+#include "seat/seat.h"
+#include "shell/shell.h"
+#include "surface/surface.h"
 
 #include <dirent.h>
 #include <stdlib.h>

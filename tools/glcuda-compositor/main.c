@@ -2,7 +2,11 @@
  * glcuda-compositor: setup, the loop, and the report at exit.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "comp.h"
+#include "buffer/buffer.h"
+#include "control/control.h"
+#include "output/output.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <pthread.h>

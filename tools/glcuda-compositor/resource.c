@@ -6,7 +6,8 @@
  * is not one they need.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "comp.h"
+#include "resource.h"
 
 #include <string.h>
 

@@ -12,7 +12,10 @@
  * (repeat_info rate 0): a test gets exactly the keys it sends.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "seat/seat.h"
+#include "comp.h"
+#include "resource.h"
+#include "surface/surface.h"
 
 #include <stdlib.h>
 #include <string.h>

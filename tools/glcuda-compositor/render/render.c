@@ -12,7 +12,9 @@
  * bottom-up convention when compositing.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "render/render.h"
+#include "comp.h"
+#include "surface/surface.h"
 
 #include <errno.h>
 #include <stdlib.h>

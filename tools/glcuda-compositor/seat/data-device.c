@@ -15,7 +15,10 @@
  * source cancelled.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "seat/seat.h"
+#include "comp.h"
+#include "resource.h"
+#include "surface/surface.h"
 
 #include <stdlib.h>
 #include <string.h>

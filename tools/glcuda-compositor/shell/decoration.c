@@ -10,7 +10,10 @@
  * toplevel goes first.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "shell/shell.h"
+#include "comp.h"
+#include "resource.h"
+#include "surface/surface.h"
 
 #include <stdlib.h>
 

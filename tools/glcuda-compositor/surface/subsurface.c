@@ -13,7 +13,9 @@
  * client likes.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
+#include "comp.h"
+#include "resource.h"
 
 #include <stdlib.h>
 

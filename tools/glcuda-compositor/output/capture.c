@@ -12,7 +12,9 @@
  * display would scan the output texture out or sample it instead.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "output/output.h"
+#include "comp.h"
+#include "resource.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -17,7 +17,11 @@
  * a fixed stack, and each popup is dismissed once.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "shell/shell.h"
+#include "comp.h"
+#include "resource.h"
+#include "seat/seat.h"
+#include "surface/surface.h"
 
 #include <stdlib.h>
 

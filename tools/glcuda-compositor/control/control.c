@@ -15,7 +15,14 @@
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
-#include "compositor.h"
+#include "control/control.h"
+#include "comp.h"
+#include "output/output.h"
+#include "render/render.h"
+#include "resource.h"
+#include "seat/seat.h"
+#include "shell/shell.h"
+#include "surface/surface.h"
 
 #include <errno.h>
 #include <limits.h>

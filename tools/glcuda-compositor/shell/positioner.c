@@ -6,7 +6,9 @@
  * it fit, else slid, else resized, as the constraint adjustment allows.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "shell/shell.h"
+#include "resource.h"
+#include "surface/surface.h"
 
 #include <stdlib.h>
 

@@ -10,7 +10,10 @@
  * answers the waits for frames.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "output/output.h"
+#include "comp.h"
+#include "render/render.h"
+#include "surface/surface.h"
 
 #include <errno.h>
 #include <string.h>

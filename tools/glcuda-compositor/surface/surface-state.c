@@ -7,7 +7,9 @@
  * sizes it gives. Nothing here applies a state or knows a role.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
+#include "comp.h"
+#include "resource.h"
 
 #include <stdlib.h>
 #include <string.h>

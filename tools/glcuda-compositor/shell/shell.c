@@ -11,7 +11,10 @@
  * its decoration (decoration.c) listens to the xdg_surface's events.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "shell/shell.h"
+#include "comp.h"
+#include "resource.h"
+#include "surface/surface.h"
 
 #include <stdlib.h>
 #include <string.h>

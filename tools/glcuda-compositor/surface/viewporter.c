@@ -12,7 +12,9 @@
  * destination size bad_size, as the XML says.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
+#include "comp.h"
+#include "resource.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -32,7 +32,10 @@
  * client likes.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
+#include "comp.h"
+#include "buffer/buffer.h"
+#include "resource.h"
 
 #include <stdlib.h>
 #include <string.h>

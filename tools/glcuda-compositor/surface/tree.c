@@ -10,7 +10,7 @@
  * or loops as deep as a client likes.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
 
 void
 tree_walk_init(struct tree_walk *w, struct surface *root, int32_t x, int32_t y)

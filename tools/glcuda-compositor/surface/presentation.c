@@ -7,7 +7,11 @@
  * never applied, a surface destroyed).
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
+#include "comp.h"
+#include "output/output.h"
+#include "render/render.h"
+#include "resource.h"
 
 #include <time.h>
 
