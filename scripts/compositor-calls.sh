@@ -11,8 +11,9 @@
 # Prints one line per edge, "caller.c -> callee.c: function...", then one
 # line per circle, "cycle: a.c -> b.c -> a.c" (each circle once, from its
 # first file in sort order), or "cycles: none". --fail: exit with status 1
-# when there is a circle. BUILDDIR: where make built the compositor
-# (default: the top of the tree).
+# when there is a circle. Exits with 2 when the objects cannot be read.
+# BUILDDIR: where make built the compositor (default: the top of the
+# tree). NM: the nm to run (default nm; options allowed, "nm -B").
 # SPDX-License-Identifier: MIT
 set -eu
 
@@ -39,14 +40,20 @@ if [ -z "$objects" ]; then
 fi
 : > "$tmp/defined"
 : > "$tmp/used"
+# NM may hold options (configure's "nm -B"): split on purpose.
 for o in $objects; do
 	src=$(echo "$o" | sed 's|^\./||; s|glcuda_compositor-||; s|\.o$|.c|')
-	"$NM" --defined-only -g "$dir/$o" |
-		awk -v f="$src" '$2 == "T" { print $3, f }' >> "$tmp/defined"
-	"$NM" -u "$dir/$o" | awk -v f="$src" '{ print $2, f }' >> "$tmp/used"
+	# shellcheck disable=SC2086
+	$NM --defined-only -g "$dir/$o" > "$tmp/nm" ||
+		{ echo "$NM failed on $dir/$o" >&2; exit 2; }
+	awk -v f="$src" '$2 == "T" { print $3, f }' "$tmp/nm" >> "$tmp/defined"
+	# shellcheck disable=SC2086
+	$NM -u "$dir/$o" > "$tmp/nm" ||
+		{ echo "$NM failed on $dir/$o" >&2; exit 2; }
+	awk -v f="$src" '{ print $2, f }' "$tmp/nm" >> "$tmp/used"
 done
 
-awk -v fail="$fail" '
+awk '
 FNR == NR { where[$1] = $2; next }
 ($1 in where) && where[$1] != $2 {
 	key = $2 " " where[$1]
@@ -54,14 +61,14 @@ FNR == NR { where[$1] = $2; next }
 		edges[++n] = key
 	fns[key] = fns[key] " " $1
 }
-function visit(node, path, depth,    i, e, to) {
+function visit(node, path,    i, to) {
 	onpath[node] = 1
 	for (i = 1; i <= nout[node]; i++) {
 		to = out[node, i]
 		if (to == start)
 			print "cycle: " path " -> " start
 		else if (to > start && !onpath[to])
-			visit(to, path " -> " to, depth + 1)
+			visit(to, path " -> " to)
 	}
 	onpath[node] = 0
 }
@@ -72,7 +79,6 @@ END {
 		out[e[1], ++nout[e[1]]] = e[2]
 		nodes[e[1]] = 1
 	}
-	cycles = 0
 	for (start in nodes)
 		list[++m] = start
 	# sorted, so that the output does not depend on awk
@@ -83,11 +89,14 @@ END {
 			}
 	for (i = 1; i <= m; i++) {
 		start = list[i]
-		before = found
-		visit(start, start, 0)
+		visit(start, start)
 	}
 }
 ' "$tmp/defined" "$tmp/used" | LC_ALL=C sort -s -k1,1 > "$tmp/out"
+if ! grep -q ' -> ' "$tmp/out"; then
+	echo "no calls found between the objects in $dir" >&2
+	exit 2
+fi
 grep -v '^cycle:' "$tmp/out" | LC_ALL=C sort
 if grep -q '^cycle:' "$tmp/out"; then
 	grep '^cycle:' "$tmp/out" | LC_ALL=C sort

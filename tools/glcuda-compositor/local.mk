@@ -129,7 +129,7 @@ tests_compositor_pixel_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS) \
 tests_compositor_pixel_client_LDADD = $(WAYLAND_CLIENT_LIBS) $(LIBPNG_LIBS)
 
 TESTS += tests/test-compositor.sh tests/test-compositor-input.sh \
-	tests/test-compositor-protocols.sh
+	tests/test-compositor-protocols.sh tests/test-compositor-calls.sh
 fake_cuda_scripts += tests/test-compositor.sh tests/test-compositor-input.sh \
 	tests/test-compositor-protocols.sh
 endif
@@ -139,3 +139,6 @@ dist_check_SCRIPTS += tests/test-compositor-input.sh
 # The protocols beyond the core and xdg-shell's toplevels, with
 # weston-scaler and the test clients.
 dist_check_SCRIPTS += tests/test-compositor-protocols.sh
+# No circle of calls among the compositor's files (nm on its objects).
+dist_check_SCRIPTS += tests/test-compositor-calls.sh
+EXTRA_DIST += scripts/compositor-calls.sh

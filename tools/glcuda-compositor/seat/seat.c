@@ -352,13 +352,17 @@ seat_grab_end(struct comp *c, struct seat_grab *grab)
 		c->seat.grab = NULL;
 }
 
+/* A new window takes the keyboard, as on a desktop. */
+static void
+window_mapped(struct surface *s)
+{
+	seat_focus(s->comp, s);
+}
+
 static void
 on_window_map(struct wl_listener *listener, void *data)
 {
-	struct surface *s = data;
-
-	/* A new window takes the keyboard, as on a desktop. */
-	seat_focus(s->comp, s);
+	window_mapped(data);
 }
 
 /* The protocol ----------------------------------------------------------- */
