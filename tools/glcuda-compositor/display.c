@@ -6,7 +6,12 @@
  * they share are resource.c's.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "comp.h"
+#include "output/output.h"
+#include "resource.h"
+#include "seat/seat.h"
+#include "shell/shell.h"
+#include "surface/surface.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -114,6 +119,9 @@ display_init(struct comp *c)
 	wl_list_init(&c->surfaces);
 	wl_list_init(&c->uploads);
 	wl_list_init(&c->output_resources);
+	wl_signal_init(&c->events.window_map);
+	wl_signal_init(&c->events.window_unmap);
+	wl_signal_init(&c->events.feedback_discard);
 	c->display = wl_display_create();
 	if (!c->display) {
 		fprintf(stderr,
@@ -127,6 +135,7 @@ display_init(struct comp *c)
 	 * compositor has; libwayland checks pools and buffers against their
 	 * sizes and posts the protocol errors itself. */
 	if (wl_display_init_shm(c->display) < 0 || !surface_init(c) ||
+	    !subsurface_init(c) ||
 	    !shell_init(c) || !viewporter_init(c) || !xdg_output_init(c) ||
 	    !decoration_init(c) || !data_device_init(c) ||
 	    !wl_global_create(c->display, &wl_output_interface, 4, c,

@@ -4,7 +4,7 @@
  * (without one, it serves whoever connects until a signal stops it).
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "comp.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -12,14 +12,23 @@ EXTRA_DIST += doc/compositor.md tests/test-compositor.sh \
 
 if HAVE_COMPOSITOR
 bin_PROGRAMS += %reldir%/glcuda-compositor
-%canon_reldir%_glcuda_compositor_SOURCES = %reldir%/compositor.h \
-	%reldir%/main.c %reldir%/options.c %reldir%/resource.c \
-	%reldir%/display.c %reldir%/shell.c %reldir%/surface.c %reldir%/tree.c \
-	%reldir%/texture.c %reldir%/dmabuf.c %reldir%/presentation.c \
-	%reldir%/render.c %reldir%/output.c %reldir%/launch.c \
-	%reldir%/keymap.c %reldir%/seat.c %reldir%/control.c \
-	%reldir%/viewporter.c %reldir%/decoration.c %reldir%/xdg-output.c \
-	%reldir%/popup.c %reldir%/data-device.c %reldir%/region.c \
+%canon_reldir%_glcuda_compositor_SOURCES = %reldir%/comp.h \
+	%reldir%/main.c %reldir%/options.c %reldir%/display.c \
+	%reldir%/launch.c %reldir%/resource.h %reldir%/resource.c \
+	%reldir%/surface/surface.h %reldir%/surface/surface.c \
+	%reldir%/surface/surface-state.c %reldir%/surface/subsurface.c \
+	%reldir%/surface/region.c %reldir%/surface/tree.c \
+	%reldir%/surface/viewporter.c %reldir%/surface/presentation.c \
+	%reldir%/buffer/buffer.h %reldir%/buffer/texture.c \
+	%reldir%/buffer/dmabuf.c \
+	%reldir%/render/render.h %reldir%/render/render.c \
+	%reldir%/output/output.h %reldir%/output/output.c \
+	%reldir%/output/capture.c %reldir%/output/xdg-output.c \
+	%reldir%/seat/seat.h %reldir%/seat/seat.c %reldir%/seat/keymap.c \
+	%reldir%/seat/data-device.c \
+	%reldir%/shell/shell.h %reldir%/shell/shell.c %reldir%/shell/popup.c \
+	%reldir%/shell/positioner.c %reldir%/shell/decoration.c \
+	%reldir%/control/control.h %reldir%/control/control.c \
 	$(sanitizer_sources)
 compositor_protocols = %reldir%/viewporter-protocol.c \
 	%reldir%/viewporter-server-protocol.h \
@@ -36,6 +45,7 @@ nodist_%canon_reldir%_glcuda_compositor_SOURCES = $(compositor_protocols)
 BUILT_SOURCES += $(compositor_protocols)
 CLEANFILES += $(compositor_protocols)
 %canon_reldir%_glcuda_compositor_CPPFLAGS = $(tools_cppflags) -I%reldir% \
+	-I$(srcdir)/%reldir% \
 	-I$(top_srcdir)/tools $(WAYLAND_SERVER_CFLAGS) $(PIXMAN_CFLAGS)
 %canon_reldir%_glcuda_compositor_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS) \
 	$(XKBCOMMON_CFLAGS)
@@ -43,10 +53,10 @@ CLEANFILES += $(compositor_protocols)
 	common/libpng-file.la common/libglcuda-common.la lib/libglcuda.la \
 	$(WAYLAND_SERVER_LIBS) $(LIBPNG_LIBS) $(XKBCOMMON_LIBS) $(PIXMAN_LIBS) \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(PTHREAD_LIBS) $(LIBM)
-# Its companion: one command to the control socket (control.c), for
+# Its companion: one command to the control socket (control/control.c), for
 # scripts that drive the seat and wait for frames.
 bin_PROGRAMS += %reldir%/glcuda-compositor-ctl
-%canon_reldir%_glcuda_compositor_ctl_SOURCES = %reldir%/ctl.c
+%canon_reldir%_glcuda_compositor_ctl_SOURCES = %reldir%/control/ctl.c
 
 # The protocols' XML in wayland-protocols' data directory. wayland-scanner
 # makes from NAME.xml the code (NAME-protocol.c, the compositor's and the
@@ -119,7 +129,7 @@ tests_compositor_pixel_client_CFLAGS = $(AM_CFLAGS) $(WAYLAND_CLIENT_CFLAGS) \
 tests_compositor_pixel_client_LDADD = $(WAYLAND_CLIENT_LIBS) $(LIBPNG_LIBS)
 
 TESTS += tests/test-compositor.sh tests/test-compositor-input.sh \
-	tests/test-compositor-protocols.sh
+	tests/test-compositor-protocols.sh tests/test-compositor-calls.sh
 fake_cuda_scripts += tests/test-compositor.sh tests/test-compositor-input.sh \
 	tests/test-compositor-protocols.sh
 endif
@@ -129,3 +139,6 @@ dist_check_SCRIPTS += tests/test-compositor-input.sh
 # The protocols beyond the core and xdg-shell's toplevels, with
 # weston-scaler and the test clients.
 dist_check_SCRIPTS += tests/test-compositor-protocols.sh
+# No circle of calls among the compositor's files (nm on its objects).
+dist_check_SCRIPTS += tests/test-compositor-calls.sh
+EXTRA_DIST += scripts/compositor-calls.sh

@@ -2,7 +2,11 @@
  * glcuda-compositor: setup, the loop, and the report at exit.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "comp.h"
+#include "buffer/buffer.h"
+#include "control/control.h"
+#include "output/output.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -108,8 +112,9 @@ main(int argc, char **argv)
 
 	if (runtime_dir_setup(&c) < 0)
 		return 1;
+	output_events_init(&c);
 	if (display_init(&c) < 0 || render_init(&c) < 0 || !dmabuf_init(&c) ||
-	    output_init(&c) < 0)
+	    output_init(&c) < 0 || capture_init(&c) < 0)
 		goto out;
 	c.sigint_src =
 		wl_event_loop_add_signal(c.loop, SIGINT, on_quit_signal, &c);
@@ -169,6 +174,7 @@ done:
 	if (c.sigterm_src)
 		wl_event_source_remove(c.sigterm_src);
 	output_fini(&c);
+	capture_fini(&c);
 	control_fini(&c);
 	if (c.display)
 		wl_display_destroy_clients(c.display);

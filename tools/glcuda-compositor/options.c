@@ -2,7 +2,7 @@
  * glcuda-compositor: command line.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "comp.h"
 
 #include <getopt.h>
 #include <stdlib.h>

@@ -6,7 +6,10 @@
  * is not one they need.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "comp.h"
+#include "resource.h"
+
+#include <string.h>
 
 void
 resource_unlink(struct wl_resource *resource)
@@ -68,4 +71,29 @@ resource_add_plain_global(struct comp *c, const struct wl_interface *iface,
 	g = &c->plain_globals[c->plain_global_count++];
 	*g = (struct plain_global){ .comp = c, .iface = iface, .impl = impl };
 	return wl_global_create(c->display, iface, version, g, bind_plain);
+}
+
+struct find_class {
+	const char *name;
+	struct wl_resource *found;
+};
+
+static enum wl_iterator_result
+find_class(struct wl_resource *resource, void *data)
+{
+	struct find_class *f = data;
+
+	if (strcmp(wl_resource_get_class(resource), f->name))
+		return WL_ITERATOR_CONTINUE;
+	f->found = resource;
+	return WL_ITERATOR_STOP;
+}
+
+struct wl_resource *
+client_find_resource(struct wl_client *client, const struct wl_interface *iface)
+{
+	struct find_class f = { iface->name, NULL };
+
+	wl_client_for_each_resource(client, find_class, &f);
+	return f.found;
 }

@@ -12,7 +12,9 @@
  * bottom-up convention when compositing.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "render/render.h"
+#include "comp.h"
+#include "surface/surface.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -336,7 +338,7 @@ draw_surface(struct comp *c, struct surface *s, int32_t x, int32_t y)
 
 	/* The viewport's source rectangle first, then the buffer transform:
 	 * u = cx + cw u", v = cy + ch v" in the composition above. */
-	viewport_crop(s, crop);
+	surface_get_crop(s, crop);
 	t[0] = bt[0] * crop[2];
 	t[1] = bt[1] * crop[3];
 	t[2] = bt[2] * crop[2];

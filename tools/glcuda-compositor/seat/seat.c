@@ -12,7 +12,10 @@
  * (repeat_info rate 0): a test gets exactly the keys it sends.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "seat/seat.h"
+#include "comp.h"
+#include "resource.h"
+#include "surface/surface.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -164,16 +167,6 @@ keyboard_send_enter(struct seat *seat, struct wl_resource *r, uint32_t serial)
 				   seat->mods.group);
 }
 
-/* The root of s's tree: a toplevel if s is part of a window. Trees are at
- * most SUBSURFACE_DEPTH_MAX deep. */
-static struct surface *
-surface_root(struct surface *s)
-{
-	while (s->subsurface && s->subsurface->parent)
-		s = s->subsurface->parent;
-	return s;
-}
-
 void
 seat_focus(struct comp *c, struct surface *s)
 {
@@ -200,11 +193,14 @@ seat_focus(struct comp *c, struct surface *s)
 	serial = next_serial(c);
 	for_each_resource_of(r, &seat->keyboards, s)
 		keyboard_send_enter(seat, r, serial);
-	if (c->opt.verbose)
+	if (c->opt.verbose) {
+		const char *name = s->role && s->role->describe
+					   ? s->role->describe(s)
+					   : NULL;
+
 		fprintf(stderr, COMP_NAME ": keyboard focus on %s\n",
-			s->app_id[0]  ? s->app_id
-			: s->title[0] ? s->title
-				      : "a surface");
+			name ? name : "a surface");
+	}
 }
 
 /* Driving the seat ------------------------------------------------------ */
@@ -247,7 +243,9 @@ seat_pointer_button(struct comp *c, uint32_t button, bool pressed)
 		if (seat->n_buttons == SEAT_BUTTONS_MAX)
 			return false;
 		seat->buttons[seat->n_buttons++] = button;
-		popup_pointer_pressed(c, seat->pointer_focus.surface);
+		if (seat->grab)
+			seat->grab->impl->button(seat->grab,
+						 seat->pointer_focus.surface);
 		/* Click to focus. */
 		if (seat->pointer_focus.surface)
 			seat_focus(c, seat->pointer_focus.surface);
@@ -342,10 +340,29 @@ seat_key(struct comp *c, uint32_t code, bool pressed)
 }
 
 void
-seat_surface_mapped(struct surface *s)
+seat_grab_begin(struct comp *c, struct seat_grab *grab)
 {
-	/* A new window takes the keyboard, as on a desktop. */
+	c->seat.grab = grab;
+}
+
+void
+seat_grab_end(struct comp *c, struct seat_grab *grab)
+{
+	if (c->seat.grab == grab)
+		c->seat.grab = NULL;
+}
+
+/* A new window takes the keyboard, as on a desktop. */
+static void
+window_mapped(struct surface *s)
+{
 	seat_focus(s->comp, s);
+}
+
+static void
+on_window_map(struct wl_listener *listener, void *data)
+{
+	window_mapped(data);
 }
 
 /* The protocol ----------------------------------------------------------- */
@@ -479,6 +496,8 @@ seat_init(struct comp *c)
 	if (!seat->keymap)
 		return false;
 	keymap_get_mods(seat->keymap, &seat->mods);
+	seat->window_map.notify = on_window_map;
+	wl_signal_add(&c->events.window_map, &seat->window_map);
 	if (!wl_global_create(c->display, &wl_seat_interface, 7, c,
 			      bind_seat)) {
 		fprintf(stderr,

@@ -15,7 +15,10 @@
  * source cancelled.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "seat/seat.h"
+#include "comp.h"
+#include "resource.h"
+#include "surface/surface.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -231,7 +234,7 @@ device_start_drag(struct wl_client *client, struct wl_resource *resource,
 {
 	struct surface *s = icon ? surface_from_resource(icon) : NULL;
 
-	if (s && (s->subsurface || s->xdg_surface)) {
+	if (s && s->role_resource) {
 		wl_resource_post_error(resource, WL_DATA_DEVICE_ERROR_ROLE,
 				       "the drag icon already has a role");
 		return;

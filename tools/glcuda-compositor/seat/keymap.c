@@ -7,7 +7,8 @@
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
-#include "compositor.h"
+#include "seat/seat.h"
+#include "comp.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,7 +14,9 @@
  * surface.c's: nothing here speaks to a client.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "buffer/buffer.h"
+#include "comp.h"
+#include "surface/surface.h"
 
 #include <string.h>
 

@@ -15,7 +15,14 @@
  * SPDX-License-Identifier: MIT
  */
 #define _GNU_SOURCE
-#include "compositor.h"
+#include "control/control.h"
+#include "comp.h"
+#include "output/output.h"
+#include "render/render.h"
+#include "resource.h"
+#include "seat/seat.h"
+#include "shell/shell.h"
+#include "surface/surface.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -55,9 +62,22 @@ struct control_conn {
 
 static void conn_process(struct control_conn *k);
 
+/* What a connection waits for: a screenshot needs the next frame's
+ * pixels. */
+static void
+conn_set_wait(struct control_conn *k, enum wait_kind wait)
+{
+	if (k->wait == WAIT_SCREENSHOT)
+		capture_want_pixels(k->comp, false);
+	k->wait = wait;
+	if (wait == WAIT_SCREENSHOT)
+		capture_want_pixels(k->comp, true);
+}
+
 static void
 conn_close(struct control_conn *k)
 {
+	conn_set_wait(k, WAIT_NONE);
 	wl_event_source_remove(k->src);
 	close(k->fd);
 	wl_list_remove(&k->link);
@@ -92,37 +112,49 @@ conn_send(struct control_conn *k, const char *fmt, ...)
 static void
 conn_resume(struct control_conn *k)
 {
-	k->wait = WAIT_NONE;
+	conn_set_wait(k, WAIT_NONE);
 	conn_process(k);
 }
 
+/* A window of the list: a mapped toplevel (the window_map and
+ * window_unmap events), in the order of the surfaces' stack. */
+struct control_window {
+	struct wl_list link;            /* comp.control_windows */
+	struct surface *surface;
+	const struct xdg_surface *xs;
+};
+
 static bool
-name_matches(const struct surface *s, const char *name)
+name_matches(const struct control_window *w, const char *name)
 {
-	return !*name || strstr(s->app_id, name) || strstr(s->title, name);
+	return !*name || strstr(w->xs->app_id, name) ||
+	       strstr(w->xs->title, name);
 }
 
 /* The mapped toplevel named (app_id or title containing name), the
  * topmost if several; any with "". */
-static struct surface *
+static struct control_window *
 window_find(struct comp *c, const char *name)
 {
-	struct surface *s, *found = NULL;
+	struct control_window *w, *found = NULL;
 
-	wl_list_for_each(s, &c->surfaces, link)
-		if (s->xdg_toplevel && s->mapped && name_matches(s, name))
-			found = s;
+	wl_list_for_each(w, &c->control_windows, link)
+		if (name_matches(w, name))
+			found = w;
 	return found;
 }
 
 static bool
-send_window(struct control_conn *k, const struct surface *s, const char *prefix)
+send_window(struct control_conn *k, const struct control_window *win,
+	    const char *prefix)
 {
+	const struct surface *s = win->surface;
 	int32_t w, h;
 
 	surface_get_size(s, &w, &h);
 	return conn_send(k, "%s%d %d %d %d %s %s", prefix, s->x, s->y, w, h,
-			 s->app_id[0] ? s->app_id : "-", s->title);
+			 win->xs->app_id[0] ? win->xs->app_id : "-",
+			 win->xs->title);
 }
 
 static bool
@@ -238,7 +270,7 @@ cmd_key(struct control_conn *k, char **argv, int argc)
 static bool
 wait_frame(struct control_conn *k, enum wait_kind kind)
 {
-	k->wait = kind;
+	conn_set_wait(k, kind);
 	k->wait_after = k->comp->composited;
 	k->comp->damaged = true;
 	return true;
@@ -302,22 +334,22 @@ conn_command(struct control_conn *k, char *line)
 	if (!strcmp(argv[0], "key"))
 		return cmd_key(k, argv, argc);
 	if (!strcmp(argv[0], "focus")) {
-		struct surface *s = window_find(c, argc > 1 ? argv[1] : "");
+		struct control_window *w =
+			window_find(c, argc > 1 ? argv[1] : "");
 
 		if (argc != 2)
 			return conn_send(k, "error usage: focus NAME");
-		if (!s)
+		if (!w)
 			return conn_send(k, "error no mapped window %s",
 					 argv[1]);
-		seat_focus(c, s);
+		seat_focus(c, w->surface);
 		return conn_send(k, "ok");
 	}
 	if (!strcmp(argv[0], "windows")) {
-		struct surface *s;
+		struct control_window *w;
 
-		wl_list_for_each(s, &c->surfaces, link)
-			if (s->xdg_toplevel && s->mapped &&
-			    !send_window(k, s, ""))
+		wl_list_for_each(w, &c->control_windows, link)
+			if (!send_window(k, w, ""))
 				return false;
 		return conn_send(k, "ok");
 	}
@@ -327,7 +359,7 @@ conn_command(struct control_conn *k, char *line)
 		snprintf(k->arg, sizeof(k->arg), "%s", argc > 1 ? argv[1] : "");
 		if (window_find(c, k->arg))
 			return send_window(k, window_find(c, k->arg), "ok ");
-		k->wait = WAIT_WINDOW;
+		conn_set_wait(k, WAIT_WINDOW);
 		return true;
 	}
 	if (!strcmp(argv[0], "wait-commit")) {
@@ -342,7 +374,7 @@ conn_command(struct control_conn *k, char *line)
 				k, "ok %llu %llu",
 				(unsigned long long)(c->out.frames - 1),
 				(unsigned long long)c->out.shown_commits);
-		k->wait = WAIT_COMMIT;
+		conn_set_wait(k, WAIT_COMMIT);
 		k->wait_after = after;
 		return true;
 	}
@@ -445,32 +477,60 @@ on_accept(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
-void
-control_window_mapped(struct comp *c, struct surface *s)
+/* A toplevel mapped: into the list, at its place in the surfaces'
+ * stack (a toplevel's surface never moves in it), and the waits for it
+ * answered. */
+static void
+on_window_map(struct wl_listener *listener, void *data)
 {
+	struct comp *c = wl_container_of(listener, c, control_window_map);
+	struct surface *s = data, *above;
+	struct control_window *w = calloc(1, sizeof(*w)), *pos;
+	struct wl_list *before = &c->control_windows;
 	struct control_conn *k, *tmp;
 
+	if (!w)
+		return;
+	w->surface = s;
+	w->xs = xdg_surface_from_surface(s);
+	/* Before the first window whose surface is above s. */
+	for (above = wl_container_of(s->link.next, above, link);
+	     &above->link != &c->surfaces && before == &c->control_windows;
+	     above = wl_container_of(above->link.next, above, link))
+		wl_list_for_each(pos, &c->control_windows, link)
+			if (pos->surface == above) {
+				before = &pos->link;
+				break;
+			}
+	wl_list_insert(before->prev, &w->link);
 	wl_list_for_each_safe(k, tmp, &c->control_conns, link)
-		if (k->wait == WAIT_WINDOW && name_matches(s, k->arg) &&
-		    send_window(k, s, "ok "))
+		if (k->wait == WAIT_WINDOW && name_matches(w, k->arg) &&
+		    send_window(k, w, "ok "))
 			conn_resume(k);
 }
 
-bool
-control_wants_pixels(struct comp *c)
+static void
+on_window_unmap(struct wl_listener *listener, void *data)
 {
-	struct control_conn *k;
+	struct comp *c = wl_container_of(listener, c, control_window_unmap);
+	struct control_window *w, *tmp;
 
-	wl_list_for_each(k, &c->control_conns, link)
-		if (k->wait == WAIT_SCREENSHOT)
-			return true;
-	return false;
+	wl_list_for_each_safe(w, tmp, &c->control_windows, link)
+		if (w->surface == data) {
+			wl_list_remove(&w->link);
+			free(w);
+		}
 }
 
-void
-control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits,
-			uint64_t seq)
+/* A frame presented as the output's frame seq: composite, its number;
+ * commits, the commits in it. */
+static void
+on_presented(struct wl_listener *listener, void *data)
 {
+	struct comp *c = wl_container_of(listener, c, control_presented);
+	const struct output_event *ev = data;
+	uint64_t composite = ev->content->composite;
+	uint64_t commits = ev->content->commits, seq = ev->n;
 	struct control_conn *k, *tmp;
 
 	wl_list_for_each_safe(k, tmp, &c->control_conns, link) {
@@ -479,7 +539,7 @@ control_frame_presented(struct comp *c, uint64_t composite, uint64_t commits,
 		if ((k->wait == WAIT_FRAME || k->wait == WAIT_SCREENSHOT) &&
 		    composite > k->wait_after) {
 			if (k->wait == WAIT_SCREENSHOT) {
-				if (output_write_png(c, k->arg) < 0)
+				if (capture_write_png(c, k->arg) < 0)
 					sent = conn_send(
 						k, "error cannot write %s",
 						k->arg);
@@ -514,6 +574,13 @@ control_init(struct comp *c)
 	int n;
 
 	wl_list_init(&c->control_conns);
+	wl_list_init(&c->control_windows);
+	c->control_window_map.notify = on_window_map;
+	wl_signal_add(&c->events.window_map, &c->control_window_map);
+	c->control_window_unmap.notify = on_window_unmap;
+	wl_signal_add(&c->events.window_unmap, &c->control_window_unmap);
+	c->control_presented.notify = on_presented;
+	wl_signal_add(&c->out.events.presented, &c->control_presented);
 	n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s.control", dir,
 		     c->socket);
 	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
@@ -558,6 +625,18 @@ control_fini(struct comp *c)
 		struct control_conn *k =
 			wl_container_of(c->control_conns.next, k, link);
 		conn_close(k);
+	}
+	if (c->control_presented.notify) {
+		listener_detach(&c->control_presented);
+		listener_detach(&c->control_window_map);
+		listener_detach(&c->control_window_unmap);
+	}
+	while (c->control_windows.next && !wl_list_empty(&c->control_windows)) {
+		struct control_window *w =
+			wl_container_of(c->control_windows.next, w, link);
+
+		wl_list_remove(&w->link);
+		free(w);
 	}
 	if (c->control_src)
 		wl_event_source_remove(c->control_src);

@@ -5,7 +5,8 @@
  * afterwards without changing theirs.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
+#include "resource.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,10 +2,19 @@
  * glcuda-compositor: xdg-shell. Toplevels are placed in a cascade from
  * the top left corner, at the size the client picks (configure 0x0), or
  * at the output's size when the client asks for fullscreen or maximized.
- * Popups: popup.c.
+ * Popups: popup.c, placed by positioner.c's rules.
+ *
+ * The xdg_surface role keeps its state in the surface's role_data
+ * (struct xdg_surface) and listens to the surface's commit and destroy.
+ * A toplevel mapped or unmapped is the compositor's window_map or
+ * window_unmap event (the seat focuses it, the control socket lists it);
+ * its decoration (decoration.c) listens to the xdg_surface's events.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "shell/shell.h"
+#include "comp.h"
+#include "resource.h"
+#include "surface/surface.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,24 +22,25 @@
 #include "xdg-shell-server-protocol.h"
 
 static void
-send_configure(struct surface *s)
+send_configure(struct xdg_surface *xs)
 {
+	struct surface *s = xs->surface;
 	struct wl_array states;
 	int32_t w = 0, h = 0;
 
-	if (s->n_pending == CONFIGURE_PENDING_MAX) {
+	if (xs->n_pending == CONFIGURE_PENDING_MAX) {
 		/* The client acks none: the next goes out at its next ack,
 		 * with the state as it is then. */
-		s->configure_deferred = true;
+		xs->configure_deferred = true;
 		return;
 	}
-	s->configure_deferred = false;
+	xs->configure_deferred = false;
 	wl_array_init(&states);
-	if (s->xdg_toplevel) {
-		if (s->fullscreen || s->maximized) {
+	if (xs->toplevel) {
+		if (xs->fullscreen || xs->maximized) {
 			uint32_t *st = wl_array_add(&states, sizeof(*st));
 			if (st)
-				*st = s->fullscreen
+				*st = xs->fullscreen
 					      ? XDG_TOPLEVEL_STATE_FULLSCREEN
 					      : XDG_TOPLEVEL_STATE_MAXIMIZED;
 			w = (int32_t)s->comp->opt.width;
@@ -40,37 +50,39 @@ send_configure(struct surface *s)
 		uint32_t *act = wl_array_add(&states, sizeof(*act));
 		if (act)
 			*act = XDG_TOPLEVEL_STATE_ACTIVATED;
-		xdg_toplevel_send_configure(s->xdg_toplevel, w, h, &states);
-		decoration_send_configure(s);
-	} else if (s->popup) {
-		popup_send_configure(s);
+		xdg_toplevel_send_configure(xs->toplevel, w, h, &states);
+		wl_signal_emit(&xs->events.configure, xs);
+	} else if (xs->popup) {
+		popup_send_configure(xs);
 	}
 	wl_array_release(&states);
 	/* Serials only grow (until they wrap): the list is oldest first. */
-	s->pending_serials[s->n_pending] =
+	xs->pending_serials[xs->n_pending] =
 		wl_display_next_serial(s->comp->display);
-	xdg_surface_send_configure(s->xdg_surface,
-				   s->pending_serials[s->n_pending++]);
+	xdg_surface_send_configure(xs->resource,
+				   xs->pending_serials[xs->n_pending++]);
 }
 
 void
-shell_configure(struct surface *s)
+shell_configure(struct xdg_surface *xs)
 {
-	if (s->initial_commit_done)
-		send_configure(s);
+	if (xs->initial_commit_done)
+		send_configure(xs);
 }
 
-/* On the one output: clients pick their buffer scale from the outputs
- * they are on. */
-void
-shell_send_enter(struct surface *s)
+/* A toplevel's surface shown or no longer: the compositor's window
+ * events. */
+static void
+toplevel_set_mapped(struct xdg_surface *xs, bool mapped)
 {
-	struct wl_resource *out;
+	struct surface *s = xs->surface;
+	bool window = xs->toplevel && s->mapped;
 
-	wl_resource_for_each(out, &s->comp->output_resources)
-		if (wl_resource_get_client(out) ==
-		    wl_resource_get_client(s->resource))
-			wl_surface_send_enter(s->resource, out);
+	s->mapped = mapped;
+	if (window && !mapped)
+		wl_signal_emit(&s->comp->events.window_unmap, s);
+	else if (!window && mapped && xs->toplevel)
+		wl_signal_emit(&s->comp->events.window_map, s);
 }
 
 /* A buffer before the configure is acked: xdg_surface's error, on
@@ -78,9 +90,11 @@ shell_send_enter(struct surface *s)
 static bool
 shell_surface_precommit(struct surface *s, const struct surface_state *st)
 {
-	if (!s->xdg_surface || !st->attached || !st->buffer || s->configured)
+	struct xdg_surface *xs = s->role_data;
+
+	if (!xs->resource || !st->attached || !st->buffer || xs->configured)
 		return true;
-	wl_resource_post_error(s->xdg_surface,
+	wl_resource_post_error(xs->resource,
 			       XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER,
 			       "buffer attached before the first configure "
 			       "was acked");
@@ -90,26 +104,27 @@ shell_surface_precommit(struct surface *s, const struct surface_state *st)
 /* A commit with an xdg_surface: the initial one answered with a
  * configure, the toplevel mapped or unmapped, the popup placed. */
 static void
-shell_surface_commit(struct surface *s)
+shell_surface_commit(struct wl_listener *listener, void *data)
 {
+	struct xdg_surface *xs = wl_container_of(listener, xs, surface_commit);
+	struct surface *s = xs->surface;
 	struct comp *c = s->comp;
 
 	/* The role stays once its xdg_surface is gone: a new one may come. */
-	if (!s->xdg_surface)
+	if (!xs->resource)
 		return;
-	s->geometry = s->geometry_pending;
-	if (!s->initial_commit_done) {
+	xs->geometry = xs->geometry_pending;
+	if (!xs->initial_commit_done) {
 		/* The first commit of a role: answer with a configure. */
-		s->initial_commit_done = true;
-		if (s->xdg_toplevel || s->popup)
-			send_configure(s);
+		xs->initial_commit_done = true;
+		if (xs->toplevel || xs->popup)
+			send_configure(xs);
 		return;
 	}
-	if (s->popup && (!s->mapped || s->has_content)) {
-		popup_commit(s);
-	} else if (s->xdg_toplevel && !s->mapped && s->has_content) {
-		s->mapped = true;
-		if (s->fullscreen || s->maximized) {
+	if (xs->popup && (!s->mapped || s->has_content)) {
+		popup_commit(xs);
+	} else if (xs->toplevel && !s->mapped && s->has_content) {
+		if (xs->fullscreen || xs->maximized) {
 			s->x = 0;
 			s->y = 0;
 		} else {
@@ -122,7 +137,7 @@ shell_surface_commit(struct surface *s)
 			c->next_y =
 				32 + c->next_y % (int32_t)(c->opt.height / 2);
 		}
-		shell_send_enter(s);
+		surface_send_enter(s);
 		/* The test reads this line to know where the window is. */
 		if (c->opt.verbose) {
 			int32_t w, h;
@@ -131,16 +146,15 @@ shell_surface_commit(struct surface *s)
 				COMP_NAME ": mapped toplevel %dx%d at %d,%d\n",
 				w, h, s->x, s->y);
 		}
-		seat_surface_mapped(s);
-		control_window_mapped(c, s);
+		toplevel_set_mapped(xs, true);
 	} else if (s->mapped && !s->has_content) {
 		/* A NULL buffer unmaps: the next buffer maps it again, after a
 		 * new initial commit. Its popups are dismissed. */
-		popup_parent_unmapped(s);
-		popup_unmapped(s);
-		s->mapped = false;
-		s->configured = false;
-		s->initial_commit_done = false;
+		popup_parent_unmapped(xs);
+		popup_unmapped(xs);
+		toplevel_set_mapped(xs, false);
+		xs->configured = false;
+		xs->initial_commit_done = false;
 		/* The configures sent before stay ackable: the client may
 		 * have unmapped while one was on its way. */
 	}
@@ -178,20 +192,20 @@ static void
 toplevel_set_title(struct wl_client *client, struct wl_resource *resource,
 		   const char *str)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
 
-	if (s)
-		copy_name(s->title, sizeof(s->title), str, false);
+	if (xs)
+		copy_name(xs->title, sizeof(xs->title), str, false);
 }
 
 static void
 toplevel_set_app_id(struct wl_client *client, struct wl_resource *resource,
 		    const char *str)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
 
-	if (s)
-		copy_name(s->app_id, sizeof(s->app_id), str, true);
+	if (xs)
+		copy_name(xs->app_id, sizeof(xs->app_id), str, true);
 }
 
 /* There is no window menu to show (decorations are the client's, and
@@ -234,47 +248,47 @@ toplevel_set_size(struct wl_client *client, struct wl_resource *resource,
 static void
 set_state(struct wl_resource *resource, bool *state, bool on)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
 
-	if (!s)
+	if (!xs)
 		return;
 	*state = on;
-	if (s->initial_commit_done)
-		send_configure(s);
+	if (xs->initial_commit_done)
+		send_configure(xs);
 }
 
 static void
 toplevel_set_maximized(struct wl_client *client, struct wl_resource *resource)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
-	if (s)
-		set_state(resource, &s->maximized, true);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
+	if (xs)
+		set_state(resource, &xs->maximized, true);
 }
 
 static void
 toplevel_unset_maximized(struct wl_client *client, struct wl_resource *resource)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
-	if (s)
-		set_state(resource, &s->maximized, false);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
+	if (xs)
+		set_state(resource, &xs->maximized, false);
 }
 
 static void
 toplevel_set_fullscreen(struct wl_client *client, struct wl_resource *resource,
 			struct wl_resource *output)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
-	if (s)
-		set_state(resource, &s->fullscreen, true);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
+	if (xs)
+		set_state(resource, &xs->fullscreen, true);
 }
 
 static void
 toplevel_unset_fullscreen(struct wl_client *client,
 			  struct wl_resource *resource)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
-	if (s)
-		set_state(resource, &s->fullscreen, false);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
+	if (xs)
+		set_state(resource, &xs->fullscreen, false);
 }
 
 /* Nothing could bring a minimized window back (no task bar, no window
@@ -305,25 +319,25 @@ static const struct xdg_toplevel_interface toplevel_impl = {
 static void
 toplevel_destroyed(struct wl_resource *resource)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
 
-	if (!s)
+	if (!xs)
 		return;
 	/* The role object goes: the surface is unmapped, its popups
 	 * dismissed. */
-	decoration_toplevel_destroyed(s);
-	popup_parent_unmapped(s);
-	s->xdg_toplevel = NULL;
-	s->mapped = false;
-	s->comp->damaged = true;
+	wl_signal_emit(&xs->events.toplevel_destroy, xs);
+	popup_parent_unmapped(xs);
+	toplevel_set_mapped(xs, false);
+	xs->toplevel = NULL;
+	xs->surface->comp->damaged = true;
 }
 
 /* xdg_surface ----------------------------------------------------------- */
 
 static bool
-check_role(struct wl_resource *resource, struct surface *s)
+check_role(struct wl_resource *resource, struct xdg_surface *xs)
 {
-	if (!s) {
+	if (!xs) {
 		/* The wl_surface went first: the error the XML names for
 		 * "Surface was destroyed before its role object". */
 		wl_resource_post_error(
@@ -331,7 +345,7 @@ check_role(struct wl_resource *resource, struct surface *s)
 			"the wl_surface was destroyed before its xdg_surface");
 		return false;
 	}
-	if (s->xdg_toplevel || s->popup) {
+	if (xs->toplevel || xs->popup) {
 		wl_resource_post_error(
 			resource, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED,
 			"the xdg_surface already has a role object");
@@ -344,17 +358,27 @@ static void
 xdg_surface_get_toplevel(struct wl_client *client, struct wl_resource *resource,
 			 uint32_t id)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
 	struct wl_resource *r;
 
-	if (!check_role(resource, s))
+	if (!check_role(resource, xs))
 		return;
 	r = resource_new(client, &xdg_toplevel_interface,
 			 wl_resource_get_version(resource), id, &toplevel_impl,
-			 s, toplevel_destroyed);
+			 xs, toplevel_destroyed);
 	if (!r)
 		return;
-	s->xdg_toplevel = r;
+	xs->toplevel = r;
+}
+
+/* A popup asked to be placed again: a configure. */
+static void
+popup_repositioned(struct wl_listener *listener, void *data)
+{
+	struct xdg_surface *xs =
+		wl_container_of(listener, xs, popup_reposition);
+
+	shell_configure(xs);
 }
 
 static void
@@ -362,10 +386,16 @@ xdg_surface_get_popup(struct wl_client *client, struct wl_resource *resource,
 		      uint32_t id, struct wl_resource *parent,
 		      struct wl_resource *positioner)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
+	struct popup *p;
 
-	if (check_role(resource, s))
-		popup_create(client, resource, s, id, parent, positioner);
+	if (!check_role(resource, xs))
+		return;
+	p = popup_create(client, resource, xs, id, parent, positioner);
+	if (!p)
+		return;
+	listener_detach(&xs->popup_reposition);
+	wl_signal_add(popup_reposition_signal(p), &xs->popup_reposition);
 }
 
 static void
@@ -373,7 +403,7 @@ xdg_surface_set_window_geometry(struct wl_client *client,
 				struct wl_resource *resource, int32_t x,
 				int32_t y, int32_t w, int32_t h)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
 
 	if (w <= 0 || h <= 0) {
 		wl_resource_post_error(resource, XDG_SURFACE_ERROR_INVALID_SIZE,
@@ -381,8 +411,8 @@ xdg_surface_set_window_geometry(struct wl_client *client,
 				       w, h);
 		return;
 	}
-	if (s)
-		s->geometry_pending = (struct rect){ x, y, w, h };
+	if (xs)
+		xs->geometry_pending = (struct rect){ x, y, w, h };
 }
 
 /* Any configure sent and not yet superseded by a later ack may be acked:
@@ -393,15 +423,15 @@ static void
 xdg_surface_ack_configure(struct wl_client *client,
 			  struct wl_resource *resource, uint32_t serial)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
 	int i;
 
-	if (!s)
+	if (!xs)
 		return;
-	for (i = 0; i < s->n_pending; i++)
-		if (s->pending_serials[i] == serial)
+	for (i = 0; i < xs->n_pending; i++)
+		if (xs->pending_serials[i] == serial)
 			break;
-	if (i == s->n_pending) {
+	if (i == xs->n_pending) {
 		wl_resource_post_error(
 			resource, XDG_SURFACE_ERROR_INVALID_SERIAL,
 			"serial %u is not that of a configure waiting for its "
@@ -409,12 +439,12 @@ xdg_surface_ack_configure(struct wl_client *client,
 			serial);
 		return;
 	}
-	s->n_pending -= i + 1;
-	memmove(s->pending_serials, s->pending_serials + i + 1,
-		(size_t)s->n_pending * sizeof(s->pending_serials[0]));
-	s->configured = true;
-	if (s->configure_deferred)
-		send_configure(s);
+	xs->n_pending -= i + 1;
+	memmove(xs->pending_serials, xs->pending_serials + i + 1,
+		(size_t)xs->n_pending * sizeof(xs->pending_serials[0]));
+	xs->configured = true;
+	if (xs->configure_deferred)
+		send_configure(xs);
 }
 
 static const struct xdg_surface_interface xdg_surface_impl = {
@@ -428,55 +458,100 @@ static const struct xdg_surface_interface xdg_surface_impl = {
 static void
 xdg_surface_destroyed(struct wl_resource *resource)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct xdg_surface *xs = wl_resource_get_user_data(resource);
+	struct surface *s;
 
-	if (!s)
+	if (!xs)
 		return;
-	if (s->xdg_toplevel || s->xdg_popup) {
+	s = xs->surface;
+	if (xs->toplevel || xs->xdg_popup) {
 		/* Protocol: the role object must go first. The client is in
 		 * error; its surface is not ours to touch any more. */
 		wl_resource_post_error(
 			resource, XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT,
 			"xdg_surface destroyed before its role object");
-		if (s->xdg_toplevel)
-			wl_resource_set_user_data(s->xdg_toplevel, NULL);
-		popup_surface_destroyed(s);
-		if (s->decoration)
-			wl_resource_set_user_data(s->decoration, NULL);
-		s->xdg_toplevel = s->xdg_popup = s->decoration = NULL;
+		if (xs->toplevel)
+			wl_resource_set_user_data(xs->toplevel, NULL);
+		popup_surface_destroyed(xs);
+		wl_signal_emit(&xs->events.defunct, xs);
+		toplevel_set_mapped(xs, false);
+		xs->toplevel = xs->xdg_popup = NULL;
 	}
-	s->xdg_surface = NULL;
+	xs->resource = NULL;
+	s->role_resource = NULL;
 	s->mapped = false;
-	s->configured = false;
-	s->n_pending = 0;
-	s->configure_deferred = false;
-	s->initial_commit_done = false;
+	xs->configured = false;
+	xs->n_pending = 0;
+	xs->configure_deferred = false;
+	xs->initial_commit_done = false;
 	s->comp->damaged = true;
 }
 
 static void
-shell_surface_destroyed(struct surface *s)
+shell_surface_destroyed(struct wl_listener *listener, void *data)
 {
+	struct xdg_surface *xs =
+		wl_container_of(listener, xs, surface_destroy);
+
 	/* The wl_surface goes before its xdg objects (a client that quits
 	 * does that, or a buggy one): they must not point at it any more. */
-	if (s->xdg_toplevel)
-		wl_resource_set_user_data(s->xdg_toplevel, NULL);
-	popup_surface_destroyed(s);
-	if (s->xdg_surface)
-		wl_resource_set_user_data(s->xdg_surface, NULL);
-	if (s->decoration)
-		wl_resource_set_user_data(s->decoration, NULL);
+	if (xs->surface->mapped && xs->toplevel)
+		toplevel_set_mapped(xs, false);
+	if (xs->toplevel)
+		wl_resource_set_user_data(xs->toplevel, NULL);
+	popup_surface_destroyed(xs);
+	if (xs->resource)
+		wl_resource_set_user_data(xs->resource, NULL);
+	wl_signal_emit(&xs->events.defunct, xs);
+	listener_detach(&xs->surface_commit);
+	listener_detach(&xs->surface_destroy);
+	listener_detach(&xs->popup_reposition);
+	xs->surface->role_data = NULL;
+	free(xs);
+}
+
+/* The name of a toplevel's window: its app_id, else its title. */
+static const char *
+shell_describe(const struct surface *s)
+{
+	const struct xdg_surface *xs = s->role_data;
+
+	if (!xs)
+		return NULL;
+	return xs->app_id[0] ? xs->app_id : xs->title[0] ? xs->title : NULL;
 }
 
 /* The xdg_surface role: xdg_toplevel and xdg_popup are its objects. One
  * role for both, set by get_xdg_surface: the configure sequence and the
  * unconfigured_buffer rule hold from then on, before either exists. */
-static const struct surface_role xdg_surface_role = {
+const struct surface_role xdg_surface_role = {
 	.name = "xdg_surface",
 	.precommit = shell_surface_precommit,
-	.commit = shell_surface_commit,
-	.destroyed = shell_surface_destroyed,
+	.describe = shell_describe,
 };
+
+/* The role's state, at the surface's first xdg_surface. */
+static struct xdg_surface *
+xdg_surface_new(struct surface *s)
+{
+	struct xdg_surface *xs = calloc(1, sizeof(*xs));
+
+	if (!xs)
+		return NULL;
+	xs->surface = s;
+	wl_list_init(&xs->popups);
+	wl_signal_init(&xs->events.configure);
+	wl_signal_init(&xs->events.toplevel_destroy);
+	wl_signal_init(&xs->events.defunct);
+	wl_list_init(&xs->popup_reposition.link);
+	xs->popup_reposition.notify = popup_repositioned;
+	xs->surface_commit.notify = shell_surface_commit;
+	wl_signal_add(&s->events.commit, &xs->surface_commit);
+	xs->surface_destroy.notify = shell_surface_destroyed;
+	wl_signal_add(&s->events.destroy, &xs->surface_destroy);
+	s->role_data = xs;
+	return xs;
+}
 
 /* xdg_wm_base ----------------------------------------------------------- */
 
@@ -492,6 +567,7 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource,
 			uint32_t id, struct wl_resource *surface_resource)
 {
 	struct surface *s = surface_from_resource(surface_resource);
+	struct xdg_surface *xs;
 	struct wl_resource *r;
 
 	if (s->role && s->role != &xdg_surface_role) {
@@ -508,7 +584,8 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource,
 	}
 	/* The errors that are xdg_surface's go on the new object, which is
 	 * never bound to the wl_surface. */
-	if (s->xdg_surface) {
+	xs = s->role_data;
+	if (xs && xs->resource) {
 		/* No role yet, but an xdg_surface already. */
 		wl_resource_set_implementation(r, &xdg_surface_impl, NULL,
 					       NULL);
@@ -526,9 +603,15 @@ wm_base_get_xdg_surface(struct wl_client *client, struct wl_resource *resource,
 			"committed");
 		return;
 	}
-	wl_resource_set_implementation(r, &xdg_surface_impl, s,
+	if (!xs && !(xs = xdg_surface_new(s))) {
+		wl_resource_destroy(r);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(r, &xdg_surface_impl, xs,
 				       xdg_surface_destroyed);
-	s->xdg_surface = r;
+	xs->resource = r;
+	s->role_resource = r;
 	surface_set_role(s, &xdg_surface_role);
 }
 
@@ -550,6 +633,7 @@ static const struct xdg_wm_base_interface wm_base_impl = {
 bool
 shell_init(struct comp *c)
 {
+	popup_init(c);
 	return resource_add_plain_global(c, &xdg_wm_base_interface, 3,
 					 &wm_base_impl);
 }

@@ -5,7 +5,9 @@
  * are wl_output's.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "output/output.h"
+#include "comp.h"
+#include "resource.h"
 
 #include "xdg-output-unstable-v1-server-protocol.h"
 

@@ -13,7 +13,9 @@
  * compositor's until another buffer replaces it on the surface.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "buffer/buffer.h"
+#include "comp.h"
+#include "resource.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,80 +5,53 @@
  * size the size the surface takes; render.c samples the source rectangle
  * over the destination (GL's linear filtering when it scales).
  *
- * The state is double-buffered with the surface's (struct surface_state),
- * applied and checked at commit (viewport_apply): a source rectangle
+ * The state is double-buffered with the surface's (struct surface_state,
+ * whose sizes surface-state.c computes) and checked at commit, when the
+ * surface's check event says so (viewport_check): a source rectangle
  * outside the buffer is out_of_buffer, a fractional one without a
  * destination size bad_size, as the XML says.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
+#include "comp.h"
+#include "resource.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "viewporter-server-protocol.h"
 
-void
-viewport_state_init(struct viewport_state *v)
-{
-	v->src_x = v->src_y = v->src_w = v->src_h = wl_fixed_from_int(-1);
-	v->dst_w = v->dst_h = -1;
-}
+/* A surface's viewport: made by its first wp_viewport and kept for the
+ * surface's life (the state it set may still be cached), resource NULL
+ * while it has none. */
+struct viewport {
+	struct surface *surface;
+	struct wl_resource *resource;
+	struct wl_listener check, surface_destroy;
+};
 
-bool
-viewport_is_set(const struct viewport_state *v)
-{
-	return v->src_w >= 0 || v->dst_w >= 0;
-}
-
-bool
-viewport_size(const struct viewport_state *v, int32_t *w, int32_t *h)
-{
-	if (v->dst_w >= 0) {
-		*w = v->dst_w;
-		*h = v->dst_h;
-		return true;
-	}
-	if (v->src_w >= 0) {
-		/* Integers: viewport_apply checked. */
-		*w = wl_fixed_to_int(v->src_w);
-		*h = wl_fixed_to_int(v->src_h);
-		return true;
-	}
-	return false;
-}
-
-/* The surface size before the viewport: the buffer's through the buffer
- * transform and scale. */
+/* At commit, once the buffer is applied: the state's viewport checked
+ * against the buffer (out_of_buffer, bad_size). */
 static void
-unviewported_size(const struct surface *s, int32_t scale, int32_t transform,
-		  int64_t *w, int64_t *h)
+viewport_check(struct wl_listener *listener, void *data)
 {
-	bool swap = transform & 1;
-
-	*w = (int64_t)(swap ? s->buffer_height : s->buffer_width) / scale;
-	*h = (int64_t)(swap ? s->buffer_width : s->buffer_height) / scale;
-}
-
-bool
-viewport_apply(struct surface *s, const struct viewport_state *v, int32_t scale,
-	       int32_t transform)
-{
-	const struct viewport_state *cur = &s->viewport;
-	bool changed = cur->src_x != v->src_x || cur->src_y != v->src_y ||
-		       cur->src_w != v->src_w || cur->src_h != v->src_h ||
-		       cur->dst_w != v->dst_w || cur->dst_h != v->dst_h;
+	struct viewport *vp = wl_container_of(listener, vp, check);
+	struct surface_check *check = data;
+	const struct viewport_state *v = &check->state->viewport;
+	struct surface *s = vp->surface;
 
 	/* A NULL buffer raises no error: no content, no size. */
 	if (s->has_content && v->src_w >= 0) {
 		int64_t w, h;
 
-		unviewported_size(s, scale, transform, &w, &h);
+		surface_unviewported_size(s, check->state->scale,
+					  check->state->transform, &w, &h);
 		/* In 24.8 fixed point, exactly. */
 		if ((int64_t)v->src_x + v->src_w > w * 256 ||
 		    (int64_t)v->src_y + v->src_h > h * 256) {
-			if (s->viewport_resource)
+			if (vp->resource)
 				wl_resource_post_error(
-					s->viewport_resource,
+					vp->resource,
 					WP_VIEWPORT_ERROR_OUT_OF_BUFFER,
 					"source rectangle %.2f,%.2f %.2fx%.2f "
 					"is outside "
@@ -88,43 +61,35 @@ viewport_apply(struct surface *s, const struct viewport_state *v, int32_t scale,
 					wl_fixed_to_double(v->src_y),
 					wl_fixed_to_double(v->src_w),
 					wl_fixed_to_double(v->src_h), w, h);
-			return false;
+			check->refused = true;
+			return;
 		}
 		if (v->dst_w < 0 && ((v->src_w | v->src_h) & 0xff)) {
-			if (s->viewport_resource)
+			if (vp->resource)
 				wl_resource_post_error(
-					s->viewport_resource,
+					vp->resource,
 					WP_VIEWPORT_ERROR_BAD_SIZE,
 					"source size %.2fx%.2f is not integer "
 					"and no destination size is set",
 					wl_fixed_to_double(v->src_w),
 					wl_fixed_to_double(v->src_h));
-			return false;
+			check->refused = true;
+			return;
 		}
 	}
-	s->viewport = *v;
-	if (changed)
-		s->comp->damaged = true;
-	return true;
 }
 
-void
-viewport_crop(const struct surface *s, float crop[4])
+/* The surface goes: its wp_viewport, if any, becomes inert. */
+static void
+viewport_surface_destroyed(struct wl_listener *listener, void *data)
 {
-	const struct viewport_state *v = &s->viewport;
-	int64_t w, h;
+	struct viewport *vp = wl_container_of(listener, vp, surface_destroy);
 
-	crop[0] = crop[1] = 0.f;
-	crop[2] = crop[3] = 1.f;
-	if (v->src_w < 0)
-		return;
-	unviewported_size(s, s->scale, s->transform, &w, &h);
-	if (w <= 0 || h <= 0)
-		return;
-	crop[0] = (float)wl_fixed_to_double(v->src_x) / (float)w;
-	crop[1] = (float)wl_fixed_to_double(v->src_y) / (float)h;
-	crop[2] = (float)wl_fixed_to_double(v->src_w) / (float)w;
-	crop[3] = (float)wl_fixed_to_double(v->src_h) / (float)h;
+	if (vp->resource)
+		wl_resource_set_user_data(vp->resource, NULL);
+	listener_detach(&vp->check);
+	listener_detach(&vp->surface_destroy);
+	free(vp);
 }
 
 /* wp_viewport ------------------------------------------------------------ */
@@ -133,13 +98,13 @@ viewport_crop(const struct surface *s, float crop[4])
 static struct surface *
 viewport_surface(struct wl_resource *resource)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct viewport *vp = wl_resource_get_user_data(resource);
 
-	if (!s)
+	if (!vp)
 		wl_resource_post_error(
 			resource, WP_VIEWPORT_ERROR_NO_SURFACE,
 			"the wl_surface of this wp_viewport was destroyed");
-	return s;
+	return vp ? vp->surface : NULL;
 }
 
 static void
@@ -198,21 +163,13 @@ static const struct wp_viewport_interface viewport_impl = {
 static void
 viewport_destroyed(struct wl_resource *resource)
 {
-	struct surface *s = wl_resource_get_user_data(resource);
+	struct viewport *vp = wl_resource_get_user_data(resource);
 
 	/* The crop and scale go at the surface's next commit. */
-	if (!s)
+	if (!vp)
 		return;
-	viewport_state_init(&s->pending.viewport);
-	s->viewport_resource = NULL;
-}
-
-void
-viewport_surface_destroyed(struct surface *s)
-{
-	if (s->viewport_resource)
-		wl_resource_set_user_data(s->viewport_resource, NULL);
-	s->viewport_resource = NULL;
+	viewport_state_init(&vp->surface->pending.viewport);
+	vp->resource = NULL;
 }
 
 /* wp_viewporter ---------------------------------------------------------- */
@@ -222,19 +179,33 @@ viewporter_get_viewport(struct wl_client *client, struct wl_resource *resource,
 			uint32_t id, struct wl_resource *surface_resource)
 {
 	struct surface *s = surface_from_resource(surface_resource);
+	struct wl_listener *l = wl_signal_get(&s->events.check, viewport_check);
+	struct viewport *vp = l ? wl_container_of(l, vp, check) : NULL;
 	struct wl_resource *r;
 
-	if (s->viewport_resource) {
+	if (vp && vp->resource) {
 		wl_resource_post_error(
 			resource, WP_VIEWPORTER_ERROR_VIEWPORT_EXISTS,
 			"the wl_surface already has a wp_viewport");
 		return;
 	}
+	if (!vp) {
+		vp = calloc(1, sizeof(*vp));
+		if (!vp) {
+			wl_client_post_no_memory(client);
+			return;
+		}
+		vp->surface = s;
+		vp->check.notify = viewport_check;
+		wl_signal_add(&s->events.check, &vp->check);
+		vp->surface_destroy.notify = viewport_surface_destroyed;
+		wl_signal_add(&s->events.destroy, &vp->surface_destroy);
+	}
 	r = resource_new(client, &wp_viewport_interface,
 			 wl_resource_get_version(resource), id, &viewport_impl,
-			 s, viewport_destroyed);
+			 vp, viewport_destroyed);
 	if (r)
-		s->viewport_resource = r;
+		vp->resource = r;
 }
 
 static const struct wp_viewporter_interface viewporter_impl = {

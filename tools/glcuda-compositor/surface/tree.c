@@ -10,7 +10,7 @@
  * or loops as deep as a client likes.
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
 
 void
 tree_walk_init(struct tree_walk *w, struct surface *root, int32_t x, int32_t y)
@@ -44,8 +44,8 @@ tree_walk_next(struct tree_walk *w, struct tree_entry *out)
 		out->x = w->level[w->top].x;
 		out->y = w->level[w->top].y;
 		if (!out->self) {
-			out->x += e->surface->subsurface->x;
-			out->y += e->surface->subsurface->y;
+			out->x += e->x;
+			out->y += e->y;
 			w->child = e->surface;
 			w->child_x = out->x;
 			w->child_y = out->y;

@@ -7,7 +7,11 @@
  * never applied, a surface destroyed).
  * SPDX-License-Identifier: MIT
  */
-#include "compositor.h"
+#include "surface/surface.h"
+#include "comp.h"
+#include "output/output.h"
+#include "render/render.h"
+#include "resource.h"
 
 #include <time.h>
 
@@ -47,13 +51,15 @@ bind_presentation(struct wl_client *client, void *data, uint32_t version,
 
 /* The content these feedbacks asked about reached the output: "presented"
  * at the vblank that showed it, with the output's refresh period. */
-void
-presentation_send_presented(struct comp *c, struct wl_list *list,
-			    uint64_t when_ns, uint64_t seq)
+static void
+on_presented(struct wl_listener *listener, void *data)
 {
+	struct comp *c = wl_container_of(listener, c, presented);
+	const struct output_event *ev = data;
+	uint64_t when_ns = ev->when_ns, seq = ev->n;
 	struct wl_resource *fb, *tmp;
 
-	wl_resource_for_each_safe(fb, tmp, list) {
+	wl_resource_for_each_safe(fb, tmp, &ev->content->feedback) {
 		struct wl_client *client = wl_resource_get_client(fb);
 		struct wl_resource *out;
 
@@ -83,9 +89,20 @@ feedback_discard_all(struct wl_list *list)
 	}
 }
 
+/* A surface's state that will never be applied: its feedback. */
+static void
+on_feedback_discard(struct wl_listener *listener, void *data)
+{
+	feedback_discard_all(data);
+}
+
 bool
 presentation_init(struct comp *c)
 {
+	c->feedback_discard.notify = on_feedback_discard;
+	wl_signal_add(&c->events.feedback_discard, &c->feedback_discard);
+	c->presented.notify = on_presented;
+	wl_signal_add(&c->out.events.presented, &c->presented);
 	return wl_global_create(c->display, &wp_presentation_interface, 1, c,
 				bind_presentation);
 }
