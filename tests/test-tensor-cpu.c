@@ -204,6 +204,23 @@ block_new(struct fake_env *e, const struct format_info *fmt, uint32_t layers)
 	return block_new_pitch(e, fmt, layers, LAYER_PAD, 0);
 }
 
+/* A copy of a batch between a plane (a layer, or GLCUDA_ALL_LAYERS) and
+ * the block. */
+static struct glcuda_linear_copy
+block_copy(struct glcuda_image *img, unsigned int plane, int layer,
+	   const struct block *b, enum glcuda_copy_direction direction)
+{
+	return (struct glcuda_linear_copy){
+		.image = img,
+		.plane = plane,
+		.layer = layer,
+		.linear = b->ptr,
+		.row_pitch = b->row_pitch,
+		.layer_pitch = b->layer_pitch,
+		.direction = direction,
+	};
+}
+
 static void
 block_free(struct fake_env *e, struct block *b)
 {
@@ -2332,22 +2349,10 @@ START_TEST(test_origin_depth_errors)
 	donly = new_image(&e, GLCUDA_FORMAT_DEPTH32F, 1, 0);
 	plain = new_image(&e, GLCUDA_FORMAT_RGBA8, 1, 0);
 	b = block_new(&e, fmt, LAYERS);
-	copies[0] = (struct glcuda_linear_copy){
-		.image = img,
-		.plane = 1,
-		.layer = GLCUDA_ALL_LAYERS,
-		.linear = b.ptr,
-		.row_pitch = b.row_pitch,
-		.layer_pitch = b.layer_pitch,
-		.direction = GLCUDA_COPY_TO_LINEAR,
-	};
-	copies[1] = (struct glcuda_linear_copy){
-		.image = plain,
-		.layer = 0,
-		.linear = b.ptr,
-		.row_pitch = b.row_pitch,
-		.direction = GLCUDA_COPY_FROM_LINEAR,
-	};
+	copies[0] = block_copy(img, 1, GLCUDA_ALL_LAYERS, &b,
+				GLCUDA_COPY_TO_LINEAR);
+	copies[1] = block_copy(plain, 0, 0, &b,
+				GLCUDA_COPY_FROM_LINEAR);
 	glcuda_copy_desc_init(&desc);
 	desc.copies = copies;
 	desc.copy_count = 2;
@@ -2402,14 +2407,8 @@ START_TEST(test_origin_depth_errors)
 	 * conversion does not concern it. */
 	desc.origin = GLCUDA_ORIGIN_TOP_LEFT;
 	desc.depth = good;
-	copies[1] = (struct glcuda_linear_copy){
-		.image = img,
-		.plane = 1,
-		.layer = 1,
-		.linear = b.ptr,
-		.row_pitch = b.row_pitch,
-		.direction = GLCUDA_COPY_FROM_LINEAR,
-	};
+	copies[1] = block_copy(img, 1, 1, &b,
+				GLCUDA_COPY_FROM_LINEAR);
 	NOTHING_ENQUEUED(glcuda_copy_linear(e.dev, &desc), -EINVAL,
 			 "glcuda_copy_linear: copies[1]: a copy into depth "
 			 "plane 1 with desc.depth set");
@@ -2479,13 +2478,8 @@ START_TEST(test_origin_depth_errors)
 	/* Reversed planes and orthographic planes below 0 are planes; a
 	 * copy into a colour plane in a batch with a conversion is not
 	 * converted, so not refused. */
-	copies[1] = (struct glcuda_linear_copy){
-		.image = plain,
-		.layer = 0,
-		.linear = b.ptr,
-		.row_pitch = b.row_pitch,
-		.direction = GLCUDA_COPY_FROM_LINEAR,
-	};
+	copies[1] = block_copy(plain, 0, 0, &b,
+				GLCUDA_COPY_FROM_LINEAR);
 	desc.depth = (struct glcuda_depth_conversion){ GLCUDA_DEPTH_PERSPECTIVE,
 						       10, 0.1 };
 	if (kernels_built) {
@@ -2550,22 +2544,10 @@ START_TEST(test_depth_without_kernels)
 	donly = new_image(&e, GLCUDA_FORMAT_DEPTH32F, 1, 0);
 	b = block_new(&e, fmt, LAYERS);
 	one = block_new(&e, fmt, 1);
-	copies[0] = (struct glcuda_linear_copy){
-		.image = img,
-		.plane = 1,
-		.layer = GLCUDA_ALL_LAYERS,
-		.linear = b.ptr,
-		.row_pitch = b.row_pitch,
-		.layer_pitch = b.layer_pitch,
-		.direction = GLCUDA_COPY_TO_LINEAR,
-	};
-	copies[1] = (struct glcuda_linear_copy){
-		.image = donly,
-		.layer = 0,
-		.linear = one.ptr,
-		.row_pitch = one.row_pitch,
-		.direction = GLCUDA_COPY_TO_LINEAR,
-	};
+	copies[0] = block_copy(img, 1, GLCUDA_ALL_LAYERS, &b,
+				GLCUDA_COPY_TO_LINEAR);
+	copies[1] = block_copy(donly, 0, 0, &one,
+				GLCUDA_COPY_TO_LINEAR);
 	glcuda_copy_desc_init(&desc);
 	desc.copies = copies;
 	desc.copy_count = 2;
