@@ -55,4 +55,4 @@ EXTRA_DIST += $(glcuda_py_sources) $(glcuda_py_files) $(glcuda_py_data) \
 EXTRA_DIST += tests/python-env.sh examples/python/batch_render.py \
 	examples/python/bench_sizes.py examples/python/multi_gpu.py \
 	scripts/python-gpu-build.sh scripts/python-gpu-test.sh \
-	scripts/python-gpu-multi.sh
+	scripts/python-gpu-multi.sh scripts/python-gpu-stage.sh

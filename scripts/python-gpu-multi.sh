@@ -37,25 +37,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-stage=$(pwd)/build-python-gpu/stage
-if [ ! -f "$stage/site/glcuda/_glcuda.abi3.so" ]; then
-	echo "no build-python-gpu/stage: run scripts/python-gpu-build.sh" \
-		"on the development machine first" >&2
-	exit 1
-fi
-if [ $unpack = yes ]; then
-	scripts/gpu-unpack.sh || exit 2
-fi
-# shellcheck source=scripts/gpu-nvidia-env.sh
-. "$(dirname "$0")/gpu-nvidia-env.sh"
-# shellcheck source=scripts/gpu-verdicts.sh
-. "$(dirname "$0")/gpu-verdicts.sh"
-
-PYTHON=${PYTHON:-python3}
-PYTHONPATH=$stage/site
-LD_LIBRARY_PATH=$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-PYTHONDONTWRITEBYTECODE=1
-export PYTHONPATH LD_LIBRARY_PATH PYTHONDONTWRITEBYTECODE
+# shellcheck source=scripts/python-gpu-stage.sh
+. "$(dirname "$0")/python-gpu-stage.sh"
 logdir=${OUT:-$(pwd)/build-python-gpu}/multi-gpu-logs
 mkdir -p "$logdir"
 

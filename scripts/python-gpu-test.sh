@@ -60,26 +60,10 @@ wanted() {
 	case " $checks " in *" $1 "*) return 0 ;; esac
 	return 1
 }
-stage=$(pwd)/build-python-gpu/stage
-if [ ! -f "$stage/site/glcuda/_glcuda.abi3.so" ]; then
-	echo "no build-python-gpu/stage: run scripts/python-gpu-build.sh" \
-		"on the development machine first" >&2
-	exit 1
-fi
-if [ $unpack = yes ]; then
-	scripts/gpu-unpack.sh || exit 2
-fi
-# shellcheck source=scripts/gpu-nvidia-env.sh
-. "$(dirname "$0")/gpu-nvidia-env.sh"
-# shellcheck source=scripts/gpu-verdicts.sh
-. "$(dirname "$0")/gpu-verdicts.sh"
-
-PYTHON=${PYTHON:-python3}
-PYTHONPATH=$stage/site
-LD_LIBRARY_PATH=$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# shellcheck source=scripts/python-gpu-stage.sh
+. "$(dirname "$0")/python-gpu-stage.sh"
 # JAX takes 75 % of the GPU's memory up front otherwise, and torch shares it.
 XLA_PYTHON_CLIENT_PREALLOCATE=false
-PYTHONDONTWRITEBYTECODE=1
 export PYTHONPATH LD_LIBRARY_PATH XLA_PYTHON_CLIENT_PREALLOCATE
 export PYTHONDONTWRITEBYTECODE
 logdir=${OUT:-$(pwd)/build-python-gpu}/python-logs
