@@ -200,32 +200,12 @@ static const char pattern_fs[] =
 	"	}\n"
 	"}\n";
 
-static GLuint
-shader(GLenum type, const char *body)
-{
-	const char *src[2] = { gles ? "#version 300 es\n"
-				      "precision highp float;\n"
-				      "precision highp int;\n"
-				    : "#version 330 core\n",
-			       body };
-	GLuint s = glCreateShader(type);
-	GLint ok = 0;
-	char log[512] = "";
-
-	glShaderSource(s, 2, src, NULL);
-	glCompileShader(s);
-	glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-	glGetShaderInfoLog(s, sizeof(log), NULL, log);
-	ck_assert_msg(ok, "pattern shader: %s", log);
-	return s;
-}
-
 static void
 draw_pattern(GLuint fbo)
 {
 	GLuint program = glCreateProgram(), vao;
-	GLuint vs = shader(GL_VERTEX_SHADER, pattern_vs),
-	       fs = shader(GL_FRAGMENT_SHADER, pattern_fs);
+	GLuint vs = test_shader(GL_VERTEX_SHADER, gles, pattern_vs),
+	       fs = test_shader(GL_FRAGMENT_SHADER, gles, pattern_fs);
 
 	glAttachShader(program, vs);
 	glAttachShader(program, fs);
@@ -566,8 +546,10 @@ state_restored(bool use_gles)
 			GLCUDA_FORMAT_DEPTH32F);
 
 	program = glCreateProgram();
-	glAttachShader(program, shader(GL_VERTEX_SHADER, pattern_vs));
-	glAttachShader(program, shader(GL_FRAGMENT_SHADER, pattern_fs));
+	glAttachShader(program,
+		       test_shader(GL_VERTEX_SHADER, gles, pattern_vs));
+	glAttachShader(program,
+		       test_shader(GL_FRAGMENT_SHADER, gles, pattern_fs));
 	glLinkProgram(program);
 	glUseProgram(program);
 	glGenVertexArrays(1, &vao);

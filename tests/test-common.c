@@ -410,3 +410,23 @@ test_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+GLuint
+test_shader(GLenum type, bool gles, const char *body)
+{
+	const char *src[2] = { gles ? "#version 300 es\n"
+				      "precision highp float;\n"
+				      "precision highp int;\n"
+				    : "#version 330 core\n",
+			       body };
+	GLuint s = glCreateShader(type);
+	GLint ok = 0;
+	char log[1024] = "";
+
+	glShaderSource(s, 2, src, NULL);
+	glCompileShader(s);
+	glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+	glGetShaderInfoLog(s, sizeof(log), NULL, log);
+	ck_assert_msg(ok, "shader: %s", log);
+	return s;
+}

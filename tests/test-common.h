@@ -80,6 +80,11 @@ void test_fill_pattern(const struct format_info *fmt, uint32_t w, uint32_t h,
  * a texture back exactly (desktop GL: glGetTextureImage; GLES: glReadPixels
  * through a framebuffer). Bindings and pixel-store state restored. Return
  * false when GL cannot do it for this format (GL error). */
+/* A compiled shader of `type`: GLSL 3.30 core, or 3.00 es with high
+ * precision (gles), then `body`; fails the test with the log if it does not
+ * compile. */
+GLuint test_shader(GLenum type, bool gles, const char *body);
+
 bool test_gl_upload(GLuint tex, const struct format_info *fmt, uint32_t w,
 		    uint32_t h, const void *data);
 bool test_gl_readback(GLuint tex, const struct format_info *fmt, uint32_t w,

@@ -66,31 +66,11 @@ static const char fs_src[] = "uniform int seed;\n"
 			     "	color = vec4(k) / 255.0;\n"
 			     "}\n";
 
-static GLuint
-shader(GLenum type, bool gles, const char *body)
-{
-	const char *src[2] = { gles ? "#version 300 es\n"
-				      "precision highp float;\n"
-				      "precision highp int;\n"
-				    : "#version 330 core\n",
-			       body };
-	GLuint s = glCreateShader(type);
-	GLint ok = 0;
-	char log[1024] = "";
-
-	glShaderSource(s, 2, src, NULL);
-	glCompileShader(s);
-	glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-	glGetShaderInfoLog(s, sizeof(log), NULL, log);
-	ck_assert_msg(ok, "shader: %s", log);
-	return s;
-}
-
 static void
 gl_setup(struct env *e)
 {
-	GLuint vs = shader(GL_VERTEX_SHADER, e->f.gles, vs_src);
-	GLuint fs = shader(GL_FRAGMENT_SHADER, e->f.gles, fs_src);
+	GLuint vs = test_shader(GL_VERTEX_SHADER, e->f.gles, vs_src);
+	GLuint fs = test_shader(GL_FRAGMENT_SHADER, e->f.gles, fs_src);
 	GLint ok = 0;
 
 	e->program = glCreateProgram();
