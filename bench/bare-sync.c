@@ -87,7 +87,8 @@ bare_vulkan_new(struct bare_vulkan *v, const uint8_t *uuid, char *msg,
 	if (res != VK_SUCCESS) {
 		v->instance = VK_NULL_HANDLE;
 		return bare_fail(msg, size,
-				 "bare: vkCreateInstance (Vulkan 1.2): %d", res);
+				 "bare: vkCreateInstance (Vulkan 1.2): %d",
+				 res);
 	}
 	res = vkEnumeratePhysicalDevices(v->instance, &count, devices);
 	if (res != VK_SUCCESS && res != VK_INCOMPLETE)

@@ -123,7 +123,8 @@ bare_present_oldest(struct run_ctx *c)
 	memmove(&b->fifo[0], &b->fifo[1],
 		(b->fifo_len - 1) * sizeof(b->fifo[0]));
 	b->fifo_len--;
-	METER(interop_meter, bare_gl_semaphore(false, &s->to_gl, s->textures, 2));
+	METER(interop_meter,
+	      bare_gl_semaphore(false, &s->to_gl, s->textures, 2));
 	present_texture(c, s->textures[1], s->frame);
 	return 0;
 }
