@@ -6,6 +6,20 @@
  *
  *   glcuda    glcuda_copy_linear: the hand-off to CUDA, the copy of all
  *             layers and the hand-back to GL in one call, on one stream;
+ *   bare      the driver calls glcuda_copy_linear makes in the timeline
+ *             sync mode, made by hand on the same image's texture and
+ *             CUDA array, with the bench's own semaphores (bare-sync.c),
+ *             nothing else: GL signals (glSemaphoreParameterui64vEXT,
+ *             glSignalSemaphoreEXT naming the texture, GENERAL layout) and
+ *             flushes; one cuCtxPushCurrent; cuWaitExternalSemaphoresAsync;
+ *             one cuMemcpy3DAsync of every layer; cuSignalExternal-
+ *             SemaphoresAsync; cuEventRecord (glcuda's teardown event);
+ *             cuCtxPopCurrent; GL waits (glSemaphoreParameterui64vEXT,
+ *             glWaitSemaphoreEXT). What glcuda adds is its checks: the
+ *             current context, the reset status, glGetError around each GL
+ *             semaphore call, the desc and the images' states. For one
+ *             layer glcuda launches its copy kernel where bare copies with
+ *             the engine: GLCUDA_COPY=engine makes the calls the same;
  *   legacy    the renderer's own array texture (plain GL storage, its own
  *             layered framebuffer) registered once with
  *             cuGraphicsGLRegisterImage, read-only; per batch map on the
@@ -30,13 +44,15 @@
  * GLCUDA_COPY=engine or =kernel forces how glcuda copies (by default the
  * copy kernel for one layer, the copy engine for several): run it three
  * ways to compare the copy column.
- * Usage: glcuda-tensor-bench [BATCHES]   (default 200)
+ * The line "glcuda - bare" per size is the CPU glcuda adds to those calls.
+ * Usage: glcuda-tensor-bench [BATCHES]   (default 200); --help
  * SPDX-License-Identifier: MIT
  */
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
 #include <glcuda/glcuda-cuda.h>
 
+#include "bare-sync.h"
 #include "cuda-table.h"
 
 #include <stdio.h>
@@ -215,14 +231,63 @@ scene_drain(struct scene *s)
 enum path {
 	PATH_RENDER,
 	PATH_GLCUDA,
+	PATH_BARE,
 	PATH_LEGACY,
 	PATH_LEGACY_SHARED,
 	PATH_READBACK,
 	PATH_COUNT
 };
-static const char *const path_names[] = { "render only", "glcuda", "legacy",
+static const char *const path_names[] = { "render only", "glcuda", "bare",
+					  "legacy",
 					  "legacy on glcuda's texture",
 					  "readback" };
+
+/* The bare path's own semaphores, made once (bare-sync.c); the event
+ * stands for glcuda's per-image teardown event. NULL device: no bare
+ * path (the reason in bare_why). */
+static struct bare_vulkan bare_vk;
+static struct bare_semaphore bare_to_cuda, bare_to_gl;
+static CUevent bare_done;
+static char bare_why[512];
+/* A line per size, printed under the table. */
+static char bare_summary[16][128];
+static unsigned int bare_summaries;
+
+/* The bare path's semaphores and event, with the CUDA context current:
+ * where GL or Vulkan cannot have them, the path is left out (bare_why). */
+static void
+bare_setup(struct glcuda_device *dev)
+{
+	const uint8_t *uuid = glcuda_device_get_caps(dev)->device_uuid;
+
+	if (bare_gl_check_extensions(bare_why, sizeof(bare_why)) < 0 ||
+	    bare_vulkan_new(&bare_vk, uuid, bare_why, sizeof(bare_why)) < 0 ||
+	    bare_semaphore_new(&bare_vk, &bare_to_cuda, bare_why,
+			       sizeof(bare_why)) < 0 ||
+	    bare_semaphore_new(&bare_vk, &bare_to_gl, bare_why,
+			       sizeof(bare_why)) < 0) {
+		if (bare_vk.device) {
+			bare_semaphore_free(&bare_vk, &bare_to_cuda);
+			bare_semaphore_free(&bare_vk, &bare_to_gl);
+		}
+		bare_vulkan_free(&bare_vk);
+		return;
+	}
+	CHECK_CU(CU(cuEventCreate)(&bare_done, CU_EVENT_DISABLE_TIMING));
+}
+
+static void
+bare_teardown(void)
+{
+	if (!bare_vk.device)
+		return;
+	glFinish();
+	CHECK_CU(CU(cuCtxSynchronize)());
+	bare_semaphore_free(&bare_vk, &bare_to_cuda);
+	bare_semaphore_free(&bare_vk, &bare_to_gl);
+	CHECK_CU(CU(cuEventDestroy)(bare_done));
+	bare_vulkan_free(&bare_vk);
+}
 
 struct ctx {
 	struct glcuda_device *dev;
@@ -237,6 +302,10 @@ struct ctx {
 	CUgraphicsResource own_resource;
 	GLuint pbo;
 	void *pinned;
+	/* The bare path: the image's texture and CUDA array. */
+	GLuint texture;
+	CUarray array;
+	uint32_t w, h, layers;
 };
 
 /* glcuda's path: the hand-off, the copy of every layer into c->linear and
@@ -262,6 +331,46 @@ copy_batch(struct ctx *c)
 	return glcuda_copy_linear(c->dev, &desc);
 }
 
+/* The bare path: glcuda_copy_linear's driver calls in the timeline mode,
+ * by hand, on the image's texture and array and the bench's semaphores. */
+static void
+bare_batch(struct ctx *c)
+{
+	CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wait;
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS signal;
+	CUDA_MEMCPY3D m;
+	CUcontext popped;
+
+	bare_to_cuda.value++;
+	bare_gl_semaphore(true, &bare_to_cuda, &c->texture, 1);
+	glFlush();
+	CHECK_CU(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(c->dev)));
+	memset(&wait, 0, sizeof(wait));
+	wait.params.fence.value = bare_to_cuda.value;
+	CHECK_CU(CU(cuWaitExternalSemaphoresAsync)(&bare_to_cuda.cu, &wait, 1,
+						   c->stream));
+	/* As lib/copy.c describes every layer in one 3D copy. */
+	memset(&m, 0, sizeof(m));
+	m.WidthInBytes = c->row;
+	m.Height = c->h;
+	m.Depth = c->layers;
+	m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+	m.srcArray = c->array;
+	m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	m.dstDevice = c->linear;
+	m.dstPitch = c->row;
+	m.dstHeight = c->layers > 1 ? c->layer / c->row : c->h;
+	CHECK_CU(memcpy3d(&m, c->stream));
+	memset(&signal, 0, sizeof(signal));
+	signal.params.fence.value = bare_to_gl.value + 1;
+	CHECK_CU(CU(cuSignalExternalSemaphoresAsync)(&bare_to_gl.cu, &signal,
+						     1, c->stream));
+	bare_to_gl.value++;
+	CHECK_CU(CU(cuEventRecord)(bare_done, c->stream));
+	CHECK_CU(CU(cuCtxPopCurrent)(&popped));
+	bare_gl_semaphore(false, &bare_to_gl, &c->texture, 1);
+}
+
 static void
 one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 {
@@ -274,6 +383,11 @@ one_batch(struct ctx *c, struct scene *s, enum path p, struct in_call *t)
 	case PATH_GLCUDA:
 		enter(t);
 		CHECK(copy_batch(c));
+		leave(t);
+		break;
+	case PATH_BARE:
+		enter(t);
+		bare_batch(c);
 		leave(t);
 		break;
 	case PATH_LEGACY:
@@ -417,7 +531,7 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 	struct glcuda_image_desc desc;
 	struct scene s = { 0 };
 	struct ctx c = { .dev = dev };
-	double fps[PATH_COUNT] = { 0 };
+	double fps[PATH_COUNT] = { 0 }, cpu_us[PATH_COUNT] = { 0 };
 
 	glcuda_image_desc_init(&desc);
 	desc.width = w;
@@ -428,6 +542,17 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 	c.row = (size_t)w * 4;
 	c.layer = c.row * h;
 	c.bytes = c.layer * layers;
+	c.w = w;
+	c.h = h;
+	c.layers = layers;
+	c.texture = glcuda_image_get_gl_texture(c.img);
+	{
+		struct glcuda_cuda_plane plane;
+
+		glcuda_cuda_plane_init(&plane);
+		CHECK(glcuda_image_get_cuda_plane(c.img, 0, &plane));
+		c.array = plane.array;
+	}
 	CHECK_CU(CU(cuStreamCreate)(&c.stream, CU_STREAM_NON_BLOCKING));
 	/* Twice the bytes: the plain copy's source and destination. */
 	CHECK_CU(CU(cuMemAlloc)(&c.linear, 2 * c.bytes));
@@ -475,6 +600,11 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 		const char *verdict = "";
 		double t0, wall;
 
+		if (p == PATH_BARE && !bare_vk.device) {
+			printf("| %ux%ux%u | %s | %s | | | | |\n", layers, w, h,
+			       path_names[p], bare_why);
+			continue;
+		}
 		s.fbo = glcuda_image_get_gl_layered_framebuffer(c.img);
 		if (p == PATH_LEGACY)
 			s.fbo = c.own_fbo;
@@ -498,6 +628,19 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 		printf("| %ux%ux%u | %s | %.0f | %.0f | %.1f | %.1f | %s |\n",
 		       layers, w, h, path_names[p], fps[p], fps[p] * layers,
 		       t.cpu * 1e6 / n, (t.wall - t.cpu) * 1e6 / n, verdict);
+		cpu_us[p] = t.cpu * 1e6 / n;
+	}
+	/* What glcuda adds to the same driver calls, in the same run. */
+	if (bare_vk.device) {
+		printf("| %ux%ux%u | glcuda - bare | %.1f us CPU/batch | | | "
+		       "| |\n",
+		       layers, w, h, cpu_us[PATH_GLCUDA] - cpu_us[PATH_BARE]);
+		snprintf(bare_summary[bare_summaries++],
+			 sizeof(bare_summary[0]),
+			 "glcuda - bare: %.1f us at %ux%ux%u (glcuda %.1f us, "
+			 "bare %.1f us: CPU in calls per batch)",
+			 cpu_us[PATH_GLCUDA] - cpu_us[PATH_BARE], layers, w, h,
+			 cpu_us[PATH_GLCUDA], cpu_us[PATH_BARE]);
 	}
 	printf("| %ux%ux%u | glcuda / legacy | %.2fx | | | | |\n", layers, w, h,
 	       fps[PATH_GLCUDA] / fps[PATH_LEGACY]);
@@ -542,6 +685,27 @@ run_size(struct glcuda_device *dev, uint32_t layers, uint32_t w, uint32_t h,
 	glcuda_image_destroy(c.img);
 }
 
+static void
+usage(void)
+{
+	printf("Usage: glcuda-tensor-bench [BATCHES]   (default 200)\n"
+	       "\n"
+	       "GL-rendered batches of RGBA8 layers into linear CUDA memory, "
+	       "per path:\n");
+	for (int p = 0; p < PATH_COUNT; p++)
+		printf("  %s\n", path_names[p]);
+	printf("at");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		printf(" %ux%ux%u", sizes[i].layers, sizes[i].w, sizes[i].h);
+	printf(" (layers x w x h). Prints batches and frames per second, the "
+	       "CPU time in each path's calls per batch, \"glcuda - bare\" "
+	       "(the CPU glcuda_copy_linear adds to its driver calls made by "
+	       "hand, timeline sync mode) and the pixels checked against "
+	       "glReadPixels.\n"
+	       "GLCUDA_COPY=engine or =kernel forces how glcuda copies; "
+	       "=engine makes glcuda's one-layer copy the bare path's.\n");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -550,6 +714,11 @@ main(int argc, char **argv)
 	struct glcuda_device *dev;
 	char msg[512];
 
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage();
+		return 0;
+	}
 	if (batches < 1)
 		batches = 200;
 	CHECK(glcuda_headless_new(-1, 0, &hl));
@@ -576,11 +745,15 @@ main(int argc, char **argv)
 		return 1;
 	}
 	CHECK_CU(CU(cuCtxPushCurrent)(glcuda_device_get_cuda_context(dev)));
+	bare_setup(dev);
 	printf("%s, sync mode %s, %d batches per path (readback: %d)\n",
 	       glcuda_device_get_caps(dev)->cuda_device_name,
 	       glcuda_sync_mode_get_name(
 		       glcuda_device_get_caps(dev)->sync_mode),
 	       batches, batches / 4 + 1);
+	if (glcuda_device_get_caps(dev)->sync_mode != GLCUDA_SYNC_TIMELINE)
+		printf("bare: glcuda's calls in the timeline sync mode; this "
+		       "device hands off in another\n");
 	/* What glcuda's copies go through (lib/copy.c). */
 	if (getenv("GLCUDA_COPY"))
 		printf("copies: GLCUDA_COPY=%s\n", getenv("GLCUDA_COPY"));
@@ -592,6 +765,12 @@ main(int argc, char **argv)
 	       "blocked us/batch | pixels |\n|---|---|--:|--:|--:|--:|---|\n");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		run_size(dev, sizes[i].layers, sizes[i].w, sizes[i].h, batches);
+	printf("\n");
+	for (unsigned int i = 0; i < bare_summaries; i++)
+		printf("%s\n", bare_summary[i]);
+	if (!bare_vk.device)
+		printf("no bare path: %s\n", bare_why);
+	bare_teardown();
 	{
 		CUcontext popped;
 

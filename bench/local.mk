@@ -6,16 +6,19 @@
 if HAVE_NVCC
 noinst_PROGRAMS += %reldir%/glcuda-bench %reldir%/glcuda-soak %reldir%/glcuda-trace \
 	%reldir%/glcuda-tensor-bench
-%canon_reldir%_glcuda_tensor_bench_SOURCES = %reldir%/glcuda-tensor-bench.c $(sanitizer_sources)
-%canon_reldir%_glcuda_tensor_bench_CPPFLAGS = $(tools_cppflags)
+%canon_reldir%_glcuda_tensor_bench_SOURCES = %reldir%/glcuda-tensor-bench.c \
+	%reldir%/bare-sync.c %reldir%/bare-sync.h $(sanitizer_sources)
+# Vulkan for the bare path's own semaphores (bare-sync.c).
+%canon_reldir%_glcuda_tensor_bench_CPPFLAGS = $(tools_cppflags) $(VULKAN_CFLAGS)
 %canon_reldir%_glcuda_tensor_bench_LDADD = common/libglcuda-common.la lib/libglcuda.la \
-	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
+	$(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(LIBM)
 %canon_reldir%_glcuda_bench_SOURCES = %reldir%/glcuda-bench.c %reldir%/bench.h \
 	%reldir%/bench-options.c %reldir%/bench-gl.c %reldir%/bench-cuda.c \
-	%reldir%/bench-paths.c %reldir%/bench-bare.c %reldir%/bench-harness.c \
-	%reldir%/bench-report.c $(sanitizer_sources)
+	%reldir%/bench-paths.c %reldir%/bench-bare.c %reldir%/bare-sync.c \
+	%reldir%/bare-sync.h %reldir%/bench-harness.c %reldir%/bench-report.c \
+	$(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_bench_SOURCES = %reldir%/bench-kernels.S
-# Vulkan for the bare path's own semaphores (bench-bare.c).
+# Vulkan for the bare path's own semaphores (bare-sync.c).
 %canon_reldir%_glcuda_bench_CPPFLAGS = $(tools_cppflags) $(VULKAN_CFLAGS)
 %canon_reldir%_glcuda_bench_LDADD = common/libglcuda-common.la \
 	lib/libglcuda.la $(EGL_LIBS) $(EPOXY_LIBS) $(VULKAN_LIBS) $(LIBM)

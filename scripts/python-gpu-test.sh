@@ -9,7 +9,7 @@
 #           libepoxy), as scripts/gpu-test.sh does; needs root.
 # --quick   the threads check for 10 s instead of 60.
 # CHECK...  run only these, of consumers, stream, copy_from, threads,
-#           pyopengl, memcheck, batch and bench (default: all).
+#           pyopengl, memcheck, batch, bench and profile (default: all).
 #
 # The checks (python/tests/gpu_check.py; each prints PASS or FAIL lines
 # with what it measured):
@@ -34,7 +34,11 @@
 #   batch      examples/python/batch_render.py at 2 048 layers of 64x64
 #              (the million-frames target);
 #   bench      examples/python/bench_sizes.py (the table of
-#              doc/performance.md).
+#              doc/performance.md);
+#   profile    examples/python/profile_dlpack.py, with GLCUDA_PY_PROFILE=1
+#              and without: the CPU of __dlpack__, torch.from_dlpack and
+#              copy_to a call, and the module's stages (doc/python.md,
+#              "Performance").
 # One renderer per GPU under torchrun, with the scaling over the GPUs, is
 # scripts/python-gpu-multi.sh.
 # All of them take about 8 minutes; memcheck alone about half of that.
@@ -50,12 +54,12 @@ for arg; do
 	--unpack) unpack=yes ;;
 	--quick) quick=yes ;;
 	consumers | stream | copy_from | threads | pyopengl | memcheck | batch | \
-		bench)
+		bench | profile)
 		checks="$checks $arg" ;;
 	*) echo "unknown argument: $arg" >&2; exit 2 ;;
 	esac
 done
-checks=${checks:-consumers stream copy_from threads pyopengl memcheck batch bench}
+checks=${checks:-consumers stream copy_from threads pyopengl memcheck batch bench profile}
 wanted() {
 	case " $checks " in *" $1 "*) return 0 ;; esac
 	return 1
@@ -149,6 +153,25 @@ if wanted bench; then
 	else
 		fail "bench_sizes.py: exit status $status (see $logdir/bench.md)"
 	fi
+fi
+
+if wanted profile; then
+	for how in profile no-profile; do
+		opt=
+		[ $how = no-profile ] && opt=--no-profile
+		# shellcheck disable=SC2086 # the option, or none
+		timeout 300 "$PYTHON" examples/python/profile_dlpack.py $opt \
+			> "$logdir/$how.md" 2>&1
+		status=$?
+		cat "$logdir/$how.md"
+		if [ $status -eq 0 ]; then
+			pass "profile_dlpack.py $opt: the tables are in" \
+				"$logdir/$how.md"
+		else
+			fail "profile_dlpack.py $opt: exit status $status" \
+				"(see $logdir/$how.md)"
+		fi
+	done
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -10,7 +10,9 @@
 # objects; references and the fake's live objects over 10 000 exports;
 # both row orders on every path, depth in metres, captures from raw GL,
 # moderngl and PyOpenGL framebuffers (test_origin.py, test_capture.py,
-# test_renderers.py); the binding of a torchrun rank to its GPU
+# test_renderers.py); the stages GLCUDA_PY_PROFILE=1 records for
+# __dlpack__, a consumer's import and the copies, counted once a call, and
+# nothing without it (test_profile.py); the binding of a torchrun rank to its GPU
 # (examples/python/multi_gpu.py:
 # LOCAL_RANK to CUDA device, the UUID shown, a mismatch and a rank beyond
 # the devices refused with glcuda's errors).

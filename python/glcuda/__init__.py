@@ -27,7 +27,7 @@ wrong shapes, dtypes and devices are :class:`ValueError`.
 """
 from . import _glcuda
 from ._glcuda import (FORMATS, ClosedError, Device, Error, Headless, Image,
-                      library_version)
+                      _profile, library_version)
 
 __version__ = library_version
 

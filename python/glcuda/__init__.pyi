@@ -3,6 +3,7 @@ from typing import Any
 
 from ._glcuda import *  # noqa: F403
 from ._glcuda import FORMATS as FORMATS, library_version as library_version
+from ._glcuda import _profile as _profile
 from ._glcuda import Depth, Image, Origin, Stream
 
 __version__: str

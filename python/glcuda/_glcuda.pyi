@@ -5,6 +5,10 @@ from typing import Any, Literal, Self
 FORMATS: tuple[str, ...]
 library_version: str
 
+# GLCUDA_PY_PROFILE=1 at import: the export and copy paths' stages,
+# {stage: {"count", "wall_us", "cpu_us"}}, since the last call; else None.
+def _profile() -> dict[str, dict[str, float]] | None: ...
+
 SyncMode = Literal["auto", "timeline", "binary", "cpu"]
 # None/1: legacy default stream, 2: per-thread default, else a CUstream.
 Stream = int | None

@@ -339,7 +339,8 @@ static int
 copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 	       int layer, const struct tensor *t, size_t row_pitch,
 	       size_t layer_pitch, enum glcuda_origin origin,
-	       const struct glcuda_depth_conversion *depth, CUstream stream)
+	       const struct glcuda_depth_conversion *depth, CUstream stream,
+	       struct py_profile *prof, enum py_stage stages)
 {
 	struct glcuda_linear_copy copy;
 	struct glcuda_copy_desc desc;
@@ -349,6 +350,7 @@ copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 
 	if (!(img = py_image_call_begin(&call, self)))
 		return -1;
+	py_profile_mark(prof, stages + PY_COPY_LOCK);
 	memset(&copy, 0, sizeof(copy));
 	copy.image = img;
 	copy.plane = plane;
@@ -365,7 +367,9 @@ copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 	desc.origin = origin;
 	desc.depth = *depth;
 	ret = glcuda_copy_linear(self->device->dev, &desc);
+	py_profile_mark(prof, stages + PY_COPY_LIBRARY);
 	py_call_end(&call);
+	py_profile_mark(prof, stages + PY_COPY_UNLOCK);
 	if (ret < 0) {
 		py_raise(ret);
 		return -1;
@@ -390,14 +394,22 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	size_t row_pitch, layer_pitch;
 	unsigned int plane = 0;
 	int layer = -1, ordinal, ret = -1;
+	const enum py_stage stages =
+		to_tensor ? PY_STAGE_COPY_TO : PY_STAGE_COPY_FROM;
+	struct py_profile prof;
 	CUstream stream;
 
+	py_profile_begin(&prof);
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OIOOO", keywords,
 					 &tensor, &layer_obj, &plane,
 					 &stream_obj, &origin_obj,
-					 &depth_obj) ||
-	    py_stream_parse(stream_obj, &stream) < 0 ||
-	    !(img = py_image_get(self)) ||
+					 &depth_obj))
+		return NULL;
+	py_profile_mark(&prof, stages + PY_COPY_ARGS);
+	if (py_stream_parse(stream_obj, &stream) < 0)
+		return NULL;
+	py_profile_mark(&prof, stages + PY_COPY_STREAM);
+	if (!(img = py_image_get(self)) ||
 	    py_origin_parse(origin_obj, self->origin, &origin) < 0 ||
 	    py_depth_parse(depth_obj, &depth) < 0)
 		return NULL;
@@ -416,6 +428,7 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	if (py_image_layout(img, plane, layer, &want) < 0)
 		return NULL;
 	ordinal = glcuda_device_get_caps(self->device->dev)->cuda_ordinal;
+	py_profile_mark(&prof, stages + PY_COPY_CHECKS);
 	if (has_attr(tensor, "__dlpack__"))
 		ret = from_dlpack(tensor, stream, to_tensor, ordinal, &t);
 	else if (has_attr(tensor, "__cuda_array_interface__"))
@@ -429,16 +442,20 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	 * its interface names, unless the caller chose one. */
 	if (ret == 0 && t.cai_stream && stream_obj == Py_None)
 		ret = py_stream_parse(t.cai_stream, &stream);
+	py_profile_mark(&prof, stages + PY_COPY_TENSOR);
 	if (ret == 0)
 		ret = check_layout(&t, &want, call, &row_pitch, &layer_pitch);
+	py_profile_mark(&prof, stages + PY_COPY_LAYOUT);
 	if (ret == 0)
 		ret = copy_on_stream(self, to_tensor, plane,
 				     layer < 0 ? GLCUDA_ALL_LAYERS : layer, &t,
 				     row_pitch, layer_pitch, origin, &depth,
-				     stream);
+				     stream, &prof, stages);
 	tensor_release(&t);
 	if (ret < 0)
 		return NULL;
+	py_profile_mark(&prof, stages + PY_COPY_RELEASE);
+	py_profile_total(&prof, stages + PY_COPY_TOTAL);
 	Py_RETURN_NONE;
 }
 

@@ -18,6 +18,9 @@ static const char unversioned_name[] = "dltensor";
 static void
 capsule_free(PyObject *capsule)
 {
+	struct py_profile prof;
+
+	py_profile_begin(&prof);
 	if (PyCapsule_IsValid(capsule, versioned_name)) {
 		DLManagedTensorVersioned *t =
 			PyCapsule_GetPointer(capsule, versioned_name);
@@ -30,7 +33,10 @@ capsule_free(PyObject *capsule)
 
 		if (t->deleter)
 			t->deleter(t);
+	} else {
+		return;
 	}
+	py_profile_total(&prof, PY_STAGE_CAPSULE_FREE);
 }
 
 /* max_version: None (a consumer before DLPack 1.0) or (major, minor). */
@@ -99,29 +105,40 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 	struct glcuda_export_desc desc;
 	struct glcuda_image *img;
 	unsigned int plane = 0;
+	struct py_profile prof;
 	struct py_call call;
 	CUstream stream;
 	int versioned, ret;
 
+	py_profile_begin(&prof);
 	glcuda_export_desc_init(&desc);
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOIOO", keywords,
 					 &stream_obj, &max_version, &dl_device,
-					 &copy, &plane, &origin, &depth) ||
-	    py_stream_parse(stream_obj, &stream) < 0 ||
-	    wants_versioned(max_version, &versioned) < 0 ||
+					 &copy, &plane, &origin, &depth))
+		return NULL;
+	py_profile_mark(&prof, PY_STAGE_DLPACK_ARGS);
+	if (py_stream_parse(stream_obj, &stream) < 0)
+		return NULL;
+	py_profile_mark(&prof, PY_STAGE_DLPACK_STREAM);
+	if (wants_versioned(max_version, &versioned) < 0 ||
 	    !py_image_get(self) ||
 	    py_origin_parse(origin, self->origin, &desc.origin) < 0 ||
 	    py_depth_parse(depth, &desc.depth) < 0 ||
-	    check_device_and_copy(self, dl_device, copy) < 0 ||
-	    !(img = py_image_call_begin(&call, self)))
+	    check_device_and_copy(self, dl_device, copy) < 0)
 		return NULL;
+	py_profile_mark(&prof, PY_STAGE_DLPACK_CHECKS);
+	if (!(img = py_image_call_begin(&call, self)))
+		return NULL;
+	py_profile_mark(&prof, PY_STAGE_DLPACK_LOCK);
 	desc.plane = plane;
 	desc.stream = stream;
 	if (versioned) {
 		DLManagedTensorVersioned *t = NULL;
 
 		ret = glcuda_image_export_dlpack_desc(img, &desc, &t);
+		py_profile_mark(&prof, PY_STAGE_DLPACK_EXPORT);
 		py_call_end(&call);
+		py_profile_mark(&prof, PY_STAGE_DLPACK_UNLOCK);
 		if (ret < 0)
 			return py_raise(ret);
 		capsule = PyCapsule_New(t, versioned_name, capsule_free);
@@ -132,13 +149,17 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 
 		ret = glcuda_image_export_dlpack_unversioned_desc(img, &desc,
 								  &t);
+		py_profile_mark(&prof, PY_STAGE_DLPACK_EXPORT);
 		py_call_end(&call);
+		py_profile_mark(&prof, PY_STAGE_DLPACK_UNLOCK);
 		if (ret < 0)
 			return py_raise(ret);
 		capsule = PyCapsule_New(t, unversioned_name, capsule_free);
 		if (!capsule)
 			t->deleter(t);
 	}
+	py_profile_mark(&prof, PY_STAGE_DLPACK_CAPSULE);
+	py_profile_total(&prof, PY_STAGE_DLPACK_TOTAL);
 	return capsule;
 }
 
@@ -147,11 +168,16 @@ py_image_dlpack_device(PyObject *obj, PyObject *unused)
 {
 	struct py_image *self = (struct py_image *)obj;
 	const struct glcuda_caps *caps;
+	struct py_profile prof;
+	PyObject *result;
 
+	py_profile_begin(&prof);
 	if (!py_image_get(self))
 		return NULL;
 	caps = glcuda_device_get_caps(self->device->dev);
-	return Py_BuildValue("(ii)", kDLCUDA, caps->cuda_ordinal);
+	result = Py_BuildValue("(ii)", kDLCUDA, caps->cuda_ordinal);
+	py_profile_total(&prof, PY_STAGE_DLPACK_DEVICE);
+	return result;
 }
 
 void

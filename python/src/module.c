@@ -76,18 +76,30 @@ formats_tuple(void)
 	return t;
 }
 
+static PyMethodDef module_methods[] = {
+	{ "_profile", py_profile_take, METH_NOARGS,
+	  "_profile() -> dict or None\n\nWith GLCUDA_PY_PROFILE=1 at import: "
+	  "{stage: {'count', 'wall_us', 'cpu_us'}} of the export and copy "
+	  "paths' stages since the last call, which it resets. None when "
+	  "off." },
+	{ NULL, NULL, 0, NULL },
+};
+
 static struct PyModuleDef module_def = {
 	PyModuleDef_HEAD_INIT,
 	.m_name = "glcuda._glcuda",
 	.m_doc = "glcuda's C library, for Python: GL frames as CUDA tensors.",
 	.m_size = -1,
+	.m_methods = module_methods,
 };
 
 PyMODINIT_FUNC
 PyInit__glcuda(void)
 {
-	PyObject *m = PyModule_Create(&module_def);
+	PyObject *m;
 
+	py_profile_init();
+	m = PyModule_Create(&module_def);
 	if (!m)
 		return NULL;
 	if (py_errors_init(m) < 0 || py_device_init(m) < 0 ||

@@ -165,4 +165,72 @@ int py_depth_parse(PyObject *obj, struct glcuda_depth_conversion *out);
 PyObject *py_image_capture(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_device_capture(PyObject *self, PyObject *args, PyObject *kwargs);
 
+/* profile.c: the stages of the export and copy paths, timed where
+ * GLCUDA_PY_PROFILE=1 (doc/python.md, "Performance"). */
+enum py_copy_stage {
+	PY_COPY_ARGS,    /* the arguments parsed */
+	PY_COPY_STREAM,  /* the stream parsed */
+	PY_COPY_CHECKS,  /* the image, origin, depth, layer and layout */
+	PY_COPY_TENSOR,  /* the caller's tensor from its producer */
+	PY_COPY_LAYOUT,  /* its shape and strides checked */
+	PY_COPY_LOCK,    /* the GIL released, the device's lock taken */
+	PY_COPY_LIBRARY, /* glcuda_copy_linear() */
+	PY_COPY_UNLOCK,  /* the lock released, the GIL taken back */
+	PY_COPY_RELEASE, /* the producer's deleter */
+	PY_COPY_TOTAL,   /* the whole call */
+	PY_COPY_STAGES
+};
+enum py_stage {
+	PY_STAGE_DLPACK_ARGS,
+	PY_STAGE_DLPACK_STREAM,
+	PY_STAGE_DLPACK_CHECKS,
+	PY_STAGE_DLPACK_LOCK,
+	PY_STAGE_DLPACK_EXPORT,
+	PY_STAGE_DLPACK_UNLOCK,
+	PY_STAGE_DLPACK_CAPSULE,
+	PY_STAGE_DLPACK_TOTAL,
+	PY_STAGE_DLPACK_DEVICE,
+	PY_STAGE_CAPSULE_FREE,
+	PY_STAGE_COPY_TO,
+	PY_STAGE_COPY_FROM = PY_STAGE_COPY_TO + PY_COPY_STAGES,
+	PY_STAGE_COUNT = PY_STAGE_COPY_FROM + PY_COPY_STAGES
+};
+/* A call's clock: the last mark and the start. */
+struct py_profile {
+	int on;
+	uint64_t wall, cpu, wall0, cpu0;
+};
+/* GLCUDA_PY_PROFILE=1 at import. */
+extern int py_profile_on;
+void py_profile_init(void);
+void py_profile_start(struct py_profile *p);
+/* The time since the last mark, added to @stage. */
+void py_profile_record(struct py_profile *p, enum py_stage stage);
+/* The time since the start, added to @stage. */
+void py_profile_record_total(struct py_profile *p, enum py_stage stage);
+/* glcuda._profile(). */
+PyObject *py_profile_take(PyObject *module, PyObject *unused);
+
+static inline void
+py_profile_begin(struct py_profile *p)
+{
+	p->on = py_profile_on;
+	if (p->on)
+		py_profile_start(p);
+}
+
+static inline void
+py_profile_mark(struct py_profile *p, enum py_stage stage)
+{
+	if (p->on)
+		py_profile_record(p, stage);
+}
+
+static inline void
+py_profile_total(struct py_profile *p, enum py_stage stage)
+{
+	if (p->on)
+		py_profile_record_total(p, stage);
+}
+
 #endif
