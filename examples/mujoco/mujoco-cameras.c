@@ -706,6 +706,9 @@ out:
 struct measure {
 	double wall, cpu; /* seconds, for all steps */
 	long frames, steps;
+	/* glcuda's path: the CPU in mjr_render and in the captures, and in
+	 * the one copy per step (seconds, for all steps). */
+	double render_cpu, capture_cpu, copy_cpu;
 };
 
 static void
@@ -741,6 +744,12 @@ measure_print(const struct measure *m, int cameras, const struct scene *s,
 	printf("%7d  %4dx%-4d  %-34s %12.0f %12.0f\n", cameras, s->width,
 	       s->height, method, (double)m->frames / m->wall,
 	       m->cpu / (double)m->steps * 1e6);
+	if (m->capture_cpu > 0)
+		printf("%7s  %9s    of which CPU us: mjr_render %.1f and "
+		       "capture %.1f a camera, the copy %.1f a step\n",
+		       "", "", m->render_cpu / (double)m->frames * 1e6,
+		       m->capture_cpu / (double)m->frames * 1e6,
+		       m->copy_cpu / (double)m->steps * 1e6);
 }
 
 /* (b): MuJoCo's readback of each camera into pinned host memory, then one
@@ -963,17 +972,32 @@ bench_method(enum method method, struct frames *f, struct scene *s,
 			for (int e = 0; e < n; e++)
 				mj_step(s->m, s->data[e]);
 		switch (method) {
-		case METHOD_GLCUDA:
+		case METHOD_GLCUDA: {
+			/* Where the CPU goes, from the measured steps on. */
+			double c0 = now_s(CLOCK_THREAD_CPUTIME_ID), c1;
+
 			for (int i = 0; i < n; i++) {
 				scene_render(s, physics ? i : 0, i, false);
+				c1 = now_s(CLOCK_THREAD_CPUTIME_ID);
 				if (capture(f, s, f->color, (unsigned int)i,
 					    GLCUDA_CAPTURE_COLOR |
 						    GLCUDA_CAPTURE_DEPTH))
 					return -1;
+				if (k >= 0) {
+					out->render_cpu += c1 - c0;
+					c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+					out->capture_cpu += c0 - c1;
+				} else {
+					c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+				}
 			}
 			if (frames_copy(f, s, false, 0))
 				return -1;
+			if (k >= 0)
+				out->copy_cpu +=
+					now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 			break;
+		}
 		case METHOD_READPIXELS:
 			if (readback_step(r, s, f->stream, n, physics))
 				return -1;
