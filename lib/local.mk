@@ -30,11 +30,11 @@
 	%reldir%/vk/vk-instance.c \
 	%reldir%/vk/vk-device.c \
 	%reldir%/vk/vk-resources.c \
-	%reldir%/headless.h \
-	%reldir%/headless-display.c \
-	%reldir%/headless-context.c \
-	%reldir%/headless-devices.c \
-	%reldir%/headless.c \
+	%reldir%/headless/headless.h \
+	%reldir%/headless/headless-display.c \
+	%reldir%/headless/headless-context.c \
+	%reldir%/headless/headless-devices.c \
+	%reldir%/headless/headless.c \
 	%reldir%/private.h \
 	%reldir%/struct-size.c \
 	%reldir%/device.c \
@@ -50,10 +50,10 @@
 	%reldir%/handoff.h \
 	%reldir%/handoff.c \
 	%reldir%/copy-batch.c \
-	%reldir%/ring.h \
-	%reldir%/ring-timing.c \
-	%reldir%/ring-done.c \
-	%reldir%/ring.c \
+	%reldir%/ring/ring.h \
+	%reldir%/ring/ring-timing.c \
+	%reldir%/ring/ring-done.c \
+	%reldir%/ring/ring.c \
 	%reldir%/diag.c \
 	%reldir%/dlpack.c
 noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la

@@ -14,7 +14,7 @@
  * length), but are taken in order: once a frame is taken, an older one is
  * never returned; it is dropped when it becomes ready (next_takeable).
  */
-#include "ring.h"
+#include "ring/ring.h"
 #include "seam.h"
 #include <glcuda/glcuda-cuda.h>
 
