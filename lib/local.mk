@@ -12,7 +12,7 @@
 	%reldir%/error.c \
 	%reldir%/driver-lock.c \
 	%reldir%/format.c \
-	%reldir%/loader/cuda-types.h \
+	%reldir%/loader/cuda-driver-api.h \
 	%reldir%/loader/cuda-loader.h \
 	%reldir%/loader/cuda-loader.c \
 	%reldir%/cuda/cuda-importer.h \
@@ -35,7 +35,7 @@
 	%reldir%/headless/headless-context.c \
 	%reldir%/headless/headless-devices.c \
 	%reldir%/headless/headless.c \
-	%reldir%/private.h \
+	%reldir%/device.h \
 	%reldir%/struct-size.c \
 	%reldir%/device.c \
 	%reldir%/sync.h \

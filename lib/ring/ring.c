@@ -130,7 +130,7 @@ ring_free(struct glcuda_ring *ring, bool gl_current, bool cuda_current)
 	free(ring);
 }
 
-/* struct glcuda_ring_desc's members (private.h, struct member_span). */
+/* struct glcuda_ring_desc's members (device.h, struct member_span). */
 static const struct member_span ring_desc_members[] = {
 	MEMBER_SPAN(struct glcuda_ring_desc, width),
 	MEMBER_SPAN(struct glcuda_ring_desc, height),
