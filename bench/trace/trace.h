@@ -24,6 +24,7 @@
 #include <cudaEGL.h>
 #define TRACE_HAVE_EGLSTREAM 1
 #endif
+#include "array-length.h"
 #include "clock.h"
 #include "parse.h"
 #include "stats.h"
@@ -31,7 +32,6 @@
 extern const unsigned char glcuda_trace_fatbin[];
 extern const unsigned long glcuda_trace_fatbin_size;
 
-#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
 
 enum scenario {
 	SC_TIMELINE,
