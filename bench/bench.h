@@ -31,6 +31,7 @@
  * without the toolkit): glcuda-cuda.h needs its types. */
 #include "cuda-table.h"
 #include <glcuda/glcuda-cuda.h>
+#include "array-length.h"
 #include "clock.h"
 #include "cuda-table.h"
 #include "parse.h"
@@ -41,7 +42,6 @@
 extern const unsigned char glcuda_bench_fatbin[];
 extern const unsigned long glcuda_bench_fatbin_size;
 
-#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_GROUPS 8
 #define MAX_DEPTH 4
 #define MAX_REPS 9

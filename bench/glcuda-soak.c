@@ -69,6 +69,7 @@
  * without the toolkit): glcuda-cuda.h needs its types. */
 #include "cuda-table.h"
 #include <glcuda/glcuda-cuda.h>
+#include "array-length.h"
 #include "clock.h"
 #include "parse.h"
 #include "stats.h"
@@ -77,7 +78,6 @@
 extern const unsigned char glcuda_bench_fatbin[];
 extern const unsigned long glcuda_bench_fatbin_size;
 
-#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
 #define SLOTS 3
 #define PATCH 64
 #define EXIT_SKIP 77

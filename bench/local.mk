@@ -28,7 +28,12 @@ nodist_%canon_reldir%_glcuda_soak_SOURCES = %reldir%/bench-kernels.S
 %canon_reldir%_glcuda_soak_LDADD = common/libglcuda-common.la lib/libglcuda.la \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 
-%canon_reldir%_glcuda_trace_SOURCES = %reldir%/glcuda-trace.c \
+%canon_reldir%_glcuda_trace_SOURCES = %reldir%/trace/trace.h \
+	%reldir%/trace/trace-main.c %reldir%/trace/scenarios.c \
+	%reldir%/trace/trace-run.c %reldir%/trace/scenario-legacy.c \
+	%reldir%/trace/scenario-ring.c %reldir%/trace/scenario-gl-prio.c \
+	%reldir%/trace/scenario-gl-switch.c \
+	%reldir%/trace/scenario-eglstream.c %reldir%/trace/driver-calls.c \
 	$(sanitizer_sources)
 nodist_%canon_reldir%_glcuda_trace_SOURCES = %reldir%/trace-kernels.S
 %canon_reldir%_glcuda_trace_CPPFLAGS = $(tools_cppflags)

@@ -30,10 +30,10 @@
 #include <stddef.h>
 /* The toolkit's <cuda.h> where configure found it; without the toolkit,
  * and in the test suites, which build with the library's headers, glcuda's
- * own declarations of the driver API (lib/loader/cuda-types.h), which the
+ * own declarations of the driver API (lib/loader/cuda-driver-api.h), which the
  * library itself builds with. */
 #ifdef GLCUDA_TOOLS_OWN_CUDA_DECLS
-#include "../lib/loader/cuda-types.h"
+#include "../lib/loader/cuda-driver-api.h"
 #else
 #include <cuda.h>
 #endif

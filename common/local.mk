@@ -8,6 +8,7 @@
 # UUID text, extension lists), which libglcuda links too, is used here.
 noinst_LTLIBRARIES += %reldir%/libglcuda-common.la
 %canon_reldir%_libglcuda_common_la_SOURCES = \
+	%reldir%/array-length.h \
 	%reldir%/clock.c %reldir%/clock.h \
 	%reldir%/cuda-table.c %reldir%/cuda-table.h \
 	%reldir%/extensions.h \

@@ -6,6 +6,20 @@
 # tests/test-examples.sh builds them against an installed glcuda.
 EXTRA_DIST += %reldir%/README.md %reldir%/example-cuda.h
 
+# gstreamer/: the example of a kernel of the user's for glcudafilter, run
+# once per plane (doc/gstreamer.md), which scripts/gst-gpu-build.sh builds
+# with `make examples/gstreamer/invert-planes.fatbin` for
+# scripts/gst-gpu-test.sh (through the .cu.fatbin rule of Makefile.am; the
+# folder is made first in a build tree of its own).
+EXTRA_DIST += %reldir%/gstreamer/invert-planes.cu
+%reldir%/gstreamer/invert-planes.fatbin: %reldir%/gstreamer/.dirstamp
+%reldir%/gstreamer/.dirstamp:
+	@$(MKDIR_P) %reldir%/gstreamer
+	@: > $@
+CLEANFILES += %reldir%/gstreamer/invert-planes.fatbin \
+	%reldir%/gstreamer/invert-planes.fatbin.d
+DISTCLEANFILES = %reldir%/gstreamer/.dirstamp
+
 if HAVE_CUDA_TOOLKIT
 examples_cppflags = -I$(top_srcdir)/include -I$(top_builddir)/include \
 	$(EGL_CFLAGS) $(EPOXY_CFLAGS) $(CUDA_CFLAGS)

@@ -300,7 +300,7 @@ gst_glcuda_buffer_pool_init(GstGlcudaBufferPool *pool)
 }
 
 GstBufferPool *
-gst_glcuda_buffer_pool_new(struct gcf_device *d, GstElement *owner)
+gcf_buffer_pool_new(struct gcf_device *d, GstElement *owner)
 {
 	GstGlcudaBufferPool *pool =
 		g_object_new(GST_TYPE_GLCUDA_BUFFER_POOL, NULL);
@@ -313,7 +313,7 @@ gst_glcuda_buffer_pool_new(struct gcf_device *d, GstElement *owner)
 }
 
 gboolean
-gst_glcuda_buffer_pool_is_of_device(GstBufferPool *pool, struct gcf_device *d)
+gcf_buffer_pool_is_of_device(GstBufferPool *pool, struct gcf_device *d)
 {
 	return GST_IS_GLCUDA_BUFFER_POOL(pool) &&
 	       GST_GLCUDA_BUFFER_POOL(pool)->device == d;

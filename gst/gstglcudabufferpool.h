@@ -21,12 +21,11 @@ G_DECLARE_FINAL_TYPE(GstGlcudaBufferPool, gst_glcuda_buffer_pool, GST,
 
 /* A pool of device @d's images (a new reference to @d), made by @owner
  * (a weak reference: the errors of the pool are its). */
-GstBufferPool *gst_glcuda_buffer_pool_new(struct gcf_device *d,
-					  GstElement *owner);
+GstBufferPool *gcf_buffer_pool_new(struct gcf_device *d, GstElement *owner);
 
 /* Whether @pool is a glcuda pool of device @d. */
-gboolean gst_glcuda_buffer_pool_is_of_device(GstBufferPool *pool,
-					     struct gcf_device *d);
+gboolean gcf_buffer_pool_is_of_device(GstBufferPool *pool,
+				      struct gcf_device *d);
 
 /* The image of @mem if it is a pooled memory of device @d (any glcuda
  * pool's), else NULL. */

@@ -312,8 +312,7 @@ gst_glcuda_filter_propose_allocation(GstBaseTransform *trans,
 		return FALSE;
 	}
 	if (need_pool) {
-		pool = gst_glcuda_buffer_pool_new(self->device,
-						  GST_ELEMENT(self));
+		pool = gcf_buffer_pool_new(self->device, GST_ELEMENT(self));
 		config = gst_buffer_pool_get_config(pool);
 		gst_buffer_pool_config_set_params(config, caps,
 						  (guint)info.size, 0, 0);
@@ -370,14 +369,14 @@ gst_glcuda_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query)
 	gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
 	if (!pool)
 		return TRUE;
-	if (gst_glcuda_buffer_pool_is_of_device(pool, self->device)) {
+	if (gcf_buffer_pool_is_of_device(pool, self->device)) {
 		GST_DEBUG_OBJECT(self,
 				 "output into downstream's %" GST_PTR_FORMAT,
 				 pool);
 		gst_object_unref(pool);
 		return TRUE;
 	}
-	ours = gst_glcuda_buffer_pool_new(self->device, GST_ELEMENT(self));
+	ours = gcf_buffer_pool_new(self->device, GST_ELEMENT(self));
 	config = gst_buffer_pool_get_config(pool);
 	gst_object_unref(pool);
 	if (!gst_buffer_pool_set_config(ours, config)) {

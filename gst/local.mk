@@ -38,11 +38,6 @@ CLEANFILES += %reldir%/glcudafilter-kernels-fatbin.S %reldir%/glcudafilter-kerne
 endif
 endif
 
-# The example of a kernel of the user's run once per plane
-# (doc/gstreamer.md), which scripts/gst-gpu-build.sh builds with
-# `make gst/invert-planes.fatbin` for scripts/gst-gpu-test.sh.
-EXTRA_DIST += %reldir%/invert-planes.cu
-CLEANFILES += %reldir%/invert-planes.fatbin %reldir%/invert-planes.fatbin.d
 # The GPU machine's build, test and benchmark of the plugin.
 EXTRA_DIST += %reldir%/glcudafilter-kernels.cu doc/gstreamer.md scripts/gst-gpu-build.sh \
 	scripts/gst-gpu-env.sh scripts/gst-gpu-test.sh bench/gst-bench.sh

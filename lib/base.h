@@ -18,7 +18,7 @@
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
 /* glcuda's own declarations of the CUDA driver API (no toolkit needed). */
-#include "loader/cuda-types.h"
+#include "loader/cuda-driver-api.h"
 
 #include <glcuda/glcuda.h>
 

@@ -3,7 +3,7 @@
  * device with the same UUID, and the capabilities they share.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "device.h"
 #include "vk/vk-exporter.h"
 #include <glcuda/glcuda-cuda.h>
 

@@ -3,7 +3,7 @@
  * as the layers of glcuda see them, for doctors such as glcuda-info.
  * SPDX-License-Identifier: MIT
  */
-#include "private.h"
+#include "device.h"
 #include "vk/vk-exporter.h"
 
 #include <errno.h>

@@ -39,7 +39,7 @@ enum fault_api {
 /* Defined only in the tests' build (lib/libglcuda-test.la). */
 void fault_inject(enum fault_api api, unsigned long n, int err);
 /* Instead of the n-th call: the first call at a site, file (the end of
- * __FILE__: "lib/ring.c") between lines first and last, fails with err.
+ * __FILE__: "lib/ring/ring.c") between lines first and last, fails with err.
  * For a site the n-th-call sweep missed because the calls before it vary
  * in number from run to run (a query that finds work done or not). */
 void fault_inject_at(enum fault_api api, const char *file, int first, int last,

@@ -12,7 +12,7 @@
 	%reldir%/error.c \
 	%reldir%/driver-lock.c \
 	%reldir%/format.c \
-	%reldir%/loader/cuda-types.h \
+	%reldir%/loader/cuda-driver-api.h \
 	%reldir%/loader/cuda-loader.h \
 	%reldir%/loader/cuda-loader.c \
 	%reldir%/cuda/cuda-importer.h \
@@ -30,12 +30,12 @@
 	%reldir%/vk/vk-instance.c \
 	%reldir%/vk/vk-device.c \
 	%reldir%/vk/vk-resources.c \
-	%reldir%/headless.h \
-	%reldir%/headless-display.c \
-	%reldir%/headless-context.c \
-	%reldir%/headless-devices.c \
-	%reldir%/headless.c \
-	%reldir%/private.h \
+	%reldir%/headless/headless.h \
+	%reldir%/headless/headless-display.c \
+	%reldir%/headless/headless-context.c \
+	%reldir%/headless/headless-devices.c \
+	%reldir%/headless/headless.c \
+	%reldir%/device.h \
 	%reldir%/struct-size.c \
 	%reldir%/device.c \
 	%reldir%/sync.h \
@@ -50,10 +50,10 @@
 	%reldir%/handoff.h \
 	%reldir%/handoff.c \
 	%reldir%/copy-batch.c \
-	%reldir%/ring.h \
-	%reldir%/ring-timing.c \
-	%reldir%/ring-done.c \
-	%reldir%/ring.c \
+	%reldir%/ring/ring.h \
+	%reldir%/ring/ring-timing.c \
+	%reldir%/ring/ring-done.c \
+	%reldir%/ring/ring.c \
 	%reldir%/diag.c \
 	%reldir%/dlpack.c
 noinst_LTLIBRARIES += %reldir%/libglcuda-internal.la

@@ -16,7 +16,7 @@
  * (tail padding included) passes, while zero (a caller that did not set
  * it), garbage and the size of a newer struct fail with -EINVAL.
  */
-#include "private.h"
+#include "device.h"
 #include <glcuda/glcuda-cuda.h>
 #include <glcuda/glcuda-diag.h>
 
@@ -102,7 +102,7 @@ static const struct member_span diag_cuda_device_members[] = {
 	MEMBER_SPAN(struct glcuda_diag_cuda_device, uuid),
 };
 
-/* size is the first member of each (private.h). */
+/* size is the first member of each (device.h). */
 STRUCT_SIZE_FIRST(struct glcuda_device_options);
 STRUCT_SIZE_FIRST(struct glcuda_image_desc);
 STRUCT_SIZE_FIRST(struct glcuda_cuda_plane);
@@ -111,7 +111,7 @@ STRUCT_SIZE_FIRST(struct glcuda_diag_egl_device);
 STRUCT_SIZE_FIRST(struct glcuda_diag_vk_device);
 STRUCT_SIZE_FIRST(struct glcuda_diag_cuda_device);
 
-/* The last member ends the struct (private.h). A member appended fails
+/* The last member ends the struct (device.h). A member appended fails
  * these until the tables above and the member named here are updated. */
 _Static_assert(STRUCT_SIZE_ENDS(struct glcuda_device_options, flags),
 	       "struct glcuda_device_options: tail padding, or a new member");

@@ -10,7 +10,7 @@
 #ifndef GLCUDA_SYNC_H
 #define GLCUDA_SYNC_H
 
-#include "private.h"
+#include "device.h"
 #include "vk/vk-exporter.h"
 #include "cuda/cuda-importer.h"
 

@@ -14,10 +14,10 @@
 # Per setting of CUDA_VISIBLE_DEVICES:
 #   headless    build-gpu/tests/test-headless (glcuda_headless_new(-1) opens
 #               the first EGL device that names a CUDA device CUDA can see);
-#   info        build-gpu/tools/glcuda-info: a verdict line for every EGL
+#   info        build-gpu/tools/glcuda-info/glcuda-info: a verdict line for every EGL
 #               device, as many EGL devices working as CUDA sees devices,
 #               and the overall verdict "interop works";
-#   demo        build-gpu/tools/glcuda-demo, 30 small frames, on the EGL
+#   demo        build-gpu/tools/glcuda-demo/glcuda-demo, 30 small frames, on the EGL
 #               device the info check found working first;
 #   compositor  build-gpu/tools/glcuda-compositor/glcuda-compositor with the
 #               pixel client of the tests (build-gpu/tests/
@@ -45,8 +45,8 @@ fi
 
 root=$(pwd)
 build=$root/build-gpu
-info=$build/tools/glcuda-info
-demo=$build/tools/glcuda-demo
+info=$build/tools/glcuda-info/glcuda-info
+demo=$build/tools/glcuda-demo/glcuda-demo
 comp=$build/tools/glcuda-compositor/glcuda-compositor
 pixel=$build/tests/compositor-pixel-client
 headless=$build/tests/test-headless

@@ -159,7 +159,7 @@ for tool in "${tool_list[@]}"; do
 		case $t in
 		demo:*)
 			IFS=: read -r _ filter format <<< "$t"
-			cmd=(./tools/glcuda-demo --quiet --frames 12 --size 641x479 --png-frames none
+			cmd=(./tools/glcuda-demo/glcuda-demo --quiet --frames 12 --size 641x479 --png-frames none
 				--filter "$filter" --format "${format:-rgba8}")
 			log=$logdir/$tool-demo-$filter${format:+-$format}.log ;;
 		*)

@@ -20,8 +20,9 @@
 #   glcuda/   libglcuda.so (shared) and libgstglcuda.so, from `make install
 #             DESTDIR=`, built in build-gst-gpu/ with the CUDA kernels.
 #   bin/      tests/gst-states, which prints the element's stats, and
-#             invert-planes.fatbin (gst/invert-planes.cu, the example of a
-#             kernel of the user's run once per plane) where nvcc is found.
+#             invert-planes.fatbin (examples/gstreamer/invert-planes.cu,
+#             the example of a kernel of the user's run once per plane)
+#             where nvcc is found.
 #
 # The .deb files come from Debian's archive through `apt-get download` into
 # .gl/gst/ (kept there: .gl/ is not in git); each is unpacked into
@@ -131,7 +132,7 @@ fi
 make -j8
 make -j8 tests/gst-states
 if grep -q '^#define HAVE_NVCC 1' config.h; then
-	make gst/invert-planes.fatbin
+	make examples/gstreamer/invert-planes.fatbin
 fi
 rm -rf "$stage"
 make install-libLTLIBRARIES install-gstpluginLTLIBRARIES DESTDIR="$stage/install" >/dev/null
@@ -146,8 +147,8 @@ if head -c 4 tests/gst-states | grep -q ELF; then
 else
 	cp tests/.libs/gst-states "$stage/bin/"
 fi
-if [ -f gst/invert-planes.fatbin ]; then
-	cp gst/invert-planes.fatbin "$stage/bin/"
+if [ -f examples/gstreamer/invert-planes.fatbin ]; then
+	cp examples/gstreamer/invert-planes.fatbin "$stage/bin/"
 fi
 
 # glcuda's own NEEDED must be in the tree too.

@@ -29,7 +29,7 @@ export GST_GL_PLATFORM=egl GST_GL_WINDOW=egl-device
 if [ -n "${GST_GPU_FAKE:-}" ]; then
 	export GLCUDA_LIBCUDA=$GST_GPU_FAKE
 	export GLCUDA_FAKE_CUDA_UUID=${GLCUDA_FAKE_CUDA_UUID:-$(GLCUDA_LIBCUDA=/nonexistent/libcuda.so.1 \
-		"$(pwd)/build-gst-gpu/tools/glcuda-info" 2>/dev/null | awk '/device UUID/ { print $3; exit }')}
+		"$(pwd)/build-gst-gpu/tools/glcuda-info/glcuda-info" 2>/dev/null | awk '/device UUID/ { print $3; exit }')}
 else
 	# GLVND and the Vulkan loader find the NVIDIA driver here.
 	# shellcheck source=scripts/gpu-nvidia-env.sh

@@ -22,8 +22,8 @@
 # RGB10A2_LE, BGRA, BGRx and RGBx (one texture per plane: R8 + RG8, three
 # R8, R16 + RG16, RGB10_A2, RGBA8): filter=none byte for byte,
 # filter=invert (the element's own kernels; common/filters.cu's on the
-# 8-bit RGB formats) and gst/invert-planes.cu (a kernel of the user's, run
-# once per plane, built by scripts/gst-gpu-build.sh) every plane against
+# 8-bit RGB formats) and examples/gstreamer/invert-planes.cu (a kernel
+# of the user's, run once per plane, built by scripts/gst-gpu-build.sh) every plane against
 # the inverse computed here, two inverts in a row (the second's pool)
 # against the input, NV12 from glcolorconvert into the pool; P010_10LE on
 # GLES in frames only (GstGL does not read 16-bit planes back there).
@@ -173,8 +173,8 @@ gst-inspect-1.0 nvcodec > "$logdir/inspect-nvcodec.log" 2>&1
 echo "nvcodec elements: $(awk '/^  [a-z0-9]+: /{ sub(":", "", $1); printf "%s ", $1 }' \
 	"$logdir/inspect-nvcodec.log")"
 
-# gst/invert-planes.cu, built by scripts/gst-gpu-build.sh (the fake loads
-# any module and runs its CPU version by name).
+# examples/gstreamer/invert-planes.cu, built by scripts/gst-gpu-build.sh
+# (the fake loads any module and runs its CPU version by name).
 planes_kernel=$gst_stage/bin/invert-planes.fatbin
 if [ ! -s "$planes_kernel" ]; then
 	if [ -n "${GST_GPU_FAKE:-}" ]; then

@@ -1,12 +1,12 @@
 /*
- * glcuda's declarations of the CUDA driver API (lib/loader/cuda-types.h)
+ * glcuda's declarations of the CUDA driver API (lib/loader/cuda-driver-api.h)
  * against the CUDA toolkit's headers; built and run by
  * tests/test-cuda-abi.sh, in two translation units:
  *
  *  - without CUDA_ABI_TOOLKIT: glcuda's declarations alone; records the
  *    sizes, offsets, values and names of tests/cuda-abi.def;
  *  - with CUDA_ABI_TOOLKIT: <cuda.h>, <cudaGL.h> and <cudaEGL.h>, then
- *    cuda-types.h, which then declares its prototypes only: one that does
+ *    cuda-driver-api.h, which then declares its prototypes only: one that does
  *    not match the toolkit's declaration is a compile error. It records the
  *    same list from the toolkit's headers and compares the two.
  *
@@ -17,7 +17,7 @@
 #include <cudaGL.h>
 #include <cudaEGL.h>
 #endif
-#include "loader/cuda-types.h"
+#include "loader/cuda-driver-api.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
 # - else exports GLCUDA_LIBCUDA (the fake) and GLCUDA_FAKE_CUDA_UUID (GL's
 #   device UUID, $uuid), so that glcuda binds the fake to GL's device.
 # SPDX-License-Identifier: MIT
-info=./tools/glcuda-info
+info=./tools/glcuda-info/glcuda-info
 fake=$(pwd)/tests/fake-cuda/.libs/libfakecuda.so
 for f in "$info" "$fake" ${fake_cuda_needs:-}; do
 	if [ ! -e "$f" ]; then

@@ -36,7 +36,7 @@ bool fault_coverage_report(enum fault_api api, const char *label,
 
 /* A site of lib/ (from the generated list). */
 struct fault_target {
-	const char *file; /* "lib/ring.c" */
+	const char *file; /* "lib/ring/ring.c" */
 	int first, last;
 	const char *name, *function;
 };

@@ -10,9 +10,10 @@
  * the frame as GstGL uploads and downloads it (the same frame through
  * the pipeline without glcudafilter), filter=invert every byte of it
  * inverted (the fake CUDA driver runs CPU versions of the element's
- * kernels), kernel-name=invert_planes (gst/invert-planes.cu, which the
- * fake runs by name) every byte of the NV12 frame inverted too, the
- * kernel run once per plane, and filter=grade, which runs on 8-bit RGB
+ * kernels), kernel-name=invert_planes
+ * (examples/gstreamer/invert-planes.cu, which the fake runs by name)
+ * every byte of the NV12 frame inverted too, the kernel run once per
+ * plane, and filter=grade, which runs on 8-bit RGB
  * only, the RGBx frame glcolorconvert makes once the caps were
  * renegotiated (it prefers RGBx for a frame without alpha), graded: the
  * same frame through a pipeline that converts to RGBx and grades it.

@@ -7,6 +7,6 @@ TESTS += %reldir%/test-headless
 %canon_reldir%_test_headless_LDADD = $(test_ldadd)
 endif
 
-# Runs tools/glcuda-info from the build directory.
+# Runs tools/glcuda-info/glcuda-info from the build directory.
 TESTS += %reldir%/test-info.sh
 dist_check_SCRIPTS += %reldir%/test-info.sh

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <check.h>
 
-#include "private.h"
+#include "device.h"
 /* The suites call CUDA as the other programs do, through the programs'
  * table (CU), built like the library with glcuda's own declarations of
  * the driver API (and so for the suites: tests/local.mk). */

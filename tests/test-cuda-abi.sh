@@ -1,5 +1,5 @@
 #!/bin/sh
-# glcuda's declarations of the CUDA driver API (lib/loader/cuda-types.h)
+# glcuda's declarations of the CUDA driver API (lib/loader/cuda-driver-api.h)
 # agree with the CUDA toolkit's headers: sizes, member offsets, enum values,
 # constants, the versioned symbol behind each function name, and (by the
 # compiler) every prototype. See tests/cuda-abi.c. Skipped (77) without the
@@ -17,10 +17,10 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/glcuda-cuda-abi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-types=$top_srcdir/lib/loader/cuda-types.h
+types=$top_srcdir/lib/loader/cuda-driver-api.h
 def=$top_srcdir/tests/cuda-abi.def
 
-# Everything cuda-types.h declares is compared: its types, enum values,
+# Everything cuda-driver-api.h declares is compared: its types, enum values,
 # constants and function names must all be listed in tests/cuda-abi.def.
 status=0
 sed 's:/\*.*\*/::' "$types" > "$tmp/types.h"
@@ -33,7 +33,7 @@ sed 's:/\*.*\*/::' "$types" > "$tmp/types.h"
 grep -o '^[A-Z]*([A-Za-z_0-9]*' "$def" | sed 's/$/)/' | sort -u > "$tmp/listed"
 missing=$(comm -23 "$tmp/declared" "$tmp/listed")
 if [ -n "$missing" ]; then
-	echo "FAIL: declared in lib/loader/cuda-types.h but not compared (add to tests/cuda-abi.def):"
+	echo "FAIL: declared in lib/loader/cuda-driver-api.h but not compared (add to tests/cuda-abi.def):"
 	echo "$missing" | sed 's/^/  /'
 	status=1
 fi

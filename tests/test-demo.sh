@@ -1,6 +1,6 @@
 #!/bin/sh
 # glcuda-demo, the main job. Run from the build directory (where make check
-# runs tests); the binary is ./tools/glcuda-demo.
+# runs tests); the binary is ./tools/glcuda-demo/glcuda-demo.
 #
 # Everywhere: with the CUDA driver pointed at a library that does not exist,
 # the demo must exit non-zero, say that no CUDA driver was found and print
@@ -12,7 +12,7 @@
 # SPDX-License-Identifier: MIT
 set -u
 
-demo=./tools/glcuda-demo
+demo=./tools/glcuda-demo/glcuda-demo
 prog=$demo
 . "${srcdir:-.}/tests/program-test.sh"
 

@@ -3,7 +3,7 @@
 # as C++11: <glcuda/glcuda.h> with the EGL headers only, <glcuda/glcuda-cuda.h>
 # with the CUDA toolkit's <cuda.h> too (included by it, or by the program
 # first), and after glcuda's own declarations of the driver API
-# (lib/loader/cuda-types.h, what glcuda's sources use). Without the toolkit,
+# (lib/loader/cuda-driver-api.h, what glcuda's sources use). Without the toolkit,
 # the checks with <cuda.h> are skipped (and said so).
 # They also compile before and after <EGL/egl.h> and <epoxy/egl.h> (which
 # refuses to follow <EGL/egl.h>), and their EGL handles are the EGL headers'
@@ -146,8 +146,8 @@ else
 	echo "skip: <glcuda/glcuda-cuda.h> with the toolkit's <cuda.h>: configured without the CUDA toolkit"
 fi
 includes="$includes -I$top_srcdir/lib"
-check_header "<glcuda/glcuda-cuda.h> after lib/loader/cuda-types.h" glcuda-cuda.h \
-	'"loader/cuda-types.h"'
+check_header "<glcuda/glcuda-cuda.h> after lib/loader/cuda-driver-api.h" glcuda-cuda.h \
+	'"loader/cuda-driver-api.h"'
 
 n=0
 order_headers="glcuda.h"

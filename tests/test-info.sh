@@ -5,11 +5,11 @@
 # CUDA driver: a working verdict for the EGL device whose GL UUID is the
 # CUDA device's, and with a CUDA UUID that no display has, a verdict that
 # says so on every device. Run from the build directory (where make check
-# runs tests); the binary is ./tools/glcuda-info.
+# runs tests); the binary is ./tools/glcuda-info/glcuda-info.
 # SPDX-License-Identifier: MIT
 set -u
 
-info=./tools/glcuda-info
+info=./tools/glcuda-info/glcuda-info
 if [ ! -x "$info" ]; then
 	echo "FAIL: $info not found; run from the build directory" >&2
 	exit 1

@@ -34,7 +34,7 @@ if "$CC" --version 2>/dev/null | grep -qi -e gcc -e 'free software foundation'; 
 	if [ "${HAVE_CUDA_TOOLKIT:-no}" = yes ]; then
 		printf '#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n#include <glcuda/glcuda-dlpack.h>\n' > "$tmp/decls.c"
 	else
-		printf '#include "loader/cuda-types.h"\n#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n#include <glcuda/glcuda-dlpack.h>\n' > "$tmp/decls.c"
+		printf '#include "loader/cuda-driver-api.h"\n#include <glcuda/glcuda-cuda.h>\n#include <glcuda/glcuda-diag.h>\n#include <glcuda/glcuda-dlpack.h>\n' > "$tmp/decls.c"
 	fi
 	# shellcheck disable=SC2086
 	if "$CC" -std=gnu99 -fsyntax-only -aux-info "$tmp/aux" \

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "device.h"
 #include "test-common.h"
 #include "vk/vk-exporter.h"
 #include "vk-copy.h"

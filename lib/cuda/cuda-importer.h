@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "loader/cuda-types.h"
+#include "loader/cuda-driver-api.h"
 
 struct error_sink;
 struct format_info;

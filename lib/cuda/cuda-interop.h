@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "loader/cuda-types.h"
+#include "loader/cuda-driver-api.h"
 
 #include "cuda/cuda-importer.h"
 

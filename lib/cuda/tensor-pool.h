@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "loader/cuda-types.h"
+#include "loader/cuda-driver-api.h"
 
 struct error_sink;
 struct tensor_pool;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda-types.h"
+#include "cuda-driver-api.h"
 #include "cuda-driver.h"
 
 typedef __typeof__(cuGetProcAddress) *get_proc_fn;
@@ -64,7 +64,7 @@ cuda_driver_close(struct cuda_driver *drv)
 /*
  * The version to ask cuGetProcAddress for, so that it returns the ABI that
  * the caller's declarations describe: its API version (where an ABI
- * changed, cuda-types.h and <cuda.h> #define the name to that variant).
+ * changed, cuda-driver-api.h and <cuda.h> #define the name to that variant).
  * CUDA 13 added cuCtxSynchronize_v2(CUcontext) and cuCtxGetDevice_v2(CUdevice
  * *, CUcontext) without redirecting the plain names, so asking for 13000
  * returns a function that takes a context the caller never passes (seen as

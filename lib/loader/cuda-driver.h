@@ -10,7 +10,7 @@
  * lib/loader/libglcuda-shared.la, linked into libglcuda (whose version
  * script keeps it unexported) and into common/libglcuda-common.la. No CUDA
  * type appears here, so that a file may include it next to either the
- * toolkit's <cuda.h> or glcuda's cuda-types.h: results are ints
+ * toolkit's <cuda.h> or glcuda's cuda-driver-api.h: results are ints
  * (CUresult's values), functions void pointers.
  */
 #ifndef GLCUDA_CUDA_DRIVER_H

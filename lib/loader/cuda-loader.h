@@ -6,7 +6,7 @@
  * never at library load, so a program linked with glcuda starts on a machine
  * without an NVIDIA driver. Entry points are resolved with cuGetProcAddress
  * for GLCUDA_CUDA_API_VERSION, which hands back the ABI that glcuda's
- * declarations describe (cuda-types.h; a plain dlsym("cuMemAlloc") would
+ * declarations describe (cuda-driver-api.h; a plain dlsym("cuMemAlloc") would
  * return the legacy v1 ABI). No CUDA toolkit is needed to build it.
  *
  * Every call of the library goes through CU_CALL(name, args): the function
@@ -19,12 +19,12 @@
 #ifndef GLCUDA_CUDA_LOADER_H
 #define GLCUDA_CUDA_LOADER_H
 
-#include "cuda-types.h"
+#include "cuda-driver-api.h"
 
 #include "fault.h"
 
 /* The functions the library calls; every one must resolve. name: the API
- * name as <cuda.h> spells it (cuda-types.h maps it to the versioned
+ * name as <cuda.h> spells it (cuda-driver-api.h maps it to the versioned
  * symbol, and __typeof__ picks that declaration's type). */
 #define GLCUDA_CUDA_FUNCTIONS(X) \
 	X(cuInit) \
@@ -77,7 +77,7 @@
 	X(cuStreamWaitEvent) \
 	X(cuLaunchKernel)
 
-/* Functions of cudaGL.h / cudaEGL.h, resolved the same way (cuda-types.h
+/* Functions of cudaGL.h / cudaEGL.h, resolved the same way (cuda-driver-api.h
  * declares them with GL's and EGL's types spelt out, so this header needs
  * no GL headers). */
 typedef __typeof__(cuGraphicsGLRegisterImage)

@@ -5,7 +5,7 @@ the tests read and write."""
 import ctypes
 import os
 
-# The driver API version of glcuda's declarations (lib/loader/cuda-types.h).
+# The driver API version of glcuda's declarations (lib/loader/cuda-driver-api.h).
 API_VERSION = 12080
 
 KDLCUDA = 2

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "loader/cuda-types.h"
+#include "loader/cuda-driver-api.h"
 #include "fake-cuda.h"
 #include "fake-cuda-gst.h"
 

@@ -1,7 +1,7 @@
 /*
  * The fake CUDA driver's entry points for GStreamer's CUDA library
  * (fake-cuda-gst.c) that glcuda's declarations of the driver API
- * (loader/cuda-types.h) lack, with the ABI of cuda.h and cudaGL.h, and
+ * (loader/cuda-driver-api.h) lack, with the ABI of cuda.h and cudaGL.h, and
  * the hook through which the fake logs the work it enqueues.
  * SPDX-License-Identifier: MIT
  */
@@ -10,9 +10,9 @@
 
 #include <stddef.h>
 
-#include "loader/cuda-types.h"
+#include "loader/cuda-driver-api.h"
 
-/* cuda.h's values, which cuda-types.h does not name. */
+/* cuda.h's values, which cuda-driver-api.h does not name. */
 #define FAKE_CUDA_ERROR_PEER_ACCESS_UNSUPPORTED ((CUresult)217)
 #define FAKE_CUDA_ERROR_PEER_ACCESS_NOT_ENABLED ((CUresult)705)
 

@@ -197,7 +197,7 @@ enum kernel_id {
 	/* a 32-bit word: bits 0-29 inverted, alpha kept */
 	KERNEL_INVERT_RGB10A2,
 	KERNEL_FILTER, /* fake-filters.c */
-	/* gst/invert-planes.cu: by the plane's glcuda format */
+	/* examples/gstreamer/invert-planes.cu: by the plane's glcuda format */
 	KERNEL_INVERT_PLANES,
 	KERNEL_COPY, /* lib/cuda/copy-kernels.cu: surface <-> linear */
 };

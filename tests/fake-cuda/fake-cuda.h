@@ -32,7 +32,7 @@
 #define GLCUDA_FAKE_CUDA_H
 
 /* CUstream, CUexternalSemaphore: glcuda's declarations of the driver API. */
-#include "loader/cuda-types.h"
+#include "loader/cuda-driver-api.h"
 
 /* The fake GPU: one in-order queue per stream, run by a driver thread of
  * the fake (host functions run there, never on the caller's thread), with

@@ -16,7 +16,7 @@
  */
 #include "fuzz-api.h"
 
-#include "private.h"
+#include "device.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <dlfcn.h>

@@ -5,7 +5,7 @@
  * devices.
  * SPDX-License-Identifier: MIT
  */
-#include "headless.h"
+#include "headless/headless.h"
 #include "loader/cuda-loader.h"
 
 #include <errno.h>

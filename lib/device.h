@@ -1,5 +1,6 @@
 /*
- * Internal declarations shared by the layers of libglcuda.
+ * The device layer's declarations: struct glcuda_device, which the layers
+ * above it use, and the functions of struct-size.c and device.c.
  * SPDX-License-Identifier: MIT
  *
  * The device layer (lib/layers.txt lists the layers of lib/ and the order
@@ -10,8 +11,8 @@
  * layer must reach something above, the upper one hands it a hook (the
  * device's orphans.reap, an image's kind ops).
  */
-#ifndef GLCUDA_PRIVATE_H
-#define GLCUDA_PRIVATE_H
+#ifndef GLCUDA_DEVICE_H
+#define GLCUDA_DEVICE_H
 
 #include "base.h"
 #include "loader/cuda-loader.h"

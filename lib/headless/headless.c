@@ -6,7 +6,7 @@
  * This file holds the public calls; headless.h says which file does what.
  * SPDX-License-Identifier: MIT
  */
-#include "headless.h"
+#include "headless/headless.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * frame, linked to one clock (glcuda_ring_read_timings).
  * SPDX-License-Identifier: MIT
  */
-#include "ring.h"
+#include "ring/ring.h"
 #include <glcuda/glcuda-cuda.h>
 
 #include <errno.h>

@@ -11,10 +11,11 @@ bin_PROGRAMS += %reldir%/glcuda-demo
 %canon_reldir%_glcuda_demo_SOURCES = %reldir%/glcuda-demo.c %reldir%/demo.h \
 	%reldir%/demo-options.c %reldir%/demo-gl.c %reldir%/demo-png.c \
 	%reldir%/demo-run.c $(sanitizer_sources)
-%canon_reldir%_glcuda_demo_CPPFLAGS = $(tools_cppflags)
+%canon_reldir%_glcuda_demo_CPPFLAGS = $(tools_cppflags) \
+	-I$(top_srcdir)/tools/glcuda-info
 %canon_reldir%_glcuda_demo_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 %canon_reldir%_glcuda_demo_LDADD = common/libfilters.la \
-	%reldir%/libinforeport.la common/libpng-file.la \
+	tools/glcuda-info/libinforeport.la common/libpng-file.la \
 	common/libglcuda-common.la lib/libglcuda.la $(LIBPNG_LIBS) \
 	$(EGL_LIBS) $(EPOXY_LIBS) $(LIBM)
 

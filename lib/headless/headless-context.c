@@ -4,7 +4,7 @@
  * references.
  * SPDX-License-Identifier: MIT
  */
-#include "headless.h"
+#include "headless/headless.h"
 
 #include <stdio.h>
 

@@ -14,9 +14,9 @@
 #include <glcuda/glcuda.h>
 #include <glcuda/glcuda-diag.h>
 
+#include "array-length.h"
 #include "extensions.h"
 
-#define ARRAY_LENGTH(a) (sizeof(a) / sizeof((a)[0]))
 
 #define MAX_EGL_DEVICES 16
 #define MAX_VK_DEVICES 16

@@ -13,7 +13,7 @@
  * no way to see that from here (EGL_KHR_display_reference would, where the
  * caller opts in to it).
  */
-#include "headless.h"
+#include "headless/headless.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -14,7 +14,7 @@
  * length), but are taken in order: once a frame is taken, an older one is
  * never returned; it is dropped when it becomes ready (next_takeable).
  */
-#include "ring.h"
+#include "ring/ring.h"
 #include "seam.h"
 #include <glcuda/glcuda-cuda.h>
 
@@ -130,7 +130,7 @@ ring_free(struct glcuda_ring *ring, bool gl_current, bool cuda_current)
 	free(ring);
 }
 
-/* struct glcuda_ring_desc's members (private.h, struct member_span). */
+/* struct glcuda_ring_desc's members (device.h, struct member_span). */
 static const struct member_span ring_desc_members[] = {
 	MEMBER_SPAN(struct glcuda_ring_desc, width),
 	MEMBER_SPAN(struct glcuda_ring_desc, height),

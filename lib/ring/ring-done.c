@@ -6,7 +6,7 @@
  * they have.
  * SPDX-License-Identifier: MIT
  */
-#include "ring.h"
+#include "ring/ring.h"
 #include "seam.h"
 
 #include <stdatomic.h>
