@@ -18,7 +18,7 @@ glcuda_py_tests = %reldir%/tests/conftest.py %reldir%/tests/fakecuda.py \
 	%reldir%/tests/test_multi_gpu.py %reldir%/tests/failed_export.py \
 	%reldir%/tests/gpu_check.py %reldir%/tests/test_origin.py \
 	%reldir%/tests/test_capture.py %reldir%/tests/test_renderers.py \
-	%reldir%/tests/pyopengl_scene.py
+	%reldir%/tests/pyopengl_scene.py %reldir%/tests/test_refusals.py
 
 if HAVE_PYTHON
 glcudapyexecdir = $(pyexecdir)/glcuda

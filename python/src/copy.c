@@ -9,6 +9,7 @@
  */
 #include "module.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -388,11 +389,10 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	struct glcuda_image *img;
 	struct py_layout want;
 	size_t row_pitch, layer_pitch;
-	unsigned int plane = 0;
-	int layer = -1, ordinal, ret = -1;
+	int plane = 0, layer = GLCUDA_ALL_LAYERS, ordinal, ret = -1;
 	CUstream stream;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OIOOO", keywords,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOOO", keywords,
 					 &tensor, &layer_obj, &plane,
 					 &stream_obj, &origin_obj,
 					 &depth_obj) ||
@@ -401,19 +401,20 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	    py_origin_parse(origin_obj, self->origin, &origin) < 0 ||
 	    py_depth_parse(depth_obj, &depth) < 0)
 		return NULL;
+	if (py_check_plane(img, call, plane) < 0)
+		return NULL;
 	if (layer_obj != Py_None) {
-		layer = PyLong_AsLong(layer_obj);
-		if (layer == -1 && PyErr_Occurred())
+		long value = PyLong_AsLong(layer_obj);
+
+		if (value == -1 && PyErr_Occurred())
 			return NULL;
-		if (layer < 0) {
-			PyErr_Format(PyExc_ValueError,
-				     "%s: layer %d: expected None or 0 and "
-				     "above",
-				     call, layer);
+		layer = value < INT_MIN ? INT_MIN :
+			value > INT_MAX ? INT_MAX : (int)value;
+		/* -1 too: it is not taken for all of them. */
+		if (py_check_layer(img, call, layer, " (or None for all)") < 0)
 			return NULL;
-		}
 	}
-	if (py_image_layout(img, plane, layer, &want) < 0)
+	if (py_image_layout(img, call, plane, layer, NULL, &want) < 0)
 		return NULL;
 	ordinal = glcuda_device_get_caps(self->device->dev)->cuda_ordinal;
 	if (has_attr(tensor, "__dlpack__"))
@@ -432,8 +433,8 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	if (ret == 0)
 		ret = check_layout(&t, &want, call, &row_pitch, &layer_pitch);
 	if (ret == 0)
-		ret = copy_on_stream(self, to_tensor, plane,
-				     layer < 0 ? GLCUDA_ALL_LAYERS : layer, &t,
+		ret = copy_on_stream(self, to_tensor, (unsigned int)plane,
+				     layer, &t,
 				     row_pitch, layer_pitch, origin, &depth,
 				     stream);
 	tensor_release(&t);
