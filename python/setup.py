@@ -39,7 +39,8 @@ def flags(option, prefix):
 version = pkg_config("--modversion").split()[0]
 library_dirs = flags("--libs-only-L", "-L")
 sources = ["copy.c", "device.c", "dlpack.c", "errors.c", "image.c",
-           "module.c", "stream.c", "options.c", "capture.c"]
+           "module.c", "stream.c", "options.c", "capture.c",
+           "log.c"]
 
 setup(
     version=version,

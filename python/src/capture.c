@@ -42,7 +42,7 @@ run_captures(struct py_device *device, const struct glcuda_capture *captures,
 	desc.count = count;
 	desc.origin = origin;
 	ret = glcuda_capture_framebuffers(dev, &desc);
-	py_call_end(&call);
+	py_call_end(&call, ret);
 	if (ret < 0)
 		return py_raise(ret);
 	Py_RETURN_NONE;

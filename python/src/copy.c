@@ -366,7 +366,7 @@ copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 	desc.origin = origin;
 	desc.depth = *depth;
 	ret = glcuda_copy_linear(self->device->dev, &desc);
-	py_call_end(&call);
+	py_call_end(&call, ret);
 	if (ret < 0) {
 		py_raise(ret);
 		return -1;

@@ -124,7 +124,7 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 		DLManagedTensorVersioned *t = NULL;
 
 		ret = glcuda_image_export_dlpack_desc(img, &desc, &t);
-		py_call_end(&call);
+		py_call_end(&call, ret);
 		if (ret < 0)
 			return py_raise(ret);
 		capsule = PyCapsule_New(t, versioned_name, capsule_free);
@@ -135,7 +135,7 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 
 		ret = glcuda_image_export_dlpack_unversioned_desc(img, &desc,
 								  &t);
-		py_call_end(&call);
+		py_call_end(&call, ret);
 		if (ret < 0)
 			return py_raise(ret);
 		capsule = PyCapsule_New(t, unversioned_name, capsule_free);
@@ -229,7 +229,7 @@ cai_of(struct py_image *self, int plane, PyObject *origin,
 	/* On the legacy default stream: the "stream" entry says so, and
 	 * the consumer orders its own stream after it. */
 	ret = glcuda_image_export_dlpack_desc(img, &desc, &t);
-	py_call_end(&call);
+	py_call_end(&call, ret);
 	if (ret < 0)
 		return py_raise(ret);
 	py_image_cai_release(self);

@@ -28,7 +28,7 @@ py_image_call_begin(struct py_call *call, struct py_image *img)
 		return NULL;
 	handle = img->img;
 	if (!handle) {
-		py_call_end(call);
+		py_call_end(call, 0);
 		py_raise_closed("image (or its device)");
 	}
 	return handle;
@@ -77,6 +77,7 @@ py_image_close(struct py_image *self)
 	glcuda_image_destroy(img);
 	PyThread_release_lock(dev->lock);
 	PyEval_RestoreThread(state);
+	py_log_flush(NULL);
 	if (self->prev)
 		self->prev->next = self->next;
 	else

@@ -104,6 +104,14 @@ struct py_call {
 	PyThreadState *state;
 };
 
+/* log.c: glcuda's log in Python's logging (logger "glcuda"). */
+int py_log_init(PyObject *module);
+/* Hand this thread's queued messages (and those of threads Python does
+ * not know) to logging; the error message equal to @raised ("NAME:
+ * message", the exception being raised; NULL: none) at DEBUG. Needs the
+ * GIL; keeps the exception set, if any. */
+void py_log_flush(const char *raised);
+
 /* device.c */
 int py_device_init(PyObject *module);
 /* Let the GIL go and take @dev's lock. Returns @dev's glcuda device, or
@@ -111,8 +119,10 @@ int py_device_init(PyObject *module);
  * the device is closed (before or meanwhile). */
 struct glcuda_device *py_call_begin(struct py_call *call,
 				    struct py_device *dev);
-/* Release the lock and take the GIL back. */
-void py_call_end(struct py_call *call);
+/* Release the lock and take the GIL back; @ret: what the call returned.
+ * After a success, hands the messages glcuda logged meanwhile to logging
+ * (py_log_flush()); after a failure, py_raise() does. */
+void py_call_end(struct py_call *call, int ret);
 /* The open device of @dev, or NULL with ClosedError set. */
 struct glcuda_device *py_device_get(struct py_device *dev);
 
