@@ -52,16 +52,52 @@ def test_error_logged_once_on_a_thread(dev, caplog, capfd):
 
 def test_error_not_raised_stays_an_error(dev, caplog, capfd):
     """An error glcuda logs that no exception reports (a C caller's, here
-    through ctypes) reaches logging at ERROR."""
+    through ctypes) reaches logging at ERROR, even when the next call
+    raises: only the exception's own message goes to DEBUG."""
     caplog.set_level(logging.DEBUG, logger="glcuda")
     lib = ctypes.CDLL("libglcuda.so.4")
+    img = dev.image(4, 4)
     capfd.readouterr()
     assert lib.glcuda_image_get_cuda_plane(None, 0, None) < 0
-    dev.image(4, 4).close()  # a call from Python hands the log over
-    assert (logging.ERROR,
-            "EINVAL: glcuda_image_get_cuda_plane: img is NULL") in \
-        glcuda_records(caplog)
+    raised = refused_export(img)
+    assert glcuda_records(caplog) == [
+        (logging.ERROR, "EINVAL: glcuda_image_get_cuda_plane: img is NULL"),
+        (logging.DEBUG, raised)]
     assert "glcuda error:" not in capfd.readouterr().err
+    img.close()
+
+
+def test_threads_hand_over_their_own(dev, caplog):
+    """A thread hands its own messages to logging, not another Python
+    thread's: that one may be about to raise the exception that reports
+    its message."""
+    caplog.set_level(logging.DEBUG, logger="glcuda")
+    lib = ctypes.CDLL("libglcuda.so.4")
+    img = dev.image(2, 2)
+    logged, go = threading.Event(), threading.Event()
+    raised = []
+
+    def other():
+        try:
+            lib.glcuda_image_get_cuda_plane(None, 1, None)
+        finally:
+            logged.set()
+        go.wait(300)  # a guard against a hang, not a timing
+        try:
+            img.framebuffer(9)  # raises: hands this thread's log over
+        except glcuda.InvalidArgumentError as e:
+            raised.append(str(e))
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert logged.wait(300)
+    dev.image(2, 2).close()  # hands this thread's log over
+    assert glcuda_records(caplog) == []
+    go.set()
+    thread.join()
+    assert raised and glcuda_records(caplog) == [
+        (logging.ERROR, "EINVAL: glcuda_image_get_cuda_plane: img is NULL")]
+    img.close()
 
 
 def test_info_logged(monkeypatch, caplog, capfd):
