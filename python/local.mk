@@ -9,7 +9,7 @@ glcuda_py_sources = %reldir%/src/module.h %reldir%/src/cuda-types.h \
 	%reldir%/src/module.c %reldir%/src/errors.c %reldir%/src/device.c \
 	%reldir%/src/image.c %reldir%/src/dlpack.c %reldir%/src/copy.c \
 	%reldir%/src/stream.c %reldir%/src/options.c %reldir%/src/capture.c \
-	%reldir%/src/profile.c
+	%reldir%/src/profile.c %reldir%/src/log.c
 glcuda_py_files = %reldir%/glcuda/__init__.py %reldir%/glcuda/gl.py
 glcuda_py_data = %reldir%/glcuda/__init__.pyi %reldir%/glcuda/_glcuda.pyi \
 	%reldir%/glcuda/gl.pyi %reldir%/glcuda/py.typed
@@ -19,7 +19,8 @@ glcuda_py_tests = %reldir%/tests/conftest.py %reldir%/tests/fakecuda.py \
 	%reldir%/tests/test_multi_gpu.py %reldir%/tests/failed_export.py \
 	%reldir%/tests/gpu_check.py %reldir%/tests/test_origin.py \
 	%reldir%/tests/test_capture.py %reldir%/tests/test_renderers.py \
-	%reldir%/tests/pyopengl_scene.py %reldir%/tests/test_profile.py
+	%reldir%/tests/pyopengl_scene.py %reldir%/tests/test_profile.py \
+	%reldir%/tests/test_refusals.py %reldir%/tests/test_log.py
 
 if HAVE_PYTHON
 glcudapyexecdir = $(pyexecdir)/glcuda

@@ -40,7 +40,7 @@ version = pkg_config("--modversion").split()[0]
 library_dirs = flags("--libs-only-L", "-L")
 sources = ["copy.c", "device.c", "dlpack.c", "errors.c", "image.c",
            "module.c", "stream.c", "options.c", "capture.c",
-           "profile.c"]
+           "profile.c", "log.c"]
 
 setup(
     version=version,

@@ -40,6 +40,15 @@ if ! grep -q "GLCUDA_ERROR_NO_CUDA_DRIVER" "$tmp/nodriver.out" ||
 	echo "FAIL: glcuda-demo does not name the error or print the diagnosis" >&2
 	fail=1
 fi
+# What is missing is said once before the diagnosis (the demo's own
+# lines; glcuda's log does not repeat its failures).
+n=$(sed '/diagnosis/q' "$tmp/nodriver.out" | grep -c "Install the NVIDIA driver")
+if [ "$n" -ne 1 ] || grep -q "^glcuda error:" "$tmp/nodriver.out"; then
+	echo "FAIL: glcuda-demo says what is missing $n times before the" \
+		"diagnosis (expected once), or logs it as \"glcuda error:\":" >&2
+	cat "$tmp/nodriver.out" >&2
+	fail=1
+fi
 if [ -e "$tmp/nodriver" ]; then
 	echo "FAIL: glcuda-demo wrote output without running" >&2
 	fail=1

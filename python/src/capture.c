@@ -7,6 +7,7 @@
 #include "module.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The flags of color= and depth=. */
@@ -41,7 +42,7 @@ run_captures(struct py_device *device, const struct glcuda_capture *captures,
 	desc.count = count;
 	desc.origin = origin;
 	ret = glcuda_capture_framebuffers(dev, &desc);
-	py_call_end(&call);
+	py_call_end(&call, ret);
 	if (ret < 0)
 		return py_raise(ret);
 	Py_RETURN_NONE;
@@ -56,16 +57,18 @@ py_image_capture(PyObject *obj, PyObject *args, PyObject *kwargs)
 	struct glcuda_capture c = { 0 };
 	PyObject *origin_obj = Py_None;
 	enum glcuda_origin origin;
-	int color = 1, depth = 0;
+	int color = 1, depth = 0, layer = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|I$IiippO", keywords,
-					 &c.framebuffer, &c.layer, &c.x, &c.y,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|I$iiippO", keywords,
+					 &c.framebuffer, &layer, &c.x, &c.y,
 					 &color, &depth, &origin_obj) ||
 	    !(c.image = py_image_get(self)) ||
+	    py_check_layer(c.image, "capture", layer, NULL) < 0 ||
 	    py_origin_parse(origin_obj, GLCUDA_ORIGIN_BOTTOM_LEFT, &origin) <
 		    0 ||
 	    capture_flags(color, depth, &c.flags) < 0)
 		return NULL;
+	c.layer = (unsigned int)layer;
 	return run_captures(self->device, &c, 1, origin);
 }
 
@@ -75,12 +78,14 @@ static int
 parse_item(struct py_device *device, PyObject *item, Py_ssize_t i,
 	   unsigned int flags, struct glcuda_capture *c)
 {
+	char what[48];
 	PyObject *image;
+	int layer;
 
 	c->x = c->y = 0;
 	if (!PyTuple_Check(item) ||
-	    !PyArg_ParseTuple(item, "IOI|ii", &c->framebuffer, &image,
-			      &c->layer, &c->x, &c->y)) {
+	    !PyArg_ParseTuple(item, "IOi|ii", &c->framebuffer, &image,
+			      &layer, &c->x, &c->y)) {
 		PyErr_Clear();
 		py_raise_message(-EINVAL,
 				 "capture: each item is (framebuffer, image, "
@@ -101,6 +106,10 @@ parse_item(struct py_device *device, PyObject *item, Py_ssize_t i,
 	}
 	if (!(c->image = py_image_get((struct py_image *)image)))
 		return -1;
+	snprintf(what, sizeof(what), "capture: item %zd", i);
+	if (py_check_layer(c->image, what, layer, NULL) < 0)
+		return -1;
+	c->layer = (unsigned int)layer;
 	c->flags = flags;
 	return 0;
 }

@@ -9,6 +9,7 @@
  */
 #include "module.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -368,7 +369,7 @@ copy_on_stream(struct py_image *self, int to_tensor, unsigned int plane,
 	desc.depth = *depth;
 	ret = glcuda_copy_linear(self->device->dev, &desc);
 	py_profile_mark(prof, stages + PY_COPY_LIBRARY);
-	py_call_end(&call);
+	py_call_end(&call, ret);
 	py_profile_mark(prof, stages + PY_COPY_UNLOCK);
 	if (ret < 0) {
 		py_raise(ret);
@@ -392,15 +393,14 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	struct glcuda_image *img;
 	struct py_layout want;
 	size_t row_pitch, layer_pitch;
-	unsigned int plane = 0;
-	int layer = -1, ordinal, ret = -1;
+	int plane = 0, layer = GLCUDA_ALL_LAYERS, ordinal, ret = -1;
 	const enum py_stage stages =
 		to_tensor ? PY_STAGE_COPY_TO : PY_STAGE_COPY_FROM;
 	struct py_profile prof;
 	CUstream stream;
 
 	py_profile_begin(&prof);
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OIOOO", keywords,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOOO", keywords,
 					 &tensor, &layer_obj, &plane,
 					 &stream_obj, &origin_obj,
 					 &depth_obj))
@@ -413,19 +413,20 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 	    py_origin_parse(origin_obj, self->origin, &origin) < 0 ||
 	    py_depth_parse(depth_obj, &depth) < 0)
 		return NULL;
+	if (py_check_plane(img, call, plane) < 0)
+		return NULL;
 	if (layer_obj != Py_None) {
-		layer = PyLong_AsLong(layer_obj);
-		if (layer == -1 && PyErr_Occurred())
+		long value = PyLong_AsLong(layer_obj);
+
+		if (value == -1 && PyErr_Occurred())
 			return NULL;
-		if (layer < 0) {
-			PyErr_Format(PyExc_ValueError,
-				     "%s: layer %d: expected None or 0 and "
-				     "above",
-				     call, layer);
+		layer = value < INT_MIN ? INT_MIN :
+			value > INT_MAX ? INT_MAX : (int)value;
+		/* -1 too: it is not taken for all of them. */
+		if (py_check_layer(img, call, layer, " (or None for all)") < 0)
 			return NULL;
-		}
 	}
-	if (py_image_layout(img, plane, layer, &want) < 0)
+	if (py_image_layout(img, call, plane, layer, NULL, &want) < 0)
 		return NULL;
 	ordinal = glcuda_device_get_caps(self->device->dev)->cuda_ordinal;
 	py_profile_mark(&prof, stages + PY_COPY_CHECKS);
@@ -447,8 +448,8 @@ image_copy(PyObject *obj, PyObject *args, PyObject *kwargs, int to_tensor)
 		ret = check_layout(&t, &want, call, &row_pitch, &layer_pitch);
 	py_profile_mark(&prof, stages + PY_COPY_LAYOUT);
 	if (ret == 0)
-		ret = copy_on_stream(self, to_tensor, plane,
-				     layer < 0 ? GLCUDA_ALL_LAYERS : layer, &t,
+		ret = copy_on_stream(self, to_tensor, (unsigned int)plane,
+				     layer, &t,
 				     row_pitch, layer_pitch, origin, &depth,
 				     stream, &prof, stages);
 	tensor_release(&t);

@@ -30,17 +30,19 @@ py_call_begin(struct py_call *call, struct py_device *dev)
 	PyThread_acquire_lock(call->lock, WAIT_LOCK);
 	d = dev->dev;
 	if (!d) {
-		py_call_end(call);
+		py_call_end(call, 0);
 		py_raise_closed("device");
 	}
 	return d;
 }
 
 void
-py_call_end(struct py_call *call)
+py_call_end(struct py_call *call, int ret)
 {
 	PyThread_release_lock(call->lock);
 	PyEval_RestoreThread(call->state);
+	if (ret >= 0)
+		py_log_flush(NULL);
 }
 
 /* None or a name of enum glcuda_sync_mode ("timeline", ...). */
@@ -104,6 +106,7 @@ device_make(PyTypeObject *type, struct glcuda_headless *hl, void *display,
 	self->dev = dev;
 	self->hl = hl;
 	self->lock = lock;
+	py_log_flush(NULL);
 	return (PyObject *)self;
 }
 
@@ -191,6 +194,7 @@ device_close(struct py_device *self)
 	glcuda_headless_destroy(hl);
 	PyThread_release_lock(self->lock);
 	PyEval_RestoreThread(state);
+	py_log_flush(NULL);
 }
 
 static void
@@ -237,7 +241,7 @@ headless_make_current(PyObject *obj, PyObject *unused)
 	if (!py_call_begin(&call, self))
 		return NULL;
 	ret = glcuda_headless_make_current(self->hl);
-	py_call_end(&call);
+	py_call_end(&call, ret);
 	if (ret < 0)
 		return py_raise(ret);
 	Py_RETURN_NONE;
@@ -288,7 +292,7 @@ device_image(PyObject *obj, PyObject *args, PyObject *kwargs)
 	    !(dev = py_call_begin(&call, self)))
 		return NULL;
 	ret = glcuda_image_new(dev, &desc, &img);
-	py_call_end(&call);
+	py_call_end(&call, ret);
 	if (ret < 0)
 		return py_raise(ret);
 	result = py_image_wrap(self, img);
@@ -321,7 +325,7 @@ device_wrap_texture(PyObject *obj, PyObject *args, PyObject *kwargs)
 	if (!(dev = py_call_begin(&call, self)))
 		return NULL;
 	ret = glcuda_image_wrap_gl_texture(dev, texture, target, flags, &img);
-	py_call_end(&call);
+	py_call_end(&call, ret);
 	if (ret < 0)
 		return py_raise(ret);
 	return py_image_wrap(self, img);

@@ -104,15 +104,15 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 	PyObject *origin = Py_None, *depth = Py_None;
 	struct glcuda_export_desc desc;
 	struct glcuda_image *img;
-	unsigned int plane = 0;
 	struct py_profile prof;
 	struct py_call call;
 	CUstream stream;
+	int plane = 0;
 	int versioned, ret;
 
 	py_profile_begin(&prof);
 	glcuda_export_desc_init(&desc);
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOIOO", keywords,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOiOO", keywords,
 					 &stream_obj, &max_version, &dl_device,
 					 &copy, &plane, &origin, &depth))
 		return NULL;
@@ -122,6 +122,9 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 	py_profile_mark(&prof, PY_STAGE_DLPACK_STREAM);
 	if (wants_versioned(max_version, &versioned) < 0 ||
 	    !py_image_get(self) ||
+	    /* glcuda's planes are unsigned: it refuses those past the last
+	     * one itself, in the same words, and these. */
+	    (plane < 0 && py_check_plane(self->img, "__dlpack__", plane) < 0) ||
 	    py_origin_parse(origin, self->origin, &desc.origin) < 0 ||
 	    py_depth_parse(depth, &desc.depth) < 0 ||
 	    check_device_and_copy(self, dl_device, copy) < 0)
@@ -130,14 +133,14 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 	if (!(img = py_image_call_begin(&call, self)))
 		return NULL;
 	py_profile_mark(&prof, PY_STAGE_DLPACK_LOCK);
-	desc.plane = plane;
+	desc.plane = (unsigned int)plane;
 	desc.stream = stream;
 	if (versioned) {
 		DLManagedTensorVersioned *t = NULL;
 
 		ret = glcuda_image_export_dlpack_desc(img, &desc, &t);
 		py_profile_mark(&prof, PY_STAGE_DLPACK_EXPORT);
-		py_call_end(&call);
+		py_call_end(&call, ret);
 		py_profile_mark(&prof, PY_STAGE_DLPACK_UNLOCK);
 		if (ret < 0)
 			return py_raise(ret);
@@ -150,7 +153,7 @@ py_image_dlpack(PyObject *obj, PyObject *args, PyObject *kwargs)
 		ret = glcuda_image_export_dlpack_unversioned_desc(img, &desc,
 								  &t);
 		py_profile_mark(&prof, PY_STAGE_DLPACK_EXPORT);
-		py_call_end(&call);
+		py_call_end(&call, ret);
 		py_profile_mark(&prof, PY_STAGE_DLPACK_UNLOCK);
 		if (ret < 0)
 			return py_raise(ret);
@@ -230,7 +233,7 @@ shape_and_strides(const DLTensor *t, PyObject **shape, PyObject **strides)
 }
 
 static PyObject *
-cai_of(struct py_image *self, unsigned int plane, PyObject *origin,
+cai_of(struct py_image *self, int plane, PyObject *origin,
        PyObject *depth)
 {
 	DLManagedTensorVersioned *t = NULL;
@@ -241,8 +244,10 @@ cai_of(struct py_image *self, unsigned int plane, PyObject *origin,
 	int ret;
 
 	glcuda_export_desc_init(&desc);
-	desc.plane = plane;
+	desc.plane = (unsigned int)plane;
 	if (!py_image_get(self) ||
+	    (plane < 0 &&
+	     py_check_plane(self->img, "cuda_array_interface", plane) < 0) ||
 	    py_origin_parse(origin, self->origin, &desc.origin) < 0 ||
 	    py_depth_parse(depth, &desc.depth) < 0 ||
 	    !(img = py_image_call_begin(&call, self)))
@@ -250,7 +255,7 @@ cai_of(struct py_image *self, unsigned int plane, PyObject *origin,
 	/* On the legacy default stream: the "stream" entry says so, and
 	 * the consumer orders its own stream after it. */
 	ret = glcuda_image_export_dlpack_desc(img, &desc, &t);
-	py_call_end(&call);
+	py_call_end(&call, ret);
 	if (ret < 0)
 		return py_raise(ret);
 	py_image_cai_release(self);
@@ -273,9 +278,9 @@ py_image_cai(PyObject *obj, PyObject *args, PyObject *kwargs)
 {
 	static char *keywords[] = { "plane", "origin", "depth", NULL };
 	PyObject *origin = Py_None, *depth = Py_None;
-	unsigned int plane = 0;
+	int plane = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|I$OO", keywords,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|i$OO", keywords,
 					 &plane, &origin, &depth))
 		return NULL;
 	return cai_of((struct py_image *)obj, plane, origin, depth);

@@ -150,25 +150,33 @@ PyObject *
 py_raise_message(int code, const char *message)
 {
 	const char *name = glcuda_error_get_name(code);
-	PyObject *key, *cls, *exc;
+	PyObject *key = NULL, *cls, *exc = NULL, *saved, *raised;
 
 	if (!message || !*message)
 		message = glcuda_strerror(code);
+	/* Kept: a logging handler may call glcuda, which changes the
+	 * thread's last error. */
+	saved = PyUnicode_FromString(message);
+	raised = PyUnicode_FromFormat("%s: %s", name, message);
+	if (!saved || !raised)
+		goto out;
+	message = PyUnicode_AsUTF8AndSize(saved, NULL);
+	/* glcuda logged this failure: the exception reports it. */
+	py_log_flush(PyUnicode_AsUTF8AndSize(raised, NULL));
 	key = PyLong_FromLong(code);
-	if (!key)
-		return NULL;
+	if (!key || !message)
+		goto out;
 	cls = PyDict_GetItemWithError(error_by_code, key);
-	if (!cls && PyErr_Occurred()) {
-		Py_DECREF(key);
-		return NULL;
-	}
-	exc = PyObject_CallFunction(cls ? cls : error_base, "N",
-				    PyUnicode_FromFormat("%s: %s", name,
-							 message));
+	if (!cls && PyErr_Occurred())
+		goto out;
+	exc = PyObject_CallFunction(cls ? cls : error_base, "O", raised);
 	if (exc && set_fields(exc, key, name, message) == 0)
 		PyErr_SetObject(cls ? cls : error_base, exc);
+out:
 	Py_XDECREF(exc);
-	Py_DECREF(key);
+	Py_XDECREF(key);
+	Py_XDECREF(raised);
+	Py_XDECREF(saved);
 	return NULL;
 }
 

@@ -7,6 +7,7 @@
 #include "module.h"
 
 #include <errno.h>
+#include <stdio.h>
 
 PyTypeObject *py_image_type;
 
@@ -27,7 +28,7 @@ py_image_call_begin(struct py_call *call, struct py_image *img)
 		return NULL;
 	handle = img->img;
 	if (!handle) {
-		py_call_end(call);
+		py_call_end(call, 0);
 		py_raise_closed("image (or its device)");
 	}
 	return handle;
@@ -76,6 +77,7 @@ py_image_close(struct py_image *self)
 	glcuda_image_destroy(img);
 	PyThread_release_lock(dev->lock);
 	PyEval_RestoreThread(state);
+	py_log_flush(NULL);
 	if (self->prev)
 		self->prev->next = self->next;
 	else
@@ -145,34 +147,66 @@ dtype_of(CUarray_format format, DLDataType *out)
 }
 
 int
-py_image_layout(struct glcuda_image *img, unsigned int plane, int layer,
-		struct py_layout *out)
+py_check_plane(struct glcuda_image *img, const char *what, int plane)
+{
+	unsigned int n = glcuda_image_get_plane_count(img);
+	char message[160];
+
+	if (plane >= 0 && (unsigned int)plane < n)
+		return 0;
+	snprintf(message, sizeof(message), "%s: plane %d of an image with %u "
+		 "plane%s", what, plane, n, n == 1 ? "" : "s");
+	py_raise_message(-EINVAL, message);
+	return -1;
+}
+
+int
+py_check_layer(struct glcuda_image *img, const char *what, int layer,
+	       const char *all)
+{
+	unsigned int n = glcuda_image_get_layer_count(img);
+	char message[200];
+
+	if (n < 1)
+		n = 1;
+	if (layer >= 0 && (unsigned int)layer < n)
+		return 0;
+	snprintf(message, sizeof(message), "%s: layer %d of an image with %u "
+		 "layer%s%s", what, layer, n, n == 1 ? "" : "s",
+		 all ? all : "");
+	py_raise_message(-EINVAL, message);
+	return -1;
+}
+
+int
+py_image_layout(struct glcuda_image *img, const char *what, int plane,
+		int layer, const char *all, struct py_layout *out)
 {
 	struct glcuda_cuda_plane p;
 	int n = 0;
 
+	if (py_check_plane(img, what, plane) < 0 ||
+	    (layer != GLCUDA_ALL_LAYERS &&
+	     py_check_layer(img, what, layer, all) < 0))
+		return -1;
 	glcuda_cuda_plane_init(&p);
-	if (glcuda_image_get_cuda_plane(img, plane, &p) < 0) {
-		PyErr_Format(PyExc_ValueError,
-			     "plane %u: the image has %u plane(s)", plane,
-			     glcuda_image_get_plane_count(img));
+	n = glcuda_image_get_cuda_plane(img, (unsigned int)plane, &p);
+	if (n < 0) {
+		py_raise(n);
 		return -1;
 	}
 	if (p.layers < 1)
 		p.layers = 1;
-	if (layer >= 0 && (uint32_t)layer >= p.layers) {
-		PyErr_Format(PyExc_ValueError,
-			     "layer %d: the image has %u layer(s)", layer,
-			     (unsigned int)p.layers);
-		return -1;
-	}
 	if (dtype_of(p.format, &out->dtype) < 0) {
-		PyErr_Format(PyExc_ValueError,
-			     "plane %u has CUDA array format 0x%x, which has "
-			     "no tensor dtype", plane, (unsigned int)p.format);
+		char message[160];
+
+		snprintf(message, sizeof(message), "%s: plane %d has CUDA "
+			 "array format 0x%x, which has no tensor dtype", what,
+			 plane, (unsigned int)p.format);
+		py_raise_message(-EINVAL, message);
 		return -1;
 	}
-	if (layer < 0 && p.layers > 1)
+	if (layer == GLCUDA_ALL_LAYERS && p.layers > 1)
 		out->shape[n++] = p.layers;
 	out->shape[n++] = p.height;
 	out->shape[n++] = p.width;
@@ -208,18 +242,13 @@ static PyObject *
 image_framebuffer(PyObject *obj, PyObject *args)
 {
 	struct glcuda_image *img = py_image_get((struct py_image *)obj);
-	unsigned int layer = 0;
+	int layer = 0;
 
-	if (!img || !PyArg_ParseTuple(args, "|I", &layer))
+	if (!img || !PyArg_ParseTuple(args, "|i", &layer) ||
+	    py_check_layer(img, "framebuffer", layer, NULL) < 0)
 		return NULL;
-	if (layer >= glcuda_image_get_layer_count(img)) {
-		PyErr_Format(PyExc_ValueError,
-			     "layer %u: the image has %u layer(s)", layer,
-			     (unsigned int)glcuda_image_get_layer_count(img));
-		return NULL;
-	}
 	return PyLong_FromUnsignedLong(
-		glcuda_image_get_gl_framebuffer(img, layer));
+		glcuda_image_get_gl_framebuffer(img, (unsigned int)layer));
 }
 
 /* The getters: each reads one value of an open image. */
@@ -275,7 +304,8 @@ image_get(PyObject *obj, void *closure)
 			glcuda_image_get_plane_count(img));
 	case VALUE_SHAPE:
 	case VALUE_DTYPE:
-		if (py_image_layout(img, 0, -1, &layout) < 0)
+		if (py_image_layout(img, "shape", 0, GLCUDA_ALL_LAYERS, NULL,
+				    &layout) < 0)
 			return NULL;
 		if ((intptr_t)closure == VALUE_DTYPE)
 			return PyUnicode_FromString(

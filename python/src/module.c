@@ -102,7 +102,8 @@ PyInit__glcuda(void)
 	m = PyModule_Create(&module_def);
 	if (!m)
 		return NULL;
-	if (py_errors_init(m) < 0 || py_device_init(m) < 0 ||
+	if (py_errors_init(m) < 0 || py_log_init(m) < 0 ||
+	    py_device_init(m) < 0 ||
 	    py_image_init(m) < 0 ||
 	    PyModule_AddStringConstant(m, "library_version",
 				       glcuda_get_version()) < 0 ||

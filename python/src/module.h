@@ -104,6 +104,14 @@ struct py_call {
 	PyThreadState *state;
 };
 
+/* log.c: glcuda's log in Python's logging (logger "glcuda"). */
+int py_log_init(PyObject *module);
+/* Hand this thread's queued messages (and those of threads Python does
+ * not know) to logging; the error message equal to @raised ("NAME:
+ * message", the exception being raised; NULL: none) at DEBUG. Needs the
+ * GIL; keeps the exception set, if any. */
+void py_log_flush(const char *raised);
+
 /* device.c */
 int py_device_init(PyObject *module);
 /* Let the GIL go and take @dev's lock. Returns @dev's glcuda device, or
@@ -111,8 +119,10 @@ int py_device_init(PyObject *module);
  * the device is closed (before or meanwhile). */
 struct glcuda_device *py_call_begin(struct py_call *call,
 				    struct py_device *dev);
-/* Release the lock and take the GIL back. */
-void py_call_end(struct py_call *call);
+/* Release the lock and take the GIL back; @ret: what the call returned.
+ * After a success, hands the messages glcuda logged meanwhile to logging
+ * (py_log_flush()); after a failure, py_raise() does. */
+void py_call_end(struct py_call *call, int ret);
 /* The open device of @dev, or NULL with ClosedError set. */
 struct glcuda_device *py_device_get(struct py_device *dev);
 
@@ -126,11 +136,18 @@ struct glcuda_image *py_image_get(struct py_image *img);
  * ClosedError set) when the image or its device is closed. */
 struct glcuda_image *py_image_call_begin(struct py_call *call,
 					 struct py_image *img);
-/* The layout of @plane, all layers (@layer < 0) or one; 0, or -1 with
- * ValueError set (a plane or layer out of range, a format without a
- * dtype). */
-int py_image_layout(struct glcuda_image *img, unsigned int plane, int layer,
-		    struct py_layout *out);
+/* Refusals of a plane or a layer out of range, as glcuda words them:
+ * glcuda.InvalidArgumentError (-EINVAL), "@what: plane 2 of an image with
+ * 1 plane", @all appended to a layer's (what selects all layers, " (or
+ * None for all)"). 0 when in range, or -1 with the exception set. */
+int py_check_plane(struct glcuda_image *img, const char *what, int plane);
+int py_check_layer(struct glcuda_image *img, const char *what, int layer,
+		   const char *all);
+/* The layout of @plane, all layers (@layer GLCUDA_ALL_LAYERS) or one; 0,
+ * or -1 with InvalidArgumentError set (a plane or layer out of range, as
+ * py_check_plane() and py_check_layer(), or a format without a dtype). */
+int py_image_layout(struct glcuda_image *img, const char *what, int plane,
+		    int layer, const char *all, struct py_layout *out);
 /* numpy's name of a dtype ("uint8", "float16"), NULL for others. */
 const char *py_dtype_name(DLDataType dtype);
 

@@ -154,7 +154,8 @@ def test_framebuffers(dev):
     fbos = [img.framebuffer(layer) for layer in range(3)]
     assert len(set(fbos)) == 3 and 0 not in fbos
     assert img.layered_framebuffer not in fbos
-    with pytest.raises(ValueError, match="layer 3: the image has 3"):
+    with pytest.raises(glcuda.InvalidArgumentError,
+                       match="framebuffer: layer 3 of an image with 3 layers"):
         img.framebuffer(3)
     img.close()
 

@@ -146,12 +146,27 @@ run(struct demo *d)
 	return 0;
 }
 
+/* glcuda's log, but its errors: the demo prints each failure it gets,
+ * with glcuda's message (setup_failed(), glcuda_failed()), once. */
+static void GLCUDA_PRINTF(3, 0)
+log_but_errors(enum glcuda_log_priority priority, void *user_data,
+	       const char *format, va_list args)
+{
+	(void)user_data;
+	if (priority >= GLCUDA_LOG_PRIORITY_ERROR)
+		return;
+	fprintf(stderr, "glcuda %s: ",
+		priority >= GLCUDA_LOG_PRIORITY_INFO ? "info" : "debug");
+	vfprintf(stderr, format, args);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct demo d;
 	int ret;
 
+	glcuda_set_log_handler(log_but_errors, NULL);
 	memset(&d, 0, sizeof(d));
 	ret = parse_options(argc, argv, &d.opt);
 	if (ret != 0) {
