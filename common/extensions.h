@@ -8,6 +8,6 @@
 #ifndef GLCUDA_TOOLS_EXTENSIONS_H
 #define GLCUDA_TOOLS_EXTENSIONS_H
 
-#include "../lib/util.h"
+#include "../lib/extensions.h"
 
 #endif

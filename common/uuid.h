@@ -8,6 +8,6 @@
 #ifndef GLCUDA_TOOLS_UUID_H
 #define GLCUDA_TOOLS_UUID_H
 
-#include "../lib/util.h"
+#include "../lib/uuid.h"
 
 #endif

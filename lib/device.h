@@ -14,7 +14,16 @@
 #ifndef GLCUDA_DEVICE_H
 #define GLCUDA_DEVICE_H
 
-#include "base.h"
+#include "config.h"
+
+#include "export.h"
+#include "array-length.h"
+#include "error.h"
+#include "log.h"
+#include "format.h"
+#include "uuid.h"
+#include "extensions.h"
+#include "egl-binding.h"
 #include "loader/cuda-loader.h"
 #include "gl/gl-importer.h"
 #include "cuda/copy-kernels.h"

@@ -11,7 +11,9 @@
  * never per frame), so glcuda simply never makes two of them at once.
  * Taken last: no other glcuda lock is taken while it is held.
  */
-#include "base.h"
+#include "config.h"
+
+#include "driver-lock.h"
 
 #include <pthread.h>
 

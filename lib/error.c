@@ -2,7 +2,11 @@
  * Error codes, their names and texts, and the detailed last-error messages.
  * SPDX-License-Identifier: MIT
  */
-#include "base.h"
+#include "config.h"
+
+#include "export.h"
+#include "array-length.h"
+#include "error.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,6 +2,8 @@
  * The error sink: where the layers below the device report failures and
  * log. A device owns one (struct glcuda_device.errors) and hands it down to
  * the GL, Vulkan and CUDA layers, which so never see the device.
+ * The thread's last error and the names of GL and EGL error codes are
+ * here too (error.c).
  * SPDX-License-Identifier: MIT
  */
 #ifndef GLCUDA_ERROR_H
@@ -10,6 +12,9 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
 
 #include <glcuda/glcuda.h>
 
@@ -43,6 +48,12 @@ int error_note(int code, const char *fmt, ...) GLCUDA_PRINTF(2, 3);
  * priority GLCUDA_LOG asks for (error by default). */
 void error_log(struct error_sink *sink, enum glcuda_log_priority prio,
 	       const char *fmt, ...) GLCUDA_PRINTF(3, 4);
+
+/* Clear the thread's last error at the start of a public call. */
+void error_clear(void);
+
+const char *gl_error_name(GLenum err);
+const char *egl_error_name(EGLint err);
 
 #define err_debug(sink, ...) \
 	error_log((sink), GLCUDA_LOG_PRIORITY_DEBUG, __VA_ARGS__)

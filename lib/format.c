@@ -2,7 +2,11 @@
  * The formats glcuda shares, and what each is called in GL, Vulkan and CUDA.
  * SPDX-License-Identifier: MIT
  */
-#include "base.h"
+#include "config.h"
+
+#include "export.h"
+#include "array-length.h"
+#include "format.h"
 
 #include <vulkan/vulkan.h>
 

@@ -6,11 +6,15 @@
 # By layer, bottom up, in the order of lib/layers.txt (which says what each
 # file may call; tests/test-layers.sh checks).
 %canon_reldir%_sources = \
-	%reldir%/base.h \
+	%reldir%/export.h \
+	%reldir%/array-length.h \
+	%reldir%/log.h \
 	%reldir%/log.c \
 	%reldir%/error.h \
 	%reldir%/error.c \
+	%reldir%/driver-lock.h \
 	%reldir%/driver-lock.c \
+	%reldir%/format.h \
 	%reldir%/format.c \
 	%reldir%/loader/cuda-driver-api.h \
 	%reldir%/loader/cuda-loader.h \

@@ -5,7 +5,11 @@
  * The device's public setters are in device.c.
  * SPDX-License-Identifier: MIT
  */
-#include "base.h"
+#include "config.h"
+
+#include "export.h"
+#include "error.h"
+#include "log.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

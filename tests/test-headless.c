@@ -22,7 +22,7 @@
 
 #include <glcuda/glcuda.h>
 #include "test-common.h"
-#include "util.h"
+#include "extensions.h"
 
 static bool
 egl_has_cuda_device(void)
@@ -642,7 +642,7 @@ START_TEST(test_no_fd_leak)
 END_TEST
 
 /* The extension-list lookup that libglcuda and its programs share
- * (lib/util.c): whole words only; an empty name matches nothing (and
+ * (lib/extensions.c): whole words only; an empty name matches nothing (and
  * returns: it once searched the same place forever). */
 START_TEST(test_extension_list)
 {

@@ -2,7 +2,9 @@
  * The library's copy kernels (copy-kernels.h).
  * SPDX-License-Identifier: MIT
  */
-#include "base.h"
+#include "config.h"
+
+#include "error.h"
 #include "loader/cuda-loader.h"
 #include "cuda/copy-kernels.h"
 

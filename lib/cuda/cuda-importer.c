@@ -2,7 +2,10 @@
  * The CUDA importer.
  * SPDX-License-Identifier: MIT
  */
-#include "base.h"
+#include "config.h"
+
+#include "error.h"
+#include "format.h"
 #include "loader/cuda-loader.h"
 #include "cuda/cuda-importer.h"
 

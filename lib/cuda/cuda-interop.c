@@ -2,7 +2,10 @@
  * CUDA's graphics interop for textures and EGLImages the caller owns.
  * SPDX-License-Identifier: MIT
  */
-#include "base.h"
+#include "config.h"
+
+#include "error.h"
+#include "format.h"
 #include "loader/cuda-loader.h"
 #include "cuda/cuda-importer.h"
 #include "cuda/cuda-interop.h"

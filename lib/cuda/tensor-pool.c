@@ -2,7 +2,9 @@
  * The device memory of DLPack exports (tensor-pool.h).
  * SPDX-License-Identifier: MIT
  */
-#include "base.h"
+#include "config.h"
+
+#include "error.h"
 #include "loader/cuda-loader.h"
 #include "cuda/tensor-pool.h"
 

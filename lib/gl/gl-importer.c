@@ -2,7 +2,10 @@
  * The GL importer.
  * SPDX-License-Identifier: MIT
  */
-#include "base.h"
+#include "config.h"
+
+#include "error.h"
+#include "format.h"
 #include "gl/gl-importer.h"
 
 #include <errno.h>

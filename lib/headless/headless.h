@@ -8,7 +8,14 @@
 #ifndef GLCUDA_HEADLESS_H
 #define GLCUDA_HEADLESS_H
 
-#include "base.h"
+#include "config.h"
+
+#include "export.h"
+#include "array-length.h"
+#include "error.h"
+#include "driver-lock.h"
+#include "extensions.h"
+#include "egl-binding.h"
 
 #define MAX_EGL_DEVICES 32
 

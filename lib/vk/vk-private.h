@@ -11,7 +11,13 @@
 #ifndef GLCUDA_VK_PRIVATE_H
 #define GLCUDA_VK_PRIVATE_H
 
-#include "base.h"
+#include "config.h"
+
+#include "array-length.h"
+#include "error.h"
+#include "driver-lock.h"
+#include "format.h"
+#include "uuid.h"
 #include "fault.h"
 #include "vk/vk-exporter.h"
 

@@ -1,25 +1,12 @@
 /*
- * Small helpers of the base layer, each written once: UUID text, EGL and GL
- * extension lists, and the EGL binding of the calling thread.
+ * The EGL binding of the calling thread (egl-binding.c): saved before the
+ * driver calls that may change it, restored after.
  * SPDX-License-Identifier: MIT
  */
-#ifndef GLCUDA_UTIL_H
-#define GLCUDA_UTIL_H
+#ifndef GLCUDA_EGL_BINDING_H
+#define GLCUDA_EGL_BINDING_H
 
-#include <stdbool.h>
-#include <stdint.h>
 #include <epoxy/egl.h>
-
-/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" and its terminator. */
-#define UUID_STRING_SIZE 37
-/* The 16 bytes of a device or driver UUID as text, lower-case. */
-void uuid_format(const uint8_t uuid[16], char out[UUID_STRING_SIZE]);
-
-/* Whether a space-separated extension string (EGL or GL) lists name. */
-bool extension_list_has(const char *list, const char *name);
-/* Whether the EGL library has the client extension name (no display
- * needed). */
-bool egl_has_client_extension(const char *name);
 
 /*
  * What is current on the calling thread. glcuda never changes which
