@@ -360,8 +360,8 @@ fill_formats(struct glcuda_device *dev)
 	}
 }
 
-/* Tearing down the drivers may release the caller's EGL context (egl-binding.h):
- * put it back, and say so. */
+/* Tearing down the drivers may release the caller's EGL context
+ * (egl-binding.h): put it back, and say so. */
 static void
 restore_binding(struct glcuda_device *dev, const struct egl_binding *b,
 		const char *what)
