@@ -45,6 +45,15 @@ fake_cuda_scripts += tests/test-python.sh
 # pip install --no-build-isolation ./python against a staged install.
 packaging_tests += tests/test-python-install.sh
 AM_TESTS_ENVIRONMENT += PYTHON="$(PYTHON)"; export PYTHON;
+# Whether the library has its copy kernels (built by nvcc): without them
+# depth to distance is refused, and the tests check the refusal instead.
+if HAVE_NVCC
+python_copy_kernels = yes
+else
+python_copy_kernels = no
+endif
+AM_TESTS_ENVIRONMENT += GLCUDA_TEST_COPY_KERNELS=$(python_copy_kernels); \
+	export GLCUDA_TEST_COPY_KERNELS;
 # make distcheck builds and tests with the same Python.
 distcheck_python = PYTHON=$(PYTHON)
 else
