@@ -756,9 +756,6 @@ copy_kernel_run(const uint64_t *a, size_t elem, unsigned int layers)
 
 	memcpy(&znear, &a[11], sizeof(znear));
 	memcpy(&zfar, &a[12], sizeof(zfar));
-
-	memcpy(&znear, &a[11], sizeof(znear));
-	memcpy(&zfar, &a[12], sizeof(zfar));
 	if (!obj_is_live(v, K_SURFACE) || !v->array ||
 	    !(mip = v->array->parent) ||
 	    !obj_is_live(mip->memory, K_EXT_MEMORY) || elem != mip->bpp ||
